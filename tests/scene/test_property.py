@@ -1,0 +1,299 @@
+"""Random hierarchies and random operation sequences against the naive oracle.
+
+The model keeps its own tree (parents, children in attach order, roots in root order)
+and its own record of which nodes changed this frame. After every ``update()`` each live
+node's world matrix must equal the product of oracle local matrices along its root path,
+and the frame's recomputed set must be exactly the changed nodes plus their descendants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from oracle import local_matrix, rel_error, rotation_from_euler, rotation_from_quaternion
+from oracle import world_matrix as oracle_product
+
+from viewer.scene import HierarchyError, SceneGraph
+
+coord = st.floats(-10, 10, allow_nan=False)
+vec3 = st.tuples(coord, coord, coord)
+scale_component = st.floats(0.5, 2.0) | st.floats(-2.0, -0.5)
+scale3 = st.tuples(scale_component, scale_component, scale_component)
+uniform_scale = st.floats(0.5, 2.0).map(lambda s: (s, s, s))
+quat = st.tuples(*[st.floats(-1, 1)] * 4).filter(lambda q: sum(c * c for c in q) > 0.01)
+euler = st.tuples(*[st.floats(-360, 360)] * 3)
+pick = st.integers(0, 10**6)
+
+TOL = 1e-9
+
+
+class GraphMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.g = SceneGraph(capacity=2)
+        self.parent: dict[int, int] = {}  # live id -> parent id (-1 root)
+        self.children: dict[int, list[int]] = {}
+        self.roots: list[int] = []
+        self.trs: dict[int, tuple] = {}
+        self.changed: set[int] = set()
+        self.count = 0
+
+    # ------------------------------------------------------------ model helpers
+    def live(self) -> list[int]:
+        return list(self.parent)
+
+    def choose(self, k: int) -> int:
+        ids = sorted(self.parent)
+        return ids[k % len(ids)]
+
+    def preorder(self) -> list[int]:
+        out, stack = [], list(reversed(self.roots))
+        while stack:
+            n = stack.pop()
+            out.append(n)
+            stack.extend(reversed(self.children[n]))
+        return out
+
+    def subtree(self, i: int) -> list[int]:
+        out, stack = [], [i]
+        while stack:
+            n = stack.pop()
+            out.append(n)
+            stack.extend(self.children[n])
+        return out
+
+    def oracle_world(self, i: int) -> np.ndarray:
+        path = []
+        while i >= 0:
+            path.append(local_matrix(*self.trs[i]))
+            i = self.parent[i]
+        return oracle_product(reversed(path))
+
+    def detach(self, i: int) -> None:
+        p = self.parent[i]
+        (self.roots if p < 0 else self.children[p]).remove(i)
+
+    def attach(self, i: int, p: int) -> None:
+        self.parent[i] = p
+        (self.roots if p < 0 else self.children[p]).append(i)
+
+    def read_back(self, i: int) -> tuple:
+        """Take the node's stored values; the set counts as a change iff they moved."""
+        node = self.g.node(i)
+        new = (node.local_position, node.local_rotation, node.local_scale)
+        old = self.trs[i]
+        if any(not np.array_equal(a, b) for a, b in zip(old, new)):
+            self.changed.add(i)
+        self.trs[i] = new
+        return new
+
+    # ------------------------------------------------------------ operations
+    @rule(parent=pick, root=st.booleans(), p=vec3, q=quat, s=scale3)
+    def add(self, parent, root, p, q, s):
+        par = -1 if root or not self.parent else self.choose(parent)
+        node = self.g.add(
+            f"N{self.count}", None if par < 0 else self.g.node(par), position=p, rotation=q, scale=s
+        )
+        self.count += 1
+        self.children[node.id] = []
+        self.attach(node.id, par)
+        self.trs[node.id] = (node.local_position, node.local_rotation, node.local_scale)
+        np.testing.assert_allclose(
+            rotation_from_quaternion(node.local_rotation), rotation_from_quaternion(q), atol=1e-12
+        )
+        self.changed.add(node.id)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, p=vec3)
+    def set_position(self, k, p):
+        i = self.choose(k)
+        self.g.node(i).local_position = p
+        np.testing.assert_array_equal(self.read_back(i)[0], p)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, q=quat)
+    def set_rotation(self, k, q):
+        i = self.choose(k)
+        self.g.node(i).local_rotation = q
+        stored = self.read_back(i)[1]
+        np.testing.assert_allclose(
+            rotation_from_quaternion(stored), rotation_from_quaternion(q), atol=1e-12
+        )
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, e=euler)
+    def set_euler(self, k, e):
+        i = self.choose(k)
+        self.g.node(i).local_euler = e
+        stored = self.read_back(i)[1]
+        np.testing.assert_allclose(
+            rotation_from_quaternion(stored), rotation_from_euler(e), atol=1e-12
+        )
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, s=scale3)
+    def set_scale(self, k, s):
+        i = self.choose(k)
+        self.g.node(i).local_scale = s
+        np.testing.assert_array_equal(self.read_back(i)[2], s)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, same=st.booleans())
+    def set_same_value_is_suppressed(self, k, same):
+        i = self.choose(k)
+        node = self.g.node(i)
+        node.local_position = node.local_position
+        node.local_rotation = node.local_rotation
+        self.read_back(i)  # nothing moved, so nothing is recorded as changed
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, p=vec3)
+    def set_world_position(self, k, p):
+        i = self.choose(k)
+        node = self.g.node(i)
+        node.world_position = p
+        self.read_back(i)
+        w = self.oracle_world(i)
+        assert rel_error(w[:3, 3], np.array(p)) < 1e-8
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, q=quat)
+    def set_world_rotation(self, k, q):
+        i = self.choose(k)
+        self.g.node(i).world_rotation = q
+        self.read_back(i)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def touch(self, k):
+        i = self.choose(k)
+        self.g.touch(self.g.node(i))
+        self.changed.add(i)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, other=pick, to_root=st.booleans(), keep_world=st.booleans())
+    def set_parent(self, k, other, to_root, keep_world):
+        i = self.choose(k)
+        p = -1 if to_root else self.choose(other)
+        node = self.g.node(i)
+        if p >= 0 and p in self.subtree(i):
+            with pytest_raises(HierarchyError):
+                node.set_parent(self.g.node(p), keep_world=keep_world)
+            return
+        if p == self.parent[i]:
+            node.set_parent(None if p < 0 else self.g.node(p), keep_world=keep_world)
+            return
+        before = self.oracle_world(i)
+        exact = self.shear_free(self.parent[i]) and self.shear_free(p)
+        try:
+            node.set_parent(None if p < 0 else self.g.node(p), keep_world=keep_world)
+        except HierarchyError:  # singular parent with keep_world: nothing may change
+            assert keep_world
+            return
+        self.detach(i)
+        self.attach(i, p)
+        self.changed.add(i)
+        self.read_back(i)
+        if keep_world and exact:
+            assert rel_error(self.oracle_world(i), before) < 1e-8
+
+    def shear_free(self, p: int) -> bool:
+        """Uniform scales all the way up: keep_world is exact there."""
+        while p >= 0:
+            s = np.abs(self.trs[p][2])
+            if not np.allclose(s, s[0]):
+                return False
+            p = self.parent[p]
+        return True
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def remove(self, k):
+        i = self.choose(k)
+        gone = self.subtree(i)
+        self.g.remove(self.g.node(i))
+        self.detach(i)
+        for n in gone:
+            del self.parent[n], self.children[n], self.trs[n]
+            self.changed.discard(n)
+        assert len(self.g) == len(self.parent)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def detach_children(self, k):
+        i = self.choose(k)
+        kids = list(self.children[i])
+        self.g.node(i).detach_children()
+        for c in kids:
+            self.detach(c)
+            self.attach(c, -1)
+            self.changed.add(c)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def mid_frame_read(self, k):
+        i = self.choose(k)
+        assert rel_error(self.g.node(i).world_matrix, self.oracle_world(i)) < TOL
+        assert rel_error(self.g.node(i).local_matrix, local_matrix(*self.trs[i])) < TOL
+
+    @precondition(lambda self: len(self.parent) > 1)
+    @rule(data=st.data())
+    def bulk_set_locals(self, data):
+        ids = data.draw(
+            st.lists(st.sampled_from(sorted(self.parent)), min_size=1, max_size=8, unique=True)
+        )
+        k = len(ids)
+        pos = np.array(data.draw(st.lists(vec3, min_size=k, max_size=k)))
+        rot = np.array(data.draw(st.lists(quat, min_size=k, max_size=k)))
+        self.g.set_locals(np.array(ids), positions=pos, rotations=rot)
+        for i in ids:
+            self.read_back(i)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, bad=st.sampled_from(["nan", "inf", "short", "zero_quat"]))
+    def rejected_value_changes_nothing(self, k, bad):
+        i = self.choose(k)
+        node = self.g.node(i)
+        with pytest_raises(ValueError):
+            if bad == "nan":
+                node.local_position = (0, float("nan"), 0)
+            elif bad == "inf":
+                self.g.set_locals(np.array([i]), scales=np.array([[1, float("inf"), 1]]))
+            elif bad == "short":
+                node.local_scale = (1, 2)
+            else:
+                node.local_rotation = (0, 0, 0, 0)
+        self.read_back(i)
+
+    # ------------------------------------------------------------ the frame
+    @rule()
+    def update(self):
+        expected: set[int] = set()
+        for i in self.changed:
+            expected.update(self.subtree(i))
+        report = self.g.update()
+        order = self.preorder()
+        assert [n.id for n in self.g] == order
+        in_order = [i for i in order if i in expected]
+        assert report.world_updated.tolist() == in_order
+        assert report.executed.tolist() == in_order
+        assert report.local_updated.tolist() == [i for i in order if i in self.changed]
+        for i in self.parent:
+            err = rel_error(self.g.node(i).world_matrix, self.oracle_world(i))
+            assert err < TOL, (self.g.name_of(i), err)
+            np.testing.assert_array_equal(self.g.world_matrices()[i], self.g.node(i).world_matrix)
+            assert rel_error(self.g.node(i).local_matrix, local_matrix(*self.trs[i])) < TOL
+        self.changed.clear()
+
+    @invariant()
+    def same_size(self):
+        assert len(self.g) == len(self.parent)
+
+
+def pytest_raises(exc):
+    return pytest.raises(exc)
+
+
+TestGraphMachine = GraphMachine.TestCase

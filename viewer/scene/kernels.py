@@ -1,0 +1,479 @@
+"""Compiled loops over the structure-of-arrays storage (numba, cached on disk).
+
+Why compiled: the per-frame work is a walk over parent-before-child arrays where each
+node needs its parent's fresh world matrix. numpy can only batch that level by level
+(one pass per depth, hopeless for deep chains); a plain loop is the natural algorithm
+and numba runs it at C speed. Every loop here is iterative: no recursion, so a chain a
+million deep is fine. ``cache=True`` keeps the compiled code between runs so the viewer
+starts in well under a second after the first launch.
+
+Flag bits per node (SEMANTICS.md section 2), plus two "done this frame" bits that let a
+mid-frame read clear ``update_local`` / ``update_world`` while the frame report still
+lists the node as recomputed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Plain ints, not np.uint8: numba folds them as constants (uint8 maths was 3x slower).
+LOCAL = 1  # update_local
+WORLD = 2  # update_world
+EXEC = 4  # execute: hand the world matrix to the renderer at update()
+LOCAL_DONE = 8  # local matrix was recomputed this frame
+WORLD_DONE = 16  # world matrix was recomputed this frame
+STALE = 32  # the stored local matrix lags the values (update() kept it in registers)
+CHANGED = LOCAL | LOCAL_DONE
+
+
+@njit(cache=True)
+def _compose_local(i, pos, rot, scl, local):
+    """local[i] = T · R · S, column by column.
+
+    Matrices are stored flat, ``(N, 16)`` row-major: direct 2-D indexing is what numba
+    compiles best (row views cost reference counting, 3-D indexing was 2x slower).
+    """
+    x, y, z, w = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
+    sx, sy, sz = scl[i, 0], scl[i, 1], scl[i, 2]
+    local[i, 0] = (1.0 - 2.0 * (y * y + z * z)) * sx
+    local[i, 4] = (2.0 * (x * y + w * z)) * sx
+    local[i, 8] = (2.0 * (x * z - w * y)) * sx
+    local[i, 1] = (2.0 * (x * y - w * z)) * sy
+    local[i, 5] = (1.0 - 2.0 * (x * x + z * z)) * sy
+    local[i, 9] = (2.0 * (y * z + w * x)) * sy
+    local[i, 2] = (2.0 * (x * z + w * y)) * sz
+    local[i, 6] = (2.0 * (y * z - w * x)) * sz
+    local[i, 10] = (1.0 - 2.0 * (x * x + y * y)) * sz
+    local[i, 3] = pos[i, 0]
+    local[i, 7] = pos[i, 1]
+    local[i, 11] = pos[i, 2]
+    local[i, 12] = 0.0
+    local[i, 13] = 0.0
+    local[i, 14] = 0.0
+    local[i, 15] = 1.0
+
+
+@njit(cache=True)
+def _compose_world(i, parent, local, world):
+    """world[i] = world[parent] · local[i]; both affine, so the last row is (0, 0, 0, 1)."""
+    p = parent[i]
+    if p < 0:
+        for k in range(16):
+            world[i, k] = local[i, k]
+        return
+    for r in range(0, 12, 4):
+        a0, a1, a2, a3 = world[p, r], world[p, r + 1], world[p, r + 2], world[p, r + 3]
+        for c in range(3):
+            world[i, r + c] = a0 * local[i, c] + a1 * local[i, 4 + c] + a2 * local[i, 8 + c]
+        world[i, r + 3] = a0 * local[i, 3] + a1 * local[i, 7] + a2 * local[i, 11] + a3
+    world[i, 12] = 0.0
+    world[i, 13] = 0.0
+    world[i, 14] = 0.0
+    world[i, 15] = 1.0
+
+
+@njit(cache=True)
+def _world_from_trs(i, parent, pos, rot, scl, world):
+    """world[i] = world[parent] · (T · R · S), the local matrix kept in registers.
+
+    ``update()`` uses this so a frame never writes the local-matrix array: at a million
+    nodes that store was a third of the frame's memory traffic. The stored local matrix
+    is refreshed when someone reads it (the STALE bit).
+    """
+    x, y, z, w = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
+    sx, sy, sz = scl[i, 0], scl[i, 1], scl[i, 2]
+    l00 = (1.0 - 2.0 * (y * y + z * z)) * sx
+    l10 = (2.0 * (x * y + w * z)) * sx
+    l20 = (2.0 * (x * z - w * y)) * sx
+    l01 = (2.0 * (x * y - w * z)) * sy
+    l11 = (1.0 - 2.0 * (x * x + z * z)) * sy
+    l21 = (2.0 * (y * z + w * x)) * sy
+    l02 = (2.0 * (x * z + w * y)) * sz
+    l12 = (2.0 * (y * z - w * x)) * sz
+    l22 = (1.0 - 2.0 * (x * x + y * y)) * sz
+    tx, ty, tz = pos[i, 0], pos[i, 1], pos[i, 2]
+    p = parent[i]
+    if p < 0:
+        world[i, 0], world[i, 1], world[i, 2], world[i, 3] = l00, l01, l02, tx
+        world[i, 4], world[i, 5], world[i, 6], world[i, 7] = l10, l11, l12, ty
+        world[i, 8], world[i, 9], world[i, 10], world[i, 11] = l20, l21, l22, tz
+    else:
+        for r in range(0, 12, 4):
+            a0, a1, a2, a3 = world[p, r], world[p, r + 1], world[p, r + 2], world[p, r + 3]
+            world[i, r] = a0 * l00 + a1 * l10 + a2 * l20
+            world[i, r + 1] = a0 * l01 + a1 * l11 + a2 * l21
+            world[i, r + 2] = a0 * l02 + a1 * l12 + a2 * l22
+            world[i, r + 3] = a0 * tx + a1 * ty + a2 * tz + a3
+    world[i, 12] = 0.0
+    world[i, 13] = 0.0
+    world[i, 14] = 0.0
+    world[i, 15] = 1.0
+
+
+@njit(cache=True)
+def _recompute(i, flags, parent, pos, rot, scl, local, world, version):
+    """Bring node ``i`` up to date if it is dirty; returns 1 if a product was done."""
+    f = np.int64(flags[i])
+    if f & (LOCAL | STALE):
+        _compose_local(i, pos, rot, scl, local)
+        if f & LOCAL:
+            f |= LOCAL_DONE
+        f &= ~(LOCAL | STALE)
+    product = 0
+    if f & WORLD:
+        _compose_world(i, parent, local, world)
+        version[i] += 1
+        if parent[i] >= 0:
+            product = 1
+        f = (f & ~WORLD) | WORLD_DONE
+    flags[i] = f
+    return product
+
+
+@njit(cache=True)
+def mark(ids, force, flags, first_child, next_sib, layout, order, slot, size, roots, n_roots):
+    """Rule 1 for each id: update_local on it, update_world + execute on its subtree.
+
+    A node whose update_world is already set has its whole subtree set (the invariant
+    this module keeps), so that subtree is skipped: marking a whole tree costs O(N) in
+    parent-first order however many of its nodes change. ``force`` records the id as a
+    dirty root even then (structural edits move subtrees, so the old range is stale).
+    With a current pre-order ``layout`` the subtree is one slot range; otherwise it is
+    walked through the child links. Returns the new number of recorded dirty roots.
+    """
+    stack = np.empty(64, dtype=np.int64)
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        flags[i] |= LOCAL
+        if flags[i] & WORLD and not force:
+            continue
+        roots[n_roots] = i
+        n_roots += 1
+        if layout:
+            for s in range(slot[i], slot[i] + size[i]):
+                flags[order[s]] |= WORLD | EXEC
+            continue
+        stack[0] = i
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack[top]
+            flags[node] |= WORLD | EXEC
+            c = first_child[node]
+            while c >= 0:
+                if not flags[c] & WORLD:
+                    if top == stack.shape[0]:
+                        bigger = np.empty(stack.shape[0] * 2, dtype=np.int64)
+                        bigger[:top] = stack[:top]
+                        stack = bigger
+                    stack[top] = c
+                    top += 1
+                c = next_sib[c]
+    return n_roots
+
+
+@njit(cache=True)
+def set_values(
+    ids,
+    pos_in,
+    rot_in,
+    scl_in,
+    pos,
+    rot,
+    scl,
+    flags,
+    first_child,
+    next_sib,
+    layout,
+    order,
+    slot,
+    size,
+    roots,
+    n_roots,
+):
+    """Write new local values row by row; rows equal to the current ones dirty nothing.
+
+    An empty ``*_in`` array (0 rows) means "this field is not being set".
+    Returns ``(n_roots, suppressed)``.
+    """
+    has_p = pos_in.shape[0] > 0
+    has_r = rot_in.shape[0] > 0
+    has_s = scl_in.shape[0] > 0
+    changed_ids = np.empty(ids.shape[0], dtype=np.int64)
+    n_changed = 0
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        changed = False
+        if has_p:
+            for j in range(3):
+                if pos[i, j] != pos_in[k, j]:
+                    changed = True
+                    pos[i, j] = pos_in[k, j]
+        if has_r:
+            for j in range(4):
+                if rot[i, j] != rot_in[k, j]:
+                    changed = True
+                    rot[i, j] = rot_in[k, j]
+        if has_s:
+            for j in range(3):
+                if scl[i, j] != scl_in[k, j]:
+                    changed = True
+                    scl[i, j] = scl_in[k, j]
+        if changed:
+            changed_ids[n_changed] = i
+            n_changed += 1
+    n_roots = mark(
+        changed_ids[:n_changed],
+        False,
+        flags,
+        first_child,
+        next_sib,
+        layout,
+        order,
+        slot,
+        size,
+        roots,
+        n_roots,
+    )
+    return n_roots, ids.shape[0] - n_changed
+
+
+@njit(cache=True)
+def pull_world(i, parent, flags, pos, rot, scl, local, world, version):
+    """Make world[i] current now (rule 3): recompute the dirty part of its root path."""
+    depth = 0
+    j = i
+    while j >= 0 and flags[j] & WORLD:
+        depth += 1
+        j = parent[j]
+    path = np.empty(depth, dtype=np.int64)
+    j = i
+    for d in range(depth):
+        path[depth - 1 - d] = j
+        j = parent[j]
+    for d in range(depth):
+        _recompute(path[d], flags, parent, pos, rot, scl, local, world, version)
+
+
+@njit(cache=True)
+def pull_local(i, flags, pos, rot, scl, local):
+    """Make local[i] current now (rule 2)."""
+    f = np.int64(flags[i])
+    if f & (LOCAL | STALE):
+        _compose_local(i, pos, rot, scl, local)
+        if f & LOCAL:
+            f |= LOCAL_DONE
+        flags[i] = f & ~(LOCAL | STALE)
+
+
+@njit(cache=True)
+def dirty_ranges(root_ids, alive, slot, size):
+    """Sorted, disjoint ``(start, end)`` slot ranges covering the dirty roots' subtrees."""
+    n = root_ids.shape[0]
+    keys = np.empty(n, dtype=np.int64)
+    ends = np.empty(n, dtype=np.int64)
+    m = 0
+    for k in range(n):
+        r = root_ids[k]
+        if alive[r]:
+            keys[m] = slot[r]
+            ends[m] = slot[r] + size[r]
+            m += 1
+    idx = np.argsort(keys[:m], kind="mergesort")
+    out_s = np.empty(m, dtype=np.int64)
+    out_e = np.empty(m, dtype=np.int64)
+    q = -1
+    for t in range(m):
+        s = keys[idx[t]]
+        e = ends[idx[t]]
+        if q >= 0 and s <= out_e[q]:
+            if e > out_e[q]:
+                out_e[q] = e
+        else:
+            q += 1
+            out_s[q] = s
+            out_e[q] = e
+    return out_s[: q + 1], out_e[: q + 1]
+
+
+@njit(cache=True)
+def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, local, world, version):
+    """Recompute every dirty node in the ranges, parents before children.
+
+    ``by_id``: every parent id is smaller than its child's, so ascending id order is
+    also parent-first, and walking ids in memory order beats pre-order's jumps when much
+    of the graph is dirty. Returns the number of matrix products done.
+    The body is written out here rather than calling ``_recompute``: the call with nine
+    array arguments made this loop three times slower. It never stores local matrices
+    (see ``_world_from_trs``); ``local`` is unused here and kept for a uniform signature.
+    """
+    products = 0
+    if by_id:
+        starts = np.zeros(1, dtype=np.int64)
+        ends = np.full(1, flags.shape[0], dtype=np.int64)
+    for r in range(starts.shape[0]):
+        for s in range(starts[r], ends[r]):
+            i = s if by_id else order[s]
+            f = np.int64(flags[i])
+            if not f & (LOCAL | WORLD):
+                continue
+            if f & LOCAL:  # the values changed: the stored local matrix is now behind
+                f = (f & ~LOCAL) | LOCAL_DONE | STALE
+            if f & WORLD:
+                _world_from_trs(i, parent, pos, rot, scl, world)
+                version[i] += 1
+                if parent[i] >= 0:
+                    products += 1
+                f = (f & ~WORLD) | WORLD_DONE
+            flags[i] = f
+    return products
+
+
+@njit(cache=True)
+def finish_frame(starts, ends, order, parent, flags, cause):
+    """List the frame's work in pre-order, find each dirty node's cause, clear the flags.
+
+    Returns ``(local_ids, world_ids, causes, executed_ids)``.
+    """
+    total = 0
+    for r in range(starts.shape[0]):
+        total += ends[r] - starts[r]
+    out_local = np.empty(total, dtype=np.int64)
+    out_world = np.empty(total, dtype=np.int64)
+    out_cause = np.empty(total, dtype=np.int64)
+    out_exec = np.empty(total, dtype=np.int64)
+    nl = 0
+    nw = 0
+    ne = 0
+    for r in range(starts.shape[0]):
+        for s in range(starts[r], ends[r]):
+            i = order[s]
+            f = np.int64(flags[i])
+            if not f & ~STALE:
+                continue
+            if f & CHANGED or parent[i] < 0:
+                cause[i] = i
+            else:
+                cause[i] = cause[parent[i]]
+            if f & LOCAL_DONE:
+                out_local[nl] = i
+                nl += 1
+            if f & WORLD_DONE:
+                out_world[nw] = i
+                out_cause[nw] = cause[i]
+                nw += 1
+            if f & EXEC:
+                out_exec[ne] = i
+                ne += 1
+            flags[i] = f & STALE
+    return out_local[:nl], out_world[:nw], out_cause[:nw], out_exec[:ne]
+
+
+@njit(cache=True)
+def rebuild_preorder(first_root, first_child, next_sib, parent, order, slot, size, depth):
+    """Lay every live node out in pre-order; record slot, subtree size and depth by id.
+
+    Roots in root-list order, children in attach order. Iterative depth-first walk.
+    Returns the sum of depths (the naive method's matrix products per full frame) and
+    whether every parent id is smaller than its child's (see ``recompute``).
+    """
+    s = 0
+    depth_sum = 0
+    by_id = True
+    r = first_root
+    while r >= 0:
+        node = r
+        depth[r] = 0
+        while True:
+            slot[node] = s
+            order[s] = node
+            s += 1
+            if parent[node] >= 0 and node != r:
+                depth[node] = depth[parent[node]] + 1
+                depth_sum += depth[node]
+                if parent[node] > node:
+                    by_id = False
+            c = first_child[node]
+            if c >= 0:
+                node = c
+                continue
+            done = False
+            while True:
+                size[node] = s - slot[node]
+                if node == r:
+                    done = True
+                    break
+                nxt = next_sib[node]
+                if nxt >= 0:
+                    node = nxt
+                    break
+                node = parent[node]
+            if done:
+                break
+        r = next_sib[r]
+    return depth_sum, by_id
+
+
+@njit(cache=True)
+def collect_subtree(i, first_child, next_sib, out):
+    """Ids of ``i`` and all its descendants (any order). Returns the count."""
+    stack = np.empty(64, dtype=np.int64)
+    stack[0] = i
+    top = 1
+    n = 0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        out[n] = node
+        n += 1
+        c = first_child[node]
+        while c >= 0:
+            if top == stack.shape[0]:
+                bigger = np.empty(stack.shape[0] * 2, dtype=np.int64)
+                bigger[:top] = stack[:top]
+                stack = bigger
+            stack[top] = c
+            top += 1
+            c = next_sib[c]
+    return n
+
+
+@njit(cache=True)
+def is_ancestor(candidate, node, parent):
+    """True when ``candidate`` is ``node`` or one of its ancestors."""
+    j = node
+    while j >= 0:
+        if j == candidate:
+            return True
+        j = parent[j]
+    return False
+
+
+@njit(cache=True)
+def link_batch(first_id, parents, parent, first_child, last_child, next_sib, prev_sib, heads):
+    """Append nodes ``first_id ..`` as last children of ``parents`` (or as last roots).
+
+    ``heads`` holds ``[first_root, last_root]``.
+    """
+    for k in range(parents.shape[0]):
+        i = first_id + k
+        p = parents[k]
+        parent[i] = p
+        first_child[i] = -1
+        last_child[i] = -1
+        next_sib[i] = -1
+        if p < 0:
+            prev_sib[i] = heads[1]
+            if heads[1] >= 0:
+                next_sib[heads[1]] = i
+            else:
+                heads[0] = i
+            heads[1] = i
+        else:
+            prev_sib[i] = last_child[p]
+            if last_child[p] >= 0:
+                next_sib[last_child[p]] = i
+            else:
+                first_child[p] = i
+            last_child[p] = i

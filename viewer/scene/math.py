@@ -1,0 +1,194 @@
+"""Transform maths for the core: quaternions, Euler angles, TRS matrices, decomposition.
+
+Conventions (docs/conventions.md): column vectors, so a point maps as ``M @ [x, y, z, 1]``;
+quaternions are ``(x, y, z, w)``; Euler angles are degrees ``(rx, ry, rz)`` meaning
+``R = Rz · Ry · Rx`` about the parent's axes. Everything here is float64 numpy and works
+on single values; the batched hot path lives in ``kernels.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_EPS = 1e-12
+
+
+def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product ``a · b`` (apply ``b`` first, then ``a``)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return np.array(
+        [
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz,
+        ]
+    )
+
+
+def quat_conjugate(q: np.ndarray) -> np.ndarray:
+    """The inverse of a unit quaternion."""
+    return np.array([-q[0], -q[1], -q[2], q[3]])
+
+
+def quat_from_axis_angle(axis: np.ndarray, degrees: float) -> np.ndarray:
+    """Rotation of ``degrees`` about ``axis`` (any non-zero length)."""
+    axis = np.asarray(axis, dtype=np.float64)
+    n = np.linalg.norm(axis)
+    if not n > _EPS:
+        raise ValueError(f"rotation axis must be non-zero, got {axis.tolist()!r}")
+    half = np.radians(degrees) / 2.0
+    xyz = axis / n * np.sin(half)
+    return np.array([xyz[0], xyz[1], xyz[2], np.cos(half)])
+
+
+def quat_from_euler(euler_deg: np.ndarray) -> np.ndarray:
+    """Quaternion of ``R = Rz · Ry · Rx`` for Euler angles in degrees."""
+    rx, ry, rz = np.radians(np.asarray(euler_deg, dtype=np.float64)) / 2.0
+    cx, sx = np.cos(rx), np.sin(rx)
+    cy, sy = np.cos(ry), np.sin(ry)
+    cz, sz = np.cos(rz), np.sin(rz)
+    # qz · qy · qx written out.
+    return np.array(
+        [
+            sx * cy * cz - cx * sy * sz,
+            cx * sy * cz + sx * cy * sz,
+            cx * cy * sz - sx * sy * cz,
+            cx * cy * cz + sx * sy * sz,
+        ]
+    )
+
+
+def quat_to_matrix3(q: np.ndarray) -> np.ndarray:
+    """3x3 rotation matrix of a unit quaternion."""
+    x, y, z, w = q
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def matrix3_to_quat(m: np.ndarray) -> np.ndarray:
+    """Unit quaternion of a proper rotation matrix (Shepperd's method, stable everywhere)."""
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0:
+        s = 2.0 * np.sqrt(trace + 1.0)
+        q = [(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4]
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = [s / 4, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s, (m[2, 1] - m[1, 2]) / s]
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = [(m[0, 1] + m[1, 0]) / s, s / 4, (m[1, 2] + m[2, 1]) / s, (m[0, 2] - m[2, 0]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = [(m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4, (m[1, 0] - m[0, 1]) / s]
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+def quat_to_euler(q: np.ndarray) -> np.ndarray:
+    """Euler degrees ``(rx, ry, rz)`` with ``R = Rz · Ry · Rx``; at gimbal lock rx is 0."""
+    m = quat_to_matrix3(q)
+    sy = -m[2, 0]
+    if abs(sy) < 1.0 - 1e-12:
+        rx = np.arctan2(m[2, 1], m[2, 2])
+        ry = np.arcsin(sy)
+        rz = np.arctan2(m[1, 0], m[0, 0])
+    else:
+        rx = 0.0
+        ry = np.copysign(np.pi / 2, sy)
+        rz = np.arctan2(-m[0, 1], m[1, 1])
+    return np.degrees(np.array([rx, ry, rz]))
+
+
+def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``T · R · S`` written out column by column (SEMANTICS.md section 1)."""
+    m = np.zeros((4, 4))
+    m[:3, :3] = quat_to_matrix3(rotation) * np.asarray(scale)[None, :]
+    m[:3, 3] = position
+    m[3, 3] = 1.0
+    return m
+
+
+def nearest_rotation(m: np.ndarray) -> np.ndarray:
+    """The proper rotation closest to ``m`` (polar decomposition through the SVD)."""
+    u, _, vt = np.linalg.svd(m)
+    if np.linalg.det(u @ vt) < 0:
+        u[:, 2] = -u[:, 2]
+    return u @ vt
+
+
+def decompose(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split an affine matrix into position, unit quaternion and scale.
+
+    Exact for any ``T · R · S`` (negative scales included: a mirror goes on the x scale).
+    With shear, which TRS cannot hold, the rotation is the nearest proper rotation to the
+    scale-normalised columns and the scale is the column lengths: the lossy answer Unity
+    also gives.
+    """
+    a = np.asarray(matrix, dtype=np.float64)[:3, :3]
+    scale = np.linalg.norm(a, axis=0)
+    if np.linalg.det(a) < 0:
+        scale[0] = -scale[0]
+    cols = np.zeros((3, 3))
+    ok = np.abs(scale) > _EPS
+    cols[:, ok] = a[:, ok] / scale[ok]
+    if not ok.all():
+        cols = _complete_basis(cols, ok)
+    rot = cols if _is_rotation(cols) else nearest_rotation(cols)
+    return np.array(matrix[:3, 3], dtype=np.float64), matrix3_to_quat(rot), scale
+
+
+def _is_rotation(m: np.ndarray) -> bool:
+    return bool(np.allclose(m.T @ m, np.eye(3), atol=1e-12) and np.linalg.det(m) > 0)
+
+
+def _complete_basis(cols: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Fill the columns of zero-scale axes so the rotation stays defined."""
+    known = [i for i in range(3) if ok[i]]
+    if not known:
+        return np.eye(3)
+    if len(known) == 1:
+        a = cols[:, known[0]]
+        helper = np.eye(3)[int(np.argmin(np.abs(a)))]
+        b = np.cross(a, helper)
+        b /= np.linalg.norm(b)
+        i = known[0]
+        cols[:, (i + 1) % 3] = b
+        cols[:, (i + 2) % 3] = np.cross(a, b)
+        return cols
+    missing = 3 - sum(known)  # indices 0+1+2 = 3
+    j, k = (missing + 1) % 3, (missing + 2) % 3
+    cols[:, missing] = np.cross(cols[:, j], cols[:, k])
+    return cols
+
+
+def lossy_scale(matrix: np.ndarray) -> np.ndarray:
+    """Per-axis scale of a world matrix: column lengths, x negated for a mirror."""
+    return decompose(matrix)[2]
+
+
+def rotation_of(matrix: np.ndarray) -> np.ndarray:
+    """Unit quaternion of the rotation part of an affine matrix."""
+    return decompose(matrix)[1]
+
+
+def look_rotation(forward: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """Quaternion that turns -Z toward ``forward`` and +Y as close to ``up`` as possible."""
+    f = np.asarray(forward, dtype=np.float64)
+    n = np.linalg.norm(f)
+    if not n > _EPS:
+        raise ValueError("look_at: the target is at the node's own position")
+    z = -f / n
+    x = np.cross(np.asarray(up, dtype=np.float64), z)
+    if np.linalg.norm(x) < 1e-9:  # up parallel to the view direction: pick another up
+        alt = np.array([0.0, 0.0, 1.0]) if abs(z[1]) > 0.9 else np.array([0.0, 1.0, 0.0])
+        x = np.cross(alt, z)
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    return matrix3_to_quat(np.column_stack([x, y, z]))

@@ -1,0 +1,81 @@
+"""What one frame did: the end-of-frame answer of ``SceneGraph.update()``.
+
+The id arrays are cheap to make even for a million nodes; names and log lines are built
+only when asked for, so a renderer that needs just ``executed`` pays nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class FrameReport:
+    """The nodes a frame recomputed and handed on, in pre-order.
+
+    Attributes
+    ----------
+    frame : int
+        1 for the first ``update()`` of a graph.
+    local_updated : ndarray, [k] int64
+        Ids whose local matrix was recomputed during the frame (also by mid-frame reads).
+    world_updated : ndarray, [m] int64
+        Ids whose world matrix was recomputed during the frame (also by mid-frame reads).
+    cause : ndarray, [m] int64
+        Aligned with ``world_updated``: the nearest changed node (itself or an ancestor)
+        whose change made that node dirty — the answer to "why is this node dirty?".
+    executed : ndarray, [e] int64
+        Ids whose world matrix must be handed to the renderer.
+    suppressed : int
+        Values set to what they already were (they dirtied nothing).
+    products : int
+        Matrix products done this frame (parent world · local, roots excluded).
+    naive_products : int
+        Products the naive method (every world from scratch along its root path, every
+        frame) would have done: the sum of node depths.
+    node_count : int
+        Live nodes at the end of the frame.
+    structure_changed : bool
+        Nodes were added, removed or re-parented since the previous frame (a renderer
+        lays its instance buffers out again).
+    """
+
+    frame: int
+    local_updated: np.ndarray
+    world_updated: np.ndarray
+    cause: np.ndarray
+    executed: np.ndarray
+    suppressed: int = 0
+    products: int = 0
+    naive_products: int = 0
+    node_count: int = 0
+    structure_changed: bool = False
+    _name_of: Callable[[int], str] = field(default=str, repr=False, compare=False)
+
+    @property
+    def empty(self) -> bool:
+        """True when the frame recomputed and uploaded nothing."""
+        return self.world_updated.size == 0 and self.executed.size == 0
+
+    def name(self, node_id: int) -> str:
+        """The name of a node in this report (names outlive removal for this purpose)."""
+        return self._name_of(int(node_id))
+
+    def cause_of(self, node_id: int) -> int | None:
+        """Id of the changed node that made ``node_id`` dirty, or None if it was clean."""
+        hits = np.flatnonzero(self.world_updated == node_id)
+        return int(self.cause[hits[0]]) if hits.size else None
+
+    def log_lines(self) -> list[str]:
+        """SEMANTICS.md section 3: per recomputed world, in pre-order, local line first."""
+        local = set(self.local_updated.tolist())
+        lines: list[str] = []
+        for i in self.world_updated.tolist():
+            name = self._name_of(i)
+            if i in local:
+                lines.append(f"*Update Local : {name}*")
+            lines.append(f"=Update World : {name}=")
+        return lines

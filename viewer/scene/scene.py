@@ -1,0 +1,87 @@
+"""A loaded scene: the transform graph plus everything that is not a transform.
+
+The graph (`SceneGraph`) knows only positions, rotations, scales and parents. What a
+node looks like, how it moves on its own and what the scene script does on given frames
+lives here, keyed by node id, so the core stays small and the renderer, the loaders and
+the frame loop share one plain description. No GL here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .graph import SceneGraph
+
+#: Mesh kinds the renderer draws without a file. "none" draws nothing (a pure pivot).
+BUILTIN_MESHES = ("cube", "sphere", "cylinder", "cone", "disk", "rect", "axes", "none")
+
+
+@dataclass
+class Look:
+    """How one node is drawn. `size` scales the mesh only; it is not inherited."""
+
+    mesh: str = "cube"
+    size: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    color: tuple[float, float, float] = (0.30, 0.45, 0.69)
+
+
+@dataclass
+class CameraSpec:
+    """The camera a scene file asks for; `None` fields mean "frame the scene"."""
+
+    position: tuple[float, float, float] | None = None
+    target: tuple[float, float, float] | None = None
+    fov: float = 45.0
+    projection: str = "perspective"  # or "orthographic"
+    height: float = 10.0  # visible height for the orthographic projection
+
+
+@dataclass
+class Event:
+    """A scripted change at the start of `frame` (1-based): a touch or a set of values."""
+
+    frame: int
+    node: str
+    touch: bool = False
+    position: tuple[float, float, float] | None = None
+    euler: tuple[float, float, float] | None = None
+    quaternion: tuple[float, float, float, float] | None = None
+    scale: tuple[float, float, float] | None = None
+
+
+@dataclass
+class Include:
+    """A glTF file whose node hierarchy was added to the graph by a loader.
+
+    `parent` is the id of the node it hangs under (None: its roots are roots of the graph);
+    `ids` are the ids of the imported nodes. `save_scene` writes the include back instead of
+    the imported nodes.
+    """
+
+    path: Path
+    parent: int | None
+    ids: np.ndarray
+
+
+@dataclass
+class Scene:
+    """Everything the viewer needs to show one scene."""
+
+    graph: SceneGraph
+    title: str = "untitled"
+    looks: dict[int, Look] = field(default_factory=dict)
+    motions: list = field(default_factory=list)  # list[viewer.scene.motion.Motion]
+    events: list[Event] = field(default_factory=list)
+    camera: CameraSpec = field(default_factory=CameraSpec)
+    source: Path | None = None
+    #: glTF meshes by key ("path#mesh_index"): (positions (n,3), normals (n,3), indices (m,)).
+    mesh_data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: glTF files imported into the graph, in import order.
+    includes: list[Include] = field(default_factory=list)
+
+    def look(self, node_id: int) -> Look:
+        """The look of a node; nodes without one are drawn as pivots (mesh "none")."""
+        return self.looks.get(node_id, Look(mesh="none"))
