@@ -1,19 +1,7 @@
-"""The transform hierarchy: structure-of-arrays storage, structure edits and the frame.
+"""The transform hierarchy's public face: building, editing values, and the frame.
 
-Why this shape. Every per-node quantity (position, quaternion, scale, local and world
-matrices, parent and sibling links, flags, world version) is one numpy array indexed by
-the node's id, so the compiled loops in ``kernels.py`` touch only the nodes that are
-dirty and a renderer can read all world matrices as one ``(N, 4, 4)`` array.
-
-Structure is kept twice: as parent / first-child / next-sibling links (O(1) to edit, and
-enough to mark a subtree dirty by walking it), and as a pre-order layout (``order``,
-``slot``, ``size``) in which every subtree is one contiguous range. Structural edits only
-invalidate the layout; it is rebuilt once, at the next ``update()`` or pre-order read,
-in one O(N) compiled pass. So building a million nodes one ``add`` at a time stays
-linear, and a frame with nothing dirty does no O(N) work at all.
-
-Invariant kept by every operation: a node with ``update_world`` set has it set on all its
-descendants. That lets marking skip subtrees that are already dirty.
+``SceneGraph`` is the class users meet; its storage and compiled primitives are in
+``storage.py`` and ``kernels.py``, structural edits in ``structure.py``.
 """
 
 from __future__ import annotations
@@ -25,114 +13,19 @@ import numpy as np
 from . import kernels as K
 from . import validate
 from .errors import HierarchyError
-from .math import decompose, quat_from_euler
+from .math import quat_from_euler
 from .node import Node
 from .report import FrameReport
+from .storage import readonly
+from .structure import StructureEdits
 
 _EMPTY3 = np.empty((0, 3))
 _EMPTY4 = np.empty((0, 4))
 _NEW = K.LOCAL | K.WORLD | K.EXEC
 
 
-class SceneGraph:
+class SceneGraph(StructureEdits):
     """A forest of transform nodes with dirty-flag propagation (SEMANTICS.md)."""
-
-    def __init__(self, capacity: int = 16) -> None:
-        self._n = 0  # ids handed out so far; ids are never reused
-        self._alive_count = 0
-        self._names: list[str] = []
-        self._ids_by_name: dict[str, int] = {}
-        self._heads = np.array([-1, -1], dtype=np.int64)  # first root, last root
-        self._roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
-        self._n_roots = 0
-        self._suppressed = 0
-        self._frame = 0
-        self._layout_valid = True
-        self._structure_changed = False
-        self._depth_sum = 0
-        self._ids_topological = True
-        self._cap = 0
-        self._grow(max(int(capacity), 1))
-
-    # ------------------------------------------------------------------ storage
-    def _grow(self, need: int) -> None:
-        """Make every per-node array hold at least ``need`` ids (amortised doubling)."""
-        if need <= self._cap:
-            return
-        cap = max(need, 2 * self._cap)
-        n = self._n
-
-        def grown(old: np.ndarray | None, shape: tuple, dtype: type, fill: object) -> np.ndarray:
-            arr = np.full((cap, *shape), fill, dtype=dtype)
-            if old is not None:
-                arr[:n] = old[:n]
-            return arr
-
-        first = self._cap == 0
-        get = (lambda name: None) if first else (lambda name: getattr(self, name))
-        self._pos = grown(get("_pos"), (3,), np.float64, 0.0)
-        self._rot = grown(get("_rot"), (4,), np.float64, 0.0)
-        self._scl = grown(get("_scl"), (3,), np.float64, 1.0)
-        # Matrices flat, (N, 16) row-major: what the compiled loops index fastest.
-        self._local = grown(get("_local"), (16,), np.float64, 0.0)
-        self._world = grown(get("_world"), (16,), np.float64, 0.0)
-        for name in ("_parent", "_first_child", "_last_child", "_next_sib", "_prev_sib"):
-            setattr(self, name, grown(get(name), (), np.int64, -1))
-        for name in ("_slot", "_size", "_depth", "_order", "_cause"):
-            setattr(self, name, grown(get(name), (), np.int64, 0))
-        self._version = grown(get("_version"), (), np.int64, 0)
-        self._flags = grown(get("_flags"), (), np.uint8, 0)
-        self._alive = grown(get("_alive"), (), np.bool_, False)
-        self._cap = cap
-
-    def _reserve_roots(self, k: int) -> None:
-        need = self._n_roots + k
-        if need > self._roots.shape[0]:
-            bigger = np.empty(max(need, 2 * self._roots.shape[0]), dtype=np.int64)
-            bigger[: self._n_roots] = self._roots[: self._n_roots]
-            self._roots = bigger
-
-    def _mark(self, ids: np.ndarray, force: bool) -> None:
-        """Rule 1 on each id; ``force`` for structural edits (see ``kernels.mark``)."""
-        self._reserve_roots(ids.shape[0])
-        self._n_roots = K.mark(
-            ids,
-            force,
-            self._flags,
-            self._first_child,
-            self._next_sib,
-            self._layout_valid,
-            self._order,
-            self._slot,
-            self._size,
-            self._roots,
-            self._n_roots,
-        )
-
-    def _set_values(
-        self, ids: np.ndarray, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray
-    ) -> None:
-        """Write checked values; rows equal to the current ones are counted, not marked."""
-        self._reserve_roots(ids.shape[0])
-        self._n_roots, suppressed = K.set_values(
-            ids,
-            pos,
-            rot,
-            scl,
-            self._pos,
-            self._rot,
-            self._scl,
-            self._flags,
-            self._first_child,
-            self._next_sib,
-            self._layout_valid,
-            self._order,
-            self._slot,
-            self._size,
-            self._roots,
-            self._n_roots,
-        )
-        self._suppressed += suppressed
 
     # ------------------------------------------------------------------ building
     def add(
@@ -273,10 +166,6 @@ class SceneGraph:
             raise HierarchyError(f"duplicate node name {name!r}")
         return name
 
-    def _structure_edited(self) -> None:
-        self._layout_valid = False
-        self._structure_changed = True
-
     # ------------------------------------------------------------------ lookup
     def __len__(self) -> int:
         return self._alive_count
@@ -321,19 +210,6 @@ class SceneGraph:
         """Number of ``update()`` calls so far."""
         return self._frame
 
-    def _check_alive(self, i: int) -> None:
-        if not self._alive[i]:
-            raise HierarchyError(f"node {self._names[i]!r} was removed from the graph")
-
-    def _own(self, node: object, role: str) -> int:
-        """The id of a live node of this graph, or a HierarchyError saying why not."""
-        if not isinstance(node, Node):
-            raise TypeError(f"{role}: expected a Node or None, got {node!r}")
-        if node._graph is not self:
-            raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
-        self._check_alive(node.id)
-        return node.id
-
     # ------------------------------------------------------------------ read-outs
     def world_matrices(self) -> np.ndarray:
         """``(N, 4, 4)`` read-only view of every world matrix, row ``i`` = node id ``i``.
@@ -344,39 +220,20 @@ class SceneGraph:
         if self._n_roots:
             self._ensure_layout()
             self._recompute(*self._dirty_ranges())
-        return _readonly(self._world[: self._n].reshape(self._n, 4, 4))
+        return readonly(self._world[: self._n].reshape(self._n, 4, 4))
 
     def world_versions(self) -> np.ndarray:
         """``(N,)`` read-only world version per id: bumped on every world recomputation."""
-        return _readonly(self._version[: self._n])
+        return readonly(self._version[: self._n])
 
     def parents(self) -> np.ndarray:
         """``(N,)`` read-only parent id per id, -1 for roots."""
-        return _readonly(self._parent[: self._n])
+        return readonly(self._parent[: self._n])
 
     def depths(self) -> np.ndarray:
         """``(N,)`` read-only depth per id (roots are 0)."""
         self._ensure_layout()
-        return _readonly(self._depth[: self._n])
-
-    def _local_of(self, i: int) -> np.ndarray:
-        K.pull_local(i, self._flags, self._pos, self._rot, self._scl, self._local)
-        return self._local[i].reshape(4, 4)
-
-    def _world_of(self, i: int) -> np.ndarray:
-        if self._flags[i] & K.WORLD:
-            K.pull_world(
-                i,
-                self._parent,
-                self._flags,
-                self._pos,
-                self._rot,
-                self._scl,
-                self._local,
-                self._world,
-                self._version,
-            )
-        return self._world[i].reshape(4, 4)
+        return readonly(self._depth[: self._n])
 
     # ------------------------------------------------------------------ editing
     def touch(self, node: Node) -> None:
@@ -424,142 +281,6 @@ class SceneGraph:
         if k:
             self._set_values(np.ascontiguousarray(idx), pos, rot, scl)
 
-    def set_parent(self, node: Node, parent: Node | None, keep_world: bool = False) -> None:
-        """Move ``node`` (with its subtree) under ``parent`` as its last child, or make it a
-        root with ``None``. ``keep_world`` recomputes its local values so its world matrix
-        stays put. Errors leave the graph as it was."""
-        i = self._own(node, "node")
-        p = -1 if parent is None else self._own(parent, "parent")
-        name = self._names[i]
-        if p == i:
-            raise HierarchyError(f"node {name!r} cannot be its own parent")
-        if p >= 0 and K.is_ancestor(i, p, self._parent):
-            raise HierarchyError(
-                f"cannot parent {name!r} to {self._names[p]!r}: {self._names[p]!r} is a "
-                f"descendant of {name!r}, which would make a cycle"
-            )
-        if p == self._parent[i]:
-            self._suppressed += 1
-            return
-        values = None
-        if keep_world:
-            parent_world = np.eye(4) if p < 0 else self._world_of(p)
-            a = parent_world[:3, :3]
-            if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
-                raise HierarchyError(
-                    f"cannot keep the world transform of {name!r} under "
-                    f"{self._names[p]!r}: that parent's world matrix is singular"
-                )
-            values = decompose(np.linalg.solve(parent_world, self._world_of(i)))
-        self._unlink(i)
-        self._link_last(i, p)
-        if values is not None:
-            self._pos[i], self._rot[i], self._scl[i] = values
-        self._structure_edited()
-        self._mark(np.array([i], dtype=np.int64), force=True)
-
-    def _unlink(self, i: int) -> None:
-        """Take ``i`` out of its sibling list (or the root list); its subtree stays."""
-        p, prev, nxt = self._parent[i], self._prev_sib[i], self._next_sib[i]
-        if prev >= 0:
-            self._next_sib[prev] = nxt
-        elif p >= 0:
-            self._first_child[p] = nxt
-        else:
-            self._heads[0] = nxt
-        if nxt >= 0:
-            self._prev_sib[nxt] = prev
-        elif p >= 0:
-            self._last_child[p] = prev
-        else:
-            self._heads[1] = prev
-        self._prev_sib[i] = self._next_sib[i] = -1
-
-    def _link_last(self, i: int, p: int) -> None:
-        """Append the unlinked ``i`` as the last child of ``p`` (or the last root)."""
-        last = self._heads[1] if p < 0 else self._last_child[p]
-        self._parent[i] = p
-        self._prev_sib[i] = last
-        self._next_sib[i] = -1
-        if last >= 0:
-            self._next_sib[last] = i
-        elif p >= 0:
-            self._first_child[p] = i
-        else:
-            self._heads[0] = i
-        if p >= 0:
-            self._last_child[p] = i
-        else:
-            self._heads[1] = i
-
-    def remove(self, node: Node) -> None:
-        """Remove ``node`` and its whole subtree. Their handles become invalid."""
-        i = self._own(node, "remove")
-        buf = np.empty(self._alive_count, dtype=np.int64)
-        n = K.collect_subtree(i, self._first_child, self._next_sib, buf)
-        gone = buf[:n]
-        self._unlink(i)
-        self._alive[gone] = False
-        self._flags[gone] = 0
-        for g in gone.tolist():
-            del self._ids_by_name[self._names[g]]
-        self._alive_count -= n
-        self._structure_edited()
-
-    def detach_children(self, node: Node) -> None:
-        """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
-        i = self._own(node, "detach_children")
-        kids = []
-        c = self._first_child[i]
-        while c >= 0:
-            kids.append(c)
-            c = self._next_sib[c]
-        if not kids:
-            return
-        for c in kids:
-            self._unlink(c)
-            self._link_last(c, -1)
-        self._structure_edited()
-        self._mark(np.array(kids, dtype=np.int64), force=True)
-
-    # ------------------------------------------------------------------ the frame
-    def _ensure_layout(self) -> None:
-        if not self._layout_valid:
-            self._depth_sum, self._ids_topological = K.rebuild_preorder(
-                self._heads[0],
-                self._first_child,
-                self._next_sib,
-                self._parent,
-                self._order,
-                self._slot,
-                self._size,
-                self._depth,
-            )
-            self._layout_valid = True
-
-    def _dirty_ranges(self) -> tuple[np.ndarray, np.ndarray]:
-        """Disjoint pre-order slot ranges covering every node dirtied this frame."""
-        return K.dirty_ranges(self._roots[: self._n_roots], self._alive, self._slot, self._size)
-
-    def _recompute(self, starts: np.ndarray, ends: np.ndarray) -> int:
-        """Recompute the dirty nodes of the ranges; returns the products done."""
-        dirty = int((ends - starts).sum())
-        by_id = self._ids_topological and dirty * 8 > self._alive_count
-        return K.recompute(
-            starts,
-            ends,
-            by_id,
-            self._order,
-            self._parent,
-            self._flags[: self._n],
-            self._pos,
-            self._rot,
-            self._scl,
-            self._local,
-            self._world,
-            self._version,
-        )
-
     def update(self) -> FrameReport:
         """End the frame: recompute what is dirty, hand it on, clear the flags.
 
@@ -594,9 +315,3 @@ class SceneGraph:
         self._suppressed = 0
         self._structure_changed = False
         return report
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    view = arr.view()
-    view.flags.writeable = False
-    return view
