@@ -259,12 +259,11 @@ class SceneGraph(StructureEdits):
             raise ValueError(f"set_locals: ids must be a 1-D integer array, got {idx!r}")
         idx = idx.astype(np.int64, copy=False)
         k = idx.shape[0]
-        if k and (idx.min() < 0 or idx.max() >= self._n):
-            bad = idx[(idx < 0) | (idx >= self._n)][0]
-            raise KeyError(f"set_locals: no node with id {int(bad)}")
-        dead = ~self._alive[idx]
-        if dead.any():
-            self._check_alive(int(idx[np.flatnonzero(dead)[0]]))
+        bad = K.first_bad_id(idx, self._alive[: self._n])
+        if bad >= 0:
+            if not 0 <= idx[bad] < self._n:
+                raise KeyError(f"set_locals: no node with id {int(idx[bad])}")
+            self._check_alive(int(idx[bad]))
 
         def row_name(r: int) -> str:
             return self._names[int(idx[r])]
@@ -291,9 +290,10 @@ class SceneGraph(StructureEdits):
         if self._n_roots:
             starts, ends = self._dirty_ranges()
             products = self._recompute(starts, ends)
-            local, world, cause, executed = K.finish_frame(
+            local, world, cause = K.finish_frame(
                 starts, ends, self._order, self._parent, self._flags, self._cause
             )
+            executed = world
         else:
             local = world = cause = executed = np.empty(0, dtype=np.int64)
             products = 0

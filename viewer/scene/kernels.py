@@ -48,10 +48,6 @@ def _compose_local(i, pos, rot, scl, local):
     local[i, 3] = pos[i, 0]
     local[i, 7] = pos[i, 1]
     local[i, 11] = pos[i, 2]
-    local[i, 12] = 0.0
-    local[i, 13] = 0.0
-    local[i, 14] = 0.0
-    local[i, 15] = 1.0
 
 
 @njit(cache=True)
@@ -59,7 +55,7 @@ def _compose_world(i, parent, local, world):
     """world[i] = world[parent] · local[i]; both affine, so the last row is (0, 0, 0, 1)."""
     p = parent[i]
     if p < 0:
-        for k in range(16):
+        for k in range(12):
             world[i, k] = local[i, k]
         return
     for r in range(0, 12, 4):
@@ -67,13 +63,9 @@ def _compose_world(i, parent, local, world):
         for c in range(3):
             world[i, r + c] = a0 * local[i, c] + a1 * local[i, 4 + c] + a2 * local[i, 8 + c]
         world[i, r + 3] = a0 * local[i, 3] + a1 * local[i, 7] + a2 * local[i, 11] + a3
-    world[i, 12] = 0.0
-    world[i, 13] = 0.0
-    world[i, 14] = 0.0
-    world[i, 15] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _world_from_trs(i, parent, pos, rot, scl, world):
     """world[i] = world[parent] · (T · R · S), the local matrix kept in registers.
 
@@ -83,15 +75,13 @@ def _world_from_trs(i, parent, pos, rot, scl, world):
     """
     x, y, z, w = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
     sx, sy, sz = scl[i, 0], scl[i, 1], scl[i, 2]
-    l00 = (1.0 - 2.0 * (y * y + z * z)) * sx
-    l10 = (2.0 * (x * y + w * z)) * sx
-    l20 = (2.0 * (x * z - w * y)) * sx
-    l01 = (2.0 * (x * y - w * z)) * sy
-    l11 = (1.0 - 2.0 * (x * x + z * z)) * sy
-    l21 = (2.0 * (y * z + w * x)) * sy
-    l02 = (2.0 * (x * z + w * y)) * sz
-    l12 = (2.0 * (y * z - w * x)) * sz
-    l22 = (1.0 - 2.0 * (x * x + y * y)) * sz
+    x2, y2, z2 = x + x, y + y, z + z
+    xx, yy, zz = x * x2, y * y2, z * z2
+    xy, xz, yz = x * y2, x * z2, y * z2
+    wx, wy, wz = w * x2, w * y2, w * z2
+    l00, l10, l20 = (1.0 - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx
+    l01, l11, l21 = (xy - wz) * sy, (1.0 - xx - zz) * sy, (yz + wx) * sy
+    l02, l12, l22 = (xz + wy) * sz, (yz - wx) * sz, (1.0 - xx - yy) * sz
     tx, ty, tz = pos[i, 0], pos[i, 1], pos[i, 2]
     p = parent[i]
     if p < 0:
@@ -105,10 +95,7 @@ def _world_from_trs(i, parent, pos, rot, scl, world):
             world[i, r + 1] = a0 * l01 + a1 * l11 + a2 * l21
             world[i, r + 2] = a0 * l02 + a1 * l12 + a2 * l22
             world[i, r + 3] = a0 * tx + a1 * ty + a2 * tz + a3
-    world[i, 12] = 0.0
-    world[i, 13] = 0.0
-    world[i, 14] = 0.0
-    world[i, 15] = 1.0
+    # Row 3 is (0, 0, 0, 1) for every id from allocation on (Storage._grow): not rewritten.
 
 
 @njit(cache=True)
@@ -297,7 +284,7 @@ def dirty_ranges(root_ids, alive, slot, size):
     return out_s[: q + 1], out_e[: q + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, local, world, version):
     """Recompute every dirty node in the ranges, parents before children.
 
@@ -334,7 +321,9 @@ def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, local, w
 def finish_frame(starts, ends, order, parent, flags, cause):
     """List the frame's work in pre-order, find each dirty node's cause, clear the flags.
 
-    Returns ``(local_ids, world_ids, causes, executed_ids)``.
+    Returns ``(local_ids, world_ids, causes)``. The executed ids are the world ids: a
+    node gets ``execute`` exactly when it gets ``update_world``, and every such node is
+    recomputed by the end of the frame (checked by the property test).
     """
     total = 0
     for r in range(starts.shape[0]):
@@ -342,10 +331,8 @@ def finish_frame(starts, ends, order, parent, flags, cause):
     out_local = np.empty(total, dtype=np.int64)
     out_world = np.empty(total, dtype=np.int64)
     out_cause = np.empty(total, dtype=np.int64)
-    out_exec = np.empty(total, dtype=np.int64)
     nl = 0
     nw = 0
-    ne = 0
     for r in range(starts.shape[0]):
         for s in range(starts[r], ends[r]):
             i = order[s]
@@ -363,11 +350,8 @@ def finish_frame(starts, ends, order, parent, flags, cause):
                 out_world[nw] = i
                 out_cause[nw] = cause[i]
                 nw += 1
-            if f & EXEC:
-                out_exec[ne] = i
-                ne += 1
             flags[i] = f & STALE
-    return out_local[:nl], out_world[:nw], out_cause[:nw], out_exec[:ne]
+    return out_local[:nl], out_world[:nw], out_cause[:nw]
 
 
 @njit(cache=True)
@@ -437,6 +421,27 @@ def collect_subtree(i, first_child, next_sib, out):
             top += 1
             c = next_sib[c]
     return n
+
+
+@njit(cache=True)
+def all_finite(values):
+    """True when every entry of a 2-D float array is finite (stops at the first that isn't)."""
+    for k in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            if not np.isfinite(values[k, j]):
+                return False
+    return True
+
+
+@njit(cache=True)
+def first_bad_id(ids, alive):
+    """Index of the first id that is out of range or removed, or -1: one pass, no copies."""
+    n = alive.shape[0]
+    for k in range(ids.shape[0]):
+        i = ids[k]
+        if i < 0 or i >= n or not alive[i]:
+            return k
+    return -1
 
 
 @njit(cache=True)

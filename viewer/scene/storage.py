@@ -65,8 +65,11 @@ class Storage:
         self._rot = grown(get("_rot"), (4,), np.float64, 0.0)
         self._scl = grown(get("_scl"), (3,), np.float64, 1.0)
         # Matrices flat, (N, 16) row-major: what the compiled loops index fastest.
+        # Row 3 of every matrix is (0, 0, 0, 1) from here on; the kernels never write it.
         self._local = grown(get("_local"), (16,), np.float64, 0.0)
         self._world = grown(get("_world"), (16,), np.float64, 0.0)
+        self._local[n:, 15] = 1.0
+        self._world[n:, 15] = 1.0
         for name in ("_parent", "_first_child", "_last_child", "_next_sib", "_prev_sib"):
             setattr(self, name, grown(get(name), (), np.int64, -1))
         for name in ("_slot", "_size", "_depth", "_order", "_cause"):

