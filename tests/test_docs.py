@@ -7,7 +7,8 @@ DOCS = Path(__file__).parents[1] / "docs"
 
 
 def test_api_examples_run():
-    result = doctest.testfile(str(DOCS / "api.md"), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testfile(
+        str(DOCS / "api.md"), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
     assert result.attempted > 10
     assert result.failed == 0

@@ -1,0 +1,338 @@
+"""Propagation benchmark: our core against the object-per-node baseline and three.js.
+
+    python bench/propagation.py [--quick] [--out FILE]
+
+Builds the issue's trees (chains of 5 and 1,000, a balanced 8-ary tree and a random tree of
+100k nodes, a balanced tree of 1M nodes) in all three implementations within one run, changes
+every node / 1 % of the nodes / one leaf, and prints a markdown table of medians and ratios,
+then the issue's targets marked PASS or FAIL. Each timing covers setting the values and the
+end-of-frame update together. The numpy copy of the (N, 4, 4) world-matrix array is the
+memory-bandwidth floor. `--quick` runs small trees only (a smoke test; targets not judged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # the sibling modules, then `viewer` from the repo
+
+from benchutil import Timing, machine_lines, measure, others_busy_percent, paused_gc, timed  # noqa: E402
+from objtree import ObjTree  # noqa: E402
+from threejs_driver import ThreeJS  # noqa: E402
+from treegen import Tree, offset_positions, standard_trees  # noqa: E402
+
+from viewer.scene import SceneGraph  # noqa: E402
+
+PER_NODE_MAX = 100_000  # the per-node setter path is informational; skip it above this
+CASES = ("all", "1%", "leaf")
+
+
+def bench_ours(tree: Tree, row_of: dict, build: dict, quick: bool) -> np.ndarray:
+    """Time our core on every case; returns the start-state world matrix of the last node."""
+    names = [f"Obj{i + 1}" for i in range(tree.n)]
+    g = SceneGraph()
+    t_build = timed(
+        lambda: g.add_many(
+            names,
+            tree.parents,
+            positions=tree.positions,
+            rotations=tree.rotations,
+            scales=tree.scales,
+        )
+    )
+    t_first = timed(g.update)
+    assert len(g) == tree.n
+    check = g.world_matrices()[tree.n - 1].copy()
+    build["ours"], build["ours_first"] = t_build * 1e3, t_first * 1e3
+    budget = 0.3 if quick else 1.0
+
+    for case in CASES:
+        ids = tree.cases[case]
+        row = row_of[case]
+
+        def set_and_update(step: int, ids=ids) -> float:
+            p = offset_positions(tree, ids, step)
+            with paused_gc():
+                t0 = time.perf_counter()
+                g.set_locals(ids, positions=p)
+                g.update()
+                return time.perf_counter() - t0
+
+        def update_alone(step: int, ids=ids) -> float:
+            g.set_locals(ids, positions=offset_positions(tree, ids, step))
+            return timed(g.update)
+
+        row["ours"] = measure(set_and_update, warmup=3, min_repeats=7, budget_s=budget)
+        row["update"] = measure(
+            update_alone, warmup=2, min_repeats=7, max_repeats=101, budget_s=budget, step0=10_000
+        )
+        if len(ids) <= PER_NODE_MAX:
+            handles = [g.node(int(i)) for i in ids]
+
+            def per_node(step: int, ids=ids, handles=handles) -> float:
+                p = offset_positions(tree, ids, step)
+                with paused_gc():
+                    t0 = time.perf_counter()
+                    for h, v in zip(handles, p, strict=True):
+                        h.local_position = v
+                    g.update()
+                    return time.perf_counter() - t0
+
+            row["per_node"] = measure(
+                per_node, warmup=1, min_repeats=5, max_repeats=21, budget_s=budget, step0=20_000
+            )
+
+    w = g.world_matrices()
+    dst = np.empty_like(w)
+    floor = measure(
+        lambda _s: timed(lambda: np.copyto(dst, w)),
+        warmup=3,
+        min_repeats=11,
+        max_repeats=201,
+        budget_s=0.5,
+    )
+    for case in CASES:
+        row_of[case]["floor"] = floor
+    return check
+
+
+def bench_baseline(tree: Tree, row_of: dict, build: dict) -> np.ndarray:
+    """Time the object-per-node baseline; returns the last node's start-state world matrix."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), ObjTree.recursion_needed(tree.depth)))
+    holder: list[ObjTree] = []
+    t_build = timed(
+        lambda: holder.append(ObjTree(tree.parents, tree.positions, tree.rotations, tree.scales))
+    )
+    ot = holder[0]
+    t_first = timed(ot.update_chain)
+    check = ot.nodes[-1].world.copy()
+    build["base"], build["base_first"] = t_build * 1e3, t_first * 1e3
+    big = tree.n >= 100_000
+    for case in CASES:
+        ids = tree.cases[case]
+        nodes = [ot.nodes[i] for i in ids]
+
+        def run(step: int, ids=ids, nodes=nodes) -> float:
+            p = offset_positions(tree, ids, step)
+            with paused_gc():
+                t0 = time.perf_counter()
+                for node, v in zip(nodes, p, strict=True):
+                    node.set_position(v)
+                ot.update_chain()
+                return time.perf_counter() - t0
+
+        slow = big and case == "all"
+        row_of[case]["base"] = measure(
+            run, warmup=1, min_repeats=3 if slow else 5, max_repeats=3 if slow else 21, budget_s=1.0
+        )
+    return check
+
+
+def bench_three(three: ThreeJS, tree: Tree, row_of: dict, build: dict) -> np.ndarray:
+    """Time three.js in node; returns the last node's start-state world matrix."""
+    out = three.run(tree, warmup=3, repeats=9)
+    three.revision = out["three"]
+    build["three"] = out["build_ms"]
+    for case in CASES:
+        c = out["cases"][case]
+        row_of[case]["three"] = Timing(c["median_ms"], c["times_ms"])
+    return out["check"]["world"]
+
+
+def fmt_num(v: float) -> str:
+    """Three significant digits or so, without switching to exponents."""
+    for bound, spec in ((100, ".0f"), (10, ".1f"), (1, ".2f"), (0.01, ".3f")):
+        if v >= bound:
+            return format(v, spec)
+    return format(v, ".2g")
+
+
+def fmt_ms(t: Timing | float | None) -> str:
+    if t is None:
+        return "—"
+    return fmt_num(t.median_ms if isinstance(t, Timing) else t)
+
+
+def ratio(a: Timing | None, b: Timing | None) -> float | None:
+    return None if a is None or b is None else a.median_ms / b.median_ms
+
+
+def fmt_ratio(r: float | None) -> str:
+    return "—" if r is None else f"{fmt_num(r)}×"
+
+
+HEADER = (
+    "| tree | n | changed | ours: set_locals + update (ms) | ours: update() alone (ms) "
+    "| ours: per-node setters (ms) | three.js (ms) | baseline (ms) | copy floor (ms) "
+    "| ours / three.js | baseline / ours | ours / floor |"
+)
+
+
+def table(rows: list[dict]) -> list[str]:
+    lines = [HEADER, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in rows:
+        lines.append(
+            f"| {r['tree']} | {r['n']:,} | {r['case']} ({r['k']:,}) | {fmt_ms(r.get('ours'))} "
+            f"| {fmt_ms(r.get('update'))} | {fmt_ms(r.get('per_node'))} "
+            f"| {fmt_ms(r.get('three'))} | {fmt_ms(r.get('base'))} | {fmt_ms(r.get('floor'))} "
+            f"| {fmt_ratio(ratio(r.get('ours'), r.get('three')))} "
+            f"| {fmt_ratio(ratio(r.get('base'), r.get('ours')))} "
+            f"| {fmt_ratio(ratio(r.get('ours'), r.get('floor')))} |"
+        )
+    return lines
+
+
+def build_table(builds: list[dict]) -> list[str]:
+    """Build times (one run each): informational, and the first update() shows any compile."""
+    lines = [
+        "| tree | ours: add_many | ours: first update() | baseline: build "
+        "| baseline: first update_chain() | three.js: build + first updateMatrixWorld() |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    for b in builds:
+        lines.append(
+            f"| {b['tree']} | {fmt_ms(b.get('ours'))} | {fmt_ms(b.get('ours_first'))} "
+            f"| {fmt_ms(b.get('base'))} | {fmt_ms(b.get('base_first'))} "
+            f"| {fmt_ms(b.get('three'))} |"
+        )
+    return lines
+
+
+def targets(rows: list[dict]) -> list[str]:
+    """The issue's targets, each judged on every tree it applies to."""
+    out = []
+
+    def judge(label: str, value: float | None, ok) -> None:
+        if value is None:
+            out.append(f"- n/a  {label}: not measured in this run")
+        else:
+            out.append(f"- {'PASS' if ok(value) else 'FAIL'} {label}: {value:.3g}")
+
+    for r in rows:
+        tag = f"{r['tree']}, {r['case']} changed"
+        if r["n"] == 100_000 and r["case"] == "all":
+            judge(
+                f"{tag}: ours / three.js ≤ 0.5",
+                ratio(r.get("ours"), r.get("three")),
+                lambda v: v <= 0.5,
+            )
+            judge(
+                f"{tag}: baseline / ours ≥ 50",
+                ratio(r.get("base"), r.get("ours")),
+                lambda v: v >= 50,
+            )
+        if r["n"] == 100_000 and r["case"] == "1%":
+            judge(
+                f"{tag}: ours / three.js ≤ 0.1",
+                ratio(r.get("ours"), r.get("three")),
+                lambda v: v <= 0.1,
+            )
+        if r["n"] == 1_000_000 and r["case"] == "leaf":
+            u = r.get("update")
+            judge(
+                f"{tag}: update() alone < 0.1 ms",
+                None if u is None else u.median_ms,
+                lambda v: v < 0.1,
+            )
+        if r["n"] == 1_000_000 and r["case"] == "all":
+            judge(
+                f"{tag}: ours / copy floor ≤ 3",
+                ratio(r.get("ours"), r.get("floor")),
+                lambda v: v <= 3,
+            )
+    return out or ["- targets are judged on the full run only (100k and 1M trees)"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small trees only (smoke test)")
+    ap.add_argument("--no-three", action="store_true", help="skip three.js")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the object-per-node baseline")
+    ap.add_argument("--out", type=Path, help="also write the markdown report to this file")
+    args = ap.parse_args(argv)
+
+    three = None
+    skipped: list[str] = []
+    if args.no_three:
+        skipped.append("three.js: skipped (--no-three)")
+    else:
+        three = ThreeJS()
+        if three.unavailable:
+            skipped.append(f"three.js: skipped ({three.unavailable})")
+            print(f"three.js skipped: {three.unavailable}", flush=True)
+            three = None
+    if args.no_baseline:
+        skipped.append("baseline: skipped (--no-baseline)")
+
+    busy_at_start = others_busy_percent()
+    rows: list[dict] = []
+    builds: list[dict] = []
+    notes: list[str] = []
+    for name, build in standard_trees(args.quick):
+        tree = build()
+        print(f"... {name} ({tree.n:,} nodes, {tree.depth:,} levels)", file=sys.stderr, flush=True)
+        row_of = {c: {"tree": name, "n": tree.n, "case": c, "k": len(tree.cases[c])} for c in CASES}
+        build = {"tree": name}
+        builds.append(build)
+        ours = bench_ours(tree, row_of, build, args.quick)
+        checks = []
+        if not args.no_baseline:
+            checks.append(("baseline", bench_baseline(tree, row_of, build)))
+        if three is not None:
+            checks.append(("three.js", bench_three(three, tree, row_of, build)))
+        for who, w in checks:
+            err = np.abs(w - ours).max() / max(1.0, np.abs(ours).max())
+            if err > 1e-9:
+                notes.append(
+                    f"{name}: MISMATCH: last node's world matrix, ours vs {who}: "
+                    f"relative error {err:.2g}"
+                )
+        rows.extend(row_of[c] for c in CASES)
+        del tree, row_of
+        gc.collect()
+
+    revision = three.revision if three else ""
+    report = [
+        "## Propagation benchmark",
+        "",
+        *machine_lines(three.node_version if three else "", revision, busy_at_start),
+        "",
+        "Medians in milliseconds; each timing sets the changed nodes' positions and runs the "
+        "end-of-frame update (ours: `set_locals` + `update()`; three.js: `position.set` + "
+        "`scene.updateMatrixWorld()`; baseline: setters + `update_chain()`). "
+        "`update() alone` excludes the sets. The copy floor is `np.copyto` of the (N, 4, 4) "
+        "float64 world-matrix array into a preallocated one.",
+        "",
+        *table(rows),
+        "",
+        "### Targets",
+        "",
+        *targets(rows),
+        "",
+        "### Build (ms, one run each)",
+        "",
+        *build_table(builds),
+        "",
+        "### Notes",
+        "",
+        *[f"- {s}" for s in skipped],
+        *[f"- {s}" for s in notes],
+        "- each tree's last node's start-state world matrix is compared across the "
+        "implementations (relative tolerance 1e-9); any disagreement is listed above",
+    ]
+    text = "\n".join(report) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

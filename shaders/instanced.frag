@@ -1,0 +1,39 @@
+#version 330 core
+// Blinn-Phong: one directional light, a sky/ground ambient, per-instance colour.
+// u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
+uniform vec3 u_light_dir;   // towards the light, normalised, world space
+uniform vec3 u_eye;         // camera position, world space (perspective)
+uniform vec3 u_view_dir;    // camera forward, world space (orthographic)
+uniform int u_ortho;
+uniform int u_unlit;
+uniform vec3 u_highlight_color;
+
+in vec3 v_world_pos;
+in vec3 v_normal;
+in vec3 v_color;
+in float v_highlight;
+
+out vec4 f_color;
+
+void main() {
+    vec3 base = v_color;
+    if (u_unlit == 1) {
+        f_color = vec4(base, 1.0);
+        return;
+    }
+    float len = length(v_normal);
+    vec3 n = len > 0.0 ? v_normal / len : vec3(0.0, 1.0, 0.0);
+    vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - v_world_pos);
+    // Two-sided: flat disks and rectangles are seen from both faces.
+    if (dot(n, to_eye) < 0.0) n = -n;
+    float diffuse = max(dot(n, u_light_dir), 0.0);
+    vec3 h = normalize(u_light_dir + to_eye);
+    float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.35;
+    float sky = 0.5 + 0.5 * n.y;
+    vec3 ambient = mix(vec3(0.20, 0.19, 0.18), vec3(0.34, 0.36, 0.40), sky);
+    vec3 lit = base * (ambient + 0.78 * diffuse) + vec3(spec);
+    // Highlight: blend towards a warm glow, strongest at 1.
+    float hl = clamp(v_highlight, 0.0, 1.0);
+    lit = mix(lit, u_highlight_color * (0.55 + 0.45 * diffuse), 0.65 * hl);
+    f_color = vec4(lit, 1.0);
+}

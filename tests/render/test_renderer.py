@@ -1,0 +1,161 @@
+"""Pixels: every node's colour lands where the camera projects its world position."""
+
+import numpy as np
+import pytest
+from render_helpers import PALETTE, tree10
+
+from viewer.render.camera import ORTHOGRAPHIC, Camera
+from viewer.render.context import Target
+from viewer.render.renderer import LINK_COLOR, SELECTION_COLOR, Renderer
+from viewer.scene import SceneGraph
+from viewer.scene.scene import Look, Scene
+
+SIZE = (320, 240)
+
+
+@pytest.fixture
+def target(gl_ctx):
+    t = Target(gl_ctx, SIZE, samples=0)
+    yield t
+    t.release()
+
+
+def _setup(gl_ctx, scene):
+    scene.graph.update()
+    r = Renderer(gl_ctx, scene)
+    cam = Camera()
+    r.frame_camera(cam)
+    return r, cam
+
+
+def _pixel_of(cam, point):
+    x, y, _ = cam.project([point], SIZE)[0]
+    return int(y), int(x)
+
+
+def _colour_at_nodes(r, cam, target):
+    r.draw(target.fbo, cam, SIZE)
+    img = target.read()
+    world = r.graph.world_matrices()
+    return {n.name: img[_pixel_of(cam, world[n.id, :3, 3])] for n in r.graph}
+
+
+def test_unlit_colour_of_every_node_at_its_projected_pixel(gl_ctx, target):
+    r, cam = _setup(gl_ctx, tree10())
+    r.unlit = True
+    seen = _colour_at_nodes(r, cam, target)
+    for i, name in enumerate(f"Obj{k}" for k in range(1, 11)):
+        expected = np.round(np.array(PALETTE[i]) * 255)
+        np.testing.assert_allclose(seen[name], expected, atol=2, err_msg=name)
+
+
+def _nearest_palette(rgb):
+    c = np.asarray(rgb, dtype=np.float64)
+    c /= max(np.linalg.norm(c), 1e-9)
+    pal = np.asarray(PALETTE)
+    pal = pal / np.linalg.norm(pal, axis=1, keepdims=True)
+    return int(np.argmax(pal @ c))
+
+
+@pytest.mark.parametrize("projection", ["perspective", ORTHOGRAPHIC])
+def test_lit_node_colours_keep_their_hue(gl_ctx, target, projection):
+    r, cam = _setup(gl_ctx, tree10())
+    cam.projection = projection
+    seen = _colour_at_nodes(r, cam, target)
+    for i in range(10):
+        assert _nearest_palette(seen[f"Obj{i + 1}"]) == i, f"Obj{i + 1}: {seen[f'Obj{i + 1}']}"
+
+
+def test_moved_node_and_its_children_are_drawn_at_their_new_place(gl_ctx, target):
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    r.unlit = True
+    g = scene.graph
+    g["Obj2"].local_position = (-3.0, 0.6, 1.5)
+    r.sync(g.update())
+    seen = _colour_at_nodes(r, cam, target)
+    for name, i in (("Obj2", 1), ("Obj5", 4), ("Obj8", 7), ("Obj9", 8)):
+        np.testing.assert_allclose(seen[name], np.round(np.array(PALETTE[i]) * 255), atol=2)
+
+
+def test_highlight_changes_the_drawn_colour(gl_ctx, target):
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    before = _colour_at_nodes(r, cam, target)["Obj3"].astype(int)
+    r.set_highlight([scene.graph["Obj3"].id], 1.0)
+    after = _colour_at_nodes(r, cam, target)["Obj3"].astype(int)
+    assert np.abs(after - before).sum() > 60
+
+
+def test_links_selection_grid_and_axes_are_drawn(gl_ctx, target):
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    g = scene.graph
+    world = g.world_matrices()
+    r.draw(target.fbo, cam, SIZE)
+    img = target.read().astype(int)
+    # The line from Obj1 to Obj4, halfway: a light pixel close to the link colour.
+    mid = (world[g["Obj1"].id, :3, 3] + world[g["Obj4"].id, :3, 3]) / 2
+    y, x = _pixel_of(cam, mid)
+    patch = img[y - 2 : y + 3, x - 2 : x + 3].reshape(-1, 3)
+    assert patch.sum(axis=1).max() > 3 * 170, "no parent-child line at the midpoint"
+    # The grid: pixels on the ground far from the nodes are lighter than the background.
+    no_grid = Renderer(gl_ctx, scene)
+    no_grid.show_grid = no_grid.show_axes = no_grid.show_links = False
+    no_grid.draw(target.fbo, cam, SIZE)
+    bare = target.read().astype(int)
+    assert (np.abs(img - bare).sum(axis=2) > 30).sum() > 500
+    # The selection outline: pixels in the selection colour appear.
+    r.selected = g["Obj6"].id
+    r.draw(target.fbo, cam, SIZE)
+    sel = np.round(np.array(SELECTION_COLOR[:3]) * 255)
+    outlined = np.abs(target.read().astype(int) - sel).sum(axis=2) < 12
+    assert outlined.sum() > 40
+    assert LINK_COLOR[3] > 0.5
+
+
+def test_same_input_same_pixels(gl_ctx):
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    images = []
+    for _ in range(2):
+        t = Target(gl_ctx, SIZE, samples=4)
+        r.draw(t.fbo, cam, SIZE)
+        images.append(t.read())
+        t.release()
+    assert np.array_equal(images[0], images[1])
+
+
+def test_flat_scene_puts_the_grid_in_the_xy_plane(gl_ctx, target):
+    g = SceneGraph()
+    disk = g.add("disk", position=(0.0, 0.0, 0.0))
+    box = g.add("box", position=(0.0, 5.0, 0.0))
+    looks = {disk.id: Look("disk", (2, 2, 1), (0.2, 0.4, 0.9)),
+             box.id: Look("rect", (6, 2, 1), (0.2, 0.8, 0.3))}  # fmt: skip
+    scene = Scene(graph=g, looks=looks)
+    r, cam = _setup(gl_ctx, scene)
+    assert r.is_flat()
+    cam.look_from((0.0, 2.5, 12.0), (0.0, 2.5, 0.0))
+    cam.projection = ORTHOGRAPHIC
+    r.unlit = True
+    seen = _colour_at_nodes(r, cam, target)
+    np.testing.assert_allclose(seen["disk"], [51, 102, 230], atol=2)
+    np.testing.assert_allclose(seen["box"], [51, 204, 76], atol=2)
+
+
+def test_cached_backdrop_gives_the_same_pixels_as_drawing_it(gl_ctx):
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    t = Target(gl_ctx, SIZE, samples=4)
+    r.backdrop.cache_enabled = False
+    r.draw(t.fbo, cam, SIZE)
+    direct = t.read()
+    r.backdrop.cache_enabled = True
+    for _ in range(3):  # first frame direct, second fills the cache, third copies it
+        r.draw(t.fbo, cam, SIZE)
+        assert np.array_equal(t.read(), direct)
+    assert r.backdrop._cache_key is not None
+    cam.orbit(10, 0)  # a moving camera draws directly again
+    r.draw(t.fbo, cam, SIZE)
+    assert not np.array_equal(t.read(), direct)
+    t.release()

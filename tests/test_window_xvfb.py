@@ -1,0 +1,163 @@
+"""A real window: `sgview` under Xvfb, driven with xdotool, photographed with xwd.
+
+There is no window manager under a bare Xvfb, so the window sits at (0, 0) and keyboard
+focus is given explicitly (`xdotool windowfocus --sync`). Skips, saying why, only when
+Xvfb, xdotool or xwd is missing (.ci/run installs them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCENE = REPO / "scenes" / "tree10.toml"
+W, H = 480, 270
+#: tree10.toml's colours: the root sphere and the three levels of cubes.
+BLUE, ORANGE, GREEN, RED = (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82)
+
+pytestmark = pytest.mark.skipif(
+    not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwd")),
+    reason="needs Xvfb, xdotool and xwd (apt-get install -y xvfb xdotool x11-apps)",
+)
+
+
+@pytest.fixture(scope="module")
+def display():
+    """A private Xvfb server; yields its DISPLAY string."""
+    read_fd, write_fd = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    with os.fdopen(read_fd) as pipe:
+        number = pipe.readline().strip()  # written once the server accepts clients
+    if not number:
+        server.kill()
+        pytest.skip("Xvfb did not start")
+    yield f":{number}"
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def _sgview_command() -> list[str]:
+    script = Path(sys.executable).with_name("sgview")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "viewer"]
+
+
+def _x(display, *args, timeout=10) -> str:
+    env = {**os.environ, "DISPLAY": display}
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+    return done.stdout.strip()
+
+
+def _wait_for(predicate, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value is not None and value is not False and not (isinstance(value, str) and not value):
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def read_xwd(data: bytes) -> np.ndarray:
+    """An (h, w, 3) uint8 image from an xwd dump of a TrueColor screen (24 or 32 bits)."""
+    header = np.frombuffer(data[:100], dtype=">u4").astype(np.int64)
+    header_size, fmt, width, height = header[0], header[2], header[4], header[5]
+    byte_order, bpp, bytes_per_line, ncolors = header[7], header[11], header[12], header[19]
+    assert fmt == 2 and bpp in (24, 32), f"unsupported xwd layout: format {fmt}, {bpp} bits"
+    nbytes = bpp // 8
+    start = header_size + 12 * ncolors
+    rows = np.frombuffer(data, dtype=np.uint8, count=height * bytes_per_line, offset=start)
+    px = rows.reshape(height, bytes_per_line)[:, : width * nbytes].reshape(height, width, nbytes)
+    # Each channel's byte: from its mask's lowest bit; byte order 0 is least significant first.
+    lsb = [(int(mask) & -int(mask)).bit_length() - 1 for mask in header[14:17]]
+    index = [b // 8 if byte_order == 0 else nbytes - 1 - b // 8 for b in lsb]
+    return px[..., index]
+
+
+def _grab(display) -> np.ndarray:
+    env = {**os.environ, "DISPLAY": display}
+    raw = subprocess.run(["xwd", "-root", "-silent"], env=env, capture_output=True, timeout=20)
+    return read_xwd(raw.stdout)[:H, :W]
+
+
+def _near(img: np.ndarray, rgb, cos_min=0.995) -> np.ndarray:
+    """Mask of colourful pixels whose colour is a shade of `rgb` (lighting scales colours)."""
+    img = img.astype(np.float64)
+    colourful = img.max(axis=2) - img.min(axis=2) >= 40
+    target = np.asarray(rgb, dtype=np.float64)
+    cos = (img @ target) / (np.linalg.norm(img, axis=2) * np.linalg.norm(target) + 1e-9)
+    return colourful & (cos >= cos_min)
+
+
+def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(SCENE), "--size", f"{W}x{H}", "--screenshot", "last.png"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wid = _wait_for(
+            lambda: _x(display, "xdotool", "search", "--name", "^sgview").split("\n")[0],
+            60, "the sgview window",
+        )  # fmt: skip
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        # Pause the motion so that what we click stays where we saw it.
+        _x(display, "xdotool", "key", "--window", wid, "space")
+        img = _wait_for(
+            lambda: (lambda i: i if _near(i, ORANGE).sum() > 100 else None)(_grab(display)),
+            30, "the scene to be drawn",
+        )  # fmt: skip
+        # The screen shows the scene: the four colours of the tree's levels, and the
+        # background gradient (lighter at the top).
+        for name, rgb in (("blue", BLUE), ("orange", ORANGE), ("green", GREEN), ("red", RED)):
+            assert _near(img, rgb).sum() > 30, f"no {name} node on screen"
+        assert img[2].mean() > img[-3].mean()
+
+        # P saves a screenshot into the working folder and prints its path.
+        _x(display, "xdotool", "key", "--window", wid, "p")
+        shot = _wait_for(lambda: next(tmp_path.glob("sgview-*.png"), None), 20, "P screenshot")
+        from PIL import Image
+
+        saved = np.asarray(Image.open(shot).convert("RGB"))
+        assert saved.shape == (H, W, 3)
+        assert _near(saved, ORANGE).sum() > 100
+
+        # A click on the blue root sphere selects it: the title names it, and an outline
+        # (yellow) appears on screen.
+        ys, xs = np.nonzero(_near(img, BLUE))
+        x, y = int(np.median(xs)), int(np.median(ys))
+        _x(display, "xdotool", "mousemove", "--window", wid, str(x), str(y), "click", "1")
+        title = _wait_for(
+            lambda: (lambda t: t if "Obj1" in t else None)(
+                _x(display, "xdotool", "getwindowname", wid)
+            ),
+            10, "the title to name the selected node",
+        )  # fmt: skip
+        assert title.startswith("sgview")
+        _wait_for(lambda: bool(_near(_grab(display), (255, 242, 89)).sum() > 20), 10,
+                  "the selection outline")  # fmt: skip
+
+        # Esc quits cleanly, and --screenshot gets the last picture (selection included).
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=20) == 0, proc.stderr.read()
+        out = proc.stdout.read()
+        assert f"screenshot saved: {shot}" in out
+        last = np.asarray(Image.open(tmp_path / "last.png").convert("RGB"))
+        assert _near(last, ORANGE).sum() > 100 and _near(last, (255, 242, 89)).sum() > 20
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

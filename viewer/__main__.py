@@ -1,0 +1,7 @@
+"""`python -m viewer`: the same as the `sgview` command."""
+
+import sys
+
+from viewer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,372 @@
+"""The frame loop, shared by the window and the headless mode, and the input map.
+
+One `SgviewApp` (a moderngl-window `WindowConfig`) runs in both modes: in a pyglet window
+with the real clock, or in moderngl-window's headless window (EGL) with a fixed 1/60 s
+step. Either way `run_window_config_instance` drives it and each frame does, in order:
+
+1. the scene's scripted events for this frame, then the `--touch` requests for it;
+2. the scene's motions at time t (headless: t = frame / 60), unless paused (`--still`);
+3. `graph.update()`, which returns the frame report;
+4. `renderer.sync(report)`: upload the executed nodes' world matrices;
+5. `--log` output, drawing, and capturing the image when asked.
+
+Frame 1 is the first frame drawn; the graph's initial update, which lays out the loaded
+scene, happens before it and is not logged.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import moderngl_window as mglw
+import numpy as np
+from moderngl_window.timers.base import BaseTimer
+
+from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
+from viewer.render.context import GL_VERSION, ContextError, read_rgb
+from viewer.render.offscreen import FPS, Recorder, save_png
+from viewer.render.renderer import Renderer
+from viewer.scene.motion import apply_events, apply_motions
+
+#: Keys, as (key name, what it does); `--help` and the README list them from here.
+KEY_HELP = (
+    ("F", "frame the whole scene"),
+    ("Home", "reset the camera"),
+    ("P", "save a screenshot to the working folder and print its path"),
+    ("Space", "pause / resume the scene's motion"),
+    ("O", "switch between perspective and orthographic projection"),
+    ("G", "show / hide the ground grid"),
+    ("L", "show / hide the parent-child lines"),
+    ("T", "touch the selected node (see it in --log)"),
+    ("Esc", "quit"),
+)
+MOUSE_HELP = (
+    ("left drag", "orbit"),
+    ("right drag, Shift+left drag", "pan"),
+    ("wheel", "zoom"),
+    ("left click", "select a node (outlined); click empty space to clear"),
+)
+#: Mouse travel (pixels) below which a press-release counts as a click.
+CLICK_SLOP = 4
+
+
+@dataclass
+class RunOptions:
+    """What a run should do besides showing the scene (see viewer.cli for the flags)."""
+
+    size: tuple[int, int] = (1280, 720)
+    frames: int | None = None  # stop after this many frames (None: until the window closes)
+    still: bool = False
+    log: bool = False
+    touches: dict[int, list[str]] = field(default_factory=dict)  # frame -> node names
+    screenshot: Path | None = None
+    record: Path | None = None
+    dump_world: Path | None = None
+    samples: int = 4
+    out: TextIO | None = None  # None: sys.stdout at the time of printing
+
+
+class FixedTimer(BaseTimer):
+    """A clock that advances exactly 1/60 s per frame: headless runs are reproducible."""
+
+    def __init__(self, step: float = 1.0 / FPS):
+        self.step = step
+        self.frame = 0
+        self._running = False
+
+    @property
+    def is_paused(self) -> bool:
+        return False
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
+
+    @property
+    def time(self) -> float:
+        return self.frame * self.step
+
+    @time.setter
+    def time(self, value: float) -> None:
+        self.frame = round(value / self.step)
+
+    @property
+    def fps(self) -> float:
+        return 1.0 / self.step
+
+    @property
+    def fps_average(self) -> float:
+        return 1.0 / self.step
+
+    def next_frame(self) -> tuple[float, float]:
+        self.frame += 1
+        return self.time, self.step
+
+    def start(self) -> None:
+        self._running = True
+
+    def pause(self) -> None:
+        pass
+
+    def toggle_pause(self) -> None:
+        pass
+
+    def stop(self) -> tuple[float, float]:
+        self._running = False
+        return self.time, self.time
+
+
+class SgviewApp(mglw.WindowConfig):
+    """The viewer: one scene, one camera, one renderer, driven frame by frame."""
+
+    gl_version = GL_VERSION
+    title = "sgview"
+    resizable = True
+    samples = 4
+    clear_color = None  # the renderer clears
+    hidden_window_framerate_limit = 0
+    log_level = None
+
+    def __init__(self, *, scene, options: RunOptions, **kwargs):
+        super().__init__(**kwargs)
+        self.scene = scene
+        self.graph = scene.graph
+        self.options = options
+        self.frame = 0
+        self.time = 0.0  # scene time: advances only while the motion is not paused
+        self._moving_frames = 0
+        self.paused = options.still
+        self.graph.update()  # lay out the loaded scene; not a logged frame
+        self.renderer = Renderer(self.ctx, scene)
+        self.camera = Camera(fov=scene.camera.fov)
+        self.renderer.frame_camera(self.camera)
+        self._apply_camera_spec()
+        self.camera.set_home()
+        self.last_report = None
+        self.shots_saved: list[Path] = []
+        self._want_shot = False
+        self._screenshot_done = False
+        self._press: tuple[int, int] | None = None
+        self._dragged = 0.0
+        self._resolve = None
+        self.recorder = Recorder(options.record, self.buffer_size) if options.record else None
+        self.wnd.title = f"sgview — {scene.title}"
+        self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
+
+    # -- the frame ---------------------------------------------------------------------
+    def step(self, dt: float):
+        """Advance the scene by one frame of `dt` seconds; return the frame report."""
+        self.frame += 1
+        scene, graph = self.scene, self.graph
+        apply_events(scene, self.frame)
+        for name in self.options.touches.get(self.frame, ()):
+            graph.touch(graph[name])
+        if not self.paused:
+            self._moving_frames += 1
+            if isinstance(self.timer, FixedTimer):  # exact multiples, no summed rounding
+                self.time = self._moving_frames * self.timer.step
+            else:
+                self.time += dt
+            apply_motions(scene, self.time)
+        report = graph.update()
+        self.renderer.sync(report)
+        self.last_report = report
+        if self.options.log:
+            lines = report.log_lines()
+            if lines:
+                out = self.options.out or sys.stdout
+                print(f"# frame {self.frame}", *lines, sep="\n", file=out)
+        return report
+
+    def on_render(self, time: float, frame_time: float) -> None:
+        self.step(frame_time)
+        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+        last = self.options.frames is not None and self.frame >= self.options.frames
+        if self.recorder is not None:
+            self.recorder.add(self.grab())
+        if self._want_shot:
+            self._want_shot = False
+            path = _next_free(Path.cwd(), "sgview-{:04d}.png")
+            save_png(self.grab(), path)
+            self.shots_saved.append(path)
+            print(f"screenshot saved: {path}", file=self.options.out or sys.stdout, flush=True)
+        if last:
+            self._save_screenshot()
+            self.wnd.close()
+
+    def _save_screenshot(self) -> None:
+        """Write --screenshot from the image just drawn (once per run)."""
+        if self.options.screenshot is not None and not self._screenshot_done:
+            save_png(self.grab(), self.options.screenshot)
+            self._screenshot_done = True
+
+    def quit(self) -> None:
+        """Close the window; --screenshot gets the current picture if no frame limit did."""
+        if self.options.screenshot is not None and not self._screenshot_done:
+            self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+            self._save_screenshot()
+        self.wnd.close()
+
+    def on_close(self) -> None:
+        # The window's close button: the window is still alive here, unlike after Esc's
+        # wnd.close(), which is why Esc goes through quit() instead.
+        if self.options.screenshot is not None and not self._screenshot_done:
+            self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+            self._save_screenshot()
+
+    @property
+    def buffer_size(self) -> tuple[int, int]:
+        return tuple(self.wnd.buffer_size)
+
+    def grab(self) -> np.ndarray:
+        """The image just drawn, (h, w, 3) uint8, resolved out of multisampling."""
+        size = self.buffer_size
+        if self._resolve is None or self._resolve.size != size:
+            if self._resolve is not None:
+                self._resolve.release()
+            self._resolve = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer(size, 4)])
+        return read_rgb(self.ctx, self.wnd.fbo, size, self._resolve)
+
+    def finish(self) -> None:
+        """After the last frame: close the recording, write --dump-world."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        if self.options.dump_world is not None:
+            dump_world(self.graph, self.options.dump_world)
+
+    # -- camera / view state -----------------------------------------------------------
+    def _apply_camera_spec(self) -> None:
+        """Apply the scene file's [camera]; what it leaves out stays framed on the scene."""
+        spec = self.scene.camera
+        self.camera.projection = spec.projection
+        if spec.position is not None:
+            center, _ = self.renderer.bounds()
+            target = spec.target if spec.target is not None else center
+            self.camera.look_from(spec.position, target)
+        elif spec.target is not None:
+            self.camera.target = np.asarray(spec.target, dtype=np.float64)
+        if spec.projection == ORTHOGRAPHIC and spec.height:
+            # The orthographic view shows `height` units: move the eye to the distance at
+            # which the perspective view would show the same (see Camera).
+            self.camera.distance = spec.height / (self.camera.ortho_height / self.camera.distance)
+
+    def select_at(self, x: float, y: float) -> int | None:
+        """Select the node under window position (x, y); return its id or None."""
+        origin, direction = self.camera.ray(x, y, tuple(self.wnd.size))
+        ids, worlds, lo, hi = self.renderer.node_boxes()
+        index, _ = pick(origin, direction, worlds, lo, hi)
+        self.renderer.selected = int(ids[index]) if index >= 0 else None
+        name = "" if index < 0 else f" — {self.graph.name_of(int(ids[index]))}"
+        self.wnd.title = f"sgview — {self.scene.title}{name}"
+        return self.renderer.selected
+
+    # -- input -------------------------------------------------------------------------
+    def on_key_event(self, key, action, modifiers) -> None:
+        keys = self.wnd.keys
+        if action != keys.ACTION_PRESS:
+            return
+        if key == keys.ESCAPE:
+            self.quit()
+        elif key == keys.F:
+            self.renderer.frame_camera(self.camera)
+        elif key == keys.HOME:
+            self.camera.reset()
+        elif key == keys.P:
+            self._want_shot = True
+        elif key == keys.SPACE:
+            self.paused = not self.paused
+        elif key == keys.O:
+            self.camera.toggle_projection()
+        elif key == keys.G:
+            self.renderer.show_grid = not self.renderer.show_grid
+        elif key == keys.L:
+            self.renderer.show_links = not self.renderer.show_links
+        elif key == keys.T and self.renderer.selected is not None:
+            self.graph.touch(self.graph.node(self.renderer.selected))
+
+    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        self._press = (x, y)
+        self._dragged = 0.0
+
+    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self._dragged += abs(dx) + abs(dy)
+        buttons = self.wnd.mouse_states
+        if buttons.right or (buttons.left and self.wnd.modifiers.shift):
+            self.camera.pan(dx, dy, self.wnd.size[1])
+        elif buttons.left:
+            self.camera.orbit(dx, dy)
+
+    def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+        if button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
+            self.select_at(x + 0.5, y + 0.5)
+        self._press = None
+
+    def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        self.camera.zoom(y_offset)
+
+
+def dump_world(graph, path) -> Path:
+    """Write {name: world matrix as nested lists (row-major, column vectors)} as JSON."""
+    path = Path(path)
+    world = graph.world_matrices()
+    rows = [
+        f"  {json.dumps(graph.name_of(int(i)))}: {json.dumps(world[int(i)].tolist())}"
+        for i in graph.alive_ids()
+    ]
+    path.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
+    return path
+
+
+def _next_free(folder: Path, pattern: str) -> Path:
+    n = 1
+    while (folder / pattern.format(n)).exists():
+        n += 1
+    return folder / pattern.format(n)
+
+
+class WindowError(RuntimeError):
+    """The window could not be opened (no usable display or GL driver)."""
+
+
+def run(scene, options: RunOptions, *, headless: bool, backend: str | None = None) -> SgviewApp:
+    """Open a window (or a headless EGL one) on `scene` and run until done; return the app."""
+    if headless:
+        from moderngl_window.context.headless import Window
+
+        timer: BaseTimer = FixedTimer()
+        backend = backend or "egl"
+    else:
+        from moderngl_window.context.pyglet import Window
+        from moderngl_window.timers.clock import Timer
+
+        timer = Timer()
+    try:
+        window = Window(
+            title=f"sgview — {scene.title}",
+            size=options.size,
+            resizable=not headless,
+            gl_version=GL_VERSION,
+            vsync=not headless,
+            samples=options.samples,
+            backend=backend,
+        )
+    except Exception as exc:  # pyglet and EGL raise many kinds; report them in one line
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        if headless:
+            raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
+        raise WindowError(reason) from exc
+    mglw.activate_context(window=window)
+    app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
+    window.config = app
+    window.swap_buffers()  # as create_window_config_instance: settles the buffer size
+    window.set_default_viewport()
+    try:
+        mglw.run_window_config_instance(app)
+    finally:
+        app.finish()
+    return app

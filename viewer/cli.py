@@ -1,0 +1,209 @@
+"""`sgview`: the command line.
+
+Everything that can go wrong before a GL context exists (bad arguments, a scene that does
+not load, an unknown --touch name, no display) is reported in one line on stderr with
+exit status 2; GL or recording failures later exit with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+PROG = "sgview"
+HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
+
+
+class UsageError(Exception):
+    """A problem with the command line or its inputs: one line, exit status 2."""
+
+
+def _size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m or int(m[1]) < 1 or int(m[2]) < 1:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x720, got {text!r}")
+    return int(m[1]), int(m[2])
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def _touch(text: str) -> tuple[str, int]:
+    name, sep, frame = text.rpartition("@")
+    if not sep:
+        return text, 1
+    if not name or not frame.isdigit() or int(frame) < 1:
+        raise argparse.ArgumentTypeError(f"expected NAME or NAME@FRAME (FRAME >= 1), got {text!r}")
+    return name, int(frame)
+
+
+def _epilog() -> str:
+    from viewer.app import KEY_HELP, MOUSE_HELP
+
+    width = max(len(k) for k, _ in KEY_HELP + MOUSE_HELP) + 2
+    lines = ["window controls:"]
+    lines += [f"  {k:<{width}}{what}" for k, what in MOUSE_HELP + KEY_HELP]
+    lines += [
+        "",
+        "examples:",
+        "  sgview                                   the built-in ten-node tree",
+        "  sgview scenes/tree10.toml                open a scene file (.toml, .gltf, .glb)",
+        "  sgview scenes/chain5.toml --headless --frames 1 --still --touch Obj3 --log",
+        "  sgview --generate balanced:1000 --headless --frames 60 --record out.gif",
+    ]
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Show a scene graph and the transform updates flowing through it.",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "scene", nargs="?", metavar="SCENE",
+        help="scene file (.toml, .gltf, .glb); default: the built-in ten-node tree",
+    )  # fmt: skip
+    parser.add_argument(
+        "--generate", metavar="SPEC",
+        help="generate a scene instead of loading one: chain:N, balanced:N or random:N",
+    )  # fmt: skip
+    parser.add_argument(
+        "--headless", action="store_true",
+        help="render without a window (EGL), then exit; see --frames",
+    )  # fmt: skip
+    parser.add_argument(
+        "--frames", type=_positive, metavar="N",
+        help="stop after N frames (headless default: 1; window default: run until closed)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--size", type=_size, default=(1280, 720), metavar="WxH",
+        help="image / window size in pixels (default: 1280x720)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--screenshot", type=Path, metavar="PNG", help="write the last frame as a PNG"
+    )
+    parser.add_argument(
+        "--record", type=Path, metavar="OUT",
+        help="write every frame to OUT.mp4 (needs ffmpeg) or OUT.gif, at 60 frames/s",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log", action="store_true",
+        help="print '# frame N' and that frame's update log for each frame that recomputed",
+    )  # fmt: skip
+    parser.add_argument(
+        "--touch", type=_touch, action="append", default=[], metavar="NAME[@FRAME]",
+        help="touch node NAME at the start of FRAME (default 1); repeatable",
+    )  # fmt: skip
+    parser.add_argument("--still", action="store_true", help="disable the scene's motion")
+    parser.add_argument(
+        "--dump-world", type=Path, metavar="PATH",
+        help="after the last frame, write {name: 4x4 world matrix} as JSON "
+        "(row-major nested lists, column-vector convention)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--backend", metavar="NAME",
+        help="GL context backend (headless default: egl)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--samples", type=int, default=4, metavar="N",
+        help="multisampling samples, 0 to disable (default: 4)",
+    )  # fmt: skip
+    return parser
+
+
+def load(args):
+    """The scene the arguments ask for; `UsageError` with one line if it cannot be had."""
+    from viewer.io import SceneError, default_scene, generate_scene, load_scene
+
+    if args.scene and args.generate:
+        raise UsageError("give either SCENE or --generate, not both")
+    try:
+        if args.generate:
+            return generate_scene(args.generate)
+        if args.scene:
+            return load_scene(args.scene)
+        return default_scene()
+    except SceneError as exc:
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else repr(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.scene}: {exc.strerror or exc}") from None
+
+
+def options_from(args, scene):
+    """Check the per-run requests against the scene and turn them into `RunOptions`."""
+    from viewer.app import RunOptions
+    from viewer.render.offscreen import Recorder, RecordError
+
+    frames = args.frames if args.frames is not None else (1 if args.headless else None)
+    touches: dict[int, list[str]] = {}
+    for name, frame in args.touch:
+        if name not in scene.graph:
+            raise UsageError(f"--touch {name}: no node named {name!r} in {scene.title!r}")
+        if frames is not None and frame > frames:
+            raise UsageError(f"--touch {name}@{frame}: the run stops after frame {frames}")
+        touches.setdefault(frame, []).append(name)
+    if args.record is not None:
+        try:  # fail before any frame is drawn
+            Recorder.check(args.record)
+        except RecordError as exc:
+            raise UsageError(str(exc)) from None
+    if args.samples < 0:
+        raise UsageError(f"--samples must be 0 or more, got {args.samples}")
+    return RunOptions(
+        size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
+        screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
+        samples=args.samples,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `sgview` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args.headless:
+            from viewer.render.context import display_available
+
+            if not display_available():
+                raise UsageError(
+                    f"no display found (DISPLAY is not set); render headless instead: "
+                    f"{HEADLESS_HINT}"
+                )
+        scene = load(args)
+        options = options_from(args, scene)
+    except UsageError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+
+    from viewer.app import WindowError, run
+    from viewer.render.context import ContextError
+    from viewer.render.offscreen import RecordError
+    from viewer.render.shaders import ShaderError
+
+    try:
+        run(scene, options, headless=args.headless, backend=args.backend)
+    except WindowError as exc:
+        print(f"{PROG}: cannot open a window ({exc}); render headless instead: {HEADLESS_HINT}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    except (ContextError, RecordError, ShaderError) as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

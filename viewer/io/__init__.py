@@ -1,0 +1,15 @@
+"""Scene files in and out: the native TOML format, glTF 2.0 import, generated scenes.
+
+Everything here is pure Python and numpy (no GL). Loading never raises anything but
+`SceneError` (a `ValueError`), whose message is one line naming the file, the line when
+known, the node and the field::
+
+    scenes/bad.toml:12: node 'Obj3', field 'position': expected 3 numbers, got 2
+"""
+
+from .errors import SceneError
+from .generate import default_scene, generate_scene
+from .loader import load_scene
+from .save import save_scene
+
+__all__ = ["SceneError", "default_scene", "generate_scene", "load_scene", "save_scene"]

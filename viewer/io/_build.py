@@ -1,0 +1,86 @@
+"""Adding checked node data to a `SceneGraph` in bulk: shared by the loaders."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..scene.graph import SceneGraph
+from ..scene.scene import Include, Scene
+from .errors import SceneError
+from .gltf_scene import GltfModel
+
+__all__ = ["add_many", "add_model"]
+
+
+def add_many(
+    graph: SceneGraph,
+    names: list[str],
+    parents: np.ndarray,
+    positions: np.ndarray,
+    rotations: np.ndarray,
+    scales: np.ndarray,
+    display: str,
+) -> np.ndarray:
+    """`graph.add_many`, checking that the new ids follow on from `graph.capacity_ids`.
+
+    Callers compute parent ids before the call, so they rely on that numbering.
+    """
+    base = graph.capacity_ids
+    try:
+        ids = graph.add_many(
+            names, parents, positions=positions, rotations=rotations, scales=scales
+        )
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SceneError(f"cannot build the graph: {exc}", file=display) from None
+    ids = np.asarray(ids, dtype=np.int64)
+    if not np.array_equal(ids, base + np.arange(len(names))):
+        raise SceneError("internal error: unexpected node ids from add_many", file=display)
+    return ids
+
+
+def add_model(
+    scene: Scene,
+    model: GltfModel,
+    parent: int | None,
+    prefix: str,
+    used: set[str],
+    display: str | None = None,
+) -> np.ndarray:
+    """Add a glTF model's nodes to the scene's graph under node id `parent` (None: roots).
+
+    Names are ``prefix + glTF name``, made unique with ``~2``, ``~3``... when taken.
+    Records looks, meshes and an `Include`. Returns the new ids.
+    """
+    graph = scene.graph
+    n = len(model)
+    names = []
+    for name in model.names:
+        candidate = prefix + name
+        k = 1
+        while candidate in used:
+            k += 1
+            candidate = f"{prefix}{name}~{k}"
+        used.add(candidate)
+        names.append(candidate)
+    base = graph.capacity_ids
+    root_parent = -1 if parent is None else parent
+    parents = np.where(model.parents >= 0, model.parents + base, root_parent)
+    ids = (
+        add_many(
+            graph,
+            names,
+            parents,
+            model.positions,
+            model.rotations,
+            model.scales,
+            display or str(model.path),
+        )
+        if n
+        else np.zeros(0, dtype=np.int64)
+    )
+    for k, look in enumerate(model.looks):
+        if look is not None:
+            scene.looks[int(ids[k])] = look
+    scene.mesh_data.update(model.mesh_data)
+    scene.includes.append(Include(path=model.path.resolve(), parent=parent, ids=ids))
+    return ids

@@ -1,0 +1,117 @@
+"""The one error type the scene loaders raise, and the helpers that build its message.
+
+Every problem with a scene file, whatever its kind (unreadable bytes, bad TOML, a field of
+the wrong type, a cycle, a glTF buffer that is too short), surfaces as a `SceneError`: a
+`ValueError` whose text is a single line naming the file, the line when it is known, the
+node (or section) and the field, and what was expected::
+
+    scenes/bad.toml:12: node 'Obj3', field 'position': expected 3 numbers, got 2
+
+The parts are also available as attributes, so the viewer can show them separately.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["SceneError", "describe"]
+
+
+class SceneError(ValueError):
+    """A scene that cannot be loaded, with where and why.
+
+    Parameters
+    ----------
+    reason : str
+        What is wrong, phrased as what was expected and what was found.
+    file : str or Path, optional
+        The file, as the user named it.
+    line : int, optional
+        1-based line in `file`, when the parser can tell it.
+    node : str, optional
+        Name of the node the problem belongs to.
+    field : str, optional
+        Dotted field name inside the node or section (``"motion.spin.axis"``).
+    section : str, optional
+        Where the problem is when it is not a node (``"camera"``, ``"event 2"``).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        node: str | None = None,
+        field: str | None = None,
+        section: str | None = None,
+    ) -> None:
+        self.reason = _one_line(reason)
+        self.file = None if file is None else str(file)
+        self.line = line
+        self.node = node
+        self.field = field
+        self.section = section
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = _one_line(self.file)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        parts = []
+        if self.node is not None:
+            parts.append(f"node {_quote(self.node)}")
+        elif self.section is not None:
+            parts.append(_one_line(self.section))
+        if self.field is not None:
+            parts.append(f"field {_quote(self.field)}")
+        context = ", ".join(parts)
+        if context:
+            context += ": "
+        return f"{where}{context}{self.reason}"
+
+    def __reduce__(self):  # keep the keyword-only fields through pickling
+        return (
+            _rebuild,
+            (self.reason, self.file, self.line, self.node, self.field, self.section),
+        )
+
+
+def _rebuild(reason, file, line, node, field, section) -> SceneError:
+    return SceneError(reason, file=file, line=line, node=node, field=field, section=section)
+
+
+def _one_line(text: str) -> str:
+    """Keep a message on one line whatever the input put in it."""
+    text = str(text)
+    if "\n" in text or "\r" in text:
+        text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    return text
+
+
+def _quote(name: str) -> str:
+    """Quote a name for a message: ``'Obj3'``; odd characters are escaped as repr does."""
+    text = repr(str(name))
+    if len(text) > 80:
+        text = text[:76] + "...'"
+    return text
+
+
+def describe(value: object) -> str:
+    """Say briefly what a value is, for "expected X, got Y" messages."""
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, str):
+        return f"a string ({_quote(value)})"
+    if isinstance(value, int) and abs(value) > 10**30:
+        return "a very large integer"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return f"a {type(value).__name__}"

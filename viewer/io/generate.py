@@ -1,0 +1,308 @@
+"""Scenes built in memory: large generated trees, and the built-in default scene.
+
+``generate_scene("kind:N")`` with kind
+
+- ``chain``: Obj1 → Obj2 → … → ObjN, each link a step along a helix;
+- ``balanced``: a complete tree with branching factor 8, filled level by level, each
+  level fanned out below its parent at 0.4 times the parent's scale;
+- ``random``: node k's parent drawn uniformly from the nodes before it (fixed seed, so the
+  same N always gives the same tree).
+
+The whole tree goes into the graph with one `SceneGraph.add_many` call; depths, world
+positions (for the camera) and looks are computed with numpy, without a Python loop over
+the nodes' structure. A few nodes get motions, so the viewer shows partial updates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..scene.graph import SceneGraph
+from ..scene.motion import CHANNELS, Motion, merge_motions
+from ..scene.scene import CameraSpec, Look, Scene
+from ._build import add_many
+from .errors import SceneError
+from .toml_scene import parse_scene_text
+
+__all__ = ["GENERATORS", "MAX_GENERATED", "default_scene", "frame_camera", "generate_scene"]
+
+GENERATORS = ("chain", "balanced", "random")
+MAX_GENERATED = 10_000_000
+BRANCHING = 8
+SEED = 20240611
+
+#: One colour per depth, cycling (a muted, colour-blind-friendly palette).
+DEPTH_COLORS = [
+    tuple(int(h[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
+    for h in ("4c72b0", "dd8452", "55a868", "c44e52", "8172b3", "937860", "da8bc3", "ccb974")
+]
+
+
+def generate_scene(spec: str) -> Scene:
+    """Build the scene described by `spec`, ``"chain:N"``, ``"balanced:N"`` or ``"random:N"``.
+
+    Raises `SceneError` for a malformed spec or N outside 1..`MAX_GENERATED`.
+    """
+    where = "--generate"
+    if not isinstance(spec, str):
+        raise SceneError(f"expected a string like 'balanced:1000', got {spec!r}", section=where)
+    kind, sep, count = spec.strip().partition(":")
+    if not sep or kind not in GENERATORS:
+        raise SceneError(
+            f"expected KIND:N with KIND one of {', '.join(GENERATORS)}, got {spec!r}",
+            section=where,
+        )
+    try:
+        n = int(count.strip())
+    except ValueError:
+        raise SceneError(
+            f"expected a whole number of nodes after ':', got {count!r}", section=where
+        ) from None
+    if not 1 <= n <= MAX_GENERATED:
+        raise SceneError(f"expected 1 to {MAX_GENERATED:,} nodes, got {n:,}", section=where)
+    parents, positions, rotations, scales = _LAYOUTS[kind](n)
+    graph = SceneGraph()
+    names = [f"Obj{i}" for i in range(1, n + 1)]
+    ids = add_many(graph, names, parents, positions, rotations, scales, where)
+    depth = _depths(parents)
+    scene = Scene(graph=graph, title=f"{kind} tree of {n:,} nodes")
+    cube = {"chain": 0.45, "balanced": 0.6, "random": 0.4}[kind]
+    # One Look per depth, shared by the nodes of that depth: a million Look objects would
+    # cost more than the graph. Replace a node's look rather than mutating a shared one.
+    # Balanced trees shrink each level to 0.4 of its parent; their cubes are drawn larger
+    # in local units so that the world size shrinks by only 0.55 per level and deep
+    # levels stay visible (still smaller than the gaps between siblings).
+    grow = 0.55 / 0.4 if kind == "balanced" else 1.0
+    levels = int(depth.max()) + 1
+    by_depth = [
+        Look("cube", (cube * grow**d,) * 3, DEPTH_COLORS[d % len(DEPTH_COLORS)])
+        for d in range(levels)
+    ]
+    scene.looks = dict(zip(ids.tolist(), [by_depth[d] for d in depth.tolist()], strict=True))
+    scene.motions = _motions(kind, ids, depth, positions, rotations, scales)
+    # Reading the world matrices computes them now instead of at the first update(); the
+    # first frame's report is the same either way (every node is new, so all are dirty).
+    world = graph.world_matrices()[ids]
+    scene.camera = frame_camera(world[:, :3, 3], margin=cube)
+    return scene
+
+
+# ---------------------------------------------------------------------------- layouts
+def _quat_y(degrees: np.ndarray) -> np.ndarray:
+    half = np.radians(degrees) * 0.5
+    q = np.zeros((np.size(half), 4))
+    q[:, 1] = np.sin(half)
+    q[:, 3] = np.cos(half)
+    return q
+
+
+def _chain(n: int):
+    """A helix: each link one step along its parent's x axis, turned about y."""
+    per_turn = max(12, int(round(np.sqrt(n))))
+    turn = 360.0 / per_turn
+    step = 0.8
+    rise = 1.2 / per_turn  # 1.2 units of height per full turn
+    parents = np.arange(-1, n - 1, dtype=np.int64)
+    positions = np.tile([step, rise, 0.0], (n, 1))
+    positions[0] = 0.0
+    rotations = _quat_y(np.full(n, turn))
+    return parents, positions, rotations, np.ones((n, 3))
+
+
+def _balanced(n: int):
+    """Level by level, eight children fanned out on a ring below their parent."""
+    ids = np.arange(n, dtype=np.int64)
+    parents = (ids - 1) // BRANCHING
+    parents[0] = -1
+    slot = (ids - 1) % BRANCHING
+    angle = 2.0 * np.pi * (slot + 0.5) / BRANCHING
+    positions = np.stack([3.0 * np.cos(angle), np.full(n, -2.5), 3.0 * np.sin(angle)], axis=1)
+    positions[0] = 0.0
+    scales = np.full((n, 3), 0.4)
+    scales[0] = 1.0
+    rotations = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+    return parents, positions, rotations, scales
+
+
+def _random(n: int):
+    """Each node hangs from a uniformly drawn earlier node, offset up and to one side."""
+    rng = np.random.default_rng(SEED)
+    ids = np.arange(n, dtype=np.int64)
+    parents = np.floor(rng.random(n) * ids).astype(np.int64)
+    parents[0] = -1
+    angle = rng.random(n) * 2.0 * np.pi
+    radius = 0.8 + 0.6 * rng.random(n)
+    positions = np.stack(
+        [radius * np.cos(angle), 0.6 + 0.4 * rng.random(n), radius * np.sin(angle)], axis=1
+    )
+    positions[0] = 0.0
+    rotations = _quat_y(rng.random(n) * 360.0)
+    rotations[0] = (0.0, 0.0, 0.0, 1.0)
+    return parents, positions, rotations, np.ones((n, 3))
+
+
+_LAYOUTS = {"chain": _chain, "balanced": _balanced, "random": _random}
+
+
+# ---------------------------------------------------------------------------- tree maths
+def _depths(parents: np.ndarray) -> np.ndarray:
+    """Depth of every node (roots 0) by pointer jumping: O(n log depth), vectorised."""
+    depth = (parents >= 0).astype(np.int64)
+    jump = parents.copy()
+    while True:
+        live = jump >= 0
+        if not live.any():
+            return depth
+        target = jump[live]
+        depth[live] += depth[target]
+        jump[live] = jump[target]
+
+
+def frame_camera(points: np.ndarray, *, margin: float = 0.5, fov: float = 45.0) -> CameraSpec:
+    """A perspective camera that sees every point (plus `margin`), from above and in front."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if points.shape[0] == 0:
+        return CameraSpec(fov=fov)
+    lo = points.min(axis=0) - margin
+    hi = points.max(axis=0) + margin
+    center = (lo + hi) * 0.5
+    radius = max(float(np.linalg.norm(hi - lo)) * 0.5, 1.0)
+    distance = radius / np.sin(np.radians(fov) * 0.5) * 1.05
+    direction = np.array([0.35, 0.45, 1.0])
+    direction /= np.linalg.norm(direction)
+    eye = center + direction * distance
+    return CameraSpec(
+        position=tuple(float(c) for c in eye),
+        target=tuple(float(c) for c in center),
+        fov=fov,
+    )
+
+
+# ---------------------------------------------------------------------------- motions
+def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
+    """Motion on a handful of nodes spread through the tree (each moves its subtree)."""
+    n = ids.shape[0]
+    if n == 1:
+        picks = {"spin": [0]}
+    elif kind == "chain":
+        picks = {
+            "spin": [n // 2],
+            "swing": [(3 * n) // 4],
+            "pulse": [n - 1],
+        }
+    else:
+        first = np.flatnonzero(depth == 1)[:1]
+        second = np.flatnonzero(depth == 2)[-1:]
+        deepest = np.flatnonzero(depth == depth.max())[:1]
+        middle = np.flatnonzero(depth == max(depth.max() // 2, 1))[-1:]
+        picks = {
+            "spin": first.tolist(),
+            "orbit": second.tolist(),
+            "oscillate": middle.tolist(),
+            "pulse": deepest.tolist(),
+        }
+    motions = []
+    taken: dict[str, set[int]] = {}  # channel -> rows already driven (small trees overlap)
+    for motion_kind, rows in picks.items():
+        used = taken.setdefault(CHANNELS[motion_kind], set())
+        rows = np.asarray(sorted(set(rows) - used), dtype=np.int64)
+        used.update(rows.tolist())
+        if rows.size == 0:
+            continue
+        chosen = ids[rows]
+        if motion_kind in ("spin", "swing"):
+            rest = rotations[rows]
+        elif motion_kind == "pulse":
+            rest = scales[rows]
+        else:
+            rest = positions[rows]
+        motions.append(
+            Motion.make(
+                motion_kind,
+                chosen,
+                rest,
+                axis=(0.0, 1.0, 0.0) if motion_kind != "swing" else (0.0, 0.0, 1.0),
+                speed=20.0,
+                amplitude={"swing": 25.0, "oscillate": 0.5, "pulse": 0.25}.get(motion_kind, 0.0),
+                period=4.0,
+            )
+        )
+    return merge_motions(motions)
+
+
+# ---------------------------------------------------------------------------- default
+#: The built-in scene: the ten-node tree of scenes/tree10.toml (SEMANTICS.md example B),
+#: with gentle motion on a few nodes so that only their subtrees update each frame.
+DEFAULT_SCENE_TOML = """\
+[scene]
+title = "Ten-node tree (built-in)"
+
+[[node]]
+name = "Obj1"
+position = [0, 5, 0]
+mesh = "sphere"
+size = 1.2
+color = "#4c72b0"
+
+[[node]]
+name = "Obj2"
+parent = "Obj1"
+position = [-4, -2.5, 0]
+color = "#dd8452"
+
+[[node]]
+name = "Obj3"
+parent = "Obj1"
+position = [0, -2.5, 0]
+color = "#dd8452"
+motion = { spin = { axis = [0, 1, 0], speed = 25 } }
+
+[[node]]
+name = "Obj4"
+parent = "Obj1"
+position = [4, -2.5, 0]
+color = "#dd8452"
+
+[[node]]
+name = "Obj5"
+parent = "Obj2"
+position = [0, -2.5, 0]
+color = "#55a868"
+
+[[node]]
+name = "Obj6"
+parent = "Obj3"
+position = [0, -2.5, 0]
+color = "#55a868"
+
+[[node]]
+name = "Obj7"
+parent = "Obj4"
+position = [0, -2.5, 0]
+color = "#55a868"
+motion = { oscillate = { axis = [1, 0, 0], amplitude = 0.6, period = 4 } }
+
+[[node]]
+name = "Obj8"
+parent = "Obj5"
+position = [-1.2, -2.5, 0]
+color = "#c44e52"
+
+[[node]]
+name = "Obj9"
+parent = "Obj5"
+position = [1.2, -2.5, 0]
+color = "#c44e52"
+motion = { pulse = { amplitude = 0.25, period = 3 } }
+
+[[node]]
+name = "Obj10"
+parent = "Obj6"
+position = [0.8, -2.5, 0]
+color = "#c44e52"
+"""
+
+
+def default_scene() -> Scene:
+    """The scene the viewer opens with no file: the ten-node tree, gently moving."""
+    return parse_scene_text(DEFAULT_SCENE_TOML, "<default scene>")

@@ -1,0 +1,270 @@
+"""The native scene format: TOML read with the standard library's tomllib.
+
+`parse_scene_text` turns the text into a `Scene` in three steps: check every table and
+value (raising `SceneError` with the file, line, node and field), order the nodes so every
+parent comes before its children (parents may be named before or after their children in
+the file), then build the graph with one `SceneGraph.add_many` call. glTF files named by a
+node's ``mesh`` or by an ``[[include]]`` table are added under their host afterwards.
+The format is documented in docs/scene-format.md.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from ..scene.graph import SceneGraph
+from ..scene.motion import CHANNELS, Motion, merge_motions
+from ..scene.scene import Scene
+from . import _fields as F
+from ._build import add_many, add_model
+from .errors import SceneError, describe
+from .gltf_scene import read_gltf
+from .toml_sections import NodeSpec, gltf_path, parse_camera, parse_event, parse_node
+
+__all__ = ["load_toml_scene", "parse_scene_text"]
+
+TOP_KEYS = ("scene", "camera", "node", "event", "include")
+SCENE_KEYS = ("title",)
+INCLUDE_KEYS = ("file", "parent")
+
+
+def load_toml_scene(path: str | Path, display: str | None = None) -> Scene:
+    """Load a native ``.toml`` scene file."""
+    path = Path(path)
+    display = str(path) if display is None else display
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise SceneError("file not found", file=display) from None
+    except IsADirectoryError:
+        raise SceneError("expected a scene file, got a directory", file=display) from None
+    except OSError as exc:
+        raise SceneError(f"cannot read the file ({exc.strerror or exc})", file=display) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SceneError(
+            f"the file is not UTF-8 text (byte {exc.start})", file=display, line=line
+        ) from None
+    return parse_scene_text(text, display, base_dir=path.parent, source=path)
+
+
+_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
+_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
+
+
+def _decode(text: str, display: str) -> dict:
+    """tomllib.loads, with its errors turned into SceneError at the right line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        line = None
+        m = _POSITION.search(message)
+        if m:
+            line = int(m.group(1))
+            message = message[: m.start()] + f" (column {m.group(2)})"
+        elif _AT_END.search(message):
+            message = _AT_END.sub(" (at the end of the file)", message)
+            line = text.count("\n") + 1
+        raise SceneError(f"invalid TOML: {message}", file=display, line=line) from None
+    except RecursionError:
+        raise SceneError("invalid TOML: values nested too deeply", file=display) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        reason = " ".join(str(exc).split())[:120]
+        raise SceneError(f"invalid TOML: {reason}", file=display) from None
+
+
+def parse_scene_text(
+    text: str,
+    display: str = "<scene>",
+    *,
+    base_dir: str | Path = ".",
+    source: Path | None = None,
+) -> Scene:
+    """Parse native-format text into a `Scene`.
+
+    Parameters
+    ----------
+    text : str
+        The TOML text.
+    display : str
+        How to name the file in error messages.
+    base_dir : str or Path
+        Folder that relative glTF paths are resolved against.
+    source : Path, optional
+        Recorded as `Scene.source`.
+    """
+    doc = _decode(text, display)
+    locator = F.Locator(text)
+    base_dir = Path(base_dir)
+    top = F.Where(display, locator)
+    F.check_keys(top, doc, TOP_KEYS)
+
+    title = source.stem if source is not None else "untitled"
+    if "scene" in doc:
+        where = F.Where(display, locator, section="scene", label="[scene]")
+        table = F.table(where, None, doc["scene"])
+        F.check_keys(where, table, SCENE_KEYS)
+        if "title" in table:
+            title = F.string(where, "title", table["title"])
+    camera = parse_camera(doc, display, locator)
+
+    specs = [
+        parse_node(item, i, display, locator, base_dir)
+        for i, item in enumerate(_array(doc, "node", top))
+    ]
+    order, parent_rows = _order(specs, display, locator)
+
+    graph = SceneGraph()
+    scene = Scene(graph=graph, title=title, camera=camera, source=source)
+    ids = _build(graph, specs, order, parent_rows, display)
+    id_of = {specs[row].name: int(ids[k]) for k, row in enumerate(order)}
+    for k, row in enumerate(order):
+        scene.looks[int(ids[k])] = specs[row].look
+    scene.motions = _motions(specs, id_of)
+
+    # glTF files: a node's mesh first (file order), then [[include]] tables
+    used = set(id_of)
+    for spec in specs:
+        if spec.gltf is not None:  # errors inside the glTF file name that file
+            model = read_gltf(spec.gltf)
+            add_model(scene, model, id_of[spec.name], spec.name + "/", used)
+    for i, item in enumerate(_array(doc, "include", top)):
+        where = F.Where(display, locator, "include", i, label=f"include {i + 1}")
+        table = F.table(where, None, item)
+        F.check_keys(where, table, INCLUDE_KEYS)
+        if "file" not in table:
+            raise where.error("file", "missing the path of a .gltf or .glb file")
+        file = gltf_path(where, "file", table["file"], base_dir)
+        parent, pname = None, ""
+        if "parent" in table:
+            pname = F.string(where, "parent", table["parent"], what="a node name")
+            if pname not in id_of:
+                raise where.error("parent", f"unknown node {pname!r}")
+            parent = id_of[pname]
+        model = read_gltf(file)
+        add_model(scene, model, parent, pname + "/" if pname else "", used)
+
+    scene.events = [
+        parse_event(item, i, display, locator, graph)
+        for i, item in enumerate(_array(doc, "event", top))
+    ]
+    return scene
+
+
+# ---------------------------------------------------------------------------- sections
+def _array(doc: dict, key: str, top: F.Where) -> list:
+    value = doc.get(key, [])
+    if isinstance(value, dict):
+        raise top.error(key, f"expected [[{key}]] tables (an array of tables), got [{key}]")
+    if not isinstance(value, list):
+        raise top.error(key, f"expected [[{key}]] tables, got {describe(value)}")
+    return value
+
+
+def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
+    """Pre-order of the nodes (roots and siblings in file order) and each row's parent row."""
+    row_of: dict[str, int] = {}
+    for row, spec in enumerate(specs):
+        if spec.name in row_of:
+            where = F.Where(display, locator, "node", spec.index, spec.name)
+            first = specs[row_of[spec.name]].index + 1
+            raise where.error("name", f"duplicate name: node {first} has the same name")
+        row_of[spec.name] = row
+    parent_rows = np.full(len(specs), -1, dtype=np.int64)
+    for row, spec in enumerate(specs):
+        if spec.parent is None:
+            continue
+        where = F.Where(display, locator, "node", spec.index, spec.name)
+        if spec.parent == spec.name:
+            raise where.error("parent", "a node cannot be its own parent")
+        if spec.parent not in row_of:
+            raise where.error("parent", f"unknown parent {spec.parent!r}")
+        parent_rows[row] = row_of[spec.parent]
+    # cycles: walk up from each node; a walk that meets itself is a cycle
+    state = np.zeros(len(specs), dtype=np.int8)  # 0 new, 1 on the current walk, 2 done
+    for start in range(len(specs)):
+        path = []
+        row = start
+        while row >= 0 and state[row] == 0:
+            state[row] = 1
+            path.append(row)
+            row = int(parent_rows[row])
+        if row >= 0 and state[row] == 1:
+            cycle = path[path.index(row) :]
+            names = " -> ".join(specs[r].name for r in [*cycle, row])
+            first = min(cycle)
+            where = F.Where(display, locator, "node", specs[first].index, specs[first].name)
+            raise where.error("parent", f"parent cycle: {names}")
+        for r in path:
+            state[r] = 2
+    children: list[list[int]] = [[] for _ in specs]
+    roots = []
+    for row, p in enumerate(parent_rows.tolist()):
+        (children[p] if p >= 0 else roots).append(row)
+    order: list[int] = []
+    stack = roots[::-1]
+    while stack:
+        row = stack.pop()
+        order.append(row)
+        stack.extend(children[row][::-1])
+    return order, parent_rows
+
+
+def _build(graph: SceneGraph, specs, order, parent_rows, display: str) -> np.ndarray:
+    n = len(order)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    base = graph.capacity_ids
+    slot = np.empty(len(specs), dtype=np.int64)
+    slot[np.asarray(order, dtype=np.int64)] = np.arange(n)
+    rows = np.asarray(order, dtype=np.int64)
+    prow = parent_rows[rows]
+    parents = np.where(prow >= 0, slot[np.maximum(prow, 0)] + base, -1)
+    return add_many(
+        graph,
+        [specs[r].name for r in order],
+        parents,
+        np.array([specs[r].position for r in order], dtype=np.float64).reshape(n, 3),
+        np.array([specs[r].rotation for r in order], dtype=np.float64).reshape(n, 4),
+        np.array([specs[r].scale for r in order], dtype=np.float64).reshape(n, 3),
+        display,
+    )
+
+
+def _motions(specs: list[NodeSpec], id_of: dict[str, int]) -> list[Motion]:
+    """One `Motion` per kind over every node that has it; rests are the file's values."""
+    rows: dict[str, list[tuple[int, dict, NodeSpec]]] = {}
+    for spec in specs:
+        for kind, params in spec.motions:
+            rows.setdefault(kind, []).append((id_of[spec.name], params, spec))
+    motions = []
+    for kind, items in rows.items():
+        channel = CHANNELS[kind]
+        rest = []
+        for _id, _params, spec in items:
+            if channel == "position":
+                rest.append(spec.position)
+            elif channel == "rotation":
+                rest.append(spec.rotation)
+            else:
+                rest.append(spec.scale)
+        motions.append(
+            Motion.make(
+                kind,
+                [i for i, _, _ in items],
+                np.array(rest, dtype=np.float64),
+                axis=np.array([p.get("axis", (0.0, 1.0, 0.0)) for _, p, _ in items]),
+                speed=np.array([p.get("speed", 0.0) for _, p, _ in items]),
+                amplitude=np.array([p.get("amplitude", 0.0) for _, p, _ in items]),
+                period=np.array([p.get("period", 1.0) for _, p, _ in items]),
+                phase=np.array([p.get("phase", 0.0) for _, p, _ in items]),
+            )
+        )
+    return merge_motions(motions)

@@ -1,0 +1,249 @@
+"""Checking the tables of a native scene file: [camera], each [[node]], each [[event]].
+
+Each function takes the parsed TOML value as it came (any type) and returns checked,
+typed data, or raises `SceneError` naming the file, line, node and field (see
+toml_scene.py for the file as a whole and docs/scene-format.md for the format).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..scene.motion import CHANNELS, MOTION_KINDS
+from ..scene.scene import BUILTIN_MESHES, CameraSpec, Event, Look
+from . import _fields as F
+from .errors import describe
+
+__all__ = ["NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
+
+CAMERA_KEYS = ("position", "target", "fov", "projection", "height")
+NODE_KEYS = (
+    "name",
+    "parent",
+    "position",
+    "rotation",
+    "quaternion",
+    "scale",
+    "mesh",
+    "size",
+    "color",
+    "motion",
+)
+EVENT_KEYS = ("frame", "touch", "set")
+SET_KEYS = ("node", "position", "rotation", "quaternion", "scale")
+#: Allowed parameters of each motion kind, and which of them are required.
+MOTION_PARAMS = {
+    "spin": (("axis", "speed", "phase"), ("speed",)),
+    "swing": (("axis", "amplitude", "period", "phase"), ("amplitude", "period")),
+    "orbit": (("axis", "speed", "phase"), ("speed",)),
+    "oscillate": (("axis", "amplitude", "period", "phase"), ("amplitude", "period")),
+    "pulse": (("amplitude", "period", "phase"), ("amplitude", "period")),
+}
+GLTF_SUFFIXES = (".gltf", ".glb")
+
+
+@dataclass
+class NodeSpec:
+    """One checked [[node]] table, before the graph is built."""
+
+    index: int  # position among the [[node]] tables
+    name: str
+    parent: str | None
+    position: tuple[float, float, float]
+    rotation: np.ndarray  # unit quaternion (x, y, z, w)
+    scale: tuple[float, float, float]
+    look: Look
+    gltf: Path | None = None  # mesh = "model.glb", resolved
+    motions: list[tuple[str, dict]] = field(default_factory=list)
+
+
+def parse_camera(doc: dict, display: str, locator: F.Locator) -> CameraSpec:
+    """The [camera] table; absent fields keep the defaults (the viewer frames the scene)."""
+    camera = CameraSpec()
+    if "camera" not in doc:
+        return camera
+    where = F.Where(display, locator, section="camera", label="[camera]")
+    table = F.table(where, None, doc["camera"])
+    F.check_keys(where, table, CAMERA_KEYS)
+    if "position" in table:
+        camera.position = F.vector(where, "position", table["position"], 3)
+    if "target" in table:
+        camera.target = F.vector(where, "target", table["target"], 3)
+    if "fov" in table:
+        camera.fov = F.number(where, "fov", table["fov"])
+        if not 0.0 < camera.fov < 180.0:
+            raise where.error("fov", f"expected degrees between 0 and 180, got {camera.fov!r}")
+    if "projection" in table:
+        proj = F.string(where, "projection", table["projection"])
+        if proj not in ("perspective", "orthographic"):
+            raise where.error(
+                "projection", f"expected 'perspective' or 'orthographic', got {proj!r}"
+            )
+        camera.projection = proj
+    if "height" in table:
+        camera.height = F.positive(where, "height", table["height"])
+    if camera.position is not None and camera.position == camera.target:
+        raise where.error("target", "the camera's target must differ from its position")
+    return camera
+
+
+def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir: Path) -> NodeSpec:
+    """The index-th [[node]] table; parent names are resolved later (toml_scene.py)."""
+    where = F.Where(display, locator, "node", i, label=f"node {i + 1}")
+    table = F.table(where, None, item)
+    if "name" not in table:
+        raise where.error("name", "every node needs a name")
+    name = F.string(where, "name", table["name"])
+    if not name.strip():
+        raise where.error("name", "expected a non-empty name")
+    where.node = name
+    F.check_keys(where, table, NODE_KEYS)
+
+    parent = None
+    if "parent" in table:
+        parent = F.string(where, "parent", table["parent"], what="a node name")
+    position = (
+        F.vector(where, "position", table["position"], 3) if "position" in table else (0.0,) * 3
+    )
+    if "rotation" in table and "quaternion" in table:
+        raise where.error("quaternion", "give rotation (Euler degrees) or quaternion, not both")
+    rotation = np.array([0.0, 0.0, 0.0, 1.0])
+    if "rotation" in table:
+        rotation = F.quat_from_euler(F.vector(where, "rotation", table["rotation"], 3))
+    elif "quaternion" in table:
+        rotation = np.array(F.unit_quaternion(where, "quaternion", table["quaternion"]))
+    scale = (1.0, 1.0, 1.0)
+    if "scale" in table:
+        scale = F.vector_or_number(where, "scale", table["scale"])
+        if any(s == 0.0 for s in scale):
+            raise where.error("scale", f"expected non-zero scale factors, got {list(scale)}")
+
+    look = Look()
+    gltf = None
+    if "mesh" in table:
+        mesh = F.string(where, "mesh", table["mesh"], what="a mesh name or a glTF path")
+        if mesh.lower().endswith(GLTF_SUFFIXES):
+            gltf = gltf_path(where, "mesh", mesh, base_dir)
+            look = Look(mesh="none")
+        elif mesh in BUILTIN_MESHES:
+            look = Look(mesh=mesh)
+        else:
+            raise where.error(
+                "mesh",
+                f"unknown mesh {mesh!r}; expected one of {', '.join(BUILTIN_MESHES)}, "
+                "or a path to a .gltf or .glb file",
+            )
+    if "size" in table:
+        look.size = F.vector_or_number(where, "size", table["size"])
+        if any(not s > 0 for s in look.size):
+            raise where.error("size", f"expected positive sizes, got {list(look.size)}")
+    if "color" in table:
+        look.color = F.color(where, "color", table["color"])
+
+    motions = []
+    if "motion" in table:
+        motion = F.table(where, "motion", table["motion"])
+        F.check_keys(where, motion, MOTION_KINDS, prefix=("motion",))
+        channels: dict[str, str] = {}
+        for kind, params in motion.items():
+            other = channels.get(CHANNELS[kind])
+            if other is not None:
+                raise where.error(
+                    ["motion", kind],
+                    f"{other} and {kind} both drive the {CHANNELS[kind]}; keep one",
+                )
+            channels[CHANNELS[kind]] = kind
+            motions.append((kind, motion_params(where, kind, params)))
+    return NodeSpec(i, name, parent, position, rotation, scale, look, gltf, motions)
+
+
+def motion_params(where: F.Where, kind: str, value: object) -> dict:
+    """The parameters of one motion kind, checked, with the defaults left out."""
+    allowed, required = MOTION_PARAMS[kind]
+    table = F.table(where, ["motion", kind], value)
+    F.check_keys(where, table, allowed, prefix=("motion", kind))
+    for key in required:
+        if key not in table:
+            raise where.error(["motion", kind, key], f"{kind} needs '{key}'")
+    out: dict = {}
+    default_axis = [0.0, 0.0, 1.0] if kind == "swing" else [0.0, 1.0, 0.0]
+    if kind != "pulse":
+        axis = F.vector(where, ["motion", kind, "axis"], table.get("axis", default_axis), 3)
+        if not any(axis):
+            raise where.error(["motion", kind, "axis"], "expected a non-zero axis, got [0, 0, 0]")
+        out["axis"] = axis
+    for key in ("speed", "amplitude", "phase"):
+        if key in table:
+            out[key] = F.number(where, ["motion", kind, key], table[key])
+    if "period" in table:
+        out["period"] = F.positive(
+            where, ["motion", kind, "period"], table["period"], what="a positive number of seconds"
+        )
+    if kind == "pulse" and not abs(out["amplitude"]) < 1.0:
+        raise where.error(
+            ["motion", kind, "amplitude"],
+            f"expected a fraction of the scale between -1 and 1, got {out['amplitude']!r}",
+        )
+    return out
+
+
+def gltf_path(where: F.Where, field: str, value: object, base_dir: Path) -> Path:
+    """A .gltf/.glb path relative to the scene file's folder, which must exist."""
+    text = F.string(where, field, value, what="a path to a .gltf or .glb file")
+    if not text.lower().endswith(GLTF_SUFFIXES):
+        raise where.error(field, f"expected a path to a .gltf or .glb file, got {text!r}")
+    if "\0" in text:
+        raise where.error(field, "the path contains a NUL character")
+    path = base_dir / text
+    try:
+        exists = path.is_file()
+    except (OSError, ValueError):
+        exists = False
+    if not exists:
+        raise where.error(field, f"missing glTF file {text!r} (looked for {path})")
+    return path
+
+
+def parse_event(item: object, i: int, display: str, locator: F.Locator, graph) -> Event:
+    """The index-th [[event]] table; the node it names must be in `graph` already."""
+    where = F.Where(display, locator, "event", i, label=f"event {i + 1}")
+    table = F.table(where, None, item)
+    F.check_keys(where, table, EVENT_KEYS)
+    if "frame" not in table:
+        raise where.error("frame", "every event needs a frame number (1 is the first frame)")
+    frame = table["frame"]
+    if not isinstance(frame, int) or isinstance(frame, bool) or not 1 <= frame < 2**62:
+        raise where.error("frame", f"expected a whole number of at least 1, got {describe(frame)}")
+    if ("touch" in table) == ("set" in table):
+        raise where.error("touch", "an event needs either touch or set (exactly one)")
+    if "touch" in table:
+        name = F.string(where, "touch", table["touch"], what="a node name")
+        if name not in graph:
+            raise where.error("touch", f"unknown node {name!r}")
+        return Event(frame=frame, node=name, touch=True)
+    values = F.table(where, "set", table["set"])
+    F.check_keys(where, values, SET_KEYS, prefix=("set",))
+    if "node" not in values:
+        raise where.error(["set", "node"], "set needs the node to change")
+    name = F.string(where, ["set", "node"], values["node"], what="a node name")
+    if name not in graph:
+        raise where.error(["set", "node"], f"unknown node {name!r}")
+    if "rotation" in values and "quaternion" in values:
+        raise where.error(["set", "quaternion"], "give rotation or quaternion, not both")
+    event = Event(frame=frame, node=name)
+    if "position" in values:
+        event.position = F.vector(where, ["set", "position"], values["position"], 3)
+    if "rotation" in values:
+        event.euler = F.vector(where, ["set", "rotation"], values["rotation"], 3)
+    if "quaternion" in values:
+        event.quaternion = F.unit_quaternion(where, ["set", "quaternion"], values["quaternion"])
+    if "scale" in values:
+        event.scale = F.vector_or_number(where, ["set", "scale"], values["scale"])
+        if any(s == 0.0 for s in event.scale):
+            raise where.error(["set", "scale"], "expected non-zero scale factors")
+    if all(v is None for v in (event.position, event.euler, event.quaternion, event.scale)):
+        raise where.error("set", "set needs at least one of position, rotation, quaternion, scale")
+    return event

@@ -1,0 +1,151 @@
+"""What lies behind the scene: a vertical background gradient and the ground grid.
+
+Neither depends on the nodes, only on the camera, the image size and the grid. So while
+the camera holds still the backdrop is rendered once into a framebuffer of its own and
+then copied into each frame (`ctx.copy_framebuffer`, colour and depth) — on a software
+rasteriser that copy costs less than the clear it replaces, so the gradient and the grid
+come for free. While the camera moves it is drawn directly. Both ways give the same pixels.
+
+The grid lies in the XZ plane (Y up), or in the XY plane for flat 2D scenes; it never
+writes depth, so everything drawn later covers it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import moderngl
+import numpy as np
+
+BACKGROUND_TOP = (0.20, 0.22, 0.27)
+BACKGROUND_BOTTOM = (0.07, 0.075, 0.09)
+GRID_MINOR = (0.33, 0.35, 0.40)
+GRID_MAJOR = (0.46, 0.49, 0.56)
+
+
+def nice_step(x: float) -> float:
+    """The smallest of 1, 2, 5 times a power of ten that is >= x (x > 0)."""
+    x = max(x, 1e-6)
+    base = 10.0 ** math.floor(math.log10(x))
+    for m in (1.0, 2.0, 5.0):
+        if m * base >= x:
+            return m * base
+    return 10.0 * base
+
+
+def grid_lines(half: float, step: float, flat: bool) -> np.ndarray:
+    """Grid line vertices [k, 4]: position (3) and weight (1 on every fifth line)."""
+    ticks = np.arange(-half, half + step / 2, step)
+    major = (np.abs(np.round(ticks / step)) % 5 == 0).astype(np.float32)
+    out = []
+    for t, w in zip(ticks, major, strict=True):
+        for u0, v0, u1, v1 in ((t, -half, t, half), (-half, t, half, t)):
+            for u, v in ((u0, v0), (u1, v1)):
+                out.append((u, v, 0.0, w) if flat else (u, 0.0, v, w))
+    return np.array(out, dtype=np.float32)
+
+
+class Backdrop:
+    """Background and grid for one renderer (see the module notes)."""
+
+    def __init__(self, ctx: moderngl.Context, background, grid):
+        self.ctx = ctx
+        self.bg_prog, self.grid_prog = background, grid
+        self.bg_vao = ctx.vertex_array(background, [])
+        self.grid_vao = None
+        self.grid_buf = None
+        self.half = self.step = 1.0
+        self.version = 0
+        #: Use the cached copy when the camera holds still (off: always draw directly).
+        self.cache_enabled = True
+        self._cache: moderngl.Framebuffer | None = None
+        self._cache_key = None
+        self._last_key = None
+
+    def set_grid(self, center, radius: float, flat: bool) -> None:
+        """Size the grid for a scene with bounding sphere (`center`, `radius`)."""
+        reach = float(np.max(np.abs(center))) + radius
+        self.step = nice_step(reach / 6.0)
+        self.half = self.step * max(5, math.ceil(reach * 1.6 / self.step))
+        data = grid_lines(self.half, self.step, flat)
+        if self.grid_vao is not None:
+            self.grid_vao.release()
+            self.grid_buf.release()
+        self.grid_buf = self.ctx.buffer(data.tobytes())
+        self.grid_vao = self.ctx.vertex_array(
+            self.grid_prog, [(self.grid_buf, "3f 1f", "in_position", "in_weight")]
+        )
+        self.version += 1
+
+    def draw(self, fbo: moderngl.Framebuffer, size, vp_bytes: bytes, show_grid: bool) -> None:
+        """Fill `fbo` (drawn at `size`) with the backdrop and depth 1; leaves `fbo` bound.
+
+        The cached copy is used only when `fbo` reports the size being drawn (a window's
+        default framebuffer may keep reporting its first size after a resize).
+        """
+        key = (fbo.size, fbo.samples, vp_bytes, show_grid, self.version)
+        still = key == self._last_key
+        self._last_key = key
+        usable = self.cache_enabled and tuple(fbo.size) == tuple(size)
+        if usable and (key == self._cache_key or still):
+            if key != self._cache_key:
+                self._render_cache(fbo, vp_bytes, show_grid)
+                self._cache_key = key
+            self.ctx.copy_framebuffer(fbo, self._cache)
+            fbo.use()
+            return
+        self._draw_direct(fbo, vp_bytes, show_grid)
+
+    def _render_cache(self, fbo, vp_bytes: bytes, show_grid: bool) -> None:
+        if self._cache is None or (self._cache.size, self._cache.samples) != (
+            fbo.size,
+            fbo.samples,
+        ):
+            self._release_cache()
+            color = self.ctx.renderbuffer(fbo.size, 4, samples=fbo.samples)
+            depth = self.ctx.depth_renderbuffer(fbo.size, samples=fbo.samples)
+            self._cache = self.ctx.framebuffer(color_attachments=[color], depth_attachment=depth)
+        self._draw_direct(self._cache, vp_bytes, show_grid)
+
+    def _draw_direct(self, fbo, vp_bytes: bytes, show_grid: bool) -> None:
+        ctx = self.ctx
+        fbo.use()
+        # Clear depth only: the gradient pass writes every colour pixel anyway.
+        mask = fbo.color_mask
+        fbo.color_mask = (False, False, False, False)
+        ctx.clear(depth=1.0)
+        fbo.color_mask = mask
+        fbo.use()  # re-applies the mask to GL state
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE | moderngl.BLEND)
+        self.bg_prog["u_top"].value = BACKGROUND_TOP
+        self.bg_prog["u_bottom"].value = BACKGROUND_BOTTOM
+        self.bg_vao.render(moderngl.TRIANGLES, vertices=3)
+        if show_grid and self.grid_vao is not None:
+            ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
+            ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            grid = self.grid_prog
+            grid["u_view_proj"].write(vp_bytes)
+            grid["u_center"].value = (0.0, 0.0, 0.0)
+            grid["u_radius"].value = self.half * 1.42
+            grid["u_minor_color"].value = GRID_MINOR
+            grid["u_major_color"].value = GRID_MAJOR
+            fbo.depth_mask = False  # see-through: what is drawn later covers it
+            self.grid_vao.render(moderngl.LINES)
+            fbo.depth_mask = True
+            fbo.use()
+            ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+
+    def _release_cache(self) -> None:
+        if self._cache is not None:
+            for att in (*self._cache.color_attachments, self._cache.depth_attachment):
+                att.release()
+            self._cache.release()
+            self._cache = None
+            self._cache_key = None
+
+    def release(self) -> None:
+        self._release_cache()
+        self.bg_vao.release()
+        if self.grid_vao is not None:
+            self.grid_vao.release()
+            self.grid_buf.release()

@@ -1,0 +1,230 @@
+"""An orbit camera and picking, in plain numpy (no GL).
+
+Conventions match the core: column vectors, `p_clip = P @ V @ [x, y, z, 1]`, Y up.
+Pixel coordinates have their origin at the top-left corner of the image, x to the right,
+y down, as window mouse events report them; pixel (i, j) covers [i, i+1) x [j, j+1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+PERSPECTIVE = "perspective"
+ORTHOGRAPHIC = "orthographic"
+
+
+def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
+    """The view matrix, [4, 4]: world to camera space (camera looks down its -Z)."""
+    eye, target, up = (np.asarray(v, dtype=np.float64) for v in (eye, target, up))
+    f = target - eye
+    f /= np.linalg.norm(f)
+    s = np.cross(f, up)
+    if np.linalg.norm(s) < 1e-9:  # looking straight along `up`
+        s = np.cross(f, (0.0, 0.0, -1.0))
+    s /= np.linalg.norm(s)
+    u = np.cross(s, f)
+    view = np.eye(4)
+    view[0, :3], view[1, :3], view[2, :3] = s, u, -f
+    view[:3, 3] = -view[:3, :3] @ eye
+    return view
+
+
+def perspective(fov_deg: float, aspect: float, near: float, far: float) -> np.ndarray:
+    """OpenGL perspective projection, [4, 4]; `fov_deg` is the vertical field of view."""
+    f = 1.0 / math.tan(math.radians(fov_deg) / 2.0)
+    proj = np.zeros((4, 4))
+    proj[0, 0], proj[1, 1] = f / aspect, f
+    proj[2, 2] = (far + near) / (near - far)
+    proj[2, 3] = 2.0 * far * near / (near - far)
+    proj[3, 2] = -1.0
+    return proj
+
+
+def orthographic(height: float, aspect: float, near: float, far: float) -> np.ndarray:
+    """OpenGL orthographic projection showing `height` world units vertically, [4, 4]."""
+    proj = np.eye(4)
+    proj[0, 0] = 2.0 / (height * aspect)
+    proj[1, 1] = 2.0 / height
+    proj[2, 2] = -2.0 / (far - near)
+    proj[2, 3] = -(far + near) / (far - near)
+    return proj
+
+
+@dataclass
+class Camera:
+    """Orbit camera: a target point, a distance, and yaw/pitch angles in degrees.
+
+    The eye sits at `target + distance * (cos p sin y, sin p, cos p cos y)`. In the
+    orthographic projection the visible height follows the distance
+    (`2 * distance * tan(fov / 2)`), so zoom and framing work the same in both.
+    """
+
+    target: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    distance: float = 10.0
+    yaw: float = 30.0
+    pitch: float = 25.0
+    fov: float = 45.0
+    projection: str = PERSPECTIVE
+    #: Radius of what must stay inside the depth range (scene plus grid).
+    extent: float = 10.0
+    _home: tuple | None = field(default=None, repr=False)
+
+    # -- placement ---------------------------------------------------------------------
+    @property
+    def eye(self) -> np.ndarray:
+        """Camera position in world space, [3]."""
+        y, p = math.radians(self.yaw), math.radians(self.pitch)
+        offset = np.array([math.cos(p) * math.sin(y), math.sin(p), math.cos(p) * math.cos(y)])
+        return np.asarray(self.target, dtype=np.float64) + self.distance * offset
+
+    @property
+    def forward(self) -> np.ndarray:
+        """Unit viewing direction in world space, [3]."""
+        d = np.asarray(self.target, dtype=np.float64) - self.eye
+        return d / np.linalg.norm(d)
+
+    @property
+    def ortho_height(self) -> float:
+        return 2.0 * self.distance * math.tan(math.radians(self.fov) / 2.0)
+
+    def look_from(self, position, target) -> None:
+        """Place the eye at `position` looking at `target`."""
+        target = np.asarray(target, dtype=np.float64)
+        offset = np.asarray(position, dtype=np.float64) - target
+        dist = float(np.linalg.norm(offset))
+        if dist < 1e-9:
+            raise ValueError(f"camera position {position!r} equals its target")
+        self.target = target
+        self.distance = dist
+        self.pitch = math.degrees(math.asin(max(-1.0, min(1.0, offset[1] / dist))))
+        self.yaw = math.degrees(math.atan2(offset[0], offset[2]))
+
+    def frame(self, center, radius: float) -> None:
+        """Aim at a sphere (`center`, `radius`) so that it fills the view with a margin."""
+        radius = max(float(radius), 1e-3)
+        self.target = np.asarray(center, dtype=np.float64).copy()
+        self.distance = 1.02 * radius / math.sin(math.radians(self.fov) / 2.0)
+        self.extent = max(self.extent, radius)
+
+    def set_home(self) -> None:
+        """Remember the current placement for `reset()` (the Home key)."""
+        self._home = (self.target.copy(), self.distance, self.yaw, self.pitch, self.projection)
+
+    def reset(self) -> None:
+        if self._home is not None:
+            target, self.distance, self.yaw, self.pitch, self.projection = self._home
+            self.target = target.copy()
+
+    # -- interaction (pixel deltas as the window reports them) ---------------------------
+    def orbit(self, dx: float, dy: float) -> None:
+        self.yaw -= 0.35 * dx
+        self.pitch = max(-89.0, min(89.0, self.pitch + 0.35 * dy))
+
+    def pan(self, dx: float, dy: float, viewport_height: int) -> None:
+        view = self.view_matrix()
+        right, up = view[0, :3], view[1, :3]
+        per_pixel = self.ortho_height / max(viewport_height, 1)
+        self.target = self.target + per_pixel * (-dx * right + dy * up)
+
+    def zoom(self, steps: float) -> None:
+        """Positive steps move closer (one wheel notch = 10 %)."""
+        self.distance = max(1e-3, self.distance * 0.9 ** float(steps))
+
+    def toggle_projection(self) -> None:
+        self.projection = ORTHOGRAPHIC if self.projection == PERSPECTIVE else PERSPECTIVE
+
+    # -- matrices ------------------------------------------------------------------------
+    def view_matrix(self) -> np.ndarray:
+        return look_at(self.eye, self.target)
+
+    def clip_range(self) -> tuple[float, float]:
+        far = self.distance + 4.0 * self.extent
+        near = max(far * 1e-4, min(0.05 * self.distance, 0.1))
+        return near, far
+
+    def projection_matrix(self, aspect: float) -> np.ndarray:
+        near, far = self.clip_range()
+        if self.projection == ORTHOGRAPHIC:
+            return orthographic(self.ortho_height, aspect, near, far)
+        return perspective(self.fov, aspect, near, far)
+
+    def view_projection(self, size: tuple[int, int]) -> np.ndarray:
+        """P @ V for an image of `size` = (width, height), [4, 4] float64."""
+        return self.projection_matrix(size[0] / max(size[1], 1)) @ self.view_matrix()
+
+    def project(self, points, size: tuple[int, int]) -> np.ndarray:
+        """Pixel coordinates (x, y, depth) of world `points` [n, 3] -> [n, 3].
+
+        x, y are continuous pixel coordinates (top-left origin); depth is NDC z in [-1, 1]
+        for points between the clip planes.
+        """
+        pts = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        clip = np.hstack([pts, np.ones((len(pts), 1))]) @ self.view_projection(size).T
+        ndc = clip[:, :3] / clip[:, 3:4]
+        x = (ndc[:, 0] + 1.0) * 0.5 * size[0]
+        y = (1.0 - ndc[:, 1]) * 0.5 * size[1]
+        return np.stack([x, y, ndc[:, 2]], axis=1)
+
+    def ray(self, x: float, y: float, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """World-space ray (origin [3], unit direction [3]) through pixel position (x, y)."""
+        ndc_x = 2.0 * x / size[0] - 1.0
+        ndc_y = 1.0 - 2.0 * y / size[1]
+        inv = np.linalg.inv(self.view_projection(size))
+        near = inv @ np.array([ndc_x, ndc_y, -1.0, 1.0])
+        far = inv @ np.array([ndc_x, ndc_y, 1.0, 1.0])
+        near, far = near[:3] / near[3], far[:3] / far[3]
+        d = far - near
+        return near, d / np.linalg.norm(d)
+
+
+def pick(
+    origin, direction, worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[int, float]:
+    """The nearest oriented box hit by a ray.
+
+    Parameters
+    ----------
+    origin, direction : ndarray, [3]
+        The ray in world space.
+    worlds : ndarray, [n, 4, 4]
+        Each box's world matrix (column vectors); the box is [lo, hi] in its local space.
+    lo, hi : ndarray, [n, 3]
+        Box corners in local space (already scaled by the look's size).
+
+    Returns
+    -------
+    (index, t) of the nearest box in front of the origin, or (-1, inf) when none is hit.
+    """
+    n = len(worlds)
+    if n == 0:
+        return -1, math.inf
+    worlds = np.asarray(worlds, dtype=np.float64)
+    det = np.linalg.det(worlds[:, :3, :3])
+    ok = np.abs(det) > 1e-12
+    safe = np.where(ok[:, None, None], worlds, np.eye(4))
+    inv = np.linalg.inv(safe)
+    o = inv[:, :3, :3] @ np.asarray(origin, dtype=np.float64) + inv[:, :3, 3]
+    d = inv[:, :3, :3] @ np.asarray(direction, dtype=np.float64)
+    # Flat meshes (disk, rect) get a little thickness so they can be hit edge-on too.
+    pad = np.maximum(0.0, 0.01 * np.max(hi - lo, axis=1, keepdims=True) - (hi - lo) / 2.0)
+    lo, hi = lo - pad, hi + pad
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t1 = (lo - o) / d
+        t2 = (hi - o) / d
+        # A ray parallel to a slab: inside it the slab does not constrain (-inf, inf);
+        # outside it (inf, inf) makes tmin infinite, so no hit.
+        parallel = d == 0.0
+        inside = (o >= lo) & (o <= hi)
+        t1 = np.where(parallel, np.where(inside, -np.inf, np.inf), t1)
+        t2 = np.where(parallel, np.inf, t2)
+    tmin = np.max(np.minimum(t1, t2), axis=1)
+    tmax = np.min(np.maximum(t1, t2), axis=1)
+    hit = ok & (tmax >= np.maximum(tmin, 0.0))
+    if not hit.any():
+        return -1, math.inf
+    t = np.where(hit, np.maximum(tmin, 0.0), np.inf)
+    best = int(np.argmin(t))
+    return best, float(t[best])

@@ -1,0 +1,126 @@
+"""Images out of the renderer: PNG screenshots and recordings (mp4 through ffmpeg, or gif).
+
+All functions take frames as (h, w, 3) uint8 arrays, top row first (`Target.read()`).
+
+A GIF stores frame delays in hundredths of a second and viewers stretch delays under 2/100,
+so a GIF cannot play at 60 frames/s: it keeps every second frame (30 frames/s) with delays
+of 30 or 40 ms chosen so that the running total stays exact (100 ms per three frames).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+#: Frame rate of recordings; headless runs step time by 1/FPS.
+FPS = 60
+#: Frame rate of GIF recordings (see the module notes).
+GIF_FPS = 30
+
+
+class RecordError(RuntimeError):
+    """A recording cannot be written (unknown format, ffmpeg missing or failing)."""
+
+
+def save_png(image: np.ndarray, path) -> Path:
+    """Write an (h, w, 3) uint8 image as PNG; return the path."""
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.ascontiguousarray(image), "RGB").save(path, format="PNG")
+    return path
+
+
+class Recorder:
+    """Collects frames into `path`: `.mp4` pipes them to ffmpeg, `.gif` uses pillow."""
+
+    def __init__(self, path, size: tuple[int, int], fps: int = FPS):
+        self.path = Path(path)
+        self.size = (int(size[0]), int(size[1]))
+        self.fps = fps
+        self.frames = 0
+        self._gif: list[Image.Image] = []
+        self._gif_every = max(1, round(fps / GIF_FPS))
+        self._proc: subprocess.Popen | None = None
+        ffmpeg = self.check(self.path)
+        if not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        if ffmpeg is not None:
+            w, h = self.size
+            cmd = [
+                ffmpeg, "-loglevel", "error", "-y",
+                "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", str(fps),
+                "-i", "-",
+                # yuv420p needs even sides; pad by one pixel when odd.
+                "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-threads", "1",
+                "-fflags", "+bitexact", "-flags:v", "+bitexact", "-map_metadata", "-1",
+                str(self.path),
+            ]  # fmt: skip
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    @staticmethod
+    def check(path) -> str | None:
+        """Raise `RecordError` if `path` cannot be recorded; return ffmpeg's path for .mp4."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in (".mp4", ".gif"):
+            raise RecordError(f"cannot record to {path}: expected a .mp4 or .gif file")
+        if suffix == ".gif":
+            return None
+        ffmpeg = shutil.which("ffmpeg")
+        if ffmpeg is None:
+            raise RecordError(
+                f"cannot record to {path}: ffmpeg not found (install it, or record a .gif)"
+            )
+        return ffmpeg
+
+    def add(self, image: np.ndarray) -> None:
+        """Append one frame, an (h, w, 3) uint8 array."""
+        self.frames += 1
+        w, h = self.size
+        if image.shape[:2] != (h, w):  # a resized window: crop or pad to the first size
+            fitted = np.zeros((h, w, 3), dtype=np.uint8)
+            hh, ww = min(h, image.shape[0]), min(w, image.shape[1])
+            fitted[:hh, :ww] = image[:hh, :ww]
+            image = fitted
+        if self._proc is not None:
+            try:
+                self._proc.stdin.write(np.ascontiguousarray(image).tobytes())
+            except BrokenPipeError:
+                raise RecordError(
+                    f"ffmpeg stopped while writing {self.path}: {self._stderr()}"
+                ) from None
+        elif (self.frames - 1) % self._gif_every == 0:
+            frame = Image.fromarray(np.ascontiguousarray(image), "RGB")
+            self._gif.append(
+                frame.quantize(
+                    colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+                )
+            )
+
+    def _stderr(self) -> str:
+        err = self._proc.stderr.read().decode(errors="replace").strip() if self._proc else ""
+        return err.splitlines()[-1] if err else "no message"
+
+    def close(self) -> Path:
+        """Finish the file; return its path."""
+        if self._proc is not None:
+            self._proc.stdin.close()
+            code = self._proc.wait()
+            if code != 0:
+                raise RecordError(f"ffmpeg failed writing {self.path}: {self._stderr()}")
+            self._proc = None
+        elif self._gif:
+            first, rest = self._gif[0], self._gif[1:]
+            fps = self.fps / self._gif_every
+            ends = [round(100 * (k + 1) / fps) * 10 for k in range(len(self._gif))]
+            delays = np.diff([0, *ends]).tolist()  # ms, whole hundredths, exact running total
+            first.save(self.path, format="GIF", save_all=True, append_images=rest,
+                       duration=delays, loop=0, optimize=False)  # fmt: skip
+            self._gif = []
+        return self.path

@@ -1,0 +1,270 @@
+"""Draws a `Scene`: instanced meshes, ground grid, world axes, parent -> child lines.
+
+The renderer never computes a transform. World matrices come from the core's
+`world_matrices()`, and after the first build only the ids a frame report lists as
+executed are uploaded (`sync`). One instanced draw call per mesh kind.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from . import meshes
+from .backdrop import Backdrop
+from .camera import ORTHOGRAPHIC, Camera
+from .instances import Instances
+from .shaders import load_program
+
+#: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
+#: XY plane are lit mostly from +Z, the side they are seen from.
+LIGHT_DIR = (0.45, 0.85, 0.35)
+LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
+LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
+HIGHLIGHT_COLOR = (1.0, 0.78, 0.25)
+SELECTION_COLOR = (1.0, 0.95, 0.35, 1.0)
+FLAT_KINDS = ("disk", "rect")
+
+
+class Renderer:
+    """GPU state for one scene.
+
+    Parameters
+    ----------
+    ctx : moderngl.Context
+    scene : viewer.scene.scene.Scene
+        Its graph must have been updated once (world matrices current) before this is built.
+    """
+
+    def __init__(self, ctx: moderngl.Context, scene):
+        self.ctx = ctx
+        self.scene = scene
+        self.graph = scene.graph
+        self.show_grid = True
+        self.show_links = True
+        self.show_axes = True
+        #: Draw plain colours without lighting (pixel tests, the bench baseline).
+        self.unlit = False
+        #: Selected node id (outlined), or None.
+        self.selected: int | None = None
+        self.programs = {
+            name: load_program(ctx, name)
+            for name in ("instanced", "lines", "links", "grid", "background")
+        }
+        self.meshes: dict[str, meshes.GpuMesh] = {}
+        for kind in meshes.BUILDERS:
+            self.meshes[kind] = meshes.GpuMesh(ctx, meshes.builtin(kind))
+        for key, (pos, nrm, idx) in scene.mesh_data.items():
+            self.meshes[key] = meshes.GpuMesh(ctx, meshes.from_arrays(pos, nrm, idx))
+        self.instances = Instances(ctx, list(self.meshes))
+        self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
+        self._outline_buf = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
+        self._outline_vao = ctx.vertex_array(
+            self.programs["lines"], [(self._outline_buf, "3f 4f", "in_position", "in_color")]
+        )
+        self._outline_key: tuple | None = None
+        self._axes_vao = self._axes_buf = None
+        self.rebuild()
+
+    # -- data ------------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Re-create all instance data (after structural edits or look changes)."""
+        self.instances.build(self.graph, self.scene.look, self.graph.world_matrices())
+        self._make_vaos()
+        self._make_grid()
+
+    def sync(self, report) -> int:
+        """Upload what `report` (a FrameReport) says was executed; return bytes written.
+
+        Structural changes since the last build (nodes added, removed, re-parented) trigger
+        a full rebuild instead.
+        """
+        if self.instances.structure_changed(self.graph, report):
+            self.rebuild()
+            return self.instances.bytes_last
+        return self.instances.sync(report.executed, self.graph.world_matrices())
+
+    def set_highlight(self, ids, values) -> int:
+        """Per-node highlight values in [0, 1] (0 = none); returns bytes written."""
+        return self.instances.set_highlight(ids, values)
+
+    @property
+    def bytes_last(self) -> int:
+        """Bytes uploaded by the last `sync()`."""
+        return self.instances.bytes_last
+
+    def _make_vaos(self) -> None:
+        prog = self.programs["instanced"]
+        for batch in self.instances.batches:
+            mesh = self.meshes[batch.kind]
+            batch.vao = self.ctx.vertex_array(
+                prog,
+                [
+                    (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+                    (batch.matrices, "16f/i", "in_world"),
+                    (batch.looks, "3f 3f/i", "in_color", "in_size"),
+                    (batch.highlights, "1f/i", "in_highlight"),
+                ],
+                index_buffer=mesh.ibo,
+                index_element_size=4,
+            )
+        if getattr(self, "_links_vao", None) is not None:
+            self._links_vao.release()
+        self._links_vao = self.ctx.vertex_array(
+            self.programs["links"],
+            [(self.instances.origins, "3f", "in_position")],
+            index_buffer=self.instances.links,
+            index_element_size=4,
+        )
+
+    # -- geometry helpers ------------------------------------------------------------------
+    def is_flat(self) -> bool:
+        """A 2D scene: every drawn node is a disk or a rectangle (grid goes in the XY plane)."""
+        kinds = {b.kind for b in self.instances.batches}
+        return bool(kinds) and kinds <= set(FLAT_KINDS)
+
+    def node_boxes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box."""
+        world = self.graph.world_matrices()
+        ids, lo, hi = [], [], []
+        for batch in self.instances.batches:
+            mesh_lo, mesh_hi = self.meshes[batch.kind].bounds
+            size = self.instances.sizes[batch.ids]
+            ids.append(batch.ids)
+            lo.append(mesh_lo * size)
+            hi.append(mesh_hi * size)
+        if not ids:
+            empty = np.zeros((0, 3))
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 4)), empty, empty
+        all_ids = np.concatenate(ids)
+        return all_ids, world[all_ids], np.vstack(lo), np.vstack(hi)
+
+    def bounds(self) -> tuple[np.ndarray, float]:
+        """Bounding sphere (centre [3], radius) of all nodes: boxes and pivot origins."""
+        world = self.graph.world_matrices()
+        alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
+        if len(alive) == 0:
+            return np.zeros(3), 1.0
+        pts = [world[alive, :3, 3]]
+        _, worlds, lo, hi = self.node_boxes()
+        if len(worlds):
+            corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
+            for c in corners:
+                local = np.where(c, hi, lo)
+                pts.append(np.einsum("nij,nj->ni", worlds[:, :3, :3], local) + worlds[:, :3, 3])
+        pts = np.vstack(pts)
+        lo_all, hi_all = pts.min(axis=0), pts.max(axis=0)
+        center = (lo_all + hi_all) / 2.0
+        radius = float(np.linalg.norm(hi_all - lo_all) / 2.0)
+        return center, max(radius, 0.5)
+
+    def frame_camera(self, camera: Camera) -> None:
+        """Aim `camera` at the whole scene."""
+        center, radius = self.bounds()
+        camera.extent = max(radius + float(np.linalg.norm(center)), self._grid_half)
+        camera.frame(center, radius)
+
+    def _make_grid(self) -> None:
+        """Size the ground grid and the world axes to the scene."""
+        center, radius = self.bounds()
+        self._flat = self.is_flat()
+        self.backdrop.set_grid(center, radius, self._flat)
+        self._grid_half = self.backdrop.half
+        if self._axes_vao is not None:
+            self._axes_vao.release()
+            self._axes_buf.release()
+        length = self.backdrop.step * 2.0
+        axes = []
+        for axis, color in enumerate(((0.95, 0.3, 0.25), (0.4, 0.9, 0.35), (0.3, 0.5, 1.0))):
+            end = np.zeros(3)
+            end[axis] = length
+            axes += [(0.0, 0.0, 0.0, *color, 1.0), (*end, *color, 1.0)]
+        self._axes_buf = self.ctx.buffer(np.array(axes, dtype=np.float32).tobytes())
+        self._axes_vao = self.ctx.vertex_array(
+            self.programs["lines"], [(self._axes_buf, "3f 4f", "in_position", "in_color")]
+        )
+
+    # -- drawing ---------------------------------------------------------------------------
+    def draw(self, fbo: moderngl.Framebuffer, camera: Camera, size: tuple[int, int]) -> None:
+        """Draw the scene into `fbo` (whose viewport is `size` = (width, height))."""
+        ctx = self.ctx
+        vp = camera.view_projection(size).astype(np.float32)
+        vp_bytes = np.ascontiguousarray(vp.T).tobytes()  # GLSL wants column-major
+        self.backdrop.draw(fbo, size, vp_bytes, self.show_grid)  # colour, depth = 1, fbo bound
+
+        ctx.enable(moderngl.DEPTH_TEST)
+        ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
+        prog = self.programs["instanced"]
+        prog["u_view_proj"].write(vp_bytes)
+        light = np.asarray(LIGHT_DIR_FLAT if self._flat else LIGHT_DIR)
+        light = light / np.linalg.norm(light)
+        prog["u_light_dir"].value = tuple(light)
+        prog["u_eye"].value = tuple(camera.eye)
+        prog["u_view_dir"].value = tuple(camera.forward)
+        prog["u_ortho"].value = int(camera.projection == ORTHOGRAPHIC)
+        prog["u_unlit"].value = int(self.unlit)
+        prog["u_highlight_color"].value = HIGHLIGHT_COLOR
+        for batch in self.instances.batches:
+            batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        if self.show_links and self.instances.link_count:
+            links = self.programs["links"]
+            links["u_view_proj"].write(vp_bytes)
+            links["u_color"].value = (*LINK_COLOR[:3], self.link_alpha())
+            self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
+        lines = self.programs["lines"]
+        lines["u_view_proj"].write(vp_bytes)
+        if self.show_axes:
+            self._axes_vao.render(moderngl.LINES)
+        if self.selected is not None:
+            n = self._write_outline(self.selected)
+            if n:
+                ctx.disable(moderngl.DEPTH_TEST)
+                self._outline_vao.render(moderngl.LINES, vertices=n)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+
+    def link_alpha(self) -> float:
+        """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
+        that a big tree's lines do not hide its nodes."""
+        n = max(self.instances.link_count, 1)
+        return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
+
+    def _write_outline(self, node_id: int) -> int:
+        """Write the 12 edges of the selected node's box; return the vertex count."""
+        if not (0 <= node_id < len(self.instances.kind_of)):
+            return 0
+        b = int(self.instances.kind_of[node_id])
+        world = self.graph.world_matrices()[node_id]
+        if b < 0:  # a pivot: outline a small box around its origin
+            lo, hi = np.full(3, -0.15), np.full(3, 0.15)
+        else:
+            mesh_lo, mesh_hi = self.meshes[self.instances.batches[b].kind].bounds
+            size = self.instances.sizes[node_id]
+            lo, hi = mesh_lo * size, mesh_hi * size
+            pad = 0.04 * np.max(hi - lo)
+            lo, hi = lo - pad, hi + pad
+        corners = np.array(
+            [
+                [(lo, hi)[x][0], (lo, hi)[y][1], (lo, hi)[z][2]]
+                for x in (0, 1)
+                for y in (0, 1)
+                for z in (0, 1)
+            ]
+        )
+        pts = corners @ world[:3, :3].T + world[:3, 3]
+        key = (node_id, pts.tobytes())
+        if key == self._outline_key:
+            return 48
+        self._outline_key = key
+        edges = [(a, a | bit) for a in range(8) for bit in (1, 2, 4) if not a & bit]
+        verts = [(*pts[i], *SELECTION_COLOR) for e in edges for i in e]
+        self._outline_buf.write(np.array(verts, dtype=np.float32).tobytes())
+        return len(verts)
+
+    def release(self) -> None:
+        self.backdrop.release()
+        self.instances.release()
+        for mesh in self.meshes.values():
+            mesh.release()
