@@ -26,6 +26,7 @@ import moderngl_window as mglw
 import numpy as np
 from moderngl_window.timers.base import BaseTimer
 
+from viewer.io.watch import SceneWatcher
 from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
 from viewer.render.context import GL_VERSION, ContextError, read_rgb
 from viewer.render.offscreen import FPS, Recorder, save_png
@@ -156,11 +157,16 @@ class SgviewApp(mglw.WindowConfig):
         self.recorder = Recorder(options.record, self.buffer_size) if options.record else None
         self.wnd.title = f"sgview — {scene.title}"
         self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
+        #: Live reload of the scene file (None for generated and built-in scenes).
+        self.watcher = SceneWatcher(scene.source) if scene.source is not None else None
+        #: The error of the last save that did not load, shown until a good save.
+        self.reload_error: str | None = None
 
     # -- the frame ---------------------------------------------------------------------
     def step(self, dt: float):
         """Advance the scene by one frame of `dt` seconds; return the frame report."""
         self.frame += 1
+        self._poll_reload()
         scene, graph = self.scene, self.graph
         apply_events(scene, self.frame)
         for name in self.options.touches.get(self.frame, ()):
@@ -181,6 +187,33 @@ class SgviewApp(mglw.WindowConfig):
                 out = self.options.out or sys.stdout
                 print(f"# frame {self.frame}", *lines, sep="\n", file=out)
         return report
+
+    def _poll_reload(self) -> None:
+        """Swap in the scene file's new contents after a save; keep the old on error."""
+        if self.watcher is None:
+            return
+        result = self.watcher.poll()
+        if result is None:
+            return
+        if isinstance(result, Exception):
+            self.reload_error = str(result)
+            print(f"sgview: reload failed, keeping the last good scene: {result}",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            return
+        self.reload_error = None
+        self.replace_scene(result)
+        print(f"sgview: reloaded {self.watcher.path}", file=self.options.out or sys.stdout,
+              flush=True)  # fmt: skip
+
+    def replace_scene(self, scene) -> None:
+        """Show ``scene`` instead of the current one, keeping the camera and view toggles."""
+        old = self.renderer
+        scene.graph.update()  # lay out the new scene; not a logged frame
+        renderer = Renderer(self.ctx, scene)
+        renderer.show_grid, renderer.show_links = old.show_grid, old.show_links
+        old.release()
+        self.renderer, self.scene, self.graph = renderer, scene, scene.graph
+        self.wnd.title = f"sgview — {scene.title}"
 
     def on_render(self, time: float, frame_time: float) -> None:
         self.step(frame_time)

@@ -112,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
         "(row-major nested lists, column-vector convention)",
     )  # fmt: skip
     parser.add_argument(
+        "--save", type=Path, metavar="OUT.toml",
+        help="write the scene in the native TOML format to OUT.toml and exit "
+        "(converts .gltf/.glb files and generated scenes)",
+    )  # fmt: skip
+    parser.add_argument(
         "--backend", metavar="NAME",
         help="GL context backend (headless default: egl)",
     )  # fmt: skip
@@ -167,10 +172,26 @@ def options_from(args, scene):
     )  # fmt: skip
 
 
+def save(args) -> int:
+    """`--save`: load, write the native format, exit (no window, no GL)."""
+    from viewer.io import SceneError, save_scene
+
+    try:
+        scene = load(args)
+        save_scene(scene, args.save)
+    except (UsageError, SceneError) as exc:
+        print(f"{PROG}: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    print(f"saved {scene.title!r} ({len(scene.graph)} nodes) to {args.save}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `sgview` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.save is not None:
+        return save(args)
     try:
         if not args.headless:
             from viewer.render.context import display_available

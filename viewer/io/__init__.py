@@ -11,5 +11,13 @@ from .errors import SceneError
 from .generate import default_scene, generate_scene
 from .loader import load_scene
 from .save import save_scene
+from .watch import SceneWatcher
 
-__all__ = ["SceneError", "default_scene", "generate_scene", "load_scene", "save_scene"]
+__all__ = [
+    "SceneError",
+    "SceneWatcher",
+    "default_scene",
+    "generate_scene",
+    "load_scene",
+    "save_scene",
+]

@@ -1,0 +1,90 @@
+"""SceneWatcher: reloads after a good save, reports a bad one, recovers on the next."""
+
+from pathlib import Path
+
+import pytest
+
+from viewer.io import SceneError, SceneWatcher
+
+GOOD = """[scene]
+title = "{title}"
+
+[[node]]
+name = "A"
+mesh = "cube"
+"""
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def save(path: Path, text: str, clock: FakeClock) -> None:
+    """Write the file and let the watcher's interval pass (mtime_ns may not move: size does)."""
+    path.write_text(text)
+    clock.t += 1.0
+
+
+@pytest.fixture
+def setup(tmp_path):
+    path = tmp_path / "scene.toml"
+    path.write_text(GOOD.format(title="one"))
+    clock = FakeClock()
+    return path, clock, SceneWatcher(path, clock=clock)
+
+
+def test_nothing_changed_means_nothing_loaded(setup):
+    path, clock, watcher = setup
+    assert watcher.poll() is None
+    clock.t += 5
+    assert watcher.poll() is None
+
+
+def test_a_good_save_loads_the_new_scene(setup):
+    path, clock, watcher = setup
+    save(path, GOOD.format(title="second version"), clock)
+    scene = watcher.poll()
+    assert scene.title == "second version" and "A" in scene.graph
+    assert watcher.poll() is None  # once per save
+
+
+def test_the_interval_limits_how_often_the_disk_is_read(setup):
+    path, clock, watcher = setup
+    path.write_text(GOOD.format(title="quick"))
+    assert watcher.poll() is None  # interval not over yet
+    clock.t += 0.3
+    assert watcher.poll().title == "quick"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        '[scene]\ntitle = "unterminated\n',  # a syntax error
+        GOOD.format(title="x")[:25],  # a half-written (truncated) file
+        '[[node]]\nname = "A"\nposition = [1, 2]\n',  # a field error
+    ],
+)
+def test_a_bad_save_is_reported_and_the_next_good_one_recovers(setup, broken):
+    path, clock, watcher = setup
+    save(path, broken, clock)
+    result = watcher.poll()
+    assert isinstance(result, SceneError) and "scene.toml" in str(result)
+    assert watcher.error is result
+    save(path, GOOD.format(title="fixed"), clock)
+    assert watcher.poll().title == "fixed" and watcher.error is None
+
+
+def test_a_deleted_file_is_an_error_until_it_comes_back(setup):
+    path, clock, watcher = setup
+    path.unlink()
+    clock.t += 1
+    result = watcher.poll()
+    assert isinstance(result, SceneError) and "deleted" in str(result)
+    clock.t += 1
+    assert watcher.poll() is None  # reported once, not every frame
+    save(path, GOOD.format(title="back"), clock)
+    assert watcher.poll().title == "back"
