@@ -65,13 +65,14 @@ def _compose_world(i, parent, local, world):
         world[i, r + 3] = a0 * local[i, 3] + a1 * local[i, 7] + a2 * local[i, 11] + a3
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, inline="always")
 def _world_from_trs(i, parent, pos, rot, scl, world):
     """world[i] = world[parent] · (T · R · S), the local matrix kept in registers.
 
     ``update()`` uses this so a frame never writes the local-matrix array: at a million
     nodes that store was a third of the frame's memory traffic. The stored local matrix
-    is refreshed when someone reads it (the STALE bit).
+    is refreshed when someone reads it (the STALE bit). ``inline="always"``: as a call
+    from ``recompute`` (cached functions are not inlined by LLVM) the frame took 40% longer.
     """
     x, y, z, w = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
     sx, sy, sz = scl[i, 0], scl[i, 1], scl[i, 2]
