@@ -192,3 +192,17 @@ def look_rotation(forward: np.ndarray, up: np.ndarray) -> np.ndarray:
     x /= np.linalg.norm(x)
     y = np.cross(z, x)
     return matrix3_to_quat(np.column_stack([x, y, z]))
+
+
+def to_pyrr(matrix: np.ndarray) -> np.ndarray:
+    """Our column-vector matrix as pyrr's row-vector layout (translation in row 3).
+
+    pyrr (and moderngl-window's own helpers) multiply row vectors, ``p' = p @ M``, so the
+    same transform is the transpose. The one place that conversion is written.
+    """
+    return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
+
+
+def from_pyrr(matrix: np.ndarray) -> np.ndarray:
+    """A pyrr row-vector matrix as our column-vector layout (the inverse of ``to_pyrr``)."""
+    return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
