@@ -197,7 +197,7 @@ def look_rotation(forward: np.ndarray, up: np.ndarray) -> np.ndarray:
 def to_pyrr(matrix: np.ndarray) -> np.ndarray:
     """Our column-vector matrix as pyrr's row-vector layout (translation in row 3).
 
-    pyrr (and moderngl-window's own helpers) multiply row vectors, ``p' = p @ M``, so the
+    pyrr (and the window library's helpers built on it) multiply row vectors, ``p' = p @ M``, so the
     same transform is the transpose. The one place that conversion is written.
     """
     return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
