@@ -57,6 +57,7 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
     out = ["# Written by sgview (viewer.io.save_scene).", "", "[scene]"]
     out.append(f"title = {_str(scene.title)}")
     out.extend(_camera(scene.camera))
+    out.extend(_collision(scene))
 
     imported: set[int] = set()
     hosted: dict[int | None, list] = {}
@@ -138,6 +139,16 @@ def _camera(camera: CameraSpec) -> list[str]:
     if camera.fov != default.fov:
         lines.append(f"fov = {_num(camera.fov)}")
     return ["", "[camera]", *lines] if lines else []
+
+
+def _collision(scene: Scene) -> list[str]:
+    spec = scene.collision
+    if spec is None:
+        return []
+    lines = ["", "[collision]", f"disk = {_str(spec.disk)}", f"rect = {_str(spec.rect)}"]
+    if spec.revolve is not None:
+        lines.append(f"revolve = {_str(spec.revolve)}")
+    return lines
 
 
 def _rotation(q) -> list[str]:

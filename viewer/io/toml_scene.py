@@ -23,11 +23,18 @@ from . import _fields as F
 from ._build import add_many, add_model
 from .errors import SceneError, describe
 from .gltf_scene import read_gltf
-from .toml_sections import NodeSpec, gltf_path, parse_camera, parse_event, parse_node
+from .toml_sections import (
+    NodeSpec,
+    gltf_path,
+    parse_camera,
+    parse_collision,
+    parse_event,
+    parse_node,
+)
 
 __all__ = ["load_toml_scene", "parse_scene_text"]
 
-TOP_KEYS = ("scene", "camera", "node", "event", "include")
+TOP_KEYS = ("scene", "camera", "node", "event", "include", "collision")
 SCENE_KEYS = ("title",)
 INCLUDE_KEYS = ("file", "parent")
 
@@ -155,6 +162,7 @@ def parse_scene_text(
         parse_event(item, i, display, locator, graph)
         for i, item in enumerate(_array(doc, "event", top))
     ]
+    scene.collision = parse_collision(doc, display, locator, set(id_of))
     return scene
 
 

@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 
 from ..scene.motion import CHANNELS, MOTION_KINDS
-from ..scene.scene import BUILTIN_MESHES, CameraSpec, Event, Look
+from ..scene.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Look
 from . import _fields as F
 from .errors import describe
 
 __all__ = ["NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
 
 CAMERA_KEYS = ("position", "target", "fov", "projection", "height")
+COLLISION_KEYS = ("disk", "rect", "revolve")
 NODE_KEYS = (
     "name",
     "parent",
@@ -88,6 +89,25 @@ def parse_camera(doc: dict, display: str, locator: F.Locator) -> CameraSpec:
     if camera.position is not None and camera.position == camera.target:
         raise where.error("target", "the camera's target must differ from its position")
     return camera
+
+
+def parse_collision(doc: dict, display: str, locator: F.Locator, names: set[str]):
+    """The [collision] table: which nodes are the demo's disk, rectangle and pivot."""
+    if "collision" not in doc:
+        return None
+    where = F.Where(display, locator, section="collision", label="[collision]")
+    table = F.table(where, None, doc["collision"])
+    F.check_keys(where, table, COLLISION_KEYS)
+    found = {}
+    for key in COLLISION_KEYS:
+        if key not in table:
+            if key == "revolve":
+                continue
+            raise where.error(key, "missing: name the node that plays this part")
+        found[key] = F.string(where, key, table[key], what="a node name")
+        if found[key] not in names:
+            raise where.error(key, f"unknown node {found[key]!r}")
+    return CollisionSpec(**found)
 
 
 def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir: Path) -> NodeSpec:

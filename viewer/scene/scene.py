@@ -67,6 +67,20 @@ class Include:
 
 
 @dataclass
+class CollisionSpec:
+    """Makes a scene the interactive disk-and-rectangle demo (SEMANTICS.md section 6).
+
+    ``disk`` and ``rect`` name the two nodes; ``revolve`` optionally names the node whose
+    motions are the rectangle's "revolution about the origin" mode (its other motions
+    are the "oscillation" mode).
+    """
+
+    disk: str
+    rect: str
+    revolve: str | None = None
+
+
+@dataclass
 class Scene:
     """Everything the viewer needs to show one scene."""
 
@@ -77,6 +91,8 @@ class Scene:
     events: list[Event] = field(default_factory=list)
     camera: CameraSpec = field(default_factory=CameraSpec)
     source: Path | None = None
+    #: Set for the collision demo scene (a ``[collision]`` table in the file).
+    collision: CollisionSpec | None = None
     #: glTF meshes by key ("path#mesh_index"): (positions (n,3), normals (n,3), indices (m,)).
     mesh_data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: glTF files imported into the graph, in import order.

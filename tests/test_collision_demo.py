@@ -1,0 +1,88 @@
+"""The collision demo's logic (no GL): keys move and turn, M switches motion, the test
+used matches the rectangle's angle, and the hit frame is where the geometry says."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from viewer.collision import disk_vs_rect
+from viewer.collision.demo import MOVE_STEP, REVOLVE_MOVE_STEP, CollisionDemo
+from viewer.io import SceneError, load_scene
+from viewer.io.toml_scene import parse_scene_text
+from viewer.scene.motion import apply_motions
+
+SCENE = Path(__file__).parents[1] / "scenes" / "collision.toml"
+
+
+@pytest.fixture
+def demo():
+    scene = load_scene(SCENE)
+    scene.graph.update()
+    return CollisionDemo(scene)
+
+
+def test_the_scene_is_the_contract(demo):
+    r = demo.read()
+    assert r.radius == pytest.approx(1.0) and (r.width, r.height) == pytest.approx((6, 2))
+    np.testing.assert_allclose(demo.rect.world_position, [0, 5, 0])
+    assert demo.rect.parent.name == "Pivot"  # a child: its axes come from its world matrix
+    assert r.test == "axis-aligned" and not r.hit
+
+
+def test_holding_l_hits_exactly_when_the_geometry_says(demo):
+    # Predict from the contract alone: the disk's x after k steps, then the first hit.
+    x, k = -9.0, 0
+    while not disk_vs_rect((x, 5.0), 1.0, (0.0, 5.0), 6.0, 2.0):
+        x += MOVE_STEP
+        k += 1
+    for frame in range(1, k + 1):
+        demo.move_disk(1, 0)
+        demo.scene.graph.update()
+        assert demo.read().hit == (frame == k), frame
+
+
+def test_turning_switches_between_the_two_tests(demo):
+    for degrees in range(1, 181):
+        demo.turn_rect(+1)
+        demo.scene.graph.update()
+        r = demo.read()
+        expected = "axis-aligned" if degrees % 90 == 0 else "oriented"
+        assert r.test == expected, degrees
+        if degrees == 90:
+            assert (r.width, r.height) == pytest.approx((2, 6))  # swapped at odd multiples
+        if degrees == 180:
+            assert (r.width, r.height) == pytest.approx((6, 2))
+
+
+def test_oriented_test_sees_the_turned_rectangle(demo):
+    demo.disk.world_position = (2.1, 7.9, 0)  # 0.9 above the unturned top edge
+    demo.scene.graph.update()
+    assert not demo.read().hit
+    for _ in range(30):
+        demo.turn_rect(+1)
+    demo.scene.graph.update()
+    r = demo.read()
+    assert r.test == "oriented" and r.hit  # the top-right corner rises into the disk
+
+
+def test_m_swaps_the_rectangles_motion_and_the_disk_step(demo):
+    scene = demo.scene
+    assert demo.move_step == MOVE_STEP
+    apply_motions(scene, 1.5)
+    scene.graph.update()
+    assert demo.rect.world_position[0] != 0 and demo.rect.parent.local_euler[2] == 0
+    assert demo.switch_mode() == "revolve" and demo.move_step == REVOLVE_MOVE_STEP
+    apply_motions(scene, 1.5)
+    scene.graph.update()
+    assert demo.rect.parent.local_euler[2] == pytest.approx(30.0)  # 20 deg/s for 1.5 s
+    assert demo.switch_mode() == "oscillate"
+
+
+def test_collision_table_errors_name_the_field():
+    text = SCENE.read_text().replace('rect = "Rect"', 'rect = "Nope"')
+    with pytest.raises(SceneError, match=r"\[collision\].*'rect'.*unknown node 'Nope'"):
+        parse_scene_text(text, "c.toml")
+    text = SCENE.read_text().replace('revolve = "Pivot"', 'spin = "Pivot"')
+    with pytest.raises(SceneError, match="unknown key 'spin'"):
+        parse_scene_text(text, "c.toml")
