@@ -1,12 +1,16 @@
 #version 330 core
 // Blinn-Phong: one directional light, a sky/ground ambient, per-instance colour.
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
+// A highlighted instance (see instanced.vert) turns into its glow colour, emissive: at
+// full strength it is the glow colour with a little shading to keep its shape.
 uniform vec3 u_light_dir;   // towards the light, normalised, world space
 uniform vec3 u_eye;         // camera position, world space (perspective)
 uniform vec3 u_view_dir;    // camera forward, world space (orthographic)
 uniform int u_ortho;
 uniform int u_unlit;
-uniform vec3 u_highlight_color;
+uniform int u_halo;
+uniform vec3 u_glow_local;  // red: the node's own value changed
+uniform vec3 u_glow_world;  // orange: only its world matrix was recomputed
 
 in vec3 v_world_pos;
 in vec3 v_normal;
@@ -16,9 +20,16 @@ in float v_highlight;
 out vec4 f_color;
 
 void main() {
+    float strength = clamp(abs(v_highlight), 0.0, 1.0);
+    vec3 glow = v_highlight < 0.0 ? u_glow_local : u_glow_world;
+    if (u_halo == 1) {
+        // A paler rim than the body, so the outline reads even against the glow.
+        f_color = vec4(mix(glow, vec3(1.0, 0.93, 0.75), 0.45), strength);
+        return;
+    }
     vec3 base = v_color;
     if (u_unlit == 1) {
-        f_color = vec4(base, 1.0);
+        f_color = vec4(mix(base, glow, strength), 1.0);
         return;
     }
     float len = length(v_normal);
@@ -32,8 +43,7 @@ void main() {
     float sky = 0.5 + 0.5 * n.y;
     vec3 ambient = mix(vec3(0.20, 0.19, 0.18), vec3(0.34, 0.36, 0.40), sky);
     vec3 lit = base * (ambient + 0.78 * diffuse) + vec3(spec);
-    // Highlight: blend towards a warm glow, strongest at 1.
-    float hl = clamp(v_highlight, 0.0, 1.0);
-    lit = mix(lit, u_highlight_color * (0.55 + 0.45 * diffuse), 0.65 * hl);
+    // Glow: emissive, so it reads the same on the lit and the shaded side.
+    lit = mix(lit, glow * (0.80 + 0.20 * diffuse), strength);
     f_color = vec4(lit, 1.0);
 }

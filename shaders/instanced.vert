@@ -2,8 +2,17 @@
 // One instanced draw per mesh kind. Per vertex: position, normal, a vertex colour whose
 // alpha says how much it replaces the instance colour (the axes gizmo paints its arms).
 // Per instance: the node's world matrix (column-vector convention), its look's colour
-// and size (size scales the mesh only), and the highlight value the overlay drives.
+// and size (size scales the mesh only), and the overlay's highlight: its magnitude is the
+// glow strength, its sign the colour (negative: local change, red; positive: world only,
+// orange).
+//
+// u_halo = 1 is the halo pass, drawn before the scene: only glowing instances, each
+// grown by u_halo_px pixels around its projected origin, in flat glow colour; the scene
+// drawn afterwards covers all but the rim, which outlines the glowing nodes.
 uniform mat4 u_view_proj;
+uniform int u_halo;
+uniform vec2 u_viewport;    // pixels
+uniform float u_halo_px;
 
 in vec3 in_position;
 in vec3 in_normal;
@@ -33,5 +42,17 @@ void main() {
     v_world_pos = p;
     v_color = mix(in_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = in_highlight;
-    gl_Position = u_view_proj * vec4(p, 1.0);
+    vec4 clip = u_view_proj * vec4(p, 1.0);
+    if (u_halo == 1) {
+        vec4 center = u_view_proj * vec4(in_world[3].xyz, 1.0);
+        if (in_highlight == 0.0 || clip.w <= 0.0 || center.w <= 0.0) {
+            gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // outside the clip volume: dropped
+            return;
+        }
+        // Push the vertex away from the projected origin by up to u_halo_px pixels.
+        vec2 d = (clip.xy / clip.w - center.xy / center.w) * 0.5 * u_viewport;
+        vec2 push = d * (u_halo_px / max(length(d), u_halo_px));
+        clip.xy += push * 2.0 / u_viewport * clip.w;
+    }
+    gl_Position = clip;
 }

@@ -94,8 +94,8 @@ def test_headless_screenshot_has_the_size_and_the_same_pixels_every_time(tmp_pat
 
 def test_motion_moves_the_picture_and_still_stops_it(tmp_path):
     def shot(name, *extra):  # the default scene: the ten-node tree with gentle motion
-        path = tmp_path / name
-        main(["--headless", *SMALL, "--screenshot", str(path), *extra])
+        path = tmp_path / name  # no overlay: its panels show the frame number
+        main(["--headless", *SMALL, "--no-overlay", "--screenshot", str(path), *extra])
         return np.asarray(Image.open(path).convert("RGB")).astype(int)
 
     first, later = shot("1.png", "--frames", "1"), shot("40.png", "--frames", "40")
@@ -216,3 +216,11 @@ def test_subprocess_headless_run_and_no_display_message(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "sgview" in done.stderr and "--headless" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_readme_lists_every_key():
+    from viewer.app import KEY_HELP, MOUSE_HELP
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for key, what in KEY_HELP + MOUSE_HELP:
+        assert f"| {key} | {what} |" in readme, key

@@ -32,7 +32,7 @@ def test_the_scene_is_the_contract(demo):
 
 def test_holding_l_hits_exactly_when_the_geometry_says(demo):
     # Predict from the contract alone: the disk's x after k steps, then the first hit.
-    x, k = -9.0, 0
+    x, k = -8.0, 0
     while not disk_vs_rect((x, 5.0), 1.0, (0.0, 5.0), 6.0, 2.0):
         x += MOVE_STEP
         k += 1

@@ -19,9 +19,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "tree10.toml"
-W, H = 480, 270
-#: tree10.toml's colours: the root sphere and the three levels of cubes.
-BLUE, ORANGE, GREEN, RED = (76, 114, 176), (221, 132, 82), (85, 168, 104), (196, 78, 82)
+W, H = 720, 400
+#: tree10.toml's colours: the root sphere and the first two levels of cubes.
+BLUE, TEAL, GREEN = (76, 114, 176), (42, 157, 143), (85, 168, 104)
+#: The overlay's panels cover the sides of the window; the scene is drawn between them.
+VIEW = slice(230, W - 210)
 
 pytestmark = pytest.mark.skipif(
     not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwd")),
@@ -117,12 +119,13 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
         # Pause the motion so that what we click stays where we saw it.
         _x(display, "xdotool", "key", "--window", wid, "space")
         img = _wait_for(
-            lambda: (lambda i: i if _near(i, ORANGE).sum() > 100 else None)(_grab(display)),
+            lambda: (lambda i: i if _near(i, TEAL).sum() > 100 else None)(_grab(display)),
             30, "the scene to be drawn",
         )  # fmt: skip
-        # The screen shows the scene: the four colours of the tree's levels, and the
-        # background gradient (lighter at the top).
-        for name, rgb in (("blue", BLUE), ("orange", ORANGE), ("green", GREEN), ("red", RED)):
+        # The screen shows the scene: the colours of the tree's levels, and the background
+        # gradient (lighter at the top), between the overlay's panels.
+        img = img[:, VIEW]
+        for name, rgb in (("blue", BLUE), ("teal", TEAL), ("green", GREEN)):
             assert _near(img, rgb).sum() > 30, f"no {name} node on screen"
         assert img[2].mean() > img[-3].mean()
 
@@ -133,12 +136,12 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
 
         saved = np.asarray(Image.open(shot).convert("RGB"))
         assert saved.shape == (H, W, 3)
-        assert _near(saved, ORANGE).sum() > 100
+        assert _near(saved, TEAL).sum() > 100
 
         # A click on the blue root sphere selects it: the title names it, and an outline
         # (yellow) appears on screen.
         ys, xs = np.nonzero(_near(img, BLUE))
-        x, y = int(np.median(xs)), int(np.median(ys))
+        x, y = int(np.median(xs)) + VIEW.start, int(np.median(ys))
         _x(display, "xdotool", "mousemove", "--window", wid, str(x), str(y), "click", "1")
         title = _wait_for(
             lambda: (lambda t: t if "Obj1" in t else None)(
@@ -156,8 +159,120 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
         out = proc.stdout.read()
         assert f"screenshot saved: {shot}" in out
         last = np.asarray(Image.open(tmp_path / "last.png").convert("RGB"))
-        assert _near(last, ORANGE).sum() > 100 and _near(last, (255, 242, 89)).sum() > 20
+        assert _near(last, TEAL).sum() > 100 and _near(last, (255, 242, 89)).sum() > 20
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def _teal_cube(img: np.ndarray) -> tuple[int, int]:
+    """Window position of the biggest teal cube in the view (columns clustered by gaps)."""
+    ys, xs = np.nonzero(_near(img[:, VIEW], TEAL))
+    order = np.argsort(xs)
+    xs, ys = xs[order], ys[order]
+    groups = np.split(np.arange(len(xs)), np.flatnonzero(np.diff(xs) > 6) + 1)
+    best = max(groups, key=len)
+    return int(np.median(xs[best])) + VIEW.start, int(np.median(ys[best]))
+
+
+def test_overlay_keys_pause_step_and_touch(display, tmp_path):
+    """Space pauses (the picture stops changing), '.' simulates exactly one frame, T
+    touches the node selected by a click: after '.', it glows red and the log says so."""
+    import threading
+
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [*_sgview_command(), "--size", f"{W}x{H}", "--log"],  # the built-in scene: it moves
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    lines: list[str] = []
+    reader = threading.Thread(
+        target=lambda: lines.extend(line.rstrip("\n") for line in iter(proc.stdout.readline, ""))
+    )
+    reader.start()
+
+    def frames_logged() -> int:
+        return sum(1 for line in list(lines) if line.startswith("# frame"))
+
+    def settled_count() -> int:
+        while True:
+            before = frames_logged()
+            time.sleep(0.3)
+            if frames_logged() == before:
+                return before
+
+    try:
+        wid = _wait_for(
+            lambda: _x(display, "xdotool", "search", "--name", "^sgview").split("\n")[0],
+            60, "the sgview window",
+        )  # fmt: skip
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        _wait_for(lambda: _near(_grab(display)[:, VIEW], TEAL).sum() > 100, 30, "the scene")
+        _wait_for(lambda: frames_logged() > 3, 10, "the motion to be logged")
+
+        # Tab hides the panels (the view shows through where they were) and shows them.
+        def strip() -> np.ndarray:  # the top of the left panel's area (title, first rows)
+            return _grab(display)[0:60, 0 : W // 8].astype(np.float64)
+
+        def unlike(a, b) -> float:
+            return float(np.abs(a - b).mean())
+
+        with_panel = strip()
+        _x(display, "xdotool", "key", "--window", wid, "Tab")
+        _wait_for(lambda: unlike(strip(), with_panel) > 10, 10, "Tab to hide the panels")
+        _x(display, "xdotool", "key", "--window", wid, "Tab")
+        _wait_for(lambda: unlike(strip(), with_panel) < 4, 10, "Tab to show the panels")
+
+        # Space: paused, the same picture frame after frame, nothing more logged.
+        _x(display, "xdotool", "key", "--window", wid, "space")
+        count = settled_count()
+        paused = _grab(display)
+        time.sleep(0.4)
+        assert np.array_equal(paused, _grab(display))
+        assert frames_logged() == count
+
+        # '.': exactly one more frame; then still again.
+        _x(display, "xdotool", "key", "--window", wid, "period")
+        _wait_for(lambda: frames_logged() == count + 1, 10, "one stepped frame")
+        assert settled_count() == count + 1
+        stepped = _grab(display)
+        assert not np.array_equal(paused, stepped)
+        time.sleep(0.3)
+        assert np.array_equal(stepped, _grab(display))
+
+        # Click a cube (held a moment), T, '.': that node's local matrix is recomputed.
+        x, y = _teal_cube(stepped)
+        _x(display, "xdotool", "mousemove", "--window", wid, str(x), str(y))
+        _x(display, "xdotool", "mousedown", "1")
+        time.sleep(0.2)
+        _x(display, "xdotool", "mouseup", "1")
+        title = _wait_for(
+            lambda: (lambda t: t if "— Obj" in t else None)(
+                _x(display, "xdotool", "getwindowname", wid)
+            ),
+            10, "the title to name the selected node",
+        )  # fmt: skip
+        name = title.rsplit("— ", 1)[1]
+        _x(display, "xdotool", "key", "--window", wid, "t")
+        _x(display, "xdotool", "key", "--window", wid, "period")
+        _wait_for(lambda: f"*Update Local : {name}*" in lines, 10, f"{name} in the log")
+        assert settled_count() == count + 2
+        time.sleep(0.3)
+        touched = _grab(display)
+        r, g, b = touched[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3).mean(axis=0)
+        assert r > 170 and g < 90 and b < 90, f"{name} does not glow red: {(r, g, b)}"
+        time.sleep(0.6)  # paused: the glow does not fade
+        assert np.array_equal(touched, _grab(display))
+
+        # Space again: running.
+        _x(display, "xdotool", "key", "--window", wid, "space")
+        _wait_for(lambda: frames_logged() > count + 5, 10, "the frames to run again")
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=20) == 0, proc.stderr.read()
+        assert proc.stderr.read() == ""  # a clean session prints nothing on stderr
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=5)

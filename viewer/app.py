@@ -5,10 +5,15 @@ with the real clock, or in moderngl-window's headless window (EGL) with a fixed 
 step. Either way `run_window_config_instance` drives it and each frame does, in order:
 
 1. the scene's scripted events for this frame, then the `--touch` requests for it;
-2. the scene's motions at time t (headless: t = frame / 60), unless paused (`--still`);
+2. the scene's motions at time t (headless: t = frame / 60), unless stopped (`--still`,
+   `S`), and the held movement keys (H J K L R) on the selected node;
 3. `graph.update()`, which returns the frame report;
-4. `renderer.sync(report)`: upload the executed nodes' world matrices;
-5. `--log` output, drawing, and capturing the image when asked.
+4. `renderer.sync(report)`: upload the executed nodes' world matrices; the overlay takes
+   the report (glow, history, counters);
+5. `--log` output, drawing (scene, then the overlay), and capturing the image when asked.
+
+While paused (Space) no frame is simulated: the same picture is drawn again, glow
+included, until Space resumes or `.` simulates exactly one frame.
 
 Frame 1 is the first frame drawn; the graph's initial update, which lays out the loaded
 scene, happens before it and is not logged.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time as clock
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -26,31 +32,16 @@ import moderngl_window as mglw
 import numpy as np
 from moderngl_window.timers.base import BaseTimer
 
-from viewer.io.watch import SceneWatcher
+from viewer.collision.demo import HIT_COLOR, CollisionDemo
+from viewer.controls import KEY_HELP, MOUSE_HELP, MOVES, HeldKeys, apply_held
+from viewer.io.watch import watch_scene
 from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
 from viewer.render.context import GL_VERSION, ContextError, read_rgb
 from viewer.render.offscreen import FPS, Recorder, save_png
 from viewer.render.renderer import Renderer
 from viewer.scene.motion import apply_events, apply_motions
 
-#: Keys, as (key name, what it does); `--help` and the README list them from here.
-KEY_HELP = (
-    ("F", "frame the whole scene"),
-    ("Home", "reset the camera"),
-    ("P", "save a screenshot to the working folder and print its path"),
-    ("Space", "pause / resume the scene's motion"),
-    ("O", "switch between perspective and orthographic projection"),
-    ("G", "show / hide the ground grid"),
-    ("L", "show / hide the parent-child lines"),
-    ("T", "touch the selected node (see it in --log)"),
-    ("Esc", "quit"),
-)
-MOUSE_HELP = (
-    ("left drag", "orbit"),
-    ("right drag, Shift+left drag", "pan"),
-    ("wheel", "zoom"),
-    ("left click", "select a node (outlined); click empty space to clear"),
-)
+__all__ = ["KEY_HELP", "MOUSE_HELP", "RunOptions", "SgviewApp", "dump_world", "run"]
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
 
@@ -69,6 +60,9 @@ class RunOptions:
     dump_world: Path | None = None
     samples: int = 4
     out: TextIO | None = None  # None: sys.stdout at the time of printing
+    overlay: bool = True  # the debug overlay: glow, names, panels (--no-overlay: off)
+    select: str | None = None  # node selected at the start
+    load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload
 
 
 class FixedTimer(BaseTimer):
@@ -137,13 +131,32 @@ class SgviewApp(mglw.WindowConfig):
         self.scene = scene
         self.graph = scene.graph
         self.options = options
+        #: Live reload of the scene file (None for generated and built-in scenes). Made
+        #: first: a save during the rest of the set-up (the window already shows its
+        #: title) must count as a change.
+        self.watcher = watch_scene(scene, **options.load_limits)
+        #: The error of the last save that did not load, shown until a good save.
+        self.reload_error: str | None = None
         self.frame = 0
-        self.time = 0.0  # scene time: advances only while the motion is not paused
+        self.time = 0.0  # scene time: advances only while the motion runs
         self._moving_frames = 0
-        self.paused = options.still
+        self.motion_on = not options.still  # S
+        self.paused = False  # Space: no frame is simulated while paused
+        self._step_requested = False  # '.': simulate one frame while paused
+        self.held = HeldKeys()
         self.graph.update()  # lay out the loaded scene; not a logged frame
         self.renderer = Renderer(self.ctx, scene)
+        self._start_collision(scene)
+        self.overlay = None
+        if options.overlay:
+            from viewer.overlay.overlay import Overlay
+
+            self.overlay = Overlay(
+                self, deterministic=isinstance(self.timer, FixedTimer),
+                key_help=KEY_HELP + MOUSE_HELP,
+            )  # fmt: skip
         self.camera = Camera(fov=scene.camera.fov)
+        self._fit_view_to_panels()
         self.renderer.frame_camera(self.camera)
         self._apply_camera_spec()
         self.camera.set_home()
@@ -157,10 +170,8 @@ class SgviewApp(mglw.WindowConfig):
         self.recorder = Recorder(options.record, self.buffer_size) if options.record else None
         self.wnd.title = f"sgview — {scene.title}"
         self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
-        #: Live reload of the scene file (None for generated and built-in scenes).
-        self.watcher = SceneWatcher(scene.source) if scene.source is not None else None
-        #: The error of the last save that did not load, shown until a good save.
-        self.reload_error: str | None = None
+        if options.select is not None:
+            self.select(self.graph[options.select].id)
 
     # -- the frame ---------------------------------------------------------------------
     def step(self, dt: float):
@@ -171,16 +182,25 @@ class SgviewApp(mglw.WindowConfig):
         apply_events(scene, self.frame)
         for name in self.options.touches.get(self.frame, ()):
             graph.touch(graph[name])
-        if not self.paused:
+        if self.motion_on:
             self._moving_frames += 1
             if isinstance(self.timer, FixedTimer):  # exact multiples, no summed rounding
                 self.time = self._moving_frames * self.timer.step
             else:
                 self.time += dt
             apply_motions(scene, self.time)
+        self._apply_held_keys()
+        t0 = clock.perf_counter()
         report = graph.update()
-        self.renderer.sync(report)
+        t1 = clock.perf_counter()
+        sync_bytes = self.renderer.sync(report)
+        self._test_collision()
+        t2 = clock.perf_counter()
         self.last_report = report
+        if self.overlay is not None:
+            self.overlay.frame_done(
+                self.frame, report, dt, 1000.0 * (t1 - t0), 1000.0 * (t2 - t1), sync_bytes
+            )
         if self.options.log:
             lines = report.log_lines()
             if lines:
@@ -213,11 +233,53 @@ class SgviewApp(mglw.WindowConfig):
         renderer.show_grid, renderer.show_links = old.show_grid, old.show_links
         old.release()
         self.renderer, self.scene, self.graph = renderer, scene, scene.graph
+        self._start_collision(scene)
         self.wnd.title = f"sgview — {scene.title}"
+        if self.overlay is not None:
+            self.overlay.reset()
+
+    def _apply_held_keys(self) -> None:
+        """H J K L R held down: move or turn the selected node by one frame's step (in the
+        collision demo: move the disk, turn the rectangle)."""
+        actions = self.held.take()
+        if actions and self.collision is not None:
+            dx = sum(int(np.sign(MOVES[a][0])) for a in actions if a in MOVES)
+            dy = sum(int(np.sign(MOVES[a][1])) for a in actions if a in MOVES)
+            if dx or dy:
+                self.collision.move_disk(dx, dy)
+            if "turn" in actions:
+                self.collision.turn_rect(-1 if self.wnd.modifiers.shift else 1)
+        elif actions and self.renderer.selected is not None:
+            apply_held(self.graph.node(self.renderer.selected), actions, self.wnd.modifiers.shift)
+
+    def _start_collision(self, scene) -> None:
+        """The collision demo, for a scene with a [collision] table (else None)."""
+        self.collision = CollisionDemo(scene) if scene.collision is not None else None
+        self.collision_reading = None
+        self._collision_drawn_hit = False
+
+    def _test_collision(self) -> None:
+        """After the frame's update: test disk against rectangle; red while they overlap."""
+        demo = self.collision
+        if demo is None:
+            return
+        self.collision_reading = reading = demo.read()
+        if reading.hit == self._collision_drawn_hit:
+            return
+        self._collision_drawn_hit = reading.hit
+        for node in (demo.disk, demo.rect):
+            color = HIT_COLOR if reading.hit else self.scene.look(node.id).color
+            self.renderer.set_colors([node.id], color)
 
     def on_render(self, time: float, frame_time: float) -> None:
-        self.step(frame_time)
-        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+        if not self.paused:
+            self.step(frame_time)
+        elif self._step_requested:
+            self._step_requested = False
+            self.step(1.0 / FPS)
+        else:
+            self._poll_reload()
+        self.draw(frame_time, seen=self._frame_seen())
         last = self.options.frames is not None and self.frame >= self.options.frames
         if self.recorder is not None:
             self.recorder.add(self.grab())
@@ -231,6 +293,55 @@ class SgviewApp(mglw.WindowConfig):
             self._save_screenshot()
             self.wnd.close()
 
+    def draw(self, frame_time: float = 0.0, *, seen: bool = True) -> None:
+        """Draw the scene, then the overlay over it, into the window's framebuffer.
+
+        `seen` False: nobody will look at this picture (a headless frame before the last
+        one, not recorded), so the overlay's panels are not drawn.
+        """
+        t0 = clock.perf_counter()
+        self._fit_view_to_panels()
+        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+        if self.overlay is not None and seen:
+            self.overlay.draw(frame_time)
+        if self.overlay is not None:
+            self.overlay.note_draw_time(1000.0 * (clock.perf_counter() - t0))
+
+    def _frame_seen(self) -> bool:
+        """Whether the picture of the current frame is shown or saved (see `draw`)."""
+        if not isinstance(self.timer, FixedTimer) or self.options.frames is None:
+            return True
+        last = self.frame >= self.options.frames
+        return last or self.recorder is not None or self._want_shot
+
+    def _fit_view_to_panels(self) -> None:
+        """Centre the 3D picture between the overlay's panels (and frame it there)."""
+        if self.overlay is not None:
+            self.camera.shift_x, self.camera.frame_aspect = self.overlay.view_fit()
+
+    # -- actions (keys and the panel's buttons) ----------------------------------------
+    def select(self, node_id: int | None) -> None:
+        """Select a node (None: clear); the title names it."""
+        self.renderer.selected = None if node_id is None else int(node_id)
+        name = "" if node_id is None else f" — {self.graph.name_of(int(node_id))}"
+        self.wnd.title = f"sgview — {self.scene.title}{name}"
+
+    def toggle_pause(self) -> None:
+        self.paused = not self.paused
+        self._step_requested = False
+
+    def request_step(self) -> None:
+        """While paused: simulate exactly one frame at the next redraw."""
+        if self.paused:
+            self._step_requested = True
+
+    def toggle_motion(self) -> None:
+        self.motion_on = not self.motion_on
+
+    def touch_selected(self) -> None:
+        if self.renderer.selected is not None:
+            self.graph.touch(self.graph.node(self.renderer.selected))
+
     def _save_screenshot(self) -> None:
         """Write --screenshot from the image just drawn (once per run)."""
         if self.options.screenshot is not None and not self._screenshot_done:
@@ -240,7 +351,7 @@ class SgviewApp(mglw.WindowConfig):
     def quit(self) -> None:
         """Close the window; --screenshot gets the current picture if no frame limit did."""
         if self.options.screenshot is not None and not self._screenshot_done:
-            self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+            self.draw()
             self._save_screenshot()
         self.wnd.close()
 
@@ -248,7 +359,7 @@ class SgviewApp(mglw.WindowConfig):
         # The window's close button: the window is still alive here, unlike after Esc's
         # wnd.close(), which is why Esc goes through quit() instead.
         if self.options.screenshot is not None and not self._screenshot_done:
-            self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+            self.draw()
             self._save_screenshot()
 
     @property
@@ -271,6 +382,8 @@ class SgviewApp(mglw.WindowConfig):
             self.recorder = None
         if self.options.dump_world is not None:
             dump_world(self.graph, self.options.dump_world)
+        if self.overlay is not None:
+            self.overlay.release()  # its panel keeps what it showed last (tests read it)
 
     # -- camera / view state -----------------------------------------------------------
     def _apply_camera_spec(self) -> None:
@@ -293,14 +406,23 @@ class SgviewApp(mglw.WindowConfig):
         origin, direction = self.camera.ray(x, y, tuple(self.wnd.size))
         ids, worlds, lo, hi = self.renderer.node_boxes()
         index, _ = pick(origin, direction, worlds, lo, hi)
-        self.renderer.selected = int(ids[index]) if index >= 0 else None
-        name = "" if index < 0 else f" — {self.graph.name_of(int(ids[index]))}"
-        self.wnd.title = f"sgview — {self.scene.title}{name}"
+        self.select(int(ids[index]) if index >= 0 else None)
         return self.renderer.selected
 
     # -- input -------------------------------------------------------------------------
     def on_key_event(self, key, action, modifiers) -> None:
         keys = self.wnd.keys
+        if self.overlay is not None:
+            self.overlay.key_event(key, action, modifiers)
+            if self.overlay.wants_keyboard:
+                return
+        held = {keys.H: "left", keys.J: "down", keys.K: "up", keys.L: "right", keys.R: "turn"}
+        if key in held:
+            if action == keys.ACTION_PRESS:
+                self.held.press(held[key])
+            elif action == keys.ACTION_RELEASE:
+                self.held.release(held[key])
+            return
         if action != keys.ACTION_PRESS:
             return
         if key == keys.ESCAPE:
@@ -312,21 +434,52 @@ class SgviewApp(mglw.WindowConfig):
         elif key == keys.P:
             self._want_shot = True
         elif key == keys.SPACE:
-            self.paused = not self.paused
+            self.toggle_pause()
+        elif key == keys.PERIOD:
+            self.request_step()
+        elif key == keys.S:
+            self.toggle_motion()
         elif key == keys.O:
             self.camera.toggle_projection()
         elif key == keys.G:
             self.renderer.show_grid = not self.renderer.show_grid
-        elif key == keys.L:
+        elif key == keys.B:
             self.renderer.show_links = not self.renderer.show_links
-        elif key == keys.T and self.renderer.selected is not None:
-            self.graph.touch(self.graph.node(self.renderer.selected))
+        elif key == keys.T:
+            self.touch_selected()
+        elif key == keys.M and self.collision is not None:
+            self.collision.switch_mode()
+        elif self.overlay is not None and key == keys.TAB:
+            self.overlay.visible = not self.overlay.visible
+        elif self.overlay is not None and key == keys.N:
+            self.overlay.show_names = not self.overlay.show_names
+
+    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        if self.overlay is not None:
+            self.overlay.mouse_position_event(x, y, dx, dy)
+
+    def on_unicode_char_entered(self, char: str) -> None:
+        if self.overlay is not None:
+            self.overlay.unicode_char_entered(char)
+
+    def on_resize(self, width: int, height: int) -> None:
+        if self.overlay is not None:
+            self.overlay.resize(width, height)
 
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        if self.overlay is not None:
+            self.overlay.mouse_press_event(x, y, button)
+            if self.overlay.wants_mouse:  # a click on a panel is the panel's
+                self._press = None
+                return
         self._press = (x, y)
         self._dragged = 0.0
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        if self.overlay is not None:
+            self.overlay.mouse_drag_event(x, y, dx, dy)
+            if self._press is None:  # the drag started on a panel
+                return
         self._dragged += abs(dx) + abs(dy)
         buttons = self.wnd.mouse_states
         if buttons.right or (buttons.left and self.wnd.modifiers.shift):
@@ -335,11 +488,17 @@ class SgviewApp(mglw.WindowConfig):
             self.camera.orbit(dx, dy)
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+        if self.overlay is not None:
+            self.overlay.mouse_release_event(x, y, button)
         if button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        if self.overlay is not None:
+            self.overlay.mouse_scroll_event(x_offset, y_offset)
+            if self.overlay.wants_mouse:
+                return
         self.camera.zoom(y_offset)
 
 

@@ -2,7 +2,8 @@
 
 Everything that can go wrong before a GL context exists (bad arguments, a scene that does
 not load, an unknown --touch name, no display) is reported in one line on stderr with
-exit status 2; GL or recording failures later exit with status 1.
+exit status 2; GL, shader or recording failures later exit with status 1, also in one line
+(a shader compile error names the file and line), never with a traceback.
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
+
+from viewer import __version__
+from viewer.io.limits import MAX_BUFFER_BYTES, MAX_NODES
 
 PROG = "sgview"
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
@@ -35,6 +41,17 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
     return value
+
+
+def _megabytes(text: str) -> int:
+    """--max-buffer-mb: a positive number of MiB, returned in bytes."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0.0 < value < 2.0**40:
+        raise argparse.ArgumentTypeError(f"expected a positive number of megabytes, got {text!r}")
+    return max(1, int(value * 1024 * 1024))
 
 
 def _touch(text: str) -> tuple[str, int]:
@@ -70,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--list-scenes", action="store_true",
+        help="list the bundled scenes (open one by name: sgview solar_system) and exit",
+    )  # fmt: skip
     parser.add_argument(
         "scene", nargs="?", metavar="SCENE",
         help="scene file (.toml, .gltf, .glb); default: the built-in ten-node tree",
@@ -107,6 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument("--still", action="store_true", help="disable the scene's motion")
     parser.add_argument(
+        "--select", metavar="NAME",
+        help="select node NAME at the start (outlined; the panel shows its values)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-overlay", dest="overlay", action="store_false",
+        help="no debug overlay: no glow, names or panels (also headless)",
+    )  # fmt: skip
+    parser.add_argument(
         "--dump-world", type=Path, metavar="PATH",
         help="after the last frame, write {name: 4x4 world matrix} as JSON "
         "(row-major nested lists, column-vector convention)",
@@ -115,6 +145,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--save", type=Path, metavar="OUT.toml",
         help="write the scene in the native TOML format to OUT.toml and exit "
         "(converts .gltf/.glb files and generated scenes)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-nodes", type=_positive, default=MAX_NODES, metavar="N",
+        help=f"refuse scenes with more than N nodes, glTF includes counted "
+        f"(default: {MAX_NODES:,})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-buffer-mb", type=_megabytes, default=MAX_BUFFER_BYTES, metavar="MB",
+        help=f"refuse glTF files, buffers or vertex data larger than MB megabytes "
+        f"(default: {MAX_BUFFER_BYTES >> 20})",
     )  # fmt: skip
     parser.add_argument(
         "--backend", metavar="NAME",
@@ -127,22 +167,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Files larger than this, and generated scenes of this many nodes, get a progress line.
+BIG_FILE_BYTES = 8 * 1024 * 1024
+BIG_GENERATED = 100_000
+
+
+@contextmanager
+def _progress(what: str | None):
+    """One line on stderr before slow work and its time after (nothing if `what` is None)."""
+    if what is None:
+        yield
+        return
+    start = time.perf_counter()
+    print(f"{PROG}: {what} ...", file=sys.stderr, flush=True)
+    yield
+    print(f"{PROG}: {what}: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+
+
 def load(args):
     """The scene the arguments ask for; `UsageError` with one line if it cannot be had."""
     from viewer.io import SceneError, default_scene, generate_scene, load_scene
+    from viewer.io.bundled import resolve
 
     if args.scene and args.generate:
         raise UsageError("give either SCENE or --generate, not both")
     try:
         if args.generate:
-            return generate_scene(args.generate)
+            count = args.generate.rpartition(":")[2].replace("_", "").replace(",", "")
+            big = count.isdigit() and int(count) >= BIG_GENERATED
+            with _progress(f"generating {args.generate}" if big else None):
+                return generate_scene(args.generate, max_nodes=args.max_nodes)
         if args.scene:
-            return load_scene(args.scene)
+            path = resolve(args.scene)
+            big = path.is_file() and path.stat().st_size > BIG_FILE_BYTES
+            with _progress(f"loading {path}" if big else None):
+                return load_scene(path, **load_limits(args))
         return default_scene()
     except SceneError as exc:
         raise UsageError(str(exc).splitlines()[0] if str(exc) else repr(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot read {args.scene}: {exc.strerror or exc}") from None
+
+
+def load_limits(args) -> dict:
+    """The `load_scene` caps the flags ask for (also used by live reload)."""
+    return {"max_nodes": args.max_nodes, "max_buffer_bytes": args.max_buffer_mb}
 
 
 def options_from(args, scene):
@@ -158,6 +227,9 @@ def options_from(args, scene):
         if frames is not None and frame > frames:
             raise UsageError(f"--touch {name}@{frame}: the run stops after frame {frames}")
         touches.setdefault(frame, []).append(name)
+    name = args.select
+    if name is not None and name not in scene.graph:
+        raise UsageError(f"--select {name}: no node named {name!r} in {scene.title!r}")
     if args.record is not None:
         try:  # fail before any frame is drawn
             Recorder.check(args.record)
@@ -168,8 +240,24 @@ def options_from(args, scene):
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
-        samples=args.samples,
+        samples=args.samples, overlay=args.overlay, select=args.select,
+        load_limits=load_limits(args),
     )  # fmt: skip
+
+
+def list_scenes() -> int:
+    """`--list-scenes`: the bundled scenes, by name and title."""
+    from viewer.io.bundled import bundled_scenes
+
+    scenes = bundled_scenes()
+    if not scenes:
+        print(f"{PROG}: the bundled scenes were not found", file=sys.stderr)
+        return 1
+    width = max(len(name) for name, _, _ in scenes)
+    for name, title, _ in scenes:
+        print(f"{name:<{width}}  {title}")
+    print(f"\nopen one with: {PROG} {scenes[0][0]}")
+    return 0
 
 
 def save(args) -> int:
@@ -190,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `sgview` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.list_scenes:
+        return list_scenes()
     if args.save is not None:
         return save(args)
     try:
@@ -208,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from viewer.app import WindowError, run
-    from viewer.render.context import ContextError
+    from viewer.render.context import ContextError, GLError
     from viewer.render.offscreen import RecordError
     from viewer.render.shaders import ShaderError
 
@@ -219,11 +309,18 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     except (ContextError, RecordError, ShaderError) as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except GLError as exc:  # a GL call failed while running: no traceback either
+        print(f"{PROG}: OpenGL error: {_one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

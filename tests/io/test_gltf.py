@@ -100,19 +100,29 @@ file = "parts.gltf"
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_save_round_trip_keeps_the_include(make_gltf, write_scene, tmp_path, form):
+def test_save_round_trip_keeps_the_include(make_gltf, tmp_path, form):
     name = "thing.glb" if form == "glb" else "thing.gltf"
-    make_gltf(form, name=name)
-    path = write_scene(f'[[node]]\nname = "Holder"\nposition = [0, 1, 0]\nmesh = "{name}"\n')
+    make_gltf(form, name=name, folder=tmp_path / "sub")
+    path = tmp_path / "sub" / "scene.toml"
+    path.write_text(f'[[node]]\nname = "Holder"\nposition = [0, 1, 0]\nmesh = "{name}"\n')
     scene = load_scene(path)
-    out = tmp_path / "sub" / "saved.toml"
-    out.parent.mkdir()
+    out = tmp_path / "saved.toml"  # the model is below the new file's folder: still reachable
     save_scene(scene, out)
-    assert f'mesh = "../{name}"' in out.read_text()
+    assert f'mesh = "sub/{name}"' in out.read_text()
     again = load_scene(out)
     assert [n.name for n in again.graph] == [n.name for n in scene.graph]
     for a, b in zip(scene.graph, again.graph, strict=True):
         np.testing.assert_allclose(a.world_matrix, b.world_matrix, atol=1e-12)
+
+
+def test_saving_outside_the_models_folder_is_refused(make_gltf, write_scene, tmp_path):
+    make_gltf("glb", name="thing.glb")
+    scene = load_scene(write_scene('[[node]]\nname = "Holder"\nmesh = "thing.glb"\n'))
+    out = tmp_path / "sub" / "saved.toml"
+    out.parent.mkdir()
+    with pytest.raises(SceneError, match="outside") as err:
+        save_scene(scene, out)
+    assert err.value.file == str(out) and not out.exists()
 
 
 def test_saving_a_gltf_scene_writes_an_include(make_gltf, tmp_path):

@@ -1,10 +1,12 @@
 """SceneWatcher: reloads after a good save, reports a bad one, recovers on the next."""
 
+import time
 from pathlib import Path
 
 import pytest
 
-from viewer.io import SceneError, SceneWatcher
+from viewer.io import SceneError, SceneWatcher, generate_scene, load_scene
+from viewer.io.watch import watch_scene
 
 GOOD = """[scene]
 title = "{title}"
@@ -88,3 +90,28 @@ def test_a_deleted_file_is_an_error_until_it_comes_back(setup):
     assert watcher.poll() is None  # reported once, not every frame
     save(path, GOOD.format(title="back"), clock)
     assert watcher.poll().title == "back"
+
+
+def test_a_save_between_loading_and_watching_is_not_missed(tmp_path):
+    """The viewer loads the file, then opens its window, then starts watching: a save in
+    between must still count (the watcher compares with the file as it was read)."""
+    path = tmp_path / "scene.toml"
+    path.write_text(GOOD.format(title="one"))
+    scene = load_scene(path)
+    path.write_text(GOOD.format(title="saved during start-up"))
+    clock = FakeClock()
+    watcher = SceneWatcher(path, clock=clock, seen=scene.source_stamp)
+    clock.t += 1
+    assert watcher.poll().title == "saved during start-up"
+
+
+def test_watch_scene_reloads_with_the_same_limits(tmp_path):
+    path = tmp_path / "scene.toml"
+    path.write_text(GOOD.format(title="one"))
+    scene = load_scene(path, max_nodes=1)
+    watcher = watch_scene(scene, max_nodes=1)
+    path.write_text(GOOD.format(title="two") + '\n[[node]]\nname = "B"\n')
+    time.sleep(watcher.interval + 0.05)
+    result = watcher.poll()
+    assert isinstance(result, SceneError) and "over the limit of 1" in str(result)
+    assert watch_scene(generate_scene("chain:3")) is None  # nothing to watch

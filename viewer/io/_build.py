@@ -8,8 +8,34 @@ from ..scene.graph import SceneGraph
 from ..scene.scene import Include, Scene
 from .errors import SceneError
 from .gltf_scene import GltfModel
+from .limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["add_many", "add_model"]
+__all__ = ["UniqueNames", "add_many", "add_model"]
+
+
+class UniqueNames:
+    """The node names taken so far in one scene.
+
+    `claim(name)` returns `name` if it is free, else the first free of ``name~2``,
+    ``name~3``... It remembers where each name's search stopped, so claiming the same
+    name n times costs O(n) in all, not O(n^2) (a glTF file may name every node alike).
+    """
+
+    def __init__(self, taken=()) -> None:
+        self.taken: set[str] = set(taken)
+        self._next: dict[str, int] = {}  # name -> the first suffix not yet known taken
+
+    def claim(self, name: str) -> str:
+        candidate = name
+        if candidate in self.taken:
+            k = self._next.get(name, 2)
+            candidate = f"{name}~{k}"
+            while candidate in self.taken:
+                k += 1
+                candidate = f"{name}~{k}"
+            self._next[name] = k + 1
+        self.taken.add(candidate)
+        return candidate
 
 
 def add_many(
@@ -43,25 +69,20 @@ def add_model(
     model: GltfModel,
     parent: int | None,
     prefix: str,
-    used: set[str],
+    used: UniqueNames,
     display: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> np.ndarray:
     """Add a glTF model's nodes to the scene's graph under node id `parent` (None: roots).
 
     Names are ``prefix + glTF name``, made unique with ``~2``, ``~3``... when taken.
-    Records looks, meshes and an `Include`. Returns the new ids.
+    Records looks, meshes and an `Include`. Returns the new ids. Refuses (`SceneError`
+    naming `display`) when the scene would get more than ``limits.max_nodes`` nodes.
     """
     graph = scene.graph
     n = len(model)
-    names = []
-    for name in model.names:
-        candidate = prefix + name
-        k = 1
-        while candidate in used:
-            k += 1
-            candidate = f"{prefix}{name}~{k}"
-        used.add(candidate)
-        names.append(candidate)
+    limits.check_nodes(len(graph) + n, display or str(model.path))
+    names = [used.claim(prefix + name) for name in model.names]
     base = graph.capacity_ids
     root_parent = -1 if parent is None else parent
     parents = np.where(model.parents >= 0, model.parents + base, root_parent)

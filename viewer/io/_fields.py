@@ -18,7 +18,10 @@ from .errors import SceneError, describe
 __all__ = ["Locator", "Where", "quat_from_euler", "quat_to_euler"]
 
 # --------------------------------------------------------------------------- line finding
-_HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([^\[\]#]*?)[ \t]*\]")
+# One pass, no backtracking: the name is everything up to the first "]" (spaces and quotes
+# are stripped afterwards). A lazy name group between optional blanks took cubic time on a
+# line of spaces inside a multi-line string, so a 10 kB file hung the loader.
+_HEADER = re.compile(r"^[ \t]*(\[\[?)([^\[\]#]*)\]")
 
 
 def _key_pattern(key: str) -> re.Pattern:

@@ -22,27 +22,32 @@ from ..scene.motion import CHANNELS, Motion, merge_motions
 from ..scene.scene import CameraSpec, Look, Scene
 from ._build import add_many
 from .errors import SceneError
+from .limits import MAX_NODES
 from .toml_scene import parse_scene_text
 
 __all__ = ["GENERATORS", "MAX_GENERATED", "default_scene", "frame_camera", "generate_scene"]
 
 GENERATORS = ("chain", "balanced", "random")
-MAX_GENERATED = 10_000_000
+MAX_GENERATED = MAX_NODES  # the default cap; generate_scene(max_nodes=...) moves it
 BRANCHING = 8
 SEED = 20240611
 
-#: One colour per depth, cycling (a muted, colour-blind-friendly palette).
+#: One colour per depth, cycling: blues, teals, greens and greys only, so that no node
+#: can be mistaken for the overlay's red and orange glow.
 DEPTH_COLORS = [
     tuple(int(h[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
-    for h in ("4c72b0", "dd8452", "55a868", "c44e52", "8172b3", "937860", "da8bc3", "ccb974")
+    for h in ("4c72b0", "2a9d8f", "55a868", "8c9bb5", "3fb0c9", "6b8f71", "5a6f8f", "9fb8ad")
 ]
 
 
-def generate_scene(spec: str) -> Scene:
+def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     """Build the scene described by `spec`, ``"chain:N"``, ``"balanced:N"`` or ``"random:N"``.
 
-    Raises `SceneError` for a malformed spec or N outside 1..`MAX_GENERATED`.
+    Raises `SceneError` for a malformed spec or N outside 1..`max_nodes` (default
+    `MAX_GENERATED`, ten million; ``sgview --max-nodes`` sets it).
     """
+    if not isinstance(max_nodes, int) or isinstance(max_nodes, bool) or max_nodes < 1:
+        raise ValueError(f"max_nodes must be a positive whole number, got {max_nodes!r}")
     where = "--generate"
     if not isinstance(spec, str):
         raise SceneError(f"expected a string like 'balanced:1000', got {spec!r}", section=where)
@@ -58,8 +63,13 @@ def generate_scene(spec: str) -> Scene:
         raise SceneError(
             f"expected a whole number of nodes after ':', got {count!r}", section=where
         ) from None
-    if not 1 <= n <= MAX_GENERATED:
-        raise SceneError(f"expected 1 to {MAX_GENERATED:,} nodes, got {n:,}", section=where)
+    if n < 1:
+        raise SceneError(f"expected 1 to {max_nodes:,} nodes, got {n:,}", section=where)
+    if n > max_nodes:
+        raise SceneError(
+            f"expected 1 to {max_nodes:,} nodes, got {n:,} (--max-nodes {max_nodes})",
+            section=where,
+        )
     parents, positions, rotations, scales = _LAYOUTS[kind](n)
     graph = SceneGraph()
     names = [f"Obj{i}" for i in range(1, n + 1)]
@@ -248,20 +258,20 @@ color = "#4c72b0"
 name = "Obj2"
 parent = "Obj1"
 position = [-4, -2.5, 0]
-color = "#dd8452"
+color = "#2a9d8f"
 
 [[node]]
 name = "Obj3"
 parent = "Obj1"
 position = [0, -2.5, 0]
-color = "#dd8452"
+color = "#2a9d8f"
 motion = { spin = { axis = [0, 1, 0], speed = 25 } }
 
 [[node]]
 name = "Obj4"
 parent = "Obj1"
 position = [4, -2.5, 0]
-color = "#dd8452"
+color = "#2a9d8f"
 
 [[node]]
 name = "Obj5"
@@ -286,20 +296,20 @@ motion = { oscillate = { axis = [1, 0, 0], amplitude = 0.6, period = 4 } }
 name = "Obj8"
 parent = "Obj5"
 position = [-1.2, -2.5, 0]
-color = "#c44e52"
+color = "#8c9bb5"
 
 [[node]]
 name = "Obj9"
 parent = "Obj5"
 position = [1.2, -2.5, 0]
-color = "#c44e52"
+color = "#8c9bb5"
 motion = { pulse = { amplitude = 0.25, period = 3 } }
 
 [[node]]
 name = "Obj10"
 parent = "Obj6"
 position = [0.8, -2.5, 0]
-color = "#c44e52"
+color = "#8c9bb5"
 """
 
 

@@ -8,6 +8,10 @@ indices. Every problem raises `SceneError`.
 A URI may only name a file in the glTF file's own folder: absolute paths, ``..``
 segments, URI schemes other than ``data:`` and symbolic links leading out of the folder
 are refused, whether or not the file is read (images are never read, but are checked).
+
+Sizes are checked against `Limits.max_buffer_bytes` before anything is read or allocated:
+the file itself and each external buffer file (by their size on disk), each buffer's
+``byteLength`` and data URI, and the total of the accessor data read out of the file.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import base64
 import binascii
 import json
 import math
+import stat
+import struct
 import urllib.parse
 import warnings
 from pathlib import Path
@@ -23,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import SceneError, describe
+from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["GltfFile", "brief", "is_int", "is_num"]
 
@@ -57,24 +64,42 @@ def is_num(value: object) -> bool:
 class GltfFile:
     """A parsed glTF document with checked access to its data. Call `open()` first."""
 
-    def __init__(self, path: Path, display: str) -> None:
+    def __init__(self, path: Path, display: str, limits: Limits = DEFAULT_LIMITS) -> None:
         self.path = path
         self.display = display
         self.folder = path.parent
+        self.limits = limits
         self.gltf = None
         self.buffers: dict[int, bytes] = {}
+        self.data_bytes = 0  # accessor data read so far, against limits.max_buffer_bytes
 
     def error(
         self, where: str | None, reason: str, *, node: str | None = None, field: str | None = None
     ) -> SceneError:
         return SceneError(reason, file=self.display, node=node, field=field, section=where)
 
+    def _check_size(self, need: int, what: str, where: str | None) -> None:
+        reason = self.limits.bytes_reason(need, what)
+        if reason is not None:
+            raise self.error(where, reason)
+
+    def _read_file(self, file: Path, what: str, where: str | None) -> bytes:
+        """The bytes of `file`, refusing before reading when it is over the size cap or not
+        a regular file (reading a named pipe or a device could block forever)."""
+        st = file.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(str(file))
+        if not stat.S_ISREG(st.st_mode):
+            raise self.error(where, f"{what} is not a regular file")
+        self._check_size(st.st_size, what, where)
+        return file.read_bytes()
+
     # ------------------------------------------------------------------ container
     def open(self) -> None:
         import pygltflib
 
         try:
-            data = self.path.read_bytes()
+            data = self._read_file(self.path, "the glTF file", None)
         except FileNotFoundError:
             raise self.error(None, "glTF file not found") from None
         except IsADirectoryError:
@@ -103,6 +128,9 @@ class GltfFile:
                 ) from None
             if not isinstance(doc, dict):
                 raise self.error(None, f"expected a JSON object at the top, got {describe(doc)}")
+        else:
+            doc = _glb_json(data)
+        self._check_node_count(doc)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -125,6 +153,12 @@ class GltfFile:
         if not isinstance(version, str) or not version.startswith("2."):
             raise self.error("asset", f"expected glTF version 2.x, got {describe(version)}")
         self._check_uris()
+
+    def _check_node_count(self, doc: object) -> None:
+        """Refuse too many nodes before pygltflib decodes them (about 0.2 ms per node)."""
+        nodes = doc.get("nodes") if isinstance(doc, dict) else None
+        if isinstance(nodes, list) and len(nodes) > self.limits.max_nodes:
+            raise self.limits.node_error(len(nodes), self.display, "the glTF file")
 
     def _list(self, name: str) -> list:
         value = getattr(self.gltf, name, None)
@@ -186,6 +220,7 @@ class GltfFile:
         length = getattr(buf, "byteLength", None)
         if not is_int(length) or length < 0:
             raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
+        self._check_size(length, "the buffer", here)
         if uri is None:
             blob = self.gltf.binary_blob()
             if index != 0 or blob is None:
@@ -195,6 +230,7 @@ class GltfFile:
             header, sep, payload = uri.partition(",")
             if not sep or not header.endswith(";base64"):
                 raise self.error(here, "a data URI must be base64-encoded ('data:...;base64,')")
+            self._check_size(len(payload) // 4 * 3, "the data URI", here)
             try:
                 data = base64.b64decode(payload, validate=True)
             except (binascii.Error, ValueError):
@@ -202,7 +238,7 @@ class GltfFile:
         else:
             file = self._local_file(uri, here)
             try:
-                data = file.read_bytes()
+                data = self._read_file(file, f"the file {uri!r}", here)
             except FileNotFoundError:
                 raise self.error(here, f"missing file {uri!r} (next to the glTF file)") from None
             except OSError as exc:
@@ -234,6 +270,9 @@ class GltfFile:
             raise self.error(here, f"count must be an integer in 0..{_MAX_COUNT}, got {count!r}")
         width = _WIDTH[kind]
         dtype = _COMPONENTS[ctype]
+        nbytes = count * width * dtype.itemsize
+        self._check_size(self.data_bytes + nbytes, "the accessor data of the file", here)
+        self.data_bytes += nbytes
         view_index = getattr(acc, "bufferView", None)
         if view_index is None:
             return np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
@@ -295,47 +334,41 @@ class GltfFile:
             if pos_index is None:
                 raise self.error(phere, "a triangle primitive needs a POSITION attribute")
             pos = self._accessor(pos_index, f"{phere} POSITION", ("VEC3",), (5126,))
-            pos = pos.astype(np.float64)
             if not np.all(np.isfinite(pos)):
                 raise self.error(phere, "POSITION holds NaN or infinite values")
             n = pos.shape[0]
             if getattr(prim, "indices", None) is not None:
                 idx = self._accessor(prim.indices, f"{phere} indices", ("SCALAR",), _INDEX_TYPES)
-                idx = idx.reshape(-1).astype(np.int64)
+                idx = idx.reshape(-1).astype(np.uint32)
                 if idx.size and (idx.max() >= n):
                     raise self.error(phere, f"an index is {int(idx.max())}, there are {n} vertices")
             else:
-                idx = np.arange(n, dtype=np.int64)
+                idx = np.arange(n, dtype=np.uint32)
             if idx.size % 3:
                 raise self.error(phere, f"triangles need a multiple of 3 indices, got {idx.size}")
             nrm_index = getattr(attrs, "NORMAL", None)
             if nrm_index is not None:
                 nrm = self._accessor(nrm_index, f"{phere} NORMAL", ("VEC3",), (5126,))
-                nrm = nrm.astype(np.float64)
                 if nrm.shape[0] != n:
                     raise self.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
                 if not np.all(np.isfinite(nrm)):
                     raise self.error(phere, "NORMAL holds NaN or infinite values")
-            else:
-                nrm = _vertex_normals(pos, idx)
+            else:  # in float64, one primitive at a time; kept as float32 like the rest
+                nrm = _vertex_normals(pos.astype(np.float64), idx.astype(np.int64))
+                nrm = nrm.astype(np.float32)
             if color is None:
                 color = self._material_color(getattr(prim, "material", None), phere)
+            if offset + n > 2**32:
+                raise self.error(here, "too many vertices")
+            # Kept in the stored 4-byte types, so the merged mesh holds about as many bytes
+            # as the accessors it came from (the data cap then bounds the load's memory).
             all_p.append(pos)
             all_n.append(nrm)
-            all_i.append(idx + offset)
+            all_i.append(idx + np.uint32(offset))
             offset += n
         if not all_p:
             return None
-        positions = np.concatenate(all_p)
-        normals = np.concatenate(all_n)
-        indices = np.concatenate(all_i)
-        if offset >= 2**32:
-            raise self.error(here, "too many vertices")
-        mesh_data[key] = (
-            positions.astype(np.float32),
-            normals.astype(np.float32),
-            indices.astype(np.uint32),
-        )
+        mesh_data[key] = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
         return color or _DEFAULT_COLOR
 
     def _material_color(self, index: object, where: str) -> tuple[float, float, float] | None:
@@ -353,6 +386,18 @@ class GltfFile:
         return None
 
     # ------------------------------------------------------------------ nodes
+
+
+def _glb_json(data: bytes) -> object:
+    """The JSON chunk of a .glb, or None when the container is malformed (pygltflib then
+    says what is wrong)."""
+    try:
+        length, kind = struct.unpack_from("<I4s", data, 12)
+        if kind != b"JSON" or 20 + length > len(data):
+            return None
+        return json.loads(data[20 : 20 + length])
+    except (struct.error, ValueError, RecursionError):
+        return None
 
 
 def _vertex_normals(pos: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ from ..scene.math import decompose, trs_matrix
 from ..scene.scene import Look
 from .errors import SceneError, describe
 from .gltf_data import GltfFile, brief, is_int, is_num
+from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
 
@@ -58,7 +59,9 @@ class GltfModel:
         return len(self.names)
 
 
-def read_gltf(path: str | Path, display: str | None = None) -> GltfModel:
+def read_gltf(
+    path: str | Path, display: str | None = None, *, limits: Limits = DEFAULT_LIMITS
+) -> GltfModel:
     """Read a ``.gltf`` or ``.glb`` file into a `GltfModel`.
 
     Parameters
@@ -67,11 +70,13 @@ def read_gltf(path: str | Path, display: str | None = None) -> GltfModel:
         The file.
     display : str, optional
         How to name the file in error messages (defaults to `path` as given).
+    limits : Limits, keyword-only
+        Caps on the node count and on the sizes of files, buffers and vertex data.
     """
     path = Path(path)
     display = str(path) if display is None else display
     try:
-        return _Reader(path, display).read()
+        return _Reader(path, display, limits).read()
     except SceneError:
         raise
     except RecursionError:
@@ -120,6 +125,8 @@ class _Reader(GltfFile):
     def _model(self) -> GltfModel:
         nodes = self._list("nodes")
         n = len(nodes)
+        if n > self.limits.max_nodes:
+            raise self.limits.node_error(n, self.display, "the glTF file")
         roots = self._roots(nodes)
         # pre-order walk with an explicit stack; every node may be reached once only
         order: list[int] = []

@@ -16,41 +16,57 @@ from pathlib import Path
 
 from ..scene.graph import SceneGraph
 from ..scene.scene import Scene
-from ._build import add_model
+from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf
+from .limits import DEFAULT_LIMITS, MAX_BUFFER_BYTES, MAX_NODES, Limits
 from .toml_scene import load_toml_scene
 
-__all__ = ["load_gltf_scene", "load_scene"]
+__all__ = ["file_signature", "load_gltf_scene", "load_scene"]
 
 SUFFIXES = (".toml", ".gltf", ".glb")
 
 
-def load_scene(path: str | Path) -> Scene:
+def load_scene(
+    path: str | Path,
+    *,
+    max_nodes: int = MAX_NODES,
+    max_buffer_bytes: int = MAX_BUFFER_BYTES,
+) -> Scene:
     """Load a ``.toml``, ``.gltf`` or ``.glb`` scene file.
 
     Parameters
     ----------
     path : str or Path
-        The file; relative paths inside it are resolved against its folder.
+        The file; relative paths inside it are resolved against its folder, and may not
+        leave it.
+    max_nodes : int, keyword-only
+        Refuse a scene with more nodes (glTF includes count), see limits.py.
+    max_buffer_bytes : int, keyword-only
+        Refuse a glTF file, buffer or vertex data larger than this, see limits.py.
 
     Raises
     ------
     SceneError
         For any problem, with a one-line message naming the file (as given), the line when
         known, the node and the field.
+    ValueError
+        When a limit is not a positive whole number.
     """
+    limits = Limits.make(max_nodes, max_buffer_bytes)
     try:
         display = str(path)
         file = Path(path)
     except TypeError:
         raise SceneError(f"expected a file path, got {type(path).__name__}") from None
     try:
+        stamp = file_signature(file)  # before reading: a later save must look like a change
         suffix = file.suffix.lower()
-        if suffix == ".toml":
-            return load_toml_scene(file, display)
-        if suffix in (".gltf", ".glb"):
-            return load_gltf_scene(file, display)
+        if suffix in SUFFIXES:
+            load = load_toml_scene if suffix == ".toml" else load_gltf_scene
+            scene = load(file, display, limits=limits)
+            scene.source_stamp = stamp
+            return scene
         raise SceneError(
             f"unknown file type {file.suffix or '(none)'!r}; expected {', '.join(SUFFIXES)}",
             file=display,
@@ -64,10 +80,21 @@ def load_scene(path: str | Path) -> Scene:
         raise SceneError(f"cannot load the scene ({text})", file=display) from None
 
 
-def load_gltf_scene(path: str | Path, display: str | None = None) -> Scene:
+def file_signature(path: Path) -> tuple[int, int] | None:
+    """What changes when a file is saved: (modification time in ns, size); None: missing."""
+    try:
+        st = Path(path).stat()
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def load_gltf_scene(
+    path: str | Path, display: str | None = None, *, limits: Limits = DEFAULT_LIMITS
+) -> Scene:
     """Open a glTF file as a scene of its own: its roots become the graph's roots."""
     path = Path(path)
-    model = read_gltf(path, display)
+    model = read_gltf(path, display, limits=limits)
     scene = Scene(graph=SceneGraph(), title=model.title, source=path)
-    add_model(scene, model, None, "", set(), display or str(path))
+    add_model(scene, model, None, "", UniqueNames(), display or str(path), limits)
     return scene

@@ -9,7 +9,9 @@ Loading the written file gives the same world matrices. What is written:
 - looks, motions, scripted events and the camera;
 - glTF imports as the include they came from (``mesh = "model.glb"`` on the host node, or
   an ``[[include]]`` table), not as individual nodes: changes made to imported nodes after
-  loading are not saved.
+  loading are not saved. The loader only includes files in the scene file's folder or
+  below, so a model outside the new file's folder makes the save fail (SceneError)
+  rather than write a file that cannot be loaded.
 
 Numbers are written with Python's shortest round-trip repr, so nothing is lost.
 """
@@ -35,7 +37,12 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     """Write `scene` to `path` in the native format (atomically: a temporary file is
     written next to it, then renamed). Raises SceneError when the file cannot be written."""
     path = Path(path)
-    text = scene_to_toml(scene, base_dir=path.parent)
+    try:
+        text = scene_to_toml(scene, base_dir=path.parent)
+    except SceneError as exc:
+        if exc.file is not None:
+            raise
+        raise SceneError(exc.reason, file=str(path), node=exc.node, section=exc.section) from None
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -211,12 +218,17 @@ def _motion_text(scene: Scene) -> dict[int, list[str]]:
 
 
 def _relative(path: Path, base_dir: Path) -> str:
+    """`path` relative to `base_dir`, which must contain it (the loader refuses the rest)."""
     path = Path(path)
-    try:
-        rel = os.path.relpath(path, base_dir.resolve())
-    except ValueError:  # another drive on Windows
-        rel = str(path)
-    return rel.replace(os.sep, "/")
+    folder = base_dir.resolve()
+    if not path.resolve().is_relative_to(folder):
+        raise SceneError(
+            f"the glTF file {str(path)!r} lies outside {str(folder)!r}, and a scene may only "
+            "include files in its own folder or below; save the scene in a folder that holds "
+            "the model",
+            section="include",
+        )
+    return os.path.relpath(path.resolve(), folder).replace(os.sep, "/")
 
 
 # ---------------------------------------------------------------------------- TOML values

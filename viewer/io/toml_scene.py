@@ -4,13 +4,16 @@
 value (raising `SceneError` with the file, line, node and field), order the nodes so every
 parent comes before its children (parents may be named before or after their children in
 the file), then build the graph with one `SceneGraph.add_many` call. glTF files named by a
-node's ``mesh`` or by an ``[[include]]`` table are added under their host afterwards.
+node's ``mesh`` or by an ``[[include]]`` table are added under their host afterwards
+(each file is read once however often it is named; it must lie in the scene file's folder
+or below). The node count is checked against `Limits.max_nodes` before anything is built.
 The format is documented in docs/scene-format.md.
 """
 
 from __future__ import annotations
 
 import re
+import stat
 import tomllib
 from pathlib import Path
 
@@ -20,9 +23,10 @@ from ..scene.graph import SceneGraph
 from ..scene.motion import CHANNELS, Motion, merge_motions
 from ..scene.scene import Scene
 from . import _fields as F
-from ._build import add_many, add_model
+from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
-from .gltf_scene import read_gltf
+from .gltf_scene import GltfModel, read_gltf
+from .limits import DEFAULT_LIMITS, Limits
 from .toml_sections import (
     NodeSpec,
     gltf_path,
@@ -39,11 +43,15 @@ SCENE_KEYS = ("title",)
 INCLUDE_KEYS = ("file", "parent")
 
 
-def load_toml_scene(path: str | Path, display: str | None = None) -> Scene:
+def load_toml_scene(
+    path: str | Path, display: str | None = None, *, limits: Limits = DEFAULT_LIMITS
+) -> Scene:
     """Load a native ``.toml`` scene file."""
     path = Path(path)
     display = str(path) if display is None else display
     try:
+        if not stat.S_ISREG(path.stat().st_mode) and not path.is_dir():
+            raise SceneError("expected a scene file, got a pipe or device", file=display)
         data = path.read_bytes()
     except FileNotFoundError:
         raise SceneError("file not found", file=display) from None
@@ -58,7 +66,7 @@ def load_toml_scene(path: str | Path, display: str | None = None) -> Scene:
         raise SceneError(
             f"the file is not UTF-8 text (byte {exc.start})", file=display, line=line
         ) from None
-    return parse_scene_text(text, display, base_dir=path.parent, source=path)
+    return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
 
 
 _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
@@ -93,6 +101,7 @@ def parse_scene_text(
     *,
     base_dir: str | Path = ".",
     source: Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Scene:
     """Parse native-format text into a `Scene`.
 
@@ -106,6 +115,8 @@ def parse_scene_text(
         Folder that relative glTF paths are resolved against.
     source : Path, optional
         Recorded as `Scene.source`.
+    limits : Limits
+        Caps on the node count and on glTF sizes (see limits.py).
     """
     doc = _decode(text, display)
     locator = F.Locator(text)
@@ -122,10 +133,9 @@ def parse_scene_text(
             title = F.string(where, "title", table["title"])
     camera = parse_camera(doc, display, locator)
 
-    specs = [
-        parse_node(item, i, display, locator, base_dir)
-        for i, item in enumerate(_array(doc, "node", top))
-    ]
+    node_items = _array(doc, "node", top)
+    limits.check_nodes(len(node_items), display)
+    specs = [parse_node(item, i, display, locator, base_dir) for i, item in enumerate(node_items)]
     order, parent_rows = _order(specs, display, locator)
 
     graph = SceneGraph()
@@ -137,11 +147,19 @@ def parse_scene_text(
     scene.motions = _motions(specs, id_of)
 
     # glTF files: a node's mesh first (file order), then [[include]] tables
-    used = set(id_of)
+    used = UniqueNames(id_of)
+    models: dict[Path, GltfModel] = {}
+
+    def read(file: Path) -> GltfModel:  # once per file; errors inside it name that file
+        key = file.resolve()
+        if key not in models:
+            models[key] = read_gltf(file, limits=limits)
+        return models[key]
+
     for spec in specs:
-        if spec.gltf is not None:  # errors inside the glTF file name that file
-            model = read_gltf(spec.gltf)
-            add_model(scene, model, id_of[spec.name], spec.name + "/", used)
+        if spec.gltf is not None:
+            model = read(spec.gltf)
+            add_model(scene, model, id_of[spec.name], spec.name + "/", used, display, limits)
     for i, item in enumerate(_array(doc, "include", top)):
         where = F.Where(display, locator, "include", i, label=f"include {i + 1}")
         table = F.table(where, None, item)
@@ -155,8 +173,8 @@ def parse_scene_text(
             if pname not in id_of:
                 raise where.error("parent", f"unknown node {pname!r}")
             parent = id_of[pname]
-        model = read_gltf(file)
-        add_model(scene, model, parent, pname + "/" if pname else "", used)
+        model = read(file)
+        add_model(scene, model, parent, pname + "/" if pname else "", used, display, limits)
 
     scene.events = [
         parse_event(item, i, display, locator, graph)

@@ -211,13 +211,26 @@ def motion_params(where: F.Where, kind: str, value: object) -> dict:
 
 
 def gltf_path(where: F.Where, field: str, value: object, base_dir: Path) -> Path:
-    """A .gltf/.glb path relative to the scene file's folder, which must exist."""
+    """A .gltf/.glb path relative to the scene file's folder, which must exist.
+
+    The file must lie in that folder or below it: an absolute path, a ``..`` segment or a
+    symbolic link leading out of the folder is refused before anything is read.
+    """
     text = F.string(where, field, value, what="a path to a .gltf or .glb file")
     if not text.lower().endswith(GLTF_SUFFIXES):
         raise where.error(field, f"expected a path to a .gltf or .glb file, got {text!r}")
     if "\0" in text:
         raise where.error(field, "the path contains a NUL character")
+    refused = f"path {text!r} refused: a scene may only include files in its own folder or below"
+    if text.startswith(("/", "\\")) or ":" in text or ".." in text.replace("\\", "/").split("/"):
+        raise where.error(field, refused)
     path = base_dir / text
+    try:
+        inside = path.resolve().is_relative_to(base_dir.resolve())
+    except (OSError, RuntimeError, ValueError):  # a symlink loop, an unreadable folder
+        inside = False
+    if not inside:
+        raise where.error(field, refused)
     try:
         exists = path.is_file()
     except (OSError, ValueError):

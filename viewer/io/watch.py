@@ -9,6 +9,7 @@ loads again.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,16 +17,22 @@ from pathlib import Path
 from viewer.scene.scene import Scene
 
 from .errors import SceneError
+from .loader import file_signature as _signature
 from .loader import load_scene
 
+__all__ = ["SceneWatcher", "watch_scene"]
 
-def _signature(path: Path) -> tuple[int, int] | None:
-    """What changes when a file is saved: modification time and size (None: missing)."""
-    try:
-        st = path.stat()
-    except OSError:
+
+def watch_scene(scene: Scene, **load_options) -> SceneWatcher | None:
+    """A watcher for the file `scene` was loaded from (None for generated scenes).
+
+    It compares against the file as it was when the scene was read (`Scene.source_stamp`),
+    and reloads with the same `load_scene` keyword arguments (the node and buffer caps).
+    """
+    if scene.source is None:
         return None
-    return (st.st_mtime_ns, st.st_size)
+    load = functools.partial(load_scene, **load_options) if load_options else load_scene
+    return SceneWatcher(scene.source, seen=scene.source_stamp, load=load)
 
 
 class SceneWatcher:
@@ -42,12 +49,15 @@ class SceneWatcher:
         interval: float = 0.25,
         load: Callable[[Path], Scene] = load_scene,
         clock: Callable[[], float] = time.monotonic,
+        seen: tuple[int, int] | None = None,
     ) -> None:
         self.path = Path(path)
         self.interval = interval
         self._load = load
         self._clock = clock
-        self._seen = _signature(self.path)
+        #: The signature of the version on screen: `seen` (from `file_signature` before the
+        #: shown scene was read), else the file as it is now.
+        self._seen = seen if seen is not None else _signature(self.path)
         self._next_look = clock() + interval
         self.error: SceneError | None = None  # the error of the last save, if it failed
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from viewer.collision.ray import obb_ray_hits
+
 PERSPECTIVE = "perspective"
 ORTHOGRAPHIC = "orthographic"
 
@@ -70,6 +72,12 @@ class Camera:
     projection: str = PERSPECTIVE
     #: Radius of what must stay inside the depth range (scene plus grid).
     extent: float = 10.0
+    #: Fraction of the image width by which the picture's centre moves right: the
+    #: overlay's panels cover the sides of the image, and the scene is centred between.
+    shift_x: float = 0.0
+    #: Width / height of the part of the image the scene is framed in: `frame` fits the
+    #: sphere across it too when it is narrower than it is tall.
+    frame_aspect: float = 1.0
     _home: tuple | None = field(default=None, repr=False)
 
     # -- placement ---------------------------------------------------------------------
@@ -106,7 +114,10 @@ class Camera:
         """Aim at a sphere (`center`, `radius`) so that it fills the view with a margin."""
         radius = max(float(radius), 1e-3)
         self.target = np.asarray(center, dtype=np.float64).copy()
-        self.distance = 1.02 * radius / math.sin(math.radians(self.fov) / 2.0)
+        half = math.radians(self.fov) / 2.0
+        if self.frame_aspect < 1.0:  # narrow: the horizontal field of view binds
+            half = math.atan(max(self.frame_aspect, 0.05) * math.tan(half))
+        self.distance = 1.02 * radius / math.sin(half)
         self.extent = max(self.extent, radius)
 
     def set_home(self) -> None:
@@ -152,8 +163,25 @@ class Camera:
         return perspective(self.fov, aspect, near, far)
 
     def view_projection(self, size: tuple[int, int]) -> np.ndarray:
-        """P @ V for an image of `size` = (width, height), [4, 4] float64."""
-        return self.projection_matrix(size[0] / max(size[1], 1)) @ self.view_matrix()
+        """P @ V for an image of `size` = (width, height), [4, 4] float64.
+
+        With `shift_x`, a translation after the projection moves the picture right by that
+        fraction of its width (`project` and `ray` follow it too).
+        """
+        vp = self.projection_matrix(size[0] / max(size[1], 1)) @ self.view_matrix()
+        if self.shift_x:
+            shift = np.eye(4)
+            shift[0, 3] = 2.0 * self.shift_x
+            vp = shift @ vp
+        return vp
+
+    def pixel_size(self, points, size: tuple[int, int]) -> np.ndarray:
+        """World length one pixel covers at each of the world `points` [n, 3] -> [n]."""
+        pts = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        if self.projection == ORTHOGRAPHIC:
+            return np.full(len(pts), self.ortho_height / max(size[1], 1))
+        depth = np.maximum((pts - self.eye) @ self.forward, 1e-6)
+        return 2.0 * depth * math.tan(math.radians(self.fov) / 2.0) / max(size[1], 1)
 
     def project(self, points, size: tuple[int, int]) -> np.ndarray:
         """Pixel coordinates (x, y, depth) of world `points` [n, 3] -> [n, 3].
@@ -183,7 +211,7 @@ class Camera:
 def pick(
     origin, direction, worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> tuple[int, float]:
-    """The nearest oriented box hit by a ray.
+    """The nearest oriented box hit by a ray (the slab test of `viewer.collision.ray`).
 
     Parameters
     ----------
@@ -198,33 +226,12 @@ def pick(
     -------
     (index, t) of the nearest box in front of the origin, or (-1, inf) when none is hit.
     """
-    n = len(worlds)
-    if n == 0:
+    if len(worlds) == 0:
         return -1, math.inf
-    worlds = np.asarray(worlds, dtype=np.float64)
-    det = np.linalg.det(worlds[:, :3, :3])
-    ok = np.abs(det) > 1e-12
-    safe = np.where(ok[:, None, None], worlds, np.eye(4))
-    inv = np.linalg.inv(safe)
-    o = inv[:, :3, :3] @ np.asarray(origin, dtype=np.float64) + inv[:, :3, 3]
-    d = inv[:, :3, :3] @ np.asarray(direction, dtype=np.float64)
     # Flat meshes (disk, rect) get a little thickness so they can be hit edge-on too.
     pad = np.maximum(0.0, 0.01 * np.max(hi - lo, axis=1, keepdims=True) - (hi - lo) / 2.0)
-    lo, hi = lo - pad, hi + pad
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        t1 = (lo - o) / d
-        t2 = (hi - o) / d
-        # A ray parallel to a slab: inside it the slab does not constrain (-inf, inf);
-        # outside it (inf, inf) makes tmin infinite, so no hit.
-        parallel = d == 0.0
-        inside = (o >= lo) & (o <= hi)
-        t1 = np.where(parallel, np.where(inside, -np.inf, np.inf), t1)
-        t2 = np.where(parallel, np.inf, t2)
-    tmin = np.max(np.minimum(t1, t2), axis=1)
-    tmax = np.min(np.maximum(t1, t2), axis=1)
-    hit = ok & (tmax >= np.maximum(tmin, 0.0))
+    hit, t = obb_ray_hits(origin, direction, worlds, lo - pad, hi + pad)
     if not hit.any():
         return -1, math.inf
-    t = np.where(hit, np.maximum(tmin, 0.0), np.inf)
     best = int(np.argmin(t))
     return best, float(t[best])

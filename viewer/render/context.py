@@ -16,6 +16,9 @@ import numpy as np
 
 #: OpenGL version the shaders need (`#version 330 core`).
 GL_VERSION = (3, 3)
+#: What a failed GL call raises; other packages catch it by this name (only viewer/render
+#: imports moderngl).
+GLError = moderngl.Error
 
 
 class ContextError(RuntimeError):

@@ -115,6 +115,8 @@ class Instances:
             self.kind_of[node_id] = kind_index.get(look.mesh, -1)
             colors[node_id] = look.color
             sizes[node_id] = look.size
+        #: Colour and size per id, as the looks buffers hold them (see `set_colors`).
+        self.look_rows = np.hstack([colors, sizes]).astype(np.float32)
         written = 0
         self.batches = []
         for k, kind in enumerate(self.kinds):
@@ -123,7 +125,7 @@ class Instances:
                 continue
             self.row_of[ids] = np.arange(len(ids))
             mats = _column_major(world[ids])
-            look_rows = np.hstack([colors[ids], sizes[ids]]).astype(np.float32)
+            look_rows = self.look_rows[ids]
             hl = self.highlight[ids]
             self.batches.append(
                 Batch(
@@ -195,6 +197,19 @@ class Instances:
         ids, vals = ids[order], vals[order]
         self.highlight[ids] = vals
         written = self._write_rows(ids, self.highlight[ids], HIGHLIGHT_BYTES, "highlights")
+        self.bytes_total += written
+        return written
+
+    def set_colors(self, ids, rgb) -> int:
+        """Draw node `ids` in colour `rgb` (one [3] or [k, 3] in 0..1); return bytes."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if len(ids) == 0:
+            return 0
+        order = np.argsort(ids, kind="stable")
+        colors = np.broadcast_to(np.asarray(rgb, dtype=np.float32), (len(ids), 3))[order]
+        ids = ids[order]
+        self.look_rows[ids, :3] = colors
+        written = self._write_rows(ids, self.look_rows[ids], LOOK_BYTES, "looks")
         self.bytes_total += written
         return written
 

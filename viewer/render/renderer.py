@@ -21,7 +21,17 @@ from .shaders import load_program
 LIGHT_DIR = (0.45, 0.85, 0.35)
 LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
-HIGHLIGHT_COLOR = (1.0, 0.78, 0.25)
+#: Glow colours of the overlay's highlight (see set_highlight): red for a node whose own
+#: value changed (local matrix recomputed), orange for a node whose world matrix only was
+#: recomputed. Scene colours should keep away from both (docs/scene-format.md).
+GLOW_LOCAL = (1.0, 0.13, 0.08)
+GLOW_WORLD = (1.0, 0.56, 0.0)
+#: Width in pixels of the halo around glowing nodes, and of the glowing lines.
+HALO_PX = 4.0
+GLOW_LINE_PX = 5.0
+#: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
+#: a crowd of them reads as noise and costs a second pass over every instance.
+GLOW_EXTRAS_MAX = 5000
 SELECTION_COLOR = (1.0, 0.95, 0.35, 1.0)
 FLAT_KINDS = ("disk", "rect")
 
@@ -64,12 +74,20 @@ class Renderer:
         )
         self._outline_key: tuple | None = None
         self._axes_vao = self._axes_buf = None
+        self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
+        self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+        self._ribbon_buf = ctx.buffer(reserve=6 * 7 * 4 * 64, dynamic=True)
+        self._ribbon_vao = ctx.vertex_array(
+            self.programs["lines"], [(self._ribbon_buf, "3f 4f", "in_position", "in_color")]
+        )
         self.rebuild()
 
     # -- data ------------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Re-create all instance data (after structural edits or look changes)."""
         self.instances.build(self.graph, self.scene.look, self.graph.world_matrices())
+        inst = self.instances
+        self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
         self._make_vaos()
         self._make_grid()
 
@@ -85,8 +103,31 @@ class Renderer:
         return self.instances.sync(report.executed, self.graph.world_matrices())
 
     def set_highlight(self, ids, values) -> int:
-        """Per-node highlight values in [0, 1] (0 = none); returns bytes written."""
-        return self.instances.set_highlight(ids, values)
+        """Per-node glow values in [-1, 1]; returns bytes written.
+
+        The magnitude is the strength (0 = none, 1 = full), the sign the colour: negative
+        glows red (`GLOW_LOCAL`, the node's own value changed), positive orange
+        (`GLOW_WORLD`, only its world matrix was recomputed). A glowing node is drawn in
+        its glow colour, emissive, with a halo of `HALO_PX` pixels around it.
+        """
+        inst = self.instances
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        drawn = np.unique(ids[inst.kind_of[ids] >= 0])
+        before = int(np.count_nonzero(inst.highlight[drawn]))
+        written = inst.set_highlight(ids, values)
+        self._glowing += int(np.count_nonzero(inst.highlight[drawn])) - before
+        return written
+
+    def set_colors(self, ids, rgb) -> int:
+        """Draw node `ids` in colour `rgb` from now on (until the next rebuild)."""
+        return self.instances.set_colors(ids, rgb)
+
+    def set_link_glow(self, child_ids, strengths) -> None:
+        """Light the lines parent -> child of `child_ids` in the world glow colour, with
+        opacity `strengths` (each in [0, 1]); replaces the previous set."""
+        ids = np.asarray(child_ids, dtype=np.int64).reshape(-1)
+        vals = np.broadcast_to(np.asarray(strengths, dtype=np.float32), ids.shape)
+        self._glow_links = (ids, np.array(vals))
 
     @property
     def bytes_last(self) -> int:
@@ -203,7 +244,21 @@ class Renderer:
         prog["u_view_dir"].value = tuple(camera.forward)
         prog["u_ortho"].value = int(camera.projection == ORTHOGRAPHIC)
         prog["u_unlit"].value = int(self.unlit)
-        prog["u_highlight_color"].value = HIGHLIGHT_COLOR
+        prog["u_glow_local"].value = GLOW_LOCAL
+        prog["u_glow_world"].value = GLOW_WORLD
+        prog["u_viewport"].value = (float(size[0]), float(size[1]))
+        prog["u_halo_px"].value = HALO_PX
+        # Halos first, without depth: the scene drawn next covers all but their rims.
+        if 0 < self._glowing <= GLOW_EXTRAS_MAX:
+            ctx.disable(moderngl.DEPTH_TEST)
+            ctx.enable(moderngl.BLEND)
+            ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            prog["u_halo"].value = 1
+            for batch in self.instances.batches:
+                batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+            ctx.enable(moderngl.DEPTH_TEST)
+            ctx.disable(moderngl.BLEND)
+        prog["u_halo"].value = 0
         for batch in self.instances.batches:
             batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
 
@@ -216,6 +271,12 @@ class Renderer:
             self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
+        if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
+            n = self._write_ribbons(camera, size)
+            if n:
+                fbo.depth_mask = False
+                self._ribbon_vao.render(moderngl.TRIANGLES, vertices=n)
+                fbo.depth_mask = True
         if self.show_axes:
             self._axes_vao.render(moderngl.LINES)
         if self.selected is not None:
@@ -224,6 +285,44 @@ class Renderer:
                 ctx.disable(moderngl.DEPTH_TEST)
                 self._outline_vao.render(moderngl.LINES, vertices=n)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+
+    def _write_ribbons(self, camera: Camera, size: tuple[int, int]) -> int:
+        """Write the glowing parent -> child lines as camera-facing strips of
+        `GLOW_LINE_PX` pixels (GL lines wider than 1 pixel are not portable); return the
+        vertex count."""
+        ids, strength = self._glow_links
+        parents = np.asarray(self.graph.parents(), dtype=np.int64)
+        ok = ids < len(parents)
+        ids, strength = ids[ok], strength[ok]
+        par = parents[ids]
+        ok = par >= 0
+        ids, par, strength = ids[ok], par[ok], strength[ok]
+        if len(ids) == 0:
+            return 0
+        world = self.graph.world_matrices()
+        a, b = world[par, :3, 3], world[ids, :3, 3]
+        to_eye = (
+            np.broadcast_to(-camera.forward, a.shape)
+            if camera.projection == ORTHOGRAPHIC
+            else camera.eye[None, :] - (a + b) / 2.0
+        )
+        side = np.cross(b - a, to_eye)
+        norm = np.linalg.norm(side, axis=1, keepdims=True)
+        side = np.divide(side, norm, out=np.zeros_like(side), where=norm > 1e-12)
+        half = 0.5 * GLOW_LINE_PX
+        wa = camera.pixel_size(a, size)[:, None] * half
+        wb = camera.pixel_size(b, size)[:, None] * half
+        corners = [a - side * wa, a + side * wa, b + side * wb, b - side * wb]
+        quads = np.stack([corners[i] for i in (0, 1, 2, 0, 2, 3)], axis=1)  # [k, 6, 3]
+        color = np.empty((len(ids), 6, 4), dtype=np.float32)
+        color[:, :, :3] = GLOW_WORLD
+        color[:, :, 3] = np.clip(strength, 0.0, 1.0)[:, None]
+        data = np.concatenate([quads.astype(np.float32), color], axis=2)
+        raw = np.ascontiguousarray(data).tobytes()
+        if len(raw) > self._ribbon_buf.size:
+            self._ribbon_buf.orphan(len(raw))
+        self._ribbon_buf.write(raw)
+        return 6 * len(ids)
 
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
@@ -264,6 +363,8 @@ class Renderer:
         return len(verts)
 
     def release(self) -> None:
+        self._ribbon_vao.release()
+        self._ribbon_buf.release()
         self.backdrop.release()
         self.instances.release()
         for mesh in self.meshes.values():

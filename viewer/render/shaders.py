@@ -2,25 +2,55 @@
 
 The folder is found relative to this package: `<repo>/shaders` in a source checkout, or
 `viewer/shaders` inside an installed wheel (see the package-data notes in docs/viewer.md).
+The environment variable ``SGVIEW_SHADER_DIR`` overrides it (for trying edited shaders, and
+for the tests that feed a broken shader through this loader).
+
+A shader that does not compile raises `ShaderError` with a one-line message naming the
+file and the line of the driver's first error (``.../instanced.vert:7: error: ...``); the
+command line prints it and exits with status 1.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from functools import cache
 from pathlib import Path
 
 import moderngl
 
 _HERE = Path(__file__).resolve().parent
+#: Environment variable naming a folder to load the shaders from instead.
+SHADER_DIR_ENV = "SGVIEW_SHADER_DIR"
 
 
 class ShaderError(RuntimeError):
-    """A shader file is missing or does not compile."""
+    """A shader file is missing or does not compile.
+
+    `file` and `line` (1-based) say where, when known; the message is one line that
+    starts with ``FILE:LINE:``.
+    """
+
+    def __init__(self, message: str, *, file: Path | None = None, line: int | None = None):
+        self.file = file
+        self.line = line
+        where = "" if file is None else f"{file}:{line}: " if line else f"{file}: "
+        super().__init__(" ".join(f"{where}{message}".split()))
+
+
+def shader_dir() -> Path:
+    """The folder holding the `.vert` / `.frag` files (``$SGVIEW_SHADER_DIR`` if set)."""
+    override = os.environ.get(SHADER_DIR_ENV)
+    if override:
+        path = Path(override)
+        if not path.is_dir():
+            raise ShaderError(f"{SHADER_DIR_ENV}={override!r} is not a folder")
+        return path
+    return _default_shader_dir()
 
 
 @cache
-def shader_dir() -> Path:
-    """The folder holding the `.vert` / `.frag` files."""
+def _default_shader_dir() -> Path:
     candidates = (_HERE.parent.parent / "shaders", _HERE.parent / "shaders")
     for path in candidates:
         if (path / "instanced.vert").is_file():
@@ -40,13 +70,58 @@ def source(name: str, stage: str) -> str:
     path = shader_dir() / f"{name}.{stage}"
     try:
         return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ShaderError(f"cannot read shader {path}: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise ShaderError(f"cannot read the shader ({reason})", file=path) from None
 
 
 def load_program(ctx: moderngl.Context, name: str) -> moderngl.Program:
-    """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag`."""
+    """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag`.
+
+    Raises `ShaderError` naming the file and line of the first compile error, or both
+    files for a link error.
+    """
+    vert, frag = source(name, "vert"), source(name, "frag")
     try:
-        return ctx.program(vertex_shader=source(name, "vert"), fragment_shader=source(name, "frag"))
+        return ctx.program(vertex_shader=vert, fragment_shader=frag)
     except moderngl.Error as exc:
-        raise ShaderError(f"shader program {name!r} failed to build: {exc}") from exc
+        raise build_error(name, str(exc)) from None
+
+
+_STAGE_SUFFIX = {"vertex_shader": "vert", "fragment_shader": "frag", "geometry_shader": "geom"}
+# "0:7(1): error: ..." (Mesa), "0(7) : error C0000: ..." (NVIDIA), "ERROR: 0:7: ..." (others)
+_LINE_FORMS = (
+    re.compile(r"^\s*\d+:(\d+)\(\d+\)\s*:\s*(.*)$"),
+    re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(.*)$"),
+    re.compile(r"^\s*(?:ERROR|WARNING):\s*\d+:(\d+):\s*(.*)$"),
+)
+
+
+def build_error(name: str, log: str) -> ShaderError:
+    """A one-line `ShaderError` from moderngl's compile or link log for program `name`."""
+    folder = shader_dir()
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    stage = None
+    found = []  # (file, line, text) of each error line
+    for text in lines:
+        if text in _STAGE_SUFFIX:
+            stage = _STAGE_SUFFIX[text]
+            continue
+        for form in _LINE_FORMS:
+            m = form.match(text)
+            if m and stage is not None:
+                found.append((folder / f"{name}.{stage}", int(m.group(1)), m.group(2)))
+                break
+    errors = [f for f in found if "error" in f[2].lower()] or found
+    if errors:
+        file, line, text = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return ShaderError(f"{text}{more}", file=file, line=line)
+    headers = {*_STAGE_SUFFIX, "Program"}
+    detail = next(
+        (t for t in lines[1:] if t not in headers and not set(t) <= {"="}), "no log from the driver"
+    )
+    if lines and "link" in lines[0].lower():
+        files = f"{folder / (name + '.vert')} + {folder / (name + '.frag')}"
+        return ShaderError(f"{files}: the program does not link: {detail}")
+    return ShaderError(f"shader program {name!r} failed to build: {lines[0] if lines else log}")

@@ -91,6 +91,9 @@ class Scene:
     events: list[Event] = field(default_factory=list)
     camera: CameraSpec = field(default_factory=CameraSpec)
     source: Path | None = None
+    #: (mtime_ns, size) of `source` just before the loader read it: live reload compares
+    #: against it, so a save made while the viewer starts up is not missed.
+    source_stamp: tuple[int, int] | None = None
     #: Set for the collision demo scene (a ``[collision]`` table in the file).
     collision: CollisionSpec | None = None
     #: glTF meshes by key ("path#mesh_index"): (positions (n,3), normals (n,3), indices (m,)).

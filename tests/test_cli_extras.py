@@ -1,0 +1,44 @@
+"""--version, --list-scenes, and opening a bundled scene by name."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from viewer import __version__
+from viewer.io.bundled import bundled_scenes, resolve
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sgview(*args, cwd=None):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # this checkout, from any folder
+    return subprocess.run([sys.executable, "-m", "viewer", *args], capture_output=True,
+                          text=True, cwd=cwd or REPO, timeout=120, env=env)  # fmt: skip
+
+
+def test_version():
+    done = sgview("--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"sgview {__version__}"
+
+
+def test_list_scenes_names_each_bundled_scene_with_its_title():
+    done = sgview("--list-scenes")
+    assert done.returncode == 0
+    scenes = bundled_scenes()
+    assert {name for name, _, _ in scenes} == {
+        "chain5", "tree10", "three_objects", "collision", "solar_system", "robot_arm"
+    }  # fmt: skip
+    for name, title, _ in scenes:
+        assert f"{name}" in done.stdout and title in done.stdout
+
+
+def test_a_bundled_scene_opens_by_name_from_any_folder(tmp_path):
+    assert resolve("tree10") == REPO / "scenes" / "tree10.toml"
+    assert resolve("no_such_scene") == Path("no_such_scene")
+    done = sgview("chain5", "--headless", "--frames", "1", "--still", "--touch", "Obj4",
+                  "--log", "--no-overlay", "--size", "64x48", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "# frame 1", "*Update Local : Obj4*", "=Update World : Obj4=", "=Update World : Obj5="
+    ]  # fmt: skip

@@ -1,0 +1,94 @@
+"""The viewer's keys and mouse, written once: `--help`, the README, docs/viewer.md and the
+panel's Keys section all list `KEY_HELP` and `MOUSE_HELP`.
+
+Most keys act once when pressed (`viewer.app.SgviewApp.on_key_event`). The movement keys
+act on every simulated frame while held: `HeldKeys` tracks them, and `apply_held` moves or
+turns the selected node by `MOVE_STEP` / `TURN_STEP` per frame. A tap shorter than a frame
+still moves one step.
+"""
+
+from __future__ import annotations
+
+#: Keys, as (key name, what it does).
+KEY_HELP = (
+    ("Space", "pause / resume the simulation (the glow stays while paused)"),
+    (".", "step one frame while paused"),
+    ("T", "touch the selected node (see it glow, in the panel and in --log)"),
+    (
+        "H J K L",
+        "move the selected node left / down / up / right, 0.05 per frame (held); "
+        "collision scene: the disk",
+    ),
+    (
+        "R, Shift+R",
+        "turn the selected node +1 / -1 degree per frame about Z (held); "
+        "collision scene: the rectangle",
+    ),
+    ("S", "start / stop the scene's motion"),
+    ("M", "collision scene: switch the rectangle between oscillating and revolving"),
+    ("Tab", "show / hide the panels"),
+    ("G", "show / hide the ground grid"),
+    ("N", "show / hide the node names"),
+    ("B", "show / hide the parent-child lines"),
+    ("F", "frame the whole scene"),
+    ("Home", "reset the camera"),
+    ("O", "switch between perspective and orthographic projection"),
+    ("P", "save a screenshot to the working folder and print its path"),
+    ("Esc", "quit"),
+)
+MOUSE_HELP = (
+    ("left drag", "orbit"),
+    ("right drag, Shift+left drag", "pan"),
+    ("wheel", "zoom"),
+    ("left click", "select a node (outlined); click empty space to clear"),
+)
+
+#: Distance a held H / J / K / L moves the selected node per frame (parent's space).
+MOVE_STEP = 0.05
+#: Degrees a held R turns the selected node per frame, about its parent's Z axis.
+TURN_STEP = 1.0
+#: What each held action does: a translation, or a turn direction.
+MOVES = {
+    "left": (-MOVE_STEP, 0.0, 0.0),
+    "down": (0.0, -MOVE_STEP, 0.0),
+    "up": (0.0, MOVE_STEP, 0.0),
+    "right": (MOVE_STEP, 0.0, 0.0),
+}
+
+
+class HeldKeys:
+    """Actions held down (names of `MOVES`, or "turn"), read once per simulated frame."""
+
+    def __init__(self):
+        self.down: set[str] = set()
+        self._tapped: set[str] = set()
+
+    def press(self, action: str) -> None:
+        self.down.add(action)
+        self._tapped.add(action)
+
+    def release(self, action: str) -> None:
+        self.down.discard(action)
+
+    def take(self) -> set[str]:
+        """The actions for this frame: held now, or pressed since the last frame."""
+        active = self.down | self._tapped
+        self._tapped.clear()
+        return active
+
+    def clear(self) -> None:
+        self.down.clear()
+        self._tapped.clear()
+
+
+def apply_held(node, actions: set[str], reverse_turn: bool = False) -> None:
+    """Move / turn `node` (a scene Node) by one frame's worth of the held `actions`."""
+    offset = [0.0, 0.0, 0.0]
+    for action in actions:
+        step = MOVES.get(action)
+        if step is not None:
+            offset = [a + b for a, b in zip(offset, step)]
+    if any(offset):
+        node.translate(offset)
+    if "turn" in actions:
+        node.rotate((0.0, 0.0, 1.0), -TURN_STEP if reverse_turn else TURN_STEP)

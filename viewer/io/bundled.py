@@ -1,0 +1,49 @@
+"""The demonstration scenes that ship with sgview, found in a checkout or an install.
+
+In a source checkout they are the top-level `scenes/` folder; in an installed wheel the
+same files are the `viewer/scenes` package data. `sgview --list-scenes` lists them and
+`sgview NAME` opens one by name, so an installed sgview needs no checkout.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@cache
+def scene_dir() -> Path | None:
+    """The folder of the bundled `.toml` scenes, or None if it cannot be found."""
+    for folder in (_PACKAGE.parent / "scenes", _PACKAGE / "scenes"):
+        if (folder / "tree10.toml").is_file():
+            return folder
+    return None
+
+
+def bundled_scenes() -> list[tuple[str, str, Path]]:
+    """``(name, title, path)`` of each bundled scene, sorted by name."""
+    folder = scene_dir()
+    if folder is None:
+        return []
+    out = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            title = tomllib.loads(path.read_text(encoding="utf-8"))["scene"]["title"]
+        except (OSError, KeyError, TypeError, tomllib.TOMLDecodeError):
+            title = path.stem
+        out.append((path.stem, str(title), path))
+    return out
+
+
+def resolve(name_or_path: str) -> Path:
+    """A path as given when it exists; else the bundled scene of that name, if any."""
+    path = Path(name_or_path)
+    if path.exists() or path.suffix:
+        return path
+    for name, _, bundled in bundled_scenes():
+        if name == name_or_path:
+            return bundled
+    return path

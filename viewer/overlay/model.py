@@ -1,0 +1,162 @@
+"""What the panel shows, computed without ImGui: pure Python and numpy, no GL.
+
+The panel (`panel.py`) only lays these out: the tree's rows and their L / W / E flags, the
+selected node's details with "dirty because of", the panel sizes, the timeline's bars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from viewer.scene.math import quat_to_euler
+
+#: Below this many nodes the whole tree starts expanded; above, only the roots.
+OPEN_ALL_BELOW = 64
+
+
+def panel_widths(width: int) -> tuple[int, int]:
+    """(left, right) panel widths in pixels for a picture `width` pixels wide.
+
+    The left panel holds the tree and the selected node, the right one the timeline,
+    the counters and the log; the 3D view is centred between them.
+    """
+    left = int(min(360, max(220, round(0.27 * width))))
+    right = int(min(320, max(200, round(0.23 * width))))
+    return left, right
+
+
+@dataclass
+class Flags:
+    """By node id, for one frame: local recomputed, world recomputed, handed to the
+    renderer (executed)."""
+
+    local: np.ndarray
+    world: np.ndarray
+    executed: np.ndarray
+
+    @classmethod
+    def of_report(cls, report, n: int) -> Flags:
+        arrays = []
+        for ids in (report.local_updated, report.world_updated, report.executed):
+            ids = np.asarray(ids, dtype=np.int64)
+            size = max(n, int(ids.max()) + 1 if ids.size else 0)
+            a = np.zeros(size, dtype=bool)
+            a[ids] = True
+            arrays.append(a)
+        return cls(*arrays)
+
+    @classmethod
+    def none(cls) -> Flags:
+        empty = np.zeros(0, dtype=bool)
+        return cls(empty, empty, empty)
+
+    def of(self, node_id: int) -> tuple[bool, bool, bool]:
+        i = int(node_id)
+        local, world, executed = (
+            bool(a[i]) if i < len(a) else False for a in (self.local, self.world, self.executed)
+        )
+        return local, world, executed
+
+
+def flag_text(local: bool, world: bool, executed: bool) -> str:
+    """``"L W E"`` with a dot for each flag not set: ``"L W E"``, ``". W E"``, ``". . ."``."""
+    return " ".join(c if on else "." for c, on in zip("LWE", (local, world, executed)))
+
+
+class TreeRows:
+    """The graph's nodes in pre-order with what a tree widget needs.
+
+    Attributes
+    ----------
+    ids, depths : ndarray, [n] int64
+        Live node ids in pre-order and their depths.
+    ends : ndarray, [n] int64
+        For row r, the row just past its subtree: skip a collapsed node with ``r = ends[r]``.
+    has_children : ndarray, [n] bool
+    """
+
+    def __init__(self, graph):
+        self.ids = np.asarray(graph.alive_ids(), dtype=np.int64)
+        depth_by_id = np.asarray(graph.depths(), dtype=np.int64)
+        self.depths = depth_by_id[self.ids] if self.ids.size else np.zeros(0, dtype=np.int64)
+        n = len(self.ids)
+        self.ends = np.full(n, n, dtype=np.int64)
+        depths = self.depths.tolist()
+        stack: list[int] = []
+        for r, d in enumerate(depths):  # once per structure change
+            while stack and depths[stack[-1]] >= d:
+                self.ends[stack.pop()] = r
+            stack.append(r)
+        self.has_children = self.ends > np.arange(n) + 1
+        self.row_of = {int(i): r for r, i in enumerate(self.ids.tolist())}
+        self.open_all = n <= OPEN_ALL_BELOW
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def ancestors(parents: np.ndarray, node_id: int) -> list[int]:
+    """Ids of the node's ancestors, nearest first."""
+    out = []
+    p = int(parents[node_id])
+    while p >= 0:
+        out.append(p)
+        p = int(parents[p])
+    return out
+
+
+def _num(x: float, fmt: str) -> str:
+    text = format(x, fmt)
+    return text.replace("-", " ", 1) if float(text) == 0.0 and "-" in text else text
+
+
+def _vec(v, fmt: str = ".3f") -> str:
+    return "(" + ", ".join(_num(x, fmt).strip() for x in np.asarray(v, dtype=np.float64)) + ")"
+
+
+def matrix_rows(m) -> list[str]:
+    """A 4x4 matrix as four lines of fixed-width numbers (no "-0.000")."""
+    m = np.asarray(m, dtype=np.float64)
+    return ["  ".join(_num(x, "8.3f") for x in row) for row in m]
+
+
+def cause_text(report, node_id: int, frame: int) -> str:
+    """``"dirty because of: Obj3"`` (itself when the node's own value changed), or that the
+    node was clean in `frame`; `report` None: the frame's report was not kept."""
+    if report is None:
+        return f"frame {frame}: report not kept"
+    cause = report.cause_of(node_id)
+    if cause is None:
+        return f"clean in frame {frame}"
+    if cause == int(node_id):
+        return f"dirty because of: {report.name(cause)} (its own change)"
+    return f"dirty because of: {report.name(cause)}"
+
+
+def node_details(graph, node_id: int) -> list[tuple[str, str]]:
+    """(label, value) rows about a node: local and world position, rotation (Euler degrees,
+    R = Rz Ry Rx) and scale, its parent and its world version."""
+    node = graph.node(node_id)
+    parent = node.parent
+    versions = graph.world_versions()
+    return [
+        ("node", f"{node.name}  (id {int(node_id)})"),
+        ("parent", parent.name if parent is not None else "none (a root)"),
+        ("local position", _vec(node.local_position)),
+        ("local rotation", _vec(node.local_euler, ".1f") + " deg"),
+        ("local scale", _vec(node.local_scale)),
+        ("world position", _vec(node.world_position)),
+        ("world rotation", _vec(quat_to_euler(node.world_rotation), ".1f") + " deg"),
+        ("world scale", _vec(node.lossy_scale)),
+        ("world version", f"{int(versions[node_id])}"),
+    ]
+
+
+def timeline_index(x: float, left: float, width: float, count: int) -> int | None:
+    """The entry under pixel `x` on a timeline of `count` bars spread over `width` pixels
+    starting at `left`; None when outside."""
+    if count <= 0 or width <= 0 or x < left or x >= left + width:
+        return None
+    return min(count - 1, int((x - left) / width * count))

@@ -1,0 +1,123 @@
+"""Counters for one frame, and the running averages the panel shows: pure Python.
+
+`FrameStats` is what the panel's counters show for a frame: how many nodes the frame
+recomputed, the matrix products it did against what the naive method (every world
+matrix from scratch, every frame) would have done, the values set to what they already
+were, the bytes it uploaded (the scene's, and apart the overlay's own glow values) and
+how long update, upload and draw took.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass
+class FrameStats:
+    """Counters of one frame (`frame` counts drawn frames from 1, as ``--log`` does)."""
+
+    frame: int
+    nodes: int = 0
+    local: int = 0
+    world: int = 0
+    executed: int = 0
+    products: int = 0
+    naive_products: int = 0
+    suppressed: int = 0
+    bytes_uploaded: int = 0  # world matrices and line ends of the executed nodes
+    glow_bytes: int = 0  # the overlay's own upload: changed glow values
+    update_ms: float = 0.0
+    upload_ms: float = 0.0
+    draw_ms: float = 0.0
+
+    @classmethod
+    def of_report(cls, frame: int, report, **extra) -> FrameStats:
+        """Counters of `report` (a FrameReport), plus byte and time fields from `extra`."""
+        return cls(
+            frame=frame,
+            nodes=int(report.node_count),
+            local=int(report.local_updated.size),
+            world=int(report.world_updated.size),
+            executed=int(report.executed.size),
+            products=int(report.products),
+            naive_products=int(report.naive_products),
+            suppressed=int(report.suppressed),
+            **extra,
+        )
+
+    @property
+    def saved_products(self) -> int:
+        """Products the cached method did not need, against the naive one."""
+        return self.naive_products - self.products
+
+    @property
+    def saving(self) -> float:
+        """Fraction of the naive products saved, in [0, 1] (0 when the naive did none)."""
+        if self.naive_products <= 0:
+            return 0.0
+        return max(0.0, self.saved_products / self.naive_products)
+
+
+def counter_rows(stats: FrameStats) -> list[tuple[str, str]]:
+    """The panel's counter table for one frame: (label, value) pairs."""
+    return [
+        ("nodes", f"{stats.nodes:,}"),
+        ("local (L)", f"{stats.local:,}"),
+        ("world (W)", f"{stats.world:,}"),
+        ("to renderer (E)", f"{stats.executed:,}"),
+        ("products done", f"{stats.products:,}"),
+        ("naive products", f"{stats.naive_products:,}"),
+        ("saved", f"{stats.saved_products:,} ({100.0 * stats.saving:.1f} %)"),
+        ("suppressed", f"{stats.suppressed:,}"),
+        ("bytes uploaded", f"{stats.bytes_uploaded:,}"),
+        ("  + glow values", f"{stats.glow_bytes:,}"),
+    ]
+
+
+class Timings:
+    """Averages of update, upload and draw times and the frame rate over recent frames.
+
+    Parameters
+    ----------
+    window : int
+        Number of frames averaged.
+    """
+
+    def __init__(self, window: int = 30):
+        self.update_ms: deque[float] = deque(maxlen=window)
+        self.upload_ms: deque[float] = deque(maxlen=window)
+        self.draw_ms: deque[float] = deque(maxlen=window)
+        self.frame_s: deque[float] = deque(maxlen=window)
+
+    def add_step(self, update_ms: float, upload_ms: float) -> None:
+        self.update_ms.append(update_ms)
+        self.upload_ms.append(upload_ms)
+
+    def add_draw(self, draw_ms: float) -> None:
+        self.draw_ms.append(draw_ms)
+
+    def add_frame_time(self, seconds: float) -> None:
+        """Wall-clock time between two drawn frames."""
+        if seconds > 0:
+            self.frame_s.append(seconds)
+
+    @staticmethod
+    def _mean(values) -> float:
+        return sum(values) / len(values) if values else 0.0
+
+    @property
+    def fps(self) -> float:
+        mean = self._mean(self.frame_s)
+        return 1.0 / mean if mean > 0 else 0.0
+
+    def row(self) -> str:
+        """One line: mean update / upload / draw times in ms."""
+        return (
+            f"update {self._mean(self.update_ms):.2f}  upload {self._mean(self.upload_ms):.2f}"
+            f"  draw {self._mean(self.draw_ms):.2f} ms"
+        )
+
+    def clear(self) -> None:
+        for d in (self.update_ms, self.upload_ms, self.draw_ms, self.frame_s):
+            d.clear()
