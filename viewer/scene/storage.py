@@ -86,45 +86,23 @@ class Storage:
             bigger[: self._n_roots] = self._roots[: self._n_roots]
             self._roots = bigger
 
+    def _marking(self, k: int) -> tuple:
+        """Room for ``k`` more dirty roots, then the arguments every marking kernel ends
+        with (flags, links, layout, roots, root count), in the kernels' order."""
+        self._reserve_roots(k)
+        return (self._flags, self._first_child, self._next_sib, self._layout_valid,
+                self._order, self._slot, self._size, self._roots, self._n_roots)  # fmt: skip
+
     def _mark(self, ids: np.ndarray, force: bool) -> None:
         """Rule 1 on each id; ``force`` for structural edits (see ``kernels.mark``)."""
-        self._reserve_roots(ids.shape[0])
-        self._n_roots = K.mark(
-            ids,
-            force,
-            self._flags,
-            self._first_child,
-            self._next_sib,
-            self._layout_valid,
-            self._order,
-            self._slot,
-            self._size,
-            self._roots,
-            self._n_roots,
-        )
+        self._n_roots = K.mark(ids, force, *self._marking(ids.shape[0]))
 
     def _set_values(
         self, ids: np.ndarray, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray
     ) -> None:
         """Write checked values; rows equal to the current ones are counted, not marked."""
-        self._reserve_roots(ids.shape[0])
         self._n_roots, suppressed = K.set_values(
-            ids,
-            pos,
-            rot,
-            scl,
-            self._pos,
-            self._rot,
-            self._scl,
-            self._flags,
-            self._first_child,
-            self._next_sib,
-            self._layout_valid,
-            self._order,
-            self._slot,
-            self._size,
-            self._roots,
-            self._n_roots,
+            ids, pos, rot, scl, self._pos, self._rot, self._scl, *self._marking(ids.shape[0])
         )
         self._suppressed += suppressed
 
