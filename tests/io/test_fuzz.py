@@ -3,8 +3,9 @@
 Random and mutated TOML, mutated glTF JSON, GLB bytes and external buffers, and scenes
 that include a mutated model. Each case runs under `bounded_load` (tests/io/bounded.py): a
 time bound per case, a bound on its peak allocations, and small node and buffer caps.
-The whole module takes about 15 s (CI profile); SGVIEW_FUZZ_EXAMPLES=20000 runs a longer
-campaign locally. A case that once failed goes into fuzz_corpus/ (see test_corpus.py).
+150 examples per test: the module takes about 20 s (tracemalloc roughly triples the
+cost of a load). SGVIEW_FUZZ_EXAMPLES=4000 runs a longer campaign (about 10 minutes, clean
+when last run). A case that once failed goes into fuzz_corpus/ (see test_corpus.py).
 """
 
 from __future__ import annotations
