@@ -286,7 +286,7 @@ def dirty_ranges(root_ids, alive, slot, size):
 
 
 @njit(cache=True, fastmath={"contract"})
-def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, local, world, version):
+def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, world, version):
     """Recompute every dirty node in the ranges, parents before children.
 
     ``by_id``: every parent id is smaller than its child's, so ascending id order is
@@ -294,7 +294,7 @@ def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, local, w
     of the graph is dirty. Returns the number of matrix products done.
     The body is written out here rather than calling ``_recompute``: the call with nine
     array arguments made this loop three times slower. It never stores local matrices
-    (see ``_world_from_trs``); ``local`` is unused here and kept for a uniform signature.
+    (see ``_world_from_trs``).
     """
     products = 0
     if by_id:

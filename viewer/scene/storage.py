@@ -174,7 +174,6 @@ class Storage:
             self._pos,
             self._rot,
             self._scl,
-            self._local,
             self._world,
             self._version,
         )
