@@ -181,9 +181,14 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
     touches the node selected by a click: after '.', it glows red and the log says so."""
     import threading
 
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    command = _sgview_command()
+    env = {**os.environ, "DISPLAY": display, "PYTHONUNBUFFERED": "1"}
+    if command[0] == sys.executable:  # no installed sgview: run this checkout
+        env["PYTHONPATH"] = str(REPO)
+    else:  # the sgview that pip installed the way the README says (CI: a fresh venv)
+        env.pop("PYTHONPATH", None)
     proc = subprocess.Popen(
-        [*_sgview_command(), "--size", f"{W}x{H}", "--log"],  # the built-in scene: it moves
+        [*command, "--size", f"{W}x{H}", "--log"],  # the built-in scene: it moves
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     lines: list[str] = []
@@ -262,6 +267,10 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
         touched = _grab(display)
         r, g, b = touched[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3).mean(axis=0)
         assert r > 170 and g < 90 and b < 90, f"{name} does not glow red: {(r, g, b)}"
+        # Its subtree followed: world lines in the log, and orange glow on screen.
+        block = lines[lines.index(f"*Update Local : {name}*") :]
+        assert any(line.startswith("=Update World : ") and name not in line for line in block)
+        assert _near(touched[:, VIEW], (255, 143, 0), cos_min=0.99).sum() > 30, "no orange"
         time.sleep(0.6)  # paused: the glow does not fade
         assert np.array_equal(touched, _grab(display))
 
