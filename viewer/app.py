@@ -32,6 +32,7 @@ import moderngl_window as mglw
 import numpy as np
 from moderngl_window.timers.base import BaseTimer
 
+from viewer.app_input import InputHandlers
 from viewer.collision.demo import HIT_COLOR, CollisionDemo
 from viewer.controls import KEY_HELP, MOUSE_HELP, MOVES, HeldKeys, apply_held
 from viewer.io.watch import watch_scene
@@ -40,10 +41,11 @@ from viewer.render.context import GL_VERSION, ContextError, read_rgb
 from viewer.render.offscreen import FPS, Recorder, save_png
 from viewer.render.renderer import Renderer
 from viewer.scene.motion import apply_events, apply_motions
+from viewer.timing import FixedTimer
 
-__all__ = ["KEY_HELP", "MOUSE_HELP", "RunOptions", "SgviewApp", "dump_world", "run"]
-#: Mouse travel (pixels) below which a press-release counts as a click.
-CLICK_SLOP = 4
+__all__ = [
+    "KEY_HELP", "MOUSE_HELP", "FixedTimer", "RunOptions", "SgviewApp", "dump_world", "run"
+]  # fmt: skip
 
 
 @dataclass
@@ -65,57 +67,7 @@ class RunOptions:
     load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload
 
 
-class FixedTimer(BaseTimer):
-    """A clock that advances exactly 1/60 s per frame: headless runs are reproducible."""
-
-    def __init__(self, step: float = 1.0 / FPS):
-        self.step = step
-        self.frame = 0
-        self._running = False
-
-    @property
-    def is_paused(self) -> bool:
-        return False
-
-    @property
-    def is_running(self) -> bool:
-        return self._running
-
-    @property
-    def time(self) -> float:
-        return self.frame * self.step
-
-    @time.setter
-    def time(self, value: float) -> None:
-        self.frame = round(value / self.step)
-
-    @property
-    def fps(self) -> float:
-        return 1.0 / self.step
-
-    @property
-    def fps_average(self) -> float:
-        return 1.0 / self.step
-
-    def next_frame(self) -> tuple[float, float]:
-        self.frame += 1
-        return self.time, self.step
-
-    def start(self) -> None:
-        self._running = True
-
-    def pause(self) -> None:
-        pass
-
-    def toggle_pause(self) -> None:
-        pass
-
-    def stop(self) -> tuple[float, float]:
-        self._running = False
-        return self.time, self.time
-
-
-class SgviewApp(mglw.WindowConfig):
+class SgviewApp(InputHandlers, mglw.WindowConfig):
     """The viewer: one scene, one camera, one renderer, driven frame by frame."""
 
     gl_version = GL_VERSION
@@ -408,98 +360,6 @@ class SgviewApp(mglw.WindowConfig):
         index, _ = pick(origin, direction, worlds, lo, hi)
         self.select(int(ids[index]) if index >= 0 else None)
         return self.renderer.selected
-
-    # -- input -------------------------------------------------------------------------
-    def on_key_event(self, key, action, modifiers) -> None:
-        keys = self.wnd.keys
-        if self.overlay is not None:
-            self.overlay.key_event(key, action, modifiers)
-            if self.overlay.wants_keyboard:
-                return
-        held = {keys.H: "left", keys.J: "down", keys.K: "up", keys.L: "right", keys.R: "turn"}
-        if key in held:
-            if action == keys.ACTION_PRESS:
-                self.held.press(held[key])
-            elif action == keys.ACTION_RELEASE:
-                self.held.release(held[key])
-            return
-        if action != keys.ACTION_PRESS:
-            return
-        if key == keys.ESCAPE:
-            self.quit()
-        elif key == keys.F:
-            self.renderer.frame_camera(self.camera)
-        elif key == keys.HOME:
-            self.camera.reset()
-        elif key == keys.P:
-            self._want_shot = True
-        elif key == keys.SPACE:
-            self.toggle_pause()
-        elif key == keys.PERIOD:
-            self.request_step()
-        elif key == keys.S:
-            self.toggle_motion()
-        elif key == keys.O:
-            self.camera.toggle_projection()
-        elif key == keys.G:
-            self.renderer.show_grid = not self.renderer.show_grid
-        elif key == keys.B:
-            self.renderer.show_links = not self.renderer.show_links
-        elif key == keys.T:
-            self.touch_selected()
-        elif key == keys.M and self.collision is not None:
-            self.collision.switch_mode()
-        elif self.overlay is not None and key == keys.TAB:
-            self.overlay.visible = not self.overlay.visible
-        elif self.overlay is not None and key == keys.N:
-            self.overlay.show_names = not self.overlay.show_names
-
-    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
-        if self.overlay is not None:
-            self.overlay.mouse_position_event(x, y, dx, dy)
-
-    def on_unicode_char_entered(self, char: str) -> None:
-        if self.overlay is not None:
-            self.overlay.unicode_char_entered(char)
-
-    def on_resize(self, width: int, height: int) -> None:
-        if self.overlay is not None:
-            self.overlay.resize(width, height)
-
-    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
-        if self.overlay is not None:
-            self.overlay.mouse_press_event(x, y, button)
-            if self.overlay.wants_mouse:  # a click on a panel is the panel's
-                self._press = None
-                return
-        self._press = (x, y)
-        self._dragged = 0.0
-
-    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
-        if self.overlay is not None:
-            self.overlay.mouse_drag_event(x, y, dx, dy)
-            if self._press is None:  # the drag started on a panel
-                return
-        self._dragged += abs(dx) + abs(dy)
-        buttons = self.wnd.mouse_states
-        if buttons.right or (buttons.left and self.wnd.modifiers.shift):
-            self.camera.pan(dx, dy, self.wnd.size[1])
-        elif buttons.left:
-            self.camera.orbit(dx, dy)
-
-    def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
-        if self.overlay is not None:
-            self.overlay.mouse_release_event(x, y, button)
-        if button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
-            self.select_at(x + 0.5, y + 0.5)
-        self._press = None
-
-    def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
-        if self.overlay is not None:
-            self.overlay.mouse_scroll_event(x_offset, y_offset)
-            if self.overlay.wants_mouse:
-                return
-        self.camera.zoom(y_offset)
 
 
 def dump_world(graph, path) -> Path:
