@@ -14,16 +14,18 @@ _EPS = 1e-12
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product ``a · b`` (apply ``b`` first, then ``a``)."""
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return np.array(
+    """Hamilton product ``a · b`` (apply ``b`` first, then ``a``); ``[..., 4]`` arrays."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack(
         [
             aw * bx + ax * bw + ay * bz - az * by,
             aw * by - ax * bz + ay * bw + az * bx,
             aw * bz + ax * by - ay * bx + az * bw,
             aw * bw - ax * bx - ay * by - az * bz,
-        ]
+        ],
+        axis=-1,
     )
 
 
@@ -32,15 +34,24 @@ def quat_conjugate(q: np.ndarray) -> np.ndarray:
     return np.array([-q[0], -q[1], -q[2], q[3]])
 
 
-def quat_from_axis_angle(axis: np.ndarray, degrees: float) -> np.ndarray:
-    """Rotation of ``degrees`` about ``axis`` (any non-zero length)."""
+def quat_from_axis_angle(axis: np.ndarray, degrees: float | np.ndarray) -> np.ndarray:
+    """Rotations of ``degrees`` about ``axis`` (any non-zero length); ``axis [..., 3]`` and
+    ``degrees [...]`` broadcast, giving ``[..., 4]``."""
     axis = np.asarray(axis, dtype=np.float64)
-    n = np.linalg.norm(axis)
-    if not n > _EPS:
+    n = np.linalg.norm(axis, axis=-1, keepdims=True)
+    if not (n > _EPS).all():
         raise ValueError(f"rotation axis must be non-zero, got {axis.tolist()!r}")
-    half = np.radians(degrees) / 2.0
-    xyz = axis / n * np.sin(half)
-    return np.array([xyz[0], xyz[1], xyz[2], np.cos(half)])
+    half = np.radians(np.asarray(degrees, dtype=np.float64)) / 2.0
+    xyz = axis / n * np.sin(half)[..., None]
+    return np.concatenate([xyz, np.cos(half)[..., None] * np.ones_like(n)], axis=-1)
+
+
+def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors ``v [..., 3]`` by unit quaternions ``q [..., 4]``."""
+    q, v = np.asarray(q, dtype=np.float64), np.asarray(v, dtype=np.float64)
+    u, w = q[..., :3], q[..., 3:4]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
 
 
 def quat_from_euler(euler_deg: np.ndarray) -> np.ndarray:

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .math import quat_from_axis_angle, quat_multiply, quat_rotate
+
 __all__ = [
     "CHANNELS",
     "MOTION_KINDS",
@@ -57,48 +59,6 @@ CHANNELS = {
 MOTION_KINDS = tuple(CHANNELS)
 
 _BASE_WIDTH = {"position": 3, "rotation": 4, "scale": 3}
-
-
-# --------------------------------------------------------------------------- quaternions
-def quat_from_axis_angle(axis: np.ndarray, degrees: np.ndarray) -> np.ndarray:
-    """Unit quaternions ``(x, y, z, w)`` for rotations of `degrees` about unit `axis`.
-
-    Parameters
-    ----------
-    axis : ndarray, [k, 3]
-        Unit axes.
-    degrees : ndarray, [k]
-        Angles in degrees (right-handed).
-
-    Returns
-    -------
-    ndarray, [k, 4]
-    """
-    half = np.radians(np.asarray(degrees, dtype=np.float64)) * 0.5
-    out = np.empty((half.shape[0], 4))
-    out[:, :3] = np.asarray(axis, dtype=np.float64) * np.sin(half)[:, None]
-    out[:, 3] = np.cos(half)
-    return out
-
-
-def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton products ``a ⊗ b`` (apply `b` first, then `a`), row by row. Shapes [k, 4]."""
-    ax, ay, az, aw = a[:, 0], a[:, 1], a[:, 2], a[:, 3]
-    bx, by, bz, bw = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[:, 0] = aw * bx + ax * bw + ay * bz - az * by
-    out[:, 1] = aw * by - ax * bz + ay * bw + az * bx
-    out[:, 2] = aw * bz + ax * by - ay * bx + az * bw
-    out[:, 3] = aw * bw - ax * bx - ay * by - az * bz
-    return out
-
-
-def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate vectors `v` [k, 3] by unit quaternions `q` [k, 4]."""
-    u = q[:, :3]
-    w = q[:, 3:4]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 # --------------------------------------------------------------------------- motions
