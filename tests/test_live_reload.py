@@ -8,7 +8,7 @@ import os
 import subprocess
 import time
 
-from test_window_xvfb import REPO, _sgview_command, _wait_for, _x, display  # noqa: F401
+from test_window_xvfb import REPO, _sgview_command, _wait_for, _x, display, window_id  # noqa: F401
 
 SCENE = """[scene]
 title = "{title}"
@@ -45,10 +45,7 @@ def test_saving_reloads_and_bad_saves_keep_the_last_good_scene(display, tmp_path
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        wid = _wait_for(
-            lambda: _x(display, "xdotool", "search", "--name", "^sgview").split("\n")[0],
-            60, "the sgview window",
-        )  # fmt: skip
+        wid = window_id(display)
         _wait_title(display, wid, "First version")
 
         path.write_text(SCENE.format(title="Second version"))

@@ -73,6 +73,14 @@ def _wait_for(predicate, timeout, what):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+def window_id(display) -> str:
+    """The id of sgview's window once it exists (its title starts with "sgview")."""
+    return _wait_for(
+        lambda: _x(display, "xdotool", "search", "--name", "^sgview").split("\n")[0],
+        60, "the sgview window",
+    )  # fmt: skip
+
+
 def read_xwd(data: bytes) -> np.ndarray:
     """An (h, w, 3) uint8 image from an xwd dump of a TrueColor screen (24 or 32 bits)."""
     header = np.frombuffer(data[:100], dtype=">u4").astype(np.int64)
@@ -111,10 +119,7 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        wid = _wait_for(
-            lambda: _x(display, "xdotool", "search", "--name", "^sgview").split("\n")[0],
-            60, "the sgview window",
-        )  # fmt: skip
+        wid = window_id(display)
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         # Pause the motion so that what we click stays where we saw it.
         _x(display, "xdotool", "key", "--window", wid, "space")
@@ -208,10 +213,7 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
                 return before
 
     try:
-        wid = _wait_for(
-            lambda: _x(display, "xdotool", "search", "--name", "^sgview").split("\n")[0],
-            60, "the sgview window",
-        )  # fmt: skip
+        wid = window_id(display)
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         _wait_for(lambda: _near(_grab(display)[:, VIEW], TEAL).sum() > 100, 30, "the scene")
         _wait_for(lambda: frames_logged() > 3, 10, "the motion to be logged")
