@@ -48,20 +48,19 @@ def _assert_same_worlds(g: SceneGraph, ids: np.ndarray, tree) -> None:
     np.testing.assert_allclose(tree.world_matrices(), ours, rtol=1e-9, atol=1e-12)
 
 
+def _core(parents, positions, rotations, scales):
+    """The same tree in the core: (graph, ids), nodes named Obj1, Obj2, ..."""
+    g = SceneGraph()
+    names = [f"Obj{i + 1}" for i in range(len(parents))]
+    ids = g.add_many(names, parents, positions=positions, rotations=rotations, scales=scales)
+    return g, np.asarray(ids)
+
+
 def test_baseline_matches_core_on_a_random_tree():
     rng = np.random.default_rng(7)
     n = 60
     parents, positions, rotations, scales = _random_tree(rng, n)
-    g = SceneGraph()
-    ids = np.asarray(
-        g.add_many(
-            [f"Obj{i + 1}" for i in range(n)],
-            parents,
-            positions=positions,
-            rotations=rotations,
-            scales=scales,
-        )
-    )
+    g, ids = _core(parents, positions, rotations, scales)
     tree = objtree.ObjTree(parents, positions, rotations, scales)
     g.update()
     tree.update_chain()
@@ -107,16 +106,7 @@ def test_baseline_handles_a_chain_deeper_than_the_default_recursion_limit():
         tree.update_chain()
     finally:
         sys.setrecursionlimit(old)
-    g = SceneGraph()
-    ids = np.asarray(
-        g.add_many(
-            [f"Obj{i + 1}" for i in range(n)],
-            parents,
-            positions=positions,
-            rotations=rotations,
-            scales=scales,
-        )
-    )
+    g, ids = _core(parents, positions, rotations, scales)
     g.update()
     np.testing.assert_allclose(
         tree.nodes[-1].world, g.node(int(ids[-1])).world_matrix, rtol=1e-9, atol=1e-9
