@@ -189,7 +189,7 @@ def test_broken_scene_file_is_one_line(tmp_path, capsys):
 
 
 def test_help_lists_every_key(capsys):
-    from viewer.app import KEY_HELP, MOUSE_HELP
+    from viewer.controls import KEY_HELP, MOUSE_HELP
 
     with pytest.raises(SystemExit) as exit_info:
         main(["--help"])
@@ -219,7 +219,7 @@ def test_subprocess_headless_run_and_no_display_message(tmp_path):
 
 
 def test_readme_lists_every_key():
-    from viewer.app import KEY_HELP, MOUSE_HELP
+    from viewer.controls import KEY_HELP, MOUSE_HELP
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for key, what in KEY_HELP + MOUSE_HELP:

@@ -1,9 +1,9 @@
 """Keys and mouse for the viewer: what each input does to the scene, camera and overlay.
 
 A mixin of `viewer.app.SgviewApp`: the overlay sees every event first and keeps those
-aimed at its panels; the rest become actions (`viewer.controls` lists them for --help,
-the README and the panel). Held movement keys are only recorded here (`HeldKeys`); the
-frame loop applies them once per simulated frame.
+aimed at its panels; the rest become the session's actions, camera moves or view toggles
+(`viewer.controls` lists them for --help, the README and the panel). Held movement keys
+are only recorded here (`HeldKeys`); the session applies them once per simulated frame.
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ class InputHandlers:
             if self.overlay.wants_keyboard:
                 return
         held = {keys.H: "left", keys.J: "down", keys.K: "up", keys.L: "right", keys.R: "turn"}
+        session = self.session
         if key in held:
             if action == keys.ACTION_PRESS:
-                self.held.press(held[key])
+                session.held.press(held[key])
             elif action == keys.ACTION_RELEASE:
-                self.held.release(held[key])
+                session.held.release(held[key])
+            session.reverse_turn = bool(modifiers.shift)
             return
         if action != keys.ACTION_PRESS:
             return
@@ -37,13 +39,13 @@ class InputHandlers:
         elif key == keys.HOME:
             self.camera.reset()
         elif key == keys.P:
-            self._want_shot = True
+            self.capture.request_shot()
         elif key == keys.SPACE:
-            self.toggle_pause()
+            session.toggle_pause()
         elif key == keys.PERIOD:
-            self.request_step()
+            session.request_step()
         elif key == keys.S:
-            self.toggle_motion()
+            session.toggle_motion()
         elif key == keys.O:
             self.camera.toggle_projection()
         elif key == keys.G:
@@ -51,9 +53,9 @@ class InputHandlers:
         elif key == keys.B:
             self.renderer.show_links = not self.renderer.show_links
         elif key == keys.T:
-            self.touch_selected()
-        elif key == keys.M and self.collision is not None:
-            self.collision.switch_mode()
+            session.touch_selected()
+        elif key == keys.M:
+            session.switch_collision_mode()
         elif self.overlay is not None and key == keys.TAB:
             self.overlay.visible = not self.overlay.visible
         elif self.overlay is not None and key == keys.N:

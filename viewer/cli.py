@@ -64,7 +64,7 @@ def _touch(text: str) -> tuple[str, int]:
 
 
 def _epilog() -> str:
-    from viewer.app import KEY_HELP, MOUSE_HELP
+    from viewer.controls import KEY_HELP, MOUSE_HELP
 
     width = max(len(k) for k, _ in KEY_HELP + MOUSE_HELP) + 2
     lines = ["window controls:"]

@@ -53,7 +53,7 @@ def sample(img, xy) -> np.ndarray:
 
 
 def node_pixels(app):
-    g = app.graph
+    g = app.session.graph
     ids = g.alive_ids()
     px = app.camera.project(g.world_matrices()[ids, :3, 3], SIZE)
     return {g.name_of(int(i)): px[k, :2] for k, i in enumerate(ids.tolist())}
@@ -77,15 +77,15 @@ def test_report_glows_at_the_nodes_and_fills_the_panel(
     egl, tmp_path, scene, touches, frames, red, orange
 ):
     app, img = shoot(tmp_path, scene, touches, frames)
-    report = app.last_report
+    report = app.session.last_report
     seen = {name: glow_of(sample(img, xy)) for name, xy in node_pixels(app).items()}
     expected = {name: "red" if name in red else "orange" if name in orange else "none"
                 for name in seen}  # fmt: skip
     assert seen == expected
 
     panel = app.overlay.panel
-    assert panel.block_of(frames) == report.log_lines()
-    flags = dict(panel.tree_drawn)
+    assert panel.frames.block_of(frames) == report.log_lines()
+    flags = dict(panel.scene.tree.tree_drawn)
     assert set(flags) == set(seen)  # every node listed (the tree starts open)
     for name in seen:
         want = "L W E" if name in red else ". W E" if name in orange else ". . ."

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 from moderngl_window.context.headless import Window
 
-from viewer.app import FixedTimer, RunOptions, SgviewApp
+from viewer.app import RunOptions, SgviewApp
 from viewer.io import default_scene, generate_scene, load_scene
 from viewer.render.context import GL_VERSION
+from viewer.timing import FixedTimer
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (800, 400)
@@ -43,7 +44,7 @@ class Driver:
         return self.app.grab()
 
     def pixel(self, img, name) -> np.ndarray:
-        g = self.app.graph
+        g = self.app.session.graph
         x, y = self.app.camera.project(g[name].world_position, SIZE)[0, :2]
         return img[int(y) - 1 : int(y) + 2, int(x) - 1 : int(x) + 2].reshape(-1, 3).mean(axis=0)
 
@@ -88,29 +89,29 @@ def tree10():
 def test_pause_freezes_the_picture_and_period_steps_exactly_one_frame(drive):
     d = drive(default_scene())  # gentle motion: every frame changes the picture
     d.frame(3)
-    d.app.toggle_pause()
-    frame = d.app.frame
+    d.app.session.toggle_pause()
+    frame = d.app.session.frame
     a, b = d.frame(), d.frame(5)
-    assert d.app.frame == frame and np.array_equal(a, b)
-    d.app.request_step()
+    assert d.app.session.frame == frame and np.array_equal(a, b)
+    d.app.session.request_step()
     c = d.frame()
-    assert d.app.frame == frame + 1 and not np.array_equal(b, c)
-    assert np.array_equal(c, d.frame(3)) and d.app.frame == frame + 1
-    d.app.toggle_pause()
+    assert d.app.session.frame == frame + 1 and not np.array_equal(b, c)
+    assert np.array_equal(c, d.frame(3)) and d.app.session.frame == frame + 1
+    d.app.session.toggle_pause()
     d.frame(2)
-    assert d.app.frame == frame + 3
+    assert d.app.session.frame == frame + 3
 
 
 def test_glow_stays_while_paused_and_fades_when_running(drive):
     d = drive(tree10(), still=True)
     d.frame()
-    g = d.app.graph
-    d.app.select(g["Obj3"].id)
-    d.app.touch_selected()
+    g = d.app.session.graph
+    d.app.session.select(g["Obj3"].id)
+    d.app.session.touch_selected()
     assert is_red(d.pixel(d.frame(), "Obj3"))
-    d.app.toggle_pause()
+    d.app.session.toggle_pause()
     assert is_red(d.pixel(d.frame(40), "Obj3"))
-    d.app.toggle_pause()
+    d.app.session.toggle_pause()
     assert not is_red(d.pixel(d.frame(31), "Obj3"))
     assert d.app.overlay.highlight.active.size == 0
 
@@ -119,74 +120,76 @@ def test_the_fade_time_is_adjustable(drive):
     d = drive(tree10(), still=True, touches={1: ["Obj4"]})
     d.app.overlay.highlight.fade = 2.0
     d.frame(61)
-    assert d.app.overlay.highlight.level[d.app.graph["Obj4"].id] == pytest.approx(0.5, abs=1e-4)
+    assert d.app.overlay.highlight.level[d.app.session.graph["Obj4"].id] == pytest.approx(
+        0.5, abs=1e-4
+    )
 
 
 def test_selecting_in_the_view_opens_the_tree_and_a_row_click_selects(drive):
     d = drive(generate_scene("balanced:100"), still=True)
     d.frame(2)
-    g = d.app.graph
+    g = d.app.session.graph
     panel = d.app.overlay.panel
     deep = g["Obj77"]  # depth 3: its row is hidden while its ancestors are collapsed
-    assert deep.id not in panel.row_rects
-    d.app.select(deep.id)
+    assert deep.id not in panel.scene.tree.row_rects
+    d.app.session.select(deep.id)
     d.frame(3)  # opened, then scrolled to it
-    assert deep.id in panel.row_rects
+    assert deep.id in panel.scene.tree.row_rects
 
     other = deep.parent  # a row in view now
-    (x0, y0), (x1, y1) = panel.row_rects[other.id]
+    (x0, y0), (x1, y1) = panel.scene.tree.row_rects[other.id]
     d.click((x0 + x1) / 2, (y0 + y1) / 2)
-    assert d.app.renderer.selected == other.id
+    assert d.app.session.selected == other.id
     assert other.name in d.app.wnd.title
 
 
 def test_a_click_in_the_view_selects_and_a_click_on_the_panel_does_not(drive):
     d = drive(tree10(), still=True)
     d.frame()
-    g = d.app.graph
+    g = d.app.session.graph
     x, y = d.app.camera.project(g["Obj7"].world_position, SIZE)[0, :2]
     d.click(x, y)
-    assert d.app.renderer.selected == g["Obj7"].id
+    assert d.app.session.selected == g["Obj7"].id
     d.click(5, SIZE[1] - 5)  # on the left panel, below its contents: not a 3D click
-    assert d.app.renderer.selected == g["Obj7"].id
+    assert d.app.session.selected == g["Obj7"].id
 
 
 def test_timeline_click_shows_that_frames_report_everywhere(drive):
     d = drive(tree10(), still=True, touches={1: ["Obj2"], 2: ["Obj4"]})
     d.frame(40)  # both glows have faded
     ov = d.app.overlay
-    x, y, w, h = ov.panel.timeline_rect
+    x, y, w, h = ov.panel.frames.timeline_rect
     slot = w / ov.history.capacity
     d.click(x + 0.5 * slot, y + h / 2)  # the first bar: frame 1
     assert ov.pinned == 1 and ov.shown_entry.frame == 1
     img = d.frame()
     assert is_red(d.pixel(img, "Obj2")) and not is_red(d.pixel(img, "Obj4"))
-    assert dict(ov.panel.tree_drawn)["Obj2"] == "L W E"
-    assert dict(ov.panel.tree_drawn)["Obj4"] == ". . ."
+    assert dict(ov.panel.scene.tree.tree_drawn)["Obj2"] == "L W E"
+    assert dict(ov.panel.scene.tree.tree_drawn)["Obj4"] == ". . ."
     ov.pin(None)  # back to live: nothing glows any more
     img = d.frame()
     assert not is_red(d.pixel(img, "Obj2"))
-    assert dict(ov.panel.tree_drawn)["Obj2"] == ". . ."
+    assert dict(ov.panel.scene.tree.tree_drawn)["Obj2"] == ". . ."
 
 
 def test_held_keys_move_and_turn_the_selected_node(drive):
     d = drive(tree10(), still=True)
     d.frame()
-    node = d.app.graph["Obj4"]
+    node = d.app.session.graph["Obj4"]
     start = node.local_position.copy()
-    d.app.select(node.id)
-    d.app.held.press("right")
+    d.app.session.select(node.id)
+    d.app.session.held.press("right")
     d.frame(3)
-    d.app.held.release("right")
+    d.app.session.held.release("right")
     d.frame(2)
     np.testing.assert_allclose(node.local_position - start, [0.15, 0.0, 0.0], atol=1e-12)
-    d.app.held.press("up")
-    d.app.held.release("up")  # a tap between two frames still moves one step
+    d.app.session.held.press("up")
+    d.app.session.held.release("up")  # a tap between two frames still moves one step
     d.frame()
     np.testing.assert_allclose(node.local_position - start, [0.15, 0.05, 0.0], atol=1e-12)
-    d.app.held.press("turn")
+    d.app.session.held.press("turn")
     img = d.frame(2)
-    d.app.held.release("turn")
+    d.app.session.held.release("turn")
     assert node.local_euler[2] == pytest.approx(2.0)
     assert is_red(d.pixel(img, "Obj4"))  # its own value changed
 
@@ -213,7 +216,7 @@ def test_a_reloaded_scene_starts_a_fresh_history(drive):
     d.frame()
     ov = d.app.overlay
     assert len(ov.history) == 1 and ov.highlight.active.size == 0
-    assert {n for n, _ in ov.panel.tree_drawn} == {f"Obj{k}" for k in range(1, 6)}
+    assert {n for n, _ in ov.panel.scene.tree.tree_drawn} == {f"Obj{k}" for k in range(1, 6)}
 
 
 def test_counters_keep_the_scene_upload_apart_from_the_glow(drive):

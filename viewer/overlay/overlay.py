@@ -7,10 +7,9 @@ go to the renderer. Each drawn frame (`draw`) it lays out the ImGui panels and t
 names and renders them over the 3D picture through moderngl-window's ImGui integration
 (imgui-bundle 1.6.3; later releases break moderngl-window 3.1's integration).
 
-The app passes itself as `host`; the overlay reads `host.wnd`, `host.graph`,
-`host.renderer`, `host.camera`, `host.frame`, `host.paused`, `host.motion_on` and calls
-`host.select(id)`, `host.toggle_pause()`, `host.request_step()`, `host.touch_selected()`
-and `host.toggle_motion()`.
+It knows the session it shows, the renderer and the camera only through the protocols of
+`host.py` (what it reads, and the few actions it may ask for), plus the window, which the
+ImGui integration needs for its events and sizes.
 
 Headless (`deterministic=True`) the panel leaves out wall-clock numbers (times, frames
 per second), so that the same command still gives the same picture.
@@ -27,6 +26,7 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 from . import labels
 from .highlight import Highlight, Mirror
 from .history import History
+from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
 from .panel import Panel
 from .stats import FrameStats, Timings
@@ -43,16 +43,32 @@ class Overlay:
 
     Parameters
     ----------
-    host : SgviewApp
+    host : OverlayHost
+        The session on show.
+    wnd : moderngl_window window
+    canvas : OverlayCanvas
+        The renderer drawing `host`'s scene (`reset` takes a new one after a reload).
+    camera : OverlayCamera
     deterministic : bool
         Headless: no wall-clock numbers in the picture.
     key_help : sequence of (key, what)
         Listed in the panel's Keys section.
     """
 
-    def __init__(self, host, *, deterministic: bool = False, key_help=()):
+    def __init__(
+        self,
+        host: OverlayHost,
+        wnd,
+        canvas: OverlayCanvas,
+        camera: OverlayCamera,
+        *,
+        deterministic: bool = False,
+        key_help=(),
+    ):
         self.host = host
-        self.wnd = host.wnd
+        self.wnd = wnd
+        self.canvas = canvas
+        self.camera = camera
         self.deterministic = deterministic
         self.key_help = tuple(key_help)
         self.visible = True
@@ -66,7 +82,7 @@ class Overlay:
         self.show_names = len(host.graph) <= NAMES_BELOW
         #: Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         #: overlap red would be mistaken for the glow's red.
-        self.glow_in_view = host.scene.collision is None
+        self.glow_in_view = host.collision_mode is None
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
         io = imgui.get_io()
@@ -105,15 +121,14 @@ class Overlay:
 
     def push(self) -> int:
         """Send the glow on screen to the renderer (changed values only); returns bytes."""
-        renderer = self.host.renderer
         shown = self.shown_highlight()
         ids, values = shown.signed_values()
         links = shown.links()
         if not self.glow_in_view:  # nothing glows: the mirror turns off what did
             ids, values, links = ids[:0], values[:0], (links[0][:0], links[1][:0])
         ids, values = self.mirror.update(ids, values)
-        written = renderer.set_highlight(ids, values) if len(ids) else 0
-        renderer.set_link_glow(*links)
+        written = self.canvas.set_highlight(ids, values) if len(ids) else 0
+        self.canvas.set_link_glow(*links)
         return written
 
     def pin(self, frame: int | None) -> None:
@@ -139,8 +154,9 @@ class Overlay:
                 return entry
         return self.history.last
 
-    def reset(self) -> None:
-        """A new scene (live reload): forget the old one's frames and glow."""
+    def reset(self, canvas: OverlayCanvas) -> None:
+        """A new scene (live reload) drawn by `canvas`: forget the old frames and glow."""
+        self.canvas = canvas
         self.highlight = Highlight(self.highlight.fade)
         self.mirror.reset()
         self.history.clear()
@@ -192,21 +208,14 @@ class Overlay:
             self.timings.add_draw(draw_ms)
 
     def _draw_names(self) -> None:
-        host = self.host
-        graph, renderer = host.graph, host.renderer
+        graph = self.host.graph
         ids = np.asarray(graph.alive_ids(), dtype=np.int64)
         if ids.size == 0:
             return
         size = tuple(self.wnd.buffer_size)
-        world = graph.world_matrices()[ids]
-        inst = renderer.instances
-        looks = inst.sizes[ids] if len(inst.sizes) >= ids.max() + 1 else np.ones((len(ids), 3))
-        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1)
-        drawn = inst.kind_of[ids] >= 0 if len(inst.kind_of) > ids.max() else np.ones(len(ids), bool)
-        radii = np.where(drawn, 0.5 * np.linalg.norm(looks, axis=1) * scale, 0.15)
-        camera = host.camera
-        right = camera.view_matrix()[0, :3]
-        index, xy = labels.place(world[:, :3, 3], radii, camera.view_projection(size), size, right)
+        centres, radii = self.canvas.bounding_spheres(ids)
+        right = self.camera.view_matrix()[0, :3]
+        index, xy = labels.place(centres, radii, self.camera.view_projection(size), size, right)
         ratio = self.wnd.size[0] / max(size[0], 1)
         line_h = imgui.get_text_line_height()
         draw_list = imgui.get_background_draw_list()

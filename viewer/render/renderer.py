@@ -10,6 +10,8 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from viewer.palette import GLOW_LOCAL, GLOW_WORLD, SELECTION_COLOR
+
 from . import meshes
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
@@ -21,18 +23,12 @@ from .shaders import load_program
 LIGHT_DIR = (0.45, 0.85, 0.35)
 LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
-#: Glow colours of the overlay's highlight (see set_highlight): red for a node whose own
-#: value changed (local matrix recomputed), orange for a node whose world matrix only was
-#: recomputed. Scene colours should keep away from both (docs/scene-format.md).
-GLOW_LOCAL = (1.0, 0.13, 0.08)
-GLOW_WORLD = (1.0, 0.56, 0.0)
 #: Width in pixels of the halo around glowing nodes, and of the glowing lines.
 HALO_PX = 4.0
 GLOW_LINE_PX = 5.0
 #: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
 #: a crowd of them reads as noise and costs a second pass over every instance.
 GLOW_EXTRAS_MAX = 5000
-SELECTION_COLOR = (1.0, 0.95, 0.35, 1.0)
 FLAT_KINDS = ("disk", "rect")
 
 
@@ -179,6 +175,18 @@ class Renderer:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 4)), empty, empty
         all_ids = np.concatenate(ids)
         return all_ids, world[all_ids], np.vstack(lo), np.vstack(hi)
+
+    def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World-space centres (n, 3) and radii (n,) of nodes as drawn (pivots: 0.15)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        world = self.graph.world_matrices()[ids]
+        inst = self.instances
+        known = len(inst.sizes) > (ids.max() if len(ids) else -1)
+        sizes = inst.sizes[ids] if known else np.ones((len(ids), 3))
+        drawn = inst.kind_of[ids] >= 0 if known else np.ones(len(ids), bool)
+        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1)
+        radii = np.where(drawn, 0.5 * np.linalg.norm(sizes, axis=1) * scale, 0.15)
+        return world[:, :3, 3], radii
 
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of all nodes: boxes and pivot origins."""

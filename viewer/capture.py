@@ -1,0 +1,114 @@
+"""Pictures and data out of a run: `--screenshot`, `--record`, the P key, `--dump-world`.
+
+The frame loop draws; this module decides what of the drawn picture is kept. It reads the
+window's framebuffer (resolved out of multisampling) only when something will be written,
+so a headless run that saves one screenshot reads one frame. GL objects (the context and
+framebuffers) come from the caller; only `viewer.render` imports moderngl.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from viewer.render.context import read_rgb
+from viewer.render.offscreen import Recorder, save_png
+
+__all__ = ["Capture", "dump_world"]
+
+
+class Capture:
+    """What one run writes from its frames (see the module notes)."""
+
+    def __init__(
+        self,
+        ctx,
+        size: tuple[int, int],
+        *,
+        screenshot: Path | None = None,
+        record: Path | None = None,
+        dump_world: Path | None = None,
+        out: TextIO | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.screenshot = screenshot
+        self.dump_world_path = dump_world
+        self.recorder = Recorder(record, size) if record is not None else None
+        self._out = out
+        self._resolve = None  # a single-sample framebuffer to resolve into
+        self._screenshot_done = False
+        self._want_shot = False
+        #: Screenshots saved with P, in order.
+        self.shots_saved: list[Path] = []
+
+    @property
+    def wants_picture(self) -> bool:
+        """Whether the next drawn picture is kept (recorded, or a P screenshot)."""
+        return self.recorder is not None or self._want_shot
+
+    @property
+    def screenshot_pending(self) -> bool:
+        return self.screenshot is not None and not self._screenshot_done
+
+    def request_shot(self) -> None:
+        """P: save the next drawn picture to the working folder."""
+        self._want_shot = True
+
+    def grab(self, fbo, size: tuple[int, int]) -> np.ndarray:
+        """The picture in `fbo`, (h, w, 3) uint8, top row first, out of multisampling."""
+        if self._resolve is None or self._resolve.size != size:
+            if self._resolve is not None:
+                self._resolve.release()
+            self._resolve = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer(size, 4)])
+        return read_rgb(self.ctx, fbo, size, self._resolve)
+
+    def frame_drawn(self, fbo, size: tuple[int, int]) -> None:
+        """After each drawn frame: record it, and save it if P asked."""
+        if self.recorder is not None:
+            self.recorder.add(self.grab(fbo, size))
+        if self._want_shot:
+            self._want_shot = False
+            path = _next_free(Path.cwd(), "sgview-{:04d}.png")
+            save_png(self.grab(fbo, size), path)
+            self.shots_saved.append(path)
+            print(f"screenshot saved: {path}", file=self._out or sys.stdout, flush=True)
+
+    def save_screenshot(self, fbo, size: tuple[int, int]) -> None:
+        """Write `--screenshot` from the picture just drawn (once per run)."""
+        if self.screenshot_pending:
+            save_png(self.grab(fbo, size), self.screenshot)
+            self._screenshot_done = True
+
+    def finish(self, graph) -> None:
+        """After the last frame: close the recording, write `--dump-world`."""
+        if self.recorder is not None:
+            self.recorder.close()
+            self.recorder = None
+        if self.dump_world_path is not None:
+            dump_world(graph, self.dump_world_path)
+        if self._resolve is not None:
+            self._resolve.release()
+            self._resolve = None
+
+
+def dump_world(graph, path) -> Path:
+    """Write {name: world matrix as nested lists (row-major, column vectors)} as JSON."""
+    path = Path(path)
+    world = graph.world_matrices()
+    rows = [
+        f"  {json.dumps(graph.name_of(int(i)))}: {json.dumps(world[int(i)].tolist())}"
+        for i in graph.alive_ids()
+    ]
+    path.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")
+    return path
+
+
+def _next_free(folder: Path, pattern: str) -> Path:
+    n = 1
+    while (folder / pattern.format(n)).exists():
+        n += 1
+    return folder / pattern.format(n)

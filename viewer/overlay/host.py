@@ -1,0 +1,65 @@
+"""The overlay's two seams: what it reads from the session and from the renderer.
+
+The overlay shows a session (`viewer.session.Session`) drawn by a renderer; it knows them
+only through these protocols, so it can be tested with small stand-ins and never reaches
+into the app. Actions it may ask for are the session's own (the same a key press asks).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from viewer.scene.graph import SceneGraph
+
+
+class OverlayHost(Protocol):
+    """What the overlay reads from the session on show, and the actions it may ask for."""
+
+    @property
+    def graph(self) -> SceneGraph: ...
+    @property
+    def frame(self) -> int: ...
+    @property
+    def paused(self) -> bool: ...
+    @property
+    def motion_on(self) -> bool: ...
+    @property
+    def selected(self) -> int | None: ...
+    @property
+    def reload_error(self) -> str | None: ...
+    @property
+    def collision_mode(self) -> str | None:
+        """The collision demo's motion mode; None when the scene is not the demo."""
+
+    @property
+    def collision_reading(self): ...  # viewer.collision.demo.Reading or None
+
+    def select(self, node_id: int | None) -> None: ...
+    def toggle_pause(self) -> None: ...
+    def request_step(self) -> None: ...
+    def touch_selected(self) -> None: ...
+    def toggle_motion(self) -> None: ...
+
+
+class OverlayCanvas(Protocol):
+    """What the overlay needs from the renderer: glow in, label spheres out, view toggles."""
+
+    show_grid: bool
+    show_links: bool
+
+    def set_highlight(self, ids: np.ndarray, values: np.ndarray) -> int:
+        """Write per-node glow values (signed: < 0 local, > 0 world); returns bytes sent."""
+
+    def set_link_glow(self, child_ids: np.ndarray, strengths: np.ndarray) -> None: ...
+
+    def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""
+
+
+class OverlayCamera(Protocol):
+    """The camera, for placing names on screen."""
+
+    def view_matrix(self) -> np.ndarray: ...
+    def view_projection(self, size: tuple[int, int]) -> np.ndarray: ...

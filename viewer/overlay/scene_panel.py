@@ -1,0 +1,146 @@
+"""The left panel, "Scene graph": run controls, the hierarchy, the selected node, the
+collision demo's reading, view settings and the keys."""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from .model import Flags, cause_text, flag_text, matrix_rows, node_details
+from .tree_view import TreeView
+from .widgets import COLORS, key_value_table, vec4
+
+
+class ScenePanel:
+    """Draws the left panel's sections (inside its ImGui window)."""
+
+    def __init__(self, overlay) -> None:
+        self.ov = overlay
+        self.colors = COLORS
+        self.tree = TreeView(overlay)
+
+    def reset(self) -> None:
+        self.tree.reset()
+
+    def draw(self, entry, flags: Flags, height: float) -> None:
+        self._flags = flags
+        self.tree.follow_selection(self.ov.host.selected)
+        self._status(entry)
+        self.tree.draw(height, flags)
+        self._selected(entry)
+        self._collision()
+        self._view_settings()
+        self._keys()
+
+    def _status(self, entry) -> None:
+        host, c = self.ov.host, self.colors
+        imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
+        error = host.reload_error
+        if error:
+            imgui.push_style_color(imgui.Col_.text, vec4(c.local))
+            imgui.text_wrapped(f"reload failed, showing the last good scene: {error}")
+            imgui.pop_style_color()
+        if self.ov.pinned is not None:
+            imgui.text_colored(vec4(c.note), f"showing frame {self.ov.pinned} (timeline)")
+            imgui.same_line()
+            if imgui.small_button("back to live"):
+                self.ov.pin(None)
+        buttons = (
+            ("Resume" if host.paused else "Pause", host.toggle_pause, True),
+            ("Step", host.request_step, host.paused),
+            ("Touch", host.touch_selected, host.selected is not None),
+            ("Motion: on" if host.motion_on else "Motion: off", host.toggle_motion, True),
+        )
+        style = imgui.get_style()
+        room, used = imgui.get_content_region_avail().x, None
+        for label, action, enabled in buttons:
+            width = imgui.calc_text_size(label).x + 2 * style.frame_padding.x
+            if used is not None and used + style.item_spacing.x + width <= room:
+                imgui.same_line()  # on the same line while it fits
+                used += style.item_spacing.x + width
+            else:
+                used = width
+            imgui.begin_disabled(not enabled)
+            if imgui.button(label):
+                action()
+            imgui.end_disabled()
+        # Legend of the flags, in their colours.
+        for letter, what, color in (
+            ("L", "local", c.local),
+            ("W", "world", c.world),
+            ("E", "to renderer", c.executed),
+        ):
+            imgui.text_colored(vec4(color), letter)
+            imgui.same_line(0.0, 4.0)
+            imgui.text_colored(vec4(c.dim), what)
+            imgui.same_line(0.0, 12.0)
+        imgui.new_line()
+
+    def _selected(self, entry) -> None:
+        c = self.colors
+        if not imgui.collapsing_header("Selected node", imgui.TreeNodeFlags_.default_open):
+            return
+        host = self.ov.host
+        node_id = host.selected
+        graph = host.graph
+        if node_id is None or self.tree.rows().row_of.get(node_id) is None:
+            imgui.text_disabled("click a node in the view or in the tree")
+            return
+        frame = entry.frame if entry is not None else host.frame
+        report = entry.report if entry is not None else None
+        why = cause_text(report, node_id, frame) if entry is not None else "no frame yet"
+        local, world, executed = self._flags.of(node_id)
+        color = c.local if local else c.world if world else c.dim
+        imgui.text_colored(vec4(color), why)
+        imgui.text_colored(
+            vec4(c.dim), f"flags in frame {frame}: {flag_text(local, world, executed)}"
+        )
+        key_value_table("details", node_details(graph, node_id))
+        node = graph.node(node_id)
+        for title, matrix in (
+            ("local matrix", node.local_matrix),
+            ("world matrix", node.world_matrix),
+        ):
+            imgui.text_colored(vec4(c.dim), title)
+            for row in matrix_rows(matrix):
+                imgui.text(row)
+
+    def _collision(self) -> None:
+        """The collision demo: which test ran this frame and its inputs."""
+        host = self.ov.host
+        reading = host.collision_reading
+        if reading is None:
+            return
+        imgui.set_next_item_open(True, imgui.Cond_.once)
+        if not imgui.collapsing_header("Collision"):
+            return
+        c = self.colors
+        if reading.hit:
+            imgui.text_colored(vec4(c.local), "overlap: YES (both drawn red)")
+        else:
+            imgui.text("overlap: no")
+        imgui.text(f"test: {reading.test}   rectangle at {reading.angle:.1f} deg")
+        imgui.text(f"s = {reading.s:+.3f}   t = {reading.t:+.3f}   (disk in rect frame)")
+        imgui.text(f"size {reading.width:g} x {reading.height:g}   radius {reading.radius:g}")
+        imgui.text(f"motion: {host.collision_mode} (M switches, S stops)")
+
+    def _view_settings(self) -> None:
+        if not imgui.collapsing_header("View"):
+            return
+        ov = self.ov
+        changed, fade = imgui.slider_float("glow fade (s)", ov.highlight.fade, 0.05, 3.0, "%.2f")
+        if changed:
+            ov.highlight.fade = float(fade)
+        renderer = ov.canvas
+        _, renderer.show_grid = imgui.checkbox("grid (G)", renderer.show_grid)
+        imgui.same_line()
+        _, renderer.show_links = imgui.checkbox("lines (B)", renderer.show_links)
+        imgui.same_line()
+        _, ov.show_names = imgui.checkbox("names (N)", ov.show_names)
+        if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
+            ov.glow_in_view = not ov.glow_in_view
+            ov.push()
+
+    def _keys(self) -> None:
+        if not imgui.collapsing_header("Keys"):
+            return
+        key_value_table("keys", self.ov.key_help, key_color=self.colors.note, wrap=True)

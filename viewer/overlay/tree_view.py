@@ -1,0 +1,146 @@
+"""The scene panel's hierarchy table: one row per node with its L / W / E flags.
+
+Rows are built once per structure (`model.TreeRows`, pre-order) and drawn as ImGui tree
+nodes; a click selects, and a selection made in the 3D view opens the rows above it and
+scrolls to it. At most `MAX_TREE_ROWS` rows are drawn per frame, so a huge scene stays
+responsive.
+"""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from .model import Flags, TreeRows, ancestors, flag_text
+from .widgets import COLORS, vec4
+
+#: Rows the tree lists at most in one frame (a huge scene stays responsive).
+MAX_TREE_ROWS = 1000
+
+
+class TreeView:
+    """The hierarchy table of one overlay (what it drew last is kept for tests)."""
+
+    def __init__(self, overlay) -> None:
+        self.ov = overlay
+        self.colors = COLORS
+        self.reset()
+
+    def reset(self) -> None:
+        self._tree: TreeRows | None = None
+        self._tree_key: tuple | None = None
+        self._seen_selected: int | None = None
+        self._reveal: int | None = None  # node to open and scroll to
+        #: Screen rectangle (min, max) of each row drawn at the last frame, by node id.
+        self.row_rects: dict[int, tuple] = {}
+        #: The rows as drawn at the last frame: (name, "L W E" flags text).
+        self.tree_drawn: list[tuple[str, str]] = []
+
+    def follow_selection(self, selected: int | None) -> None:
+        """A selection made elsewhere: open the rows above it and scroll to it."""
+        if selected != self._seen_selected:
+            self._reveal = selected
+            self._seen_selected = selected
+
+    def rows(self) -> TreeRows:
+        graph = self.ov.host.graph
+        key = (id(graph), int(graph.capacity_ids), len(graph), self._structure_version())
+        if self._tree is None or key != self._tree_key:
+            self._tree = TreeRows(graph)
+            self._tree_key = key
+        return self._tree
+
+    def _structure_version(self) -> int:
+        """Changes whenever a frame re-parented, added or removed nodes."""
+        return sum(
+            1 for e in self.ov.history if e.report is not None and e.report.structure_changed
+        )
+
+    def draw(self, height: float, dirty: Flags) -> None:
+        host, c = self.ov.host, self.colors
+        tree = self.rows()
+        graph = host.graph
+        row_h = imgui.get_text_line_height_with_spacing() + 2.0
+        want = (min(len(tree), 400) + 1) * row_h + 6.0
+        table_h = float(min(want, max(140.0, 0.42 * height)))
+        table_flags = (
+            imgui.TableFlags_.scroll_y
+            | imgui.TableFlags_.row_bg
+            | imgui.TableFlags_.borders_outer
+            | imgui.TableFlags_.sizing_stretch_prop
+        )
+        self.row_rects = {}
+        self.tree_drawn = []
+        if not imgui.begin_table("tree", 4, table_flags, imgui.ImVec2(0.0, table_h)):
+            return
+        fixed = imgui.TableColumnFlags_.width_fixed
+        imgui.table_setup_scroll_freeze(0, 1)
+        imgui.table_setup_column("node", imgui.TableColumnFlags_.width_stretch)
+        for letter in "LWE":
+            imgui.table_setup_column(letter, fixed, imgui.calc_text_size("W").x + 6.0)
+        imgui.table_headers_row()
+
+        selected = host.selected
+        reveal = set()
+        if self._reveal is not None and self._reveal in tree.row_of:
+            reveal = set(ancestors(graph.parents(), self._reveal))
+        base = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.open_on_double_click
+        base |= imgui.TreeNodeFlags_.span_all_columns
+        stack: list[int] = []
+        r, rows, n = 0, 0, len(tree)
+        ids, depths, ends, has_children = tree.ids, tree.depths, tree.ends, tree.has_children
+        while r < n and rows < MAX_TREE_ROWS:
+            node_id, depth = int(ids[r]), int(depths[r])
+            while stack and stack[-1] >= depth:
+                imgui.tree_pop()
+                stack.pop()
+            local, world, executed = dirty.of(node_id)
+            imgui.table_next_row()
+            imgui.table_next_column()
+            flags = base
+            leaf = not has_children[r]
+            if leaf:
+                flags |= imgui.TreeNodeFlags_.leaf | imgui.TreeNodeFlags_.no_tree_push_on_open
+            if node_id == selected:
+                flags |= imgui.TreeNodeFlags_.selected
+            if not leaf:
+                if node_id in reveal:
+                    imgui.set_next_item_open(True, imgui.Cond_.always)
+                elif tree.open_all or depth == 0:
+                    imgui.set_next_item_open(True, imgui.Cond_.once)
+            color = c.local if local else c.world if world else c.text
+            imgui.push_style_color(imgui.Col_.text, vec4(color))
+            opened = imgui.tree_node_ex(f"{graph.name_of(node_id)}##{node_id}", flags)
+            imgui.pop_style_color()
+            self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
+            self.tree_drawn.append((graph.name_of(node_id), flag_text(local, world, executed)))
+            if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
+                host.select(node_id)
+                self._seen_selected = node_id  # chosen here: no need to scroll
+            if self._reveal == node_id:
+                imgui.set_scroll_here_y(0.5)
+                self._reveal = None
+            for on, letter, on_color in (
+                (local, "L", c.local),
+                (world, "W", c.world),
+                (executed, "E", c.executed),
+            ):
+                imgui.table_next_column()
+                imgui.text_colored(vec4(on_color if on else c.off), letter if on else ".")
+            rows += 1
+            if not leaf and opened:
+                stack.append(depth)
+                r += 1
+            elif not leaf:
+                r = int(ends[r])
+            else:
+                r += 1
+        while stack:
+            imgui.tree_pop()
+            stack.pop()
+        if r < n:
+            imgui.table_next_row()
+            imgui.table_next_column()
+            imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
+        imgui.end_table()
+        if self._reveal is not None and self._reveal not in tree.row_of:
+            self._reveal = None

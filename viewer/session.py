@@ -1,0 +1,241 @@
+"""What the user is looking at and doing: one owner, no window, no GL.
+
+A `Session` holds the scene on show and everything done to it: the scene clock, pause and
+step, the selection, the held movement keys, touches (from keys or `--touch`), live reload
+of the scene file and the collision demo. The window app, the headless runner and the
+embedding API all drive a session the same way: `advance(dt)` once per redraw returns the
+simulated `Frame` (or None while paused), and the caller hands its report to whatever
+shows it. Actions (`select`, `toggle_pause`, `request_step`, `touch_selected`, ...) are
+the same whether they come from a key, a panel button or a script.
+
+Each simulated frame does, in order: the scene's scripted events for the frame, then the
+touches asked for it; the motions at scene time t (headless: t = frame / 60 exactly)
+unless stopped; the held keys on the selection (or, in the collision demo, on the disk and
+the rectangle); `graph.update()`; the collision test. Frame 1 is the first frame; the
+layout update of a freshly loaded scene happens before it and is not a frame.
+"""
+
+from __future__ import annotations
+
+import sys
+import time as clock
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import numpy as np
+
+from viewer.collision.demo import CollisionDemo, Reading
+from viewer.controls import MOVES, HeldKeys, apply_held
+from viewer.io.watch import SceneWatcher, watch_scene
+from viewer.palette import HIT_COLOR
+from viewer.scene.motion import apply_events, apply_motions
+from viewer.scene.report import FrameReport
+from viewer.scene.scene import Scene
+
+__all__ = ["Frame", "Session"]
+
+
+@dataclass
+class Frame:
+    """One simulated frame, as the session hands it on to the renderer and the overlay."""
+
+    number: int
+    report: FrameReport
+    dt: float
+    update_ms: float
+    #: Nodes whose base colour changes with this frame (the collision demo's overlap red).
+    recolor: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+
+
+class Session:
+    """The scene on show and the user's actions on it (see the module notes).
+
+    Parameters
+    ----------
+    scene : Scene
+    still : bool
+        Start with the scene's motion stopped (S toggles it).
+    touches : dict[int, list[str]]
+        Node names to touch at the start of each frame number.
+    fixed_step : float or None
+        Seconds per frame of a reproducible clock (headless); None: the `dt` given.
+    load_limits : dict
+        `load_scene` caps, reused when the scene file is reloaded.
+    log : bool
+        Print ``# frame N`` and the frame's update log for each frame that recomputed.
+    out, err : text streams, default sys.stdout / sys.stderr at the time of printing
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        *,
+        still: bool = False,
+        touches: dict[int, list[str]] | None = None,
+        fixed_step: float | None = None,
+        load_limits: dict | None = None,
+        log: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        # Made first: a save during the rest of the set-up must count as a change.
+        self.watcher: SceneWatcher | None = watch_scene(scene, **(load_limits or {}))
+        self.touches = dict(touches or {})
+        self.fixed_step = fixed_step
+        self.log = log
+        self._out, self._err = out, err
+        self.frame = 0
+        self.time = 0.0  # scene time: advances only while the motion runs
+        self._moving_frames = 0
+        self.motion_on = not still
+        self.paused = False
+        self._step_requested = False
+        self.held = HeldKeys()
+        #: Shift held with R: turn the other way.
+        self.reverse_turn = False
+        #: The error of the last save that did not load, shown until a good save.
+        self.reload_error: str | None = None
+        self.last_report: FrameReport | None = None
+        self._use(scene)
+
+    def _use(self, scene: Scene) -> None:
+        scene.graph.update()  # lay out the loaded scene; not a frame
+        self.scene = scene
+        self.selected: int | None = None
+        self.collision = CollisionDemo(scene) if scene.collision is not None else None
+        self.collision_reading: Reading | None = None
+        self._drawn_hit = False
+
+    @property
+    def graph(self):
+        return self.scene.graph
+
+    @property
+    def collision_mode(self) -> str | None:
+        """The collision demo's motion mode ("oscillate" / "revolve"); None elsewhere."""
+        return None if self.collision is None else self.collision.mode
+
+    @property
+    def title(self) -> str:
+        """The window title: the scene's, and the selected node's name."""
+        title = f"sgview — {self.scene.title}"
+        if self.selected is None:
+            return title
+        return f"{title} — {self.graph.name_of(self.selected)}"
+
+    # -- the clock -----------------------------------------------------------------------
+    def advance(self, dt: float) -> Frame | None:
+        """Once per redraw: simulate a frame unless paused (a requested step runs one)."""
+        if not self.paused:
+            return self.step(dt)
+        if self._step_requested:
+            self._step_requested = False
+            return self.step(self.fixed_step or dt)
+        return None
+
+    def step(self, dt: float) -> Frame:
+        """Simulate one frame of `dt` seconds (see the module notes for the order)."""
+        self.frame += 1
+        scene, graph = self.scene, self.graph
+        apply_events(scene, self.frame)
+        for name in self.touches.get(self.frame, ()):
+            graph.touch(graph[name])
+        if self.motion_on:
+            self._moving_frames += 1
+            if self.fixed_step is not None:  # exact multiples: no summed rounding
+                self.time = self._moving_frames * self.fixed_step
+            else:
+                self.time += dt
+            apply_motions(scene, self.time)
+        self._apply_held_keys()
+        t0 = clock.perf_counter()
+        report = graph.update()
+        update_ms = 1000.0 * (clock.perf_counter() - t0)
+        self.last_report = report
+        if self.log:
+            self._print_log(report)
+        return Frame(self.frame, report, dt, update_ms, self._test_collision())
+
+    def _print_log(self, report: FrameReport) -> None:
+        lines = report.log_lines()
+        if lines:
+            print(f"# frame {self.frame}", *lines, sep="\n", file=self._out or sys.stdout)
+
+    def _apply_held_keys(self) -> None:
+        actions = self.held.take()
+        if not actions:
+            return
+        demo = self.collision
+        if demo is not None:
+            dx = sum(int(np.sign(MOVES[a][0])) for a in actions if a in MOVES)
+            dy = sum(int(np.sign(MOVES[a][1])) for a in actions if a in MOVES)
+            if dx or dy:
+                demo.move_disk(dx, dy)
+            if "turn" in actions:
+                demo.turn_rect(-1 if self.reverse_turn else 1)
+        elif self.selected is not None:
+            apply_held(self.graph.node(self.selected), actions, self.reverse_turn)
+
+    def _test_collision(self) -> dict[int, tuple[float, float, float]]:
+        """After the update: disk against rectangle; both drawn red while they overlap."""
+        demo = self.collision
+        if demo is None:
+            return {}
+        self.collision_reading = reading = demo.read()
+        if reading.hit == self._drawn_hit:
+            return {}
+        self._drawn_hit = reading.hit
+        return {
+            node.id: HIT_COLOR if reading.hit else self.scene.look(node.id).color
+            for node in (demo.disk, demo.rect)
+        }
+
+    # -- live reload ---------------------------------------------------------------------
+    def poll_reload(self) -> Scene | None:
+        """Swap in the scene file's new contents after a save (returns the new scene);
+        a save that does not load keeps the last good scene and says why."""
+        if self.watcher is None:
+            return None
+        result = self.watcher.poll()
+        if result is None:
+            return None
+        if isinstance(result, Exception):
+            self.reload_error = str(result)
+            print(f"sgview: reload failed, keeping the last good scene: {result}",
+                  file=self._err or sys.stderr, flush=True)  # fmt: skip
+            return None
+        self.reload_error = None
+        self.replace_scene(result)
+        print(f"sgview: reloaded {self.watcher.path}",
+              file=self._out or sys.stdout, flush=True)  # fmt: skip
+        return result
+
+    def replace_scene(self, scene: Scene) -> None:
+        """Show `scene` instead (the clock, pause state and view toggles carry over)."""
+        self._use(scene)
+
+    # -- actions: keys, panel buttons, scripts ------------------------------------------
+    def select(self, node_id: int | None) -> None:
+        """Select a node (None: clear)."""
+        self.selected = None if node_id is None else int(node_id)
+
+    def toggle_pause(self) -> None:
+        self.paused = not self.paused
+        self._step_requested = False
+
+    def request_step(self) -> None:
+        """While paused: simulate exactly one frame at the next `advance`."""
+        if self.paused:
+            self._step_requested = True
+
+    def toggle_motion(self) -> None:
+        self.motion_on = not self.motion_on
+
+    def touch_selected(self) -> None:
+        if self.selected is not None:
+            self.graph.touch(self.graph.node(self.selected))
+
+    def switch_collision_mode(self) -> None:
+        """M in the collision demo: the rectangle oscillates or revolves."""
+        if self.collision is not None:
+            self.collision.switch_mode()
