@@ -42,9 +42,9 @@ TABLE = _table()
 
 
 def _unit_of(module: str) -> str | None:
-    """'viewer.io.loader' -> 'viewer.io'; 'viewer.app' -> 'viewer.app'."""
+    """'viewer.io.loader' -> 'viewer.io'; 'viewer.app' -> 'viewer.app'; 'viewer' -> 'viewer'."""
     parts = module.split(".")
-    if parts[0] != "viewer" or len(parts) < 2:
+    if parts[0] != "viewer":
         return None
     return ".".join(parts[:2])
 
