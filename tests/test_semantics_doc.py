@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from example_graphs import chain5, tree10
 
 from viewer.scene import SceneGraph
 
@@ -26,38 +27,7 @@ LOG_BLOCK = re.compile(r"^```text\n(?:[*=]Update (?:Local|World) : )", re.MULTIL
 #: Examples A (2), B (5), C (1), parents (3), world setters (1).
 EXPECTED_EXAMPLES = 12
 
-TREE_LINKS = {
-    "Obj2": "Obj1",
-    "Obj3": "Obj1",
-    "Obj4": "Obj1",
-    "Obj5": "Obj2",
-    "Obj6": "Obj3",
-    "Obj7": "Obj4",
-    "Obj8": "Obj5",
-    "Obj9": "Obj5",
-    "Obj10": "Obj6",
-}
-
-
-def chain() -> SceneGraph:
-    """Obj1 -> Obj2 -> Obj3 -> Obj4 -> Obj5, each turned and offset from its parent."""
-    g = SceneGraph()
-    parent = None
-    for k in range(1, 6):
-        parent = g.add(f"Obj{k}", parent, position=(1.0, 0.5, 0.0), euler=(0, 10 * k, 0))
-    return g
-
-
-def tree() -> SceneGraph:
-    """The ten-node tree, children attached in the order the page gives."""
-    g = SceneGraph()
-    g.add("Obj1")
-    for child, parent in TREE_LINKS.items():
-        g.add(child, g[parent], position=(1.0, 0.0, 0.0))
-    return g
-
-
-GRAPHS = {"chain": chain, "tree": tree}
+GRAPHS = {"chain": chain5, "tree": tree10}
 
 
 def numbers(words: list[str]) -> tuple[float, ...]:

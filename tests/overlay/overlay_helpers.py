@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
+import example_graphs
+
 from viewer.scene import SceneGraph
 
 
 def tree10() -> SceneGraph:
-    """Example B: Obj1 -> Obj2, Obj3, Obj4; Obj2 -> Obj5; Obj3 -> Obj6; Obj4 -> Obj7;
-    Obj5 -> Obj8, Obj9; Obj6 -> Obj10. Laid out (first update done)."""
-    g = SceneGraph()
-    o1 = g.add("Obj1")
-    o2, o3, o4 = (g.add(f"Obj{k}", o1) for k in (2, 3, 4))
-    o5, o6 = g.add("Obj5", o2), g.add("Obj6", o3)
-    g.add("Obj7", o4)
-    g.add("Obj8", o5)
-    g.add("Obj9", o5)
-    g.add("Obj10", o6)
-    g.update()
-    return g
+    """Example B, every node at its parent's origin. Laid out (first update done)."""
+    return example_graphs.tree10(offset=(0.0, 0.0, 0.0))
 
 
 def chain5() -> SceneGraph:
     """Example A: Obj1 -> Obj2 -> Obj3 -> Obj4 -> Obj5, each 2 along its parent's x."""
-    g = SceneGraph()
-    parent = None
-    for k in range(1, 6):
-        parent = g.add(f"Obj{k}", parent, position=(2.0, 0.0, 0.0))
-    g.update()
-    return g
+    return example_graphs.chain5(offset=(2.0, 0.0, 0.0), turn=0.0)
 
 
 def touched(g: SceneGraph, *names: str):

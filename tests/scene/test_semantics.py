@@ -1,38 +1,10 @@
-"""Every example of SEMANTICS.md sections 3 and 4, line for line."""
+"""Every example of docs/semantics.md (the frame log and the parent rules), line for line."""
 
 import numpy as np
 import pytest
+from example_graphs import chain5, tree10
 
-from viewer.scene import HierarchyError, SceneGraph
-
-
-def chain5() -> SceneGraph:
-    g = SceneGraph()
-    parent = None
-    for k in range(1, 6):
-        parent = g.add(f"Obj{k}", parent, position=(1.0, 0.5, 0.0), euler=(0, 10 * k, 0))
-    g.update()
-    return g
-
-
-def tree10() -> SceneGraph:
-    g = SceneGraph()
-    links = {
-        "Obj2": "Obj1",
-        "Obj3": "Obj1",
-        "Obj4": "Obj1",
-        "Obj5": "Obj2",
-        "Obj6": "Obj3",
-        "Obj7": "Obj4",
-        "Obj8": "Obj5",
-        "Obj9": "Obj5",
-        "Obj10": "Obj6",
-    }
-    g.add("Obj1")
-    for child, parent in links.items():
-        g.add(child, g[parent], position=(1, 0, 0))
-    g.update()
-    return g
+from viewer.scene import HierarchyError
 
 
 def test_example_a_chain_touches():
