@@ -18,7 +18,7 @@ class InputHandlers:
     def on_key_event(self, key, action, modifiers) -> None:
         keys = self.wnd.keys
         if self.overlay is not None:
-            self.overlay.key_event(key, action, modifiers)
+            self.overlay.forward("key_event", key, action, modifiers)
             if self.overlay.wants_keyboard:
                 return
         held = {keys.H: "left", keys.J: "down", keys.K: "up", keys.L: "right", keys.R: "turn"}
@@ -63,19 +63,19 @@ class InputHandlers:
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
-            self.overlay.mouse_position_event(x, y, dx, dy)
+            self.overlay.forward("mouse_position_event", x, y, dx, dy)
 
     def on_unicode_char_entered(self, char: str) -> None:
         if self.overlay is not None:
-            self.overlay.unicode_char_entered(char)
+            self.overlay.forward("unicode_char_entered", char)
 
     def on_resize(self, width: int, height: int) -> None:
         if self.overlay is not None:
-            self.overlay.resize(width, height)
+            self.overlay.forward("resize", width, height)
 
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
-            self.overlay.mouse_press_event(x, y, button)
+            self.overlay.forward("mouse_press_event", x, y, button)
             if self.overlay.wants_mouse:  # a click on a panel is the panel's
                 self._press = None
                 return
@@ -84,7 +84,7 @@ class InputHandlers:
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
-            self.overlay.mouse_drag_event(x, y, dx, dy)
+            self.overlay.forward("mouse_drag_event", x, y, dx, dy)
             if self._press is None:  # the drag started on a panel
                 return
         self._dragged += abs(dx) + abs(dy)
@@ -96,14 +96,14 @@ class InputHandlers:
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
-            self.overlay.mouse_release_event(x, y, button)
+            self.overlay.forward("mouse_release_event", x, y, button)
         if button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:
-            self.overlay.mouse_scroll_event(x_offset, y_offset)
+            self.overlay.forward("mouse_scroll_event", x_offset, y_offset)
             if self.overlay.wants_mouse:
                 return
         self.camera.zoom(y_offset)

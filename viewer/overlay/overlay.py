@@ -235,47 +235,26 @@ class Overlay:
     @property
     def wants_mouse(self) -> bool:
         """The pointer is over a panel: the 3D view should ignore the mouse."""
-        if not self.visible or self._context is None:
-            return False
-        imgui.set_current_context(self._context)
-        return bool(imgui.get_io().want_capture_mouse)
+        return self._io_flag("want_capture_mouse")
 
     @property
     def wants_keyboard(self) -> bool:
+        """A panel's text field has the keyboard."""
+        return self._io_flag("want_text_input")
+
+    def _io_flag(self, name: str) -> bool:
         if not self.visible or self._context is None:
             return False
         imgui.set_current_context(self._context)
-        return bool(imgui.get_io().want_text_input)
+        return bool(getattr(imgui.get_io(), name))
 
-    def _forward(self, method: str, *args) -> None:
+    def forward(self, event: str, *args) -> None:
+        """Pass a window event (a moderngl-window callback name, e.g. ``"key_event"``, and
+        its arguments) to ImGui, which sees every event before the 3D view."""
         if self._context is None:
             return
         imgui.set_current_context(self._context)
-        getattr(self.imgui, method)(*args)
-
-    def key_event(self, key, action, modifiers) -> None:
-        self._forward("key_event", key, action, modifiers)
-
-    def mouse_position_event(self, x, y, dx, dy) -> None:
-        self._forward("mouse_position_event", x, y, dx, dy)
-
-    def mouse_drag_event(self, x, y, dx, dy) -> None:
-        self._forward("mouse_drag_event", x, y, dx, dy)
-
-    def mouse_press_event(self, x, y, button) -> None:
-        self._forward("mouse_press_event", x, y, button)
-
-    def mouse_release_event(self, x, y, button) -> None:
-        self._forward("mouse_release_event", x, y, button)
-
-    def mouse_scroll_event(self, x_offset, y_offset) -> None:
-        self._forward("mouse_scroll_event", x_offset, y_offset)
-
-    def unicode_char_entered(self, char) -> None:
-        self._forward("unicode_char_entered", char)
-
-    def resize(self, width, height) -> None:
-        self._forward("resize", width, height)
+        getattr(self.imgui, event)(*args)
 
     def release(self) -> None:
         """Free the ImGui context and its GL objects."""
