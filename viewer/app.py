@@ -33,15 +33,17 @@ import numpy as np
 from moderngl_window.timers.base import BaseTimer
 
 from viewer.app_input import InputHandlers
-from viewer.collision.demo import HIT_COLOR, CollisionDemo
+from viewer.collision.demo import CollisionDemo
+from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP, MOVES, HeldKeys, apply_held
 from viewer.io.watch import watch_scene
-from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
+from viewer.palette import HIT_COLOR
+from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION, ContextError, read_rgb
-from viewer.render.offscreen import FPS, Recorder, save_png
+from viewer.render.offscreen import Recorder, save_png
 from viewer.render.renderer import Renderer
 from viewer.scene.motion import apply_events, apply_motions
-from viewer.timing import FixedTimer
+from viewer.timing import FPS, FixedTimer
 
 __all__ = [
     "KEY_HELP", "MOUSE_HELP", "FixedTimer", "RunOptions", "SgviewApp", "dump_world", "run"
@@ -96,6 +98,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.paused = False  # Space: no frame is simulated while paused
         self._step_requested = False  # '.': simulate one frame while paused
         self.held = HeldKeys()
+        #: Selected node id (outlined in the view, detailed in the panel), or None.
+        self.selected: int | None = None
         self.graph.update()  # lay out the loaded scene; not a logged frame
         self.renderer = Renderer(self.ctx, scene)
         self._start_collision(scene)
@@ -185,6 +189,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         renderer.show_grid, renderer.show_links = old.show_grid, old.show_links
         old.release()
         self.renderer, self.scene, self.graph = renderer, scene, scene.graph
+        self.selected = None
         self._start_collision(scene)
         self.wnd.title = f"sgview — {scene.title}"
         if self.overlay is not None:
@@ -201,8 +206,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                 self.collision.move_disk(dx, dy)
             if "turn" in actions:
                 self.collision.turn_rect(-1 if self.wnd.modifiers.shift else 1)
-        elif actions and self.renderer.selected is not None:
-            apply_held(self.graph.node(self.renderer.selected), actions, self.wnd.modifiers.shift)
+        elif actions and self.selected is not None:
+            apply_held(self.graph.node(self.selected), actions, self.wnd.modifiers.shift)
 
     def _start_collision(self, scene) -> None:
         """The collision demo, for a scene with a [collision] table (else None)."""
@@ -253,7 +258,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """
         t0 = clock.perf_counter()
         self._fit_view_to_panels()
-        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size, selected=self.selected)
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
         if self.overlay is not None:
@@ -274,7 +279,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
     # -- actions (keys and the panel's buttons) ----------------------------------------
     def select(self, node_id: int | None) -> None:
         """Select a node (None: clear); the title names it."""
-        self.renderer.selected = None if node_id is None else int(node_id)
+        self.selected = None if node_id is None else int(node_id)
         name = "" if node_id is None else f" — {self.graph.name_of(int(node_id))}"
         self.wnd.title = f"sgview — {self.scene.title}{name}"
 
@@ -291,8 +296,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.motion_on = not self.motion_on
 
     def touch_selected(self) -> None:
-        if self.renderer.selected is not None:
-            self.graph.touch(self.graph.node(self.renderer.selected))
+        if self.selected is not None:
+            self.graph.touch(self.graph.node(self.selected))
 
     def _save_screenshot(self) -> None:
         """Write --screenshot from the image just drawn (once per run)."""
@@ -359,7 +364,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         ids, worlds, lo, hi = self.renderer.node_boxes()
         index, _ = pick(origin, direction, worlds, lo, hi)
         self.select(int(ids[index]) if index >= 0 else None)
-        return self.renderer.selected
+        return self.selected
 
 
 def dump_world(graph, path) -> Path:

@@ -136,7 +136,7 @@ def test_selecting_in_the_view_opens_the_tree_and_a_row_click_selects(drive):
     other = deep.parent  # a row in view now
     (x0, y0), (x1, y1) = panel.row_rects[other.id]
     d.click((x0 + x1) / 2, (y0 + y1) / 2)
-    assert d.app.renderer.selected == other.id
+    assert d.app.selected == other.id
     assert other.name in d.app.wnd.title
 
 
@@ -146,9 +146,9 @@ def test_a_click_in_the_view_selects_and_a_click_on_the_panel_does_not(drive):
     g = d.app.graph
     x, y = d.app.camera.project(g["Obj7"].world_position, SIZE)[0, :2]
     d.click(x, y)
-    assert d.app.renderer.selected == g["Obj7"].id
+    assert d.app.selected == g["Obj7"].id
     d.click(5, SIZE[1] - 5)  # on the left panel, below its contents: not a 3D click
-    assert d.app.renderer.selected == g["Obj7"].id
+    assert d.app.selected == g["Obj7"].id
 
 
 def test_timeline_click_shows_that_frames_report_everywhere(drive):

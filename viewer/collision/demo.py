@@ -23,8 +23,6 @@ MOVE_STEP = 0.05
 REVOLVE_MOVE_STEP = 0.10
 #: Rectangle turn per frame while R is held, degrees about Z.
 TURN_STEP = 1.0
-#: Both nodes turn this colour while they overlap.
-HIT_COLOR = (0.84, 0.15, 0.16)
 MODES = ("oscillate", "revolve")
 
 

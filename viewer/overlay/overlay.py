@@ -193,20 +193,15 @@ class Overlay:
 
     def _draw_names(self) -> None:
         host = self.host
-        graph, renderer = host.graph, host.renderer
+        graph = host.graph
         ids = np.asarray(graph.alive_ids(), dtype=np.int64)
         if ids.size == 0:
             return
         size = tuple(self.wnd.buffer_size)
-        world = graph.world_matrices()[ids]
-        inst = renderer.instances
-        looks = inst.sizes[ids] if len(inst.sizes) >= ids.max() + 1 else np.ones((len(ids), 3))
-        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1)
-        drawn = inst.kind_of[ids] >= 0 if len(inst.kind_of) > ids.max() else np.ones(len(ids), bool)
-        radii = np.where(drawn, 0.5 * np.linalg.norm(looks, axis=1) * scale, 0.15)
+        centers, radii = host.renderer.bounding_spheres(ids)
         camera = host.camera
         right = camera.view_matrix()[0, :3]
-        index, xy = labels.place(world[:, :3, 3], radii, camera.view_projection(size), size, right)
+        index, xy = labels.place(centers, radii, camera.view_projection(size), size, right)
         ratio = self.wnd.size[0] / max(size[0], 1)
         line_h = imgui.get_text_line_height()
         draw_list = imgui.get_background_draw_list()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from imgui_bundle import imgui
 
-from viewer.render.renderer import GLOW_LOCAL, GLOW_WORLD
+from viewer.palette import GLOW_LOCAL, GLOW_WORLD, TEXT_COLOR
 
 from .model import (
     Flags,
@@ -46,7 +46,7 @@ class Colors:
     world: tuple = (*GLOW_WORLD, 1.0)
     executed: tuple = (0.62, 0.78, 1.0, 1.0)
     off: tuple = (0.42, 0.44, 0.50, 1.0)
-    text: tuple = (0.92, 0.93, 0.96, 1.0)
+    text: tuple = TEXT_COLOR
     dim: tuple = (0.62, 0.64, 0.70, 1.0)
     note: tuple = (1.0, 0.9, 0.45, 1.0)
 
@@ -92,7 +92,7 @@ class Panel:
         host = self.ov.host
         width, height = self.ov.wnd.size
         left, right = panel_widths(width)
-        selected = host.renderer.selected
+        selected = host.selected
         if selected != self._seen_selected:
             self._reveal = selected
             self._seen_selected = selected
@@ -147,7 +147,7 @@ class Panel:
         buttons = (
             ("Resume" if host.paused else "Pause", host.toggle_pause, True),
             ("Step", host.request_step, host.paused),
-            ("Touch", host.touch_selected, host.renderer.selected is not None),
+            ("Touch", host.touch_selected, host.selected is not None),
             ("Motion: on" if host.motion_on else "Motion: off", host.toggle_motion, True),
         )
         style = imgui.get_style()
@@ -213,7 +213,7 @@ class Panel:
             imgui.table_setup_column(letter, fixed, imgui.calc_text_size("W").x + 6.0)
         imgui.table_headers_row()
 
-        selected = host.renderer.selected
+        selected = host.selected
         reveal = set()
         if self._reveal is not None and self._reveal in tree.row_of:
             reveal = set(ancestors(graph.parents(), self._reveal))
@@ -284,7 +284,7 @@ class Panel:
         if not imgui.collapsing_header("Selected node", imgui.TreeNodeFlags_.default_open):
             return
         host = self.ov.host
-        node_id = host.renderer.selected
+        node_id = host.selected
         graph = host.graph
         if node_id is None or self._tree_rows().row_of.get(node_id) is None:
             imgui.text_disabled("click a node in the view or in the tree")
