@@ -45,7 +45,7 @@ from viewer.collision import (
     sphere_vs_obb,
     sphere_vs_obb_batch,
 )
-from viewer.render.camera import pick
+from viewer.collision.ray import pick
 from viewer.scene import SceneGraph
 
 MARGIN = 1e-9  # cases closer than this to touching are left to the exact tests

@@ -26,9 +26,10 @@ from moderngl_window.timers.base import BaseTimer
 
 from viewer.app_input import InputHandlers
 from viewer.capture import Capture
+from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.errors import SgviewError
-from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
+from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.render.renderer import Renderer
 from viewer.session import Frame, Session
@@ -148,8 +149,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         t0 = clock.perf_counter()
         self._show_title()
         self._fit_view_to_panels()
-        self.renderer.selected = self.session.selected
-        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size)
+        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
+                           selected=self.session.selected)  # fmt: skip
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
         if self.overlay is not None:

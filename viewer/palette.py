@@ -1,14 +1,19 @@
-"""The viewer's shared colours (RGB in 0..1), in one place: renderer, overlay and demo agree.
+"""The colours that more than one part of the viewer shows, as linear RGB(A) in [0, 1].
 
-Imports nothing: the pure parts of the overlay and the collision demo can use it without
-pulling in GL.
+One home, so that the 3D view, the panels and the collision demo agree on what a colour
+means; it imports nothing from the viewer (and no GL), so any module may use it.
 """
 
-#: Glow of a node whose own (local) value changed this frame.
+from __future__ import annotations
+
+#: Glow of a node whose own value changed (its local matrix was recomputed): red.
 GLOW_LOCAL = (1.0, 0.13, 0.08)
-#: Glow of a node whose world matrix was recomputed because something above it changed.
+#: Glow of a node whose world matrix only was recomputed: orange. Scene colours should
+#: keep away from both glows (docs/scene-format.md).
 GLOW_WORLD = (1.0, 0.56, 0.0)
-#: The selection outline (RGBA).
+#: The box drawn around the selected node.
 SELECTION_COLOR = (1.0, 0.95, 0.35, 1.0)
 #: The collision demo's disk and rectangle while they overlap.
 HIT_COLOR = (0.84, 0.15, 0.16)
+#: Text over the view and in the panels (node names, values).
+TEXT_COLOR = (0.92, 0.93, 0.96, 1.0)

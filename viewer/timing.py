@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from moderngl_window.timers.base import BaseTimer
 
-from viewer.render.offscreen import FPS
+#: Frames per second of headless runs and recordings; headless runs step time by 1/FPS.
+FPS = 60
 
 
 class FixedTimer(BaseTimer):
-    """A clock that advances exactly 1/60 s per frame: headless runs are reproducible."""
+    """A clock that advances exactly 1/FPS s per frame: headless runs are reproducible."""
 
     def __init__(self, step: float = 1.0 / FPS):
         self.step = step

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
+from viewer.collision.ray import pick
+from viewer.render.camera import ORTHOGRAPHIC, Camera, look_at
 
 SIZE = (320, 240)
 
@@ -88,3 +89,92 @@ def test_pick_skips_singular_boxes_and_handles_flat_ones():
     lo, hi = np.array([[-0.5, -0.5, 0.0]] * 2), np.array([[0.5, 0.5, 0.0]] * 2)
     index, _ = pick((0.2, 0.1, 3.0), (0.0, 0.0, -1.0), np.stack([zero, flat]), lo, hi)
     assert index == 1
+
+
+# -- the camera's matrices against a hand computation -------------------------------------
+def _hand_view(eye, target):
+    """World to camera: rows side, up, -forward; up is +Y, or -Z when looking along Y."""
+    f = np.subtract(target, eye) / np.linalg.norm(np.subtract(target, eye))
+    s = np.cross(f, (0.0, 1.0, 0.0))
+    if np.linalg.norm(s) < 1e-9:
+        s = np.cross(f, (0.0, 0.0, -1.0))
+    s /= np.linalg.norm(s)
+    u = np.cross(s, f)
+    rot = np.eye(4)
+    rot[:3, :3] = [s, u, -f]
+    move = np.eye(4)
+    move[:3, 3] = -np.asarray(eye)
+    return rot @ move
+
+
+def _hand_projection(cam, aspect):
+    """gluPerspective / glOrtho, then the picture moved right by shift_x of its width."""
+    n, f = cam.clip_range()
+    proj = np.zeros((4, 4))
+    if cam.projection == ORTHOGRAPHIC:
+        h = 2.0 * cam.distance * math.tan(math.radians(cam.fov) / 2.0)
+        proj[0, 0], proj[1, 1], proj[2, 2] = 2.0 / (h * aspect), 2.0 / h, -2.0 / (f - n)
+        proj[2, 3], proj[3, 3] = -(f + n) / (f - n), 1.0
+    else:
+        cot = 1.0 / math.tan(math.radians(cam.fov) / 2.0)
+        proj[0, 0], proj[1, 1] = cot / aspect, cot
+        proj[2, 2], proj[2, 3], proj[3, 2] = (f + n) / (n - f), 2.0 * f * n / (n - f), -1.0
+    shift = np.eye(4)
+    shift[0, 3] = 2.0 * cam.shift_x
+    return shift @ proj
+
+
+MATRIX_CASES = [
+    # (projection, target, distance, yaw, pitch, fov, shift_x, size)
+    ("perspective", (0.0, 0.0, 0.0), 10.0, 30.0, 25.0, 45.0, 0.0, (320, 240)),
+    ("perspective", (1.5, -2.0, 4.0), 0.02, -140.0, -60.0, 70.0, 0.0, (200, 500)),
+    ("perspective", (3e3, 10.0, -2e3), 5e4, 200.0, 10.0, 30.0, 0.125, (1280, 720)),
+    (ORTHOGRAPHIC, (0.0, 0.0, 0.0), 10.0, 0.0, 0.0, 45.0, 0.0, (320, 240)),
+    (ORTHOGRAPHIC, (-1.0, 2.0, 0.5), 3e-3, 75.0, 80.0, 50.0, -0.08, (640, 640)),
+    (ORTHOGRAPHIC, (0.0, 1.0, 0.0), 7.0, 10.0, 89.9, 45.0, 0.2, (1000, 300)),
+]
+
+
+@pytest.mark.parametrize("case", MATRIX_CASES)
+def test_matrices_match_a_hand_computation(case):
+    projection, target, distance, yaw, pitch, fov, shift_x, size = case
+    cam = Camera(target=np.array(target), distance=distance, yaw=yaw, pitch=pitch, fov=fov)
+    cam.projection, cam.shift_x, cam.extent = projection, shift_x, 2.0 * distance
+    aspect = size[0] / size[1]
+    view, proj = _hand_view(cam.eye, target), _hand_projection(cam, aspect)
+    scale = max(1.0, float(np.abs(view).max()))
+    np.testing.assert_allclose(cam.view_matrix(), view, rtol=1e-12, atol=1e-12 * scale)
+    np.testing.assert_allclose(cam.projection_matrix(aspect), proj, rtol=1e-12, atol=1e-12)
+    vp = cam.view_projection(size)
+    np.testing.assert_allclose(vp, proj @ view, rtol=1e-10, atol=1e-10 * scale)
+    # The target lands shift_x of the width right of the image centre.
+    x, y, _ = cam.project([target], size)[0]
+    assert (x, y) == pytest.approx(((0.5 + shift_x) * size[0], size[1] / 2), abs=1e-6)
+
+
+@pytest.mark.parametrize("eye", [(1.0, 9.0, 2.0), (1.0, -3.0, 2.0)])
+def test_view_along_the_up_axis_uses_the_fallback_up(eye):
+    target = (1.0, 0.0, 2.0)  # straight below or above: no side vector from +Y
+    view = look_at(eye, target)
+    np.testing.assert_allclose(view, _hand_view(eye, target), atol=1e-12)
+    np.testing.assert_allclose(view[:3, :3] @ view[:3, :3].T, np.eye(3), atol=1e-12)
+
+
+@pytest.mark.parametrize("frame_aspect", [1.6, 0.5])
+def test_frame_fits_the_sphere_in_the_off_centre_region(frame_aspect):
+    size, shift_x = (1280, 720), 0.1
+    cam = Camera(yaw=20.0, pitch=15.0, shift_x=shift_x, frame_aspect=frame_aspect)
+    center, radius = np.array([4.0, -1.0, 2.0]), 2.5
+    cam.frame(center, radius)
+    half = math.radians(cam.fov) / 2.0
+    if frame_aspect < 1.0:
+        half = math.atan(frame_aspect * math.tan(half))
+    assert cam.distance == pytest.approx(1.02 * radius / math.sin(half))
+    # The region: frame_aspect * height wide (at most the image), centred shift_x right.
+    width = min(frame_aspect * size[1], size[0])
+    x0 = (0.5 + shift_x) * size[0] - width / 2
+    view = cam.view_matrix()
+    for axis in (view[0, :3], view[1, :3]):
+        for sign in (-1, 1):
+            x, y, _ = cam.project([center + sign * radius * axis], size)[0]
+            assert x0 <= x <= x0 + width and 0 <= y <= size[1]

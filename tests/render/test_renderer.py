@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 from render_helpers import PALETTE, tree10
 
+from viewer.palette import SELECTION_COLOR
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import Target
-from viewer.render.renderer import LINK_COLOR, SELECTION_COLOR, Renderer
+from viewer.render.renderer import LINK_COLOR, Renderer
 from viewer.scene import SceneGraph
 from viewer.scene.scene import Look, Scene
 
@@ -106,8 +107,7 @@ def test_links_selection_grid_and_axes_are_drawn(gl_ctx, target):
     bare = target.read().astype(int)
     assert (np.abs(img - bare).sum(axis=2) > 30).sum() > 500
     # The selection outline: pixels in the selection colour appear.
-    r.selected = g["Obj6"].id
-    r.draw(target.fbo, cam, SIZE)
+    r.draw(target.fbo, cam, SIZE, selected=g["Obj6"].id)
     sel = np.round(np.array(SELECTION_COLOR[:3]) * 255)
     outlined = np.abs(target.read().astype(int) - sel).sum(axis=2) < 12
     assert outlined.sum() > 40
@@ -159,3 +159,18 @@ def test_cached_backdrop_gives_the_same_pixels_as_drawing_it(gl_ctx):
     r.draw(t.fbo, cam, SIZE)
     assert not np.array_equal(t.read(), direct)
     t.release()
+
+
+def test_bounding_spheres_for_labels(gl_ctx):
+    g = SceneGraph()
+    pivot = g.add("pivot", position=(1.0, 2.0, 3.0), scale=(5.0, 5.0, 5.0))
+    box = g.add("box", parent=pivot, position=(1.0, 0.0, 0.0), scale=(1.0, 3.0, 0.5))
+    looks = {pivot.id: Look("none"), box.id: Look("cube", (2.0, 1.0, 2.0))}
+    r, _ = _setup(gl_ctx, Scene(graph=g, looks=looks))
+    late = g.add("late", position=(0.0, -1.0, 0.0))  # not built yet: unit size
+    g.update()
+    centers, radii = r.bounding_spheres(np.array([box.id, pivot.id, late.id]))
+    np.testing.assert_allclose(centers, [[6.0, 2.0, 3.0], [1.0, 2.0, 3.0], [0.0, -1.0, 0.0]])
+    # Half the look's diagonal (3 / 2) times the largest world axis length (5 * 3).
+    np.testing.assert_allclose(radii, [1.5 * 15.0, 0.15, 0.5 * np.sqrt(3.0)])
+    assert r.bounding_spheres(np.zeros(0, dtype=np.int64))[1].shape == (0,)

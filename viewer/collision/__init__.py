@@ -11,7 +11,8 @@ matrix (`rect_axes`, `box_axes`).
 - `solid`: sphere against box (`sphere_vs_aabb`, `sphere_vs_box`, `sphere_vs_obb`, their
   `_batch` forms, `box_axes`, `box_coords`, `box_from_world`).
 - `ray`: ray against boxes by the slab method (`ray_vs_aabb`, `ray_vs_obb`, their `_batch`
-  forms); its unchecked kernels also serve picking in `viewer.render.camera`.
+  forms); `pick`, the nearest of many boxes (unchecked, for clicks in the view), is built
+  on its unchecked kernels.
 
 Arguments are checked (shapes, sizes >= 0, finite values, unit axes) and a bad one raises
 ValueError naming it. Scalar forms return bool (or float for rays); `_batch` forms take N

@@ -5,11 +5,14 @@ inside hits at distance 0. Distances are ray parameters, the hit point being
 ``origin + t * direction``, so they are lengths when `direction` has unit length; a miss
 is ``inf``.
 
-`slab_hits` and `obb_ray_hits` are the unchecked kernels (`viewer.render.camera.pick`
-calls them on every click); the `ray_vs_*` functions check their arguments first.
+`slab_hits` and `obb_ray_hits` are the unchecked kernels, and `pick` (the nearest of many
+boxes, run on every click in the view) is built on them; the `ray_vs_*` functions check
+their arguments first.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -18,6 +21,7 @@ from ._checks import per_item, shaped
 
 __all__ = [
     "obb_ray_hits",
+    "pick",
     "ray_vs_aabb",
     "ray_vs_aabb_batch",
     "ray_vs_obb",
@@ -94,6 +98,35 @@ def obb_ray_hits(
     hit, t = slab_hits(o, d, lo, hi)
     hit &= ok
     return hit, np.where(hit, t, np.inf)
+
+
+def pick(
+    origin: ArrayLike, direction: ArrayLike, worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[int, float]:
+    """The nearest oriented box hit by a ray, no argument checks.
+
+    Parameters
+    ----------
+    origin, direction : array_like, [3]
+        The ray in world space (a camera's `ray` through a pixel).
+    worlds : ndarray, [n, 4, 4]
+        Each box's world matrix (column vectors); the box is [lo, hi] in its local space.
+    lo, hi : ndarray, [n, 3]
+        Box corners in local space (already scaled by the look's size).
+
+    Returns
+    -------
+    (index, t) of the nearest box in front of the origin, or (-1, inf) when none is hit.
+    """
+    if len(worlds) == 0:
+        return -1, math.inf
+    # Flat meshes (disk, rect) get a little thickness so they can be hit edge-on too.
+    pad = np.maximum(0.0, 0.01 * np.max(hi - lo, axis=1, keepdims=True) - (hi - lo) / 2.0)
+    hit, t = obb_ray_hits(origin, direction, worlds, lo - pad, hi + pad)
+    if not hit.any():
+        return -1, math.inf
+    best = int(np.argmin(t))
+    return best, float(t[best])
 
 
 def _ray(origin: ArrayLike, direction: ArrayLike) -> tuple[np.ndarray, np.ndarray]:

@@ -1,6 +1,7 @@
-"""An orbit camera and picking, in plain numpy (no GL).
+"""An orbit camera and the rays for picking, in plain numpy (no GL).
 
-Conventions match the core: column vectors, `p_clip = P @ V @ [x, y, z, 1]`, Y up.
+Conventions match the core: column vectors, `p_clip = P @ V @ [x, y, z, 1]`, Y up. The
+matrices come from pyrr, turned into that convention by `viewer.scene.math.from_pyrr`.
 Pixel coordinates have their origin at the top-left corner of the image, x to the right,
 y down, as window mouse events report them; pixel (i, j) covers [i, i+1) x [j, j+1).
 """
@@ -11,48 +12,39 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from pyrr import matrix44
 
-from viewer.collision.ray import obb_ray_hits
+from viewer.scene.math import from_pyrr
 
 PERSPECTIVE = "perspective"
 ORTHOGRAPHIC = "orthographic"
+#: `look_at`'s stand-in for the up vector when the view runs along +Y or -Y.
+FALLBACK_UP = (0.0, 0.0, -1.0)
 
 
 def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
     """The view matrix, [4, 4]: world to camera space (camera looks down its -Z)."""
     eye, target, up = (np.asarray(v, dtype=np.float64) for v in (eye, target, up))
-    f = target - eye
-    f /= np.linalg.norm(f)
-    s = np.cross(f, up)
-    if np.linalg.norm(s) < 1e-9:  # looking straight along `up`
-        s = np.cross(f, (0.0, 0.0, -1.0))
-    s /= np.linalg.norm(s)
-    u = np.cross(s, f)
-    view = np.eye(4)
-    view[0, :3], view[1, :3], view[2, :3] = s, u, -f
-    view[:3, 3] = -view[:3, :3] @ eye
-    return view
+    if np.linalg.norm(np.cross(target - eye, up)) < 1e-9 * np.linalg.norm(target - eye):
+        up = np.asarray(FALLBACK_UP)  # looking straight along `up`: no side vector
+    return from_pyrr(matrix44.create_look_at(eye, target, up))
 
 
-def perspective(fov_deg: float, aspect: float, near: float, far: float) -> np.ndarray:
-    """OpenGL perspective projection, [4, 4]; `fov_deg` is the vertical field of view."""
-    f = 1.0 / math.tan(math.radians(fov_deg) / 2.0)
-    proj = np.zeros((4, 4))
-    proj[0, 0], proj[1, 1] = f / aspect, f
-    proj[2, 2] = (far + near) / (near - far)
-    proj[2, 3] = 2.0 * far * near / (near - far)
-    proj[3, 2] = -1.0
-    return proj
+def frustum(
+    projection: str, half_height: float, aspect: float, near: float, far: float, shift_x: float
+) -> np.ndarray:
+    """OpenGL projection matrix, [4, 4], whose picture is moved right by `shift_x` of its
+    width: an off-centre frustum (or box), the same as translating NDC x by `2 * shift_x`.
 
-
-def orthographic(height: float, aspect: float, near: float, far: float) -> np.ndarray:
-    """OpenGL orthographic projection showing `height` world units vertically, [4, 4]."""
-    proj = np.eye(4)
-    proj[0, 0] = 2.0 / (height * aspect)
-    proj[1, 1] = 2.0 / height
-    proj[2, 2] = -2.0 / (far - near)
-    proj[2, 3] = -(far + near) / (far - near)
-    return proj
+    `half_height` is half the visible height at the near plane (perspective) or of the
+    whole view (orthographic).
+    """
+    half_width = half_height * aspect
+    left, right = -half_width * (1.0 + 2.0 * shift_x), half_width * (1.0 - 2.0 * shift_x)
+    box = (left, right, -half_height, half_height, near, far)
+    if projection == ORTHOGRAPHIC:
+        return from_pyrr(matrix44.create_orthogonal_projection(*box))
+    return from_pyrr(matrix44.create_perspective_projection_from_bounds(*box))
 
 
 @dataclass
@@ -157,23 +149,21 @@ class Camera:
         return near, far
 
     def projection_matrix(self, aspect: float) -> np.ndarray:
+        """The projection for an image `aspect` = width / height wide, `shift_x` included."""
         near, far = self.clip_range()
         if self.projection == ORTHOGRAPHIC:
-            return orthographic(self.ortho_height, aspect, near, far)
-        return perspective(self.fov, aspect, near, far)
+            half_height = self.ortho_height / 2.0
+        else:
+            half_height = near * math.tan(math.radians(self.fov) / 2.0)
+        return frustum(self.projection, half_height, aspect, near, far, self.shift_x)
 
     def view_projection(self, size: tuple[int, int]) -> np.ndarray:
         """P @ V for an image of `size` = (width, height), [4, 4] float64.
 
-        With `shift_x`, a translation after the projection moves the picture right by that
-        fraction of its width (`project` and `ray` follow it too).
+        With `shift_x` the picture moves right by that fraction of its width (`project` and
+        `ray` follow it too).
         """
-        vp = self.projection_matrix(size[0] / max(size[1], 1)) @ self.view_matrix()
-        if self.shift_x:
-            shift = np.eye(4)
-            shift[0, 3] = 2.0 * self.shift_x
-            vp = shift @ vp
-        return vp
+        return self.projection_matrix(size[0] / max(size[1], 1)) @ self.view_matrix()
 
     def pixel_size(self, points, size: tuple[int, int]) -> np.ndarray:
         """World length one pixel covers at each of the world `points` [n, 3] -> [n]."""
@@ -206,32 +196,3 @@ class Camera:
         near, far = near[:3] / near[3], far[:3] / far[3]
         d = far - near
         return near, d / np.linalg.norm(d)
-
-
-def pick(
-    origin, direction, worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray
-) -> tuple[int, float]:
-    """The nearest oriented box hit by a ray (the slab test of `viewer.collision.ray`).
-
-    Parameters
-    ----------
-    origin, direction : ndarray, [3]
-        The ray in world space.
-    worlds : ndarray, [n, 4, 4]
-        Each box's world matrix (column vectors); the box is [lo, hi] in its local space.
-    lo, hi : ndarray, [n, 3]
-        Box corners in local space (already scaled by the look's size).
-
-    Returns
-    -------
-    (index, t) of the nearest box in front of the origin, or (-1, inf) when none is hit.
-    """
-    if len(worlds) == 0:
-        return -1, math.inf
-    # Flat meshes (disk, rect) get a little thickness so they can be hit edge-on too.
-    pad = np.maximum(0.0, 0.01 * np.max(hi - lo, axis=1, keepdims=True) - (hi - lo) / 2.0)
-    hit, t = obb_ray_hits(origin, direction, worlds, lo - pad, hi + pad)
-    if not hit.any():
-        return -1, math.inf
-    best = int(np.argmin(t))
-    return best, float(t[best])

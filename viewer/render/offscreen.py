@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-#: Frame rate of recordings; headless runs step time by 1/FPS.
-FPS = 60
+from viewer.timing import FPS
+
 #: Frame rate of GIF recordings (see the module notes).
 GIF_FPS = 30
 

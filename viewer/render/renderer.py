@@ -10,26 +10,33 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from viewer.palette import GLOW_LOCAL, GLOW_WORLD, SELECTION_COLOR
+from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
 from . import meshes
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
 from .instances import Instances
+from .outline import SelectionOutline, box_corners
+from .ribbons import GlowRibbons
 from .shaders import load_program
+from .vertices import ColoredVertices
 
 #: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
 #: XY plane are lit mostly from +Z, the side they are seen from.
 LIGHT_DIR = (0.45, 0.85, 0.35)
 LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
-#: Width in pixels of the halo around glowing nodes, and of the glowing lines.
+#: The world axes at the origin: X red, Y green, Z blue.
+AXIS_COLORS = ((0.95, 0.3, 0.25, 1.0), (0.4, 0.9, 0.35, 1.0), (0.3, 0.5, 1.0, 1.0))
+#: Width in pixels of the halo around glowing nodes (the glowing lines: `ribbons`).
 HALO_PX = 4.0
-GLOW_LINE_PX = 5.0
 #: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
 #: a crowd of them reads as noise and costs a second pass over every instance.
 GLOW_EXTRAS_MAX = 5000
 FLAT_KINDS = ("disk", "rect")
+#: Half the side of the box that stands for a node drawn without a mesh (a pivot) when it
+#: is selected, and the radius of its bounding sphere.
+PIVOT_HALF = 0.15
 
 
 class Renderer:
@@ -51,8 +58,6 @@ class Renderer:
         self.show_axes = True
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
-        #: Selected node id (outlined), or None.
-        self.selected: int | None = None
         self.programs = {
             name: load_program(ctx, name)
             for name in ("instanced", "lines", "links", "grid", "background")
@@ -64,18 +69,11 @@ class Renderer:
             self.meshes[key] = meshes.GpuMesh(ctx, meshes.from_arrays(pos, nrm, idx))
         self.instances = Instances(ctx, list(self.meshes))
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
-        self._outline_buf = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
-        self._outline_vao = ctx.vertex_array(
-            self.programs["lines"], [(self._outline_buf, "3f 4f", "in_position", "in_color")]
-        )
-        self._outline_key: tuple | None = None
-        self._axes_vao = self._axes_buf = None
+        self.outline = SelectionOutline(ctx, self.programs["lines"])
+        self._axes = ColoredVertices(ctx, self.programs["lines"], 6)
         self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
         self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-        self._ribbon_buf = ctx.buffer(reserve=6 * 7 * 4 * 64, dynamic=True)
-        self._ribbon_vao = ctx.vertex_array(
-            self.programs["lines"], [(self._ribbon_buf, "3f 4f", "in_position", "in_color")]
-        )
+        self.ribbons = GlowRibbons(ctx, self.programs["lines"])
         self.rebuild()
 
     # -- data ------------------------------------------------------------------------------
@@ -176,36 +174,34 @@ class Renderer:
         all_ids = np.concatenate(ids)
         return all_ids, world[all_ids], np.vstack(lo), np.vstack(hi)
 
-    def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World-space centres (n, 3) and radii (n,) of nodes as drawn (pivots: 0.15)."""
-        ids = np.asarray(ids, dtype=np.int64)
-        world = self.graph.world_matrices()[ids]
-        inst = self.instances
-        known = len(inst.sizes) > (ids.max() if len(ids) else -1)
-        sizes = inst.sizes[ids] if known else np.ones((len(ids), 3))
-        drawn = inst.kind_of[ids] >= 0 if known else np.ones(len(ids), bool)
-        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1)
-        radii = np.where(drawn, 0.5 * np.linalg.norm(sizes, axis=1) * scale, 0.15)
-        return world[:, :3, 3], radii
-
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of all nodes: boxes and pivot origins."""
         world = self.graph.world_matrices()
         alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
         if len(alive) == 0:
             return np.zeros(3), 1.0
-        pts = [world[alive, :3, 3]]
         _, worlds, lo, hi = self.node_boxes()
-        if len(worlds):
-            corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
-            for c in corners:
-                local = np.where(c, hi, lo)
-                pts.append(np.einsum("nij,nj->ni", worlds[:, :3, :3], local) + worlds[:, :3, 3])
-        pts = np.vstack(pts)
+        pts = np.vstack([world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)])
         lo_all, hi_all = pts.min(axis=0), pts.max(axis=0)
         center = (lo_all + hi_all) / 2.0
         radius = float(np.linalg.norm(hi_all - lo_all) / 2.0)
         return center, max(radius, 0.5)
+
+    def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World-space spheres around nodes `ids`: centres [n, 3] (their origins) and radii
+        [n] (half the look's size diagonal times the largest world axis scale; a node
+        drawn without a mesh gets `PIVOT_HALF`). For placing labels beside nodes."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        world = self.graph.world_matrices()[ids]
+        inst = self.instances
+        built = ids < len(inst.kind_of)  # nodes added since the last build: unit size
+        sizes = np.ones((len(ids), 3))
+        sizes[built] = inst.sizes[ids[built]]
+        pivot = np.zeros(len(ids), dtype=bool)
+        pivot[built] = inst.kind_of[ids[built]] < 0
+        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1, initial=0.0)
+        radii = np.where(pivot, PIVOT_HALF, 0.5 * np.linalg.norm(sizes, axis=1) * scale)
+        return world[:, :3, 3].copy(), radii
 
     def frame_camera(self, camera: Camera) -> None:
         """Aim `camera` at the whole scene."""
@@ -219,23 +215,21 @@ class Renderer:
         self._flat = self.is_flat()
         self.backdrop.set_grid(center, radius, self._flat)
         self._grid_half = self.backdrop.half
-        if self._axes_vao is not None:
-            self._axes_vao.release()
-            self._axes_buf.release()
-        length = self.backdrop.step * 2.0
-        axes = []
-        for axis, color in enumerate(((0.95, 0.3, 0.25), (0.4, 0.9, 0.35), (0.3, 0.5, 1.0))):
-            end = np.zeros(3)
-            end[axis] = length
-            axes += [(0.0, 0.0, 0.0, *color, 1.0), (*end, *color, 1.0)]
-        self._axes_buf = self.ctx.buffer(np.array(axes, dtype=np.float32).tobytes())
-        self._axes_vao = self.ctx.vertex_array(
-            self.programs["lines"], [(self._axes_buf, "3f 4f", "in_position", "in_color")]
-        )
+        ends = np.zeros((6, 3))  # from the origin along +X, +Y, +Z: two grid steps
+        ends[[1, 3, 5], [0, 1, 2]] = 2.0 * self.backdrop.step
+        self._axes.write(ends, np.repeat(AXIS_COLORS, 2, axis=0))
 
     # -- drawing ---------------------------------------------------------------------------
-    def draw(self, fbo: moderngl.Framebuffer, camera: Camera, size: tuple[int, int]) -> None:
-        """Draw the scene into `fbo` (whose viewport is `size` = (width, height))."""
+    def draw(
+        self,
+        fbo: moderngl.Framebuffer,
+        camera: Camera,
+        size: tuple[int, int],
+        *,
+        selected: int | None = None,
+    ) -> None:
+        """Draw the scene into `fbo` (whose viewport is `size` = (width, height)), with a
+        box around node `selected` when given."""
         ctx = self.ctx
         vp = camera.view_projection(size).astype(np.float32)
         vp_bytes = np.ascontiguousarray(vp.T).tobytes()  # GLSL wants column-major
@@ -280,57 +274,25 @@ class Renderer:
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
         if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
-            n = self._write_ribbons(camera, size)
-            if n:
-                fbo.depth_mask = False
-                self._ribbon_vao.render(moderngl.TRIANGLES, vertices=n)
-                fbo.depth_mask = True
+            self.ribbons.draw(fbo, camera, size, self._glow_segments())
         if self.show_axes:
-            self._axes_vao.render(moderngl.LINES)
-        if self.selected is not None:
-            n = self._write_outline(self.selected)
-            if n:
-                ctx.disable(moderngl.DEPTH_TEST)
-                self._outline_vao.render(moderngl.LINES, vertices=n)
+            self._axes.render(moderngl.LINES)
+        box = None if selected is None else self._selection_box(selected)
+        if box is not None:
+            self.outline.draw(ctx, *box)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
 
-    def _write_ribbons(self, camera: Camera, size: tuple[int, int]) -> int:
-        """Write the glowing parent -> child lines as camera-facing strips of
-        `GLOW_LINE_PX` pixels (GL lines wider than 1 pixel are not portable); return the
-        vertex count."""
+    def _glow_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(parent origins [k, 3], child origins [k, 3], opacity [k]) of the lit lines whose
+        child still exists and has a parent."""
         ids, strength = self._glow_links
         parents = np.asarray(self.graph.parents(), dtype=np.int64)
         ok = ids < len(parents)
         ids, strength = ids[ok], strength[ok]
         par = parents[ids]
         ok = par >= 0
-        ids, par, strength = ids[ok], par[ok], strength[ok]
-        if len(ids) == 0:
-            return 0
         world = self.graph.world_matrices()
-        a, b = world[par, :3, 3], world[ids, :3, 3]
-        to_eye = (
-            np.broadcast_to(-camera.forward, a.shape)
-            if camera.projection == ORTHOGRAPHIC
-            else camera.eye[None, :] - (a + b) / 2.0
-        )
-        side = np.cross(b - a, to_eye)
-        norm = np.linalg.norm(side, axis=1, keepdims=True)
-        side = np.divide(side, norm, out=np.zeros_like(side), where=norm > 1e-12)
-        half = 0.5 * GLOW_LINE_PX
-        wa = camera.pixel_size(a, size)[:, None] * half
-        wb = camera.pixel_size(b, size)[:, None] * half
-        corners = [a - side * wa, a + side * wa, b + side * wb, b - side * wb]
-        quads = np.stack([corners[i] for i in (0, 1, 2, 0, 2, 3)], axis=1)  # [k, 6, 3]
-        color = np.empty((len(ids), 6, 4), dtype=np.float32)
-        color[:, :, :3] = GLOW_WORLD
-        color[:, :, 3] = np.clip(strength, 0.0, 1.0)[:, None]
-        data = np.concatenate([quads.astype(np.float32), color], axis=2)
-        raw = np.ascontiguousarray(data).tobytes()
-        if len(raw) > self._ribbon_buf.size:
-            self._ribbon_buf.orphan(len(raw))
-        self._ribbon_buf.write(raw)
-        return 6 * len(ids)
+        return world[par[ok], :3, 3], world[ids[ok], :3, 3], strength[ok]
 
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
@@ -338,41 +300,25 @@ class Renderer:
         n = max(self.instances.link_count, 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
 
-    def _write_outline(self, node_id: int) -> int:
-        """Write the 12 edges of the selected node's box; return the vertex count."""
+    def _selection_box(self, node_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(world [4, 4], lo [3], hi [3]) of the box outlined around a selected node: its
+        mesh's box with a 4 % margin, or a small cube around a pivot; None if not a node."""
         if not (0 <= node_id < len(self.instances.kind_of)):
-            return 0
+            return None
         b = int(self.instances.kind_of[node_id])
         world = self.graph.world_matrices()[node_id]
-        if b < 0:  # a pivot: outline a small box around its origin
-            lo, hi = np.full(3, -0.15), np.full(3, 0.15)
-        else:
-            mesh_lo, mesh_hi = self.meshes[self.instances.batches[b].kind].bounds
-            size = self.instances.sizes[node_id]
-            lo, hi = mesh_lo * size, mesh_hi * size
-            pad = 0.04 * np.max(hi - lo)
-            lo, hi = lo - pad, hi + pad
-        corners = np.array(
-            [
-                [(lo, hi)[x][0], (lo, hi)[y][1], (lo, hi)[z][2]]
-                for x in (0, 1)
-                for y in (0, 1)
-                for z in (0, 1)
-            ]
-        )
-        pts = corners @ world[:3, :3].T + world[:3, 3]
-        key = (node_id, pts.tobytes())
-        if key == self._outline_key:
-            return 48
-        self._outline_key = key
-        edges = [(a, a | bit) for a in range(8) for bit in (1, 2, 4) if not a & bit]
-        verts = [(*pts[i], *SELECTION_COLOR) for e in edges for i in e]
-        self._outline_buf.write(np.array(verts, dtype=np.float32).tobytes())
-        return len(verts)
+        if b < 0:
+            return world, np.full(3, -PIVOT_HALF), np.full(3, PIVOT_HALF)
+        mesh_lo, mesh_hi = self.meshes[self.instances.batches[b].kind].bounds
+        size = self.instances.sizes[node_id]
+        lo, hi = mesh_lo * size, mesh_hi * size
+        pad = 0.04 * np.max(hi - lo)
+        return world, lo - pad, hi + pad
 
     def release(self) -> None:
-        self._ribbon_vao.release()
-        self._ribbon_buf.release()
+        self.outline.release()
+        self._axes.release()
+        self.ribbons.release()
         self.backdrop.release()
         self.instances.release()
         for mesh in self.meshes.values():

@@ -1,0 +1,49 @@
+"""The box drawn around the selected node: its 12 edges, over everything else.
+
+The renderer says which box (world matrix and local corners); this draws it, rewriting
+its vertices only when the box moved.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from viewer.palette import SELECTION_COLOR
+
+from .vertices import ColoredVertices
+
+#: Bit of a corner's index that picks `hi` over `lo` on each axis (x, y, z).
+CORNER_BITS = (4, 2, 1)
+#: The 12 edges of a box, as pairs of corner indices that differ in one bit.
+EDGES = [(a, a | bit) for a in range(8) for bit in CORNER_BITS[::-1] if not a & bit]
+
+
+def box_corners(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """World-space corners, [n, 8, 3], of the boxes [lo, hi] ([n, 3] each) placed by
+    `worlds` [n, 4, 4]; see `CORNER_BITS` for their order."""
+    picks_hi = (np.arange(8)[:, None] & np.array(CORNER_BITS)) != 0  # [8, 3]
+    local = np.where(picks_hi[None], hi[:, None, :], lo[:, None, :])  # [n, 8, 3]
+    return np.einsum("nij,nkj->nki", worlds[:, :3, :3], local) + worlds[:, None, :3, 3]
+
+
+class SelectionOutline:
+    """The outline's vertices on the GPU ("lines" program, `u_view_proj` set by the caller)."""
+
+    def __init__(self, ctx: moderngl.Context, program: moderngl.Program):
+        self._lines = ColoredVertices(ctx, program, 2 * len(EDGES))
+        self._key: bytes | None = None
+
+    def draw(self, ctx: moderngl.Context, world: np.ndarray, lo, hi) -> None:
+        """Draw the edges of the box [lo, hi] placed by `world`, without depth test."""
+        lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+        pts = box_corners(world[None], lo[None], hi[None])[0]
+        key = pts.tobytes()
+        if key != self._key:
+            self._key = key
+            self._lines.write(pts[np.ravel(EDGES)], SELECTION_COLOR)
+        ctx.disable(moderngl.DEPTH_TEST)
+        self._lines.render(moderngl.LINES)
+
+    def release(self) -> None:
+        self._lines.release()
