@@ -34,13 +34,13 @@ from moderngl_window.timers.base import BaseTimer
 
 from viewer.app_input import InputHandlers
 from viewer.collision.demo import HIT_COLOR, CollisionDemo
+from viewer.content.motion import apply_events, apply_motions
 from viewer.controls import KEY_HELP, MOUSE_HELP, MOVES, HeldKeys, apply_held
 from viewer.io.watch import watch_scene
 from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
 from viewer.render.context import GL_VERSION, ContextError, read_rgb
 from viewer.render.offscreen import FPS, Recorder, save_png
 from viewer.render.renderer import Renderer
-from viewer.scene.motion import apply_events, apply_motions
 from viewer.timing import FixedTimer
 
 __all__ = [

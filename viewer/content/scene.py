@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .graph import SceneGraph
+from ..scene.graph import SceneGraph
 
 #: Mesh kinds the renderer draws without a file. "none" draws nothing (a pure pivot).
 BUILTIN_MESHES = ("cube", "sphere", "cylinder", "cone", "disk", "rect", "axes", "none")
