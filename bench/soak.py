@@ -46,9 +46,10 @@ sys.path[:0] = [str(HERE), str(REPO)]
 
 from benchutil import machine_lines  # noqa: E402
 
+from viewer.content.motion import CHANNELS, apply_motions  # noqa: E402
 from viewer.io import generate_scene, load_scene  # noqa: E402
 from viewer.io.toml_scene import parse_scene_text  # noqa: E402
-from viewer.scene.motion import CHANNELS, apply_motions, quat_multiply  # noqa: E402
+from viewer.scene.math import quat_multiply  # noqa: E402
 
 MEMORY_TOLERANCE = 0.05
 TIME_TOLERANCE = 0.10

@@ -132,8 +132,8 @@ def test_record_mp4_through_ffmpeg(tmp_path):
 
 # -- --dump-world --------------------------------------------------------------------------
 def test_dump_world_matches_the_core_after_the_same_frames(tmp_path):
+    from viewer.content.motion import apply_events, apply_motions
     from viewer.io import load_scene
-    from viewer.scene.motion import apply_events, apply_motions
 
     path = tmp_path / "world.json"
     assert main([TREE10, "--headless", "--frames", "5", *SMALL, "--dump-world", str(path)]) == 0

@@ -8,9 +8,9 @@ import pytest
 
 from viewer.collision import disk_vs_rect
 from viewer.collision.demo import MOVE_STEP, REVOLVE_MOVE_STEP, CollisionDemo
+from viewer.content.motion import apply_motions
 from viewer.io import SceneError, load_scene
 from viewer.io.toml_scene import parse_scene_text
-from viewer.scene.motion import apply_motions
 
 SCENE = Path(__file__).parents[1] / "scenes" / "collision.toml"
 

@@ -25,12 +25,12 @@ from typing import TextIO
 import numpy as np
 
 from viewer.collision.demo import CollisionDemo, Reading
+from viewer.content.motion import apply_events, apply_motions
+from viewer.content.scene import Scene
 from viewer.controls import MOVES, HeldKeys, apply_held
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
-from viewer.scene.motion import apply_events, apply_motions
 from viewer.scene.report import FrameReport
-from viewer.scene.scene import Scene
 
 __all__ = ["Frame", "Session"]
 

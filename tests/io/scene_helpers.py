@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pygltflib
+from oracle import local_matrix
 
 REPO = Path(__file__).resolve().parents[2]
 SCENES = REPO / "scenes"
@@ -17,18 +18,8 @@ SCENE_FILES = sorted(SCENES.glob("*.toml"))
 
 # ------------------------------------------------------------------ matrices (test oracle)
 def trs_matrix(t=(0, 0, 0), q=(0, 0, 0, 1), s=(1, 1, 1)) -> np.ndarray:
-    x, y, z, w = q
-    r = np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-    m = np.eye(4)
-    m[:3, :3] = r * np.asarray(s, dtype=float)
-    m[:3, 3] = t
-    return m
+    """The oracle's T · R · S with identity defaults (tests/oracle.py, not the core's)."""
+    return local_matrix(t, q, s)
 
 
 def quat_axis_angle(axis, degrees) -> tuple[float, float, float, float]:

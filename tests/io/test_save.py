@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scene_helpers import SCENE_FILES, SCENES
 
+from viewer.content.motion import apply_motions
 from viewer.io import SceneError, default_scene, generate_scene, load_scene, save_scene
-from viewer.scene.motion import apply_motions
 
 
 def assert_same_scene(a, b, atol=1e-12):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scene_helpers import SCENE_FILES, SCENES
 
+from viewer.content.motion import apply_motions
+from viewer.content.scene import BUILTIN_MESHES
 from viewer.io import default_scene, load_scene
-from viewer.scene.motion import apply_motions
-from viewer.scene.scene import BUILTIN_MESHES
 
 EXPECTED = {"chain5", "tree10", "three_objects", "collision", "solar_system", "robot_arm"}
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from viewer.content.scene import Look, Scene
 from viewer.scene import SceneGraph
-from viewer.scene.scene import Look, Scene
 
 #: Ten clearly distinct colours, one per node of `tree10()`.
 PALETTE = [

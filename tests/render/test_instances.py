@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from render_helpers import tree10
 
+from viewer.content.scene import Look, Scene
 from viewer.render.instances import HIGHLIGHT_BYTES, MATRIX_BYTES, ORIGIN_BYTES, runs
 from viewer.render.renderer import Renderer
 from viewer.scene import SceneGraph
-from viewer.scene.scene import Look, Scene
 
 
 def _ready(gl_ctx, scene):

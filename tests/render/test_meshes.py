@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from viewer.content.scene import BUILTIN_MESHES
 from viewer.render import meshes
-from viewer.scene.scene import BUILTIN_MESHES
 
 
 @pytest.mark.parametrize("kind", sorted(meshes.BUILDERS))

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from render_helpers import PALETTE, tree10
 
+from viewer.content.scene import Look, Scene
 from viewer.palette import SELECTION_COLOR
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import Target
 from viewer.render.renderer import LINK_COLOR, Renderer
 from viewer.scene import SceneGraph
-from viewer.scene.scene import Look, Scene
 
 SIZE = (320, 240)
 

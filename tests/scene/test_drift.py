@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from viewer.content.motion import CHANNELS, apply_motions
 from viewer.io.toml_scene import parse_scene_text
-from viewer.scene.motion import CHANNELS, apply_motions
 
 FRAMES = 20_000
 CHECK_EVERY = 500

@@ -8,29 +8,18 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import rotation_from_quaternion as rot_matrix
 
-from viewer.scene.graph import SceneGraph
-from viewer.scene.motion import (
+from viewer.content.motion import (
     Motion,
     apply_events,
     apply_motions,
     drop_motions,
     merge_motions,
-    quat_from_axis_angle,
-    quat_multiply,
 )
-from viewer.scene.scene import Event, Scene
-
-
-def rot_matrix(q) -> np.ndarray:
-    x, y, z, w = q
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+from viewer.content.scene import Event, Scene
+from viewer.scene.graph import SceneGraph
+from viewer.scene.math import quat_from_axis_angle, quat_multiply
 
 
 def axis_angle_matrix(axis, degrees) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viewer.scene.scene import Scene
+from viewer.content.scene import Scene
 
 from .planar import axis_aligned_size, disk_vs_aabb, disk_vs_obb, rect_coords, rect_from_world
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..content.scene import Include, Scene
 from ..scene.graph import SceneGraph
-from ..scene.scene import Include, Scene
 from .errors import SceneError
 from .gltf_scene import GltfModel
 from .limits import DEFAULT_LIMITS, Limits

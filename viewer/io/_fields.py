@@ -171,6 +171,7 @@ class Where:
 
 
 def is_number(value: object) -> bool:
+    """An int or a float, not a bool (TOML and JSON both hand bools over as ints)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..content.motion import Motion, merge_motions
+from ..content.motion_kinds import KINDS
+from ..content.scene import CameraSpec, Look, Scene
 from ..scene.graph import SceneGraph
-from ..scene.motion import CHANNELS, Motion, merge_motions
-from ..scene.scene import CameraSpec, Look, Scene
 from ._build import add_many
 from .errors import SceneError
 from .limits import MAX_NODES
@@ -189,6 +190,16 @@ def frame_camera(points: np.ndarray, *, margin: float = 0.5, fov: float = 45.0) 
 
 
 # ---------------------------------------------------------------------------- motions
+#: The generated motions' required parameters; axes and phases are the table's defaults.
+GENERATED_PARAMS = {
+    "spin": {"speed": 20.0},
+    "swing": {"amplitude": 25.0, "period": 4.0},
+    "orbit": {"speed": 20.0},
+    "oscillate": {"amplitude": 0.5, "period": 4.0},
+    "pulse": {"amplitude": 0.25, "period": 4.0},
+}
+
+
 def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
     """Motion on a handful of nodes spread through the tree (each moves its subtree)."""
     n = ids.shape[0]
@@ -214,29 +225,14 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
     motions = []
     taken: dict[str, set[int]] = {}  # channel -> rows already driven (small trees overlap)
     for motion_kind, rows in picks.items():
-        used = taken.setdefault(CHANNELS[motion_kind], set())
+        used = taken.setdefault(KINDS[motion_kind].channel, set())
         rows = np.asarray(sorted(set(rows) - used), dtype=np.int64)
         used.update(rows.tolist())
         if rows.size == 0:
             continue
-        chosen = ids[rows]
-        if motion_kind in ("spin", "swing"):
-            rest = rotations[rows]
-        elif motion_kind == "pulse":
-            rest = scales[rows]
-        else:
-            rest = positions[rows]
-        motions.append(
-            Motion.make(
-                motion_kind,
-                chosen,
-                rest,
-                axis=(0.0, 1.0, 0.0) if motion_kind != "swing" else (0.0, 0.0, 1.0),
-                speed=20.0,
-                amplitude={"swing": 25.0, "oscillate": 0.5, "pulse": 0.25}.get(motion_kind, 0.0),
-                period=4.0,
-            )
-        )
+        channel = {"position": positions, "rotation": rotations, "scale": scales}
+        rest = channel[KINDS[motion_kind].channel][rows]
+        motions.append(Motion.make(motion_kind, ids[rows], rest, **GENERATED_PARAMS[motion_kind]))
     return merge_motions(motions)
 
 

@@ -28,10 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ._fields import is_number
 from .errors import SceneError, describe
 from .limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["GltfFile", "brief", "is_int", "is_num"]
+__all__ = ["GltfFile", "brief", "is_int"]
 
 _COMPONENTS = {
     5120: np.dtype("<i1"),
@@ -55,10 +56,6 @@ def brief(exc: BaseException) -> str:
 
 def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_num(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class GltfFile:
@@ -380,7 +377,7 @@ class GltfFile:
         if (
             isinstance(factor, list)
             and len(factor) >= 3
-            and all(is_num(c) and math.isfinite(c) for c in factor[:3])
+            and all(is_number(c) and math.isfinite(c) for c in factor[:3])
         ):
             return tuple(min(1.0, max(0.0, float(c))) for c in factor[:3])
         return None

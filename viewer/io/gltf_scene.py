@@ -29,10 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..content.scene import Look
 from ..scene.math import decompose, trs_matrix
-from ..scene.scene import Look
+from ._fields import is_number
 from .errors import SceneError, describe
-from .gltf_data import GltfFile, brief, is_int, is_num
+from .gltf_data import GltfFile, brief, is_int
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
@@ -186,7 +187,7 @@ class _Reader(GltfFile):
         return self.path.stem
 
     def _numbers(self, value: object, n: int, where: str, name: str, field: str) -> np.ndarray:
-        if not isinstance(value, list) or not all(is_num(c) for c in value):
+        if not isinstance(value, list) or not all(is_number(c) for c in value):
             raise self.error(
                 where, f"expected {n} numbers, got {describe(value)}", node=name, field=field
             )

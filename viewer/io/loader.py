@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..content.scene import Scene
 from ..scene.graph import SceneGraph
-from ..scene.scene import Scene
 from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf

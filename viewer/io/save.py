@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..scene.motion import CHANNELS
-from ..scene.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
+from ..content.motion_kinds import KINDS
+from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 from . import _fields as F
 from .errors import SceneError
 
@@ -196,22 +196,21 @@ def _rest_values(scene: Scene) -> dict[tuple[int, str], np.ndarray]:
 
 
 def _motion_text(scene: Scene) -> dict[int, list[str]]:
+    """Each node's motions as TOML inline tables, in the table's kind order. A parameter
+    is written unless it is optional and at its default (``KINDS``)."""
     text: dict[int, list[str]] = {}
     for m in scene.motions:
+        kind = KINDS[m.kind]
         for row, node_id in enumerate(m.ids.tolist()):
             params = []
-            if m.kind != "pulse":
-                params.append(f"axis = {_vec(m.axis[row])}")
-            if m.kind in ("spin", "orbit"):
-                params.append(f"speed = {_num(m.speed[row])}")
-            else:
-                params.append(f"amplitude = {_num(m.amplitude[row])}")
-                params.append(f"period = {_num(m.period[row])}")
-            if m.phase[row] != 0.0:
-                params.append(f"phase = {_num(m.phase[row])}")
+            for param in kind.params:
+                value = getattr(m, param.name)[row]
+                if param.required or not np.array_equal(value, param.default):
+                    params.append(
+                        f"{param.name} = {_vec(value) if param.width > 1 else _num(value)}"
+                    )
             text.setdefault(node_id, []).append(f"{m.kind} = {{ {', '.join(params)} }}")
-    # one motion per channel and node, in a stable order
-    order = {kind: k for k, kind in enumerate(CHANNELS)}
+    order = {name: k for k, name in enumerate(KINDS)}
     for items in text.values():
         items.sort(key=lambda s: order[s.split(" ", 1)[0]])
     return text

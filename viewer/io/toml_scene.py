@@ -19,9 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..content.motion import Motion, merge_motions
+from ..content.motion_kinds import KINDS
+from ..content.scene import Scene
 from ..scene.graph import SceneGraph
-from ..scene.motion import CHANNELS, Motion, merge_motions
-from ..scene.scene import Scene
 from . import _fields as F
 from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
@@ -272,25 +273,10 @@ def _motions(specs: list[NodeSpec], id_of: dict[str, int]) -> list[Motion]:
             rows.setdefault(kind, []).append((id_of[spec.name], params, spec))
     motions = []
     for kind, items in rows.items():
-        channel = CHANNELS[kind]
-        rest = []
-        for _id, _params, spec in items:
-            if channel == "position":
-                rest.append(spec.position)
-            elif channel == "rotation":
-                rest.append(spec.rotation)
-            else:
-                rest.append(spec.scale)
+        channel = KINDS[kind].channel
+        rest = [getattr(spec, channel) for _id, _params, spec in items]
+        params = {name: np.array([p[name] for _, p, _ in items]) for name in KINDS[kind].names}
         motions.append(
-            Motion.make(
-                kind,
-                [i for i, _, _ in items],
-                np.array(rest, dtype=np.float64),
-                axis=np.array([p.get("axis", (0.0, 1.0, 0.0)) for _, p, _ in items]),
-                speed=np.array([p.get("speed", 0.0) for _, p, _ in items]),
-                amplitude=np.array([p.get("amplitude", 0.0) for _, p, _ in items]),
-                period=np.array([p.get("period", 1.0) for _, p, _ in items]),
-                phase=np.array([p.get("phase", 0.0) for _, p, _ in items]),
-            )
+            Motion.make(kind, [i for i, _, _ in items], np.array(rest, dtype=np.float64), **params)
         )
     return merge_motions(motions)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..scene.motion import CHANNELS, MOTION_KINDS
-from ..scene.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Look
+from ..content.motion_kinds import CHANNELS, KINDS, Param
+from ..content.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Look
 from . import _fields as F
 from .errors import describe
 
@@ -35,14 +35,6 @@ NODE_KEYS = (
 )
 EVENT_KEYS = ("frame", "touch", "set")
 SET_KEYS = ("node", "position", "rotation", "quaternion", "scale")
-#: Allowed parameters of each motion kind, and which of them are required.
-MOTION_PARAMS = {
-    "spin": (("axis", "speed", "phase"), ("speed",)),
-    "swing": (("axis", "amplitude", "period", "phase"), ("amplitude", "period")),
-    "orbit": (("axis", "speed", "phase"), ("speed",)),
-    "oscillate": (("axis", "amplitude", "period", "phase"), ("amplitude", "period")),
-    "pulse": (("amplitude", "period", "phase"), ("amplitude", "period")),
-}
 GLTF_SUFFIXES = (".gltf", ".glb")
 
 
@@ -166,7 +158,7 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
     motions = []
     if "motion" in table:
         motion = F.table(where, "motion", table["motion"])
-        F.check_keys(where, motion, MOTION_KINDS, prefix=("motion",))
+        F.check_keys(where, motion, tuple(KINDS), prefix=("motion",))
         channels: dict[str, str] = {}
         for kind, params in motion.items():
             other = channels.get(CHANNELS[kind])
@@ -181,33 +173,36 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
 
 
 def motion_params(where: F.Where, kind: str, value: object) -> dict:
-    """The parameters of one motion kind, checked, with the defaults left out."""
-    allowed, required = MOTION_PARAMS[kind]
+    """The parameters of one motion kind, checked as the table ``KINDS`` says; a
+    parameter left out takes the table's default (a required one is an error)."""
+    spec = KINDS[kind]
     table = F.table(where, ["motion", kind], value)
-    F.check_keys(where, table, allowed, prefix=("motion", kind))
-    for key in required:
-        if key not in table:
-            raise where.error(["motion", kind, key], f"{kind} needs '{key}'")
+    F.check_keys(where, table, spec.names, prefix=("motion", kind))
     out: dict = {}
-    default_axis = [0.0, 0.0, 1.0] if kind == "swing" else [0.0, 1.0, 0.0]
-    if kind != "pulse":
-        axis = F.vector(where, ["motion", kind, "axis"], table.get("axis", default_axis), 3)
-        if not any(axis):
-            raise where.error(["motion", kind, "axis"], "expected a non-zero axis, got [0, 0, 0]")
-        out["axis"] = axis
-    for key in ("speed", "amplitude", "phase"):
-        if key in table:
-            out[key] = F.number(where, ["motion", kind, key], table[key])
-    if "period" in table:
-        out["period"] = F.positive(
-            where, ["motion", kind, "period"], table["period"], what="a positive number of seconds"
-        )
-    if kind == "pulse" and not abs(out["amplitude"]) < 1.0:
-        raise where.error(
-            ["motion", kind, "amplitude"],
-            f"expected a fraction of the scale between -1 and 1, got {out['amplitude']!r}",
-        )
+    for param in spec.params:
+        field = ["motion", kind, param.name]
+        if param.name in table:
+            out[param.name] = _motion_value(where, field, param, table[param.name])
+        elif param.required:
+            raise where.error(field, f"{kind} needs '{param.name}'")
+        else:
+            out[param.name] = param.default
     return out
+
+
+def _motion_value(where: F.Where, field: list[str], param: Param, value: object):
+    """One motion parameter: a finite number or vector, then the table's extra check."""
+    if param.width > 1:
+        vec = F.vector(where, field, value, param.width)
+        if param.check == "nonzero" and not any(vec):
+            raise where.error(field, f"expected a non-zero {param.name}, got [0, 0, 0]")
+        return vec
+    if param.check == "positive":
+        return F.positive(where, field, value, what=f"a positive number of {param.meaning}")
+    x = F.number(where, field, value)
+    if param.check == "fraction" and not abs(x) < 1.0:
+        raise where.error(field, f"expected a {param.meaning} between -1 and 1, got {x!r}")
+    return x
 
 
 def gltf_path(where: F.Where, field: str, value: object, base_dir: Path) -> Path:

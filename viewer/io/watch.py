@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from viewer.scene.scene import Scene
+from viewer.content.scene import Scene
 
 from .errors import SceneError
 from .loader import file_signature as _signature

@@ -45,7 +45,7 @@ class Renderer:
     Parameters
     ----------
     ctx : moderngl.Context
-    scene : viewer.scene.scene.Scene
+    scene : viewer.content.scene.Scene
         Its graph must have been updated once (world matrices current) before this is built.
     """
 

@@ -1,7 +1,9 @@
 """The transform hierarchy's public face: building, editing values, and the frame.
 
-``SceneGraph`` is the class users meet; its storage and compiled primitives are in
-``storage.py`` and ``kernels.py``, structural edits in ``structure.py``.
+``SceneGraph`` is the class users meet. It owns a ``Storage`` (``storage.py``: the
+arrays and the compiled primitives of ``kernels.py``) and turns node handles into ids
+for it; structural edits are the functions of ``structure.py``. Node handles reach the
+graph only through the small internal surface at the end of the class.
 """
 
 from __future__ import annotations
@@ -11,21 +13,22 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from . import kernels as K
-from . import validate
+from . import structure, validate
 from .errors import HierarchyError
 from .math import quat_from_euler
 from .node import Node
 from .report import FrameReport
-from .storage import readonly
-from .structure import StructureEdits
+from .storage import Storage, readonly
 
 _EMPTY3 = np.empty((0, 3))
 _EMPTY4 = np.empty((0, 4))
-_NEW = K.LOCAL | K.WORLD | K.EXEC
 
 
-class SceneGraph(StructureEdits):
-    """A forest of transform nodes with dirty-flag propagation (SEMANTICS.md)."""
+class SceneGraph:
+    """A forest of transform nodes with dirty-flag propagation (docs/dirty-propagation.md)."""
+
+    def __init__(self, capacity: int = 16) -> None:
+        self._store = Storage(capacity)
 
     # ------------------------------------------------------------------ building
     def add(
@@ -55,8 +58,10 @@ class SceneGraph(StructureEdits):
         else:
             rot = np.array([0.0, 0.0, 0.0, 1.0])
         scl = np.ones(3) if scale is None else validate.vector(scale, 3, name, "scale")
-        i = self._append(np.array([p], dtype=np.int64), [name], pos[None], rot[None], scl[None])
-        return Node(self, int(i[0]))
+        ids = self._store.append(
+            np.array([p], dtype=np.int64), [name], pos[None], rot[None], scl[None]
+        )
+        return Node(self, int(ids[0]))
 
     def add_many(
         self,
@@ -78,12 +83,12 @@ class SceneGraph(StructureEdits):
             raise ValueError(f"parents: expected a 1-D integer array, got {par!r}")
         par = par.astype(np.int64)
         k = par.shape[0]
-        first = self._n
+        first = self._store.n
         own = np.arange(first, first + k, dtype=np.int64)
         bad = (par < -1) | (par >= own)
         if not bad.any():
             old = (par >= 0) & (par < first)
-            bad = old & ~self._alive[np.where(old, par, 0)]
+            bad = old & ~self._store.alive[np.where(old, par, 0)]
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
             raise HierarchyError(
@@ -95,10 +100,10 @@ class SceneGraph(StructureEdits):
         names = list(names)
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
-        if len(set(names)) != k or not self._ids_by_name.keys().isdisjoint(names):
+        if len(set(names)) != k or not self._store.ids_by_name.keys().isdisjoint(names):
             seen: set[str] = set()
             for nm in names:
-                if nm in seen or nm in self._ids_by_name:
+                if nm in seen or nm in self._store.ids_by_name:
                     raise HierarchyError(f"duplicate node name {nm!r}")
                 seen.add(nm)
         for nm in names:
@@ -119,63 +124,51 @@ class SceneGraph(StructureEdits):
             else (validate.unit_quaternion_rows(rotations, k, "rotations", row_name))
         )
         scl = np.ones((k, 3)) if scales is None else validate.rows(scales, k, 3, "scales", row_name)
-        return self._append(par, names, pos, rot, scl)
-
-    def _append(
-        self,
-        par: np.ndarray,
-        names: list[str],
-        pos: np.ndarray,
-        rot: np.ndarray,
-        scl: np.ndarray,
-    ) -> np.ndarray:
-        """Store checked new nodes, link them, mark them dirty. Nothing here can fail."""
-        k = par.shape[0]
-        first = self._n
-        self._grow(first + k)
-        sl = slice(first, first + k)
-        self._pos[sl], self._rot[sl], self._scl[sl] = pos, rot, scl
-        self._flags[sl] = _NEW
-        self._version[sl] = 0
-        self._alive[sl] = True
-        K.link_batch(
-            first,
-            par,
-            self._parent,
-            self._first_child,
-            self._last_child,
-            self._next_sib,
-            self._prev_sib,
-            self._heads,
-        )
-        self._names.extend(names)
-        self._ids_by_name.update(zip(names, range(first, first + k), strict=True))
-        self._n += k
-        self._alive_count += k
-        # A node whose parent is new too lies inside that parent's subtree already.
-        ids = np.arange(first, first + k, dtype=np.int64)
-        tops = ids[par < first]
-        self._mark(tops, force=True)
-        self._structure_edited()
-        return ids
+        return self._store.append(par, names, pos, rot, scl)
 
     def _check_new_name(self, name: object) -> str:
         if not isinstance(name, str) or not name:
             raise ValueError(f"node names must be non-empty strings, got {name!r}")
-        if name in self._ids_by_name:
+        if name in self._store.ids_by_name:
             raise HierarchyError(f"duplicate node name {name!r}")
         return name
 
+    def _own(self, node: object, role: str) -> int:
+        """The id of a live node of this graph, or a HierarchyError saying why not."""
+        if not isinstance(node, Node):
+            raise TypeError(f"{role}: expected a Node or None, got {node!r}")
+        if node._graph is not self:
+            raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
+        self._store.check_alive(node.id)
+        return node.id
+
+    # ------------------------------------------------------------------ structure
+    def set_parent(self, node: Node, parent: Node | None, keep_world: bool = False) -> None:
+        """Move ``node`` (with its subtree) under ``parent`` as its last child, or make it a
+        root with ``None``. ``keep_world`` recomputes its local values so its world matrix
+        stays put. Errors leave the graph as it was."""
+        i = self._own(node, "node")
+        p = -1 if parent is None else self._own(parent, "parent")
+        structure.set_parent(self._store, i, p, keep_world)
+
+    def remove(self, node: Node) -> None:
+        """Remove ``node`` and its whole subtree. Their handles become invalid."""
+        structure.remove_subtree(self._store, self._own(node, "remove"))
+
+    def detach_children(self, node: Node) -> None:
+        """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
+        structure.detach_children(self._store, self._own(node, "detach_children"))
+
     # ------------------------------------------------------------------ lookup
     def __len__(self) -> int:
-        return self._alive_count
+        return self._store.alive_count
 
     def __contains__(self, name: object) -> bool:
-        return name in self._ids_by_name
+        return name in self._store.ids_by_name
 
     def __getitem__(self, name: str) -> Node:
         try:
-            return Node(self, self._ids_by_name[name])
+            return Node(self, self._store.ids_by_name[name])
         except KeyError:
             raise KeyError(f"no node named {name!r}") from None
 
@@ -186,29 +179,29 @@ class SceneGraph(StructureEdits):
     def node(self, node_id: int) -> Node:
         """The handle of a live node id."""
         i = int(node_id)
-        if not 0 <= i < self._n:
+        if not 0 <= i < self._store.n:
             raise KeyError(f"no node with id {i}")
-        self._check_alive(i)
+        self._store.check_alive(i)
         return Node(self, i)
 
     def name_of(self, node_id: int) -> str:
         """The name a node id had (also after it was removed)."""
-        return self._names[int(node_id)]
+        return self._store.names[int(node_id)]
 
     def alive_ids(self) -> np.ndarray:
         """Ids of the live nodes in pre-order."""
-        self._ensure_layout()
-        return self._order[: self._alive_count].copy()
+        self._store.ensure_layout()
+        return self._store.order[: self._store.alive_count].copy()
 
     @property
     def capacity_ids(self) -> int:
         """How many ids were ever handed out: the length of the per-id arrays."""
-        return self._n
+        return self._store.n
 
     @property
     def frame(self) -> int:
         """Number of ``update()`` calls so far."""
-        return self._frame
+        return self._store.frame
 
     # ------------------------------------------------------------------ read-outs
     def world_matrices(self) -> np.ndarray:
@@ -217,29 +210,28 @@ class SceneGraph(StructureEdits):
         Brought up to date first, so it is always current. Rows of removed ids hold
         stale values. The view is re-made on growth: call this each frame, don't keep it.
         """
-        if self._n_roots:
-            self._ensure_layout()
-            self._recompute(*self._dirty_ranges())
-        return readonly(self._world[: self._n].reshape(self._n, 4, 4))
+        s = self._store
+        s.bring_current()
+        return readonly(s.world[: s.n].reshape(s.n, 4, 4))
 
     def world_versions(self) -> np.ndarray:
         """``(N,)`` read-only world version per id: bumped on every world recomputation."""
-        return readonly(self._version[: self._n])
+        return readonly(self._store.version[: self._store.n])
 
     def parents(self) -> np.ndarray:
         """``(N,)`` read-only parent id per id, -1 for roots."""
-        return readonly(self._parent[: self._n])
+        return readonly(self._store.parent[: self._store.n])
 
     def depths(self) -> np.ndarray:
         """``(N,)`` read-only depth per id (roots are 0)."""
-        self._ensure_layout()
-        return readonly(self._depth[: self._n])
+        self._store.ensure_layout()
+        return readonly(self._store.depth[: self._store.n])
 
     # ------------------------------------------------------------------ editing
     def touch(self, node: Node) -> None:
         """A change with no new value (the seeds' SomeChange): rule 1 on ``node``."""
         i = self._own(node, "touch")
-        self._mark(np.array([i], dtype=np.int64), force=False)
+        self._store.mark(np.array([i], dtype=np.int64), force=False)
 
     def set_locals(
         self,
@@ -259,14 +251,14 @@ class SceneGraph(StructureEdits):
             raise ValueError(f"set_locals: ids must be a 1-D integer array, got {idx!r}")
         idx = idx.astype(np.int64, copy=False)
         k = idx.shape[0]
-        bad = K.first_bad_id(idx, self._alive[: self._n])
+        bad = K.first_bad_id(idx, self._store.alive[: self._store.n])
         if bad >= 0:
-            if not 0 <= idx[bad] < self._n:
+            if not 0 <= idx[bad] < self._store.n:
                 raise KeyError(f"set_locals: no node with id {int(idx[bad])}")
-            self._check_alive(int(idx[bad]))
+            self._store.check_alive(int(idx[bad]))
 
         def row_name(r: int) -> str:
-            return self._names[int(idx[r])]
+            return self._store.names[int(idx[r])]
 
         pos = (
             _EMPTY3 if positions is None else validate.rows(positions, k, 3, "positions", row_name)
@@ -278,7 +270,7 @@ class SceneGraph(StructureEdits):
         )
         scl = _EMPTY3 if scales is None else validate.rows(scales, k, 3, "scales", row_name)
         if k:
-            self._set_values(np.ascontiguousarray(idx), pos, rot, scl)
+            self._store.set_values(np.ascontiguousarray(idx), pos, rot, scl)
 
     def update(self) -> FrameReport:
         """End the frame: recompute what is dirty, hand it on, clear the flags.
@@ -286,32 +278,48 @@ class SceneGraph(StructureEdits):
         Cost is proportional to the dirty nodes (plus one O(N) layout pass after a
         structural edit). A frame with no change recomputes and hands on nothing.
         """
-        self._ensure_layout()
-        if self._n_roots:
-            starts, ends = self._dirty_ranges()
-            products = self._recompute(starts, ends)
-            local, world, cause = K.finish_frame(
-                starts, ends, self._order, self._parent, self._flags, self._cause
-            )
-            executed = world
-        else:
-            local = world = cause = executed = np.empty(0, dtype=np.int64)
-            products = 0
-        self._frame += 1
-        report = FrameReport(
-            frame=self._frame,
-            local_updated=local,
-            world_updated=world,
-            cause=cause,
-            executed=executed,
-            suppressed=self._suppressed,
-            products=int(products),
-            naive_products=self._depth_sum,
-            node_count=self._alive_count,
-            structure_changed=self._structure_changed,
-            _name_of=self._names.__getitem__,
-        )
-        self._n_roots = 0
-        self._suppressed = 0
-        self._structure_changed = False
-        return report
+        return self._store.end_frame()
+
+    # ------------------------------------------------------------------ for Node only
+    # The internal surface node handles use (node.py); not public API. Each takes an id
+    # and raises HierarchyError for a removed node unless it says otherwise.
+    def _live(self, i: int) -> int:
+        """``i`` itself, after checking the node was not removed."""
+        self._store.check_alive(i)
+        return i
+
+    def _is_alive(self, i: int) -> bool:
+        """Whether id ``i`` is a live node (no error for a removed one)."""
+        return bool(self._store.alive[i])
+
+    def _parent_id(self, i: int) -> int:
+        """The parent's id, -1 for a root."""
+        return int(self._store.parent[self._live(i)])
+
+    def _child_ids(self, i: int) -> list[int]:
+        """The children's ids in attach order."""
+        return structure.child_ids(self._store, self._live(i))
+
+    def _local_values(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Views of the stored ``(position, quaternion, scale)``: copy before handing out."""
+        s = self._store
+        self._live(i)
+        return s.pos[i], s.rot[i], s.scl[i]
+
+    def _write_locals(
+        self,
+        i: int,
+        pos: np.ndarray = _EMPTY3,
+        rot: np.ndarray = _EMPTY4,
+        scl: np.ndarray = _EMPTY3,
+    ) -> None:
+        """Set checked ``(1, 3)`` / ``(1, 4)`` rows (empty: unchanged), as ``set_locals``."""
+        self._store.set_values(np.array([self._live(i)], dtype=np.int64), pos, rot, scl)
+
+    def _local_matrix(self, i: int) -> np.ndarray:
+        """A ``(4, 4)`` view of the current local matrix."""
+        return self._store.local_of(self._live(i))
+
+    def _world_matrix(self, i: int) -> np.ndarray:
+        """A ``(4, 4)`` view of the world matrix, brought up to date first (rule 3)."""
+        return self._store.world_of(self._live(i))

@@ -7,9 +7,8 @@ and numba runs it at C speed. Every loop here is iterative: no recursion, so a c
 million deep is fine. ``cache=True`` keeps the compiled code between runs so the viewer
 starts in well under a second after the first launch.
 
-Flag bits per node (SEMANTICS.md section 2), plus two "done this frame" bits that let a
-mid-frame read clear ``update_local`` / ``update_world`` while the frame report still
-lists the node as recomputed.
+The flag bits and their transitions are in ``flags.py``; the TRS composition and the
+parent product in ``trs.py`` (inlined here).
 """
 
 from __future__ import annotations
@@ -17,104 +16,71 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# Plain ints, not np.uint8: numba folds them as constants (uint8 maths was 3x slower).
-LOCAL = 1  # update_local
-WORLD = 2  # update_world
-EXEC = 4  # execute: hand the world matrix to the renderer at update()
-LOCAL_DONE = 8  # local matrix was recomputed this frame
-WORLD_DONE = 16  # world matrix was recomputed this frame
-STALE = 32  # the stored local matrix lags the values (update() kept it in registers)
-CHANGED = LOCAL | LOCAL_DONE
+from .flags import (
+    LOCAL,
+    SUBTREE_DIRTY,
+    after_frame,
+    after_local_in_registers,
+    after_local_stored,
+    after_world,
+    changed_itself,
+    local_behind,
+    local_recomputed,
+    needs_work,
+    needs_world,
+    touched_this_frame,
+    values_changed,
+    world_recomputed,
+)
+from .trs import store_world, trs_row
 
 
-@njit(cache=True)
-def _compose_local(i, pos, rot, scl, local):
-    """local[i] = T · R · S, column by column.
+@njit(cache=True, inline="always")
+def _store_local(i, pos, rot, scl, local):
+    """local[i] = T · R · S.
 
     Matrices are stored flat, ``(N, 16)`` row-major: direct 2-D indexing is what numba
     compiles best (row views cost reference counting, 3-D indexing was 2x slower).
     """
-    x, y, z, w = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
-    sx, sy, sz = scl[i, 0], scl[i, 1], scl[i, 2]
-    local[i, 0] = (1.0 - 2.0 * (y * y + z * z)) * sx
-    local[i, 4] = (2.0 * (x * y + w * z)) * sx
-    local[i, 8] = (2.0 * (x * z - w * y)) * sx
-    local[i, 1] = (2.0 * (x * y - w * z)) * sy
-    local[i, 5] = (1.0 - 2.0 * (x * x + z * z)) * sy
-    local[i, 9] = (2.0 * (y * z + w * x)) * sy
-    local[i, 2] = (2.0 * (x * z + w * y)) * sz
-    local[i, 6] = (2.0 * (y * z - w * x)) * sz
-    local[i, 10] = (1.0 - 2.0 * (x * x + y * y)) * sz
-    local[i, 3] = pos[i, 0]
-    local[i, 7] = pos[i, 1]
-    local[i, 11] = pos[i, 2]
+    m = trs_row(i, pos, rot, scl)
+    for k in range(12):
+        local[i, k] = m[k]
 
 
-@njit(cache=True)
-def _compose_world(i, parent, local, world):
-    """world[i] = world[parent] · local[i]; both affine, so the last row is (0, 0, 0, 1)."""
-    p = parent[i]
-    if p < 0:
-        for k in range(12):
-            world[i, k] = local[i, k]
-        return
-    for r in range(0, 12, 4):
-        a0, a1, a2, a3 = world[p, r], world[p, r + 1], world[p, r + 2], world[p, r + 3]
-        for c in range(3):
-            world[i, r + c] = a0 * local[i, c] + a1 * local[i, 4 + c] + a2 * local[i, 8 + c]
-        world[i, r + 3] = a0 * local[i, 3] + a1 * local[i, 7] + a2 * local[i, 11] + a3
+@njit(cache=True, inline="always")
+def _stored_local(i, local):
+    """The stored local matrix of ``i`` as the twelve scalars ``store_world`` takes."""
+    return (local[i, 0], local[i, 1], local[i, 2], local[i, 3],
+            local[i, 4], local[i, 5], local[i, 6], local[i, 7],
+            local[i, 8], local[i, 9], local[i, 10], local[i, 11])  # fmt: skip
 
 
-@njit(cache=True, fastmath={"contract"}, inline="always")
-def _world_from_trs(i, parent, pos, rot, scl, world):
-    """world[i] = world[parent] · (T · R · S), the local matrix kept in registers.
-
-    ``update()`` uses this so a frame never writes the local-matrix array: at a million
-    nodes that store was a third of the frame's memory traffic. The stored local matrix
-    is refreshed when someone reads it (the STALE bit). ``inline="always"``: as a call
-    from ``recompute`` (cached functions are not inlined by LLVM) the frame took 40% longer.
-    """
-    x, y, z, w = rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3]
-    sx, sy, sz = scl[i, 0], scl[i, 1], scl[i, 2]
-    x2, y2, z2 = x + x, y + y, z + z
-    xx, yy, zz = x * x2, y * y2, z * z2
-    xy, xz, yz = x * y2, x * z2, y * z2
-    wx, wy, wz = w * x2, w * y2, w * z2
-    l00, l10, l20 = (1.0 - yy - zz) * sx, (xy + wz) * sx, (xz - wy) * sx
-    l01, l11, l21 = (xy - wz) * sy, (1.0 - xx - zz) * sy, (yz + wx) * sy
-    l02, l12, l22 = (xz + wy) * sz, (yz - wx) * sz, (1.0 - xx - yy) * sz
-    tx, ty, tz = pos[i, 0], pos[i, 1], pos[i, 2]
-    p = parent[i]
-    if p < 0:
-        world[i, 0], world[i, 1], world[i, 2], world[i, 3] = l00, l01, l02, tx
-        world[i, 4], world[i, 5], world[i, 6], world[i, 7] = l10, l11, l12, ty
-        world[i, 8], world[i, 9], world[i, 10], world[i, 11] = l20, l21, l22, tz
-    else:
-        for r in range(0, 12, 4):
-            a0, a1, a2, a3 = world[p, r], world[p, r + 1], world[p, r + 2], world[p, r + 3]
-            world[i, r] = a0 * l00 + a1 * l10 + a2 * l20
-            world[i, r + 1] = a0 * l01 + a1 * l11 + a2 * l21
-            world[i, r + 2] = a0 * l02 + a1 * l12 + a2 * l22
-            world[i, r + 3] = a0 * tx + a1 * ty + a2 * tz + a3
-    # Row 3 is (0, 0, 0, 1) for every id from allocation on (Storage._grow): not rewritten.
+@njit(cache=True, inline="always")
+def _pushed(stack, top, value):
+    """``stack`` with ``value`` at ``top``, doubled first when full: the one growth rule
+    of the iterative walks (``mark``, ``collect_subtree``)."""
+    if top == stack.shape[0]:
+        bigger = np.empty(2 * top, dtype=np.int64)
+        bigger[:top] = stack[:top]
+        stack = bigger
+    stack[top] = value
+    return stack
 
 
 @njit(cache=True)
 def _recompute(i, flags, parent, pos, rot, scl, local, world, version):
     """Bring node ``i`` up to date if it is dirty; returns 1 if a product was done."""
     f = np.int64(flags[i])
-    if f & (LOCAL | STALE):
-        _compose_local(i, pos, rot, scl, local)
-        if f & LOCAL:
-            f |= LOCAL_DONE
-        f &= ~(LOCAL | STALE)
+    if local_behind(f):
+        _store_local(i, pos, rot, scl, local)
+        f = after_local_stored(f)
     product = 0
-    if f & WORLD:
-        _compose_world(i, parent, local, world)
+    if needs_world(f):
+        store_world(i, parent[i], _stored_local(i, local), world)
         version[i] += 1
         if parent[i] >= 0:
             product = 1
-        f = (f & ~WORLD) | WORLD_DONE
+        f = after_world(f)
     flags[i] = f
     return product
 
@@ -134,28 +100,24 @@ def mark(ids, force, flags, first_child, next_sib, layout, order, slot, size, ro
     for k in range(ids.shape[0]):
         i = ids[k]
         flags[i] |= LOCAL
-        if flags[i] & WORLD and not force:
+        if needs_world(flags[i]) and not force:
             continue
         roots[n_roots] = i
         n_roots += 1
         if layout:
             for s in range(slot[i], slot[i] + size[i]):
-                flags[order[s]] |= WORLD | EXEC
+                flags[order[s]] |= SUBTREE_DIRTY
             continue
         stack[0] = i
         top = 1
         while top > 0:
             top -= 1
             node = stack[top]
-            flags[node] |= WORLD | EXEC
+            flags[node] |= SUBTREE_DIRTY
             c = first_child[node]
             while c >= 0:
-                if not flags[c] & WORLD:
-                    if top == stack.shape[0]:
-                        bigger = np.empty(stack.shape[0] * 2, dtype=np.int64)
-                        bigger[:top] = stack[:top]
-                        stack = bigger
-                    stack[top] = c
+                if not needs_world(flags[c]):
+                    stack = _pushed(stack, top, c)
                     top += 1
                 c = next_sib[c]
     return n_roots
@@ -232,7 +194,7 @@ def pull_world(i, parent, flags, pos, rot, scl, local, world, version):
     """Make world[i] current now (rule 3): recompute the dirty part of its root path."""
     depth = 0
     j = i
-    while j >= 0 and flags[j] & WORLD:
+    while j >= 0 and needs_world(flags[j]):
         depth += 1
         j = parent[j]
     path = np.empty(depth, dtype=np.int64)
@@ -248,11 +210,9 @@ def pull_world(i, parent, flags, pos, rot, scl, local, world, version):
 def pull_local(i, flags, pos, rot, scl, local):
     """Make local[i] current now (rule 2)."""
     f = np.int64(flags[i])
-    if f & (LOCAL | STALE):
-        _compose_local(i, pos, rot, scl, local)
-        if f & LOCAL:
-            f |= LOCAL_DONE
-        flags[i] = f & ~(LOCAL | STALE)
+    if local_behind(f):
+        _store_local(i, pos, rot, scl, local)
+        flags[i] = after_local_stored(f)
 
 
 @njit(cache=True)
@@ -293,8 +253,10 @@ def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, world, v
     also parent-first, and walking ids in memory order beats pre-order's jumps when much
     of the graph is dirty. Returns the number of matrix products done.
     The body is written out here rather than calling ``_recompute``: the call with nine
-    array arguments made this loop three times slower. It never stores local matrices
-    (see ``_world_from_trs``).
+    array arguments made this loop three times slower. It never stores local matrices:
+    at a million nodes that store was a third of the frame's memory traffic; a read of
+    the local matrix refreshes it (the ``STALE`` bit). The helpers of ``trs.py`` are
+    inlined (as calls, cached functions are not inlined by LLVM: 40% slower).
     """
     products = 0
     if by_id:
@@ -304,16 +266,16 @@ def recompute(starts, ends, by_id, order, parent, flags, pos, rot, scl, world, v
         for s in range(starts[r], ends[r]):
             i = s if by_id else order[s]
             f = np.int64(flags[i])
-            if not f & (LOCAL | WORLD):
+            if not needs_work(f):
                 continue
-            if f & LOCAL:  # the values changed: the stored local matrix is now behind
-                f = (f & ~LOCAL) | LOCAL_DONE | STALE
-            if f & WORLD:
-                _world_from_trs(i, parent, pos, rot, scl, world)
+            if values_changed(f):  # the stored local matrix is now behind
+                f = after_local_in_registers(f)
+            if needs_world(f):
+                store_world(i, parent[i], trs_row(i, pos, rot, scl), world)
                 version[i] += 1
                 if parent[i] >= 0:
                     products += 1
-                f = (f & ~WORLD) | WORLD_DONE
+                f = after_world(f)
             flags[i] = f
     return products
 
@@ -338,20 +300,20 @@ def finish_frame(starts, ends, order, parent, flags, cause):
         for s in range(starts[r], ends[r]):
             i = order[s]
             f = np.int64(flags[i])
-            if not f & ~STALE:
+            if not touched_this_frame(f):
                 continue
-            if f & CHANGED or parent[i] < 0:
+            if changed_itself(f) or parent[i] < 0:
                 cause[i] = i
             else:
                 cause[i] = cause[parent[i]]
-            if f & LOCAL_DONE:
+            if local_recomputed(f):
                 out_local[nl] = i
                 nl += 1
-            if f & WORLD_DONE:
+            if world_recomputed(f):
                 out_world[nw] = i
                 out_cause[nw] = cause[i]
                 nw += 1
-            flags[i] = f & STALE
+            flags[i] = after_frame(f)
     return out_local[:nl], out_world[:nw], out_cause[:nw]
 
 
@@ -414,11 +376,7 @@ def collect_subtree(i, first_child, next_sib, out):
         n += 1
         c = first_child[node]
         while c >= 0:
-            if top == stack.shape[0]:
-                bigger = np.empty(stack.shape[0] * 2, dtype=np.int64)
-                bigger[:top] = stack[:top]
-                stack = bigger
-            stack[top] = c
+            stack = _pushed(stack, top, c)
             top += 1
             c = next_sib[c]
     return n

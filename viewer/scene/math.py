@@ -3,14 +3,19 @@
 Conventions (docs/conventions.md): column vectors, so a point maps as ``M @ [x, y, z, 1]``;
 quaternions are ``(x, y, z, w)``; Euler angles are degrees ``(rx, ry, rz)`` meaning
 ``R = Rz · Ry · Rx`` about the parent's axes. Everything here is float64 numpy and works
-on single values; the batched hot path lives in ``kernels.py``.
+on single values; the batched hot path lives in ``kernels.py``, and both compose
+``T · R · S`` with the one formula of ``trs.py``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .trs import trs_into
+
 _EPS = 1e-12
+_ORIGIN = np.zeros(3)
+_UNIT = np.ones(3)
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -73,14 +78,7 @@ def quat_from_euler(euler_deg: np.ndarray) -> np.ndarray:
 
 def quat_to_matrix3(q: np.ndarray) -> np.ndarray:
     """3x3 rotation matrix of a unit quaternion."""
-    x, y, z, w = q
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    return trs_matrix(_ORIGIN, q, _UNIT)[:3, :3]
 
 
 def matrix3_to_quat(m: np.ndarray) -> np.ndarray:
@@ -118,12 +116,14 @@ def quat_to_euler(q: np.ndarray) -> np.ndarray:
 
 
 def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``T · R · S`` written out column by column (SEMANTICS.md section 1)."""
-    m = np.zeros((4, 4))
-    m[:3, :3] = quat_to_matrix3(rotation) * np.asarray(scale)[None, :]
-    m[:3, 3] = position
-    m[3, 3] = 1.0
-    return m
+    """``T · R · S`` (SEMANTICS.md section 1), by the kernels' own composition."""
+    out = np.empty((1, 16))
+    trs_into(_row(position, 3), _row(rotation, 4), _row(scale, 3), out)
+    return out.reshape(4, 4)
+
+
+def _row(values: object, n: int) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.float64).reshape(1, n)
 
 
 def nearest_rotation(m: np.ndarray) -> np.ndarray:

@@ -56,8 +56,7 @@ class Node:
         return hash((id(self._graph), self.id))
 
     def _i(self) -> int:
-        self._graph._check_alive(self.id)
-        return self.id
+        return self._graph._live(self.id)
 
     # ------------------------------------------------------------------ structure
     @property
@@ -67,23 +66,18 @@ class Node:
     @property
     def alive(self) -> bool:
         """False once the node (or an ancestor) was removed."""
-        return bool(self._graph._alive[self.id])
+        return self._graph._is_alive(self.id)
 
     @property
     def parent(self) -> Node | None:
-        p = int(self._graph._parent[self._i()])
+        p = self._graph._parent_id(self.id)
         return None if p < 0 else Node(self._graph, p)
 
     @property
     def children(self) -> list[Node]:
         """Direct children in attach order."""
         g = self._graph
-        out = []
-        c = int(g._first_child[self._i()])
-        while c >= 0:
-            out.append(Node(g, c))
-            c = int(g._next_sib[c])
-        return out
+        return [Node(g, c) for c in g._child_ids(self.id)]
 
     def set_parent(self, parent: Node | None, keep_world: bool = False) -> None:
         """See :meth:`SceneGraph.set_parent`."""
@@ -101,11 +95,11 @@ class Node:
     def _set(
         self, pos: np.ndarray = _NONE3, rot: np.ndarray = _NONE4, scl: np.ndarray = _NONE3
     ) -> None:
-        self._graph._set_values(np.array([self.id], dtype=np.int64), pos, rot, scl)
+        self._graph._write_locals(self.id, pos, rot, scl)
 
     @property
     def local_position(self) -> np.ndarray:
-        return _frozen(self._graph._pos[self._i()])
+        return _frozen(self._graph._local_values(self.id)[0])
 
     @local_position.setter
     def local_position(self, value: object) -> None:
@@ -115,7 +109,7 @@ class Node:
     @property
     def local_rotation(self) -> np.ndarray:
         """Unit quaternion ``(x, y, z, w)``."""
-        return _frozen(self._graph._rot[self._i()])
+        return _frozen(self._graph._local_values(self.id)[1])
 
     @local_rotation.setter
     def local_rotation(self, value: object) -> None:
@@ -125,7 +119,7 @@ class Node:
     @property
     def local_euler(self) -> np.ndarray:
         """Degrees ``(rx, ry, rz)``, ``R = Rz · Ry · Rx``."""
-        return _frozen(quat_to_euler(self._graph._rot[self._i()]))
+        return _frozen(quat_to_euler(self._graph._local_values(self.id)[1]))
 
     @local_euler.setter
     def local_euler(self, value: object) -> None:
@@ -135,7 +129,7 @@ class Node:
 
     @property
     def local_scale(self) -> np.ndarray:
-        return _frozen(self._graph._scl[self._i()])
+        return _frozen(self._graph._local_values(self.id)[2])
 
     @local_scale.setter
     def local_scale(self, value: object) -> None:
@@ -145,21 +139,21 @@ class Node:
     @property
     def local_matrix(self) -> np.ndarray:
         """``(4, 4)`` ``T · R · S``, recomputed now if its values changed."""
-        return _frozen(self._graph._local_of(self._i()))
+        return _frozen(self._graph._local_matrix(self.id))
 
     # ------------------------------------------------------------------ world values
     @property
     def world_matrix(self) -> np.ndarray:
         """``(4, 4)`` parent world · local, current at the moment of the read."""
-        return _frozen(self._graph._world_of(self._i()))
+        return _frozen(self._graph._world_matrix(self.id))
 
     def _parent_world(self) -> np.ndarray:
-        p = int(self._graph._parent[self._i()])
-        return np.eye(4) if p < 0 else self._graph._world_of(p)
+        p = self._graph._parent_id(self.id)
+        return np.eye(4) if p < 0 else self._graph._world_matrix(p)
 
     @property
     def world_position(self) -> np.ndarray:
-        return _frozen(self._graph._world_of(self._i())[:3, 3])
+        return _frozen(self._graph._world_matrix(self.id)[:3, 3])
 
     @world_position.setter
     def world_position(self, value: object) -> None:
@@ -170,7 +164,7 @@ class Node:
     @property
     def world_rotation(self) -> np.ndarray:
         """Unit quaternion of the world matrix's rotation (nearest rotation under shear)."""
-        return _frozen(decompose(self._graph._world_of(self._i()))[1])
+        return _frozen(decompose(self._graph._world_matrix(self.id))[1])
 
     @world_rotation.setter
     def world_rotation(self, value: object) -> None:
@@ -182,7 +176,7 @@ class Node:
     @property
     def lossy_scale(self) -> np.ndarray:
         """World scale per axis: exact without shear, an approximation with it."""
-        return _frozen(decompose(self._graph._world_of(self._i()))[2])
+        return _frozen(decompose(self._graph._world_matrix(self.id))[2])
 
     @lossy_scale.setter
     def lossy_scale(self, value: object) -> None:
@@ -207,36 +201,36 @@ class Node:
     def transform_point(self, point: object) -> np.ndarray:
         """A point from this node's local space to world space."""
         p = validate.vector(point, 3, self.name, "point")
-        w = self._graph._world_of(self._i())
+        w = self._graph._world_matrix(self.id)
         return w[:3, :3] @ p + w[:3, 3]
 
     def inverse_transform_point(self, point: object) -> np.ndarray:
         """A point from world space to this node's local space."""
         p = validate.vector(point, 3, self.name, "point")
-        inv = self._inverse(self._graph._world_of(self._i()), "point")
+        inv = self._inverse(self._graph._world_matrix(self.id), "point")
         return inv[:3, :3] @ p + inv[:3, 3]
 
     def transform_direction(self, direction: object) -> np.ndarray:
         """A direction from local to world space: rotated only, not scaled (as Unity)."""
         v = validate.vector(direction, 3, self.name, "direction")
-        return quat_to_matrix3(decompose(self._graph._world_of(self._i()))[1]) @ v
+        return quat_to_matrix3(decompose(self._graph._world_matrix(self.id))[1]) @ v
 
     def look_at(self, target: object, up: object = (0.0, 1.0, 0.0)) -> None:
         """Turn so the node's -Z axis points at the world point ``target`` (Godot's choice)
         with +Y toward ``up``."""
         t = validate.vector(target, 3, self.name, "target")
         u = validate.vector(up, 3, self.name, "up")
-        here = self._graph._world_of(self._i())[:3, 3]
+        here = self._graph._world_matrix(self.id)[:3, 3]
         self.world_rotation = look_rotation(t - here, u)
 
     def rotate(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in the parent's space."""
         a = validate.vector(axis, 3, self.name, "axis")
         d = validate.vector([degrees], 1, self.name, "degrees")[0]
-        q = quat_multiply(quat_from_axis_angle(a, d), self._graph._rot[self._i()])
+        q = quat_multiply(quat_from_axis_angle(a, d), self._graph._local_values(self.id)[1])
         self._set(rot=(q / np.linalg.norm(q))[None])
 
     def translate(self, offset: object) -> None:
         """Move by ``offset`` in the parent's space."""
         v = validate.vector(offset, 3, self.name, "offset")
-        self._set(pos=(self._graph._pos[self._i()] + v)[None])
+        self._set(pos=(self._graph._local_values(self.id)[0] + v)[None])

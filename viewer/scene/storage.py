@@ -22,36 +22,41 @@ import numpy as np
 
 from . import kernels as K
 from .errors import HierarchyError
-from .node import Node
+from .flags import NEW, WORLD
+from .report import FrameReport
 
 
 class Storage:
-    """The arrays of a graph and the low-level operations the public API is made of."""
+    """The arrays of one graph and the low-level operations its public API is made of.
+
+    Internal: owned by a ``SceneGraph`` (its ``_store``), never handed to users, so its
+    attributes are plain names. Ids index every per-node array; ``n`` ids were handed out.
+    """
 
     def __init__(self, capacity: int = 16) -> None:
-        self._n = 0  # ids handed out so far; ids are never reused
-        self._alive_count = 0
-        self._names: list[str] = []
-        self._ids_by_name: dict[str, int] = {}
-        self._heads = np.array([-1, -1], dtype=np.int64)  # first root, last root
-        self._roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
-        self._n_roots = 0
-        self._suppressed = 0
-        self._frame = 0
-        self._layout_valid = True
-        self._structure_changed = False
-        self._depth_sum = 0
-        self._ids_topological = True
-        self._cap = 0
-        self._grow(max(int(capacity), 1))
+        self.n = 0  # ids handed out so far; ids are never reused
+        self.alive_count = 0
+        self.names: list[str] = []
+        self.ids_by_name: dict[str, int] = {}
+        self.heads = np.array([-1, -1], dtype=np.int64)  # first root, last root
+        self.roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
+        self.n_roots = 0
+        self.suppressed = 0
+        self.frame = 0
+        self.layout_valid = True
+        self.structure_changed = False
+        self.depth_sum = 0
+        self.ids_topological = True
+        self.cap = 0
+        self.grow(max(int(capacity), 1))
 
     # ------------------------------------------------------------------ storage
-    def _grow(self, need: int) -> None:
+    def grow(self, need: int) -> None:
         """Make every per-node array hold at least ``need`` ids (amortised doubling)."""
-        if need <= self._cap:
+        if need <= self.cap:
             return
-        cap = max(need, 2 * self._cap)
-        n = self._n
+        cap = max(need, 2 * self.cap)
+        n = self.n
 
         def grown(old: np.ndarray | None, shape: tuple, dtype: type, fill: object) -> np.ndarray:
             arr = np.full((cap, *shape), fill, dtype=dtype)
@@ -59,124 +64,191 @@ class Storage:
                 arr[:n] = old[:n]
             return arr
 
-        first = self._cap == 0
+        first = self.cap == 0
         get = (lambda name: None) if first else (lambda name: getattr(self, name))
-        self._pos = grown(get("_pos"), (3,), np.float64, 0.0)
-        self._rot = grown(get("_rot"), (4,), np.float64, 0.0)
-        self._scl = grown(get("_scl"), (3,), np.float64, 1.0)
+        self.pos = grown(get("pos"), (3,), np.float64, 0.0)
+        self.rot = grown(get("rot"), (4,), np.float64, 0.0)
+        self.scl = grown(get("scl"), (3,), np.float64, 1.0)
         # Matrices flat, (N, 16) row-major: what the compiled loops index fastest.
         # Row 3 of every matrix is (0, 0, 0, 1) from here on; the kernels never write it.
-        self._local = grown(get("_local"), (16,), np.float64, 0.0)
-        self._world = grown(get("_world"), (16,), np.float64, 0.0)
-        self._local[n:, 15] = 1.0
-        self._world[n:, 15] = 1.0
-        for name in ("_parent", "_first_child", "_last_child", "_next_sib", "_prev_sib"):
+        self.local = grown(get("local"), (16,), np.float64, 0.0)
+        self.world = grown(get("world"), (16,), np.float64, 0.0)
+        self.local[n:, 15] = 1.0
+        self.world[n:, 15] = 1.0
+        for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib"):
             setattr(self, name, grown(get(name), (), np.int64, -1))
-        for name in ("_slot", "_size", "_depth", "_order", "_cause"):
+        for name in ("slot", "size", "depth", "order", "cause"):
             setattr(self, name, grown(get(name), (), np.int64, 0))
-        self._version = grown(get("_version"), (), np.int64, 0)
-        self._flags = grown(get("_flags"), (), np.uint8, 0)
-        self._alive = grown(get("_alive"), (), np.bool_, False)
-        self._cap = cap
+        self.version = grown(get("version"), (), np.int64, 0)
+        self.flags = grown(get("flags"), (), np.uint8, 0)
+        self.alive = grown(get("alive"), (), np.bool_, False)
+        self.cap = cap
 
-    def _reserve_roots(self, k: int) -> None:
-        need = self._n_roots + k
-        if need > self._roots.shape[0]:
-            bigger = np.empty(max(need, 2 * self._roots.shape[0]), dtype=np.int64)
-            bigger[: self._n_roots] = self._roots[: self._n_roots]
-            self._roots = bigger
+    def append(
+        self,
+        par: np.ndarray,
+        names: list[str],
+        pos: np.ndarray,
+        rot: np.ndarray,
+        scl: np.ndarray,
+    ) -> np.ndarray:
+        """Store checked new nodes, link them, mark them dirty. Nothing here can fail."""
+        k = par.shape[0]
+        first = self.n
+        self.grow(first + k)
+        sl = slice(first, first + k)
+        self.pos[sl], self.rot[sl], self.scl[sl] = pos, rot, scl
+        self.flags[sl] = NEW
+        self.version[sl] = 0
+        self.alive[sl] = True
+        K.link_batch(
+            first,
+            par,
+            self.parent,
+            self.first_child,
+            self.last_child,
+            self.next_sib,
+            self.prev_sib,
+            self.heads,
+        )
+        self.names.extend(names)
+        self.ids_by_name.update(zip(names, range(first, first + k), strict=True))
+        self.n += k
+        self.alive_count += k
+        # A node whose parent is new too lies inside that parent's subtree already.
+        ids = np.arange(first, first + k, dtype=np.int64)
+        tops = ids[par < first]
+        self.mark(tops, force=True)
+        self.structure_edited()
+        return ids
 
-    def _marking(self, k: int) -> tuple:
+    def reserve_roots(self, k: int) -> None:
+        need = self.n_roots + k
+        if need > self.roots.shape[0]:
+            bigger = np.empty(max(need, 2 * self.roots.shape[0]), dtype=np.int64)
+            bigger[: self.n_roots] = self.roots[: self.n_roots]
+            self.roots = bigger
+
+    def marking(self, k: int) -> tuple:
         """Room for ``k`` more dirty roots, then the arguments every marking kernel ends
         with (flags, links, layout, roots, root count), in the kernels' order."""
-        self._reserve_roots(k)
-        return (self._flags, self._first_child, self._next_sib, self._layout_valid,
-                self._order, self._slot, self._size, self._roots, self._n_roots)  # fmt: skip
+        self.reserve_roots(k)
+        return (self.flags, self.first_child, self.next_sib, self.layout_valid,
+                self.order, self.slot, self.size, self.roots, self.n_roots)  # fmt: skip
 
-    def _mark(self, ids: np.ndarray, force: bool) -> None:
+    def mark(self, ids: np.ndarray, force: bool) -> None:
         """Rule 1 on each id; ``force`` for structural edits (see ``kernels.mark``)."""
-        self._n_roots = K.mark(ids, force, *self._marking(ids.shape[0]))
+        self.n_roots = K.mark(ids, force, *self.marking(ids.shape[0]))
 
-    def _set_values(
+    def set_values(
         self, ids: np.ndarray, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray
     ) -> None:
         """Write checked values; rows equal to the current ones are counted, not marked."""
-        self._n_roots, suppressed = K.set_values(
-            ids, pos, rot, scl, self._pos, self._rot, self._scl, *self._marking(ids.shape[0])
+        self.n_roots, suppressed = K.set_values(
+            ids, pos, rot, scl, self.pos, self.rot, self.scl, *self.marking(ids.shape[0])
         )
-        self._suppressed += suppressed
+        self.suppressed += suppressed
 
-    def _check_alive(self, i: int) -> None:
-        if not self._alive[i]:
-            raise HierarchyError(f"node {self._names[i]!r} was removed from the graph")
+    def check_alive(self, i: int) -> None:
+        if not self.alive[i]:
+            raise HierarchyError(f"node {self.names[i]!r} was removed from the graph")
 
-    def _own(self, node: object, role: str) -> int:
-        """The id of a live node of this graph, or a HierarchyError saying why not."""
-        if not isinstance(node, Node):
-            raise TypeError(f"{role}: expected a Node or None, got {node!r}")
-        if node._graph is not self:
-            raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
-        self._check_alive(node.id)
-        return node.id
+    def structure_edited(self) -> None:
+        self.layout_valid = False
+        self.structure_changed = True
 
-    def _structure_edited(self) -> None:
-        self._layout_valid = False
-        self._structure_changed = True
+    def local_of(self, i: int) -> np.ndarray:
+        K.pull_local(i, self.flags, self.pos, self.rot, self.scl, self.local)
+        return self.local[i].reshape(4, 4)
 
-    def _local_of(self, i: int) -> np.ndarray:
-        K.pull_local(i, self._flags, self._pos, self._rot, self._scl, self._local)
-        return self._local[i].reshape(4, 4)
-
-    def _world_of(self, i: int) -> np.ndarray:
-        if self._flags[i] & K.WORLD:
+    def world_of(self, i: int) -> np.ndarray:
+        if self.flags[i] & WORLD:
             K.pull_world(
                 i,
-                self._parent,
-                self._flags,
-                self._pos,
-                self._rot,
-                self._scl,
-                self._local,
-                self._world,
-                self._version,
+                self.parent,
+                self.flags,
+                self.pos,
+                self.rot,
+                self.scl,
+                self.local,
+                self.world,
+                self.version,
             )
-        return self._world[i].reshape(4, 4)
+        return self.world[i].reshape(4, 4)
 
-    def _ensure_layout(self) -> None:
-        if not self._layout_valid:
-            self._depth_sum, self._ids_topological = K.rebuild_preorder(
-                self._heads[0],
-                self._first_child,
-                self._next_sib,
-                self._parent,
-                self._order,
-                self._slot,
-                self._size,
-                self._depth,
+    def ensure_layout(self) -> None:
+        if not self.layout_valid:
+            self.depth_sum, self.ids_topological = K.rebuild_preorder(
+                self.heads[0],
+                self.first_child,
+                self.next_sib,
+                self.parent,
+                self.order,
+                self.slot,
+                self.size,
+                self.depth,
             )
-            self._layout_valid = True
+            self.layout_valid = True
 
-    def _dirty_ranges(self) -> tuple[np.ndarray, np.ndarray]:
+    def dirty_ranges(self) -> tuple[np.ndarray, np.ndarray]:
         """Disjoint pre-order slot ranges covering every node dirtied this frame."""
-        return K.dirty_ranges(self._roots[: self._n_roots], self._alive, self._slot, self._size)
+        return K.dirty_ranges(self.roots[: self.n_roots], self.alive, self.slot, self.size)
 
-    def _recompute(self, starts: np.ndarray, ends: np.ndarray) -> int:
+    def recompute(self, starts: np.ndarray, ends: np.ndarray) -> int:
         """Recompute the dirty nodes of the ranges; returns the products done."""
         dirty = int((ends - starts).sum())
-        by_id = self._ids_topological and dirty * 8 > self._alive_count
+        by_id = self.ids_topological and dirty * 8 > self.alive_count
         return K.recompute(
             starts,
             ends,
             by_id,
-            self._order,
-            self._parent,
-            self._flags[: self._n],
-            self._pos,
-            self._rot,
-            self._scl,
-            self._world,
-            self._version,
+            self.order,
+            self.parent,
+            self.flags[: self.n],
+            self.pos,
+            self.rot,
+            self.scl,
+            self.world,
+            self.version,
         )
+
+    def bring_current(self) -> None:
+        """Recompute every dirty world matrix now (the flags stay for the frame report)."""
+        if self.n_roots:
+            self.ensure_layout()
+            self.recompute(*self.dirty_ranges())
+
+    def end_frame(self) -> FrameReport:
+        """``SceneGraph.update()``: recompute what is dirty, report it, clear the flags."""
+        self.ensure_layout()
+        if self.n_roots:
+            starts, ends = self.dirty_ranges()
+            products = self.recompute(starts, ends)
+            local, world, cause = K.finish_frame(
+                starts, ends, self.order, self.parent, self.flags, self.cause
+            )
+            executed = world
+        else:
+            local = world = cause = executed = np.empty(0, dtype=np.int64)
+            products = 0
+        self.frame += 1
+        report = FrameReport(
+            frame=self.frame,
+            local_updated=local,
+            world_updated=world,
+            cause=cause,
+            executed=executed,
+            suppressed=self.suppressed,
+            products=int(products),
+            naive_products=self.depth_sum,
+            node_count=self.alive_count,
+            structure_changed=self.structure_changed,
+            _name_of=self.names.__getitem__,
+        )
+        self.n_roots = 0
+        self.suppressed = 0
+        self.structure_changed = False
+        return report
 
 
 def readonly(arr: np.ndarray) -> np.ndarray:

@@ -1,7 +1,9 @@
-"""Structural edits: re-parenting, removal, detaching (SEMANTICS.md section 4).
+"""Structural edits on a graph's storage: re-parenting, removal, detaching children.
 
-Each edit checks everything first, then changes links in O(1) per node moved and
-invalidates the pre-order layout, which the next frame rebuilds once.
+The rules are those of docs/dirty-propagation.md. Each edit checks everything first,
+then changes links in O(1) per node moved and invalidates the pre-order layout, which
+the next frame rebuilds once. Functions, not methods: ``SceneGraph`` resolves its node
+handles to ids and calls these with its ``Storage``.
 """
 
 from __future__ import annotations
@@ -11,107 +13,109 @@ import numpy as np
 from . import kernels as K
 from .errors import HierarchyError
 from .math import decompose
-from .node import Node
 from .storage import Storage
 
 
-class StructureEdits(Storage):
-    """Moving, removing and detaching nodes."""
-
-    def set_parent(self, node: Node, parent: Node | None, keep_world: bool = False) -> None:
-        """Move ``node`` (with its subtree) under ``parent`` as its last child, or make it a
-        root with ``None``. ``keep_world`` recomputes its local values so its world matrix
-        stays put. Errors leave the graph as it was."""
-        i = self._own(node, "node")
-        p = -1 if parent is None else self._own(parent, "parent")
-        name = self._names[i]
-        if p == i:
-            raise HierarchyError(f"node {name!r} cannot be its own parent")
-        if p >= 0 and K.is_ancestor(i, p, self._parent):
+def set_parent(s: Storage, i: int, p: int, keep_world: bool) -> None:
+    """Move ``i`` (with its subtree) under ``p`` as its last child, or make it a root with
+    ``p = -1``; ``keep_world`` recomputes its local values so its world matrix stays put.
+    Errors leave the storage as it was."""
+    name = s.names[i]
+    if p == i:
+        raise HierarchyError(f"node {name!r} cannot be its own parent")
+    if p >= 0 and K.is_ancestor(i, p, s.parent):
+        raise HierarchyError(
+            f"cannot parent {name!r} to {s.names[p]!r}: {s.names[p]!r} is a "
+            f"descendant of {name!r}, which would make a cycle"
+        )
+    if p == s.parent[i]:
+        s.suppressed += 1
+        return
+    values = None
+    if keep_world:
+        parent_world = np.eye(4) if p < 0 else s.world_of(p)
+        a = parent_world[:3, :3]
+        if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
             raise HierarchyError(
-                f"cannot parent {name!r} to {self._names[p]!r}: {self._names[p]!r} is a "
-                f"descendant of {name!r}, which would make a cycle"
+                f"cannot keep the world transform of {name!r} under "
+                f"{s.names[p]!r}: that parent's world matrix is singular"
             )
-        if p == self._parent[i]:
-            self._suppressed += 1
-            return
-        values = None
-        if keep_world:
-            parent_world = np.eye(4) if p < 0 else self._world_of(p)
-            a = parent_world[:3, :3]
-            if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
-                raise HierarchyError(
-                    f"cannot keep the world transform of {name!r} under "
-                    f"{self._names[p]!r}: that parent's world matrix is singular"
-                )
-            values = decompose(np.linalg.solve(parent_world, self._world_of(i)))
-        self._unlink(i)
-        self._link_last(i, p)
-        if values is not None:
-            self._pos[i], self._rot[i], self._scl[i] = values
-        self._structure_edited()
-        self._mark(np.array([i], dtype=np.int64), force=True)
+        values = decompose(np.linalg.solve(parent_world, s.world_of(i)))
+    _unlink(s, i)
+    _link_last(s, i, p)
+    if values is not None:
+        s.pos[i], s.rot[i], s.scl[i] = values
+    s.structure_edited()
+    s.mark(np.array([i], dtype=np.int64), force=True)
 
-    def _unlink(self, i: int) -> None:
-        """Take ``i`` out of its sibling list (or the root list); its subtree stays."""
-        p, prev, nxt = self._parent[i], self._prev_sib[i], self._next_sib[i]
-        if prev >= 0:
-            self._next_sib[prev] = nxt
-        elif p >= 0:
-            self._first_child[p] = nxt
-        else:
-            self._heads[0] = nxt
-        if nxt >= 0:
-            self._prev_sib[nxt] = prev
-        elif p >= 0:
-            self._last_child[p] = prev
-        else:
-            self._heads[1] = prev
-        self._prev_sib[i] = self._next_sib[i] = -1
 
-    def _link_last(self, i: int, p: int) -> None:
-        """Append the unlinked ``i`` as the last child of ``p`` (or the last root)."""
-        last = self._heads[1] if p < 0 else self._last_child[p]
-        self._parent[i] = p
-        self._prev_sib[i] = last
-        self._next_sib[i] = -1
-        if last >= 0:
-            self._next_sib[last] = i
-        elif p >= 0:
-            self._first_child[p] = i
-        else:
-            self._heads[0] = i
-        if p >= 0:
-            self._last_child[p] = i
-        else:
-            self._heads[1] = i
+def remove_subtree(s: Storage, i: int) -> None:
+    """Remove ``i`` and its whole subtree; their ids stay allocated but dead."""
+    buf = np.empty(s.alive_count, dtype=np.int64)
+    n = K.collect_subtree(i, s.first_child, s.next_sib, buf)
+    gone = buf[:n]
+    _unlink(s, i)
+    s.alive[gone] = False
+    s.flags[gone] = 0
+    for g in gone.tolist():
+        del s.ids_by_name[s.names[g]]
+    s.alive_count -= n
+    s.structure_edited()
 
-    def remove(self, node: Node) -> None:
-        """Remove ``node`` and its whole subtree. Their handles become invalid."""
-        i = self._own(node, "remove")
-        buf = np.empty(self._alive_count, dtype=np.int64)
-        n = K.collect_subtree(i, self._first_child, self._next_sib, buf)
-        gone = buf[:n]
-        self._unlink(i)
-        self._alive[gone] = False
-        self._flags[gone] = 0
-        for g in gone.tolist():
-            del self._ids_by_name[self._names[g]]
-        self._alive_count -= n
-        self._structure_edited()
 
-    def detach_children(self, node: Node) -> None:
-        """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
-        i = self._own(node, "detach_children")
-        kids = []
-        c = self._first_child[i]
-        while c >= 0:
-            kids.append(c)
-            c = self._next_sib[c]
-        if not kids:
-            return
-        for c in kids:
-            self._unlink(c)
-            self._link_last(c, -1)
-        self._structure_edited()
-        self._mark(np.array(kids, dtype=np.int64), force=True)
+def detach_children(s: Storage, i: int) -> None:
+    """Make every child of ``i`` a root, keeping its local values (rule 1 on each)."""
+    kids = child_ids(s, i)
+    if not kids:
+        return
+    for c in kids:
+        _unlink(s, c)
+        _link_last(s, c, -1)
+    s.structure_edited()
+    s.mark(np.array(kids, dtype=np.int64), force=True)
+
+
+def child_ids(s: Storage, i: int) -> list[int]:
+    """The children of ``i`` in attach order."""
+    kids = []
+    c = int(s.first_child[i])
+    while c >= 0:
+        kids.append(c)
+        c = int(s.next_sib[c])
+    return kids
+
+
+def _unlink(s: Storage, i: int) -> None:
+    """Take ``i`` out of its sibling list (or the root list); its subtree stays."""
+    p, prev, nxt = s.parent[i], s.prev_sib[i], s.next_sib[i]
+    if prev >= 0:
+        s.next_sib[prev] = nxt
+    elif p >= 0:
+        s.first_child[p] = nxt
+    else:
+        s.heads[0] = nxt
+    if nxt >= 0:
+        s.prev_sib[nxt] = prev
+    elif p >= 0:
+        s.last_child[p] = prev
+    else:
+        s.heads[1] = prev
+    s.prev_sib[i] = s.next_sib[i] = -1
+
+
+def _link_last(s: Storage, i: int, p: int) -> None:
+    """Append the unlinked ``i`` as the last child of ``p`` (or the last root)."""
+    last = s.heads[1] if p < 0 else s.last_child[p]
+    s.parent[i] = p
+    s.prev_sib[i] = last
+    s.next_sib[i] = -1
+    if last >= 0:
+        s.next_sib[last] = i
+    elif p >= 0:
+        s.first_child[p] = i
+    else:
+        s.heads[0] = i
+    if p >= 0:
+        s.last_child[p] = i
+    else:
+        s.heads[1] = i

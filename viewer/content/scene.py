@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .graph import SceneGraph
+from ..scene.graph import SceneGraph
 
 #: Mesh kinds the renderer draws without a file. "none" draws nothing (a pure pivot).
 BUILTIN_MESHES = ("cube", "sphere", "cylinder", "cone", "disk", "rect", "axes", "none")
@@ -87,7 +87,7 @@ class Scene:
     graph: SceneGraph
     title: str = "untitled"
     looks: dict[int, Look] = field(default_factory=dict)
-    motions: list = field(default_factory=list)  # list[viewer.scene.motion.Motion]
+    motions: list = field(default_factory=list)  # list[viewer.content.motion.Motion]
     events: list[Event] = field(default_factory=list)
     camera: CameraSpec = field(default_factory=CameraSpec)
     source: Path | None = None

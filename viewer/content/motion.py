@@ -6,17 +6,9 @@ value the scene file gives). Nothing is accumulated frame to frame: applying the
 the same `t` twice gives bit-identical values, a paused viewer stays put, and a headless run
 at a fixed step is reproducible.
 
-The kinds, and the channel each one drives:
-
-========== ========== ====================================================================
-kind       channel    value at time t
-========== ========== ====================================================================
-spin       rotation   ``rest ⊗ q(axis, speed·t + phase)``: turns about the node's own axis
-swing      rotation   ``rest ⊗ q(axis, amplitude·sin(2π t/period + phase))``: a joint
-orbit      position   ``q(axis, speed·t + phase) · rest``: revolves about the parent's origin
-oscillate  position   ``rest + axis·amplitude·sin(2π t/period + phase)``: simple harmonic
-pulse      scale      ``rest · (1 + amplitude·sin(2π t/period + phase))``
-========== ========== ====================================================================
+The kinds, the channel each drives, the formula of its value at time t and its parameters
+are the table ``KINDS`` of ``motion_kinds.py`` (spin, swing: rotation; orbit, oscillate:
+position; pulse: scale).
 
 Angles (speed in deg/s, swing amplitude, phase) are in degrees. A node can have at most one
 motion per channel.
@@ -33,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .math import quat_from_axis_angle, quat_multiply, quat_rotate
+from ..scene.math import quat_from_axis_angle, quat_multiply, quat_rotate
+from .motion_kinds import CHANNELS, KINDS, PARAM_NAMES, UNUSED
 
 __all__ = [
     "CHANNELS",
@@ -43,20 +36,9 @@ __all__ = [
     "apply_motions",
     "drop_motions",
     "merge_motions",
-    "quat_from_axis_angle",
-    "quat_multiply",
-    "quat_rotate",
 ]
 
-#: Which local channel each motion kind drives.
-CHANNELS = {
-    "spin": "rotation",
-    "swing": "rotation",
-    "orbit": "position",
-    "oscillate": "position",
-    "pulse": "scale",
-}
-MOTION_KINDS = tuple(CHANNELS)
+MOTION_KINDS = tuple(KINDS)
 
 _BASE_WIDTH = {"position": 3, "rotation": 4, "scale": 3}
 
@@ -97,29 +79,25 @@ class Motion:
     rest: np.ndarray
 
     def __post_init__(self) -> None:
-        if self.kind not in CHANNELS:
+        if self.kind not in KINDS:
             raise ValueError(f"unknown motion kind {self.kind!r}; expected one of {MOTION_KINDS}")
+        spec = KINDS[self.kind]
         self.ids = np.asarray(self.ids, dtype=np.int64).reshape(-1)
         k = self.ids.shape[0]
-        width = _BASE_WIDTH[self.channel]
         self.axis = _rows(self.axis, k, 3, "axis")
-        norms = np.linalg.norm(self.axis, axis=1)
-        if self.kind != "pulse":
+        for name in PARAM_NAMES[1:]:
+            setattr(self, name, _column(getattr(self, name), k, name))
+        for name in PARAM_NAMES:  # parameters the kind does not take get one canonical value
+            if spec.param(name) is None:
+                getattr(self, name)[:] = UNUSED[name]
+        if spec.param("axis") is not None:
+            norms = np.linalg.norm(self.axis, axis=1)
             if np.any(~(norms > 0)):
                 raise ValueError(f"{self.kind}: every axis must be a non-zero vector")
             self.axis = self.axis / norms[:, None]
-        for name in ("speed", "amplitude", "period", "phase"):
-            setattr(self, name, _column(getattr(self, name), k, name))
-        if self.kind in ("spin", "orbit"):  # unused parameters get one canonical value
-            self.amplitude[:] = 0.0
-            self.period[:] = 1.0
-        else:
-            self.speed[:] = 0.0
-            if np.any(~(self.period > 0)):
-                raise ValueError(f"{self.kind}: every period must be a positive number of seconds")
-        if self.kind == "pulse":
-            self.axis[:] = 0.0
-        self.rest = _rows(self.rest, k, width, "rest")
+        if spec.param("period") is not None and np.any(~(self.period > 0)):
+            raise ValueError(f"{self.kind}: every period must be a positive number of seconds")
+        self.rest = _rows(self.rest, k, _BASE_WIDTH[self.channel], "rest")
 
     @property
     def channel(self) -> str:
@@ -135,18 +113,26 @@ class Motion:
         kind: str,
         ids: Sequence[int] | np.ndarray,
         rest: np.ndarray,
-        *,
-        axis: np.ndarray | Sequence[float] = (0.0, 1.0, 0.0),
-        speed: float | np.ndarray = 0.0,
-        amplitude: float | np.ndarray = 0.0,
-        period: float | np.ndarray = 1.0,
-        phase: float | np.ndarray = 0.0,
+        **params: float | np.ndarray | Sequence[float],
     ) -> Motion:
-        """Build a motion, broadcasting scalar parameters and a single axis to every node."""
+        """Build a motion from keyword parameters (``axis``, ``speed``, ``amplitude``,
+        ``period``, ``phase``), broadcasting scalars and a single axis to every node.
+        A parameter left out takes the kind's default from ``KINDS``, or the canonical
+        unused value."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown motion kind {kind!r}; expected one of {MOTION_KINDS}")
+        unknown = set(params) - set(PARAM_NAMES)
+        if unknown:
+            raise TypeError(f"Motion.make: unknown parameters {sorted(unknown)}")
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
         k = ids.shape[0]
-        axis = np.broadcast_to(np.asarray(axis, dtype=np.float64), (k, 3)).copy()
-        return cls(kind, ids, axis, speed, amplitude, period, phase, rest)
+        values = {}
+        for name in PARAM_NAMES:
+            spec = KINDS[kind].param(name)
+            default = spec.default if spec is not None and not spec.required else UNUSED[name]
+            values[name] = params.get(name, default)
+        axis = np.broadcast_to(np.asarray(values.pop("axis"), dtype=np.float64), (k, 3)).copy()
+        return cls(kind, ids, axis, rest=rest, **values)
 
     def values(self, t: float) -> np.ndarray:
         """The driven channel's values at time `t` seconds, [k, 3] or [k, 4]."""
