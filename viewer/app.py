@@ -35,12 +35,14 @@ from moderngl_window.timers.base import BaseTimer
 from viewer.app_input import InputHandlers
 from viewer.collision.demo import HIT_COLOR, CollisionDemo
 from viewer.controls import KEY_HELP, MOUSE_HELP, MOVES, HeldKeys, apply_held
+from viewer.errors import SgviewError
 from viewer.io.watch import watch_scene
 from viewer.render.camera import ORTHOGRAPHIC, Camera, pick
 from viewer.render.context import GL_VERSION, ContextError, read_rgb
 from viewer.render.offscreen import FPS, Recorder, save_png
 from viewer.render.renderer import Renderer
 from viewer.scene.motion import apply_events, apply_motions
+from viewer.text import one_line
 from viewer.timing import FixedTimer
 
 __all__ = [
@@ -381,7 +383,7 @@ def _next_free(folder: Path, pattern: str) -> Path:
     return folder / pattern.format(n)
 
 
-class WindowError(RuntimeError):
+class WindowError(SgviewError, RuntimeError):
     """The window could not be opened (no usable display or GL driver)."""
 
 
@@ -408,7 +410,7 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
             backend=backend,
         )
     except Exception as exc:  # pyglet and EGL raise many kinds; report them in one line
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        reason = one_line(exc) or type(exc).__name__
         if headless:
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
         raise WindowError(reason) from exc
