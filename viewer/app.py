@@ -33,6 +33,7 @@ from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.render.renderer import Renderer
 from viewer.session import Frame, Session
+from viewer.text import one_line
 from viewer.timing import FixedTimer
 
 __all__ = ["RunOptions", "SgviewApp", "WindowError", "run"]
@@ -254,7 +255,7 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
             backend=backend,
         )
     except Exception as exc:  # pyglet and EGL raise many kinds; report them in one line
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        reason = one_line(exc) or type(exc).__name__
         if headless:
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
         raise WindowError(reason) from exc

@@ -16,13 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from viewer import __version__
+from viewer.errors import SgviewError
 from viewer.io.limits import MAX_BUFFER_BYTES, MAX_NODES
+from viewer.text import one_line
 
 PROG = "sgview"
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
 
 
-class UsageError(Exception):
+class UsageError(SgviewError):
     """A problem with the command line or its inputs: one line, exit status 2."""
 
 
@@ -204,7 +206,7 @@ def load(args):
                 return load_scene(path, **load_limits(args))
         return default_scene()
     except SceneError as exc:
-        raise UsageError(str(exc).splitlines()[0] if str(exc) else repr(exc)) from None
+        raise UsageError(one_line(exc) or repr(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot read {args.scene}: {exc.strerror or exc}") from None
 
@@ -268,7 +270,7 @@ def save(args) -> int:
         scene = load(args)
         save_scene(scene, args.save)
     except (UsageError, SceneError) as exc:
-        print(f"{PROG}: {str(exc).splitlines()[0]}", file=sys.stderr)
+        print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
     print(f"saved {scene.title!r} ({len(scene.graph)} nodes) to {args.save}")
     return 0
@@ -309,18 +311,14 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     except (ContextError, RecordError, ShaderError) as exc:
-        print(f"{PROG}: {_one_line(exc)}", file=sys.stderr)
+        print(f"{PROG}: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return 1
     except GLError as exc:  # a GL call failed while running: no traceback either
-        print(f"{PROG}: OpenGL error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{PROG}: OpenGL error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return 0
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import SgviewError
+from ..text import MAX_MESSAGE, one_line, printable, quoted, shorten
+
 __all__ = ["SceneError", "describe"]
 
 
-class SceneError(ValueError):
+class SceneError(SgviewError, ValueError):
     """A scene that cannot be loaded, with where and why.
 
     Parameters
@@ -46,7 +49,7 @@ class SceneError(ValueError):
         field: str | None = None,
         section: str | None = None,
     ) -> None:
-        self.reason = _one_line(reason)
+        self.reason = one_line(reason, MAX_MESSAGE // 2)
         self.file = None if file is None else str(file)
         self.line = line
         self.node = node
@@ -57,21 +60,21 @@ class SceneError(ValueError):
     def _message(self) -> str:
         where = ""
         if self.file is not None:
-            where = _one_line(self.file)
+            where = printable(self.file, 120)
             if self.line is not None:
                 where += f":{self.line}"
             where += ": "
         parts = []
         if self.node is not None:
-            parts.append(f"node {_quote(self.node)}")
+            parts.append(f"node {quoted(self.node)}")
         elif self.section is not None:
-            parts.append(_one_line(self.section))
+            parts.append(one_line(self.section, 80))
         if self.field is not None:
-            parts.append(f"field {_quote(self.field)}")
+            parts.append(f"field {quoted(self.field)}")
         context = ", ".join(parts)
         if context:
             context += ": "
-        return f"{where}{context}{self.reason}"
+        return shorten(f"{where}{context}{self.reason}", MAX_MESSAGE)
 
     def __reduce__(self):  # keep the keyword-only fields through pickling
         return (
@@ -84,28 +87,12 @@ def _rebuild(reason, file, line, node, field, section) -> SceneError:
     return SceneError(reason, file=file, line=line, node=node, field=field, section=section)
 
 
-def _one_line(text: str) -> str:
-    """Keep a message on one line whatever the input put in it."""
-    text = str(text)
-    if "\n" in text or "\r" in text:
-        text = text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
-    return text
-
-
-def _quote(name: str) -> str:
-    """Quote a name for a message: ``'Obj3'``; odd characters are escaped as repr does."""
-    text = repr(str(name))
-    if len(text) > 80:
-        text = text[:76] + "...'"
-    return text
-
-
 def describe(value: object) -> str:
     """Say briefly what a value is, for "expected X, got Y" messages."""
     if isinstance(value, bool):
         return f"a boolean ({str(value).lower()})"
     if isinstance(value, str):
-        return f"a string ({_quote(value)})"
+        return f"a string ({quoted(value)})"
     if isinstance(value, int) and abs(value) > 10**30:
         return "a very large integer"
     if isinstance(value, int | float):

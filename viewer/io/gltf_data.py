@@ -28,9 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..text import brief
 from ._fields import is_number
 from .errors import SceneError, describe
 from .limits import DEFAULT_LIMITS, Limits
+from .paths import confined
 
 __all__ = ["GltfFile", "brief", "is_int"]
 
@@ -46,12 +48,6 @@ _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "M
 _INDEX_TYPES = (5121, 5123, 5125)
 _DEFAULT_COLOR = (0.8, 0.8, 0.8)
 _MAX_COUNT = 1 << 28  # refuse absurd element counts before allocating anything
-
-
-def brief(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}"
-    text = " ".join(text.split())
-    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def is_int(value: object) -> bool:
@@ -188,25 +184,13 @@ class GltfFile:
 
     def _local_file(self, uri: str, where: str) -> Path:
         """The file a relative URI names, refusing anything outside the glTF's folder."""
-        rel = urllib.parse.unquote(uri)
-        parts = rel.replace("\\", "/").split("/")
-        leaves = (
-            not rel
-            or ":" in rel
-            or rel.startswith(("/", "\\"))
-            or "\0" in rel
-            or any(p == ".." for p in parts)
-        )
-        if not leaves:
-            folder = self.folder.resolve()
-            target = (folder / rel).resolve()
-            leaves = not target.is_relative_to(folder)
-        if leaves:
+        path = confined(urllib.parse.unquote(uri), self.folder)
+        if path is None:
             raise self.error(
                 where,
                 f"URI {uri!r} refused: a glTF file may only reference files in its own folder",
             )
-        return self.folder / rel
+        return path
 
     def _buffer(self, index: int, where: str) -> bytes:
         if index in self.buffers:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..content.scene import Scene
 from ..scene.graph import SceneGraph
+from ..text import brief
 from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf
@@ -76,8 +77,7 @@ def load_scene(
     except RecursionError:
         raise SceneError("the file is nested too deeply to load", file=display) from None
     except Exception as exc:  # the last line of defence, see the module docstring
-        text = " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
-        raise SceneError(f"cannot load the scene ({text})", file=display) from None
+        raise SceneError(f"cannot load the scene ({brief(exc)})", file=display) from None
 
 
 def file_signature(path: Path) -> tuple[int, int] | None:

@@ -29,6 +29,7 @@ from ..content.motion_kinds import KINDS
 from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 from . import _fields as F
 from .errors import SceneError
+from .paths import inside
 
 __all__ = ["save_scene", "scene_to_toml"]
 
@@ -220,7 +221,7 @@ def _relative(path: Path, base_dir: Path) -> str:
     """`path` relative to `base_dir`, which must contain it (the loader refuses the rest)."""
     path = Path(path)
     folder = base_dir.resolve()
-    if not path.resolve().is_relative_to(folder):
+    if not inside(path, folder):
         raise SceneError(
             f"the glTF file {str(path)!r} lies outside {str(folder)!r}, and a scene may only "
             "include files in its own folder or below; save the scene in a folder that holds "

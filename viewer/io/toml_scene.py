@@ -23,6 +23,7 @@ from ..content.motion import Motion, merge_motions
 from ..content.motion_kinds import KINDS
 from ..content.scene import Scene
 from ..scene.graph import SceneGraph
+from ..text import one_line
 from . import _fields as F
 from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
@@ -92,8 +93,7 @@ def _decode(text: str, display: str) -> dict:
     except RecursionError:
         raise SceneError("invalid TOML: values nested too deeply", file=display) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        reason = " ".join(str(exc).split())[:120]
-        raise SceneError(f"invalid TOML: {reason}", file=display) from None
+        raise SceneError(f"invalid TOML: {one_line(exc, 120)}", file=display) from None
 
 
 def parse_scene_text(

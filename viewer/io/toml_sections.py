@@ -16,6 +16,7 @@ from ..content.motion_kinds import CHANNELS, KINDS, Param
 from ..content.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Look
 from . import _fields as F
 from .errors import describe
+from .paths import confined
 
 __all__ = ["NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
 
@@ -216,16 +217,12 @@ def gltf_path(where: F.Where, field: str, value: object, base_dir: Path) -> Path
         raise where.error(field, f"expected a path to a .gltf or .glb file, got {text!r}")
     if "\0" in text:
         raise where.error(field, "the path contains a NUL character")
-    refused = f"path {text!r} refused: a scene may only include files in its own folder or below"
-    if text.startswith(("/", "\\")) or ":" in text or ".." in text.replace("\\", "/").split("/"):
-        raise where.error(field, refused)
-    path = base_dir / text
-    try:
-        inside = path.resolve().is_relative_to(base_dir.resolve())
-    except (OSError, RuntimeError, ValueError):  # a symlink loop, an unreadable folder
-        inside = False
-    if not inside:
-        raise where.error(field, refused)
+    path = confined(text, base_dir)
+    if path is None:
+        raise where.error(
+            field,
+            f"path {text!r} refused: a scene may only include files in its own folder or below",
+        )
     try:
         exists = path.is_file()
     except (OSError, ValueError):

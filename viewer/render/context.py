@@ -14,6 +14,8 @@ import sys
 import moderngl
 import numpy as np
 
+from viewer.errors import SgviewError
+
 #: OpenGL version the shaders need (`#version 330 core`).
 GL_VERSION = (3, 3)
 #: What a failed GL call raises; other packages catch it by this name (only viewer/render
@@ -21,7 +23,7 @@ GL_VERSION = (3, 3)
 GLError = moderngl.Error
 
 
-class ContextError(RuntimeError):
+class ContextError(SgviewError, RuntimeError):
     """No OpenGL context could be created."""
 
 

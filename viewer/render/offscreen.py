@@ -16,13 +16,15 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from viewer.errors import SgviewError
+from viewer.text import one_line
 from viewer.timing import FPS
 
 #: Frame rate of GIF recordings (see the module notes).
 GIF_FPS = 30
 
 
-class RecordError(RuntimeError):
+class RecordError(SgviewError, RuntimeError):
     """A recording cannot be written (unknown format, ffmpeg missing or failing)."""
 
 
@@ -105,7 +107,7 @@ class Recorder:
 
     def _stderr(self) -> str:
         err = self._proc.stderr.read().decode(errors="replace").strip() if self._proc else ""
-        return err.splitlines()[-1] if err else "no message"
+        return one_line(err.splitlines()[-1]) if err else "no message"
 
     def close(self) -> Path:
         """Finish the file; return its path."""

@@ -19,12 +19,15 @@ from pathlib import Path
 
 import moderngl
 
+from viewer.errors import SgviewError
+from viewer.text import one_line
+
 _HERE = Path(__file__).resolve().parent
 #: Environment variable naming a folder to load the shaders from instead.
 SHADER_DIR_ENV = "SGVIEW_SHADER_DIR"
 
 
-class ShaderError(RuntimeError):
+class ShaderError(SgviewError, RuntimeError):
     """A shader file is missing or does not compile.
 
     `file` and `line` (1-based) say where, when known; the message is one line that
@@ -35,7 +38,7 @@ class ShaderError(RuntimeError):
         self.file = file
         self.line = line
         where = "" if file is None else f"{file}:{line}: " if line else f"{file}: "
-        super().__init__(" ".join(f"{where}{message}".split()))
+        super().__init__(one_line(f"{where}{message}"))
 
 
 def shader_dir() -> Path:

@@ -1,0 +1,72 @@
+"""Text that is safe to print: one line, no control characters, bounded length.
+
+Names, titles and paths come from files and the command line, so they may hold escape
+sequences, bells or line breaks. Printed raw they could rewrite the terminal or forge
+log lines; every such string goes through `printable` (or `quoted`) before it reaches
+stdout, stderr, the panel or the window title. Exception texts (a shader log, an OS error)
+go through `one_line`. This module imports nothing from the package.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MAX_MESSAGE", "MAX_NAME", "brief", "one_line", "printable", "quoted", "shorten"]
+
+#: The longest error message printed (characters); longer ones are cut in the middle.
+MAX_MESSAGE = 400
+#: The longest untrusted name shown inside a message, a log line or the panel.
+MAX_NAME = 80
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(ch: str) -> str:
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, keeping its start and end around '...'."""
+    if len(text) <= limit:
+        return text
+    if limit < 8:
+        return text[:limit]
+    head = (limit - 3) * 2 // 3
+    tail = limit - 3 - head
+    return text[:head] + "..." + text[len(text) - tail :]
+
+
+def printable(text: object, limit: int | None = MAX_NAME) -> str:
+    """`text` with every non-printable character (ESC, BEL, line breaks, C1 controls,
+    bidi overrides, ...) escaped visibly as ``\\x1b``, ``\\n``, ``\\u202e``, then shortened
+    to `limit` characters (no limit with None)."""
+    text = str(text)
+    if limit is not None and len(text) > 4 * limit:  # do not escape megabytes to cut them
+        text = text[: 2 * limit] + text[-2 * limit :]
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+    return text if limit is None else shorten(text, limit)
+
+
+def quoted(text: object, limit: int = MAX_NAME) -> str:
+    """`printable(text)` in single quotes, for naming a node or a file in a message."""
+    return f"'{printable(text, limit - 2)}'"
+
+
+def one_line(text: object, limit: int = MAX_MESSAGE) -> str:
+    """A message on one line: runs of whitespace (line breaks included) become one space,
+    other control characters are escaped, and the result is at most `limit` characters."""
+    text = str(text)
+    if len(text) > 4 * limit:
+        text = text[: 2 * limit] + " " + text[-2 * limit :]
+    return printable(" ".join(text.split()), limit)
+
+
+def brief(exc: BaseException, limit: int = 160) -> str:
+    """An unexpected exception as ``Type: message`` on one short line."""
+    return one_line(f"{type(exc).__name__}: {exc}", limit)
