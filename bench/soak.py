@@ -45,8 +45,9 @@ REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO)]
 
 from benchutil import machine_lines  # noqa: E402
+from drift import LINKS, orthogonality_error, rotation_norm_error, spinning_chain_toml  # noqa: E402
 
-from viewer.content.motion import CHANNELS, apply_motions  # noqa: E402
+from viewer.content.motion import apply_motions  # noqa: E402
 from viewer.io import generate_scene, load_scene  # noqa: E402
 from viewer.io.toml_scene import parse_scene_text  # noqa: E402
 from viewer.scene.math import quat_multiply  # noqa: E402
@@ -157,40 +158,8 @@ def trace_lines(results: list[dict]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- drift
-def spinning_chain(links: int = 40):
-    """A chain whose every link spins about its own axis; some also orbit or pulse.
-    Scales are uniform, so every world matrix is a rotation times a scale."""
-    rng = np.random.default_rng(7)
-    out = []
-    for k in range(links):
-        speed = float(rng.uniform(-400, 400))
-        motion = f"spin = {{ axis = {rng.normal(size=3).tolist()}, speed = {speed} }}"
-        if k % 3 == 1:
-            motion += f", orbit = {{ speed = {speed / 3} }}"
-        if k % 5 == 2:
-            motion += ", pulse = { amplitude = 0.2, period = 1.7 }"
-        parent = f'parent = "L{k - 1}"\n' if k else ""
-        out.append(
-            f'[[node]]\nname = "L{k}"\n{parent}position = [0.5, 0.1, 0]\n'
-            f"scale = {0.99 if k % 2 else 1.01}\nmotion = {{ {motion} }}\n"
-        )
-    return parse_scene_text("\n".join(out), "<spinning chain>")
-
-
-def orthogonality_error(worlds: np.ndarray) -> float:
-    r = worlds[:, :3, :3]
-    gram = np.einsum("nji,njk->nik", r, r)
-    s2 = np.trace(gram, axis1=1, axis2=2) / 3.0
-    return float(np.abs(gram / s2[:, None, None] - np.eye(3)).max())
-
-
-def rotation_error(scene, t: float) -> float:
-    worst = 0.0
-    for m in scene.motions:
-        if CHANNELS[m.kind] == "rotation":
-            q = m.values(t)
-            worst = max(worst, float(np.abs(np.linalg.norm(q, axis=1) - 1.0).max()))
-    return worst
+def spinning_chain(links: int = LINKS):
+    return parse_scene_text(spinning_chain_toml(links), "<spinning chain>")
 
 
 def drift(name: str, make, frames: int) -> dict:
@@ -204,7 +173,7 @@ def drift(name: str, make, frames: int) -> dict:
         apply_motions(scene, t)
         graph.update()
         if frame % 1000 == 0 or frame == frames:
-            worst_q = max(worst_q, rotation_error(scene, t))
+            worst_q = max(worst_q, rotation_norm_error(scene, t))
             worst_w = max(worst_w, orthogonality_error(graph.world_matrices()[ids]))
     wall = time.perf_counter() - begin
     fresh = make()

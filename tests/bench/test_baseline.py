@@ -8,29 +8,19 @@ script itself is run in its quick mode so that it cannot rot.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from bench_modules import load_bench
 
 from viewer.scene import SceneGraph
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str):
-    """Import a module from bench/ (a folder of scripts, not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        f"sgview_bench_{name}", ROOT / "bench" / f"{name}.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-objtree = _load("objtree")
+objtree = load_bench("objtree")
 
 
 def _random_tree(rng: np.random.Generator, n: int):

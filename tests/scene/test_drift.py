@@ -17,55 +17,19 @@ once at the same time. ``python bench/soak.py --drift`` runs the 100,000-frame v
 from __future__ import annotations
 
 import numpy as np
+from bench_modules import load_bench
 
-from viewer.content.motion import CHANNELS, apply_motions
+from viewer.content.motion import apply_motions
 from viewer.io.toml_scene import parse_scene_text
+
+drift = load_bench("drift")
 
 FRAMES = 20_000
 CHECK_EVERY = 500
-LINKS = 40
-
-
-def spinning_chain_toml(links: int = LINKS) -> str:
-    rng = np.random.default_rng(7)
-    out = []
-    for k in range(links):
-        axis = rng.normal(size=3)
-        speed = float(rng.uniform(-400, 400))
-        motion = f"spin = {{ axis = {axis.tolist()}, speed = {speed}, phase = {k * 17} }}"
-        if k % 3 == 1:
-            motion += f", orbit = {{ speed = {speed / 3}, axis = [0, 1, 0] }}"
-        if k % 5 == 2:
-            motion += ", pulse = { amplitude = 0.2, period = 1.7 }"
-        out.append(
-            f'[[node]]\nname = "L{k}"\n'
-            + (f'parent = "L{k - 1}"\n' if k else "")
-            + f"position = [0.5, 0.1, 0]\nscale = {0.99 if k % 2 else 1.01}\n"
-            + f"rotation = {rng.uniform(-180, 180, size=3).tolist()}\n"
-            + f"motion = {{ {motion} }}\n"
-        )
-    return "\n".join(out)
-
-
-def orthogonality_error(worlds: np.ndarray) -> float:
-    """max over matrices of |R^T R / s^2 - I| with s^2 the mean squared column length."""
-    r = worlds[:, :3, :3]
-    gram = np.einsum("nji,njk->nik", r, r)
-    s2 = np.trace(gram, axis1=1, axis2=2) / 3.0
-    return float(np.abs(gram / s2[:, None, None] - np.eye(3)).max())
-
-
-def rotation_norm_error(scene, t: float) -> float:
-    errors = [0.0]
-    for m in scene.motions:
-        if CHANNELS[m.kind] == "rotation":
-            q = m.values(t)
-            errors.append(float(np.abs(np.linalg.norm(q, axis=1) - 1.0).max()))
-    return max(errors)
 
 
 def test_long_spinning_run_stays_unit_and_orthogonal():
-    text = spinning_chain_toml()
+    text = drift.spinning_chain_toml()
     scene = parse_scene_text(text)
     graph = scene.graph
     ids = graph.alive_ids()
@@ -75,8 +39,8 @@ def test_long_spinning_run_stays_unit_and_orthogonal():
         apply_motions(scene, t)
         graph.update()
         if frame % CHECK_EVERY == 0:
-            worst_q = max(worst_q, rotation_norm_error(scene, t))
-            worst_w = max(worst_w, orthogonality_error(graph.world_matrices()[ids]))
+            worst_q = max(worst_q, drift.rotation_norm_error(scene, t))
+            worst_w = max(worst_w, drift.orthogonality_error(graph.world_matrices()[ids]))
             stored = np.array([graph.node(int(i)).local_rotation for i in ids])
             assert np.abs(np.linalg.norm(stored, axis=1) - 1.0).max() < 1e-14
     assert worst_q < 1e-14, worst_q

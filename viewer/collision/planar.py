@@ -15,19 +15,6 @@ from numpy.typing import ArrayLike
 from ._checks import matrix, non_negative, per_item, points, shaped, unit_length
 from ._kernels import folded_hit, frame_coords
 
-__all__ = [
-    "axis_aligned_size",
-    "disk_vs_aabb",
-    "disk_vs_aabb_batch",
-    "disk_vs_obb",
-    "disk_vs_obb_batch",
-    "disk_vs_rect",
-    "disk_vs_rect_batch",
-    "rect_axes",
-    "rect_coords",
-    "rect_from_world",
-]
-
 
 def _half(widths: np.ndarray, heights: np.ndarray) -> np.ndarray:
     return np.stack([widths / 2.0, heights / 2.0], axis=-1)

@@ -15,18 +15,6 @@ from numpy.typing import ArrayLike
 from ._checks import matrix, non_negative, per_item, points, shaped, unit_length
 from ._kernels import folded_hit, frame_coords
 
-__all__ = [
-    "box_axes",
-    "box_coords",
-    "box_from_world",
-    "sphere_vs_aabb",
-    "sphere_vs_aabb_batch",
-    "sphere_vs_box",
-    "sphere_vs_box_batch",
-    "sphere_vs_obb",
-    "sphere_vs_obb_batch",
-]
-
 
 def _scalar_args(
     center: ArrayLike, radius: float, box_center: ArrayLike, size: ArrayLike
