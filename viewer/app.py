@@ -29,6 +29,7 @@ from viewer.capture import Capture
 from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.errors import SgviewError
+from viewer.io.ranges import camera_gap_reason
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.render.renderer import Renderer
@@ -217,8 +218,12 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         spec = self.session.scene.camera
         self.camera.projection = spec.projection
         if spec.position is not None:
-            center, _ = self.renderer.bounds()
+            center, radius = self.renderer.bounds()
             target = spec.target if spec.target is not None else center
+            if camera_gap_reason(spec.position, target) is not None:
+                # only without a target (the file's pair is checked at load): the eye is
+                # at the scene's centre, so look down -Z from there
+                target = np.asarray(spec.position, dtype=np.float64) - (0.0, 0.0, radius)
             self.camera.look_from(spec.position, target)
         elif spec.target is not None:
             self.camera.target = np.asarray(spec.target, dtype=np.float64)

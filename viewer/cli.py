@@ -18,7 +18,7 @@ from pathlib import Path
 from viewer import __version__
 from viewer.errors import SgviewError
 from viewer.io.limits import MAX_BUFFER_BYTES, MAX_NODES
-from viewer.text import one_line
+from viewer.text import one_line, printable
 
 PROG = "sgview"
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
@@ -216,6 +216,27 @@ def load_limits(args) -> dict:
     return {"max_nodes": args.max_nodes, "max_buffer_bytes": args.max_buffer_mb}
 
 
+def check_outputs(args) -> None:
+    """`UsageError` naming the flag when an output file cannot be written: checked before
+    the scene is loaded or a frame drawn, so a long run cannot end in that error. Missing
+    parent folders are made here, once for every writer."""
+    from viewer.io.paths import output_problem
+
+    for flag in ("save", "screenshot", "record", "dump_world"):
+        path = getattr(args, flag, None)
+        if path is None:
+            continue
+        name = "--" + flag.replace("_", "-")
+        problem = output_problem(path)
+        if problem is None:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                problem = f"cannot make its folder ({exc.strerror or one_line(exc)})"
+        if problem is not None:
+            raise UsageError(f"{name} {printable(path)}: {problem}")
+
+
 def options_from(args, scene):
     """Check the per-run requests against the scene and turn them into `RunOptions`."""
     from viewer.app import RunOptions
@@ -267,6 +288,7 @@ def save(args) -> int:
     from viewer.io import SceneError, save_scene
 
     try:
+        check_outputs(args)
         scene = load(args)
         save_scene(scene, args.save)
     except (UsageError, SceneError) as exc:
@@ -285,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.save is not None:
         return save(args)
     try:
+        check_outputs(args)
         if not args.headless:
             from viewer.render.context import display_available
 
@@ -315,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except GLError as exc:  # a GL call failed while running: no traceback either
         print(f"{PROG}: OpenGL error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # writing an output failed after all (a full disk, ...)
+        where = f" {printable(exc.filename)}" if getattr(exc, "filename", None) else ""
+        print(f"{PROG}: cannot write{where}: {exc.strerror or one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -55,7 +55,7 @@ CASES = [
     ("two position motions", GOOD_NODE + "motion = { orbit = { speed = 1 }, oscillate = "
      "{ amplitude = 1, period = 1 } }\n", "Obj1", "motion.oscillate", 3, "keep one"),
     ("pulse too large", GOOD_NODE + "motion = { pulse = { amplitude = 1.5, period = 1 } }\n",
-     "Obj1", "motion.pulse.amplitude", 3, "between -1 and 1"),
+     "Obj1", "motion.pulse.amplitude", 3, "at most 0.99"),
     ("node as a table", '[node]\nname = "x"\n', None, "node", 1, "[[node]]"),
     ("camera projection", '[camera]\nprojection = "fisheye"\n', None, "projection", 2,
      "'perspective' or 'orthographic'"),

@@ -16,10 +16,12 @@ import os
 import struct
 
 import pytest
-from bounded import FUZZ_LIMITS, bounded_load, memory_traced
+from bounded import FUZZ_LIMITS, assert_stays_finite, bounded_load, memory_traced
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scene_helpers import SCENE_FILES, build_gltf, data_uri, write_gltf
+
+from viewer.io import SceneError
 
 FUZZ = settings(
     max_examples=int(os.environ.get("SGVIEW_FUZZ_EXAMPLES", "150")),
@@ -304,3 +306,116 @@ def test_scene_including_a_mutated_model(tmp_path_factory, models, edits, form, 
     path = folder / "s.toml"
     path.write_text(text, encoding="utf-8")
     load_or_scene_error(path, also=[folder / name])
+
+
+# ------------------------------------------------------------------ class 1: extreme numbers
+#: Finite numbers at the edges of the documented ranges (docs/scene-format.md), mostly
+#: inside them so that many scenes load and their later computations get checked, and
+#: beyond them; both signs.
+EDGES = st.sampled_from(
+    [1e-6, 1e-3, 0.5, 0.99, 1.0, 360.0, 1e6, 1e9, 1e12, 123.456]
+).flatmap(lambda x: st.sampled_from([x, -x]))  # fmt: skip
+BEYOND = st.sampled_from(
+    [0.0, 5e-324, 1e-310, 1e-12, 1e-7, 0.999, 1.1e6, 2e9, 1e13, 1e200, 1e300, 1.7e308]
+).flatmap(lambda x: st.sampled_from([x, -x]))  # fmt: skip
+EXTREME = st.one_of(EDGES, EDGES, EDGES, BEYOND, st.floats(allow_nan=False, allow_infinity=False))
+VEC3 = st.lists(EXTREME, min_size=3, max_size=3)
+MOTION_PARAMS = {
+    "spin": ("speed", "phase", "axis"),
+    "orbit": ("speed", "phase", "axis"),
+    "swing": ("amplitude", "period", "phase", "axis"),
+    "oscillate": ("amplitude", "period", "phase", "axis"),
+    "pulse": ("amplitude", "period", "phase"),
+}
+MOTIONS = st.sampled_from(sorted(MOTION_PARAMS)).flatmap(
+    lambda kind: st.fixed_dictionaries(
+        {key: VEC3 if key == "axis" else EXTREME for key in MOTION_PARAMS[kind][:-1]},
+        optional={MOTION_PARAMS[kind][-1]: VEC3 if kind != "pulse" else EXTREME},
+    ).map(lambda params: {kind: params})
+)
+EXTREME_NODE = st.fixed_dictionaries(
+    {},
+    optional={
+        "position": VEC3,
+        "rotation": VEC3,
+        "quaternion": st.lists(EXTREME, min_size=4, max_size=4),
+        "scale": st.one_of(EXTREME, VEC3),
+        "size": st.one_of(EXTREME, VEC3),
+        "motion": MOTIONS,
+    },
+)
+EXTREME_CAMERA = st.fixed_dictionaries(
+    {}, optional={"position": VEC3, "target": VEC3, "height": EXTREME}
+)
+#: Times a viewer can ask the motions for: the start, ordinary, and the bound either side.
+TIMES = (0.0, 1 / 60, 12345.678, 1e12, -1e12)
+
+
+@FUZZ
+@given(
+    doc_nodes=st.lists(EXTREME_NODE, min_size=1, max_size=6),
+    nested=st.booleans(),
+    camera=st.none() | EXTREME_CAMERA,
+    events=st.lists(
+        st.fixed_dictionaries({}, optional={"position": VEC3, "scale": VEC3}), max_size=2
+    ),
+)
+def test_extreme_numbers(tmp_path_factory, doc_nodes, nested, camera, events):
+    """Class 1: whatever finite numbers a file holds, the load ends in a one-line error
+    or in a scene whose motions (at any allowed time), world matrices, bounds, grid and
+    camera all stay finite."""
+    for k, node in enumerate(doc_nodes):
+        node["name"] = f"N{k}"
+        if node.get("quaternion") is not None and "rotation" in node:
+            del node["rotation"]
+        if nested and k:
+            node["parent"] = f"N{k - 1}"
+    doc_events = [
+        {"frame": 1, "set": {"node": "N0", **values}} for values in events if values
+    ]  # fmt: skip
+    path = tmp_path_factory.mktemp("fuzz") / "x.toml"
+    path.write_text(render(doc_nodes, doc_events, camera or {}), encoding="utf-8")
+    result = load_or_scene_error(path)
+    if not isinstance(result, SceneError):
+        assert_stays_finite(result, TIMES)
+
+
+IN_RANGE = st.sampled_from([1e-6, 1e-3, 0.5, 1.0, 10.0, 1e3, 1e6])
+
+
+@FUZZ
+@given(
+    chain=st.lists(
+        st.tuples(
+            st.sampled_from([1e-6, 0.5, 1.0, 1e3, 1e6]),
+            st.sampled_from([0.0, 1.0, 1e3, 1e6, 1e9]),
+            IN_RANGE,
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    pulse=st.sampled_from([None, 0.5, 0.99]),
+)
+def test_extreme_chains(tmp_path_factory, chain, pulse):
+    """Class 1 through nesting: every value in range, but their products along a chain
+    must either stay inside the world bound or be refused by name."""
+    lines = []
+    for k, (scale, offset, size) in enumerate(chain):
+        lines += [
+            "[[node]]",
+            f'name = "N{k}"',
+            f"scale = {scale!r}",
+            f"position = [{offset!r}, 0, 0]",
+            f"size = {size!r}",
+        ]
+        if k:
+            lines.append(f'parent = "N{k - 1}"')
+        if pulse is not None and k % 2:
+            lines.append(f"motion = {{ pulse = {{ amplitude = {pulse}, period = 1 }} }}")
+    path = tmp_path_factory.mktemp("fuzz") / "chain.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = load_or_scene_error(path)
+    if isinstance(result, SceneError):
+        assert "over 1e12" in str(result), str(result)
+    else:
+        assert_stays_finite(result, TIMES)

@@ -104,11 +104,9 @@ def test_bad_specs(spec):
         generate_scene(spec)
 
 
-def test_large_generated_scene_is_quick():
-    import time
-
-    start = time.perf_counter()
+def test_a_large_generated_scene_has_every_node():
+    """(Its speed is measured in bench/, not asserted here: a loaded machine must not fail
+    a test.)"""
     scene = generate_scene("balanced:100000")
-    elapsed = time.perf_counter() - start
     assert len(scene.graph) == 100_000
-    assert elapsed < 10.0
+    assert (scene.graph.parents()[1:] >= 0).all()

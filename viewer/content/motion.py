@@ -40,6 +40,8 @@ __all__ = [
 
 MOTION_KINDS = tuple(KINDS)
 
+#: The largest motion time in seconds (about 31,700 years) either side of zero.
+MAX_TIME = 1e12
 _BASE_WIDTH = {"position": 3, "rotation": 4, "scale": 3}
 
 
@@ -135,8 +137,14 @@ class Motion:
         return cls(kind, ids, axis, rest=rest, **values)
 
     def values(self, t: float) -> np.ndarray:
-        """The driven channel's values at time `t` seconds, [k, 3] or [k, 4]."""
+        """The driven channel's values at time `t` seconds, [k, 3] or [k, 4].
+
+        `t` must lie within ±`MAX_TIME`: with the file ranges (docs/scene-format.md) every
+        value is then finite, where ``speed·t`` at t = 1e307 would not be.
+        """
         t = float(t)
+        if not abs(t) <= MAX_TIME:
+            raise ValueError(f"motion time {t!r} s is outside ±{MAX_TIME:g} s")
         kind = self.kind
         if kind in ("spin", "orbit"):
             angle = self.speed * t + self.phase

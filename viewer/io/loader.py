@@ -21,6 +21,7 @@ from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf
 from .limits import DEFAULT_LIMITS, MAX_BUFFER_BYTES, MAX_NODES, Limits
+from .ranges import check_world_reach
 from .toml_scene import load_toml_scene
 
 __all__ = ["file_signature", "load_gltf_scene", "load_scene"]
@@ -97,4 +98,5 @@ def load_gltf_scene(
     model = read_gltf(path, display, limits=limits)
     scene = Scene(graph=SceneGraph(), title=model.title, source=path)
     add_model(scene, model, None, "", UniqueNames(), display or str(path), limits)
+    check_world_reach(scene, display or str(path))
     return scene

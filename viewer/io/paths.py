@@ -1,17 +1,23 @@
-"""Folder confinement: a file a scene names must stay inside the scene's own folder.
+"""Paths from untrusted places: files a scene names, and the files the viewer writes.
+
+Confinement: a file a scene names must stay inside the scene's own folder.
 
 A TOML scene includes glTF files, a glTF file references buffers and images, and `--save`
 writes include paths relative to the saved file: all three use `confined` or `inside`, so
 there is one rule. A path is refused before anything is read when it is absolute, has a
 drive or URL scheme (a colon), a NUL or a ``..`` segment, or when resolving symbolic links
 leads out of the folder.
+
+Output files (`--screenshot`, `--record`, `--dump-world`, `--save`): `output_problem`
+says up front why one cannot be written.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-__all__ = ["confined", "inside"]
+__all__ = ["confined", "inside", "output_problem"]
 
 
 def inside(path: Path, folder: Path) -> bool:
@@ -39,3 +45,39 @@ def confined(relative: str, folder: Path) -> Path | None:
         return None
     path = Path(folder) / relative
     return path if inside(path, folder) else None
+
+
+def output_problem(path: str | Path) -> str | None:
+    """Why the output file `path` cannot be written, or None when it looks writable.
+
+    Checked before any work is done, so that a long render does not end in an error:
+    `path` must not be a folder or a special file (a pipe, a device, a socket), and the
+    folder it goes in must be a folder we may write to, or be creatable in one (a missing
+    parent folder is made when the file is written). The write itself can still fail (a
+    full disk); callers turn that OSError into one line too.
+    """
+    path = Path(path)
+    text = str(path)
+    if not path.name or text.endswith(("/", "\\")):
+        return "is a folder, not a file"
+    try:
+        if path.exists() or path.is_symlink():
+            if path.is_dir():
+                return "is a folder, not a file"
+            if not path.is_file():
+                return "is not a regular file (a pipe, a device, a socket or a broken link)"
+            if not os.access(path, os.W_OK):
+                return "is not writable"
+            return None
+        folder = path.parent
+        while not folder.exists():
+            if folder.is_symlink():
+                return f"its folder {str(folder)!r} is a broken link"
+            folder = folder.parent
+        if not folder.is_dir():
+            return f"{str(folder)!r} is a file, not a folder"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"the folder {str(folder)!r} is not writable"
+    except (OSError, ValueError) as exc:  # a NUL in the name, a name too long, ...
+        return f"cannot be used ({getattr(exc, 'strerror', None) or exc})"
+    return None

@@ -29,6 +29,7 @@ from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
 from .gltf_scene import GltfModel, read_gltf
 from .limits import DEFAULT_LIMITS, Limits
+from .ranges import check_world_reach
 from .toml_sections import (
     NodeSpec,
     gltf_path,
@@ -182,6 +183,7 @@ def parse_scene_text(
         for i, item in enumerate(_array(doc, "event", top))
     ]
     scene.collision = parse_collision(doc, display, locator, set(id_of))
+    check_world_reach(scene, display)
     return scene
 
 

@@ -17,6 +17,7 @@ from ..content.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Lo
 from . import _fields as F
 from .errors import describe
 from .paths import confined
+from .ranges import camera_gap_reason, out_of_range
 
 __all__ = ["NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
 
@@ -63,9 +64,13 @@ def parse_camera(doc: dict, display: str, locator: F.Locator) -> CameraSpec:
     table = F.table(where, None, doc["camera"])
     F.check_keys(where, table, CAMERA_KEYS)
     if "position" in table:
-        camera.position = F.vector(where, "position", table["position"], 3)
+        camera.position = in_range(
+            where, "position", F.vector(where, "position", table["position"], 3), "camera point"
+        )
     if "target" in table:
-        camera.target = F.vector(where, "target", table["target"], 3)
+        camera.target = in_range(
+            where, "target", F.vector(where, "target", table["target"], 3), "camera point"
+        )
     if "fov" in table:
         camera.fov = F.number(where, "fov", table["fov"])
         if not 0.0 < camera.fov < 180.0:
@@ -79,8 +84,11 @@ def parse_camera(doc: dict, display: str, locator: F.Locator) -> CameraSpec:
         camera.projection = proj
     if "height" in table:
         camera.height = F.positive(where, "height", table["height"])
-    if camera.position is not None and camera.position == camera.target:
-        raise where.error("target", "the camera's target must differ from its position")
+        in_range(where, "height", (camera.height,), "orthographic height")
+    if camera.position is not None and camera.target is not None:
+        reason = camera_gap_reason(camera.position, camera.target)
+        if reason is not None:
+            raise where.error("target", reason)
     return camera
 
 
@@ -118,14 +126,17 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
     parent = None
     if "parent" in table:
         parent = F.string(where, "parent", table["parent"], what="a node name")
-    position = (
-        F.vector(where, "position", table["position"], 3) if "position" in table else (0.0,) * 3
-    )
+    position = (0.0,) * 3
+    if "position" in table:
+        position = in_range(
+            where, "position", F.vector(where, "position", table["position"], 3), "position"
+        )
     if "rotation" in table and "quaternion" in table:
         raise where.error("quaternion", "give rotation (Euler degrees) or quaternion, not both")
     rotation = np.array([0.0, 0.0, 0.0, 1.0])
     if "rotation" in table:
-        rotation = F.quat_from_euler(F.vector(where, "rotation", table["rotation"], 3))
+        euler = F.vector(where, "rotation", table["rotation"], 3)
+        rotation = F.quat_from_euler(in_range(where, "rotation", euler, "rotation"))
     elif "quaternion" in table:
         rotation = np.array(F.unit_quaternion(where, "quaternion", table["quaternion"]))
     scale = (1.0, 1.0, 1.0)
@@ -133,6 +144,7 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
         scale = F.vector_or_number(where, "scale", table["scale"])
         if any(s == 0.0 for s in scale):
             raise where.error("scale", f"expected non-zero scale factors, got {list(scale)}")
+        in_range(where, "scale", scale, "scale")
 
     look = Look()
     gltf = None
@@ -153,6 +165,7 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
         look.size = F.vector_or_number(where, "size", table["size"])
         if any(not s > 0 for s in look.size):
             raise where.error("size", f"expected positive sizes, got {list(look.size)}")
+        in_range(where, "size", look.size, "size")
     if "color" in table:
         look.color = F.color(where, "color", table["color"])
 
@@ -184,6 +197,9 @@ def motion_params(where: F.Where, kind: str, value: object) -> dict:
         field = ["motion", kind, param.name]
         if param.name in table:
             out[param.name] = _motion_value(where, field, param, table[param.name])
+            if param.width == 1:  # every number has a documented range (ranges.py)
+                quantity = f"{kind} amplitude" if param.name == "amplitude" else param.name
+                in_range(where, field, (out[param.name],), quantity)
         elif param.required:
             raise where.error(field, f"{kind} needs '{param.name}'")
         else:
@@ -261,14 +277,25 @@ def parse_event(item: object, i: int, display: str, locator: F.Locator, graph) -
     event = Event(frame=frame, node=name)
     if "position" in values:
         event.position = F.vector(where, ["set", "position"], values["position"], 3)
+        in_range(where, ["set", "position"], event.position, "position")
     if "rotation" in values:
         event.euler = F.vector(where, ["set", "rotation"], values["rotation"], 3)
+        in_range(where, ["set", "rotation"], event.euler, "rotation")
     if "quaternion" in values:
         event.quaternion = F.unit_quaternion(where, ["set", "quaternion"], values["quaternion"])
     if "scale" in values:
         event.scale = F.vector_or_number(where, ["set", "scale"], values["scale"])
         if any(s == 0.0 for s in event.scale):
             raise where.error(["set", "scale"], "expected non-zero scale factors")
+        in_range(where, ["set", "scale"], event.scale, "scale")
     if all(v is None for v in (event.position, event.euler, event.quaternion, event.scale)):
         raise where.error("set", "set needs at least one of position, rotation, quaternion, scale")
     return event
+
+
+def in_range(where: F.Where, field, values: tuple[float, ...], quantity: str):
+    """`values` unchanged when each lies in the documented range of `quantity` (ranges.py)."""
+    reason = out_of_range(quantity, values)
+    if reason is not None:
+        raise where.error(field, reason)
+    return values

@@ -78,10 +78,7 @@ class SceneGraph:
         live node or one earlier in this batch. ``names=None`` names them ``Node<id>``.
         Values are ``(k, 3)`` positions, ``(k, 4)`` quaternions, ``(k, 3)`` scales.
         """
-        par = np.asarray(parents)
-        if par.ndim != 1 or not np.issubdtype(par.dtype, np.integer):
-            raise ValueError(f"parents: expected a 1-D integer array, got {par!r}")
-        par = par.astype(np.int64)
+        par = validate.ids(parents, "parents").copy()
         k = par.shape[0]
         first = self._store.n
         own = np.arange(first, first + k, dtype=np.int64)
@@ -186,7 +183,10 @@ class SceneGraph:
 
     def name_of(self, node_id: int) -> str:
         """The name a node id had (also after it was removed)."""
-        return self._store.names[int(node_id)]
+        i = int(node_id)
+        if not 0 <= i < len(self._store.names):  # a negative index would name a node from the end
+            raise KeyError(f"no node with id {i}")
+        return self._store.names[i]
 
     def alive_ids(self) -> np.ndarray:
         """Ids of the live nodes in pre-order."""
@@ -246,10 +246,7 @@ class SceneGraph:
         ``positions`` ``(k, 3)``, ``rotations`` ``(k, 4)`` quaternions (normalised here),
         ``scales`` ``(k, 3)``; omit any. Rows equal to the current value are suppressed.
         """
-        idx = np.asarray(ids)
-        if idx.ndim != 1 or not (np.issubdtype(idx.dtype, np.integer) or idx.size == 0):
-            raise ValueError(f"set_locals: ids must be a 1-D integer array, got {idx!r}")
-        idx = idx.astype(np.int64, copy=False)
+        idx = validate.ids(ids, "set_locals")
         k = idx.shape[0]
         bad = K.first_bad_id(idx, self._store.alive[: self._store.n])
         if bad >= 0:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 _NONE3 = np.empty((0, 3))
 _NONE4 = np.empty((0, 4))
+_NEAR_SINGULAR = "the parent's world matrix is too close to singular to solve for a finite value"
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:
@@ -158,8 +159,11 @@ class Node:
     @world_position.setter
     def world_position(self, value: object) -> None:
         p = validate.vector(value, 3, self.name, "world_position")
-        inv = self._inverse(self._parent_world(), "world_position")
-        self._set(pos=(inv[:3, :3] @ p + inv[:3, 3])[None])
+        with np.errstate(all="ignore"):  # a near-singular parent: checked just below
+            inv = self._inverse(self._parent_world(), "world_position")
+            local = inv[:3, :3] @ p + inv[:3, 3]
+        local = validate.finite_result(local, self.name, "world_position", _NEAR_SINGULAR)
+        self._set(pos=local[None])
 
     @property
     def world_rotation(self) -> np.ndarray:
@@ -169,9 +173,12 @@ class Node:
     @world_rotation.setter
     def world_rotation(self, value: object) -> None:
         q = validate.unit_quaternion(value, self.name, "world_rotation")
-        parent_rot = decompose(self._parent_world())[1]
-        local = quat_multiply(quat_conjugate(parent_rot), q)
-        self._set(rot=(local / np.linalg.norm(local))[None])
+        with np.errstate(all="ignore"):  # a near-singular parent: checked just below
+            parent_rot = decompose(self._parent_world())[1]
+            local = quat_multiply(quat_conjugate(parent_rot), q)
+            local = local / np.linalg.norm(local)
+        local = validate.finite_result(local, self.name, "world_rotation", _NEAR_SINGULAR)
+        self._set(rot=local[None])
 
     @property
     def lossy_scale(self) -> np.ndarray:
@@ -187,7 +194,10 @@ class Node:
                 f"node {self.name!r}, field 'lossy_scale': the parent's world scale "
                 f"{parent_scale.tolist()!r} has a zero axis"
             )
-        self._set(scl=(s / parent_scale)[None])
+        with np.errstate(all="ignore"):
+            local = s / parent_scale
+        local = validate.finite_result(local, self.name, "lossy_scale", _NEAR_SINGULAR)
+        self._set(scl=local[None])
 
     def _inverse(self, m: np.ndarray, field: str) -> np.ndarray:
         try:
@@ -228,9 +238,17 @@ class Node:
         a = validate.vector(axis, 3, self.name, "axis")
         d = validate.vector([degrees], 1, self.name, "degrees")[0]
         q = quat_multiply(quat_from_axis_angle(a, d), self._graph._local_values(self.id)[1])
-        self._set(rot=(q / np.linalg.norm(q))[None])
+        q = validate.finite_result(
+            q / np.linalg.norm(q), self.name, "rotation", "the angle overflows"
+        )
+        self._set(rot=q[None])
 
     def translate(self, offset: object) -> None:
         """Move by ``offset`` in the parent's space."""
         v = validate.vector(offset, 3, self.name, "offset")
-        self._set(pos=(self._graph._local_values(self.id)[0] + v)[None])
+        with np.errstate(over="ignore"):
+            moved = self._graph._local_values(self.id)[0] + v
+        moved = validate.finite_result(
+            moved, self.name, "offset", "the new position would overflow to infinity"
+        )
+        self._set(pos=moved[None])

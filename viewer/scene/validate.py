@@ -6,31 +6,72 @@ error leaves the graph exactly as it was.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 
+from ..text import printable
 from .kernels import all_finite
 
 _MIN_QUAT_NORM = 1e-12
 
 
+def _brief(value: object) -> str:
+    """A value quoted in a message: its repr, on one line and at most 80 characters."""
+    if isinstance(value, list | tuple) and len(value) > 8:
+        value = list(value[:8])  # no need to repr a million items to cut them
+    return printable(repr(value), 80)
+
+
+def _real(value: object) -> np.ndarray:
+    """``value`` as float64; complex numbers are refused rather than silently truncated."""
+    if isinstance(value, np.ndarray | list | tuple | complex):
+        raw = np.asarray(value)
+        if raw.dtype.kind == "c":
+            raise TypeError("complex numbers")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", np.exceptions.ComplexWarning)
+        try:
+            return np.asarray(value, dtype=np.float64)
+        except np.exceptions.ComplexWarning:
+            raise TypeError("complex numbers") from None
+
+
+def ids(value: object, what: str) -> np.ndarray:
+    """A 1-D array of node ids as int64; an unsigned id too large for int64 is refused
+    rather than wrapped round to a negative one (2**64 - 1 would become -1, "a root")."""
+    arr = np.asarray(value)
+    if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise ValueError(f"{what}: expected a 1-D integer array, got {arr!r}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{what}: id {int(arr.max())} is out of range")
+    return arr.astype(np.int64, copy=False)
+
+
+def finite_result(arr: np.ndarray, node: str, field: str, why: str) -> np.ndarray:
+    """``arr`` when every value is finite; else a ValueError saying `why` it is not."""
+    if not np.isfinite(arr).all():
+        raise ValueError(f"node {node!r}, field {field!r}: {why}")
+    return arr
+
+
 def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
-    """``value`` as a float64 array of ``n`` finite numbers, or a ValueError."""
+    """``value`` as a float64 array of ``n`` finite real numbers, or a ValueError."""
     try:
-        arr = np.asarray(value, dtype=np.float64)
+        arr = _real(value)
     except (TypeError, ValueError):
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected {n} numbers, got {value!r}"
+            f"node {node!r}, field {field!r}: expected {n} numbers, got {_brief(value)}"
         ) from None
     if arr.shape != (n,):
         raise ValueError(
             f"node {node!r}, field {field!r}: expected {n} numbers, got shape {arr.shape} "
-            f"({value!r})"
+            f"({_brief(value)})"
         )
     if not np.isfinite(arr).all():
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected finite numbers, got {arr.tolist()!r}"
+            f"node {node!r}, field {field!r}: expected finite numbers, got {_brief(arr.tolist())}"
         )
     return arr
 
@@ -38,6 +79,9 @@ def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
 def unit_quaternion(value: object, node: str, field: str) -> np.ndarray:
     """``value`` as a normalised ``(x, y, z, w)`` quaternion; zero length is an error."""
     q = vector(value, 4, node, field)
+    big = float(np.abs(q).max())
+    if big > 1.0:  # scaled first, so 1e300 components cannot overflow the norm to inf
+        q = q / big
     norm = float(np.sqrt(q @ q))
     if norm < _MIN_QUAT_NORM:
         raise ValueError(
@@ -52,7 +96,7 @@ def rows(
 ) -> np.ndarray:
     """A ``(k, n)`` float64 block of finite numbers for a bulk edit, or a ValueError."""
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        arr = _real(values)
     except (TypeError, ValueError):
         raise ValueError(f"field {field!r}: expected a ({k}, {n}) array of numbers") from None
     if arr.shape != (k, n):
@@ -75,6 +119,9 @@ def unit_quaternion_rows(
 ) -> np.ndarray:
     """A ``(k, 4)`` block of normalised quaternions; any zero-length row is an error."""
     q = rows(values, k, 4, field, name_of_row)
+    big = np.abs(q).max(axis=1, initial=0.0)
+    if (big > 1.0).any():  # scaled first, so huge components cannot overflow the norms
+        q = q / np.maximum(big, 1.0)[:, None]
     norms = np.sqrt(np.einsum("ij,ij->i", q, q))
     bad = norms < _MIN_QUAT_NORM
     if bad.any():

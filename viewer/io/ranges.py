@@ -1,0 +1,186 @@
+"""The accepted range of every number in a scene, and the check that keeps a whole scene
+inside it at any time.
+
+"Finite" is not enough: a position of 1e300 is finite, but its square, a grid step or a
+camera distance computed from it is not, and a motion period of 1e-310 turns ``t/period``
+into infinity. Each quantity therefore has a range (docs/scene-format.md lists them, and a
+test checks that the table there matches `RANGES`), checked where the file is read. Ranges
+per value are not enough either: twenty nested scales of 1e6 multiply to 1e120. So once a
+scene is built, `check_world_reach` bounds, for every node and over every value its
+motions and events can give it, how far from the origin it can be and how large it can be
+drawn, and refuses the scene when that exceeds `WORLD_REACH`. Within that, every later
+computation (motions at any allowed time, world matrices, bounds, camera, grid) stays far
+from overflow, also in float32 on the GPU.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..scene.motion import MAX_TIME
+
+__all__ = ["RANGES", "WORLD_REACH", "MAX_TIME", "Range", "check_world_reach", "out_of_range"]
+
+
+@dataclass(frozen=True)
+class Range:
+    """Magnitudes allowed for a quantity: ``low <= |x| <= high`` (``low`` 0: zero is fine)."""
+
+    low: float
+    high: float
+    what: str
+
+    def message(self, x: float) -> str | None:
+        """Why `x` is refused, or None when it is inside the range."""
+        if abs(x) > self.high:
+            return f"expected {self.what} of magnitude at most {_short(self.high)}, got {x!r}"
+        if abs(x) < self.low:
+            return f"expected {self.what} of magnitude at least {_short(self.low)}, got {x!r}"
+        return None
+
+
+def _short(x: float) -> str:
+    """1e9 rather than 1e+09."""
+    return f"{x:g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+
+
+#: The range of every number a scene file holds, by the name docs/scene-format.md uses.
+RANGES = {
+    "position": Range(0.0, 1e9, "coordinates"),
+    "camera point": Range(0.0, 1e12, "coordinates"),
+    "rotation": Range(0.0, 1e6, "angles in degrees"),
+    "scale": Range(1e-6, 1e6, "scale factors"),
+    "size": Range(1e-6, 1e9, "sizes"),
+    "orthographic height": Range(1e-6, 1e12, "a height"),
+    "speed": Range(0.0, 1e6, "a speed in degrees per second"),
+    "phase": Range(0.0, 1e6, "a phase in degrees"),
+    "swing amplitude": Range(0.0, 1e6, "an amplitude in degrees"),
+    "oscillate amplitude": Range(0.0, 1e9, "an amplitude"),
+    "pulse amplitude": Range(0.0, 0.99, "a fraction"),
+    "period": Range(1e-3, 1e9, "a period in seconds"),
+}
+#: How far apart the camera's position and target must be, relative to their magnitude
+#: (so that they stay apart in float32 too).
+CAMERA_GAP = 1e-6
+#: No node may reach farther from the origin, or be drawn larger, at any time.
+WORLD_REACH = 1e12
+
+
+def out_of_range(quantity: str, values) -> str | None:
+    """Why one of `values` is outside the range of `quantity`, or None."""
+    rng = RANGES[quantity]
+    for x in values:
+        reason = rng.message(float(x))
+        if reason is not None:
+            return reason
+    return None
+
+
+def camera_gap_reason(position, target) -> str | None:
+    """Why the camera's position and target are too close to tell apart, or None."""
+    p = np.asarray(position, dtype=np.float64)
+    t = np.asarray(target, dtype=np.float64)
+    size = max(1.0, float(np.abs(p).max()), float(np.abs(t).max()))
+    gap = float(np.abs(p - t).max())
+    if gap < CAMERA_GAP * size:
+        return (
+            f"the camera's target must differ from its position by at least "
+            f"{_short(CAMERA_GAP)} of their size, got position {list(map(float, p))} and target "
+            f"{list(map(float, t))}"
+        )
+    return None
+
+
+# ------------------------------------------------------------------------ the whole scene
+def _along_paths(parent: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """For each node, the sum of `value` over the node and all its ancestors.
+
+    Pointer jumping: each round adds the partial sum of the ancestor `up` levels higher
+    and doubles `up`, so a chain of a million nodes takes 20 rounds of array operations.
+    """
+    acc = value.copy()
+    up = parent.copy()
+    live = np.flatnonzero(up >= 0)
+    while live.size:
+        acc[live] = acc[live] + acc[up[live]]
+        up[live] = up[up[live]]
+        live = live[up[live] >= 0]
+    return acc
+
+
+def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per node id, over all values its motions and events can give it: the largest
+    scale factor, the largest distance from its parent's origin, and its drawn size."""
+    graph = scene.graph
+    n = graph.capacity_ids
+    alive = np.zeros(n, dtype=bool)
+    alive[graph.alive_ids()] = True
+    # the graph has no bulk read of local values: its arrays, read only
+    scale = np.where(alive, np.abs(graph._scl[:n]).max(axis=1), 0.0)
+    reach = np.where(alive, np.linalg.norm(graph._pos[:n], axis=1), 0.0)
+    for m in scene.motions:
+        ids = m.ids
+        if m.kind == "pulse":
+            rest = np.abs(m.rest).max(axis=1) * (1.0 + np.abs(m.amplitude))
+            scale[ids] = np.maximum(scale[ids], rest)
+        elif m.kind in ("orbit", "oscillate"):  # an orbit keeps the distance
+            rest = np.linalg.norm(m.rest, axis=1) + np.abs(m.amplitude)
+            reach[ids] = np.maximum(reach[ids], rest)
+    for event in scene.events:
+        if event.node not in graph:
+            continue
+        i = graph[event.node].id
+        if event.scale is not None:
+            scale[i] = max(scale[i], max(abs(s) for s in event.scale))
+        if event.position is not None:
+            reach[i] = max(reach[i], math.hypot(*event.position))
+    drawn = np.zeros(n)
+    for i, look in scene.looks.items():
+        if i < n and look.mesh != "none":
+            drawn[i] = max(look.size) * math.sqrt(3.0)
+    return scale, reach, drawn
+
+
+def world_reach_reason(scene) -> tuple[int, str] | None:
+    """(node id, why) for the first node that could leave `WORLD_REACH`, or None."""
+    graph = scene.graph
+    if graph.capacity_ids == 0:
+        return None
+    parent = np.asarray(graph.parents(), dtype=np.int64)
+    scale, reach, drawn = _node_bounds(scene)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        log_scale = _along_paths(parent, np.log(np.maximum(scale, 1e-300)))
+    limit = math.log(WORLD_REACH)
+    too_big = np.flatnonzero(log_scale > limit)
+    if too_big.size:
+        i = int(too_big[0])
+        return i, (
+            f"its world scale (the product of the scales above it, motions and events "
+            f"included) can reach 1e{log_scale[i] / math.log(10):.0f}, over {_short(WORLD_REACH)}"
+        )
+    world_scale = np.exp(log_scale)
+    parent_scale = np.where(parent >= 0, world_scale[np.maximum(parent, 0)], 1.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf is caught just below
+        distance = _along_paths(parent, parent_scale * reach)
+        extent = distance + world_scale * drawn
+    far = np.flatnonzero(~(extent <= WORLD_REACH))
+    if far.size:
+        i = int(far[0])
+        return i, (
+            f"it can reach {extent[i]:.3g} from the origin (positions, scales, motions and "
+            f"events along its path), over {_short(WORLD_REACH)}"
+        )
+    return None
+
+
+def check_world_reach(scene, display: str) -> None:
+    """Raise `SceneError` naming the first node of `scene` that could leave the world box."""
+    from .errors import SceneError
+
+    found = world_reach_reason(scene)
+    if found is not None:
+        i, reason = found
+        raise SceneError(reason, file=display, node=scene.graph.name_of(i))
