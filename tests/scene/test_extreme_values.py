@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from viewer.scene.motion import MAX_TIME, Motion
+from viewer.content.motion import MAX_TIME, Motion
 
 from viewer.scene.graph import SceneGraph
 

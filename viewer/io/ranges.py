@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scene.motion import MAX_TIME
+from ..content.motion import MAX_TIME
 
 __all__ = ["RANGES", "WORLD_REACH", "MAX_TIME", "Range", "check_world_reach", "out_of_range"]
 
