@@ -118,9 +118,9 @@ def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     n = graph.capacity_ids
     alive = np.zeros(n, dtype=bool)
     alive[graph.alive_ids()] = True
-    # the graph has no bulk read of local values: its arrays, read only
-    scale = np.where(alive, np.abs(graph._scl[:n]).max(axis=1), 0.0)
-    reach = np.where(alive, np.linalg.norm(graph._pos[:n], axis=1), 0.0)
+    positions, _, scales = graph.local_values()
+    scale = np.where(alive, np.abs(scales[:n]).max(axis=1), 0.0)
+    reach = np.where(alive, np.linalg.norm(positions[:n], axis=1), 0.0)
     for m in scene.motions:
         ids = m.ids
         if m.kind == "pulse":

@@ -218,6 +218,12 @@ class SceneGraph:
         """``(N,)`` read-only world version per id: bumped on every world recomputation."""
         return readonly(self._store.version[: self._store.n])
 
+    def local_values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only ``(N, 3)`` positions, ``(N, 4)`` quaternions and ``(N, 3)`` scales,
+        row ``i`` = node id ``i`` (removed ids hold stale values). Don't keep them."""
+        s = self._store
+        return readonly(s.pos[: s.n]), readonly(s.rot[: s.n]), readonly(s.scl[: s.n])
+
     def parents(self) -> np.ndarray:
         """``(N,)`` read-only parent id per id, -1 for roots."""
         return readonly(self._store.parent[: self._store.n])
