@@ -97,8 +97,8 @@ def assert_stays_finite(scene, times=(0.0,)) -> None:
     import math
 
     import numpy as np
-    from viewer.content.motion import apply_events, apply_motions
 
+    from viewer.content.motion import apply_events, apply_motions
     from viewer.io.ranges import WORLD_REACH, camera_gap_reason
     from viewer.render.backdrop import nice_step
     from viewer.render.camera import Camera

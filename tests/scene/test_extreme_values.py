@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
-from viewer.content.motion import MAX_TIME, Motion
 
+from viewer.content.motion import MAX_TIME, Motion
 from viewer.scene.graph import SceneGraph
 
 
