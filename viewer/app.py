@@ -231,6 +231,10 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             # The orthographic view shows `height` units: move the eye to the distance at
             # which the perspective view would show the same (see Camera).
             self.camera.distance = spec.height / (self.camera.ortho_height / self.camera.distance)
+        # Whatever the file asks for, no part of the scene starts out of view or under the
+        # panels: step back along the chosen direction as far as that needs.
+        fit = self.camera.fit_distance(self.renderer.bound_points())
+        self.camera.distance = max(self.camera.distance, fit)
 
 
 class WindowError(SgviewError, RuntimeError):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from test_overlay_interactive import drive  # noqa: F401  (the fixture)
 
 from viewer.collision import disk_vs_rect
 from viewer.collision.demo import MOVE_STEP

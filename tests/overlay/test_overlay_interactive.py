@@ -1,8 +1,8 @@
 """The overlay driven frame by frame in a headless window: pause and step, the glow while
 paused, selecting in the tree and in the view, the timeline, held keys, Tab and N.
 
-`Driver` builds the app as `viewer.app.run` does and calls its frame function itself, so
-a test can act between frames (the real keys are driven under Xvfb in
+`drive` (tests/overlay/conftest.py) builds the app as `viewer.app.run` does and calls its
+frame function itself, so a test can act between frames (the real keys are driven under Xvfb in
 tests/test_window_xvfb.py).
 """
 
@@ -10,70 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import moderngl_window as mglw
 import numpy as np
 import pytest
-from moderngl_window.context.headless import Window
+from app_driver import SIZE
 
-from viewer.app import RunOptions, SgviewApp
 from viewer.io import default_scene, generate_scene, load_scene
-from viewer.render.context import GL_VERSION
-from viewer.timing import FixedTimer
 
 REPO = Path(__file__).resolve().parents[2]
-SIZE = (800, 400)
-
-
-class Driver:
-    """A headless app whose frames the test runs one at a time."""
-
-    def __init__(self, scene, **options):
-        self.window = Window(title="test", size=SIZE, resizable=False, gl_version=GL_VERSION,
-                             vsync=False, samples=0, backend="egl")  # fmt: skip
-        mglw.activate_context(window=self.window)
-        self.app = SgviewApp(
-            ctx=self.window.ctx, wnd=self.window, timer=FixedTimer(), scene=scene,
-            options=RunOptions(size=SIZE, samples=0, **options),
-        )  # fmt: skip
-        self.window.config = self.app
-        self.window.set_default_viewport()
-
-    def frame(self, n: int = 1) -> np.ndarray:
-        for _ in range(n):
-            self.app.on_render(0.0, 1.0 / 60.0)
-        return self.app.grab()
-
-    def pixel(self, img, name) -> np.ndarray:
-        g = self.app.session.graph
-        x, y = self.app.camera.project(g[name].world_position, SIZE)[0, :2]
-        return img[int(y) - 1 : int(y) + 2, int(x) - 1 : int(x) + 2].reshape(-1, 3).mean(axis=0)
-
-    def click(self, x: float, y: float) -> None:
-        """A click held over two frames (the ImGui integration drops shorter ones)."""
-        app = self.app
-        app.on_mouse_position_event(int(x), int(y), 0, 0)
-        self.frame()
-        app.on_mouse_press_event(int(x), int(y), 1)
-        self.frame()
-        app.on_mouse_release_event(int(x), int(y), 1)
-        self.frame()
-
-    def close(self) -> None:
-        self.app.finish()
-        self.window.destroy()
-
-
-@pytest.fixture
-def drive(egl):
-    drivers = []
-
-    def make(scene, **options):
-        drivers.append(Driver(scene, **options))
-        return drivers[-1]
-
-    yield make
-    for d in drivers:
-        d.close()
 
 
 def is_red(rgb) -> bool:

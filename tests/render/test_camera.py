@@ -178,3 +178,35 @@ def test_frame_fits_the_sphere_in_the_off_centre_region(frame_aspect):
         for sign in (-1, 1):
             x, y, _ = cam.project([center + sign * radius * axis], size)[0]
             assert x0 <= x <= x0 + width and 0 <= y <= size[1]
+
+
+@pytest.mark.parametrize("projection", ["perspective", ORTHOGRAPHIC])
+@pytest.mark.parametrize("seed", range(6))
+def test_fit_distance_is_the_least_distance_that_shows_every_point(projection, seed):
+    rng = np.random.default_rng(seed)
+    scale = 10.0 ** rng.uniform(-3, 4)
+    cam = Camera(
+        target=rng.uniform(-1, 1, 3) * scale,
+        yaw=rng.uniform(-180, 180),
+        pitch=rng.uniform(-80, 80),
+        projection=projection,
+        shift_x=rng.uniform(-0.1, 0.1),
+        frame_aspect=rng.uniform(0.4, 1.3),
+        extent=10.0 * scale,
+    )
+    points = (rng.normal(size=(40, 3)) + rng.uniform(-2, 2, 3)) * scale
+    size = (900, 500)
+    width = cam.frame_aspect * size[1]  # the framing region, centred shift_x right
+    x0 = (0.5 + cam.shift_x) * size[0] - width / 2
+
+    def inside(distance):
+        cam.distance = distance
+        x, y, _ = cam.project(points, size).T
+        depth = (points - cam.eye) @ cam.forward
+        return (
+            (x0 <= x).all() & (x <= x0 + width).all() & (y >= 0).all() & (y <= size[1]).all()
+        ) and (depth > 0.04 * distance).all()
+
+    fit = cam.fit_distance(points)
+    assert inside(fit * (1 + 1e-9)) and inside(fit * 3.0)
+    assert not inside(fit * 0.97)

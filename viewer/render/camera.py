@@ -18,6 +18,10 @@ from viewer.scene.math import from_pyrr
 
 PERSPECTIVE = "perspective"
 ORTHOGRAPHIC = "orthographic"
+#: `frame` leaves this much room around what it frames (2 % of the distance).
+FRAME_MARGIN = 1.02
+#: The near plane lies at most this share of the distance in front of the eye.
+NEAR_SHARE = 0.05
 #: `look_at`'s stand-in for the up vector when the view runs along +Y or -Y.
 FALLBACK_UP = (0.0, 0.0, -1.0)
 
@@ -103,14 +107,31 @@ class Camera:
         self.yaw = math.degrees(math.atan2(offset[0], offset[2]))
 
     def frame(self, center, radius: float) -> None:
-        """Aim at a sphere (`center`, `radius`) so that it fills the view with a margin."""
-        radius = max(float(radius), 1e-3)
+        """Aim at a sphere (`center`, `radius`) so that it fills the framing region (the
+        image's height, `frame_aspect` times that wide) with a margin, at any scale."""
+        radius = max(float(radius), 1e-12)
         self.target = np.asarray(center, dtype=np.float64).copy()
         half = math.radians(self.fov) / 2.0
         if self.frame_aspect < 1.0:  # narrow: the horizontal field of view binds
             half = math.atan(max(self.frame_aspect, 0.05) * math.tan(half))
-        self.distance = 1.02 * radius / math.sin(half)
+        self.distance = FRAME_MARGIN * radius / math.sin(half)
         self.extent = max(self.extent, radius)
+
+    def fit_distance(self, points) -> float:
+        """The least eye distance, looking from the current direction at the current
+        target, at which every world point [n, 3] lies inside the framing region (with
+        `frame`'s margin) and in front of the near plane."""
+        pts = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        if len(pts) == 0:
+            return 0.0
+        # Camera axes: right, up, and back towards the eye; the depth is distance - back.
+        right, up, back = ((pts - self.target) @ self.view_matrix()[:3, :3].T).T
+        tan_y = math.tan(math.radians(self.fov) / 2.0)
+        tan_x = max(self.frame_aspect, 0.05) * tan_y
+        across = FRAME_MARGIN * np.maximum(np.abs(right) / tan_x, np.abs(up) / tan_y)
+        need = across if self.projection == ORTHOGRAPHIC else back + across
+        in_front = back / (1.0 - NEAR_SHARE)  # the near plane lies at most that far out
+        return float(max(need.max(), in_front.max(), 0.0))
 
     def set_home(self) -> None:
         """Remember the current placement for `reset()` (the Home key)."""
@@ -134,7 +155,7 @@ class Camera:
 
     def zoom(self, steps: float) -> None:
         """Positive steps move closer (one wheel notch = 10 %)."""
-        self.distance = max(1e-3, self.distance * 0.9 ** float(steps))
+        self.distance = max(1e-6 * self.extent, self.distance * 0.9 ** float(steps))
 
     def toggle_projection(self) -> None:
         self.projection = ORTHOGRAPHIC if self.projection == PERSPECTIVE else PERSPECTIVE
@@ -145,7 +166,7 @@ class Camera:
 
     def clip_range(self) -> tuple[float, float]:
         far = self.distance + 4.0 * self.extent
-        near = max(far * 1e-4, min(0.05 * self.distance, 0.1))
+        near = max(far * 1e-4, min(NEAR_SHARE * self.distance, 0.1))
         return near, far
 
     def projection_matrix(self, aspect: float) -> np.ndarray:

@@ -35,7 +35,8 @@ HALO_PX = 4.0
 GLOW_EXTRAS_MAX = 5000
 FLAT_KINDS = ("disk", "rect")
 #: Half the side of the box that stands for a node drawn without a mesh (a pivot) when it
-#: is selected, and the radius of its bounding sphere.
+#: is selected, and the radius of its bounding sphere (in a scene 4 to 40 units across;
+#: see `_make_grid`).
 PIVOT_HALF = 0.15
 
 
@@ -174,23 +175,30 @@ class Renderer:
         all_ids = np.concatenate(ids)
         return all_ids, world[all_ids], np.vstack(lo), np.vstack(hi)
 
-    def bounds(self) -> tuple[np.ndarray, float]:
-        """Bounding sphere (centre [3], radius) of all nodes: boxes and pivot origins."""
-        world = self.graph.world_matrices()
+    def bound_points(self) -> np.ndarray:
+        """What must be seen of the scene, [m, 3]: every node's origin and box corners."""
         alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
-        if len(alive) == 0:
-            return np.zeros(3), 1.0
         _, worlds, lo, hi = self.node_boxes()
-        pts = np.vstack([world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)])
+        origins = self.graph.world_matrices()[alive, :3, 3]
+        return np.vstack([origins, box_corners(worlds, lo, hi).reshape(-1, 3)])
+
+    def bounds(self) -> tuple[np.ndarray, float]:
+        """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own scale
+        (millimetres or kilometres alike); a scene of one point gets radius 0.5."""
+        pts = self.bound_points()
+        if len(pts) == 0:
+            return np.zeros(3), 1.0
         lo_all, hi_all = pts.min(axis=0), pts.max(axis=0)
         center = (lo_all + hi_all) / 2.0
         radius = float(np.linalg.norm(hi_all - lo_all) / 2.0)
-        return center, max(radius, 0.5)
+        if radius <= 1e-9 * max(1.0, float(np.abs(center).max())):
+            radius = 0.5
+        return center, radius
 
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-space spheres around nodes `ids`: centres [n, 3] (their origins) and radii
         [n] (half the look's size diagonal times the largest world axis scale; a node
-        drawn without a mesh gets `PIVOT_HALF`). For placing labels beside nodes."""
+        drawn without a mesh gets `PIVOT_HALF` at the scene's scale). For labels."""
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
         world = self.graph.world_matrices()[ids]
         inst = self.instances
@@ -200,7 +208,7 @@ class Renderer:
         pivot = np.zeros(len(ids), dtype=bool)
         pivot[built] = inst.kind_of[ids[built]] < 0
         scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1, initial=0.0)
-        radii = np.where(pivot, PIVOT_HALF, 0.5 * np.linalg.norm(sizes, axis=1) * scale)
+        radii = np.where(pivot, self._pivot_half, 0.5 * np.linalg.norm(sizes, axis=1) * scale)
         return world[:, :3, 3].copy(), radii
 
     def frame_camera(self, camera: Camera) -> None:
@@ -215,6 +223,9 @@ class Renderer:
         self._flat = self.is_flat()
         self.backdrop.set_grid(center, radius, self._flat)
         self._grid_half = self.backdrop.half
+        # Pivots are PIVOT_HALF big in scenes a few units across, and follow tinier or
+        # vaster scenes' scale.
+        self._pivot_half = PIVOT_HALF * float(np.clip(1.0, radius / 20.0, radius / 2.0))
         ends = np.zeros((6, 3))  # from the origin along +X, +Y, +Z: two grid steps
         ends[[1, 3, 5], [0, 1, 2]] = 2.0 * self.backdrop.step
         self._axes.write(ends, np.repeat(AXIS_COLORS, 2, axis=0))
@@ -308,7 +319,7 @@ class Renderer:
         b = int(self.instances.kind_of[node_id])
         world = self.graph.world_matrices()[node_id]
         if b < 0:
-            return world, np.full(3, -PIVOT_HALF), np.full(3, PIVOT_HALF)
+            return world, np.full(3, -self._pivot_half), np.full(3, self._pivot_half)
         mesh_lo, mesh_hi = self.meshes[self.instances.batches[b].kind].bounds
         size = self.instances.sizes[node_id]
         lo, hi = mesh_lo * size, mesh_hi * size
