@@ -167,11 +167,13 @@ def show(
 
     if headless and frames is None:
         frames = 1
+    if frames is not None and int(frames) < 1:
+        raise ValueError(f"frames: expected a positive whole number, got {frames!r}")
     if select is not None and select not in graph:
         raise KeyError(f"select: no node named {select!r} in the graph")
     scene = scene_for(graph, meshes, title, camera)
     options = RunOptions(
-        size=tuple(size), frames=frames, log=log, overlay=overlay, select=select,
+        size=_size(size), frames=frames, log=log, overlay=overlay, select=select,
         screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
         script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],
     )  # fmt: skip
@@ -208,10 +210,16 @@ def render_image(
 
     scene = scene_for(graph, meshes, None, camera)
     options = RunOptions(
-        size=tuple(size), frames=1, overlay=overlay, keep_image=True, layout=graph.frame == 0
+        size=_size(size), frames=1, overlay=overlay, keep_image=True, layout=graph.frame == 0
     )
     app = run(scene, options, headless=True)
     return np.ascontiguousarray(app.last_image).view(Image)
+
+
+def _size(size) -> tuple[int, int]:
+    if len(size) != 2 or min(int(v) for v in size) < 1:
+        raise ValueError(f"size: expected (width, height) in pixels, got {size!r}")
+    return int(size[0]), int(size[1])
 
 
 def _path(value) -> Path | None:

@@ -8,6 +8,7 @@ keyboard and mouse do; an error in `on_frame` reaches the caller and leaves GL u
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import traceback
@@ -105,14 +106,19 @@ def test_a_scripted_click_selects_like_the_mouse(egl):
     assert app_for(g, ["1,1@2"]).session.selected is None  # the empty corner
 
 
-def test_an_error_in_on_frame_reaches_the_caller_and_gl_stays_usable(egl):
+def test_an_error_in_on_frame_reaches_the_caller_and_gl_stays_usable(egl, tmp_path):
     def controller(graph, frame, t):
         if frame == 3:
             raise RuntimeError("controller failed")
 
+    trace = tmp_path / "t.json"
     with pytest.raises(RuntimeError, match="controller failed") as info:
-        viewer.show(chain(), on_frame=controller, headless=True, frames=10, size=SMALL)
+        viewer.show(chain(), on_frame=controller, headless=True, frames=10, size=SMALL,
+                    trace=trace)  # fmt: skip
     assert "controller" in "".join(traceback.format_tb(info.tb))
+    spans = [e["name"] for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"
+             and e["cat"] == "frame"]  # fmt: skip
+    assert spans == ["frame 1", "frame 2"]  # the trace up to the error is kept
     img = viewer.render_image(chain(), size=SMALL)  # the next run still works
     assert img.shape == (180, 320, 3)
 
@@ -124,6 +130,17 @@ def test_show_writes_what_it_is_asked_for(egl, tmp_path):
     for path in (result.screenshot, result.trace, result.record):
         assert path.is_file() and path.stat().st_size > 0
     assert Image.open(result.screenshot).size == SMALL
+
+
+def test_bad_arguments_are_refused_before_any_gl():
+    with pytest.raises(ValueError, match="frames"):
+        viewer.show(chain(), headless=True, frames=0)
+    with pytest.raises(ValueError, match="size"):
+        viewer.show(chain(), headless=True, size=(0, 10))
+    with pytest.raises(KeyError, match="Obj9"):
+        viewer.show(chain(), headless=True, select="Obj9")
+    with pytest.raises(ValueError, match="unknown key 'Q'"):
+        viewer.show(chain(), headless=True, keys="Q@1")
 
 
 def test_meshes_by_node_name_id_or_callable():
