@@ -1,3 +1,17 @@
-"""sgview: a GPU-rendered viewer that makes scene-graph transform propagation visible."""
+"""sgview: a GPU-rendered viewer that makes scene-graph transform propagation visible.
+
+``viewer.show(graph)``, ``viewer.render_image(graph)`` and ``viewer.Look`` (see
+`viewer.embed`) are loaded on first use, so ``import viewer`` stays light: no GL until a
+picture is asked for.
+"""
 
 __version__ = "0.1.0"
+__all__ = ["Look", "render_image", "show"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from viewer import embed
+
+        return getattr(embed, name)
+    raise AttributeError(f"module 'viewer' has no attribute {name!r}")

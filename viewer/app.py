@@ -16,6 +16,7 @@ What the user does lives in the session (`viewer/session.py`); what is written o
 from __future__ import annotations
 
 import time as clock
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -30,12 +31,14 @@ from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.errors import SgviewError
 from viewer.io.ranges import camera_gap_reason
+from viewer.keyscript import KeyScript
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.render.renderer import Renderer
 from viewer.session import Frame, Session
 from viewer.text import one_line
 from viewer.timing import FixedTimer
+from viewer.trace import TraceWriter
 
 __all__ = ["RunOptions", "SgviewApp", "WindowError", "run"]
 
@@ -45,7 +48,7 @@ class RunOptions:
     """What a run should do besides showing the scene (see viewer.cli for the flags)."""
 
     size: tuple[int, int] = (1280, 720)
-    frames: int | None = None  # stop after this many frames (None: until the window closes)
+    frames: int | None = None  # stop after this many redraws (None: until the window closes)
     still: bool = False
     log: bool = False
     touches: dict[int, list[str]] = field(default_factory=dict)  # frame -> node names
@@ -57,6 +60,11 @@ class RunOptions:
     overlay: bool = True  # the debug overlay: glow, names, panels (--no-overlay: off)
     select: str | None = None  # node selected at the start
     load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload
+    script: KeyScript = field(default_factory=KeyScript)  # --keys, --click (viewer.keyscript)
+    trace: Path | None = None  # --trace: Chrome Trace Event JSON (viewer.trace)
+    on_frame: list[Callable] = field(default_factory=list)  # Session.frame_callbacks
+    keep_image: bool = False  # keep the last picture drawn in `app.last_image`
+    layout: bool = True  # Session(layout=...): False makes pending changes frame 1's
 
 
 class SgviewApp(InputHandlers, mglw.WindowConfig):
@@ -77,8 +85,14 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.session = Session(
             scene, still=options.still, touches=options.touches, log=options.log,
             fixed_step=self.timer.step if fixed else None,
-            load_limits=options.load_limits, out=options.out,
+            load_limits=options.load_limits, out=options.out, layout=options.layout,
         )  # fmt: skip
+        self.session.frame_callbacks.extend(options.on_frame)
+        #: Redraws so far: the frame count of scripts and of `RunOptions.frames`.
+        self.redraws = 0
+        self.trace = TraceWriter(options.trace) if options.trace is not None else None
+        self.last_image: np.ndarray | None = None
+        self._phases: list[tuple[str, float, float]] = []
         self.renderer = Renderer(self.ctx, scene)
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay = None
@@ -105,19 +119,32 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
     # -- the frame ---------------------------------------------------------------------
     def on_render(self, time: float, frame_time: float) -> None:
         session = self.session
+        start = clock.perf_counter()
+        self._phases = []
         if session.poll_reload() is not None:
             self._scene_replaced()
+        self.redraws += 1
+        self.play_script(self.redraws)
         frame = session.advance(frame_time)
-        if frame is not None:
-            self._show(frame)
+        sync_bytes = self._show(frame) if frame is not None else 0
         self.draw(frame_time, seen=self._frame_seen())
         self.capture.frame_drawn(self.wnd.fbo, self.buffer_size)
-        if self.options.frames is not None and session.frame >= self.options.frames:
+        if self.trace is not None:
+            phases = (frame.phases if frame is not None else []) + self._phases
+            self.trace.redraw(
+                self.redraws, start, clock.perf_counter(), phases,
+                frame=None if frame is None else frame.number,
+                report=None if frame is None else frame.report, bytes_uploaded=sync_bytes,
+            )  # fmt: skip
+        if self.options.frames is not None and self.redraws >= self.options.frames:
             self.capture.save_screenshot(self.wnd.fbo, self.buffer_size)
+            if self.options.keep_image:
+                self.last_image = self.grab()
             self.wnd.close()
 
-    def _show(self, frame: Frame) -> None:
-        """Hand one simulated frame to the renderer and the overlay."""
+    def _show(self, frame: Frame) -> int:
+        """Hand one simulated frame to the renderer and the overlay; returns the bytes
+        of world matrices uploaded."""
         t0 = clock.perf_counter()
         sync_bytes = self.renderer.sync(frame.report)
         for node_id, rgb in frame.recolor.items():
@@ -127,6 +154,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             self.overlay.frame_done(
                 frame.number, frame.report, frame.dt, frame.update_ms, upload_ms, sync_bytes
             )
+        self._phases.append(("upload", t0, clock.perf_counter()))
+        return sync_bytes
 
     def _scene_replaced(self) -> None:
         """Live reload swapped the scene: new GPU state, same camera and view toggles."""
@@ -153,8 +182,11 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self._fit_view_to_panels()
         self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
                            selected=self.session.selected)  # fmt: skip
+        t1 = clock.perf_counter()
+        self._phases.append(("draw", t0, t1))
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
+            self._phases.append(("overlay", t1, clock.perf_counter()))
         if self.overlay is not None:
             self.overlay.note_draw_time(1000.0 * (clock.perf_counter() - t0))
 
@@ -168,7 +200,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """Whether the picture of the current frame is shown or saved (see `draw`)."""
         if not isinstance(self.timer, FixedTimer) or self.options.frames is None:
             return True
-        return self.session.frame >= self.options.frames or self.capture.wants_picture
+        return self.redraws >= self.options.frames or self.capture.wants_picture
 
     def _fit_view_to_panels(self) -> None:
         """Centre the 3D picture between the overlay's panels (and frame it there)."""
@@ -208,7 +240,9 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         return self.capture.grab(self.wnd.fbo, self.buffer_size)
 
     def finish(self) -> None:
-        """After the last frame: close the recording, write --dump-world."""
+        """After the last frame: close the recording, write --dump-world and --trace."""
+        if self.trace is not None:
+            self.trace.close()
         self.capture.finish(self.session.graph)
         if self.overlay is not None:
             self.overlay.release()  # its panel keeps what it showed last (tests read it)
@@ -269,12 +303,23 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
         raise WindowError(reason) from exc
     mglw.activate_context(window=window)
-    app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
+    try:
+        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
+    except BaseException:
+        window.destroy()
+        raise
     window.config = app
     window.swap_buffers()  # as create_window_config_instance: settles the buffer size
     window.set_default_viewport()
     try:
-        mglw.run_window_config_instance(app)
-    finally:
-        app.finish()
+        mglw.run_window_config_instance(app)  # destroys the window when the loop ends
+    except BaseException:
+        # An error in a frame (an `on_frame` callback's, say) leaves the loop early: the
+        # recording and trace are closed, then the window and its GL context released.
+        try:
+            app.finish()
+        finally:
+            window.destroy()
+        raise
+    app.finish()
     return app

@@ -4,12 +4,26 @@ A mixin of `viewer.app.SgviewApp`: the overlay sees every event first and keeps 
 aimed at its panels; the rest become the session's actions, camera moves or view toggles
 (`viewer.controls` lists them for --help, the README and the panel). Held movement keys
 are only recorded here (`HeldKeys`); the session applies them once per simulated frame.
+A key event becomes a key name of the key table first (`key_down` / `key_up`), which is
+also where scripted keys (`--keys`, `viewer.keyscript`) come in: both go the same way.
 """
 
 from __future__ import annotations
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
+#: The movement keys, held down for as many frames as they are held: key -> action.
+HELD = {"H": "left", "J": "down", "K": "up", "L": "right", "R": "turn", "Shift+R": "turn"}
+
+
+def _key_names(keys) -> dict:
+    """moderngl-window key code -> the key table's name for it (see viewer.controls)."""
+    return {
+        keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
+        keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
+        keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
+        keys.P: "P", keys.ESCAPE: "Esc",
+    }  # fmt: skip
 
 
 class InputHandlers:
@@ -21,45 +35,67 @@ class InputHandlers:
             self.overlay.forward("key_event", key, action, modifiers)
             if self.overlay.wants_keyboard:
                 return
-        held = {keys.H: "left", keys.J: "down", keys.K: "up", keys.L: "right", keys.R: "turn"}
+        name = _key_names(keys).get(key)
+        if name is None:
+            return
+        if name == "R" and modifiers.shift:
+            name = "Shift+R"
+        if action == keys.ACTION_PRESS:
+            self.key_down(name)
+        elif action == keys.ACTION_RELEASE:
+            self.key_up(name)
+
+    def key_down(self, name: str) -> None:
+        """Key `name` (as the key table spells it) went down: from the keyboard or a
+        script (`viewer.keyscript`)."""
         session = self.session
-        if key in held:
-            if action == keys.ACTION_PRESS:
-                session.held.press(held[key])
-            elif action == keys.ACTION_RELEASE:
-                session.held.release(held[key])
-            session.reverse_turn = bool(modifiers.shift)
-            return
-        if action != keys.ACTION_PRESS:
-            return
-        if key == keys.ESCAPE:
+        if name in HELD:
+            session.held.press(HELD[name])
+            if HELD[name] == "turn":
+                session.reverse_turn = name == "Shift+R"
+        elif name == "Esc":
             self.quit()
-        elif key == keys.F:
+        elif name == "F":
             self.renderer.frame_camera(self.camera)
-        elif key == keys.HOME:
+        elif name == "Home":
             self.camera.reset()
-        elif key == keys.P:
+        elif name == "P":
             self.capture.request_shot()
-        elif key == keys.SPACE:
+        elif name == "Space":
             session.toggle_pause()
-        elif key == keys.PERIOD:
+        elif name == ".":
             session.request_step()
-        elif key == keys.S:
+        elif name == "S":
             session.toggle_motion()
-        elif key == keys.O:
+        elif name == "O":
             self.camera.toggle_projection()
-        elif key == keys.G:
+        elif name == "G":
             self.renderer.show_grid = not self.renderer.show_grid
-        elif key == keys.B:
+        elif name == "B":
             self.renderer.show_links = not self.renderer.show_links
-        elif key == keys.T:
+        elif name == "T":
             session.touch_selected()
-        elif key == keys.M:
+        elif name == "M":
             session.switch_collision_mode()
-        elif self.overlay is not None and key == keys.TAB:
+        elif self.overlay is not None and name == "Tab":
             self.overlay.visible = not self.overlay.visible
-        elif self.overlay is not None and key == keys.N:
+        elif self.overlay is not None and name == "N":
             self.overlay.show_names = not self.overlay.show_names
+
+    def key_up(self, name: str) -> None:
+        """Key `name` was released (only the held movement keys care)."""
+        if name in HELD:
+            self.session.held.release(HELD[name])
+
+    def play_script(self, redraw: int) -> None:
+        """Before redraw number `redraw`: the scripted releases, presses and clicks."""
+        script = self.options.script
+        for name in script.releases.get(redraw, ()):
+            self.key_up(name)
+        for name in script.presses.get(redraw, ()):
+            self.key_down(name)
+        for x, y in script.clicks.get(redraw, ()):
+            self.select_at(x + 0.5, y + 0.5)  # the pixel's centre, as a mouse click
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:

@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--frames", type=_positive, metavar="N",
-        help="stop after N frames (headless default: 1; window default: run until closed)",
+        help="stop after N frames drawn (headless default: 1; window default: run until "
+        "closed)",
     )  # fmt: skip
     parser.add_argument(
         "--size", type=_size, default=(1280, 720), metavar="WxH",
@@ -130,6 +131,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="touch node NAME at the start of FRAME (default 1); repeatable",
     )  # fmt: skip
     parser.add_argument("--still", action="store_true", help="disable the scene's motion")
+    parser.add_argument(
+        "--keys", metavar="SPEC",
+        help="scripted keys, e.g. 'L@1-80,T@90,space@100,.@101': a key of the table below "
+        "pressed before frame F (KEY@F) or held from F to G (KEY@F-G); frames count redraws",
+    )  # fmt: skip
+    parser.add_argument(
+        "--click", action="append", default=[], metavar="X,Y@F",
+        help="left click at window pixel X,Y (from the top-left) before frame F, "
+        "selecting what is there as a mouse click does; repeatable",
+    )  # fmt: skip
+    parser.add_argument(
+        "--trace", type=Path, metavar="OUT.json",
+        help="write a Chrome Trace Event file (open it in ui.perfetto.dev): per frame the "
+        "time of each phase, the counters and the recomputed nodes",
+    )  # fmt: skip
     parser.add_argument(
         "--select", metavar="NAME",
         help="select node NAME at the start (outlined; the panel shows its values)",
@@ -260,12 +276,28 @@ def options_from(args, scene):
             raise UsageError(str(exc)) from None
     if args.samples < 0:
         raise UsageError(f"--samples must be 0 or more, got {args.samples}")
+    script = _script(args, frames)
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
         samples=args.samples, overlay=args.overlay, select=args.select,
-        load_limits=load_limits(args),
+        load_limits=load_limits(args), script=script, trace=args.trace,
     )  # fmt: skip
+
+
+def _script(args, frames: int | None):
+    """--keys and --click as one `KeyScript` (one line on a bad spec)."""
+    from viewer.keyscript import ScriptError, parse_clicks, parse_keys
+
+    try:
+        script = parse_keys(args.keys or "").add(parse_clicks(args.click))
+    except ScriptError as exc:
+        raise UsageError(f"--keys/--click: {exc}") from None
+    if frames is not None and script.last_frame > frames:
+        raise UsageError(
+            f"--keys/--click: frame {script.last_frame} is after the last frame ({frames})"
+        )
+    return script
 
 
 def list_scenes() -> int:

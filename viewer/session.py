@@ -10,15 +10,18 @@ the same whether they come from a key, a panel button or a script.
 
 Each simulated frame does, in order: the scene's scripted events for the frame, then the
 touches asked for it; the motions at scene time t (headless: t = frame / 60 exactly)
-unless stopped; the held keys on the selection (or, in the collision demo, on the disk and
-the rectangle); `graph.update()`; the collision test. Frame 1 is the first frame; the
-layout update of a freshly loaded scene happens before it and is not a frame.
+unless stopped; the per-frame callbacks (`on_frame`: the user's own code, called with the
+graph, the frame number and t); the held keys on the selection (or, in the collision demo,
+on the disk and the rectangle); `graph.update()`; the collision test.
+Frame 1 is the first frame; the layout update of a freshly loaded scene happens before it
+and is not a frame.
 """
 
 from __future__ import annotations
 
 import sys
 import time as clock
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -43,6 +46,8 @@ class Frame:
     report: FrameReport
     dt: float
     update_ms: float
+    #: What the frame spent its time on: (phase, start, end), `time.perf_counter` seconds.
+    phases: list[tuple[str, float, float]] = field(default_factory=list)
     #: Nodes whose base colour changes with this frame (the collision demo's overlap red).
     recolor: dict[int, tuple[float, float, float]] = field(default_factory=dict)
 
@@ -64,6 +69,9 @@ class Session:
     log : bool
         Print ``# frame N`` and the frame's update log for each frame that recomputed.
     out, err : text streams, default sys.stdout / sys.stderr at the time of printing
+    layout : bool
+        Update the graph once before frame 1 (not a frame). False: what is pending in the
+        graph is frame 1's change (`viewer.render_image` shows it glowing).
     """
 
     def __init__(
@@ -77,6 +85,7 @@ class Session:
         log: bool = False,
         out: TextIO | None = None,
         err: TextIO | None = None,
+        layout: bool = True,
     ) -> None:
         # Made first: a save during the rest of the set-up must count as a change.
         self.watcher: SceneWatcher | None = watch_scene(scene, **(load_limits or {}))
@@ -96,10 +105,14 @@ class Session:
         #: The error of the last save that did not load, shown until a good save.
         self.reload_error: str | None = None
         self.last_report: FrameReport | None = None
-        self._use(scene)
+        #: Called as ``callback(graph, frame, t)`` in every simulated frame, before the
+        #: update (see the module notes); an exception stops the frame and propagates.
+        self.frame_callbacks: list[Callable[[object, int, float], None]] = []
+        self._use(scene, layout=layout)
 
-    def _use(self, scene: Scene) -> None:
-        scene.graph.update()  # lay out the loaded scene; not a frame
+    def _use(self, scene: Scene, *, layout: bool = True) -> None:
+        if layout:
+            scene.graph.update()  # lay out the loaded scene; not a frame
         self.scene = scene
         self.selected: int | None = None
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
@@ -137,6 +150,7 @@ class Session:
         """Simulate one frame of `dt` seconds (see the module notes for the order)."""
         self.frame += 1
         scene, graph = self.scene, self.graph
+        t0 = clock.perf_counter()
         apply_events(scene, self.frame)
         for name in self.touches.get(self.frame, ()):
             graph.touch(graph[name])
@@ -147,14 +161,23 @@ class Session:
             else:
                 self.time += dt
             apply_motions(scene, self.time)
+        phases = [("motions", t0, clock.perf_counter())]
+        for callback in self.frame_callbacks:
+            start = clock.perf_counter()
+            callback(graph, self.frame, self.time)
+            phases.append(("on_frame", start, clock.perf_counter()))
+        t0 = clock.perf_counter()
         self._apply_held_keys()
+        phases.append(("keys", t0, clock.perf_counter()))
         t0 = clock.perf_counter()
         report = graph.update()
-        update_ms = 1000.0 * (clock.perf_counter() - t0)
+        t1 = clock.perf_counter()
+        phases.append(("update", t0, t1))
         self.last_report = report
         if self.log:
             self._print_log(report)
-        return Frame(self.frame, report, dt, update_ms, self._test_collision())
+        recolor = self._test_collision()
+        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
 
     def _print_log(self, report: FrameReport) -> None:
         lines = report.log_lines()

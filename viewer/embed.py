@@ -1,0 +1,226 @@
+"""`viewer.show` and `viewer.render_image`: the viewer on a graph built in your own code.
+
+A `SceneGraph` made in a script has no scene file, so `scene_for` wraps it in a `Scene`:
+a look per node from `meshes` (built-in mesh kinds, by node, name or id, or a callable),
+nothing that moves on its own. `show` then runs the same app, session and frame loop as
+the `sgview` command (`viewer.app.run`), with the user's `on_frame` as a per-frame
+callback of the session; `render_image` is a one-frame headless `show` that hands back
+the picture instead of writing it.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from viewer.keyscript import KeyScript, parse_clicks, parse_keys
+from viewer.scene.graph import SceneGraph
+from viewer.scene.node import Node
+from viewer.scene.report import FrameReport
+from viewer.scene.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
+
+__all__ = ["DEFAULT_LOOK", "Image", "Look", "ShowResult", "render_image", "scene_for", "show"]
+
+#: How a node not listed in `meshes` is drawn: a unit cube, as in a scene file.
+DEFAULT_LOOK = Look()
+
+MeshSpec = Mapping | Callable[[Node], "str | Look | None"] | None
+
+
+@dataclass
+class ShowResult:
+    """What a `show` run did."""
+
+    #: Frames simulated (paused redraws do not count).
+    frames: int
+    #: The report of the last simulated frame (None if none ran).
+    report: FrameReport | None
+    #: Files written, None where not asked for.
+    screenshot: Path | None = None
+    record: Path | None = None
+    trace: Path | None = None
+
+
+class Image(np.ndarray):
+    """An (H, W, 3) uint8 picture that a Jupyter notebook displays as a PNG.
+
+    A real ndarray in every other way; ``np.asarray(img)`` gives the plain array.
+    """
+
+    def _repr_png_(self) -> bytes | None:
+        if self.ndim != 3 or self.shape[2] != 3 or self.dtype != np.uint8:
+            return None  # a slice or a computed array: shown as an array
+        from PIL import Image as PILImage
+
+        buf = io.BytesIO()
+        PILImage.fromarray(np.asarray(self)).save(buf, format="PNG")
+        return buf.getvalue()
+
+
+def _look(value, where: str) -> Look:
+    if isinstance(value, Look):
+        return value
+    if isinstance(value, str) and value in BUILTIN_MESHES:
+        return Look(mesh=value)
+    raise ValueError(
+        f"meshes[{where}]: expected a Look or one of {', '.join(BUILTIN_MESHES)}, got {value!r}"
+    )
+
+
+def scene_for(
+    graph: SceneGraph, meshes: MeshSpec = None, title: str | None = None, camera=None
+) -> Scene:
+    """A `Scene` around `graph`, drawn as `meshes` says.
+
+    `meshes` maps nodes (a `Node`, its name or its id) to a built-in mesh kind
+    (`viewer.scene.scene.BUILTIN_MESHES`, e.g. ``"sphere"``; ``"none"``: not drawn) or to
+    a `Look` (mesh, size, colour); or it is a callable ``node -> kind | Look | None``.
+    Nodes it leaves out (or maps to None) get `DEFAULT_LOOK`, a unit cube. `camera` is a
+    `CameraSpec` or a mapping of its fields (``position``, ``target``, ``fov``, ...);
+    None frames the whole graph.
+    """
+    looks: dict[int, Look] = {}
+    if callable(meshes):
+        for node in graph:
+            value = meshes(node)
+            looks[node.id] = DEFAULT_LOOK if value is None else _look(value, repr(node.name))
+    else:
+        for key, value in (meshes or {}).items():
+            if isinstance(key, Node):
+                node_id = key.id
+            elif isinstance(key, str):
+                if key not in graph:
+                    raise KeyError(f"meshes: no node named {key!r} in the graph")
+                node_id = graph[key].id
+            else:
+                node_id = graph.node(int(key)).id
+            looks[node_id] = _look(value, repr(key))
+        for node in graph:
+            looks.setdefault(node.id, DEFAULT_LOOK)
+    if camera is None:
+        spec = CameraSpec()
+    elif isinstance(camera, CameraSpec):
+        spec = camera
+    else:
+        spec = CameraSpec(**dict(camera))
+    return Scene(graph=graph, title=title or "your graph", looks=looks, camera=spec)
+
+
+def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
+    script = keys if isinstance(keys, KeyScript) else parse_keys(keys or "")
+    return KeyScript().add(script).add(parse_clicks(clicks or ()))
+
+
+def show(
+    graph: SceneGraph,
+    *,
+    on_frame: Callable[[SceneGraph, int, float], None] | None = None,
+    meshes: MeshSpec = None,
+    headless: bool = False,
+    frames: int | None = None,
+    size: tuple[int, int] = (1280, 720),
+    screenshot=None,
+    record=None,
+    overlay: bool = True,
+    log: bool = False,
+    trace=None,
+    title: str | None = None,
+    keys: str | KeyScript | None = None,
+    clicks=None,
+    select: str | None = None,
+    camera=None,
+) -> ShowResult:
+    """Open the viewer on `graph`: the window (or, `headless`, EGL with no window).
+
+    Parameters
+    ----------
+    on_frame : callable ``(graph, frame, t)``, optional
+        Called once per simulated frame before ``graph.update()``, with the frame number
+        (1, 2, ...) and the scene time t in seconds (headless: exactly frame / 60). What it
+        changes is what that frame recomputes, glows and logs. Paused, it is not called,
+        except for a step ('.'); S stops the scene clock, so t stays put while stopped.
+        An exception raised in it stops the run and propagates with its traceback (the
+        window and GL context are released first).
+    meshes : see `scene_for`; nodes not listed are unit cubes (`DEFAULT_LOOK`).
+    headless : render with no window and return after `frames` frames (default 1).
+    frames : stop after this many frames drawn (window: None runs until it is closed).
+    size : (width, height) in pixels.
+    screenshot, record, log, trace, overlay :
+        As the command's ``--screenshot PNG``, ``--record OUT.gif|mp4``, ``--log``,
+        ``--trace OUT.json`` and ``--no-overlay`` (`overlay=False`).
+    keys, clicks :
+        Scripted input, as ``--keys`` and ``--click``: e.g. ``keys="L@1-80,T@90"``,
+        ``clicks=["320,180@5"]`` (see `viewer.keyscript`).
+    select : name of a node selected at the start.
+    camera : see `scene_for`.
+
+    Returns
+    -------
+    ShowResult
+        Frames simulated, the last frame's report and the files written.
+    """
+    from viewer.app import RunOptions, run
+
+    if headless and frames is None:
+        frames = 1
+    if frames is not None and int(frames) < 1:
+        raise ValueError(f"frames: expected a positive whole number, got {frames!r}")
+    if select is not None and select not in graph:
+        raise KeyError(f"select: no node named {select!r} in the graph")
+    scene = scene_for(graph, meshes, title, camera)
+    options = RunOptions(
+        size=_size(size), frames=frames, log=log, overlay=overlay, select=select,
+        screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
+        script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],
+    )  # fmt: skip
+    if options.record is not None:
+        from viewer.render.offscreen import Recorder
+
+        Recorder.check(options.record)
+    app = run(scene, options, headless=headless)
+    session = app.session
+    return ShowResult(
+        frames=session.frame, report=session.last_report, screenshot=options.screenshot,
+        record=options.record, trace=options.trace,
+    )  # fmt: skip
+
+
+def render_image(
+    graph: SceneGraph,
+    *,
+    size: tuple[int, int] = (640, 360),
+    meshes: MeshSpec = None,
+    overlay: bool = True,
+    camera=None,
+) -> Image:
+    """One headless frame of `graph` as it is now: an (H, W, 3) uint8 array.
+
+    The changes made since the graph's last ``update()`` are that frame's change: with the
+    overlay on they glow (red: the node's own value changed; orange: only its world
+    matrix, through an ancestor) — so this calls ``graph.update()`` once. A graph never
+    updated is laid out first instead, and nothing glows. `meshes` and `camera`: see
+    `scene_for`. In a Jupyter notebook the result shows as a picture; elsewhere
+    ``PIL.Image.fromarray(img).save("out.png")`` writes it.
+    """
+    from viewer.app import RunOptions, run
+
+    scene = scene_for(graph, meshes, None, camera)
+    options = RunOptions(
+        size=_size(size), frames=1, overlay=overlay, keep_image=True, layout=graph.frame == 0
+    )
+    app = run(scene, options, headless=True)
+    return np.ascontiguousarray(app.last_image).view(Image)
+
+
+def _size(size) -> tuple[int, int]:
+    if len(size) != 2 or min(int(v) for v in size) < 1:
+        raise ValueError(f"size: expected (width, height) in pixels, got {size!r}")
+    return int(size[0]), int(size[1])
+
+
+def _path(value) -> Path | None:
+    return None if value is None else Path(value)
