@@ -5,7 +5,9 @@ A key spec lists comma-separated items ``NAME@F`` (press NAME before frame F is 
 ``"L@1-80,T@90,space@100,.@101"``. Key names are those of the key table
 (`viewer.controls.KEY_HELP`), case-insensitive: ``Space``, ``.``, ``T``, ``H``, ``Shift+R``,
 ``Tab``, ``Home``, ``Esc``, ... A click spec is ``X,Y@F``: a left click at window pixel
-(X, Y), from the top-left, before frame F.
+(X, Y), from the top-left, before frame F. It picks in the 3D view as a mouse click does
+(`SgviewApp.select_at`), also where a panel covers the view: scripts do not press the
+panels' buttons (their actions are keys: Space, ., T, ...).
 
 Frames count redraws from 1. Until the first pause that is the simulated frame number;
 while paused, redraws go on but no frame is simulated, which is why ``space@100,.@101``
