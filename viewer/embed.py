@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from viewer.content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 from viewer.keyscript import KeyScript, parse_clicks, parse_keys
 from viewer.scene.graph import SceneGraph
 from viewer.scene.node import Node
 from viewer.scene.report import FrameReport
-from viewer.scene.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 
 __all__ = ["DEFAULT_LOOK", "Image", "Look", "ShowResult", "render_image", "scene_for", "show"]
 
@@ -77,7 +77,7 @@ def scene_for(
     """A `Scene` around `graph`, drawn as `meshes` says.
 
     `meshes` maps nodes (a `Node`, its name or its id) to a built-in mesh kind
-    (`viewer.scene.scene.BUILTIN_MESHES`, e.g. ``"sphere"``; ``"none"``: not drawn) or to
+    (`viewer.content.scene.BUILTIN_MESHES`, e.g. ``"sphere"``; ``"none"``: not drawn) or to
     a `Look` (mesh, size, colour); or it is a callable ``node -> kind | Look | None``.
     Nodes it leaves out (or maps to None) get `DEFAULT_LOOK`, a unit cube. `camera` is a
     `CameraSpec` or a mapping of its fields (``position``, ``target``, ``fov``, ...);
