@@ -4,7 +4,8 @@ panel's Keys section all list `KEY_HELP` and `MOUSE_HELP`.
 Most keys act once when pressed (`viewer.app.SgviewApp.on_key_event`). The movement keys
 act on every simulated frame while held: `HeldKeys` tracks them, and `apply_held` moves or
 turns the selected node by `MOVE_STEP` / `TURN_STEP` per frame. A tap shorter than a frame
-still moves one step.
+still moves one step. Opposite keys held together do not cancel: H wins over L and J over
+K, as in the classic collision demo.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ MOVES = {
     "right": (MOVE_STEP, 0.0, 0.0),
 }
 
+#: Opposite actions per axis (x, y), the winner first when both are held.
+_OPPOSITES = (("left", "right"), ("down", "up"))
+
 
 class HeldKeys:
     """Actions held down (names of `MOVES`, or "turn"), read once per simulated frame."""
@@ -81,14 +85,21 @@ class HeldKeys:
         self._tapped.clear()
 
 
+def held_direction(actions: set[str]) -> tuple[int, int]:
+    """The (x, y) step direction of the held `actions`, each -1, 0 or +1: of two opposite
+    keys the first of H (left) over L (right), J (down) over K (up) wins."""
+    direction = [0, 0]
+    for axis, (first, second) in enumerate(_OPPOSITES):
+        winner = first if first in actions else second if second in actions else None
+        if winner is not None:
+            direction[axis] = 1 if MOVES[winner][axis] > 0 else -1
+    return direction[0], direction[1]
+
+
 def apply_held(node, actions: set[str], reverse_turn: bool = False) -> None:
     """Move / turn `node` (a scene Node) by one frame's worth of the held `actions`."""
-    offset = [0.0, 0.0, 0.0]
-    for action in actions:
-        step = MOVES.get(action)
-        if step is not None:
-            offset = [a + b for a, b in zip(offset, step)]
-    if any(offset):
-        node.translate(offset)
+    dx, dy = held_direction(actions)
+    if dx or dy:
+        node.translate((dx * MOVE_STEP, dy * MOVE_STEP, 0.0))
     if "turn" in actions:
         node.rotate((0.0, 0.0, 1.0), -TURN_STEP if reverse_turn else TURN_STEP)
