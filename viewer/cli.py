@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--record", type=Path, metavar="OUT",
-        help="write every frame to OUT.mp4 (needs ffmpeg) or OUT.gif, at 60 frames/s",
+        help="write every frame to OUT.mp4 (60 frames/s) or OUT.gif (30 frames/s: "
+        "every second frame)",
     )  # fmt: skip
     parser.add_argument(
         "--log", action="store_true",

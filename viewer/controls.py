@@ -17,8 +17,8 @@ KEY_HELP = (
     ("T", "touch the selected node (see it glow, in the panel and in --log)"),
     (
         "H J K L",
-        "move the selected node left / down / up / right, 0.05 per frame (held); "
-        "collision scene: the disk",
+        "move the selected node left / down / up / right, 0.05 per frame (held; H wins "
+        "over L, J over K); collision scene: the disk",
     ),
     (
         "R, Shift+R",
@@ -34,14 +34,14 @@ KEY_HELP = (
     ("F", "frame the whole scene"),
     ("Home", "reset the camera"),
     ("O", "switch between perspective and orthographic projection"),
-    ("P", "save a screenshot to the working folder and print its path"),
+    ("P", "save a screenshot sgview-NNNN.png in the working folder and print its path"),
     ("Esc", "quit"),
 )
 MOUSE_HELP = (
     ("left drag", "orbit"),
     ("right drag, Shift+left drag", "pan"),
     ("wheel", "zoom"),
-    ("left click", "select a node (outlined); click empty space to clear"),
+    ("left click", "select a node (outlined, named in the title); click empty space to clear"),
 )
 
 #: Distance a held H / J / K / L moves the selected node per frame (parent's space).
@@ -103,3 +103,11 @@ def apply_held(node, actions: set[str], reverse_turn: bool = False) -> None:
         node.translate((dx * MOVE_STEP, dy * MOVE_STEP, 0.0))
     if "turn" in actions:
         node.rotate((0.0, 0.0, 1.0), -TURN_STEP if reverse_turn else TURN_STEP)
+
+
+def key_table_markdown() -> str:
+    """`MOUSE_HELP` and `KEY_HELP` as the Markdown table the README and docs/viewer.md
+    carry word for word (tests/test_docs_match.py holds them to it)."""
+    rows = ["| input | action |", "|---|---|"]
+    rows += [f"| {key} | {what} |" for key, what in MOUSE_HELP + KEY_HELP]
+    return "\n".join(rows)
