@@ -86,6 +86,8 @@ class Overlay:
         #: Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         #: overlap red would be mistaken for the glow's red.
         self.glow_in_view = host.collision_mode is None
+        #: The names drawn at the last frame and their colours (see `_draw_names`).
+        self.names_drawn: list[tuple[str, int]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
         io = imgui.get_io()
@@ -238,6 +240,12 @@ class Overlay:
         colors = {0: imgui.get_color_u32(imgui.ImVec4(*NAME_COLOR))}
         for kind, rgb in ((-1, self.panel.colors.local), (1, self.panel.colors.world)):
             colors[kind] = imgui.get_color_u32(imgui.ImVec4(*rgb))
+        if not self.glow_in_view:
+            # No glow in the view (the collision demo: red there means overlap): the names
+            # must not speak of own changes and followers in red and orange either.
+            colors = dict.fromkeys(colors, colors[0])
+        # Most important first, with their colours (tests read it, as ``tree_drawn``).
+        self.names_drawn = [(names[k], colors[kinds[k]]) for k in keep.tolist()]
         for k, (x, y) in zip(keep.tolist()[::-1], anchors[::-1].tolist()):
             y -= 0.5 * line_h  # the most important drawn last, on top
             # A dark outline all round the letters: readable over the glow and the grid,
