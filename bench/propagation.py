@@ -1,6 +1,6 @@
 """Propagation benchmark: our core against the object-per-node baseline and three.js.
 
-    python bench/propagation.py [--quick] [--out FILE]
+    .venv/bin/python bench/propagation.py [--quick] [--out FILE]
 
 Builds the issue's trees (chains of 5 and 1,000, a balanced 8-ary tree and a random tree of
 100k nodes, a balanced tree of 1M nodes) in all three implementations within one run, changes

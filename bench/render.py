@@ -1,6 +1,6 @@
 """Render benchmark: our renderer against a bare moderngl instanced draw, headless.
 
-    python bench/render.py [--quick] [--size 1280x720] [--samples 4] [--out FILE]
+    .venv/bin/python bench/render.py [--quick] [--size 1280x720] [--samples 4] [--out FILE]
 
 For balanced trees of 1k and 10k nodes (`generate_scene("balanced:N")`, motions off) each
 frame sets new rotations on 1 % of the nodes (random, fixed seed), ends the frame with

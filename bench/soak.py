@@ -1,7 +1,7 @@
 """Soak benchmark: long headless runs must stay flat in memory and frame time.
 
-    python bench/soak.py [--frames 20000] [--size 320x180] [--samples 0] [--only NAME]
-    python bench/soak.py --drift [--drift-frames 100000]
+    .venv/bin/python bench/soak.py [--frames 20000] [--size 320x180] [--samples 0] [--only NAME]
+    .venv/bin/python bench/soak.py --drift [--drift-frames 100000]
 
 Soak: the viewer's own frame loop (`viewer.app.run`, headless EGL, fixed 1/60 s step,
 overlay on as by default) runs `--frames` frames of

@@ -1,7 +1,7 @@
 """Regenerate the pictures of docs/dirty-propagation.md with sgview itself.
 
-    python docs/make_images.py                  # writes docs/images/*.png
-    python docs/make_images.py --out /tmp/imgs --size 640x360
+    .venv/bin/python docs/make_images.py                  # writes docs/images/*.png
+    .venv/bin/python docs/make_images.py --out /tmp/imgs --size 640x360
 
 Each picture is one headless `sgview` run of a bundled scene, replaying the touches its
 file scripts (SEMANTICS.md examples A and B) with the motion off, and saving the frame of

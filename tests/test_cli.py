@@ -17,6 +17,7 @@ import pytest
 from PIL import Image
 
 from viewer.cli import main
+from viewer.render.offscreen import find_ffmpeg
 
 REPO = Path(__file__).resolve().parents[1]
 CHAIN5 = str(REPO / "scenes" / "chain5.toml")
@@ -123,8 +124,16 @@ def test_record_gif_keeps_every_second_frame_with_exact_timing(tmp_path):
     assert sum(_gif_delays(path)[1]) == 100
 
 
-@pytest.mark.skipif(not __import__("shutil").which("ffmpeg"), reason="ffmpeg not installed")
+@pytest.mark.skipif(find_ffmpeg() is None, reason="no ffmpeg (imageio-ffmpeg not installed)")
 def test_record_mp4_through_ffmpeg(tmp_path):
+    path = tmp_path / "out.mp4"
+    assert main([TREE10, "--headless", "--frames", "3", *SMALL, "--record", str(path)]) == 0
+    assert path.stat().st_size > 500
+
+
+def test_record_mp4_without_a_system_ffmpeg(tmp_path, monkeypatch):
+    pytest.importorskip("imageio_ffmpeg")
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing to find on the PATH
     path = tmp_path / "out.mp4"
     assert main([TREE10, "--headless", "--frames", "3", *SMALL, "--record", str(path)]) == 0
     assert path.stat().st_size > 500

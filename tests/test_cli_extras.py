@@ -42,3 +42,24 @@ def test_a_bundled_scene_opens_by_name_from_any_folder(tmp_path):
     assert done.stdout.splitlines() == [
         "# frame 1", "*Update Local : Obj4*", "=Update World : Obj4=", "=Update World : Obj5="
     ]  # fmt: skip
+
+
+def test_a_misspelt_scene_name_suggests_the_closest_bundled_scene():
+    from viewer.io.bundled import closest_scene
+
+    assert closest_scene("solar_sytem") == "solar_system"
+    assert closest_scene("scenes/Tree1.toml") == "tree10"
+    assert closest_scene("quaternion") is None
+
+
+def test_an_unknown_scene_is_reported_before_the_display_check(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["PYTHONPATH"] = str(REPO)
+    for given, hint in (("solar_sytem", "'solar_system'"), ("nothing_alike_at_all", "")):
+        done = subprocess.run([sys.executable, "-m", "viewer", given], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=120, env=env)  # fmt: skip
+        assert done.returncode == 2
+        err = done.stderr
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert f"named {given!r}" in err and "--list-scenes" in err and "display" not in err
+        assert (f"did you mean {hint}?" in err) == bool(hint)

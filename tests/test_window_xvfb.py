@@ -8,6 +8,7 @@ Xvfb, xdotool or xwd is missing (.ci/run installs them).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,8 +27,9 @@ BLUE, TEAL, GREEN = (76, 114, 176), (42, 157, 143), (85, 168, 104)
 VIEW = slice(230, W - 210)
 
 pytestmark = pytest.mark.skipif(
-    not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwd")),
-    reason="needs Xvfb, xdotool and xwd (apt-get install -y xvfb xdotool x11-apps)",
+    not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwd", "xwininfo")),
+    reason="needs Xvfb, xdotool, xwd and xwininfo (apt-get install -y xvfb xdotool x11-apps "
+    "x11-utils)",
 )
 
 
@@ -120,6 +122,10 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
     )  # fmt: skip
     try:
         wid = window_id(display)
+        # sgview's window is the only one: no hidden 1x1 pyglet "shadow" window beside it.
+        tree = _x(display, "xwininfo", "-root", "-children")
+        named = re.findall(r'^\s*0x[0-9a-f]+ "(.*?)":', tree, re.M)
+        assert named and all(name.startswith("sgview") for name in named), tree
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         # Pause the motion so that what we click stays where we saw it.
         _x(display, "xdotool", "key", "--window", wid, "space")

@@ -283,6 +283,12 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
         timer: BaseTimer = FixedTimer()
         backend = backend or "egl"
     else:
+        import pyglet
+
+        # pyglet otherwise opens a hidden 1x1 "shadow" window, titled with the program's
+        # path, for sharing GL objects between windows; sgview has one window and needs
+        # none. Set before moderngl-window imports pyglet's window module.
+        pyglet.options["shadow_window"] = False
         from moderngl_window.context.pyglet import Window
         from moderngl_window.timers.clock import Timer
 

@@ -120,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--record", type=Path, metavar="OUT",
-        help="write every frame to OUT.mp4 (needs ffmpeg) or OUT.gif, at 60 frames/s",
+        help="write every frame to OUT.mp4 (60 frames/s) or OUT.gif (30 frames/s: "
+        "every second frame)",
     )  # fmt: skip
     parser.add_argument(
         "--log", action="store_true",
@@ -217,6 +218,8 @@ def load(args):
                 return generate_scene(args.generate, max_nodes=args.max_nodes)
         if args.scene:
             path = resolve(args.scene)
+            if not path.exists():
+                raise UsageError(_unknown_scene(args.scene))
             big = path.is_file() and path.stat().st_size > BIG_FILE_BYTES
             with _progress(f"loading {path}" if big else None):
                 return load_scene(path, **load_limits(args))
@@ -225,6 +228,16 @@ def load(args):
         raise UsageError(one_line(exc) or repr(exc)) from None
     except OSError as exc:
         raise UsageError(f"cannot read {args.scene}: {exc.strerror or exc}") from None
+
+
+def _unknown_scene(given: str) -> str:
+    """The error for a SCENE that is neither a file nor a bundled scene's name."""
+    from viewer.io.bundled import closest_scene
+
+    close = closest_scene(given)
+    hint = f"; did you mean {close!r}?" if close else ""
+    what = "no scene file" if Path(given).suffix else "no scene file or bundled scene"
+    return f"{what} named {given!r}{hint} ({PROG} --list-scenes lists the bundled scenes)"
 
 
 def load_limits(args) -> dict:
@@ -338,8 +351,10 @@ def main(argv: list[str] | None = None) -> int:
         return list_scenes()
     if args.save is not None:
         return save(args)
-    try:
+    try:  # mistakes in the arguments first: they matter with or without a display
         check_outputs(args)
+        scene = load(args)
+        options = options_from(args, scene)
         if not args.headless:
             from viewer.render.context import display_available
 
@@ -348,8 +363,6 @@ def main(argv: list[str] | None = None) -> int:
                     f"no display found (DISPLAY is not set); render headless instead: "
                     f"{HEADLESS_HINT}"
                 )
-        scene = load(args)
-        options = options_from(args, scene)
     except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

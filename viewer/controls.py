@@ -4,7 +4,8 @@ panel's Keys section all list `KEY_HELP` and `MOUSE_HELP`.
 Most keys act once when pressed (`viewer.app.SgviewApp.on_key_event`). The movement keys
 act on every simulated frame while held: `HeldKeys` tracks them, and `apply_held` moves or
 turns the selected node by `MOVE_STEP` / `TURN_STEP` per frame. A tap shorter than a frame
-still moves one step.
+still moves one step. Opposite keys held together do not cancel: H wins over L and J over
+K, as in the classic collision demo.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ KEY_HELP = (
     ("T", "touch the selected node (see it glow, in the panel and in --log)"),
     (
         "H J K L",
-        "move the selected node left / down / up / right, 0.05 per frame (held); "
-        "collision scene: the disk",
+        "move the selected node left / down / up / right, 0.05 per frame (held; H wins "
+        "over L, J over K); collision scene: the disk",
     ),
     (
         "R, Shift+R",
@@ -33,14 +34,14 @@ KEY_HELP = (
     ("F", "frame the whole scene"),
     ("Home", "reset the camera"),
     ("O", "switch between perspective and orthographic projection"),
-    ("P", "save a screenshot to the working folder and print its path"),
+    ("P", "save a screenshot sgview-NNNN.png in the working folder and print its path"),
     ("Esc", "quit"),
 )
 MOUSE_HELP = (
     ("left drag", "orbit"),
     ("right drag, Shift+left drag", "pan"),
     ("wheel", "zoom"),
-    ("left click", "select a node (outlined); click empty space to clear"),
+    ("left click", "select a node (outlined, named in the title); click empty space to clear"),
 )
 
 #: Distance a held H / J / K / L moves the selected node per frame (parent's space).
@@ -54,6 +55,9 @@ MOVES = {
     "up": (0.0, MOVE_STEP, 0.0),
     "right": (MOVE_STEP, 0.0, 0.0),
 }
+
+#: Opposite actions per axis (x, y), the winner first when both are held.
+_OPPOSITES = (("left", "right"), ("down", "up"))
 
 
 class HeldKeys:
@@ -81,14 +85,29 @@ class HeldKeys:
         self._tapped.clear()
 
 
+def held_direction(actions: set[str]) -> tuple[int, int]:
+    """The (x, y) step direction of the held `actions`, each -1, 0 or +1: of two opposite
+    keys the first of H (left) over L (right), J (down) over K (up) wins."""
+    direction = [0, 0]
+    for axis, (first, second) in enumerate(_OPPOSITES):
+        winner = first if first in actions else second if second in actions else None
+        if winner is not None:
+            direction[axis] = 1 if MOVES[winner][axis] > 0 else -1
+    return direction[0], direction[1]
+
+
 def apply_held(node, actions: set[str], reverse_turn: bool = False) -> None:
     """Move / turn `node` (a scene Node) by one frame's worth of the held `actions`."""
-    offset = [0.0, 0.0, 0.0]
-    for action in actions:
-        step = MOVES.get(action)
-        if step is not None:
-            offset = [a + b for a, b in zip(offset, step)]
-    if any(offset):
-        node.translate(offset)
+    dx, dy = held_direction(actions)
+    if dx or dy:
+        node.translate((dx * MOVE_STEP, dy * MOVE_STEP, 0.0))
     if "turn" in actions:
         node.rotate((0.0, 0.0, 1.0), -TURN_STEP if reverse_turn else TURN_STEP)
+
+
+def key_table_markdown() -> str:
+    """`MOUSE_HELP` and `KEY_HELP` as the Markdown table the README and docs/viewer.md
+    carry word for word (tests/test_docs_match.py holds them to it)."""
+    rows = ["| input | action |", "|---|---|"]
+    rows += [f"| {key} | {what} |" for key, what in MOUSE_HELP + KEY_HELP]
+    return "\n".join(rows)

@@ -25,12 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import numpy as np
-
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
-from viewer.controls import MOVES, HeldKeys, apply_held
+from viewer.controls import HeldKeys, apply_held, held_direction
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
 from viewer.scene.report import FrameReport
@@ -190,8 +188,7 @@ class Session:
             return
         demo = self.collision
         if demo is not None:
-            dx = sum(int(np.sign(MOVES[a][0])) for a in actions if a in MOVES)
-            dy = sum(int(np.sign(MOVES[a][1])) for a in actions if a in MOVES)
+            dx, dy = held_direction(actions)
             if dx or dy:
                 demo.move_disk(dx, dy)
             if "turn" in actions:
@@ -261,4 +258,4 @@ class Session:
     def switch_collision_mode(self) -> None:
         """M in the collision demo: the rectangle oscillates or revolves."""
         if self.collision is not None:
-            self.collision.switch_mode()
+            self.collision.switch_mode(self.time)

@@ -68,3 +68,23 @@ def test_r_turns_the_rectangle_and_m_switches_its_motion(drive):  # noqa: F811
     assert app.session.collision.mode == "oscillate"
     app.session.collision.switch_mode()  # M
     assert app.session.collision.mode == "revolve"
+
+
+def test_red_means_overlap_only_in_the_collision_view(drive):  # noqa: F811
+    # The rectangle moves every frame (its own change): in other scenes its name would be
+    # red; here red in the view means overlap, so its name keeps the neutral colour.
+    d = drive(load_scene(SCENE))
+    d.frame(3)
+    ov = d.app.overlay
+    assert not d.app.session.collision_reading.hit and not ov.glow_in_view
+    colours = dict(ov.names_drawn)
+    assert {"Disk", "Rect", "Pivot"} <= set(colours)
+    assert colours["Rect"] == colours["Disk"] == colours["Pivot"]
+    assert dict(ov.panel.scene.tree.tree_drawn)["Rect"] == "L W E"  # the panel still says
+
+
+def test_elsewhere_a_changed_nodes_name_is_red(drive):  # noqa: F811
+    d = drive(load_scene(SCENE.parent / "tree10.toml"), still=True, touches={1: ["Obj2"]})
+    d.frame()
+    colours = dict(d.app.overlay.names_drawn)
+    assert colours["Obj2"] != colours["Obj1"] and colours["Obj5"] != colours["Obj1"]

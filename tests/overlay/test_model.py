@@ -108,3 +108,19 @@ def test_labels_sit_right_of_the_nodes_and_skip_what_is_behind():
     px = cam.project(origins, size)
     for k, (x, y) in zip(index.tolist(), xy.tolist()):
         assert x > px[k, 0] + labels.GAP and abs(y - px[k, 1]) < 1e-6
+
+
+def test_timeline_bars_are_wide_enough_to_click():
+    from viewer.overlay.model import MIN_BAR_WIDTH, timeline_layout
+
+    assert MIN_BAR_WIDTH >= 3
+    # A wide panel holds the whole history of 300 frames.
+    assert timeline_layout(1200.0, 300, 300) == (0, 4.0)
+    # A 270 px panel shows the latest 67 of 300 frames, 4 px each; a click anywhere on a
+    # bar's 4 px picks that bar's frame.
+    first, slot = timeline_layout(270.0, 300, 300)
+    assert (first, slot) == (300 - 67, 4.0)
+    for bar in (0, 30, 66):
+        for dx in (0.1, 1.9, 3.9):
+            assert timeline_index(10.0 + bar * slot + dx, 10.0, slot * 67, 67) == bar
+    assert timeline_layout(270.0, 300, 20) == (0, 4.0)  # few frames yet: all of them

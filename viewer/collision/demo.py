@@ -6,6 +6,13 @@ app moves the disk (H J K L) and turns the rectangle (R, Shift+R) through this c
 from its world matrix, so when it is a child of a turning pivot the oriented test runs;
 at multiples of 90 degrees the axis-aligned one does, with width and height swapped at odd
 multiples. Both are drawn red while they overlap (the app does the drawing).
+
+M swaps the rectangle's motion between oscillating along X and revolving about a centre
+(the pivot's spin) without a jump: the new motion starts from the current pose. Going to
+revolve, the pivot moves under the rectangle so that the rectangle sits at its rest offset
+from it (radius 5 in the bundled scene) while its world pose stays put; going back, the
+oscillation runs along its authored axis in the world again (undoing the pivot's turn) about
+where the rectangle stands.
 """
 
 from __future__ import annotations
@@ -14,8 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from viewer.content.motion import Motion
 from viewer.content.scene import Scene
+from viewer.scene.math import quat_conjugate, quat_multiply, quat_rotate
 
+from .continuity import current_values, restart_at
 from .planar import axis_aligned_size, disk_vs_aabb, disk_vs_obb, rect_coords, rect_from_world
 
 #: Disk step per frame while H J K L are held; doubled in the "revolve" mode.
@@ -52,23 +62,62 @@ class CollisionDemo:
         self.disk, self.rect = graph[spec.disk], graph[spec.rect]
         self.disk_size = scene.look(self.disk.id).size
         self.rect_size = scene.look(self.rect.id).size
-        pivot = None if spec.revolve is None else graph[spec.revolve].id
-        self._motions = {
+        self.pivot = None if spec.revolve is None else graph[spec.revolve]
+        pivot = None if self.pivot is None else self.pivot.id
+        #: The motions of each mode as the scene file gives them.
+        self._authored = {
             "oscillate": [m for m in scene.motions if pivot is None or pivot not in m.ids],
             "revolve": [m for m in scene.motions if pivot is not None and pivot in m.ids],
         }
+        #: The rectangle's offset from the pivot while revolving (the scene file's).
+        self._radius_offset = np.array(self.rect.local_position)
+        self._pivot_rest_rotation = None if self.pivot is None else self.pivot.local_rotation
         self.mode = "oscillate"
-        scene.motions = list(self._motions[self.mode])
+        scene.motions = list(self._authored[self.mode])
 
     @property
     def move_step(self) -> float:
         return REVOLVE_MOVE_STEP if self.mode == "revolve" else MOVE_STEP
 
-    def switch_mode(self) -> str:
-        """M: swap the rectangle's own motion between oscillation and revolution."""
+    def switch_mode(self, t: float = 0.0) -> str:
+        """M: swap the rectangle's own motion between oscillation and revolution, carrying
+        on from the pose at scene time `t` (the time the motions were last applied at)."""
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-        self.scene.motions = list(self._motions[self.mode])
+        if self.mode == "revolve":
+            self._centre_pivot_under_rect()
+        graph = self.scene.graph
+        self.scene.motions = [
+            restart_at(m, t, current_values(graph, m)) for m in self._mode_motions()
+        ]
         return self.mode
+
+    def _centre_pivot_under_rect(self) -> None:
+        """Move the pivot so the rectangle sits at its authored offset from it, keeping the
+        rectangle's world pose: the revolution then has the documented radius."""
+        if self.pivot is None or self.rect.parent != self.pivot:
+            return
+        drift = self.rect.local_position - self._radius_offset
+        pivot_linear = self.pivot.local_matrix[:3, :3]
+        self.pivot.local_position = self.pivot.local_position + pivot_linear @ drift
+        self.rect.local_position = self._radius_offset
+
+    def _mode_motions(self) -> list[Motion]:
+        """This mode's motions; oscillating, the axes of the pivot's children are turned
+        back by the pivot's turn so they run along their authored world directions."""
+        motions = self._authored[self.mode]
+        if self.mode != "oscillate" or self.pivot is None:
+            return list(motions)
+        undo = quat_multiply(quat_conjugate(self.pivot.local_rotation), self._pivot_rest_rotation)
+        children = [c.id for c in self.pivot.children]
+        out = []
+        for m in motions:
+            if m.channel == "position" and m.kind != "pulse":
+                turned = np.isin(m.ids, children)
+                axis = m.axis.copy()
+                axis[turned] = quat_rotate(undo, axis[turned])
+                m = Motion(m.kind, m.ids, axis, m.speed, m.amplitude, m.period, m.phase, m.rest)
+            out.append(m)
+        return out
 
     def move_disk(self, dx: int, dy: int) -> None:
         """Move the disk by whole steps (-1, 0, +1 per axis) in its parent's space."""

@@ -2,11 +2,13 @@
 
 In a source checkout they are the top-level `scenes/` folder; in an installed wheel the
 same files are the `viewer/scenes` package data. `sgview --list-scenes` lists them and
-`sgview NAME` opens one by name, so an installed sgview needs no checkout.
+`sgview NAME` opens one by name, so an installed sgview needs no checkout; a misspelt
+name gets the closest bundled one suggested (`closest_scene`).
 """
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -47,3 +49,12 @@ def resolve(name_or_path: str) -> Path:
         if name == name_or_path:
             return bundled
     return path
+
+
+def closest_scene(name: str) -> str | None:
+    """The bundled scene name most like `name` (a typo's likely meaning), or None when no
+    name is close; the file suffix and folders of `name` are ignored."""
+    stem = Path(name).stem.lower()
+    names = [bundled for bundled, _, _ in bundled_scenes()]
+    close = difflib.get_close_matches(stem, names, n=1, cutoff=0.6)
+    return close[0] if close else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from .model import timeline_index
+from .model import timeline_index, timeline_layout
 from .stats import counter_rows
 from .widgets import COLORS, key_value_table, u32, vec4
 
@@ -50,24 +50,26 @@ class FramesPanel:
         x0, y0 = origin.x, origin.y
         y1 = y0 + TIMELINE_HEIGHT
         draw.add_rect_filled(origin, imgui.ImVec2(x0 + avail, y1), u32((0.0, 0.0, 0.0, 0.45)))
+        first, slot = timeline_layout(avail, history.capacity, len(frames))
+        frames, local, world = frames[first:], local[first:], world[first:]
         n = len(frames)
-        slot = avail / max(history.capacity, 1)
         top = float(max(int(world.max()) if n else 1, 1))
         world_col, local_col = u32(c.world), u32(c.local)
+        bar = slot - 1.0 if slot > 2.0 else slot  # a pixel between wide bars
         for i in np.flatnonzero(world).tolist():
             xa = x0 + i * slot
-            xb = xa + max(slot, 1.0)
+            xb = xa + bar
             h = max(1.0, (TIMELINE_HEIGHT - 2.0) * world[i] / top)
             draw.add_rect_filled(imgui.ImVec2(xa, y1 - h), imgui.ImVec2(xb, y1), world_col)
             if local[i]:
                 hl = max(1.0, (TIMELINE_HEIGHT - 2.0) * local[i] / top)
                 draw.add_rect_filled(imgui.ImVec2(xa, y1 - hl), imgui.ImVec2(xb, y1), local_col)
         shown = ov.shown_entry
-        if shown is not None and n:
+        if shown is not None and n and shown.frame >= frames[0]:
             i = int(np.searchsorted(frames, shown.frame))
             xa = x0 + i * slot
             draw.add_rect(
-                imgui.ImVec2(xa - 1.0, y0), imgui.ImVec2(xa + max(slot, 1.0) + 1.0, y1),
+                imgui.ImVec2(xa - 1.0, y0), imgui.ImVec2(xa + slot, y1),
                 u32(c.note if ov.pinned is not None else c.text),
             )  # fmt: skip
         if hovered and n:

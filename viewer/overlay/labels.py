@@ -4,6 +4,11 @@ A name sits just right of its node: the node's origin is projected with the came
 view-projection matrix, and moved right by the projected radius of the node's mesh.
 Names behind the camera or outside the image are left out, and so is everything past
 `MAX_LABELS` (nearest first), so that a big scene stays readable and fast.
+
+Names never pile up: `declutter` keeps a name only where it overlaps no name already
+kept, offering the places in order of importance (the selected node, then nodes whose
+own value changed (red), then those that followed (orange), then the rest; nearer first
+within each), and keeps at most `MAX_NAMES` per frame.
 """
 
 from __future__ import annotations
@@ -12,8 +17,14 @@ import numpy as np
 
 #: At most this many names are drawn in one frame.
 MAX_LABELS = 300
+#: At most this many names are kept by `declutter` in one frame.
+MAX_NAMES = 60
 #: Gap in pixels between a node's projected edge and its name.
 GAP = 4.0
+#: Space in pixels kept clear around each name (its outline, and a pixel more).
+MARGIN = 2.0
+#: Importance ranks for `declutter`, most important first.
+RANK_SELECTED, RANK_OWN_CHANGE, RANK_FOLLOWED, RANK_OTHER = 0, 1, 2, 3
 
 
 def place(
@@ -64,3 +75,111 @@ def place(
     index = np.flatnonzero(ok)
     index = index[np.argsort(cw[:n][index], kind="stable")][:limit]
     return index, np.stack([lx[index], oy[index]], axis=1)
+
+
+def project_xy(points: np.ndarray, view_proj: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Pixel positions (top-left origin) of world `points` [n, 3] in front of the camera."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    clip = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(view_proj, dtype=np.float64).T
+    w = np.where(clip[:, 3] > 1e-9, clip[:, 3], 1.0)
+    x = (clip[:, 0] / w + 1.0) * 0.5 * size[0]
+    y = (1.0 - clip[:, 1] / w) * 0.5 * size[1]
+    return np.stack([x, y], axis=1)
+
+
+def rank_of(kind: int, selected: bool) -> int:
+    """A name's importance from its glow kind (-1 own change, 1 followed, 0 none)."""
+    if selected:
+        return RANK_SELECTED
+    return {-1: RANK_OWN_CHANGE, 1: RANK_FOLLOWED}.get(kind, RANK_OTHER)
+
+
+def declutter(
+    xy: np.ndarray,
+    widths: np.ndarray,
+    height: float,
+    ranks: np.ndarray,
+    origins: np.ndarray | None = None,
+    limit: int = MAX_NAMES,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which names to draw, and where, so that none overlaps another or a node's centre.
+
+    Parameters
+    ----------
+    xy : ndarray, [k, 2]
+        Each name's anchor right of its node, as `place` gives them (left edge, vertical
+        middle), in the order `place` gives them (nearest first).
+    widths : ndarray, [k]
+        Each name's width in pixels.
+    height : float
+        The text line height in pixels.
+    ranks : ndarray, [k]
+        Importance, smaller first (`rank_of`).
+    origins : ndarray, [k, 2], optional
+        The nodes' projected centres. Given, a name also tries the left of its node, then
+        above and below it, and no name covers another node's centre.
+
+    Returns
+    -------
+    (which [m], anchors [m, 2]) : positions into the `k` names, most important first
+    (m <= `limit`), and where each kept name goes (left edge, vertical middle).
+    """
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    widths = np.asarray(widths, dtype=np.float64).reshape(-1)
+    places = [xy]
+    if origins is not None:
+        origins = np.asarray(origins, dtype=np.float64).reshape(-1, 2)
+        reach = np.maximum(xy[:, 0] - origins[:, 0], GAP)  # projected radius + gap
+        left = np.stack([origins[:, 0] - reach - widths, xy[:, 1]], axis=1)
+        centred = origins[:, 0] - 0.5 * widths
+        above = np.stack([centred, origins[:, 1] - reach - 0.5 * height], axis=1)
+        below = np.stack([centred, origins[:, 1] + reach + 0.5 * height], axis=1)
+        places += [left, above, below]
+    order = np.argsort(np.asarray(ranks), kind="stable")  # nearer first within a rank
+    boxes = np.zeros((0, 4))  # left, right, top, bottom of the names kept
+    kept: list[int] = []
+    anchors: list[np.ndarray] = []
+    for k in order.tolist():
+        if len(kept) >= limit:
+            break
+        for place_xy in places:
+            x, y = place_xy[k]
+            box = np.array([x - MARGIN, x + widths[k] + MARGIN,
+                            y - 0.5 * height - MARGIN, y + 0.5 * height + MARGIN])  # fmt: skip
+            if _clashes(box, boxes):
+                continue
+            if origins is not None and _covers_a_centre(box, origins, k):
+                continue
+            kept.append(k)
+            anchors.append(place_xy[k])
+            boxes = np.vstack([boxes, box])
+            break
+    if not kept:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, 2))
+    return np.asarray(kept, dtype=np.int64), np.asarray(anchors)
+
+
+def _clashes(box: np.ndarray, boxes: np.ndarray) -> bool:
+    return bool(
+        np.any(
+            (box[0] < boxes[:, 1])
+            & (boxes[:, 0] < box[1])
+            & (box[2] < boxes[:, 3])
+            & (boxes[:, 2] < box[3])
+        )
+    )
+
+
+#: Half-size in pixels of the square round a node's centre that no name may cover.
+CENTRE_CLEAR = 4.0
+
+
+def _covers_a_centre(box: np.ndarray, origins: np.ndarray, own: int) -> bool:
+    inside = (
+        (origins[:, 0] + CENTRE_CLEAR > box[0])
+        & (origins[:, 0] - CENTRE_CLEAR < box[1])
+        & (origins[:, 1] + CENTRE_CLEAR > box[2])
+        & (origins[:, 1] - CENTRE_CLEAR < box[3])
+    )
+    inside[own] = False
+    return bool(inside.any())

@@ -154,6 +154,19 @@ def node_details(graph, node_id: int) -> list[tuple[str, str]]:
     ]
 
 
+#: Narrowest timeline bar in pixels: narrower, a click lands on the neighbouring frame.
+MIN_BAR_WIDTH = 4.0
+
+
+def timeline_layout(width: float, capacity: int, count: int) -> tuple[int, float]:
+    """(first, slot): the timeline shows entries ``first ..`` of the `count` recorded, the
+    latest ones, each `slot` pixels wide: the whole history when its `capacity` fits in
+    `width` at `MIN_BAR_WIDTH` or more, else as many of the latest as fit at that width."""
+    slot = max(width / max(capacity, 1), MIN_BAR_WIDTH)
+    fits = max(1, int(width // slot))
+    return max(0, count - fits), slot
+
+
 def timeline_index(x: float, left: float, width: float, count: int) -> int | None:
     """The entry under pixel `x` on a timeline of `count` bars spread over `width` pixels
     starting at `left`; None when outside."""

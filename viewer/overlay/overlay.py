@@ -34,6 +34,9 @@ from .stats import FrameStats, Timings
 #: Names start shown for scenes up to this many nodes (N toggles them).
 NAMES_BELOW = 200
 NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
+#: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
+NAME_OUTLINE = (10, 12, 16, 235)
+_OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
 
@@ -83,6 +86,8 @@ class Overlay:
         #: Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         #: overlap red would be mistaken for the glow's red.
         self.glow_in_view = host.collision_mode is None
+        #: The names drawn at the last frame and their colours (see `_draw_names`).
+        self.names_drawn: list[tuple[str, int]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
         io = imgui.get_io()
@@ -215,21 +220,39 @@ class Overlay:
         size = tuple(self.wnd.buffer_size)
         centres, radii = self.canvas.bounding_spheres(ids)
         right = self.camera.view_matrix()[0, :3]
-        index, xy = labels.place(centres, radii, self.camera.view_projection(size), size, right)
+        view_proj = self.camera.view_projection(size)
+        index, xy = labels.place(centres, radii, view_proj, size, right)
         ratio = self.wnd.size[0] / max(size[0], 1)
         line_h = imgui.get_text_line_height()
-        draw_list = imgui.get_background_draw_list()
         shown = self.shown_highlight()
-        shadow = imgui.IM_COL32(0, 0, 0, 200)
+        selected = self.host.selected
+        node_ids = ids[index]
+        names = [graph.name_of(int(i)) for i in node_ids.tolist()]
+        kinds = [shown.kind_of(int(i)) for i in node_ids.tolist()]
+        ranks = [labels.rank_of(kind, int(i) == selected) for i, kind in zip(node_ids, kinds)]
+        widths = [imgui.calc_text_size(name).x for name in names]
+        origins = labels.project_xy(centres[index], view_proj, size) * ratio
+        keep, anchors = labels.declutter(
+            xy * ratio, widths, line_h, np.asarray(ranks, dtype=np.int64), origins
+        )
+        draw_list = imgui.get_background_draw_list()
+        outline = imgui.IM_COL32(*NAME_OUTLINE)
         colors = {0: imgui.get_color_u32(imgui.ImVec4(*NAME_COLOR))}
         for kind, rgb in ((-1, self.panel.colors.local), (1, self.panel.colors.world)):
             colors[kind] = imgui.get_color_u32(imgui.ImVec4(*rgb))
-        for k, (x, y) in zip(index.tolist(), (xy * ratio).tolist()):
-            node_id = int(ids[k])
-            name = graph.name_of(node_id)
-            pos = imgui.ImVec2(x, y - 0.5 * line_h)
-            draw_list.add_text(imgui.ImVec2(pos.x + 1, pos.y + 1), shadow, name)
-            draw_list.add_text(pos, colors[shown.kind_of(node_id)], name)
+        if not self.glow_in_view:
+            # No glow in the view (the collision demo: red there means overlap): the names
+            # must not speak of own changes and followers in red and orange either.
+            colors = dict.fromkeys(colors, colors[0])
+        # Most important first, with their colours (tests read it, as ``tree_drawn``).
+        self.names_drawn = [(names[k], colors[kinds[k]]) for k in keep.tolist()]
+        for k, (x, y) in zip(keep.tolist()[::-1], anchors[::-1].tolist()):
+            y -= 0.5 * line_h  # the most important drawn last, on top
+            # A dark outline all round the letters: readable over the glow and the grid,
+            # while hiding no more of the scene than the letters do.
+            for dx, dy in _OUTLINE_OFFSETS:
+                draw_list.add_text(imgui.ImVec2(x + dx, y + dy), outline, names[k])
+            draw_list.add_text(imgui.ImVec2(x, y), colors[kinds[k]], names[k])
 
     # -- events (forwarded by the app) ---------------------------------------------------
     @property

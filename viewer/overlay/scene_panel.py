@@ -122,6 +122,10 @@ class ScenePanel:
         imgui.text(f"s = {reading.s:+.3f}   t = {reading.t:+.3f}   (disk in rect frame)")
         imgui.text(f"size {reading.width:g} x {reading.height:g}   radius {reading.radius:g}")
         imgui.text(f"motion: {host.collision_mode} (M switches, S stops)")
+        if not self.ov.glow_in_view:
+            imgui.text_colored(vec4(c.dim), "red in the view: overlap only (glow off here;")
+            imgui.text_colored(vec4(c.dim), "the panels' L / W colours mean what they do")
+            imgui.text_colored(vec4(c.dim), "everywhere)")
 
     def _view_settings(self) -> None:
         if not imgui.collapsing_header("View"):

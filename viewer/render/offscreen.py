@@ -1,5 +1,8 @@
 """Images out of the renderer: PNG screenshots and recordings (mp4 through ffmpeg, or gif).
 
+The ffmpeg that encodes mp4 comes with the `imageio-ffmpeg` package (a dependency, so an
+mp4 works right after ``pip install``); a system ffmpeg on the PATH is the fallback.
+
 All functions take frames as (h, w, 3) uint8 arrays, top row first (`Target.read()`).
 
 A GIF stores frame delays in hundredths of a second and viewers stretch delays under 2/100,
@@ -22,6 +25,16 @@ from viewer.timing import FPS
 
 #: Frame rate of GIF recordings (see the module notes).
 GIF_FPS = 30
+
+
+def find_ffmpeg() -> str | None:
+    """The ffmpeg executable: imageio-ffmpeg's own binary, else one on the PATH, else None."""
+    try:
+        import imageio_ffmpeg
+
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        return shutil.which("ffmpeg")
 
 
 class RecordError(SgviewError, RuntimeError):
@@ -74,10 +87,11 @@ class Recorder:
             raise RecordError(f"cannot record to {path}: expected a .mp4 or .gif file")
         if suffix == ".gif":
             return None
-        ffmpeg = shutil.which("ffmpeg")
+        ffmpeg = find_ffmpeg()
         if ffmpeg is None:
             raise RecordError(
-                f"cannot record to {path}: ffmpeg not found (install it, or record a .gif)"
+                f"cannot record to {path}: ffmpeg not found (reinstall sgview to get the "
+                f"imageio-ffmpeg package, or record a .gif)"
             )
         return ffmpeg
 

@@ -1,0 +1,87 @@
+"""docs/getting-started.md, step by step, on the built-in scene: the test reads the numbers
+and the log the page quotes and checks them against what a session does with the same
+keys (S, Space, a click on Obj2, T, '.', Space, K held). The window's keys call the same
+session actions (viewer/app_input.py)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from viewer.io import default_scene
+from viewer.session import Session
+
+PAGE = Path(__file__).parents[1] / "docs" / "getting-started.md"
+STEP = 1.0 / 60.0
+
+
+def _page() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+def _glow(session: Session, report) -> tuple[set[str], set[str]]:
+    """(red, orange) names of a frame: own change; world matrix followed only."""
+    name = session.graph.name_of
+    red = {name(int(i)) for i in report.local_updated}
+    orange = {name(int(i)) for i in report.world_updated} - red
+    return red, orange
+
+
+def _names(text: str) -> set[str]:
+    return set(re.findall(r"Obj\d+", text))
+
+
+def test_the_first_screen_is_as_described():
+    page = _page()
+    moving = re.search(r"Three nodes move on their own: (.*?)\. So every frame", page, re.S)
+    glowing = re.search(r"So every frame those three glow red and (.*?), which hang", page, re.S)
+    session = Session(default_scene(), fixed_step=STEP)
+    for _ in range(90):
+        red, orange = _glow(session, session.advance(STEP).report)
+        assert red == _names(moving[1]) and orange == _names(glowing[1])
+
+
+def test_make_it_show_a_change():
+    page = _page()
+    section = page[page.index("## Make it show a change") :]
+    log = re.search(r"```\n(.*?)```", section, re.S)[1]
+    quoted_log = [line.strip() for line in log.strip().splitlines()]
+    glow = re.search(r"(Obj\d+) glows red, (.*?) orange; the log reads", section, re.S)
+    counts = re.search(r"(\d+) products were done where the naive method does (\d+)", section)
+
+    session = Session(default_scene(), fixed_step=STEP)
+    for _ in range(45):  # the scene has been running for a while
+        session.advance(STEP)
+    session.toggle_motion()  # S
+    for _ in range(30):  # the glow fades: nothing is recomputed any more
+        assert not session.advance(STEP).report.log_lines()
+    session.toggle_pause()  # Space
+    assert session.advance(STEP) is None
+    session.select(session.graph["Obj2"].id)  # the click
+    session.touch_selected()  # T
+    session.request_step()  # .
+    report = session.advance(STEP).report
+    assert report.log_lines() == quoted_log
+    assert _glow(session, report) == ({glow[1]}, _names(glow[2]))
+    assert (report.products, report.naive_products) == (int(counts[1]), int(counts[2]))
+
+    step4 = re.search(r"hold \*\*K\*\*: Obj2 moves up, ([\d.]+) per frame", section)
+    session.toggle_pause()  # Space
+    session.held.press("up")  # K, held
+    y = session.graph["Obj2"].local_position[1]
+    for frame in range(1, 31):
+        report = session.advance(STEP).report
+        assert report.log_lines() == quoted_log
+        assert _glow(session, report) == ({glow[1]}, _names(glow[2]))
+        assert session.graph["Obj2"].local_position[1] == pytest.approx(y + frame * float(step4[1]))
+
+
+def test_the_command_line_version_prints_the_same_log(capsys):
+    from viewer.cli import main
+
+    page = _page()
+    command = re.search(r"\.venv/bin/sgview (tree10 --headless --still [^\n]*--log)", page)[1]
+    log = re.search(r"```\n(.*?)```", page[page.index("## Make it show a change") :], re.S)[1]
+    assert main([*command.split(), "--size", "64x48", "--no-overlay"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["# frame 1", *(line.strip() for line in log.strip().splitlines())]
