@@ -1,6 +1,6 @@
 """Propagation benchmark: our core against the object-per-node baseline and three.js.
 
-    .venv/bin/python bench/propagation.py [--quick] [--out FILE]
+    .venv/bin/python bench/propagation.py [--quick] [--out FILE] [--pygfx-python PATH]
 
 Builds the issue's trees (chains of 5 and 1,000, a balanced 8-ary tree and a random tree of
 100k nodes, a balanced tree of 1M nodes) in all three implementations within one run, changes
@@ -8,12 +8,19 @@ every node / 1 % of the nodes / one leaf, and prints a markdown table of medians
 then the issue's targets marked PASS or FAIL. Each timing covers setting the values and the
 end-of-frame update together. The numpy copy of the (N, 4, 4) world-matrix array is the
 memory-bandwidth floor. `--quick` runs small trees only (a smoke test; targets not judged).
+
+A second table times the per-node API call by call (bench/pernode.py): the four local
+setters and clean world reads, ours against pygfx run by `--pygfx-python` (an interpreter
+with pygfx installed; pygfx is not a dependency) in the same run, with the issue's targets.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,6 +30,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # the sibling modules, then `viewer` from the repo
 
+import pernode  # noqa: E402
 from benchutil import Timing, machine_lines, measure, others_busy_percent, paused_gc, timed  # noqa: E402
 from objtree import ObjTree  # noqa: E402
 from threejs_driver import ThreeJS  # noqa: E402
@@ -250,12 +258,108 @@ def targets(rows: list[dict]) -> list[str]:
     return out or ["- targets are judged on the full run only (100k and 1M trees)"]
 
 
+def bench_pernode_ours() -> dict[str, float]:
+    """Our per-node calls on the tree of bench/pernode.py, microseconds per call."""
+    g = SceneGraph()
+    parents = pernode.tree_parents()
+    g.add_many([f"Obj{i + 1}" for i in range(len(parents))], parents)
+    g.update()
+    node = g.node(pernode.TIMED_NODE)
+    templates = {
+        "position": "node.local_position",
+        "rotation": "node.local_rotation",
+        "euler": "node.local_euler",
+        "scale": "node.local_scale",
+        "world_matrix": "node.world_matrix",
+        "world_position": "node.world_position",
+        "fresh_handle": f"g.node({pernode.TIMED_NODE}).world_matrix",
+        "after_change": "other.touch(); node.world_matrix",
+    }
+    other = g.node(len(parents) - 1)  # a leaf in another branch
+    names = {"node": node, "g": g, "other": other}
+    return pernode.measure(templates, names, after_repeat=g.update)
+
+
+def bench_pernode_pygfx(python: str | None) -> tuple[dict[str, float], str, str | None]:
+    """pygfx's per-node calls through its own interpreter: (timings, version, why not)."""
+    if not python:
+        return {}, "", "pygfx: skipped (no --pygfx-python or $SGVIEW_PYGFX_PYTHON given)"
+    script = HERE / "pygfx_pernode.py"
+    try:
+        out = subprocess.run(
+            [python, str(script)], capture_output=True, text=True, check=True, timeout=600
+        )
+        data = json.loads(out.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        return {}, "", f"pygfx: skipped ({python} could not run {script.name}: {exc})"
+    return data["us"], data["pygfx"], None
+
+
+#: The issue's per-node targets: operation -> (absolute limit in us, pygfx operation and
+#: the largest ratio ours / pygfx).
+PER_NODE_TARGETS = {
+    "set local_position": (1.0, ("set local_position", 0.4)),
+    "set local_rotation": (1.0, None),
+    "set local_euler": (1.0, None),
+    "set local_scale": (1.0, None),
+    "read clean world_matrix": (0.5, ("read clean world_matrix", 0.75)),
+    "read clean world_position": (0.5, None),
+}
+
+
+def pernode_table(ours: dict, pygfx: dict, version: str) -> list[str]:
+    head = f"pygfx {version}" if version else "pygfx"
+    lines = [
+        f"| operation | ours (us/call) | {head} (us/call) | ours / pygfx |",
+        "|---|--:|--:|--:|",
+    ]
+    for op, t in ours.items():
+        theirs = pygfx.get(op)
+        r = None if theirs is None else t / theirs
+        lines.append(
+            f"| {op} | {fmt_num(t)} | {'—' if theirs is None else fmt_num(theirs)} "
+            f"| {fmt_ratio(r)} |"
+        )
+    return lines
+
+
+def pernode_targets(ours: dict, pygfx: dict, rows: list[dict]) -> list[str]:
+    out = []
+    for op, (limit, versus) in PER_NODE_TARGETS.items():
+        t = ours.get(op)
+        if t is not None:
+            out.append(f"- {'PASS' if t <= limit else 'FAIL'} {op} ≤ {limit} us: {t:.3g} us")
+        if versus is not None:
+            theirs, most = pygfx.get(versus[0]), versus[1]
+            if t is None or theirs is None:
+                out.append(f"- n/a  {op}: ours / pygfx ≤ {most}: pygfx not measured")
+            else:
+                r = t / theirs
+                out.append(
+                    f"- {'PASS' if r <= most else 'FAIL'} {op}: ours / pygfx ≤ {most}: {r:.3g}"
+                )
+    for r in rows:
+        if r["n"] == 100_000 and r["case"] == "all":
+            v = ratio(r.get("base"), r.get("per_node"))
+            tag = f"{r['tree']}: every node set one by one, then update(): baseline / ours ≥ 5"
+            if v is None:
+                out.append(f"- n/a  {tag}: not measured in this run")
+            else:
+                out.append(f"- {'PASS' if v >= 5 else 'FAIL'} {tag}: {v:.3g}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small trees only (smoke test)")
     ap.add_argument("--no-three", action="store_true", help="skip three.js")
     ap.add_argument("--no-baseline", action="store_true", help="skip the object-per-node baseline")
     ap.add_argument("--out", type=Path, help="also write the markdown report to this file")
+    ap.add_argument(
+        "--pygfx-python",
+        default=os.environ.get("SGVIEW_PYGFX_PYTHON"),
+        help="an interpreter with pygfx installed, for the per-node comparison",
+    )
     args = ap.parse_args(argv)
 
     three = None
@@ -298,6 +402,12 @@ def main(argv: list[str] | None = None) -> int:
         del tree, row_of
         gc.collect()
 
+    print("... per-node API", file=sys.stderr, flush=True)
+    pernode_ours = bench_pernode_ours()
+    pernode_pygfx, pygfx_version, pygfx_skipped = bench_pernode_pygfx(args.pygfx_python)
+    if pygfx_skipped:
+        skipped.append(pygfx_skipped)
+
     revision = three.revision if three else ""
     report = [
         "## Propagation benchmark",
@@ -315,6 +425,20 @@ def main(argv: list[str] | None = None) -> int:
         "### Targets",
         "",
         *targets(rows),
+        "",
+        "### Per-node API (microseconds per call, median)",
+        "",
+        "One call on node 9 of a balanced 8-ary tree of 1,000 nodes (it has a subtree), "
+        "2,000 calls per repeat with new values each call, `update()` between repeats. "
+        "A handle reuses the read-only matrix it handed out while the graph has not "
+        "changed; the two last rows show reads that cannot (a new handle each time; a "
+        "`touch()` elsewhere in the graph before each read, its cost included). "
+        "The per-node setters column of the table above times every node of a tree set "
+        "one by one, then `update()`.",
+        "",
+        *pernode_table(pernode_ours, pernode_pygfx, pygfx_version),
+        "",
+        *pernode_targets(pernode_ours, pernode_pygfx, rows),
         "",
         "### Build (ms, one run each)",
         "",

@@ -4,8 +4,8 @@ A touch marks a node changed without giving it a new value: the frame recomputes
 local matrix and the world matrices of Obj3, Obj4 and Obj5, and nothing else (see
 docs/semantics.md). With `--log` each touched frame prints exactly those four lines.
 
-    python docs/examples/chain_touch.py                # a window
-    python docs/examples/chain_touch.py --headless     # 120 frames, writes chain_touch.png
+    .venv/bin/python docs/examples/chain_touch.py                # a window
+    .venv/bin/python docs/examples/chain_touch.py --headless  # 120 frames, writes chain_touch.png
 """
 
 import argparse

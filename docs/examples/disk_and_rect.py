@@ -4,8 +4,8 @@ The disk is moved by setting its own position (it glows red: a local change); th
 rectangle is turned by its parent, an invisible pivot, so only its world matrix is
 recomputed (it glows orange). The camera looks straight down the z axis, orthographic.
 
-    python docs/examples/disk_and_rect.py              # a window
-    python docs/examples/disk_and_rect.py --headless   # writes disk_and_rect.png
+    .venv/bin/python docs/examples/disk_and_rect.py              # a window
+    .venv/bin/python docs/examples/disk_and_rect.py --headless   # writes disk_and_rect.png
 """
 
 import argparse

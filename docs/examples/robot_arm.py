@@ -5,8 +5,8 @@ are carried along. In the viewer the two joints glow red (their own value change
 every link after them glows orange (only their world matrix was recomputed); the base
 stays dark. Run it:
 
-    python docs/examples/robot_arm.py                 # a window
-    python docs/examples/robot_arm.py --headless      # writes robot_arm.png, prints the log
+    .venv/bin/python docs/examples/robot_arm.py                 # a window
+    .venv/bin/python docs/examples/robot_arm.py --headless  # writes robot_arm.png, prints the log
 """
 
 import argparse

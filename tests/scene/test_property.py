@@ -4,6 +4,10 @@ The model keeps its own tree (parents, children in attach order, roots in root o
 and its own record of which nodes changed this frame. After every ``update()`` each live
 node's world matrix must equal the product of oracle local matrices along its root path,
 and the frame's recomputed set must be exactly the changed nodes plus their descendants.
+The model also tracks which world matrices are out of date, so it knows how many
+products every read computes: the report's ``products`` must count all of them, mid-frame
+reads and ``world_matrices()`` included. Per-node setters defer their subtree marking;
+the rules interleave them with reads, removals and re-parenting.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ uniform_scale = st.floats(0.5, 2.0).map(lambda s: (s, s, s))
 quat = st.tuples(*[st.floats(-1, 1)] * 4).filter(lambda q: sum(c * c for c in q) > 0.01)
 euler = st.tuples(*[st.floats(-360, 360)] * 3)
 pick = st.integers(0, 10**6)
+#: How a per-node value is handed over: the setters' fast path takes all three.
+form = st.sampled_from([tuple, list, np.array])
 
 TOL = 1e-9
 
@@ -37,7 +43,10 @@ class GraphMachine(RuleBasedStateMachine):
         self.children: dict[int, list[int]] = {}
         self.roots: list[int] = []
         self.trs: dict[int, tuple] = {}
+        self.handles: dict = {}  # id -> the handle add() returned, kept (it caches reads)
         self.changed: set[int] = set()
+        self.stale: set[int] = set()  # world matrices not recomputed since they changed
+        self.products = 0  # products the frame has computed so far
         self.count = 0
 
     # ------------------------------------------------------------ model helpers
@@ -71,6 +80,19 @@ class GraphMachine(RuleBasedStateMachine):
             i = self.parent[i]
         return oracle_product(reversed(path))
 
+    def dirty(self, i: int) -> None:
+        """Rule 1 on ``i`` in the model."""
+        self.changed.add(i)
+        self.stale.update(self.subtree(i))
+
+    def pulled(self, i: int) -> None:
+        """A read of ``i``'s world matrix recomputes the out-of-date part of its path."""
+        while i >= 0 and i in self.stale:
+            self.stale.discard(i)
+            if self.parent[i] >= 0:
+                self.products += 1
+            i = self.parent[i]
+
     def detach(self, i: int) -> None:
         p = self.parent[i]
         (self.roots if p < 0 else self.children[p]).remove(i)
@@ -85,7 +107,7 @@ class GraphMachine(RuleBasedStateMachine):
         new = (node.local_position, node.local_rotation, node.local_scale)
         old = self.trs[i]
         if any(not np.array_equal(a, b) for a, b in zip(old, new)):
-            self.changed.add(i)
+            self.dirty(i)
         self.trs[i] = new
         return new
 
@@ -97,46 +119,47 @@ class GraphMachine(RuleBasedStateMachine):
             f"N{self.count}", None if par < 0 else self.g.node(par), position=p, rotation=q, scale=s
         )
         self.count += 1
+        self.handles[node.id] = node
         self.children[node.id] = []
         self.attach(node.id, par)
         self.trs[node.id] = (node.local_position, node.local_rotation, node.local_scale)
         np.testing.assert_allclose(
             rotation_from_quaternion(node.local_rotation), rotation_from_quaternion(q), atol=1e-12
         )
-        self.changed.add(node.id)
+        self.dirty(node.id)
 
     @precondition(lambda self: self.parent)
-    @rule(k=pick, p=vec3)
-    def set_position(self, k, p):
+    @rule(k=pick, p=vec3, f=form)
+    def set_position(self, k, p, f):
         i = self.choose(k)
-        self.g.node(i).local_position = p
+        self.g.node(i).local_position = f(p)
         np.testing.assert_array_equal(self.read_back(i)[0], p)
 
     @precondition(lambda self: self.parent)
-    @rule(k=pick, q=quat)
-    def set_rotation(self, k, q):
+    @rule(k=pick, q=quat, f=form)
+    def set_rotation(self, k, q, f):
         i = self.choose(k)
-        self.g.node(i).local_rotation = q
+        self.g.node(i).local_rotation = f(q)
         stored = self.read_back(i)[1]
         np.testing.assert_allclose(
             rotation_from_quaternion(stored), rotation_from_quaternion(q), atol=1e-12
         )
 
     @precondition(lambda self: self.parent)
-    @rule(k=pick, e=euler)
-    def set_euler(self, k, e):
+    @rule(k=pick, e=euler, f=form)
+    def set_euler(self, k, e, f):
         i = self.choose(k)
-        self.g.node(i).local_euler = e
+        self.g.node(i).local_euler = f(e)
         stored = self.read_back(i)[1]
         np.testing.assert_allclose(
             rotation_from_quaternion(stored), rotation_from_euler(e), atol=1e-12
         )
 
     @precondition(lambda self: self.parent)
-    @rule(k=pick, s=scale3)
-    def set_scale(self, k, s):
+    @rule(k=pick, s=scale3, f=form)
+    def set_scale(self, k, s, f):
         i = self.choose(k)
-        self.g.node(i).local_scale = s
+        self.g.node(i).local_scale = f(s)
         np.testing.assert_array_equal(self.read_back(i)[2], s)
 
     @precondition(lambda self: self.parent)
@@ -154,6 +177,7 @@ class GraphMachine(RuleBasedStateMachine):
         i = self.choose(k)
         node = self.g.node(i)
         node.world_position = p
+        self.pulled(self.parent[i])
         self.read_back(i)
         w = self.oracle_world(i)
         assert rel_error(w[:3, 3], np.array(p)) < 1e-8
@@ -163,6 +187,7 @@ class GraphMachine(RuleBasedStateMachine):
     def set_world_rotation(self, k, q):
         i = self.choose(k)
         self.g.node(i).world_rotation = q
+        self.pulled(self.parent[i])
         self.read_back(i)
 
     @precondition(lambda self: self.parent)
@@ -170,7 +195,7 @@ class GraphMachine(RuleBasedStateMachine):
     def touch(self, k):
         i = self.choose(k)
         self.g.touch(self.g.node(i))
-        self.changed.add(i)
+        self.dirty(i)
 
     @precondition(lambda self: self.parent)
     @rule(k=pick, other=pick, to_root=st.booleans(), keep_world=st.booleans())
@@ -191,10 +216,14 @@ class GraphMachine(RuleBasedStateMachine):
             node.set_parent(None if p < 0 else self.g.node(p), keep_world=keep_world)
         except HierarchyError:  # singular parent with keep_world: nothing may change
             assert keep_world
+            self.pulled(p)  # the parent's world was read to find that out
             return
+        if keep_world:
+            self.pulled(p)
+            self.pulled(i)
         self.detach(i)
         self.attach(i, p)
-        self.changed.add(i)
+        self.dirty(i)
         self.read_back(i)
         if keep_world and exact:
             assert rel_error(self.oracle_world(i), before) < 1e-8
@@ -213,11 +242,20 @@ class GraphMachine(RuleBasedStateMachine):
     def remove(self, k):
         i = self.choose(k)
         gone = self.subtree(i)
+        kept = self.handles[gone[-1]]
+        assert kept.world_matrix.shape == (4, 4)  # the handle holds a matrix now
+        self.pulled(gone[-1])
         self.g.remove(self.g.node(i))
+        with pytest.raises(HierarchyError):
+            _ = kept.world_matrix  # removal wins over the handle's reuse
+        with pytest.raises(HierarchyError):
+            _ = kept.world_position
         self.detach(i)
         for n in gone:
+            del self.handles[n]
             del self.parent[n], self.children[n], self.trs[n]
             self.changed.discard(n)
+            self.stale.discard(n)
         assert len(self.g) == len(self.parent)
 
     @precondition(lambda self: self.parent)
@@ -229,14 +267,36 @@ class GraphMachine(RuleBasedStateMachine):
         for c in kids:
             self.detach(c)
             self.attach(c, -1)
-            self.changed.add(c)
+            self.dirty(c)
 
     @precondition(lambda self: self.parent)
     @rule(k=pick)
     def mid_frame_read(self, k):
         i = self.choose(k)
-        assert rel_error(self.g.node(i).world_matrix, self.oracle_world(i)) < TOL
+        kept = self.handles[i].world_matrix  # maybe reused from an earlier read
+        assert not kept.flags.writeable
+        assert rel_error(kept, self.oracle_world(i)) < TOL
+        np.testing.assert_array_equal(self.g.node(i).world_matrix, kept)
+        self.pulled(i)
         assert rel_error(self.g.node(i).local_matrix, local_matrix(*self.trs[i])) < TOL
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def mid_frame_world_position(self, k):
+        i = self.choose(k)
+        position = self.handles[i].world_position
+        assert not position.flags.writeable
+        np.testing.assert_array_equal(self.g.node(i).world_position, position)
+        assert rel_error(position, self.oracle_world(i)[:3, 3]) < TOL
+        self.pulled(i)
+
+    @rule()
+    def mid_frame_world_matrices(self):
+        worlds = self.g.world_matrices()
+        for i in self.parent:
+            assert rel_error(worlds[i], self.oracle_world(i)) < TOL
+        self.products += sum(1 for i in self.stale if self.parent[i] >= 0)
+        self.stale.clear()
 
     @precondition(lambda self: len(self.parent) > 1)
     @rule(data=st.data())
@@ -274,6 +334,10 @@ class GraphMachine(RuleBasedStateMachine):
         for i in self.changed:
             expected.update(self.subtree(i))
         report = self.g.update()
+        self.products += sum(1 for i in self.stale if self.parent[i] >= 0)
+        assert report.products == self.products
+        self.products = 0
+        self.stale.clear()
         order = self.preorder()
         assert [n.id for n in self.g] == order
         in_order = [i for i in order if i in expected]

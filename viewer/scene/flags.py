@@ -5,7 +5,9 @@ Three bits are the contract's flags (docs/dirty-propagation.md): ``LOCAL``
 the renderer at ``update()``). Three more are bookkeeping: ``LOCAL_DONE`` and
 ``WORLD_DONE`` say a matrix was recomputed this frame, so a mid-frame read can clear
 ``LOCAL`` / ``WORLD`` while the frame report still lists the node; ``STALE`` says the
-stored local matrix lags the values because ``update()`` kept it in registers.
+stored local matrix lags the values because ``update()`` kept it in registers;
+``PENDING`` says a per-node setter queued the node and its subtree is not marked yet
+(the queue is flushed before anything reads flags).
 
 The transitions are named functions, inlined into the kernels, so no loop spells the bit
 arithmetic out and each rule is written once.
@@ -22,6 +24,8 @@ EXEC = 4
 LOCAL_DONE = 8
 WORLD_DONE = 16
 STALE = 32
+#: Set by the per-node setters when a node's subtree marking is deferred (storage.py).
+PENDING = 64
 #: What rule 1 sets on every node of a changed node's subtree.
 SUBTREE_DIRTY = WORLD | EXEC
 #: What a node added to the graph starts with: everything to do.
@@ -100,3 +104,9 @@ def local_recomputed(f):
 def world_recomputed(f):
     """The world matrix was recomputed this frame (the report lists the node)."""
     return f & WORLD_DONE != 0
+
+
+@njit(cache=True, inline="always")
+def after_change(f):
+    """Rule 1 on the changed node itself: update_local set, no longer queued."""
+    return (f | LOCAL) & ~PENDING

@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 
 from .flags import (
-    LOCAL,
     SUBTREE_DIRTY,
+    after_change,
     after_frame,
     after_local_in_registers,
     after_local_stored,
@@ -99,7 +99,7 @@ def mark(ids, force, flags, first_child, next_sib, layout, order, slot, size, ro
     stack = np.empty(64, dtype=np.int64)
     for k in range(ids.shape[0]):
         i = ids[k]
-        flags[i] |= LOCAL
+        flags[i] = after_change(flags[i])
         if needs_world(flags[i]) and not force:
             continue
         roots[n_roots] = i
@@ -191,7 +191,8 @@ def set_values(
 
 @njit(cache=True)
 def pull_world(i, parent, flags, pos, rot, scl, local, world, version):
-    """Make world[i] current now (rule 3): recompute the dirty part of its root path."""
+    """Make world[i] current now (rule 3): recompute the dirty part of its root path.
+    Returns the number of matrix products done."""
     depth = 0
     j = i
     while j >= 0 and needs_world(flags[j]):
@@ -202,8 +203,10 @@ def pull_world(i, parent, flags, pos, rot, scl, local, world, version):
     for d in range(depth):
         path[depth - 1 - d] = j
         j = parent[j]
+    products = 0
     for d in range(depth):
-        _recompute(path[d], flags, parent, pos, rot, scl, local, world, version)
+        products += _recompute(path[d], flags, parent, pos, rot, scl, local, world, version)
+    return products
 
 
 @njit(cache=True)

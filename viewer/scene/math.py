@@ -9,11 +9,14 @@ on single values; the batched hot path lives in ``kernels.py``, and both compose
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .trs import trs_into
 
 _EPS = 1e-12
+_HALF_DEGREE = math.pi / 360.0  # half an angle, in radians per degree
 _ORIGIN = np.zeros(3)
 _UNIT = np.ones(3)
 
@@ -61,18 +64,24 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def quat_from_euler(euler_deg: np.ndarray) -> np.ndarray:
     """Quaternion of ``R = Rz · Ry · Rx`` for Euler angles in degrees."""
-    rx, ry, rz = np.radians(np.asarray(euler_deg, dtype=np.float64)) / 2.0
-    cx, sx = np.cos(rx), np.sin(rx)
-    cy, sy = np.cos(ry), np.sin(ry)
-    cz, sz = np.cos(rz), np.sin(rz)
+    return np.array(euler_to_quat(*np.asarray(euler_deg, dtype=np.float64).tolist()))
+
+
+def euler_to_quat(rx: float, ry: float, rz: float) -> tuple[float, float, float, float]:
+    """``quat_from_euler`` on three floats, in plain Python: the per-node setter's path
+    (a numpy call per value costs more than the whole formula). The shared products are
+    formed once, in the order the full products would group them."""
+    hx, hy, hz = rx * _HALF_DEGREE, ry * _HALF_DEGREE, rz * _HALF_DEGREE
+    cx, sx = math.cos(hx), math.sin(hx)
+    cy, sy = math.cos(hy), math.sin(hy)
+    cz, sz = math.cos(hz), math.sin(hz)
+    cxcy, sxsy, sxcy, cxsy = cx * cy, sx * sy, sx * cy, cx * sy
     # qz · qy · qx written out.
-    return np.array(
-        [
-            sx * cy * cz - cx * sy * sz,
-            cx * sy * cz + sx * cy * sz,
-            cx * cy * sz - sx * sy * cz,
-            cx * cy * cz + sx * sy * sz,
-        ]
+    return (
+        sxcy * cz - cxsy * sz,
+        cxsy * cz + sxcy * sz,
+        cxcy * sz - sxsy * cz,
+        cxcy * cz + sxsy * sz,
     )
 
 

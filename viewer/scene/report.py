@@ -32,7 +32,8 @@ class FrameReport:
     suppressed : int
         Values set to what they already were (they dirtied nothing).
     products : int
-        Matrix products done this frame (parent world · local, roots excluded).
+        Matrix products done this frame (parent world · local, roots excluded), whoever
+        triggered them: ``update()``, mid-frame reads, ``world_matrices()``.
     naive_products : int
         Products the naive method (every world from scratch along its root path, every
         frame) would have done: the sum of node depths.

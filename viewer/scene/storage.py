@@ -22,7 +22,7 @@ import numpy as np
 
 from . import kernels as K
 from .errors import HierarchyError
-from .flags import NEW, WORLD
+from .flags import LOCAL, NEW, PENDING, WORLD
 from .report import FrameReport
 
 
@@ -42,6 +42,12 @@ class Storage:
         self.roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
         self.n_roots = 0
         self.suppressed = 0
+        self.products = 0  # world products computed this frame so far (mid-frame reads)
+        #: Bumped by every edit that can change a world matrix or a node's liveness:
+        #: a node handle reuses the matrix it handed out while this is unchanged.
+        self.changes = 0
+        #: Ids set by the per-node path whose subtrees are not marked yet (``flush``).
+        self.pending: list[int] = []
         self.frame = 0
         self.layout_valid = True
         self.structure_changed = False
@@ -83,6 +89,22 @@ class Storage:
         self.flags = grown(get("flags"), (), np.uint8, 0)
         self.alive = grown(get("alive"), (), np.bool_, False)
         self.cap = cap
+        self._scalar_views()
+
+    def _scalar_views(self) -> None:
+        """Memoryviews for the per-node path, re-made whenever ``grow`` replaces the
+        arrays: a Python index into a flat memoryview costs ~30 ns, a numpy scalar index
+        ~100 ns, and ``bytes`` slices make read-only copies cheaply."""
+        self.pos_v = memoryview(self.pos).cast("B").cast("d")
+        self.rot_v = memoryview(self.rot).cast("B").cast("d")
+        self.scl_v = memoryview(self.scl).cast("B").cast("d")
+        self.vector_v = {"position": self.pos_v, "scale": self.scl_v}
+        self.flags_v = memoryview(self.flags)
+        self.alive_v = memoryview(self.alive)
+        self.pos_b = memoryview(self.pos).cast("B")
+        self.rot_b = memoryview(self.rot).cast("B")
+        self.scl_b = memoryview(self.scl).cast("B")
+        self.world_b = memoryview(self.world).cast("B")
 
     def append(
         self,
@@ -122,6 +144,53 @@ class Storage:
         self.structure_edited()
         return ids
 
+    # ------------------------------------------------------------------ per-node path
+    def write3(self, view: memoryview, i: int, x: float, y: float, z: float) -> None:
+        """Per-node write of a checked 3-vector into ``pos_v`` or ``scl_v``; equal values
+        are counted as suppressed and dirty nothing."""
+        b = 3 * i
+        if view[b] == x and view[b + 1] == y and view[b + 2] == z:
+            self.suppressed += 1
+            return
+        view[b] = x
+        view[b + 1] = y
+        view[b + 2] = z
+        self.changed(i)
+
+    def write_rotation(self, i: int, q: tuple) -> None:
+        """Per-node write of a checked unit quaternion (rules as ``write3``)."""
+        view, b = self.rot_v, 4 * i
+        x, y, z, w = q
+        if view[b] == x and view[b + 1] == y and view[b + 2] == z and view[b + 3] == w:
+            self.suppressed += 1
+            return
+        view[b] = x
+        view[b + 1] = y
+        view[b + 2] = z
+        view[b + 3] = w
+        self.changed(i)
+
+    def changed(self, i: int) -> None:
+        """Rule 1 for a per-node change, with the subtree marking deferred: a node whose
+        update_world is set has its subtree marked already (the invariant), so
+        update_local is all it needs; any other is queued once (``PENDING``)."""
+        self.changes += 1
+        flags = self.flags_v
+        f = flags[i]
+        if f & WORLD:
+            flags[i] = f | LOCAL
+        elif not f & PENDING:
+            flags[i] = f | PENDING
+            self.pending.append(i)
+
+    def flush(self) -> None:
+        """Mark the subtrees of the queued per-node changes (one compiled pass). Every
+        operation that reads flags or marks calls this first."""
+        if self.pending:
+            ids = np.array(self.pending, dtype=np.int64)
+            self.pending.clear()
+            self.n_roots = K.mark(ids, False, *self.marking(ids.shape[0]))
+
     def reserve_roots(self, k: int) -> None:
         need = self.n_roots + k
         if need > self.roots.shape[0]:
@@ -138,12 +207,16 @@ class Storage:
 
     def mark(self, ids: np.ndarray, force: bool) -> None:
         """Rule 1 on each id; ``force`` for structural edits (see ``kernels.mark``)."""
+        self.flush()
+        self.changes += 1
         self.n_roots = K.mark(ids, force, *self.marking(ids.shape[0]))
 
     def set_values(
         self, ids: np.ndarray, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray
     ) -> None:
         """Write checked values; rows equal to the current ones are counted, not marked."""
+        self.flush()
+        self.changes += 1
         self.n_roots, suppressed = K.set_values(
             ids, pos, rot, scl, self.pos, self.rot, self.scl, *self.marking(ids.shape[0])
         )
@@ -154,16 +227,28 @@ class Storage:
             raise HierarchyError(f"node {self.names[i]!r} was removed from the graph")
 
     def structure_edited(self) -> None:
+        self.changes += 1
         self.layout_valid = False
         self.structure_changed = True
 
     def local_of(self, i: int) -> np.ndarray:
+        """A view of ``i``'s local matrix, recomputed first if its values changed."""
+        self.flush()
         K.pull_local(i, self.flags, self.pos, self.rot, self.scl, self.local)
         return self.local[i].reshape(4, 4)
 
     def world_of(self, i: int) -> np.ndarray:
-        if self.flags[i] & WORLD:
-            K.pull_world(
+        """A view of ``i``'s world matrix, brought up to date first (rule 3)."""
+        self.pull_world(i)
+        return self.world[i].reshape(4, 4)
+
+    def pull_world(self, i: int) -> None:
+        """Recompute the dirty part of ``i``'s root path now; the products count for the
+        frame like those of ``update()``."""
+        if self.pending:
+            self.flush()
+        if self.flags_v[i] & WORLD:
+            self.products += K.pull_world(
                 i,
                 self.parent,
                 self.flags,
@@ -174,7 +259,6 @@ class Storage:
                 self.world,
                 self.version,
             )
-        return self.world[i].reshape(4, 4)
 
     def ensure_layout(self) -> None:
         if not self.layout_valid:
@@ -214,23 +298,25 @@ class Storage:
 
     def bring_current(self) -> None:
         """Recompute every dirty world matrix now (the flags stay for the frame report)."""
+        self.flush()
         if self.n_roots:
             self.ensure_layout()
-            self.recompute(*self.dirty_ranges())
+            self.products += self.recompute(*self.dirty_ranges())
 
     def end_frame(self) -> FrameReport:
         """``SceneGraph.update()``: recompute what is dirty, report it, clear the flags."""
+        self.flush()
         self.ensure_layout()
+        products = self.products
         if self.n_roots:
             starts, ends = self.dirty_ranges()
-            products = self.recompute(starts, ends)
+            products += self.recompute(starts, ends)
             local, world, cause = K.finish_frame(
                 starts, ends, self.order, self.parent, self.flags, self.cause
             )
             executed = world
         else:
             local = world = cause = executed = np.empty(0, dtype=np.int64)
-            products = 0
         self.frame += 1
         report = FrameReport(
             frame=self.frame,
@@ -247,6 +333,7 @@ class Storage:
         )
         self.n_roots = 0
         self.suppressed = 0
+        self.products = 0
         self.structure_changed = False
         return report
 

@@ -20,6 +20,7 @@ def set_parent(s: Storage, i: int, p: int, keep_world: bool) -> None:
     """Move ``i`` (with its subtree) under ``p`` as its last child, or make it a root with
     ``p = -1``; ``keep_world`` recomputes its local values so its world matrix stays put.
     Errors leave the storage as it was."""
+    s.flush()
     name = s.names[i]
     if p == i:
         raise HierarchyError(f"node {name!r} cannot be its own parent")
@@ -51,6 +52,7 @@ def set_parent(s: Storage, i: int, p: int, keep_world: bool) -> None:
 
 def remove_subtree(s: Storage, i: int) -> None:
     """Remove ``i`` and its whole subtree; their ids stay allocated but dead."""
+    s.flush()
     buf = np.empty(s.alive_count, dtype=np.int64)
     n = K.collect_subtree(i, s.first_child, s.next_sib, buf)
     gone = buf[:n]
@@ -65,6 +67,7 @@ def remove_subtree(s: Storage, i: int) -> None:
 
 def detach_children(s: Storage, i: int) -> None:
     """Make every child of ``i`` a root, keeping its local values (rule 1 on each)."""
+    s.flush()
     kids = child_ids(s, i)
     if not kids:
         return

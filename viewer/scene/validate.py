@@ -6,8 +6,9 @@ error leaves the graph exactly as it was.
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -74,6 +75,52 @@ def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
             f"node {node!r}, field {field!r}: expected finite numbers, got {_brief(arr.tolist())}"
         )
     return arr
+
+
+# ------------------------------------------------------------------ per-node fast path
+_SEQUENCES = (tuple, list)
+_isfinite = math.isfinite
+
+
+def three(value: object, names: Sequence[str], i: int, field: str) -> tuple:
+    """``value`` as three finite Python floats, for the per-node setters.
+
+    A tuple, list or 1-D array of three numbers takes the fast path (plain Python,
+    written out: a loop, a generator or a numpy call here costs more than the rest of a
+    setter); anything else, or anything doubtful, goes through ``vector``, which accepts
+    and refuses exactly as the bulk path does and names node ``names[i]`` in its error.
+    """
+    if type(value) is np.ndarray and value.ndim == 1:
+        value = value.tolist()
+    if type(value) in _SEQUENCES:
+        try:
+            x, y, z = value
+            x, y, z = float(x), float(y), float(z)
+        except (TypeError, ValueError, OverflowError):
+            pass
+        else:
+            if _isfinite(x + y + z):  # false only for a non-finite part (or an overflow)
+                return x, y, z
+    return tuple(vector(value, 3, names[i], field).tolist())
+
+
+def unit_four(value: object, names: Sequence[str], i: int, field: str) -> tuple:
+    """``value`` as a normalised quaternion of four Python floats (see ``three``)."""
+    if type(value) is np.ndarray and value.ndim == 1:
+        value = value.tolist()
+    if type(value) in _SEQUENCES:
+        try:
+            x, y, z, w = value
+            x, y, z, w = float(x), float(y), float(z), float(w)
+        except (TypeError, ValueError, OverflowError):
+            pass
+        else:
+            norm = math.sqrt(x * x + y * y + z * z + w * w)
+            if _isfinite(norm) and norm >= _MIN_QUAT_NORM:
+                if norm == 1.0:
+                    return x, y, z, w
+                return x / norm, y / norm, z / norm, w / norm
+    return tuple(unit_quaternion(value, names[i], field).tolist())
 
 
 def unit_quaternion(value: object, node: str, field: str) -> np.ndarray:
