@@ -2,13 +2,12 @@
 
 There is no window manager under a bare Xvfb, so the window sits at (0, 0) and keyboard
 focus is given explicitly (`xdotool windowfocus --sync`). Skips, saying why, only when
-Xvfb, xdotool or xwd is missing (.ci/run installs them).
+Xvfb, xdotool or xwd is missing (.ci/run installs them); in CI that is a failure.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from needs import missing, need_tools
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "tree10.toml"
@@ -25,15 +25,12 @@ BLUE, TEAL, GREEN = (76, 114, 176), (42, 157, 143), (85, 168, 104)
 #: The overlay's panels cover the sides of the window; the scene is drawn between them.
 VIEW = slice(230, W - 210)
 
-pytestmark = pytest.mark.skipif(
-    not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwd")),
-    reason="needs Xvfb, xdotool and xwd (apt-get install -y xvfb xdotool x11-apps)",
-)
-
 
 @pytest.fixture(scope="module")
 def display():
-    """A private Xvfb server; yields its DISPLAY string."""
+    """A private Xvfb server; yields its DISPLAY string (needs Xvfb, xdotool and xwd:
+    apt-get install -y xvfb xdotool x11-apps)."""
+    need_tools("Xvfb", "xdotool", "xwd")
     read_fd, write_fd = os.pipe()
     server = subprocess.Popen(
         ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
@@ -46,7 +43,7 @@ def display():
         number = pipe.readline().strip()  # written once the server accepts clients
     if not number:
         server.kill()
-        pytest.skip("Xvfb did not start")
+        missing("Xvfb did not start")
     yield f":{number}"
     server.terminate()
     server.wait(timeout=10)

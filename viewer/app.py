@@ -43,7 +43,7 @@ from viewer.render.context import GL_VERSION, ContextError, read_rgb
 from viewer.render.offscreen import FPS, Recorder, save_png
 from viewer.render.renderer import Renderer
 from viewer.scene.motion import apply_events, apply_motions
-from viewer.text import one_line
+from viewer.text import one_line, printable
 from viewer.timing import FixedTimer
 
 __all__ = [
@@ -123,7 +123,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self._dragged = 0.0
         self._resolve = None
         self.recorder = Recorder(options.record, self.buffer_size) if options.record else None
-        self.wnd.title = f"sgview — {scene.title}"
+        self.wnd.title = window_title(scene.title)
         self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
         if options.select is not None:
             self.select(self.graph[options.select].id)
@@ -172,13 +172,13 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             return
         if isinstance(result, Exception):
             self.reload_error = str(result)
-            print(f"sgview: reload failed, keeping the last good scene: {result}",
+            print(f"sgview: reload failed, keeping the last good scene: {one_line(result)}",
                   file=sys.stderr, flush=True)  # fmt: skip
             return
         self.reload_error = None
         self.replace_scene(result)
-        print(f"sgview: reloaded {self.watcher.path}", file=self.options.out or sys.stdout,
-              flush=True)  # fmt: skip
+        out = self.options.out or sys.stdout
+        print(f"sgview: reloaded {printable(self.watcher.path, None)}", file=out, flush=True)
 
     def replace_scene(self, scene) -> None:
         """Show ``scene`` instead of the current one, keeping the camera and view toggles."""
@@ -189,7 +189,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         old.release()
         self.renderer, self.scene, self.graph = renderer, scene, scene.graph
         self._start_collision(scene)
-        self.wnd.title = f"sgview — {scene.title}"
+        self.wnd.title = window_title(scene.title)
         if self.overlay is not None:
             self.overlay.reset()
 
@@ -243,7 +243,11 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             path = _next_free(Path.cwd(), "sgview-{:04d}.png")
             save_png(self.grab(), path)
             self.shots_saved.append(path)
-            print(f"screenshot saved: {path}", file=self.options.out or sys.stdout, flush=True)
+            print(
+                f"screenshot saved: {printable(path, None)}",
+                file=self.options.out or sys.stdout,
+                flush=True,
+            )
         if last:
             self._save_screenshot()
             self.wnd.close()
@@ -278,8 +282,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
     def select(self, node_id: int | None) -> None:
         """Select a node (None: clear); the title names it."""
         self.renderer.selected = None if node_id is None else int(node_id)
-        name = "" if node_id is None else f" — {self.graph.name_of(int(node_id))}"
-        self.wnd.title = f"sgview — {self.scene.title}{name}"
+        name = None if node_id is None else self.graph.name_of(int(node_id))
+        self.wnd.title = window_title(self.scene.title, name)
 
     def toggle_pause(self) -> None:
         self.paused = not self.paused
@@ -388,6 +392,12 @@ def _next_free(folder: Path, pattern: str) -> Path:
     return folder / pattern.format(n)
 
 
+def window_title(title: str, selected: str | None = None) -> str:
+    """The window's title: the scene's title and the selected node, escaped and short."""
+    text = f"sgview — {printable(title)}"
+    return text if selected is None else f"{text} — {printable(selected)}"
+
+
 class WindowError(SgviewError, RuntimeError):
     """The window could not be opened (no usable display or GL driver)."""
 
@@ -406,7 +416,7 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
         timer = Timer()
     try:
         window = Window(
-            title=f"sgview — {scene.title}",
+            title=window_title(scene.title),
             size=options.size,
             resizable=not headless,
             gl_version=GL_VERSION,

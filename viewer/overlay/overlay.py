@@ -24,6 +24,8 @@ import numpy as np
 from imgui_bundle import imgui
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
+from viewer.text import printable
+
 from . import labels
 from .highlight import Highlight, Mirror
 from .history import History
@@ -217,7 +219,7 @@ class Overlay:
             colors[kind] = imgui.get_color_u32(imgui.ImVec4(*rgb))
         for k, (x, y) in zip(index.tolist(), (xy * ratio).tolist()):
             node_id = int(ids[k])
-            name = graph.name_of(node_id)
+            name = printable(graph.name_of(node_id))
             pos = imgui.ImVec2(x, y - 0.5 * line_h)
             draw_list.add_text(imgui.ImVec2(pos.x + 1, pos.y + 1), shadow, name)
             draw_list.add_text(pos, colors[shown.kind_of(node_id)], name)
