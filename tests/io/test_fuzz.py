@@ -419,3 +419,40 @@ def test_extreme_chains(tmp_path_factory, chain, pulse):
         assert "over 1e12" in str(result), str(result)
     else:
         assert_stays_finite(result, TIMES)
+
+
+# ------------------------------------------------------------------ class 5: TOML shapes
+#: docs/scene-format.md: loading costs at most 120 bytes per byte of TOML, plus 8 MB.
+TOML_BYTES_PER_BYTE, TOML_FIXED_MB = 120, 8
+KEY_PART = st.sampled_from(["a", "node", '"q.q"', "'l'", "motion", "0", "x-y"])
+PATHOLOGICAL = st.one_of(
+    st.integers(1, 5000).flatmap(
+        lambda n: KEY_PART.map(lambda part: " . ".join([part] * n) + " = 1\n")
+    ),  # a dotted key of n parts
+    st.integers(1, 5000).map(lambda n: "[" + ".".join(["t"] * n) + "]\n"),  # a header
+    st.integers(1, 3000).map(lambda n: "x = " + "[" * n + "]" * n + "\n"),  # nesting
+    st.integers(1, 3000).map(lambda n: "x = " + "{a=" * n + "1" + "}" * n + "\n"),
+    st.integers(1, 3000).map(lambda n: "x = [" + "{}," * n + "]\n"),  # many containers
+    st.sampled_from(  # decoys: dots and brackets inside strings and comments
+        [
+            's = "' + "a." * 3000 + '"\n',
+            "# " + "a." * 3000 + "[" * 3000 + "\n",
+            "m = '''\n" + "a." * 3000 + "\n'''\n",
+            'm = """x""""\n',
+            "s = '" + "[" * 3000 + "'\n",
+        ]
+    ),  # fmt: skip
+)
+
+
+@FUZZ
+@given(pieces=st.lists(PATHOLOGICAL, min_size=1, max_size=4), nodes=st.integers(0, 3))
+def test_pathological_toml_shapes(tmp_path_factory, pieces, nodes):
+    """Class 5: text whose parse would cost far more than its size (long dotted keys, deep
+    nesting, many containers, and decoys that only look like them) loads or is refused in
+    one line, within the documented memory per byte."""
+    text = "".join(f'[[node]]\nname = "N{k}"\n' for k in range(nodes)) + "".join(pieces)
+    path = tmp_path_factory.mktemp("fuzz") / "p.toml"
+    path.write_text(text, encoding="utf-8")
+    bound = TOML_BYTES_PER_BYTE * len(text.encode()) / 2**20 + TOML_FIXED_MB
+    bounded_load(path, megabytes=bound, **FUZZ_LIMITS)

@@ -29,6 +29,7 @@ from .errors import SceneError, describe
 from .gltf_scene import GltfModel, read_gltf
 from .limits import DEFAULT_LIMITS, Limits
 from .ranges import check_world_reach
+from .toml_precheck import MAX_TOML_BYTES, toml_problem
 from .toml_sections import (
     NodeSpec,
     gltf_path,
@@ -52,8 +53,15 @@ def load_toml_scene(
     path = Path(path)
     display = str(path) if display is None else display
     try:
-        if not stat.S_ISREG(path.stat().st_mode) and not path.is_dir():
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) and not path.is_dir():
             raise SceneError("expected a scene file, got a pipe or device", file=display)
+        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_TOML_BYTES:
+            raise SceneError(
+                f"the file is {info.st_size:,} bytes, over the limit of {MAX_TOML_BYTES:,} "
+                "for a scene file (convert a larger scene to glTF, or use --generate)",
+                file=display,
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise SceneError("file not found", file=display) from None
@@ -76,7 +84,12 @@ _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 
 
 def _decode(text: str, display: str) -> dict:
-    """tomllib.loads, with its errors turned into SceneError at the right line."""
+    """tomllib.loads, with its errors turned into SceneError at the right line; text
+    that would cost tomllib far more than its size is refused first (toml_precheck.py)."""
+    problem = toml_problem(text)
+    if problem is not None:
+        line, why = problem
+        raise SceneError(f"invalid scene file: {why}", file=display, line=line)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
