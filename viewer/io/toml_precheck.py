@@ -67,7 +67,7 @@ def _first_problem(bare: str) -> tuple[int, str] | None:
         offset += len(line) + 1
     deep = _too_deep(bare)
     if deep is not None:
-        return deep, f"brackets nested more than {MAX_NESTING} levels deep"
+        return deep, f"values nested too deeply (over {MAX_NESTING} levels of brackets)"
     return None
 
 
