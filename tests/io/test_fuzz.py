@@ -456,3 +456,40 @@ def test_pathological_toml_shapes(tmp_path_factory, pieces, nodes):
     path.write_text(text, encoding="utf-8")
     bound = TOML_BYTES_PER_BYTE * len(text.encode()) / 2**20 + TOML_FIXED_MB
     bounded_load(path, megabytes=bound, **FUZZ_LIMITS)
+
+
+# ------------------------------------------------------------------ class 7: message size
+LONG = st.sampled_from(["x" * 5000, "a\x1b[2J" * 800, "é" * 3000, "\n" * 100 + "y"])
+
+
+@FUZZ
+@given(
+    cycle=st.integers(0, 1000),
+    long_text=LONG,
+    where=st.sampled_from(["name", "parent", "mesh", "key", "color", "title", "touch"]),
+)
+def test_messages_stay_short_whatever_the_file_quotes(tmp_path_factory, cycle, long_text, where):
+    """Class 7: a huge cycle or a 5,000-character string in any field gives one short,
+    printable line (bounded_load checks length and characters)."""
+    text = toml_value(long_text)
+    lines = []
+    if where == "title":
+        lines.append(f"[scene]\ntitle = {text}\n[camera]\nfov = 500")
+    node = {
+        "name": f'name = {text}\nmesh = "nope"',
+        "parent": f"parent = {text}",
+        "mesh": f"mesh = {toml_value(long_text + '.glb')}",
+        "key": f"{toml_value(long_text)} = 1",
+        "color": f"color = {text}",
+        "title": "",
+        "touch": "",
+    }[where]
+    lines.append(f'[[node]]\nname = "A"\n{node}' if where != "name" else f"[[node]]\n{node}")
+    if where == "touch":
+        lines.append(f"[[event]]\nframe = 1\ntouch = {text}")
+    for k in range(cycle):
+        lines.append(f'[[node]]\nname = "C{k}"\nparent = "C{(k + 1) % cycle}"')
+    path = tmp_path_factory.mktemp("fuzz") / "long.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = load_or_scene_error(path)
+    assert isinstance(result, SceneError), "every case here has an error"

@@ -22,7 +22,7 @@ import numpy as np
 from ..scene.graph import SceneGraph
 from ..scene.motion import CHANNELS, Motion, merge_motions
 from ..scene.scene import Scene
-from ..text import one_line
+from ..text import one_line, printable
 from . import _fields as F
 from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
@@ -239,7 +239,13 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
             row = int(parent_rows[row])
         if row >= 0 and state[row] == 1:
             cycle = path[path.index(row) :]
-            names = " -> ".join(specs[r].name for r in [*cycle, row])
+            loop = [*cycle, row]
+            if len(loop) > 7:  # a 200,000-node cycle: its start and end, and its length
+                shown = [printable(specs[r].name, 40) for r in loop[:3]]
+                tail = [printable(specs[r].name, 40) for r in loop[-2:]]
+                names = " -> ".join([*shown, f"... ({len(cycle):,} nodes) ...", *tail])
+            else:
+                names = " -> ".join(printable(specs[r].name, 40) for r in loop)
             first = min(cycle)
             where = F.Where(display, locator, "node", specs[first].index, specs[first].name)
             raise where.error("parent", f"parent cycle: {names}")
