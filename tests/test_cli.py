@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from needs import need_gl, need_tools
 from PIL import Image
 
 from viewer.cli import main
-from viewer.render.offscreen import find_ffmpeg
 
 REPO = Path(__file__).resolve().parents[1]
 CHAIN5 = str(REPO / "scenes" / "chain5.toml")
@@ -27,12 +27,7 @@ SMALL = ["--size", "160x90"]
 
 @pytest.fixture(scope="module", autouse=True)
 def _need_egl():
-    from viewer.render.context import ContextError, create_headless_context
-
-    try:
-        create_headless_context("egl").release()
-    except ContextError as exc:
-        pytest.skip(f"no headless OpenGL context on this machine: {exc}")
+    need_gl().release()
 
 
 def _one_line_error(capsys) -> str:
@@ -124,8 +119,8 @@ def test_record_gif_keeps_every_second_frame_with_exact_timing(tmp_path):
     assert sum(_gif_delays(path)[1]) == 100
 
 
-@pytest.mark.skipif(find_ffmpeg() is None, reason="no ffmpeg (imageio-ffmpeg not installed)")
 def test_record_mp4_through_ffmpeg(tmp_path):
+    need_tools("ffmpeg")
     path = tmp_path / "out.mp4"
     assert main([TREE10, "--headless", "--frames", "3", *SMALL, "--record", str(path)]) == 0
     assert path.stat().st_size > 500

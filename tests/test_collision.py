@@ -517,4 +517,5 @@ def test_collision_imports_no_gl():
 def test_docstring_examples_run():
     for module in (col.planar, col.solid, col.ray):
         result = doctest.testmod(module)
+        assert result.attempted > 0, f"{module.__name__} has no docstring examples to run"
         assert result.failed == 0

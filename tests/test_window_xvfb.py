@@ -2,14 +2,12 @@
 
 There is no window manager under a bare Xvfb, so the window sits at (0, 0) and keyboard
 focus is given explicitly (`xdotool windowfocus --sync`). Skips, saying why, only when
-Xvfb, xdotool or xwd is missing (.ci/run installs them).
+Xvfb, xdotool or xwd is missing (.ci/run installs them); in CI that is a failure.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from needs import missing, need_tools
 
 REPO = Path(__file__).resolve().parents[1]
 SCENE = REPO / "scenes" / "tree10.toml"
@@ -26,16 +25,12 @@ BLUE, TEAL, GREEN = (76, 114, 176), (42, 157, 143), (85, 168, 104)
 #: The overlay's panels cover the sides of the window; the scene is drawn between them.
 VIEW = slice(230, W - 210)
 
-pytestmark = pytest.mark.skipif(
-    not all(shutil.which(tool) for tool in ("Xvfb", "xdotool", "xwd", "xwininfo")),
-    reason="needs Xvfb, xdotool, xwd and xwininfo (apt-get install -y xvfb xdotool x11-apps "
-    "x11-utils)",
-)
-
 
 @pytest.fixture(scope="module")
 def display():
-    """A private Xvfb server; yields its DISPLAY string."""
+    """A private Xvfb server; yields its DISPLAY string (needs Xvfb, xdotool and xwd:
+    apt-get install -y xvfb xdotool x11-apps)."""
+    need_tools("Xvfb", "xdotool", "xwd")
     read_fd, write_fd = os.pipe()
     server = subprocess.Popen(
         ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
@@ -48,7 +43,7 @@ def display():
         number = pipe.readline().strip()  # written once the server accepts clients
     if not number:
         server.kill()
-        pytest.skip("Xvfb did not start")
+        missing("Xvfb did not start")
     yield f":{number}"
     server.terminate()
     server.wait(timeout=10)
@@ -114,6 +109,15 @@ def _near(img: np.ndarray, rgb, cos_min=0.995) -> np.ndarray:
     return colourful & (cos >= cos_min)
 
 
+def _solid_squares(mask: np.ndarray, side: int) -> int:
+    """How many side x side windows of `mask` are entirely true (an integral image)."""
+    total = np.pad(mask.astype(np.int64), ((1, 0), (1, 0))).cumsum(0).cumsum(1)
+    window = (
+        total[side:, side:] - total[:-side, side:] - total[side:, :-side] + total[:-side, :-side]
+    )
+    return int((window == side * side).sum())
+
+
 def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
     env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
@@ -122,10 +126,6 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
     )  # fmt: skip
     try:
         wid = window_id(display)
-        # sgview's window is the only one: no hidden 1x1 pyglet "shadow" window beside it.
-        tree = _x(display, "xwininfo", "-root", "-children")
-        named = re.findall(r'^\s*0x[0-9a-f]+ "(.*?)":', tree, re.M)
-        assert named and all(name.startswith("sgview") for name in named), tree
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         # Pause the motion so that what we click stays where we saw it.
         _x(display, "xdotool", "key", "--window", wid, "space")
@@ -278,7 +278,10 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
         # Its subtree followed: world lines in the log, and orange glow on screen.
         block = lines[lines.index(f"*Update Local : {name}*") :]
         assert any(line.startswith("=Update World : ") and name not in line for line in block)
-        assert _near(touched[:, VIEW], (255, 143, 0), cos_min=0.99).sum() > 30, "no orange"
+        # Orange *nodes*: the glowing parent-child lines are orange too, but only
+        # GLOW_LINE_PX wide, so they cannot fill a solid 9x9 square as a glowing box does.
+        orange = _near(touched[:, VIEW], (255, 143, 0), cos_min=0.99)
+        assert _solid_squares(orange, 9) > 0, "no orange node (only lines, if anything)"
         time.sleep(0.6)  # paused: the glow does not fade
         assert np.array_equal(touched, _grab(display))
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from viewer.render.context import read_rgb
 from viewer.render.offscreen import Recorder, save_png
+from viewer.text import printable
 
 __all__ = ["Capture", "dump_world"]
 
@@ -75,7 +76,11 @@ class Capture:
             path = _next_free(Path.cwd(), "sgview-{:04d}.png")
             save_png(self.grab(fbo, size), path)
             self.shots_saved.append(path)
-            print(f"screenshot saved: {path}", file=self._out or sys.stdout, flush=True)
+            print(
+                f"screenshot saved: {printable(path, None)}",
+                file=self._out or sys.stdout,
+                flush=True,
+            )
 
     def save_screenshot(self, fbo, size: tuple[int, int]) -> None:
         """Write `--screenshot` from the picture just drawn (once per run)."""

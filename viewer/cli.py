@@ -18,7 +18,7 @@ from pathlib import Path
 from viewer import __version__
 from viewer.errors import SgviewError
 from viewer.io.limits import MAX_BUFFER_BYTES, MAX_NODES
-from viewer.text import one_line, printable
+from viewer.text import one_line, printable, quoted
 
 PROG = "sgview"
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
@@ -221,7 +221,7 @@ def load(args):
             if not path.exists():
                 raise UsageError(_unknown_scene(args.scene))
             big = path.is_file() and path.stat().st_size > BIG_FILE_BYTES
-            with _progress(f"loading {path}" if big else None):
+            with _progress(f"loading {printable(path, None)}" if big else None):
                 return load_scene(path, **load_limits(args))
         return default_scene()
     except SceneError as exc:
@@ -275,13 +275,19 @@ def options_from(args, scene):
     touches: dict[int, list[str]] = {}
     for name, frame in args.touch:
         if name not in scene.graph:
-            raise UsageError(f"--touch {name}: no node named {name!r} in {scene.title!r}")
+            raise UsageError(
+                f"--touch {printable(name)}: no node named {quoted(name)} in {quoted(scene.title)}"
+            )
         if frames is not None and frame > frames:
-            raise UsageError(f"--touch {name}@{frame}: the run stops after frame {frames}")
+            raise UsageError(
+                f"--touch {printable(name)}@{frame}: the run stops after frame {frames}"
+            )
         touches.setdefault(frame, []).append(name)
     name = args.select
     if name is not None and name not in scene.graph:
-        raise UsageError(f"--select {name}: no node named {name!r} in {scene.title!r}")
+        raise UsageError(
+            f"--select {printable(name)}: no node named {quoted(name)} in {quoted(scene.title)}"
+        )
     if args.record is not None:
         try:  # fail before any frame is drawn
             Recorder.check(args.record)
@@ -339,7 +345,7 @@ def save(args) -> int:
     except (UsageError, SceneError) as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
-    print(f"saved {scene.title!r} ({len(scene.graph)} nodes) to {args.save}")
+    print(f"saved {quoted(scene.title)} ({len(scene.graph)} nodes) to {printable(args.save, None)}")
     return 0
 
 
@@ -364,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{HEADLESS_HINT}"
                 )
     except UsageError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
 
     from viewer.app import WindowError, run
@@ -375,7 +381,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run(scene, options, headless=args.headless, backend=args.backend)
     except WindowError as exc:
-        print(f"{PROG}: cannot open a window ({exc}); render headless instead: {HEADLESS_HINT}",
+        reason = one_line(exc, 160)
+        print(f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",
               file=sys.stderr)  # fmt: skip
         return 2
     except (ContextError, RecordError, ShaderError) as exc:

@@ -32,6 +32,7 @@ from viewer.controls import HeldKeys, apply_held, held_direction
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
 from viewer.scene.report import FrameReport
+from viewer.text import one_line, printable
 
 __all__ = ["Frame", "Session"]
 
@@ -129,10 +130,10 @@ class Session:
     @property
     def title(self) -> str:
         """The window title: the scene's, and the selected node's name."""
-        title = f"sgview — {self.scene.title}"
+        title = f"sgview — {printable(self.scene.title)}"
         if self.selected is None:
             return title
-        return f"{title} — {self.graph.name_of(self.selected)}"
+        return f"{title} — {printable(self.graph.name_of(self.selected))}"
 
     # -- the clock -----------------------------------------------------------------------
     def advance(self, dt: float) -> Frame | None:
@@ -221,12 +222,12 @@ class Session:
             return None
         if isinstance(result, Exception):
             self.reload_error = str(result)
-            print(f"sgview: reload failed, keeping the last good scene: {result}",
+            print(f"sgview: reload failed, keeping the last good scene: {one_line(result)}",
                   file=self._err or sys.stderr, flush=True)  # fmt: skip
             return None
         self.reload_error = None
         self.replace_scene(result)
-        print(f"sgview: reloaded {self.watcher.path}",
+        print(f"sgview: reloaded {printable(self.watcher.path, None)}",
               file=self._out or sys.stdout, flush=True)  # fmt: skip
         return result
 

@@ -419,3 +419,77 @@ def test_extreme_chains(tmp_path_factory, chain, pulse):
         assert "over 1e12" in str(result), str(result)
     else:
         assert_stays_finite(result, TIMES)
+
+
+# ------------------------------------------------------------------ class 5: TOML shapes
+#: docs/scene-format.md: loading costs at most 120 bytes per byte of TOML, plus 8 MB.
+TOML_BYTES_PER_BYTE, TOML_FIXED_MB = 120, 8
+KEY_PART = st.sampled_from(["a", "node", '"q.q"', "'l'", "motion", "0", "x-y"])
+PATHOLOGICAL = st.one_of(
+    st.integers(1, 5000).flatmap(
+        lambda n: KEY_PART.map(lambda part: " . ".join([part] * n) + " = 1\n")
+    ),  # a dotted key of n parts
+    st.integers(1, 5000).map(lambda n: "[" + ".".join(["t"] * n) + "]\n"),  # a header
+    st.integers(1, 3000).map(lambda n: "x = " + "[" * n + "]" * n + "\n"),  # nesting
+    st.integers(1, 3000).map(lambda n: "x = " + "{a=" * n + "1" + "}" * n + "\n"),
+    st.integers(1, 3000).map(lambda n: "x = [" + "{}," * n + "]\n"),  # many containers
+    st.sampled_from(  # decoys: dots and brackets inside strings and comments
+        [
+            's = "' + "a." * 3000 + '"\n',
+            "# " + "a." * 3000 + "[" * 3000 + "\n",
+            "m = '''\n" + "a." * 3000 + "\n'''\n",
+            'm = """x""""\n',
+            "s = '" + "[" * 3000 + "'\n",
+        ]
+    ),  # fmt: skip
+)
+
+
+@FUZZ
+@given(pieces=st.lists(PATHOLOGICAL, min_size=1, max_size=4), nodes=st.integers(0, 3))
+def test_pathological_toml_shapes(tmp_path_factory, pieces, nodes):
+    """Class 5: text whose parse would cost far more than its size (long dotted keys, deep
+    nesting, many containers, and decoys that only look like them) loads or is refused in
+    one line, within the documented memory per byte."""
+    text = "".join(f'[[node]]\nname = "N{k}"\n' for k in range(nodes)) + "".join(pieces)
+    path = tmp_path_factory.mktemp("fuzz") / "p.toml"
+    path.write_text(text, encoding="utf-8")
+    bound = TOML_BYTES_PER_BYTE * len(text.encode()) / 2**20 + TOML_FIXED_MB
+    bounded_load(path, megabytes=bound, **FUZZ_LIMITS)
+
+
+# ------------------------------------------------------------------ class 7: message size
+LONG = st.sampled_from(["x" * 5000, "a\x1b[2J" * 800, "é" * 3000, "\n" * 100 + "y"])
+
+
+@FUZZ
+@given(
+    cycle=st.integers(0, 1000),
+    long_text=LONG,
+    where=st.sampled_from(["name", "parent", "mesh", "key", "color", "title", "touch"]),
+)
+def test_messages_stay_short_whatever_the_file_quotes(tmp_path_factory, cycle, long_text, where):
+    """Class 7: a huge cycle or a 5,000-character string in any field gives one short,
+    printable line (bounded_load checks length and characters)."""
+    text = toml_value(long_text)
+    lines = []
+    if where == "title":
+        lines.append(f"[scene]\ntitle = {text}\n[camera]\nfov = 500")
+    node = {
+        "name": f'name = {text}\nmesh = "nope"',
+        "parent": f"parent = {text}",
+        "mesh": f"mesh = {toml_value(long_text + '.glb')}",
+        "key": f"{toml_value(long_text)} = 1",
+        "color": f"color = {text}",
+        "title": "",
+        "touch": "",
+    }[where]
+    lines.append(f'[[node]]\nname = "A"\n{node}' if where != "name" else f"[[node]]\n{node}")
+    if where == "touch":
+        lines.append(f"[[event]]\nframe = 1\ntouch = {text}")
+    for k in range(cycle):
+        lines.append(f'[[node]]\nname = "C{k}"\nparent = "C{(k + 1) % cycle}"')
+    path = tmp_path_factory.mktemp("fuzz") / "long.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = load_or_scene_error(path)
+    assert isinstance(result, SceneError), "every case here has an error"

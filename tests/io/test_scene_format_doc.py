@@ -43,3 +43,22 @@ def test_the_documented_error_messages_have_the_documented_shape():
 
 def test_scene_error_is_a_value_error():
     assert issubclass(SceneError, ValueError)
+
+
+def test_the_range_table_is_the_one_the_loader_checks():
+    from viewer.io.ranges import RANGES
+
+    section = DOC.split("## Accepted numbers", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([^`]+)` \| .* \| (\S+) to (\S+) \|$", section, re.M)
+    assert {name: (float(low), float(high)) for name, low, high in rows} == {
+        name: (r.low, r.high) for name, r in RANGES.items()
+    }
+
+
+def test_the_documented_toml_limits_are_the_checked_ones():
+    from viewer.io.toml_precheck import MAX_KEY_PARTS, MAX_NESTING, MAX_TOML_BYTES
+
+    text = " ".join(DOC.split())
+    assert f"more than **{MAX_KEY_PARTS} parts**" in text
+    assert f"more than **{MAX_NESTING} levels**" in text
+    assert f"larger than **{MAX_TOML_BYTES >> 20} MB**" in text

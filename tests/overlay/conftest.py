@@ -1,20 +1,16 @@
-"""Overlay test fixtures: headless runs skip cleanly without an EGL context; `drive` runs
-an app frame by frame."""
+"""Overlay test fixtures: headless runs skip cleanly without an EGL context (fail in CI);
+`drive` runs an app frame by frame."""
 
 from __future__ import annotations
 
 import pytest
 from app_driver import Driver
+from needs import need_gl
 
 
 @pytest.fixture(scope="session")
 def egl():
-    from viewer.render.context import ContextError, create_headless_context
-
-    try:
-        create_headless_context("egl").release()
-    except ContextError as exc:
-        pytest.skip(f"no headless OpenGL context on this machine: {exc}")
+    need_gl().release()
 
 
 @pytest.fixture

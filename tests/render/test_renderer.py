@@ -1,11 +1,13 @@
 """Pixels: every node's colour lands where the camera projects its world position."""
 
+import colorsys
+
 import numpy as np
 import pytest
 from render_helpers import PALETTE, tree10
 
 from viewer.content.scene import Look, Scene
-from viewer.palette import SELECTION_COLOR
+from viewer.palette import GLOW_LOCAL, GLOW_WORLD, SELECTION_COLOR
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import Target
 from viewer.render.renderer import LINK_COLOR, Renderer
@@ -79,13 +81,36 @@ def test_moved_node_and_its_children_are_drawn_at_their_new_place(gl_ctx, target
         np.testing.assert_allclose(seen[name], np.round(np.array(PALETTE[i]) * 255), atol=2)
 
 
-def test_highlight_changes_the_drawn_colour(gl_ctx, target):
+@pytest.mark.parametrize(
+    "value, glow", [(1.0, GLOW_WORLD), (-1.0, GLOW_LOCAL), (0.5, GLOW_WORLD), (-0.5, GLOW_LOCAL)]
+)
+def test_highlight_draws_exactly_the_glow_colour(gl_ctx, target, value, glow):
+    """Unlit, a node glowing at strength s is mix(its colour, the glow colour, s): orange
+    for a world-only recompute (positive), red for its own change (negative)."""
     scene = tree10()
     r, cam = _setup(gl_ctx, scene)
-    before = _colour_at_nodes(r, cam, target)["Obj3"].astype(int)
-    r.set_highlight([scene.graph["Obj3"].id], 1.0)
-    after = _colour_at_nodes(r, cam, target)["Obj3"].astype(int)
-    assert np.abs(after - before).sum() > 60
+    r.unlit = True
+    r.set_highlight([scene.graph["Obj3"].id], value)
+    seen = _colour_at_nodes(r, cam, target)
+    s = abs(value)
+    expected = np.round(((1 - s) * np.array(PALETTE[2]) + s * np.array(glow)) * 255)
+    np.testing.assert_allclose(seen["Obj3"], expected, atol=2)
+    np.testing.assert_allclose(seen["Obj4"], np.round(np.array(PALETTE[3]) * 255), atol=2)
+    if s == 1.0:  # and the glow colours are the documented red and orange
+        hue = colorsys.rgb_to_hsv(*(seen["Obj3"] / 255.0))[0] * 360
+        assert (25 <= hue <= 40) if value > 0 else (hue <= 8 or hue >= 352), hue
+
+
+def test_a_lit_full_glow_keeps_the_glow_hue(gl_ctx, target):
+    """Lit, full strength: the glow colour times 0.8 to 1 (a little shading keeps the
+    shape), whatever the node's own colour."""
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    r.set_highlight([scene.graph["Obj3"].id], -1.0)
+    rgb = _colour_at_nodes(r, cam, target)["Obj3"] / 255.0
+    shade = rgb[0] / GLOW_LOCAL[0]
+    assert 0.78 <= shade <= 1.01, rgb
+    np.testing.assert_allclose(rgb, shade * np.array(GLOW_LOCAL), atol=3 / 255)
 
 
 def test_links_selection_grid_and_axes_are_drawn(gl_ctx, target):

@@ -351,6 +351,30 @@ class GraphMachine(RuleBasedStateMachine):
             assert rel_error(self.g.node(i).local_matrix, local_matrix(*self.trs[i])) < TOL
         self.changed.clear()
 
+    @precondition(lambda self: any(self.children.values()))
+    @rule(k=pick, how=st.sampled_from(["position", "scale", "touch", "bulk"]), p=vec3)
+    def edit_a_laid_out_clean_tree(self, k, how, p):
+        """The path random sequences rarely reach: end the frame (the layout is built and
+        every flag is clean), then change a node that has children, then end the frame
+        again. Its whole subtree, and nothing else, must be recomputed."""
+        self.update()
+        parents = sorted(i for i, kids in self.children.items() if kids)
+        i = parents[k % len(parents)]
+        node = self.g.node(i)
+        if how == "touch":
+            node.touch()
+            self.changed.add(i)
+        elif how == "bulk":
+            self.g.set_locals([i], positions=[p])
+            self.read_back(i)
+        elif how == "position":
+            node.local_position = p
+            self.read_back(i)
+        else:
+            node.local_scale = tuple(2.0 * c for c in self.trs[i][2])
+            self.read_back(i)
+        self.update()
+
     @invariant()
     def same_size(self):
         assert len(self.g) == len(self.parent)
@@ -361,3 +385,32 @@ def pytest_raises(exc):
 
 
 TestGraphMachine = GraphMachine.TestCase
+
+
+@pytest.mark.parametrize("how", ["position", "touch", "bulk"])
+def test_editing_a_laid_out_clean_tree_recomputes_exactly_the_subtree(how):
+    """Deterministic regression for the path above: a three-level tree, one full frame,
+    then an edit of an interior node."""
+    g = SceneGraph()
+    root = g.add("Root")
+    a = g.add("A", root, position=(1, 0, 0))
+    a1 = g.add("A1", a, position=(0, 1, 0))
+    a2 = g.add("A2", a, scale=(2, 2, 2))
+    a11 = g.add("A11", a1, position=(0, 0, 1))
+    b = g.add("B", root, position=(-1, 0, 0))
+    b1 = g.add("B1", b)
+    g.update()
+    assert g.update().world_updated.size == 0  # laid out and clean
+    if how == "touch":
+        a.touch()
+    elif how == "bulk":
+        g.set_locals([a.id], positions=[(3.0, 0.0, 0.0)])
+    else:
+        a.local_position = (3, 0, 0)
+    report = g.update()
+    assert report.world_updated.tolist() == [a.id, a1.id, a11.id, a2.id]
+    assert report.local_updated.tolist() == [a.id]  # a touch counts as a local change
+    moved = 3.0 if how != "touch" else 1.0
+    np.testing.assert_allclose(a11.world_position, (moved, 1, 1))
+    np.testing.assert_allclose(a2.world_position, (moved, 0, 0))
+    np.testing.assert_allclose(b1.world_position, (-1, 0, 0))

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from example_graphs import chain5, tree10
+from oracle import local_matrix
 
 from viewer.scene import HierarchyError
 
@@ -125,7 +126,10 @@ def test_example_c_mid_frame_read_is_current_and_not_repeated():
 def test_mid_frame_read_of_local_only_clears_update_local():
     g = chain5()
     g["Obj4"].local_scale = (2, 2, 2)
-    np.testing.assert_allclose(np.diag(g["Obj4"].local_matrix)[:3] != 0, True)
+    # the mid-frame read already sees the new scale: T·R·S with S = 2, R = 40° about Y
+    expected = local_matrix((1.0, 0.5, 0.0), g["Obj4"].local_rotation, (2.0, 2.0, 2.0))
+    np.testing.assert_allclose(g["Obj4"].local_matrix, expected, atol=1e-12)
+    np.testing.assert_allclose(g["Obj4"].local_matrix[1, 1], 2.0)
     report = g.update()
     assert report.log_lines()[:2] == ["*Update Local : Obj4*", "=Update World : Obj4="]
 

@@ -184,8 +184,17 @@ def number(where: Where, field, value: object, *, what: str = "a number") -> flo
     except OverflowError:
         raise where.error(field, f"expected {what}, got a number too large") from None
     if not math.isfinite(out):
-        raise where.error(field, f"expected a finite number, got {value!r}")
+        raise where.error(field, f"expected a finite number, got {_non_finite(out)}")
     return out
+
+
+def _non_finite(x: float) -> str:
+    """What the file said, as far as the parsed value tells: tomllib reads both ``inf``
+    and ``1e400`` as infinity, so the message must not claim the file says "inf"."""
+    if math.isnan(x):
+        return "nan"
+    sign = "-" if x < 0 else ""
+    return f"{sign}inf (or a number beyond {sign}1.8e308)"
 
 
 def positive(where: Where, field, value: object, *, what: str = "a positive number") -> float:
@@ -210,7 +219,7 @@ def vector(where: Where, field, value: object, n: int) -> tuple[float, ...]:
         except OverflowError:
             raise where.error(field, f"item {i} is a number too large") from None
         if not math.isfinite(x):
-            raise where.error(field, f"expected finite numbers, item {i} is {item!r}")
+            raise where.error(field, f"expected finite numbers, item {i} is {_non_finite(x)}")
         out.append(x)
     return tuple(out)
 

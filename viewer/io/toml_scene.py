@@ -23,13 +23,14 @@ from ..content.motion import Motion, merge_motions
 from ..content.motion_kinds import KINDS
 from ..content.scene import Scene
 from ..scene.graph import SceneGraph
-from ..text import one_line
+from ..text import one_line, printable
 from . import _fields as F
 from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
 from .gltf_scene import GltfModel, read_gltf
 from .limits import DEFAULT_LIMITS, Limits
 from .ranges import check_world_reach
+from .toml_precheck import MAX_TOML_BYTES, toml_problem
 from .toml_sections import (
     NodeSpec,
     gltf_path,
@@ -53,8 +54,15 @@ def load_toml_scene(
     path = Path(path)
     display = str(path) if display is None else display
     try:
-        if not stat.S_ISREG(path.stat().st_mode) and not path.is_dir():
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) and not path.is_dir():
             raise SceneError("expected a scene file, got a pipe or device", file=display)
+        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_TOML_BYTES:
+            raise SceneError(
+                f"the file is {info.st_size:,} bytes, over the limit of {MAX_TOML_BYTES:,} "
+                "for a scene file (convert a larger scene to glTF, or use --generate)",
+                file=display,
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise SceneError("file not found", file=display) from None
@@ -77,7 +85,12 @@ _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 
 
 def _decode(text: str, display: str) -> dict:
-    """tomllib.loads, with its errors turned into SceneError at the right line."""
+    """tomllib.loads, with its errors turned into SceneError at the right line; text
+    that would cost tomllib far more than its size is refused first (toml_precheck.py)."""
+    problem = toml_problem(text)
+    if problem is not None:
+        line, why = problem
+        raise SceneError(f"invalid scene file: {why}", file=display, line=line)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -227,7 +240,13 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
             row = int(parent_rows[row])
         if row >= 0 and state[row] == 1:
             cycle = path[path.index(row) :]
-            names = " -> ".join(specs[r].name for r in [*cycle, row])
+            loop = [*cycle, row]
+            if len(loop) > 7:  # a 200,000-node cycle: its start and end, and its length
+                shown = [printable(specs[r].name, 40) for r in loop[:3]]
+                tail = [printable(specs[r].name, 40) for r in loop[-2:]]
+                names = " -> ".join([*shown, f"... ({len(cycle):,} nodes) ...", *tail])
+            else:
+                names = " -> ".join(printable(specs[r].name, 40) for r in loop)
             first = min(cycle)
             where = F.Where(display, locator, "node", specs[first].index, specs[first].name)
             raise where.error("parent", f"parent cycle: {names}")

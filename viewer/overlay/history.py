@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from viewer.text import printable
+
 from .stats import FrameStats
 
 #: Frames kept for the timeline.
@@ -58,7 +60,7 @@ def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
     local = np.isin(head, report.local_updated)
     lines = [f"# frame {frame}"]
     for node_id, is_local in zip(head.tolist(), local.tolist()):
-        name = report.name(node_id)
+        name = printable(report.name(node_id))
         if is_local:
             lines.append(f"*Update Local : {name}*")
         lines.append(f"=Update World : {name}=")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewer.scene.math import quat_to_euler
+from viewer.text import printable
 
 #: Below this many nodes the whole tree starts expanded; above, only the roots.
 OPEN_ALL_BELOW = 64
@@ -131,8 +132,8 @@ def cause_text(report, node_id: int, frame: int) -> str:
     if cause is None:
         return f"clean in frame {frame}"
     if cause == int(node_id):
-        return f"dirty because of: {report.name(cause)} (its own change)"
-    return f"dirty because of: {report.name(cause)}"
+        return f"dirty because of: {printable(report.name(cause))} (its own change)"
+    return f"dirty because of: {printable(report.name(cause))}"
 
 
 def node_details(graph, node_id: int) -> list[tuple[str, str]]:
@@ -142,8 +143,8 @@ def node_details(graph, node_id: int) -> list[tuple[str, str]]:
     parent = node.parent
     versions = graph.world_versions()
     return [
-        ("node", f"{node.name}  (id {int(node_id)})"),
-        ("parent", parent.name if parent is not None else "none (a root)"),
+        ("node", f"{printable(node.name)}  (id {int(node_id)})"),
+        ("parent", printable(parent.name) if parent is not None else "none (a root)"),
         ("local position", _vec(node.local_position)),
         ("local rotation", _vec(node.local_euler, ".1f") + " deg"),
         ("local scale", _vec(node.local_scale)),

@@ -23,6 +23,8 @@ import numpy as np
 from imgui_bundle import imgui
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
+from viewer.text import printable
+
 from . import labels
 from .highlight import Highlight, Mirror
 from .history import History
@@ -227,7 +229,7 @@ class Overlay:
         shown = self.shown_highlight()
         selected = self.host.selected
         node_ids = ids[index]
-        names = [graph.name_of(int(i)) for i in node_ids.tolist()]
+        names = [printable(graph.name_of(int(i))) for i in node_ids.tolist()]
         kinds = [shown.kind_of(int(i)) for i in node_ids.tolist()]
         ranks = [labels.rank_of(kind, int(i) == selected) for i, kind in zip(node_ids, kinds)]
         widths = [imgui.calc_text_size(name).x for name in names]

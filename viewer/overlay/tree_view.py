@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from viewer.text import printable
+
 from .model import Flags, TreeRows, ancestors, flag_text
 from .widgets import COLORS, vec4
 
@@ -109,10 +111,11 @@ class TreeView:
                     imgui.set_next_item_open(True, imgui.Cond_.once)
             color = c.local if local else c.world if world else c.text
             imgui.push_style_color(imgui.Col_.text, vec4(color))
-            opened = imgui.tree_node_ex(f"{graph.name_of(node_id)}##{node_id}", flags)
+            label = printable(graph.name_of(node_id))  # names come from files
+            opened = imgui.tree_node_ex(f"{label}##{node_id}", flags)
             imgui.pop_style_color()
             self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
-            self.tree_drawn.append((graph.name_of(node_id), flag_text(local, world, executed)))
+            self.tree_drawn.append((label, flag_text(local, world, executed)))
             if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
                 host.select(node_id)
                 self._seen_selected = node_id  # chosen here: no need to scroll

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..text import printable
+
 
 @dataclass(frozen=True)
 class FrameReport:
@@ -75,7 +77,7 @@ class FrameReport:
         local = set(self.local_updated.tolist())
         lines: list[str] = []
         for i in self.world_updated.tolist():
-            name = self._name_of(i)
+            name = printable(self._name_of(i))  # names come from files: no raw escapes
             if i in local:
                 lines.append(f"*Update Local : {name}*")
             lines.append(f"=Update World : {name}=")

@@ -1,0 +1,90 @@
+"""Cheap checks on TOML text before tomllib parses it.
+
+tomllib's cost is not linear in every input. A key of k dotted parts costs O(k²) time
+and memory (a 60 kB key ``a.a.a…`` takes 20 s and 3.4 GB), and deeply nested empty arrays
+cost about 44 bytes of memory per byte of text. The scene format needs neither: its
+deepest key is ``motion.spin.axis`` and its deepest value three levels of brackets. So
+before parsing, with the strings and comments blanked out, the text may hold no dotted
+key of more than `MAX_KEY_PARTS` parts and no brackets nested deeper than `MAX_NESTING`.
+The whole scan is a few regular-expression passes and one chunked numpy pass: linear,
+and small next to the parse itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["MAX_KEY_PARTS", "MAX_NESTING", "MAX_TOML_BYTES", "toml_problem"]
+
+#: The largest scene file read (checked on disk, before reading). Once the checks below
+#: hold, loading costs at most about 120 bytes of memory per byte of TOML (the smallest
+#: nodes, about 2 KB each; a file of richer nodes about 20), measured in
+#: tests/io/test_toml_memory.py. A 100,000-node file written by --save is about 17 MB.
+MAX_TOML_BYTES = 32 * 1024 * 1024
+#: The most parts a dotted key may have (``a.b.c`` has 3).
+MAX_KEY_PARTS = 16
+#: The deepest nesting of ``[`` and ``{`` (a ``[[node]]`` header counts 2).
+MAX_NESTING = 16
+
+# Strings (multi-line first; a closing delimiter may carry up to two extra quotes) and
+# comments. Possessive repeats: no backtracking, so the scan stays linear.
+_BLANKED = re.compile(
+    r'"""(?:[^"\\]|\\.|"(?!""))*+"{3,5}'
+    r"|'''.*?'{3,5}"
+    r'|"(?:[^"\\\n]|\\.)*+"'
+    r"|'[^'\n]*+'"
+    r"|#[^\n]*+",
+    re.S,
+)
+_PART = r'(?:[A-Za-z0-9_-]++|"")'
+_LONG_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{{MAX_KEY_PARTS},}}")
+_CHUNK = 1 << 20
+
+
+def toml_problem(text: str) -> tuple[int, str] | None:
+    """(line, why) when `text` holds a key or a nesting tomllib would choke on, else None."""
+    found = _first_problem(_BLANKED.sub('""', text))
+    if found is None:
+        return None
+    # again with every newline kept, so that the offset gives the line (rare: slower)
+    bare = _BLANKED.sub(lambda m: '""' + "\n" * m.group().count("\n"), text)
+    offset, why = _first_problem(bare) or found
+    return bare.count("\n", 0, offset) + 1, why
+
+
+def _first_problem(bare: str) -> tuple[int, str] | None:
+    offset = 0
+    for line in bare.split("\n"):  # a key never spans lines; most lines hold few dots
+        if line.count(".") >= MAX_KEY_PARTS:
+            m = _LONG_KEY.search(line)
+            if m:
+                parts = m.group().count(".") + 1
+                return offset + m.start(), (
+                    f"a dotted key of {parts} or more parts (at most {MAX_KEY_PARTS})"
+                )
+        offset += len(line) + 1
+    deep = _too_deep(bare)
+    if deep is not None:
+        return deep, f"values nested too deeply (over {MAX_NESTING} levels of brackets)"
+    return None
+
+
+def _too_deep(bare: str) -> int | None:
+    """Offset in `bare` where ``[``/``{`` nesting first exceeds `MAX_NESTING`, or None."""
+    data = bare.encode("utf-8", "surrogatepass")
+    depth = 0
+    for start in range(0, len(data), _CHUNK):
+        count = min(_CHUNK, len(data) - start)
+        chunk = np.frombuffer(data, dtype=np.uint8, count=count, offset=start)
+        step = ((chunk == 91) | (chunk == 123)).astype(np.int32)  # [ {
+        step -= (chunk == 93) | (chunk == 125)  # ] }
+        levels = depth + np.cumsum(step, dtype=np.int32)
+        over = np.flatnonzero(levels > MAX_NESTING)
+        if over.size:
+            byte = start + int(over[0])
+            return len(data[:byte].decode("utf-8", "surrogatepass"))
+        if levels.size:
+            depth = int(levels[-1])
+    return None
