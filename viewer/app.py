@@ -35,7 +35,7 @@ from viewer.keyscript import KeyScript
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.render.renderer import Renderer
-from viewer.session import Frame, Session
+from viewer.session import Frame, Session, window_title
 from viewer.text import one_line
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
@@ -295,7 +295,7 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
         timer = Timer()
     try:
         window = Window(
-            title=f"sgview — {scene.title}",
+            title=window_title(scene.title),
             size=options.size,
             resizable=not headless,
             gl_version=GL_VERSION,

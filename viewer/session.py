@@ -34,7 +34,13 @@ from viewer.palette import HIT_COLOR
 from viewer.scene.report import FrameReport
 from viewer.text import one_line, printable
 
-__all__ = ["Frame", "Session"]
+__all__ = ["Frame", "Session", "window_title"]
+
+
+def window_title(title: str, selected: str | None = None) -> str:
+    """ "sgview — TITLE[ — SELECTED]", with both made safe to show (they come from files)."""
+    text = f"sgview — {printable(title)}"
+    return text if selected is None else f"{text} — {printable(selected)}"
 
 
 @dataclass
@@ -130,10 +136,8 @@ class Session:
     @property
     def title(self) -> str:
         """The window title: the scene's, and the selected node's name."""
-        title = f"sgview — {printable(self.scene.title)}"
-        if self.selected is None:
-            return title
-        return f"{title} — {printable(self.graph.name_of(self.selected))}"
+        selected = None if self.selected is None else self.graph.name_of(self.selected)
+        return window_title(self.scene.title, selected)
 
     # -- the clock -----------------------------------------------------------------------
     def advance(self, dt: float) -> Frame | None:
