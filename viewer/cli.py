@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from viewer import __version__
-from viewer.io.limits import MAX_BUFFER_BYTES, MAX_NODES
+from viewer.io.limits import MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES
 
 PROG = "sgview"
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
@@ -153,8 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--max-buffer-mb", type=_megabytes, default=MAX_BUFFER_BYTES, metavar="MB",
-        help=f"refuse glTF files, buffers or vertex data larger than MB megabytes "
-        f"(default: {MAX_BUFFER_BYTES >> 20})",
+        help=f"refuse glTF files or buffers larger than MB megabytes, or more vertex and "
+        f"keyframe data in all the scene's glTF files (default: {MAX_BUFFER_BYTES >> 20})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-json-mb", type=_megabytes, default=MAX_JSON_BYTES, metavar="MB",
+        help=f"refuse more than MB megabytes of glTF JSON in all the scene's glTF files "
+        f"(default: {MAX_JSON_BYTES >> 20})",
     )  # fmt: skip
     parser.add_argument(
         "--backend", metavar="NAME",
@@ -211,7 +216,11 @@ def load(args):
 
 def load_limits(args) -> dict:
     """The `load_scene` caps the flags ask for (also used by live reload)."""
-    return {"max_nodes": args.max_nodes, "max_buffer_bytes": args.max_buffer_mb}
+    return {
+        "max_nodes": args.max_nodes,
+        "max_buffer_bytes": args.max_buffer_mb,
+        "max_json_bytes": args.max_json_mb,
+    }
 
 
 def options_from(args, scene):
