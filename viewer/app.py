@@ -5,8 +5,9 @@ with the real clock, or in moderngl-window's headless window (EGL) with a fixed 
 step. Either way `run_window_config_instance` drives it and each frame does, in order:
 
 1. the scene's scripted events for this frame, then the `--touch` requests for it;
-2. the scene's motions at time t (headless: t = frame / 60), unless stopped (`--still`,
-   `S`), and the held movement keys (H J K L R) on the selected node;
+2. the scene's motions and its glTF animation at time t (headless: t = frame / 60),
+   unless stopped (`--still`, `S`), and the held movement keys (H J K L R) on the
+   selected node;
 3. `graph.update()`, which returns the frame report;
 4. `renderer.sync(report)`: upload the executed nodes' world matrices; the overlay takes
    the report (glow, history, counters);
@@ -32,6 +33,7 @@ import moderngl_window as mglw
 import numpy as np
 from moderngl_window.timers.base import BaseTimer
 
+from viewer.animation import apply_animation
 from viewer.app_input import InputHandlers
 from viewer.collision.demo import HIT_COLOR, CollisionDemo
 from viewer.controls import KEY_HELP, MOUSE_HELP, MOVES, HeldKeys, apply_held
@@ -141,6 +143,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             else:
                 self.time += dt
             apply_motions(scene, self.time)
+            apply_animation(scene, self.time)
         self._apply_held_keys()
         t0 = clock.perf_counter()
         report = graph.update()

@@ -129,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument("--still", action="store_true", help="disable the scene's motion")
     parser.add_argument(
+        "--animation", metavar="NAME|INDEX|none",
+        help="the glTF animation to play (default: the file's first); none: no animation",
+    )  # fmt: skip
+    parser.add_argument(
         "--select", metavar="NAME",
         help="select node NAME at the start (outlined; the panel shows its values)",
     )  # fmt: skip
@@ -246,12 +250,37 @@ def options_from(args, scene):
             raise UsageError(str(exc)) from None
     if args.samples < 0:
         raise UsageError(f"--samples must be 0 or more, got {args.samples}")
+    if args.animation is not None:
+        pick_animation(scene, args.animation)
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
         samples=args.samples, overlay=args.overlay, select=args.select,
         load_limits=load_limits(args),
     )  # fmt: skip
+
+
+def pick_animation(scene, choice: str) -> None:
+    """`--animation NAME|INDEX|none`: select the clip that plays (`UsageError` if none is)."""
+    from viewer.animation import player_of
+
+    player = player_of(scene)
+    names = [] if player is None else player.names
+    if choice.strip().lower() == "none":
+        if player is not None:
+            player.pick(None)
+        return
+    if choice in names:
+        player.pick(choice)
+        return
+    if choice.strip().isdigit() and int(choice) < len(names):
+        player.pick(int(choice))
+        return
+    shown = choice if len(choice) <= 60 else choice[:57] + "..."
+    listing = ", ".join(f"{i}: {n!r}" for i, n in enumerate(names[:8]))
+    more = ", ..." if len(names) > 8 else ""
+    known = f"its animations are {listing}{more}" if names else "it has no animations"
+    raise UsageError(f"--animation {shown!r}: no such animation in {scene.title!r} ({known})")
 
 
 def list_scenes() -> int:
@@ -283,6 +312,15 @@ def save(args) -> int:
     return 0
 
 
+def _print_notes(scene) -> None:
+    """The loaders' one-line notes (what a file had that the viewer leaves out)."""
+    from viewer.animation import player_of
+
+    player = player_of(scene)
+    for note in [] if player is None else player.notes:
+        print(f"{PROG}: note: {_one_line(note)}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `sgview` console script; returns the exit status."""
     parser = build_parser()
@@ -302,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         scene = load(args)
         options = options_from(args, scene)
+        _print_notes(scene)
     except UsageError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

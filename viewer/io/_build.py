@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..animation.player import AnimationPlayer, player_of
 from ..scene.graph import SceneGraph
 from ..scene.scene import Include, Scene
 from .errors import SceneError
@@ -36,6 +37,17 @@ class UniqueNames:
             self._next[name] = k + 1
         self.taken.add(candidate)
         return candidate
+
+
+def _add_clips(scene: Scene, clips: list, notes: list[str]) -> None:
+    """Give the scene a player for its animation clips (the first one plays), or add to it."""
+    player = player_of(scene)
+    if player is None or not player.clips:  # a fresh player: its clock starts at 0
+        old_notes = [] if player is None else player.notes
+        scene.animation = AnimationPlayer(clips, old_notes + notes)  # see player_of
+        return
+    player.clips.extend(clips)
+    player.notes.extend(notes)
 
 
 def add_many(
@@ -76,8 +88,9 @@ def add_model(
     """Add a glTF model's nodes to the scene's graph under node id `parent` (None: roots).
 
     Names are ``prefix + glTF name``, made unique with ``~2``, ``~3``... when taken.
-    Records looks, meshes and an `Include`. Returns the new ids. Refuses (`SceneError`
-    naming `display`) when the scene would get more than ``limits.max_nodes`` nodes.
+    Records looks, meshes, animation clips and an `Include`. Returns the new ids. Refuses
+    (`SceneError` naming `display`) when the scene would get more than ``limits.max_nodes``
+    nodes.
     """
     graph = scene.graph
     n = len(model)
@@ -103,5 +116,7 @@ def add_model(
         if look is not None:
             scene.looks[int(ids[k])] = look
     scene.mesh_data.update(model.mesh_data)
+    if model.clips or model.notes:
+        _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
     scene.includes.append(Include(path=model.path.resolve(), parent=parent, ids=ids))
     return ids

@@ -18,7 +18,8 @@ What is imported:
 - Each mesh's triangle primitives (gltf_mesh.py), stored in ``Scene.mesh_data`` under the
   key ``"<resolved path>#<mesh index>"``. The base colour of the first primitive's
   material becomes the node's colour.
-- Cameras, skins, animations, textures and morph targets are ignored.
+- The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
+- Cameras, skins, textures and morph targets are ignored.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -34,9 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..animation.clip import Clip
 from ..scene.math import decompose, trs_matrix
 from ..scene.scene import Look
 from .errors import SceneError, describe
+from .gltf_anim import read_animations
 from .gltf_data import GltfFile, brief, is_int
 from .gltf_mesh import read_mesh
 from .limits import DEFAULT_LIMITS, Budget, Limits
@@ -62,6 +65,10 @@ class GltfModel:
     mesh_data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: For each glTF node index, its row here (-1: not in the imported scene).
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: The file's animations, their channels on rows of this model (see gltf_anim.py).
+    clips: list[Clip] = field(default_factory=list)
+    #: One-line notes about what was left out (e.g. morph-target weight channels).
+    notes: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -276,6 +283,7 @@ class _Reader(GltfFile):
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
         self._meshes(model, mesh_rows, names)
+        model.clips, model.notes = read_animations(self, model.rows)
         return model
 
     def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
