@@ -21,7 +21,7 @@ import numpy as np
 
 FLOAT, UBYTE, USHORT, UINT = 5126, 5121, 5123, 5125
 BONE_LENGTH = 1.0
-RINGS = 7  # rings of the cylinder, from y = 0 to y = 3
+RINGS = 13  # rings of the cylinder, from y = 0 to y = 3
 SIDES = 12
 RADIUS = 0.25
 
@@ -89,7 +89,7 @@ def cylinder(joint_dtype=np.uint8, weight_mode: str = "float"):
         y = 3.0 * r / (RINGS - 1)
         k = min(int(y), 2)
         f = y - k  # 0 at the bone's root, 1 at its tip
-        w_next = max(0.0, f - 0.5) if k < 2 else 0.0
+        w_next = 0.6 * f if k < 2 else 0.0
         for s in range(SIDES):
             a = 2 * math.pi * s / SIDES
             pos.append([RADIUS * math.cos(a), y, RADIUS * math.sin(a)])

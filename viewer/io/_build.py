@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..animation.player import AnimationPlayer, player_of
+from ..animation.skin import Skin, SkinnedMesh, Skinning, skinning_of
 from ..scene.graph import SceneGraph
 from ..scene.scene import Include, Scene
 from .errors import SceneError
@@ -48,6 +49,20 @@ def _add_clips(scene: Scene, clips: list, notes: list[str]) -> None:
         return
     player.clips.extend(clips)
     player.notes.extend(notes)
+
+
+def _add_skins(scene: Scene, skinning: Skinning, ids: np.ndarray) -> None:
+    """Add a model's skins to the scene's, with model rows turned into node ids."""
+    on_ids = Skinning(
+        [Skin(ids[s.joints], s.inverse_binds) for s in skinning.skins],
+        [SkinnedMesh(int(ids[m.node]), m.mesh, m.skin, m.color) for m in skinning.meshes],
+        dict(skinning.attributes),
+    )
+    existing = skinning_of(scene)
+    if existing is None:
+        scene.skinning = on_ids  # see animation.skin.skinning_of
+    else:
+        existing.extend(on_ids)
 
 
 def add_many(
@@ -118,5 +133,7 @@ def add_model(
     scene.mesh_data.update(model.mesh_data)
     if model.clips or model.notes:
         _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
+    if model.skinning.meshes:
+        _add_skins(scene, model.skinning, ids)
     scene.includes.append(Include(path=model.path.resolve(), parent=parent, ids=ids))
     return ids

@@ -14,6 +14,7 @@ import numpy as np
 
 from .errors import describe
 from .gltf_data import GltfFile, is_num
+from .gltf_skin import vertex_weights
 
 __all__ = ["DEFAULT_COLOR", "read_mesh"]
 
@@ -24,15 +25,16 @@ _FLOAT = (5126,)
 MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | None]:
+def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | None, tuple | None]:
     """Mesh `index` merged: ((positions, normals, indices) or None when it has no
-    triangles, the base colour of its first primitive's material or None)."""
+    triangles, the base colour of its first primitive's material or None, the skinning
+    attributes (joints, weights) or None when no primitive has any)."""
     here = f"mesh {index}"
     mesh = gltf.obj(gltf.array("meshes")[index], here)
     prims = mesh.get("primitives")
     if not isinstance(prims, list):
         raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
-    all_p, all_n, all_i = [], [], []
+    all_p, all_n, all_i, all_w = [], [], [], []
     color = None
     offset = 0
     for k, prim in enumerate(prims):
@@ -73,11 +75,20 @@ def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | No
         all_p.append(pos)
         all_n.append(nrm)
         all_i.append(idx + np.uint32(offset))
+        all_w.append(vertex_weights(gltf, attrs, n, phere))
         offset += n
     if not all_p:
-        return None, None
+        return None, None, None
     arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
-    return arrays, color or DEFAULT_COLOR
+    skinned = None
+    if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
+        rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
+        parts = [
+            w if w is not None else (np.zeros((len(p), 4), np.uint16), np.repeat(rigid, len(p), 0))
+            for w, p in zip(all_w, all_p, strict=True)
+        ]
+        skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
+    return arrays, color or DEFAULT_COLOR, skinned
 
 
 def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:

@@ -19,7 +19,9 @@ What is imported:
   key ``"<resolved path>#<mesh index>"``. The base colour of the first primitive's
   material becomes the node's colour.
 - The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
-- Cameras, skins, textures and morph targets are ignored.
+- Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
+  joints (its own transform ignored, as glTF says), not as an instance at the node.
+- Cameras, textures and morph targets are ignored.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -36,12 +38,14 @@ from pathlib import Path
 import numpy as np
 
 from ..animation.clip import Clip
+from ..animation.skin import SkinnedMesh, Skinning
 from ..scene.math import decompose, trs_matrix
 from ..scene.scene import Look
 from .errors import SceneError, describe
 from .gltf_anim import read_animations
 from .gltf_data import GltfFile, brief, is_int
 from .gltf_mesh import read_mesh
+from .gltf_skin import check_joint_indices, read_skin, skin_index
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
@@ -69,6 +73,8 @@ class GltfModel:
     clips: list[Clip] = field(default_factory=list)
     #: One-line notes about what was left out (e.g. morph-target weight channels).
     notes: list[str] = field(default_factory=list)
+    #: Skins and skinned meshes, on rows of this model (see gltf_skin.py).
+    skinning: Skinning = field(default_factory=Skinning)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -266,7 +272,7 @@ class _Reader(GltfFile):
             if node.get("matrix") is not None:
                 matrices.append((row, i, name, node["matrix"]))
             if node.get("mesh") is not None:
-                mesh_rows.append((row, i, node["mesh"]))
+                mesh_rows.append((row, i, node["mesh"], node.get("skin")))
         model.names = names
         model.positions, model.rotations, model.scales = (
             self._bulk(k, *given[f], _DEFAULTS[f], order, names, f) for f in _DEFAULTS
@@ -289,16 +295,29 @@ class _Reader(GltfFile):
     def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
         resolved = str(self.path.resolve())
         colors: dict[int, tuple | None] = {}
-        for row, i, mesh_index in mesh_rows:
+        weights: dict[int, tuple | None] = {}
+        skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
+        for row, i, mesh_index, skin in mesh_rows:
             mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
             key = f"{resolved}#{mesh_index}"
             if mesh_index not in colors:
-                arrays, colors[mesh_index] = read_mesh(self, mesh_index)
+                arrays, colors[mesh_index], weights[mesh_index] = read_mesh(self, mesh_index)
                 if arrays is not None:
                     model.mesh_data[key] = arrays
             color = colors[mesh_index]
-            if color is not None:
-                model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
+            if color is None:
+                continue
+            if skin is not None and weights[mesh_index] is not None:
+                skin = skin_index(self, skin, f"node {i}")
+                if skin not in skins:
+                    skins[skin] = len(model.skinning.skins)
+                    model.skinning.skins.append(read_skin(self, skin, model.rows))
+                bound = model.skinning.skins[skins[skin]]
+                check_joint_indices(self, weights[mesh_index][0], bound, f"mesh {mesh_index}")
+                model.skinning.attributes[key] = weights[mesh_index]
+                model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
+                continue  # drawn by the skinning pass, not at the node's own transform
+            model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
 
     def _number_error(self, i: int, name: str, field_name: str, width: int, value) -> SceneError:
         got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from ..animation.skin import skinning_of
 from . import meshes
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
 from .instances import Instances
 from .shaders import load_program
+from .skins import SkinRenderer
 
 #: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
 #: XY plane are lit mostly from +Z, the side they are seen from.
@@ -67,6 +69,8 @@ class Renderer:
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             self.meshes[key] = meshes.GpuMesh(ctx, meshes.from_arrays(pos, nrm, idx))
         self.instances = Instances(ctx, list(self.meshes))
+        skinning = skinning_of(scene)
+        self.skins = SkinRenderer(ctx, skinning, scene.mesh_data) if skinning else None
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self._outline_buf = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
         self._outline_vao = ctx.vertex_array(
@@ -90,6 +94,8 @@ class Renderer:
         self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
         self._make_vaos()
         self._make_grid()
+        if self.skins is not None:
+            self.skins.upload_all(self.graph.world_matrices())
 
     def sync(self, report) -> int:
         """Upload what `report` (a FrameReport) says was executed; return bytes written.
@@ -100,7 +106,10 @@ class Renderer:
         if self.instances.structure_changed(self.graph, report):
             self.rebuild()
             return self.instances.bytes_last
-        return self.instances.sync(report.executed, self.graph.world_matrices())
+        written = self.instances.sync(report.executed, self.graph.world_matrices())
+        if self.skins is not None:  # joint matrices of the skins whose joints moved
+            written += self.skins.sync(report.executed, self.graph.world_matrices())
+        return written
 
     def set_highlight(self, ids, values) -> int:
         """Per-node glow values in [-1, 1]; returns bytes written.
@@ -132,7 +141,7 @@ class Renderer:
     @property
     def bytes_last(self) -> int:
         """Bytes uploaded by the last `sync()`."""
-        return self.instances.bytes_last
+        return self.instances.bytes_last + (self.skins.bytes_last if self.skins else 0)
 
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
@@ -261,6 +270,10 @@ class Renderer:
         prog["u_halo"].value = 0
         for batch in self.instances.batches:
             batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+        if self.skins is not None:
+            names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
+                     "u_glow_local", "u_glow_world", "u_halo")  # fmt: skip
+            self.skins.draw({n: vp_bytes if n == "u_view_proj" else prog[n].value for n in names})
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -363,6 +376,8 @@ class Renderer:
         return len(verts)
 
     def release(self) -> None:
+        if self.skins is not None:
+            self.skins.release()
         self._ribbon_vao.release()
         self._ribbon_buf.release()
         self.backdrop.release()
