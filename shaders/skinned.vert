@@ -10,6 +10,7 @@ uniform vec3 u_color;
 in vec3 in_position;
 in vec3 in_normal;
 in vec4 in_vcolor;
+in vec2 in_uv;
 in vec4 in_joints;   // joint indices, as floats
 in vec4 in_weights;  // sum to 1
 
@@ -17,6 +18,7 @@ out vec3 v_world_pos;
 out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
+out vec2 v_uv;
 
 mat4 joint_matrix(float index) {
     int row = int(index + 0.5);
@@ -36,5 +38,6 @@ void main() {
     v_world_pos = p.xyz;
     v_color = mix(u_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = 0.0;
+    v_uv = in_uv;
     gl_Position = u_view_proj * vec4(p.xyz, 1.0);
 }

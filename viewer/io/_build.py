@@ -6,6 +6,7 @@ import numpy as np
 
 from ..animation.player import AnimationPlayer, player_of
 from ..animation.skin import Skin, SkinnedMesh, Skinning, skinning_of
+from ..materials import surfaces_of
 from ..scene.graph import SceneGraph
 from ..scene.scene import Include, Scene
 from .errors import SceneError
@@ -131,6 +132,10 @@ def add_model(
         if look is not None:
             scene.looks[int(ids[k])] = look
     scene.mesh_data.update(model.mesh_data)
+    if model.surfaces:
+        if not surfaces_of(scene):
+            scene.surfaces = {}  # see materials.surfaces_of
+        scene.surfaces.update(model.surfaces)
     if model.clips or model.notes:
         _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
     if model.skinning.meshes:

@@ -9,11 +9,14 @@ budget bounds the load's memory.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
+from ..materials import MeshSurface
 from .errors import describe
 from .gltf_data import GltfFile, is_num
+from .gltf_material import base_color_texture, vertex_colors
 from .gltf_skin import vertex_weights
 
 __all__ = ["DEFAULT_COLOR", "read_mesh"]
@@ -25,16 +28,28 @@ _FLOAT = (5126,)
 MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | None, tuple | None]:
-    """Mesh `index` merged: ((positions, normals, indices) or None when it has no
-    triangles, the base colour of its first primitive's material or None, the skinning
-    attributes (joints, weights) or None when no primitive has any)."""
+class MeshParts(NamedTuple):
+    """A merged mesh: its arrays (None: no triangles), the base colour of its first
+    primitive's material (None: no triangles), the skinning attributes (joints, weights)
+    or None, and its `MeshSurface` or None when one colour per node says it all."""
+
+    arrays: MeshArrays | None
+    color: tuple | None
+    skin: tuple | None
+    surface: MeshSurface | None
+
+
+def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
+    """Mesh `index` merged (see `MeshParts`); `textures` caches decoded textures by index."""
+    textures = {} if textures is None else textures
     here = f"mesh {index}"
     mesh = gltf.obj(gltf.array("meshes")[index], here)
     prims = mesh.get("primitives")
     if not isinstance(prims, list):
         raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
-    all_p, all_n, all_i, all_w = [], [], [], []
+    all_p, all_n, all_i, all_w, all_c, all_uv = [], [], [], [], [], []
+    texture = None
+    flat_colors: list[bool] = []
     color = None
     offset = 0
     for k, prim in enumerate(prims):
@@ -68,8 +83,19 @@ def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | No
         else:  # in float64, one primitive at a time; kept as float32 like the rest
             nrm = _vertex_normals(pos.astype(np.float64), idx.astype(np.int64))
             nrm = nrm.astype(np.float32)
+        factor = material_color(gltf, prim.get("material"), phere)
         if color is None:
-            color = material_color(gltf, prim.get("material"), phere)
+            color = factor
+        factor = factor or DEFAULT_COLOR
+        vcol = vertex_colors(gltf, attrs, n, factor, phere)
+        all_c.append(vcol if vcol is not None else np.tile([*factor, 1.0], (n, 1)))
+        textured = base_color_texture(gltf, prim.get("material"), attrs, n, phere, textures)
+        if textured is not None and (texture is None or textured[1] is texture):
+            texture = textured[1]
+            all_uv.append(textured[0])
+        else:  # another texture than the mesh's first: drawn untextured
+            all_uv.append(np.full((n, 2), np.nan, np.float32))
+        plain = vcol is None and textured is None
         if offset + n > 2**32:
             raise gltf.error(here, "too many vertices")
         all_p.append(pos)
@@ -77,9 +103,14 @@ def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | No
         all_i.append(idx + np.uint32(offset))
         all_w.append(vertex_weights(gltf, attrs, n, phere))
         offset += n
+        flat_colors.append(plain)
     if not all_p:
-        return None, None, None
+        return MeshParts(None, None, None, None)
     arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
+    surface = None
+    if not all(flat_colors) or len({tuple(c[0]) for c in all_c}) > 1:
+        uvs = None if texture is None else np.concatenate(all_uv)
+        surface = MeshSurface(np.concatenate(all_c).astype(np.float32), uvs, texture)
     skinned = None
     if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
         rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
@@ -88,7 +119,7 @@ def read_mesh(gltf: GltfFile, index: int) -> tuple[MeshArrays | None, tuple | No
             for w, p in zip(all_w, all_p, strict=True)
         ]
         skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
-    return arrays, color or DEFAULT_COLOR, skinned
+    return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface)
 
 
 def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:

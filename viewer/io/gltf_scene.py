@@ -21,7 +21,8 @@ What is imported:
 - The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
 - Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
   joints (its own transform ignored, as glTF says), not as an instance at the node.
-- Cameras, textures and morph targets are ignored.
+- Vertex colours and base colour textures (gltf_material.py), as `MeshSurface`s.
+- Cameras and morph targets are ignored.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -39,6 +40,7 @@ import numpy as np
 
 from ..animation.clip import Clip
 from ..animation.skin import SkinnedMesh, Skinning
+from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
 from ..scene.scene import Look
 from .errors import SceneError, describe
@@ -73,6 +75,8 @@ class GltfModel:
     clips: list[Clip] = field(default_factory=list)
     #: One-line notes about what was left out (e.g. morph-target weight channels).
     notes: list[str] = field(default_factory=list)
+    #: Vertex colours and textures of meshes that have them, by mesh key.
+    surfaces: dict[str, MeshSurface] = field(default_factory=dict)
     #: Skins and skinned meshes, on rows of this model (see gltf_skin.py).
     skinning: Skinning = field(default_factory=Skinning)
 
@@ -296,14 +300,18 @@ class _Reader(GltfFile):
         resolved = str(self.path.resolve())
         colors: dict[int, tuple | None] = {}
         weights: dict[int, tuple | None] = {}
+        textures: dict[int, object] = {}  # decoded once per file, however often used
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
         for row, i, mesh_index, skin in mesh_rows:
             mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
             key = f"{resolved}#{mesh_index}"
             if mesh_index not in colors:
-                arrays, colors[mesh_index], weights[mesh_index] = read_mesh(self, mesh_index)
-                if arrays is not None:
-                    model.mesh_data[key] = arrays
+                parts = read_mesh(self, mesh_index, textures)
+                colors[mesh_index], weights[mesh_index] = parts.color, parts.skin
+                if parts.arrays is not None:
+                    model.mesh_data[key] = parts.arrays
+                if parts.surface is not None:
+                    model.surfaces[key] = parts.surface
             color = colors[mesh_index]
             if color is None:
                 continue

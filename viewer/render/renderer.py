@@ -11,12 +11,14 @@ import moderngl
 import numpy as np
 
 from ..animation.skin import skinning_of
+from ..materials import surfaces_of
 from . import meshes
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
 from .instances import Instances
 from .shaders import load_program
 from .skins import SkinRenderer
+from .textures import MeshTextures
 
 #: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
 #: XY plane are lit mostly from +Z, the side they are seen from.
@@ -66,11 +68,18 @@ class Renderer:
         self.meshes: dict[str, meshes.GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = meshes.GpuMesh(ctx, meshes.builtin(kind))
+        surfaces = surfaces_of(scene)
         for key, (pos, nrm, idx) in scene.mesh_data.items():
-            self.meshes[key] = meshes.GpuMesh(ctx, meshes.from_arrays(pos, nrm, idx))
+            data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
+            self.meshes[key] = meshes.GpuMesh(ctx, data)
+        self.textures = MeshTextures(ctx, surfaces)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = skinning_of(scene)
-        self.skins = SkinRenderer(ctx, skinning, scene.mesh_data) if skinning else None
+        self.skins = (
+            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, self.textures)
+            if skinning
+            else None
+        )
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self._outline_buf = ctx.buffer(reserve=24 * 7 * 4, dynamic=True)
         self._outline_vao = ctx.vertex_array(
@@ -264,11 +273,13 @@ class Renderer:
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
             for batch in self.instances.batches:
+                self.textures.bind(prog, batch.kind)
                 batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
         for batch in self.instances.batches:
+            self.textures.bind(prog, batch.kind)
             batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
         if self.skins is not None:
             names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
@@ -378,6 +389,7 @@ class Renderer:
     def release(self) -> None:
         if self.skins is not None:
             self.skins.release()
+        self.textures.release()
         self._ribbon_vao.release()
         self._ribbon_buf.release()
         self.backdrop.release()

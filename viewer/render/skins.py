@@ -15,6 +15,7 @@ import numpy as np
 from ..animation.skin import Skinning
 from . import meshes
 from .shaders import load_program
+from .textures import MeshTextures
 
 __all__ = ["SkinRenderer"]
 
@@ -31,11 +32,20 @@ def load_skinned_program(ctx: moderngl.Context) -> moderngl.Program:
 class SkinRenderer:
     """GPU buffers and joint textures for a scene's `Skinning`."""
 
-    def __init__(self, ctx: moderngl.Context, skinning: Skinning, mesh_data: dict) -> None:
+    def __init__(
+        self,
+        ctx: moderngl.Context,
+        skinning: Skinning,
+        mesh_data: dict,
+        surfaces: dict | None = None,
+        textures: MeshTextures | None = None,
+    ) -> None:
         self.ctx = ctx
         self.skinning = skinning
         self.program = load_skinned_program(ctx)
         self.bytes_last = 0
+        self.mesh_textures = textures
+        surfaces = surfaces or {}
         self.textures = [
             ctx.texture((4, len(skin.joints)), 4, dtype="f4") for skin in skinning.skins
         ]
@@ -44,7 +54,7 @@ class SkinRenderer:
         self._draws = []  # (vao, buffers, mesh, texture)
         for item in skinning.meshes:
             pos, nrm, idx = mesh_data[item.mesh]
-            data = meshes.from_arrays(pos, nrm, idx)
+            data = meshes.from_arrays(pos, nrm, idx, surfaces.get(item.mesh))
             joints, weights = skinning.attributes[item.mesh]
             vertices = np.hstack(
                 [data.interleaved(), joints.astype(np.float32), weights.astype(np.float32)]
@@ -91,6 +101,8 @@ class SkinRenderer:
         prog["u_joints"].value = 0
         for vao, _buffers, item in self._draws:
             self.textures[item.skin].use(location=0)
+            if self.mesh_textures is not None:
+                self.mesh_textures.bind(prog, item.mesh)
             prog["u_color"].value = tuple(item.color)
             vao.render(moderngl.TRIANGLES)
 
