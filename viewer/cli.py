@@ -146,9 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(row-major nested lists, column-vector convention)",
     )  # fmt: skip
     parser.add_argument(
-        "--save", type=Path, metavar="OUT.toml",
-        help="write the scene in the native TOML format to OUT.toml and exit "
-        "(converts .gltf/.glb files and generated scenes)",
+        "--save", type=Path, metavar="OUT.toml|OUT.glb|OUT.gltf",
+        help="write the scene to OUT and exit: the native TOML format, or glTF 2.0 for "
+        ".glb/.gltf (hierarchy, transforms, names, meshes); converts any scene",
     )  # fmt: skip
     parser.add_argument(
         "--max-nodes", type=_positive, default=MAX_NODES, metavar="N",
@@ -299,12 +299,14 @@ def list_scenes() -> int:
 
 
 def save(args) -> int:
-    """`--save`: load, write the native format, exit (no window, no GL)."""
+    """`--save`: load, write the native format or glTF, exit (no window, no GL)."""
     from viewer.io import SceneError, save_scene
+    from viewer.io.gltf_export import GLTF_SUFFIXES, save_gltf
 
     try:
         scene = load(args)
-        save_scene(scene, args.save)
+        gltf = args.save.suffix.lower() in GLTF_SUFFIXES
+        (save_gltf if gltf else save_scene)(scene, args.save)
     except (UsageError, SceneError) as exc:
         print(f"{PROG}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
