@@ -92,7 +92,7 @@ def cylinder(joint_dtype=np.uint8, weight_mode: str = "float"):
         w_next = 0.6 * f if k < 2 else 0.0
         for s in range(SIDES):
             a = 2 * math.pi * s / SIDES
-            pos.append([RADIUS * math.cos(a), y, RADIUS * math.sin(a)])
+            pos.append([RADIUS * math.cos(a), y - 1.5, RADIUS * math.sin(a)])  # bind pose
             nrm.append([math.cos(a), 0.0, math.sin(a)])
             joints.append([k, min(k + 1, 2), 0, 0])
             weights.append([1.0 - w_next, w_next, 0.0, 0.0])
@@ -124,7 +124,7 @@ def _sampler_arrays(interpolation, times, values):
 
 
 def rig_document(*, joints=np.uint8, weights="float", skin=True, weights_channel=False,
-                 color=None, texture=False):  # fmt: skip
+                 color=None, vertex_colors=False, skin_offset=(5.0, 5.0, 5.0)):  # fmt: skip
     """(glTF JSON dict, buffer bytes) of the rig; the buffer is not yet referenced by a URI."""
     blob = _Blob()
     nodes = [
@@ -132,7 +132,7 @@ def rig_document(*, joints=np.uint8, weights="float", skin=True, weights_channel
         {"name": "Bone0", "children": [2]},
         {"name": "Bone1", "children": [3], "translation": [0.0, BONE_LENGTH, 0.0]},
         {"name": "Bone2", "translation": [0.0, BONE_LENGTH, 0.0]},
-        {"name": "Skin", "mesh": 0, "translation": [5.0, 5.0, 5.0]},  # ignored when skinned
+        {"name": "Skin", "mesh": 0, "translation": list(skin_offset)},  # ignored when skinned
     ]
     pos, nrm, idx, jnt, wgt = cylinder(joints, weights)
     attrs = {
@@ -140,6 +140,12 @@ def rig_document(*, joints=np.uint8, weights="float", skin=True, weights_channel
         "NORMAL": blob.add(nrm, FLOAT, "VEC3"),
     }
     prim = {"attributes": attrs, "indices": blob.add(idx, USHORT, "SCALAR")}
+    if vertex_colors:  # a gradient from teal at the base to gold at the tip
+        f = ((pos[:, 1:2] + 1.5) / 3.0).astype(np.float32)
+        rgb = (1 - f) * np.array([0.1, 0.6, 0.7], np.float32) + f * np.array(
+            [0.95, 0.8, 0.2], np.float32
+        )
+        attrs["COLOR_0"] = blob.add(rgb.astype(np.float32), FLOAT, "VEC3")
     if skin:
         attrs["JOINTS_0"] = blob.add(jnt, UBYTE if joints == np.uint8 else USHORT, "VEC4")
         wtype = {"float": FLOAT, "u8": UBYTE, "u16": USHORT}[weights]
@@ -152,7 +158,7 @@ def rig_document(*, joints=np.uint8, weights="float", skin=True, weights_channel
         "nodes": nodes,
         "meshes": [{"primitives": [prim]}],
     }
-    if color is not None or texture:
+    if color is not None:
         doc["materials"] = [{"pbrMetallicRoughness": {"baseColorFactor": color or [1, 1, 1, 1]}}]
         prim["material"] = 0
     if skin:

@@ -205,6 +205,8 @@ class Renderer:
         if len(alive) == 0:
             return np.zeros(3), 1.0
         pts = [world[alive, :3, 3]]
+        if self.skins is not None:
+            pts.append(self.skins.points(world))
         _, worlds, lo, hi = self.node_boxes()
         if len(worlds):
             corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)])
