@@ -3,6 +3,8 @@
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
 // A highlighted instance (see instanced.vert) turns into its glow colour, emissive: at
 // full strength it is the glow colour with a little shading to keep its shape.
+// u_textured = 1: the colour is multiplied by the base colour texture (glTF), sampled at
+// v_uv, mirrored per axis where u_mirror says so (repeat and clamp are the texture's own).
 uniform vec3 u_light_dir;   // towards the light, normalised, world space
 uniform vec3 u_eye;         // camera position, world space (perspective)
 uniform vec3 u_view_dir;    // camera forward, world space (orthographic)
@@ -11,11 +13,15 @@ uniform int u_unlit;
 uniform int u_halo;
 uniform vec3 u_glow_local;  // red: the node's own value changed
 uniform vec3 u_glow_world;  // orange: only its world matrix was recomputed
+uniform int u_textured;
+uniform sampler2D u_base_tex;
+uniform ivec2 u_mirror;
 
 in vec3 v_world_pos;
 in vec3 v_normal;
 in vec3 v_color;
 in float v_highlight;
+in vec2 v_uv;
 
 out vec4 f_color;
 
@@ -28,6 +34,13 @@ void main() {
         return;
     }
     vec3 base = v_color;
+    if (u_textured == 1 && !isnan(v_uv.x)) {
+        vec2 uv = v_uv;
+        vec2 m = mod(uv, 2.0);
+        if (u_mirror.x == 1) uv.x = m.x > 1.0 ? 2.0 - m.x : m.x;
+        if (u_mirror.y == 1) uv.y = m.y > 1.0 ? 2.0 - m.y : m.y;
+        base *= texture(u_base_tex, uv).rgb;
+    }
     if (u_unlit == 1) {
         f_color = vec4(mix(base, glow, strength), 1.0);
         return;

@@ -17,6 +17,7 @@ uniform float u_halo_px;
 in vec3 in_position;
 in vec3 in_normal;
 in vec4 in_vcolor;
+in vec2 in_uv;      // texture coordinates (textured glTF meshes; NaN: none)
 
 in mat4 in_world;
 in vec3 in_color;
@@ -27,6 +28,7 @@ out vec3 v_world_pos;
 out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
+out vec2 v_uv;
 
 void main() {
     // Model matrix M = world * diag(size): the columns of its upper 3x3.
@@ -42,6 +44,7 @@ void main() {
     v_world_pos = p;
     v_color = mix(in_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = in_highlight;
+    v_uv = in_uv;
     vec4 clip = u_view_proj * vec4(p, 1.0);
     if (u_halo == 1) {
         vec4 center = u_view_proj * vec4(in_world[3].xyz, 1.0);

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from viewer import __version__
 from viewer.errors import SgviewError
-from viewer.io.limits import MAX_BUFFER_BYTES, MAX_NODES
+from viewer.io.limits import MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES
 from viewer.text import one_line, printable, quoted
 
 PROG = "sgview"
@@ -148,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
         "time of each phase, the counters and the recomputed nodes",
     )  # fmt: skip
     parser.add_argument(
+        "--animation", metavar="NAME|INDEX|none",
+        help="the glTF animation to play (default: the file's first); none: no animation",
+    )  # fmt: skip
+    parser.add_argument(
         "--select", metavar="NAME",
         help="select node NAME at the start (outlined; the panel shows its values)",
     )  # fmt: skip
@@ -161,9 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(row-major nested lists, column-vector convention)",
     )  # fmt: skip
     parser.add_argument(
-        "--save", type=Path, metavar="OUT.toml",
-        help="write the scene in the native TOML format to OUT.toml and exit "
-        "(converts .gltf/.glb files and generated scenes)",
+        "--save", type=Path, metavar="OUT.toml|OUT.glb|OUT.gltf",
+        help="write the scene to OUT and exit: the native TOML format, or glTF 2.0 for "
+        ".glb/.gltf (hierarchy, transforms, names, meshes); converts any scene",
     )  # fmt: skip
     parser.add_argument(
         "--max-nodes", type=_positive, default=MAX_NODES, metavar="N",
@@ -172,8 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--max-buffer-mb", type=_megabytes, default=MAX_BUFFER_BYTES, metavar="MB",
-        help=f"refuse glTF files, buffers or vertex data larger than MB megabytes "
-        f"(default: {MAX_BUFFER_BYTES >> 20})",
+        help=f"refuse glTF files or buffers larger than MB megabytes, or more vertex and "
+        f"keyframe data in all the scene's glTF files (default: {MAX_BUFFER_BYTES >> 20})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-json-mb", type=_megabytes, default=MAX_JSON_BYTES, metavar="MB",
+        help=f"refuse more than MB megabytes of glTF JSON in all the scene's glTF files "
+        f"(default: {MAX_JSON_BYTES >> 20})",
     )  # fmt: skip
     parser.add_argument(
         "--backend", metavar="NAME",
@@ -242,7 +251,11 @@ def _unknown_scene(given: str) -> str:
 
 def load_limits(args) -> dict:
     """The `load_scene` caps the flags ask for (also used by live reload)."""
-    return {"max_nodes": args.max_nodes, "max_buffer_bytes": args.max_buffer_mb}
+    return {
+        "max_nodes": args.max_nodes,
+        "max_buffer_bytes": args.max_buffer_mb,
+        "max_json_bytes": args.max_json_mb,
+    }
 
 
 def check_outputs(args) -> None:
@@ -296,6 +309,8 @@ def options_from(args, scene):
     if args.samples < 0:
         raise UsageError(f"--samples must be 0 or more, got {args.samples}")
     script = _script(args, frames)
+    if args.animation is not None:
+        pick_animation(scene, args.animation)
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
@@ -319,6 +334,30 @@ def _script(args, frames: int | None):
     return script
 
 
+def pick_animation(scene, choice: str) -> None:
+    """`--animation NAME|INDEX|none`: select the clip that plays (`UsageError` if none is)."""
+    from viewer.animation import player_of
+
+    player = player_of(scene)
+    names = [] if player is None else player.names
+    if choice.strip().lower() == "none":
+        if player is not None:
+            player.pick(None)
+        return
+    if choice in names:
+        player.pick(choice)
+        return
+    if choice.strip().isdigit() and int(choice) < len(names):
+        player.pick(int(choice))
+        return
+    listing = ", ".join(f"{i}: {quoted(n, 40)}" for i, n in enumerate(names[:8]))
+    more = ", ..." if len(names) > 8 else ""
+    known = f"its animations are {listing}{more}" if names else "it has no animations"
+    raise UsageError(
+        f"--animation {quoted(choice, 60)}: no such animation in {quoted(scene.title)} ({known})"
+    )
+
+
 def list_scenes() -> int:
     """`--list-scenes`: the bundled scenes, by name and title."""
     from viewer.io.bundled import bundled_scenes
@@ -335,18 +374,29 @@ def list_scenes() -> int:
 
 
 def save(args) -> int:
-    """`--save`: load, write the native format, exit (no window, no GL)."""
+    """`--save`: load, write the native format or glTF, exit (no window, no GL)."""
     from viewer.io import SceneError, save_scene
+    from viewer.io.gltf_export import GLTF_SUFFIXES, save_gltf
 
     try:
         check_outputs(args)
         scene = load(args)
-        save_scene(scene, args.save)
+        gltf = args.save.suffix.lower() in GLTF_SUFFIXES
+        (save_gltf if gltf else save_scene)(scene, args.save)
     except (UsageError, SceneError) as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
     print(f"saved {quoted(scene.title)} ({len(scene.graph)} nodes) to {printable(args.save, None)}")
     return 0
+
+
+def _print_notes(scene) -> None:
+    """The loaders' one-line notes (what a file had that the viewer leaves out)."""
+    from viewer.animation import player_of
+
+    player = player_of(scene)
+    for note in [] if player is None else player.notes:
+        print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -369,6 +419,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"no display found (DISPLAY is not set); render headless instead: "
                     f"{HEADLESS_HINT}"
                 )
+        _print_notes(scene)
     except UsageError as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -9,7 +9,8 @@ shows it. Actions (`select`, `toggle_pause`, `request_step`, `touch_selected`, .
 the same whether they come from a key, a panel button or a script.
 
 Each simulated frame does, in order: the scene's scripted events for the frame, then the
-touches asked for it; the motions at scene time t (headless: t = frame / 60 exactly)
+touches asked for it; the motions and the glTF animation at scene time t (headless:
+t = frame / 60 exactly)
 unless stopped; the per-frame callbacks (`on_frame`: the user's own code, called with the
 graph, the frame number and t); the held keys on the selection (or, in the collision demo,
 on the disk and the rectangle); `graph.update()`; the collision test.
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from viewer.animation import apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
@@ -164,6 +166,7 @@ class Session:
             else:
                 self.time += dt
             apply_motions(scene, self.time)
+            apply_animation(scene, self.time)
         phases = [("motions", t0, clock.perf_counter())]
         for callback in self.frame_callbacks:
             start = clock.perf_counter()

@@ -25,6 +25,8 @@ EXPECTED = {
     "nested_scales_1e5.toml": "node 'C': its world scale",
     "oscillate_beyond_reach.toml": "node 'B': it can reach 2e+14",
     "dotted_key_30000_parts.toml": ":1: invalid scene file: a dotted key of 30000",
+    "own_child_no_scenes.gltf": "node 0: the node is its own child",
+    "cycle_no_scenes.gltf": "a cycle of 3 nodes",
 }
 FILES = sorted(p.name for p in CORPUS.iterdir() if p.suffix in (".toml", ".gltf", ".glb"))
 

@@ -2,14 +2,14 @@
 
 import pytest
 
-from viewer.render.shaders import load_program, program_names, shader_dir
+from viewer.render.shaders import load_program, program_files, program_names, shader_dir
 
 
 def test_every_shader_file_belongs_to_a_program():
     files = sorted(p.name for p in shader_dir().iterdir() if p.suffix in (".vert", ".frag"))
-    paired = sorted(f"{n}.{s}" for n in program_names() for s in ("vert", "frag"))
+    paired = sorted({f for n in program_names() for f in program_files(n)})
     assert files == paired, f"shader files without a partner: {set(files) ^ set(paired)}"
-    assert {"instanced", "lines", "links", "grid", "background"} <= set(program_names())
+    assert {"instanced", "lines", "links", "grid", "background", "skinned"} <= set(program_names())
 
 
 @pytest.mark.parametrize("name", program_names())

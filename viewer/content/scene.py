@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..scene.graph import SceneGraph
+
+if TYPE_CHECKING:  # annotations only: content does not depend on them at run time
+    from ..animation.player import AnimationPlayer
+    from ..animation.skin import Skinning
+    from ..materials import MeshSurface
 
 #: Mesh kinds the renderer draws without a file. "none" draws nothing (a pure pivot).
 BUILTIN_MESHES = ("cube", "sphere", "cylinder", "cone", "disk", "rect", "axes", "none")
@@ -100,6 +106,12 @@ class Scene:
     mesh_data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: glTF files imported into the graph, in import order.
     includes: list[Include] = field(default_factory=list)
+    #: The glTF files' animations (`viewer.animation.AnimationPlayer`), None without any.
+    animation: AnimationPlayer | None = None
+    #: The glTF files' skins (`viewer.animation.skin.Skinning`), None without any.
+    skinning: Skinning | None = None
+    #: Material surfaces by mesh key (`viewer.materials.MeshSurface`).
+    surfaces: dict[str, MeshSurface] = field(default_factory=dict)
 
     def look(self, node_id: int) -> Look:
         """The look of a node; nodes without one are drawn as pivots (mesh "none")."""

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..animation.player import AnimationPlayer, player_of
+from ..animation.skin import Skin, SkinnedMesh, Skinning, skinning_of
 from ..content.scene import Include, Scene
+from ..materials import surfaces_of
 from ..scene.graph import SceneGraph
 from .errors import SceneError
 from .gltf_scene import GltfModel
@@ -36,6 +39,31 @@ class UniqueNames:
             self._next[name] = k + 1
         self.taken.add(candidate)
         return candidate
+
+
+def _add_clips(scene: Scene, clips: list, notes: list[str]) -> None:
+    """Give the scene a player for its animation clips (the first one plays), or add to it."""
+    player = player_of(scene)
+    if player is None or not player.clips:  # a fresh player: its clock starts at 0
+        old_notes = [] if player is None else player.notes
+        scene.animation = AnimationPlayer(clips, old_notes + notes)  # see player_of
+        return
+    player.clips.extend(clips)
+    player.notes.extend(notes)
+
+
+def _add_skins(scene: Scene, skinning: Skinning, ids: np.ndarray) -> None:
+    """Add a model's skins to the scene's, with model rows turned into node ids."""
+    on_ids = Skinning(
+        [Skin(ids[s.joints], s.inverse_binds) for s in skinning.skins],
+        [SkinnedMesh(int(ids[m.node]), m.mesh, m.skin, m.color) for m in skinning.meshes],
+        dict(skinning.attributes),
+    )
+    existing = skinning_of(scene)
+    if existing is None:
+        scene.skinning = on_ids  # see animation.skin.skinning_of
+    else:
+        existing.extend(on_ids)
 
 
 def add_many(
@@ -76,8 +104,9 @@ def add_model(
     """Add a glTF model's nodes to the scene's graph under node id `parent` (None: roots).
 
     Names are ``prefix + glTF name``, made unique with ``~2``, ``~3``... when taken.
-    Records looks, meshes and an `Include`. Returns the new ids. Refuses (`SceneError`
-    naming `display`) when the scene would get more than ``limits.max_nodes`` nodes.
+    Records looks, meshes, animation clips and an `Include`. Returns the new ids. Refuses
+    (`SceneError` naming `display`) when the scene would get more than ``limits.max_nodes``
+    nodes.
     """
     graph = scene.graph
     n = len(model)
@@ -103,5 +132,13 @@ def add_model(
         if look is not None:
             scene.looks[int(ids[k])] = look
     scene.mesh_data.update(model.mesh_data)
+    if model.surfaces:
+        if not surfaces_of(scene):
+            scene.surfaces = {}  # see materials.surfaces_of
+        scene.surfaces.update(model.surfaces)
+    if model.clips or model.notes:
+        _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
+    if model.skinning.meshes:
+        _add_skins(scene, model.skinning, ids)
     scene.includes.append(Include(path=model.path.resolve(), parent=parent, ids=ids))
     return ids

@@ -1,17 +1,19 @@
-"""The data layer of the glTF import: the container, URIs, buffers, accessors and meshes.
+"""The data layer of the glTF import: the container, URIs, buffers and accessors.
 
-`GltfFile` reads a ``.gltf`` or ``.glb`` with pygltflib and gives checked access to what
-the node importer (gltf_scene.py) needs: typed accessor arrays that are proven to lie
-inside their buffer views and buffers, and meshes merged into positions, normals and
-indices. Every problem raises `SceneError`.
+`GltfFile` reads a ``.gltf`` or ``.glb`` straight into the parsed JSON (plain dicts and
+lists: no per-object decoding library, which made a 100,000-node file take over half a
+minute) and gives checked access to what the importers need: JSON items of the right
+type, and typed accessor arrays that are proven to lie inside their buffer views and
+buffers. Every problem raises `SceneError`.
 
 A URI may only name a file in the glTF file's own folder: absolute paths, ``..``
 segments, URI schemes other than ``data:`` and symbolic links leading out of the folder
-are refused, whether or not the file is read (images are never read, but are checked).
+are refused, whether or not the file is read.
 
-Sizes are checked against `Limits.max_buffer_bytes` before anything is read or allocated:
-the file itself and each external buffer file (by their size on disk), each buffer's
-``byteLength`` and data URI, and the total of the accessor data read out of the file.
+Sizes are checked before anything is read, parsed or allocated: the file itself and each
+external buffer file (by their size on disk) and each buffer's ``byteLength`` and data
+URI against `Limits.max_buffer_bytes`; the JSON text and its estimated parsed size, and
+the accessor data read out, against the scene's `Budget` (shared by all its glTF files).
 """
 
 from __future__ import annotations
@@ -19,19 +21,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import stat
 import struct
 import urllib.parse
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ..text import brief
-from ._fields import is_number
+from ..text import brief, quoted
 from .errors import SceneError, describe
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Budget, Limits
 from .paths import confined
 
 __all__ = ["GltfFile", "brief", "is_int"]
@@ -45,9 +44,9 @@ _COMPONENTS = {
     5126: np.dtype("<f4"),
 }
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
-_INDEX_TYPES = (5121, 5123, 5125)
-_DEFAULT_COLOR = (0.8, 0.8, 0.8)
 _MAX_COUNT = 1 << 28  # refuse absurd element counts before allocating anything
+_GLB_JSON = 0x4E4F534A
+_GLB_BIN = 0x004E4942
 
 
 def is_int(value: object) -> bool:
@@ -57,14 +56,21 @@ def is_int(value: object) -> bool:
 class GltfFile:
     """A parsed glTF document with checked access to its data. Call `open()` first."""
 
-    def __init__(self, path: Path, display: str, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        path: Path,
+        display: str,
+        limits: Limits = DEFAULT_LIMITS,
+        budget: Budget | None = None,
+    ) -> None:
         self.path = path
         self.display = display
         self.folder = path.parent
         self.limits = limits
-        self.gltf = None
-        self.buffers: dict[int, bytes] = {}
-        self.data_bytes = 0  # accessor data read so far, against limits.max_buffer_bytes
+        self.budget = Budget(limits) if budget is None else budget
+        self.doc: dict = {}
+        self.bin: memoryview | None = None  # the .glb's BIN chunk
+        self.buffers: dict[int, bytes | memoryview] = {}
 
     def error(
         self, where: str | None, reason: str, *, node: str | None = None, field: str | None = None
@@ -89,8 +95,6 @@ class GltfFile:
 
     # ------------------------------------------------------------------ container
     def open(self) -> None:
-        import pygltflib
-
         try:
             data = self._read_file(self.path, "the glTF file", None)
         except FileNotFoundError:
@@ -102,81 +106,102 @@ class GltfFile:
         is_glb = data[:4] == b"glTF"
         if self.path.suffix.lower() == ".glb" and not is_glb:
             raise self.error(None, "not a binary glTF file: it does not start with 'glTF'")
-        text = None
-        if not is_glb:
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError as exc:
-                line = data.count(b"\n", 0, exc.start) + 1
-                raise SceneError(
-                    f"the .gltf file is not UTF-8 text ({exc.reason})", file=self.display, line=line
-                ) from None
-            try:
-                doc = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise SceneError(
-                    f"the .gltf file is not valid JSON: {exc.msg} (column {exc.colno})",
-                    file=self.display,
-                    line=exc.lineno,
-                ) from None
-            if not isinstance(doc, dict):
-                raise self.error(None, f"expected a JSON object at the top, got {describe(doc)}")
+        if is_glb:
+            chunk, self.bin = self._glb_chunks(memoryview(data))
+            text, what = bytes(chunk), "the JSON chunk"
         else:
-            doc = _glb_json(data)
-        self._check_node_count(doc)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                if is_glb:
-                    gltf = pygltflib.GLTF2.load_from_bytes(data)
-                else:
-                    gltf = pygltflib.GLTF2.gltf_from_json(text)
-        except RecursionError:
-            raise
-        except Exception as exc:  # pygltflib's decoding of wrong types or a bad container
-            raise self.error(
-                None, f"the file does not follow the glTF 2.0 format ({brief(exc)})"
-            ) from None
-        if gltf is None:
-            raise self.error(None, "the .glb file has no JSON chunk")
-        if not isinstance(gltf, pygltflib.GLTF2):
-            raise self.error(None, "not a glTF document")
-        self.gltf = gltf
-        version = getattr(gltf.asset, "version", None)
+            text, what = data, "the .gltf file"
+        reason = self.budget.charge_json(text)
+        if reason is not None:
+            raise self.error(None, reason)
+        self.doc = self._parse_json(text, what)
+        version = self.obj(self.doc.get("asset"), "asset").get("version")
         if not isinstance(version, str) or not version.startswith("2."):
             raise self.error("asset", f"expected glTF version 2.x, got {describe(version)}")
         self._check_uris()
 
-    def _check_node_count(self, doc: object) -> None:
-        """Refuse too many nodes before pygltflib decodes them (about 0.2 ms per node)."""
-        nodes = doc.get("nodes") if isinstance(doc, dict) else None
-        if isinstance(nodes, list) and len(nodes) > self.limits.max_nodes:
-            raise self.limits.node_error(len(nodes), self.display, "the glTF file")
+    def _glb_chunks(self, data: memoryview) -> tuple[memoryview, memoryview | None]:
+        """The JSON and (optional) BIN chunks of a binary glTF container."""
+        if len(data) < 20:
+            raise self.error(None, f"the .glb file is {len(data)} bytes, too short for a header")
+        _magic, version, total = struct.unpack_from("<4sII", data, 0)
+        if version != 2:
+            raise self.error(None, f"expected binary glTF version 2, got {version}")
+        if total > len(data):
+            raise self.error(None, f"the header says {total:,} bytes, the file has {len(data):,}")
+        chunks: list[tuple[int, memoryview]] = []
+        offset = 12
+        while offset + 8 <= total:
+            length, kind = struct.unpack_from("<II", data, offset)
+            if offset + 8 + length > total:
+                raise self.error(None, f"chunk {len(chunks)} runs past the end of the file")
+            chunks.append((kind, data[offset + 8 : offset + 8 + length]))
+            offset += 8 + (length + 3) // 4 * 4
+        if not chunks or chunks[0][0] != _GLB_JSON:
+            raise self.error(None, "the .glb file has no JSON chunk first")
+        blob = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _GLB_BIN else None
+        return chunks[0][1], blob
 
-    def _list(self, name: str) -> list:
-        value = getattr(self.gltf, name, None)
+    def _parse_json(self, text: bytes, what: str) -> dict:
+        try:
+            decoded = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = text.count(b"\n", 0, exc.start) + 1
+            raise SceneError(
+                f"{what} is not UTF-8 text ({exc.reason})", file=self.display, line=line
+            ) from None
+        try:
+            doc = json.loads(decoded)
+        except json.JSONDecodeError as exc:
+            raise SceneError(
+                f"{what} is not valid JSON: {exc.msg} (column {exc.colno})",
+                file=self.display,
+                line=exc.lineno,
+            ) from None
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
+            raise self.error(None, f"{what} is not valid JSON ({brief(exc)})") from None
+        if not isinstance(doc, dict):
+            raise self.error(None, f"expected a JSON object at the top, got {describe(doc)}")
+        return doc
+
+    # ------------------------------------------------------------------ JSON access
+    def obj(self, value: object, where: str) -> dict:
+        """`value` as a JSON object; a missing one (None) is empty."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.error(where, f"expected a JSON object, got {describe(value)}")
+        return value
+
+    def array(self, name: str) -> list:
+        value = self.doc.get(name)
         if value is None:
             return []
         if not isinstance(value, list):
             raise self.error(None, f"'{name}' must be an array, got {describe(value)}")
         return value
 
-    def _index(self, value: object, name: str, where: str) -> int:
-        items = self._list(name)
+    def index_into(self, value: object, name: str, where: str) -> int:
+        items = self.array(name)
         if not is_int(value) or not 0 <= value < len(items):
             raise self.error(
                 where, f"expected an index into '{name}' (0..{len(items) - 1}), got {value!r}"
             )
         return value
 
+    def item(self, value: object, name: str, where: str) -> tuple[int, dict]:
+        """The index `value` into the top-level array `name` and the object it names."""
+        index = self.index_into(value, name, where)
+        return index, self.obj(self.array(name)[index], f"{name[:-1]} {index}")
+
     # ------------------------------------------------------------------ URIs and buffers
     def _check_uris(self) -> None:
         for kind in ("buffers", "images"):
-            for i, item in enumerate(self._list(kind)):
-                uri = getattr(item, "uri", None)
+            for i, item in enumerate(self.array(kind)):
+                where = f"{kind[:-1]} {i}"
+                uri = self.obj(item, where).get("uri")
                 if uri is None:
                     continue
-                where = f"{kind[:-1]} {i}"
                 if not isinstance(uri, str):
                     raise self.error(where, f"uri must be a string, got {describe(uri)}")
                 if not uri.startswith("data:"):
@@ -188,25 +213,25 @@ class GltfFile:
         if path is None:
             raise self.error(
                 where,
-                f"URI {uri!r} refused: a glTF file may only reference files in its own folder",
+                f"URI {quoted(uri, 80)} refused: a glTF file may only reference files in its own "
+                "folder",
             )
         return path
 
-    def _buffer(self, index: int, where: str) -> bytes:
+    def _buffer(self, index: int, where: str) -> bytes | memoryview:
         if index in self.buffers:
             return self.buffers[index]
-        buf = self._list("buffers")[index]
         here = f"buffer {index}"
-        uri = getattr(buf, "uri", None)
-        length = getattr(buf, "byteLength", None)
+        buf = self.obj(self.array("buffers")[index], here)
+        uri = buf.get("uri")
+        length = buf.get("byteLength")
         if not is_int(length) or length < 0:
             raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
         self._check_size(length, "the buffer", here)
         if uri is None:
-            blob = self.gltf.binary_blob()
-            if index != 0 or blob is None:
+            if index != 0 or self.bin is None:
                 raise self.error(here, "no uri and no binary chunk to read it from")
-            data = bytes(blob)
+            data = self.bin
         elif uri.startswith("data:"):
             header, sep, payload = uri.partition(",")
             if not sep or not header.endswith(";base64"):
@@ -218,54 +243,65 @@ class GltfFile:
                 raise self.error(here, "the data URI is not valid base64") from None
         else:
             file = self._local_file(uri, here)
+            shown = uri if len(uri) <= 80 else uri[:77] + "..."
             try:
-                data = self._read_file(file, f"the file {uri!r}", here)
+                data = self._read_file(file, f"the file {shown!r}", here)
             except FileNotFoundError:
-                raise self.error(here, f"missing file {uri!r} (next to the glTF file)") from None
+                raise self.error(here, f"missing file {shown!r} (next to the glTF file)") from None
             except OSError as exc:
-                raise self.error(here, f"cannot read {uri!r} ({exc.strerror or exc})") from None
+                raise self.error(here, f"cannot read {shown!r} ({exc.strerror or exc})") from None
         if len(data) < length:
             raise self.error(here, f"expected {length} bytes, the data has {len(data)}")
         self.buffers[index] = data
         return data
 
-    def _accessor(
-        self, index: object, where: str, types: tuple[str, ...], components
+    def accessor(
+        self,
+        index: object,
+        where: str,
+        types: tuple[str, ...],
+        components,
+        *,
+        normalized: bool = False,
     ) -> np.ndarray:
-        """The accessor's elements as a (count, width) array of its component type."""
-        index = self._index(index, "accessors", where)
-        acc = self._list("accessors")[index]
+        """The accessor's elements as a read-only (count, width) array of its component
+        type, a view of the buffer where it can be.
+
+        `normalized`: whether integer accessors flagged ``normalized`` are accepted (the
+        caller then scales them); otherwise they are refused.
+        """
+        index, acc = self.item(index, "accessors", where)
         here = f"accessor {index}"
-        kind = getattr(acc, "type", None)
+        kind = acc.get("type")
         if kind not in types:
             raise self.error(here, f"expected type {' or '.join(types)}, got {describe(kind)}")
-        ctype = getattr(acc, "componentType", None)
-        if ctype not in components:
+        ctype = acc.get("componentType")
+        if not is_int(ctype) or ctype not in components:
             raise self.error(here, f"unsupported componentType {ctype!r} for {where}")
-        if getattr(acc, "normalized", False) and ctype != 5126:
-            raise self.error(here, "normalized integer attributes are not supported")
-        if getattr(acc, "sparse", None) is not None:
+        if acc.get("normalized") and ctype != 5126 and not normalized:
+            raise self.error(here, "normalized integer attributes are not supported here")
+        if acc.get("sparse") is not None:
             raise self.error(here, "sparse accessors are not supported")
-        count = getattr(acc, "count", None)
+        count = acc.get("count")
         if not is_int(count) or not 0 <= count <= _MAX_COUNT:
             raise self.error(here, f"count must be an integer in 0..{_MAX_COUNT}, got {count!r}")
         width = _WIDTH[kind]
         dtype = _COMPONENTS[ctype]
         nbytes = count * width * dtype.itemsize
-        self._check_size(self.data_bytes + nbytes, "the accessor data of the file", here)
-        self.data_bytes += nbytes
-        view_index = getattr(acc, "bufferView", None)
+        reason = self.budget.charge_data(nbytes)
+        if reason is not None:
+            raise self.error(here, reason)
+        view_index = acc.get("bufferView")
         if view_index is None:
             return np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
-        view_index = self._index(view_index, "bufferViews", here)
-        view = self._list("bufferViews")[view_index]
+        view_index, view = self.item(view_index, "bufferViews", here)
         vhere = f"bufferView {view_index}"
-        buffer_index = self._index(getattr(view, "buffer", None), "buffers", vhere)
+        buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
         data = self._buffer(buffer_index, vhere)
-        v_off = getattr(view, "byteOffset", 0) or 0
-        v_len = getattr(view, "byteLength", None)
-        stride = getattr(view, "byteStride", None)
-        a_off = getattr(acc, "byteOffset", 0) or 0
+        v_off = _default(view.get("byteOffset"), 0)
+        v_len = view.get("byteLength")
+        stride = view.get("byteStride")
+        a_off = _default(acc.get("byteOffset"), 0)
         for name, value in (("byteOffset", v_off), ("byteLength", v_len)):
             if not is_int(value) or value < 0:
                 raise self.error(vhere, f"{name} must be a non-negative integer, got {value!r}")
@@ -290,108 +326,21 @@ class GltfFile:
             offset=v_off + a_off,
             strides=(stride, dtype.itemsize),
         )
-        return arr.copy()
+        arr.flags.writeable = False
+        return arr
 
-    # ------------------------------------------------------------------ meshes
-    def _mesh(self, index: int, key: str, mesh_data: dict) -> tuple[float, float, float] | None:
-        """Merge the mesh's triangle primitives into `mesh_data[key]`; return its colour."""
-        mesh = self._list("meshes")[index]
-        here = f"mesh {index}"
-        prims = getattr(mesh, "primitives", None)
-        if not isinstance(prims, list):
-            raise self.error(here, f"primitives must be an array, got {describe(prims)}")
-        all_p, all_n, all_i = [], [], []
-        color = None
-        offset = 0
-        for k, prim in enumerate(prims):
-            phere = f"{here} primitive {k}"
-            mode = getattr(prim, "mode", 4)
-            if mode is None:
-                mode = 4
-            if mode != 4:
-                continue  # points, lines, strips and fans are not drawn
-            attrs = getattr(prim, "attributes", None)
-            pos_index = getattr(attrs, "POSITION", None)
-            if pos_index is None:
-                raise self.error(phere, "a triangle primitive needs a POSITION attribute")
-            pos = self._accessor(pos_index, f"{phere} POSITION", ("VEC3",), (5126,))
-            if not np.all(np.isfinite(pos)):
-                raise self.error(phere, "POSITION holds NaN or infinite values")
-            n = pos.shape[0]
-            if getattr(prim, "indices", None) is not None:
-                idx = self._accessor(prim.indices, f"{phere} indices", ("SCALAR",), _INDEX_TYPES)
-                idx = idx.reshape(-1).astype(np.uint32)
-                if idx.size and (idx.max() >= n):
-                    raise self.error(phere, f"an index is {int(idx.max())}, there are {n} vertices")
-            else:
-                idx = np.arange(n, dtype=np.uint32)
-            if idx.size % 3:
-                raise self.error(phere, f"triangles need a multiple of 3 indices, got {idx.size}")
-            nrm_index = getattr(attrs, "NORMAL", None)
-            if nrm_index is not None:
-                nrm = self._accessor(nrm_index, f"{phere} NORMAL", ("VEC3",), (5126,))
-                if nrm.shape[0] != n:
-                    raise self.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
-                if not np.all(np.isfinite(nrm)):
-                    raise self.error(phere, "NORMAL holds NaN or infinite values")
-            else:  # in float64, one primitive at a time; kept as float32 like the rest
-                nrm = _vertex_normals(pos.astype(np.float64), idx.astype(np.int64))
-                nrm = nrm.astype(np.float32)
-            if color is None:
-                color = self._material_color(getattr(prim, "material", None), phere)
-            if offset + n > 2**32:
-                raise self.error(here, "too many vertices")
-            # Kept in the stored 4-byte types, so the merged mesh holds about as many bytes
-            # as the accessors it came from (the data cap then bounds the load's memory).
-            all_p.append(pos)
-            all_n.append(nrm)
-            all_i.append(idx + np.uint32(offset))
-            offset += n
-        if not all_p:
-            return None
-        mesh_data[key] = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
-        return color or _DEFAULT_COLOR
-
-    def _material_color(self, index: object, where: str) -> tuple[float, float, float] | None:
-        if index is None:
-            return None
-        index = self._index(index, "materials", where)
-        pbr = getattr(self._list("materials")[index], "pbrMetallicRoughness", None)
-        factor = getattr(pbr, "baseColorFactor", None)
-        if (
-            isinstance(factor, list)
-            and len(factor) >= 3
-            and all(is_number(c) and math.isfinite(c) for c in factor[:3])
-        ):
-            return tuple(min(1.0, max(0.0, float(c))) for c in factor[:3])
-        return None
-
-    # ------------------------------------------------------------------ nodes
+    def floats(self, index: object, where: str, types: tuple[str, ...]) -> np.ndarray:
+        """A float accessor, or a normalized integer one scaled to [0, 1] / [-1, 1]
+        (the glTF rules), as float64."""
+        arr = self.accessor(index, where, types, tuple(_COMPONENTS), normalized=True)
+        if arr.dtype.kind == "f":
+            return arr.astype(np.float64)
+        _i, acc = self.item(index, "accessors", where)
+        if not acc.get("normalized"):
+            raise self.error(where, "an integer accessor here must be normalized")
+        top = float(np.iinfo(arr.dtype).max)
+        return np.maximum(arr.astype(np.float64) / top, -1.0)
 
 
-def _glb_json(data: bytes) -> object:
-    """The JSON chunk of a .glb, or None when the container is malformed (pygltflib then
-    says what is wrong)."""
-    try:
-        length, kind = struct.unpack_from("<I4s", data, 12)
-        if kind != b"JSON" or 20 + length > len(data):
-            return None
-        return json.loads(data[20 : 20 + length])
-    except (struct.error, ValueError, RecursionError):
-        return None
-
-
-def _vertex_normals(pos: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Area-weighted vertex normals; vertices on no (or only degenerate) faces get +Z."""
-    normals = np.zeros_like(pos)
-    if idx.size:
-        tri = idx.reshape(-1, 3)
-        a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
-        face = np.cross(b - a, c - a)
-        for k in range(3):
-            np.add.at(normals, tri[:, k], face)
-    length = np.linalg.norm(normals, axis=1)
-    good = length > 1e-20
-    normals[good] /= length[good, None]
-    normals[~good] = (0.0, 0.0, 1.0)
-    return normals
+def _default(value: object, default: object) -> object:
+    return default if value is None else value

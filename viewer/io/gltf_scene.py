@@ -1,20 +1,28 @@
 """glTF 2.0 import: a node hierarchy with its names, TRS values, parent links and meshes.
 
-gltf_data.py reads the container with pygltflib and checks the data (a glTF file is
+gltf_data.py reads the container into plain JSON and checks the data (a glTF file is
 untrusted input: indices in range, accessors inside their buffer views, views inside their
-buffers); this module checks and imports the node tree (finite TRS values, a tree without
-cycles or shared children). Any problem becomes a `SceneError`.
+buffers); this module checks and imports the node tree straight from the JSON, with one
+cheap pass per node and the numbers checked in bulk, so a 100,000-node file loads in
+about the time ``json.loads`` takes. Any problem becomes a `SceneError`.
+
+The node graph is validated as a whole, whatever the file declares as roots: each node is
+the child of at most one node, never its own child, and no chain of children comes back
+to where it started.
 
 What is imported:
 
 - The nodes of the default scene (``scene``, else the first one, else every node that is
   nobody's child), in pre-order, with ``translation``/``rotation``/``scale`` or ``matrix``
   (decomposed into TRS; a matrix with shear cannot be represented and is refused).
-- Each mesh's triangle primitives (mode 4), merged into one array set:
-  positions, normals (computed, area-weighted, when the file has none) and indices, stored
-  in ``Scene.mesh_data`` under the key ``"<resolved path>#<mesh index>"``. The base colour
-  of the first primitive's material becomes the node's colour.
-- Cameras, skins, animations, textures and morph targets are ignored.
+- Each mesh's triangle primitives (gltf_mesh.py), stored in ``Scene.mesh_data`` under the
+  key ``"<resolved path>#<mesh index>"``. The base colour of the first primitive's
+  material becomes the node's colour.
+- The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
+- Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
+  joints (its own transform ignored, as glTF says), not as an instance at the node.
+- Vertex colours and base colour textures (gltf_material.py), as `MeshSurface`s.
+- Cameras and morph targets are ignored.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -25,16 +33,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
+from ..animation.clip import Clip
+from ..animation.skin import SkinnedMesh, Skinning
 from ..content.scene import Look
+from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
-from ._fields import is_number
 from .errors import SceneError, describe
+from .gltf_anim import read_animations
 from .gltf_data import GltfFile, brief, is_int
-from .limits import DEFAULT_LIMITS, Limits
+from .gltf_mesh import read_mesh
+from .gltf_skin import check_joint_indices, read_skin, skin_index
+from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
 
@@ -55,13 +69,27 @@ class GltfModel:
     scales: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     looks: list[Look | None] = field(default_factory=list)
     mesh_data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: For each glTF node index, its row here (-1: not in the imported scene).
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: The file's animations, their channels on rows of this model (see gltf_anim.py).
+    clips: list[Clip] = field(default_factory=list)
+    #: One-line notes about what was left out (e.g. morph-target weight channels).
+    notes: list[str] = field(default_factory=list)
+    #: Vertex colours and textures of meshes that have them, by mesh key.
+    surfaces: dict[str, MeshSurface] = field(default_factory=dict)
+    #: Skins and skinned meshes, on rows of this model (see gltf_skin.py).
+    skinning: Skinning = field(default_factory=Skinning)
 
     def __len__(self) -> int:
         return len(self.names)
 
 
 def read_gltf(
-    path: str | Path, display: str | None = None, *, limits: Limits = DEFAULT_LIMITS
+    path: str | Path,
+    display: str | None = None,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    budget: Budget | None = None,
 ) -> GltfModel:
     """Read a ``.gltf`` or ``.glb`` file into a `GltfModel`.
 
@@ -73,17 +101,26 @@ def read_gltf(
         How to name the file in error messages (defaults to `path` as given).
     limits : Limits, keyword-only
         Caps on the node count and on the sizes of files, buffers and vertex data.
+    budget : Budget, keyword-only
+        What the scene's other glTF files used already (one per load); default: a fresh one.
     """
     path = Path(path)
     display = str(path) if display is None else display
     try:
-        return _Reader(path, display, limits).read()
+        return _Reader(path, display, limits, budget).read()
     except SceneError:
         raise
     except RecursionError:
         raise SceneError("the glTF data is nested too deeply", file=display) from None
-    except Exception as exc:  # pygltflib or numpy on malformed data: still one clear error
+    except Exception as exc:  # numpy on malformed data: still one clear error
         raise SceneError(f"not a valid glTF 2.0 file ({brief(exc)})", file=display) from None
+
+
+_DEFAULTS = {
+    "translation": (0.0, 0.0, 0.0),
+    "rotation": (0.0, 0.0, 0.0, 1.0),
+    "scale": (1.0, 1.0, 1.0),
+}
 
 
 class _Reader(GltfFile):
@@ -93,138 +130,280 @@ class _Reader(GltfFile):
         self.open()
         return self._model()
 
-    def _roots(self, nodes: list) -> list[int]:
-        scenes = self._list("scenes")
-        if scenes:
-            chosen = self.gltf.scene
-            if chosen is None:
-                chosen = 0
-            chosen = self._index(chosen, "scenes", "scene")
-            roots = getattr(scenes[chosen], "nodes", None) or []
-            if not isinstance(roots, list):
-                raise self.error(
-                    f"scene {chosen}", f"nodes must be an array, got {describe(roots)}"
-                )
-            return [self._index(r, "nodes", f"scene {chosen}") for r in roots]
-        has_parent = set()
+    # ------------------------------------------------------------------ the node graph
+    def _links(self, nodes: list) -> tuple[list, list[int]]:
+        """Each node's children list (or None) and parent (-1: none), refusing a node that
+        is its own child or the child of two nodes."""
+        n = len(nodes)
+        parent = [-1] * n
+        kids: list = [None] * n
         for i, node in enumerate(nodes):
-            for c in self._children(node, i, len(nodes)):
-                has_parent.add(c)
-        return [i for i in range(len(nodes)) if i not in has_parent]
-
-    def _children(self, node, i: int, n: int) -> list[int]:
-        children = getattr(node, "children", None) or []
-        if not isinstance(children, list):
-            raise self.error(f"node {i}", f"children must be an array, got {describe(children)}")
-        for c in children:
-            if not is_int(c) or not 0 <= c < n:
+            if not isinstance(node, dict):
+                raise self.error(f"node {i}", f"expected a JSON object, got {describe(node)}")
+            children = node.get("children")
+            if not children:
+                continue
+            if type(children) is not list:
                 raise self.error(
-                    f"node {i}", f"expected child node indices in 0..{n - 1}, got {c!r}"
+                    f"node {i}", f"children must be an array, got {describe(children)}"
                 )
-        return children
+            for c in children:
+                if type(c) is not int or not 0 <= c < n:
+                    shown = c if is_int(c) else describe(c)
+                    raise self.error(
+                        f"node {i}", f"expected child node indices in 0..{n - 1}, got {shown}"
+                    )
+                if parent[c] != -1 or c == i:
+                    raise self.error(f"node {c}", self._second_parent(c, parent[c], i))
+                parent[c] = i
+            kids[i] = children
+        return kids, parent
 
+    @staticmethod
+    def _second_parent(c: int, first: int, second: int) -> str:
+        tree = "the node hierarchy must be a tree"
+        if c == second:
+            return f"the node is its own child ({tree})"
+        if first == second:
+            return f"node {first} lists it twice as a child ({tree})"
+        return f"it is a child of both node {first} and node {second} ({tree})"
+
+    def _cycle_error(self, start: int, parent: list[int]) -> SceneError:
+        """The error for a node that no root reaches: it lies on, or hangs off, a cycle."""
+        seen = set()
+        i = start
+        while i not in seen:  # every node has one parent, so this ends on the cycle
+            seen.add(i)
+            i = parent[i]
+        length, j = 1, parent[i]
+        while j != i:
+            length, j = length + 1, parent[j]
+        return self.error(
+            f"node {i}", f"it is its own ancestor: a cycle of {length:,} nodes in 'children'"
+        )
+
+    def _roots(self, parent: list[int]) -> list[int]:
+        scenes = self.array("scenes")
+        if not scenes:
+            return [i for i, p in enumerate(parent) if p < 0]
+        chosen = self.doc.get("scene")
+        chosen = 0 if chosen is None else chosen
+        chosen, scene = self.item(chosen, "scenes", "scene")
+        where = f"scene {chosen}"
+        roots = scene.get("nodes") or []
+        if not isinstance(roots, list):
+            raise self.error(where, f"nodes must be an array, got {describe(roots)}")
+        listed = set()
+        for r in roots:
+            self.index_into(r, "nodes", where)
+            if parent[r] >= 0:
+                raise self.error(where, f"node {r} is listed as a root, but node {parent[r]} "
+                                 "lists it as a child")  # fmt: skip
+            if r in listed:
+                raise self.error(where, f"node {r} is listed twice")
+            listed.add(r)
+        return roots
+
+    def _order(self, nodes: list) -> tuple[list[int], list[int]]:
+        """The imported nodes in pre-order and each one's parent row (-1: a root)."""
+        kids, parent = self._links(nodes)
+        roots = self._roots(parent)
+        order: list[int] = []
+        parent_rows: list[int] = []
+        row_of = [-1] * (len(nodes) + 1)  # row_of[-1] stays -1: a root's parent row
+        stack = roots[::-1]
+        while stack:
+            i = stack.pop()
+            row_of[i] = len(order)
+            order.append(i)
+            parent_rows.append(row_of[parent[i]])
+            children = kids[i]
+            if children:
+                stack.extend(children[::-1])
+        if len(order) < len(nodes):  # the rest must hang off parentless nodes too
+            listed = set(roots)
+            others = [i for i, p in enumerate(parent) if p < 0 and i not in listed]
+            if len(order) + len(_walk(others, kids)) < len(nodes):
+                reached = np.zeros(len(nodes), bool)
+                reached[_walk([i for i, p in enumerate(parent) if p < 0], kids)] = True
+                raise self._cycle_error(int(np.flatnonzero(~reached)[0]), parent)
+        return order, parent_rows
+
+    # ------------------------------------------------------------------ the model
     def _model(self) -> GltfModel:
-        nodes = self._list("nodes")
+        nodes = self.array("nodes")
         n = len(nodes)
         if n > self.limits.max_nodes:
             raise self.limits.node_error(n, self.display, "the glTF file")
-        roots = self._roots(nodes)
-        # pre-order walk with an explicit stack; every node may be reached once only
-        order: list[int] = []
-        parent_of: list[int] = []
-        seen = set()
-        stack = [(r, -1) for r in reversed(roots)]
-        while stack:
-            i, parent = stack.pop()
-            if i in seen:
-                raise self.error(
-                    f"node {i}", "the node hierarchy is not a tree (a node is reached twice)"
-                )
-            seen.add(i)
-            parent_of.append(parent)
-            here = len(order)
-            order.append(i)
-            for c in reversed(self._children(nodes[i], i, n)):
-                stack.append((c, here))
+        order, parent_rows = self._order(nodes)
         model = GltfModel(path=self.path, title=self._title())
         k = len(order)
-        model.parents = np.asarray(parent_of, dtype=np.int64)
-        model.positions = np.zeros((k, 3))
-        model.rotations = np.tile([0.0, 0.0, 0.0, 1.0], (k, 1))
-        model.scales = np.ones((k, 3))
-        resolved = str(self.path.resolve())
-        mesh_colors: dict[int, tuple | None] = {}
+        model.parents = np.asarray(parent_rows, dtype=np.int64)
+        model.rows = np.full(n, -1, dtype=np.int64)
+        model.rows[order] = np.arange(k)
+        names: list[str] = []
+        # only the values present are collected (row, value); absent ones keep the default
+        given: dict[str, tuple[list[int], list]] = {f: ([], []) for f in _DEFAULTS}
+        matrices: list[tuple[int, int, str, object]] = []
+        mesh_rows: list[tuple[int, int, object]] = []
+        t_rows, t_vals = given["translation"]
+        r_rows, r_vals = given["rotation"]
+        s_rows, s_vals = given["scale"]
         for row, i in enumerate(order):
             node = nodes[i]
-            name = getattr(node, "name", None)
-            if not isinstance(name, str) or not name:
+            name = node.get("name")
+            if type(name) is not str or not name:
                 name = f"node{i}"
-            model.names.append(name)
-            t, r, s = self._trs(node, i, name)
-            model.positions[row] = t
-            model.rotations[row] = r
-            model.scales[row] = s
-            mesh_index = getattr(node, "mesh", None)
-            look = None
-            if mesh_index is not None:
-                mesh_index = self._index(mesh_index, "meshes", f"node {i}")
-                key = f"{resolved}#{mesh_index}"
-                if mesh_index not in mesh_colors:
-                    mesh_colors[mesh_index] = self._mesh(mesh_index, key, model.mesh_data)
-                color = mesh_colors[mesh_index]
-                if color is not None:
-                    look = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
-            model.looks.append(look)
+            names.append(name)
+            t = node.get("translation")
+            if t is not None:
+                if type(t) is not list or len(t) != 3:
+                    raise self._number_error(i, name, "translation", 3, t)
+                t_rows.append(row)
+                t_vals.append(t)
+            r = node.get("rotation")
+            if r is not None:
+                if type(r) is not list or len(r) != 4:
+                    raise self._number_error(i, name, "rotation", 4, r)
+                r_rows.append(row)
+                r_vals.append(r)
+            s = node.get("scale")
+            if s is not None:
+                if type(s) is not list or len(s) != 3:
+                    raise self._number_error(i, name, "scale", 3, s)
+                s_rows.append(row)
+                s_vals.append(s)
+            if node.get("matrix") is not None:
+                matrices.append((row, i, name, node["matrix"]))
+            if node.get("mesh") is not None:
+                mesh_rows.append((row, i, node["mesh"], node.get("skin")))
+        model.names = names
+        model.positions, model.rotations, model.scales = (
+            self._bulk(k, *given[f], _DEFAULTS[f], order, names, f) for f in _DEFAULTS
+        )
+        norms = np.linalg.norm(model.rotations, axis=1)
+        bad = np.flatnonzero(~(norms > 1e-12))
+        if bad.size:
+            row = int(bad[0])
+            raise self.error(f"glTF node {order[row]}", "expected a non-zero quaternion",
+                             node=names[row], field="rotation")  # fmt: skip
+        model.rotations /= norms[:, None]
+        for row, i, name, matrix in matrices:
+            t, r, s = self._matrix(matrix, i, name)
+            model.positions[row], model.rotations[row], model.scales[row] = t, r, s
+        model.looks = [None] * k
+        self._meshes(model, mesh_rows, names)
+        model.clips, model.notes = read_animations(self, model.rows)
         return model
 
+    def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
+        resolved = str(self.path.resolve())
+        colors: dict[int, tuple | None] = {}
+        weights: dict[int, tuple | None] = {}
+        textures: dict[int, object] = {}  # decoded once per file, however often used
+        skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
+        for row, i, mesh_index, skin in mesh_rows:
+            mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
+            key = f"{resolved}#{mesh_index}"
+            if mesh_index not in colors:
+                parts = read_mesh(self, mesh_index, textures)
+                colors[mesh_index], weights[mesh_index] = parts.color, parts.skin
+                if parts.arrays is not None:
+                    model.mesh_data[key] = parts.arrays
+                if parts.surface is not None:
+                    model.surfaces[key] = parts.surface
+            color = colors[mesh_index]
+            if color is None:
+                continue
+            if skin is not None and weights[mesh_index] is not None:
+                skin = skin_index(self, skin, f"node {i}")
+                if skin not in skins:
+                    skins[skin] = len(model.skinning.skins)
+                    model.skinning.skins.append(read_skin(self, skin, model.rows))
+                bound = model.skinning.skins[skins[skin]]
+                check_joint_indices(self, weights[mesh_index][0], bound, f"mesh {mesh_index}")
+                model.skinning.attributes[key] = weights[mesh_index]
+                model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
+                continue  # drawn by the skinning pass, not at the node's own transform
+            model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
+
+    def _number_error(self, i: int, name: str, field_name: str, width: int, value) -> SceneError:
+        got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)
+        return self.error(f"glTF node {i}", f"expected {width} numbers, got {got}", node=name,
+                          field=field_name)  # fmt: skip
+
+    def _bulk(self, k: int, rows: list[int], values: list, default: tuple, order: list[int],
+              names: list[str], field_name: str) -> np.ndarray:  # fmt: skip
+        """A (k, width) float64 array of `default` with the given rows set from `values`
+        (lists whose length is checked): their types checked in one pass over all of them,
+        then their values; the first bad row is named."""
+        arr = np.tile(np.asarray(default, dtype=np.float64), (k, 1))
+        if not rows:
+            return arr
+        width = len(default)
+        flat = list(chain.from_iterable(values))
+        if not set(map(type, flat)) <= {int, float}:
+            j = next(j for j, v in enumerate(values) if not _numbers(v))
+            row = rows[j]
+            raise self._number_error(order[row], names[row], field_name, width, values[j])
+        try:
+            got = np.fromiter(flat, dtype=np.float64, count=len(flat))
+        except OverflowError:  # an integer beyond float range
+            got = np.array([_to_float(c) for c in flat])
+        got = got.reshape(len(rows), width)
+        finite = np.isfinite(got).all(axis=1)
+        if not finite.all():
+            row = rows[int(np.flatnonzero(~finite)[0])]
+            raise self.error(f"glTF node {order[row]}", "expected finite numbers",
+                             node=names[row], field=field_name)  # fmt: skip
+        arr[np.asarray(rows, dtype=np.int64)] = got
+        return arr
+
+    def _matrix(self, matrix: object, i: int, name: str):
+        where = f"glTF node {i}"
+        if type(matrix) is not list or len(matrix) != 16 or not _numbers(matrix):
+            raise self._number_error(i, name, "matrix", 16, matrix)
+        m = np.array([_to_float(c) for c in matrix]).reshape(4, 4).T  # column-major
+        if not np.all(np.isfinite(m)):
+            raise self.error(where, "expected finite numbers", node=name, field="matrix")
+        return _decompose(m, lambda why: self.error(where, why, node=name, field="matrix"))
+
     def _title(self) -> str:
-        scenes = self._list("scenes")
-        chosen = self.gltf.scene if is_int(self.gltf.scene) else 0
-        if 0 <= chosen < len(scenes):
-            name = getattr(scenes[chosen], "name", None)
+        scenes = self.array("scenes")
+        chosen = self.doc.get("scene")
+        chosen = chosen if is_int(chosen) else 0
+        if 0 <= chosen < len(scenes) and isinstance(scenes[chosen], dict):
+            name = scenes[chosen].get("name")
             if isinstance(name, str) and name:
                 return name
         return self.path.stem
 
-    def _numbers(self, value: object, n: int, where: str, name: str, field: str) -> np.ndarray:
-        if not isinstance(value, list) or not all(is_number(c) for c in value):
-            raise self.error(
-                where, f"expected {n} numbers, got {describe(value)}", node=name, field=field
-            )
-        if len(value) != n:
-            raise self.error(
-                where, f"expected {n} numbers, got {len(value)}", node=name, field=field
-            )
-        try:
-            arr = np.array([float(c) for c in value])
-        except OverflowError:
-            arr = np.array([math.inf])
-        if not np.all(np.isfinite(arr)):
-            raise self.error(where, "expected finite numbers", node=name, field=field)
-        return arr
 
-    def _trs(self, node, i: int, name: str):
-        where = f"glTF node {i}"
-        matrix = getattr(node, "matrix", None)
-        if matrix is not None:
-            m = self._numbers(matrix, 16, where, name, "matrix").reshape(4, 4).T  # column-major
-            return _decompose(m, lambda why: self.error(where, why, node=name, field="matrix"))
-        t = np.zeros(3)
-        r = np.array([0.0, 0.0, 0.0, 1.0])
-        s = np.ones(3)
-        if getattr(node, "translation", None) is not None:
-            t = self._numbers(node.translation, 3, where, name, "translation")
-        if getattr(node, "rotation", None) is not None:
-            r = self._numbers(node.rotation, 4, where, name, "rotation")
-            norm = np.linalg.norm(r)
-            if not norm > 1e-12:
-                raise self.error(
-                    where, "expected a non-zero quaternion", node=name, field="rotation"
-                )
-            r = r / norm
-        if getattr(node, "scale", None) is not None:
-            s = self._numbers(node.scale, 3, where, name, "scale")
-        return t, r, s
+def _walk(starts: list[int], kids: list) -> list[int]:
+    """Every node reached from `starts` through the children lists."""
+    seen: list[int] = []
+    stack = list(starts)
+    while stack:
+        i = stack.pop()
+        seen.append(i)
+        if kids[i]:
+            stack.extend(kids[i])
+    return seen
+
+
+def _numbers(values: list) -> bool:
+    for c in values:
+        kind = type(c)
+        if kind is not float and kind is not int:
+            return False
+    return True
+
+
+def _to_float(value: float | int) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _decompose(m: np.ndarray, error) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,10 +11,17 @@ names the cap and the flag that raises it::
 - `max_nodes`: nodes in one scene, counting every node a glTF include adds, and the N of
   a generated scene (``sgview --max-nodes N``).
 - `max_buffer_bytes`: the size of any one file the glTF reader opens (the ``.gltf`` or
-  ``.glb`` itself, each external ``.bin``), of each buffer, and of all the vertex and
-  index data read out of one glTF file together (``sgview --max-buffer-mb MB``). The
-  arrays made from that data (float64 copies, normals) keep a load's peak memory within
-  a small multiple of this.
+  ``.glb`` itself, each external ``.bin``), of each buffer, and of all the vertex, index
+  and animation data read out of all the glTF files of one scene together
+  (``sgview --max-buffer-mb MB``). The arrays made from that data (copies, normals) keep
+  a load's peak memory within a small multiple of this.
+- `max_json_bytes`: the JSON text of all the glTF files of one scene together
+  (``sgview --max-json-mb MB``). Parsed JSON costs up to about 30 times its text, so
+  before the parser runs, the text's containers, keys, items and strings are counted
+  and the memory they will take is estimated (an upper bound, see `json_memory_bound`);
+  the estimate, summed over the scene, may not exceed ``JSON_MEMORY_FACTOR`` times this
+  cap. Together the two caps also bound the load time: no glTF scene within them has
+  more than about a million nodes.
 
 Includes do not nest: an include names a glTF file, and a glTF file cannot name another
 scene (its URIs reach only buffers and images in its own folder), so the include depth is
@@ -28,12 +35,25 @@ from dataclasses import dataclass
 
 from .errors import SceneError
 
-__all__ = ["DEFAULT_LIMITS", "MAX_BUFFER_BYTES", "MAX_NODES", "Limits"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "JSON_MEMORY_FACTOR",
+    "MAX_BUFFER_BYTES",
+    "MAX_JSON_BYTES",
+    "MAX_NODES",
+    "Budget",
+    "Limits",
+    "json_memory_bound",
+]
 
 #: Default cap on the nodes of one scene (also the largest generated scene).
 MAX_NODES = 10_000_000
 #: Default cap on glTF files, buffers and vertex data: 256 MiB.
 MAX_BUFFER_BYTES = 256 * 1024 * 1024
+#: Default cap on the JSON text of a scene's glTF files: 16 MiB.
+MAX_JSON_BYTES = 16 * 1024 * 1024
+#: The estimated memory of the parsed JSON may be this many times `max_json_bytes`.
+JSON_MEMORY_FACTOR = 16
 _MB = 1024 * 1024
 
 
@@ -43,14 +63,21 @@ class Limits:
 
     max_nodes: int = MAX_NODES
     max_buffer_bytes: int = MAX_BUFFER_BYTES
+    max_json_bytes: int = MAX_JSON_BYTES
 
     @classmethod
-    def make(cls, max_nodes: object, max_buffer_bytes: object) -> Limits:
+    def make(
+        cls, max_nodes: object, max_buffer_bytes: object, max_json_bytes: object = MAX_JSON_BYTES
+    ) -> Limits:
         """Checked limits from keyword arguments; ValueError unless positive whole numbers."""
-        for name, value in (("max_nodes", max_nodes), ("max_buffer_bytes", max_buffer_bytes)):
+        for name, value in (
+            ("max_nodes", max_nodes),
+            ("max_buffer_bytes", max_buffer_bytes),
+            ("max_json_bytes", max_json_bytes),
+        ):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive whole number, got {value!r}")
-        return cls(max_nodes, max_buffer_bytes)
+        return cls(max_nodes, max_buffer_bytes, max_json_bytes)
 
     def node_error(self, count: int, file: str | None, what: str = "the scene") -> SceneError:
         return SceneError(
@@ -72,6 +99,64 @@ class Limits:
             f"{what} is {need:,} bytes, over the limit of {self.max_buffer_bytes:,} bytes "
             f"(--max-buffer-mb {_megabytes(self.max_buffer_bytes)})"
         )
+
+
+class Budget:
+    """What one scene load has used so far, shared by all the glTF files it reads.
+
+    One budget per load, so that a scene including N models cannot use N times the caps.
+    Each `charge_*` method adds its bytes and returns why they are refused (None: they fit).
+    """
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = DEFAULT_LIMITS if limits is None else limits
+        self.data_bytes = 0
+        self.json_bytes = 0
+        self.json_memory = 0
+
+    def charge_data(self, nbytes: int) -> str | None:
+        """Accessor data (vertices, indices, keyframes) read out of any glTF file."""
+        self.data_bytes += nbytes
+        return self.limits.bytes_reason(self.data_bytes, "the glTF data of the scene")
+
+    def charge_json(self, text: bytes) -> str | None:
+        """A glTF JSON text, before it is parsed: its size, then its estimated memory."""
+        cap = self.limits.max_json_bytes
+        self.json_bytes += len(text)
+        if self.json_bytes > cap:
+            return (
+                f"the glTF JSON of the scene is {self.json_bytes:,} bytes, over the limit of "
+                f"{cap:,} bytes (--max-json-mb {_megabytes(cap)})"
+            )
+        self.json_memory += json_memory_bound(text)
+        if self.json_memory > JSON_MEMORY_FACTOR * cap:
+            return (
+                f"the glTF JSON of the scene would take about {self.json_memory:,} bytes once "
+                f"parsed, over {JSON_MEMORY_FACTOR} times its limit of {cap:,} bytes "
+                f"(--max-json-mb {_megabytes(cap)})"
+            )
+        return None
+
+
+def json_memory_bound(text: bytes) -> int:
+    """An upper bound of the memory `json.loads(text)` takes (CPython 3.11 and later, 64 bit).
+
+    Counts the characters that start something the parser allocates: ``{`` a dict (72
+    bytes with its slot in the parent), ``:`` a key in it (104: the dict grows), ``[`` a
+    list (64), ``,`` a further item (40: a pointer, room for the list to grow, a float or
+    int object), ``"`` half a string (28). Characters inside strings count too, which only
+    raises the bound. The worst shapes measured (``[{},{},...]``, ``[[[]],...]``, floats)
+    stay below it (tests/io/test_gltf_budget.py).
+    """
+    return (
+        len(text)
+        + 72 * text.count(b"{")
+        + 104 * text.count(b":")
+        + 64 * text.count(b"[")
+        + 40 * text.count(b",")
+        + 28 * text.count(b'"')
+        + 64
+    )
 
 
 def _megabytes(n: int) -> str:

@@ -20,7 +20,7 @@ from ..text import brief
 from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf
-from .limits import DEFAULT_LIMITS, MAX_BUFFER_BYTES, MAX_NODES, Limits
+from .limits import DEFAULT_LIMITS, MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES, Limits
 from .ranges import check_world_reach
 from .toml_scene import load_toml_scene
 
@@ -34,6 +34,7 @@ def load_scene(
     *,
     max_nodes: int = MAX_NODES,
     max_buffer_bytes: int = MAX_BUFFER_BYTES,
+    max_json_bytes: int = MAX_JSON_BYTES,
 ) -> Scene:
     """Load a ``.toml``, ``.gltf`` or ``.glb`` scene file.
 
@@ -45,7 +46,11 @@ def load_scene(
     max_nodes : int, keyword-only
         Refuse a scene with more nodes (glTF includes count), see limits.py.
     max_buffer_bytes : int, keyword-only
-        Refuse a glTF file, buffer or vertex data larger than this, see limits.py.
+        Refuse a glTF file or buffer larger than this, or more vertex, index and keyframe
+        data from all the scene's glTF files together, see limits.py.
+    max_json_bytes : int, keyword-only
+        Refuse more glTF JSON text than this in all the scene's glTF files together (and
+        JSON whose parsed form would take more than 8 times this), see limits.py.
 
     Raises
     ------
@@ -55,7 +60,7 @@ def load_scene(
     ValueError
         When a limit is not a positive whole number.
     """
-    limits = Limits.make(max_nodes, max_buffer_bytes)
+    limits = Limits.make(max_nodes, max_buffer_bytes, max_json_bytes)
     try:
         display = str(path)
         file = Path(path)

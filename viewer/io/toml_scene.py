@@ -28,7 +28,7 @@ from . import _fields as F
 from ._build import UniqueNames, add_many, add_model
 from .errors import SceneError, describe
 from .gltf_scene import GltfModel, read_gltf
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Budget, Limits
 from .ranges import check_world_reach
 from .toml_precheck import MAX_TOML_BYTES, toml_problem
 from .toml_sections import (
@@ -164,11 +164,12 @@ def parse_scene_text(
     # glTF files: a node's mesh first (file order), then [[include]] tables
     used = UniqueNames(id_of)
     models: dict[Path, GltfModel] = {}
+    budget = Budget(limits)  # one for all the glTF files of the scene
 
     def read(file: Path) -> GltfModel:  # once per file; errors inside it name that file
         key = file.resolve()
         if key not in models:
-            models[key] = read_gltf(file, limits=limits)
+            models[key] = read_gltf(file, limits=limits, budget=budget)
         return models[key]
 
     for spec in specs:

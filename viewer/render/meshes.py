@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Vertex layout shared by all meshes: position 3f, normal 3f, vertex colour 4f.
-VERTEX_FORMAT = "3f 3f 4f"
-VERTEX_ATTRS = ("in_position", "in_normal", "in_vcolor")
+#: Vertex layout shared by all meshes: position 3f, normal 3f, vertex colour 4f, texture
+#: coordinates 2f (NaN where a vertex has none; only textured glTF meshes use them).
+VERTEX_FORMAT = "3f 3f 4f 2f"
+VERTEX_ATTRS = ("in_position", "in_normal", "in_vcolor", "in_uv")
 
 
 @dataclass
@@ -25,12 +26,14 @@ class MeshData:
     positions, normals : ndarray, [n, 3] float32
     vcolors : ndarray, [n, 4] float32 (alpha = how much rgb replaces the instance colour)
     indices : ndarray, [m] uint32, three per triangle
+    uvs : ndarray, [n, 2] float32 texture coordinates, or None (zeros)
     """
 
     positions: np.ndarray
     normals: np.ndarray
     vcolors: np.ndarray
     indices: np.ndarray
+    uvs: np.ndarray | None = None
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -38,8 +41,9 @@ class MeshData:
         return self.positions.min(axis=0), self.positions.max(axis=0)
 
     def interleaved(self) -> np.ndarray:
-        """Vertex data in `VERTEX_FORMAT` order, [n, 10] float32."""
-        return np.hstack([self.positions, self.normals, self.vcolors]).astype(np.float32)
+        """Vertex data in `VERTEX_FORMAT` order, [n, 12] float32."""
+        uvs = np.zeros((len(self.positions), 2)) if self.uvs is None else self.uvs
+        return np.hstack([self.positions, self.normals, self.vcolors, uvs]).astype(np.float32)
 
 
 def _mesh(pos, nrm, idx, vcol=None) -> MeshData:
@@ -198,8 +202,11 @@ BUILDERS = {
 }
 
 
-def from_arrays(positions: np.ndarray, normals: np.ndarray | None, indices: np.ndarray) -> MeshData:
-    """A mesh from glTF-style arrays; missing or mismatched normals are computed."""
+def from_arrays(
+    positions: np.ndarray, normals: np.ndarray | None, indices: np.ndarray, surface=None
+) -> MeshData:
+    """A mesh from glTF-style arrays; missing or mismatched normals are computed.
+    `surface` (a `viewer.materials.MeshSurface`) adds vertex colours and coordinates."""
     pos = np.asarray(positions, dtype=np.float32).reshape(-1, 3)
     idx = np.asarray(indices, dtype=np.uint32).reshape(-1)
     if idx.size == 0:
@@ -213,7 +220,11 @@ def from_arrays(positions: np.ndarray, normals: np.ndarray | None, indices: np.n
             np.add.at(nrm, tri[:, corner], face)
         length = np.linalg.norm(nrm, axis=1, keepdims=True)
         nrm = np.divide(nrm, length, out=np.zeros_like(nrm), where=length > 0)
-    return _mesh(pos, nrm, idx)
+    if surface is None:
+        return _mesh(pos, nrm, idx)
+    mesh = _mesh(pos, nrm, idx, surface.vcolors)
+    mesh.uvs = None if surface.uvs is None else np.asarray(surface.uvs, np.float32)
+    return mesh
 
 
 def builtin(kind: str) -> MeshData:

@@ -12,6 +12,8 @@ import numpy as np
 
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
+from ..animation.skin import skinning_of
+from ..materials import surfaces_of
 from . import meshes
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
@@ -19,6 +21,8 @@ from .instances import Instances
 from .outline import SelectionOutline, box_corners
 from .ribbons import GlowRibbons
 from .shaders import load_program
+from .skins import SkinRenderer
+from .textures import MeshTextures
 from .vertices import ColoredVertices
 
 #: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
@@ -66,9 +70,18 @@ class Renderer:
         self.meshes: dict[str, meshes.GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = meshes.GpuMesh(ctx, meshes.builtin(kind))
+        surfaces = surfaces_of(scene)
         for key, (pos, nrm, idx) in scene.mesh_data.items():
-            self.meshes[key] = meshes.GpuMesh(ctx, meshes.from_arrays(pos, nrm, idx))
+            data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
+            self.meshes[key] = meshes.GpuMesh(ctx, data)
+        self.textures = MeshTextures(ctx, surfaces)
         self.instances = Instances(ctx, list(self.meshes))
+        skinning = skinning_of(scene)
+        self.skins = (
+            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, self.textures)
+            if skinning
+            else None
+        )
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 6)
@@ -85,6 +98,8 @@ class Renderer:
         self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
         self._make_vaos()
         self._make_grid()
+        if self.skins is not None:
+            self.skins.upload_all(self.graph.world_matrices())
 
     def sync(self, report) -> int:
         """Upload what `report` (a FrameReport) says was executed; return bytes written.
@@ -95,7 +110,10 @@ class Renderer:
         if self.instances.structure_changed(self.graph, report):
             self.rebuild()
             return self.instances.bytes_last
-        return self.instances.sync(report.executed, self.graph.world_matrices())
+        written = self.instances.sync(report.executed, self.graph.world_matrices())
+        if self.skins is not None:  # joint matrices of the skins whose joints moved
+            written += self.skins.sync(report.executed, self.graph.world_matrices())
+        return written
 
     def set_highlight(self, ids, values) -> int:
         """Per-node glow values in [-1, 1]; returns bytes written.
@@ -127,7 +145,7 @@ class Renderer:
     @property
     def bytes_last(self) -> int:
         """Bytes uploaded by the last `sync()`."""
-        return self.instances.bytes_last
+        return self.instances.bytes_last + (self.skins.bytes_last if self.skins else 0)
 
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
@@ -179,8 +197,11 @@ class Renderer:
         """What must be seen of the scene, [m, 3]: every node's origin and box corners."""
         alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
         _, worlds, lo, hi = self.node_boxes()
-        origins = self.graph.world_matrices()[alive, :3, 3]
-        return np.vstack([origins, box_corners(worlds, lo, hi).reshape(-1, 3)])
+        world = self.graph.world_matrices()
+        points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
+        if self.skins is not None:  # skinned vertices follow their joints, not their node
+            points.append(self.skins.points(world))
+        return np.vstack(points)
 
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own scale
@@ -268,12 +289,18 @@ class Renderer:
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
             for batch in self.instances.batches:
+                self.textures.bind(prog, batch.kind)
                 batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
         for batch in self.instances.batches:
+            self.textures.bind(prog, batch.kind)
             batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+        if self.skins is not None:
+            names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
+                     "u_glow_local", "u_glow_world", "u_halo")  # fmt: skip
+            self.skins.draw({n: vp_bytes if n == "u_view_proj" else prog[n].value for n in names})
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -330,6 +357,9 @@ class Renderer:
         self.outline.release()
         self._axes.release()
         self.ribbons.release()
+        if self.skins is not None:
+            self.skins.release()
+        self.textures.release()
         self.backdrop.release()
         self.instances.release()
         for mesh in self.meshes.values():

@@ -62,10 +62,21 @@ def _default_shader_dir() -> Path:
     raise ShaderError(f"shader folder not found; looked in {tried}")
 
 
+#: Programs whose vertex stage shares another program's fragment stage (the same shading).
+SHARED_FRAGMENT = {"skinned": "instanced"}
+
+
+def program_files(name: str) -> tuple[str, str]:
+    """The vertex and fragment file names of program `name`."""
+    return f"{name}.vert", f"{SHARED_FRAGMENT.get(name, name)}.frag"
+
+
 def program_names() -> list[str]:
-    """Names of all programs: every `NAME.vert` that has a matching `NAME.frag`."""
+    """Names of all programs: every `NAME.vert` whose fragment file (`program_files`) exists."""
     folder = shader_dir()
-    return sorted(p.stem for p in folder.glob("*.vert") if (folder / f"{p.stem}.frag").is_file())
+    return sorted(
+        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[1]).is_file()
+    )
 
 
 def source(name: str, stage: str) -> str:
@@ -79,12 +90,13 @@ def source(name: str, stage: str) -> str:
 
 
 def load_program(ctx: moderngl.Context, name: str) -> moderngl.Program:
-    """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag`.
+    """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag` (or the fragment file
+    it shares, see `SHARED_FRAGMENT`).
 
     Raises `ShaderError` naming the file and line of the first compile error, or both
     files for a link error.
     """
-    vert, frag = source(name, "vert"), source(name, "frag")
+    vert, frag = source(name, "vert"), source(SHARED_FRAGMENT.get(name, name), "frag")
     try:
         return ctx.program(vertex_shader=vert, fragment_shader=frag)
     except moderngl.Error as exc:
@@ -113,7 +125,9 @@ def build_error(name: str, log: str) -> ShaderError:
         for form in _LINE_FORMS:
             m = form.match(text)
             if m and stage is not None:
-                found.append((folder / f"{name}.{stage}", int(m.group(1)), m.group(2)))
+                file = program_files(name)[0 if stage == "vert" else 1] if stage != "geom" else None
+                file = folder / (file or f"{name}.{stage}")
+                found.append((file, int(m.group(1)), m.group(2)))
                 break
     errors = [f for f in found if "error" in f[2].lower()] or found
     if errors:
@@ -125,6 +139,7 @@ def build_error(name: str, log: str) -> ShaderError:
         (t for t in lines[1:] if t not in headers and not set(t) <= {"="}), "no log from the driver"
     )
     if lines and "link" in lines[0].lower():
-        files = f"{folder / (name + '.vert')} + {folder / (name + '.frag')}"
+        vert, frag = program_files(name)
+        files = f"{folder / vert} + {folder / frag}"
         return ShaderError(f"{files}: the program does not link: {detail}")
     return ShaderError(f"shader program {name!r} failed to build: {lines[0] if lines else log}")

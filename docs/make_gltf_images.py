@@ -1,0 +1,41 @@
+"""Make the pictures of the glTF section of docs/viewer.md with sgview itself.
+
+    python docs/make_gltf_images.py            # writes docs/images/skinned-rig.{png,gif}
+
+The model is the test suite's three-bone bending cylinder (tests/gltf_rig.py: skinned,
+with vertex colours and an animation using every interpolation mode), written to a
+temporary .glb and played headless with the overlay on: the moving joints glow red in the
+tree and their lines orange in the view.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+
+
+def make(out: Path) -> list[Path]:
+    sys.path[:0] = [str(REPO), str(REPO / "tests")]
+    from gltf_rig import write_rig
+
+    from viewer.cli import main
+
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        model = write_rig(Path(tmp), "rig.glb", vertex_colors=True, skin_offset=(0, 0, 0))
+        png, gif = out / "skinned-rig.png", out / "skinned-rig.gif"
+        common = [str(model), "--headless", "--select", "Bone1"]
+        if main([*common, "--frames", "40", "--size", "960x540", "--screenshot", str(png)]):
+            raise SystemExit("the picture run failed")
+        if main([*common, "--frames", "75", "--size", "640x360", "--record", str(gif)]):
+            raise SystemExit("the gif run failed")
+    return [png, gif]
+
+
+if __name__ == "__main__":
+    for path in make(DOCS / "images"):
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
