@@ -12,9 +12,9 @@ from gltf_rig import write_rig
 from scene_helpers import SCENE_FILES
 
 from viewer.cli import main
+from viewer.content import meshes as builders
 from viewer.io import generate_scene, load_scene
 from viewer.io.gltf_export import gltf_document, save_gltf
-from viewer.render import meshes as builders
 
 SUFFIXES = [".glb", ".gltf"]
 

@@ -16,10 +16,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
 
 from gltf_rig import cylinder, write_rig  # noqa: E402
-from viewer.scene.scene import Look, Scene  # noqa: E402
 
 from viewer.animation import apply_animation, player_of  # noqa: E402
 from viewer.animation.skin import skinning_of  # noqa: E402
+from viewer.content.scene import Look, Scene  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
 from viewer.render.context import Target  # noqa: E402

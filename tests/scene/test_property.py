@@ -362,8 +362,8 @@ class GraphMachine(RuleBasedStateMachine):
         i = parents[k % len(parents)]
         node = self.g.node(i)
         if how == "touch":
-            node.touch()
-            self.changed.add(i)
+            self.g.touch(node)
+            self.dirty(i)
         elif how == "bulk":
             self.g.set_locals([i], positions=[p])
             self.read_back(i)

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..content import meshes as mesh_builders
+from ..content.scene import Scene
 from ..materials import surfaces_of
-from ..render import meshes as mesh_builders
-from ..scene.scene import Scene
 from .errors import SceneError
 
 __all__ = ["GLTF_SUFFIXES", "gltf_document", "save_gltf"]

@@ -14,8 +14,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..materials import MeshSurface
+from ._fields import is_number
 from .errors import describe
-from .gltf_data import GltfFile, is_num
+from .gltf_data import GltfFile
 from .gltf_material import base_color_texture, vertex_colors
 from .gltf_skin import vertex_weights
 
@@ -132,7 +133,7 @@ def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:
     if (
         isinstance(factor, list)
         and len(factor) >= 3
-        and all(is_num(c) and math.isfinite(c) for c in factor[:3])
+        and all(is_number(c) and math.isfinite(c) for c in factor[:3])
     ):
         return tuple(min(1.0, max(0.0, float(c))) for c in factor[:3])
     return None

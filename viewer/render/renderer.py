@@ -10,13 +10,14 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from viewer.content import meshes
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
 from ..animation.skin import skinning_of
 from ..materials import surfaces_of
-from . import meshes
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
+from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .outline import SelectionOutline, box_corners
 from .ribbons import GlowRibbons
@@ -67,13 +68,13 @@ class Renderer:
             name: load_program(ctx, name)
             for name in ("instanced", "lines", "links", "grid", "background")
         }
-        self.meshes: dict[str, meshes.GpuMesh] = {}
+        self.meshes: dict[str, GpuMesh] = {}
         for kind in meshes.BUILDERS:
-            self.meshes[kind] = meshes.GpuMesh(ctx, meshes.builtin(kind))
+            self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
         surfaces = surfaces_of(scene)
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
-            self.meshes[key] = meshes.GpuMesh(ctx, data)
+            self.meshes[key] = GpuMesh(ctx, data)
         self.textures = MeshTextures(ctx, surfaces)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = skinning_of(scene)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from viewer.content import meshes
+
 from ..animation.skin import Skinning
-from . import meshes
 from .shaders import load_program
 from .textures import MeshTextures
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from viewer.content import meshes
 from viewer.content.scene import BUILTIN_MESHES
-from viewer.render import meshes
 
 
 @pytest.mark.parametrize("kind", sorted(meshes.BUILDERS))

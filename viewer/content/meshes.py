@@ -1,4 +1,5 @@
-"""Mesh geometry: the built-in kinds and glTF meshes, as numpy arrays and GPU buffers.
+"""Mesh geometry: the built-in kinds and glTF meshes, as numpy arrays (no GL; the GPU
+buffers are `viewer.render.gpu_mesh`).
 
 Every built-in mesh fits the unit box centred on the origin ([-0.5, 0.5] on each axis),
 so a look's `size` is the drawn extent along the node's local axes: a cube of size
@@ -233,19 +234,3 @@ def builtin(kind: str) -> MeshData:
         return BUILDERS[kind]()
     except KeyError:
         raise KeyError(f"unknown mesh kind {kind!r}; expected one of {sorted(BUILDERS)}") from None
-
-
-class GpuMesh:
-    """A mesh's vertex and index buffers on the GPU."""
-
-    def __init__(self, ctx, data: MeshData):
-        self.data = data
-        self.vbo = ctx.buffer(data.interleaved().tobytes())
-        self.ibo = ctx.buffer(data.indices.astype(np.uint32).tobytes())
-        self.index_count = int(data.indices.size)
-        lo, hi = data.bounds
-        self.bounds = (lo.astype(np.float64), hi.astype(np.float64))
-
-    def release(self) -> None:
-        self.vbo.release()
-        self.ibo.release()
