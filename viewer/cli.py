@@ -293,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_scenes:
         return list_scenes()
+    from viewer.scene.coldstart import start
+
+    start()  # the first run after an install: compile in the background, show frames now
     if args.save is not None:
         return save(args)
     try:  # mistakes in the arguments first: they matter with or without a display
