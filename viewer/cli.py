@@ -138,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="no debug overlay: no glow, names or panels (also headless)",
     )  # fmt: skip
     parser.add_argument(
+        "--glow", choices=("fill", "rim", "heat"), default="fill",
+        help="how the overlay shows each frame's work: fill (tint the recomputed nodes, "
+        "default), rim (light their outline, keep their colours) or heat (colour every "
+        "node by how often it was recomputed over the last 2 s)",
+    )  # fmt: skip
+    parser.add_argument(
         "--dump-world", type=Path, metavar="PATH",
         help="after the last frame, write {name: 4x4 world matrix} as JSON "
         "(row-major nested lists, column-vector convention)",
@@ -253,7 +259,7 @@ def options_from(args, scene):
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
-        samples=args.samples, overlay=args.overlay, select=args.select,
+        samples=args.samples, overlay=args.overlay, select=args.select, glow=args.glow,
         load_limits=load_limits(args),
     )  # fmt: skip
 

@@ -23,6 +23,8 @@ from .shaders import load_program
 LIGHT_DIR = (0.45, 0.85, 0.35)
 LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
+#: The ways glow can show (`Renderer.glow_style`; shaders/instanced.frag).
+GLOW_STYLES = ("fill", "rim", "heat")
 #: Width in pixels of the halo around glowing nodes, and of the glowing lines.
 HALO_PX = 4.0
 GLOW_LINE_PX = 5.0
@@ -51,6 +53,10 @@ class Renderer:
         self.show_axes = True
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
+        #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
+        #: outline and keeps its colour, "heat" colours every node by its highlight value
+        #: read as heat in [0, 1] (the overlay's heat view).
+        self.glow_style = "fill"
         #: Selected node id (outlined), or None.
         self.selected: int | None = None
         self.programs = {
@@ -256,8 +262,9 @@ class Renderer:
         prog["u_glow_world"].value = GLOW_WORLD
         prog["u_viewport"].value = (float(size[0]), float(size[1]))
         prog["u_halo_px"].value = HALO_PX
+        prog["u_glow_style"].value = GLOW_STYLES.index(self.glow_style)
         # Halos first, without depth: the scene drawn next covers all but their rims.
-        if 0 < self._glowing <= GLOW_EXTRAS_MAX:
+        if 0 < self._glowing <= GLOW_EXTRAS_MAX and self.glow_style != "heat":
             ctx.disable(moderngl.DEPTH_TEST)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
