@@ -49,8 +49,11 @@ def launch(python: str, env: dict[str, str], args=LAUNCH) -> tuple[float, str]:
 def wait_until_compiled(python: str, env: dict[str, str], limit_s: float = 300) -> float:
     """Poll until the background compile has filled the cache; seconds waited."""
     start = time.perf_counter()
+    neutral = tempfile.gettempdir()  # not a checkout: `python -c` imports from its folder
     while True:
-        done = subprocess.run([python, *READY], env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [python, *READY], env=env, capture_output=True, text=True, cwd=neutral
+        )
         if done.stdout.strip() == "True":
             return time.perf_counter() - start
         if time.perf_counter() - start > limit_s:
