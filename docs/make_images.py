@@ -1,4 +1,4 @@
-"""Regenerate the pictures of docs/dirty-propagation.md with sgview itself.
+"""Regenerate the pictures of docs/dirty-propagation.md and docs/viewer.md with sgview.
 
     .venv/bin/python docs/make_images.py                  # writes docs/images/*.png
     .venv/bin/python docs/make_images.py --out /tmp/imgs --size 640x360
@@ -8,6 +8,9 @@ file scripts (SEMANTICS.md examples A and B) with the motion off, and saving the
 one touch: the overlay shows the glow in the view, the tree's flags, the selected node
 and why it is dirty, the counters and the log. The same log is printed (``--log``) and
 written beside the picture as ``NAME.log``, so the page can show it as text.
+
+The pictures of docs/viewer.md (`STYLE_SHOTS`) show the three ways the view can show each
+frame's work (``--glow``) on solar_system, where every node moves every frame.
 """
 
 from __future__ import annotations
@@ -29,6 +32,13 @@ SHOTS = [
     ("tree-touch-obj3", "tree10.toml", 120, "Obj10", "touch(Obj3)"),
     ("tree-touch-obj4", "tree10.toml", 180, "Obj7", "touch(Obj4)"),
     ("tree-touch-obj5", "tree10.toml", 240, "Obj9", "touch(Obj5)"),
+]
+
+#: (picture name, scene file, frames, --glow style): docs/viewer.md's glow styles.
+STYLE_SHOTS = [
+    ("solar-glow-fill", "solar_system.toml", 150, "fill"),
+    ("solar-glow-rim", "solar_system.toml", 150, "rim"),
+    ("solar-glow-heat", "solar_system.toml", 150, "heat"),
 ]
 
 
@@ -58,6 +68,13 @@ def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
         block = block[: next((k for k, t in enumerate(block) if t.startswith("#")), len(block))]
         logs[name] = block
         (out / f"{name}.log").write_text("\n".join([header, *block]) + "\n", encoding="utf-8")
+    for name, scene, frames, style in STYLE_SHOTS:
+        argv = [
+            str(REPO / "scenes" / scene), "--headless", "--frames", str(frames),
+            "--size", size, "--glow", style, "--screenshot", str(out / f"{name}.png"),
+        ]  # fmt: skip
+        if main(argv) != 0:
+            raise SystemExit(f"sgview failed on {' '.join(argv)}")
     return logs
 
 

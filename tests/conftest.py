@@ -18,3 +18,12 @@ settings.register_profile(
     "dev", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def pytest_sessionstart(session):
+    """Compile (or load) the core's loops once, before any test: a test that runs the
+    command line then finds numba's cache warm, as it is on every launch but the first
+    (tests/scene/test_coldstart.py covers the first one)."""
+    from viewer.scene.coldstart import exercise
+
+    exercise()

@@ -59,6 +59,7 @@ class RunOptions:
     out: TextIO | None = None  # None: sys.stdout at the time of printing
     overlay: bool = True  # the debug overlay: glow, names, panels (--no-overlay: off)
     select: str | None = None  # node selected at the start
+    glow: str = "fill"  # how the overlay shows the frames' work: "fill", "rim" or "heat"
     load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload
     script: KeyScript = field(default_factory=KeyScript)  # --keys, --click (viewer.keyscript)
     trace: Path | None = None  # --trace: Chrome Trace Event JSON (viewer.trace)
@@ -103,6 +104,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                 self.session, self.wnd, self.renderer, self.camera,
                 deterministic=fixed, key_help=KEY_HELP + MOUSE_HELP,
             )  # fmt: skip
+            self.overlay.glow_style = options.glow
         self._fit_view_to_panels()
         self.renderer.frame_camera(self.camera)
         self._apply_camera_spec()

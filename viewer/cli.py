@@ -160,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="no debug overlay: no glow, names or panels (also headless)",
     )  # fmt: skip
     parser.add_argument(
+        "--glow", choices=("fill", "rim", "heat"), default="fill",
+        help="how the overlay shows each frame's work: fill (tint the recomputed nodes, "
+        "default), rim (light their outline, keep their colours) or heat (colour every "
+        "node by how often it was recomputed over the last 2 s)",
+    )  # fmt: skip
+    parser.add_argument(
         "--dump-world", type=Path, metavar="PATH",
         help="after the last frame, write {name: 4x4 world matrix} as JSON "
         "(row-major nested lists, column-vector convention)",
@@ -314,7 +320,7 @@ def options_from(args, scene):
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
-        samples=args.samples, overlay=args.overlay, select=args.select,
+        samples=args.samples, overlay=args.overlay, select=args.select, glow=args.glow,
         load_limits=load_limits(args), script=script, trace=args.trace,
     )  # fmt: skip
 
@@ -405,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_scenes:
         return list_scenes()
+    from viewer.scene.coldstart import start
+
+    start()  # the first run after an install: compile in the background, show frames now
     if args.save is not None:
         return save(args)
     try:  # mistakes in the arguments first: they matter with or without a display

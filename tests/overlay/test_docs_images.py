@@ -29,6 +29,18 @@ def test_every_picture_on_the_page_exists_and_is_made_by_the_script():
         assert (DOCS / "images" / f"{name}.png").exists(), name
 
 
+def test_the_glow_style_pictures_of_viewer_md_are_made_by_the_script():
+    shown = set(re.findall(r"images/(solar-glow-[\w-]+)\.png", _read("viewer.md")))
+    made = {name for name, *_ in _script().STYLE_SHOTS}
+    assert shown == made and len(made) == 3
+    for name in made:
+        assert (DOCS / "images" / f"{name}.png").exists(), name
+
+
+def _read(page: str) -> str:
+    return (DOCS / page).read_text(encoding="utf-8")
+
+
 def test_the_script_makes_the_pictures_and_the_logs_of_the_page(egl, tmp_path):
     script = _script()
     logs = script.make(tmp_path, "480x270")

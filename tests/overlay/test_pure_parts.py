@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 OVERLAY = Path(__file__).resolve().parents[2] / "viewer" / "overlay"
-PURE = ("__init__.py", "highlight.py", "stats.py", "history.py", "model.py", "labels.py")
+PURE = ("__init__.py", "highlight.py", "heat.py", "stats.py", "history.py", "model.py", "labels.py")
 GUI = re.compile(
     r"^\s*(import|from)\s+(moderngl|moderngl_window|glcontext|imgui_bundle|pyglet)\b", re.M
 )

@@ -48,6 +48,7 @@ class OverlayCanvas(Protocol):
 
     show_grid: bool
     show_links: bool
+    glow_style: str  # "fill", "rim" or "heat" (the overlay sets it)
 
     def set_highlight(self, ids: np.ndarray, values: np.ndarray) -> int:
         """Write per-node glow values (signed: < 0 local, > 0 world); returns bytes sent."""

@@ -26,6 +26,7 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 from viewer.text import printable
 
 from . import labels
+from .heat import Heat
 from .highlight import Highlight, Mirror
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
@@ -78,6 +79,10 @@ class Overlay:
         self.key_help = tuple(key_help)
         self.visible = True
         self.highlight = Highlight()
+        self.heat = Heat()
+        #: How the view shows the frames' work: "fill" or "rim" glow, or "heat"
+        #: (`viewer.render.renderer.GLOW_STYLES`; the panel's View section switches it).
+        self.glow_style = "fill"
         self.mirror = Mirror()
         self.history = History()
         self.timings = Timings()
@@ -110,6 +115,7 @@ class Overlay:
         t0 = time.perf_counter()
         self.highlight.advance(dt)
         self.highlight.apply(report, self.host.graph.parents())
+        self.heat.add(report)
         glow_bytes = self.push() if self.pinned is None else 0
         upload_ms += 1000.0 * (time.perf_counter() - t0)
         stats = FrameStats.of_report(
@@ -128,9 +134,13 @@ class Overlay:
 
     def push(self) -> int:
         """Send the glow on screen to the renderer (changed values only); returns bytes."""
+        self.canvas.glow_style = self.glow_style
         shown = self.shown_highlight()
         ids, values = shown.signed_values()
         links = shown.links()
+        if self.glow_style == "heat":  # every node coloured by its heat; no lit lines
+            ids, values = self.heat.values()
+            links = (links[0][:0], links[1][:0])
         if not self.glow_in_view:  # nothing glows: the mirror turns off what did
             ids, values, links = ids[:0], values[:0], (links[0][:0], links[1][:0])
         ids, values = self.mirror.update(ids, values)
@@ -165,6 +175,7 @@ class Overlay:
         """A new scene (live reload) drawn by `canvas`: forget the old frames and glow."""
         self.canvas = canvas
         self.highlight = Highlight(self.highlight.fade)
+        self.heat = Heat(self.heat.window)
         self.mirror.reset()
         self.history.clear()
         self.timings.clear()

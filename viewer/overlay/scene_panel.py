@@ -9,6 +9,10 @@ from .model import Flags, cause_text, flag_text, matrix_rows, node_details
 from .tree_view import TreeView
 from .widgets import COLORS, key_value_table, vec4
 
+#: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
+#: names them.
+GLOW_STYLE_LABELS = (("fill", "glow"), ("rim", "rim glow"), ("heat", "heat"))
+
 
 class ScenePanel:
     """Draws the left panel's sections (inside its ImGui window)."""
@@ -143,6 +147,17 @@ class ScenePanel:
         if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
             ov.glow_in_view = not ov.glow_in_view
             ov.push()
+        imgui.text("view:")
+        for style, label in GLOW_STYLE_LABELS:
+            imgui.same_line()
+            if imgui.radio_button(label, ov.glow_style == style):
+                ov.glow_style = style
+                ov.push()
+        if ov.glow_style == "heat":
+            imgui.text_colored(
+                vec4(self.colors.dim),
+                f"heat: share of the last {ov.heat.window} frames that recomputed a node",
+            )
 
     def _keys(self) -> None:
         if not imgui.collapsing_header("Keys"):

@@ -33,6 +33,8 @@ LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
 #: The world axes at the origin: X red, Y green, Z blue.
 AXIS_COLORS = ((0.95, 0.3, 0.25, 1.0), (0.4, 0.9, 0.35, 1.0), (0.3, 0.5, 1.0, 1.0))
+#: The ways glow can show (`Renderer.glow_style`; shaders/instanced.frag).
+GLOW_STYLES = ("fill", "rim", "heat")
 #: Width in pixels of the halo around glowing nodes (the glowing lines: `ribbons`).
 HALO_PX = 4.0
 #: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
@@ -64,6 +66,10 @@ class Renderer:
         self.show_axes = True
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
+        #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
+        #: outline and keeps its colour, "heat" colours every node by its highlight value
+        #: read as heat in [0, 1] (the overlay's heat view).
+        self.glow_style = "fill"
         self.programs = {
             name: load_program(ctx, name)
             for name in ("instanced", "lines", "links", "grid", "background")
@@ -283,8 +289,9 @@ class Renderer:
         prog["u_glow_world"].value = GLOW_WORLD
         prog["u_viewport"].value = (float(size[0]), float(size[1]))
         prog["u_halo_px"].value = HALO_PX
+        prog["u_glow_style"].value = GLOW_STYLES.index(self.glow_style)
         # Halos first, without depth: the scene drawn next covers all but their rims.
-        if 0 < self._glowing <= GLOW_EXTRAS_MAX:
+        if 0 < self._glowing <= GLOW_EXTRAS_MAX and self.glow_style != "heat":
             ctx.disable(moderngl.DEPTH_TEST)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
