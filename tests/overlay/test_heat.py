@@ -3,7 +3,6 @@ window, and the overlay sends heat instead of glow in the heat view."""
 
 import numpy as np
 import pytest
-from test_overlay_interactive import drive  # noqa: F401  (the fixture)
 
 from viewer.overlay.heat import Heat
 

@@ -162,14 +162,31 @@ class ColdStart:
 
 def _python_twins(compiled: dict[str, CPUDispatcher]) -> dict[str, Callable]:
     """Each loop's Python source as a plain function whose calls to other loops reach
-    their Python twins too (a namespace of its own; numba keeps the module's)."""
-    namespace = dict(vars(K))
-    for name, dispatcher in compiled.items():
-        f = dispatcher.py_func
-        namespace[name] = types.FunctionType(
-            f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__
-        )
-    return {name: namespace[name] for name in compiled}
+    their Python twins too. Each twin runs in a copy of its own module's namespace (the
+    loops call helpers of `flags` and `trs` by name), in which every compiled loop is
+    swapped for its twin; numba keeps the real modules."""
+    namespaces: dict[int, dict] = {}
+    made: dict[int, Callable] = {}
+
+    def twin_of(dispatcher: CPUDispatcher) -> Callable:
+        if id(dispatcher) not in made:
+            f = dispatcher.py_func
+            ns = namespaces.setdefault(id(f.__globals__), dict(f.__globals__))
+            made[id(dispatcher)] = types.FunctionType(
+                f.__code__, ns, f.__name__, f.__defaults__, f.__closure__
+            )
+        return made[id(dispatcher)]
+
+    twins = {name: twin_of(dispatcher) for name, dispatcher in compiled.items()}
+    swapped = True
+    while swapped:  # a twin made here may bring a new namespace to swap in
+        swapped = False
+        for ns in list(namespaces.values()):
+            for key, value in list(ns.items()):
+                if isinstance(value, CPUDispatcher):
+                    ns[key] = twin_of(value)
+                    swapped = True
+    return twins
 
 
 @contextmanager

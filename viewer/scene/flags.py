@@ -26,6 +26,9 @@ WORLD_DONE = 16
 STALE = 32
 #: Set by the per-node setters when a node's subtree marking is deferred (storage.py).
 PENDING = 64
+#: Every bit: clearing is ``f & (ALL ^ BIT)``, never ``~BIT``, which is a negative Python
+#: int that a uint8 refuses when the loops run as plain Python (coldstart.py).
+ALL = 0xFF
 #: What rule 1 sets on every node of a changed node's subtree.
 SUBTREE_DIRTY = WORLD | EXEC
 #: What a node added to the graph starts with: everything to do.
@@ -55,19 +58,19 @@ def after_local_stored(f):
     """Flags once the local matrix was recomputed and stored (a change is recorded)."""
     if f & LOCAL:
         f |= LOCAL_DONE
-    return f & ~(LOCAL | STALE)
+    return f & (ALL ^ (LOCAL | STALE))
 
 
 @njit(cache=True, inline="always")
 def after_local_in_registers(f):
     """Flags once a changed local matrix was used without being stored (``update()``)."""
-    return (f & ~LOCAL) | LOCAL_DONE | STALE
+    return (f & (ALL ^ LOCAL)) | LOCAL_DONE | STALE
 
 
 @njit(cache=True, inline="always")
 def after_world(f):
     """Flags once the world matrix was recomputed."""
-    return (f & ~WORLD) | WORLD_DONE
+    return (f & (ALL ^ WORLD)) | WORLD_DONE
 
 
 @njit(cache=True, inline="always")
@@ -79,7 +82,7 @@ def changed_itself(f):
 @njit(cache=True, inline="always")
 def touched_this_frame(f):
     """Any flag other than ``STALE``: the node has something to report or clear."""
-    return f & ~STALE != 0
+    return f & (ALL ^ STALE) != 0
 
 
 @njit(cache=True, inline="always")
@@ -109,4 +112,4 @@ def world_recomputed(f):
 @njit(cache=True, inline="always")
 def after_change(f):
     """Rule 1 on the changed node itself: update_local set, no longer queued."""
-    return (f | LOCAL) & ~PENDING
+    return (f | LOCAL) & (ALL ^ PENDING)
