@@ -8,6 +8,8 @@ frame loop applies them once per simulated frame.
 
 from __future__ import annotations
 
+from viewer.io.ranges import WORLD_REACH
+
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
 
@@ -104,4 +106,8 @@ class InputHandlers:
             self.overlay.mouse_scroll_event(x_offset, y_offset)
             if self.overlay.wants_mouse:
                 return
-        self.camera.zoom(y_offset)
+        # a hundred notches per event at most (0.9 ** -1e6 overflows); zooming out without
+        # end would overflow the view matrix: a scene lies within WORLD_REACH of the
+        # origin, so a hundred times that is far enough to see it all
+        self.camera.zoom(max(-100.0, min(100.0, float(y_offset))))
+        self.camera.distance = min(self.camera.distance, 100.0 * WORLD_REACH)
