@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..text import printable
+from ..text import printable, quoted
 from .kernels import all_finite
 
 _MIN_QUAT_NORM = 1e-12
@@ -52,7 +52,7 @@ def ids(value: object, what: str) -> np.ndarray:
 def finite_result(arr: np.ndarray, node: str, field: str, why: str) -> np.ndarray:
     """``arr`` when every value is finite; else a ValueError saying `why` it is not."""
     if not np.isfinite(arr).all():
-        raise ValueError(f"node {node!r}, field {field!r}: {why}")
+        raise ValueError(f"node {quoted(node)}, field {field!r}: {why}")
     return arr
 
 
@@ -62,16 +62,17 @@ def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
         arr = _real(value)
     except (TypeError, ValueError):
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected {n} numbers, got {_brief(value)}"
+            f"node {quoted(node)}, field {field!r}: expected {n} numbers, got {_brief(value)}"
         ) from None
     if arr.shape != (n,):
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected {n} numbers, got shape {arr.shape} "
+            f"node {quoted(node)}, field {field!r}: expected {n} numbers, got shape {arr.shape} "
             f"({_brief(value)})"
         )
     if not np.isfinite(arr).all():
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected finite numbers, got {_brief(arr.tolist())}"
+            f"node {quoted(node)}, field {field!r}: expected finite numbers, "
+            f"got {_brief(arr.tolist())}"
         )
     return arr
 
@@ -85,7 +86,7 @@ def unit_quaternion(value: object, node: str, field: str) -> np.ndarray:
     norm = float(np.sqrt(q @ q))
     if norm < _MIN_QUAT_NORM:
         raise ValueError(
-            f"node {node!r}, field {field!r}: a rotation quaternion must have non-zero "
+            f"node {quoted(node)}, field {field!r}: a rotation quaternion must have non-zero "
             f"length, got {q.tolist()!r}"
         )
     return q / norm
@@ -108,7 +109,7 @@ def rows(
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"node {name_of_row(row)!r}, field {field!r}: expected finite numbers, "
+            f"node {quoted(name_of_row(row))}, field {field!r}: expected finite numbers, "
             f"got {arr[row].tolist()!r}"
         )
     return np.ascontiguousarray(arr)
@@ -127,7 +128,7 @@ def unit_quaternion_rows(
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"node {name_of_row(row)!r}, field {field!r}: a rotation quaternion must have "
+            f"node {quoted(name_of_row(row))}, field {field!r}: a rotation quaternion must have "
             f"non-zero length, got {q[row].tolist()!r}"
         )
     return q / norms[:, None]
