@@ -102,7 +102,8 @@ def read_xwd(data: bytes) -> np.ndarray:
 
 def _grab(display) -> np.ndarray:
     env = {**os.environ, "DISPLAY": display}
-    raw = subprocess.run(["xwd", "-root", "-silent"], env=env, capture_output=True, timeout=PATIENCE)
+    command = ["xwd", "-root", "-silent"]
+    raw = subprocess.run(command, env=env, capture_output=True, timeout=PATIENCE)
     return read_xwd(raw.stdout)[:H, :W]
 
 
