@@ -8,7 +8,15 @@ import os
 import subprocess
 import time
 
-from test_window_xvfb import REPO, _sgview_command, _wait_for, _x, display, window_id  # noqa: F401
+from test_window_xvfb import (  # noqa: F401
+    PATIENCE,
+    REPO,
+    _sgview_command,
+    _wait_for,
+    _x,
+    display,
+    window_id,
+)
 
 SCENE = """[scene]
 title = "{title}"
@@ -63,7 +71,7 @@ def test_saving_reloads_and_bad_saves_keep_the_last_good_scene(display, tmp_path
 
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=20) == 0
+        assert proc.wait(timeout=PATIENCE) == 0
         out, err = proc.stdout.read(), proc.stderr.read()
         assert out.count("reloaded") == 2
         assert err.count("reload failed, keeping the last good scene") == 3, err

@@ -10,6 +10,8 @@ also where scripted keys (`--keys`, `viewer.keyscript`) come in: both go the sam
 
 from __future__ import annotations
 
+from viewer.io.ranges import WORLD_REACH
+
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
 #: The movement keys, held down for as many frames as they are held: key -> action.
@@ -142,4 +144,8 @@ class InputHandlers:
             self.overlay.forward("mouse_scroll_event", x_offset, y_offset)
             if self.overlay.wants_mouse:
                 return
-        self.camera.zoom(y_offset)
+        # a hundred notches per event at most (0.9 ** -1e6 overflows); zooming out without
+        # end would overflow the view matrix: a scene lies within WORLD_REACH of the
+        # origin, so a hundred times that is far enough to see it all
+        self.camera.zoom(max(-100.0, min(100.0, float(y_offset))))
+        self.camera.distance = min(self.camera.distance, 100.0 * WORLD_REACH)

@@ -1,11 +1,18 @@
 """Whatever the input, the loaders raise SceneError or return a scene: never anything else.
 
 Random and mutated TOML, mutated glTF JSON, GLB bytes and external buffers, and scenes
-that include a mutated model. Each case runs under `bounded_load` (tests/io/bounded.py): a
-time bound per case, a bound on its peak allocations, and small node and buffer caps.
-150 examples per test: the module takes about 20 s (tracemalloc roughly triples the
-cost of a load). SGVIEW_FUZZ_EXAMPLES=4000 runs a longer campaign (about 10 minutes, clean
-when last run). A case that once failed goes into fuzz_corpus/ (see test_corpus.py).
+that include a mutated model; and one generator per class of hostile input of issue 12:
+extreme but finite numbers (`test_extreme_numbers`, `test_extreme_chains`: what an
+accepted scene computes later must stay finite and inside the world bound), TOML shapes
+that cost the parser far more than their size (`test_pathological_toml_shapes`, against
+the documented memory per byte), and long or hostile strings in every field
+(`test_messages_stay_short_whatever_the_file_quotes`). Output paths and untrusted names
+have their generators in tests/test_output_paths.py and tests/test_untrusted_names.py.
+Each case runs under `bounded_load` (tests/io/bounded.py): a bound on its peak
+allocations, small node and buffer caps, no numpy warning, a one-line printable message
+of at most 400 characters, and a generous hang guard. 150 examples per test in CI;
+SGVIEW_FUZZ_EXAMPLES=4000 runs a longer campaign. A case that once failed goes into
+fuzz_corpus/ (see test_corpus.py).
 """
 
 from __future__ import annotations

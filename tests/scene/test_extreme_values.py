@@ -96,3 +96,18 @@ def test_motion_time_is_bounded_and_values_stay_finite_inside_the_bound():
             m.values(t)
     pulse = Motion.make("pulse", [0], np.ones((1, 3)), amplitude=0.99, period=1e-3)
     assert np.isfinite(pulse.values(MAX_TIME)).all()
+
+
+def test_zooming_out_without_end_keeps_the_camera_finite():
+    from viewer.app_input import InputHandlers
+    from viewer.render.camera import Camera
+
+    class Viewer(InputHandlers):
+        overlay = None
+        camera = Camera()
+
+    viewer = Viewer()
+    for _ in range(50):
+        viewer.on_mouse_scroll_event(0.0, -1e6)  # a million wheel notches out, each time
+    vp = viewer.camera.view_projection((64, 48)).astype(np.float32)
+    assert np.isfinite(vp).all() and viewer.camera.distance <= 1e14

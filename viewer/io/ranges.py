@@ -138,9 +138,19 @@ def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if event.position is not None:
             reach[i] = max(reach[i], math.hypot(*event.position))
     drawn = np.zeros(n)
+    radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
     for i, look in scene.looks.items():
-        if i < n and look.mesh != "none":
-            drawn[i] = max(look.size) * math.sqrt(3.0)
+        if i >= n or look.mesh == "none":
+            continue
+        extent = 1.0  # a built-in mesh fits the unit box
+        if look.mesh in scene.mesh_data:
+            if look.mesh not in radius:
+                positions = scene.mesh_data[look.mesh][0]
+                with np.errstate(invalid="ignore", over="ignore"):
+                    far = float(np.abs(positions).max(initial=0.0))
+                radius[look.mesh] = 2.0 * far  # 2x: the built-in unit box spans ±0.5
+            extent = radius[look.mesh]
+        drawn[i] = extent * max(look.size) * math.sqrt(3.0)
     return scale, reach, drawn
 
 

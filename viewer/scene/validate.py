@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..text import printable
+from ..text import printable, quoted
 from . import kernels as K
 
 _MIN_QUAT_NORM = 1e-12
@@ -53,7 +53,7 @@ def ids(value: object, what: str) -> np.ndarray:
 def finite_result(arr: np.ndarray, node: str, field: str, why: str) -> np.ndarray:
     """``arr`` when every value is finite; else a ValueError saying `why` it is not."""
     if not np.isfinite(arr).all():
-        raise ValueError(f"node {node!r}, field {field!r}: {why}")
+        raise ValueError(f"node {quoted(node)}, field {field!r}: {why}")
     return arr
 
 
@@ -63,16 +63,17 @@ def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
         arr = _real(value)
     except (TypeError, ValueError):
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected {n} numbers, got {_brief(value)}"
+            f"node {quoted(node)}, field {field!r}: expected {n} numbers, got {_brief(value)}"
         ) from None
     if arr.shape != (n,):
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected {n} numbers, got shape {arr.shape} "
+            f"node {quoted(node)}, field {field!r}: expected {n} numbers, got shape {arr.shape} "
             f"({_brief(value)})"
         )
     if not np.isfinite(arr).all():
         raise ValueError(
-            f"node {node!r}, field {field!r}: expected finite numbers, got {_brief(arr.tolist())}"
+            f"node {quoted(node)}, field {field!r}: expected finite numbers, "
+            f"got {_brief(arr.tolist())}"
         )
     return arr
 
@@ -132,7 +133,7 @@ def unit_quaternion(value: object, node: str, field: str) -> np.ndarray:
     norm = float(np.sqrt(q @ q))
     if norm < _MIN_QUAT_NORM:
         raise ValueError(
-            f"node {node!r}, field {field!r}: a rotation quaternion must have non-zero "
+            f"node {quoted(node)}, field {field!r}: a rotation quaternion must have non-zero "
             f"length, got {q.tolist()!r}"
         )
     return q / norm
@@ -155,7 +156,7 @@ def rows(
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"node {name_of_row(row)!r}, field {field!r}: expected finite numbers, "
+            f"node {quoted(name_of_row(row))}, field {field!r}: expected finite numbers, "
             f"got {arr[row].tolist()!r}"
         )
     return np.ascontiguousarray(arr)
@@ -174,7 +175,7 @@ def unit_quaternion_rows(
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"node {name_of_row(row)!r}, field {field!r}: a rotation quaternion must have "
+            f"node {quoted(name_of_row(row))}, field {field!r}: a rotation quaternion must have "
             f"non-zero length, got {q[row].tolist()!r}"
         )
     return q / norms[:, None]
