@@ -53,3 +53,11 @@ def world_matrix(path_locals) -> np.ndarray:
 def rel_error(a, b) -> float:
     """max |a - b| relative to the size of b (at least 1)."""
     return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / max(1.0, np.max(np.abs(b))))
+
+
+def rotation_about_axis(axis, degrees) -> np.ndarray:
+    """3x3 rotation by ``degrees`` about ``axis`` (Rodrigues, straight from axis and angle)."""
+    k = np.asarray(axis, dtype=float) / np.linalg.norm(axis)
+    a = np.radians(degrees)
+    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(a) * kx + (1 - np.cos(a)) * (kx @ kx)

@@ -101,11 +101,11 @@ def test_world_versions_count_changes(arm):
     ("field", "value", "message"),
     [
         ("local_position", (1, float("nan"), 0), "finite"),
-        ("local_position", (1, 2), "expected 3 numbers"),
+        ("local_position", (1,), "expected 3 numbers"),
         ("local_scale", (1, float("inf"), 1), "finite"),
         ("local_rotation", (0, 0, 0, 0), "non-zero length"),
         ("local_euler", "abc", "expected 3 numbers"),
-        ("world_position", (0, 0), "expected 3 numbers"),
+        ("world_position", (0,), "expected 3 numbers"),
     ],
 )
 def test_bad_values_name_node_and_field_and_change_nothing(arm, field, value, message):

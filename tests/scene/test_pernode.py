@@ -35,7 +35,7 @@ def test_setters_take_tuples_lists_and_arrays(value):
     ("value", "message"),
     [
         ((1.0, float("nan"), 0.0), "expected finite numbers"),
-        ((1.0, 2.0), "expected 3 numbers"),
+        ((1.0,), "expected 3 numbers"),
         ("abc", "expected 3 numbers"),
         ((1.0, "x", 2.0), "expected 3 numbers"),
         (np.ones((3, 1)), "expected 3 numbers"),

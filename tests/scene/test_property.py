@@ -15,8 +15,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from oracle import local_matrix, rel_error, rotation_from_euler, rotation_from_quaternion
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+from oracle import (
+    local_matrix,
+    rel_error,
+    rotation_about_axis,
+    rotation_from_euler,
+    rotation_from_quaternion,
+)
 from oracle import world_matrix as oracle_product
 
 from viewer.scene import HierarchyError, SceneGraph
@@ -44,7 +56,8 @@ class GraphMachine(RuleBasedStateMachine):
         self.roots: list[int] = []
         self.trs: dict[int, tuple] = {}
         self.handles: dict = {}  # id -> the handle add() returned, kept (it caches reads)
-        self.changed: set[int] = set()
+        self.changed: set[int] = set()  # their local changed: the next local_updated
+        self.listed: set[int] = set()  # marked dirty: the next world_updated
         self.stale: set[int] = set()  # world matrices not recomputed since they changed
         self.products = 0  # products the frame has computed so far
         self.count = 0
@@ -83,6 +96,7 @@ class GraphMachine(RuleBasedStateMachine):
     def dirty(self, i: int) -> None:
         """Rule 1 on ``i`` in the model."""
         self.changed.add(i)
+        self.listed.update(self.subtree(i))
         self.stale.update(self.subtree(i))
 
     def pulled(self, i: int) -> None:
@@ -112,6 +126,15 @@ class GraphMachine(RuleBasedStateMachine):
         return new
 
     # ------------------------------------------------------------ operations
+    @initialize(data=st.data(), n=st.integers(1, 8))
+    def start_with_a_tree(self, data, n):
+        """A few nodes from the start, so the rules that need nodes run from step one."""
+        for _ in range(n):
+            self.add(
+                data.draw(pick), data.draw(st.booleans()), data.draw(vec3), data.draw(quat),
+                data.draw(scale3),
+            )  # fmt: skip
+
     @rule(parent=pick, root=st.booleans(), p=vec3, q=quat, s=scale3)
     def add(self, parent, root, p, q, s):
         par = -1 if root or not self.parent else self.choose(parent)
@@ -191,6 +214,162 @@ class GraphMachine(RuleBasedStateMachine):
         self.read_back(i)
 
     @precondition(lambda self: self.parent)
+    @rule(k=pick, axis=vec3.filter(lambda a: np.linalg.norm(a) > 0.1), d=coord)
+    def translate_on_axis(self, k, axis, d):
+        i = self.choose(k)
+        pos, q, _ = self.trs[i]
+        self.handles[i].translate_on_axis(axis, d)
+        step = rotation_from_quaternion(q) @ (np.array(axis) / np.linalg.norm(axis)) * d
+        assert rel_error(self.read_back(i)[0], pos + step) < 1e-9
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, axis=vec3.filter(lambda a: np.linalg.norm(a) > 0.1), deg=euler.map(sum))
+    def rotate_on_axis(self, k, axis, deg):
+        i = self.choose(k)
+        before = rotation_from_quaternion(self.trs[i][1])
+        self.handles[i].rotate_on_axis(axis, deg)
+        after = rotation_from_quaternion(self.read_back(i)[1])
+        assert rel_error(after, before @ rotation_about_axis(axis, deg)) < 1e-9
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, axis=vec3.filter(lambda a: np.linalg.norm(a) > 0.1), deg=euler.map(sum))
+    def rotate_on_world_axis(self, k, axis, deg):
+        i = self.choose(k)
+        before = self.oracle_world(i)
+        exact = self.shear_free(i)
+        self.handles[i].rotate_on_world_axis(axis, deg)
+        self.pulled(self.parent[i])
+        self.read_back(i)
+        after = self.oracle_world(i)
+        assert rel_error(after[:3, 3], before[:3, 3]) < 1e-8  # turns about its own origin
+        if exact:
+            turned = rotation_about_axis(axis, deg) @ before[:3, :3]
+            assert rel_error(after[:3, :3], turned) < 1e-8
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, e=euler)
+    def set_world_euler(self, k, e):
+        i = self.choose(k)
+        self.handles[i].world_euler = e
+        self.pulled(self.parent[i])
+        self.read_back(i)
+        if self.shear_free(i):
+            w = self.oracle_world(i)[:3, :3]
+            unscaled = w / np.linalg.norm(w, axis=0)
+            if np.linalg.det(unscaled) > 0:  # a mirrored world has no pure rotation to match
+                assert rel_error(unscaled, rotation_from_euler(e)) < 1e-8
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, p=vec3, q=quat, s=scale3, sheared=st.booleans())
+    def set_local_matrix(self, k, p, q, s, sheared):
+        i = self.choose(k)
+        m = local_matrix(p, q, s)
+        if sheared:
+            m[0, 1] += 0.5 * abs(m[0, 0]) + 0.1  # no T · R · S has this
+            with pytest_raises(ValueError):
+                self.handles[i].local_matrix = m
+            self.read_back(i)
+            return
+        self.handles[i].local_matrix = m
+        self.read_back(i)
+        assert rel_error(self.g.node(i).local_matrix, m) < 1e-9
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, xy=st.tuples(coord, coord), sxy=st.tuples(scale_component, scale_component))
+    def set_2d(self, k, xy, sxy):
+        i = self.choose(k)
+        node = self.handles[i]
+        node.local_position = xy
+        node.local_scale = sxy
+        _, _, z = self.read_back(i)[0]
+        assert z == 0.0 and self.trs[i][2][2] == 1.0
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def flags_are_visible(self, k):
+        i = self.choose(k)
+        flags = self.handles[i].dirty
+        assert flags.world == (i in self.stale)
+        assert flags.execute == (i in self.listed)
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick, other=pick, under=st.booleans())
+    def clone(self, k, other, under):
+        i = self.choose(k)
+        p = self.choose(other) if under else self.parent[i]
+        if p >= 0 and p in self.subtree(i):
+            with pytest_raises(HierarchyError):
+                self.handles[i].clone(self.g.node(p))
+            return
+        copy = self.handles[i].clone(None if p < 0 else self.g.node(p))
+        originals = [n.id for n in self.handles[i].traverse()]
+        copies = [n.id for n in copy.traverse()]
+        assert len(copies) == len(originals)
+        assert self.preorder_subtree(i) == originals
+        for src, dst in zip(originals, copies, strict=True):
+            par = p if src == i else copies[originals.index(self.parent[src])]
+            self.children[dst] = []
+            self.attach(dst, par)
+            self.trs[dst] = self.trs[src]
+            self.handles[dst] = self.g.node(dst)
+            assert self.g.name_of(dst).startswith(self.g.name_of(src)) or src == i
+            self.dirty(dst)
+        self.count += len(copies)
+
+    def preorder_subtree(self, i: int) -> list[int]:
+        out, stack = [], [i]
+        while stack:
+            n = stack.pop()
+            out.append(n)
+            stack.extend(reversed(self.children[n]))
+        return out
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def ancestors_and_find(self, k):
+        i = self.choose(k)
+        node = self.handles[i]
+        chain = [a.id for a in node.ancestors()]
+        expected, j = [], self.parent[i]
+        while j >= 0:
+            expected.append(j)
+            j = self.parent[j]
+        assert chain == expected
+        path = "/" + "/".join(self.g.name_of(j) for j in [*reversed(chain), i])
+        assert self.g.find(path) == node
+        assert [n.id for n in node.descendants()] == self.preorder_subtree(i)[1:]
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def remove_keeping_children(self, k):
+        i = self.choose(k)
+        p, kids = self.parent[i], list(self.children[i])
+        before = {c: self.oracle_world(c) for c in kids}
+        exact = all(self.shear_free(c) for c in kids)
+        try:
+            self.g.remove(self.handles[i], keep_children=True)
+        except HierarchyError:  # the parent's world is singular: nothing changed
+            self.pulled(p)
+            return
+        if kids:
+            self.pulled(p)
+            for c in kids:
+                self.pulled(c)
+        for c in kids:
+            self.detach(c)
+            self.attach(c, p)
+            self.dirty(c)
+        self.detach(i)
+        del self.parent[i], self.children[i], self.trs[i], self.handles[i]
+        self.changed.discard(i)
+        self.listed.discard(i)
+        self.stale.discard(i)
+        for c in kids:
+            self.read_back(c)
+            if exact:
+                assert rel_error(self.oracle_world(c), before[c]) < 1e-8
+
+    @precondition(lambda self: self.parent)
     @rule(k=pick)
     def touch(self, k):
         i = self.choose(k)
@@ -255,6 +434,7 @@ class GraphMachine(RuleBasedStateMachine):
             del self.handles[n]
             del self.parent[n], self.children[n], self.trs[n]
             self.changed.discard(n)
+            self.listed.discard(n)
             self.stale.discard(n)
         assert len(self.g) == len(self.parent)
 
@@ -322,7 +502,7 @@ class GraphMachine(RuleBasedStateMachine):
             elif bad == "inf":
                 self.g.set_locals(np.array([i]), scales=np.array([[1, float("inf"), 1]]))
             elif bad == "short":
-                node.local_scale = (1, 2)
+                node.local_scale = (1,)
             else:
                 node.local_rotation = (0, 0, 0, 0)
         self.read_back(i)
@@ -330,26 +510,44 @@ class GraphMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------ the frame
     @rule()
     def update(self):
-        expected: set[int] = set()
-        for i in self.changed:
-            expected.update(self.subtree(i))
         report = self.g.update()
-        self.products += sum(1 for i in self.stale if self.parent[i] >= 0)
-        assert report.products == self.products
-        self.products = 0
-        self.stale.clear()
-        order = self.preorder()
-        assert [n.id for n in self.g] == order
-        in_order = [i for i in order if i in expected]
-        assert report.world_updated.tolist() == in_order
-        assert report.executed.tolist() == in_order
-        assert report.local_updated.tolist() == [i for i in order if i in self.changed]
+        self.check_report(report, set(self.parent))
+        assert [n.id for n in self.g] == self.preorder()
         for i in self.parent:
             err = rel_error(self.g.node(i).world_matrix, self.oracle_world(i))
             assert err < TOL, (self.g.name_of(i), err)
             np.testing.assert_array_equal(self.g.world_matrices()[i], self.g.node(i).world_matrix)
             assert rel_error(self.g.node(i).local_matrix, local_matrix(*self.trs[i])) < TOL
-        self.changed.clear()
+
+    @precondition(lambda self: self.parent)
+    @rule(k=pick)
+    def update_subtree(self, k):
+        """update(root=...): the subtree is current and reported; the rest waits."""
+        i = self.choose(k)
+        waiting = self.listed - set(self.subtree(i))
+        self.pulled(self.parent[i])
+        report = self.g.update(root=self.handles[i])
+        self.check_report(report, set(self.subtree(i)))
+        for j in self.subtree(i):
+            assert tuple(self.handles[j].dirty) == (False, False, False)
+            assert rel_error(self.g.node(j).world_matrix, self.oracle_world(j)) < TOL
+        assert self.listed == waiting
+        for j in waiting:
+            assert self.handles[j].dirty.execute
+
+    def check_report(self, report, scope: set[int]) -> None:
+        """The frame's lists within ``scope`` match the model; the counters are exact."""
+        self.products += sum(1 for j in self.stale & scope if self.parent[j] >= 0)
+        assert report.products == self.products
+        self.products = 0
+        self.stale -= scope
+        order = [j for j in self.preorder() if j in scope]
+        in_order = [j for j in order if j in self.listed]
+        assert report.world_updated.tolist() == in_order
+        assert report.executed.tolist() == in_order
+        assert report.local_updated.tolist() == [j for j in order if j in self.changed]
+        self.listed -= scope
+        self.changed -= scope
 
     @precondition(lambda self: any(self.children.values()))
     @rule(k=pick, how=st.sampled_from(["position", "scale", "touch", "bulk"]), p=vec3)

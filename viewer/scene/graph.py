@@ -48,11 +48,13 @@ class SceneGraph:
         """Add a node (a root unless ``parent`` is given) and return its handle.
 
         ``rotation`` is a quaternion ``(x, y, z, w)``; ``euler`` is degrees with
-        ``R = Rz · Ry · Rx``; give one or neither. The new node is dirty (rule 1).
+        ``R = Rz · Ry · Rx``; give one or neither. For 2-D use a position may have two
+        numbers (z = 0) and a scale two (z = 1) or one (uniform). The new node is dirty
+        (rule 1).
         """
         name = self._check_new_name(name)
         p = -1 if parent is None else self._own(parent, "parent")
-        pos = np.zeros(3) if position is None else validate.vector(position, 3, name, "position")
+        pos = np.zeros(3) if position is None else validate.spatial(position, 0.0, name, "position")
         if rotation is not None and euler is not None:
             raise ValueError(f"node {name!r}: give rotation or euler, not both")
         if euler is not None:
@@ -61,7 +63,7 @@ class SceneGraph:
             rot = validate.unit_quaternion(rotation, name, "rotation")
         else:
             rot = np.array([0.0, 0.0, 0.0, 1.0])
-        scl = np.ones(3) if scale is None else validate.vector(scale, 3, name, "scale")
+        scl = np.ones(3) if scale is None else validate.spatial(scale, 1.0, name, "scale")
         ids = self._store.append(
             np.array([p], dtype=np.int64), [name], pos[None], rot[None], scl[None]
         )
@@ -152,9 +154,18 @@ class SceneGraph:
         p = -1 if parent is None else self._own(parent, "parent")
         structure.set_parent(self._store, i, p, keep_world)
 
-    def remove(self, node: Node) -> None:
-        """Remove ``node`` and its whole subtree. Their handles become invalid."""
-        structure.remove_subtree(self._store, self._own(node, "remove"))
+    def remove(self, node: Node, keep_children: bool = False) -> None:
+        """Remove ``node`` and its whole subtree; their handles become invalid.
+
+        ``keep_children=True`` removes ``node`` alone: its children move to its parent
+        (or become roots), last in their new sibling list in their old order, keeping
+        their world transforms (as ``set_parent(..., keep_world=True)``).
+        """
+        i = self._own(node, "remove")
+        if keep_children:
+            structure.remove_keeping_children(self._store, i)
+        else:
+            structure.remove_subtree(self._store, i)
 
     def detach_children(self, node: Node) -> None:
         """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
@@ -176,6 +187,27 @@ class SceneGraph:
     def __iter__(self) -> Iterator[Node]:
         """Live nodes in pre-order (roots in root order, children in attach order)."""
         return (Node(self, int(i)) for i in self.alive_ids())
+
+    def find(self, path: str) -> Node | None:
+        """The node at the end of a path of names, ``"Obj1/Obj2/Obj5"``: each name a child
+        of the one before it; a leading ``/`` asks for the first name to be a root.
+        None when no node matches."""
+        names = path.split("/")
+        rooted = names[0] == ""
+        if rooted:
+            names = names[1:]
+        if not names or "" in names or names[0] not in self._store.ids_by_name:
+            return None
+        s = self._store
+        i = s.ids_by_name[names[0]]
+        if rooted and s.parent[i] >= 0:
+            return None
+        for name in names[1:]:
+            j = s.ids_by_name.get(name)
+            if j is None or s.parent[j] != i:
+                return None
+            i = j
+        return Node(self, i)
 
     def node(self, node_id: int) -> Node:
         """The handle of a live node id."""
@@ -279,13 +311,18 @@ class SceneGraph:
         if k:
             self._store.set_values(np.ascontiguousarray(idx), pos, rot, scl)
 
-    def update(self) -> FrameReport:
+    def update(self, root: Node | None = None) -> FrameReport:
         """End the frame: recompute what is dirty, hand it on, clear the flags.
 
         Cost is proportional to the dirty nodes (plus one O(N) layout pass after a
         structural edit). A frame with no change recomputes and hands on nothing.
+
+        With ``root``, only that node's subtree is brought current and reported (the
+        classic ``UpdateChain`` on a sub-root): its dirty ancestors are recomputed as a
+        read would, and counted in this report's ``products``; every other dirty node
+        keeps its flags and is reported by a later ``update()``.
         """
-        return self._store.end_frame()
+        return self._store.end_frame(-1 if root is None else self._own(root, "root"))
 
     # ------------------------------------------------------------------ for Node only
     # The internal surface node handles use (node.py); not public API. Each takes an id
@@ -324,6 +361,40 @@ class SceneGraph:
         view = s.pos_b if channel == "position" else s.scl_b
         return np.ndarray(_VEC3, _FLOAT, view[24 * i : 24 * i + 24].tobytes())
 
+    def _flags_of(self, i: int) -> int:
+        """The node's flag bits (``flags.py``), deferred marking done first."""
+        s = self._store
+        s.check_alive(i)
+        s.flush()
+        return int(s.flags[i])
+
+    def _subtree_ids(self, i: int) -> list[int]:
+        """``i`` and its descendants in pre-order."""
+        s = self._store
+        s.check_alive(i)
+        s.ensure_layout()
+        return s.order[s.slot[i] : s.slot[i] + s.size[i]].tolist()
+
+    def _clone(self, i: int, parent: int, name: str | None) -> int:
+        """Copy the subtree of ``i`` (local values, names renamed) under ``parent``;
+        returns the copy's root id. See ``Node.clone`` for the names."""
+        s = self._store
+        ids = self._subtree_ids(i)
+        if parent >= 0 and parent in set(ids):
+            raise HierarchyError(
+                f"cannot clone {s.names[i]!r} under {s.names[parent]!r}, which is inside it"
+            )
+        if name is not None:
+            self._check_new_name(name)
+        names = structure.clone_names([s.names[j] for j in ids], name, s.ids_by_name)
+        row = {j: r for r, j in enumerate(ids)}
+        first = s.n
+        parents = np.array(
+            [parent] + [first + row[int(s.parent[j])] for j in ids[1:]], dtype=np.int64
+        )
+        idx = np.array(ids, dtype=np.int64)
+        return int(s.append(parents, names, s.pos[idx], s.rot[idx], s.scl[idx])[0])
+
     def _write_locals(
         self,
         i: int,
@@ -337,12 +408,12 @@ class SceneGraph:
     # The per-node setters: plain Python into the arrays, subtree marking deferred to
     # the next operation that reads flags (Storage.changed / flush). ``field`` names the
     # Node property in errors.
-    def _set_vector(self, i: int, value: object, channel: str, field: str) -> None:
-        """``channel``: "position" or "scale"."""
+    def _set_vector(self, i: int, value: object, channel: str, field: str, plane: float) -> None:
+        """``channel``: "position" or "scale"; ``plane``: the z of a 2-D value."""
         s = self._store
         if not s.alive_v[i]:
             s.check_alive(i)
-        x, y, z = validate.three(value, s.names, i, field)
+        x, y, z = validate.three(value, s.names, i, field, plane)
         s.write3(s.vector_v[channel], i, x, y, z)
 
     def _set_rotation(self, i: int, value: object, field: str = "local_rotation") -> None:

@@ -1,26 +1,32 @@
 """Node handles: a graph and a stable id, with the per-node API of Unity/Godot style.
 
-A handle stores nothing else, so it stays valid while the graph re-orders its arrays,
-and a handle to a removed node raises instead of reading someone else's data.
+A handle refers to its node by id only, so it stays valid while the graph re-orders its
+arrays, and a handle to a removed node raises instead of reading someone else's data.
 Matrices and vectors come back as read-only copies: they are current when read and do
 not change under the caller's feet afterwards.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..text import quoted
 from . import validate
+from .flags import EXEC, LOCAL, WORLD
 from .math import (
     decompose,
     look_rotation,
     quat_conjugate,
     quat_from_axis_angle,
+    quat_from_euler,
     quat_multiply,
+    quat_rotate,
     quat_to_euler,
     quat_to_matrix3,
+    trs_matrix,
 )
 
 if TYPE_CHECKING:
@@ -29,6 +35,17 @@ if TYPE_CHECKING:
 _NONE3 = np.empty((0, 3))
 _NONE4 = np.empty((0, 4))
 _NEAR_SINGULAR = "the parent's world matrix is too close to singular to solve for a finite value"
+_SAME = object()  # clone(): "under the original's parent"
+
+
+class DirtyFlags(NamedTuple):
+    """A node's three flags (docs/dirty-propagation.md): ``local`` (update_local: its
+    local matrix is behind its values), ``world`` (update_world: its world matrix is
+    behind) and ``execute`` (its world matrix goes to the renderer at ``update()``)."""
+
+    local: bool
+    world: bool
+    execute: bool
 
 
 def _frozen(arr: np.ndarray) -> np.ndarray:
@@ -95,6 +112,46 @@ class Node:
         """A change with no new value: marks this node and its subtree dirty."""
         self._graph.touch(self)
 
+    @property
+    def dirty(self) -> DirtyFlags:
+        """The node's flags now: ``(local, world, execute)``; all False after update()."""
+        f = self._graph._flags_of(self.id)
+        return DirtyFlags(bool(f & LOCAL), bool(f & WORLD), bool(f & EXEC))
+
+    def traverse(self) -> Iterator[Node]:
+        """This node, then its descendants, in pre-order (children in attach order)."""
+        g = self._graph
+        return (Node(g, j) for j in g._subtree_ids(self.id))
+
+    def descendants(self) -> list[Node]:
+        """Every node below this one, in pre-order."""
+        g = self._graph
+        return [Node(g, j) for j in g._subtree_ids(self.id)[1:]]
+
+    def ancestors(self) -> list[Node]:
+        """The parent, its parent, … up to the root."""
+        g = self._graph
+        out = []
+        p = g._parent_id(self.id)
+        while p >= 0:
+            out.append(Node(g, p))
+            p = g._parent_id(p)
+        return out
+
+    def clone(self, parent: Node | None | object = _SAME, name: str | None = None) -> Node:
+        """Copy this node and its subtree (local values and structure) and return the
+        copy's root: under ``parent`` (default: this node's parent; None: a root), last
+        among its siblings. Every copied node is named with the first suffix of
+        ``_copy``, ``_copy2``, … that is free for all of them (``Obj2`` becomes
+        ``Obj2_copy``); ``name`` names the copy's root instead. The copies are new, so
+        dirty (rule 1)."""
+        g = self._graph
+        if parent is _SAME:
+            p = g._parent_id(self.id)
+        else:
+            p = -1 if parent is None else g._own(parent, "parent")
+        return Node(g, g._clone(g._live(self.id), p, name))
+
     # ------------------------------------------------------------------ local values
     def _set(
         self, pos: np.ndarray = _NONE3, rot: np.ndarray = _NONE4, scl: np.ndarray = _NONE3
@@ -107,7 +164,7 @@ class Node:
 
     @local_position.setter
     def local_position(self, value: object) -> None:
-        self._graph._set_vector(self.id, value, "position", "local_position")
+        self._graph._set_vector(self.id, value, "position", "local_position", 0.0)
 
     @property
     def local_rotation(self) -> np.ndarray:
@@ -133,12 +190,37 @@ class Node:
 
     @local_scale.setter
     def local_scale(self, value: object) -> None:
-        self._graph._set_vector(self.id, value, "scale", "local_scale")
+        self._graph._set_vector(self.id, value, "scale", "local_scale", 1.0)
 
     @property
     def local_matrix(self) -> np.ndarray:
         """``(4, 4)`` ``T · R · S``, recomputed now if its values changed."""
         return _frozen(self._graph._local_matrix(self.id))
+
+    @local_matrix.setter
+    def local_matrix(self, value: object) -> None:
+        """Decomposed into position, rotation and scale. A matrix ``T · R · S`` cannot
+        hold (shear, a projective last row) is refused."""
+        m = np.asarray(validate.vector(np.ravel(np.asarray(value, dtype=object)), 16,
+                                       self.name, "local_matrix")).reshape(4, 4)  # fmt: skip
+        field = f"node {self.name!r}, field 'local_matrix'"
+        if m[3].tolist() != [0.0, 0.0, 0.0, 1.0]:
+            raise ValueError(f"{field}: the last row must be (0, 0, 0, 1), got {m[3].tolist()}")
+        pos, rot, scl = decompose(m)
+        size = max(1.0, float(np.abs(m).max()))
+        if not np.allclose(trs_matrix(pos, rot, scl), m, rtol=0.0, atol=1e-9 * size):
+            raise ValueError(f"{field}: the matrix has shear, which T · R · S cannot hold")
+        self._graph._write_locals(self.id, pos[None], rot[None], scl[None])
+
+    @property
+    def angle(self) -> float:
+        """2-D use: the local rotation about Z, in degrees (exact for such rotations)."""
+        return float(quat_to_euler(self._graph._local_values(self.id)[1])[2])
+
+    @angle.setter
+    def angle(self, degrees: float) -> None:
+        d = validate.vector([degrees], 1, self.name, "angle")[0]
+        self.local_rotation = quat_from_axis_angle((0.0, 0.0, 1.0), d)
 
     # ------------------------------------------------------------------ world values
     @property
@@ -164,7 +246,7 @@ class Node:
 
     @world_position.setter
     def world_position(self, value: object) -> None:
-        p = validate.vector(value, 3, self.name, "world_position")
+        p = validate.spatial(value, 0.0, self.name, "world_position")
         with np.errstate(all="ignore"):  # a near-singular parent: checked just below
             inv = self._inverse(self._parent_world(), "world_position")
             local = inv[:3, :3] @ p + inv[:3, 3]
@@ -185,6 +267,25 @@ class Node:
             local = local / np.linalg.norm(local)
         local = validate.finite_result(local, self.name, "world_rotation", _NEAR_SINGULAR)
         self._set(rot=local[None])
+
+    @property
+    def world_euler(self) -> np.ndarray:
+        """Degrees ``(rx, ry, rz)`` of ``world_rotation`` (``R = Rz · Ry · Rx``)."""
+        return _frozen(quat_to_euler(decompose(self._graph._world_matrix(self.id))[1]))
+
+    @world_euler.setter
+    def world_euler(self, value: object) -> None:
+        self.world_rotation = quat_from_euler(validate.vector(value, 3, self.name, "world_euler"))
+
+    @property
+    def world_angle(self) -> float:
+        """2-D use: the world rotation about Z, in degrees."""
+        return float(self.world_euler[2])
+
+    @world_angle.setter
+    def world_angle(self, degrees: float) -> None:
+        d = validate.vector([degrees], 1, self.name, "world_angle")[0]
+        self.world_rotation = quat_from_axis_angle((0.0, 0.0, 1.0), d)
 
     @property
     def lossy_scale(self) -> np.ndarray:
@@ -258,3 +359,41 @@ class Node:
             moved, self.name, "offset", "the new position would overflow to infinity"
         )
         self._set(pos=moved[None])
+
+    def translate_on_axis(self, axis: object, distance: float) -> None:
+        """Move by ``distance`` along ``axis`` given in this node's own (rotated, not
+        scaled) frame, as three.js's ``translateOnAxis``."""
+        a = self._unit_axis(axis)
+        d = validate.vector([distance], 1, self.name, "distance")[0]
+        pos, rot, _ = self._graph._local_values(self.id)
+        with np.errstate(over="ignore"):
+            moved = pos + quat_rotate(rot, a) * d
+        moved = validate.finite_result(
+            moved, self.name, "distance", "the new position would overflow to infinity"
+        )
+        self._set(pos=moved[None])
+
+    def rotate_on_axis(self, axis: object, degrees: float) -> None:
+        """Rotate by ``degrees`` about ``axis`` given in this node's own frame."""
+        a = self._unit_axis(axis)
+        d = validate.vector([degrees], 1, self.name, "degrees")[0]
+        q = quat_multiply(self._graph._local_values(self.id)[1], quat_from_axis_angle(a, d))
+        self._set(rot=(q / np.linalg.norm(q))[None])
+
+    def rotate_on_world_axis(self, axis: object, degrees: float) -> None:
+        """Rotate by ``degrees`` about ``axis`` given in world space (through the node's
+        origin): ``parent⁻¹ · turn · parent · local`` with the parent's world rotation."""
+        a = self._unit_axis(axis)
+        d = validate.vector([degrees], 1, self.name, "degrees")[0]
+        parent_rot = decompose(self._parent_world())[1]
+        turn = quat_multiply(quat_conjugate(parent_rot), quat_from_axis_angle(a, d))
+        turn = quat_multiply(turn, parent_rot)
+        q = quat_multiply(turn, self._graph._local_values(self.id)[1])
+        self._set(rot=(q / np.linalg.norm(q))[None])
+
+    def _unit_axis(self, axis: object) -> np.ndarray:
+        a = validate.vector(axis, 3, self.name, "axis")
+        n = float(np.linalg.norm(a))
+        if not n > 1e-12:
+            raise ValueError(f"node {quoted(self.name)}, field 'axis': expected a non-zero axis")
+        return a / n

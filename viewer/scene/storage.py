@@ -22,7 +22,7 @@ import numpy as np
 
 from . import kernels as K
 from .errors import HierarchyError
-from .flags import LOCAL, NEW, PENDING, WORLD
+from .flags import LOCAL, LOCAL_DONE, NEW, PENDING, STALE, WORLD
 from .report import FrameReport
 
 
@@ -278,10 +278,11 @@ class Storage:
         """Disjoint pre-order slot ranges covering every node dirtied this frame."""
         return K.dirty_ranges(self.roots[: self.n_roots], self.alive, self.slot, self.size)
 
-    def recompute(self, starts: np.ndarray, ends: np.ndarray) -> int:
-        """Recompute the dirty nodes of the ranges; returns the products done."""
+    def recompute(self, starts: np.ndarray, ends: np.ndarray, everything: bool = True) -> int:
+        """Recompute the dirty nodes of the ranges; returns the products done. With
+        ``everything`` (the ranges cover every dirty node) a walk in id order may be used."""
         dirty = int((ends - starts).sum())
-        by_id = self.ids_topological and dirty * 8 > self.alive_count
+        by_id = everything and self.ids_topological and dirty * 8 > self.alive_count
         return K.recompute(
             starts,
             ends,
@@ -303,39 +304,74 @@ class Storage:
             self.ensure_layout()
             self.products += self.recompute(*self.dirty_ranges())
 
-    def end_frame(self) -> FrameReport:
-        """``SceneGraph.update()``: recompute what is dirty, report it, clear the flags."""
+    def end_frame(self, root: int = -1) -> FrameReport:
+        """``SceneGraph.update()``: recompute what is dirty, report it, clear the flags;
+        with a ``root``, only in that node's subtree (``_end_subtree``)."""
         self.flush()
         self.ensure_layout()
-        products = self.products
-        if self.n_roots:
+        naive = self.depth_sum
+        if root >= 0:
+            starts, ends = self._end_subtree(root)
+            sub = self.order[starts[0] : ends[0]]
+            naive = int(self.depth[sub].sum() - self.depth[root] * sub.shape[0])
+        elif self.n_roots:
             starts, ends = self.dirty_ranges()
-            products += self.recompute(starts, ends)
-            local, world, cause = K.finish_frame(
-                starts, ends, self.order, self.parent, self.flags, self.cause
-            )
-            executed = world
+            self.products += self.recompute(starts, ends)
+            self.n_roots = 0
         else:
-            local = world = cause = executed = np.empty(0, dtype=np.int64)
+            starts = ends = np.empty(0, dtype=np.int64)
+        local, world, cause = K.finish_frame(
+            starts, ends, self.order, self.parent, self.flags, self.cause
+        )
         self.frame += 1
         report = FrameReport(
             frame=self.frame,
             local_updated=local,
             world_updated=world,
             cause=cause,
-            executed=executed,
+            executed=world,
             suppressed=self.suppressed,
-            products=int(products),
-            naive_products=self.depth_sum,
+            products=self.products,
+            naive_products=naive,
             node_count=self.alive_count,
             structure_changed=self.structure_changed,
             _name_of=self.names.__getitem__,
         )
-        self.n_roots = 0
         self.suppressed = 0
         self.products = 0
         self.structure_changed = False
         return report
+
+    def _end_subtree(self, root: int) -> tuple[np.ndarray, np.ndarray]:
+        """Bring ``root``'s subtree current for ``end_frame``: its dirty ancestors as a
+        read would, then the subtree's dirty nodes. Dirty roots recorded inside the
+        subtree are dropped; the others stay for a later frame. Returns its slot range."""
+        p = int(self.parent[root])
+        if p >= 0:
+            self.pull_world(p)
+        lo, hi = int(self.slot[root]), int(self.slot[root] + self.size[root])
+        starts = np.array([lo], dtype=np.int64)
+        ends = np.array([hi], dtype=np.int64)
+        self.products += self.recompute(starts, ends, everything=False)
+        recorded = self.roots[: self.n_roots]
+        inside = self.alive[recorded] & (self.slot[recorded] >= lo) & (self.slot[recorded] < hi)
+        kept = recorded[~inside]
+        self.roots[: kept.shape[0]] = kept
+        self.n_roots = kept.shape[0]
+        self._ancestor_causes(p)
+        return starts, ends
+
+    def _ancestor_causes(self, p: int) -> None:
+        """``cause`` of ``p`` and its ancestors recomputed this frame, top down, so the
+        subtree below can inherit it (``finish_frame`` only walks the subtree)."""
+        chain = []
+        while p >= 0 and int(self.flags[p]) & ~STALE:
+            chain.append(p)
+            p = int(self.parent[p])
+        for j in reversed(chain):
+            up = int(self.parent[j])
+            own = self.flags[j] & (LOCAL | LOCAL_DONE) or up < 0 or up not in chain
+            self.cause[j] = j if own else self.cause[up]
 
 
 def readonly(arr: np.ndarray) -> np.ndarray:

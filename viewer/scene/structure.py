@@ -65,6 +65,39 @@ def remove_subtree(s: Storage, i: int) -> None:
     s.structure_edited()
 
 
+def remove_keeping_children(s: Storage, i: int) -> None:
+    """Remove ``i`` alone: its children move to its parent (or become roots) keeping
+    their world transforms. Checked first, so an error changes nothing."""
+    s.flush()
+    p = int(s.parent[i])
+    kids = child_ids(s, i)
+    if kids and p >= 0:
+        a = s.world_of(p)[:3, :3]
+        if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
+            raise HierarchyError(
+                f"cannot remove {s.names[i]!r} keeping its children: its parent "
+                f"{s.names[p]!r} has a singular world matrix"
+            )
+    for c in kids:
+        set_parent(s, c, p, keep_world=True)
+    remove_subtree(s, i)
+
+
+def clone_names(names: list[str], root_name: str | None, taken: dict) -> list[str]:
+    """Names for a copy of a subtree (``names`` in pre-order): each name plus the first
+    suffix of ``_copy``, ``_copy2``, ``_copy3``, … that is free for every node of the
+    copy; ``root_name``, if given, names the copy's root instead."""
+    k = 1
+    while True:
+        suffix = "_copy" if k == 1 else f"_copy{k}"
+        out = [f"{n}{suffix}" for n in names]
+        if root_name is not None:
+            out[0] = root_name
+        if len(set(out)) == len(out) and not any(n in taken for n in out):
+            return out
+        k += 1
+
+
 def detach_children(s: Storage, i: int) -> None:
     """Make every child of ``i`` a root, keeping its local values (rule 1 on each)."""
     s.flush()

@@ -83,7 +83,9 @@ _SEQUENCES = (tuple, list)
 _isfinite = math.isfinite
 
 
-def three(value: object, names: Sequence[str], i: int, field: str) -> tuple:
+def three(
+    value: object, names: Sequence[str], i: int, field: str, plane: float | None = None
+) -> tuple:
     """``value`` as three finite Python floats, for the per-node setters.
 
     A tuple, list or 1-D array of three numbers takes the fast path (plain Python,
@@ -102,7 +104,21 @@ def three(value: object, names: Sequence[str], i: int, field: str) -> tuple:
         else:
             if _isfinite(x + y + z):  # false only for a non-finite part (or an overflow)
                 return x, y, z
+    if plane is not None:
+        return tuple(spatial(value, plane, names[i], field).tolist())
     return tuple(vector(value, 3, names[i], field).tolist())
+
+
+def spatial(value: object, plane: float, node: str, field: str) -> np.ndarray:
+    """Three numbers, or two for 2-D use with ``plane`` as the third (z = 0 for a
+    position, 1 for a scale); for a scale (``plane == 1``) one number means all three."""
+    number = isinstance(value, int | float | np.integer | np.floating)
+    if plane == 1.0 and number and not isinstance(value, bool):
+        return vector([value] * 3, 3, node, field)
+    pair = isinstance(value, tuple | list) and len(value) == 2
+    if pair or (isinstance(value, np.ndarray) and value.shape == (2,)):
+        return vector([*value, plane], 3, node, field)
+    return vector(value, 3, node, field)
 
 
 def unit_four(value: object, names: Sequence[str], i: int, field: str) -> tuple:
