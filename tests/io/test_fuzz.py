@@ -429,8 +429,8 @@ def test_extreme_chains(tmp_path_factory, chain, pulse):
 
 
 # ------------------------------------------------------------------ class 5: TOML shapes
-#: docs/scene-format.md: loading costs at most 120 bytes per byte of TOML, plus 8 MB.
-TOML_BYTES_PER_BYTE, TOML_FIXED_MB = 120, 8
+#: docs/scene-format.md: loading costs at most 90 bytes per byte of TOML, plus 8 MB.
+TOML_BYTES_PER_BYTE, TOML_FIXED_MB = 90, 8
 KEY_PART = st.sampled_from(["a", "node", '"q.q"', "'l'", "motion", "0", "x-y"])
 PATHOLOGICAL = st.one_of(
     st.integers(1, 5000).flatmap(

@@ -10,8 +10,9 @@ from viewer.io import SceneError
 from viewer.io.toml_precheck import MAX_KEY_PARTS, MAX_NESTING
 
 #: docs/scene-format.md: loading costs at most this many bytes per byte of TOML (the worst
-#: shape is the smallest node, ``[[node]] name="a"``: about 2 KB per node of 18 bytes)...
-BYTES_PER_BYTE = 120
+#: shape is the smallest node, ``[[node]] name="a"``: about 1.6 KB per node of 18 bytes,
+#: most of it the graph's own arrays)...
+BYTES_PER_BYTE = 90
 #: ... plus this much for the loader itself (MB), once its code is compiled.
 FIXED_MB = 8
 

@@ -40,13 +40,28 @@ class Locator:
     """
 
     def __init__(self, text: str) -> None:
-        self.lines = text.split("\n")
-        self.headers: list[tuple[int, bool, str]] = []  # (index, is_array, dotted name)
-        for i, line in enumerate(self.lines):
-            m = _HEADER.match(line)
-            if m:
-                name = re.sub(r"[ \t\"']", "", m.group(2))
-                self.headers.append((i, m.group(1) == "[[", name))
+        self._text = text
+        self._lines: list[str] | None = None
+        self._headers: list[tuple[int, bool, str]] = []
+
+    # Built on the first error only: the lines and headers of a large file cost more
+    # memory than its nodes, and a file that loads never needs them.
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self._text.split("\n")
+            for i, line in enumerate(self._lines):
+                m = _HEADER.match(line)
+                if m:
+                    name = re.sub(r"[ \t\"']", "", m.group(2))
+                    self._headers.append((i, m.group(1) == "[[", name))
+        return self._lines
+
+    @property
+    def headers(self) -> list[tuple[int, bool, str]]:
+        """(line index, is an array table, dotted name) of every table header."""
+        self.lines  # noqa: B018 - builds both
+        return self._headers
 
     # -- blocks of lines belonging to one table
     def _block(self, section: str, index: int | None) -> tuple[int, int] | None:

@@ -19,8 +19,8 @@ import numpy as np
 __all__ = ["MAX_KEY_PARTS", "MAX_NESTING", "MAX_TOML_BYTES", "toml_problem"]
 
 #: The largest scene file read (checked on disk, before reading). Once the checks below
-#: hold, loading costs at most about 120 bytes of memory per byte of TOML (the smallest
-#: nodes, about 2 KB each; a file of richer nodes about 20), measured in
+#: hold, loading costs at most about 90 bytes of memory per byte of TOML (the smallest
+#: nodes, about 1.6 KB each; a file of richer nodes about 20), measured in
 #: tests/io/test_toml_memory.py. A 100,000-node file written by --save is about 17 MB.
 MAX_TOML_BYTES = 32 * 1024 * 1024
 #: The most parts a dotted key may have (``a.b.c`` has 3).

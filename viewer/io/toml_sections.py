@@ -38,9 +38,11 @@ NODE_KEYS = (
 EVENT_KEYS = ("frame", "touch", "set")
 SET_KEYS = ("node", "position", "rotation", "quaternion", "scale")
 GLTF_SUFFIXES = (".gltf", ".glb")
+_NO_ROTATION = np.array([0.0, 0.0, 0.0, 1.0])
+_NO_ROTATION.flags.writeable = False
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeSpec:
     """One checked [[node]] table, before the graph is built."""
 
@@ -133,7 +135,7 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
         )
     if "rotation" in table and "quaternion" in table:
         raise where.error("quaternion", "give rotation (Euler degrees) or quaternion, not both")
-    rotation = np.array([0.0, 0.0, 0.0, 1.0])
+    rotation = _NO_ROTATION  # shared: a large file of plain nodes holds one, not one each
     if "rotation" in table:
         euler = F.vector(where, "rotation", table["rotation"], 3)
         rotation = F.quat_from_euler(in_range(where, "rotation", euler, "rotation"))
