@@ -2,7 +2,7 @@
 
 The compiled loops of `kernels` are cached on disk, so every launch after the first loads
 them in well under a second. The first launch after an install has no cache: compiling
-them all takes 10-15 s, and the window would stay black meanwhile. So `start()` (called
+them all takes 10-20 s, and the window would stay black meanwhile. So `start()` (called
 by the command line before it loads a scene) checks numba's cache; when it is cold it
 
 - starts ``python -m viewer.scene.coldstart`` in the background, which compiles every
@@ -44,6 +44,7 @@ __all__ = [
     "start",
 ]
 
+#: The folder holding the `viewer` package: the background process starts there.
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 #: Longest array a Python twin serves (a few ms a frame); longer ones wait for numba.
 PYTHON_MAX_LENGTH = 5_000
@@ -109,7 +110,7 @@ class ColdStart:
         self.done = threading.Event()
         self.failed: str | None = None
         self._say(
-            "first run: compiling the core's loops in the background (10-15 s, once); "
+            "first run: compiling the core's loops in the background (10-20 s, once); "
             "frames run meanwhile on a slower path"
         )
         self._process = subprocess.Popen(
@@ -132,9 +133,12 @@ class ColdStart:
             lines = stderr.decode(errors="replace").strip().splitlines()
             self.failed = lines[-1] if lines else f"exit status {self._process.returncode}"
         else:
-            for dispatcher in self.compiled.values():  # load from the disk cache, here
-                for sig in _cached_signatures(dispatcher) or ():
-                    dispatcher.compile(sig)
+            try:  # load from the disk cache, here, rather than at the next frame's calls
+                for dispatcher in self.compiled.values():
+                    for sig in _cached_signatures(dispatcher) or ():
+                        dispatcher.compile(sig)
+            except Exception as exc:  # a call then compiles what it needs, as before
+                self.failed = f"loading the compiled loops: {exc}"
         with _lock:
             for name, dispatcher in self.compiled.items():
                 setattr(K, name, dispatcher)
