@@ -9,6 +9,9 @@ children) and a minimal one of 1,000,000 nodes (``{}`` each, the shape of the is
 - ``json.loads`` of the file and the core's ``SceneGraph.add_many`` of its nodes: the
   floor the loader is measured against (issue 16: "about json.loads plus add_many");
 - ``load_scene`` (the whole load: read, parse, check, decode, build the graph);
+- the same with Python's garbage collector running, as a plain program runs them (the
+  other columns pause it, as `timeit` does): ``json.loads`` then spends most of its time
+  in collections over the growing tree, which ``read_gltf`` pauses;
 - ``pygltflib.GLTF2.gltf_from_json``: what the previous loader did before anything else
   (it decoded every node into an object through pygltflib), so a lower bound of its time.
 
@@ -82,10 +85,20 @@ def bench_file(path: Path, repeats: int, old: bool) -> dict[str, float]:
             lambda _step: timed(fn), warmup=1, min_repeats=repeats, max_repeats=repeats
         ).median_ms
 
+    def median_gc_on(fn) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - start) * 1e3)
+        return sorted(times)[len(times) // 2]
+
     row = {
         "json.loads": median(lambda: json.loads(text)),
         "add_many": median(build),
         "load_scene": median(lambda: load_scene(path)),
+        "json.loads gc": median_gc_on(lambda: json.loads(text)),
+        "load_scene gc": median_gc_on(lambda: load_scene(path)),
     }
     if old:
         import pygltflib
@@ -107,8 +120,9 @@ def main(argv=None) -> int:
     if not args.quick:
         cases.append(("minimal nodes, 1,000,000", minimal_doc(1_000_000)))
     print("| file | MB | json.loads ms | add_many ms | load_scene ms | load / (json+add) "
-          "| pygltflib ms | pygltflib / load |")  # fmt: skip
-    print("|---|--:|--:|--:|--:|--:|--:|--:|")
+          "| with gc: json.loads ms | with gc: load_scene ms | pygltflib ms "
+          "| pygltflib / load |")  # fmt: skip
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     with tempfile.TemporaryDirectory() as tmp:
         for k, (label, doc) in enumerate(cases):
             path = Path(tmp) / f"case{k}.gltf"
@@ -123,6 +137,7 @@ def main(argv=None) -> int:
             print(
                 f"| {label} | {path.stat().st_size / 1e6:.1f} | {row['json.loads']:.0f} "
                 f"| {row['add_many']:.0f} | {load:.0f} | {load / floor:.2f} "
+                f"| {row['json.loads gc']:.0f} | {row['load_scene gc']:.0f} "
                 f"| {old_ms} | {speedup} |",
                 flush=True,
             )

@@ -1,0 +1,94 @@
+"""Fuzzing the glTF content beyond node trees (issue 12's generators, for issue 16's data):
+mutated animations, skins and materials end in a scene or one line, and a scene that loads
+plays at any time without NaN; the parsed-JSON memory bound holds for generated JSON."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import tracemalloc
+
+import numpy as np
+from gltf_rig import rig_document
+from hypothesis import given
+from hypothesis import strategies as st
+from test_fuzz import FUZZ, JSON_VALUES, _paths, load_or_scene_error
+
+from viewer.animation import apply_animation, player_of
+from viewer.animation.skin import skinning_of
+from viewer.io import SceneError
+from viewer.io.limits import json_memory_bound
+
+
+def _rig_doc() -> dict:
+    doc, blob = rig_document(vertex_colors=True)
+    doc["buffers"][0]["uri"] = (
+        "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
+    )
+    doc["images"] = [{"uri": "data:image/png;base64,AAAA"}]  # mutations may point at it
+    doc["textures"] = [{"source": 0, "sampler": 0}]
+    doc["samplers"] = [{"wrapS": 10497}]
+    return doc
+
+
+RIG_DOC = _rig_doc()
+RIG_PATHS = [
+    p for p in _paths(RIG_DOC)
+    if p[0] in ("animations", "skins", "accessors", "materials", "meshes", "textures",
+                "samplers", "images") and not (p[0] == "images" and p[-1] == "uri")
+]  # fmt: skip
+
+
+@FUZZ
+@given(
+    changes=st.lists(st.tuples(st.sampled_from(RIG_PATHS), JSON_VALUES), min_size=1, max_size=3),
+    times=st.lists(st.floats(0, 1e4), min_size=1, max_size=4),
+)
+def test_mutated_animations_skins_and_materials(tmp_path_factory, changes, times):
+    doc = json.loads(json.dumps(RIG_DOC))
+    for path, value in changes:
+        target = doc
+        try:
+            for key in path[:-1]:
+                target = target[key]
+            target[path[-1]] = value
+        except (KeyError, IndexError, TypeError):
+            continue
+    file = tmp_path_factory.mktemp("fuzz") / "rig.gltf"
+    file.write_text(json.dumps(doc))
+    scene = load_or_scene_error(file)
+    if isinstance(scene, SceneError):
+        return
+    g = scene.graph
+    g.update()
+    for t in times:  # whatever loaded plays without producing NaN or an exception
+        apply_animation(scene, t)
+        g.update()
+        assert np.all(np.isfinite(g.world_matrices()))
+    skinning = skinning_of(scene)
+    if skinning is not None:
+        for skin in skinning.skins:
+            assert np.all(np.isfinite(skin.matrices(g.world_matrices())))
+    player = player_of(scene)
+    assert player is None or all(math.isfinite(c.duration) for c in player.clips)
+
+
+@FUZZ
+@given(value=st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
+              st.text(max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=6),
+                            st.dictionaries(st.text(max_size=6), inner, max_size=5)),
+    max_leaves=60,
+))  # fmt: skip
+def test_the_json_memory_bound_holds_for_generated_json(value):
+    text = json.dumps(value).encode()
+    tracemalloc.start()
+    try:
+        parsed = json.loads(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    del parsed
+    assert peak <= json_memory_bound(text), (peak, json_memory_bound(text), text[:80])
