@@ -1,6 +1,6 @@
 """glTF loading benchmark: the JSON-direct loader against pygltflib decoding, and its floor.
 
-    python bench/gltf_load.py [--quick] [--nodes N] [--skip-old]
+    .venv/bin/python bench/gltf_load.py [--quick] [--nodes N] [--skip-old]
 
 Writes a random glTF tree of N nodes (default 100,000; names, translations, rotations,
 children) and a minimal one of 1,000,000 nodes (``{}`` each, the shape of the issue's

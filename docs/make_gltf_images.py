@@ -1,6 +1,6 @@
 """Make the pictures of the glTF section of docs/viewer.md with sgview itself.
 
-    python docs/make_gltf_images.py            # writes docs/images/skinned-rig.{png,gif}
+    .venv/bin/python docs/make_gltf_images.py         # writes docs/images/skinned-rig.{png,gif}
 
 The model is the test suite's three-bone bending cylinder (tests/gltf_rig.py: skinned,
 with vertex colours and an animation using every interpolation mode), written to a
