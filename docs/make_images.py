@@ -4,7 +4,7 @@
     .venv/bin/python docs/make_images.py --out /tmp/imgs --size 640x360
 
 Each picture is one headless `sgview` run of a bundled scene, replaying the touches its
-file scripts (SEMANTICS.md examples A and B) with the motion off, and saving the frame of
+file scripts (docs/semantics.md examples A and B) with the motion off, and saving the frame of
 one touch: the overlay shows the glow in the view, the tree's flags, the selected node
 and why it is dirty, the counters and the log. The same log is printed (``--log``) and
 written beside the picture as ``NAME.log``, so the page can show it as text.

@@ -37,7 +37,7 @@ def _one_line_error(capsys) -> str:
     return err
 
 
-# -- --log and --touch reproduce SEMANTICS.md to the letter ----------------------------------
+# -- --log and --touch reproduce docs/semantics.md to the letter ----------------------------------
 def test_log_example_a(capsys):
     assert main([CHAIN5, "--headless", "--still", "--log", *SMALL,
                  "--frames", "2", "--touch", "Obj3", "--touch", "Obj4@2"]) == 0  # fmt: skip

@@ -1,4 +1,4 @@
-"""Collision (viewer.collision) against SEMANTICS.md section 6 and independent oracles.
+"""Collision (viewer.collision) against docs/semantics.md section 6 and independent oracles.
 
 The oracles here do not fold: a disk is tested with the distance from its centre to the
 nearest point of the rectangle's four edges in world space, a sphere with the clamped
@@ -95,7 +95,7 @@ def rect_distance(p, corners) -> float:
 
 
 def contract_aabb(center, r, w, h) -> bool:
-    """SEMANTICS.md section 6, transcribed line by line."""
+    """docs/semantics.md section 6, transcribed line by line."""
     cx, cy = abs(center[0]), abs(center[1])
     if cx >= w / 2 + r or cy >= h / 2 + r:
         return False

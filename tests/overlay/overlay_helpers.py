@@ -1,4 +1,4 @@
-"""Small graphs of SEMANTICS.md for the overlay tests (built directly, no scene files)."""
+"""Small graphs of docs/semantics.md for the overlay tests (built directly, no scene files)."""
 
 from __future__ import annotations
 

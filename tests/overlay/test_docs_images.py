@@ -53,7 +53,7 @@ def test_the_script_makes_the_pictures_and_the_logs_of_the_page(egl, tmp_path):
         assert img.shape == (270, 480, 3) and img.std() > 10
         assert logs[name] == blocks[f"# frame {frame}"], name
         assert (tmp_path / f"{name}.log").read_text().splitlines()[1:] == logs[name]
-    # SEMANTICS.md examples A and B, to the letter.
+    # docs/semantics.md examples A and B, to the letter.
     assert logs["chain-touch-obj4"] == [
         "*Update Local : Obj4*",
         "=Update World : Obj4=",

@@ -1,4 +1,4 @@
-"""Headless screenshots after each touch of SEMANTICS.md examples A and B.
+"""Headless screenshots after each touch of docs/semantics.md examples A and B.
 
 The nodes in the frame report glow at their projected positions (red: local recomputed,
 orange: world only), every other node keeps its own (cool) colour, the lines on the
@@ -60,7 +60,7 @@ def node_pixels(app):
 
 
 CASES = [
-    # (scene, {frame: [names]}, frames, red, orange): SEMANTICS.md examples A and B
+    # (scene, {frame: [names]}, frames, red, orange): docs/semantics.md examples A and B
     ("chain5.toml", {1: ["Obj3"]}, 1, {"Obj3"}, {"Obj4", "Obj5"}),
     # touch(Obj4) half a second later: Obj3's glow has faded out by then
     ("chain5.toml", {1: ["Obj3"], 32: ["Obj4"]}, 32, {"Obj4"}, {"Obj5"}),

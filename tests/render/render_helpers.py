@@ -34,7 +34,7 @@ def tree10(
         "cube",
     ),
 ) -> Scene:
-    """SEMANTICS.md example B's ten-node tree, spread out so no node hides another."""
+    """docs/semantics.md example B's ten-node tree, spread out so no node hides another."""
     g = SceneGraph()
     o1 = g.add("Obj1", position=(0.0, 0.5, 0.0))
     o2 = g.add("Obj2", parent=o1, position=(-3.0, 1.6, 0.0))

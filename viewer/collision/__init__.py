@@ -1,6 +1,6 @@
 """Collision tests in plain numpy (no GL): disks, spheres and rays against boxes.
 
-SEMANTICS.md section 6 is the contract: fold the ball's centre, expressed in the box's
+docs/semantics.md section 6 is the contract: fold the ball's centre, expressed in the box's
 frame, into the first quadrant (octant) and compare with the half-sizes; touching is not a
 hit. An oriented box takes its unit axes from the normalised columns of its node's world
 matrix (`rect_axes`, `box_axes`).

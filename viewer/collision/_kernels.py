@@ -1,6 +1,6 @@
 """The two computations every ball-against-box test shares, with no argument checks.
 
-`folded_hit` is the folding test of SEMANTICS.md section 6, written for any dimension;
+`folded_hit` is the folding test of docs/semantics.md section 6, written for any dimension;
 `frame_coords` expresses offsets in a box's own frame. Both take arrays with one leading
 item axis and loop only over the (two or three) coordinate axes, summing terms in a fixed
 order, so one item gives bit-for-bit the same answer alone or inside a batch.

@@ -1,4 +1,4 @@
-"""The interactive disk-and-rectangle demo (SEMANTICS.md section 6), without GL.
+"""The interactive disk-and-rectangle demo (docs/semantics.md section 6), without GL.
 
 A scene with a ``[collision]`` table names a disk node and a rectangle node. Each frame the
 app moves the disk (H J K L) and turns the rectangle (R, Shift+R) through this class, runs
@@ -129,7 +129,7 @@ class CollisionDemo:
         self.rect.rotate((0.0, 0.0, 1.0), sign * TURN_STEP)
 
     def read(self) -> Reading:
-        """Test the disk against the rectangle as they are now (SEMANTICS.md section 6)."""
+        """Test the disk against the rectangle as they are now (docs/semantics.md section 6)."""
         disk_world = self.disk.world_matrix
         center = disk_world[:2, 3]
         radius = self.disk_size[0] / 2.0 * float(np.hypot(*disk_world[:2, 0]))

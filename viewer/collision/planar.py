@@ -1,4 +1,4 @@
-"""Disk against rectangle in the XY plane (SEMANTICS.md section 6).
+"""Disk against rectangle in the XY plane (docs/semantics.md section 6).
 
 A rectangle is given by its centre, its full `width` and `height`, and for the oriented
 form its unit axes `ui` (width direction) and `uj` (height direction). The disk's centre is

@@ -1,4 +1,4 @@
-"""Sphere against box in 3D: the folding test of SEMANTICS.md section 6, one axis more.
+"""Sphere against box in 3D: the folding test of docs/semantics.md section 6, one axis more.
 
 A box is given by its centre, its full `size` (3,) along its axes, and for the oriented
 form its unit axes as the columns of a (3, 3) matrix (see `box_axes`). The sphere's centre

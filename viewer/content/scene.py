@@ -74,7 +74,7 @@ class Include:
 
 @dataclass
 class CollisionSpec:
-    """Makes a scene the interactive disk-and-rectangle demo (SEMANTICS.md section 6).
+    """Makes a scene the interactive disk-and-rectangle demo (docs/semantics.md section 6).
 
     ``disk`` and ``rect`` name the two nodes; ``revolve`` optionally names the node whose
     motions are the rectangle's "revolution about the origin" mode (its other motions

@@ -237,7 +237,7 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
 
 
 # ---------------------------------------------------------------------------- default
-#: The built-in scene: the ten-node tree of scenes/tree10.toml (SEMANTICS.md example B),
+#: The built-in scene: the ten-node tree of scenes/tree10.toml (docs/semantics.md example B),
 #: with gentle motion on a few nodes so that only their subtrees update each frame.
 DEFAULT_SCENE_TOML = """\
 [scene]

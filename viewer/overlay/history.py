@@ -46,7 +46,7 @@ class Entry:
 
 def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
     """The ``--log`` block of a frame: ``# frame N`` and the report's log lines, or [] when
-    the frame recomputed nothing (SEMANTICS.md section 3: such a frame prints nothing).
+    the frame recomputed nothing (docs/semantics.md section 3: such a frame prints nothing).
 
     A frame with more than `limit` recomputed worlds keeps the lines of the first `limit`
     and ends with ``... N more world updates`` (names are made only for what is kept).

@@ -125,7 +125,7 @@ def quat_to_euler(q: np.ndarray) -> np.ndarray:
 
 
 def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``T · R · S`` (SEMANTICS.md section 1), by the kernels' own composition."""
+    """``T · R · S`` (docs/semantics.md section 1), by the kernels' own composition."""
     out = np.empty((1, 16))
     trs_into(_row(position, 3), _row(rotation, 4), _row(scale, 3), out)
     return out.reshape(4, 4)

@@ -73,7 +73,7 @@ class FrameReport:
         return int(self.cause[hits[0]]) if hits.size else None
 
     def log_lines(self) -> list[str]:
-        """SEMANTICS.md section 3: per recomputed world, in pre-order, local line first."""
+        """docs/semantics.md section 3: per recomputed world, in pre-order, local line first."""
         local = set(self.local_updated.tolist())
         lines: list[str] = []
         for i in self.world_updated.tolist():
