@@ -110,8 +110,8 @@ class ColdStart:
         self.done = threading.Event()
         self.failed: str | None = None
         self._say(
-            "first run: compiling the core's loops in the background (10-20 s, once); "
-            "frames run meanwhile on a slower path"
+            "first run: compiling the core's loops in the background (once; 10-20 s on an "
+            "idle machine); frames run meanwhile on a slower path"
         )
         self._process = subprocess.Popen(
             [sys.executable, "-m", "viewer.scene.coldstart"],
