@@ -287,8 +287,8 @@ def check_outputs(args) -> None:
 
 def options_from(args, scene):
     """Check the per-run requests against the scene and turn them into `RunOptions`."""
-    from viewer.app import RunOptions
     from viewer.render.offscreen import Recorder, RecordError
+    from viewer.run_options import RunOptions
 
     frames = args.frames if args.frames is not None else (1 if args.headless else None)
     touches: dict[int, list[str]] = {}
@@ -433,10 +433,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
 
-    from viewer.app import WindowError, run
     from viewer.render.context import ContextError, GLError
     from viewer.render.offscreen import RecordError
     from viewer.render.shaders import ShaderError
+    from viewer.runner import WindowError, run
 
     try:
         run(scene, options, headless=args.headless, backend=args.backend)
