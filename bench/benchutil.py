@@ -1,4 +1,4 @@
-"""Timing and machine description shared by the benchmark scripts.
+"""Timing, machine description and markdown tables shared by the benchmark scripts.
 
 Medians of repeated runs after warm-up runs, timed with `time.perf_counter`, with Python's
 cyclic garbage collector paused inside the timed region (as `timeit` does) so that a
@@ -12,7 +12,7 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +69,19 @@ class paused_gc:
     def __exit__(self, *exc) -> None:
         if self.was_enabled:
             gc.enable()
+
+
+def markdown_table(
+    headings: Sequence[str], rows: Iterable[Sequence[object]], align: str
+) -> list[str]:
+    """The lines of a markdown table: the headings, the alignment row (one letter per
+    column in `align`: "l" left, "r" right), then one line per row of cells."""
+    if len(align) != len(headings):
+        raise ValueError(f"{len(headings)} headings but alignment {align!r}")
+    marks = {"l": "---", "r": "--:"}
+    lines = ["| " + " | ".join(headings) + " |", "|" + "|".join(marks[a] for a in align) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return lines
 
 
 def timed(fn: Callable[[], object]) -> float:

@@ -31,7 +31,15 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # the sibling modules, then `viewer` from the repo
 
 import pernode  # noqa: E402
-from benchutil import Timing, machine_lines, measure, others_busy_percent, paused_gc, timed  # noqa: E402
+from benchutil import (  # noqa: E402
+    Timing,
+    machine_lines,
+    markdown_table,
+    measure,
+    others_busy_percent,
+    paused_gc,
+    timed,
+)
 from objtree import ObjTree  # noqa: E402
 from threejs_driver import ThreeJS  # noqa: E402
 from treegen import Tree, offset_positions, standard_trees  # noqa: E402
@@ -176,41 +184,65 @@ def fmt_ratio(r: float | None) -> str:
     return "—" if r is None else f"{fmt_num(r)}×"
 
 
-HEADER = (
-    "| tree | n | changed | ours: set_locals + update (ms) | ours: update() alone (ms) "
-    "| ours: per-node setters (ms) | three.js (ms) | baseline (ms) | copy floor (ms) "
-    "| ours / three.js | baseline / ours | ours / floor |"
+HEADINGS = (
+    "tree",
+    "n",
+    "changed",
+    "ours: set_locals + update (ms)",
+    "ours: update() alone (ms)",
+    "ours: per-node setters (ms)",
+    "three.js (ms)",
+    "baseline (ms)",
+    "copy floor (ms)",
+    "ours / three.js",
+    "baseline / ours",
+    "ours / floor",
 )
 
 
 def table(rows: list[dict]) -> list[str]:
-    lines = [HEADER, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
-    for r in rows:
-        lines.append(
-            f"| {r['tree']} | {r['n']:,} | {r['case']} ({r['k']:,}) | {fmt_ms(r.get('ours'))} "
-            f"| {fmt_ms(r.get('update'))} | {fmt_ms(r.get('per_node'))} "
-            f"| {fmt_ms(r.get('three'))} | {fmt_ms(r.get('base'))} | {fmt_ms(r.get('floor'))} "
-            f"| {fmt_ratio(ratio(r.get('ours'), r.get('three')))} "
-            f"| {fmt_ratio(ratio(r.get('base'), r.get('ours')))} "
-            f"| {fmt_ratio(ratio(r.get('ours'), r.get('floor')))} |"
+    cells = [
+        (
+            r["tree"],
+            f"{r['n']:,}",
+            f"{r['case']} ({r['k']:,})",
+            fmt_ms(r.get("ours")),
+            fmt_ms(r.get("update")),
+            fmt_ms(r.get("per_node")),
+            fmt_ms(r.get("three")),
+            fmt_ms(r.get("base")),
+            fmt_ms(r.get("floor")),
+            fmt_ratio(ratio(r.get("ours"), r.get("three"))),
+            fmt_ratio(ratio(r.get("base"), r.get("ours"))),
+            fmt_ratio(ratio(r.get("ours"), r.get("floor"))),
         )
-    return lines
+        for r in rows
+    ]
+    return markdown_table(HEADINGS, cells, "l" + "r" * 11)
 
 
 def build_table(builds: list[dict]) -> list[str]:
     """Build times (one run each): informational, and the first update() shows any compile."""
-    lines = [
-        "| tree | ours: add_many | ours: first update() | baseline: build "
-        "| baseline: first update_chain() | three.js: build + first updateMatrixWorld() |",
-        "|---|--:|--:|--:|--:|--:|",
-    ]
-    for b in builds:
-        lines.append(
-            f"| {b['tree']} | {fmt_ms(b.get('ours'))} | {fmt_ms(b.get('ours_first'))} "
-            f"| {fmt_ms(b.get('base'))} | {fmt_ms(b.get('base_first'))} "
-            f"| {fmt_ms(b.get('three'))} |"
+    headings = (
+        "tree",
+        "ours: add_many",
+        "ours: first update()",
+        "baseline: build",
+        "baseline: first update_chain()",
+        "three.js: build + first updateMatrixWorld()",
+    )
+    cells = [
+        (
+            b["tree"],
+            fmt_ms(b.get("ours")),
+            fmt_ms(b.get("ours_first")),
+            fmt_ms(b.get("base")),
+            fmt_ms(b.get("base_first")),
+            fmt_ms(b.get("three")),
         )
-    return lines
+        for b in builds
+    ]
+    return markdown_table(headings, cells, "lrrrrr")
 
 
 def targets(rows: list[dict]) -> list[str]:
@@ -309,18 +341,13 @@ PER_NODE_TARGETS = {
 
 def pernode_table(ours: dict, pygfx: dict, version: str) -> list[str]:
     head = f"pygfx {version}" if version else "pygfx"
-    lines = [
-        f"| operation | ours (us/call) | {head} (us/call) | ours / pygfx |",
-        "|---|--:|--:|--:|",
-    ]
+    headings = ("operation", "ours (us/call)", f"{head} (us/call)", "ours / pygfx")
+    cells = []
     for op, t in ours.items():
         theirs = pygfx.get(op)
         r = None if theirs is None else t / theirs
-        lines.append(
-            f"| {op} | {fmt_num(t)} | {'—' if theirs is None else fmt_num(theirs)} "
-            f"| {fmt_ratio(r)} |"
-        )
-    return lines
+        cells.append((op, fmt_num(t), "—" if theirs is None else fmt_num(theirs), fmt_ratio(r)))
+    return markdown_table(headings, cells, "lrrr")
 
 
 def pernode_targets(ours: dict, pygfx: dict, rows: list[dict]) -> list[str]:

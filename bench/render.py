@@ -27,7 +27,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
-from benchutil import machine_lines, measure, others_busy_percent, timed  # noqa: E402
+from benchutil import machine_lines, markdown_table, measure, others_busy_percent, timed  # noqa: E402
 
 from viewer.io import generate_scene  # noqa: E402
 from viewer.render import Camera, Renderer  # noqa: E402
@@ -154,22 +154,37 @@ def run_case(ctx, n: int, size, samples: int, budget: float) -> dict:
 
 
 def table(rows: list[dict], size, samples: int) -> list[str]:
-    out = [
+    headings = (
+        "nodes",
+        "changed",
+        "executed",
+        "ours ms (fps)",
+        "ours, no grid/lines ms",
+        "bare ms (fps)",
+        "ours / bare",
+        "bytes / frame",
+        "bytes / executed node",
+    )
+    cells = [
+        (
+            f"{r['n']:,}",
+            r["changed"],
+            f"{r['executed']:.0f}",
+            f"{r['ours_ms']:.1f} ({1000 / r['ours_ms']:.1f})",
+            f"{r['meshes_ms']:.1f}",
+            f"{r['bare_ms']:.1f} ({1000 / r['bare_ms']:.1f})",
+            f"{r['ours_ms'] / r['bare_ms']:.2f}",
+            f"{r['bytes']:,.0f}",
+            f"{r['bytes_per_exec']:.1f}",
+        )
+        for r in rows
+    ]
+    return [
         f"Headless (EGL, llvmpipe) at {size[0]}x{size[1]}, {samples}x multisampling; "
         "medians per frame, 1 % of nodes changed per frame.",
         "",
-        "| nodes | changed | executed | ours ms (fps) | ours, no grid/lines ms | bare ms (fps) "
-        "| ours / bare | bytes / frame | bytes / executed node |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *markdown_table(headings, cells, "rrrrrrrrr"),
     ]
-    for r in rows:
-        out.append(
-            f"| {r['n']:,} | {r['changed']} | {r['executed']:.0f} "
-            f"| {r['ours_ms']:.1f} ({1000 / r['ours_ms']:.1f}) | {r['meshes_ms']:.1f} "
-            f"| {r['bare_ms']:.1f} ({1000 / r['bare_ms']:.1f}) "
-            f"| {r['ours_ms'] / r['bare_ms']:.2f} | {r['bytes']:,.0f} | {r['bytes_per_exec']:.1f} |"
-        )
-    return out
 
 
 def verdicts(rows: list[dict]) -> list[str]:

@@ -3,7 +3,7 @@
     .venv/bin/python bench/soak.py [--frames 20000] [--size 320x180] [--samples 0] [--only NAME]
     .venv/bin/python bench/soak.py --drift [--drift-frames 100000]
 
-Soak: the viewer's own frame loop (`viewer.app.run`, headless EGL, fixed 1/60 s step,
+Soak: the viewer's own frame loop (`viewer.runner.run`, headless EGL, fixed 1/60 s step,
 overlay on as by default) runs `--frames` frames of
 
 - ``solar``: scenes/solar_system.toml (18 nodes, spins and orbits), and
@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path[:0] = [str(HERE), str(REPO)]
 
-from benchutil import machine_lines  # noqa: E402
+from benchutil import machine_lines, markdown_table  # noqa: E402
 from drift import LINKS, orthogonality_error, rotation_norm_error, spinning_chain_toml  # noqa: E402
 
 from viewer.content.motion import apply_motions  # noqa: E402
@@ -72,7 +72,8 @@ def rss_bytes() -> int:
 # ---------------------------------------------------------------------------- soak
 def soak(name: str, frames: int, size: tuple[int, int], samples: int) -> dict:
     """Run `frames` headless frames of scene `name`; return the measurements."""
-    from viewer.app import RunOptions, SgviewApp, run
+    from viewer.app import SgviewApp
+    from viewer.runner import RunOptions, run
 
     window = max(1, frames // 20)
     starts = np.zeros(frames + 1)
@@ -125,26 +126,43 @@ def soak(name: str, frames: int, size: tuple[int, int], samples: int) -> dict:
 
 def soak_table(results: list[dict], size, samples) -> list[str]:
     w = results[0]["window"]
-    lines = [
+    headings = (
+        "scene",
+        "nodes",
+        f"RSS after frame {w:,} (MB)",
+        "RSS at the end (MB)",
+        "growth",
+        f"frame ms, frames {w + 1:,}-{2 * w:,}",
+        f"frame ms, last {w:,}",
+        "ratio",
+        "Python objects (frame W -> end)",
+        "memory",
+        "time",
+    )
+    return [
         f"{results[0]['frames']:,} frames per scene at {size[0]}x{size[1]}, {samples}x MSAA, "
         f"overlay on; W = {w:,}",
         "",
-        f"| scene | nodes | RSS after frame {w:,} (MB) | RSS at the end (MB) | growth "
-        f"| frame ms, frames {w + 1:,}-{2 * w:,} | frame ms, last {w:,} | ratio "
-        "| Python objects (frame W -> end) | memory | time |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|",
+        *markdown_table(headings, [_soak_row(r) for r in results], "lrrrrrrrrll"),
     ]
-    for r in results:
-        mem_ok = abs(r["mem_growth"]) <= MEMORY_TOLERANCE
-        time_ok = abs(r["time_ratio"] - 1.0) <= TIME_TOLERANCE
-        lines.append(
-            f"| {r['name']} | {r['nodes']:,} | {r['mem_ref'] / 2**20:.1f} "
-            f"| {r['mem_end'] / 2**20:.1f} | {100 * r['mem_growth']:+.2f} % "
-            f"| {r['ms_second']:.3f} | {r['ms_last']:.3f} | {r['time_ratio']:.3f} "
-            f"| {r['obj_ref']:,} -> {r['obj_end']:,} "
-            f"| {'PASS' if mem_ok else 'FAIL'} | {'PASS' if time_ok else 'FAIL'} |"
-        )
-    return lines
+
+
+def _soak_row(r: dict) -> tuple:
+    mem_ok = abs(r["mem_growth"]) <= MEMORY_TOLERANCE
+    time_ok = abs(r["time_ratio"] - 1.0) <= TIME_TOLERANCE
+    return (
+        r["name"],
+        f"{r['nodes']:,}",
+        f"{r['mem_ref'] / 2**20:.1f}",
+        f"{r['mem_end'] / 2**20:.1f}",
+        f"{100 * r['mem_growth']:+.2f} %",
+        f"{r['ms_second']:.3f}",
+        f"{r['ms_last']:.3f}",
+        f"{r['time_ratio']:.3f}",
+        f"{r['obj_ref']:,} -> {r['obj_end']:,}",
+        "PASS" if mem_ok else "FAIL",
+        "PASS" if time_ok else "FAIL",
+    )
 
 
 def trace_lines(results: list[dict]) -> list[str]:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from viewer.cli import build_parser, main
+from viewer.cli import main
+from viewer.cli_args import build_parser
 from viewer.controls import KEY_HELP, MOUSE_HELP, key_table_markdown
 from viewer.render.offscreen import FPS, GIF_FPS
 

@@ -2,13 +2,13 @@
 
 import pytest
 
-from viewer.app import WindowError
 from viewer.cli import UsageError
 from viewer.errors import SgviewError
 from viewer.io import SceneError
 from viewer.render.context import ContextError
 from viewer.render.offscreen import RecordError
 from viewer.render.shaders import ShaderError
+from viewer.runner import WindowError
 from viewer.scene.errors import HierarchyError
 from viewer.text import MAX_MESSAGE, one_line, printable, quoted
 

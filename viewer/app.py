@@ -10,62 +10,31 @@ clock, or in moderngl-window's headless window (EGL) with a fixed 1/60 s step; e
 3. drawing (scene, then the overlay), and `Capture` keeps what was asked of the picture.
 
 What the user does lives in the session (`viewer/session.py`); what is written out in
-`viewer/capture.py`; keys and mouse in `viewer/app_input.py`.
+`viewer/capture.py`; keys and mouse in `viewer/app_input.py`; what a run asks for in
+`viewer/run_options.py`; opening the window and running the loop in `viewer/runner.py`.
 """
 
 from __future__ import annotations
 
 import time as clock
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TextIO
 
 import moderngl_window as mglw
 import numpy as np
-from moderngl_window.timers.base import BaseTimer
 
 from viewer.app_input import InputHandlers
 from viewer.capture import Capture
 from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
-from viewer.errors import SgviewError
 from viewer.io.ranges import camera_gap_reason
-from viewer.keyscript import KeyScript
 from viewer.render.camera import ORTHOGRAPHIC, Camera
-from viewer.render.context import GL_VERSION, ContextError
+from viewer.render.context import GL_VERSION
 from viewer.render.renderer import Renderer
-from viewer.session import Frame, Session, window_title
-from viewer.text import one_line
+from viewer.run_options import RunOptions
+from viewer.session import Frame, Session
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
 
-__all__ = ["RunOptions", "SgviewApp", "WindowError", "run"]
-
-
-@dataclass
-class RunOptions:
-    """What a run should do besides showing the scene (see viewer.cli for the flags)."""
-
-    size: tuple[int, int] = (1280, 720)
-    frames: int | None = None  # stop after this many redraws (None: until the window closes)
-    still: bool = False
-    log: bool = False
-    touches: dict[int, list[str]] = field(default_factory=dict)  # frame -> node names
-    screenshot: Path | None = None
-    record: Path | None = None
-    dump_world: Path | None = None
-    samples: int = 4
-    out: TextIO | None = None  # None: sys.stdout at the time of printing
-    overlay: bool = True  # the debug overlay: glow, names, panels (--no-overlay: off)
-    select: str | None = None  # node selected at the start
-    glow: str = "fill"  # how the overlay shows the frames' work: "fill", "rim" or "heat"
-    load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload
-    script: KeyScript = field(default_factory=KeyScript)  # --keys, --click (viewer.keyscript)
-    trace: Path | None = None  # --trace: Chrome Trace Event JSON (viewer.trace)
-    on_frame: list[Callable] = field(default_factory=list)  # Session.frame_callbacks
-    keep_image: bool = False  # keep the last picture drawn in `app.last_image`
-    layout: bool = True  # Session(layout=...): False makes pending changes frame 1's
+__all__ = ["SgviewApp"]
 
 
 class SgviewApp(InputHandlers, mglw.WindowConfig):
@@ -271,63 +240,3 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         # panels: step back along the chosen direction as far as that needs.
         fit = self.camera.fit_distance(self.renderer.bound_points())
         self.camera.distance = max(self.camera.distance, fit)
-
-
-class WindowError(SgviewError, RuntimeError):
-    """The window could not be opened (no usable display or GL driver)."""
-
-
-def run(scene, options: RunOptions, *, headless: bool, backend: str | None = None) -> SgviewApp:
-    """Open a window (or a headless EGL one) on `scene` and run until done; return the app."""
-    if headless:
-        from moderngl_window.context.headless import Window
-
-        timer: BaseTimer = FixedTimer()
-        backend = backend or "egl"
-    else:
-        import pyglet
-
-        # pyglet otherwise opens a hidden 1x1 "shadow" window, titled with the program's
-        # path, for sharing GL objects between windows; sgview has one window and needs
-        # none. Set before moderngl-window imports pyglet's window module.
-        pyglet.options["shadow_window"] = False
-        from moderngl_window.context.pyglet import Window
-        from moderngl_window.timers.clock import Timer
-
-        timer = Timer()
-    try:
-        window = Window(
-            title=window_title(scene.title),
-            size=options.size,
-            resizable=not headless,
-            gl_version=GL_VERSION,
-            vsync=not headless,
-            samples=options.samples,
-            backend=backend,
-        )
-    except Exception as exc:  # pyglet and EGL raise many kinds; report them in one line
-        reason = one_line(exc) or type(exc).__name__
-        if headless:
-            raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
-        raise WindowError(reason) from exc
-    mglw.activate_context(window=window)
-    try:
-        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
-    except BaseException:
-        window.destroy()
-        raise
-    window.config = app
-    window.swap_buffers()  # as create_window_config_instance: settles the buffer size
-    window.set_default_viewport()
-    try:
-        mglw.run_window_config_instance(app)  # destroys the window when the loop ends
-    except BaseException:
-        # An error in a frame (an `on_frame` callback's, say) leaves the loop early: the
-        # recording and trace are closed, then the window and its GL context released.
-        try:
-            app.finish()
-        finally:
-            window.destroy()
-        raise
-    app.finish()
-    return app

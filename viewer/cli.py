@@ -3,202 +3,26 @@
 Everything that can go wrong before a GL context exists (bad arguments, a scene that does
 not load, an unknown --touch name, no display) is reported in one line on stderr with
 exit status 2; GL, shader or recording failures later exit with status 1, also in one line
-(a shader compile error names the file and line), never with a traceback.
+(a shader compile error names the file and line), never with a traceback. The arguments
+themselves (the parser, its value types and --help) are `viewer/cli_args.py`.
 """
 
 from __future__ import annotations
 
-import argparse
-import re
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from viewer import __version__
+from viewer.cli_args import PROG, build_parser
 from viewer.errors import SgviewError
-from viewer.io.limits import MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES
 from viewer.text import one_line, printable, quoted
 
-PROG = "sgview"
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
 
 
 class UsageError(SgviewError):
     """A problem with the command line or its inputs: one line, exit status 2."""
-
-
-def _size(text: str) -> tuple[int, int]:
-    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
-    if not m or int(m[1]) < 1 or int(m[2]) < 1:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x720, got {text!r}")
-    return int(m[1]), int(m[2])
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
-    return value
-
-
-def _megabytes(text: str) -> int:
-    """--max-buffer-mb: a positive number of MiB, returned in bytes."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0.0 < value < 2.0**40:
-        raise argparse.ArgumentTypeError(f"expected a positive number of megabytes, got {text!r}")
-    return max(1, int(value * 1024 * 1024))
-
-
-def _touch(text: str) -> tuple[str, int]:
-    name, sep, frame = text.rpartition("@")
-    if not sep:
-        return text, 1
-    if not name or not frame.isdigit() or int(frame) < 1:
-        raise argparse.ArgumentTypeError(f"expected NAME or NAME@FRAME (FRAME >= 1), got {text!r}")
-    return name, int(frame)
-
-
-def _epilog() -> str:
-    from viewer.controls import KEY_HELP, MOUSE_HELP
-
-    width = max(len(k) for k, _ in KEY_HELP + MOUSE_HELP) + 2
-    lines = ["window controls:"]
-    lines += [f"  {k:<{width}}{what}" for k, what in MOUSE_HELP + KEY_HELP]
-    lines += [
-        "",
-        "examples:",
-        "  sgview                                   the built-in ten-node tree",
-        "  sgview scenes/tree10.toml                open a scene file (.toml, .gltf, .glb)",
-        "  sgview scenes/chain5.toml --headless --frames 1 --still --touch Obj3 --log",
-        "  sgview --generate balanced:1000 --headless --frames 60 --record out.gif",
-    ]
-    return "\n".join(lines)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Show a scene graph and the transform updates flowing through it.",
-        epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument(
-        "--list-scenes", action="store_true",
-        help="list the bundled scenes (open one by name: sgview solar_system) and exit",
-    )  # fmt: skip
-    parser.add_argument(
-        "scene", nargs="?", metavar="SCENE",
-        help="scene file (.toml, .gltf, .glb); default: the built-in ten-node tree",
-    )  # fmt: skip
-    parser.add_argument(
-        "--generate", metavar="SPEC",
-        help="generate a scene instead of loading one: chain:N, balanced:N or random:N",
-    )  # fmt: skip
-    parser.add_argument(
-        "--headless", action="store_true",
-        help="render without a window (EGL), then exit; see --frames",
-    )  # fmt: skip
-    parser.add_argument(
-        "--frames", type=_positive, metavar="N",
-        help="stop after N frames drawn (headless default: 1; window default: run until "
-        "closed)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--size", type=_size, default=(1280, 720), metavar="WxH",
-        help="image / window size in pixels (default: 1280x720)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--screenshot", type=Path, metavar="PNG", help="write the last frame as a PNG"
-    )
-    parser.add_argument(
-        "--record", type=Path, metavar="OUT",
-        help="write every frame to OUT.mp4 (60 frames/s) or OUT.gif (30 frames/s: "
-        "every second frame)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--log", action="store_true",
-        help="print '# frame N' and that frame's update log for each frame that recomputed",
-    )  # fmt: skip
-    parser.add_argument(
-        "--touch", type=_touch, action="append", default=[], metavar="NAME[@FRAME]",
-        help="touch node NAME at the start of FRAME (default 1); repeatable",
-    )  # fmt: skip
-    parser.add_argument("--still", action="store_true", help="disable the scene's motion")
-    parser.add_argument(
-        "--keys", metavar="SPEC",
-        help="scripted keys, e.g. 'L@1-80,T@90,space@100,.@101': a key of the table below "
-        "pressed before frame F (KEY@F) or held from F to G (KEY@F-G); frames count redraws",
-    )  # fmt: skip
-    parser.add_argument(
-        "--click", action="append", default=[], metavar="X,Y@F",
-        help="left click at window pixel X,Y (from the top-left) before frame F, "
-        "selecting what is there as a mouse click does; repeatable",
-    )  # fmt: skip
-    parser.add_argument(
-        "--trace", type=Path, metavar="OUT.json",
-        help="write a Chrome Trace Event file (open it in ui.perfetto.dev): per frame the "
-        "time of each phase, the counters and the recomputed nodes",
-    )  # fmt: skip
-    parser.add_argument(
-        "--animation", metavar="NAME|INDEX|none",
-        help="the glTF animation to play (default: the file's first); none: no animation",
-    )  # fmt: skip
-    parser.add_argument(
-        "--select", metavar="NAME",
-        help="select node NAME at the start (outlined; the panel shows its values)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--no-overlay", dest="overlay", action="store_false",
-        help="no debug overlay: no glow, names or panels (also headless)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--glow", choices=("fill", "rim", "heat"), default="fill",
-        help="how the overlay shows each frame's work: fill (tint the recomputed nodes, "
-        "default), rim (light their outline, keep their colours) or heat (colour every "
-        "node by how often it was recomputed over the last 2 s)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--dump-world", type=Path, metavar="PATH",
-        help="after the last frame, write {name: 4x4 world matrix} as JSON "
-        "(row-major nested lists, column-vector convention)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--save", type=Path, metavar="OUT.toml|OUT.glb|OUT.gltf",
-        help="write the scene to OUT and exit: the native TOML format, or glTF 2.0 for "
-        ".glb/.gltf (hierarchy, transforms, names, meshes); converts any scene",
-    )  # fmt: skip
-    parser.add_argument(
-        "--max-nodes", type=_positive, default=MAX_NODES, metavar="N",
-        help=f"refuse scenes with more than N nodes, glTF includes counted "
-        f"(default: {MAX_NODES:,})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--max-buffer-mb", type=_megabytes, default=MAX_BUFFER_BYTES, metavar="MB",
-        help=f"refuse glTF files or buffers larger than MB megabytes, or more vertex and "
-        f"keyframe data in all the scene's glTF files (default: {MAX_BUFFER_BYTES >> 20})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--max-json-mb", type=_megabytes, default=MAX_JSON_BYTES, metavar="MB",
-        help=f"refuse more than MB megabytes of glTF JSON in all the scene's glTF files "
-        f"(default: {MAX_JSON_BYTES >> 20})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--backend", metavar="NAME",
-        help="GL context backend (headless default: egl)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--samples", type=int, default=4, metavar="N",
-        help="multisampling samples, 0 to disable (default: 4)",
-    )  # fmt: skip
-    return parser
 
 
 #: Files larger than this, and generated scenes of this many nodes, get a progress line.
@@ -287,8 +111,8 @@ def check_outputs(args) -> None:
 
 def options_from(args, scene):
     """Check the per-run requests against the scene and turn them into `RunOptions`."""
-    from viewer.app import RunOptions
     from viewer.render.offscreen import Recorder, RecordError
+    from viewer.run_options import RunOptions
 
     frames = args.frames if args.frames is not None else (1 if args.headless else None)
     touches: dict[int, list[str]] = {}
@@ -433,10 +257,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
 
-    from viewer.app import WindowError, run
     from viewer.render.context import ContextError, GLError
     from viewer.render.offscreen import RecordError
     from viewer.render.shaders import ShaderError
+    from viewer.runner import WindowError, run
 
     try:
         run(scene, options, headless=args.headless, backend=args.backend)

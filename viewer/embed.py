@@ -3,7 +3,7 @@
 A `SceneGraph` made in a script has no scene file, so `scene_for` wraps it in a `Scene`:
 a look per node from `meshes` (built-in mesh kinds, by node, name or id, or a callable),
 nothing that moves on its own. `show` then runs the same app, session and frame loop as
-the `sgview` command (`viewer.app.run`), with the user's `on_frame` as a per-frame
+the `sgview` command (`viewer.runner.run`), with the user's `on_frame` as a per-frame
 callback of the session; `render_image` is a one-frame headless `show` that hands back
 the picture instead of writing it.
 """
@@ -163,7 +163,7 @@ def show(
     ShowResult
         Frames simulated, the last frame's report and the files written.
     """
-    from viewer.app import RunOptions, run
+    from viewer.runner import RunOptions, run
 
     if headless and frames is None:
         frames = 1
@@ -206,7 +206,7 @@ def render_image(
     `scene_for`. In a Jupyter notebook the result shows as a picture; elsewhere
     ``PIL.Image.fromarray(img).save("out.png")`` writes it.
     """
-    from viewer.app import RunOptions, run
+    from viewer.runner import RunOptions, run
 
     scene = scene_for(graph, meshes, None, camera)
     options = RunOptions(

@@ -91,9 +91,9 @@ def test_scripted_keys_move_and_touch_the_selection(egl, capsys):
 
 
 def test_a_scripted_click_selects_like_the_mouse(egl):
-    from viewer.app import RunOptions, run
     from viewer.embed import scene_for
     from viewer.keyscript import parse_clicks
+    from viewer.runner import RunOptions, run
 
     def app_for(graph, clicks=()):
         options = RunOptions(size=SMALL, frames=2, samples=0, overlay=False,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from viewer.app import RunOptions, run
 from viewer.cli import main
 from viewer.io import load_scene
 from viewer.keyscript import parse_keys
+from viewer.runner import RunOptions, run
 from viewer.session import Session
 from viewer.trace import COUNTERS, NODE_EVENTS_PER_FRAME
 

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from viewer.app import RunOptions, run
 from viewer.io import load_scene
+from viewer.runner import RunOptions, run
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (800, 400)

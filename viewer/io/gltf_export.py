@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import struct
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +24,7 @@ import numpy as np
 from ..content import meshes as mesh_builders
 from ..content.scene import Scene
 from ..materials import surfaces_of
-from .errors import SceneError
+from .paths import write_whole
 
 __all__ = ["GLTF_SUFFIXES", "gltf_document", "save_gltf"]
 
@@ -47,18 +45,7 @@ def save_gltf(scene: Scene, path: str | Path) -> None:
             blob
         ).decode("ascii")
         data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise SceneError(f"cannot write the file ({exc.strerror or exc})", file=str(path)) from None
+    write_whole(path, data)
 
 
 def glb_bytes(doc: dict, blob: bytes) -> bytes:

@@ -9,15 +9,19 @@ drive or URL scheme (a colon), a NUL or a ``..`` segment, or when resolving symb
 leads out of the folder.
 
 Output files (`--screenshot`, `--record`, `--dump-world`, `--save`): `output_problem`
-says up front why one cannot be written.
+says up front why one cannot be written; `write_whole` writes a saved scene so that a
+failed write never leaves half a file behind.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
-__all__ = ["confined", "inside", "output_problem"]
+from .errors import SceneError
+
+__all__ = ["confined", "inside", "output_problem", "write_whole"]
 
 
 def inside(path: Path, folder: Path) -> bool:
@@ -81,3 +85,21 @@ def output_problem(path: str | Path) -> str | None:
     except (OSError, ValueError) as exc:  # a NUL in the name, a name too long, ...
         return f"cannot be used ({getattr(exc, 'strerror', None) or exc})"
     return None
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder, renamed over
+    `path` once complete: readers see the old file or the new one, never a part.
+    `SceneError` naming the file if it cannot be written."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise SceneError(f"cannot write the file ({exc.strerror or exc})", file=str(path)) from None

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +28,7 @@ from ..content.motion_kinds import KINDS
 from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 from . import _fields as F
 from .errors import SceneError
-from .paths import inside
+from .paths import inside, write_whole
 
 __all__ = ["save_scene", "scene_to_toml"]
 
@@ -44,18 +43,7 @@ def save_scene(scene: Scene, path: str | Path) -> None:
         if exc.file is not None:
             raise
         raise SceneError(exc.reason, file=str(path), node=exc.node, section=exc.section) from None
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise SceneError(f"cannot write the file ({exc.strerror or exc})", file=str(path)) from None
+    write_whole(path, text.encode("utf-8"))
 
 
 def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:

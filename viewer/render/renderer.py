@@ -19,6 +19,7 @@ from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import GpuMesh
 from .instances import Instances
+from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .outline import SelectionOutline, box_corners
 from .ribbons import GlowRibbons
 from .shaders import load_program
@@ -41,10 +42,6 @@ HALO_PX = 4.0
 #: a crowd of them reads as noise and costs a second pass over every instance.
 GLOW_EXTRAS_MAX = 5000
 FLAT_KINDS = ("disk", "rect")
-#: Half the side of the box that stands for a node drawn without a mesh (a pivot) when it
-#: is selected, and the radius of its bounding sphere (in a scene 4 to 40 units across;
-#: see `_make_grid`).
-PIVOT_HALF = 0.15
 
 
 class Renderer:
@@ -186,19 +183,7 @@ class Renderer:
 
     def node_boxes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box."""
-        world = self.graph.world_matrices()
-        ids, lo, hi = [], [], []
-        for batch in self.instances.batches:
-            mesh_lo, mesh_hi = self.meshes[batch.kind].bounds
-            size = self.instances.sizes[batch.ids]
-            ids.append(batch.ids)
-            lo.append(mesh_lo * size)
-            hi.append(mesh_hi * size)
-        if not ids:
-            empty = np.zeros((0, 3))
-            return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 4)), empty, empty
-        all_ids = np.concatenate(ids)
-        return all_ids, world[all_ids], np.vstack(lo), np.vstack(hi)
+        return node_boxes(self.instances, self.meshes, self.graph.world_matrices())
 
     def bound_points(self) -> np.ndarray:
         """What must be seen of the scene, [m, 3]: every node's origin and box corners."""
@@ -213,31 +198,12 @@ class Renderer:
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own scale
         (millimetres or kilometres alike); a scene of one point gets radius 0.5."""
-        pts = self.bound_points()
-        if len(pts) == 0:
-            return np.zeros(3), 1.0
-        lo_all, hi_all = pts.min(axis=0), pts.max(axis=0)
-        center = (lo_all + hi_all) / 2.0
-        radius = float(np.linalg.norm(hi_all - lo_all) / 2.0)
-        if radius <= 1e-9 * max(1.0, float(np.abs(center).max())):
-            radius = 0.5
-        return center, radius
+        return sphere_around(self.bound_points())
 
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World-space spheres around nodes `ids`: centres [n, 3] (their origins) and radii
-        [n] (half the look's size diagonal times the largest world axis scale; a node
-        drawn without a mesh gets `PIVOT_HALF` at the scene's scale). For labels."""
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        world = self.graph.world_matrices()[ids]
-        inst = self.instances
-        built = ids < len(inst.kind_of)  # nodes added since the last build: unit size
-        sizes = np.ones((len(ids), 3))
-        sizes[built] = inst.sizes[ids[built]]
-        pivot = np.zeros(len(ids), dtype=bool)
-        pivot[built] = inst.kind_of[ids[built]] < 0
-        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1, initial=0.0)
-        radii = np.where(pivot, self._pivot_half, 0.5 * np.linalg.norm(sizes, axis=1) * scale)
-        return world[:, :3, 3].copy(), radii
+        """World-space spheres around nodes `ids` (centres [n, 3], radii [n]), for labels;
+        see `node_bounds.label_spheres`."""
+        return label_spheres(self.instances, self.graph.world_matrices(), ids, self._pivot_half)
 
     def frame_camera(self, camera: Camera) -> None:
         """Aim `camera` at the whole scene."""
@@ -251,9 +217,7 @@ class Renderer:
         self._flat = self.is_flat()
         self.backdrop.set_grid(center, radius, self._flat)
         self._grid_half = self.backdrop.half
-        # Pivots are PIVOT_HALF big in scenes a few units across, and follow tinier or
-        # vaster scenes' scale.
-        self._pivot_half = PIVOT_HALF * float(np.clip(1.0, radius / 20.0, radius / 2.0))
+        self._pivot_half = pivot_half(radius)
         ends = np.zeros((6, 3))  # from the origin along +X, +Y, +Z: two grid steps
         ends[[1, 3, 5], [0, 1, 2]] = 2.0 * self.backdrop.step
         self._axes.write(ends, np.repeat(AXIS_COLORS, 2, axis=0))
@@ -323,7 +287,10 @@ class Renderer:
             self.ribbons.draw(fbo, camera, size, self._glow_segments())
         if self.show_axes:
             self._axes.render(moderngl.LINES)
-        box = None if selected is None else self._selection_box(selected)
+        box = None
+        if selected is not None:
+            world = self.graph.world_matrices()
+            box = selection_box(self.instances, self.meshes, world, selected, self._pivot_half)
         if box is not None:
             self.outline.draw(ctx, *box)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
@@ -345,21 +312,6 @@ class Renderer:
         that a big tree's lines do not hide its nodes."""
         n = max(self.instances.link_count, 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
-
-    def _selection_box(self, node_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """(world [4, 4], lo [3], hi [3]) of the box outlined around a selected node: its
-        mesh's box with a 4 % margin, or a small cube around a pivot; None if not a node."""
-        if not (0 <= node_id < len(self.instances.kind_of)):
-            return None
-        b = int(self.instances.kind_of[node_id])
-        world = self.graph.world_matrices()[node_id]
-        if b < 0:
-            return world, np.full(3, -self._pivot_half), np.full(3, self._pivot_half)
-        mesh_lo, mesh_hi = self.meshes[self.instances.batches[b].kind].bounds
-        size = self.instances.sizes[node_id]
-        lo, hi = mesh_lo * size, mesh_hi * size
-        pad = 0.04 * np.max(hi - lo)
-        return world, lo - pad, hi + pad
 
     def release(self) -> None:
         self.outline.release()

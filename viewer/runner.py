@@ -1,0 +1,81 @@
+"""`run`: open a window (or a headless EGL one) on a scene and drive `SgviewApp` to the end.
+
+What can fail here is the window or the GL context: a windowed run that cannot open one
+raises `WindowError`, a headless one `ContextError`, each with a one-line reason. An error
+while frames run still closes the recording and trace and releases the window.
+"""
+
+from __future__ import annotations
+
+import moderngl_window as mglw
+from moderngl_window.timers.base import BaseTimer
+
+from viewer.app import SgviewApp
+from viewer.errors import SgviewError
+from viewer.render.context import GL_VERSION, ContextError
+from viewer.run_options import RunOptions
+from viewer.session import window_title
+from viewer.text import one_line
+from viewer.timing import FixedTimer
+
+__all__ = ["RunOptions", "WindowError", "run"]
+
+
+class WindowError(SgviewError, RuntimeError):
+    """The window could not be opened (no usable display or GL driver)."""
+
+
+def run(scene, options: RunOptions, *, headless: bool, backend: str | None = None) -> SgviewApp:
+    """Open a window (or a headless EGL one) on `scene` and run until done; return the app."""
+    if headless:
+        from moderngl_window.context.headless import Window
+
+        timer: BaseTimer = FixedTimer()
+        backend = backend or "egl"
+    else:
+        import pyglet
+
+        # pyglet otherwise opens a hidden 1x1 "shadow" window, titled with the program's
+        # path, for sharing GL objects between windows; sgview has one window and needs
+        # none. Set before moderngl-window imports pyglet's window module.
+        pyglet.options["shadow_window"] = False
+        from moderngl_window.context.pyglet import Window
+        from moderngl_window.timers.clock import Timer
+
+        timer = Timer()
+    try:
+        window = Window(
+            title=window_title(scene.title),
+            size=options.size,
+            resizable=not headless,
+            gl_version=GL_VERSION,
+            vsync=not headless,
+            samples=options.samples,
+            backend=backend,
+        )
+    except Exception as exc:  # pyglet and EGL raise many kinds; report them in one line
+        reason = one_line(exc) or type(exc).__name__
+        if headless:
+            raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
+        raise WindowError(reason) from exc
+    mglw.activate_context(window=window)
+    try:
+        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
+    except BaseException:
+        window.destroy()
+        raise
+    window.config = app
+    window.swap_buffers()  # as create_window_config_instance: settles the buffer size
+    window.set_default_viewport()
+    try:
+        mglw.run_window_config_instance(app)  # destroys the window when the loop ends
+    except BaseException:
+        # An error in a frame (an `on_frame` callback's, say) leaves the loop early: the
+        # recording and trace are closed, then the window and its GL context released.
+        try:
+            app.finish()
+        finally:
+            window.destroy()
+        raise
+    app.finish()
+    return app
