@@ -65,6 +65,11 @@ def _x(display, *args, timeout=PATIENCE) -> str:
     return done.stdout.strip()
 
 
+def _cold_note(line: str) -> bool:
+    """One of the notes a first launch prints while numba compiles in the background."""
+    return line.startswith(("sgview: first run:", "sgview: compiled loops ready after"))
+
+
 def _wait_for(predicate, timeout, what):
     timeout = max(timeout, PATIENCE)
     end = time.monotonic() + timeout
@@ -297,7 +302,10 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
         _wait_for(lambda: frames_logged() > count + 5, 10, "the frames to run again")
         _x(display, "xdotool", "key", "--window", wid, "Escape")
         assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-        assert proc.stderr.read() == ""  # a clean session prints nothing on stderr
+        # A clean session prints nothing on stderr but, on the installed package's very
+        # first launch, the cold start's notes (viewer/scene/coldstart.py).
+        errors = [line for line in proc.stderr.read().splitlines() if not _cold_note(line)]
+        assert errors == []
     finally:
         if proc.poll() is None:
             proc.kill()
