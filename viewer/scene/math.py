@@ -188,16 +188,6 @@ def _complete_basis(cols: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return cols
 
 
-def lossy_scale(matrix: np.ndarray) -> np.ndarray:
-    """Per-axis scale of a world matrix: column lengths, x negated for a mirror."""
-    return decompose(matrix)[2]
-
-
-def rotation_of(matrix: np.ndarray) -> np.ndarray:
-    """Unit quaternion of the rotation part of an affine matrix."""
-    return decompose(matrix)[1]
-
-
 def look_rotation(forward: np.ndarray, up: np.ndarray) -> np.ndarray:
     """Quaternion that turns -Z toward ``forward`` and +Y as close to ``up`` as possible."""
     f = np.asarray(forward, dtype=np.float64)

@@ -76,9 +76,6 @@ class Node:
     def __hash__(self) -> int:
         return hash((id(self._graph), self.id))
 
-    def _i(self) -> int:
-        return self._graph._live(self.id)
-
     # ------------------------------------------------------------------ structure
     @property
     def name(self) -> str:

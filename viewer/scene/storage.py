@@ -21,8 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels as K
+from . import validate
 from .errors import HierarchyError
 from .flags import LOCAL, LOCAL_DONE, NEW, PENDING, STALE, WORLD
+from .math import euler_to_quat
 from .report import FrameReport
 
 
@@ -145,10 +147,15 @@ class Storage:
         return ids
 
     # ------------------------------------------------------------------ per-node path
-    def write3(self, view: memoryview, i: int, x: float, y: float, z: float) -> None:
-        """Per-node write of a checked 3-vector into ``pos_v`` or ``scl_v``; equal values
-        are counted as suppressed and dirty nothing."""
-        b = 3 * i
+    # The per-node setters (SceneGraph binds them for Node): plain Python into the arrays,
+    # subtree marking deferred to ``flush``. ``field`` names the Node property in errors.
+    def set_vector(self, i: int, value: object, channel: str, field: str, plane: float) -> None:
+        """Set ``channel`` ("position" or "scale") of node ``i``; ``plane`` is the z of a
+        2-D value. Equal values are counted as suppressed and dirty nothing."""
+        if not self.alive_v[i]:
+            self.check_alive(i)
+        x, y, z = validate.three(value, self.names, i, field, plane)
+        view, b = self.vector_v[channel], 3 * i
         if view[b] == x and view[b + 1] == y and view[b + 2] == z:
             self.suppressed += 1
             return
@@ -157,8 +164,20 @@ class Storage:
         view[b + 2] = z
         self.changed(i)
 
+    def set_rotation(self, i: int, value: object, field: str = "local_rotation") -> None:
+        """Set node ``i``'s rotation from a quaternion (normalised here)."""
+        if not self.alive_v[i]:
+            self.check_alive(i)
+        self.write_rotation(i, validate.unit_four(value, self.names, i, field))
+
+    def set_euler(self, i: int, value: object, field: str = "local_euler") -> None:
+        """Set node ``i``'s rotation from Euler degrees."""
+        if not self.alive_v[i]:
+            self.check_alive(i)
+        self.write_rotation(i, euler_to_quat(*validate.three(value, self.names, i, field)))
+
     def write_rotation(self, i: int, q: tuple) -> None:
-        """Per-node write of a checked unit quaternion (rules as ``write3``)."""
+        """Per-node write of a checked unit quaternion (rules as ``set_vector``)."""
         view, b = self.rot_v, 4 * i
         x, y, z, w = q
         if view[b] == x and view[b + 1] == y and view[b + 2] == z and view[b + 3] == w:

@@ -79,7 +79,7 @@ def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ per-node fast path
-_SEQUENCES = (tuple, list)
+_ARRAY = np.ndarray
 _isfinite = math.isfinite
 
 
@@ -93,9 +93,10 @@ def three(
     setter); anything else, or anything doubtful, goes through ``vector``, which accepts
     and refuses exactly as the bulk path does and names node ``names[i]`` in its error.
     """
-    if type(value) is np.ndarray and value.ndim == 1:
-        value = value.tolist()
-    if type(value) in _SEQUENCES:
+    kind = type(value)
+    if kind is _ARRAY:  # any shape: tolist() of a wrong one fails the unpacking below
+        value, kind = value.tolist(), list
+    if kind is tuple or kind is list:
         try:
             x, y, z = value
             x, y, z = float(x), float(y), float(z)
@@ -123,9 +124,10 @@ def spatial(value: object, plane: float, node: str, field: str) -> np.ndarray:
 
 def unit_four(value: object, names: Sequence[str], i: int, field: str) -> tuple:
     """``value`` as a normalised quaternion of four Python floats (see ``three``)."""
-    if type(value) is np.ndarray and value.ndim == 1:
-        value = value.tolist()
-    if type(value) in _SEQUENCES:
+    kind = type(value)
+    if kind is _ARRAY:
+        value, kind = value.tolist(), list
+    if kind is tuple or kind is list:
         try:
             x, y, z, w = value
             x, y, z, w = float(x), float(y), float(z), float(w)
