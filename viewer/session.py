@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from viewer.animation import apply_animation
+from viewer.animation import AnimationPlayer, apply_animation, player_of
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
@@ -131,6 +131,12 @@ class Session:
         return self.scene.graph
 
     @property
+    def animation(self) -> AnimationPlayer | None:
+        """The scene's glTF animation player; None when its files have no animation."""
+        player = player_of(self.scene)
+        return player if player is not None and player.clips else None
+
+    @property
     def collision_mode(self) -> str | None:
         """The collision demo's motion mode ("oscillate" / "revolve"); None elsewhere."""
         return None if self.collision is None else self.collision.mode
@@ -166,7 +172,7 @@ class Session:
             else:
                 self.time += dt
             apply_motions(scene, self.time)
-            apply_animation(scene, self.time)
+        apply_animation(scene, self.time, running=self.motion_on)
         phases = [("motions", t0, clock.perf_counter())]
         for callback in self.frame_callbacks:
             start = clock.perf_counter()
@@ -262,6 +268,32 @@ class Session:
     def touch_selected(self) -> None:
         if self.selected is not None:
             self.graph.touch(self.graph.node(self.selected))
+
+    def pick_animation(self, choice: int | str | None) -> None:
+        """Play the clip `choice` (index or name) from its start; None: animation off."""
+        if self.animation is not None:
+            self.animation.pick(choice)
+            self._show_now()
+
+    def toggle_animation(self) -> None:
+        """Play or pause the current clip (the scene's other motion is not affected)."""
+        player = self.animation
+        if player is None or player.current is None:
+            return
+        if player.playing:
+            player.pause()
+        else:
+            player.play()
+
+    def scrub_animation(self, time: float) -> None:
+        """Show the current clip at `time` seconds (a playing clip goes on from there)."""
+        if self.animation is not None and self.animation.current is not None:
+            self.animation.scrub(time)
+            self._show_now()
+
+    def _show_now(self) -> None:
+        """While paused, a picked or scrubbed pose shows through one stepped frame."""
+        self.request_step()
 
     def switch_collision_mode(self) -> None:
         """M in the collision demo: the rectangle oscillates or revolves."""

@@ -93,11 +93,16 @@ class AnimationPlayer:
         self._anchor, self._moved = None, True
 
     # -- the frame loop -----------------------------------------------------------------
-    def advance(self, clock: float) -> bool:
+    def advance(self, clock: float, running: bool = True) -> bool:
         """Move clip time along with the scene clock `clock` (seconds) while playing;
-        whether the pose must be applied (playing, or picked or scrubbed since)."""
+        whether the pose must be applied (playing, or picked or scrubbed since).
+
+        `running` False: the scene's motion is stopped (S), so clip time stands still
+        and only a pose picked or scrubbed since the last frame is applied (a scrub
+        must show even then; re-applying the same pose every frame would fight the
+        user's own edits of the joints)."""
         moved, self._moved = self._moved, False
-        if not self.playing:
+        if not (self.playing and running):
             return moved
         if self._anchor is None:  # just picked, resumed or scrubbed: continue from here
             self._anchor = (clock, self.time)
@@ -114,12 +119,14 @@ def player_of(scene) -> AnimationPlayer | None:
     return getattr(scene, "animation", None)
 
 
-def apply_animation(scene, t: float) -> None:
-    """The frame loop's hook: advance the scene's player to clock `t`, apply the pose."""
+def apply_animation(scene, t: float, running: bool = True) -> None:
+    """The frame loop's hook: advance the scene's player to clock `t`, apply the pose.
+
+    `running` False (motion stopped): apply only a pose picked or scrubbed since."""
     player = player_of(scene)
     if player is None or player.current is None:
         return
-    if not player.advance(t):
+    if not player.advance(t, running):
         return  # paused: leave the nodes to the user
     pose = player.current.pose(player.clip_time)
     graph = scene.graph

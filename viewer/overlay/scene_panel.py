@@ -1,10 +1,11 @@
 """The left panel, "Scene graph": run controls, the hierarchy, the selected node, the
-collision demo's reading, view settings and the keys."""
+collision demo's reading, the glTF animation, view settings and the keys."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from .animation_section import AnimationSection
 from .model import Flags, cause_text, flag_text, matrix_rows, node_details
 from .tree_view import TreeView
 from .widgets import COLORS, key_value_table, vec4
@@ -21,6 +22,7 @@ class ScenePanel:
         self.ov = overlay
         self.colors = COLORS
         self.tree = TreeView(overlay)
+        self.animation = AnimationSection(overlay)
 
     def reset(self) -> None:
         self.tree.reset()
@@ -32,6 +34,7 @@ class ScenePanel:
         self.tree.draw(height, flags)
         self._selected(entry)
         self._collision()
+        self.animation.draw()
         self._view_settings()
         self._keys()
 
