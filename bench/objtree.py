@@ -13,7 +13,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewer.scene.math import trs_matrix
+
+def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """L = T . R . S for a unit quaternion (x, y, z, w), column-vector convention.
+
+    Written here on purpose, not taken from the core: the baseline is an independent
+    implementation (tests/bench/test_baseline.py checks it against the core) and the
+    reference the issues' per-node targets were set against, plain numpy throughout.
+    """
+    x, y, z, w = rotation
+    sx, sy, sz = scale
+    return np.array(
+        [
+            [
+                (1 - 2 * (y * y + z * z)) * sx,
+                2 * (x * y - z * w) * sy,
+                2 * (x * z + y * w) * sz,
+                position[0],
+            ],
+            [
+                2 * (x * y + z * w) * sx,
+                (1 - 2 * (x * x + z * z)) * sy,
+                2 * (y * z - x * w) * sz,
+                position[1],
+            ],
+            [
+                2 * (x * z - y * w) * sx,
+                2 * (y * z + x * w) * sy,
+                (1 - 2 * (x * x + y * y)) * sz,
+                position[2],
+            ],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    )
 
 
 class ObjNode:

@@ -23,7 +23,7 @@ import numpy as np
 from . import kernels as K
 from . import validate
 from .errors import HierarchyError
-from .flags import LOCAL, LOCAL_DONE, NEW, PENDING, STALE, WORLD
+from .flags import LOCAL, NEW, PENDING, WORLD, changed_itself, touched_this_frame
 from .math import euler_to_quat
 from .report import FrameReport
 
@@ -384,12 +384,12 @@ class Storage:
         """``cause`` of ``p`` and its ancestors recomputed this frame, top down, so the
         subtree below can inherit it (``finish_frame`` only walks the subtree)."""
         chain = []
-        while p >= 0 and int(self.flags[p]) & ~STALE:
+        while p >= 0 and touched_this_frame(int(self.flags[p])):
             chain.append(p)
             p = int(self.parent[p])
         for j in reversed(chain):
             up = int(self.parent[j])
-            own = self.flags[j] & (LOCAL | LOCAL_DONE) or up < 0 or up not in chain
+            own = changed_itself(int(self.flags[j])) or up < 0 or up not in chain
             self.cause[j] = j if own else self.cause[up]
 
 
