@@ -9,7 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pygltflib
+import pytest
 from oracle import local_matrix
+
+from viewer.io import SceneError, load_scene
 
 REPO = Path(__file__).resolve().parents[2]
 SCENES = REPO / "scenes"
@@ -191,3 +194,13 @@ def write_gltf(folder: Path, form: str, name: str | None = None, **options) -> P
     else:
         raise ValueError(form)
     return path
+
+
+def load_error(path: Path) -> str:
+    """The message of the `SceneError` that loading `path` must raise, checked to be one
+    line that starts with the file's path."""
+    with pytest.raises(SceneError) as err:
+        load_scene(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message, message
+    return message
