@@ -2,6 +2,8 @@
 
 Example A is the chain Obj1 -> ... -> Obj5; example B the ten-node tree below. Each
 builder lays the graph out (its first `update()`), so a test starts from a clean frame.
+The examples' logs are here too, for the tests that replay them through the API or the
+command line.
 """
 
 from __future__ import annotations
@@ -20,6 +22,33 @@ TREE10_PARENTS = {
     "Obj9": "Obj5",
     "Obj10": "Obj6",
 }
+
+#: Frame logs of the contract's examples (docs/semantics.md), line for line.
+#: Example A: Obj3 touched (example C's frame after Obj3 moved logs the same).
+LOG_A_OBJ3 = [
+    "*Update Local : Obj3*",
+    "=Update World : Obj3=",
+    "=Update World : Obj4=",
+    "=Update World : Obj5=",
+]
+#: Example A: Obj4 touched.
+LOG_A_OBJ4 = ["*Update Local : Obj4*", "=Update World : Obj4=", "=Update World : Obj5="]
+#: Example B: Obj5 touched (a move of Obj5 to another parent logs the same).
+LOG_B_OBJ5 = [
+    "*Update Local : Obj5*",
+    "=Update World : Obj5=",
+    "=Update World : Obj8=",
+    "=Update World : Obj9=",
+]
+#: Example B: Obj2 and Obj5 touched in one frame, in either order.
+LOG_B_OBJ2_OBJ5 = [
+    "*Update Local : Obj2*",
+    "=Update World : Obj2=",
+    "*Update Local : Obj5*",
+    "=Update World : Obj5=",
+    "=Update World : Obj8=",
+    "=Update World : Obj9=",
+]
 
 
 def chain5(offset=(1.0, 0.5, 0.0), turn: float = 10.0) -> SceneGraph:

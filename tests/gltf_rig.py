@@ -210,15 +210,32 @@ def glb(doc: dict, blob: bytes) -> bytes:
     return struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body
 
 
-def write_rig(folder: Path, name: str = "rig.glb", **options) -> Path:
-    """Write the rig as .glb or .gltf (embedded buffer) into `folder`; returns the path."""
+def data_uri(raw: bytes) -> str:
+    """`raw` as a base64 data URI, for a buffer embedded in a .gltf file."""
+    return "data:application/octet-stream;base64," + base64.b64encode(raw).decode()
+
+
+def embedded_rig_document(**options) -> dict:
+    """The rig's JSON with its one buffer embedded (a self-contained .gltf document)."""
     doc, blob = rig_document(**options)
-    path = Path(folder) / name
+    doc["buffers"][0]["uri"] = data_uri(blob)
+    return doc
+
+
+def write_rig(folder: Path, name: str = "rig.glb", change=None, **options) -> Path:
+    """Write the rig as .glb or .gltf (embedded buffer) into `folder`; returns the path.
+
+    `change`, if given, is called with the JSON document just before it is written (to
+    break the file on purpose)."""
     if name.endswith(".glb"):
-        path.write_bytes(glb(doc, blob))
+        doc, blob = rig_document(**options)
     else:
-        doc["buffers"][0]["uri"] = (
-            "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
-        )
+        doc, blob = embedded_rig_document(**options), None
+    if change is not None:
+        change(doc)
+    path = Path(folder) / name
+    if blob is None:
         path.write_text(json.dumps(doc))
+    else:
+        path.write_bytes(glb(doc, blob))
     return path

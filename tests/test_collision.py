@@ -20,31 +20,6 @@ from hypothesis import strategies as st
 from oracle import rotation_from_quaternion
 
 import viewer.collision as col
-from viewer.collision import (
-    axis_aligned_size,
-    box_axes,
-    box_coords,
-    box_from_world,
-    disk_vs_aabb,
-    disk_vs_aabb_batch,
-    disk_vs_obb,
-    disk_vs_obb_batch,
-    disk_vs_rect,
-    disk_vs_rect_batch,
-    ray_vs_aabb,
-    ray_vs_aabb_batch,
-    ray_vs_obb,
-    ray_vs_obb_batch,
-    rect_axes,
-    rect_coords,
-    rect_from_world,
-    sphere_vs_aabb,
-    sphere_vs_aabb_batch,
-    sphere_vs_box,
-    sphere_vs_box_batch,
-    sphere_vs_obb,
-    sphere_vs_obb_batch,
-)
 from viewer.collision.ray import pick
 from viewer.scene import SceneGraph
 
@@ -145,7 +120,7 @@ def test_disk_vs_obb_agrees_with_the_distance_oracle(c, t, deg, r, w, h):
     ui, uj = axes_at(deg)
     dist = rect_distance(c, rect_corners(t, ui, uj, w, h))
     assume(abs(dist - r) > MARGIN)
-    assert disk_vs_obb(c, t, ui, uj, r, w, h) == (dist < r)
+    assert col.disk_vs_obb(c, t, ui, uj, r, w, h) == (dist < r)
 
 
 @given(st.tuples(quarter, quarter), quarter_size, quarter_size, quarter_size)
@@ -153,35 +128,37 @@ def test_disk_vs_obb_agrees_with_the_distance_oracle(c, t, deg, r, w, h):
 @example((7.0, -6.0), 5.0, 8.0, 4.0)
 @example((1.0, 1.0), 0.0, 4.0, 4.0)
 def test_disk_vs_aabb_is_the_contract_word_for_word(c, r, w, h):
-    assert disk_vs_aabb(c, r, w, h) == contract_aabb(c, r, w, h)
+    assert col.disk_vs_aabb(c, r, w, h) == contract_aabb(c, r, w, h)
 
 
 @given(point2, point2, angle, radius, length, length)
 def test_folding_into_the_first_quadrant_changes_nothing(c, t, deg, r, w, h):
     rel = np.subtract(c, t)
-    expected = disk_vs_aabb(np.abs(rel), r, w, h)
+    expected = col.disk_vs_aabb(np.abs(rel), r, w, h)
     for sx in (1.0, -1.0):
         for sy in (1.0, -1.0):
-            assert disk_vs_aabb(rel * (sx, sy), r, w, h) == expected
+            assert col.disk_vs_aabb(rel * (sx, sy), r, w, h) == expected
     # In the rotated frame: flipping an axis reflects the centre across it.
     ui, uj = axes_at(deg)
-    expected = disk_vs_obb(c, t, ui, uj, r, w, h)
-    s, tt = rect_coords(c, t, ui, uj)
+    expected = col.disk_vs_obb(c, t, ui, uj, r, w, h)
+    s, tt = col.rect_coords(c, t, ui, uj)
     for sx in (1.0, -1.0):
         for sy in (1.0, -1.0):
-            assert disk_vs_obb(c, t, sx * ui, sy * uj, r, w, h) == expected
-            np.testing.assert_array_equal(rect_coords(c, t, sx * ui, sy * uj), (sx * s, sy * tt))
+            assert col.disk_vs_obb(c, t, sx * ui, sy * uj, r, w, h) == expected
+            np.testing.assert_array_equal(
+                col.rect_coords(c, t, sx * ui, sy * uj), (sx * s, sy * tt)
+            )
 
 
 @given(point2, point2, st.integers(-8, 8), radius, length, length)
 def test_aabb_and_obb_agree_at_right_angles(c, t, quarter_turns, r, w, h):
     ui, uj = axes_at(90.0 * quarter_turns)
     swapped = quarter_turns % 2 == 1
-    assert axis_aligned_size(ui, uj, w, h) == ((h, w) if swapped else (w, h))
+    assert col.axis_aligned_size(ui, uj, w, h) == ((h, w) if swapped else (w, h))
     dist = rect_distance(c, rect_corners(t, ui, uj, w, h))
     assume(abs(dist - r) > MARGIN)
-    size = axis_aligned_size(ui, uj, w, h)
-    assert disk_vs_obb(c, t, ui, uj, r, w, h) == disk_vs_rect(c, r, t, *size)
+    size = col.axis_aligned_size(ui, uj, w, h)
+    assert col.disk_vs_obb(c, t, ui, uj, r, w, h) == col.disk_vs_rect(c, r, t, *size)
 
 
 @given(st.tuples(quarter, quarter), st.tuples(quarter, quarter), quarter_size, quarter_size)
@@ -190,14 +167,14 @@ def test_aabb_and_obb_agree_exactly_on_exact_right_angle_axes(c, t, w, h):
     turns = [((1, 0), (0, 1)), ((0, 1), (-1, 0)), ((-1, 0), (0, -1)), ((0, -1), (1, 0))]
     for k, (ui, uj) in enumerate(turns):
         size = (h, w) if k % 2 else (w, h)
-        assert axis_aligned_size(ui, uj, w, h) == size
+        assert col.axis_aligned_size(ui, uj, w, h) == size
         for r in (0.0, 0.5, 1.0, 2.5):
-            assert disk_vs_obb(c, t, ui, uj, r, w, h) == disk_vs_rect(c, r, t, *size)
+            assert col.disk_vs_obb(c, t, ui, uj, r, w, h) == col.disk_vs_rect(c, r, t, *size)
 
 
 def test_axis_aligned_size_is_none_between_right_angles():
-    assert axis_aligned_size(*axes_at(1.0), 6.0, 2.0) is None
-    assert axis_aligned_size(*axes_at(45.0), 6.0, 2.0) is None
+    assert col.axis_aligned_size(*axes_at(1.0), 6.0, 2.0) is None
+    assert col.axis_aligned_size(*axes_at(45.0), 6.0, 2.0) is None
 
 
 @given(
@@ -211,24 +188,24 @@ def test_batch_forms_equal_the_scalar_forms(disks, t, deg, w, h):
     centers = np.array([c for c, _ in disks])
     radii = np.array([r for _, r in disks])
     ui, uj = axes_at(deg)
-    obb = disk_vs_obb_batch(centers, t, ui, uj, radii, w, h)
-    aabb = disk_vs_aabb_batch(centers, radii, w, h, rect_centers=t)
+    obb = col.disk_vs_obb_batch(centers, t, ui, uj, radii, w, h)
+    aabb = col.disk_vs_aabb_batch(centers, radii, w, h, rect_centers=t)
     assert obb.dtype == bool and obb.shape == (len(disks),)
-    assert obb.tolist() == [disk_vs_obb(c, t, ui, uj, r, w, h) for c, r in disks]
-    assert aabb.tolist() == [disk_vs_aabb(c, r, w, h, rect_center=t) for c, r in disks]
-    np.testing.assert_array_equal(disk_vs_rect_batch(centers, radii, t, w, h), aabb)
+    assert obb.tolist() == [col.disk_vs_obb(c, t, ui, uj, r, w, h) for c, r in disks]
+    assert aabb.tolist() == [col.disk_vs_aabb(c, r, w, h, rect_center=t) for c, r in disks]
+    np.testing.assert_array_equal(col.disk_vs_rect_batch(centers, radii, t, w, h), aabb)
     # One rectangle per disk: the i-th rectangle is the shared one moved by i.
     n = len(disks)
     shift = np.arange(n, dtype=float)[:, None] * (1.0, -0.5)
     each_ui, each_uj = np.tile(ui, (n, 1)), np.tile(uj, (n, 1))
     widths, heights = np.full(n, w), np.full(n, h)
-    got = disk_vs_obb_batch(centers, t + shift, each_ui, each_uj, radii, widths, heights)
-    want = [disk_vs_obb(c, t + s, ui, uj, r, w, h) for (c, r), s in zip(disks, shift)]
+    got = col.disk_vs_obb_batch(centers, t + shift, each_ui, each_uj, radii, widths, heights)
+    want = [col.disk_vs_obb(c, t + s, ui, uj, r, w, h) for (c, r), s in zip(disks, shift)]
     assert got.tolist() == want
 
 
 def test_batch_of_no_disks_is_empty():
-    out = disk_vs_obb_batch(np.zeros((0, 2)), (0, 0), (1, 0), (0, 1), np.zeros(0), 1.0, 1.0)
+    out = col.disk_vs_obb_batch(np.zeros((0, 2)), (0, 0), (1, 0), (0, 1), np.zeros(0), 1.0, 1.0)
     assert out.shape == (0,) and out.dtype == bool
 
 
@@ -243,11 +220,11 @@ def test_worked_example_is_root_five_from_the_corner_in_every_quadrant(center):
         math.sqrt(5.0), abs=1e-12
     )
     # The folded offset past the corner is (1, 2) exactly: squared distance 5 exactly.
-    np.testing.assert_array_equal(np.abs(rect_coords(center, (0, 0), ui, uj)) - (4, 2), (1, 2))
+    np.testing.assert_array_equal(np.abs(col.rect_coords(center, (0, 0), ui, uj)) - (4, 2), (1, 2))
     eps = 1e-9
     for test in (
-        lambda r: disk_vs_aabb(center, r, w, h),
-        lambda r: disk_vs_obb(center, (0, 0), ui, uj, r, w, h),
+        lambda r: col.disk_vs_aabb(center, r, w, h),
+        lambda r: col.disk_vs_obb(center, (0, 0), ui, uj, r, w, h),
     ):
         assert test(math.sqrt(5.0) + eps)
         assert not test(math.sqrt(5.0) - eps)
@@ -263,21 +240,21 @@ def test_touching_is_not_a_hit(sx, sy):
     w, h = 8.0, 4.0
     # Corner region, exactly at distance 5 (a 3-4-5 triangle beyond the corner (4, 2)).
     corner = (sx * 7.0, sy * 6.0)
-    assert not disk_vs_aabb(corner, 5.0, w, h)
-    assert disk_vs_aabb(corner, float(np.nextafter(5.0, 6.0)), w, h)
+    assert not col.disk_vs_aabb(corner, 5.0, w, h)
+    assert col.disk_vs_aabb(corner, float(np.nextafter(5.0, 6.0)), w, h)
     # Sides, exactly at distance 1. The contract compares with w/2 + r, a sum at the scale
     # of 5, so the smallest radius past touching is one step of that scale above 1.
     for side in ((sx * 5.0, 0.0), (0.0, sy * 3.0)):
-        assert not disk_vs_aabb(side, 1.0, w, h)
-        assert disk_vs_aabb(side, 1.0 + 1e-15, w, h)
+        assert not col.disk_vs_aabb(side, 1.0, w, h)
+        assert col.disk_vs_aabb(side, 1.0 + 1e-15, w, h)
     # The same through the oriented form, axes at exact right angles.
-    assert not disk_vs_obb(corner, (0, 0), (0, 1), (-1, 0), 5.0, h, w)
-    assert not disk_vs_rect((corner[0] + 1.0, corner[1] - 2.0), 5.0, (1.0, -2.0), w, h)
+    assert not col.disk_vs_obb(corner, (0, 0), (0, 1), (-1, 0), 5.0, h, w)
+    assert not col.disk_vs_rect((corner[0] + 1.0, corner[1] - 2.0), 5.0, (1.0, -2.0), w, h)
 
 
 def test_point_inside_is_a_hit_even_with_radius_zero():
-    assert disk_vs_aabb((1.0, 1.0), 0.0, 4.0, 4.0)
-    assert not disk_vs_aabb((2.0, 1.0), 0.0, 4.0, 4.0)  # on the edge: touching
+    assert col.disk_vs_aabb((1.0, 1.0), 0.0, 4.0, 4.0)
+    assert not col.disk_vs_aabb((2.0, 1.0), 0.0, 4.0, 4.0)  # on the edge: touching
 
 
 def test_rect_axes_come_from_the_world_matrix_of_a_child_node():
@@ -285,20 +262,20 @@ def test_rect_axes_come_from_the_world_matrix_of_a_child_node():
     parent = g.add("pivot", position=(1.0, 2.0, 0.0), euler=(0.0, 0.0, 30.0))
     rect = g.add("rect", parent, position=(0.0, 5.0, 0.0), euler=(0, 0, 15.0), scale=(6, 2, 1))
     world = rect.world_matrix
-    ui, uj = rect_axes(world)
+    ui, uj = col.rect_axes(world)
     np.testing.assert_allclose(ui, axes_at(45.0)[0], atol=1e-12)
     np.testing.assert_allclose(uj, axes_at(45.0)[1], atol=1e-12)
-    center, ui2, uj2, w, h = rect_from_world(world)
+    center, ui2, uj2, w, h = col.rect_from_world(world)
     np.testing.assert_array_equal(center, world[:2, 3])
     np.testing.assert_array_equal(ui2, ui)
     assert (w, h) == pytest.approx((6.0, 2.0))
     # A stack of matrices gives a stack of axes.
-    stacked_ui, stacked_uj = rect_axes(np.stack([world, np.eye(4)]))
+    stacked_ui, stacked_uj = col.rect_axes(np.stack([world, np.eye(4)]))
     np.testing.assert_array_equal(stacked_ui, [ui, (1.0, 0.0)])
     np.testing.assert_array_equal(stacked_uj, [uj, (0.0, 1.0)])
     # A 2D homogeneous 3 x 3 matrix works the same way.
     m2 = np.array([[0.0, -3.0, 4.0], [3.0, 0.0, 5.0], [0.0, 0.0, 1.0]])
-    center, ui, uj, w, h = rect_from_world(m2, 2.0, 1.0)
+    center, ui, uj, w, h = col.rect_from_world(m2, 2.0, 1.0)
     assert center.tolist() == [4.0, 5.0] and ui.tolist() == [0, 1] and uj.tolist() == [-1, 0]
     assert (w, h) == (6.0, 3.0)
 
@@ -312,20 +289,20 @@ def test_sphere_vs_obb_agrees_with_the_distance_oracle(c, t, q, r, size):
     rotation = rotation_from_quaternion(q)
     dist = box_distance(c, t, rotation, size)
     assume(abs(dist - r) > MARGIN)
-    assert sphere_vs_obb(c, t, rotation, r, size) == (dist < r)
+    assert col.sphere_vs_obb(c, t, rotation, r, size) == (dist < r)
     aligned = box_distance(c, t, np.eye(3), size)
     if abs(aligned - r) > MARGIN:
-        assert sphere_vs_box(c, r, t, size) == (aligned < r)
+        assert col.sphere_vs_box(c, r, t, size) == (aligned < r)
 
 
 @given(point3, quaternion, radius, sizes3)
 def test_folding_into_the_first_octant_changes_nothing(c, q, r, size):
-    expected = sphere_vs_aabb(np.abs(c), r, size)
+    expected = col.sphere_vs_aabb(np.abs(c), r, size)
     rotation = rotation_from_quaternion(q)
-    expected_obb = sphere_vs_obb(c, (0, 0, 0), rotation, r, size)
+    expected_obb = col.sphere_vs_obb(c, (0, 0, 0), rotation, r, size)
     for signs in np.array(np.meshgrid(*[[1.0, -1.0]] * 3)).reshape(3, -1).T:
-        assert sphere_vs_aabb(np.multiply(c, signs), r, size) == expected
-        assert sphere_vs_obb(c, (0, 0, 0), rotation * signs, r, size) == expected_obb
+        assert col.sphere_vs_aabb(np.multiply(c, signs), r, size) == expected
+        assert col.sphere_vs_obb(c, (0, 0, 0), rotation * signs, r, size) == expected_obb
 
 
 def _signed_permutations() -> list[np.ndarray]:
@@ -341,13 +318,13 @@ def test_aabb_and_obb_agree_at_right_angles_in_3d(c, t, r):
     size = np.array([2.0, 4.5, 7.0])
     for axes in _signed_permutations():
         aligned = np.abs(axes) @ size  # size along X, Y, Z
-        assert sphere_vs_obb(c, t, axes, r, size) == sphere_vs_box(c, r, t, aligned)
+        assert col.sphere_vs_obb(c, t, axes, r, size) == col.sphere_vs_box(c, r, t, aligned)
 
 
 @given(st.tuples(quarter, quarter), quarter_size, quarter_size, quarter_size, quarter_size)
 def test_the_sphere_test_on_the_mid_plane_is_the_disk_test(c, r, w, h, depth):
     assume(depth > 0)
-    assert sphere_vs_aabb((*c, 0.0), r, (w, h, depth)) == disk_vs_aabb(c, r, w, h)
+    assert col.sphere_vs_aabb((*c, 0.0), r, (w, h, depth)) == col.disk_vs_aabb(c, r, w, h)
 
 
 @given(st.lists(st.tuples(point3, radius), min_size=1, max_size=12), point3, quaternion, sizes3)
@@ -355,14 +332,16 @@ def test_sphere_batch_forms_equal_the_scalar_forms(spheres, t, q, size):
     centers = np.array([c for c, _ in spheres])
     radii = np.array([r for _, r in spheres])
     axes = rotation_from_quaternion(q)
-    obb = sphere_vs_obb_batch(centers, t, axes, radii, size)
+    obb = col.sphere_vs_obb_batch(centers, t, axes, radii, size)
     assert obb.dtype == bool and obb.shape == (len(spheres),)
-    assert obb.tolist() == [sphere_vs_obb(c, t, axes, r, size) for c, r in spheres]
-    aabb = sphere_vs_aabb_batch(centers, radii, size, box_centers=t)
-    assert aabb.tolist() == [sphere_vs_aabb(c, r, size, box_center=t) for c, r in spheres]
-    np.testing.assert_array_equal(sphere_vs_box_batch(centers, radii, t, size), aabb)
+    assert obb.tolist() == [col.sphere_vs_obb(c, t, axes, r, size) for c, r in spheres]
+    aabb = col.sphere_vs_aabb_batch(centers, radii, size, box_centers=t)
+    assert aabb.tolist() == [col.sphere_vs_aabb(c, r, size, box_center=t) for c, r in spheres]
+    np.testing.assert_array_equal(col.sphere_vs_box_batch(centers, radii, t, size), aabb)
     n = len(spheres)
-    each = sphere_vs_obb_batch(centers, np.tile(t, (n, 1)), np.tile(axes, (n, 1, 1)), radii, size)
+    each = col.sphere_vs_obb_batch(
+        centers, np.tile(t, (n, 1)), np.tile(axes, (n, 1, 1)), radii, size
+    )
     np.testing.assert_array_equal(each, obb)
 
 
@@ -371,17 +350,17 @@ def test_box_from_world_takes_axes_and_half_sizes_from_the_matrix():
     world = np.eye(4)
     world[:3, :3] = rotation * (2.0, 3.0, 0.5)
     world[:3, 3] = (1.0, -2.0, 3.0)
-    center, axes, size = box_from_world(world, (1.0, 2.0, 4.0))
+    center, axes, size = col.box_from_world(world, (1.0, 2.0, 4.0))
     np.testing.assert_array_equal(center, (1.0, -2.0, 3.0))
     np.testing.assert_allclose(axes, rotation, atol=1e-12)
     np.testing.assert_allclose(size, (2.0, 6.0, 2.0))
-    np.testing.assert_array_equal(box_axes(world), axes)
+    np.testing.assert_array_equal(col.box_axes(world), axes)
     # A sphere just outside the +X face (half-size 1 there) and just inside it.
     face = np.array(center) + rotation[:, 0] * 1.5
-    assert not sphere_vs_obb(face, center, axes, 0.49, size)
-    assert sphere_vs_obb(face, center, axes, 0.51, size)
-    np.testing.assert_allclose(box_coords(face, center, axes), (1.5, 0.0, 0.0), atol=1e-12)
-    assert box_axes(np.stack([world, np.eye(4)])).shape == (2, 3, 3)
+    assert not col.sphere_vs_obb(face, center, axes, 0.49, size)
+    assert col.sphere_vs_obb(face, center, axes, 0.51, size)
+    np.testing.assert_allclose(col.box_coords(face, center, axes), (1.5, 0.0, 0.0), atol=1e-12)
+    assert col.box_axes(np.stack([world, np.eye(4)])).shape == (2, 3, 3)
 
 
 # -- ray against box ----------------------------------------------------------------------
@@ -403,12 +382,12 @@ def test_ray_vs_obb_agrees_with_the_face_oracle(seed):
     origin = rng.uniform(-10.0, 10.0, size=3)
     aim = worlds[rng.integers(12), :3, 3] + rng.normal(scale=1.5, size=3)
     direction = (aim - origin) / np.linalg.norm(aim - origin)
-    got = ray_vs_obb_batch(origin, direction, worlds, lo, hi)
+    got = col.ray_vs_obb_batch(origin, direction, worlds, lo, hi)
     delta = 1e-7
     for k in range(12):
         grown = ray_box_oracle(origin, direction, worlds[k], lo[k] - delta, hi[k] + delta)
         shrunk = ray_box_oracle(origin, direction, worlds[k], lo[k] + delta, hi[k] - delta)
-        assert got[k] == ray_vs_obb(origin, direction, worlds[k], lo[k], hi[k])
+        assert got[k] == col.ray_vs_obb(origin, direction, worlds[k], lo[k], hi[k])
         if math.isinf(grown):
             assert math.isinf(got[k])
         elif not math.isinf(shrunk):
@@ -423,7 +402,7 @@ def test_pick_is_the_nearest_of_ray_vs_obb(seed):
     lo, hi = lo - 0.5, hi + 0.5  # thick boxes: pick adds no padding
     origin = rng.uniform(-10.0, 10.0, size=3)
     direction = -origin / np.linalg.norm(origin)
-    t = ray_vs_obb_batch(origin, direction, worlds, lo, hi)
+    t = col.ray_vs_obb_batch(origin, direction, worlds, lo, hi)
     index, distance = pick(origin, direction, worlds, lo, hi)
     if np.isinf(t).all():
         assert (index, distance) == (-1, math.inf)
@@ -433,13 +412,13 @@ def test_pick_is_the_nearest_of_ray_vs_obb(seed):
 
 def test_ray_vs_aabb_entry_inside_parallel_and_behind():
     lo, hi = (-1.0, -1.0, -1.0), (1.0, 2.0, 3.0)
-    assert ray_vs_aabb((0, 0, 10), (0, 0, -1), lo, hi) == 7.0
-    assert ray_vs_aabb((0, 0, 10), (0, 0, -2), lo, hi) == 3.5  # a ray parameter
-    assert ray_vs_aabb((0, 0, 0), (1, 0, 0), lo, hi) == 0.0  # starts inside
-    assert ray_vs_aabb((0, 0, 10), (0, 0, 1), lo, hi) == math.inf  # box behind
-    assert ray_vs_aabb((5, 0, 0), (0, 1, 0), lo, hi) == math.inf  # parallel, outside
-    assert ray_vs_aabb((1, 0, 10), (0, 0, -1), lo, hi) == 7.0  # grazing a face hits
-    out = ray_vs_aabb_batch(
+    assert col.ray_vs_aabb((0, 0, 10), (0, 0, -1), lo, hi) == 7.0
+    assert col.ray_vs_aabb((0, 0, 10), (0, 0, -2), lo, hi) == 3.5  # a ray parameter
+    assert col.ray_vs_aabb((0, 0, 0), (1, 0, 0), lo, hi) == 0.0  # starts inside
+    assert col.ray_vs_aabb((0, 0, 10), (0, 0, 1), lo, hi) == math.inf  # box behind
+    assert col.ray_vs_aabb((5, 0, 0), (0, 1, 0), lo, hi) == math.inf  # parallel, outside
+    assert col.ray_vs_aabb((1, 0, 10), (0, 0, -1), lo, hi) == 7.0  # grazing a face hits
+    out = col.ray_vs_aabb_batch(
         (0, 0, 10), (0, 0, -1), [lo, (-1, -1, 4), (2, 2, 2)], [hi, (1, 1, 5), (3, 3, 3)]
     )
     assert out.tolist() == [7.0, 5.0, math.inf]
@@ -449,43 +428,46 @@ def test_ray_vs_obb_turns_with_the_box_and_skips_singular_ones():
     bar = np.eye(4)
     bar[:2, :2] = [[0.0, -1.0], [1.0, 0.0]]  # 90 degrees about Z
     lo, hi = (-2.0, -0.1, -0.1), (2.0, 0.1, 0.1)
-    assert ray_vs_obb((1.5, 0, 5), (0, 0, -1), bar, lo, hi) == math.inf
-    assert ray_vs_obb((0, 1.5, 5), (0, 0, -1), bar, lo, hi) == pytest.approx(4.9)
+    assert col.ray_vs_obb((1.5, 0, 5), (0, 0, -1), bar, lo, hi) == math.inf
+    assert col.ray_vs_obb((0, 1.5, 5), (0, 0, -1), bar, lo, hi) == pytest.approx(4.9)
     squashed = np.diag([1.0, 1.0, 0.0, 1.0])
-    assert ray_vs_obb((0, 0, 5), (0, 0, -1), squashed) == math.inf
-    assert ray_vs_obb_batch((0, 0, 5), (0, 0, -1), np.zeros((0, 4, 4))).shape == (0,)
+    assert col.ray_vs_obb((0, 0, 5), (0, 0, -1), squashed) == math.inf
+    assert col.ray_vs_obb_batch((0, 0, 5), (0, 0, -1), np.zeros((0, 4, 4))).shape == (0,)
 
 
 # -- arguments, layering, examples ----------------------------------------------------------
 BAD_CALLS = [
-    (lambda: disk_vs_aabb((0, 0, 0), 1, 2, 2), r"center must have shape \(2,\)"),
-    (lambda: disk_vs_aabb((0, 0), -1, 2, 2), r"radius must be >= 0"),
-    (lambda: disk_vs_aabb((0, 0), 1, -2, 2), r"width must be >= 0"),
-    (lambda: disk_vs_aabb((0, 0), 1, 2, -2), r"height must be >= 0"),
-    (lambda: disk_vs_aabb((math.nan, 0), 1, 2, 2), r"center must be finite"),
-    (lambda: disk_vs_rect((0, 0), 1, (0, math.inf), 2, 2), r"rect_center must be finite"),
-    (lambda: disk_vs_obb((0, 0), (0, 0), (2, 0), (0, 1), 1, 2, 2), r"ui must have unit length"),
-    (lambda: disk_vs_obb((0, 0), (0, 0), (1, 0), (0, 1), math.nan, 2, 2), r"radius must be fin"),
-    (lambda: disk_vs_aabb_batch(np.zeros((3, 2)), np.ones(2), 1, 1), r"radii must have shape"),
-    (lambda: disk_vs_aabb_batch(np.zeros(2), 1, 1, 1), r"centers must have shape \(N, 2\)"),
-    (lambda: disk_vs_aabb_batch(np.zeros((2, 2)), [1, -1], 1, 1), r"radii must be >= 0"),
-    (lambda: disk_vs_obb_batch(np.zeros((2, 2)), 0, (1, 0), (0, 1), 1, 1, 1), r"rect_centers"),
-    (lambda: rect_axes(np.zeros((4, 4))), r"zero length"),
-    (lambda: rect_axes(np.eye(2)), r"world_matrix must have shape"),
+    (lambda: col.disk_vs_aabb((0, 0, 0), 1, 2, 2), r"center must have shape \(2,\)"),
+    (lambda: col.disk_vs_aabb((0, 0), -1, 2, 2), r"radius must be >= 0"),
+    (lambda: col.disk_vs_aabb((0, 0), 1, -2, 2), r"width must be >= 0"),
+    (lambda: col.disk_vs_aabb((0, 0), 1, 2, -2), r"height must be >= 0"),
+    (lambda: col.disk_vs_aabb((math.nan, 0), 1, 2, 2), r"center must be finite"),
+    (lambda: col.disk_vs_rect((0, 0), 1, (0, math.inf), 2, 2), r"rect_center must be finite"),
+    (lambda: col.disk_vs_obb((0, 0), (0, 0), (2, 0), (0, 1), 1, 2, 2), r"ui must have unit length"),
     (
-        lambda: rect_coords((0, 0), np.zeros((3, 2)), (1, 0), np.zeros((2, 2))),
+        lambda: col.disk_vs_obb((0, 0), (0, 0), (1, 0), (0, 1), math.nan, 2, 2),
+        r"radius must be fin",
+    ),
+    (lambda: col.disk_vs_aabb_batch(np.zeros((3, 2)), np.ones(2), 1, 1), r"radii must have shape"),
+    (lambda: col.disk_vs_aabb_batch(np.zeros(2), 1, 1, 1), r"centers must have shape \(N, 2\)"),
+    (lambda: col.disk_vs_aabb_batch(np.zeros((2, 2)), [1, -1], 1, 1), r"radii must be >= 0"),
+    (lambda: col.disk_vs_obb_batch(np.zeros((2, 2)), 0, (1, 0), (0, 1), 1, 1, 1), r"rect_centers"),
+    (lambda: col.rect_axes(np.zeros((4, 4))), r"zero length"),
+    (lambda: col.rect_axes(np.eye(2)), r"world_matrix must have shape"),
+    (
+        lambda: col.rect_coords((0, 0), np.zeros((3, 2)), (1, 0), np.zeros((2, 2))),
         r"one point or N points",
     ),
-    (lambda: sphere_vs_aabb((0, 0, 0), 1, (1, -1, 1)), r"size must be >= 0"),
-    (lambda: sphere_vs_obb((0, 0, 0), (0, 0, 0), 2 * np.eye(3), 1, (1, 1, 1)), r"unit length"),
-    (lambda: sphere_vs_obb_batch(np.zeros((2, 3)), 0, np.eye(3), 1, 1), r"box_centers"),
-    (lambda: box_axes(np.diag([1.0, 0.0, 1.0, 1.0])), r"zero length"),
-    (lambda: box_from_world(np.eye(3)), r"world_matrix must have shape \(4, 4\)"),
-    (lambda: ray_vs_aabb((0, 0, 0), (0, 0, 0), (0, 0, 0), (1, 1, 1)), r"non-zero"),
-    (lambda: ray_vs_aabb((0, 0, 0), (0, 0, 1), (1, 1, 1), (0, 0, 0)), r"lo <= hi"),
-    (lambda: ray_vs_obb((0, 0, 0), (0, 0, 1), np.eye(3)), r"world_matrix must have shape"),
-    (lambda: ray_vs_obb((math.nan, 0, 0), (0, 0, 1), np.eye(4)), r"origin must be finite"),
-    (lambda: ray_vs_obb_batch((0, 0, 0), (0, 0, 1), np.eye(4)), r"world_matrices must have"),
+    (lambda: col.sphere_vs_aabb((0, 0, 0), 1, (1, -1, 1)), r"size must be >= 0"),
+    (lambda: col.sphere_vs_obb((0, 0, 0), (0, 0, 0), 2 * np.eye(3), 1, (1, 1, 1)), r"unit length"),
+    (lambda: col.sphere_vs_obb_batch(np.zeros((2, 3)), 0, np.eye(3), 1, 1), r"box_centers"),
+    (lambda: col.box_axes(np.diag([1.0, 0.0, 1.0, 1.0])), r"zero length"),
+    (lambda: col.box_from_world(np.eye(3)), r"world_matrix must have shape \(4, 4\)"),
+    (lambda: col.ray_vs_aabb((0, 0, 0), (0, 0, 0), (0, 0, 0), (1, 1, 1)), r"non-zero"),
+    (lambda: col.ray_vs_aabb((0, 0, 0), (0, 0, 1), (1, 1, 1), (0, 0, 0)), r"lo <= hi"),
+    (lambda: col.ray_vs_obb((0, 0, 0), (0, 0, 1), np.eye(3)), r"world_matrix must have shape"),
+    (lambda: col.ray_vs_obb((math.nan, 0, 0), (0, 0, 1), np.eye(4)), r"origin must be finite"),
+    (lambda: col.ray_vs_obb_batch((0, 0, 0), (0, 0, 1), np.eye(4)), r"world_matrices must have"),
 ]
 
 
@@ -497,7 +479,7 @@ def test_bad_arguments_raise_clear_errors(call, message):
 
 def test_non_numbers_raise_type_errors():
     with pytest.raises(TypeError, match="center must be a number or an array of numbers"):
-        disk_vs_aabb(("a", 0), 1, 2, 2)
+        col.disk_vs_aabb(("a", 0), 1, 2, 2)
 
 
 def test_collision_imports_no_gl():

@@ -8,7 +8,7 @@ docs/semantics.md). With `--log` each touched frame prints exactly those four li
     .venv/bin/python docs/examples/chain_touch.py --headless  # 120 frames, writes chain_touch.png
 """
 
-import argparse
+from _common import run_example
 
 import viewer
 from viewer.scene import SceneGraph
@@ -32,25 +32,10 @@ def touch_every_second(graph: SceneGraph, frame: int, t: float) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--headless", action="store_true", help="no window: write an image")
-    parser.add_argument("--frames", type=int, help="frames to run (headless default: 120)")
-    parser.add_argument("--screenshot", help="PNG to write (headless default: chain_touch.png)")
-    parser.add_argument("--log", action="store_true", help="print each frame's update log")
-    parser.add_argument("--trace", help="write a Chrome trace (open in ui.perfetto.dev)")
-    parser.add_argument("--size", default="960x540", help="WIDTHxHEIGHT in pixels")
-    args = parser.parse_args(argv)
     sizes = {f"Obj{i}": viewer.Look("cube", (s, s, s)) for i, s in
              zip(range(1, 6), (1.0, 0.9, 0.8, 0.7, 0.6))}  # fmt: skip
-    result = viewer.show(
-        build_chain(), on_frame=touch_every_second, meshes=sizes, headless=args.headless,
-        frames=args.frames or (120 if args.headless else None),
-        screenshot=args.screenshot or ("chain_touch.png" if args.headless else None),
-        size=tuple(int(v) for v in args.size.split("x")), log=args.log, trace=args.trace,
-        title="Obj1-Obj5 chain",
-    )  # fmt: skip
-    if result.screenshot:
-        print(f"# wrote {result.screenshot} after {result.frames} frames")
+    run_example(build_chain(), touch_every_second, doc=__doc__, name="chain_touch",
+                frames=120, title="Obj1-Obj5 chain", argv=argv, meshes=sizes)  # fmt: skip
 
 
 if __name__ == "__main__":

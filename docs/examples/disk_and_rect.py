@@ -8,10 +8,10 @@ recomputed (it glows orange). The camera looks straight down the z axis, orthogr
     .venv/bin/python docs/examples/disk_and_rect.py --headless   # writes disk_and_rect.png
 """
 
-import argparse
 import math
 
-import viewer
+from _common import run_example
+
 from viewer import Look
 from viewer.scene import SceneGraph
 
@@ -38,23 +38,8 @@ def drive(graph: SceneGraph, frame: int, t: float) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--headless", action="store_true", help="no window: write an image")
-    parser.add_argument("--frames", type=int, help="frames to run (headless default: 45)")
-    parser.add_argument("--screenshot", help="PNG to write (headless default: disk_and_rect.png)")
-    parser.add_argument("--log", action="store_true", help="print each frame's update log")
-    parser.add_argument("--trace", help="write a Chrome trace (open in ui.perfetto.dev)")
-    parser.add_argument("--size", default="960x540", help="WIDTHxHEIGHT in pixels")
-    args = parser.parse_args(argv)
-    result = viewer.show(
-        build_scene(), on_frame=drive, meshes=LOOKS, camera=CAMERA, headless=args.headless,
-        frames=args.frames or (45 if args.headless else None),
-        screenshot=args.screenshot or ("disk_and_rect.png" if args.headless else None),
-        size=tuple(int(v) for v in args.size.split("x")), log=args.log, trace=args.trace,
-        title="disk and rectangle",
-    )  # fmt: skip
-    if result.screenshot:
-        print(f"# wrote {result.screenshot} after {result.frames} frames")
+    run_example(build_scene(), drive, doc=__doc__, name="disk_and_rect", frames=45,
+                title="disk and rectangle", argv=argv, meshes=LOOKS, camera=CAMERA)  # fmt: skip
 
 
 if __name__ == "__main__":

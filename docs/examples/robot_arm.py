@@ -9,10 +9,10 @@ stays dark. Run it:
     .venv/bin/python docs/examples/robot_arm.py --headless  # writes robot_arm.png, prints the log
 """
 
-import argparse
 import math
 
-import viewer
+from _common import run_example
+
 from viewer import Look
 from viewer.scene import SceneGraph
 
@@ -48,26 +48,9 @@ def controller(graph: SceneGraph, frame: int, t: float) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--headless", action="store_true", help="no window: write an image")
-    parser.add_argument("--frames", type=int, help="frames to run (headless default: 90)")
-    parser.add_argument(
-        "--screenshot", default=None, help="PNG to write (headless default: robot_arm.png)"
-    )
-    parser.add_argument("--log", action="store_true", help="print each frame's update log")
-    parser.add_argument("--trace", help="write a Chrome trace (open in ui.perfetto.dev)")
-    parser.add_argument("--size", default="960x540", help="WIDTHxHEIGHT in pixels")
-    args = parser.parse_args(argv)
     graph, looks = build_arm()
-    frames = args.frames or (90 if args.headless else None)
-    shot = args.screenshot or ("robot_arm.png" if args.headless else None)
-    result = viewer.show(
-        graph, on_frame=controller, meshes=looks, headless=args.headless, frames=frames,
-        size=tuple(int(v) for v in args.size.split("x")), screenshot=shot, log=args.log,
-        trace=args.trace, title="robot arm",
-    )  # fmt: skip
-    if result.screenshot:
-        print(f"# wrote {result.screenshot} after {result.frames} frames")
+    run_example(graph, controller, doc=__doc__, name="robot_arm", frames=90,
+                title="robot arm", argv=argv, meshes=looks)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ claims live in bench/), there only so that a hang cannot stall the suite.
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import tracemalloc
 import warnings
@@ -33,6 +34,17 @@ FUZZ_LIMITS = {"max_nodes": 5_000, "max_buffer_bytes": 4 * 1024 * 1024}
 class CaseTooSlow(BaseException):
     """Raised by the timer inside a hanging load. A BaseException, so that the loader's
     last line of defence (``except Exception``) cannot turn it into a SceneError."""
+
+
+def json_parse_peak(text: bytes) -> int:
+    """The peak of traced allocations while `json.loads` parses `text` (what
+    `json_memory_bound` must stay above)."""
+    tracemalloc.start()
+    try:
+        json.loads(text)  # freeing the result cannot lower the peak already reached
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 @contextlib.contextmanager

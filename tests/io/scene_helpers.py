@@ -9,7 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pygltflib
+import pytest
 from oracle import local_matrix
+
+from viewer.io import SceneError, load_scene
 
 REPO = Path(__file__).resolve().parents[2]
 SCENES = REPO / "scenes"
@@ -94,44 +97,29 @@ def expected_worlds() -> dict[str, np.ndarray]:
 
 def build_gltf(normals: bool = True, color=(0.9, 0.2, 0.1, 1.0)) -> tuple[pygltflib.GLTF2, bytes]:
     """A document with MODEL_NODES and one cube mesh, and the bytes of its one buffer."""
-    blob = CUBE_POSITIONS.tobytes()
-    views = [pygltflib.BufferView(buffer=0, byteOffset=0, byteLength=len(blob), target=34962)]
-    accessors = [
-        pygltflib.Accessor(
-            bufferView=0,
-            componentType=pygltflib.FLOAT,
-            count=len(CUBE_POSITIONS),
-            type=pygltflib.VEC3,
-            max=CUBE_POSITIONS.max(axis=0).tolist(),
-            min=CUBE_POSITIONS.min(axis=0).tolist(),
-        )
-    ]
-    attributes = pygltflib.Attributes(POSITION=0)
+    blob = b""
+    views: list[pygltflib.BufferView] = []
+    accessors: list[pygltflib.Accessor] = []
+
+    def add(data: np.ndarray, component: int, kind: str, target=None, **bounds) -> int:
+        """`data` appended to the buffer as one view and one accessor: the accessor's index."""
+        nonlocal blob
+        views.append(pygltflib.BufferView(buffer=0, byteOffset=len(blob), byteLength=data.nbytes,
+                                          target=target))  # fmt: skip
+        accessors.append(pygltflib.Accessor(bufferView=len(views) - 1, componentType=component,
+                                            count=len(data), type=kind, **bounds))  # fmt: skip
+        blob += data.tobytes()
+        return len(accessors) - 1
+
+    attributes = pygltflib.Attributes(
+        POSITION=add(CUBE_POSITIONS, pygltflib.FLOAT, pygltflib.VEC3, target=34962,
+                     max=CUBE_POSITIONS.max(axis=0).tolist(),
+                     min=CUBE_POSITIONS.min(axis=0).tolist())
+    )  # fmt: skip
     if normals:
         nrm = CUBE_POSITIONS / np.linalg.norm(CUBE_POSITIONS, axis=1, keepdims=True)
-        nrm = nrm.astype(np.float32)
-        views.append(pygltflib.BufferView(buffer=0, byteOffset=len(blob), byteLength=nrm.nbytes))
-        accessors.append(
-            pygltflib.Accessor(
-                bufferView=len(views) - 1,
-                componentType=pygltflib.FLOAT,
-                count=len(nrm),
-                type=pygltflib.VEC3,
-            )
-        )
-        attributes.NORMAL = len(accessors) - 1
-        blob += nrm.tobytes()
-    idx = CUBE_INDICES.tobytes()
-    views.append(pygltflib.BufferView(buffer=0, byteOffset=len(blob), byteLength=len(idx)))
-    accessors.append(
-        pygltflib.Accessor(
-            bufferView=len(views) - 1,
-            componentType=pygltflib.UNSIGNED_SHORT,
-            count=len(CUBE_INDICES),
-            type=pygltflib.SCALAR,
-        )
-    )
-    blob += idx
+        attributes.NORMAL = add(nrm.astype(np.float32), pygltflib.FLOAT, pygltflib.VEC3)
+    add(CUBE_INDICES, pygltflib.UNSIGNED_SHORT, pygltflib.SCALAR)
     blob += b"\0" * (-len(blob) % 4)
     nodes = []
     for name, _parent, fields in MODEL_NODES:
@@ -206,3 +194,13 @@ def write_gltf(folder: Path, form: str, name: str | None = None, **options) -> P
     else:
         raise ValueError(form)
     return path
+
+
+def load_error(path: Path) -> str:
+    """The message of the `SceneError` that loading `path` must raise, checked to be one
+    line that starts with the file's path."""
+    with pytest.raises(SceneError) as err:
+        load_scene(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message, message
+    return message

@@ -4,16 +4,15 @@ plays at any time without NaN; the parsed-JSON memory bound holds for generated 
 
 from __future__ import annotations
 
-import base64
 import json
 import math
-import tracemalloc
 
 import numpy as np
-from gltf_rig import rig_document
+from bounded import json_parse_peak
+from gltf_rig import embedded_rig_document
 from hypothesis import given
 from hypothesis import strategies as st
-from test_fuzz import FUZZ, JSON_VALUES, _paths, load_or_scene_error
+from test_fuzz import FUZZ, JSON_VALUES, _paths, load_or_scene_error, mutated
 
 from viewer.animation import apply_animation, player_of
 from viewer.animation.skin import skinning_of
@@ -22,10 +21,7 @@ from viewer.io.limits import json_memory_bound
 
 
 def _rig_doc() -> dict:
-    doc, blob = rig_document(vertex_colors=True)
-    doc["buffers"][0]["uri"] = (
-        "data:application/octet-stream;base64," + base64.b64encode(blob).decode()
-    )
+    doc = embedded_rig_document(vertex_colors=True)
     doc["images"] = [{"uri": "data:image/png;base64,AAAA"}]  # mutations may point at it
     doc["textures"] = [{"source": 0, "sampler": 0}]
     doc["samplers"] = [{"wrapS": 10497}]
@@ -46,15 +42,7 @@ RIG_PATHS = [
     times=st.lists(st.floats(0, 1e4), min_size=1, max_size=4),
 )
 def test_mutated_animations_skins_and_materials(tmp_path_factory, changes, times):
-    doc = json.loads(json.dumps(RIG_DOC))
-    for path, value in changes:
-        target = doc
-        try:
-            for key in path[:-1]:
-                target = target[key]
-            target[path[-1]] = value
-        except (KeyError, IndexError, TypeError):
-            continue
+    doc = mutated(RIG_DOC, changes)
     file = tmp_path_factory.mktemp("fuzz") / "rig.gltf"
     file.write_text(json.dumps(doc))
     scene = load_or_scene_error(file)
@@ -84,11 +72,5 @@ def test_mutated_animations_skins_and_materials(tmp_path_factory, changes, times
 ))  # fmt: skip
 def test_the_json_memory_bound_holds_for_generated_json(value):
     text = json.dumps(value).encode()
-    tracemalloc.start()
-    try:
-        parsed = json.loads(text)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    del parsed
+    peak = json_parse_peak(text)
     assert peak <= json_memory_bound(text), (peak, json_memory_bound(text), text[:80])

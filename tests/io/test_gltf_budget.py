@@ -13,11 +13,10 @@
 from __future__ import annotations
 
 import json
-import tracemalloc
 
 import numpy as np
 import pytest
-from bounded import bounded_load, memory_traced
+from bounded import bounded_load, json_parse_peak, memory_traced
 from scene_helpers import write_gltf
 
 from viewer.io import SceneError, load_scene
@@ -42,13 +41,7 @@ WORST_SHAPES = {
 def test_the_json_memory_estimate_is_an_upper_bound(shape):
     unit = WORST_SHAPES[shape]
     text = ("[" + unit * 20_000 + unit[:-1] + "]").encode()
-    tracemalloc.start()
-    try:
-        parsed = json.loads(text)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    del parsed
+    peak = json_parse_peak(text)
     assert peak <= json_memory_bound(text), (peak, json_memory_bound(text))
     assert json_memory_bound(text) <= 8 * peak  # and not uselessly loose
 

@@ -2,21 +2,12 @@
 and lights its outline, heat colours every node by its value on the heat ramp."""
 
 import numpy as np
-import pytest
 from render_helpers import tree10
 
 from viewer.render.camera import Camera
-from viewer.render.context import Target
 from viewer.render.renderer import GLOW_LOCAL, GLOW_STYLES, Renderer
 
 SIZE = (320, 240)
-
-
-@pytest.fixture
-def target(gl_ctx):
-    t = Target(gl_ctx, SIZE, samples=0)
-    yield t
-    t.release()
 
 
 def _draw(gl_ctx, target, style, values):

@@ -14,7 +14,6 @@ from PIL import Image
 from viewer.io import SceneError, load_scene
 from viewer.materials import surfaces_of
 from viewer.render.camera import Camera
-from viewer.render.context import Target
 from viewer.render.renderer import GLOW_LOCAL, Renderer
 
 SIZE = (200, 200)
@@ -68,13 +67,6 @@ def quad_gltf(path, *, uv_scale=1.0, wrap=REPEAT, colors=None, factor=(1, 1, 1, 
         doc["samplers"] = [{"magFilter": 9728, "minFilter": 9728, "wrapS": wrap, "wrapT": wrap}]
     path.write_text(json.dumps(doc))
     return path
-
-
-@pytest.fixture
-def target(gl_ctx):
-    t = Target(gl_ctx, SIZE, samples=0)
-    yield t
-    t.release()
 
 
 def _picture(gl_ctx, target, scene, highlight=None):

@@ -16,13 +16,6 @@ from viewer.scene import SceneGraph
 SIZE = (320, 240)
 
 
-@pytest.fixture
-def target(gl_ctx):
-    t = Target(gl_ctx, SIZE, samples=0)
-    yield t
-    t.release()
-
-
 def _setup(gl_ctx, scene):
     scene.graph.update()
     r = Renderer(gl_ctx, scene)

@@ -22,20 +22,12 @@ from viewer.animation.skin import skinning_of  # noqa: E402
 from viewer.content.scene import Look, Scene  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
-from viewer.render.context import Target  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 from viewer.render.skins import load_skinned_program  # noqa: E402
 from viewer.scene import SceneGraph  # noqa: E402
 
 SIZE = (200, 200)
 MAGENTA = [1.0, 0.0, 1.0, 1.0]
-
-
-@pytest.fixture
-def target(gl_ctx):
-    t = Target(gl_ctx, SIZE, samples=0)
-    yield t
-    t.release()
 
 
 def _camera() -> Camera:

@@ -6,9 +6,9 @@ buffers); this module checks and imports the node tree straight from the JSON, w
 cheap pass per node and the numbers checked in bulk, so a 100,000-node file loads in
 about the time ``json.loads`` takes. Any problem becomes a `SceneError`.
 
-The node graph is validated as a whole, whatever the file declares as roots: each node is
-the child of at most one node, never its own child, and no chain of children comes back
-to where it started.
+The node graph is validated as a whole, whatever the file declares as roots
+(gltf_nodes.py): each node is the child of at most one node, never its own child, and no
+chain of children comes back to where it started.
 
 What is imported:
 
@@ -49,6 +49,7 @@ from .errors import SceneError, describe
 from .gltf_anim import read_animations
 from .gltf_data import GltfFile, brief, is_int
 from .gltf_mesh import read_mesh
+from .gltf_nodes import node_order
 from .gltf_skin import check_joint_indices, read_skin, skin_index
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
@@ -151,112 +152,12 @@ class _Reader(GltfFile):
         self.open()
         return self._model()
 
-    # ------------------------------------------------------------------ the node graph
-    def _links(self, nodes: list) -> tuple[list, list[int]]:
-        """Each node's children list (or None) and parent (-1: none), refusing a node that
-        is its own child or the child of two nodes."""
-        n = len(nodes)
-        parent = [-1] * n
-        kids: list = [None] * n
-        for i, node in enumerate(nodes):
-            if not isinstance(node, dict):
-                raise self.error(f"node {i}", f"expected a JSON object, got {describe(node)}")
-            children = node.get("children")
-            if not children:
-                continue
-            if type(children) is not list:
-                raise self.error(
-                    f"node {i}", f"children must be an array, got {describe(children)}"
-                )
-            for c in children:
-                if type(c) is not int or not 0 <= c < n:
-                    shown = c if is_int(c) else describe(c)
-                    raise self.error(
-                        f"node {i}", f"expected child node indices in 0..{n - 1}, got {shown}"
-                    )
-                if parent[c] != -1 or c == i:
-                    raise self.error(f"node {c}", self._second_parent(c, parent[c], i))
-                parent[c] = i
-            kids[i] = children
-        return kids, parent
-
-    @staticmethod
-    def _second_parent(c: int, first: int, second: int) -> str:
-        tree = "the node hierarchy must be a tree"
-        if c == second:
-            return f"the node is its own child ({tree})"
-        if first == second:
-            return f"node {first} lists it twice as a child ({tree})"
-        return f"it is a child of both node {first} and node {second} ({tree})"
-
-    def _cycle_error(self, start: int, parent: list[int]) -> SceneError:
-        """The error for a node that no root reaches: it lies on, or hangs off, a cycle."""
-        seen = set()
-        i = start
-        while i not in seen:  # every node has one parent, so this ends on the cycle
-            seen.add(i)
-            i = parent[i]
-        length, j = 1, parent[i]
-        while j != i:
-            length, j = length + 1, parent[j]
-        return self.error(
-            f"node {i}", f"it is its own ancestor: a cycle of {length:,} nodes in 'children'"
-        )
-
-    def _roots(self, parent: list[int]) -> list[int]:
-        scenes = self.array("scenes")
-        if not scenes:
-            return [i for i, p in enumerate(parent) if p < 0]
-        chosen = self.doc.get("scene")
-        chosen = 0 if chosen is None else chosen
-        chosen, scene = self.item(chosen, "scenes", "scene")
-        where = f"scene {chosen}"
-        roots = scene.get("nodes") or []
-        if not isinstance(roots, list):
-            raise self.error(where, f"nodes must be an array, got {describe(roots)}")
-        listed = set()
-        for r in roots:
-            self.index_into(r, "nodes", where)
-            if parent[r] >= 0:
-                raise self.error(where, f"node {r} is listed as a root, but node {parent[r]} "
-                                 "lists it as a child")  # fmt: skip
-            if r in listed:
-                raise self.error(where, f"node {r} is listed twice")
-            listed.add(r)
-        return roots
-
-    def _order(self, nodes: list) -> tuple[list[int], np.ndarray]:
-        """The imported nodes in pre-order and each one's parent row (-1: a root)."""
-        kids, parent = self._links(nodes)
-        roots = self._roots(parent)
-        order: list[int] = []
-        add, stack = order.append, roots[::-1]
-        pop, push = stack.pop, stack.extend
-        while stack:
-            i = pop()
-            add(i)
-            children = kids[i]
-            if children:
-                push(children[::-1])
-        if len(order) < len(nodes):  # the rest must hang off parentless nodes too
-            listed = set(roots)
-            others = [i for i, p in enumerate(parent) if p < 0 and i not in listed]
-            if len(order) + len(_walk(others, kids)) < len(nodes):
-                reached = np.zeros(len(nodes), bool)
-                reached[_walk([i for i, p in enumerate(parent) if p < 0], kids)] = True
-                raise self._cycle_error(int(np.flatnonzero(~reached)[0]), parent)
-        rows = np.asarray(order, dtype=np.int64)
-        row_of = np.full(len(nodes) + 1, -1, dtype=np.int64)  # row_of[-1]: a root's parent
-        row_of[rows] = np.arange(len(rows))
-        return order, row_of[np.asarray(parent, dtype=np.int64)[rows]]
-
-    # ------------------------------------------------------------------ the model
     def _model(self) -> GltfModel:
         nodes = self.array("nodes")
         n = len(nodes)
         if n > self.limits.max_nodes:
             raise self.limits.node_error(n, self.display, "the glTF file")
-        order, parent_rows = self._order(nodes)
+        order, parent_rows = node_order(self, nodes)
         model = GltfModel(path=self.path, title=self._title())
         k = len(order)
         model.parents = np.asarray(parent_rows, dtype=np.int64)
@@ -267,33 +168,20 @@ class _Reader(GltfFile):
         given: dict[str, tuple[list[int], list]] = {f: ([], []) for f in _DEFAULTS}
         matrices: list[tuple[int, int, str, object]] = []
         mesh_rows: list[tuple[int, int, object]] = []
-        t_rows, t_vals = given["translation"]
-        r_rows, r_vals = given["rotation"]
-        s_rows, s_vals = given["scale"]
+        trs = [(f, len(_DEFAULTS[f]), *given[f]) for f in _DEFAULTS]
         for row, i in enumerate(order):
             node = nodes[i]
             name = node.get("name")
             if type(name) is not str or not name:
                 name = f"node{i}"
             names.append(name)
-            t = node.get("translation")
-            if t is not None:
-                if type(t) is not list or len(t) != 3:
-                    raise self._number_error(i, name, "translation", 3, t)
-                t_rows.append(row)
-                t_vals.append(t)
-            r = node.get("rotation")
-            if r is not None:
-                if type(r) is not list or len(r) != 4:
-                    raise self._number_error(i, name, "rotation", 4, r)
-                r_rows.append(row)
-                r_vals.append(r)
-            s = node.get("scale")
-            if s is not None:
-                if type(s) is not list or len(s) != 3:
-                    raise self._number_error(i, name, "scale", 3, s)
-                s_rows.append(row)
-                s_vals.append(s)
+            for f, width, f_rows, f_vals in trs:
+                v = node.get(f)
+                if v is not None:
+                    if type(v) is not list or len(v) != width:
+                        raise self._number_error(i, name, f, width, v)
+                    f_rows.append(row)
+                    f_vals.append(v)
             if node.get("matrix") is not None:
                 matrices.append((row, i, name, node["matrix"]))
             if node.get("mesh") is not None:
@@ -398,18 +286,6 @@ class _Reader(GltfFile):
             if isinstance(name, str) and name:
                 return name
         return self.path.stem
-
-
-def _walk(starts: list[int], kids: list) -> list[int]:
-    """Every node reached from `starts` through the children lists."""
-    seen: list[int] = []
-    stack = list(starts)
-    while stack:
-        i = stack.pop()
-        seen.append(i)
-        if kids[i]:
-            stack.extend(kids[i])
-    return seen
 
 
 def _numbers(values: list) -> bool:
