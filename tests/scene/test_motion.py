@@ -181,6 +181,12 @@ def test_invalid_motions(kwargs):
         Motion.make(kind, [0], rest, **kwargs)
 
 
+def test_an_axis_whose_squares_overflow_still_gives_a_unit_axis():
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        m = Motion.make("orbit", [0], [(1, 0, 0)], axis=(1e-6, 0.0, 1.3407807929942597e154))
+    np.testing.assert_allclose(m.axis, [[0.0, 0.0, 1.0]], rtol=0, atol=1e-15)
+
+
 def test_drop_motions():
     scene = make_scene()
     a = scene.graph["A"].id

@@ -10,6 +10,9 @@ frame report flags exactly the animated nodes whose values changed as local-dirt
 The clock: while a clip plays from the start, clip time equals the scene clock (headless
 frame N is at t = N/60 s), modulo the clip's duration (clips loop). Pausing freezes clip
 time; playing again continues from there at the next frame.
+While the scene's motion is stopped (S) the frame loop still calls it, with
+``running=False``: clip time stands still, and only a clip picked or a time scrubbed since
+the last frame is applied, so the panel's controls show at once.
 """
 
 from __future__ import annotations

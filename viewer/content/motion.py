@@ -93,10 +93,9 @@ class Motion:
             if spec.param(name) is None:
                 getattr(self, name)[:] = UNUSED[name]
         if spec.param("axis") is not None:
-            norms = np.linalg.norm(self.axis, axis=1)
-            if np.any(~(norms > 0)):
+            self.axis = _unit_rows(self.axis)
+            if np.any(~np.isfinite(self.axis)):
                 raise ValueError(f"{self.kind}: every axis must be a non-zero vector")
-            self.axis = self.axis / norms[:, None]
         if spec.param("period") is not None and np.any(~(self.period > 0)):
             raise ValueError(f"{self.kind}: every period must be a positive number of seconds")
         self.rest = _rows(self.rest, k, _BASE_WIDTH[self.channel], "rest")
@@ -173,6 +172,22 @@ class Motion:
             self.phase[keep],
             self.rest[keep],
         )
+
+
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1; a row of length 0 becomes NaN. A row whose squares
+    overflow (entries past ~1e154) is measured divided by its largest entry, so that any
+    finite axis a file holds gives a unit axis and no numpy warning."""
+    with np.errstate(over="ignore"):
+        norms = np.linalg.norm(rows, axis=1)
+    huge = ~np.isfinite(norms)
+    if huge.any():
+        peak = np.abs(rows[huge]).max(axis=1)
+        norms[huge] = peak * np.linalg.norm(rows[huge] / peak[:, None], axis=1)
+    unit = np.full(rows.shape, np.nan)
+    ok = norms > 0
+    unit[ok] = rows[ok] / norms[ok, None]
+    return unit
 
 
 def _rows(value, k: int, width: int, name: str) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Where to write node names in the picture: pure numpy, no GL.
 
-A name sits just right of its node: the node's origin is projected with the camera's
-view-projection matrix, and moved right by the projected radius of the node's mesh.
+A name sits just right of its node: the middle of the node's mesh (its origin when it has
+none; `OverlayCanvas.bounding_spheres`) is projected with the camera's view-projection
+matrix, and moved right by the projected radius of the mesh.
 Names behind the camera or outside the image are left out, and so is everything past
 `MAX_LABELS` (nearest first), so that a big scene stays readable and fast.
 

@@ -95,6 +95,7 @@ class Overlay:
         self.glow_in_view = host.collision_mode is None
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
+        self.name_boxes: list[tuple[float, float, float, float]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
         io = imgui.get_io()
@@ -259,6 +260,11 @@ class Overlay:
             colors = dict.fromkeys(colors, colors[0])
         # Most important first, with their colours (tests read it, as ``tree_drawn``).
         self.names_drawn = [(names[k], colors[kinds[k]]) for k in keep.tolist()]
+        #: Where each of those names was written: (left, top, right, bottom) pixels.
+        self.name_boxes = [
+            (x, y - 0.5 * line_h, x + widths[k], y + 0.5 * line_h)
+            for k, (x, y) in zip(keep.tolist(), anchors.tolist())
+        ]
         for k, (x, y) in zip(keep.tolist()[::-1], anchors[::-1].tolist()):
             y -= 0.5 * line_h  # the most important drawn last, on top
             # A dark outline all round the letters: readable over the glow and the grid,
