@@ -60,21 +60,31 @@ def sphere_around(points: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def label_spheres(
-    instances: Instances, world: np.ndarray, ids: np.ndarray, pivot: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """World-space spheres around nodes `ids`: centres [n, 3] (their origins) and radii
-    [n] (half the look's size diagonal times the largest world axis scale; a node drawn
-    without a mesh gets radius `pivot`, one added since the last build a unit size)."""
+    instances: Instances, meshes: Mapping[str, GpuMesh], world: np.ndarray, ids: np.ndarray,
+    pivot: float,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """World-space spheres around nodes `ids` as drawn: centres [n, 3] (the middle of the
+    node's box: its mesh's bounds times the look's size, which for a glTF mesh need not be
+    centred on the node nor span a unit) and radii [n] (half the box's diagonal times the
+    largest world axis scale). A node drawn without a mesh: its origin and radius `pivot`;
+    one added since the last build: a unit box."""
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
     world = world[ids]
     built = ids < len(instances.kind_of)
+    batch = np.full(len(ids), -1, dtype=np.int64)
+    batch[built] = instances.kind_of[ids[built]]
     sizes = np.ones((len(ids), 3))
     sizes[built] = instances.sizes[ids[built]]
-    is_pivot = np.zeros(len(ids), dtype=bool)
-    is_pivot[built] = instances.kind_of[ids[built]] < 0
+    lo, hi = np.full((len(ids), 3), -0.5), np.full((len(ids), 3), 0.5)
+    drawn = batch >= 0
+    if drawn.any():
+        kind_bounds = np.array([meshes[b.kind].bounds for b in instances.batches])
+        lo[drawn], hi[drawn] = kind_bounds[batch[drawn], 0], kind_bounds[batch[drawn], 1]
+    middle = 0.5 * (lo + hi) * sizes
+    centres = np.einsum("nij,nj->ni", world[:, :3, :3], middle) + world[:, :3, 3]
     scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1, initial=0.0)
-    radii = np.where(is_pivot, pivot, 0.5 * np.linalg.norm(sizes, axis=1) * scale)
-    return world[:, :3, 3].copy(), radii
+    radii = 0.5 * np.linalg.norm((hi - lo) * sizes, axis=1) * scale
+    return centres, np.where(built & ~drawn, pivot, radii)
 
 
 def selection_box(

@@ -201,36 +201,10 @@ class Renderer:
         return sphere_around(self.bound_points())
 
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-<<<<<<< HEAD
-        """World-space spheres around nodes `ids` (centres [n, 3], radii [n]), for labels;
-        see `node_bounds.label_spheres`."""
-        return label_spheres(self.instances, self.graph.world_matrices(), ids, self._pivot_half)
-=======
-        """World-space spheres around nodes `ids` as drawn, for labels: centres [n, 3] (the
-        middle of the node's box: its mesh's bounds times the look's size, which for a glTF
-        mesh need not be centred on the node nor span a unit) and radii [n] (half the box's
-        diagonal times the largest world axis scale); a node drawn without a mesh: its
-        origin, and `PIVOT_HALF` at the scene's scale."""
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        world = self.graph.world_matrices()[ids]
-        inst = self.instances
-        built = ids < len(inst.kind_of)  # nodes added since the last build: a unit box
-        batch = np.full(len(ids), -1, dtype=np.int64)
-        batch[built] = inst.kind_of[ids[built]]
-        sizes = np.ones((len(ids), 3))
-        sizes[built] = inst.sizes[ids[built]]
-        lo, hi = np.full((len(ids), 3), -0.5), np.full((len(ids), 3), 0.5)
-        drawn = batch >= 0
-        if drawn.any():
-            kind_bounds = np.array([self.meshes[b.kind].bounds for b in inst.batches])
-            lo[drawn], hi[drawn] = kind_bounds[batch[drawn], 0], kind_bounds[batch[drawn], 1]
-        middle = 0.5 * (lo + hi) * sizes
-        centres = np.einsum("nij,nj->ni", world[:, :3, :3], middle) + world[:, :3, 3]
-        scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1, initial=0.0)
-        radii = 0.5 * np.linalg.norm((hi - lo) * sizes, axis=1) * scale
-        pivot = built & ~drawn
-        return centres, np.where(pivot, self._pivot_half, radii)
->>>>>>> 1d28110
+        """World-space spheres around nodes `ids` as drawn (centres [n, 3], radii [n]), for
+        labels; see `node_bounds.label_spheres`."""
+        world = self.graph.world_matrices()
+        return label_spheres(self.instances, self.meshes, world, ids, self._pivot_half)
 
     def frame_camera(self, camera: Camera) -> None:
         """Aim `camera` at the whole scene."""
