@@ -3,19 +3,20 @@
 ``SceneGraph`` is the class users meet. It owns a ``Storage`` (``storage.py``: the
 arrays and the compiled primitives of ``kernels.py``) and turns node handles into ids
 for it; structural edits are the functions of ``structure.py``. Node handles reach the
-graph only through the small internal surface at the end of the class.
+graph only through the small internal surface of ``node_surface.py``, bound at the end
+of the class, and the per-node setters of ``setters.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from types import MethodType
 
 import numpy as np
 
 from . import kernels as K
-from . import structure, validate
+from . import node_surface, setters, structure, validate
 from .errors import HierarchyError
-from .flags import WORLD
 from .math import quat_from_euler
 from .node import Node
 from .report import FrameReport
@@ -23,9 +24,6 @@ from .storage import Storage, readonly
 
 _EMPTY3 = np.empty((0, 3))
 _EMPTY4 = np.empty((0, 4))
-_FLOAT = np.dtype(np.float64)
-_MATRIX, _VEC3, _VEC4 = (4, 4), (3,), (4,)
-_COLUMN = (32,)  # the byte stride down a column of a row-major 4x4 float64 matrix
 
 
 class SceneGraph:
@@ -33,11 +31,11 @@ class SceneGraph:
 
     def __init__(self, capacity: int = 16) -> None:
         self._store = s = Storage(capacity)
-        # The per-node setters of the internal surface (see the end of the class) are the
-        # storage's own methods: a frame less per call, a tenth of a setter's cost.
-        self._set_vector = s.set_vector
-        self._set_rotation = s.set_rotation
-        self._set_euler = s.set_euler
+        # The per-node setters of the internal surface (``setters.py``) bound to the
+        # storage as its methods: a frame less per call, a tenth of a setter's cost.
+        self._set_vector = MethodType(setters.set_vector, s)
+        self._set_rotation = MethodType(setters.set_rotation, s)
+        self._set_euler = MethodType(setters.set_euler, s)
 
     # ------------------------------------------------------------------ building
     def add(
@@ -330,114 +328,19 @@ class SceneGraph:
         return self._store.end_frame(-1 if root is None else self._own(root, "root"))
 
     # ------------------------------------------------------------------ for Node only
-    # The internal surface node handles use (node.py); not public API. Each takes an id
-    # and raises HierarchyError for a removed node unless it says otherwise. Handles also
-    # read ``_store.changes``, the edit count, to reuse matrices they handed out, and call
-    # the per-node setters ``_set_vector``, ``_set_rotation`` and ``_set_euler`` bound in
-    # ``__init__`` (Storage.set_vector and its siblings).
-    def _live(self, i: int) -> int:
-        """``i`` itself, after checking the node was not removed."""
-        self._store.check_alive(i)
-        return i
-
-    def _is_alive(self, i: int) -> bool:
-        """Whether id ``i`` is a live node (no error for a removed one)."""
-        return bool(self._store.alive[i])
-
-    def _parent_id(self, i: int) -> int:
-        """The parent's id, -1 for a root."""
-        return int(self._store.parent[self._live(i)])
-
-    def _child_ids(self, i: int) -> list[int]:
-        """The children's ids in attach order."""
-        return structure.child_ids(self._store, self._live(i))
-
-    def _local_values(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Views of the stored ``(position, quaternion, scale)``: copy before handing out."""
-        s = self._store
-        self._live(i)
-        return s.pos[i], s.rot[i], s.scl[i]
-
-    def _local_copy(self, i: int, channel: str) -> np.ndarray:
-        """A read-only copy of ``"position"``, ``"rotation"`` or ``"scale"``."""
-        s = self._store
-        if not s.alive_v[i]:
-            s.check_alive(i)
-        if channel == "rotation":
-            return np.ndarray(_VEC4, _FLOAT, s.rot_b[i << 5 : (i + 1) << 5].tobytes())
-        view = s.pos_b if channel == "position" else s.scl_b
-        return np.ndarray(_VEC3, _FLOAT, view[24 * i : 24 * i + 24].tobytes())
-
-    def _flags_of(self, i: int) -> int:
-        """The node's flag bits (``flags.py``), deferred marking done first."""
-        s = self._store
-        s.check_alive(i)
-        s.flush()
-        return int(s.flags[i])
-
-    def _subtree_ids(self, i: int) -> list[int]:
-        """``i`` and its descendants in pre-order."""
-        s = self._store
-        s.check_alive(i)
-        s.ensure_layout()
-        return s.order[s.slot[i] : s.slot[i] + s.size[i]].tolist()
-
-    def _clone(self, i: int, parent: int, name: str | None) -> int:
-        """Copy the subtree of ``i`` (local values, names renamed) under ``parent``;
-        returns the copy's root id. See ``Node.clone`` for the names."""
-        s = self._store
-        ids = self._subtree_ids(i)
-        if parent >= 0 and parent in set(ids):
-            raise HierarchyError(
-                f"cannot clone {s.names[i]!r} under {s.names[parent]!r}, which is inside it"
-            )
-        if name is not None:
-            self._check_new_name(name)
-        names = structure.clone_names([s.names[j] for j in ids], name, s.ids_by_name)
-        row = {j: r for r, j in enumerate(ids)}
-        first = s.n
-        parents = np.array(
-            [parent] + [first + row[int(s.parent[j])] for j in ids[1:]], dtype=np.int64
-        )
-        idx = np.array(ids, dtype=np.int64)
-        return int(s.append(parents, names, s.pos[idx], s.rot[idx], s.scl[idx])[0])
-
-    def _write_locals(
-        self,
-        i: int,
-        pos: np.ndarray = _EMPTY3,
-        rot: np.ndarray = _EMPTY4,
-        scl: np.ndarray = _EMPTY3,
-    ) -> None:
-        """Set checked ``(1, 3)`` / ``(1, 4)`` rows (empty: unchanged), as ``set_locals``."""
-        self._store.set_values(np.array([self._live(i)], dtype=np.int64), pos, rot, scl)
-
-    # Read-only copies are arrays over a ``bytes`` copy of the row: ~0.3 us, where
-    # ``copy()`` plus clearing ``writeable`` costs 0.5 us. A clean read calls nothing
-    # compiled.
-    def _world_copy(self, i: int) -> np.ndarray:
-        """A read-only copy of the current world matrix."""
-        s = self._store
-        if not s.alive_v[i]:
-            s.check_alive(i)
-        if s.pending or s.flags_v[i] & WORLD:
-            s.pull_world(i)
-        return np.ndarray(_MATRIX, _FLOAT, s.world_b[i << 7 : (i + 1) << 7].tobytes())
-
-    def _world_position_copy(self, i: int) -> np.ndarray:
-        """A read-only copy of the current world position (the matrix's last column)."""
-        s = self._store
-        if not s.alive_v[i]:
-            s.check_alive(i)
-        if s.pending or s.flags_v[i] & WORLD:
-            s.pull_world(i)
-        b = i << 7
-        return np.ndarray(_VEC3, _FLOAT, s.world_b[b : b + 96].tobytes(), 24, _COLUMN)
-
-    def _local_matrix(self, i: int) -> np.ndarray:
-        """A ``(4, 4)`` view of the current local matrix."""
-        return self._store.local_of(self._live(i))
-
-    def _world_matrix(self, i: int) -> np.ndarray:
-        """A ``(4, 4)`` view of the world matrix, brought up to date first (rule 3)."""
-        return self._store.world_of(self._live(i))
+    # The internal surface of node handles (``node_surface.py``), bound as methods here,
+    # and the per-node setters bound in ``__init__``. Not public API.
+    _live = node_surface.live
+    _is_alive = node_surface.is_alive
+    _parent_id = node_surface.parent_id
+    _child_ids = node_surface.child_ids
+    _local_values = node_surface.local_values
+    _local_copy = node_surface.local_copy
+    _flags_of = node_surface.flags_of
+    _subtree_ids = node_surface.subtree_ids
+    _clone = node_surface.clone
+    _write_locals = node_surface.write_locals
+    _world_copy = node_surface.world_copy
+    _world_position_copy = node_surface.world_position_copy
+    _local_matrix = node_surface.local_matrix
+    _world_matrix = node_surface.world_matrix

@@ -9,6 +9,11 @@ starts in well under a second after the first launch.
 
 The flag bits and their transitions are in ``flags.py``; the TRS composition and the
 parent product in ``trs.py`` (inlined here).
+
+This is the one module of ``viewer`` allowed past ~350 lines: it holds one concern, the
+compiled loops, which share numba's rules and its disk cache and are all swapped for
+their Python twins together by ``coldstart.py``; split across modules they would only
+import each other back.
 """
 
 from __future__ import annotations
@@ -123,28 +128,24 @@ def mark(ids, force, flags, first_child, next_sib, layout, order, slot, size, ro
     return n_roots
 
 
+@njit(cache=True, inline="always")
+def _write_row(values, i, new, k, width):
+    """``values[i] = new[k]`` (``width`` elements, a constant the compiler unrolls);
+    whether any element differed."""
+    changed = False
+    for j in range(width):
+        if values[i, j] != new[k, j]:
+            changed = True
+            values[i, j] = new[k, j]
+    return changed
+
+
 @njit(cache=True)
-def set_values(
-    ids,
-    pos_in,
-    rot_in,
-    scl_in,
-    pos,
-    rot,
-    scl,
-    flags,
-    first_child,
-    next_sib,
-    layout,
-    order,
-    slot,
-    size,
-    roots,
-    n_roots,
-):
+def set_values(ids, pos_in, rot_in, scl_in, pos, rot, scl, *marking):
     """Write new local values row by row; rows equal to the current ones dirty nothing.
 
-    An empty ``*_in`` array (0 rows) means "this field is not being set".
+    An empty ``*_in`` array (0 rows) means "this field is not being set"; ``marking``
+    is what ``mark`` takes after its first two arguments (``Storage.marking``).
     Returns ``(n_roots, suppressed)``.
     """
     has_p = pos_in.shape[0] > 0
@@ -156,36 +157,15 @@ def set_values(
         i = ids[k]
         changed = False
         if has_p:
-            for j in range(3):
-                if pos[i, j] != pos_in[k, j]:
-                    changed = True
-                    pos[i, j] = pos_in[k, j]
+            changed |= _write_row(pos, i, pos_in, k, 3)
         if has_r:
-            for j in range(4):
-                if rot[i, j] != rot_in[k, j]:
-                    changed = True
-                    rot[i, j] = rot_in[k, j]
+            changed |= _write_row(rot, i, rot_in, k, 4)
         if has_s:
-            for j in range(3):
-                if scl[i, j] != scl_in[k, j]:
-                    changed = True
-                    scl[i, j] = scl_in[k, j]
+            changed |= _write_row(scl, i, scl_in, k, 3)
         if changed:
             changed_ids[n_changed] = i
             n_changed += 1
-    n_roots = mark(
-        changed_ids[:n_changed],
-        False,
-        flags,
-        first_child,
-        next_sib,
-        layout,
-        order,
-        slot,
-        size,
-        roots,
-        n_roots,
-    )
+    n_roots = mark(changed_ids[:n_changed], False, *marking)
     return n_roots, ids.shape[0] - n_changed
 
 

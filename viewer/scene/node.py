@@ -3,7 +3,8 @@
 A handle refers to its node by id only, so it stays valid while the graph re-orders its
 arrays, and a handle to a removed node raises instead of reading someone else's data.
 Matrices and vectors come back as read-only copies: they are current when read and do
-not change under the caller's feet afterwards.
+not change under the caller's feet afterwards. The maths of the world-space setters and
+of the moves (rotate, translate, look at, ...) is in ``node_ops.py``.
 """
 
 from __future__ import annotations
@@ -13,19 +14,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..text import quoted
-from . import validate
+from . import node_ops, validate
 from .flags import EXEC, LOCAL, WORLD
 from .math import (
     decompose,
-    look_rotation,
-    quat_conjugate,
     quat_from_axis_angle,
     quat_from_euler,
-    quat_multiply,
-    quat_rotate,
     quat_to_euler,
-    quat_to_matrix3,
     trs_matrix,
 )
 
@@ -34,7 +29,6 @@ if TYPE_CHECKING:
 
 _NONE3 = np.empty((0, 3))
 _NONE4 = np.empty((0, 4))
-_NEAR_SINGULAR = "the parent's world matrix is too close to singular to solve for a finite value"
 _SAME = object()  # clone(): "under the original's parent"
 
 
@@ -229,10 +223,6 @@ class Node:
             self._matrix_at = g._store.changes
         return self._matrix
 
-    def _parent_world(self) -> np.ndarray:
-        p = self._graph._parent_id(self.id)
-        return np.eye(4) if p < 0 else self._graph._world_matrix(p)
-
     @property
     def world_position(self) -> np.ndarray:
         g = self._graph
@@ -243,12 +233,7 @@ class Node:
 
     @world_position.setter
     def world_position(self, value: object) -> None:
-        p = validate.spatial(value, 0.0, self.name, "world_position")
-        with np.errstate(all="ignore"):  # a near-singular parent: checked just below
-            inv = self._inverse(self._parent_world(), "world_position")
-            local = inv[:3, :3] @ p + inv[:3, 3]
-        local = validate.finite_result(local, self.name, "world_position", _NEAR_SINGULAR)
-        self._set(pos=local[None])
+        node_ops.set_world_position(self, value)
 
     @property
     def world_rotation(self) -> np.ndarray:
@@ -257,13 +242,7 @@ class Node:
 
     @world_rotation.setter
     def world_rotation(self, value: object) -> None:
-        q = validate.unit_quaternion(value, self.name, "world_rotation")
-        with np.errstate(all="ignore"):  # a near-singular parent: checked just below
-            parent_rot = decompose(self._parent_world())[1]
-            local = quat_multiply(quat_conjugate(parent_rot), q)
-            local = local / np.linalg.norm(local)
-        local = validate.finite_result(local, self.name, "world_rotation", _NEAR_SINGULAR)
-        self._set(rot=local[None])
+        node_ops.set_world_rotation(self, value)
 
     @property
     def world_euler(self) -> np.ndarray:
@@ -291,106 +270,44 @@ class Node:
 
     @lossy_scale.setter
     def lossy_scale(self, value: object) -> None:
-        s = validate.vector(value, 3, self.name, "lossy_scale")
-        parent_scale = decompose(self._parent_world())[2]
-        if (np.abs(parent_scale) < 1e-12).any():
-            raise ValueError(
-                f"node {self.name!r}, field 'lossy_scale': the parent's world scale "
-                f"{parent_scale.tolist()!r} has a zero axis"
-            )
-        with np.errstate(all="ignore"):
-            local = s / parent_scale
-        local = validate.finite_result(local, self.name, "lossy_scale", _NEAR_SINGULAR)
-        self._set(scl=local[None])
+        node_ops.set_lossy_scale(self, value)
 
-    def _inverse(self, m: np.ndarray, field: str) -> np.ndarray:
-        try:
-            return np.linalg.inv(m)
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                f"node {self.name!r}, field {field!r}: the parent's world matrix is singular"
-            ) from None
-
-    # ------------------------------------------------------------------ helpers
+    # ------------------------------------------------------------------ moves (node_ops.py)
     def transform_point(self, point: object) -> np.ndarray:
         """A point from this node's local space to world space."""
-        p = validate.vector(point, 3, self.name, "point")
-        w = self._graph._world_matrix(self.id)
-        return w[:3, :3] @ p + w[:3, 3]
+        return node_ops.transform_point(self, point)
 
     def inverse_transform_point(self, point: object) -> np.ndarray:
         """A point from world space to this node's local space."""
-        p = validate.vector(point, 3, self.name, "point")
-        inv = self._inverse(self._graph._world_matrix(self.id), "point")
-        return inv[:3, :3] @ p + inv[:3, 3]
+        return node_ops.inverse_transform_point(self, point)
 
     def transform_direction(self, direction: object) -> np.ndarray:
         """A direction from local to world space: rotated only, not scaled (as Unity)."""
-        v = validate.vector(direction, 3, self.name, "direction")
-        return quat_to_matrix3(decompose(self._graph._world_matrix(self.id))[1]) @ v
+        return node_ops.transform_direction(self, direction)
 
     def look_at(self, target: object, up: object = (0.0, 1.0, 0.0)) -> None:
         """Turn so the node's -Z axis points at the world point ``target`` (Godot's choice)
         with +Y toward ``up``."""
-        t = validate.vector(target, 3, self.name, "target")
-        u = validate.vector(up, 3, self.name, "up")
-        here = self._graph._world_matrix(self.id)[:3, 3]
-        self.world_rotation = look_rotation(t - here, u)
+        node_ops.look_at(self, target, up)
 
     def rotate(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in the parent's space."""
-        a = validate.vector(axis, 3, self.name, "axis")
-        d = validate.vector([degrees], 1, self.name, "degrees")[0]
-        q = quat_multiply(quat_from_axis_angle(a, d), self._graph._local_values(self.id)[1])
-        q = validate.finite_result(
-            q / np.linalg.norm(q), self.name, "rotation", "the angle overflows"
-        )
-        self._set(rot=q[None])
+        node_ops.rotate(self, axis, degrees)
 
     def translate(self, offset: object) -> None:
         """Move by ``offset`` in the parent's space."""
-        v = validate.vector(offset, 3, self.name, "offset")
-        with np.errstate(over="ignore"):
-            moved = self._graph._local_values(self.id)[0] + v
-        moved = validate.finite_result(
-            moved, self.name, "offset", "the new position would overflow to infinity"
-        )
-        self._set(pos=moved[None])
+        node_ops.translate(self, offset)
 
     def translate_on_axis(self, axis: object, distance: float) -> None:
         """Move by ``distance`` along ``axis`` given in this node's own (rotated, not
         scaled) frame, as three.js's ``translateOnAxis``."""
-        a = self._unit_axis(axis)
-        d = validate.vector([distance], 1, self.name, "distance")[0]
-        pos, rot, _ = self._graph._local_values(self.id)
-        with np.errstate(over="ignore"):
-            moved = pos + quat_rotate(rot, a) * d
-        moved = validate.finite_result(
-            moved, self.name, "distance", "the new position would overflow to infinity"
-        )
-        self._set(pos=moved[None])
+        node_ops.translate_on_axis(self, axis, distance)
 
     def rotate_on_axis(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in this node's own frame."""
-        a = self._unit_axis(axis)
-        d = validate.vector([degrees], 1, self.name, "degrees")[0]
-        q = quat_multiply(self._graph._local_values(self.id)[1], quat_from_axis_angle(a, d))
-        self._set(rot=(q / np.linalg.norm(q))[None])
+        node_ops.rotate_on_axis(self, axis, degrees)
 
     def rotate_on_world_axis(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in world space (through the node's
         origin): ``parent⁻¹ · turn · parent · local`` with the parent's world rotation."""
-        a = self._unit_axis(axis)
-        d = validate.vector([degrees], 1, self.name, "degrees")[0]
-        parent_rot = decompose(self._parent_world())[1]
-        turn = quat_multiply(quat_conjugate(parent_rot), quat_from_axis_angle(a, d))
-        turn = quat_multiply(turn, parent_rot)
-        q = quat_multiply(turn, self._graph._local_values(self.id)[1])
-        self._set(rot=(q / np.linalg.norm(q))[None])
-
-    def _unit_axis(self, axis: object) -> np.ndarray:
-        a = validate.vector(axis, 3, self.name, "axis")
-        n = float(np.linalg.norm(a))
-        if not n > 1e-12:
-            raise ValueError(f"node {quoted(self.name)}, field 'axis': expected a non-zero axis")
-        return a / n
+        node_ops.rotate_on_world_axis(self, axis, degrees)

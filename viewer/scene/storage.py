@@ -21,10 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels as K
-from . import validate
 from .errors import HierarchyError
-from .flags import LOCAL, NEW, PENDING, WORLD, changed_itself, touched_this_frame
-from .math import euler_to_quat
+from .flags import NEW, WORLD, changed_itself, touched_this_frame
 from .report import FrameReport
 
 
@@ -48,7 +46,8 @@ class Storage:
         #: Bumped by every edit that can change a world matrix or a node's liveness:
         #: a node handle reuses the matrix it handed out while this is unchanged.
         self.changes = 0
-        #: Ids set by the per-node path whose subtrees are not marked yet (``flush``).
+        #: Ids set by the per-node setters (``setters.py``) whose subtrees are not
+        #: marked yet (``flush``).
         self.pending: list[int] = []
         self.frame = 0
         self.layout_valid = True
@@ -146,65 +145,10 @@ class Storage:
         self.structure_edited()
         return ids
 
-    # ------------------------------------------------------------------ per-node path
-    # The per-node setters (SceneGraph binds them for Node): plain Python into the arrays,
-    # subtree marking deferred to ``flush``. ``field`` names the Node property in errors.
-    def set_vector(self, i: int, value: object, channel: str, field: str, plane: float) -> None:
-        """Set ``channel`` ("position" or "scale") of node ``i``; ``plane`` is the z of a
-        2-D value. Equal values are counted as suppressed and dirty nothing."""
-        if not self.alive_v[i]:
-            self.check_alive(i)
-        x, y, z = validate.three(value, self.names, i, field, plane)
-        view, b = self.vector_v[channel], 3 * i
-        if view[b] == x and view[b + 1] == y and view[b + 2] == z:
-            self.suppressed += 1
-            return
-        view[b] = x
-        view[b + 1] = y
-        view[b + 2] = z
-        self.changed(i)
-
-    def set_rotation(self, i: int, value: object, field: str = "local_rotation") -> None:
-        """Set node ``i``'s rotation from a quaternion (normalised here)."""
-        if not self.alive_v[i]:
-            self.check_alive(i)
-        self.write_rotation(i, validate.unit_four(value, self.names, i, field))
-
-    def set_euler(self, i: int, value: object, field: str = "local_euler") -> None:
-        """Set node ``i``'s rotation from Euler degrees."""
-        if not self.alive_v[i]:
-            self.check_alive(i)
-        self.write_rotation(i, euler_to_quat(*validate.three(value, self.names, i, field)))
-
-    def write_rotation(self, i: int, q: tuple) -> None:
-        """Per-node write of a checked unit quaternion (rules as ``set_vector``)."""
-        view, b = self.rot_v, 4 * i
-        x, y, z, w = q
-        if view[b] == x and view[b + 1] == y and view[b + 2] == z and view[b + 3] == w:
-            self.suppressed += 1
-            return
-        view[b] = x
-        view[b + 1] = y
-        view[b + 2] = z
-        view[b + 3] = w
-        self.changed(i)
-
-    def changed(self, i: int) -> None:
-        """Rule 1 for a per-node change, with the subtree marking deferred: a node whose
-        update_world is set has its subtree marked already (the invariant), so
-        update_local is all it needs; any other is queued once (``PENDING``)."""
-        self.changes += 1
-        flags = self.flags_v
-        f = flags[i]
-        if f & WORLD:
-            flags[i] = f | LOCAL
-        elif not f & PENDING:
-            flags[i] = f | PENDING
-            self.pending.append(i)
-
+    # ------------------------------------------------------------------ marking
     def flush(self) -> None:
-        """Mark the subtrees of the queued per-node changes (one compiled pass). Every
-        operation that reads flags or marks calls this first."""
+        """Mark the subtrees of the per-node changes queued by ``setters.py`` (one
+        compiled pass). Every operation that reads flags or marks calls this first."""
         if self.pending:
             ids = np.array(self.pending, dtype=np.int64)
             self.pending.clear()

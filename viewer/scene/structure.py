@@ -124,18 +124,8 @@ def child_ids(s: Storage, i: int) -> list[int]:
 def _unlink(s: Storage, i: int) -> None:
     """Take ``i`` out of its sibling list (or the root list); its subtree stays."""
     p, prev, nxt = s.parent[i], s.prev_sib[i], s.next_sib[i]
-    if prev >= 0:
-        s.next_sib[prev] = nxt
-    elif p >= 0:
-        s.first_child[p] = nxt
-    else:
-        s.heads[0] = nxt
-    if nxt >= 0:
-        s.prev_sib[nxt] = prev
-    elif p >= 0:
-        s.last_child[p] = prev
-    else:
-        s.heads[1] = prev
+    _relink(s, prev, p, nxt, forward=True)
+    _relink(s, nxt, p, prev, forward=False)
     s.prev_sib[i] = s.next_sib[i] = -1
 
 
@@ -145,13 +135,17 @@ def _link_last(s: Storage, i: int, p: int) -> None:
     s.parent[i] = p
     s.prev_sib[i] = last
     s.next_sib[i] = -1
-    if last >= 0:
-        s.next_sib[last] = i
+    _relink(s, last, p, i, forward=True)
+    _relink(s, -1, p, i, forward=False)
+
+
+def _relink(s: Storage, neighbour: int, p: int, target: int, forward: bool) -> None:
+    """Point one link of a sibling list at ``target``: ``neighbour``'s next sibling
+    (``forward``) or previous one; with no neighbour (-1), the end of the list instead,
+    which is ``p``'s first (last) child, or for the root list the first (last) root."""
+    if neighbour >= 0:
+        (s.next_sib if forward else s.prev_sib)[neighbour] = target
     elif p >= 0:
-        s.first_child[p] = i
+        (s.first_child if forward else s.last_child)[p] = target
     else:
-        s.heads[0] = i
-    if p >= 0:
-        s.last_child[p] = i
-    else:
-        s.heads[1] = i
+        s.heads[0 if forward else 1] = target
