@@ -1,4 +1,5 @@
-"""Draws a `Scene`: instanced meshes, ground grid, world axes, parent -> child lines.
+"""Draws a `Scene`: instanced meshes, ground grid, world axes, parent -> child lines,
+skinned meshes with their joints on top.
 
 The renderer never computes a transform. World matrices come from the core's
 `world_matrices()`, and after the first build only the ids a frame report lists as
@@ -19,6 +20,7 @@ from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import GpuMesh
 from .instances import Instances
+from .joints import JointMarkers
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .outline import SelectionOutline, box_corners
 from .ribbons import GlowRibbons
@@ -92,6 +94,12 @@ class Renderer:
         self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
         self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
         self.ribbons = GlowRibbons(ctx, self.programs["lines"])
+        #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
+        self.joints = (
+            JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
+            if skinning
+            else None
+        )
         self.rebuild()
 
     # -- data ------------------------------------------------------------------------------
@@ -286,6 +294,11 @@ class Renderer:
         lines["u_view_proj"].write(vp_bytes)
         if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
             self.ribbons.draw(fbo, camera, size, self._glow_segments())
+        if self.show_links and self.joints is not None:  # over the skinned meshes
+            self.joints.draw(
+                self.graph.world_matrices(), self.graph.parents(), self.instances.highlight,
+                camera, size, heat=self.glow_style == "heat",
+            )  # fmt: skip
         if self.show_axes:
             self._axes.render(moderngl.LINES)
         box = None
@@ -318,6 +331,8 @@ class Renderer:
         self.outline.release()
         self._axes.release()
         self.ribbons.release()
+        if self.joints is not None:
+            self.joints.release()
         if self.skins is not None:
             self.skins.release()
         self.textures.release()
