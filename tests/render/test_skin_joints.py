@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
 
 from gltf_rig import write_rig  # noqa: E402
 
-from viewer.animation import apply_animation  # noqa: E402
+from viewer.animation import apply_animation, player_of  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.overlay.highlight import Highlight  # noqa: E402
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD  # noqa: E402
@@ -40,6 +40,12 @@ def _red(img: np.ndarray) -> np.ndarray:
 
 def _magenta(img: np.ndarray) -> np.ndarray:
     return (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
+
+
+def _pose_at(scene, t: float) -> None:
+    """Put the rig in the Bend clip's pose at clip time `t` (as a scrub does)."""
+    player_of(scene).scrub(t)
+    apply_animation(scene, 0.0, running=False)
 
 
 def _draw(renderer: Renderer, target, links: bool = True) -> np.ndarray:
@@ -69,7 +75,7 @@ def test_a_moving_joint_glows_red_over_the_mesh_that_covers_it(gl_ctx, target, t
     scene = load_scene(write_rig(tmp_path, color=MAGENTA))
     scene.graph.update()
     r = Renderer(gl_ctx, scene)
-    apply_animation(scene, T_MOVING)
+    _pose_at(scene, T_MOVING)
     report = scene.graph.update()
     assert scene.graph["Bone1"].id in np.asarray(report.local_updated)
     r.sync(report)
@@ -85,7 +91,7 @@ def test_a_moving_joint_glows_red_over_the_mesh_that_covers_it(gl_ctx, target, t
 
 def test_no_glow_on_the_joints_while_the_animation_is_paused(gl_ctx, target, tmp_path):
     scene = load_scene(write_rig(tmp_path, color=MAGENTA))
-    apply_animation(scene, T_MOVING)
+    _pose_at(scene, T_MOVING)
     scene.graph.update()
     r = Renderer(gl_ctx, scene)
     apply_animation(scene, T_MOVING + 1 / 60, running=False)  # paused: nothing changes
