@@ -5,7 +5,7 @@
 The model is the test suite's three-bone bending cylinder (tests/gltf_rig.py: skinned,
 with vertex colours and an animation using every interpolation mode), written to a
 temporary .glb and played headless with the overlay on: the moving joints glow red in the
-tree and their lines orange in the view.
+tree and, drawn over the mesh, in the view; the joints that follow them glow orange.
 """
 
 from __future__ import annotations

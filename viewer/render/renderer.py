@@ -1,4 +1,5 @@
-"""Draws a `Scene`: instanced meshes, ground grid, world axes, parent -> child lines.
+"""Draws a `Scene`: instanced meshes, ground grid, world axes, parent -> child lines,
+skinned meshes with their joints on top.
 
 The renderer never computes a transform. World matrices come from the core's
 `world_matrices()`, and after the first build only the ids a frame report lists as
@@ -13,14 +14,17 @@ import numpy as np
 from viewer.content import meshes
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
+from ..animation.player import player_of
 from ..animation.skin import skinning_of
 from ..materials import surfaces_of
 from .backdrop import Backdrop
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import GpuMesh
 from .instances import Instances
+from .joints import JointMarkers
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .outline import SelectionOutline, box_corners
+from .pose_bounds import clip_worlds
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
@@ -92,6 +96,13 @@ class Renderer:
         self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
         self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
         self.ribbons = GlowRibbons(ctx, self.programs["lines"])
+        #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
+        self.joints = (
+            JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
+            if skinning
+            else None
+        )
+        self._clip_box_of = None  # (clip, corners) for `_clip_box`
         self.rebuild()
 
     # -- data ------------------------------------------------------------------------------
@@ -186,10 +197,32 @@ class Renderer:
         return node_boxes(self.instances, self.meshes, self.graph.world_matrices())
 
     def bound_points(self) -> np.ndarray:
-        """What must be seen of the scene, [m, 3]: every node's origin and box corners."""
+        """What must be seen of the scene, [m, 3]: every node's origin and box corners,
+        and the corners of the box around them at a few poses of the current animation
+        clip (`pose_bounds`), so that a model framed at load stays in view as it plays."""
+        return np.vstack([self._points_at(self.graph.world_matrices()), self._clip_box()])
+
+    def _clip_box(self) -> np.ndarray:
+        """The 8 corners of the box around `_points_at` the sampled poses of the current
+        clip ([0, 3] without one), computed once per clip: sampling a big scene's clip
+        costs a few tenths of a second, too much for every rebuild."""
+        player = player_of(self.scene)
+        clip = player.current if player is not None else None
+        if self._clip_box_of is None or self._clip_box_of[0] is not clip:
+            points = [self._points_at(world) for world in clip_worlds(self.scene)]
+            corners = np.zeros((0, 3))
+            if points:
+                both = np.vstack(points)
+                lo, hi = both.min(axis=0), both.max(axis=0)
+                corners = np.array([[(lo, hi)[(k >> a) & 1][a] for a in range(3)]
+                                    for k in range(8)])  # fmt: skip
+            self._clip_box_of = (clip, corners)
+        return self._clip_box_of[1]
+
+    def _points_at(self, world: np.ndarray) -> np.ndarray:
+        """`bound_points` for the world matrices `world` [N, 4, 4]."""
         alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
-        _, worlds, lo, hi = self.node_boxes()
-        world = self.graph.world_matrices()
+        _, worlds, lo, hi = node_boxes(self.instances, self.meshes, world)
         points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
@@ -286,6 +319,11 @@ class Renderer:
         lines["u_view_proj"].write(vp_bytes)
         if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
             self.ribbons.draw(fbo, camera, size, self._glow_segments())
+        if self.show_links and self.joints is not None:  # over the skinned meshes
+            self.joints.draw(
+                self.graph.world_matrices(), self.graph.parents(), self.instances.highlight,
+                camera, size, heat=self.glow_style == "heat",
+            )  # fmt: skip
         if self.show_axes:
             self._axes.render(moderngl.LINES)
         box = None
@@ -318,6 +356,8 @@ class Renderer:
         self.outline.release()
         self._axes.release()
         self.ribbons.release()
+        if self.joints is not None:
+            self.joints.release()
         if self.skins is not None:
             self.skins.release()
         self.textures.release()

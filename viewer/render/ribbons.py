@@ -18,9 +18,13 @@ from .vertices import ColoredVertices
 GLOW_LINE_PX = 5.0
 
 
-def strip_quads(a: np.ndarray, b: np.ndarray, camera: Camera, size: tuple[int, int]) -> np.ndarray:
+def strip_quads(
+    a: np.ndarray, b: np.ndarray, camera: Camera, size: tuple[int, int],
+    width_px: float | np.ndarray = GLOW_LINE_PX,
+) -> np.ndarray:  # fmt: skip
     """Two triangles per segment a[k] -> b[k] ([k, 3] each), facing the camera and
-    `GLOW_LINE_PX` pixels wide in an image of `size`: [k, 6, 3] world positions."""
+    `width_px` pixels wide (one width, or one per segment) in an image of `size`:
+    [k, 6, 3] world positions."""
     to_eye = (
         np.broadcast_to(-camera.forward, a.shape)
         if camera.projection == ORTHOGRAPHIC
@@ -29,9 +33,9 @@ def strip_quads(a: np.ndarray, b: np.ndarray, camera: Camera, size: tuple[int, i
     side = np.cross(b - a, to_eye)
     norm = np.linalg.norm(side, axis=1, keepdims=True)
     side = np.divide(side, norm, out=np.zeros_like(side), where=norm > 1e-12)
-    half = 0.5 * GLOW_LINE_PX
-    wa = camera.pixel_size(a, size)[:, None] * half
-    wb = camera.pixel_size(b, size)[:, None] * half
+    half = 0.5 * np.broadcast_to(np.asarray(width_px, dtype=np.float64), len(a))
+    wa = (camera.pixel_size(a, size) * half)[:, None]
+    wb = (camera.pixel_size(b, size) * half)[:, None]
     corners = [a - side * wa, a + side * wa, b + side * wb, b - side * wb]
     return np.stack([corners[i] for i in (0, 1, 2, 0, 2, 3)], axis=1)
 

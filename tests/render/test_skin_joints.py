@@ -1,0 +1,116 @@
+"""The joints of a skin show over the skinned mesh that covers them, in their glow colour.
+
+The rig's bones lie inside its cylinder, so without the joint markers the moving joints'
+red glow would not reach the picture at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
+
+from gltf_rig import write_rig  # noqa: E402
+
+from viewer.animation import apply_animation, player_of  # noqa: E402
+from viewer.io import load_scene  # noqa: E402
+from viewer.overlay.highlight import Highlight  # noqa: E402
+from viewer.palette import GLOW_LOCAL, GLOW_WORLD  # noqa: E402
+from viewer.render.camera import Camera  # noqa: E402
+from viewer.render.joints import NEUTRAL, joint_colors  # noqa: E402
+from viewer.render.renderer import Renderer  # noqa: E402
+
+SIZE = (240, 240)
+MAGENTA = [1.0, 0.0, 1.0, 1.0]
+T_MOVING = 0.35  # Bend: Bone0 and Bone1 rotate, Bone1 scales
+
+
+def _camera() -> Camera:
+    cam = Camera()
+    cam.frame(np.zeros(3), 3.0)
+    return cam
+
+
+def _red(img: np.ndarray) -> np.ndarray:
+    return (img[..., 0] > 200) & (img[..., 1] < 90) & (img[..., 2] < 90)
+
+
+def _magenta(img: np.ndarray) -> np.ndarray:
+    return (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
+
+
+def _pose_at(scene, t: float) -> None:
+    """Put the rig in the Bend clip's pose at clip time `t` (as a scrub does)."""
+    player_of(scene).scrub(t)
+    apply_animation(scene, 0.0, running=False)
+
+
+def _draw(renderer: Renderer, target, links: bool = True) -> np.ndarray:
+    renderer.unlit = True
+    renderer.show_grid = renderer.show_axes = False
+    renderer.show_links = links
+    renderer.draw(target.fbo, _camera(), SIZE)
+    return target.read().astype(int)
+
+
+def _glow(renderer: Renderer, scene, report) -> None:
+    """What the overlay does with a frame's report: light its nodes at full strength."""
+    ids, values = Highlight.of_report(report, scene.graph.parents()).signed_values()
+    renderer.set_highlight(ids, values)
+
+
+def _pixel(scene, name: str) -> tuple[int, int]:
+    x, y, _depth = _camera().project(scene.graph[name].world_position[None], SIZE)[0]
+    return int(round(y)), int(round(x))
+
+
+def _near(mask: np.ndarray, row: int, col: int, r: int = 2) -> int:
+    return int(mask[row - r : row + r + 1, col - r : col + r + 1].sum())
+
+
+def test_a_moving_joint_glows_red_over_the_mesh_that_covers_it(gl_ctx, target, tmp_path):
+    scene = load_scene(write_rig(tmp_path, color=MAGENTA))
+    scene.graph.update()
+    r = Renderer(gl_ctx, scene)
+    _pose_at(scene, T_MOVING)
+    report = scene.graph.update()
+    assert scene.graph["Bone1"].id in np.asarray(report.local_updated)
+    r.sync(report)
+    _glow(r, scene, report)
+    row, col = _pixel(scene, "Bone1")
+    covered = _draw(r, target, links=False)
+    assert _near(_magenta(covered), row, col) == 25  # the mesh hides the joint ...
+    assert not _red(covered).any()
+    shown = _draw(r, target)
+    assert _near(_red(shown), row, col) >= 9  # ... whose marker is drawn over it, red
+    r.release()
+
+
+def test_no_glow_on_the_joints_while_the_animation_is_paused(gl_ctx, target, tmp_path):
+    scene = load_scene(write_rig(tmp_path, color=MAGENTA))
+    _pose_at(scene, T_MOVING)
+    scene.graph.update()
+    r = Renderer(gl_ctx, scene)
+    apply_animation(scene, T_MOVING + 1 / 60, running=False)  # paused: nothing changes
+    report = scene.graph.update()
+    assert len(report.local_updated) == 0
+    r.sync(report)
+    _glow(r, scene, report)
+    img = _draw(r, target)
+    assert not _red(img).any()
+    row, col = _pixel(scene, "Bone1")
+    neutral = (np.abs(img[..., :3] - 255 * np.asarray(NEUTRAL[:3])) < 40).all(axis=-1)
+    assert _near(neutral, row, col) >= 9  # the joint is still drawn, neutral
+    r.release()
+
+
+def test_joint_colours_follow_the_sign_and_strength_of_the_glow():
+    colors = joint_colors(np.array([-1.0, 1.0, 0.0, -0.5]))
+    np.testing.assert_allclose(colors[0, :3], GLOW_LOCAL, atol=1e-6)
+    np.testing.assert_allclose(colors[1, :3], GLOW_WORLD, atol=1e-6)
+    np.testing.assert_allclose(colors[2], NEUTRAL, atol=1e-6)
+    np.testing.assert_allclose(colors[3, :3], (np.add(GLOW_LOCAL, NEUTRAL[:3])) / 2, atol=1e-6)
+    assert (joint_colors(np.array([-1.0, 0.7]), heat=True) == joint_colors(np.zeros(2))).all()

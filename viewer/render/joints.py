@@ -1,0 +1,158 @@
+"""The joints of skins drawn over their skinned meshes, glowing with their nodes.
+
+A skin's joints are nodes without meshes, and the mesh they deform covers them and the
+lines between them, so their glow (red: own change, orange: followed one) would show only
+in the panel. After the skinned meshes this draws each joint's line to its parent joint and
+a small disk per joint, without depth test (X-ray), in the joint's glow colour, or neutral
+while it does not glow. The disks are sized to the skin (a fraction of its mesh's span),
+with a floor in pixels so that a far-away skeleton stays visible.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from viewer.palette import GLOW_LOCAL, GLOW_WORLD
+
+from ..animation.skin import Skinning
+from .camera import Camera
+from .ribbons import GLOW_LINE_PX, strip_quads
+from .vertices import ColoredVertices
+
+__all__ = ["JointMarkers", "joint_colors"]
+
+#: Colour and opacity of a joint (and its line) that does not glow.
+NEUTRAL = (0.86, 0.88, 0.93, 0.8)
+#: The dark rim around each disk, so that it reads on light and dark surfaces alike.
+RIM = (0.08, 0.08, 0.1, 0.9)
+#: Disk radius as a fraction of the skin's mesh span (the diagonal of its bind-pose box).
+MARKER_FRACTION = 0.025
+#: The disk radius never drops below this many pixels.
+MARKER_MIN_PX = 4.0
+#: Width in pixels of the rim, and of the lines of joints that do not glow.
+RIM_PX = 1.5
+LINE_PX = 2.0
+#: Sides of the polygon that stands for a disk.
+SIDES = 12
+
+
+def joint_colors(highlight: np.ndarray, heat: bool = False) -> np.ndarray:
+    """RGBA [n, 4] for joints of signed glow values `highlight` [n] (negative: red, the
+    joint's own value changed; positive: orange, it followed a change; 0: neutral). The
+    glow colour blends over the neutral one by the strength. In the heat view the values
+    are heat, not glow, so every joint is neutral."""
+    h = np.asarray(highlight, dtype=np.float32).reshape(-1)
+    if heat:
+        h = np.zeros_like(h)
+    glow = np.where((h < 0)[:, None], np.asarray(GLOW_LOCAL), np.asarray(GLOW_WORLD))
+    s = np.clip(np.abs(h), 0.0, 1.0)[:, None]
+    rgb = (1.0 - s) * np.asarray(NEUTRAL[:3]) + s * glow
+    alpha = (1.0 - s) * NEUTRAL[3] + s
+    return np.hstack([rgb, alpha]).astype(np.float32)
+
+
+def _skin_spans(skinning: Skinning, mesh_data: dict) -> np.ndarray:
+    """Per skin, the diagonal of the bind-pose box of the meshes it deforms (or of its
+    joints' bind positions when it deforms none): the size the markers follow."""
+    spans = np.zeros(len(skinning.skins))
+    for k, skin in enumerate(skinning.skins):
+        binds = np.linalg.inv(skin.inverse_binds)[:, :3, 3]
+        points = [binds] + [
+            np.asarray(mesh_data[m.mesh][0], dtype=np.float64).reshape(-1, 3)
+            for m in skinning.meshes
+            if m.skin == k and m.mesh in mesh_data
+        ]
+        pts = np.vstack(points)
+        spans[k] = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
+    return spans
+
+
+class JointMarkers:
+    """Lines and disks for the joints of a scene's skins ("lines" program, whose
+    `u_view_proj` the caller sets)."""
+
+    def __init__(
+        self, ctx: moderngl.Context, program: moderngl.Program, skinning: Skinning,
+        mesh_data: dict,
+    ) -> None:  # fmt: skip
+        self.ctx = ctx
+        self.joints = np.unique(np.concatenate([s.joints for s in skinning.skins] or [[]]))
+        self.joints = self.joints.astype(np.int64)
+        spans = _skin_spans(skinning, mesh_data)
+        self._skins = [(np.asarray(s.joints, dtype=np.int64), span)
+                       for s, span in zip(skinning.skins, spans)]  # fmt: skip
+        self._lines = ColoredVertices(ctx, program, 6 * max(len(self.joints), 1))
+        self._disks = ColoredVertices(ctx, program, 6 * SIDES * max(len(self.joints), 1))
+
+    def radii(self, worlds: np.ndarray, camera: Camera, size: tuple[int, int]) -> np.ndarray:
+        """Disk radius per joint of `self.joints` (world units): the largest of its skins'
+        `MARKER_FRACTION` of the span, times the joint's world scale, and
+        `MARKER_MIN_PX` pixels."""
+        radius = np.zeros(len(self.joints))
+        for joints, span in self._skins:
+            at = np.searchsorted(self.joints, joints)
+            scale = np.linalg.norm(worlds[joints, :3, :3], axis=1).max(axis=1)
+            radius[at] = np.maximum(radius[at], MARKER_FRACTION * span * scale)
+        pixel = camera.pixel_size(worlds[self.joints, :3, 3], size)
+        return np.maximum(radius, MARKER_MIN_PX * pixel)
+
+    def draw(
+        self, worlds: np.ndarray, parents: np.ndarray, highlight: np.ndarray, camera: Camera,
+        size: tuple[int, int], heat: bool = False,
+    ) -> None:  # fmt: skip
+        """Draw over everything drawn so far: `worlds` the graph's world matrices, `parents`
+        its parent ids, `highlight` the renderer's glow value by node id."""
+        if len(self.joints) == 0:
+            return
+        ids = self.joints
+        glow = np.zeros(len(ids), dtype=np.float32)
+        known = ids < len(highlight)
+        glow[known] = highlight[ids[known]]
+        colors = joint_colors(glow, heat)
+        centres = worlds[ids, :3, 3]
+        self._write_lines(worlds, parents, glow, colors, camera, size)
+        self._write_disks(centres, self.radii(worlds, camera, size), colors, camera, size)
+        ctx = self.ctx
+        ctx.disable(moderngl.DEPTH_TEST)
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        self._lines.render(moderngl.TRIANGLES)
+        self._disks.render(moderngl.TRIANGLES)
+        ctx.enable(moderngl.DEPTH_TEST)
+
+    def _write_lines(self, worlds, parents, glow, colors, camera, size) -> None:
+        """A strip from each joint whose parent is a joint to that parent: glowing ones as
+        wide as the other glowing lines, the others thinner."""
+        ids = self.joints
+        par = np.asarray(parents, dtype=np.int64)[ids]
+        ok = np.isin(par, ids)
+        if not ok.any():
+            self._lines.count = 0
+            return
+        a, b = worlds[par[ok], :3, 3], worlds[ids[ok], :3, 3]
+        width = np.where(glow[ok] != 0, GLOW_LINE_PX, LINE_PX)
+        quads = strip_quads(a, b, camera, size, width)
+        self._lines.write(quads.reshape(-1, 3), np.repeat(colors[ok], 6, axis=0))
+
+    def _write_disks(self, centres, radii, colors, camera, size) -> None:
+        """A dark rim disk, then the coloured disk inside it, parallel to the screen."""
+        view = camera.view_matrix()
+        right, top = view[0, :3], view[1, :3]  # the screen's axes in world space
+        angle = 2.0 * np.pi * np.arange(SIDES + 1) / SIDES
+        ring = np.cos(angle)[:, None] * right + np.sin(angle)[:, None] * top  # [SIDES + 1, 3]
+        rim = radii + RIM_PX * camera.pixel_size(centres, size)
+        disks, fills = [], []
+        for r, rgba in ((rim, np.broadcast_to(RIM, colors.shape)), (radii, colors)):
+            edge = centres[:, None] + ring[None] * r[:, None, None]  # [n, SIDES + 1, 3]
+            tri = np.stack(
+                [np.broadcast_to(centres[:, None], edge[:, :-1].shape), edge[:, :-1], edge[:, 1:]],
+                axis=2,
+            )  # [n, SIDES, 3, 3]
+            disks.append(tri.reshape(-1, 3))
+            fills.append(np.repeat(rgba, 3 * SIDES, axis=0))
+        self._disks.write(np.vstack(disks), np.vstack(fills))
+
+    def release(self) -> None:
+        self._lines.release()
+        self._disks.release()
