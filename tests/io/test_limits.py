@@ -24,7 +24,7 @@ def nodes_text(n: int) -> str:
 
 # ------------------------------------------------------------------ node count
 def test_defaults_are_generous():
-    assert MAX_NODES == 10_000_000 and MAX_BUFFER_BYTES == 256 * 2**20
+    assert MAX_NODES == 2_000_000 and MAX_BUFFER_BYTES == 256 * 2**20
 
 
 def test_toml_node_cap(write_scene):

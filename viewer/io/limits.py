@@ -46,8 +46,10 @@ __all__ = [
     "json_memory_bound",
 ]
 
-#: Default cap on the nodes of one scene (also the largest generated scene).
-MAX_NODES = 10_000_000
+#: Default cap on the nodes of one scene (also the largest generated scene): a few seconds
+#: of loading or generating (a million generated nodes take about 2.5 s); --max-nodes
+#: raises it for a scene the user means to build.
+MAX_NODES = 2_000_000
 #: Default cap on glTF files, buffers and vertex data: 256 MiB.
 MAX_BUFFER_BYTES = 256 * 1024 * 1024
 #: Default cap on the JSON text of a scene's glTF files: 16 MiB.
