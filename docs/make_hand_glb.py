@@ -14,6 +14,7 @@ plain JSON and one binary buffer in the project's own .glb container
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 from pathlib import Path
@@ -256,6 +257,14 @@ def write_hand(path: str | Path, *, animated: bool = True) -> Path:
     return path
 
 
-if __name__ == "__main__":
-    out = write_hand(sys.argv[1] if len(sys.argv) > 1 else "hand.glb")
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Write the code-built hand model as a .glb.")
+    parser.add_argument("out", nargs="?", default="hand.glb", help="output file (hand.glb)")
+    parser.add_argument("--still", action="store_true", help="leave out the curl animation")
+    args = parser.parse_args()
+    out = write_hand(args.out, animated=not args.still)
     print(f"wrote {out} ({out.stat().st_size:,} bytes)")
+
+
+if __name__ == "__main__":
+    main()

@@ -63,3 +63,17 @@ def test_an_unknown_scene_is_reported_before_the_display_check(tmp_path):
         assert err.count("\n") == 1 and "Traceback" not in err
         assert f"named {given!r}" in err and "--list-scenes" in err and "display" not in err
         assert (f"did you mean {hint}?" in err) == bool(hint)
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly():
+    """`sgview ... --log | head -1`: the closed pipe is not an error."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "solar_system", "--headless", "--frames", "60", "--log"],
+        cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    assert first == b"# frame 1\n"
+    assert b"Broken pipe" not in err and b"Traceback" not in err

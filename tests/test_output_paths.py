@@ -1,4 +1,4 @@
-"""Output files (--screenshot, --record, --dump-world, --save) that cannot be written are
+"""Output files (--screenshot, --record, --dump-world, --trace, --save) that cannot be written are
 refused up front: exit status 2, one line naming the flag, before the scene is loaded or a
 frame is drawn (issue 12, class 2). A write that still fails later is one line too."""
 
@@ -22,6 +22,7 @@ FLAGS = {
     "--screenshot": "out.png",
     "--record": "out.gif",
     "--dump-world": "world.json",
+    "--trace": "trace.json",
     "--save": "out.toml",
 }
 
@@ -107,3 +108,35 @@ def test_a_write_that_fails_later_is_one_line(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err
     assert status == 1
     assert err == f"sgview: cannot write {tmp_path / 'out.png'}: No space left on device\n"
+
+
+def test_a_screenshot_is_a_png(tmp_path, capsys):
+    assert main([CHAIN5, "--headless", "--screenshot", str(tmp_path / "shot.jpg")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"sgview: --screenshot {tmp_path / 'shot.jpg'}: expected a .png file "
+        "(screenshots are PNG images)\n"
+    )
+
+
+@pytest.mark.parametrize("name", ["scene.toml", "scene.glb"])
+def test_saved_files_get_the_usual_permissions(tmp_path, name):
+    """Written whole through a temporary file, but readable as a plain open() makes it."""
+    mask = os.umask(0o022)
+    try:
+        assert main([CHAIN5, "--save", str(tmp_path / name)]) == 0
+    finally:
+        os.umask(mask)
+    assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == [name]  # no temporary left behind
+
+
+def test_an_argument_mistake_is_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([CHAIN5, "--headless", "--frames", "0"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "sgview: argument --frames: expected a positive whole number, got '0' "
+        "(sgview --help lists the options)\n"
+    )

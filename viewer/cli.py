@@ -9,6 +9,7 @@ themselves (the parser, its value types and --help) are `viewer/cli_args.py`.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -45,20 +46,17 @@ def _progress(what: str | None):
 def load(args):
     """The scene the arguments ask for; `UsageError` with one line if it cannot be had."""
     from viewer.io import SceneError, default_scene, generate_scene, load_scene
-    from viewer.io.bundled import resolve
 
     if args.scene and args.generate:
         raise UsageError("give either SCENE or --generate, not both")
     try:
         if args.generate:
             count = args.generate.rpartition(":")[2].replace("_", "").replace(",", "")
-            big = count.isdigit() and int(count) >= BIG_GENERATED
+            big = count.isdigit() and BIG_GENERATED <= int(count) <= args.max_nodes
             with _progress(f"generating {args.generate}" if big else None):
                 return generate_scene(args.generate, max_nodes=args.max_nodes)
         if args.scene:
-            path = resolve(args.scene)
-            if not path.exists():
-                raise UsageError(_unknown_scene(args.scene))
+            path = scene_path(args)
             big = path.is_file() and path.stat().st_size > BIG_FILE_BYTES
             with _progress(f"loading {printable(path, None)}" if big else None):
                 return load_scene(path, **load_limits(args))
@@ -79,6 +77,19 @@ def _unknown_scene(given: str) -> str:
     return f"{what} named {given!r}{hint} ({PROG} --list-scenes lists the bundled scenes)"
 
 
+def scene_path(args):
+    """The file SCENE names (a path, or a bundled scene's name); `UsageError` suggesting
+    the closest bundled name when there is none. None without SCENE."""
+    from viewer.io.bundled import resolve
+
+    if not args.scene:
+        return None
+    path = resolve(args.scene)
+    if not path.exists():
+        raise UsageError(_unknown_scene(args.scene))
+    return path
+
+
 def load_limits(args) -> dict:
     """The `load_scene` caps the flags ask for (also used by live reload)."""
     return {
@@ -94,12 +105,14 @@ def check_outputs(args) -> None:
     parent folders are made here, once for every writer."""
     from viewer.io.paths import output_problem
 
-    for flag in ("save", "screenshot", "record", "dump_world"):
+    for flag in ("save", "screenshot", "record", "dump_world", "trace"):
         path = getattr(args, flag, None)
         if path is None:
             continue
         name = "--" + flag.replace("_", "-")
         problem = output_problem(path)
+        if problem is None and flag == "screenshot" and path.suffix.lower() != ".png":
+            problem = "expected a .png file (screenshots are PNG images)"
         if problem is None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -235,13 +248,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_scenes:
         return list_scenes()
-    from viewer.scene.coldstart import start
-
-    start()  # the first run after an install: compile in the background, show frames now
     if args.save is not None:
         return save(args)
+    from viewer.scene.coldstart import start
+
     try:  # mistakes in the arguments first: they matter with or without a display
         check_outputs(args)
+        scene_path(args)
+        # The first run after an install: compile in the background, show frames now. Its
+        # note waits until the arguments are known to be good (one line for a mistake).
+        cold = start(announce=False)
         scene = load(args)
         options = options_from(args, scene)
         if not args.headless:
@@ -253,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
                     f"{HEADLESS_HINT}"
                 )
         _print_notes(scene)
+        if cold is not None:
+            cold.announce()
     except UsageError as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
@@ -275,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
     except GLError as exc:  # a GL call failed while running: no traceback either
         print(f"{PROG}: OpenGL error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `sgview ... --log | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 0
     except OSError as exc:  # writing an output failed after all (a full disk, ...)
         where = f" {printable(exc.filename)}" if getattr(exc, "filename", None) else ""
         print(f"{PROG}: cannot write{where}: {exc.strerror or one_line(exc)}", file=sys.stderr)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import NoReturn
 
 from viewer import __version__
 from viewer.io.limits import MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES
+from viewer.text import one_line
 
 __all__ = ["OPTIONS", "PROG", "build_parser"]
 
@@ -98,7 +100,7 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "type": _touch, "action": "append", "default": [], "metavar": "NAME[@FRAME]",
         "help": "touch node NAME at the start of FRAME (default 1); repeatable",
     }),
-    ("--still", {"action": "store_true", "help": "disable the scene's motion"}),
+    ("--still", {"action": "store_true", "help": "no scene motion and no glTF animation"}),
     ("--keys", {
         "metavar": "SPEC",
         "help": "scripted keys, e.g. 'L@1-80,T@90,space@100,.@101': a key of the table below "
@@ -182,9 +184,17 @@ def _epilog() -> str:
     return "\n".join(lines)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument mistake is one line on stderr (exit status 2), like every other
+    mistake sgview reports, instead of argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {one_line(message)} (sgview --help lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `sgview` parser: `OPTIONS`, with the window controls and examples as epilog."""
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog=PROG,
         description="Show a scene graph and the transform updates flowing through it.",
         epilog=_epilog(),

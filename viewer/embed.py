@@ -163,7 +163,7 @@ def show(
     ShowResult
         Frames simulated, the last frame's report and the files written.
     """
-    from viewer.runner import RunOptions, run
+    from viewer.runner import RunOptions, WindowError, run
 
     if headless and frames is None:
         frames = 1
@@ -181,12 +181,35 @@ def show(
         from viewer.render.offscreen import Recorder
 
         Recorder.check(options.record)
+    _check_outputs(screenshot=options.screenshot, record=options.record, trace=options.trace)
+    if not headless:
+        from viewer.render.context import display_available
+
+        if not display_available():
+            raise WindowError(
+                "no display found (DISPLAY is not set); pass headless=True to render "
+                "without a window"
+            )
     app = run(scene, options, headless=headless)
     session = app.session
     return ShowResult(
         frames=session.frame, report=session.last_report, screenshot=options.screenshot,
         record=options.record, trace=options.trace,
     )  # fmt: skip
+
+
+def _check_outputs(**paths: Path | None) -> None:
+    """Before any GL: a `ValueError` naming the argument when an output cannot be written
+    (a folder, a path under a file, a device, ...); missing folders are made."""
+    from viewer.io.paths import output_problem
+
+    for name, path in paths.items():
+        if path is None:
+            continue
+        problem = output_problem(path)
+        if problem is not None:
+            raise ValueError(f"{name}={str(path)!r}: {problem}")
+        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def render_image(

@@ -26,11 +26,12 @@ A paused redraw has the drawing phases only. No GL here: the app measures, this 
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import numpy as np
+
+from viewer.files import write_whole
 
 __all__ = ["NODE_EVENTS_PER_FRAME", "TraceWriter"]
 
@@ -118,11 +119,8 @@ class TraceWriter:
     def close(self) -> Path:
         """Write the file (atomically: a half-written trace never replaces a good one)."""
         doc = {"traceEvents": self.events, "displayTimeUnit": "ms"}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
-            fh.write("\n")
-        os.replace(tmp, self.path)
+        text = json.dumps(doc, separators=(",", ":")) + "\n"
+        write_whole(self.path, text.encode("utf-8"))
         return self.path
 
 

@@ -136,6 +136,19 @@ def test_bad_arguments_are_refused_before_any_gl():
         viewer.show(chain(), headless=True, keys="Q@1")
 
 
+def test_outputs_and_the_display_are_checked_before_any_gl(tmp_path, monkeypatch):
+    import viewer.runner
+
+    monkeypatch.setattr(viewer.runner, "run", lambda *a, **k: pytest.fail("GL started"))
+    for name in ("screenshot", "trace"):
+        with pytest.raises(ValueError, match=f"{name}=.*is a folder"):
+            viewer.show(chain(), headless=True, **{name: tmp_path})
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(viewer.runner.WindowError, match="headless=True"):
+        viewer.show(chain())
+
+
 def test_meshes_by_node_name_id_or_callable():
     from viewer.embed import DEFAULT_LOOK, scene_for
 

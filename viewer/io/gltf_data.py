@@ -184,9 +184,8 @@ class GltfFile:
     def index_into(self, value: object, name: str, where: str) -> int:
         items = self.array(name)
         if not is_int(value) or not 0 <= value < len(items):
-            raise self.error(
-                where, f"expected an index into '{name}' (0..{len(items) - 1}), got {value!r}"
-            )
+            span = f"0..{len(items) - 1}" if items else f"the file has no '{name}'"
+            raise self.error(where, f"expected an index into '{name}' ({span}), got {value!r}")
         return value
 
     def item(self, value: object, name: str, where: str) -> tuple[int, dict]:

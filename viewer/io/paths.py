@@ -16,9 +16,9 @@ failed write never leaves half a file behind.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from ..files import write_whole as write_file
 from .errors import SceneError
 
 __all__ = ["confined", "inside", "output_problem", "write_whole"]
@@ -88,18 +88,9 @@ def output_problem(path: str | Path) -> str | None:
 
 
 def write_whole(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder, renamed over
-    `path` once complete: readers see the old file or the new one, never a part.
-    `SceneError` naming the file if it cannot be written."""
-    folder = path.parent if str(path.parent) else Path(".")
+    """`viewer.files.write_whole`, with `SceneError` naming the file if it cannot be
+    written (what the savers report)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        write_file(path, data)
     except OSError as exc:
         raise SceneError(f"cannot write the file ({exc.strerror or exc})", file=str(path)) from None

@@ -87,24 +87,28 @@ def compiled_ready() -> bool:
     return _ready
 
 
-def start(err=None) -> ColdStart | None:
+def start(err=None, *, announce: bool = True) -> ColdStart | None:
     """On a cold cache: compile in the background and run the Python twins meanwhile (see
-    the module notes); says so on `err` (default stderr). None when the cache is warm."""
+    the module notes); says so on `err` (default stderr), or, with ``announce=False``, only
+    once `ColdStart.announce` is called (the command line first checks its arguments, so
+    a mistyped command prints its one line and nothing else). None when the cache is warm."""
     global _pending
     with _lock:
         if _pending is not None:
             return _pending
         if compiled_ready() or os.environ.get("SGVIEW_COLDSTART") == "off":
             return None
-        _pending = ColdStart(err if err is not None else sys.stderr)
+        _pending = ColdStart(err if err is not None else sys.stderr, announce)
         return _pending
 
 
 class ColdStart:
     """One background compile and the Python twins that stand in meanwhile."""
 
-    def __init__(self, err) -> None:
+    def __init__(self, err, announce: bool = True) -> None:
         self._err = err
+        self._announced = announce
+        self._held: list[str] = []  # notes waiting for `announce`
         self.compiled = {name: getattr(K, name) for name in kernel_names()}
         self.started = time.perf_counter()
         self.done = threading.Event()
@@ -156,10 +160,22 @@ class ColdStart:
         """Block until the compiled loops are back (a call too big for the Python twins)."""
         if self.done.is_set():
             return
+        self.announce()  # a wait is worth saying at once, whatever the caller held back
         self._say("waiting for the compiled loops (first run only) ...")
         self.done.wait()
 
+    def announce(self) -> None:
+        """Print the notes held back so far, and every later one as it comes."""
+        with _lock:
+            self._announced = True
+            held, self._held = self._held, []
+        for note in held:
+            self._say(note)
+
     def _say(self, note: str) -> None:
+        if not self._announced:
+            self._held.append(note)
+            return
         with suppress(OSError, ValueError):  # the stream closed under a background thread
             print(f"sgview: {note}", file=self._err, flush=True)
 
