@@ -4,8 +4,9 @@ and lights its outline, heat colours every node by its value on the heat ramp.""
 import numpy as np
 from render_helpers import tree10
 
+from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
-from viewer.render.renderer import GLOW_LOCAL, GLOW_STYLES, Renderer
+from viewer.render.renderer import GLOW_STYLES, Renderer
 
 SIZE = (320, 240)
 

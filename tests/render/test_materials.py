@@ -13,8 +13,9 @@ from PIL import Image
 
 from viewer.io import SceneError, load_scene
 from viewer.materials import surfaces_of
+from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
-from viewer.render.renderer import GLOW_LOCAL, Renderer
+from viewer.render.renderer import Renderer
 
 SIZE = (200, 200)
 RED, GREEN, BLUE, WHITE = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)

@@ -68,3 +68,15 @@ def clip_worlds(scene, samples: int = POSE_SAMPLES) -> list[np.ndarray]:
         return []
     times = np.linspace(0.0, max(clip.duration, 0.0), samples)
     return [posed_worlds(scene.graph, clip.pose(float(t))) for t in times]
+
+
+def clip_corners(scene, points_at) -> np.ndarray:
+    """The 8 corners [8, 3] of the box around ``points_at(world)`` (the points that must
+    be seen, for world matrices [N, 4, 4]) over the sampled poses of the current clip;
+    [0, 3] without a clip."""
+    points = [points_at(world) for world in clip_worlds(scene)]
+    if not points:
+        return np.zeros((0, 3))
+    both = np.vstack(points)
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    return np.array([[(lo, hi)[(k >> a) & 1][a] for a in range(3)] for k in range(8)])

@@ -12,36 +12,30 @@ import moderngl
 import numpy as np
 
 from viewer.content import meshes
-from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
 from ..animation.player import player_of
 from ..animation.skin import skinning_of
 from ..materials import surfaces_of
 from .backdrop import Backdrop
-from .camera import ORTHOGRAPHIC, Camera
+from .camera import Camera
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
+from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
-from .pose_bounds import clip_worlds
+from .pose_bounds import clip_corners
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
 from .textures import MeshTextures
 from .vertices import ColoredVertices
 
-#: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
-#: XY plane are lit mostly from +Z, the side they are seen from.
-LIGHT_DIR = (0.45, 0.85, 0.35)
-LIGHT_DIR_FLAT = (0.30, 0.40, 0.87)
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
 #: The world axes at the origin: X red, Y green, Z blue.
 AXIS_COLORS = ((0.95, 0.3, 0.25, 1.0), (0.4, 0.9, 0.35, 1.0), (0.3, 0.5, 1.0, 1.0))
 #: The ways glow can show (`Renderer.glow_style`; shaders/instanced.frag).
 GLOW_STYLES = ("fill", "rim", "heat")
-#: Width in pixels of the halo around glowing nodes (the glowing lines: `ribbons`).
-HALO_PX = 4.0
 #: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
 #: a crowd of them reads as noise and costs a second pass over every instance.
 GLOW_EXTRAS_MAX = 5000
@@ -209,14 +203,7 @@ class Renderer:
         player = player_of(self.scene)
         clip = player.current if player is not None else None
         if self._clip_box_of is None or self._clip_box_of[0] is not clip:
-            points = [self._points_at(world) for world in clip_worlds(self.scene)]
-            corners = np.zeros((0, 3))
-            if points:
-                both = np.vstack(points)
-                lo, hi = both.min(axis=0), both.max(axis=0)
-                corners = np.array([[(lo, hi)[(k >> a) & 1][a] for a in range(3)]
-                                    for k in range(8)])  # fmt: skip
-            self._clip_box_of = (clip, corners)
+            self._clip_box_of = (clip, clip_corners(self.scene, self._points_at))
         return self._clip_box_of[1]
 
     def _points_at(self, world: np.ndarray) -> np.ndarray:
@@ -275,19 +262,8 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
         prog = self.programs["instanced"]
-        prog["u_view_proj"].write(vp_bytes)
-        light = np.asarray(LIGHT_DIR_FLAT if self._flat else LIGHT_DIR)
-        light = light / np.linalg.norm(light)
-        prog["u_light_dir"].value = tuple(light)
-        prog["u_eye"].value = tuple(camera.eye)
-        prog["u_view_dir"].value = tuple(camera.forward)
-        prog["u_ortho"].value = int(camera.projection == ORTHOGRAPHIC)
-        prog["u_unlit"].value = int(self.unlit)
-        prog["u_glow_local"].value = GLOW_LOCAL
-        prog["u_glow_world"].value = GLOW_WORLD
-        prog["u_viewport"].value = (float(size[0]), float(size[1]))
-        prog["u_halo_px"].value = HALO_PX
-        prog["u_glow_style"].value = GLOW_STYLES.index(self.glow_style)
+        node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
+                      glow_style=GLOW_STYLES.index(self.glow_style))  # fmt: skip
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < self._glowing <= GLOW_EXTRAS_MAX and self.glow_style != "heat":
             ctx.disable(moderngl.DEPTH_TEST)
