@@ -103,22 +103,15 @@ def check_outputs(args) -> None:
     """`UsageError` naming the flag when an output file cannot be written: checked before
     the scene is loaded or a frame drawn, so a long run cannot end in that error. Missing
     parent folders are made here, once for every writer."""
-    from viewer.io.paths import output_problem
+    from viewer.io.paths import SCREENSHOT, prepare_output
 
     for flag in ("save", "screenshot", "record", "dump_world", "trace"):
         path = getattr(args, flag, None)
         if path is None:
             continue
-        name = "--" + flag.replace("_", "-")
-        problem = output_problem(path)
-        if problem is None and flag == "screenshot" and path.suffix.lower() != ".png":
-            problem = "expected a .png file (screenshots are PNG images)"
-        if problem is None:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                problem = f"cannot make its folder ({exc.strerror or one_line(exc)})"
+        problem = prepare_output(path, SCREENSHOT if flag == "screenshot" else None)
         if problem is not None:
+            name = "--" + flag.replace("_", "-")
             raise UsageError(f"{name} {printable(path)}: {problem}")
 
 

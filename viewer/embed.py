@@ -201,15 +201,14 @@ def show(
 def _check_outputs(**paths: Path | None) -> None:
     """Before any GL: a `ValueError` naming the argument when an output cannot be written
     (a folder, a path under a file, a device, ...); missing folders are made."""
-    from viewer.io.paths import output_problem
+    from viewer.io.paths import SCREENSHOT, prepare_output
 
     for name, path in paths.items():
         if path is None:
             continue
-        problem = output_problem(path)
+        problem = prepare_output(path, SCREENSHOT if name == "screenshot" else None)
         if problem is not None:
             raise ValueError(f"{name}={str(path)!r}: {problem}")
-        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def render_image(

@@ -87,6 +87,25 @@ def output_problem(path: str | Path) -> str | None:
     return None
 
 
+#: What a screenshot must be called: the file is a PNG whatever its name says.
+SCREENSHOT = (".png", "screenshots are PNG images")
+
+
+def prepare_output(path: Path, expected: tuple[str, str] | None = None) -> str | None:
+    """`output_problem`, then (`expected` = (suffix, why)) the file's suffix; when all is
+    well, make the missing parent folders, once, for whichever writer comes later. Returns
+    why `path` cannot be an output, or None. The command line and `viewer.show` share it."""
+    problem = output_problem(path)
+    if problem is None and expected is not None and path.suffix.lower() != expected[0]:
+        problem = f"expected a {expected[0]} file ({expected[1]})"
+    if problem is None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            problem = f"cannot make its folder ({exc.strerror or exc})"
+    return problem
+
+
 def write_whole(path: Path, data: bytes) -> None:
     """`viewer.files.write_whole`, with `SceneError` naming the file if it cannot be
     written (what the savers report)."""
