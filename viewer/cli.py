@@ -172,9 +172,8 @@ def _script(args, frames: int | None):
 
 def pick_animation(scene, choice: str) -> None:
     """`--animation NAME|INDEX|none`: select the clip that plays (`UsageError` if none is)."""
-    from viewer.animation import player_of
 
-    player = player_of(scene)
+    player = scene.animation
     names = [] if player is None else player.names
     if choice.strip().lower() == "none":
         if player is not None:
@@ -228,9 +227,8 @@ def save(args) -> int:
 
 def _print_notes(scene) -> None:
     """The loaders' one-line notes (what a file had that the viewer leaves out)."""
-    from viewer.animation import player_of
 
-    player = player_of(scene)
+    player = scene.animation
     for note in [] if player is None else player.notes:
         print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
 

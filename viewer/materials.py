@@ -2,8 +2,7 @@
 colour texture (no GL here; the renderer uploads them, see render/textures.py).
 
 `Scene.mesh_data` keeps (positions, normals, indices) per mesh; a mesh with more than a
-flat colour also has a `MeshSurface` under the same key, in the scene's ``surfaces``
-attribute (`surfaces_of`).
+flat colour also has a `MeshSurface` under the same key, in `Scene.surfaces`.
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["REPEAT", "MIRRORED_REPEAT", "CLAMP_TO_EDGE", "MeshSurface", "TextureImage",
-           "surfaces_of"]  # fmt: skip
+__all__ = ["REPEAT", "MIRRORED_REPEAT", "CLAMP_TO_EDGE", "MeshSurface", "TextureImage"]
 
 #: glTF (OpenGL) wrap modes.
 CLAMP_TO_EDGE, MIRRORED_REPEAT, REPEAT = 33071, 33648, 10497
@@ -42,8 +40,3 @@ class MeshSurface:
     vcolors: np.ndarray
     uvs: np.ndarray | None = None
     texture: TextureImage | None = None
-
-
-def surfaces_of(scene) -> dict[str, MeshSurface]:
-    """The scene's mesh surfaces by mesh key (`Scene.surfaces`; empty when none)."""
-    return getattr(scene, "surfaces", None) or {}

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from viewer.animation import AnimationPlayer, apply_animation, player_of
+from viewer.animation import AnimationPlayer, apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
@@ -133,7 +133,7 @@ class Session:
     @property
     def animation(self) -> AnimationPlayer | None:
         """The scene's glTF animation player; None when its files have no animation."""
-        player = player_of(self.scene)
+        player = self.scene.animation
         return player if player is not None and player.clips else None
 
     @property

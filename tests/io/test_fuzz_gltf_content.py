@@ -14,8 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz import FUZZ, JSON_VALUES, _paths, load_or_scene_error, mutated
 
-from viewer.animation import apply_animation, player_of
-from viewer.animation.skin import skinning_of
+from viewer.animation import apply_animation
 from viewer.io import SceneError
 from viewer.io.limits import json_memory_bound
 
@@ -54,11 +53,11 @@ def test_mutated_animations_skins_and_materials(tmp_path_factory, changes, times
         apply_animation(scene, t)
         g.update()
         assert np.all(np.isfinite(g.world_matrices()))
-    skinning = skinning_of(scene)
+    skinning = scene.skinning
     if skinning is not None:
         for skin in skinning.skins:
             assert np.all(np.isfinite(skin.matrices(g.world_matrices())))
-    player = player_of(scene)
+    player = scene.animation
     assert player is None or all(math.isfinite(c.duration) for c in player.clips)
 
 

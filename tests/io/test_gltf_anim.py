@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scene_helpers import load_error, trs_matrix
 
-from viewer.animation import AnimationPlayer, Clip, apply_animation, player_of, sample
+from viewer.animation import AnimationPlayer, Clip, apply_animation, sample
 from viewer.animation.clip import Channel
 from viewer.io import load_scene
 
@@ -31,7 +31,7 @@ def rig(tmp_path_factory):
 
 
 def test_clips_and_channels_are_decoded(rig):
-    player = player_of(rig)
+    player = rig.animation
     assert player.names == ["Bend", "Wave"] and player.index == 0 and player.playing
     bend = player.clips[0]
     got = [(rig.graph.name_of(c.node), c.path, c.interpolation) for c in bend.channels]
@@ -41,7 +41,7 @@ def test_clips_and_channels_are_decoded(rig):
 
 @pytest.mark.parametrize("k", range(len(BEND_CHANNELS) + len(WAVE_CHANNELS)))
 def test_every_channel_matches_the_specification(rig, k):
-    player = player_of(rig)
+    player = rig.animation
     clip, j = (player.clips[0], k) if k < len(BEND_CHANNELS) else (player.clips[1], k - 5)
     name, path, interpolation, times, values = (BEND_CHANNELS + WAVE_CHANNELS)[k]
     channel = clip.channels[j]
@@ -129,7 +129,7 @@ def test_headless_frames_follow_the_scene_clock(tmp_path):
     scene = load_scene(write_rig(tmp_path))
     g = scene.graph
     g.update()
-    bend = player_of(scene).clips[0]
+    bend = scene.animation.clips[0]
     field = {"translation": "local_position", "rotation": "local_rotation", "scale": "local_scale"}
     before = {c.node: [] for c in bend.channels}  # the rest pose, as the graph holds it
     for c in bend.channels:
@@ -159,7 +159,7 @@ def test_pause_scrub_pick_and_none(tmp_path):
     scene = load_scene(write_rig(tmp_path))
     g = scene.graph
     g.update()
-    player = player_of(scene)
+    player = scene.animation
     apply_animation(scene, 0.1)
     g.update()
     player.pause()
@@ -193,9 +193,9 @@ def test_a_player_without_clips_does_nothing():
 
 def test_weight_channels_are_skipped_with_a_note(tmp_path):
     scene = load_scene(write_rig(tmp_path, weights_channel=True))
-    notes = player_of(scene).notes
+    notes = scene.animation.notes
     assert len(notes) == 1 and "1 morph-target weight channel(s) skipped" in notes[0]
-    assert len(player_of(scene).clips[0].channels) == len(BEND_CHANNELS)
+    assert len(scene.animation.clips[0].channels) == len(BEND_CHANNELS)
 
 
 def test_clips_follow_an_include_under_a_node(tmp_path):
@@ -203,7 +203,7 @@ def test_clips_follow_an_include_under_a_node(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text('[[node]]\nname = "Holder"\nposition = [1, 0, 0]\nmesh = "rig.glb"\n')
     scene = load_scene(path)
-    bend = player_of(scene).clips[0]
+    bend = scene.animation.clips[0]
     assert {scene.graph.name_of(c.node) for c in bend.channels} == {
         "Holder/Bone0", "Holder/Bone1", "Holder/Bone2"}  # fmt: skip
 

@@ -7,13 +7,12 @@ import pytest
 from gltf_rig import write_rig
 from scene_helpers import load_error
 
-from viewer.animation.skin import skinning_of
 from viewer.io import load_scene
 
 
 def test_skin_is_decoded_with_node_ids(tmp_path):
     scene = load_scene(write_rig(tmp_path))
-    skinning = skinning_of(scene)
+    skinning = scene.skinning
     g = scene.graph
     assert [g.name_of(j) for j in skinning.skins[0].joints] == ["Bone0", "Bone1", "Bone2"]
     (mesh,) = skinning.meshes

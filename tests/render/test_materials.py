@@ -12,7 +12,6 @@ import pytest
 from PIL import Image
 
 from viewer.io import SceneError, load_scene
-from viewer.materials import surfaces_of
 from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
 from viewer.render.renderer import Renderer
@@ -127,7 +126,7 @@ def test_vertex_colours_times_the_factor(gl_ctx, target, tmp_path):
     colors = [[1, 0, 0], [0, 0, 1], [0, 0, 1], [1, 0, 0]]  # red on the left, blue right
     path = quad_gltf(tmp_path / "q.gltf", colors=colors, factor=(1, 1, 0.5, 1), texture=False)
     scene = load_scene(path)
-    assert next(iter(surfaces_of(scene).values())).texture is None
+    assert next(iter(scene.surfaces.values())).texture is None
     at = _picture(gl_ctx, target, scene)
     assert _near(at(0.02, 1.0), (255, 0, 0), 8)
     assert _near(at(1.98, 1.0), (0, 0, 128), 8)

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
 
 from gltf_rig import write_rig  # noqa: E402
 
-from viewer.animation import apply_animation, player_of  # noqa: E402
+from viewer.animation import apply_animation  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.pose_bounds import POSE_SAMPLES, clip_worlds, posed_worlds  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
@@ -23,7 +23,7 @@ from viewer.scene import SceneGraph  # noqa: E402
 @pytest.mark.parametrize("t", [0.0, 0.35, 0.72, 1.2])
 def test_posed_worlds_match_the_graph_after_applying_the_pose(tmp_path, clip, t):
     scene = load_scene(write_rig(tmp_path))
-    player = player_of(scene)
+    player = scene.animation
     player.pick(clip)
     scene.graph.update()
     before = np.array(scene.graph.world_matrices())
@@ -67,7 +67,7 @@ def test_clip_worlds_samples_the_current_clip_and_nothing_without_one(tmp_path):
     worlds = clip_worlds(scene)
     assert len(worlds) == POSE_SAMPLES
     assert not np.allclose(worlds[0], worlds[POSE_SAMPLES // 2])
-    player_of(scene).pick(None)
+    scene.animation.pick(None)
     assert clip_worlds(scene) == []
 
 
@@ -82,7 +82,7 @@ def test_the_renderer_frames_the_clip_poses_too(gl_ctx, tmp_path):
     r = Renderer(gl_ctx, scene)
     framed = r.bound_points()
     rest = r._points_at(scene.graph.world_matrices())
-    player = player_of(scene)
+    player = scene.animation
     outside_rest = 0
     for t in np.linspace(0.0, player.current.duration, POSE_SAMPLES):
         player.scrub(float(t))

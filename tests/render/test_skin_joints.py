@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
 
 from gltf_rig import write_rig  # noqa: E402
 
-from viewer.animation import apply_animation, player_of  # noqa: E402
+from viewer.animation import apply_animation  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.overlay.highlight import Highlight  # noqa: E402
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD  # noqa: E402
@@ -44,7 +44,7 @@ def _magenta(img: np.ndarray) -> np.ndarray:
 
 def _pose_at(scene, t: float) -> None:
     """Put the rig in the Bend clip's pose at clip time `t` (as a scrub does)."""
-    player_of(scene).scrub(t)
+    scene.animation.scrub(t)
     apply_animation(scene, 0.0, running=False)
 
 

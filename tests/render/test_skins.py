@@ -17,8 +17,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
 
 from gltf_rig import cylinder, write_rig  # noqa: E402
 
-from viewer.animation import apply_animation, player_of  # noqa: E402
-from viewer.animation.skin import skinning_of  # noqa: E402
+from viewer.animation import apply_animation  # noqa: E402
 from viewer.content.scene import Look, Scene  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
@@ -110,7 +109,7 @@ def test_gpu_skinning_matches_the_cpu_reference_within_a_pixel(gl_ctx, target, t
 
 def test_rest_pose_is_the_bind_pose_and_moving_joints_move_the_mesh(gl_ctx, target, tmp_path):
     rest = _rig(tmp_path, None)
-    player_of(rest).pick(None)
+    rest.animation.pick(None)
     pos, nrm, idx, _j, _w = cylinder()
     undeformed = _mask(gl_ctx, target, _reference(pos, nrm, idx))
     assert _within_a_pixel(_mask(gl_ctx, target, rest), undeformed)
@@ -133,7 +132,7 @@ def test_joint_matrices_are_uploaded_only_when_joints_were_recomputed(gl_ctx, tm
     assert r.bytes_last == r.instances.bytes_last + skin_bytes
     assert r.sync(g.update()) == 0 and r.skins.bytes_last == 0  # nothing changed
     np.testing.assert_allclose(
-        skinning_of(scene).skins[0].matrices(g.world_matrices())[2][:3, 3], (0.1, 0.0, 0.0),
+        scene.skinning.skins[0].matrices(g.world_matrices())[2][:3, 3], (0.1, 0.0, 0.0),
         atol=1e-12,
     )  # fmt: skip
     r.release()

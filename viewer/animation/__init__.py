@@ -5,7 +5,7 @@ No GL: the frame loop calls `apply_animation(scene, t)`; a panel drives the scen
 """
 
 from .clip import Channel, Clip
-from .player import AnimationPlayer, apply_animation, player_of
+from .player import AnimationPlayer, apply_animation
 from .sampler import INTERPOLATIONS, sample, slerp
 
 __all__ = [
@@ -14,7 +14,6 @@ __all__ = [
     "Channel",
     "Clip",
     "apply_animation",
-    "player_of",
     "sample",
     "slerp",
 ]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from .clip import Clip
 
-__all__ = ["AnimationPlayer", "apply_animation", "player_of"]
+__all__ = ["AnimationPlayer", "apply_animation"]
 
 
 class AnimationPlayer:
@@ -114,19 +114,11 @@ class AnimationPlayer:
         return True
 
 
-def player_of(scene) -> AnimationPlayer | None:
-    """The scene's player, if its files had animations.
-
-    The loaders set `Scene.animation`; objects without that field have none.
-    """
-    return getattr(scene, "animation", None)
-
-
 def apply_animation(scene, t: float, running: bool = True) -> None:
     """The frame loop's hook: advance the scene's player to clock `t`, apply the pose.
 
     `running` False (motion stopped): apply only a pose picked or scrubbed since."""
-    player = player_of(scene)
+    player = scene.animation
     if player is None or player.current is None:
         return
     if not player.advance(t, running):

@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Skin", "SkinnedMesh", "Skinning", "skinning_of"]
+__all__ = [
+    "Skin",
+    "SkinnedMesh",
+    "Skinning",
+]
 
 
 @dataclass(frozen=True)
@@ -61,8 +65,3 @@ class Skinning:
         self.skins += other.skins
         self.meshes += [SkinnedMesh(m.node, m.mesh, m.skin + base, m.color) for m in other.meshes]
         self.attributes.update(other.attributes)
-
-
-def skinning_of(scene) -> Skinning | None:
-    """The scene's skins (`Scene.skinning`), if its glTF files had any."""
-    return getattr(scene, "skinning", None)

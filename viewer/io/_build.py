@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..animation.player import AnimationPlayer, player_of
-from ..animation.skin import Skin, SkinnedMesh, Skinning, skinning_of
+from ..animation.player import AnimationPlayer
+from ..animation.skin import Skin, SkinnedMesh, Skinning
 from ..content.scene import Include, Scene
-from ..materials import surfaces_of
 from ..scene.graph import SceneGraph
 from .errors import SceneError
 from .gltf_scene import GltfModel
@@ -43,10 +42,10 @@ class UniqueNames:
 
 def _add_clips(scene: Scene, clips: list, notes: list[str]) -> None:
     """Give the scene a player for its animation clips (the first one plays), or add to it."""
-    player = player_of(scene)
+    player = scene.animation
     if player is None or not player.clips:  # a fresh player: its clock starts at 0
         old_notes = [] if player is None else player.notes
-        scene.animation = AnimationPlayer(clips, old_notes + notes)  # see player_of
+        scene.animation = AnimationPlayer(clips, old_notes + notes)
         return
     player.clips.extend(clips)
     player.notes.extend(notes)
@@ -59,9 +58,9 @@ def _add_skins(scene: Scene, skinning: Skinning, ids: np.ndarray) -> None:
         [SkinnedMesh(int(ids[m.node]), m.mesh, m.skin, m.color) for m in skinning.meshes],
         dict(skinning.attributes),
     )
-    existing = skinning_of(scene)
+    existing = scene.skinning
     if existing is None:
-        scene.skinning = on_ids  # see animation.skin.skinning_of
+        scene.skinning = on_ids
     else:
         existing.extend(on_ids)
 
@@ -133,8 +132,6 @@ def add_model(
             scene.looks[int(ids[k])] = look
     scene.mesh_data.update(model.mesh_data)
     if model.surfaces:
-        if not surfaces_of(scene):
-            scene.surfaces = {}  # see materials.surfaces_of
         scene.surfaces.update(model.surfaces)
     if model.clips or model.notes:
         _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)

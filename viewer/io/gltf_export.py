@@ -23,7 +23,6 @@ import numpy as np
 
 from ..content import meshes as mesh_builders
 from ..content.scene import Scene
-from ..materials import surfaces_of
 from .paths import write_whole
 
 __all__ = ["GLTF_SUFFIXES", "gltf_document", "save_gltf"]
@@ -133,7 +132,7 @@ def _geometry(scene: Scene, kind: str):
         return mesh_builders.builtin(kind)
     if kind in scene.mesh_data:
         pos, nrm, idx = scene.mesh_data[kind]
-        return mesh_builders.from_arrays(pos, nrm, idx, surfaces_of(scene).get(kind))
+        return mesh_builders.from_arrays(pos, nrm, idx, scene.surfaces.get(kind))
     return None  # "none", or a key without data: a pivot
 
 

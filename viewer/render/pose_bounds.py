@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..animation.player import player_of
-
 __all__ = ["POSE_SAMPLES", "clip_worlds", "posed_worlds"]
 
 #: Poses of the clip taken in, evenly spaced over its duration (both ends included).
@@ -62,7 +60,7 @@ def posed_worlds(graph, pose: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.nd
 
 def clip_worlds(scene, samples: int = POSE_SAMPLES) -> list[np.ndarray]:
     """World matrices at `samples` poses of the scene's current clip ([] without one)."""
-    player = player_of(scene)
+    player = scene.animation
     clip = player.current if player is not None else None
     if clip is None or not clip.channels:
         return []

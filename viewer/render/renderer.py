@@ -13,9 +13,6 @@ import numpy as np
 
 from viewer.content import meshes
 
-from ..animation.player import player_of
-from ..animation.skin import skinning_of
-from ..materials import surfaces_of
 from .backdrop import Backdrop
 from .camera import Camera
 from .gpu_mesh import GpuMesh
@@ -72,13 +69,13 @@ class Renderer:
         self.meshes: dict[str, GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
-        surfaces = surfaces_of(scene)
+        surfaces = scene.surfaces
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
             self.meshes[key] = GpuMesh(ctx, data)
         self.textures = MeshTextures(ctx, surfaces)
         self.instances = Instances(ctx, list(self.meshes))
-        skinning = skinning_of(scene)
+        skinning = scene.skinning
         self.skins = (
             SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, self.textures)
             if skinning
@@ -200,7 +197,7 @@ class Renderer:
         """The 8 corners of the box around `_points_at` the sampled poses of the current
         clip ([0, 3] without one), computed once per clip: sampling a big scene's clip
         costs a few tenths of a second, too much for every rebuild."""
-        player = player_of(self.scene)
+        player = self.scene.animation
         clip = player.current if player is not None else None
         if self._clip_box_of is None or self._clip_box_of[0] is not clip:
             self._clip_box_of = (clip, clip_corners(self.scene, self._points_at))
