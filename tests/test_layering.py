@@ -112,3 +112,131 @@ def test_importing_a_gl_free_unit_loads_no_gl_module(unit):
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert out.stdout.strip() == "[]"
+
+
+MODULES = {_module_name(p): p for p in SOURCES}
+
+
+def _module_imports(path: Path) -> set[str]:
+    """The modules of `viewer` that `path` names in an import statement: anywhere in the
+    file (inside functions and ``if TYPE_CHECKING:`` blocks too). ``from pkg import x``
+    counts as importing ``pkg.x`` when that is a module, else ``pkg`` itself."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = _module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in MODULES else base)
+    return {name for name in found if name in MODULES and name != own}
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm,
+    iterative): every import cycle lies inside one of them."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, targets = work[-1]
+            for w in targets:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    if len(component) > 1:
+                        out.append(sorted(component))
+    return out
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    """Dependencies between modules run one way: no cycle of imports at all (direct or
+    through other modules; imports inside functions and for type checking included). A
+    package's ``__init__`` counts as the module it is (importing a submodule is not an
+    import of the package here: Python runs it first, but it is no dependency)."""
+    edges = {name: _module_imports(path) for name, path in MODULES.items()}
+    assert _cycles(edges) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _cycles(edges) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+SCENE = sorted((VIEWER / "scene").glob("*.py"))
+
+
+def _private_reads(path: Path) -> list[str]:
+    """``x._name`` in `path` where ``x`` is not ``self`` or ``cls``, unless ``_name`` is a
+    function or class of the same module or in the ``__slots__`` of one of its classes
+    (a class reading its own slot on another instance, as ``__eq__`` does): each other
+    one reaches into a private member that some other module owns."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            own.add(node.name)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets
+        ):
+            own |= {c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+            continue
+        if node.attr.startswith("__") and node.attr.endswith("__"):
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        if node.attr not in own:
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_private_member_check_finds_a_reach(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "class A:\n    __slots__ = ('_x',)\n    def same(self, o):\n        return o._x\n"
+        "def other(g):\n    return g._store.n + g._x\n",
+        encoding="utf-8",
+    )
+    assert [r.split(": ")[1] for r in _private_reads(sample)] == ["g._store"]
+
+
+def test_the_core_reads_no_other_modules_private_members():
+    assert [line for path in SCENE for line in _private_reads(path)] == []

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,20 +17,41 @@ import numpy as np
 import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
+from numba.extending import is_jitted
 from test_property import GraphMachine
 
-from viewer.scene import SceneGraph
+from viewer.scene import SceneGraph, kernel_set
 from viewer.scene import kernels as K
-from viewer.scene.coldstart import kernel_names, python_loops
+from viewer.scene.coldstart import python_loops
+from viewer.scene.kernel_set import COMPILED, NAMES, current
 
 REPO = Path(__file__).resolve().parents[2]
 
 
+def _runs_on(graph: SceneGraph) -> set[bool]:
+    """Whether the loops a graph's storage calls are compiled (one answer per loop)."""
+    loops = graph._store.kernels  # white-box: the test looks at what the storage holds
+    return {is_jitted(getattr(loops, name)) for name in NAMES}
+
+
+def test_the_kernel_set_names_every_public_loop():
+    public = {
+        n
+        for n, f in vars(K).items()
+        if is_jitted(f) and f.py_func.__module__ == K.__name__ and not n.startswith("_")
+    }
+    assert set(NAMES) == public
+    with pytest.raises(AttributeError):
+        COMPILED.mark = None  # one object, fixed once made
+
+
 def test_python_twins_agree_with_the_oracle():
+    before = SceneGraph()
     with python_loops():
-        assert all(not hasattr(getattr(K, n), "signatures") for n in kernel_names())
+        assert _runs_on(SceneGraph()) == {False}
+        assert _runs_on(before) == {True}  # a graph keeps the set it was made with
         run_state_machine_as_test(GraphMachine, settings=settings(max_examples=25))
-    assert all(hasattr(getattr(K, n), "signatures") for n in kernel_names())  # restored
+    assert current() is COMPILED and _runs_on(SceneGraph()) == {True}  # restored
 
 
 def test_python_twins_give_the_compiled_logs_and_matrices():
@@ -61,9 +83,11 @@ COVERAGE = """
 import json, os, tempfile
 from viewer.cli import main
 dump = os.path.join(tempfile.mkdtemp(), "w.json")
-from viewer.scene.coldstart import _cached_signatures, _dispatchers
+from viewer.scene.coldstart import exercise
+from viewer.scene.kernel_set import COMPILED, NAMES
 def cached():
-    return {n: sorted(map(str, _cached_signatures(d))) for n, d in _dispatchers().items()}
+    return {n: sorted(map(str, getattr(COMPILED, n).signatures)) for n in NAMES}
+exercise()
 before = cached()
 for argv in (["collision", "--frames", "20"], ["robot_arm", "--frames", "20"],
              ["--generate", "random:300", "--frames", "3"], ["tree10", "--frames", "2",
@@ -101,28 +125,87 @@ def test_a_cold_launch_shows_frames_at_once_and_fills_the_cache(tmp_path):
     assert not new, f"signatures a viewer run compiled that exercise() does not: {new}"
 
 
+class _Compiling:
+    """Stands in for a running ColdStart: `wait` returns at once, and says it was called."""
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.waited = False
+
+    def wait(self):
+        self.waited = True
+
+
 def test_a_long_array_waits_for_the_compiled_loops():
     from viewer.scene import coldstart
 
-    class Ready:
-        def wait(self):
-            self.waited = True
-
-    ready = Ready()
+    cold = _Compiling()
     twin_calls = []
 
     def all_finite(*args):  # stands in for the twin of kernels.all_finite
         twin_calls.append(args)
 
-    guarded = coldstart._guarded(all_finite, ready)
+    guarded = coldstart._guarded(all_finite, K.all_finite, cold)
     guarded(np.zeros((3, 3)))
-    assert len(twin_calls) == 1 and not hasattr(ready, "waited")
+    assert len(twin_calls) == 1 and not cold.waited
     long = np.zeros((coldstart.PYTHON_MAX_LENGTH + 1, 3))
     assert guarded(long) is True  # the compiled all_finite answered, after the wait
-    assert ready.waited and len(twin_calls) == 1
+    assert cold.waited and len(twin_calls) == 1
+
+
+def test_the_stand_ins_hand_over_to_the_compiled_loops_when_done():
+    """A graph made during a cold start keeps its stand-in set; once the compile is done
+    every call of that set reaches the compiled loop, and new graphs take the compiled
+    set: no module is patched, no handle or import can keep the twins alive."""
+    from viewer.scene import coldstart
+
+    cold = _Compiling()
+    twins = kernel_set.python_twins()
+    stand_ins = {n: coldstart._guarded(twins[n], getattr(COMPILED, n), cold) for n in NAMES}
+    kernel_set.stand_in(kernel_set.KernelSet(stand_ins, "test"))
+    try:
+        graph = SceneGraph()
+    finally:
+        kernel_set.stand_in(None)
+    assert current() is COMPILED
+    node = graph.add("A")
+    calls = []
+    real = twins["recompute"]
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+
+    stand_ins["recompute"] = coldstart._guarded(counting, COMPILED.recompute, cold)
+    graph._store.kernels = kernel_set.KernelSet(stand_ins, "test")  # white-box: count twins
+    graph.update()
+    assert calls == [1]
+    cold.done.set()
+    node.local_position = (1.0, 2.0, 3.0)
+    graph.update()
+    assert calls == [1]  # the compiled recompute answered
+    np.testing.assert_array_equal(node.world_position, [1.0, 2.0, 3.0])
+
+
+def test_the_stamp_follows_the_cache_folder(tmp_path, monkeypatch):
+    """`compiled_ready` answers from a stamp that `exercise()` leaves in numba's cache
+    folder: a new, empty cache folder is cold until exercise() ran against it."""
+    from viewer.scene import coldstart
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(coldstart, "_ready", False)
+    assert not coldstart.compiled_ready()
+    coldstart.exercise()
+    assert coldstart.compiled_ready()
+    assert [p.name.startswith("sgview-loops-") for p in (tmp_path / "cache").iterdir()] == [True]
+    with python_loops():  # on the twins nothing was compiled: no stamp
+        monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "other"))
+        monkeypatch.setattr(coldstart, "_ready", False)
+        coldstart.exercise()
+        assert not coldstart.compiled_ready()
 
 
 @pytest.fixture(autouse=True)
 def _compiled_afterwards():
     yield
-    assert all(hasattr(getattr(K, n), "signatures") for n in kernel_names())
+    assert current() is COMPILED

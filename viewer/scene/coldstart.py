@@ -3,46 +3,46 @@
 The compiled loops of `kernels` are cached on disk, so every launch after the first loads
 them in well under a second. The first launch after an install has no cache: compiling
 them all takes 10-20 s, and the window would stay black meanwhile. So `start()` (called
-by the command line before it loads a scene) checks numba's cache; when it is cold it
+by the command line before it loads a scene) asks whether the cache is warm
+(`compiled_ready`); when it is cold it
 
 - starts ``python -m viewer.scene.coldstart`` in the background, which compiles every
-  loop by running `exercise()` (the calls the viewer makes) and fills the cache;
-- meanwhile runs each loop as plain Python: the very same source, read from the
-  dispatcher's ``py_func``, with calls between loops also going to their Python twins.
-  The default scene takes well under a millisecond a frame that way; a call on arrays
-  longer than `PYTHON_MAX_LENGTH` waits for the compiled loops instead;
-- when the background run ends, loads the freshly cached code and puts the compiled
-  loops back, for every call from then on.
+  loop by running `exercise()` (the calls the viewer makes), fills numba's cache and
+  leaves a stamp there saying so;
+- meanwhile makes every new graph take the plain-Python twins of the loops as its
+  kernel set (``kernel_set.py``). The default scene takes well under a millisecond a
+  frame that way; a call on arrays longer than `PYTHON_MAX_LENGTH` waits for the
+  compiled loops instead;
+- when the background run ends, loads the freshly cached code here (in a background
+  thread), after which the stand-in set of the graphs made meanwhile passes every call
+  to the compiled loops, and new graphs take the compiled set.
 
-The Python twins give the same flags, logs and counts (the same code); their matrices can
-differ from the compiled ones in the last bit, where LLVM fuses a multiply and an add.
+Whether the cache is warm is a stamp file of our own, written by `exercise()` when it
+ran on the compiled loops, beside numba's cache files and named after what numba's cache
+depends on (numba and Python versions, ``kernels.py``'s time and size): no numba
+internals are read, and deleting numba's cache folder deletes the stamp with it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import platform
 import subprocess
 import sys
 import threading
 import time
-import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+import numba
 import numpy as np
-from numba.core.registry import CPUDispatcher
 
-from . import kernels as K
+from . import kernel_set, kernels
+from .kernel_set import COMPILED, NAMES, KernelSet, current, python_twins
 
-__all__ = [
-    "PYTHON_MAX_LENGTH",
-    "compiled_ready",
-    "exercise",
-    "kernel_names",
-    "python_loops",
-    "start",
-]
+__all__ = ["PYTHON_MAX_LENGTH", "compiled_ready", "exercise", "python_loops", "start"]
 
 #: The folder holding the `viewer` package: the background process starts there.
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -53,37 +53,46 @@ _ready = False
 _pending: ColdStart | None = None
 
 
-def kernel_names() -> list[str]:
-    """The compiled loops of `kernels`, by name."""
-    return [name for name, obj in vars(K).items() if isinstance(obj, CPUDispatcher)]
+def _cache_folder(source: Path) -> Path:
+    """The folder numba keeps ``source``'s cached loops under, by its documented rule:
+    ``NUMBA_CACHE_DIR``, else ``__pycache__`` beside the source when that can be
+    written, else the user-wide cache folder."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    beside = source.parent / "__pycache__"
+    if os.access(beside if beside.exists() else source.parent, os.W_OK):
+        return beside
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba"
 
 
-def _dispatchers() -> dict[str, CPUDispatcher]:
-    """The compiled loops, but those numba inlines into their callers (never compiled or
-    cached on their own); while a cold start runs, the module holds the Python twins."""
-    if _pending is not None:
-        loops = dict(_pending.compiled)
-    else:
-        loops = {name: getattr(K, name) for name in kernel_names()}
-    return {n: d for n, d in loops.items() if d.targetoptions.get("inline") != "always"}
+def _stamp() -> Path:
+    """The stamp file `exercise()` leaves once the compiled loops are in numba's cache."""
+    source = Path(kernels.__file__).resolve()
+    st = source.stat()
+    facts = (numba.__version__, sys.version, platform.machine(), str(source),
+             st.st_mtime_ns, st.st_size)  # fmt: skip
+    key = hashlib.sha256(repr(facts).encode()).hexdigest()[:20]
+    return _cache_folder(source) / f"sgview-loops-{key}.ready"
 
 
-def _cached_signatures(dispatcher: CPUDispatcher) -> list | None:
-    """The signatures numba's disk cache holds for the current source, or None when the
-    cache cannot be read this way (numba internals moved: then assume it is warm)."""
-    try:
-        index = dispatcher._cache._cache_file._load_index()
-    except (AttributeError, TypeError):
-        return None
-    return [key[0] for key in index]
+def _record_ready() -> None:
+    """Leave the stamp (and drop stale ones); a folder that cannot be written only
+    means the next launch starts on the twins again while it finds the cache warm."""
+    stamp = _stamp()
+    with suppress(OSError):
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        for old in stamp.parent.glob("sgview-loops-*.ready"):
+            if old != stamp:
+                old.unlink(missing_ok=True)
+        stamp.write_text(f"numba {numba.__version__}\n", encoding="utf-8")
 
 
 def compiled_ready() -> bool:
-    """True when every loop is in numba's disk cache (or the cache cannot be inspected)."""
+    """True when `exercise()` ran on the compiled loops with this numba, this Python and
+    this ``kernels.py``, against the cache folder in use: the cache is warm."""
     global _ready
     if not _ready:
-        cached = [_cached_signatures(d) for d in _dispatchers().values()]
-        _ready = all(sigs is None or sigs for sigs in cached)
+        _ready = _stamp().is_file()
     return _ready
 
 
@@ -109,7 +118,6 @@ class ColdStart:
         self._err = err
         self._announced = announce
         self._held: list[str] = []  # notes waiting for `announce`
-        self.compiled = {name: getattr(K, name) for name in kernel_names()}
         self.started = time.perf_counter()
         self.done = threading.Event()
         self.failed: str | None = None
@@ -124,28 +132,26 @@ class ColdStart:
             stderr=subprocess.PIPE,
             cwd=_PACKAGE_ROOT,  # `viewer` imports from there; the user's folder may go away
         )
-        twins = _python_twins(self.compiled)
-        for name, twin in twins.items():
-            setattr(K, name, _guarded(twin, self))
+        twins = python_twins()
+        stand_ins = {name: _guarded(twins[name], getattr(COMPILED, name), self) for name in NAMES}
+        kernel_set.stand_in(KernelSet(stand_ins, "Python twins while compiling"))
         threading.Thread(target=self._finish, name="sgview-coldstart", daemon=True).start()
 
     def _finish(self) -> None:
-        """Wait for the background compile, load its results, put the compiled loops back."""
+        """Wait for the background compile, load its results, hand over to the compiled
+        loops: new graphs take them, and the stand-ins pass every call on to them."""
         global _pending, _ready
         _, stderr = self._process.communicate()
         if self._process.returncode != 0:
             lines = stderr.decode(errors="replace").strip().splitlines()
             self.failed = lines[-1] if lines else f"exit status {self._process.returncode}"
-        else:
+        kernel_set.stand_in(None)
+        if self.failed is None:
             try:  # load from the disk cache, here, rather than at the next frame's calls
-                for dispatcher in self.compiled.values():
-                    for sig in _cached_signatures(dispatcher) or ():
-                        dispatcher.compile(sig)
+                exercise()
             except Exception as exc:  # a call then compiles what it needs, as before
                 self.failed = f"loading the compiled loops: {exc}"
         with _lock:
-            for name, dispatcher in self.compiled.items():
-                setattr(K, name, dispatcher)
             _pending = None
             _ready = self.failed is None
         self.done.set()
@@ -180,63 +186,33 @@ class ColdStart:
             print(f"sgview: {note}", file=self._err, flush=True)
 
 
-def _python_twins(compiled: dict[str, CPUDispatcher]) -> dict[str, Callable]:
-    """Each loop's Python source as a plain function whose calls to other loops reach
-    their Python twins too. Each twin runs in a copy of its own module's namespace (the
-    loops call helpers of `flags` and `trs` by name), in which every compiled loop is
-    swapped for its twin; numba keeps the real modules."""
-    namespaces: dict[int, dict] = {}
-    made: dict[int, Callable] = {}
-
-    def twin_of(dispatcher: CPUDispatcher) -> Callable:
-        if id(dispatcher) not in made:
-            f = dispatcher.py_func
-            ns = namespaces.setdefault(id(f.__globals__), dict(f.__globals__))
-            made[id(dispatcher)] = types.FunctionType(
-                f.__code__, ns, f.__name__, f.__defaults__, f.__closure__
-            )
-        return made[id(dispatcher)]
-
-    twins = {name: twin_of(dispatcher) for name, dispatcher in compiled.items()}
-    swapped = True
-    while swapped:  # a twin made here may bring a new namespace to swap in
-        swapped = False
-        for ns in list(namespaces.values()):
-            for key, value in list(ns.items()):
-                if isinstance(value, CPUDispatcher):
-                    ns[key] = twin_of(value)
-                    swapped = True
-    return twins
-
-
 @contextmanager
 def python_loops() -> Iterator[None]:
-    """Run every loop as its Python twin inside the block, whatever the size (for tests
-    and benches that compare the two paths)."""
+    """Graphs made inside the block run every loop as its Python twin, whatever the size
+    (for tests and benches that compare the two paths)."""
     with _lock:
         if _pending is not None:
             raise RuntimeError("a cold start is running")
-        compiled = {name: getattr(K, name) for name in kernel_names()}
-        for name, twin in _python_twins(compiled).items():
-            setattr(K, name, twin)
+        kernel_set.stand_in(KernelSet(python_twins(), "Python twins"))
     try:
         yield
     finally:
-        for name, dispatcher in compiled.items():
-            setattr(K, name, dispatcher)
+        kernel_set.stand_in(None)
 
 
-def _guarded(twin: Callable, cold: ColdStart) -> Callable:
-    """`twin` for small arrays; for a long one, wait for and call the compiled loop."""
-    name = twin.__name__
+def _guarded(twin: Callable, compiled: Callable, cold: ColdStart) -> Callable:
+    """`twin` for small arrays until ``cold`` is done; `compiled` after that, and for a
+    long array (after waiting for it)."""
 
     def call(*args):
+        if cold.done.is_set():
+            return compiled(*args)
         if any(isinstance(a, np.ndarray) and a.shape[0] > PYTHON_MAX_LENGTH for a in args):
             cold.wait()
-            return getattr(K, name)(*args)
+            return compiled(*args)
         return twin(*args)
 
-    call.__name__ = call.__qualname__ = name
+    call.__name__ = call.__qualname__ = twin.__name__
     call.__doc__ = twin.__doc__
     return call
 
@@ -244,9 +220,11 @@ def _guarded(twin: Callable, cold: ColdStart) -> Callable:
 def exercise() -> None:
     """Make the calls into the loops that the viewer makes, so each gets compiled (or
     loaded) for the argument types it is used with (tests/scene/test_coldstart.py checks
-    that a viewer session needs no other)."""
+    that a viewer session needs no other). On the compiled loops, it then checks every
+    loop was compiled and leaves the stamp `compiled_ready` looks for."""
     from .graph import SceneGraph
 
+    on_compiled = current() is COMPILED
     graph = SceneGraph()
     root = graph.add("Root", position=(0.0, 1.0, 0.0))
     ids = graph.add_many(None, [root.id, root.id, root.id + 1, root.id + 1, -1])
@@ -268,12 +246,14 @@ def exercise() -> None:
     root.detach_children()
     graph.update()
     _ = graph.world_matrices()
+    if on_compiled:
+        missing = [name for name in NAMES if not getattr(COMPILED, name).signatures]
+        if missing:
+            raise RuntimeError(f"not compiled by exercise(): {', '.join(missing)}")
+        _record_ready()
 
 
 if __name__ == "__main__":
     with suppress(OSError):  # below the viewer: its first frames come first on a busy CPU
         os.nice(10)
     exercise()
-    missing = [name for name, loop in _dispatchers().items() if not _cached_signatures(loop)]
-    if missing:
-        sys.exit(f"not compiled by exercise(): {', '.join(missing)}")

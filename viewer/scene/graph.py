@@ -1,24 +1,22 @@
 """The transform hierarchy's public face: building, editing values, and the frame.
 
 ``SceneGraph`` is the class users meet. It owns a ``Storage`` (``storage.py``: the
-arrays and the compiled primitives of ``kernels.py``) and turns node handles into ids
-for it; structural edits are the functions of ``structure.py``. Node handles reach the
-graph only through the small internal surface of ``node_surface.py``, bound at the end
-of the class, and the per-node setters of ``setters.py``.
+arrays and the primitives on them, through the kernel set of ``kernel_set.py``), hands
+out ``Node`` handles that share that storage, and turns handles into ids for it;
+structural edits are the functions of ``structure.py``. Imports run one way: graph ->
+node -> structure -> storage -> arrays, kernels and maths; nothing imports the graph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from types import MethodType
 
 import numpy as np
 
-from . import kernels as K
-from . import node_surface, setters, structure, validate
+from . import structure, validate
 from .errors import HierarchyError
 from .math import quat_from_euler
-from .node import Node
+from .node import Node, node_id
 from .report import FrameReport
 from .storage import Storage, readonly
 
@@ -30,12 +28,7 @@ class SceneGraph:
     """A forest of transform nodes with dirty-flag propagation (docs/dirty-propagation.md)."""
 
     def __init__(self, capacity: int = 16) -> None:
-        self._store = s = Storage(capacity)
-        # The per-node setters of the internal surface (``setters.py``) bound to the
-        # storage as its methods: a frame less per call, a tenth of a setter's cost.
-        self._set_vector = MethodType(setters.set_vector, s)
-        self._set_rotation = MethodType(setters.set_rotation, s)
-        self._set_euler = MethodType(setters.set_euler, s)
+        self._store = Storage(capacity)
 
     # ------------------------------------------------------------------ building
     def add(
@@ -55,7 +48,7 @@ class SceneGraph:
         numbers (z = 0) and a scale two (z = 1) or one (uniform). The new node is dirty
         (rule 1).
         """
-        name = self._check_new_name(name)
+        name = structure.check_new_name(self._store, name)
         p = -1 if parent is None else self._own(parent, "parent")
         pos = np.zeros(3) if position is None else validate.spatial(position, 0.0, name, "position")
         if rotation is not None and euler is not None:
@@ -70,7 +63,7 @@ class SceneGraph:
         ids = self._store.append(
             np.array([p], dtype=np.int64), [name], pos[None], rot[None], scl[None]
         )
-        return Node(self, int(ids[0]))
+        return Node(self._store, int(ids[0]))
 
     def add_many(
         self,
@@ -132,21 +125,9 @@ class SceneGraph:
         scl = np.ones((k, 3)) if scales is None else validate.rows(scales, k, 3, "scales", row_name)
         return self._store.append(par, names, pos, rot, scl)
 
-    def _check_new_name(self, name: object) -> str:
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"node names must be non-empty strings, got {name!r}")
-        if name in self._store.ids_by_name:
-            raise HierarchyError(f"duplicate node name {name!r}")
-        return name
-
     def _own(self, node: object, role: str) -> int:
-        """The id of a live node of this graph, or a HierarchyError saying why not."""
-        if not isinstance(node, Node):
-            raise TypeError(f"{role}: expected a Node or None, got {node!r}")
-        if node._graph is not self:
-            raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
-        self._store.check_alive(node.id)
-        return node.id
+        """The id of a live node of this graph, or an error saying why not."""
+        return node_id(node, self._store, role)
 
     # ------------------------------------------------------------------ structure
     def set_parent(self, node: Node, parent: Node | None, keep_world: bool = False) -> None:
@@ -183,13 +164,13 @@ class SceneGraph:
 
     def __getitem__(self, name: str) -> Node:
         try:
-            return Node(self, self._store.ids_by_name[name])
+            return Node(self._store, self._store.ids_by_name[name])
         except KeyError:
             raise KeyError(f"no node named {name!r}") from None
 
     def __iter__(self) -> Iterator[Node]:
         """Live nodes in pre-order (roots in root order, children in attach order)."""
-        return (Node(self, int(i)) for i in self.alive_ids())
+        return (Node(self._store, int(i)) for i in self.alive_ids())
 
     def find(self, path: str) -> Node | None:
         """The node at the end of a path of names, ``"Obj1/Obj2/Obj5"``: each name a child
@@ -210,7 +191,7 @@ class SceneGraph:
             if j is None or s.parent[j] != i:
                 return None
             i = j
-        return Node(self, i)
+        return Node(self._store, i)
 
     def node(self, node_id: int) -> Node:
         """The handle of a live node id."""
@@ -218,7 +199,7 @@ class SceneGraph:
         if not 0 <= i < self._store.n:
             raise KeyError(f"no node with id {i}")
         self._store.check_alive(i)
-        return Node(self, i)
+        return Node(self._store, i)
 
     def name_of(self, node_id: int) -> str:
         """The name a node id had (also after it was removed)."""
@@ -275,8 +256,7 @@ class SceneGraph:
     # ------------------------------------------------------------------ editing
     def touch(self, node: Node) -> None:
         """A change with no new value (the seeds' SomeChange): rule 1 on ``node``."""
-        i = self._own(node, "touch")
-        self._store.mark(np.array([i], dtype=np.int64), force=False)
+        self._store.touch(self._own(node, "touch"))
 
     def set_locals(
         self,
@@ -293,7 +273,7 @@ class SceneGraph:
         """
         idx = validate.ids(ids, "set_locals")
         k = idx.shape[0]
-        bad = K.first_bad_id(idx, self._store.alive[: self._store.n])
+        bad = self._store.kernels.first_bad_id(idx, self._store.alive[: self._store.n])
         if bad >= 0:
             if not 0 <= idx[bad] < self._store.n:
                 raise KeyError(f"set_locals: no node with id {int(idx[bad])}")
@@ -326,21 +306,3 @@ class SceneGraph:
         keeps its flags and is reported by a later ``update()``.
         """
         return self._store.end_frame(-1 if root is None else self._own(root, "root"))
-
-    # ------------------------------------------------------------------ for Node only
-    # The internal surface of node handles (``node_surface.py``), bound as methods here,
-    # and the per-node setters bound in ``__init__``. Not public API.
-    _live = node_surface.live
-    _is_alive = node_surface.is_alive
-    _parent_id = node_surface.parent_id
-    _child_ids = node_surface.child_ids
-    _local_values = node_surface.local_values
-    _local_copy = node_surface.local_copy
-    _flags_of = node_surface.flags_of
-    _subtree_ids = node_surface.subtree_ids
-    _clone = node_surface.clone
-    _write_locals = node_surface.write_locals
-    _world_copy = node_surface.world_copy
-    _world_position_copy = node_surface.world_position_copy
-    _local_matrix = node_surface.local_matrix
-    _world_matrix = node_surface.world_matrix

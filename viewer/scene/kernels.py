@@ -11,9 +11,9 @@ The flag bits and their transitions are in ``flags.py``; the TRS composition and
 parent product in ``trs.py`` (inlined here).
 
 This is the one module of ``viewer`` allowed past ~350 lines: it holds one concern, the
-compiled loops, which share numba's rules and its disk cache and are all swapped for
-their Python twins together by ``coldstart.py``; split across modules they would only
-import each other back.
+compiled loops, which share numba's rules and its disk cache and whose Python twins are
+made together (``kernel_set.py``); split across modules they would only import each
+other back.
 """
 
 from __future__ import annotations

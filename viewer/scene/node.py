@@ -1,20 +1,23 @@
-"""Node handles: a graph and a stable id, with the per-node API of Unity/Godot style.
+"""Node handles: a storage and a stable id, with the per-node API of Unity/Godot style.
 
 A handle refers to its node by id only, so it stays valid while the graph re-orders its
 arrays, and a handle to a removed node raises instead of reading someone else's data.
-Matrices and vectors come back as read-only copies: they are current when read and do
-not change under the caller's feet afterwards. The maths of the world-space setters and
-of the moves (rotate, translate, look at, ...) is in ``node_ops.py``.
+It calls its storage's own methods (``storage.py``, ``arrays.py``), the structural edits
+of ``structure.py``, and for the world-space setters and the moves (rotate, translate,
+look at, ...) the pure functions of ``world_space.py``. Matrices and vectors come back as
+read-only copies: current when read, and they do not change under the caller's feet
+afterwards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from . import node_ops, validate
+from . import structure, validate, world_space
+from .errors import HierarchyError
 from .flags import EXEC, LOCAL, WORLD
 from .math import (
     decompose,
@@ -23,9 +26,7 @@ from .math import (
     quat_to_euler,
     trs_matrix,
 )
-
-if TYPE_CHECKING:
-    from .graph import SceneGraph
+from .storage import Storage
 
 _NONE3 = np.empty((0, 3))
 _NONE4 = np.empty((0, 4))
@@ -48,85 +49,100 @@ def _frozen(arr: np.ndarray) -> np.ndarray:
     return out
 
 
+def node_id(node: object, store: Storage, role: str) -> int:
+    """The id of ``node``, a live node of the graph whose storage is ``store``, or an
+    error naming ``role``: a TypeError for a non-Node, a HierarchyError for a node of
+    another graph or a removed one."""
+    if not isinstance(node, Node):
+        raise TypeError(f"{role}: expected a Node or None, got {node!r}")
+    if node._store is not store:
+        raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
+    store.check_alive(node.id)
+    return node.id
+
+
 class Node:
     """Handle to one node of a :class:`SceneGraph`."""
 
-    # A handle keeps the last world matrix and position it handed out, with the graph's
+    # A handle keeps the last world matrix and position it handed out, with the storage's
     # edit count at that moment: while nothing in the graph changed, a read returns the
     # same read-only (bytes-backed, so never writeable) array again (~0.1 us, not 0.5 us).
-    __slots__ = ("_graph", "id", "_matrix", "_matrix_at", "_position", "_position_at")
+    __slots__ = ("_store", "id", "_matrix", "_matrix_at", "_position", "_position_at")
 
-    def __init__(self, graph: SceneGraph, node_id: int) -> None:
-        self._graph = graph
+    def __init__(self, store: Storage, node_id: int) -> None:
+        self._store = store
         self.id = node_id
         self._matrix_at = self._position_at = -1
 
     def __repr__(self) -> str:
-        return f"Node({self._graph.name_of(self.id)!r}, id={self.id})"
+        return f"Node({self._store.names[self.id]!r}, id={self.id})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Node) and other._graph is self._graph and other.id == self.id
+        return isinstance(other, Node) and other._store is self._store and other.id == self.id
 
     def __hash__(self) -> int:
-        return hash((id(self._graph), self.id))
+        return hash((id(self._store), self.id))
 
     # ------------------------------------------------------------------ structure
     @property
     def name(self) -> str:
-        return self._graph.name_of(self.id)
+        return self._store.names[self.id]
 
     @property
     def alive(self) -> bool:
         """False once the node (or an ancestor) was removed."""
-        return self._graph._is_alive(self.id)
+        return self._store.is_alive(self.id)
 
     @property
     def parent(self) -> Node | None:
-        p = self._graph._parent_id(self.id)
-        return None if p < 0 else Node(self._graph, p)
+        p = self._store.parent_id(self.id)
+        return None if p < 0 else Node(self._store, p)
 
     @property
     def children(self) -> list[Node]:
         """Direct children in attach order."""
-        g = self._graph
-        return [Node(g, c) for c in g._child_ids(self.id)]
+        s = self._store
+        return [Node(s, c) for c in s.child_ids(self.id)]
 
     def set_parent(self, parent: Node | None, keep_world: bool = False) -> None:
         """See :meth:`SceneGraph.set_parent`."""
-        self._graph.set_parent(self, parent, keep_world=keep_world)
+        s = self._store
+        i = node_id(self, s, "node")
+        p = -1 if parent is None else node_id(parent, s, "parent")
+        structure.set_parent(s, i, p, keep_world)
 
     def detach_children(self) -> None:
         """See :meth:`SceneGraph.detach_children`."""
-        self._graph.detach_children(self)
+        structure.detach_children(self._store, node_id(self, self._store, "detach_children"))
 
     def touch(self) -> None:
         """A change with no new value: marks this node and its subtree dirty."""
-        self._graph.touch(self)
+        self._store.touch(self.id)
 
     @property
     def dirty(self) -> DirtyFlags:
         """The node's flags now: ``(local, world, execute)``; all False after update()."""
-        f = self._graph._flags_of(self.id)
+        f = self._store.flags_of(self.id)
         return DirtyFlags(bool(f & LOCAL), bool(f & WORLD), bool(f & EXEC))
 
     def traverse(self) -> Iterator[Node]:
         """This node, then its descendants, in pre-order (children in attach order)."""
-        g = self._graph
-        return (Node(g, j) for j in g._subtree_ids(self.id))
+        s = self._store
+        return (Node(s, j) for j in s.subtree_ids(self.id))
 
     def descendants(self) -> list[Node]:
         """Every node below this one, in pre-order."""
-        g = self._graph
-        return [Node(g, j) for j in g._subtree_ids(self.id)[1:]]
+        s = self._store
+        return [Node(s, j) for j in s.subtree_ids(self.id)[1:]]
 
     def ancestors(self) -> list[Node]:
         """The parent, its parent, … up to the root."""
-        g = self._graph
+        s = self._store
         out = []
-        p = g._parent_id(self.id)
+        p = s.parent_id(self.id)
         while p >= 0:
-            out.append(Node(g, p))
-            p = g._parent_id(p)
+            out.append(Node(s, p))
+            p = s.parent_id(p)
         return out
 
     def clone(self, parent: Node | None | object = _SAME, name: str | None = None) -> Node:
@@ -136,57 +152,58 @@ class Node:
         ``_copy``, ``_copy2``, … that is free for all of them (``Obj2`` becomes
         ``Obj2_copy``); ``name`` names the copy's root instead. The copies are new, so
         dirty (rule 1)."""
-        g = self._graph
+        s = self._store
         if parent is _SAME:
-            p = g._parent_id(self.id)
+            p = s.parent_id(self.id)
         else:
-            p = -1 if parent is None else g._own(parent, "parent")
-        return Node(g, g._clone(g._live(self.id), p, name))
+            p = -1 if parent is None else node_id(parent, s, "parent")
+        s.check_alive(self.id)
+        return Node(s, structure.clone_subtree(s, self.id, p, name))
 
     # ------------------------------------------------------------------ local values
     def _set(
         self, pos: np.ndarray = _NONE3, rot: np.ndarray = _NONE4, scl: np.ndarray = _NONE3
     ) -> None:
-        self._graph._write_locals(self.id, pos, rot, scl)
+        self._store.write_locals(self.id, pos, rot, scl)
 
     @property
     def local_position(self) -> np.ndarray:
-        return self._graph._local_copy(self.id, "position")
+        return self._store.local_copy(self.id, "position")
 
     @local_position.setter
     def local_position(self, value: object) -> None:
-        self._graph._set_vector(self.id, value, "position", "local_position", 0.0)
+        self._store.set_vector(self.id, value, "position", "local_position", 0.0)
 
     @property
     def local_rotation(self) -> np.ndarray:
         """Unit quaternion ``(x, y, z, w)``."""
-        return self._graph._local_copy(self.id, "rotation")
+        return self._store.local_copy(self.id, "rotation")
 
     @local_rotation.setter
     def local_rotation(self, value: object) -> None:
-        self._graph._set_rotation(self.id, value)
+        self._store.set_rotation(self.id, value)
 
     @property
     def local_euler(self) -> np.ndarray:
         """Degrees ``(rx, ry, rz)``, ``R = Rz · Ry · Rx``."""
-        return _frozen(quat_to_euler(self._graph._local_values(self.id)[1]))
+        return _frozen(quat_to_euler(self._store.local_values(self.id)[1]))
 
     @local_euler.setter
     def local_euler(self, value: object) -> None:
-        self._graph._set_euler(self.id, value)
+        self._store.set_euler(self.id, value)
 
     @property
     def local_scale(self) -> np.ndarray:
-        return self._graph._local_copy(self.id, "scale")
+        return self._store.local_copy(self.id, "scale")
 
     @local_scale.setter
     def local_scale(self, value: object) -> None:
-        self._graph._set_vector(self.id, value, "scale", "local_scale", 1.0)
+        self._store.set_vector(self.id, value, "scale", "local_scale", 1.0)
 
     @property
     def local_matrix(self) -> np.ndarray:
         """``(4, 4)`` ``T · R · S``, recomputed now if its values changed."""
-        return _frozen(self._graph._local_matrix(self.id))
+        return _frozen(self._store.local_of(self.id))
 
     @local_matrix.setter
     def local_matrix(self, value: object) -> None:
@@ -201,12 +218,12 @@ class Node:
         size = max(1.0, float(np.abs(m).max()))
         if not np.allclose(trs_matrix(pos, rot, scl), m, rtol=0.0, atol=1e-9 * size):
             raise ValueError(f"{field}: the matrix has shear, which T · R · S cannot hold")
-        self._graph._write_locals(self.id, pos[None], rot[None], scl[None])
+        self._set(pos[None], rot[None], scl[None])
 
     @property
     def angle(self) -> float:
         """2-D use: the local rotation about Z, in degrees (exact for such rotations)."""
-        return float(quat_to_euler(self._graph._local_values(self.id)[1])[2])
+        return float(quat_to_euler(self._store.local_values(self.id)[1])[2])
 
     @angle.setter
     def angle(self, degrees: float) -> None:
@@ -217,37 +234,41 @@ class Node:
     @property
     def world_matrix(self) -> np.ndarray:
         """``(4, 4)`` parent world · local, current at the moment of the read."""
-        g = self._graph
-        if self._matrix_at != g._store.changes:
-            self._matrix = g._world_copy(self.id)
-            self._matrix_at = g._store.changes
+        s = self._store
+        if self._matrix_at != s.changes:
+            self._matrix = s.world_copy(self.id)
+            self._matrix_at = s.changes
         return self._matrix
 
     @property
     def world_position(self) -> np.ndarray:
-        g = self._graph
-        if self._position_at != g._store.changes:
-            self._position = g._world_position_copy(self.id)
-            self._position_at = g._store.changes
+        s = self._store
+        if self._position_at != s.changes:
+            self._position = s.world_position_copy(self.id)
+            self._position_at = s.changes
         return self._position
 
     @world_position.setter
     def world_position(self, value: object) -> None:
-        node_ops.set_world_position(self, value)
+        p = validate.spatial(value, 0.0, self.name, "world_position")
+        parent = self._store.parent_world(self.id)
+        self._set(pos=world_space.local_position(parent, p, self.name)[None])
 
     @property
     def world_rotation(self) -> np.ndarray:
         """Unit quaternion of the world matrix's rotation (nearest rotation under shear)."""
-        return _frozen(decompose(self._graph._world_matrix(self.id))[1])
+        return _frozen(decompose(self._store.world_of(self.id))[1])
 
     @world_rotation.setter
     def world_rotation(self, value: object) -> None:
-        node_ops.set_world_rotation(self, value)
+        q = validate.unit_quaternion(value, self.name, "world_rotation")
+        parent = self._store.parent_world(self.id)
+        self._set(rot=world_space.local_rotation(parent, q, self.name)[None])
 
     @property
     def world_euler(self) -> np.ndarray:
         """Degrees ``(rx, ry, rz)`` of ``world_rotation`` (``R = Rz · Ry · Rx``)."""
-        return _frozen(quat_to_euler(decompose(self._graph._world_matrix(self.id))[1]))
+        return _frozen(quat_to_euler(decompose(self._store.world_of(self.id))[1]))
 
     @world_euler.setter
     def world_euler(self, value: object) -> None:
@@ -266,48 +287,72 @@ class Node:
     @property
     def lossy_scale(self) -> np.ndarray:
         """World scale per axis: exact without shear, an approximation with it."""
-        return _frozen(decompose(self._graph._world_matrix(self.id))[2])
+        return _frozen(decompose(self._store.world_of(self.id))[2])
 
     @lossy_scale.setter
     def lossy_scale(self, value: object) -> None:
-        node_ops.set_lossy_scale(self, value)
+        v = validate.vector(value, 3, self.name, "lossy_scale")
+        parent = self._store.parent_world(self.id)
+        self._set(scl=world_space.local_scale(parent, v, self.name)[None])
 
-    # ------------------------------------------------------------------ moves (node_ops.py)
+    # ------------------------------------------------------------------ moves (world_space.py)
     def transform_point(self, point: object) -> np.ndarray:
         """A point from this node's local space to world space."""
-        return node_ops.transform_point(self, point)
+        p = validate.vector(point, 3, self.name, "point")
+        return world_space.transform_point(self._store.world_of(self.id), p)
 
     def inverse_transform_point(self, point: object) -> np.ndarray:
         """A point from world space to this node's local space."""
-        return node_ops.inverse_transform_point(self, point)
+        p = validate.vector(point, 3, self.name, "point")
+        return world_space.inverse_transform_point(self._store.world_of(self.id), p, self.name)
 
     def transform_direction(self, direction: object) -> np.ndarray:
         """A direction from local to world space: rotated only, not scaled (as Unity)."""
-        return node_ops.transform_direction(self, direction)
+        v = validate.vector(direction, 3, self.name, "direction")
+        return world_space.transform_direction(self._store.world_of(self.id), v)
 
     def look_at(self, target: object, up: object = (0.0, 1.0, 0.0)) -> None:
         """Turn so the node's -Z axis points at the world point ``target`` (Godot's choice)
         with +Y toward ``up``."""
-        node_ops.look_at(self, target, up)
+        t = validate.vector(target, 3, self.name, "target")
+        u = validate.vector(up, 3, self.name, "up")
+        s, i = self._store, self.id
+        q = world_space.look_at(s.world_of(i), s.parent_world(i), t, u, self.name)
+        self._set(rot=q[None])
 
     def rotate(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in the parent's space."""
-        node_ops.rotate(self, axis, degrees)
+        a = validate.vector(axis, 3, self.name, "axis")
+        d = validate.vector([degrees], 1, self.name, "degrees")[0]
+        rot = self._store.local_values(self.id)[1]
+        self._set(rot=world_space.rotated(rot, a, d, self.name)[None])
 
     def translate(self, offset: object) -> None:
         """Move by ``offset`` in the parent's space."""
-        node_ops.translate(self, offset)
+        v = validate.vector(offset, 3, self.name, "offset")
+        pos = self._store.local_values(self.id)[0]
+        self._set(pos=world_space.translated(pos, v, self.name)[None])
 
     def translate_on_axis(self, axis: object, distance: float) -> None:
         """Move by ``distance`` along ``axis`` given in this node's own (rotated, not
         scaled) frame, as three.js's ``translateOnAxis``."""
-        node_ops.translate_on_axis(self, axis, distance)
+        a = world_space.unit_axis(axis, self.name)
+        d = validate.vector([distance], 1, self.name, "distance")[0]
+        pos, rot, _ = self._store.local_values(self.id)
+        self._set(pos=world_space.translated_on_axis(pos, rot, a, d, self.name)[None])
 
     def rotate_on_axis(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in this node's own frame."""
-        node_ops.rotate_on_axis(self, axis, degrees)
+        a = world_space.unit_axis(axis, self.name)
+        d = validate.vector([degrees], 1, self.name, "degrees")[0]
+        rot = self._store.local_values(self.id)[1]
+        self._set(rot=world_space.rotated_on_axis(rot, a, d)[None])
 
     def rotate_on_world_axis(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in world space (through the node's
         origin): ``parent⁻¹ · turn · parent · local`` with the parent's world rotation."""
-        node_ops.rotate_on_world_axis(self, axis, degrees)
+        a = world_space.unit_axis(axis, self.name)
+        d = validate.vector([degrees], 1, self.name, "degrees")[0]
+        s, i = self._store, self.id
+        q = world_space.rotated_on_world_axis(s.parent_world(i), s.local_values(i)[1], a, d)
+        self._set(rot=q[None])

@@ -1,9 +1,10 @@
-"""Storage of the transform hierarchy: per-node arrays and the primitives on them.
+"""Storage of the transform hierarchy: the per-node arrays and the primitives on them.
 
-Why this shape. Every per-node quantity (position, quaternion, scale, local and world
-matrices, parent and sibling links, flags, world version) is one numpy array indexed by
-the node's id, so the compiled loops in ``kernels.py`` touch only the nodes that are
-dirty and a renderer can read all world matrices as one ``(N, 4, 4)`` array.
+The arrays themselves, their growth and the per-node setters are ``NodeArrays``
+(``arrays.py``); this adds what needs the compiled loops: marking, the pre-order
+layout, recomputing, and the end of a frame. Every call into the loops goes through
+``self.kernels``, the kernel set this storage took when it was made
+(``kernel_set.py``: compiled, or the Python twins while numba's cache is cold).
 
 Structure is kept twice: as parent / first-child / next-sibling links (O(1) to edit, and
 enough to mark a subtree dirty by walking it), and as a pre-order layout (``order``,
@@ -20,93 +21,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels as K
-from .errors import HierarchyError
+from .arrays import NodeArrays
 from .flags import NEW, WORLD, changed_itself, touched_this_frame
+from .kernel_set import current
 from .report import FrameReport
 
+_FLOAT = np.dtype(np.float64)
+_MATRIX, _VEC3 = (4, 4), (3,)
+_COLUMN = (32,)  # the byte stride down a column of a row-major 4x4 float64 matrix
 
-class Storage:
+
+class Storage(NodeArrays):
     """The arrays of one graph and the low-level operations its public API is made of.
 
-    Internal: owned by a ``SceneGraph`` (its ``_store``), never handed to users, so its
-    attributes are plain names. Ids index every per-node array; ``n`` ids were handed out.
+    Internal: owned by a ``SceneGraph`` and shared with its ``Node`` handles, never
+    handed to users, so its attributes are plain names.
     """
 
     def __init__(self, capacity: int = 16) -> None:
-        self.n = 0  # ids handed out so far; ids are never reused
-        self.alive_count = 0
-        self.names: list[str] = []
-        self.ids_by_name: dict[str, int] = {}
+        super().__init__(capacity)
+        self.kernels = current()
         self.heads = np.array([-1, -1], dtype=np.int64)  # first root, last root
         self.roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
         self.n_roots = 0
-        self.suppressed = 0
         self.products = 0  # world products computed this frame so far (mid-frame reads)
-        #: Bumped by every edit that can change a world matrix or a node's liveness:
-        #: a node handle reuses the matrix it handed out while this is unchanged.
-        self.changes = 0
-        #: Ids set by the per-node setters (``setters.py``) whose subtrees are not
-        #: marked yet (``flush``).
-        self.pending: list[int] = []
         self.frame = 0
         self.layout_valid = True
         self.structure_changed = False
         self.depth_sum = 0
         self.ids_topological = True
-        self.cap = 0
-        self.grow(max(int(capacity), 1))
 
-    # ------------------------------------------------------------------ storage
-    def grow(self, need: int) -> None:
-        """Make every per-node array hold at least ``need`` ids (amortised doubling)."""
-        if need <= self.cap:
-            return
-        cap = max(need, 2 * self.cap)
-        n = self.n
-
-        def grown(old: np.ndarray | None, shape: tuple, dtype: type, fill: object) -> np.ndarray:
-            arr = np.full((cap, *shape), fill, dtype=dtype)
-            if old is not None:
-                arr[:n] = old[:n]
-            return arr
-
-        first = self.cap == 0
-        get = (lambda name: None) if first else (lambda name: getattr(self, name))
-        self.pos = grown(get("pos"), (3,), np.float64, 0.0)
-        self.rot = grown(get("rot"), (4,), np.float64, 0.0)
-        self.scl = grown(get("scl"), (3,), np.float64, 1.0)
-        # Matrices flat, (N, 16) row-major: what the compiled loops index fastest.
-        # Row 3 of every matrix is (0, 0, 0, 1) from here on; the kernels never write it.
-        self.local = grown(get("local"), (16,), np.float64, 0.0)
-        self.world = grown(get("world"), (16,), np.float64, 0.0)
-        self.local[n:, 15] = 1.0
-        self.world[n:, 15] = 1.0
-        for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib"):
-            setattr(self, name, grown(get(name), (), np.int64, -1))
-        for name in ("slot", "size", "depth", "order", "cause"):
-            setattr(self, name, grown(get(name), (), np.int64, 0))
-        self.version = grown(get("version"), (), np.int64, 0)
-        self.flags = grown(get("flags"), (), np.uint8, 0)
-        self.alive = grown(get("alive"), (), np.bool_, False)
-        self.cap = cap
-        self._scalar_views()
-
-    def _scalar_views(self) -> None:
-        """Memoryviews for the per-node path, re-made whenever ``grow`` replaces the
-        arrays: a Python index into a flat memoryview costs ~30 ns, a numpy scalar index
-        ~100 ns, and ``bytes`` slices make read-only copies cheaply."""
-        self.pos_v = memoryview(self.pos).cast("B").cast("d")
-        self.rot_v = memoryview(self.rot).cast("B").cast("d")
-        self.scl_v = memoryview(self.scl).cast("B").cast("d")
-        self.vector_v = {"position": self.pos_v, "scale": self.scl_v}
-        self.flags_v = memoryview(self.flags)
-        self.alive_v = memoryview(self.alive)
-        self.pos_b = memoryview(self.pos).cast("B")
-        self.rot_b = memoryview(self.rot).cast("B")
-        self.scl_b = memoryview(self.scl).cast("B")
-        self.world_b = memoryview(self.world).cast("B")
-
+    # ------------------------------------------------------------------ building
     def append(
         self,
         par: np.ndarray,
@@ -124,7 +69,7 @@ class Storage:
         self.flags[sl] = NEW
         self.version[sl] = 0
         self.alive[sl] = True
-        K.link_batch(
+        self.kernels.link_batch(
             first,
             par,
             self.parent,
@@ -147,12 +92,12 @@ class Storage:
 
     # ------------------------------------------------------------------ marking
     def flush(self) -> None:
-        """Mark the subtrees of the per-node changes queued by ``setters.py`` (one
+        """Mark the subtrees of the per-node changes queued in ``pending`` (one
         compiled pass). Every operation that reads flags or marks calls this first."""
         if self.pending:
             ids = np.array(self.pending, dtype=np.int64)
             self.pending.clear()
-            self.n_roots = K.mark(ids, False, *self.marking(ids.shape[0]))
+            self.n_roots = self.kernels.mark(ids, False, *self.marking(ids.shape[0]))
 
     def reserve_roots(self, k: int) -> None:
         need = self.n_roots + k
@@ -172,7 +117,7 @@ class Storage:
         """Rule 1 on each id; ``force`` for structural edits (see ``kernels.mark``)."""
         self.flush()
         self.changes += 1
-        self.n_roots = K.mark(ids, force, *self.marking(ids.shape[0]))
+        self.n_roots = self.kernels.mark(ids, force, *self.marking(ids.shape[0]))
 
     def set_values(
         self, ids: np.ndarray, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray
@@ -180,30 +125,74 @@ class Storage:
         """Write checked values; rows equal to the current ones are counted, not marked."""
         self.flush()
         self.changes += 1
-        self.n_roots, suppressed = K.set_values(
+        self.n_roots, suppressed = self.kernels.set_values(
             ids, pos, rot, scl, self.pos, self.rot, self.scl, *self.marking(ids.shape[0])
         )
         self.suppressed += suppressed
 
-    def check_alive(self, i: int) -> None:
-        if not self.alive[i]:
-            raise HierarchyError(f"node {self.names[i]!r} was removed from the graph")
+    def write_locals(self, i: int, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray) -> None:
+        """Checked ``(1, 3)`` / ``(1, 4)`` rows for node ``i`` (empty: unchanged)."""
+        self.check_alive(i)
+        self.set_values(np.array([i], dtype=np.int64), pos, rot, scl)
+
+    def touch(self, i: int) -> None:
+        """A change with no new value: rule 1 on node ``i``."""
+        self.check_alive(i)
+        self.mark(np.array([i], dtype=np.int64), force=False)
 
     def structure_edited(self) -> None:
         self.changes += 1
         self.layout_valid = False
         self.structure_changed = True
 
+    # ------------------------------------------------------------------ reads
+    def flags_of(self, i: int) -> int:
+        """Node ``i``'s flag bits (``flags.py``), deferred marking done first."""
+        self.check_alive(i)
+        self.flush()
+        return int(self.flags[i])
+
+    def subtree_ids(self, i: int) -> list[int]:
+        """``i`` and its descendants in pre-order."""
+        self.check_alive(i)
+        self.ensure_layout()
+        return self.order[self.slot[i] : self.slot[i] + self.size[i]].tolist()
+
     def local_of(self, i: int) -> np.ndarray:
         """A view of ``i``'s local matrix, recomputed first if its values changed."""
+        self.check_alive(i)
         self.flush()
-        K.pull_local(i, self.flags, self.pos, self.rot, self.scl, self.local)
+        self.kernels.pull_local(i, self.flags, self.pos, self.rot, self.scl, self.local)
         return self.local[i].reshape(4, 4)
 
     def world_of(self, i: int) -> np.ndarray:
         """A view of ``i``'s world matrix, brought up to date first (rule 3)."""
+        self.check_alive(i)
         self.pull_world(i)
         return self.world[i].reshape(4, 4)
+
+    def parent_world(self, i: int) -> np.ndarray:
+        """The world matrix of ``i``'s parent (identity for a root), current."""
+        p = self.parent_id(i)
+        return np.eye(4) if p < 0 else self.world_of(p)
+
+    def world_copy(self, i: int) -> np.ndarray:
+        """A read-only copy of ``i``'s current world matrix (over a ``bytes`` copy: a
+        clean read calls nothing compiled)."""
+        if not self.alive_v[i]:
+            self.check_alive(i)
+        if self.pending or self.flags_v[i] & WORLD:
+            self.pull_world(i)
+        return np.ndarray(_MATRIX, _FLOAT, self.world_b[i << 7 : (i + 1) << 7].tobytes())
+
+    def world_position_copy(self, i: int) -> np.ndarray:
+        """A read-only copy of ``i``'s current world position (the last column)."""
+        if not self.alive_v[i]:
+            self.check_alive(i)
+        if self.pending or self.flags_v[i] & WORLD:
+            self.pull_world(i)
+        b = i << 7
+        return np.ndarray(_VEC3, _FLOAT, self.world_b[b : b + 96].tobytes(), 24, _COLUMN)
 
     def pull_world(self, i: int) -> None:
         """Recompute the dirty part of ``i``'s root path now; the products count for the
@@ -211,7 +200,7 @@ class Storage:
         if self.pending:
             self.flush()
         if self.flags_v[i] & WORLD:
-            self.products += K.pull_world(
+            self.products += self.kernels.pull_world(
                 i,
                 self.parent,
                 self.flags,
@@ -225,7 +214,7 @@ class Storage:
 
     def ensure_layout(self) -> None:
         if not self.layout_valid:
-            self.depth_sum, self.ids_topological = K.rebuild_preorder(
+            self.depth_sum, self.ids_topological = self.kernels.rebuild_preorder(
                 self.heads[0],
                 self.first_child,
                 self.next_sib,
@@ -239,14 +228,16 @@ class Storage:
 
     def dirty_ranges(self) -> tuple[np.ndarray, np.ndarray]:
         """Disjoint pre-order slot ranges covering every node dirtied this frame."""
-        return K.dirty_ranges(self.roots[: self.n_roots], self.alive, self.slot, self.size)
+        return self.kernels.dirty_ranges(
+            self.roots[: self.n_roots], self.alive, self.slot, self.size
+        )
 
     def recompute(self, starts: np.ndarray, ends: np.ndarray, everything: bool = True) -> int:
         """Recompute the dirty nodes of the ranges; returns the products done. With
         ``everything`` (the ranges cover every dirty node) a walk in id order may be used."""
         dirty = int((ends - starts).sum())
         by_id = everything and self.ids_topological and dirty * 8 > self.alive_count
-        return K.recompute(
+        return self.kernels.recompute(
             starts,
             ends,
             by_id,
@@ -283,7 +274,7 @@ class Storage:
             self.n_roots = 0
         else:
             starts = ends = np.empty(0, dtype=np.int64)
-        local, world, cause = K.finish_frame(
+        local, world, cause = self.kernels.finish_frame(
             starts, ends, self.order, self.parent, self.flags, self.cause
         )
         self.frame += 1

@@ -1,16 +1,15 @@
-"""Structural edits on a graph's storage: re-parenting, removal, detaching children.
+"""Structural edits on a graph's storage: re-parenting, removal, detaching, cloning.
 
 The rules are those of docs/dirty-propagation.md. Each edit checks everything first,
 then changes links in O(1) per node moved and invalidates the pre-order layout, which
-the next frame rebuilds once. Functions, not methods: ``SceneGraph`` resolves its node
-handles to ids and calls these with its ``Storage``.
+the next frame rebuilds once. Functions, not methods: ``SceneGraph`` and ``Node``
+resolve their node handles to ids and call these with their ``Storage``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import kernels as K
 from .errors import HierarchyError
 from .math import decompose
 from .storage import Storage
@@ -24,7 +23,7 @@ def set_parent(s: Storage, i: int, p: int, keep_world: bool) -> None:
     name = s.names[i]
     if p == i:
         raise HierarchyError(f"node {name!r} cannot be its own parent")
-    if p >= 0 and K.is_ancestor(i, p, s.parent):
+    if p >= 0 and s.kernels.is_ancestor(i, p, s.parent):
         raise HierarchyError(
             f"cannot parent {name!r} to {s.names[p]!r}: {s.names[p]!r} is a "
             f"descendant of {name!r}, which would make a cycle"
@@ -54,7 +53,7 @@ def remove_subtree(s: Storage, i: int) -> None:
     """Remove ``i`` and its whole subtree; their ids stay allocated but dead."""
     s.flush()
     buf = np.empty(s.alive_count, dtype=np.int64)
-    n = K.collect_subtree(i, s.first_child, s.next_sib, buf)
+    n = s.kernels.collect_subtree(i, s.first_child, s.next_sib, buf)
     gone = buf[:n]
     _unlink(s, i)
     s.alive[gone] = False
@@ -70,7 +69,7 @@ def remove_keeping_children(s: Storage, i: int) -> None:
     their world transforms. Checked first, so an error changes nothing."""
     s.flush()
     p = int(s.parent[i])
-    kids = child_ids(s, i)
+    kids = s.child_ids(i)
     if kids and p >= 0:
         a = s.world_of(p)[:3, :3]
         if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
@@ -81,6 +80,33 @@ def remove_keeping_children(s: Storage, i: int) -> None:
     for c in kids:
         set_parent(s, c, p, keep_world=True)
     remove_subtree(s, i)
+
+
+def check_new_name(s: Storage, name: object) -> str:
+    """``name`` itself, if it can name a new node: a non-empty string no node has."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"node names must be non-empty strings, got {name!r}")
+    if name in s.ids_by_name:
+        raise HierarchyError(f"duplicate node name {name!r}")
+    return name
+
+
+def clone_subtree(s: Storage, i: int, parent: int, name: str | None) -> int:
+    """Copy the subtree of ``i`` (local values, names renamed by `clone_names`) under
+    ``parent`` (-1: a root), last among its siblings; returns the copy's root id."""
+    ids = s.subtree_ids(i)
+    if parent >= 0 and parent in set(ids):
+        raise HierarchyError(
+            f"cannot clone {s.names[i]!r} under {s.names[parent]!r}, which is inside it"
+        )
+    if name is not None:
+        check_new_name(s, name)
+    names = clone_names([s.names[j] for j in ids], name, s.ids_by_name)
+    row = {j: r for r, j in enumerate(ids)}
+    first = s.n
+    parents = np.array([parent] + [first + row[int(s.parent[j])] for j in ids[1:]], dtype=np.int64)
+    idx = np.array(ids, dtype=np.int64)
+    return int(s.append(parents, names, s.pos[idx], s.rot[idx], s.scl[idx])[0])
 
 
 def clone_names(names: list[str], root_name: str | None, taken: dict) -> list[str]:
@@ -101,7 +127,7 @@ def clone_names(names: list[str], root_name: str | None, taken: dict) -> list[st
 def detach_children(s: Storage, i: int) -> None:
     """Make every child of ``i`` a root, keeping its local values (rule 1 on each)."""
     s.flush()
-    kids = child_ids(s, i)
+    kids = s.child_ids(i)
     if not kids:
         return
     for c in kids:
@@ -109,16 +135,6 @@ def detach_children(s: Storage, i: int) -> None:
         _link_last(s, c, -1)
     s.structure_edited()
     s.mark(np.array(kids, dtype=np.int64), force=True)
-
-
-def child_ids(s: Storage, i: int) -> list[int]:
-    """The children of ``i`` in attach order."""
-    kids = []
-    c = int(s.first_child[i])
-    while c >= 0:
-        kids.append(c)
-        c = int(s.next_sib[c])
-    return kids
 
 
 def _unlink(s: Storage, i: int) -> None:
