@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from anim_oracle import f32, oracle_sample
 from gltf_rig import BEND_CHANNELS, WAVE_CHANNELS, data_uri, rig_document, write_rig
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scene_helpers import load_error, trs_matrix
 
@@ -95,6 +95,51 @@ def test_random_samplers_match_the_specification(case):
     if rotation:  # q and -q are the same rotation
         expected = expected if np.dot(got, expected) >= 0 else -expected
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-7)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gaps=st.lists(st.floats(1e-4, 3.0), min_size=2, max_size=8),
+    start=st.floats(0.0, 100.0),
+    rotation=st.booleans(),
+)
+def test_step_at_exact_float32_key_times(gaps, start, rotation):
+    """STEP holds a key's value from that key's time on (the specification: "the
+    animated values remain constant to the output of the first keyframe, until the next
+    keyframe"). Key times come from float32 accessors, so ``t`` equal to a key time is
+    the float32 value itself: there the key's own value counts, one float64 step before
+    it the previous key's."""
+    times = f32(start + np.cumsum(gaps))
+    assume(np.all(np.diff(times) > 0))
+    width = 4 if rotation else 3
+    values = np.zeros((len(times), width))
+    values[:, 0] = np.arange(1, len(times) + 1)  # distinct keys, also once normalised
+    values[:, -1] = 1.0
+    for k, key in enumerate(times):
+        got = sample(times, values, "STEP", float(key), rotation=rotation)
+        np.testing.assert_allclose(got, _unit(values[k], rotation), err_msg=f"at key {k}")
+        before = float(np.nextafter(key, -np.inf))
+        got = sample(times, values, "STEP", before, rotation=rotation)
+        np.testing.assert_allclose(got, _unit(values[max(k - 1, 0)], rotation),
+                                   err_msg=f"just before key {k}")  # fmt: skip
+
+
+def _unit(v, rotation):
+    return v / np.linalg.norm(v) if rotation else v
+
+
+def test_step_channels_of_a_file_switch_at_their_key_times(rig):
+    """The rig's STEP channels, read from its float32 accessors, at exactly their key
+    times (0.25 is a float32 number; 0.3 is not, so its key lies at float32(0.3))."""
+    wave = rig.animation.clips[1].channels[0]
+    quats = [f32(q) for q in WAVE_CHANNELS[0][4]]
+    for t, q in ((0.0, quats[0]), (0.25, quats[1]), (float(np.nextafter(0.25, 0)), quats[0])):
+        np.testing.assert_allclose(wave.at(t), q / np.linalg.norm(q), rtol=0, atol=1e-12)
+    bone2 = rig.animation.clips[0].channels[2]
+    assert bone2.interpolation == "STEP"
+    key = float(np.float32(0.3))
+    np.testing.assert_allclose(bone2.at(key), f32([0.2, 1.0, 0.0]), rtol=0, atol=0)
+    np.testing.assert_allclose(bone2.at(0.3), f32([0.0, 1.0, 0.0]), rtol=0, atol=0)  # before it
 
 
 # ------------------------------------------------------------------ playing
