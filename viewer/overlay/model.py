@@ -17,6 +17,12 @@ from viewer.text import printable
 OPEN_ALL_BELOW = 64
 
 
+def reload_note(error: str | None) -> str | None:
+    """The panel's line about live reload: why the last save did not load (the last good
+    scene stays on show), or None once a good save loaded."""
+    return None if not error else f"reload failed, showing the last good scene: {error}"
+
+
 def panel_widths(width: int) -> tuple[int, int]:
     """(left, right) panel widths in pixels for a picture `width` pixels wide.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .animation_section import AnimationSection
-from .model import Flags, cause_text, flag_text, matrix_rows, node_details
+from .model import Flags, cause_text, flag_text, matrix_rows, node_details, reload_note
 from .tree_view import TreeView
 from .widgets import COLORS, key_value_table, vec4
 
@@ -41,10 +41,10 @@ class ScenePanel:
     def _status(self, entry) -> None:
         host, c = self.ov.host, self.colors
         imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
-        error = host.reload_error
-        if error:
+        note = reload_note(host.reload_error)
+        if note is not None:
             imgui.push_style_color(imgui.Col_.text, vec4(c.local))
-            imgui.text_wrapped(f"reload failed, showing the last good scene: {error}")
+            imgui.text_wrapped(note)
             imgui.pop_style_color()
         if self.ov.pinned is not None:
             imgui.text_colored(vec4(c.note), f"showing frame {self.ov.pinned} (timeline)")
