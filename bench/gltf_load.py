@@ -16,7 +16,8 @@ children) and a minimal one of 1,000,000 nodes (``{}`` each, the shape of the is
   (it decoded every node into an object through pygltflib), so a lower bound of its time.
 
 It prints a markdown table of medians and the ratios. `--quick` uses 10,000 nodes and no
-million-node file (a smoke test, run by tests/bench).
+million-node file (a smoke test, run by tests/bench). pygltflib comes with the ``test``
+extra (``pip install -e '.[test]'``); without it, run with ``--skip-old``.
 """
 
 from __future__ import annotations

@@ -15,5 +15,3 @@ GLOW_WORLD = (1.0, 0.56, 0.0)
 SELECTION_COLOR = (1.0, 0.95, 0.35, 1.0)
 #: The collision demo's disk and rectangle while they overlap.
 HIT_COLOR = (0.84, 0.15, 0.16)
-#: Text over the view and in the panels (node names, values).
-TEXT_COLOR = (0.92, 0.93, 0.96, 1.0)

@@ -204,15 +204,8 @@ def look_rotation(forward: np.ndarray, up: np.ndarray) -> np.ndarray:
     return matrix3_to_quat(np.column_stack([x, y, z]))
 
 
-def to_pyrr(matrix: np.ndarray) -> np.ndarray:
-    """Our column-vector matrix as pyrr's row-vector layout (translation in row 3).
-
-    pyrr (and the window library's helpers built on it) multiply row vectors, ``p' = p @ M``, so the
-    same transform is the transpose. The one place that conversion is written.
-    """
-    return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
-
-
 def from_pyrr(matrix: np.ndarray) -> np.ndarray:
-    """A pyrr row-vector matrix as our column-vector layout (the inverse of ``to_pyrr``)."""
+    """A pyrr matrix in our column-vector layout: pyrr multiplies row vectors,
+    ``p' = p @ M`` (translation in row 3), so the same transform is the transpose. The
+    one place that conversion is written (docs/conventions.md)."""
     return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
