@@ -240,3 +240,61 @@ def test_the_private_member_check_finds_a_reach(tmp_path):
 
 def test_the_core_reads_no_other_modules_private_members():
     assert [line for path in SCENE for line in _private_reads(path)] == []
+
+
+def _borrowed_methods(path: Path) -> list[str]:
+    """Functions of other viewer modules made methods: a class body assigning a name
+    imported from the viewer or an attribute of such a module (``_live =
+    node_surface.live``; constants, named in capitals, may be), or any mention of
+    ``types.MethodType``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = set()
+    found = []
+    for node in ast.walk(tree):
+        ours = isinstance(node, ast.ImportFrom) and (
+            node.level or (node.module or "").split(".")[0] == "viewer"
+        )
+        ours = ours or (
+            isinstance(node, ast.Import) and any(a.name.startswith("viewer") for a in node.names)
+        )
+        if ours:
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        if isinstance(node, ast.Import | ast.ImportFrom) and any(
+            a.name == "MethodType" for a in node.names
+        ):
+            found.append(f"{path.name}:{node.lineno}: MethodType")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
+                    continue
+                value = stmt.value
+                root = value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                last = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", "")
+                if isinstance(root, ast.Name) and root.id in imported and not last.isupper():
+                    found.append(f"{path.name}:{stmt.lineno}: {ast.unparse(stmt)}")
+        elif isinstance(node, ast.Name | ast.Attribute):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if name == "MethodType":
+                found.append(f"{path.name}:{node.lineno}: MethodType")
+    return found
+
+
+def test_no_class_borrows_another_modules_functions():
+    assert [line for path in SOURCES for line in _borrowed_methods(path)] == []
+
+
+def test_the_borrowed_method_check_finds_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from types import MethodType\nfrom . import surface\nfrom .ops import move\n"
+        "import numpy as np\n"
+        "class G:\n    LIMIT = 3\n    dtype = np.float64\n    _live = surface.live\n"
+        "    colors = surface.COLORS\n"
+        "    go = move\n",
+        encoding="utf-8",
+    )
+    got = [line.split(": ", 1)[1] for line in _borrowed_methods(sample)]
+    assert got == ["MethodType", "_live = surface.live", "go = move"]
