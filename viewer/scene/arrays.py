@@ -29,7 +29,16 @@ _VEC3, _VEC4 = (3,), (4,)
 
 class NodeArrays:
     """The arrays of one graph, indexed by node id; ``n`` ids were handed out so far and
-    ids are never reused. Internal (``Storage`` builds on it), so attributes are plain."""
+    ids are never reused. Internal (``Storage`` builds on it), so attributes are plain;
+    slots, so that the per-node path finds them (and its methods) without a dict."""
+
+    __slots__ = (
+        "n", "alive_count", "names", "ids_by_name", "suppressed", "changes", "pending", "cap",
+        "pos", "rot", "scl", "local", "world", "parent", "first_child", "last_child",
+        "next_sib", "prev_sib", "slot", "size", "depth", "order", "cause", "version", "flags",
+        "alive", "pos_v", "rot_v", "scl_v", "vector_v", "flags_v", "alive_v", "pos_b", "rot_b",
+        "scl_b", "world_b",
+    )  # fmt: skip
 
     def __init__(self, capacity: int = 16) -> None:
         self.n = 0

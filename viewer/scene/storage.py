@@ -38,6 +38,9 @@ class Storage(NodeArrays):
     handed to users, so its attributes are plain names.
     """
 
+    __slots__ = ("kernels", "heads", "roots", "n_roots", "products", "frame", "layout_valid",
+                 "structure_changed", "depth_sum", "ids_topological")  # fmt: skip
+
     def __init__(self, capacity: int = 16) -> None:
         super().__init__(capacity)
         self.kernels = current()
