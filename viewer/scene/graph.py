@@ -4,7 +4,8 @@
 arrays and the primitives on them, through the kernel set of ``kernel_set.py``), hands
 out ``Node`` handles that share that storage, and turns handles into ids for it;
 structural edits are the functions of ``structure.py``. Imports run one way: graph ->
-node -> structure -> storage -> arrays, kernels and maths; nothing imports the graph.
+node -> structure -> storage -> arrays, with the kernel set and the maths below them;
+nothing imports the graph (but ``coldstart.exercise``, which drives one).
 """
 
 from __future__ import annotations
