@@ -4,7 +4,7 @@ import colorsys
 
 import numpy as np
 import pytest
-from render_helpers import PALETTE, tree10
+from render_helpers import PALETTE, light, tree10
 
 from viewer.content.scene import Look, Scene
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD, SELECTION_COLOR
@@ -83,7 +83,7 @@ def test_highlight_draws_exactly_the_glow_colour(gl_ctx, target, value, glow):
     scene = tree10()
     r, cam = _setup(gl_ctx, scene)
     r.unlit = True
-    r.set_highlight([scene.graph["Obj3"].id], value)
+    light(r, {scene.graph["Obj3"].id: value})
     seen = _colour_at_nodes(r, cam, target)
     s = abs(value)
     expected = np.round(((1 - s) * np.array(PALETTE[2]) + s * np.array(glow)) * 255)
@@ -99,7 +99,7 @@ def test_a_lit_full_glow_keeps_the_glow_hue(gl_ctx, target):
     shape), whatever the node's own colour."""
     scene = tree10()
     r, cam = _setup(gl_ctx, scene)
-    r.set_highlight([scene.graph["Obj3"].id], -1.0)
+    light(r, {scene.graph["Obj3"].id: -1.0})
     rgb = _colour_at_nodes(r, cam, target)["Obj3"] / 255.0
     shade = rgb[0] / GLOW_LOCAL[0]
     assert 0.78 <= shade <= 1.01, rgb
