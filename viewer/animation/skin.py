@@ -60,9 +60,7 @@ class Skinning:
             return []
         mark = np.zeros(int(np.max(executed)) + 1, dtype=bool)
         mark[executed] = True
-        return [
-            k for k, s in enumerate(self.skins) if mark[s.joints[s.joints < mark.size]].any()
-        ]
+        return [k for k, s in enumerate(self.skins) if mark[s.joints[s.joints < mark.size]].any()]
 
     def extend(self, other: Skinning) -> None:
         """Add another file's skins (their indices shift past ours)."""

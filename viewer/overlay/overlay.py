@@ -4,9 +4,10 @@
 (`frame_done`): the history keeps the report and its counters. The glow itself belongs to
 the renderer, which stamps what each report recomputed and lets the shader fade it; the
 overlay only chooses how it shows (style, on or off, fade, a frame picked on the
-timeline) and reads it for the names' colours. It writes no GPU buffer. Each drawn frame (`draw`) it lays out the ImGui panels and the node
-names and renders them over the 3D picture through moderngl-window's ImGui integration
-(imgui-bundle 1.6.3; later releases break moderngl-window 3.1's integration).
+timeline) and reads it for the names' colours. It writes no GPU buffer. Each drawn frame
+(`draw`) it lays out the ImGui panels and the node names and renders them over the 3D
+picture through moderngl-window's ImGui integration (imgui-bundle 1.6.3; later releases
+break moderngl-window 3.1's integration).
 
 It knows the session it shows, the renderer and the camera only through the protocols of
 `host.py` (what it reads, and the few actions it may ask for), plus the window, which the
@@ -17,8 +18,6 @@ per second), so that the same command still gives the same picture.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 from imgui_bundle import imgui
