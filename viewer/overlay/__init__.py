@@ -2,9 +2,9 @@
 
 The glow itself is the renderer's (`viewer.render.glow`). Pure parts (no GL, no ImGui;
 unit-tested alone): `stats` (counters per frame), `history` (the last few hundred
-frames), `model` (what the panel shows), `labels` (where node names go). The ImGui side: `panel` (the two panels)
-and `overlay` (`Overlay`, what the app talks to). Import those two explicitly; importing
-this package loads no GL or ImGui module.
+frames), `model` (what the panel shows), `labels` (where node names go). The ImGui
+side: `panel` (the two panels) and `overlay` (`Overlay`, what the app talks to). Import
+those two explicitly; importing this package loads no GL or ImGui module.
 """
 
 from .history import Entry, History, log_block
