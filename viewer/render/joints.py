@@ -76,6 +76,9 @@ class JointMarkers:
         self.ctx = ctx
         self.joints = np.unique(np.concatenate([s.joints for s in skinning.skins] or [[]]))
         self.joints = self.joints.astype(np.int64)
+        #: By node id: whether it is a joint (a mask, so each draw sorts nothing).
+        self._is_joint = np.zeros(int(self.joints.max()) + 1 if len(self.joints) else 0, bool)
+        self._is_joint[self.joints] = True
         spans = _skin_spans(skinning, mesh_data)
         self._skins = [(np.asarray(s.joints, dtype=np.int64), span)
                        for s, span in zip(skinning.skins, spans)]  # fmt: skip
@@ -123,7 +126,8 @@ class JointMarkers:
         wide as the other glowing lines, the others thinner."""
         ids = self.joints
         par = np.asarray(parents, dtype=np.int64)[ids]
-        ok = np.isin(par, ids)
+        ok = (par >= 0) & (par < len(self._is_joint))
+        ok[ok] = self._is_joint[par[ok]]
         if not ok.any():
             self._lines.count = 0
             return
