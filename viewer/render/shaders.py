@@ -71,14 +71,6 @@ def program_files(name: str) -> tuple[str, str]:
     return f"{name}.vert", f"{SHARED_FRAGMENT.get(name, name)}.frag"
 
 
-def program_names() -> list[str]:
-    """Names of all programs: every `NAME.vert` whose fragment file (`program_files`) exists."""
-    folder = shader_dir()
-    return sorted(
-        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[1]).is_file()
-    )
-
-
 def source(name: str, stage: str) -> str:
     """The text of `shaders/NAME.STAGE`, e.g. `source("grid", "frag")`."""
     path = shader_dir() / f"{name}.{stage}"
