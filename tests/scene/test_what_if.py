@@ -53,8 +53,10 @@ def _prepared(seed: int, n: int, removed: int, dirty: bool) -> SceneGraph:
     for _ in range(min(removed, len(g) - 1)):  # some alone, some with their subtree
         node = g.node(int(rng.choice(g.alive_ids())))
         g.remove(node, keep_children=len(g) <= 2 or rng.random() < 0.7)
-        if len(g) == 1:
+        if len(g) <= 1:
             break
+    if len(g) == 0:  # a whole tree went: a new root (its id is past the removed ones)
+        g.add("again", position=(1.0, 2.0, 3.0))
     if dirty:  # pending changes must stay pending
         g.set_locals(g.alive_ids()[:1], positions=[[0.5, -1.0, 2.0]])
     return g
