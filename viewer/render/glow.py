@@ -68,8 +68,8 @@ class Glow:
         self.link_time = np.full(0, -np.inf)  # by child id: both ends recomputed together
         self.link_frame = np.zeros(0, dtype=np.int64)  # by child id: the frame of it
         self.heat_at = np.zeros(0)  # by id: the heat at `time`
-        # Recent frames' (time, ids) of lit nodes and lines: what may still glow, so that
-        # questions about "everything glowing" cost the recent work, not the graph size.
+        # Recent frames' (time, frame, lit node ids, lit line child ids): what may still
+        # glow, so that "what glows now" costs the recent work, not the graph's size.
         self._recent: deque[tuple[float, int, np.ndarray, np.ndarray]] = deque()
         self._still: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
