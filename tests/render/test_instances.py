@@ -7,6 +7,7 @@ from render_helpers import tree10
 from viewer.content.scene import Look, Scene
 from viewer.render.glow import FOLLOWED, NONE, OWN, STAMP_BYTES
 from viewer.render.instances import (
+    LINK_STAMP_BYTES,
     MATRIX_BYTES,
     ORIGIN_BYTES,
     aranges,
@@ -77,7 +78,7 @@ def test_touch_uploads_the_executed_subtree_only(gl_ctx):
     report = g.update()
     assert [g.name_of(i) for i in report.executed] == ["Obj2", "Obj5", "Obj8", "Obj9"]
     written = r.sync(report)
-    assert written == 4 * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES)
+    assert written == 4 * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES + LINK_STAMP_BYTES)
     _assert_gpu_matches(r, g)
 
 
@@ -90,9 +91,10 @@ def test_consecutive_rows_are_merged_into_one_write(gl_ctx):
     r = _ready(gl_ctx, scene)
     g.touch(g["n0"])
     r.sync(g.update())
-    # 200 matrices and stamps in one range of the cube batch, 200 origins in one range.
-    assert r.instances.writes_last == 3
-    assert r.bytes_last == n * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES)
+    # 200 matrices and stamps in one range of the cube batch, 200 origins and link stamps
+    # in one range.
+    assert r.instances.writes_last == 4
+    assert r.bytes_last == n * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES + LINK_STAMP_BYTES)
     _assert_gpu_matches(r, g)
 
 
@@ -109,7 +111,8 @@ def test_random_edits_keep_the_gpu_copy_exact(gl_ctx):
             node.local_euler = rng.uniform(-180, 180, 3)
         report = g.update()
         r.sync(report)
-        assert r.bytes_last == len(report.executed) * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES)
+        per_node = MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES + LINK_STAMP_BYTES
+        assert r.bytes_last == len(report.executed) * per_node
         _assert_gpu_matches(r, g)
 
 
@@ -152,8 +155,8 @@ def test_pivot_nodes_get_no_instance_but_keep_their_lines(gl_ctx):
     g = scene.graph
     g.touch(g["Obj5"])
     r.sync(g.update())
-    # Obj5, Obj8, Obj9 executed: two drawn matrices and stamps, three origins.
-    assert r.bytes_last == 2 * (MATRIX_BYTES + STAMP_BYTES) + 3 * ORIGIN_BYTES
+    # Obj5, Obj8, Obj9 executed: two drawn matrices and stamps, three origins and links.
+    assert r.bytes_last == 2 * (MATRIX_BYTES + STAMP_BYTES) + 3 * (ORIGIN_BYTES + LINK_STAMP_BYTES)
 
 
 @pytest.mark.parametrize("n", [0, 1])

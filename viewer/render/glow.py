@@ -173,6 +173,17 @@ class Glow:
         rows[:, 1] = reason + np.minimum(self.heat_at[ids], _HEAT_MAX)
         return rows
 
+    def link_rows(self, ids: np.ndarray) -> np.ndarray:
+        """[k] float32: the time the line to each of node `ids` was last lit (both ends
+        recomputed in one frame); in a picked frame, far future for its lines."""
+        ids = np.asarray(ids, dtype=np.int64)
+        self._grow(int(ids.max()) + 1 if ids.size else 0)
+        if self._still is not None:
+            lit = np.zeros(len(self.time), dtype=bool)
+            lit[self._still[2]] = True
+            return np.where(lit[ids], 3.0e38, -3.0e38).astype(np.float32)
+        return np.maximum(self.link_time[ids], -3.0e38).astype(np.float32)
+
     def uniforms(self) -> dict[str, float]:
         """The shader's clock: ``u_time``, ``u_fade``, ``u_heat_seconds``, ``u_heat_norm``
         (1 / the weight of all the time so far, as "the frames so far" at the start)."""

@@ -14,7 +14,8 @@ rows in every batch. `sync()` takes the slot ranges of the frame report, finds e
 range's rows in each batch by binary search, merges touching runs and writes each with
 one `buffer.write(data, offset=...)`: no sorting, no per-node bookkeeping. The parent ->
 child lines read node origins from one more buffer (12 bytes per live node, in pre-order
-too), written with the same ranges. Nothing is written for a frame that recomputed
+too) and the lit ones a link stamp (4 bytes per live node: when the line to it was last
+lit), both written with the same ranges. Nothing is written for a frame that recomputed
 nothing, and every byte written is counted.
 """
 
@@ -30,6 +31,7 @@ from .glow import STAMP_BYTES, Glow
 MATRIX_BYTES = 64
 LOOK_BYTES = 24
 ORIGIN_BYTES = 12
+LINK_STAMP_BYTES = 4
 
 
 def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -95,6 +97,7 @@ class Instances:
         self.kinds = list(kinds)
         self.batches: list[Batch] = []
         self.origins: moderngl.Buffer | None = None
+        self.link_times: moderngl.Buffer | None = None
         self.links: moderngl.Buffer | None = None
         self.link_count = 0
         self.order = np.zeros(0, dtype=np.int64)  # live ids in pre-order (slot -> id)
@@ -161,13 +164,16 @@ class Instances:
         origins = np.zeros((max(len(alive), 1), 3), dtype=np.float32)
         origins[: len(alive)] = world[alive, :3, 3]
         self.origins = self.ctx.buffer(origins.tobytes(), dynamic=True)
+        link_times = np.zeros(max(len(alive), 1), dtype=np.float32)
+        link_times[: len(alive)] = glow.link_rows(alive)
+        self.link_times = self.ctx.buffer(link_times.tobytes(), dynamic=True)
         slot_of = np.full(n_ids, -1, dtype=np.int64)
         slot_of[alive] = np.arange(len(alive))
         child = alive[parents[alive] >= 0]
         pairs = np.stack([slot_of[parents[child]], slot_of[child]], axis=1).astype(np.uint32)
         self.link_count = len(child)
         self.links = self.ctx.buffer(pairs.tobytes() if len(child) else b"\0" * 8)
-        written += origins.nbytes + pairs.nbytes
+        written += origins.nbytes + link_times.nbytes + pairs.nbytes
         self.signature = (n_ids, len(graph))
         self.bytes_last = written
         self.writes_last = 0
@@ -184,7 +190,8 @@ class Instances:
 
     # -- per frame ---------------------------------------------------------------------
     def sync(self, starts: np.ndarray, ends: np.ndarray, world: np.ndarray, glow: Glow) -> int:
-        """Upload the world matrices, stamps and origins of the nodes in the pre-order slot
+        """Upload the world matrices, stamps, origins and link stamps of the nodes in the
+        pre-order slot
         ranges ``[starts[k], ends[k])`` (a frame report's); return the bytes written."""
         self.bytes_last = 0
         self.writes_last = 0
@@ -204,8 +211,10 @@ class Instances:
             written += self._write_runs(batch.matrices, mats, lo, hi, MATRIX_BYTES)
             written += self._write_runs(batch.stamps, glow.stamp_rows(ids), lo, hi, STAMP_BYTES)
         lo, hi = merge_touching(starts, ends)
-        origins = np.ascontiguousarray(world[self.order[aranges(lo, hi)], :3, 3], np.float32)
+        ids = self.order[aranges(lo, hi)]
+        origins = np.ascontiguousarray(world[ids, :3, 3], np.float32)
         written += self._write_runs(self.origins, origins, lo, hi, ORIGIN_BYTES)
+        written += self._write_runs(self.link_times, glow.link_rows(ids), lo, hi, LINK_STAMP_BYTES)
         self.bytes_last = written
         return written
 
@@ -222,11 +231,16 @@ class Instances:
         return at
 
     def write_stamps(self, glow: Glow) -> int:
-        """Rewrite every row's stamp (a frame picked on the timeline, or let go)."""
+        """Rewrite every row's stamp and link stamp (a frame picked on the timeline, or
+        let go)."""
         written = 0
         for batch in self.batches:
             data = glow.stamp_rows(batch.ids).tobytes()
             batch.stamps.write(data)
+            written += len(data)
+        if self.link_times is not None and len(self.order):
+            data = glow.link_rows(self.order).tobytes()
+            self.link_times.write(data)
             written += len(data)
         self.bytes_last = written
         return written
@@ -250,10 +264,10 @@ class Instances:
         for batch in self.batches:
             batch.release()
         self.batches = []
-        for buf in (self.origins, self.links):
+        for buf in (self.origins, self.link_times, self.links):
             if buf is not None:
                 buf.release()
-        self.origins = self.links = None
+        self.origins = self.link_times = self.links = None
 
 
 def _column_major(mats: np.ndarray) -> np.ndarray:

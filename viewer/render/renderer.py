@@ -92,7 +92,7 @@ class Renderer:
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 6)
-        self.ribbons = GlowRibbons(ctx, self.programs["lines"])
+        self.ribbons = GlowRibbons(ctx)
         #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
         self.joints = (
             JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
@@ -161,6 +161,8 @@ class Renderer:
                 index_buffer=mesh.ibo,
                 index_element_size=4,
             )
+        inst = self.instances
+        self.ribbons.bind(inst.origins, inst.link_times, inst.links)
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
         self._links_vao = self.ctx.vertex_array(
@@ -252,9 +254,10 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
         prog = self.programs["instanced"]
+        clock = self.glow.uniforms()
         node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
                       glow_style=GLOW_STYLES.index(self.glow_style), glow_on=self.glow_on,
-                      clock=self.glow.uniforms())  # fmt: skip
+                      clock=clock)  # fmt: skip
         lit = self.glow_on and self.glow_style != "heat"
         glowing = self._glowing_instances() if lit else 0
         # Halos first, without depth: the scene drawn next covers all but their rims.
@@ -286,9 +289,8 @@ class Renderer:
             self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
-        links = self.glow.links() if lit and self.show_links else None
-        if links is not None and 0 < len(links[0]) <= GLOW_EXTRAS_MAX:
-            self.ribbons.draw(fbo, camera, size, self._glow_segments(*links))
+        if lit and self.show_links and 0 < len(self.glow.links()[0]) <= GLOW_EXTRAS_MAX:
+            self.ribbons.draw(fbo, vp_bytes, size, clock, self.instances.link_count)
         if self.show_links and self.joints is not None:  # over the skinned meshes
             glow = self.glow.signed(self.joints.joints) if lit else None
             self.joints.draw(self.graph.world_matrices(), self.graph.parents(), glow, camera, size)
@@ -308,19 +310,6 @@ class Renderer:
         inst = self.instances
         ids = ids[ids < len(inst.kind_of)]
         return int(np.count_nonzero(inst.kind_of[ids] >= 0))
-
-    def _glow_segments(
-        self, ids: np.ndarray, strength: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(parent origins [k, 3], child origins [k, 3], opacity [k]) of the lit lines
-        (child `ids`, `strength`) whose child still exists and has a parent."""
-        parents = np.asarray(self.graph.parents(), dtype=np.int64)
-        ok = ids < len(parents)
-        ids, strength = ids[ok], strength[ok]
-        par = parents[ids]
-        ok = par >= 0
-        world = self.graph.world_matrices()
-        return world[par[ok], :3, 3], world[ids[ok], :3, 3], strength[ok]
 
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
