@@ -137,3 +137,13 @@ def test_ids_beyond_the_arrays_grow_them():
     glow.record(FakeReport([1000]), np.full(1001, -1), DT)
     assert glow.glowing()[0].tolist() == [1000]
     assert glow.kinds([5000]).tolist() == [0]
+
+
+def test_a_node_lit_without_a_report_glows_red_with_no_line():
+    g = tree10()
+    glow = Glow()
+    glow.record(touched(g, "Obj3"), g.parents(), DT)  # Obj3 red, Obj6 and Obj10 orange
+    glow.light(ids(g, "Obj6", "Obj4"))  # e.g. their morph weights changed this frame
+    assert named(g, *glow.glowing()) == {"Obj3": -1.0, "Obj6": -1.0, "Obj10": 1.0, "Obj4": -1.0}
+    assert sorted(g.name_of(i) for i in glow.links()[0].tolist()) == ["Obj10", "Obj6"]
+    assert np.floor(glow.stamp_rows(ids(g, "Obj4"))[:, 1]).tolist() == [OWN]

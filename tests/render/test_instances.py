@@ -133,6 +133,16 @@ def test_a_touch_stamps_its_subtree_with_the_time_and_why(gl_ctx):
     assert r.sync(g.update(), dt=0.25) == 0 and _stamps(r) == stamps
 
 
+def test_a_node_lit_outside_the_report_gets_its_stamp_written(gl_ctx):
+    scene = tree10()
+    r = _ready(gl_ctx, scene)
+    g = scene.graph
+    r.sync(g.update(), dt=0.5)
+    assert r.light([g["Obj7"].id]) == STAMP_BYTES
+    t, code = _stamps(r)[g["Obj7"].id]
+    assert t == 0.5 and int(code) == OWN
+
+
 def test_structural_edits_rebuild_the_buffers(gl_ctx):
     scene = tree10()
     r = _ready(gl_ctx, scene)

@@ -117,6 +117,21 @@ class Glow:
             self._recent.append((self.now, self.frames, lit, lines))
         self._forget_old()
 
+    def light(self, ids: np.ndarray) -> None:
+        """Stamp nodes `ids` as changed in their own values (red) in the frame just
+        recorded, with no line: a change that moved no matrix (morph weights, say)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if ids.size == 0:
+            return
+        self._grow(int(ids.max()) + 1)
+        fresh = self.frame_of[ids] != self.frames  # not yet stamped in this frame
+        decay = np.exp(-(self.now - self.time[ids[fresh]]) / HEAT_SECONDS)
+        self.heat_at[ids[fresh]] *= decay  # the heat counts matrix recomputations only
+        self.time[ids] = self.now
+        self.own[ids] = True
+        self.frame_of[ids] = self.frames
+        self._recent.append((self.now, self.frames, ids, _EMPTY_IDS))
+
     def _forget_old(self) -> None:
         while self._recent and self._strength_at(self._recent[0][0]) == 0.0:
             self._recent.popleft()

@@ -245,6 +245,19 @@ class Instances:
         self.bytes_last = written
         return written
 
+    def write_stamps_of(self, ids: np.ndarray, glow: Glow) -> int:
+        """Write the stamps of node `ids` alone (a few nodes lit outside the report's
+        ranges), one write each; return the bytes written."""
+        written = 0
+        for node_id in np.asarray(ids, dtype=np.int64).reshape(-1).tolist():
+            b = int(self.kind_of[node_id]) if node_id < len(self.kind_of) else -1
+            if b < 0:
+                continue
+            data = glow.stamp_rows([node_id]).tobytes()
+            self.batches[b].stamps.write(data, offset=int(self.row_of[node_id]) * STAMP_BYTES)
+            written += len(data)
+        return written
+
     def set_colors(self, ids, rgb) -> int:
         """Draw node `ids` in colour `rgb` (one [3] or [k, 3] in 0..1); return bytes."""
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)

@@ -131,6 +131,12 @@ class Renderer:
         self._bytes_last = written
         return written
 
+    def light(self, ids) -> int:
+        """Light nodes `ids` red in the frame just synced though no matrix of theirs moved
+        (a change of their own the report cannot list: morph weights); returns bytes."""
+        self.glow.light(ids)
+        return self.instances.write_stamps_of(ids, self.glow)
+
     def show_still(self, report, parents) -> int:
         """Show `report` (a frame picked on the timeline) at full strength, or the live
         glow again with None; returns the bytes written (every row's stamp)."""
