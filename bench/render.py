@@ -6,14 +6,17 @@ For balanced trees of 1k and 10k nodes (`generate_scene("balanced:N")`, motions 
 frame sets new rotations on 1 % of the nodes (random, fixed seed), ends the frame with
 `graph.update()`, then draws and waits for the GPU (`ctx.finish()`):
 
-- ours: `renderer.sync(report)` uploads the executed nodes' matrices in merged ranges, then
-  `renderer.draw()` (background, grid, instanced meshes lit, parent-child lines, axes);
+- ours: `renderer.sync(report, dt)` uploads the report's pre-order ranges (matrices, glow
+  stamps, line ends) in merged runs, then `renderer.draw()` (background, grid, instanced
+  meshes lit with the glow on as the overlay shows it, halos, lit and plain parent-child
+  lines, axes);
 - bare: the same change and update, then one `buffer.write` of every world matrix per mesh
   kind and one instanced draw per kind with a minimal shader: no grid, lines or lighting.
 
 Both draw the same meshes and matrices into the same framebuffer in the same run. The
 table gives medians, our overhead as a ratio (target <= 1.25), and the bytes we upload per
-frame against the target 1.25 x 64 bytes x executed nodes. `--quick` is a smoke test.
+frame against the target 1.25 x (64 + 8) bytes x executed nodes (a world matrix and
+its glow stamp). `--quick` is a smoke test.
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ from benchutil import machine_lines, markdown_table, measure, others_busy_percen
 from viewer.io import generate_scene  # noqa: E402
 from viewer.render import Camera, Renderer  # noqa: E402
 from viewer.render.context import Target, create_headless_context  # noqa: E402
+from viewer.render.glow import STAMP_BYTES, STAMP_FORMAT  # noqa: E402
 from viewer.render.instances import MATRIX_BYTES  # noqa: E402
 
 RATIO_TARGET = 1.25
-BYTES_TARGET = 1.25 * MATRIX_BYTES
+BYTES_TARGET = 1.25 * (MATRIX_BYTES + STAMP_BYTES)
 
 
 class Bare:
@@ -56,14 +60,14 @@ class Bare:
             ids = batch.ids.copy()
             mats = ctx.buffer(reserve=len(ids) * MATRIX_BYTES, dynamic=True)
             looks = ctx.buffer(batch.looks.read())  # the same colours and sizes
-            highlights = ctx.buffer(reserve=len(ids) * 4)
+            stamps = ctx.buffer(batch.stamps.read())  # the same stamps: no glow at start
             vao = ctx.vertex_array(
                 self.prog,
                 [
                     (mesh.vbo, "3f 3f 4f", "in_position", "in_normal", "in_vcolor"),
                     (mats, "16f/i", "in_world"),
                     (looks, "3f 3f/i", "in_color", "in_size"),
-                    (highlights, "1f/i", "in_highlight"),
+                    (stamps, STAMP_FORMAT, "in_stamp"),
                 ],
                 index_buffer=mesh.ibo,
                 index_element_size=4,
@@ -86,12 +90,13 @@ class Bare:
         self.ctx.disable(moderngl.DEPTH_TEST)
 
 
-def run_case(ctx, n: int, size, samples: int, budget: float) -> dict:
+def run_case(ctx, n: int, size, samples: int, budget: float, glow: bool = True) -> dict:
     scene = generate_scene(f"balanced:{n}")
     scene.motions = []
     g = scene.graph
     g.update()
     renderer = Renderer(ctx, scene)
+    renderer.glow_on = glow  # as the overlay shows it
     camera = Camera()
     renderer.frame_camera(camera)
     bare = Bare(ctx, renderer)
@@ -114,7 +119,7 @@ def run_case(ctx, n: int, size, samples: int, budget: float) -> dict:
         def frame():
             change(step)
             report = g.update()
-            renderer.sync(report)
+            renderer.sync(report, 1 / 60)
             renderer.draw(target.fbo, camera, size)
             ctx.finish()
             stats["bytes"] += renderer.bytes_last
@@ -207,6 +212,7 @@ def main(argv=None) -> int:
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--out", type=Path, help="also write the markdown here")
+    parser.add_argument("--no-glow", action="store_true", help="draw without the glow")
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x"))
     counts, budget = ((200,), 0.3) if args.quick else ((1_000, 10_000), 6.0)
@@ -214,7 +220,7 @@ def main(argv=None) -> int:
         size = (320, 180)
     busy_at_start = None if args.quick else others_busy_percent()
     ctx = create_headless_context("egl")
-    rows = [run_case(ctx, n, size, args.samples, budget) for n in counts]
+    rows = [run_case(ctx, n, size, args.samples, budget, not args.no_glow) for n in counts]
     lines = ["## Rendering", "", *table(rows, size, args.samples), ""]
     if not args.quick:
         lines += [*verdicts(rows), ""]

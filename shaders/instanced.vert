@@ -2,9 +2,12 @@
 // One instanced draw per mesh kind. Per vertex: position, normal, a vertex colour whose
 // alpha says how much it replaces the instance colour (the axes gizmo paints its arms).
 // Per instance: the node's world matrix (column-vector convention), its look's colour
-// and size (size scales the mesh only), and the overlay's highlight: its magnitude is the
-// glow strength, its sign the colour (negative: local change, red; positive: world only,
-// orange).
+// and size (size scales the mesh only), and its stamp (viewer/render/glow.py): the time
+// it was last recomputed and a code, reason + heat (0 never, 1 own change, 2 followed,
+// 3 / 4 the same in a frame picked on the timeline: full strength). The glow is computed
+// here from the current time u_time, so nothing is written while a glow fades:
+// v_highlight's magnitude is the glow strength, its sign the colour (negative: own
+// change, red; positive: followed, orange); in the heat style it is the heat in [0, 1].
 //
 // u_halo = 1 is the halo pass, drawn before the scene: only glowing instances, each
 // grown by u_halo_px pixels around its projected origin, in flat glow colour; the scene
@@ -13,6 +16,12 @@ uniform mat4 u_view_proj;
 uniform int u_halo;
 uniform vec2 u_viewport;    // pixels
 uniform float u_halo_px;
+uniform int u_glow_on;        // 0: no glow at all
+uniform int u_glow_style;     // 0 fill, 1 rim, 2 heat
+uniform float u_time;         // simulation seconds (the stamps' clock)
+uniform float u_fade;         // seconds from full glow to none; <= 0: one frame
+uniform float u_heat_seconds; // time constant of the heat's weighting
+uniform float u_heat_norm;    // 1 / the weight of all the time so far
 
 in vec3 in_position;
 in vec3 in_normal;
@@ -22,13 +31,31 @@ in vec2 in_uv;      // texture coordinates (textured glTF meshes; NaN: none)
 in mat4 in_world;
 in vec3 in_color;
 in vec3 in_size;
-in float in_highlight;
+in vec2 in_stamp;
 
 out vec3 v_world_pos;
 out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
 out vec2 v_uv;
+
+// Glow.signed and Glow.heat (viewer/render/glow.py) are this function's CPU twins.
+float glow_value() {
+    if (u_glow_on == 0) return 0.0;
+    float age = max(u_time - in_stamp.x, 0.0);
+    float reason = floor(in_stamp.y);
+    if (u_glow_style == 2) {
+        float heat = fract(in_stamp.y) * exp(-age / u_heat_seconds) * u_heat_norm;
+        return clamp(heat, 0.0, 1.0);
+    }
+    float s;
+    if (reason == 0.0) s = 0.0;
+    else if (reason >= 3.0) s = 1.0;
+    else if (u_fade > 0.0) s = clamp(1.0 - age / u_fade, 0.0, 1.0);
+    else s = age == 0.0 ? 1.0 : 0.0;
+    if (s < 1e-4) s = 0.0;
+    return (reason == 1.0 || reason == 3.0) ? -s : s;
+}
 
 void main() {
     // Model matrix M = world * diag(size): the columns of its upper 3x3.
@@ -43,12 +70,12 @@ void main() {
     v_normal = cof * in_normal * (det < 0.0 ? -1.0 : 1.0);
     v_world_pos = p;
     v_color = mix(in_color, in_vcolor.rgb, in_vcolor.a);
-    v_highlight = in_highlight;
+    v_highlight = glow_value();
     v_uv = in_uv;
     vec4 clip = u_view_proj * vec4(p, 1.0);
     if (u_halo == 1) {
         vec4 center = u_view_proj * vec4(in_world[3].xyz, 1.0);
-        if (in_highlight == 0.0 || clip.w <= 0.0 || center.w <= 0.0) {
+        if (v_highlight == 0.0 || clip.w <= 0.0 || center.w <= 0.0) {
             gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // outside the clip volume: dropped
             return;
         }

@@ -114,12 +114,12 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             self.wnd.close()
 
     def _show(self, frame: Frame) -> int:
-        """Hand one simulated frame to the renderer and the overlay; returns the bytes
-        of world matrices uploaded."""
+        """Hand one simulated frame to the renderer (matrices, glow stamps, colours) and
+        the overlay; returns every byte the frame wrote to the GPU."""
         t0 = clock.perf_counter()
-        sync_bytes = self.renderer.sync(frame.report)
+        sync_bytes = self.renderer.sync(frame.report, frame.dt)
         for node_id, rgb in frame.recolor.items():
-            self.renderer.set_colors([node_id], rgb)
+            sync_bytes += self.renderer.set_colors([node_id], rgb)
         upload_ms = 1000.0 * (clock.perf_counter() - t0)
         if self.overlay is not None:
             self.overlay.frame_done(

@@ -32,8 +32,8 @@ def local_names(d) -> set[str]:
 
 
 def red_names(d) -> set[str]:
-    """The nodes the overlay sends to the renderer as red (negative glow)."""
-    ids, values = d.app.overlay.highlight.signed_values()
+    """The nodes glowing red (negative glow) in the renderer."""
+    ids, values = d.app.renderer.glow.glowing()
     g = d.app.session.graph
     return {g.name_of(int(i)) for i in ids[values < 0]}
 
@@ -58,7 +58,7 @@ def test_the_section_shows_only_for_scenes_with_animations(drive, rig):
 
 def test_clicking_pause_pick_and_scrub(drive, rig):
     d = drive(rig)
-    d.app.overlay.highlight.fade = 0.0  # a glow lasts one frame: red = this frame's local
+    d.app.renderer.glow.fade = 0.0  # a glow lasts one frame: red = this frame's local
     d.frame(3)
     player = d.app.session.animation
     section = d.app.overlay.panel.scene.animation
@@ -124,7 +124,7 @@ def test_scrub_shows_while_the_session_is_paused_and_while_motion_is_stopped(dri
 
 def test_while_a_clip_plays_the_red_nodes_are_the_local_flags(drive, rig):
     d = drive(rig)
-    d.app.overlay.highlight.fade = 0.0
+    d.app.renderer.glow.fade = 0.0
     seen = set()
     for _ in range(80):  # more than the clip's 1.25 s: through the loop
         d.frame()
@@ -134,7 +134,7 @@ def test_while_a_clip_plays_the_red_nodes_are_the_local_flags(drive, rig):
         seen |= local
     assert seen == BEND_JOINTS
     g = d.app.session.graph
-    ids, values = d.app.overlay.highlight.signed_values()
+    ids, values = d.app.renderer.glow.glowing()
     orange = {g.name_of(int(i)) for i in ids[values > 0]}
     assert "Rig" not in orange and not orange & local_names(d)
 

@@ -8,6 +8,7 @@ tests/test_window_xvfb.py).
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -56,15 +57,15 @@ def test_glow_stays_while_paused_and_fades_when_running(drive):
     assert is_red(d.pixel(d.frame(40), "Obj3"))
     d.app.session.toggle_pause()
     assert not is_red(d.pixel(d.frame(31), "Obj3"))
-    assert d.app.overlay.highlight.active.size == 0
+    assert d.app.renderer.glow.glowing()[0].size == 0
 
 
 def test_the_fade_time_is_adjustable(drive):
     d = drive(tree10(), still=True, touches={1: ["Obj4"]})
-    d.app.overlay.highlight.fade = 2.0
+    d.app.renderer.glow.fade = 2.0
     d.frame(61)
-    assert d.app.overlay.highlight.level[d.app.session.graph["Obj4"].id] == pytest.approx(
-        0.5, abs=1e-4
+    assert d.app.renderer.glow.signed([d.app.session.graph["Obj4"].id]) == pytest.approx(
+        [-0.5], abs=1e-4
     )
 
 
@@ -158,15 +159,36 @@ def test_a_reloaded_scene_starts_a_fresh_history(drive):
     d.app.replace_scene(load_scene(REPO / "scenes" / "chain5.toml"))
     d.frame()
     ov = d.app.overlay
-    assert len(ov.history) == 1 and ov.highlight.active.size == 0
+    assert len(ov.history) == 1 and d.app.renderer.glow.glowing()[0].size == 0
     assert {n for n, _ in ov.panel.scene.tree.tree_drawn} == {f"Obj{k}" for k in range(1, 6)}
 
 
-def test_counters_keep_the_scene_upload_apart_from_the_glow(drive):
+def test_bytes_uploaded_counts_the_glow_and_a_still_frame_uploads_nothing(drive, monkeypatch):
+    """The counter is every byte a frame writes to the GPU, the glow's stamps included; a
+    frame that recomputes nothing writes nothing while the glow fades (the shader fades
+    it), and the overlay never writes a GPU buffer."""
+    import moderngl
+
     d = drive(tree10(), still=True, touches={1: ["Obj2"]})
-    d.frame(2)
-    first, second = d.app.overlay.history[0].stats, d.app.overlay.history[1].stats
-    # Frame 1: four executed nodes, 64 bytes of matrix and 12 of line end each; their
-    # glow values, 4 bytes each. Frame 2 changes nothing: no scene upload, only the fade.
-    assert (first.bytes_uploaded, first.glow_bytes) == (4 * 76, 4 * 4)
-    assert (second.bytes_uploaded, second.world) == (0, 0) and second.glow_bytes == 4 * 4
+    writers: list[str] = []
+    real_write = moderngl.Buffer.write
+
+    def spy(self, data, offset=0):
+        writers.append(inspect.stack()[1].filename)
+        return real_write(self, data, offset=offset)
+
+    monkeypatch.setattr(moderngl.Buffer, "write", spy)
+    d.frame()
+    first_writers, writers[:] = list(writers), []
+    d.frame(5)
+    first, later = d.app.overlay.history[0].stats, d.app.overlay.history[1].stats
+    # Frame 1: four recomputed nodes, 64 bytes of matrix, 8 of stamp, 12 of line end and
+    # 4 of line stamp each.
+    assert first.bytes_uploaded == 4 * (64 + 8 + 12 + 4)
+    assert any(f.endswith("instances.py") for f in first_writers)
+    assert (later.bytes_uploaded, later.world) == (0, 0)
+    g = d.app.session.graph
+    assert 0 < -d.app.renderer.glow.signed([g["Obj2"].id])[0] < 1  # still fading
+    scene_writers = {Path(f).name for f in writers if "viewer" in Path(f).parts}
+    assert scene_writers == set(), scene_writers  # lit lines and nodes fade on the GPU
+    assert not any("overlay" in Path(f).parts for f in first_writers + writers)

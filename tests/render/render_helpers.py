@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from viewer.content.scene import Look, Scene
 from viewer.scene import SceneGraph
 
@@ -48,3 +50,27 @@ def tree10(
     g.add("Obj10", parent=o6, position=(0.0, 1.6, 0.0))
     looks = {i: Look(mesh=meshes[i], size=(0.8, 0.8, 0.8), color=PALETTE[i]) for i in range(10)}
     return Scene(graph=g, title="tree10", looks=looks)
+
+
+class FakeReport:
+    """The two fields of a FrameReport the glow reads."""
+
+    def __init__(self, world=(), local=()):
+        self.world_updated = np.asarray(world, dtype=np.int64)
+        self.local_updated = np.asarray(local, dtype=np.int64)
+
+
+def light(renderer, values: dict[int, float]) -> None:
+    """Make node ids glow at signed strengths `values` now (negative: own change, red;
+    positive: followed, orange), through the glow's own clock: each node is stamped
+    (1 - |strength|) seconds of a 1-second fade ago, then the stamps are uploaded."""
+    glow, parents = renderer.glow, renderer.graph.parents()
+    glow.fade = 1.0
+    renderer.glow_on = True
+    at = 0.0
+    for node_id, value in sorted(values.items(), key=lambda kv: abs(kv[1])):
+        own = [node_id] if value < 0 else []
+        glow.record(FakeReport([node_id], own), parents, abs(value) - at)
+        at = abs(value)
+    glow.record(FakeReport(), parents, 1.0 - at)
+    renderer.instances.write_stamps(glow)

@@ -2,7 +2,7 @@
 and lights its outline, heat colours every node by its value on the heat ramp."""
 
 import numpy as np
-from render_helpers import tree10
+from render_helpers import FakeReport, light, tree10
 
 from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
@@ -18,8 +18,15 @@ def _draw(gl_ctx, target, style, values):
     cam = Camera()
     r.frame_camera(cam)
     r.glow_style = style
-    ids = [scene.graph[name].id for name in values]
-    r.set_highlight(ids, np.array(list(values.values()), dtype=np.float32))
+    g = scene.graph
+    if style == "heat":  # `values` are shares of the frames: recompute them that often
+        r.glow_on = True
+        for frame in range(240):
+            ids = [g[n].id for n, share in values.items() if frame % round(1 / share) == 0]
+            r.glow.record(FakeReport(ids), g.parents(), 1 / 60)
+        r.instances.write_stamps(r.glow)
+    else:
+        light(r, {g[name].id: value for name, value in values.items()})
     r.draw(target.fbo, cam, SIZE)
     world = scene.graph.world_matrices()
     px = {n.name: cam.project([world[n.id, :3, 3]], SIZE)[0] for n in scene.graph}

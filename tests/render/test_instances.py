@@ -1,11 +1,18 @@
-"""Instance buffers: only executed nodes are uploaded, in merged ranges, and correctly."""
+"""Instance buffers: only the report's ranges are uploaded, in merged runs, and correctly."""
 
 import numpy as np
 import pytest
 from render_helpers import tree10
 
 from viewer.content.scene import Look, Scene
-from viewer.render.instances import HIGHLIGHT_BYTES, MATRIX_BYTES, ORIGIN_BYTES, runs
+from viewer.render.glow import FOLLOWED, NONE, OWN, STAMP_BYTES
+from viewer.render.instances import (
+    LINK_STAMP_BYTES,
+    MATRIX_BYTES,
+    ORIGIN_BYTES,
+    aranges,
+    merge_touching,
+)
 from viewer.render.renderer import Renderer
 from viewer.scene import SceneGraph
 
@@ -32,14 +39,24 @@ def _assert_gpu_matches(renderer, graph):
     for node_id, m in gpu.items():
         np.testing.assert_allclose(m, world[node_id], rtol=1e-6, atol=1e-6)
     origins = np.frombuffer(renderer.instances.origins.read(), dtype=np.float32).reshape(-1, 3)
-    alive = graph.alive_ids()
-    np.testing.assert_allclose(origins[alive], world[alive, :3, 3], rtol=1e-6, atol=1e-6)
+    alive = graph.alive_ids()  # origins are kept in pre-order, like the report's ranges
+    np.testing.assert_allclose(origins[: len(alive)], world[alive, :3, 3], rtol=1e-6, atol=1e-6)
 
 
-def test_runs_splits_at_gaps():
-    assert runs(np.array([3, 4, 5, 9, 10])).tolist() == [0, 3, 5]
-    assert runs(np.array([7])).tolist() == [0, 1]
-    assert runs(np.array([], dtype=np.int64)).tolist() == [0]
+def _stamps(renderer):
+    """(time, code) per node id as the GPU holds them."""
+    out = {}
+    for batch in renderer.instances.batches:
+        rows = np.frombuffer(batch.stamps.read(), dtype=np.float32).reshape(-1, 2)
+        out.update(zip(batch.ids.tolist(), rows.tolist(), strict=True))
+    return out
+
+
+def test_aranges_and_merge_touching():
+    assert aranges(np.array([2, 7, 9]), np.array([4, 9, 9])).tolist() == [2, 3, 7, 8]
+    assert aranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).tolist() == []
+    lo, hi = merge_touching(np.array([0, 3, 5, 5, 9]), np.array([3, 5, 5, 7, 10]))
+    assert (lo.tolist(), hi.tolist()) == ([0, 9], [7, 10])
 
 
 def test_a_frame_with_no_change_uploads_nothing(gl_ctx):
@@ -61,7 +78,7 @@ def test_touch_uploads_the_executed_subtree_only(gl_ctx):
     report = g.update()
     assert [g.name_of(i) for i in report.executed] == ["Obj2", "Obj5", "Obj8", "Obj9"]
     written = r.sync(report)
-    assert written == 4 * (MATRIX_BYTES + ORIGIN_BYTES)
+    assert written == 4 * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES + LINK_STAMP_BYTES)
     _assert_gpu_matches(r, g)
 
 
@@ -74,9 +91,10 @@ def test_consecutive_rows_are_merged_into_one_write(gl_ctx):
     r = _ready(gl_ctx, scene)
     g.touch(g["n0"])
     r.sync(g.update())
-    # 200 matrices in one range of the cube batch, 200 origins in one range.
-    assert r.instances.writes_last == 2
-    assert r.bytes_last == n * (MATRIX_BYTES + ORIGIN_BYTES)
+    # 200 matrices and stamps in one range of the cube batch, 200 origins and link stamps
+    # in one range.
+    assert r.instances.writes_last == 4
+    assert r.bytes_last == n * (MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES + LINK_STAMP_BYTES)
     _assert_gpu_matches(r, g)
 
 
@@ -93,28 +111,36 @@ def test_random_edits_keep_the_gpu_copy_exact(gl_ctx):
             node.local_euler = rng.uniform(-180, 180, 3)
         report = g.update()
         r.sync(report)
-        assert r.bytes_last <= len(report.executed) * (MATRIX_BYTES + ORIGIN_BYTES)
+        per_node = MATRIX_BYTES + STAMP_BYTES + ORIGIN_BYTES + LINK_STAMP_BYTES
+        assert r.bytes_last == len(report.executed) * per_node
         _assert_gpu_matches(r, g)
 
 
-def test_a_touched_nodes_highlight_reaches_the_instance_buffer(gl_ctx):
+def test_a_touch_stamps_its_subtree_with_the_time_and_why(gl_ctx):
     scene = tree10()
     r = _ready(gl_ctx, scene)
     g = scene.graph
     g.touch(g["Obj3"])
-    report = g.update()
-    r.sync(report)
-    written = r.set_highlight(report.executed, 1.0)
-    assert written == len(report.executed) * HIGHLIGHT_BYTES
-    touched = {g["Obj3"].id, g["Obj6"].id, g["Obj10"].id}
-    for batch in r.instances.batches:
-        values = np.frombuffer(batch.highlights.read(), dtype=np.float32)
-        for node_id, value in zip(batch.ids.tolist(), values, strict=True):
-            assert value == (1.0 if node_id in touched else 0.0)
-    r.set_highlight([g["Obj6"].id], [0.25])
-    b = r.instances.batches[r.instances.kind_of[g["Obj6"].id]]
-    row = r.instances.row_of[g["Obj6"].id]
-    assert np.frombuffer(b.highlights.read(), dtype=np.float32)[row] == 0.25
+    r.sync(g.update(), dt=0.25)
+    stamps = _stamps(r)
+    touched = {g["Obj3"].id: OWN, g["Obj6"].id: FOLLOWED, g["Obj10"].id: FOLLOWED}
+    for node_id, (t, code) in stamps.items():
+        if node_id in touched:
+            assert t == 0.25 and int(code) == touched[node_id]
+        else:
+            assert t < -1e30 and code == NONE
+    # A later frame that recomputes nothing writes nothing; the stamps stay.
+    assert r.sync(g.update(), dt=0.25) == 0 and _stamps(r) == stamps
+
+
+def test_a_node_lit_outside_the_report_gets_its_stamp_written(gl_ctx):
+    scene = tree10()
+    r = _ready(gl_ctx, scene)
+    g = scene.graph
+    r.sync(g.update(), dt=0.5)
+    assert r.light([g["Obj7"].id]) == STAMP_BYTES
+    t, code = _stamps(r)[g["Obj7"].id]
+    assert t == 0.5 and int(code) == OWN
 
 
 def test_structural_edits_rebuild_the_buffers(gl_ctx):
@@ -139,8 +165,8 @@ def test_pivot_nodes_get_no_instance_but_keep_their_lines(gl_ctx):
     g = scene.graph
     g.touch(g["Obj5"])
     r.sync(g.update())
-    # Obj5, Obj8, Obj9 executed: two drawn matrices, three origins.
-    assert r.bytes_last == 2 * MATRIX_BYTES + 3 * ORIGIN_BYTES
+    # Obj5, Obj8, Obj9 executed: two drawn matrices and stamps, three origins and links.
+    assert r.bytes_last == 2 * (MATRIX_BYTES + STAMP_BYTES) + 3 * (ORIGIN_BYTES + LINK_STAMP_BYTES)
 
 
 @pytest.mark.parametrize("n", [0, 1])

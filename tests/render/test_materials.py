@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 from PIL import Image
+from render_helpers import light
 
 from viewer.io import SceneError, load_scene
 from viewer.palette import GLOW_LOCAL
@@ -75,7 +76,7 @@ def _picture(gl_ctx, target, scene, highlight=None):
     r.unlit = True
     r.show_grid = r.show_axes = r.show_links = False
     if highlight is not None:
-        r.set_highlight([0], [highlight])
+        light(r, {0: highlight})
     cam = Camera()
     cam.frame(np.array([1.0, 1.0, 0.0]), 1.2)
     r.draw(target.fbo, cam, SIZE)

@@ -4,7 +4,7 @@ import colorsys
 
 import numpy as np
 import pytest
-from render_helpers import PALETTE, tree10
+from render_helpers import PALETTE, light, tree10
 
 from viewer.content.scene import Look, Scene
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD, SELECTION_COLOR
@@ -83,7 +83,7 @@ def test_highlight_draws_exactly_the_glow_colour(gl_ctx, target, value, glow):
     scene = tree10()
     r, cam = _setup(gl_ctx, scene)
     r.unlit = True
-    r.set_highlight([scene.graph["Obj3"].id], value)
+    light(r, {scene.graph["Obj3"].id: value})
     seen = _colour_at_nodes(r, cam, target)
     s = abs(value)
     expected = np.round(((1 - s) * np.array(PALETTE[2]) + s * np.array(glow)) * 255)
@@ -99,7 +99,7 @@ def test_a_lit_full_glow_keeps_the_glow_hue(gl_ctx, target):
     shape), whatever the node's own colour."""
     scene = tree10()
     r, cam = _setup(gl_ctx, scene)
-    r.set_highlight([scene.graph["Obj3"].id], -1.0)
+    light(r, {scene.graph["Obj3"].id: -1.0})
     rgb = _colour_at_nodes(r, cam, target)["Obj3"] / 255.0
     shade = rgb[0] / GLOW_LOCAL[0]
     assert 0.78 <= shade <= 1.01, rgb
@@ -192,3 +192,38 @@ def test_bounding_spheres_for_labels(gl_ctx):
     # Half the look's diagonal (3 / 2) times the largest world axis length (5 * 3).
     np.testing.assert_allclose(radii, [1.5 * 15.0, 0.15, 0.5 * np.sqrt(3.0)])
     assert r.bounding_spheres(np.zeros(0, dtype=np.int64))[1].shape == (0,)
+
+
+def test_lines_on_a_changes_path_glow_and_fade_on_the_gpu(gl_ctx, target, monkeypatch):
+    """A touch lights the lines below the touched node (both ends recomputed), a few
+    pixels wide in the world glow colour; the line above it stays plain; the glow fades
+    with the clock, drawn with no buffer written."""
+    import moderngl
+
+    scene = tree10()
+    r, cam = _setup(gl_ctx, scene)
+    r.unlit, r.show_grid, r.show_axes, r.glow_on = True, False, False, True
+    g = scene.graph
+    world = g.world_matrices()
+
+    def at_middle(a, b):
+        img = target.read().astype(int)
+        mid = (world[g[a].id, :3, 3] + world[g[b].id, :3, 3]) / 2
+        y, x = _pixel_of(cam, mid)
+        return img[y - 3 : y + 4, x - 3 : x + 4].reshape(-1, 3)
+
+    def orange(patch):
+        hue = [colorsys.rgb_to_hsv(*(p / 255.0))[0] * 360 for p in patch if p.max() > 150]
+        return sum(20 <= h <= 45 for h in hue)
+
+    g.touch(g["Obj5"])
+    r.sync(g.update(), dt=1 / 60)
+    r.draw(target.fbo, cam, SIZE)
+    assert orange(at_middle("Obj5", "Obj8")) >= 10  # lit: a strip several pixels wide
+    assert orange(at_middle("Obj2", "Obj5")) == 0  # Obj2 was not recomputed: plain
+    writes = []
+    monkeypatch.setattr(moderngl.Buffer, "write", lambda *a, **k: writes.append(a))
+    for _ in range(40):  # the fade (0.5 s) passes; nothing is recomputed
+        r.sync(g.update(), dt=1 / 60)
+    r.draw(target.fbo, cam, SIZE)
+    assert orange(at_middle("Obj5", "Obj8")) == 0 and writes == []

@@ -2,7 +2,15 @@
 
 import pytest
 
-from viewer.render.shaders import load_program, program_files, program_names, shader_dir
+from viewer.render.shaders import load_program, program_files, shader_dir
+
+
+def program_names() -> list[str]:
+    """Every `NAME.vert` of the shader folder whose fragment file (`program_files`) exists."""
+    folder = shader_dir()
+    return sorted(
+        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[1]).is_file()
+    )
 
 
 def test_every_shader_file_belongs_to_a_program():

@@ -54,10 +54,13 @@ class Skinning:
     attributes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def stale(self, executed: np.ndarray) -> list[int]:
-        """Indices of the skins with a joint among the node ids `executed`."""
+        """Indices of the skins with a joint among the node ids `executed` (a mask by id,
+        not a sorted set membership: this runs every frame)."""
         if len(executed) == 0:
             return []
-        return [k for k, s in enumerate(self.skins) if np.isin(s.joints, executed).any()]
+        mark = np.zeros(int(np.max(executed)) + 1, dtype=bool)
+        mark[executed] = True
+        return [k for k, s in enumerate(self.skins) if mark[s.joints[s.joints < mark.size]].any()]
 
     def extend(self, other: Skinning) -> None:
         """Add another file's skins (their indices shift past ours)."""

@@ -22,6 +22,7 @@ from ..content.motion_kinds import KINDS
 from ..content.scene import CameraSpec, Look, Scene
 from ..scene.graph import SceneGraph
 from ._build import add_many
+from .bundled import scene_dir
 from .errors import SceneError
 from .limits import MAX_NODES
 from .toml_scene import parse_scene_text
@@ -237,78 +238,34 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
 
 
 # ---------------------------------------------------------------------------- default
-#: The built-in scene: the ten-node tree of scenes/tree10.toml (docs/semantics.md example B),
-#: with gentle motion on a few nodes so that only their subtrees update each frame.
-DEFAULT_SCENE_TOML = """\
-[scene]
-title = "Ten-node tree (built-in)"
-
-[[node]]
-name = "Obj1"
-position = [0, 5, 0]
-mesh = "sphere"
-size = 1.2
-color = "#4c72b0"
-
-[[node]]
-name = "Obj2"
-parent = "Obj1"
-position = [-4, -2.5, 0]
-color = "#2a9d8f"
-
-[[node]]
-name = "Obj3"
-parent = "Obj1"
-position = [0, -2.5, 0]
-color = "#2a9d8f"
-motion = { spin = { axis = [0, 1, 0], speed = 25 } }
-
-[[node]]
-name = "Obj4"
-parent = "Obj1"
-position = [4, -2.5, 0]
-color = "#2a9d8f"
-
-[[node]]
-name = "Obj5"
-parent = "Obj2"
-position = [0, -2.5, 0]
-color = "#55a868"
-
-[[node]]
-name = "Obj6"
-parent = "Obj3"
-position = [0, -2.5, 0]
-color = "#55a868"
-
-[[node]]
-name = "Obj7"
-parent = "Obj4"
-position = [0, -2.5, 0]
-color = "#55a868"
-motion = { oscillate = { axis = [1, 0, 0], amplitude = 0.6, period = 4 } }
-
-[[node]]
-name = "Obj8"
-parent = "Obj5"
-position = [-1.2, -2.5, 0]
-color = "#8c9bb5"
-
-[[node]]
-name = "Obj9"
-parent = "Obj5"
-position = [1.2, -2.5, 0]
-color = "#8c9bb5"
-motion = { pulse = { amplitude = 0.25, period = 3 } }
-
-[[node]]
-name = "Obj10"
-parent = "Obj6"
-position = [0.8, -2.5, 0]
-color = "#8c9bb5"
-"""
+#: The built-in scene is the bundled scenes/tree10.toml (docs/semantics.md example B)
+#: under its own title, without the file's scripted touches and with gentle motion on a
+#: few nodes, so that only their subtrees update each frame: (node, kind, parameters).
+DEFAULT_TITLE = "Ten-node tree (built-in)"
+DEFAULT_MOTIONS = (
+    ("Obj3", "spin", {"axis": (0.0, 1.0, 0.0), "speed": 25.0}),
+    ("Obj7", "oscillate", {"axis": (1.0, 0.0, 0.0), "amplitude": 0.6, "period": 4.0}),
+    ("Obj9", "pulse", {"amplitude": 0.25, "period": 3.0}),
+)
 
 
 def default_scene() -> Scene:
-    """The scene the viewer opens with no file: the ten-node tree, gently moving."""
-    return parse_scene_text(DEFAULT_SCENE_TOML, "<default scene>")
+    """The scene the viewer opens with no file: the bundled ten-node tree, gently moving
+    (not watched for edits: it is not the file as saved)."""
+    folder = scene_dir()
+    if folder is None:
+        raise SceneError("the bundled scenes are missing (no scenes/tree10.toml)")
+    path = folder / "tree10.toml"
+    scene = parse_scene_text(path.read_text(encoding="utf-8"), f"{path} (built-in scene)")
+    scene.title = DEFAULT_TITLE
+    scene.events = []
+    g = scene.graph
+    pos, rot, scl = g.local_values()
+    values = {"position": pos, "rotation": rot, "scale": scl}
+    motions = []
+    for name, kind, params in DEFAULT_MOTIONS:
+        i = g[name].id
+        rest = np.array(values[KINDS[kind].channel][[i]], dtype=np.float64)
+        motions.append(Motion.make(kind, [i], rest, **params))
+    scene.motions = merge_motions(motions)
+    return scene

@@ -51,17 +51,33 @@ class OverlayHost(Protocol):
     def scrub_animation(self, time: float) -> None: ...
 
 
+class GlowState(Protocol):
+    """The renderer's glow (`viewer.render.glow.Glow`), as the overlay reads it."""
+
+    fade: float  # seconds from full strength to none (the panel's slider sets it)
+
+    def kinds(self, ids: np.ndarray) -> np.ndarray:
+        """Per node of `ids`: -1 glowing red (own change), +1 orange (followed), 0 not."""
+
+    def kind_of(self, node_id: int) -> int: ...
+
+
 class OverlayCanvas(Protocol):
-    """What the overlay needs from the renderer: glow in, label spheres out, view toggles."""
+    """What the overlay needs from the renderer: the glow's view settings and state, label
+    spheres out, view toggles. The renderer owns the glow and writes the GPU; the overlay
+    only sets how it shows."""
 
     show_grid: bool
     show_links: bool
     glow_style: str  # "fill", "rim" or "heat" (the overlay sets it)
+    glow_on: bool  # glow in the view at all (the overlay sets it)
 
-    def set_highlight(self, ids: np.ndarray, values: np.ndarray) -> int:
-        """Write per-node glow values (signed: < 0 local, > 0 world); returns bytes sent."""
+    @property
+    def glow(self) -> GlowState: ...
 
-    def set_link_glow(self, child_ids: np.ndarray, strengths: np.ndarray) -> None: ...
+    def show_still(self, report, parents: np.ndarray) -> int:
+        """Show a frame picked on the timeline at full strength (None: live again);
+        returns bytes written."""
 
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""

@@ -1,11 +1,13 @@
 """The debug overlay: glow, names, and the Dear ImGui panel, for a window or headless.
 
 `Overlay` is what the app talks to. Each simulated frame it takes the frame report
-(`frame_done`): the glow fades by the frame's time and the report lights what it
-recomputed, the history keeps the report and its counters, and the changed glow values
-go to the renderer. Each drawn frame (`draw`) it lays out the ImGui panels and the node
-names and renders them over the 3D picture through moderngl-window's ImGui integration
-(imgui-bundle 1.6.3; later releases break moderngl-window 3.1's integration).
+(`frame_done`): the history keeps the report and its counters. The glow itself belongs to
+the renderer, which stamps what each report recomputed and lets the shader fade it; the
+overlay only chooses how it shows (style, on or off, fade, a frame picked on the
+timeline) and reads it for the names' colours. It writes no GPU buffer. Each drawn frame
+(`draw`) it lays out the ImGui panels and the node names and renders them over the 3D
+picture through moderngl-window's ImGui integration (imgui-bundle 1.6.3; later releases
+break moderngl-window 3.1's integration).
 
 It knows the session it shows, the renderer and the camera only through the protocols of
 `host.py` (what it reads, and the few actions it may ask for), plus the window, which the
@@ -17,8 +19,6 @@ per second), so that the same command still gives the same picture.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from imgui_bundle import imgui
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
@@ -26,8 +26,6 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 from viewer.text import printable
 
 from . import labels
-from .heat import Heat
-from .highlight import Highlight, Mirror
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
@@ -42,6 +40,15 @@ NAME_OUTLINE = (10, 12, 16, 235)
 _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
+
+
+class _Nothing:
+    """A history entry without a report (a frame that recomputed nothing) as a report."""
+
+    world_updated = local_updated = np.zeros(0, dtype=np.int64)
+
+
+_NOTHING = _Nothing()
 
 
 class Overlay:
@@ -78,21 +85,14 @@ class Overlay:
         self.deterministic = deterministic
         self.key_help = tuple(key_help)
         self.visible = True
-        self.highlight = Highlight()
-        self.heat = Heat()
-        #: How the view shows the frames' work: "fill" or "rim" glow, or "heat"
-        #: (`viewer.render.renderer.GLOW_STYLES`; the panel's View section switches it).
-        self.glow_style = "fill"
-        self.mirror = Mirror()
         self.history = History()
         self.timings = Timings()
         #: Frame picked on the timeline (None: the latest frame, live).
         self.pinned: int | None = None
-        self._still: Highlight | None = None
         self.show_names = len(host.graph) <= NAMES_BELOW
-        #: Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
-        #: overlap red would be mistaken for the glow's red.
-        self.glow_in_view = host.collision_mode is None
+        # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
+        # overlap red would be mistaken for the glow's red.
+        canvas.glow_on = host.collision_mode is None
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
         self.name_boxes: list[tuple[float, float, float, float]] = []
@@ -108,60 +108,54 @@ class Overlay:
         self.panel = Panel(self)
         self._first = True
 
+    # -- the glow's view settings (kept by the renderer, which draws them) ---------------
+    @property
+    def glow_style(self) -> str:
+        """How the view shows the frames' work: "fill" or "rim" glow, or "heat"
+        (`viewer.render.renderer.GLOW_STYLES`; the panel's View section switches it)."""
+        return self.canvas.glow_style
+
+    @glow_style.setter
+    def glow_style(self, style: str) -> None:
+        self.canvas.glow_style = style
+
+    @property
+    def glow_in_view(self) -> bool:
+        """Glow in the 3D view at all (the panel's flags and the names stay coloured)."""
+        return self.canvas.glow_on
+
+    @glow_in_view.setter
+    def glow_in_view(self, on: bool) -> None:
+        self.canvas.glow_on = bool(on)
+
     # -- per simulated frame -------------------------------------------------------------
     def frame_done(
         self, frame: int, report, dt: float, update_ms: float, upload_ms: float, sync_bytes: int
     ) -> FrameStats:
-        """Take one frame's report; returns its counters (kept in the history)."""
-        t0 = time.perf_counter()
-        self.highlight.advance(dt)
-        self.highlight.apply(report, self.host.graph.parents())
-        self.heat.add(report)
-        glow_bytes = self.push() if self.pinned is None else 0
-        upload_ms += 1000.0 * (time.perf_counter() - t0)
+        """Take one frame's report (already drawn into the renderer's buffers, glow
+        included: `sync_bytes` is all it wrote); returns its counters (kept in the
+        history). `dt` is the frame's simulated time (the renderer's glow took it)."""
         stats = FrameStats.of_report(
-            frame, report, bytes_uploaded=sync_bytes, glow_bytes=glow_bytes,
-            update_ms=update_ms, upload_ms=upload_ms,
-        )  # fmt: skip
+            frame, report, bytes_uploaded=sync_bytes, update_ms=update_ms, upload_ms=upload_ms
+        )
         self.history.add(frame, report, stats)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.history.find(self.pinned) is None:
             self.pin(None)  # the picked frame left the history
         return stats
 
-    def shown_highlight(self) -> Highlight:
-        """The glow on screen: live, or the still picture of the frame picked."""
-        return self._still if self._still is not None else self.highlight
-
-    def push(self) -> int:
-        """Send the glow on screen to the renderer (changed values only); returns bytes."""
-        self.canvas.glow_style = self.glow_style
-        shown = self.shown_highlight()
-        ids, values = shown.signed_values()
-        links = shown.links()
-        if self.glow_style == "heat":  # every node coloured by its heat; no lit lines
-            ids, values = self.heat.values()
-            links = (links[0][:0], links[1][:0])
-        if not self.glow_in_view:  # nothing glows: the mirror turns off what did
-            ids, values, links = ids[:0], values[:0], (links[0][:0], links[1][:0])
-        ids, values = self.mirror.update(ids, values)
-        written = self.canvas.set_highlight(ids, values) if len(ids) else 0
-        self.canvas.set_link_glow(*links)
-        return written
-
     def pin(self, frame: int | None) -> None:
         """Show `frame`'s report (tree, log, glow) instead of the latest; None: live."""
         entry = self.history.find(frame) if frame is not None else None
+        was = self.pinned
         if entry is None or entry is self.history.last:
-            self.pinned, self._still = None, None
+            self.pinned = None
+            if was is not None:
+                self.canvas.show_still(None, self.host.graph.parents())
         else:
             self.pinned = entry.frame
-            self._still = (
-                Highlight.of_report(entry.report, self.host.graph.parents())
-                if entry.report is not None
-                else Highlight()
-            )
-        self.push()
+            report = entry.report if entry.report is not None else _NOTHING
+            self.canvas.show_still(report, self.host.graph.parents())
 
     @property
     def shown_entry(self):
@@ -173,14 +167,14 @@ class Overlay:
         return self.history.last
 
     def reset(self, canvas: OverlayCanvas) -> None:
-        """A new scene (live reload) drawn by `canvas`: forget the old frames and glow."""
-        self.canvas = canvas
-        self.highlight = Highlight(self.highlight.fade)
-        self.heat = Heat(self.heat.window)
-        self.mirror.reset()
+        """A new scene (live reload) drawn by `canvas`: forget the old frames; the glow's
+        view settings carry over (the new renderer's glow starts dark)."""
+        old, self.canvas = self.canvas, canvas
+        canvas.glow_style, canvas.glow_on = old.glow_style, old.glow_on
+        canvas.glow.fade = old.glow.fade
         self.history.clear()
         self.timings.clear()
-        self.pinned, self._still = None, None
+        self.pinned = None
         self.panel.reset()
 
     # -- per drawn frame -----------------------------------------------------------------
@@ -238,11 +232,10 @@ class Overlay:
         index, xy = labels.place(centres, radii, view_proj, size, right)
         ratio = self.wnd.size[0] / max(size[0], 1)
         line_h = imgui.get_text_line_height()
-        shown = self.shown_highlight()
         selected = self.host.selected
         node_ids = ids[index]
         names = [printable(graph.name_of(int(i))) for i in node_ids.tolist()]
-        kinds = [shown.kind_of(int(i)) for i in node_ids.tolist()]
+        kinds = self.canvas.glow.kinds(node_ids).tolist()
         ranks = [labels.rank_of(kind, int(i) == selected) for i, kind in zip(node_ids, kinds)]
         widths = [imgui.calc_text_size(name).x for name in names]
         origins = labels.project_xy(centres[index], view_proj, size) * ratio

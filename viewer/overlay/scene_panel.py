@@ -138,9 +138,10 @@ class ScenePanel:
         if not imgui.collapsing_header("View"):
             return
         ov = self.ov
-        changed, fade = imgui.slider_float("glow fade (s)", ov.highlight.fade, 0.05, 3.0, "%.2f")
+        glow = ov.canvas.glow
+        changed, fade = imgui.slider_float("glow fade (s)", glow.fade, 0.05, 3.0, "%.2f")
         if changed:
-            ov.highlight.fade = float(fade)
+            glow.fade = float(fade)
         renderer = ov.canvas
         _, renderer.show_grid = imgui.checkbox("grid (G)", renderer.show_grid)
         imgui.same_line()
@@ -149,17 +150,15 @@ class ScenePanel:
         _, ov.show_names = imgui.checkbox("names (N)", ov.show_names)
         if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
             ov.glow_in_view = not ov.glow_in_view
-            ov.push()
         imgui.text("view:")
         for style, label in GLOW_STYLE_LABELS:
             imgui.same_line()
             if imgui.radio_button(label, ov.glow_style == style):
                 ov.glow_style = style
-                ov.push()
         if ov.glow_style == "heat":
             imgui.text_colored(
                 vec4(self.colors.dim),
-                f"heat: share of the last {ov.heat.window} frames that recomputed a node",
+                "heat: share of the last second or so that recomputed a node",
             )
 
     def _keys(self) -> None:

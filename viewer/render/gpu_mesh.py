@@ -15,7 +15,6 @@ class GpuMesh:
         self.data = data
         self.vbo = ctx.buffer(data.interleaved().tobytes())
         self.ibo = ctx.buffer(data.indices.astype(np.uint32).tobytes())
-        self.index_count = int(data.indices.size)
         lo, hi = data.bounds
         self.bounds = (lo.astype(np.float64), hi.astype(np.float64))
 

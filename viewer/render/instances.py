@@ -1,18 +1,22 @@
-"""Per-mesh-kind instance buffers, fed by frame reports.
+"""Per-mesh-kind instance buffers, fed by the frame reports' pre-order ranges.
 
 Each mesh kind has three instance buffers with one row per node of that kind:
 
-- matrices   : 64 bytes per row, the world matrix as float32, column-major (what GLSL's
-               `mat4` attribute expects), written whenever the node is executed;
-- looks      : 24 bytes per row, colour (3f) and size (3f), written when built;
-- highlights :  4 bytes per row, the overlay's highlight value (1f).
+- matrices : 64 bytes per row, the world matrix as float32, column-major (what GLSL's
+             `mat4` attribute expects), written whenever the node is recomputed;
+- stamps   :  8 bytes per row, when the node was last recomputed and why (`glow.py`),
+             written with its matrix: the shader derives the glow from it;
+- looks    : 24 bytes per row, colour (3f) and size (3f), written when built.
 
-Rows follow the pre-order of the graph at build time, so a subtree (what a change dirties)
-is a contiguous run of rows. `sync()` takes the ids a frame report says were executed,
-groups them by kind, merges consecutive rows into ranges and writes each range with one
-`buffer.write(data, offset=...)`. The parent -> child lines read node origins from one more
-buffer (12 bytes per node id), written the same way. Nothing is written for a frame with
-no executed nodes, and every byte written is counted.
+Rows follow the pre-order of the graph at build time (each batch keeps the pre-order slot
+of each row, ascending), so a subtree (what a change dirties) is one contiguous run of
+rows in every batch. `sync()` takes the slot ranges of the frame report, finds each
+range's rows in each batch by binary search, merges touching runs and writes each with
+one `buffer.write(data, offset=...)`: no sorting, no per-node bookkeeping. The parent ->
+child lines read node origins from one more buffer (12 bytes per live node, in pre-order
+too) and the lit ones a link stamp (4 bytes per live node: when the line to it was last
+lit), both written with the same ranges. Nothing is written for a frame that recomputed
+nothing, and every byte written is counted.
 """
 
 from __future__ import annotations
@@ -22,22 +26,36 @@ from dataclasses import dataclass
 import moderngl
 import numpy as np
 
+from .glow import STAMP_BYTES, Glow
+
 MATRIX_BYTES = 64
 LOOK_BYTES = 24
-HIGHLIGHT_BYTES = 4
 ORIGIN_BYTES = 12
+LINK_STAMP_BYTES = 4
 
 
-def runs(sorted_keys: np.ndarray) -> np.ndarray:
-    """Start indices of runs of consecutive integers in a sorted array, plus len at the end.
+def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(lo[k], hi[k])`` over k (each hi >= lo), in one go.
 
-    `runs([3, 4, 5, 9, 10])` is `[0, 3, 5]`: rows 3..5 and 9..10.
+    `aranges([2, 7], [4, 9])` is `[2, 3, 7, 8]`.
     """
-    n = len(sorted_keys)
-    if n == 0:
-        return np.zeros(1, dtype=np.int64)
-    breaks = np.flatnonzero(np.diff(sorted_keys) != 1) + 1
-    return np.concatenate([[0], breaks, [n]]).astype(np.int64)
+    lengths = hi - lo
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.cumsum(lengths) - lengths  # where each run starts in the output
+    return np.repeat(lo - first, lengths) + np.arange(total, dtype=np.int64)
+
+
+def merge_touching(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop empty runs ``[lo[k], hi[k])`` (ascending, disjoint) and join those that touch."""
+    keep = hi > lo
+    lo, hi = lo[keep], hi[keep]
+    if lo.size < 2:
+        return lo, hi
+    new = np.concatenate([[True], lo[1:] != hi[:-1]])
+    last = np.concatenate([new[1:], [True]])
+    return lo[new], hi[last]
 
 
 @dataclass
@@ -46,9 +64,10 @@ class Batch:
 
     kind: str
     ids: np.ndarray  # [rows] node ids, in pre-order
+    slots: np.ndarray  # [rows] their pre-order slots, ascending
     matrices: moderngl.Buffer
     looks: moderngl.Buffer
-    highlights: moderngl.Buffer
+    stamps: moderngl.Buffer
     vao: moderngl.VertexArray | None = None
 
     @property
@@ -58,7 +77,7 @@ class Batch:
     def release(self) -> None:
         if self.vao is not None:
             self.vao.release()
-        for buf in (self.matrices, self.looks, self.highlights):
+        for buf in (self.matrices, self.looks, self.stamps):
             buf.release()
 
 
@@ -78,36 +97,33 @@ class Instances:
         self.kinds = list(kinds)
         self.batches: list[Batch] = []
         self.origins: moderngl.Buffer | None = None
+        self.link_times: moderngl.Buffer | None = None
         self.links: moderngl.Buffer | None = None
         self.link_count = 0
+        self.order = np.zeros(0, dtype=np.int64)  # live ids in pre-order (slot -> id)
         self.kind_of = np.zeros(0, dtype=np.int64)  # by node id: batch index or -1
         self.row_of = np.zeros(0, dtype=np.int64)  # by node id: row in its batch
-        self.highlight = np.zeros(0, dtype=np.float32)  # by node id
         self.sizes = np.zeros((0, 3))  # by node id: the look's size, as built
         self.signature: tuple = ()
-        #: Bytes written to GPU buffers by the last `sync()` / `build()`, and in total.
+        #: Bytes written to GPU buffers by the last `sync()` / `build()` / `write_stamps()`.
         self.bytes_last = 0
-        self.bytes_total = 0
         #: `buffer.write` calls made by the last `sync()`.
         self.writes_last = 0
 
     # -- structure -------------------------------------------------------------------------
-    def build(self, graph, looks_of, world: np.ndarray) -> None:
+    def build(self, graph, looks_of, world: np.ndarray, glow: Glow) -> None:
         """(Re)create every buffer from the graph's current state and upload it all.
 
-        `looks_of(id)` returns the node's `Look`; `world` is `graph.world_matrices()`.
+        `looks_of(id)` returns the node's `Look`; `world` is `graph.world_matrices()`;
+        `glow` gives each row's stamp.
         """
         self.release()
         n_ids = int(graph.capacity_ids)
-        alive = np.asarray(graph.alive_ids(), dtype=np.int64)
+        alive = self.order = np.asarray(graph.alive_ids(), dtype=np.int64)
         parents = np.asarray(graph.parents(), dtype=np.int64)
         kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.kind_of = np.full(n_ids, -1, dtype=np.int64)
         self.row_of = np.full(n_ids, -1, dtype=np.int64)
-        old = self.highlight
-        self.highlight = np.zeros(n_ids, dtype=np.float32)
-        keep = min(len(old), n_ids)
-        self.highlight[:keep] = old[:keep]
         colors = np.zeros((n_ids, 3), dtype=np.float32)
         sizes = self.sizes = np.ones((n_ids, 3), dtype=np.float64)
         for node_id in alive.tolist():
@@ -119,40 +135,47 @@ class Instances:
         self.look_rows = np.hstack([colors, sizes]).astype(np.float32)
         written = 0
         self.batches = []
+        kind_by_slot = self.kind_of[alive]
         for k, kind in enumerate(self.kinds):
-            ids = alive[self.kind_of[alive] == k]
-            if len(ids) == 0:
+            slots = np.flatnonzero(kind_by_slot == k)
+            if len(slots) == 0:
                 continue
+            ids = alive[slots]
             self.row_of[ids] = np.arange(len(ids))
             mats = _column_major(world[ids])
             look_rows = self.look_rows[ids]
-            hl = self.highlight[ids]
+            stamps = glow.stamp_rows(ids)
             self.batches.append(
                 Batch(
                     kind,
                     ids,
+                    slots,
                     self.ctx.buffer(mats.tobytes(), dynamic=True),
                     self.ctx.buffer(look_rows.tobytes()),
-                    self.ctx.buffer(hl.tobytes(), dynamic=True),
+                    self.ctx.buffer(stamps.tobytes(), dynamic=True),
                 )
             )
-            written += mats.nbytes + look_rows.nbytes + hl.nbytes
+            written += mats.nbytes + look_rows.nbytes + stamps.nbytes
         # Re-point kind_of from kind index to batch index.
         batch_of_kind = np.full(len(self.kinds) + 1, -1, dtype=np.int64)
         for b, batch in enumerate(self.batches):
             batch_of_kind[kind_index[batch.kind]] = b
         self.kind_of = batch_of_kind[self.kind_of]  # -1 maps to the spare last slot (-1)
-        origins = np.zeros((max(n_ids, 1), 3), dtype=np.float32)
-        origins[alive] = world[alive, :3, 3]
+        origins = np.zeros((max(len(alive), 1), 3), dtype=np.float32)
+        origins[: len(alive)] = world[alive, :3, 3]
         self.origins = self.ctx.buffer(origins.tobytes(), dynamic=True)
+        link_times = np.zeros(max(len(alive), 1), dtype=np.float32)
+        link_times[: len(alive)] = glow.link_rows(alive)
+        self.link_times = self.ctx.buffer(link_times.tobytes(), dynamic=True)
+        slot_of = np.full(n_ids, -1, dtype=np.int64)
+        slot_of[alive] = np.arange(len(alive))
         child = alive[parents[alive] >= 0]
-        pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
+        pairs = np.stack([slot_of[parents[child]], slot_of[child]], axis=1).astype(np.uint32)
         self.link_count = len(child)
         self.links = self.ctx.buffer(pairs.tobytes() if len(child) else b"\0" * 8)
-        written += origins.nbytes + pairs.nbytes
+        written += origins.nbytes + link_times.nbytes + pairs.nbytes
         self.signature = (n_ids, len(graph))
         self.bytes_last = written
-        self.bytes_total += written
         self.writes_last = 0
 
     def structure_changed(self, graph, report=None) -> bool:
@@ -166,84 +189,98 @@ class Instances:
         return (int(graph.capacity_ids), len(graph)) != self.signature
 
     # -- per frame ---------------------------------------------------------------------
-    def sync(self, executed: np.ndarray, world: np.ndarray) -> int:
-        """Upload the world matrices (and origins) of `executed` node ids; return bytes."""
+    def sync(self, starts: np.ndarray, ends: np.ndarray, world: np.ndarray, glow: Glow) -> int:
+        """Upload the world matrices, stamps, origins and link stamps of the nodes in the
+        pre-order slot
+        ranges ``[starts[k], ends[k])`` (a frame report's); return the bytes written."""
         self.bytes_last = 0
         self.writes_last = 0
-        ids = np.asarray(executed, dtype=np.int64)
-        if len(ids) == 0:
+        starts = np.asarray(starts, dtype=np.int64)
+        ends = np.asarray(ends, dtype=np.int64)
+        if starts.size == 0:
             return 0
-        ids = np.unique(ids)  # sorted; a node is handed over once per frame anyway
-        mats = world[ids]
-        written = self._write_rows(ids, _column_major(mats), MATRIX_BYTES, "matrices")
-        origins = np.ascontiguousarray(mats[:, :3, 3], dtype=np.float32)
-        bounds = runs(ids)
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            chunk = origins[a:b].tobytes()
-            self.origins.write(chunk, offset=int(ids[a]) * ORIGIN_BYTES)
-            written += len(chunk)
-            self.writes_last += 1
+        written = 0
+        for batch in self.batches:
+            lo, hi = merge_touching(
+                np.searchsorted(batch.slots, starts), np.searchsorted(batch.slots, ends)
+            )
+            if lo.size == 0:
+                continue
+            ids = batch.ids[aranges(lo, hi)]
+            mats = _column_major(world[ids])
+            written += self._write_runs(batch.matrices, mats, lo, hi, MATRIX_BYTES)
+            written += self._write_runs(batch.stamps, glow.stamp_rows(ids), lo, hi, STAMP_BYTES)
+        lo, hi = merge_touching(starts, ends)
+        ids = self.order[aranges(lo, hi)]
+        origins = np.ascontiguousarray(world[ids, :3, 3], np.float32)
+        written += self._write_runs(self.origins, origins, lo, hi, ORIGIN_BYTES)
+        written += self._write_runs(self.link_times, glow.link_rows(ids), lo, hi, LINK_STAMP_BYTES)
         self.bytes_last = written
-        self.bytes_total += written
         return written
 
-    def set_highlight(self, ids, values) -> int:
-        """Set the highlight value of node `ids` (scalar or one per id); return bytes."""
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        vals = np.broadcast_to(np.asarray(values, dtype=np.float32), ids.shape)
-        if len(ids) == 0:
-            return 0
-        order = np.argsort(ids, kind="stable")
-        ids, vals = ids[order], vals[order]
-        self.highlight[ids] = vals
-        written = self._write_rows(ids, self.highlight[ids], HIGHLIGHT_BYTES, "highlights")
-        self.bytes_total += written
+    def _write_runs(self, buf, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, size: int) -> int:
+        """Write `rows` (the runs ``[lo[k], hi[k])`` one after another) into `buf`, one
+        write per run at its row offset."""
+        data = np.ascontiguousarray(rows).tobytes()
+        at = 0
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
+            n = (b - a) * size
+            buf.write(data[at : at + n], offset=a * size)
+            at += n
+            self.writes_last += 1
+        return at
+
+    def write_stamps(self, glow: Glow) -> int:
+        """Rewrite every row's stamp and link stamp (a frame picked on the timeline, or
+        let go)."""
+        written = 0
+        for batch in self.batches:
+            data = glow.stamp_rows(batch.ids).tobytes()
+            batch.stamps.write(data)
+            written += len(data)
+        if self.link_times is not None and len(self.order):
+            data = glow.link_rows(self.order).tobytes()
+            self.link_times.write(data)
+            written += len(data)
+        self.bytes_last = written
+        return written
+
+    def write_stamps_of(self, ids: np.ndarray, glow: Glow) -> int:
+        """Write the stamps of node `ids` alone (a few nodes lit outside the report's
+        ranges), one write each; return the bytes written."""
+        written = 0
+        for node_id in np.asarray(ids, dtype=np.int64).reshape(-1).tolist():
+            b = int(self.kind_of[node_id]) if node_id < len(self.kind_of) else -1
+            if b < 0:
+                continue
+            data = glow.stamp_rows([node_id]).tobytes()
+            self.batches[b].stamps.write(data, offset=int(self.row_of[node_id]) * STAMP_BYTES)
+            written += len(data)
         return written
 
     def set_colors(self, ids, rgb) -> int:
         """Draw node `ids` in colour `rgb` (one [3] or [k, 3] in 0..1); return bytes."""
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        if len(ids) == 0:
-            return 0
-        order = np.argsort(ids, kind="stable")
-        colors = np.broadcast_to(np.asarray(rgb, dtype=np.float32), (len(ids), 3))[order]
-        ids = ids[order]
-        self.look_rows[ids, :3] = colors
-        written = self._write_rows(ids, self.look_rows[ids], LOOK_BYTES, "looks")
-        self.bytes_total += written
-        return written
-
-    def _write_rows(self, ids: np.ndarray, rows: np.ndarray, row_bytes: int, which: str) -> int:
-        """Write per-node `rows` (aligned with sorted `ids`) into each batch's `which` buffer,
-        one write per run of consecutive rows. Nodes without an instance are skipped."""
-        batch = self.kind_of[ids]
-        drawn = batch >= 0
-        ids, rows, batch = ids[drawn], rows[drawn], batch[drawn]
-        if len(ids) == 0:
-            return 0
-        row = self.row_of[ids]
-        order = np.lexsort((row, batch))
-        rows, batch, row = rows[order], batch[order], row[order]
-        # A run breaks where the batch changes or the row is not the previous row + 1.
-        key = batch * (len(self.row_of) + 1) + row
-        bounds = runs(key)
+        colors = np.broadcast_to(np.asarray(rgb, dtype=np.float32), (len(ids), 3))
         written = 0
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            chunk = np.ascontiguousarray(rows[a:b]).tobytes()
-            buf = getattr(self.batches[int(batch[a])], which)
-            buf.write(chunk, offset=int(row[a]) * row_bytes)
-            written += len(chunk)
-            self.writes_last += 1
+        for node_id, color in zip(ids.tolist(), colors):
+            self.look_rows[node_id, :3] = color
+            b = int(self.kind_of[node_id])
+            if b < 0:
+                continue
+            data = self.look_rows[node_id].tobytes()
+            self.batches[b].looks.write(data, offset=int(self.row_of[node_id]) * LOOK_BYTES)
+            written += len(data)
         return written
 
     def release(self) -> None:
         for batch in self.batches:
             batch.release()
         self.batches = []
-        for buf in (self.origins, self.links):
+        for buf in (self.origins, self.link_times, self.links):
             if buf is not None:
                 buf.release()
-        self.origins = self.links = None
+        self.origins = self.link_times = self.links = None
 
 
 def _column_major(mats: np.ndarray) -> np.ndarray:

@@ -37,14 +37,11 @@ LINE_PX = 2.0
 SIDES = 12
 
 
-def joint_colors(highlight: np.ndarray, heat: bool = False) -> np.ndarray:
-    """RGBA [n, 4] for joints of signed glow values `highlight` [n] (negative: red, the
+def joint_colors(glow: np.ndarray) -> np.ndarray:
+    """RGBA [n, 4] for joints of signed glow values `glow` [n] (negative: red, the
     joint's own value changed; positive: orange, it followed a change; 0: neutral). The
-    glow colour blends over the neutral one by the strength. In the heat view the values
-    are heat, not glow, so every joint is neutral."""
-    h = np.asarray(highlight, dtype=np.float32).reshape(-1)
-    if heat:
-        h = np.zeros_like(h)
+    glow colour blends over the neutral one by the strength."""
+    h = np.asarray(glow, dtype=np.float32).reshape(-1)
     glow = np.where((h < 0)[:, None], np.asarray(GLOW_LOCAL), np.asarray(GLOW_WORLD))
     s = np.clip(np.abs(h), 0.0, 1.0)[:, None]
     rgb = (1.0 - s) * np.asarray(NEUTRAL[:3]) + s * glow
@@ -79,6 +76,9 @@ class JointMarkers:
         self.ctx = ctx
         self.joints = np.unique(np.concatenate([s.joints for s in skinning.skins] or [[]]))
         self.joints = self.joints.astype(np.int64)
+        #: By node id: whether it is a joint (a mask, so each draw sorts nothing).
+        self._is_joint = np.zeros(int(self.joints.max()) + 1 if len(self.joints) else 0, bool)
+        self._is_joint[self.joints] = True
         spans = _skin_spans(skinning, mesh_data)
         self._skins = [(np.asarray(s.joints, dtype=np.int64), span)
                        for s, span in zip(skinning.skins, spans)]  # fmt: skip
@@ -98,18 +98,18 @@ class JointMarkers:
         return np.maximum(radius, MARKER_MIN_PX * pixel)
 
     def draw(
-        self, worlds: np.ndarray, parents: np.ndarray, highlight: np.ndarray, camera: Camera,
-        size: tuple[int, int], heat: bool = False,
+        self, worlds: np.ndarray, parents: np.ndarray, glow: np.ndarray | None,
+        camera: Camera, size: tuple[int, int],
     ) -> None:  # fmt: skip
         """Draw over everything drawn so far: `worlds` the graph's world matrices, `parents`
-        its parent ids, `highlight` the renderer's glow value by node id."""
+        its parent ids, `glow` the signed glow of each of `self.joints` now (`Glow.signed`;
+        None: no glow on show, every joint neutral)."""
         if len(self.joints) == 0:
             return
         ids = self.joints
-        glow = np.zeros(len(ids), dtype=np.float32)
-        known = ids < len(highlight)
-        glow[known] = highlight[ids[known]]
-        colors = joint_colors(glow, heat)
+        if glow is None:
+            glow = np.zeros(len(ids), dtype=np.float32)
+        colors = joint_colors(glow)
         centres = worlds[ids, :3, 3]
         self._write_lines(worlds, parents, glow, colors, camera, size)
         self._write_disks(centres, self.radii(worlds, camera, size), colors, camera, size)
@@ -126,7 +126,8 @@ class JointMarkers:
         wide as the other glowing lines, the others thinner."""
         ids = self.joints
         par = np.asarray(parents, dtype=np.int64)[ids]
-        ok = np.isin(par, ids)
+        ok = (par >= 0) & (par < len(self._is_joint))
+        ok[ok] = self._is_joint[par[ok]]
         if not ok.any():
             self._lines.count = 0
             return

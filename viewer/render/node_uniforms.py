@@ -1,5 +1,6 @@
 """The uniforms of the node pass (shaders/instanced.vert and .frag): light, camera,
-glow colours and style, one place for the renderer and nothing else to spell them out."""
+glow colours, style and clock, one place for the renderer and nothing else to spell them
+out."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ HALO_PX = 4.0
 
 def node_uniforms(
     prog, camera: Camera, size: tuple[int, int], vp_bytes: bytes, *, flat: bool, unlit: bool,
-    glow_style: int,
+    glow_style: int, glow_on: bool, clock: dict[str, float],
 ) -> None:  # fmt: skip
-    """Set the node program's per-draw uniforms (`glow_style`: index into GLOW_STYLES)."""
+    """Set the node program's per-draw uniforms (`glow_style`: index into GLOW_STYLES;
+    `clock`: `Glow.uniforms()`, the time the shader fades the glow stamps to)."""
     prog["u_view_proj"].write(vp_bytes)
     light = np.asarray(LIGHT_DIR_FLAT if flat else LIGHT_DIR)
     prog["u_light_dir"].value = tuple(light / np.linalg.norm(light))
@@ -34,3 +36,6 @@ def node_uniforms(
     prog["u_viewport"].value = (float(size[0]), float(size[1]))
     prog["u_halo_px"].value = HALO_PX
     prog["u_glow_style"].value = glow_style
+    prog["u_glow_on"].value = int(glow_on)
+    for name, value in clock.items():
+        prog[name].value = value

@@ -1,9 +1,12 @@
 """Draws a `Scene`: instanced meshes, ground grid, world axes, parent -> child lines,
-skinned meshes with their joints on top.
+skinned meshes with their joints on top, and the glow of what each frame recomputed.
 
-The renderer never computes a transform. World matrices come from the core's
-`world_matrices()`, and after the first build only the ids a frame report lists as
-executed are uploaded (`sync`). One instanced draw call per mesh kind.
+World matrices come from the core's `world_matrices()`; after the first build only the
+pre-order ranges a frame report carries are uploaded (`sync`), with each recomputed
+node's stamp (`glow.py`), from which the shader draws the glow. The renderer is the
+glow's one owner and the only writer of GPU buffers. It composes transforms only where
+drawing needs them: a mesh's size into its model matrix (in the shader), skin joint
+matrices (`skins.py`), camera-facing strips and disks. One instanced draw per mesh kind.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from viewer.content import meshes
 
 from .backdrop import Backdrop
 from .camera import Camera
+from .glow import STAMP_FORMAT, Glow
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
@@ -59,9 +63,13 @@ class Renderer:
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
         #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
-        #: outline and keeps its colour, "heat" colours every node by its highlight value
-        #: read as heat in [0, 1] (the overlay's heat view).
+        #: outline and keeps its colour, "heat" colours every node by its heat in [0, 1]
+        #: (the overlay's heat view).
         self.glow_style = "fill"
+        #: Show the glow at all (the overlay turns it on; off: every node plain).
+        self.glow_on = False
+        #: When each node was recomputed and why: the glow's one owner (`glow.py`).
+        self.glow = Glow()
         self.programs = {
             name: load_program(ctx, name)
             for name in ("instanced", "lines", "links", "grid", "background")
@@ -84,9 +92,7 @@ class Renderer:
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 6)
-        self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
-        self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-        self.ribbons = GlowRibbons(ctx, self.programs["lines"])
+        self.ribbons = GlowRibbons(ctx)
         #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
         self.joints = (
             JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
@@ -95,63 +101,56 @@ class Renderer:
         )
         self._clip_box_of = None  # (clip, corners) for `_clip_box`
         self.rebuild()
+        self._bytes_last = self.instances.bytes_last
 
     # -- data ------------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Re-create all instance data (after structural edits or look changes)."""
-        self.instances.build(self.graph, self.scene.look, self.graph.world_matrices())
-        inst = self.instances
-        self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
+        self.instances.build(self.graph, self.scene.look, self.graph.world_matrices(), self.glow)
         self._make_vaos()
         self._make_grid()
         if self.skins is not None:
             self.skins.upload_all(self.graph.world_matrices())
 
-    def sync(self, report) -> int:
-        """Upload what `report` (a FrameReport) says was executed; return bytes written.
+    def sync(self, report, dt: float = 0.0) -> int:
+        """Let `dt` seconds of simulation pass for the glow, stamp what `report` (a
+        FrameReport) recomputed and upload its ranges; return the bytes written.
 
         Structural changes since the last build (nodes added, removed, re-parented) trigger
         a full rebuild instead.
         """
+        self.glow.record(report, self.graph.parents(), dt)
         if self.instances.structure_changed(self.graph, report):
             self.rebuild()
-            return self.instances.bytes_last
-        written = self.instances.sync(report.executed, self.graph.world_matrices())
+            self._bytes_last = self.instances.bytes_last
+            return self._bytes_last
+        world = self.graph.world_matrices()
+        written = self.instances.sync(report.starts, report.ends, world, self.glow)
         if self.skins is not None:  # joint matrices of the skins whose joints moved
-            written += self.skins.sync(report.executed, self.graph.world_matrices())
+            written += self.skins.sync(report.executed, world)
+        self._bytes_last = written
         return written
 
-    def set_highlight(self, ids, values) -> int:
-        """Per-node glow values in [-1, 1]; returns bytes written.
+    def light(self, ids) -> int:
+        """Light nodes `ids` red in the frame just synced though no matrix of theirs moved
+        (a change of their own the report cannot list: morph weights); returns bytes."""
+        self.glow.light(ids)
+        return self.instances.write_stamps_of(ids, self.glow)
 
-        The magnitude is the strength (0 = none, 1 = full), the sign the colour: negative
-        glows red (`GLOW_LOCAL`, the node's own value changed), positive orange
-        (`GLOW_WORLD`, only its world matrix was recomputed). A glowing node is drawn in
-        its glow colour, emissive, with a halo of `HALO_PX` pixels around it.
-        """
-        inst = self.instances
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        drawn = np.unique(ids[inst.kind_of[ids] >= 0])
-        before = int(np.count_nonzero(inst.highlight[drawn]))
-        written = inst.set_highlight(ids, values)
-        self._glowing += int(np.count_nonzero(inst.highlight[drawn])) - before
-        return written
+    def show_still(self, report, parents) -> int:
+        """Show `report` (a frame picked on the timeline) at full strength, or the live
+        glow again with None; returns the bytes written (every row's stamp)."""
+        self.glow.set_still(report, parents)
+        return self.instances.write_stamps(self.glow)
 
     def set_colors(self, ids, rgb) -> int:
         """Draw node `ids` in colour `rgb` from now on (until the next rebuild)."""
         return self.instances.set_colors(ids, rgb)
 
-    def set_link_glow(self, child_ids, strengths) -> None:
-        """Light the lines parent -> child of `child_ids` in the world glow colour, with
-        opacity `strengths` (each in [0, 1]); replaces the previous set."""
-        ids = np.asarray(child_ids, dtype=np.int64).reshape(-1)
-        vals = np.broadcast_to(np.asarray(strengths, dtype=np.float32), ids.shape)
-        self._glow_links = (ids, np.array(vals))
-
     @property
     def bytes_last(self) -> int:
-        """Bytes uploaded by the last `sync()`."""
-        return self.instances.bytes_last + (self.skins.bytes_last if self.skins else 0)
+        """Bytes uploaded by the last `sync()`: matrices, stamps, line ends, skins."""
+        return self._bytes_last
 
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
@@ -163,11 +162,13 @@ class Renderer:
                     (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
                     (batch.matrices, "16f/i", "in_world"),
                     (batch.looks, "3f 3f/i", "in_color", "in_size"),
-                    (batch.highlights, "1f/i", "in_highlight"),
+                    (batch.stamps, STAMP_FORMAT, "in_stamp"),
                 ],
                 index_buffer=mesh.ibo,
                 index_element_size=4,
             )
+        inst = self.instances
+        self.ribbons.bind(inst.origins, inst.link_times, inst.links)
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
         self._links_vao = self.ctx.vertex_array(
@@ -259,10 +260,14 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
         prog = self.programs["instanced"]
+        clock = self.glow.uniforms()
         node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
-                      glow_style=GLOW_STYLES.index(self.glow_style))  # fmt: skip
+                      glow_style=GLOW_STYLES.index(self.glow_style), glow_on=self.glow_on,
+                      clock=clock)  # fmt: skip
+        lit = self.glow_on and self.glow_style != "heat"
+        glowing = self._glowing_instances() if lit else 0
         # Halos first, without depth: the scene drawn next covers all but their rims.
-        if 0 < self._glowing <= GLOW_EXTRAS_MAX and self.glow_style != "heat":
+        if 0 < glowing <= GLOW_EXTRAS_MAX:
             ctx.disable(moderngl.DEPTH_TEST)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -290,13 +295,11 @@ class Renderer:
             self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
-        if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
-            self.ribbons.draw(fbo, camera, size, self._glow_segments())
+        if lit and self.show_links and 0 < len(self.glow.links()[0]) <= GLOW_EXTRAS_MAX:
+            self.ribbons.draw(fbo, vp_bytes, size, clock, self.instances.link_count)
         if self.show_links and self.joints is not None:  # over the skinned meshes
-            self.joints.draw(
-                self.graph.world_matrices(), self.graph.parents(), self.instances.highlight,
-                camera, size, heat=self.glow_style == "heat",
-            )  # fmt: skip
+            glow = self.glow.signed(self.joints.joints) if lit else None
+            self.joints.draw(self.graph.world_matrices(), self.graph.parents(), glow, camera, size)
         if self.show_axes:
             self._axes.render(moderngl.LINES)
         box = None
@@ -307,17 +310,12 @@ class Renderer:
             self.outline.draw(ctx, *box)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
 
-    def _glow_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(parent origins [k, 3], child origins [k, 3], opacity [k]) of the lit lines whose
-        child still exists and has a parent."""
-        ids, strength = self._glow_links
-        parents = np.asarray(self.graph.parents(), dtype=np.int64)
-        ok = ids < len(parents)
-        ids, strength = ids[ok], strength[ok]
-        par = parents[ids]
-        ok = par >= 0
-        world = self.graph.world_matrices()
-        return world[par[ok], :3, 3], world[ids[ok], :3, 3], strength[ok]
+    def _glowing_instances(self) -> int:
+        """How many drawn nodes glow now (0: the halo pass is skipped)."""
+        ids, _ = self.glow.glowing()
+        inst = self.instances
+        ids = ids[ids < len(inst.kind_of)]
+        return int(np.count_nonzero(inst.kind_of[ids] >= 0))
 
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so

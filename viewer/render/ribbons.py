@@ -1,7 +1,11 @@
-"""Glowing parent -> child lines, drawn as camera-facing strips a few pixels wide.
+"""Glowing parent -> child lines, drawn as strips a few pixels wide.
 
-GL lines wider than one pixel are not portable, so each lit line becomes two triangles
-whose width is measured in pixels at each end (`Camera.pixel_size`).
+GL lines wider than one pixel are not portable, so each lit line becomes two triangles.
+`GlowRibbons` draws them on the GPU from the buffers the plain lines already use (node
+origins and the parent-child element buffer) plus one float per node, the time the line
+to it was last lit (`glow.py`): shaders/ribbons.vert fades it from the current time and
+ribbons.geom widens it on screen, so a fading line costs no write. `strip_quads` builds
+such strips on the CPU, in world space, for the joint markers (`joints.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import numpy as np
 from viewer.palette import GLOW_WORLD
 
 from .camera import ORTHOGRAPHIC, Camera
-from .vertices import ColoredVertices
+from .shaders import load_program
 
 #: Width in pixels of the glowing lines.
 GLOW_LINE_PX = 5.0
@@ -41,31 +45,44 @@ def strip_quads(
 
 
 class GlowRibbons:
-    """The strips' vertices, rewritten at each draw since they turn with the camera
-    ("lines" program, `u_view_proj` set by the caller)."""
+    """The lit lines of `Instances` (origins, link stamps, element buffer): one draw."""
 
-    def __init__(self, ctx: moderngl.Context, program: moderngl.Program):
-        self._strips = ColoredVertices(ctx, program, 6 * 64)
+    def __init__(self, ctx: moderngl.Context):
+        self.ctx = ctx
+        self.program = load_program(ctx, "ribbons")
+        self._vao: moderngl.VertexArray | None = None
+
+    def bind(self, origins: moderngl.Buffer, link_times: moderngl.Buffer, links) -> None:
+        """Draw from these buffers (after every rebuild of the instance buffers)."""
+        if self._vao is not None:
+            self._vao.release()
+        self._vao = self.ctx.vertex_array(
+            self.program,
+            [(origins, "3f", "in_position"), (link_times, "1f", "in_link_time")],
+            index_buffer=links,
+            index_element_size=4,
+        )
 
     def draw(
-        self,
-        fbo: moderngl.Framebuffer,
-        camera: Camera,
-        size: tuple[int, int],
-        segments: tuple[np.ndarray, np.ndarray, np.ndarray],
-    ) -> None:
-        """Draw `segments` = (a [k, 3], b [k, 3], opacity [k]) in the world glow colour,
-        blended over the scene without writing depth."""
-        a, b, strength = segments
-        if len(a) == 0:
+        self, fbo: moderngl.Framebuffer, vp_bytes: bytes, size: tuple[int, int],
+        clock: dict[str, float], lines: int,
+    ) -> None:  # fmt: skip
+        """Draw the lit ones of `lines` parent-child lines in the world glow colour,
+        blended over the scene without writing depth (`clock`: `Glow.uniforms()`)."""
+        if self._vao is None or lines == 0:
             return
-        color = np.empty((len(a), 6, 4), dtype=np.float32)
-        color[:, :, :3] = GLOW_WORLD
-        color[:, :, 3] = np.clip(strength, 0.0, 1.0)[:, None]
-        self._strips.write(strip_quads(a, b, camera, size), color.reshape(-1, 4))
+        prog = self.program
+        prog["u_view_proj"].write(vp_bytes)
+        prog["u_time"].value = clock["u_time"]
+        prog["u_fade"].value = clock["u_fade"]
+        prog["u_viewport"].value = (float(size[0]), float(size[1]))
+        prog["u_width_px"].value = GLOW_LINE_PX
+        prog["u_color"].value = tuple(GLOW_WORLD)
         fbo.depth_mask = False
-        self._strips.render(moderngl.TRIANGLES)
+        self._vao.render(moderngl.LINES, vertices=2 * lines)
         fbo.depth_mask = True
 
     def release(self) -> None:
-        self._strips.release()
+        if self._vao is not None:
+            self._vao.release()
+        self.program.release()

@@ -71,14 +71,6 @@ def program_files(name: str) -> tuple[str, str]:
     return f"{name}.vert", f"{SHARED_FRAGMENT.get(name, name)}.frag"
 
 
-def program_names() -> list[str]:
-    """Names of all programs: every `NAME.vert` whose fragment file (`program_files`) exists."""
-    folder = shader_dir()
-    return sorted(
-        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[1]).is_file()
-    )
-
-
 def source(name: str, stage: str) -> str:
     """The text of `shaders/NAME.STAGE`, e.g. `source("grid", "frag")`."""
     path = shader_dir() / f"{name}.{stage}"
@@ -91,14 +83,15 @@ def source(name: str, stage: str) -> str:
 
 def load_program(ctx: moderngl.Context, name: str) -> moderngl.Program:
     """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag` (or the fragment file
-    it shares, see `SHARED_FRAGMENT`).
+    it shares, see `SHARED_FRAGMENT`), with `shaders/NAME.geom` between them if it exists.
 
     Raises `ShaderError` naming the file and line of the first compile error, or both
     files for a link error.
     """
     vert, frag = source(name, "vert"), source(SHARED_FRAGMENT.get(name, name), "frag")
+    geom = source(name, "geom") if (shader_dir() / f"{name}.geom").is_file() else None
     try:
-        return ctx.program(vertex_shader=vert, fragment_shader=frag)
+        return ctx.program(vertex_shader=vert, geometry_shader=geom, fragment_shader=frag)
     except moderngl.Error as exc:
         raise build_error(name, str(exc)) from None
 

@@ -44,6 +44,12 @@ class FrameReport:
     structure_changed : bool
         Nodes were added, removed or re-parented since the previous frame (a renderer
         lays its instance buffers out again).
+    starts, ends : ndarray, [r] int64
+        The disjoint pre-order slot ranges ``[starts[k], ends[k])`` the frame was
+        computed from, ascending: every node in ``world_updated`` lies in one of them
+        (slot ``s`` is the ``s``-th live node of ``alive_ids()``), so a renderer whose
+        rows follow pre-order writes a few contiguous runs and sorts nothing. With
+        ``update(root)`` the range is the root's whole subtree, clean nodes included.
     """
 
     frame: int
@@ -56,6 +62,8 @@ class FrameReport:
     naive_products: int = 0
     node_count: int = 0
     structure_changed: bool = False
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    ends: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     _name_of: Callable[[int], str] = field(default=str, repr=False, compare=False)
 
     @property

@@ -292,6 +292,8 @@ class Storage(NodeArrays):
             naive_products=naive,
             node_count=self.alive_count,
             structure_changed=self.structure_changed,
+            starts=starts,
+            ends=ends,
             _name_of=self.names.__getitem__,
         )
         self.suppressed = 0

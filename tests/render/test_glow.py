@@ -1,0 +1,149 @@
+"""The glow's stamps, without GL: which nodes light up in which colour, how the glow fades
+with the clock (and stays while it stands), the lit lines, the heat, a picked frame."""
+
+from __future__ import annotations
+
+import example_graphs
+import numpy as np
+import pytest
+from render_helpers import FakeReport
+
+from viewer.render.glow import FOLLOWED, NONE, OWN, STILL_FOLLOWED, STILL_OWN, Glow
+
+DT = 1.0 / 60.0
+
+
+def tree10():
+    return example_graphs.tree10(offset=(0.0, 0.0, 0.0))
+
+
+def touched(g, *names):
+    for name in names:
+        g.touch(g[name])
+    return g.update()
+
+
+def ids(g, *names):
+    return np.array([g[n].id for n in names])
+
+
+def named(g, lit, values):
+    return dict(zip((g.name_of(i) for i in lit.tolist()), values.tolist()))
+
+
+def test_own_change_glows_red_and_followers_orange():
+    g = tree10()
+    glow = Glow()
+    glow.record(touched(g, "Obj2"), g.parents(), DT)
+    assert named(g, *glow.glowing()) == {"Obj2": -1.0, "Obj5": 1.0, "Obj8": 1.0, "Obj9": 1.0}
+    assert glow.kinds(ids(g, "Obj2", "Obj8", "Obj3")).tolist() == [-1, 1, 0]
+    codes = glow.stamp_rows(ids(g, "Obj2", "Obj8", "Obj3"))[:, 1]
+    assert np.floor(codes).tolist() == [OWN, FOLLOWED, NONE]
+
+
+def test_two_changes_in_one_frame_both_glow_red():
+    g = tree10()
+    glow = Glow()
+    glow.record(touched(g, "Obj2", "Obj5"), g.parents(), DT)
+    assert glow.kinds(ids(g, "Obj2", "Obj5", "Obj8", "Obj9")).tolist() == [-1, -1, 1, 1]
+
+
+def test_lines_light_up_along_the_propagation_path_only():
+    g = tree10()
+    glow = Glow()
+    glow.record(touched(g, "Obj2"), g.parents(), DT)
+    children, strength = glow.links()
+    # Obj2 -> Obj5, Obj5 -> Obj8, Obj5 -> Obj9; not Obj1 -> Obj2 (Obj1 was not recomputed).
+    assert sorted(g.name_of(i) for i in children.tolist()) == ["Obj5", "Obj8", "Obj9"]
+    assert np.all(strength == 1.0)
+
+
+def test_glow_fades_with_the_clock_and_stays_while_it_stands():
+    g = tree10()
+    glow = Glow(fade=0.5)
+    glow.record(touched(g, "Obj4"), g.parents(), DT)
+    obj4, obj7 = ids(g, "Obj4", "Obj7")
+    stamps = glow.stamp_rows([obj4, obj7]).copy()
+    for _ in range(15):  # a quarter second: half way
+        glow.record(g.update(), g.parents(), DT)
+    assert glow.signed([obj4]) == pytest.approx([-0.5], abs=1e-5)
+    glow.record(g.update(), g.parents(), 0.0)  # paused (a step of no time): no change
+    assert glow.signed([obj4]) == pytest.approx([-0.5], abs=1e-5)
+    assert (glow.stamp_rows([obj4, obj7]) == stamps).all()  # the GPU's copy is still good
+    for _ in range(15):
+        glow.record(g.update(), g.parents(), DT)
+    assert glow.signed([obj4, obj7]).tolist() == [0.0, 0.0]
+    assert glow.glowing()[0].size == 0 and glow.links()[0].size == 0
+
+
+def test_fade_is_adjustable_and_a_new_change_relights():
+    g = tree10()
+    glow = Glow(fade=2.0)
+    glow.record(touched(g, "Obj3"), g.parents(), DT)
+    for _ in range(60):
+        glow.record(g.update(), g.parents(), DT)
+    assert glow.signed(ids(g, "Obj3")) == pytest.approx([-0.5], abs=1e-5)
+    glow.record(touched(g, "Obj6"), g.parents(), DT)  # Obj6 changed itself: red, full
+    assert glow.signed(ids(g, "Obj6")).tolist() == [-1.0]
+    assert glow.kinds(ids(g, "Obj3")).tolist() == [-1]  # still fading from its own change
+    glow.fade = 0.0  # a glow lasts one frame
+    assert named(g, *glow.glowing()) == {"Obj6": -1.0, "Obj10": 1.0}
+    glow.record(g.update(), g.parents(), DT)
+    assert glow.glowing()[0].size == 0
+
+
+def test_a_frame_without_change_lights_nothing():
+    g = tree10()
+    glow = Glow()
+    glow.record(g.update(), g.parents(), DT)
+    assert glow.glowing()[0].size == 0 and (glow.stamp_rows(ids(g, "Obj1"))[:, 1] == 0).all()
+
+
+def test_a_picked_frame_shows_at_full_strength_until_let_go():
+    g = tree10()
+    glow = Glow(fade=0.5)
+    picked = touched(g, "Obj5")
+    glow.record(picked, g.parents(), DT)
+    glow.record(touched(g, "Obj4"), g.parents(), DT)
+    for _ in range(60):  # long faded
+        glow.record(g.update(), g.parents(), DT)
+    glow.set_still(picked, g.parents())
+    assert glow.kinds(ids(g, "Obj5", "Obj8", "Obj2", "Obj4")).tolist() == [-1, 1, 0, 0]
+    codes = np.floor(glow.stamp_rows(ids(g, "Obj5", "Obj8", "Obj4"))[:, 1]).tolist()
+    assert codes == [STILL_OWN, STILL_FOLLOWED, NONE]
+    assert sorted(g.name_of(i) for i in glow.links()[0].tolist()) == ["Obj8", "Obj9"]
+    glow.set_still(None, g.parents())
+    assert glow.glowing()[0].size == 0
+
+
+def test_steady_motion_is_hot_a_one_off_cools_off_and_heat_needs_no_rewrite():
+    glow = Glow()
+    parents = np.full(6, -1)
+    glow.record(FakeReport([0, 5]), parents, DT)  # node 5 once, node 0 every frame
+    assert glow.heat([0, 5]).tolist() == pytest.approx([1.0, 1.0])  # of the time so far
+    for _ in range(119):
+        glow.record(FakeReport([0]), parents, DT)
+    hot, cooled = glow.heat([0, 5])
+    assert hot == pytest.approx(1.0) and cooled < 0.02
+    stamp5 = glow.stamp_rows([5]).copy()
+    for frame in range(600):  # ten seconds: half the frames recompute node 1
+        glow.record(FakeReport([0, 1] if frame % 2 else [0]), parents, DT)
+    assert glow.heat([0, 1]).tolist() == pytest.approx([1.0, 0.5], abs=0.02)
+    assert glow.heat([5])[0] < 1e-3 and (glow.stamp_rows([5]) == stamp5).all()
+
+
+def test_ids_beyond_the_arrays_grow_them():
+    glow = Glow()
+    glow.record(FakeReport([1000]), np.full(1001, -1), DT)
+    assert glow.glowing()[0].tolist() == [1000]
+    assert glow.kinds([5000]).tolist() == [0]
+
+
+def test_a_node_lit_without_a_report_glows_red_with_no_line():
+    g = tree10()
+    glow = Glow()
+    glow.record(touched(g, "Obj3"), g.parents(), DT)  # Obj3 red, Obj6 and Obj10 orange
+    glow.light(ids(g, "Obj6", "Obj4"))  # e.g. their morph weights changed this frame
+    assert named(g, *glow.glowing()) == {"Obj3": -1.0, "Obj6": -1.0, "Obj10": 1.0, "Obj4": -1.0}
+    assert sorted(g.name_of(i) for i in glow.links()[0].tolist()) == ["Obj10", "Obj6"]
+    assert np.floor(glow.stamp_rows(ids(g, "Obj4"))[:, 1]).tolist() == [OWN]

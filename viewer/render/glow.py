@@ -1,0 +1,277 @@
+"""The glow's one owner: when each node was last recomputed, and why (numpy only, no GL).
+
+Each frame report stamps the nodes it recomputed with the simulation time and the reason:
+its own value changed (a local recomputation: red) or it followed a change above it
+(world only: orange). Those stamps go to the GPU with the node's world matrix, in the
+same range writes (`Instances.sync`), and the vertex shader turns them into a glow that
+fades linearly over `fade` seconds of the current time (`u_time`), the way pygfx keeps a
+`last_modified` stamp per object instead of pushing values every frame. So a frame that
+recomputes nothing writes nothing, fading glows included; while the simulation is paused
+the time stands still and the glow stays.
+
+The same stamps answer the CPU's questions at the same time: the names' colours, the joint
+markers (`joints.py`) and the lit parent -> child lines (`ribbons.py`), which are drawn
+from what is glowing now. The line from a parent to a child is lit when both were
+recomputed in the same frame (that line is on the path the change travelled) and fades
+like a node.
+
+The heat view reads the same stamp: each recomputation adds to an exponentially weighted
+share of recent time (`HEAT_SECONDS`) that is stored at the stamp's time and decays in the
+shader, so heat too needs no writes between recomputations. A frame picked on the timeline
+(`set_still`) shows one report at full strength until it is let go.
+
+`STAMP_FORMAT` is the per-instance layout: (time, code), code = reason + heat in [0, 1).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+#: Seconds a glow takes to fade out (adjustable in the panel).
+DEFAULT_FADE = 0.5
+#: Strengths below this count as 0 (a linear fade may stop just above 0 in float steps).
+EPSILON = 1e-4
+#: Time constant (seconds) of the heat's exponential weighting of recent frames.
+HEAT_SECONDS = 1.0
+#: Bytes per instance of the stamp, and its moderngl format (2 float32: time, code).
+STAMP_BYTES = 8
+STAMP_FORMAT = "2f/i"
+#: Reasons (the integer part of the stamp's code; the shader uses the same numbers).
+NONE, OWN, FOLLOWED, STILL_OWN, STILL_FOLLOWED = 0, 1, 2, 3, 4
+#: The heat stored in the code's fraction stays below 1 so the reason survives.
+_HEAT_MAX = 0.999
+
+_EMPTY_IDS = np.zeros(0, dtype=np.int64)
+_EMPTY_VALUES = np.zeros(0, dtype=np.float32)
+
+
+class Glow:
+    """Recomputation stamps per node id, and the glow they show at the current time.
+
+    Parameters
+    ----------
+    fade : float
+        Seconds from full strength to none; 0 or less: a glow lasts exactly one frame.
+    """
+
+    def __init__(self, fade: float = DEFAULT_FADE):
+        self.fade = float(fade)
+        #: Simulation seconds so far (the sum of the recorded frames' `dt`).
+        self.now = 0.0
+        #: Frames recorded so far.
+        self.frames = 0
+        self.time = np.full(0, -np.inf)  # by id: time of the last recomputation
+        self.own = np.zeros(0, dtype=bool)  # by id: that recomputation was its own change
+        self.frame_of = np.zeros(0, dtype=np.int64)  # by id: frame of it (0: never)
+        self.link_time = np.full(0, -np.inf)  # by child id: both ends recomputed together
+        self.link_frame = np.zeros(0, dtype=np.int64)  # by child id: the frame of it
+        self.heat_at = np.zeros(0)  # by id: the heat at `time`
+        # Recent frames' (time, frame, lit node ids, lit line child ids): what may still
+        # glow, so that "what glows now" costs the recent work, not the graph's size.
+        self._recent: deque[tuple[float, int, np.ndarray, np.ndarray]] = deque()
+        self._still: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    # -- recording ---------------------------------------------------------------------
+    def _grow(self, n: int) -> None:
+        if n <= len(self.time):
+            return
+        size = max(n, 2 * len(self.time))
+        fills = {"time": -np.inf, "link_time": -np.inf}
+        for name in ("time", "own", "frame_of", "link_time", "link_frame", "heat_at"):
+            old = getattr(self, name)
+            new = np.full(size, fills.get(name, 0), dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def record(self, report, parents: np.ndarray, dt: float) -> None:
+        """Let `dt` seconds pass, then stamp what `report` recomputed with the new time.
+
+        `parents` is the graph's parent id per node id (``graph.parents()``).
+        """
+        self.frames += 1
+        dt = max(float(dt), 0.0)
+        self.now += dt
+        world = np.asarray(report.world_updated, dtype=np.int64)
+        local = np.asarray(report.local_updated, dtype=np.int64)
+        self._grow(len(parents))
+        if world.size:  # heat: decay to now, then this frame's share of recent time
+            decay = np.exp(-(self.now - self.time[world]) / HEAT_SECONDS)
+            self.heat_at[world] = self.heat_at[world] * decay + -np.expm1(-dt / HEAT_SECONDS)
+        for ids, own in ((world, False), (local, True)):
+            self.time[ids] = self.now
+            self.own[ids] = own
+            self.frame_of[ids] = self.frames
+        par = np.asarray(parents, dtype=np.int64)[world]
+        has_parent = par >= 0
+        lines = world[has_parent][self.frame_of[par[has_parent]] == self.frames]
+        self.link_time[lines] = self.now
+        self.link_frame[lines] = self.frames
+        if world.size or local.size:
+            lit = world
+            if local.size:  # locals read without a world recomputation, once each
+                in_world = np.zeros(len(self.time), dtype=bool)
+                in_world[world] = True
+                lit = np.concatenate([world, local[~in_world[local]]])
+            self._recent.append((self.now, self.frames, lit, lines))
+        self._forget_old()
+
+    def light(self, ids: np.ndarray) -> None:
+        """Stamp nodes `ids` as changed in their own values (red) in the frame just
+        recorded, with no line: a change that moved no matrix (morph weights, say)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if ids.size == 0:
+            return
+        self._grow(int(ids.max()) + 1)
+        fresh = self.frame_of[ids] != self.frames  # not yet stamped in this frame
+        decay = np.exp(-(self.now - self.time[ids[fresh]]) / HEAT_SECONDS)
+        self.heat_at[ids[fresh]] *= decay  # the heat counts matrix recomputations only
+        self.time[ids] = self.now
+        self.own[ids] = True
+        self.frame_of[ids] = self.frames
+        self._recent.append((self.now, self.frames, ids, _EMPTY_IDS))
+
+    def _forget_old(self) -> None:
+        while self._recent and self._strength_at(self._recent[0][0]) == 0.0:
+            self._recent.popleft()
+
+    def _strength_at(self, t: float) -> float:
+        return float(self.strength_of_times(np.array([t]))[0])
+
+    def strength_of_times(self, times: np.ndarray) -> np.ndarray:
+        """Glow strength now, in [0, 1], of stamps `times` (the shader's formula)."""
+        age = np.maximum(self.now - np.asarray(times, dtype=np.float64), 0.0)
+        if self.fade <= 0:
+            s = (age == 0).astype(np.float64)
+        else:
+            s = np.clip(1.0 - age / self.fade, 0.0, 1.0)
+        s[s < EPSILON] = 0.0
+        return s
+
+    def set_still(self, report, parents: np.ndarray) -> None:
+        """Show `report` (a frame picked on the timeline) at full strength; None: live."""
+        if report is None:
+            self._still = None
+            return
+        world = np.asarray(report.world_updated, dtype=np.int64)
+        local = np.asarray(report.local_updated, dtype=np.int64)
+        self._grow(len(parents))
+        in_frame = np.zeros(len(self.time), dtype=bool)
+        in_frame[world] = True
+        par = np.asarray(parents, dtype=np.int64)[world]
+        has_parent = par >= 0
+        lines = world[has_parent][in_frame[par[has_parent]]]
+        self._still = (world, local, lines)
+
+    @property
+    def still(self) -> bool:
+        """A picked frame is on show."""
+        return self._still is not None
+
+    # -- what the GPU holds ------------------------------------------------------------
+    def stamp_rows(self, ids: np.ndarray) -> np.ndarray:
+        """[k, 2] float32 stamps of node `ids`: (time, reason + heat) (`STAMP_FORMAT`)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        self._grow(int(ids.max()) + 1 if ids.size else 0)
+        reason = np.where(self.own[ids], OWN, FOLLOWED)
+        reason[self.frame_of[ids] == 0] = NONE
+        if self._still is not None:
+            reason[:] = NONE
+            world, local, _ = self._still
+            mark = np.zeros(len(self.time), dtype=np.int64)
+            mark[world] = STILL_FOLLOWED
+            mark[local] = STILL_OWN
+            reason = mark[ids]
+        rows = np.empty((ids.size, 2), dtype=np.float32)
+        rows[:, 0] = np.maximum(self.time[ids], -3.0e38)
+        rows[:, 1] = reason + np.minimum(self.heat_at[ids], _HEAT_MAX)
+        return rows
+
+    def link_rows(self, ids: np.ndarray) -> np.ndarray:
+        """[k] float32: the time the line to each of node `ids` was last lit (both ends
+        recomputed in one frame); in a picked frame, far future for its lines."""
+        ids = np.asarray(ids, dtype=np.int64)
+        self._grow(int(ids.max()) + 1 if ids.size else 0)
+        if self._still is not None:
+            lit = np.zeros(len(self.time), dtype=bool)
+            lit[self._still[2]] = True
+            return np.where(lit[ids], 3.0e38, -3.0e38).astype(np.float32)
+        return np.maximum(self.link_time[ids], -3.0e38).astype(np.float32)
+
+    def uniforms(self) -> dict[str, float]:
+        """The shader's clock: ``u_time``, ``u_fade``, ``u_heat_seconds``, ``u_heat_norm``
+        (1 / the weight of all the time so far, as "the frames so far" at the start)."""
+        weight = -np.expm1(-self.now / HEAT_SECONDS)
+        return {
+            "u_time": float(np.float32(self.now)),
+            "u_fade": self.fade,
+            "u_heat_seconds": HEAT_SECONDS,
+            "u_heat_norm": 1.0 / weight if weight > 0 else 1.0,
+        }
+
+    # -- what the CPU draws and shows (the shader's formulas) ----------------------------
+    def signed(self, ids: np.ndarray) -> np.ndarray:
+        """Glow of node `ids` now, float32: -strength for red (own change), +strength for
+        orange (followed), 0 for none."""
+        ids = np.asarray(ids, dtype=np.int64)
+        self._grow(int(ids.max()) + 1 if ids.size else 0)
+        if self._still is not None:
+            world, local, _ = self._still
+            mark = np.zeros(len(self.time), dtype=np.float32)
+            mark[world] = 1.0
+            mark[local] = -1.0
+            return mark[ids]
+        s = self.strength_of_times(self.time[ids])
+        s[self.frame_of[ids] == 0] = 0.0
+        return np.where(self.own[ids], -s, s).astype(np.float32)
+
+    def kinds(self, ids: np.ndarray) -> np.ndarray:
+        """-1 red (own change), +1 orange (followed), 0 no glow, per node of `ids`."""
+        return np.sign(self.signed(ids)).astype(np.int64)
+
+    def kind_of(self, node_id: int) -> int:
+        return int(self.kinds(np.array([node_id]))[0])
+
+    def heat(self, ids: np.ndarray) -> np.ndarray:
+        """Heat of node `ids` now in [0, 1]: their share of recent time recomputed,
+        weighted to the recent (`HEAT_SECONDS`)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        self._grow(int(ids.max()) + 1 if ids.size else 0)
+        age = np.maximum(self.now - self.time[ids], 0.0)
+        h = self.heat_at[ids] * np.exp(-age / HEAT_SECONDS) * self.uniforms()["u_heat_norm"]
+        return np.clip(h, 0.0, 1.0)
+
+    def glowing(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids [k], signed strengths [k]) of the nodes glowing now (each once)."""
+        if self._still is not None:
+            world, local, _ = self._still
+            ids = np.concatenate([world, local])
+        else:
+            ids = self._latest(1)
+        if ids.size == 0:
+            return _EMPTY_IDS, _EMPTY_VALUES
+        values = self.signed(ids)
+        keep = values != 0
+        return ids[keep], values[keep]
+
+    def links(self) -> tuple[np.ndarray, np.ndarray]:
+        """(child ids [k], strengths [k] float32) of the lit parent -> child lines."""
+        if self._still is not None:
+            lines = self._still[2]
+            return lines, np.ones(lines.size, dtype=np.float32)
+        ids = self._latest(2)
+        if ids.size == 0:
+            return _EMPTY_IDS, _EMPTY_VALUES
+        s = self.strength_of_times(self.link_time[ids]).astype(np.float32)
+        keep = s > 0
+        return ids[keep], s[keep]
+
+    def _latest(self, column: int) -> np.ndarray:
+        """Ids of the recent frames' nodes (`column` 1) or lines (2) whose latest stamp is
+        that frame's: each id once, from its newest frame, without sorting."""
+        self._forget_old()
+        stamp = self.frame_of if column == 1 else self.link_frame
+        found = [entry[column + 1] for entry in self._recent]
+        found = [ids[stamp[ids] == entry[1]] for ids, entry in zip(found, self._recent)]
+        return np.concatenate(found) if found else _EMPTY_IDS
