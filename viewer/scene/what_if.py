@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernel_set import current
 from .flags import NEW
+from .kernel_set import current
 
 __all__ = ["worlds_with"]
 
