@@ -123,7 +123,13 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         upload_ms = 1000.0 * (clock.perf_counter() - t0)
         if self.overlay is not None:
             self.overlay.frame_done(
-                frame.number, frame.report, frame.dt, frame.update_ms, upload_ms, sync_bytes
+                frame.number,
+                frame.report,
+                frame.dt,
+                frame.update_ms,
+                upload_ms,
+                sync_bytes,
+                frame.events,
             )
         self._phases.append(("upload", t0, clock.perf_counter()))
         return sync_bytes
@@ -136,6 +142,13 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         old.release()
         if self.overlay is not None:
             self.overlay.reset(self.renderer)
+
+    def restart(self) -> None:
+        """Key 0: the scene from frame 0 again (`Session.restart`), the overlay's history
+        and totals afresh."""
+        self.renderer.sync(self.session.restart())
+        if self.overlay is not None:
+            self.overlay.restart()
 
     def replace_scene(self, scene) -> None:
         """Show `scene` instead of the current one, keeping the camera and view toggles."""

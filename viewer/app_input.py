@@ -24,7 +24,9 @@ def _key_names(keys) -> dict:
         keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
-        keys.P: "P", keys.ESCAPE: "Esc",
+        keys.P: "P", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1",
+        # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
+        keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
 
 
@@ -79,6 +81,14 @@ class InputHandlers:
             session.touch_selected()
         elif name == "M":
             session.switch_collision_mode()
+        elif name == "0":
+            self.restart()
+        elif name == "A":
+            self.renderer.show_axes = not self.renderer.show_axes
+        elif self.overlay is not None and name in ("?", "F1"):
+            self.overlay.toggle_help()
+        elif self.overlay is not None and name in ("[", "]"):
+            self.overlay.jump_to_event(-1 if name == "[" else 1)
         elif self.overlay is not None and name == "Tab":
             self.overlay.visible = not self.overlay.visible
         elif self.overlay is not None and name == "N":

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+import numpy as np
+
 from viewer.animation import AnimationPlayer, apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
@@ -57,6 +59,9 @@ class Frame:
     phases: list[tuple[str, float, float]] = field(default_factory=list)
     #: Nodes whose base colour changes with this frame (the collision demo's overlap red).
     recolor: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    #: What the user or the scene's script did in this frame: (kind, what) pairs, kind
+    #: "touch", "edit" or "clip" (the overlay's timeline marks them).
+    events: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Session:
@@ -115,7 +120,10 @@ class Session:
         #: Called as ``callback(graph, frame, t)`` in every simulated frame, before the
         #: update (see the module notes); an exception stops the frame and propagates.
         self.frame_callbacks: list[Callable[[object, int, float], None]] = []
+        #: Events since the last frame, handed on with the next one (`Frame.events`).
+        self._events: list[tuple[str, str]] = []
         self._use(scene, layout=layout)
+        self._start_pose = self._pose()
 
     def _use(self, scene: Scene, *, layout: bool = True) -> None:
         if layout:
@@ -162,9 +170,11 @@ class Session:
         self.frame += 1
         scene, graph = self.scene, self.graph
         t0 = clock.perf_counter()
-        apply_events(scene, self.frame)
+        for event in apply_events(scene, self.frame):
+            self._note("touch" if event.touch else "edit", event.node)
         for name in self.touches.get(self.frame, ()):
             graph.touch(graph[name])
+            self._note("touch", name)
         if self.motion_on:
             self._moving_frames += 1
             if self.fixed_step is not None:  # exact multiples: no summed rounding
@@ -189,7 +199,12 @@ class Session:
         if self.log:
             self._print_log(report)
         recolor = self._test_collision()
-        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
+        events, self._events = self._events, []
+        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor, events)
+
+    def _note(self, kind: str, what: str) -> None:
+        """Remember an event for the next frame's `Frame.events`."""
+        self._events.append((kind, printable(what)))
 
     def _print_log(self, report: FrameReport) -> None:
         lines = report.log_lines()
@@ -207,8 +222,10 @@ class Session:
                 demo.move_disk(dx, dy)
             if "turn" in actions:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
+            self._note("edit", "collision demo")
         elif self.selected is not None:
             apply_held(self.graph.node(self.selected), actions, self.reverse_turn)
+            self._note("edit", self.graph.name_of(self.selected))
 
     def _test_collision(self) -> dict[int, tuple[float, float, float]]:
         """After the update: disk against rectangle; both drawn red while they overlap."""
@@ -247,6 +264,7 @@ class Session:
     def replace_scene(self, scene: Scene) -> None:
         """Show `scene` instead (the clock, pause state and view toggles carry over)."""
         self._use(scene)
+        self._start_pose = self._pose()
 
     # -- actions: keys, panel buttons, scripts ------------------------------------------
     def select(self, node_id: int | None) -> None:
@@ -268,11 +286,13 @@ class Session:
     def touch_selected(self) -> None:
         if self.selected is not None:
             self.graph.touch(self.graph.node(self.selected))
+            self._note("touch", self.graph.name_of(self.selected))
 
     def pick_animation(self, choice: int | str | None) -> None:
         """Play the clip `choice` (index or name) from its start; None: animation off."""
         if self.animation is not None:
             self.animation.pick(choice)
+            self._note("clip", "off" if choice is None else str(choice))
             self._show_now()
 
     def toggle_animation(self) -> None:
@@ -294,6 +314,36 @@ class Session:
     def _show_now(self) -> None:
         """While paused, a picked or scrubbed pose shows through one stepped frame."""
         self.request_step()
+
+    # -- restart -------------------------------------------------------------------------
+    def _pose(self) -> tuple:
+        """The scene's starting point for `restart`: live ids, their local values, the
+        motions and the clip."""
+        ids = self.graph.alive_ids().copy()
+        pos, rot, scl = (a[ids].copy() for a in self.graph.local_values())
+        player = self.animation
+        return ids, pos, rot, scl, list(self.scene.motions), player and player.index
+
+    def restart(self) -> FrameReport:
+        """Back to frame 0: the local values, motions and clip the scene started with, the
+        clock at 0, so the scripted events and ``--touch`` touches play again. Returns the
+        layout update that puts the nodes back (not a frame; a renderer uploads its
+        executed nodes). Nodes added since the start stay where they are."""
+        ids, pos, rot, scl, motions, clip = self._start_pose
+        keep = np.isin(ids, self.graph.alive_ids())  # nodes removed since are skipped
+        if keep.any():
+            self.graph.set_locals(ids[keep], positions=pos[keep], rotations=rot[keep],
+                                  scales=scl[keep])  # fmt: skip
+        self.scene.motions = motions
+        if self.collision is not None:
+            self.collision.reset()
+        if clip is not None:
+            self.animation.pick(clip)
+        self.frame, self.time, self._moving_frames = 0, 0.0, 0
+        self._events, self._step_requested = [], False
+        self.held.clear()
+        self.last_report = self.collision_reading = None
+        return self.graph.update()
 
     def switch_collision_mode(self) -> None:
         """M in the collision demo: the rectangle oscillates or revolves."""

@@ -21,6 +21,7 @@ class Colors:
     text: tuple = (0.92, 0.93, 0.96, 1.0)
     dim: tuple = (0.62, 0.64, 0.70, 1.0)
     note: tuple = (1.0, 0.9, 0.45, 1.0)
+    clip: tuple = (0.55, 0.85, 0.55, 1.0)  # a clip change's mark on the timeline
 
 
 COLORS = Colors()
@@ -37,9 +38,19 @@ def u32(c) -> int:
 def key_value_table(
     table_id: str, rows: Iterable[tuple[str, str]], *, key_color=COLORS.dim, wrap: bool = False
 ) -> None:
-    """Two columns: a dimmed label, then its value (wrapped when `wrap`)."""
-    if not imgui.begin_table(table_id, 2, imgui.TableFlags_.sizing_fixed_fit):
+    """Two columns: a dimmed label, then its value (wrapped when `wrap`).
+
+    Wrapped values need a column whose width does not come from its content: a column
+    that fits its content measures wrapped text at the width it had, which starts at
+    nothing, so the text wraps after every letter and the column stays one letter wide.
+    So with `wrap` the value column stretches over the room the label column leaves.
+    """
+    flags = imgui.TableFlags_.sizing_fixed_fit
+    if not imgui.begin_table(table_id, 2, flags):
         return
+    if wrap:
+        imgui.table_setup_column("key", imgui.TableColumnFlags_.width_fixed)
+        imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     for label, value in rows:
         imgui.table_next_row()
         imgui.table_next_column()
