@@ -28,8 +28,11 @@ from .stats import FrameStats
 
 #: Frames kept for the timeline: a few minutes at 60 frames per second.
 DEFAULT_CAPACITY = 10_000
-#: Ids kept over all stored reports (8 bytes each, four arrays per report).
+#: Ids kept over all stored reports (8 bytes each, four arrays per report; see
+#: `REPORT_COST`).
 DEFAULT_ID_BUDGET = 4_000_000
+#: What one report costs against the budget beyond its ids (its object, in ids' bytes).
+REPORT_COST = 32
 #: Log lines kept per frame; a bigger frame's block ends with a line saying how many more.
 BLOCK_LINES = 500
 
@@ -110,7 +113,9 @@ def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
 
 
 def _ids_of(report) -> int:
-    return int(
+    """A report's weight against the budget: its ids, plus `REPORT_COST` for the object
+    itself (a frame that recomputed nothing still costs its report)."""
+    return REPORT_COST + int(
         report.local_updated.size + report.world_updated.size
         + report.cause.size + report.executed.size
     )  # fmt: skip
