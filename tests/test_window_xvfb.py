@@ -311,3 +311,54 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
             proc.kill()
             proc.wait()
         reader.join(timeout=5)
+
+
+def test_help_opens_on_f1_and_question_mark_and_reads_in_rows(display, tmp_path):
+    """The start hint names the help key; F1 opens a window of the keys whose text runs in
+    rows across it (not one letter per line); ? closes it, and the picture is back."""
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(SCENE), "--size", f"{W}x{H}", "--still"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        start = _wait_for(
+            lambda: (lambda i: i if _near(i, TEAL).sum() > 100 else None)(_grab(display)),
+            30, "the scene to be drawn",
+        )  # fmt: skip
+        # The hint: a line of yellow text at the bottom middle.
+        hint = _near(start[H - 40 :, VIEW], (255, 230, 115), cos_min=0.99)
+        assert hint.sum() > 50, "no start hint"
+
+        def text_rows(img) -> list[int]:
+            """Widths of the rows of light text in the middle of the picture."""
+            light = img[40 : H - 40, 120 : W - 120].min(axis=2) > 170
+            rows = np.flatnonzero(light.any(axis=1))
+            lines = np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1)
+            return [int(np.ptp(np.flatnonzero(light[line].any(axis=0)))) for line in lines]
+
+        closed = text_rows(start)
+        _x(display, "xdotool", "key", "--window", wid, "F1")
+
+        def help_shown():
+            img = _grab(display)
+            rows = text_rows(img)
+            return img if len(rows) >= 10 and np.median(rows) > 150 else None
+
+        # Lines of text as wide as a sentence, ten or more of them (one letter per line
+        # would give many rows a few pixels wide).
+        shown = _wait_for(help_shown, 10, "the help window, in rows of text")
+        from PIL import Image
+
+        Image.fromarray(shown).save(tmp_path / "help.png")
+        _x(display, "xdotool", "key", "--window", wid, "question")
+        _wait_for(lambda: len(text_rows(_grab(display))) <= len(closed) + 1, 10,
+                  "? to close the help")  # fmt: skip
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -14,6 +14,9 @@ from viewer.io.ranges import WORLD_REACH
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
+#: pyglet's key symbol for "?" (``pyglet.window.key.QUESTION``, the character's code), which
+#: moderngl-window's key table does not name; where "?" is Shift+/ some systems send this.
+QUESTION_SYMBOL = ord("?")
 #: The movement keys, held down for as many frames as they are held: key -> action.
 HELD = {"H": "left", "J": "down", "K": "up", "L": "right", "R": "turn", "Shift+R": "turn"}
 
@@ -39,7 +42,7 @@ class InputHandlers:
             self.overlay.forward("key_event", key, action, modifiers)
             if self.overlay.wants_keyboard:
                 return
-        name = _key_names(keys).get(key)
+        name = "?" if key == QUESTION_SYMBOL else _key_names(keys).get(key)
         if name is None:
             return
         if name == "R" and modifiers.shift:

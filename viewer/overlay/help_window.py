@@ -21,6 +21,7 @@ def draw(key_help, width: float, height: float) -> bool:
     imgui.set_next_window_pos(imgui.ImVec2(x, y))
     imgui.set_next_window_size(imgui.ImVec2(w, h))
     imgui.set_next_window_focus()
+    imgui.set_next_window_bg_alpha(0.97)  # the panels behind would blur the letters
     flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize
     flags |= imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
     opened, still_open = imgui.begin("Help   (? or F1 closes)", True, flags)
