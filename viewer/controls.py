@@ -42,7 +42,7 @@ KEY_HELP = (
     ("G", "show / hide the ground grid"),
     ("N", "show / hide the node names"),
     ("B", "show / hide the parent-child lines"),
-    ("A", "show / hide the world axes (X red, Y green, Z blue, dashed)"),
+    ("A", "show / hide the world axes: a dashed tripod beside the scene (X pink, Y green, Z blue)"),
     ("F", "frame the whole scene"),
     ("Home", "reset the camera"),
     ("O", "switch between perspective and orthographic projection"),
