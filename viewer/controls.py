@@ -86,6 +86,10 @@ class HeldKeys:
     def release(self, action: str) -> None:
         self.down.discard(action)
 
+    def active(self) -> bool:
+        """Whether the next `take` has anything: a key held, or pressed since."""
+        return bool(self.down or self._tapped)
+
     def take(self) -> set[str]:
         """The actions for this frame: held now, or pressed since the last frame."""
         active = self.down | self._tapped

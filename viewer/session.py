@@ -26,8 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import numpy as np
-
 from viewer.animation import AnimationPlayer, apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
@@ -102,6 +100,10 @@ class Session:
         # Made first: a save during the rest of the set-up must count as a change.
         self.watcher: SceneWatcher | None = watch_scene(scene, **(load_limits or {}))
         self.touches = dict(touches or {})
+        #: Events since the last frame, handed on with the next one (`Frame.events`).
+        self._events: list[tuple[str, str]] = []
+        #: The scene whose start `_start_pose` holds (`restart` goes back to it).
+        self._posed_scene: Scene | None = None
         self.fixed_step = fixed_step
         self.log = log
         self._out, self._err = out, err
@@ -120,10 +122,7 @@ class Session:
         #: Called as ``callback(graph, frame, t)`` in every simulated frame, before the
         #: update (see the module notes); an exception stops the frame and propagates.
         self.frame_callbacks: list[Callable[[object, int, float], None]] = []
-        #: Events since the last frame, handed on with the next one (`Frame.events`).
-        self._events: list[tuple[str, str]] = []
         self._use(scene, layout=layout)
-        self._start_pose = self._pose()
 
     def _use(self, scene: Scene, *, layout: bool = True) -> None:
         if layout:
@@ -159,22 +158,44 @@ class Session:
     def advance(self, dt: float) -> Frame | None:
         """Once per redraw: simulate a frame unless paused (a requested step runs one)."""
         if not self.paused:
-            return self.step(dt)
+            return self._step_with_events(dt)
         if self._step_requested:
             self._step_requested = False
-            return self.step(self.fixed_step or dt)
+            return self._step_with_events(self.fixed_step or dt)
         return None
+
+    def _step_with_events(self, dt: float) -> Frame:
+        """`step`, with the frame's events (`Frame.events`): the scripted events and
+        ``--touch`` touches of the frame, the held keys' edit, and the touches and clip
+        changes asked for since the last frame."""
+        if self._posed_scene is not self.scene:  # the first frame of a scene: its start
+            self._start_pose, self._posed_scene = self._pose(), self.scene
+        held = self.held.active()
+        number = self.frame + 1
+        for event in self.scene.events:
+            if event.frame == number and event.node in self.graph:
+                self._note("touch" if event.touch else "edit", event.node)
+        for name in self.touches.get(number, ()):
+            self._note("touch", name)
+        if held and (self.collision is not None or self.selected is not None):
+            what = "collision demo" if self.collision is not None else None
+            self._note("edit", what or self.graph.name_of(self.selected))
+        frame = self.step(dt)
+        frame.events, self._events = self._events, []
+        return frame
+
+    def _note(self, kind: str, what: str) -> None:
+        """Remember an event for the next frame's `Frame.events`."""
+        self._events.append((kind, printable(what)))
 
     def step(self, dt: float) -> Frame:
         """Simulate one frame of `dt` seconds (see the module notes for the order)."""
         self.frame += 1
         scene, graph = self.scene, self.graph
         t0 = clock.perf_counter()
-        for event in apply_events(scene, self.frame):
-            self._note("touch" if event.touch else "edit", event.node)
+        apply_events(scene, self.frame)
         for name in self.touches.get(self.frame, ()):
             graph.touch(graph[name])
-            self._note("touch", name)
         if self.motion_on:
             self._moving_frames += 1
             if self.fixed_step is not None:  # exact multiples: no summed rounding
@@ -199,12 +220,7 @@ class Session:
         if self.log:
             self._print_log(report)
         recolor = self._test_collision()
-        events, self._events = self._events, []
-        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor, events)
-
-    def _note(self, kind: str, what: str) -> None:
-        """Remember an event for the next frame's `Frame.events`."""
-        self._events.append((kind, printable(what)))
+        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
 
     def _print_log(self, report: FrameReport) -> None:
         lines = report.log_lines()
@@ -222,10 +238,8 @@ class Session:
                 demo.move_disk(dx, dy)
             if "turn" in actions:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
-            self._note("edit", "collision demo")
         elif self.selected is not None:
             apply_held(self.graph.node(self.selected), actions, self.reverse_turn)
-            self._note("edit", self.graph.name_of(self.selected))
 
     def _test_collision(self) -> dict[int, tuple[float, float, float]]:
         """After the update: disk against rectangle; both drawn red while they overlap."""
@@ -264,7 +278,6 @@ class Session:
     def replace_scene(self, scene: Scene) -> None:
         """Show `scene` instead (the clock, pause state and view toggles carry over)."""
         self._use(scene)
-        self._start_pose = self._pose()
 
     # -- actions: keys, panel buttons, scripts ------------------------------------------
     def select(self, node_id: int | None) -> None:
@@ -329,9 +342,12 @@ class Session:
         clock at 0, so the scripted events and ``--touch`` touches play again. Returns the
         layout update that puts the nodes back (not a frame; a renderer uploads its
         executed nodes). Nodes added since the start stay where they are."""
+        if self._posed_scene is not self.scene:  # no frame yet: nothing to go back to
+            return self.graph.update()
         ids, pos, rot, scl, motions, clip = self._start_pose
-        keep = np.isin(ids, self.graph.alive_ids())  # nodes removed since are skipped
-        if keep.any():
+        alive = set(self.graph.alive_ids().tolist())
+        keep = [k for k, i in enumerate(ids.tolist()) if i in alive]  # removed: skipped
+        if keep:
             self.graph.set_locals(ids[keep], positions=pos[keep], rotations=rot[keep],
                                   scales=scl[keep])  # fmt: skip
         self.scene.motions = motions
