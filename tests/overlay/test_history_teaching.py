@@ -69,7 +69,7 @@ def test_the_timeline_jumps_to_a_touch_a_thousand_frames_back(drive):
     d.press("T")  # touches Obj2 in the next frame
     d.frame()
     touch = session.frame
-    d.frame(1_000)
+    d.run(1_000)
     assert session.frame == touch + 1_000 and len(ov.history) == touch + 1_000
     d.press("LEFT_BRACKET")  # [: the event before the frame shown (live: the latest)
     assert ov.pinned == touch
@@ -89,7 +89,7 @@ def test_totals_are_the_sums_of_the_frames_reports(drive):
     d = drive(tree10(events=True))
     reports = []
     for _ in range(150):
-        d.frame()
+        d.run(1)
         reports.append(d.app.session.last_report)
     totals = d.app.overlay.history.totals
     assert totals.frames == 150
@@ -113,7 +113,7 @@ def test_restart_replays_the_scripted_events_from_frame_zero(drive):
     def run() -> tuple:
         logs, worlds = {}, []
         for _ in range(310):
-            d.frame()
+            d.run(1)
             logs[session.frame] = session.last_report.log_lines()
             worlds.append(session.graph.world_matrices().copy())
         marks = ov.history.event_frames().tolist()
@@ -125,7 +125,7 @@ def test_restart_replays_the_scripted_events_from_frame_zero(drive):
     assert first[3][-1] == (("touch", "Obj2"), ("touch", "Obj5"))
     session.select(session.graph["Obj4"].id)
     d.press("H")  # an edit of the user's: moved away from the start pose
-    d.frame(5)
+    d.run(5)
     d.press("NUMBER_0")  # restart
     assert session.frame == 0 and len(ov.history) == 0
     again = run()
