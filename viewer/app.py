@@ -16,6 +16,7 @@ What the user does lives in the session (`viewer/session.py`); what is written o
 
 from __future__ import annotations
 
+import sys
 import time as clock
 
 import moderngl_window as mglw
@@ -26,11 +27,13 @@ from viewer.capture import Capture
 from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.io.ranges import camera_gap_reason
+from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
 from viewer.render.renderer import Renderer
 from viewer.run_options import RunOptions
 from viewer.session import Frame, Session
+from viewer.text import printable
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
 
@@ -61,6 +64,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         #: Redraws so far: the frame count of scripts and of `RunOptions.frames`.
         self.redraws = 0
         self.trace = TraceWriter(options.trace) if options.trace is not None else None
+        #: A long headless run's progress on a terminal.
+        self.progress = Progress(options.frames) if fixed and options.frames else None
         self.last_image: np.ndarray | None = None
         self._phases: list[tuple[str, float, float]] = []
         self.renderer = Renderer(self.ctx, scene)
@@ -99,7 +104,10 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         frame = session.advance(frame_time)
         sync_bytes = self._show(frame) if frame is not None else 0
         self.draw(frame_time, seen=self._frame_seen())
-        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size)
+        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size,
+                                 eventful=frame is not None and bool(frame.events))  # fmt: skip
+        if self.progress is not None:
+            self.progress.tick(self.redraws)
         if self.trace is not None:
             phases = (frame.phases if frame is not None else []) + self._phases
             self.trace.redraw(
@@ -225,8 +233,12 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
 
     def finish(self) -> None:
         """After the last frame: close the recording, write --dump-world and --trace."""
+        if self.progress is not None:
+            self.progress.close()
         if self.trace is not None:
             self.trace.close()
+            print(f"trace saved: {printable(self.options.trace, None)}",
+                  file=self.options.out or sys.stdout, flush=True)  # fmt: skip
         self.capture.finish(self.session.graph)
         if self.overlay is not None:
             self.overlay.release()  # its panel keeps what it showed last (tests read it)
