@@ -221,7 +221,8 @@ def test_subprocess_headless_run_and_no_display_message(tmp_path):
     done = _sgview(TREE10, "--headless", "--frames", "2", *SMALL, "--screenshot", "s.png",
                    cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "s.png").exists() and done.stderr == ""
+    # Done, it says where the picture went (on stderr: stdout is for --log).
+    assert (tmp_path / "s.png").exists() and done.stderr == "sgview: screenshot saved: s.png\n"
     done = _sgview(TREE10, env_drop=("DISPLAY", "WAYLAND_DISPLAY"))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "sgview" in done.stderr and "--headless" in done.stderr

@@ -16,14 +16,13 @@ What the user does lives in the session (`viewer/session.py`); what is written o
 
 from __future__ import annotations
 
-import sys
 import time as clock
 
 import moderngl_window as mglw
 import numpy as np
 
 from viewer.app_input import InputHandlers
-from viewer.capture import Capture
+from viewer.capture import Capture, say_saved
 from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.io.ranges import camera_gap_reason
@@ -33,7 +32,6 @@ from viewer.render.context import GL_VERSION
 from viewer.render.renderer import Renderer
 from viewer.run_options import RunOptions
 from viewer.session import Frame, Session
-from viewer.text import printable
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
 
@@ -237,8 +235,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
             self.progress.close()
         if self.trace is not None:
             self.trace.close()
-            print(f"trace saved: {printable(self.options.trace, None)}",
-                  file=self.options.out or sys.stdout, flush=True)  # fmt: skip
+            say_saved("trace", self.options.trace)
         self.capture.finish(self.session.graph)
         if self.overlay is not None:
             self.overlay.release()  # its panel keeps what it showed last (tests read it)

@@ -9,7 +9,8 @@ A GIF keeps every second frame (`viewer.render.offscreen`), but a frame in which
 something was touched or edited is the one a slide needs (its flags, its counters, the
 glow at full strength): such a frame that the GIF would skip takes the place of the next
 frame it keeps, so the GIF's timing stays as it was and the event is in it. Every file
-written is named on the output stream when it is done.
+the run was asked to write is named on stderr once written (a P key's screenshot on the
+output stream, as it comes).
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ class Capture:
             path = _next_free(Path.cwd(), "sgview-{:04d}.png")
             save_png(self.grab(fbo, size), path)
             self.shots_saved.append(path)
-            self._saved("screenshot", path)
+            print(f"screenshot saved: {printable(path, None)}", file=self._out or sys.stdout,
+                  flush=True)  # fmt: skip
 
     def _record(self, image: np.ndarray, eventful: bool) -> None:
         kept = self.recorder.frames % self._keep_every == 0  # this frame, by the count
@@ -110,8 +112,11 @@ class Capture:
             self._screenshot_done = True
             self._saved("screenshot", self.screenshot)
 
-    def _saved(self, what: str, path) -> None:
-        print(f"{what} saved: {printable(path, None)}", file=self._out or sys.stdout, flush=True)
+    @staticmethod
+    def _saved(what: str, path) -> None:
+        """A file the run asked for is written: say where, on stderr (stdout may be the
+        ``--log`` that a teacher compares with the textbook)."""
+        say_saved(what, path)
 
     def finish(self, graph) -> None:
         """After the last frame: close the recording, write `--dump-world`."""
@@ -126,6 +131,11 @@ class Capture:
         if self._resolve is not None:
             self._resolve.release()
             self._resolve = None
+
+
+def say_saved(what: str, path) -> None:
+    """``sgview: WHAT saved: PATH`` on stderr."""
+    print(f"sgview: {what} saved: {printable(path, None)}", file=sys.stderr, flush=True)
 
 
 def dump_world(graph, path) -> Path:
