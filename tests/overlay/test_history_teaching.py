@@ -157,3 +157,34 @@ def test_help_window_lists_the_keys_in_readable_rows(drive):
     # which window had the focus last).
     view = slice(240, 580)
     assert np.array_equal(d.frame()[30:, view], before[30:, view])
+
+
+def test_the_log_keeps_its_frames_through_a_long_quiet_spell(drive):
+    """After 400 frames that recompute nothing the log still shows the touch before them
+    (it said "no frame has recomputed anything yet" once 300 quiet frames had passed); a
+    history of quiet frames only says so."""
+    from viewer.overlay.frames_panel import quiet_log_text
+
+    d = drive(tree10(), still=True, touches={2: ["Obj4"]})
+    d.run(400)
+    d.frame()
+    blocks = d.app.overlay.panel.frames.log_blocks
+    assert [f for f, _ in blocks] == [2] and blocks[0][1][1] == "*Update Local : Obj4*"
+    quiet = History()
+    g = chain5()
+    for frame in range(1, 401):
+        report = g.update()
+        quiet.add(frame, report, FrameStats.of_report(frame, report))
+    assert quiet_log_text(quiet) == "frames 1 to 400 recomputed nothing"
+    assert quiet_log_text(History()) == "no frame yet"
+
+
+def test_times_are_a_row_each_so_big_numbers_fit():
+    from viewer.overlay.stats import Timings
+
+    t = Timings()
+    t.add_step(1234.5, 456.25)
+    t.add_draw(2345.0)
+    assert t.rows() == [
+        ("update (ms)", "1,234.50"), ("upload (ms)", "456.25"), ("draw (ms)", "2,345.00")
+    ]  # fmt: skip
