@@ -41,3 +41,8 @@ def test_the_tripod_is_dashed_muted_and_clear_of_the_scene(flat):
         for i, j in links:
             assert _segment_distance(a, b, nodes[i], nodes[j]) > 0.09 * size
         assert np.linalg.norm(nodes - a, axis=1).min() > 0.09 * size
+
+
+def test_an_empty_scene_still_gets_its_tripod_beside_the_origin():
+    positions, _ = axis_lines(np.zeros((0, 3)), 1.0, False)
+    assert np.isfinite(positions).all() and (positions[0, :2] < 0).all()  # its corner

@@ -65,6 +65,8 @@ def axis_lines(points, step: float, flat: bool) -> tuple[np.ndarray, np.ndarray]
     would show as a dot, so it is left out).
     """
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if not len(points):  # an empty scene: beside the origin
+        points = np.zeros((1, 3))
     lo, hi = points.min(axis=0), points.max(axis=0)
     margin = max(0.1 * float(np.max(hi - lo)), 0.25 * float(step))
     corner = np.array((lo[0] - margin, lo[1] - margin, 0.0 if flat else hi[2] + margin))
