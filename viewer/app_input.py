@@ -14,9 +14,10 @@ from viewer.io.ranges import WORLD_REACH
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
-#: pyglet's key symbol for "?" (``pyglet.window.key.QUESTION``, the character's code), which
-#: moderngl-window's key table does not name; where "?" is Shift+/ some systems send this.
-QUESTION_SYMBOL = ord("?")
+#: Keys by their character's code, which pyglet (and GLFW, for [ and ]) use as key
+#: symbols: moderngl-window's key table has no "?" (pyglet's QUESTION, sent where "?" is
+#: Shift+/ on some systems), and names pyglet's "{" and "}" as its brackets.
+CHARACTER_KEYS = {ord("?"): "?", ord("["): "[", ord("]"): "]"}
 #: The movement keys, held down for as many frames as they are held: key -> action.
 HELD = {"H": "left", "J": "down", "K": "up", "L": "right", "R": "turn", "Shift+R": "turn"}
 
@@ -42,7 +43,8 @@ class InputHandlers:
             self.overlay.forward("key_event", key, action, modifiers)
             if self.overlay.wants_keyboard:
                 return
-        name = "?" if key == QUESTION_SYMBOL else _key_names(keys).get(key)
+        name = CHARACTER_KEYS.get(key) if isinstance(key, int) else None
+        name = name or _key_names(keys).get(key)
         if name is None:
             return
         if name == "R" and modifiers.shift:
