@@ -188,3 +188,22 @@ def test_times_are_a_row_each_so_big_numbers_fit():
     assert t.rows() == [
         ("update (ms)", "1,234.50"), ("upload (ms)", "456.25"), ("draw (ms)", "2,345.00")
     ]  # fmt: skip
+
+
+def test_the_wheel_over_the_timeline_scrolls_it_back_and_live_returns(drive):
+    d = drive(tree10(), still=True)
+    d.run(500)
+    d.frame()
+    frames = d.app.overlay.panel.frames
+    x, y, w, h = frames.timeline_rect
+    latest_first = frames.timeline_first
+    distance = d.app.camera.distance
+    d.app.on_mouse_position_event(int(x + w / 2), int(y + h / 2), 0, 0)
+    d.frame()
+    d.app.on_mouse_scroll_event(0.0, 2.0)  # two notches back in time
+    d.frame(2)
+    assert frames.timeline_first < latest_first and frames.back > 0
+    assert d.app.camera.distance == distance  # the panel's wheel, not the view's zoom
+    frames._live()
+    d.frame()
+    assert frames.back == 0 and frames.timeline_first == latest_first + 4  # 4 frames on
