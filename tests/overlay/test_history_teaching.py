@@ -14,7 +14,7 @@ import numpy as np
 from overlay_helpers import chain5
 
 from viewer.io import load_scene
-from viewer.overlay.history import RECORD, History
+from viewer.overlay.history import RECORD, REPORT_COST, History
 from viewer.overlay.stats import FrameStats
 
 REPO = Path(__file__).resolve().parents[2]
@@ -45,7 +45,8 @@ def test_history_keeps_thousands_of_frames_in_bounded_memory():
     # of the touch frames kept first: only the latest frames' reports besides.
     assert h.records().nbytes == 5_000 * RECORD.itemsize < 600_000
     kept = [e.frame for e in h if e.report is not None]
-    assert 20 < len(kept) < 60 and all(f % 7 == 0 or f > 11_990 for f in kept)
+    assert 5 < len(kept) <= 2_000 // REPORT_COST
+    assert all(f % 7 == 0 or f > 11_990 for f in kept)
     # Totals count every frame since the start, also those the ring let go.
     assert (h.totals.frames, h.totals.products, h.totals.naive_products) == (
         12_000, products, naive,
@@ -59,6 +60,15 @@ def test_history_keeps_thousands_of_frames_in_bounded_memory():
     assert h.next_event(7_007, -1) is None and h.next_event(11_998, 1) is None
     h.reset_totals()
     assert h.totals.since is None and h.cumulative()[0].size == 0
+    # Without an event, only the latest frames keep their report.
+    h2 = History(plain_reports=50)
+    for frame in range(1, 301):
+        if frame == 100:
+            g.touch(g["Obj2"])
+        report = g.update()
+        events = [("touch", "Obj2")] if frame == 100 else []
+        h2.add(frame, report, FrameStats.of_report(frame, report), events)
+    assert [e.frame for e in h2 if e.report is not None] == [100, *range(251, 301)]
 
 
 def test_the_timeline_jumps_to_a_touch_a_thousand_frames_back(drive):

@@ -4,9 +4,10 @@ Every frame leaves one fixed-size record (its counters and which events happened
 touches, edits, reloads, clip changes) in a numpy ring of `capacity` frames, about a
 hundred bytes each, so ten thousand frames (nearly three minutes at 60 fps) cost about a
 megabyte. The frame's `FrameReport` (the ids it recomputed, which the tree's flags, the
-glow and the log are made from) is kept apart, under a budget of `id_budget` ids in all:
-beyond it the oldest reports go first, those of frames with an event last, so a touch
-long ago can still be shown whole. The log lines of a frame are made from its report
+glow and the log are made from) is kept apart: for the latest `plain_reports` frames,
+and for frames with an event, all under a budget of `id_budget` ids: beyond it the
+oldest reports go first, those of frames with an event last, so a touch long ago can
+still be shown whole. The log lines of a frame are made from its report
 when first asked for.
 
 Running totals (products done, naive products, saved) count every frame since the last
@@ -31,8 +32,12 @@ DEFAULT_CAPACITY = 10_000
 #: Ids kept over all stored reports (8 bytes each, four arrays per report; see
 #: `REPORT_COST`).
 DEFAULT_ID_BUDGET = 4_000_000
-#: What one report costs against the budget beyond its ids (its object, in ids' bytes).
-REPORT_COST = 32
+#: What one report costs against the budget beyond its ids: its object and its four
+#: arrays' headers, about a kilobyte, in ids of 8 bytes.
+REPORT_COST = 128
+#: Reports kept of frames without an event: the latest ten seconds at 60 frames/s (older
+#: frames keep their record; those with an event keep their report within the budget).
+PLAIN_REPORTS = 600
 #: Log lines kept per frame; a bigger frame's block ends with a line saying how many more.
 BLOCK_LINES = 500
 
@@ -124,9 +129,15 @@ def _ids_of(report) -> int:
 class History:
     """The last `capacity` frames (oldest first; see the module notes)."""
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY, id_budget: int = DEFAULT_ID_BUDGET):
+    def __init__(
+        self,
+        capacity: int = DEFAULT_CAPACITY,
+        id_budget: int = DEFAULT_ID_BUDGET,
+        plain_reports: int = PLAIN_REPORTS,
+    ):
         self.capacity = int(capacity)
         self.id_budget = int(id_budget)
+        self.plain_reports = max(1, int(plain_reports))
         self._rec = np.zeros(self.capacity, dtype=RECORD)
         self.clear()
 
@@ -139,6 +150,7 @@ class History:
             self._len -= 1
         slot = (self._start + self._len) % self.capacity
         self._len += 1
+        self._records = None
         row = self._rec[slot : slot + 1]
         row["frame"] = frame
         for name in _INT_FIELDS:
@@ -168,6 +180,8 @@ class History:
     def _keep_report(self, frame: int, report, marked: bool) -> None:
         (self._marked if marked else self._plain)[frame] = report
         self._ids_held += _ids_of(report)
+        while len(self._plain) > self.plain_reports:
+            self._forget_report(next(iter(self._plain)))
         for pool in (self._plain, self._marked):  # plain frames' reports go first
             while self._ids_held > self.id_budget and pool:
                 old = next(iter(pool))
@@ -193,6 +207,7 @@ class History:
             return False
         last.stats.draw_ms = draw_ms
         self._rec[(self._start + self._len - 1) % self.capacity]["draw_ms"] = draw_ms
+        self._records = None
         return True
 
     # -- reading -------------------------------------------------------------------------
@@ -204,8 +219,12 @@ class History:
         return (self._start + np.arange(self._len)) % self.capacity
 
     def records(self) -> np.ndarray:
-        """The kept frames' records (`RECORD`), oldest first (a copy)."""
-        return self._rec[self._order()]
+        """The kept frames' records (`RECORD`), oldest first: a read-only copy, made
+        once per change (the panels read it several times a drawn frame)."""
+        if self._records is None:
+            self._records = self._rec[self._order()]
+            self._records.flags.writeable = False
+        return self._records
 
     def _entry(self, slot: int) -> Entry:
         rec = self._rec[slot]
@@ -341,6 +360,7 @@ class History:
     def clear(self) -> None:
         self._start = 0
         self._len = 0
+        self._records: np.ndarray | None = None
         self._plain: OrderedDict[int, object] = OrderedDict()
         self._marked: OrderedDict[int, object] = OrderedDict()
         self._logs: dict[int, list[str]] = {}
