@@ -1,6 +1,6 @@
 """Regenerate the pictures of docs/dirty-propagation.md and docs/viewer.md with sgview.
 
-    .venv/bin/python docs/make_images.py                  # writes docs/images/*.png
+    .venv/bin/python docs/make_images.py                  # writes docs/images/*.png, .gif
     .venv/bin/python docs/make_images.py --out /tmp/imgs --size 640x360
 
 Each picture is one headless `sgview` run of a bundled scene, replaying the touches its
@@ -42,6 +42,14 @@ STYLE_SHOTS = [
 ]
 
 
+#: The teaching GIF of docs/viewer.md: tree10, Obj2 touched at frame 10 (an even frame,
+#: which a GIF keeps all the same), with the flags, counters and totals: the command.
+TEACHING_GIF = (
+    "tree10-touch.gif",
+    ["tree10", "--headless", "--frames", "40", "--touch", "Obj2@10", "--size", "960x540"],
+)
+
+
 def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
     """Write every picture (and its .log) into `out`; return {name: log lines of the
     pictured frame}."""
@@ -75,6 +83,9 @@ def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
         ]  # fmt: skip
         if main(argv) != 0:
             raise SystemExit(f"sgview failed on {' '.join(argv)}")
+    name, argv = TEACHING_GIF
+    if main([*argv, "--record", str(out / name)]) != 0:
+        raise SystemExit(f"sgview failed on {' '.join(argv)}")
     return logs
 
 

@@ -173,6 +173,24 @@ def test_bad_input_is_one_line_and_status_2(capsys, argv, needle):
     assert needle in _one_line_error(capsys)
 
 
+@pytest.mark.parametrize(
+    ("flag", "given", "meant"),
+    [("--touch", "obj2", "Obj2"), ("--select", "OBJ10", "Obj10"), ("--touch", "Ojb7", "Obj7")],
+)
+def test_a_misspelt_node_name_gets_the_likely_one(capsys, flag, given, meant):
+    assert main([TREE10, flag, given, "--headless"]) == 2
+    assert _one_line_error(capsys).endswith(f"; did you mean '{meant}'?\n")
+
+
+def test_closest_name_stays_quiet_when_nothing_is_close():
+    from viewer.text import FUZZY_NAMES_MAX, closest_name
+
+    assert closest_name("Nobody", ["Obj1", "Obj2"]) is None
+    many = [f"Node{i}" for i in range(FUZZY_NAMES_MAX + 1)]
+    assert closest_name("node7", many) == "Node7"  # a case slip is found in any scene
+    assert closest_name("Nodf7", many) is None  # no fuzzy search over a huge one
+
+
 def test_broken_scene_file_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('[[node]]\nname = "A"\nposition = [1, 2]\n')
@@ -203,7 +221,8 @@ def test_subprocess_headless_run_and_no_display_message(tmp_path):
     done = _sgview(TREE10, "--headless", "--frames", "2", *SMALL, "--screenshot", "s.png",
                    cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "s.png").exists() and done.stderr == ""
+    # Done, it says where the picture went (on stderr: stdout is for --log).
+    assert (tmp_path / "s.png").exists() and done.stderr == "sgview: screenshot saved: s.png\n"
     done = _sgview(TREE10, env_drop=("DISPLAY", "WAYLAND_DISPLAY"))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "sgview" in done.stderr and "--headless" in done.stderr

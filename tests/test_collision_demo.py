@@ -86,3 +86,23 @@ def test_collision_table_errors_name_the_field():
     text = SCENE.read_text().replace('revolve = "Pivot"', 'spin = "Pivot"')
     with pytest.raises(SceneError, match="unknown key 'spin'"):
         parse_scene_text(text, "c.toml")
+
+
+@pytest.mark.parametrize("degrees", [0, 90, 180, 270])
+def test_the_reading_pairs_s_and_t_with_the_size_the_test_used(demo, degrees):
+    """At multiples of 90 degrees the axis-aligned test runs with the size along world X
+    and Y; the s and t shown with it are the disk's offsets along X and Y, so that the
+    overlap is |s| <= width / 2 + r and |t| <= height / 2 + r read off the panel."""
+    for _ in range(degrees):
+        demo.turn_rect(+1)
+    demo.disk.world_position = (0.5, 5.0 + 2.5, 0.0)  # above the centre by 2.5
+    demo.scene.graph.update()
+    r = demo.read()
+    assert r.test == "axis-aligned"
+    assert (r.s, r.t) == pytest.approx((0.5, 2.5))
+    swapped = degrees % 180 == 90
+    assert (r.width, r.height) == pytest.approx((2, 6) if swapped else (6, 2))
+    # Upright (height 2) the disk is 2.5 above the centre: beyond 1 + 1; on its side
+    # (height 6) within 3 + 1.
+    assert r.hit == swapped
+    assert r.hit == (abs(r.s) <= r.width / 2 + r.radius and abs(r.t) <= r.height / 2 + r.radius)

@@ -85,3 +85,64 @@ def test_the_command_line_version_prints_the_same_log(capsys):
     assert main([*command.split(), "--size", "64x48", "--no-overlay"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == ["# frame 1", *(line.strip() for line in log.strip().splitlines())]
+
+
+def test_go_back_to_a_change_the_history():
+    """The history step: restart, a touch of Obj2 found again 1,000 frames later with [,
+    and the totals of 1,000 frames after another restart, as the Totals section shows
+    them (the overlay's History and totals_rows, fed as the app feeds them)."""
+    from viewer.overlay.history import History
+    from viewer.overlay.stats import FrameStats, totals_rows
+
+    page = _page()
+    section = page[page.index("## Go back to a change: the history") : page.index("## Next")]
+    keep = re.search(r"keeps the session's last ([\d,]+) frames", section)[1]
+    run = int(re.search(r"let the\s+scene run for ([\d,]+) frames", section)[1].replace(",", ""))
+    flags = re.search(r"Obj2\s+has `(.*?)` and (.*?) `(.*?)`", section, re.S)
+    totals = re.search(
+        r"does (\d+) products a frame where the naive method\s+does (\d+), so it reads "
+        r"([\d,]+) products done, ([\d,]+) naive products and ([\d,]+) saved\s+\(([\d.]+ %)\)",
+        section,
+    )
+
+    session = Session(default_scene(), fixed_step=STEP)
+    history = History()
+    assert history.capacity == int(keep.replace(",", ""))
+
+    def advance() -> None:
+        frame = session.advance(STEP)
+        stats = FrameStats.of_report(frame.number, frame.report)
+        history.add(frame.number, frame.report, stats, frame.events)
+
+    for _ in range(100):  # where the previous steps left it: running
+        advance()
+    session.restart()  # 0
+    history.clear()  # the overlay's restart
+    assert session.frame == 0
+    session.select(session.graph["Obj2"].id)  # the click
+    session.touch_selected()  # T
+    advance()
+    touch = session.frame
+    for _ in range(run):
+        advance()
+    assert history.next_event(None, -1) == touch  # [
+    report = history.find(touch).report
+    name = session.graph.name_of
+    local = {name(int(i)) for i in report.local_updated}
+    world = {name(int(i)) for i in report.world_updated}
+    executed = {name(int(i)) for i in report.executed}
+    assert flags[1] == "L W E" and {"Obj2"} <= local & world & executed
+    assert flags[3] == ". W E"
+    for other in _names(flags[2]):
+        assert other not in local and other in world and other in executed
+
+    session.restart()  # 0 again
+    history.clear()
+    for _ in range(run):
+        advance()
+    rec = history.records()
+    assert (rec["products"] == int(totals[1])).all()
+    assert (rec["naive_products"] == int(totals[2])).all()
+    rows = dict(totals_rows(history.totals))
+    assert rows["products done"] == totals[3] and rows["naive products"] == totals[4]
+    assert rows["saved"] == f"{totals[5]} ({totals[6]})"

@@ -311,3 +311,107 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
             proc.kill()
             proc.wait()
         reader.join(timeout=5)
+
+
+def test_help_opens_on_f1_and_question_mark_and_reads_in_rows(display, tmp_path):
+    """The start hint names the help key; F1 opens a window of the keys whose text runs in
+    rows across it (not one letter per line); ? closes it, and the picture is back."""
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(SCENE), "--size", f"{W}x{H}", "--still"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        start = _wait_for(
+            lambda: (lambda i: i if _near(i, TEAL).sum() > 100 else None)(_grab(display)),
+            30, "the scene to be drawn",
+        )  # fmt: skip
+        # The hint: a line of yellow text at the bottom middle.
+        hint = _near(start[H - 40 :, VIEW], (255, 230, 115), cos_min=0.99)
+        assert hint.sum() > 50, "no start hint"
+
+        def text_rows(img) -> list[int]:
+            """Widths of the rows of light text in the middle of the picture."""
+            light = img[40 : H - 40, 120 : W - 120].min(axis=2) > 170
+            rows = np.flatnonzero(light.any(axis=1))
+            lines = np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1)
+            return [int(np.ptp(np.flatnonzero(light[line].any(axis=0)))) for line in lines]
+
+        closed = text_rows(start)
+        _x(display, "xdotool", "key", "--window", wid, "F1")
+
+        def help_shown():
+            img = _grab(display)
+            rows = text_rows(img)
+            return img if len(rows) >= 10 and np.median(rows) > 150 else None
+
+        # Lines of text as wide as a sentence, ten or more of them (one letter per line
+        # would give many rows a few pixels wide).
+        shown = _wait_for(help_shown, 10, "the help window, in rows of text")
+        from PIL import Image
+
+        Image.fromarray(shown).save(tmp_path / "help.png")
+        _x(display, "xdotool", "key", "--window", wid, "question")
+        _wait_for(lambda: len(text_rows(_grab(display))) <= len(closed) + 1, 10,
+                  "? to close the help")  # fmt: skip
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_zero_restarts_and_replays_the_script_and_bracket_jumps_back(display, tmp_path):
+    """With real keys: 0 restarts tree10 from frame 0, so its scripted touch of frame 60
+    is logged again, line for line; [ shows the last touch again (red in the view) once
+    its glow has faded."""
+    import threading
+
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(SCENE), "--size", f"{W}x{H}", "--log"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    lines: list[str] = []
+    reader = threading.Thread(
+        target=lambda: lines.extend(line.rstrip("\n") for line in iter(proc.stdout.readline, ""))
+    )
+    reader.start()
+
+    def block(start: int) -> list[str]:
+        rest = lines[start + 1 :]
+        return rest[: next((k for k, t in enumerate(rest) if t.startswith("#")), len(rest))]
+
+    def red_pixels() -> int:
+        img = _grab(display)[:, VIEW].astype(int)
+        return int(((img[..., 0] > 170) & (img[..., 1] < 90) & (img[..., 2] < 90)).sum())
+
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        _wait_for(lambda: "# frame 60" in lines, 60, "the scripted touch of frame 60")
+        first = block(lines.index("# frame 60"))
+        assert first[0] == "*Update Local : Obj2*"
+        _x(display, "xdotool", "key", "--window", wid, "0")
+        _wait_for(lambda: lines.count("# frame 60") == 2, 60, "frame 60 again after 0")
+        second = len(lines) - 1 - lines[::-1].index("# frame 60")
+        _wait_for(lambda: len(block(second)) == len(first), 10, "the replayed block")
+        assert block(second) == first
+        # Paused once the glow of the touch has faded (tree10 has no other motion), [
+        # shows the touch again.
+        _wait_for(lambda: red_pixels() < 20, 30, "the glow to fade")
+        _x(display, "xdotool", "key", "--window", wid, "space")
+        time.sleep(0.3)
+        quiet = red_pixels()
+        _x(display, "xdotool", "key", "--window", wid, "bracketleft")
+        _wait_for(lambda: red_pixels() > quiet + 100, 10, "[ to show the touch again")
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=5)

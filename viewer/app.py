@@ -22,10 +22,11 @@ import moderngl_window as mglw
 import numpy as np
 
 from viewer.app_input import InputHandlers
-from viewer.capture import Capture
+from viewer.capture import Capture, say_saved
 from viewer.collision.ray import pick
 from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.io.ranges import camera_gap_reason
+from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
 from viewer.render.renderer import Renderer
@@ -61,6 +62,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         #: Redraws so far: the frame count of scripts and of `RunOptions.frames`.
         self.redraws = 0
         self.trace = TraceWriter(options.trace) if options.trace is not None else None
+        #: A long headless run's progress on a terminal.
+        self.progress = Progress(options.frames) if fixed and options.frames else None
         self.last_image: np.ndarray | None = None
         self._phases: list[tuple[str, float, float]] = []
         self.renderer = Renderer(self.ctx, scene)
@@ -99,7 +102,10 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         frame = session.advance(frame_time)
         sync_bytes = self._show(frame) if frame is not None else 0
         self.draw(frame_time, seen=self._frame_seen())
-        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size)
+        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size,
+                                 eventful=frame is not None and bool(frame.events))  # fmt: skip
+        if self.progress is not None:
+            self.progress.tick(self.redraws)
         if self.trace is not None:
             phases = (frame.phases if frame is not None else []) + self._phases
             self.trace.redraw(
@@ -123,7 +129,13 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         upload_ms = 1000.0 * (clock.perf_counter() - t0)
         if self.overlay is not None:
             self.overlay.frame_done(
-                frame.number, frame.report, frame.dt, frame.update_ms, upload_ms, sync_bytes
+                frame.number,
+                frame.report,
+                frame.dt,
+                frame.update_ms,
+                upload_ms,
+                sync_bytes,
+                frame.events,
             )
         self._phases.append(("upload", t0, clock.perf_counter()))
         return sync_bytes
@@ -136,6 +148,13 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         old.release()
         if self.overlay is not None:
             self.overlay.reset(self.renderer)
+
+    def restart(self) -> None:
+        """Key 0: the scene from frame 0 again (`Session.restart`), the overlay's history
+        and totals afresh."""
+        self.renderer.sync(self.session.restart())
+        if self.overlay is not None:
+            self.overlay.restart()
 
     def replace_scene(self, scene) -> None:
         """Show `scene` instead of the current one, keeping the camera and view toggles."""
@@ -212,8 +231,11 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
 
     def finish(self) -> None:
         """After the last frame: close the recording, write --dump-world and --trace."""
+        if self.progress is not None:
+            self.progress.close()
         if self.trace is not None:
             self.trace.close()
+            say_saved("trace", self.options.trace)
         self.capture.finish(self.session.graph)
         if self.overlay is not None:
             self.overlay.release()  # its panel keeps what it showed last (tests read it)

@@ -14,6 +14,10 @@ from viewer.io.ranges import WORLD_REACH
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
+#: Keys by their character's code, which pyglet (and GLFW, for [ and ]) use as key
+#: symbols: moderngl-window's key table has no "?" (pyglet's QUESTION, sent where "?" is
+#: Shift+/ on some systems), and names pyglet's "{" and "}" as its brackets.
+CHARACTER_KEYS = {ord("?"): "?", ord("["): "[", ord("]"): "]"}
 #: The movement keys, held down for as many frames as they are held: key -> action.
 HELD = {"H": "left", "J": "down", "K": "up", "L": "right", "R": "turn", "Shift+R": "turn"}
 
@@ -24,7 +28,9 @@ def _key_names(keys) -> dict:
         keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
-        keys.P: "P", keys.ESCAPE: "Esc",
+        keys.P: "P", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1",
+        # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
+        keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
 
 
@@ -37,7 +43,8 @@ class InputHandlers:
             self.overlay.forward("key_event", key, action, modifiers)
             if self.overlay.wants_keyboard:
                 return
-        name = _key_names(keys).get(key)
+        name = CHARACTER_KEYS.get(key) if isinstance(key, int) else None
+        name = name or _key_names(keys).get(key)
         if name is None:
             return
         if name == "R" and modifiers.shift:
@@ -79,6 +86,14 @@ class InputHandlers:
             session.touch_selected()
         elif name == "M":
             session.switch_collision_mode()
+        elif name == "0":
+            self.restart()
+        elif name == "A":
+            self.renderer.show_axes = not self.renderer.show_axes
+        elif self.overlay is not None and name in ("?", "F1"):
+            self.overlay.toggle_help()
+        elif self.overlay is not None and name in ("[", "]"):
+            self.overlay.jump_to_event(-1 if name == "[" else 1)
         elif self.overlay is not None and name == "Tab":
             self.overlay.visible = not self.overlay.visible
         elif self.overlay is not None and name == "N":

@@ -4,6 +4,13 @@ The frame loop draws; this module decides what of the drawn picture is kept. It 
 window's framebuffer (resolved out of multisampling) only when something will be written,
 so a headless run that saves one screenshot reads one frame. GL objects (the context and
 framebuffers) come from the caller; only `viewer.render` imports moderngl.
+
+A GIF keeps every second frame (`viewer.render.offscreen`), but a frame in which
+something was touched or edited is the one a slide needs (its flags, its counters, the
+glow at full strength): such a frame that the GIF would skip takes the place of the next
+frame it keeps, so the GIF's timing stays as it was and the event is in it. Every file
+the run was asked to write is named on stderr once written (a P key's screenshot on the
+output stream, as it comes).
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from typing import TextIO
 import numpy as np
 
 from viewer.render.context import read_rgb
-from viewer.render.offscreen import Recorder, save_png
+from viewer.render.offscreen import GIF_FPS, Recorder, save_png
 from viewer.text import printable
 
 __all__ = ["Capture", "dump_world"]
@@ -43,6 +50,14 @@ class Capture:
         self._resolve = None  # a single-sample framebuffer to resolve into
         self._screenshot_done = False
         self._want_shot = False
+        #: Frames the recording keeps one of (a GIF: 2), and an event's picture held for
+        #: the next kept frame's place (see the module notes).
+        self._keep_every = (
+            max(1, round(self.recorder.fps / GIF_FPS))
+            if self.recorder is not None and self.recorder.path.suffix.lower() == ".gif"
+            else 1
+        )
+        self._held: np.ndarray | None = None
         #: Screenshots saved with P, in order.
         self.shots_saved: list[Path] = []
 
@@ -67,37 +82,60 @@ class Capture:
             self._resolve = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer(size, 4)])
         return read_rgb(self.ctx, fbo, size, self._resolve)
 
-    def frame_drawn(self, fbo, size: tuple[int, int]) -> None:
-        """After each drawn frame: record it, and save it if P asked."""
+    def frame_drawn(self, fbo, size: tuple[int, int], eventful: bool = False) -> None:
+        """After each drawn frame: record it, and save it if P asked. `eventful`: something
+        was touched or edited in this frame (a GIF keeps its picture; module notes)."""
         if self.recorder is not None:
-            self.recorder.add(self.grab(fbo, size))
+            self._record(self.grab(fbo, size), eventful)
         if self._want_shot:
             self._want_shot = False
             path = _next_free(Path.cwd(), "sgview-{:04d}.png")
             save_png(self.grab(fbo, size), path)
             self.shots_saved.append(path)
-            print(
-                f"screenshot saved: {printable(path, None)}",
-                file=self._out or sys.stdout,
-                flush=True,
-            )
+            print(f"screenshot saved: {printable(path, None)}", file=self._out or sys.stdout,
+                  flush=True)  # fmt: skip
+
+    def _record(self, image: np.ndarray, eventful: bool) -> None:
+        kept = self.recorder.frames % self._keep_every == 0  # this frame, by the count
+        if not kept and eventful and self._held is None:
+            self._held = image  # skipped by the GIF: shown in the next kept frame's place
+        elif kept and self._held is not None:
+            if not eventful:
+                image = self._held
+            self._held = None
+        self.recorder.add(image)
 
     def save_screenshot(self, fbo, size: tuple[int, int]) -> None:
-        """Write `--screenshot` from the picture just drawn (once per run)."""
+        """Write `--screenshot` from the picture just drawn (once per run) and say where."""
         if self.screenshot_pending:
             save_png(self.grab(fbo, size), self.screenshot)
             self._screenshot_done = True
+            self._saved("screenshot", self.screenshot)
+
+    @staticmethod
+    def _saved(what: str, path) -> None:
+        """A file the run asked for is written: say where, on stderr (stdout may be the
+        ``--log`` that a teacher compares with the textbook)."""
+        say_saved(what, path)
 
     def finish(self, graph) -> None:
         """After the last frame: close the recording, write `--dump-world`."""
         if self.recorder is not None:
-            self.recorder.close()
+            if self._held is not None:  # the last frame's event: one more kept frame
+                self.recorder.add(self._held)
+                self._held = None
+            self._saved("recording", self.recorder.close())
             self.recorder = None
         if self.dump_world_path is not None:
-            dump_world(graph, self.dump_world_path)
+            self._saved("world matrices", dump_world(graph, self.dump_world_path))
         if self._resolve is not None:
             self._resolve.release()
             self._resolve = None
+
+
+def say_saved(what: str, path) -> None:
+    """``sgview: WHAT saved: PATH`` on stderr."""
+    print(f"sgview: {what} saved: {printable(path, None)}", file=sys.stderr, flush=True)
 
 
 def dump_world(graph, path) -> Path:

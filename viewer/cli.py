@@ -115,6 +115,16 @@ def check_outputs(args) -> None:
             raise UsageError(f"{name} {printable(path)}: {problem}")
 
 
+def _no_node(flag: str, name: str, scene) -> str:
+    """The error for a flag naming no node of `scene`, with the likely meant name."""
+    from viewer.text import closest_name
+
+    graph = scene.graph
+    close = closest_name(name, (graph.name_of(i) for i in graph.alive_ids().tolist()))
+    hint = f"; did you mean {quoted(close)}?" if close is not None else ""
+    return f"{flag} {printable(name)}: no node named {quoted(name)} in {quoted(scene.title)}{hint}"
+
+
 def options_from(args, scene):
     """Check the per-run requests against the scene and turn them into `RunOptions`."""
     from viewer.render.offscreen import Recorder, RecordError
@@ -124,9 +134,7 @@ def options_from(args, scene):
     touches: dict[int, list[str]] = {}
     for name, frame in args.touch:
         if name not in scene.graph:
-            raise UsageError(
-                f"--touch {printable(name)}: no node named {quoted(name)} in {quoted(scene.title)}"
-            )
+            raise UsageError(_no_node("--touch", name, scene))
         if frames is not None and frame > frames:
             raise UsageError(
                 f"--touch {printable(name)}@{frame}: the run stops after frame {frames}"
@@ -134,9 +142,7 @@ def options_from(args, scene):
         touches.setdefault(frame, []).append(name)
     name = args.select
     if name is not None and name not in scene.graph:
-        raise UsageError(
-            f"--select {printable(name)}: no node named {quoted(name)} in {quoted(scene.title)}"
-        )
+        raise UsageError(_no_node("--select", name, scene))
     if args.record is not None:
         try:  # fail before any frame is drawn
             Recorder.check(args.record)

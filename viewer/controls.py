@@ -27,10 +27,22 @@ KEY_HELP = (
     ),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
+    ("?, F1", "show / hide the help: every key and mouse input in one window"),
+    (
+        "[ ]",
+        "timeline: show the frame of the event (touch, edit, reload, clip change) before / "
+        "after the one shown; after the last, back to live",
+    ),
+    (
+        "0",
+        "restart the scene from frame 0 (its first pose, motions and clip): its scripted "
+        "events and --touch touches play again",
+    ),
     ("Tab", "show / hide the panels"),
     ("G", "show / hide the ground grid"),
     ("N", "show / hide the node names"),
     ("B", "show / hide the parent-child lines"),
+    ("A", "show / hide the world axes: a dashed tripod beside the scene (X pink, Y green, Z blue)"),
     ("F", "frame the whole scene"),
     ("Home", "reset the camera"),
     ("O", "switch between perspective and orthographic projection"),
@@ -73,6 +85,10 @@ class HeldKeys:
 
     def release(self, action: str) -> None:
         self.down.discard(action)
+
+    def active(self) -> bool:
+        """Whether the next `take` has anything: a key held, or pressed since."""
+        return bool(self.down or self._tapped)
 
     def take(self) -> set[str]:
         """The actions for this frame: held now, or pressed since the last frame."""

@@ -57,6 +57,9 @@ class Frame:
     phases: list[tuple[str, float, float]] = field(default_factory=list)
     #: Nodes whose base colour changes with this frame (the collision demo's overlap red).
     recolor: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    #: What the user or the scene's script did in this frame: (kind, what) pairs, kind
+    #: "touch", "edit" or "clip" (the overlay's timeline marks them).
+    events: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Session:
@@ -97,6 +100,10 @@ class Session:
         # Made first: a save during the rest of the set-up must count as a change.
         self.watcher: SceneWatcher | None = watch_scene(scene, **(load_limits or {}))
         self.touches = dict(touches or {})
+        #: Events since the last frame, handed on with the next one (`Frame.events`).
+        self._events: list[tuple[str, str]] = []
+        #: The scene whose start `_start_pose` holds (`restart` goes back to it).
+        self._posed_scene: Scene | None = None
         self.fixed_step = fixed_step
         self.log = log
         self._out, self._err = out, err
@@ -151,11 +158,35 @@ class Session:
     def advance(self, dt: float) -> Frame | None:
         """Once per redraw: simulate a frame unless paused (a requested step runs one)."""
         if not self.paused:
-            return self.step(dt)
+            return self._step_with_events(dt)
         if self._step_requested:
             self._step_requested = False
-            return self.step(self.fixed_step or dt)
+            return self._step_with_events(self.fixed_step or dt)
         return None
+
+    def _step_with_events(self, dt: float) -> Frame:
+        """`step`, with the frame's events (`Frame.events`): the scripted events and
+        ``--touch`` touches of the frame, the held keys' edit, and the touches and clip
+        changes asked for since the last frame."""
+        if self._posed_scene is not self.scene:  # the first frame of a scene: its start
+            self._start_pose, self._posed_scene = self._pose(), self.scene
+        held = self.held.active()
+        number = self.frame + 1
+        for event in self.scene.events:
+            if event.frame == number and event.node in self.graph:
+                self._note("touch" if event.touch else "edit", event.node)
+        for name in self.touches.get(number, ()):
+            self._note("touch", name)
+        if held and (self.collision is not None or self.selected is not None):
+            what = "collision demo" if self.collision is not None else None
+            self._note("edit", what or self.graph.name_of(self.selected))
+        frame = self.step(dt)
+        frame.events, self._events = self._events, []
+        return frame
+
+    def _note(self, kind: str, what: str) -> None:
+        """Remember an event for the next frame's `Frame.events`."""
+        self._events.append((kind, printable(what)))
 
     def step(self, dt: float) -> Frame:
         """Simulate one frame of `dt` seconds (see the module notes for the order)."""
@@ -268,11 +299,13 @@ class Session:
     def touch_selected(self) -> None:
         if self.selected is not None:
             self.graph.touch(self.graph.node(self.selected))
+            self._note("touch", self.graph.name_of(self.selected))
 
     def pick_animation(self, choice: int | str | None) -> None:
         """Play the clip `choice` (index or name) from its start; None: animation off."""
         if self.animation is not None:
             self.animation.pick(choice)
+            self._note("clip", "off" if choice is None else str(choice))
             self._show_now()
 
     def toggle_animation(self) -> None:
@@ -294,6 +327,39 @@ class Session:
     def _show_now(self) -> None:
         """While paused, a picked or scrubbed pose shows through one stepped frame."""
         self.request_step()
+
+    # -- restart -------------------------------------------------------------------------
+    def _pose(self) -> tuple:
+        """The scene's starting point for `restart`: live ids, their local values, the
+        motions and the clip."""
+        ids = self.graph.alive_ids().copy()
+        pos, rot, scl = (a[ids].copy() for a in self.graph.local_values())
+        player = self.animation
+        return ids, pos, rot, scl, list(self.scene.motions), player and player.index
+
+    def restart(self) -> FrameReport:
+        """Back to frame 0: the local values, motions and clip the scene started with, the
+        clock at 0, so the scripted events and ``--touch`` touches play again. Returns the
+        layout update that puts the nodes back (not a frame; a renderer uploads its
+        executed nodes). Nodes added since the start stay where they are."""
+        if self._posed_scene is not self.scene:  # no frame yet: nothing to go back to
+            return self.graph.update()
+        ids, pos, rot, scl, motions, clip = self._start_pose
+        alive = set(self.graph.alive_ids().tolist())
+        keep = [k for k, i in enumerate(ids.tolist()) if i in alive]  # removed: skipped
+        if keep:
+            self.graph.set_locals(ids[keep], positions=pos[keep], rotations=rot[keep],
+                                  scales=scl[keep])  # fmt: skip
+        self.scene.motions = motions
+        if self.collision is not None:
+            self.collision.reset()
+        if clip is not None:
+            self.animation.pick(clip)
+        self.frame, self.time, self._moving_frames = 0, 0.0, 0
+        self._events, self._step_requested = [], False
+        self.held.clear()
+        self.last_report = self.collision_reading = None
+        return self.graph.update()
 
     def switch_collision_mode(self) -> None:
         """M in the collision demo: the rectangle oscillates or revolves."""

@@ -9,7 +9,10 @@ go through `one_line`. This module imports nothing from the package.
 
 from __future__ import annotations
 
-__all__ = ["MAX_MESSAGE", "MAX_NAME", "brief", "one_line", "printable", "quoted", "shorten"]
+__all__ = [
+    "MAX_MESSAGE", "MAX_NAME", "brief", "closest_name", "one_line", "printable", "quoted",
+    "shorten",
+]  # fmt: skip
 
 #: The longest error message printed (characters); longer ones are cut in the middle.
 MAX_MESSAGE = 400
@@ -70,3 +73,25 @@ def one_line(text: object, limit: int = MAX_MESSAGE) -> str:
 def brief(exc: BaseException, limit: int = 160) -> str:
     """An unexpected exception as ``Type: message`` on one short line."""
     return one_line(f"{type(exc).__name__}: {exc}", limit)
+
+
+#: Beyond this many names `closest_name` only looks for a difference of case (a fuzzy
+#: search over every name of a huge scene would keep an error waiting for seconds).
+FUZZY_NAMES_MAX = 20_000
+
+
+def closest_name(given: str, names) -> str | None:
+    """The name in `names` the user most likely meant by `given` (not itself among them):
+    the one that differs only in case, else the closest spelling (difflib); None when
+    nothing is close."""
+    import difflib
+
+    names = list(names)
+    lower = given.lower()
+    same = [name for name in names if name.lower() == lower]
+    if same:
+        return same[0]
+    if len(names) > FUZZY_NAMES_MAX:
+        return None
+    close = difflib.get_close_matches(given, names, n=1, cutoff=0.6)
+    return close[0] if close else None

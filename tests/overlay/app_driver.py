@@ -38,6 +38,17 @@ class Driver:
             self.app.on_render(0.0, 1.0 / 60.0)
         return self.app.grab()
 
+    def run(self, n: int) -> None:
+        """`n` frames nobody looks at, as a headless run's frames before its last: the
+        session, renderer and overlay take each frame; the panels are not drawn (fast)."""
+        options = self.app.options
+        saved, options.frames = options.frames, 10**12
+        try:
+            for _ in range(n):
+                self.app.on_render(0.0, 1.0 / 60.0)
+        finally:
+            options.frames = saved
+
     def pixel(self, img, name) -> np.ndarray:
         g = self.app.session.graph
         x, y = self.app.camera.project(g[name].world_position, SIZE)[0, :2]

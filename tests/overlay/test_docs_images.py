@@ -66,3 +66,10 @@ def test_the_script_makes_the_pictures_and_the_logs_of_the_page(egl, tmp_path):
         "=Update World : Obj8=",
         "=Update World : Obj9=",
     ]
+
+
+def test_the_teaching_gif_is_made_by_the_documented_command():
+    name, argv = _script().TEACHING_GIF
+    page = _read("viewer.md")
+    assert f"images/{name}" in page and (DOCS / "images" / name).exists()
+    assert f"sgview {' '.join(argv)} --record {name}" in page

@@ -110,17 +110,26 @@ def test_labels_sit_right_of_the_nodes_and_skip_what_is_behind():
         assert x > px[k, 0] + labels.GAP and abs(y - px[k, 1]) < 1e-6
 
 
-def test_timeline_bars_are_wide_enough_to_click():
-    from viewer.overlay.model import MIN_BAR_WIDTH, timeline_layout
+def test_timeline_bars_are_wide_enough_to_click_and_scroll():
+    from viewer.overlay.model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_window
 
     assert MIN_BAR_WIDTH >= 3
-    # A wide panel holds the whole history of 300 frames.
-    assert timeline_layout(1200.0, 300, 300) == (0, 4.0)
-    # A 270 px panel shows the latest 67 of 300 frames, 4 px each; a click anywhere on a
+    # A wide panel holds a short history whole.
+    assert timeline_window(1200.0, 300, 0) == (0, 300, 4.0)
+    # A 270 px panel shows the latest 67 of 3000 frames, 4 px each; a click anywhere on a
     # bar's 4 px picks that bar's frame.
-    first, slot = timeline_layout(270.0, 300, 300)
-    assert (first, slot) == (300 - 67, 4.0)
+    first, stop, slot = timeline_window(270.0, 3000, 0)
+    assert (first, stop, slot) == (3000 - 67, 3000, 4.0)
     for bar in (0, 30, 66):
         for dx in (0.1, 1.9, 3.9):
             assert timeline_index(10.0 + bar * slot + dx, 10.0, slot * 67, 67) == bar
-    assert timeline_layout(270.0, 300, 20) == (0, 4.0)  # few frames yet: all of them
+    assert timeline_window(270.0, 20, 0) == (0, 20, 4.0)  # few frames yet: all of them
+    # Scrolled back 1000 frames; scrolled past the oldest, it stops at the oldest.
+    assert timeline_window(270.0, 3000, 1000) == (3000 - 1067, 2000, 4.0)
+    assert timeline_window(270.0, 3000, 10**6) == (0, 67, 4.0)
+    # Showing entry 500 scrolls it into view, a quarter in from the right end; an entry in
+    # view already leaves the scrolling alone.
+    back = timeline_back_to_show(270.0, 3000, 500, 0)
+    first, stop, _ = timeline_window(270.0, 3000, back)
+    assert first <= 500 < stop and stop - 500 == 1 + 67 // 4
+    assert timeline_back_to_show(270.0, 3000, 2990, 0) == 0

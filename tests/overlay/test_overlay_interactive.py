@@ -103,7 +103,7 @@ def test_timeline_click_shows_that_frames_report_everywhere(drive):
     d.frame(40)  # both glows have faded
     ov = d.app.overlay
     x, y, w, h = ov.panel.frames.timeline_rect
-    slot = w / ov.history.capacity
+    slot = ov.panel.frames.timeline_slot
     d.click(x + 0.5 * slot, y + h / 2)  # the first bar: frame 1
     assert ov.pinned == 1 and ov.shown_entry.frame == 1
     img = d.frame()
@@ -152,14 +152,20 @@ def test_tab_hides_the_panels_and_n_the_names(drive):
     assert not np.array_equal(hidden, no_names)  # only the names differ
 
 
-def test_a_reloaded_scene_starts_a_fresh_history(drive):
+def test_a_reloaded_scene_keeps_the_counters_and_marks_the_reload(drive):
     d = drive(tree10(), still=True, touches={1: ["Obj2"]})
     d.frame(3)
     assert len(d.app.overlay.history) == 3
     d.app.replace_scene(load_scene(REPO / "scenes" / "chain5.toml"))
     d.frame()
     ov = d.app.overlay
-    assert len(ov.history) == 1 and d.app.renderer.glow.glowing()[0].size == 0
+    # The old frames' counters, totals and marks stay; their reports (ids of the old
+    # scene) and the glow go; the first frame of the new scene is marked as a reload.
+    assert len(ov.history) == 4 and d.app.renderer.glow.glowing()[0].size == 0
+    assert [e.report is None for e in ov.history] == [True, True, True, False]
+    assert ov.history.event_frames().tolist() == [1, 4]
+    assert [k for k, _ in ov.history.notes(4)] == ["reload"]
+    assert ov.history.totals.frames == 4
     assert {n for n, _ in ov.panel.scene.tree.tree_drawn} == {f"Obj{k}" for k in range(1, 6)}
 
 

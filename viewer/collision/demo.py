@@ -42,8 +42,11 @@ class Reading:
 
     hit: bool
     test: str  # "axis-aligned" or "oriented"
-    s: float  # the disk centre in the rectangle's frame (width direction)
-    t: float  # ... (height direction)
+    #: The disk centre from the rectangle's centre, along the axes the test used: the
+    #: rectangle's own (width, height directions) for the oriented test, the world's X
+    #: and Y for the axis-aligned one (paired with `width` and `height` either way).
+    s: float
+    t: float
     width: float  # the sizes the test used (swapped at odd multiples of 90 degrees)
     height: float
     radius: float
@@ -140,7 +143,16 @@ class CollisionDemo:
         angle = float(np.degrees(np.arctan2(ui[1], ui[0])))
         aligned = axis_aligned_size(ui, uj, width, height)
         if aligned is not None:
+            # The axis-aligned test works in the world's axes, with the size along X and
+            # Y: its s and t are the disk's offsets along X and Y, so that they pair with
+            # that size (at 90 and 270 degrees the rectangle's own axes are swapped).
             hit = disk_vs_aabb(center, radius, aligned[0], aligned[1], rect_center=rect_center)
+            s, t = (float(v) for v in np.asarray(center) - np.asarray(rect_center))
             return Reading(bool(hit), "axis-aligned", s, t, *aligned, radius, angle)
         hit = disk_vs_obb(center, rect_center, ui, uj, radius, width, height)
         return Reading(bool(hit), "oriented", s, t, width, height, radius, angle)
+
+    def reset(self) -> None:
+        """Back to the scene file's oscillation (a restart of the scene)."""
+        self.mode = "oscillate"
+        self.scene.motions = list(self._authored[self.mode])

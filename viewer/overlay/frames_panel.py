@@ -1,16 +1,22 @@
-"""The right panel, "Frames": the timeline of recent frames (a click shows that frame's
-report everywhere), the frame's counters, and the frame log (docs/semantics.md)."""
+"""The right panel, "Frames": the timeline of the session's frames (a click shows that
+frame's report everywhere; the wheel scrolls; marks show touches, edits, reloads and clip
+changes, and `[` / `]` jump to them), the frame's counters, the running totals of the
+method against the naive one with their plot, and the frame log (docs/semantics.md)."""
 
 from __future__ import annotations
 
 import numpy as np
-from imgui_bundle import imgui
+from imgui_bundle import imgui, implot
 
-from .model import timeline_index, timeline_layout
-from .stats import counter_rows
+from .history import EVENT_BITS, EVENT_KINDS
+from .model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_index, timeline_window
+from .stats import counter_rows, totals_rows
 from .widgets import COLORS, key_value_table, u32, vec4
 
 TIMELINE_HEIGHT = 54.0
+#: Height of the event marks along the timeline's top.
+MARK_HEIGHT = 5.0
+PLOT_HEIGHT = 110.0
 LOG_LINES = 4000
 
 
@@ -20,9 +26,17 @@ class FramesPanel:
     def __init__(self, overlay) -> None:
         self.ov = overlay
         self.colors = COLORS
+        c = self.colors
+        self._mark_colors = {"touch": c.local, "edit": c.note, "reload": c.executed,
+                             "clip": c.clip}  # fmt: skip
         self.reset()
 
     def reset(self) -> None:
+        #: Frames between the timeline's right end and the latest (0: it follows live).
+        self.back = 0
+        self._followed: int | None = None
+        self.timeline_first: int | None = None
+        self.timeline_slot = MIN_BAR_WIDTH
         self._log_end = None  # (frame, lines) of the log's last block at the last draw
         self._log_scroll_to: int | None = None
         #: The log widget's text as drawn at the last frame: (frame, lines) blocks, each
@@ -34,38 +48,59 @@ class FramesPanel:
     def draw(self, entry) -> None:
         self._timeline()
         self._counters(entry)
+        self._method()
         self._log()
 
     def _timeline(self) -> None:
         c, ov = self.colors, self.ov
         history = ov.history
-        frames, local, world = history.counts()
-        imgui.text_colored(vec4(c.dim), "timeline (click a frame)")
+        rec = history.records()
+        frames, local, world, events = rec["frame"], rec["local"], rec["world"], rec["events"]
+        imgui.text_colored(vec4(c.dim), "timeline (click a frame, wheel scrolls)")
         avail = imgui.get_content_region_avail().x
         origin = imgui.get_cursor_screen_pos()
         imgui.invisible_button("timeline", imgui.ImVec2(max(avail, 1.0), TIMELINE_HEIGHT))
-        self.timeline_rect = (origin.x, origin.y, avail, TIMELINE_HEIGHT)
         hovered, clicked = imgui.is_item_hovered(), imgui.is_item_clicked()
+        if hovered and imgui.get_io().mouse_wheel:
+            step = max(1, int(avail // MIN_BAR_WIDTH) // 4)
+            self.back = max(0, self.back + int(round(imgui.get_io().mouse_wheel)) * step)
+        pinned_at = history.index_of(ov.pinned) if ov.pinned is not None else None
+        if pinned_at is not None and pinned_at != self._followed:
+            self.back = timeline_back_to_show(avail, len(frames), pinned_at, self.back)
+        self._followed = pinned_at
+        first, stop, slot = timeline_window(avail, len(frames), self.back)
+        self.back = len(frames) - stop
+        #: What the timeline shows: (x, y, width, height), its first frame, pixels a frame.
+        self.timeline_rect = (origin.x, origin.y, avail, TIMELINE_HEIGHT)
+        self.timeline_first = int(frames[first]) if stop > first else None
+        self.timeline_slot = slot
         draw = imgui.get_window_draw_list()
         x0, y0 = origin.x, origin.y
         y1 = y0 + TIMELINE_HEIGHT
         draw.add_rect_filled(origin, imgui.ImVec2(x0 + avail, y1), u32((0.0, 0.0, 0.0, 0.45)))
-        first, slot = timeline_layout(avail, history.capacity, len(frames))
-        frames, local, world = frames[first:], local[first:], world[first:]
+        frames, local = frames[first:stop], local[first:stop]
+        world, events = world[first:stop], events[first:stop]
         n = len(frames)
         top = float(max(int(world.max()) if n else 1, 1))
         world_col, local_col = u32(c.world), u32(c.local)
         bar = slot - 1.0 if slot > 2.0 else slot  # a pixel between wide bars
+        room = TIMELINE_HEIGHT - MARK_HEIGHT - 2.0
         for i in np.flatnonzero(world).tolist():
             xa = x0 + i * slot
             xb = xa + bar
-            h = max(1.0, (TIMELINE_HEIGHT - 2.0) * world[i] / top)
+            h = max(1.0, room * world[i] / top)
             draw.add_rect_filled(imgui.ImVec2(xa, y1 - h), imgui.ImVec2(xb, y1), world_col)
             if local[i]:
-                hl = max(1.0, (TIMELINE_HEIGHT - 2.0) * local[i] / top)
+                hl = max(1.0, room * local[i] / top)
                 draw.add_rect_filled(imgui.ImVec2(xa, y1 - hl), imgui.ImVec2(xb, y1), local_col)
+        for i in np.flatnonzero(events).tolist():  # a mark above the bar, by kind
+            kind = next(k for k in EVENT_KINDS if int(events[i]) & EVENT_BITS[k])
+            xa = x0 + i * slot
+            draw.add_rect_filled(imgui.ImVec2(xa, y0 + 1.0),
+                                 imgui.ImVec2(xa + bar, y0 + 1.0 + MARK_HEIGHT),
+                                 u32(self._mark_colors[kind]))  # fmt: skip
         shown = ov.shown_entry
-        if shown is not None and n and shown.frame >= frames[0]:
+        if shown is not None and n and frames[0] <= shown.frame <= frames[-1]:
             i = int(np.searchsorted(frames, shown.frame))
             xa = x0 + i * slot
             draw.add_rect(
@@ -75,11 +110,30 @@ class FramesPanel:
         if hovered and n:
             i = timeline_index(imgui.get_mouse_pos().x, x0, slot * n, n)
             if i is not None:
-                imgui.set_tooltip(f"frame {frames[i]}: {local[i]} local, {world[i]} world")
+                frame = int(frames[i])
+                notes = "".join(f"\n{kind}: {what}" for kind, what in history.notes(frame))
+                imgui.set_tooltip(f"frame {frame}: {local[i]} local, {world[i]} world{notes}")
                 if clicked:
-                    ov.pin(int(frames[i]))
+                    ov.pin(frame)
         span = f"frames {frames[0]} to {frames[-1]}" if n else "no frames yet"
-        imgui.text_colored(vec4(c.dim), span)
+        imgui.text_colored(vec4(c.dim), span + (f" of {len(history):,}" if n else ""))
+        for label, action in (
+            ("|<", lambda: self._scroll_to_oldest()),
+            ("< event", lambda: ov.jump_to_event(-1)),
+            ("event >", lambda: ov.jump_to_event(1)),
+            ("live", lambda: self._live()),
+        ):
+            if imgui.small_button(label):
+                action()
+            imgui.same_line()
+        imgui.new_line()
+
+    def _scroll_to_oldest(self) -> None:
+        self.back = len(self.ov.history)
+
+    def _live(self) -> None:
+        self.ov.pin(None)
+        self.back = 0
 
     def _counters(self, entry) -> None:
         c, ov = self.colors, self.ov
@@ -92,16 +146,45 @@ class FramesPanel:
         key_value_table("counters", counter_rows(entry.stats))
         if ov.deterministic:
             imgui.text_colored(vec4(c.dim), "times: not shown headless")
-        else:
-            imgui.text(ov.timings.row())
+        else:  # a row each: at 100k nodes one line of three times is wider than the panel
             fps = "paused" if ov.host.paused else f"{ov.timings.fps:.1f}"
-            imgui.text(f"frames per second: {fps}")
+            key_value_table("times", [*ov.timings.rows(), ("frames per second", fps)])
+
+    def _method(self) -> None:
+        """The method, measured: running totals of products done against the naive
+        method's, and both over the kept history."""
+        c, ov = self.colors, self.ov
+        if not imgui.collapsing_header("Totals", imgui.TreeNodeFlags_.default_open):
+            return
+        totals = ov.history.totals
+        if totals.since is None:
+            imgui.text_disabled("no frame counted yet")
+        else:
+            since = f"since frame {totals.since} ({totals.frames:,} frames)"
+            imgui.text_colored(vec4(c.dim), since)
+            key_value_table("totals", totals_rows(totals))
+        if imgui.small_button("reset totals"):
+            ov.reset_totals()
+        frames, done, naive = ov.history.cumulative()
+        if frames.size < 2:
+            return
+        if implot.begin_plot("##method", imgui.ImVec2(-1.0, PLOT_HEIGHT),
+                             implot.Flags_.no_title | implot.Flags_.no_menus):  # fmt: skip
+            implot.setup_axes("frame", "", 0, implot.AxisFlags_.auto_fit)
+            implot.setup_axis(implot.ImAxis_.x1, "frame", implot.AxisFlags_.auto_fit)
+            implot.setup_legend(implot.Location_.north_west)
+            xs = frames.astype(np.float64)
+            implot.set_next_line_style(vec4(c.dim))
+            implot.plot_line("naive", xs, naive.astype(np.float64))
+            implot.set_next_line_style(vec4(c.executed))
+            implot.plot_line("done", xs, done.astype(np.float64))
+            implot.end_plot()
 
     def _log(self) -> None:
         c, ov = self.colors, self.ov
         if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
             return
-        blocks = ov.history.log(LOG_LINES)
+        blocks = ov.history.log(LOG_LINES, until=ov.pinned)
         self.log_blocks = blocks
         lines: list[str] = []
         starts: dict[int, int] = {}
@@ -136,7 +219,7 @@ class FramesPanel:
                 imgui.text_colored(vec4(color), text)
         clipper.end()
         if not lines:
-            imgui.text_disabled("no frame has recomputed anything yet")
+            imgui.text_disabled(quiet_log_text(ov.history))
         if ov.pinned is not None and self._log_scroll_to != ov.pinned:
             self._log_scroll_to = ov.pinned
             if ov.pinned in starts:
@@ -153,3 +236,14 @@ class FramesPanel:
             if f == frame:
                 return block[1:]
         return None
+
+
+def quiet_log_text(history) -> str:
+    """What the empty log says: why there is nothing to show."""
+    if not len(history):
+        return "no frame yet"
+    first, last = history[0].frame, history.last.frame
+    busy = int((history.records()["world"] > 0).sum())
+    if busy:
+        return f"frames {first} to {last}: the reports of those that recomputed were not kept"
+    return f"frames {first} to {last} recomputed nothing"

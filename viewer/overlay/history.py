@@ -1,16 +1,25 @@
-"""The last few hundred frames: their reports and counters, for the timeline and the log.
+"""The session's frames: compact counters for thousands of them, reports for the latest.
 
-A ring buffer of `Entry` (frame number, `FrameReport`, `FrameStats`). Reports of big
-scenes hold big id arrays, so the buffer keeps at most `id_budget` ids in total: beyond
-that the oldest entries drop their report and keep only their counters (the timeline
-still shows them; picking one says its report was not kept). Pure Python and numpy.
+Every frame leaves one fixed-size record (its counters and which events happened in it:
+touches, edits, reloads, clip changes) in a numpy ring of `capacity` frames, about a
+hundred bytes each, so ten thousand frames (nearly three minutes at 60 fps) cost about a
+megabyte. The frame's `FrameReport` (the ids it recomputed, which the tree's flags, the
+glow and the log are made from) is kept apart: for the latest `plain_reports` frames,
+and for frames with an event, all under a budget of `id_budget` ids: beyond it the
+oldest reports go first, those of frames with an event last, so a touch long ago can
+still be shown whole. The log lines of a frame are made from its report
+when first asked for.
+
+Running totals (products done, naive products, saved) count every frame since the last
+`reset_totals` (or since the history began), also those the ring no longer holds.
+Pure Python and numpy.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,12 +27,37 @@ from viewer.text import printable
 
 from .stats import FrameStats
 
-#: Frames kept for the timeline.
-DEFAULT_CAPACITY = 300
-#: Ids kept over all stored reports (8 bytes each, four arrays per report).
+#: Frames kept for the timeline: a few minutes at 60 frames per second.
+DEFAULT_CAPACITY = 10_000
+#: Ids kept over all stored reports (8 bytes each, four arrays per report; see
+#: `REPORT_COST`).
 DEFAULT_ID_BUDGET = 4_000_000
+#: What one report costs against the budget beyond its ids: its object and its four
+#: arrays' headers, about a kilobyte, in ids of 8 bytes.
+REPORT_COST = 128
+#: Reports kept of frames without an event: the latest ten seconds at 60 frames/s (older
+#: frames keep their record; those with an event keep their report within the budget).
+PLAIN_REPORTS = 600
 #: Log lines kept per frame; a bigger frame's block ends with a line saying how many more.
 BLOCK_LINES = 500
+
+#: Event kinds, as bits of a record's ``events`` field, and as the timeline names them.
+EVENT_KINDS = ("touch", "edit", "reload", "clip")
+EVENT_BITS = {kind: 1 << k for k, kind in enumerate(EVENT_KINDS)}
+#: Event notes kept per frame (a frame that touches a thousand nodes names the first few).
+NOTES_PER_FRAME = 8
+
+_INT_FIELDS = (
+    "nodes", "local", "world", "executed", "products", "naive_products", "suppressed",
+    "bytes_uploaded", "glow_bytes",
+)  # fmt: skip
+_FLOAT_FIELDS = ("update_ms", "upload_ms", "draw_ms")
+RECORD = np.dtype(
+    [("frame", np.int64)]
+    + [(name, np.int64) for name in _INT_FIELDS]
+    + [(name, np.float32) for name in _FLOAT_FIELDS]
+    + [("events", np.uint8)]
+)
 
 
 @dataclass
@@ -31,17 +65,32 @@ class Entry:
     """One frame: `frame` counts drawn frames from 1 (as ``--log`` and ``--touch`` do)."""
 
     frame: int
-    report: object | None  # FrameReport, or None once dropped for the budget
+    report: object | None  # FrameReport, or None when not (or no longer) kept
     stats: FrameStats
-    #: The frame's ``--log`` block (`log_block`), made once when the frame is added.
-    log: list[str] = field(default_factory=list)
+    #: The frame's ``--log`` block (`log_block`); [] when it recomputed nothing or its
+    #: report is not kept.
+    log: list[str]
+    #: What happened in the frame: (kind, what) pairs, kind one of `EVENT_KINDS`.
+    events: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class Totals:
+    """Sums over every frame since `since` (the first frame counted)."""
+
+    since: int | None = None
+    frames: int = 0
+    products: int = 0
+    naive_products: int = 0
 
     @property
-    def ids_held(self) -> int:
-        r = self.report
-        if r is None:
-            return 0
-        return int(r.local_updated.size + r.world_updated.size + r.cause.size + r.executed.size)
+    def saved(self) -> int:
+        return self.naive_products - self.products
+
+    @property
+    def saving(self) -> float:
+        """Fraction of the naive products saved, in [0, 1] (0 when the naive did none)."""
+        return max(0.0, self.saved / self.naive_products) if self.naive_products > 0 else 0.0
 
 
 def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
@@ -68,73 +117,256 @@ def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
     return lines
 
 
-class History:
-    """Ring buffer of the last `capacity` frames (oldest first)."""
+def _ids_of(report) -> int:
+    """A report's weight against the budget: its ids, plus `REPORT_COST` for the object
+    itself (a frame that recomputed nothing still costs its report)."""
+    return REPORT_COST + int(
+        report.local_updated.size + report.world_updated.size
+        + report.cause.size + report.executed.size
+    )  # fmt: skip
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY, id_budget: int = DEFAULT_ID_BUDGET):
+
+class History:
+    """The last `capacity` frames (oldest first; see the module notes)."""
+
+    def __init__(
+        self,
+        capacity: int = DEFAULT_CAPACITY,
+        id_budget: int = DEFAULT_ID_BUDGET,
+        plain_reports: int = PLAIN_REPORTS,
+    ):
         self.capacity = int(capacity)
         self.id_budget = int(id_budget)
-        self._entries: deque[Entry] = deque(maxlen=self.capacity)
-        self._ids_held = 0
+        self.plain_reports = max(1, int(plain_reports))
+        self._rec = np.zeros(self.capacity, dtype=RECORD)
+        self.clear()
 
-    def add(self, frame: int, report, stats: FrameStats) -> Entry:
-        if len(self._entries) == self.capacity:
-            self._ids_held -= self._entries[0].ids_held
-        entry = Entry(frame, report, stats, log_block(frame, report))
-        self._entries.append(entry)
-        self._ids_held += entry.ids_held
-        for old in self._entries:  # oldest first
-            if self._ids_held <= self.id_budget or old is entry:
-                break
-            self._ids_held -= old.ids_held
-            old.report = None
-        return entry
+    # -- adding --------------------------------------------------------------------------
+    def add(self, frame: int, report, stats: FrameStats, events=()) -> Entry:
+        """Keep one frame: its counters, its report (within the budget), its events."""
+        if self._len == self.capacity:  # the oldest record goes
+            self._forget(int(self._rec[self._start]["frame"]))
+            self._start = (self._start + 1) % self.capacity
+            self._len -= 1
+        slot = (self._start + self._len) % self.capacity
+        self._len += 1
+        self._records = None
+        row = self._rec[slot : slot + 1]
+        row["frame"] = frame
+        for name in _INT_FIELDS:
+            row[name] = getattr(stats, name)
+        for name in _FLOAT_FIELDS:
+            row[name] = getattr(stats, name)
+        events = tuple((str(kind), str(what)) for kind, what in events)
+        bits = 0
+        for kind, _ in events:
+            bits |= EVENT_BITS[kind]
+        row["events"] = bits
+        if events:
+            self._notes[frame] = events[:NOTES_PER_FRAME]
+        if report is not None:
+            self._keep_report(frame, report, marked=bool(bits))
+            if report.structure_changed:
+                self.structure_changes += 1
+        t = self.totals
+        if t.since is None:
+            t.since = frame
+        t.frames += 1
+        t.products += stats.products
+        t.naive_products += stats.naive_products
+        self._last = Entry(frame, report, stats, self._block(frame, report), events)
+        return self._last
 
+    def _keep_report(self, frame: int, report, marked: bool) -> None:
+        (self._marked if marked else self._plain)[frame] = report
+        self._ids_held += _ids_of(report)
+        while len(self._plain) > self.plain_reports:
+            self._forget_report(next(iter(self._plain)))
+        for pool in (self._plain, self._marked):  # plain frames' reports go first
+            while self._ids_held > self.id_budget and pool:
+                old = next(iter(pool))
+                if old == frame:  # the newest report always stays
+                    break
+                self._forget_report(old)
+
+    def _forget_report(self, frame: int) -> None:
+        for pool in (self._plain, self._marked):
+            report = pool.pop(frame, None)
+            if report is not None:
+                self._ids_held -= _ids_of(report)
+        self._logs.pop(frame, None)
+
+    def _forget(self, frame: int) -> None:
+        self._forget_report(frame)
+        self._notes.pop(frame, None)
+
+    def note_draw(self, draw_ms: float) -> bool:
+        """Record the latest frame's first draw time; False when it already has one."""
+        last = self._last
+        if last is None or last.stats.draw_ms != 0.0:
+            return False
+        last.stats.draw_ms = draw_ms
+        self._rec[(self._start + self._len - 1) % self.capacity]["draw_ms"] = draw_ms
+        self._records = None
+        return True
+
+    # -- reading -------------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._len
+
+    def _order(self) -> np.ndarray:
+        """Ring slots, oldest first."""
+        return (self._start + np.arange(self._len)) % self.capacity
+
+    def records(self) -> np.ndarray:
+        """The kept frames' records (`RECORD`), oldest first: a read-only copy, made
+        once per change (the panels read it several times a drawn frame)."""
+        if self._records is None:
+            self._records = self._rec[self._order()]
+            self._records.flags.writeable = False
+        return self._records
+
+    def _entry(self, slot: int) -> Entry:
+        rec = self._rec[slot]
+        frame = int(rec["frame"])
+        if self._last is not None and frame == self._last.frame:
+            return self._last
+        stats = FrameStats(frame=frame)
+        for name in _INT_FIELDS:
+            setattr(stats, name, int(rec[name]))
+        for name in _FLOAT_FIELDS:
+            setattr(stats, name, float(rec[name]))
+        report = self.report(frame)
+        return Entry(frame, report, stats, self._block(frame, report), self._notes.get(frame, ()))
 
     def __iter__(self) -> Iterator[Entry]:
-        return iter(self._entries)
+        return (self._entry(int(s)) for s in self._order())
 
     def __getitem__(self, index: int) -> Entry:
-        return self._entries[index]
+        if not -self._len <= index < self._len:
+            raise IndexError(index)
+        return self._entry((self._start + index % self._len) % self.capacity)
 
     @property
     def last(self) -> Entry | None:
-        return self._entries[-1] if self._entries else None
+        return self._last
+
+    def report(self, frame: int):
+        """The kept report of `frame`, or None."""
+        report = self._plain.get(frame)
+        return report if report is not None else self._marked.get(frame)
+
+    def _block(self, frame: int, report) -> list[str]:
+        if report is None:
+            return []
+        block = self._logs.get(frame)
+        if block is None:
+            block = self._logs[frame] = log_block(frame, report)
+        return block
+
+    def index_of(self, frame: int) -> int | None:
+        """Position of `frame` among the kept frames (0: the oldest), or None."""
+        if not self._len:
+            return None
+        first = int(self._rec[self._start]["frame"])
+        index = frame - first
+        slot = (self._start + index) % self.capacity
+        if 0 <= index < self._len and int(self._rec[slot]["frame"]) == frame:
+            return index
+        frames = self.records()["frame"]
+        index = int(np.searchsorted(frames, frame))
+        return index if index < self._len and int(frames[index]) == frame else None
 
     def find(self, frame: int) -> Entry | None:
         """The entry of `frame`, or None if it is not (or no longer) kept."""
-        if not self._entries:
-            return None
-        index = frame - self._entries[0].frame
-        if 0 <= index < len(self._entries) and self._entries[index].frame == frame:
-            return self._entries[index]
-        return next((e for e in self._entries if e.frame == frame), None)
+        index = self.index_of(frame)
+        return None if index is None else self[index]
 
     def counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(frames, local counts, world counts), each [len], oldest first."""
-        n = len(self._entries)
-        frames = np.fromiter((e.frame for e in self._entries), dtype=np.int64, count=n)
-        local = np.fromiter((e.stats.local for e in self._entries), dtype=np.int64, count=n)
-        world = np.fromiter((e.stats.world for e in self._entries), dtype=np.int64, count=n)
-        return frames, local, world
+        rec = self.records()
+        return rec["frame"], rec["local"], rec["world"]
 
-    def log(self, max_lines: int = 4000) -> list[tuple[int, list[str]]]:
-        """(frame, block) for the kept frames that recomputed something, oldest first,
-        trimmed from the oldest so that at most about `max_lines` lines remain."""
+    def event_frames(self, kinds=EVENT_KINDS) -> np.ndarray:
+        """Frames with an event of one of `kinds`, oldest first."""
+        bits = sum(EVENT_BITS[k] for k in kinds)
+        rec = self.records()
+        return rec["frame"][(rec["events"] & bits) != 0]
+
+    def next_event(self, frame: int | None, direction: int) -> int | None:
+        """The event frame nearest before (`direction` -1) or after (+1) `frame` (None:
+        after the latest frame); None when there is none that way."""
+        marks = self.event_frames()
+        if frame is None:
+            frame = int(self._last.frame) + 1 if self._last is not None else 0
+        if direction < 0:
+            before = marks[marks < frame]
+            return int(before[-1]) if before.size else None
+        after = marks[marks > frame]
+        return int(after[0]) if after.size else None
+
+    def notes(self, frame: int) -> tuple[tuple[str, str], ...]:
+        """The events of `frame`: (kind, what) pairs."""
+        return self._notes.get(frame, ())
+
+    def cumulative(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(frames, products, naive products) summed from `totals.since` up to each kept
+        frame: the running totals over the kept part of the history."""
+        rec = self.records()
+        since = self.totals.since
+        rec = rec[rec["frame"] >= since] if since is not None else rec[:0]
+        done = np.cumsum(rec["products"])
+        naive = np.cumsum(rec["naive_products"])
+        if rec.size:  # frames counted but no longer kept come before the first kept one
+            done += self.totals.products - int(done[-1])
+            naive += self.totals.naive_products - int(naive[-1])
+        return rec["frame"], done, naive
+
+    def log(self, max_lines: int = 4000, until: int | None = None) -> list[tuple[int, list[str]]]:
+        """(frame, block) for the kept frames up to `until` (None: the latest) that
+        recomputed something and whose report is kept, oldest first, trimmed from the
+        oldest so that at most about `max_lines` lines remain."""
+        rec = self.records()
+        busy = rec["frame"][rec["world"] > 0]
+        if until is not None:
+            busy = busy[busy <= until]
         blocks: list[tuple[int, list[str]]] = []
         total = 0
-        for entry in reversed(self._entries):
-            if not entry.log:
-                continue
-            if blocks and total + len(entry.log) > max_lines:
+        for frame in busy[::-1].tolist():
+            report = self.report(frame)
+            if report is None:
+                break  # older reports are gone too (apart from marked frames)
+            block = self._block(frame, report)
+            if blocks and total + len(block) > max_lines:
                 break
-            blocks.append((entry.frame, entry.log))
-            total += len(entry.log)
+            blocks.append((frame, block))
+            total += len(block)
         blocks.reverse()
         return blocks
 
+    # -- resetting -----------------------------------------------------------------------
+    def reset_totals(self) -> None:
+        """Count the totals from the next frame on."""
+        self.totals = Totals()
+
+    def drop_reports(self) -> None:
+        """Forget every report (their ids belong to a scene no longer shown); the
+        counters, events and totals stay."""
+        for frame in list(self._plain) + list(self._marked):
+            self._forget_report(frame)
+        if self._last is not None:
+            self._last.report, self._last.log = None, []
+
     def clear(self) -> None:
-        self._entries.clear()
+        self._start = 0
+        self._len = 0
+        self._records: np.ndarray | None = None
+        self._plain: OrderedDict[int, object] = OrderedDict()
+        self._marked: OrderedDict[int, object] = OrderedDict()
+        self._logs: dict[int, list[str]] = {}
+        self._notes: dict[int, tuple[tuple[str, str], ...]] = {}
         self._ids_held = 0
+        self._last: Entry | None = None
+        #: Frames that re-parented, added or removed nodes (the tree rebuilds its rows).
+        self.structure_changes = 0
+        self.totals = Totals()

@@ -165,13 +165,24 @@ def node_details(graph, node_id: int) -> list[tuple[str, str]]:
 MIN_BAR_WIDTH = 4.0
 
 
-def timeline_layout(width: float, capacity: int, count: int) -> tuple[int, float]:
-    """(first, slot): the timeline shows entries ``first ..`` of the `count` recorded, the
-    latest ones, each `slot` pixels wide: the whole history when its `capacity` fits in
-    `width` at `MIN_BAR_WIDTH` or more, else as many of the latest as fit at that width."""
-    slot = max(width / max(capacity, 1), MIN_BAR_WIDTH)
+def timeline_window(width: float, count: int, back: int) -> tuple[int, int, float]:
+    """(first, stop, slot): the timeline shows entries ``first:stop`` of the `count` kept,
+    each `slot` (`MIN_BAR_WIDTH`) pixels wide, as many as fit in `width`, ending `back`
+    entries before the latest (0: it ends at the latest; clamped to the history)."""
+    slot = MIN_BAR_WIDTH
     fits = max(1, int(width // slot))
-    return max(0, count - fits), slot
+    stop = min(count, max(count - max(int(back), 0), min(fits, count)))
+    return max(0, stop - fits), stop, slot
+
+
+def timeline_back_to_show(width: float, count: int, index: int, back: int) -> int:
+    """The `back` (see `timeline_window`) that brings entry `index` into view: unchanged
+    when it is in view already, else with the entry a quarter in from the right end."""
+    first, stop, _ = timeline_window(width, count, back)
+    if first <= index < stop:
+        return back
+    fits = max(1, int(width // MIN_BAR_WIDTH))
+    return max(0, count - min(count, index + 1 + fits // 4))
 
 
 def timeline_index(x: float, left: float, width: float, count: int) -> int | None:

@@ -20,12 +20,12 @@ per second), so that the same command still gives the same picture.
 from __future__ import annotations
 
 import numpy as np
-from imgui_bundle import imgui
+from imgui_bundle import imgui, implot
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
 from viewer.text import printable
 
-from . import labels
+from . import help_window, labels
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
@@ -38,6 +38,8 @@ NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
 #: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
 NAME_OUTLINE = (10, 12, 16, 235)
 _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+#: Seconds the start hint ("? or F1: help") stays on screen in a window.
+HINT_SECONDS = 12.0
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
 
@@ -89,6 +91,13 @@ class Overlay:
         self.timings = Timings()
         #: Frame picked on the timeline (None: the latest frame, live).
         self.pinned: int | None = None
+        #: Events for the next frame's record (a reload happens between frames).
+        self._events: list[tuple[str, str]] = []
+        #: The help window (? or F1) is open.
+        self.show_help = False
+        #: Seconds the one-line "? or F1: help" hint stays at the start (0: not shown;
+        #: headless pictures stay as they were).
+        self.hint_left = 0.0 if deterministic else HINT_SECONDS
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
@@ -98,6 +107,10 @@ class Overlay:
         self.name_boxes: list[tuple[float, float, float, float]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
+        # ImPlot (shipped with imgui-bundle) draws the totals' plot through ImGui's own
+        # draw lists, so moderngl-window's ImGui renderer draws it too.
+        self._plot_context = implot.create_context()
+        implot.set_current_context(self._plot_context)
         io = imgui.get_io()
         io.set_ini_filename("")  # no imgui.ini in the user's folder
         io.set_log_filename("")
@@ -130,15 +143,24 @@ class Overlay:
 
     # -- per simulated frame -------------------------------------------------------------
     def frame_done(
-        self, frame: int, report, dt: float, update_ms: float, upload_ms: float, sync_bytes: int
+        self,
+        frame: int,
+        report,
+        dt: float,
+        update_ms: float,
+        upload_ms: float,
+        sync_bytes: int,
+        events=(),
     ) -> FrameStats:
         """Take one frame's report (already drawn into the renderer's buffers, glow
-        included: `sync_bytes` is all it wrote); returns its counters (kept in the
-        history). `dt` is the frame's simulated time (the renderer's glow took it)."""
+        included: `sync_bytes` is all it wrote) and its events ((kind, what) pairs:
+        touches, edits, clip changes); returns its counters (kept in the history). `dt`
+        is the frame's simulated time (the renderer's glow took it)."""
         stats = FrameStats.of_report(
             frame, report, bytes_uploaded=sync_bytes, update_ms=update_ms, upload_ms=upload_ms
         )
-        self.history.add(frame, report, stats)
+        events, self._events = [*self._events, *events], []
+        self.history.add(frame, report, stats, events)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.history.find(self.pinned) is None:
             self.pin(None)  # the picked frame left the history
@@ -167,15 +189,40 @@ class Overlay:
         return self.history.last
 
     def reset(self, canvas: OverlayCanvas) -> None:
-        """A new scene (live reload) drawn by `canvas`: forget the old frames; the glow's
-        view settings carry over (the new renderer's glow starts dark)."""
+        """A new scene (live reload) drawn by `canvas`: forget the old reports (their
+        ids were the old scene's); the counters, totals and events stay, the next frame
+        is marked as a reload, and the glow's view settings carry over (the new
+        renderer's glow starts dark)."""
         old, self.canvas = self.canvas, canvas
         canvas.glow_style, canvas.glow_on = old.glow_style, old.glow_on
         canvas.glow.fade = old.glow.fade
-        self.history.clear()
+        self.history.drop_reports()
+        self._events.append(("reload", "scene replaced"))
         self.timings.clear()
         self.pinned = None
         self.panel.reset()
+
+    def restart(self) -> None:
+        """The session went back to frame 0 (`Session.restart`): a fresh history and
+        fresh totals, back to live; the frames to come are the replay."""
+        if self.pinned is not None:
+            self.pin(None)
+        self.history.clear()
+        self._events = []
+        self.panel.reset()
+
+    def jump_to_event(self, direction: int) -> int | None:
+        """Show the event frame before (`direction` -1) or after (+1) the frame shown;
+        past the last event, back to live. Returns the frame shown (None: live)."""
+        frame = self.history.next_event(self.pinned, direction)
+        if frame is None and direction < 0:
+            return self.pinned  # nothing earlier: stay
+        self.pin(frame)
+        return self.pinned
+
+    def reset_totals(self) -> None:
+        """Count the running totals from the next frame on."""
+        self.history.reset_totals()
 
     # -- per drawn frame -----------------------------------------------------------------
     def view_fit(self) -> tuple[float, float]:
@@ -193,6 +240,7 @@ class Overlay:
         if self._context is None:  # released
             return
         imgui.set_current_context(self._context)
+        implot.set_current_context(self._plot_context)
         io = imgui.get_io()
         io.display_size = imgui.ImVec2(*self.wnd.size)
         io.delta_time = 1.0 / 60.0 if self.deterministic else max(float(frame_time), 1e-4)
@@ -207,17 +255,20 @@ class Overlay:
                 self._draw_names()
             if self.visible:
                 self.panel.draw()
+            if self.show_help:
+                self.show_help = help_window.draw(self.key_help, *self.wnd.size)
+            elif self.hint_left > 0.0:
+                help_window.draw_hint(*self.wnd.size)
             imgui.render()
         self._first = False
+        self.hint_left = max(0.0, self.hint_left - io.delta_time)
         self.wnd.fbo.use()
         self.imgui.render(imgui.get_draw_data())
 
     def note_draw_time(self, draw_ms: float) -> None:
         """Time of the first drawing of the latest frame (redraws while paused do not
         count: the numbers on screen stay put)."""
-        last = self.history.last
-        if last is not None and last.stats.draw_ms == 0.0:
-            last.stats.draw_ms = draw_ms
+        if self.history.note_draw(draw_ms):
             self.timings.add_draw(draw_ms)
 
     def _draw_names(self) -> None:
@@ -266,6 +317,11 @@ class Overlay:
                 draw_list.add_text(imgui.ImVec2(x + dx, y + dy), outline, names[k])
             draw_list.add_text(imgui.ImVec2(x, y), colors[kinds[k]], names[k])
 
+    def toggle_help(self) -> None:
+        """? or F1: open or close the help window (and the start hint goes)."""
+        self.show_help = not self.show_help
+        self.hint_left = 0.0
+
     # -- events (forwarded by the app) ---------------------------------------------------
     @property
     def wants_mouse(self) -> bool:
@@ -297,5 +353,6 @@ class Overlay:
             return
         imgui.set_current_context(self._context)
         self.imgui.shutdown()
+        implot.destroy_context(self._plot_context)
         imgui.destroy_context(self._context)
         self._context = None

@@ -126,7 +126,8 @@ class ScenePanel:
         else:
             imgui.text("overlap: no")
         imgui.text(f"test: {reading.test}   rectangle at {reading.angle:.1f} deg")
-        imgui.text(f"s = {reading.s:+.3f}   t = {reading.t:+.3f}   (disk in rect frame)")
+        frame = "world X, Y" if reading.test == "axis-aligned" else "rect frame"
+        imgui.text(f"s = {reading.s:+.3f}   t = {reading.t:+.3f}   (disk, {frame})")
         imgui.text(f"size {reading.width:g} x {reading.height:g}   radius {reading.radius:g}")
         imgui.text(f"motion: {host.collision_mode} (M switches, S stops)")
         if not self.ov.glow_in_view:

@@ -73,6 +73,15 @@ def counter_rows(stats: FrameStats) -> list[tuple[str, str]]:
     ]
 
 
+def totals_rows(totals) -> list[tuple[str, str]]:
+    """The panel's running totals (`viewer.overlay.history.Totals`): (label, value)."""
+    return [
+        ("products done", f"{totals.products:,}"),
+        ("naive products", f"{totals.naive_products:,}"),
+        ("saved", f"{totals.saved:,} ({100.0 * totals.saving:.1f} %)"),
+    ]
+
+
 class Timings:
     """Averages of update, upload and draw times and the frame rate over recent frames.
 
@@ -115,6 +124,15 @@ class Timings:
             f"update {self._mean(self.update_ms):.2f}  upload {self._mean(self.upload_ms):.2f}"
             f"  draw {self._mean(self.draw_ms):.2f} ms"
         )
+
+    def rows(self) -> list[tuple[str, str]]:
+        """Mean update / upload / draw times, one (label, "N.NN ms") row each."""
+        return [
+            (f"{name} (ms)", f"{self._mean(values):,.2f}")
+            for name, values in (
+                ("update", self.update_ms), ("upload", self.upload_ms), ("draw", self.draw_ms)
+            )
+        ]  # fmt: skip
 
     def clear(self) -> None:
         for d in (self.update_ms, self.upload_ms, self.draw_ms, self.frame_s):

@@ -53,9 +53,7 @@ class TreeView:
 
     def _structure_version(self) -> int:
         """Changes whenever a frame re-parented, added or removed nodes."""
-        return sum(
-            1 for e in self.ov.history if e.report is not None and e.report.structure_changed
-        )
+        return self.ov.history.structure_changes
 
     def draw(self, height: float, dirty: Flags) -> None:
         host, c = self.ov.host, self.colors

@@ -21,9 +21,12 @@ class Colors:
     text: tuple = (0.92, 0.93, 0.96, 1.0)
     dim: tuple = (0.62, 0.64, 0.70, 1.0)
     note: tuple = (1.0, 0.9, 0.45, 1.0)
+    clip: tuple = (0.55, 0.85, 0.55, 1.0)  # a clip change's mark on the timeline
 
 
 COLORS = Colors()
+#: Widest share of a wrapped table's room its label column takes.
+LABEL_SHARE = 0.35
 
 
 def vec4(c) -> imgui.ImVec4:
@@ -37,13 +40,32 @@ def u32(c) -> int:
 def key_value_table(
     table_id: str, rows: Iterable[tuple[str, str]], *, key_color=COLORS.dim, wrap: bool = False
 ) -> None:
-    """Two columns: a dimmed label, then its value (wrapped when `wrap`)."""
+    """Two columns: a dimmed label, then its value (both wrapped when `wrap`).
+
+    Wrapped text needs a column whose width does not come from its content: a column
+    that fits its content measures wrapped text at the width it had, which starts at
+    nothing, so the text wraps after every letter and the column stays one letter wide.
+    So with `wrap` the label column gets a set width (its longest label, at most
+    `LABEL_SHARE` of the room) and the value column stretches over the rest.
+    """
+    rows = list(rows)
     if not imgui.begin_table(table_id, 2, imgui.TableFlags_.sizing_fixed_fit):
         return
+    if wrap:
+        widest = max((imgui.calc_text_size(label).x for label, _ in rows), default=0.0)
+        room = imgui.get_content_region_avail().x
+        label_width = min(widest, LABEL_SHARE * room)
+        imgui.table_setup_column("label", imgui.TableColumnFlags_.width_fixed, label_width)
+        imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     for label, value in rows:
         imgui.table_next_row()
         imgui.table_next_column()
-        imgui.text_colored(vec4(key_color), label)
+        if wrap:
+            imgui.push_style_color(imgui.Col_.text, vec4(key_color))
+            imgui.text_wrapped(label)
+            imgui.pop_style_color()
+        else:
+            imgui.text_colored(vec4(key_color), label)
         imgui.table_next_column()
         if wrap:
             imgui.text_wrapped(value)

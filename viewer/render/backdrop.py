@@ -8,6 +8,10 @@ come for free. While the camera moves it is drawn directly. Both ways give the s
 
 The grid lies in the XZ plane (Y up), or in the XY plane for flat 2D scenes; it never
 writes depth, so everything drawn later covers it.
+
+The world axes (`axis_lines`) are a small dashed tripod in muted colours just outside the
+scene's bounds, not lines from the origin: from the origin they ran along any parent-child
+link on an axis (tree10's Obj6-Obj7) in the glow's red, and read as links.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ BACKGROUND_TOP = (0.20, 0.22, 0.27)
 BACKGROUND_BOTTOM = (0.07, 0.075, 0.09)
 GRID_MINOR = (0.33, 0.35, 0.40)
 GRID_MAJOR = (0.46, 0.49, 0.56)
+#: X, Y, Z: muted, none of them the glow's red or orange (viewer.palette).
+AXIS_COLORS = ((0.86, 0.52, 0.66, 1.0), (0.62, 0.84, 0.52, 1.0), (0.50, 0.66, 0.96, 1.0))
+#: Dashes per axis of the tripod.
+AXIS_DASHES = 4
 
 
 def nice_step(x: float) -> float:
@@ -43,6 +51,36 @@ def grid_lines(half: float, step: float, flat: bool) -> np.ndarray:
             for u, v in ((u0, v0), (u1, v1)):
                 out.append((u, v, 0.0, w) if flat else (u, 0.0, v, w))
     return np.array(out, dtype=np.float32)
+
+
+def axis_lines(points, step: float, flat: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The world axes' tripod as LINES: (positions [n, 3], colours [n, 4]).
+
+    Its corner sits outside the box around the scene's `points` ([m, 3]: what the view
+    frames), by a tenth of the box's size, left of it, below it and in front: every dash
+    of the X axis lies below every node, every dash of the Y and Z axes left of every
+    node, so no node and no parent-child line (they lie within the box) runs along an
+    axis, and the framed view still shows it. Each axis is `AXIS_DASHES` dashes over one
+    and a half grid `step` along +X, +Y, +Z (in a flat scene Z points at the viewer and
+    would show as a dot, so it is left out).
+    """
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if not len(points):  # an empty scene: beside the origin
+        points = np.zeros((1, 3))
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    margin = max(0.1 * float(np.max(hi - lo)), 0.25 * float(step))
+    corner = np.array((lo[0] - margin, lo[1] - margin, 0.0 if flat else hi[2] + margin))
+    length = 1.5 * float(step)
+    ends = np.linspace(0.0, length, 2 * AXIS_DASHES + 1)[:-1]  # dash, gap, dash, ...
+    positions, colors = [], []
+    for axis in range(2 if flat else 3):
+        for k in range(AXIS_DASHES):
+            for t in (ends[2 * k], ends[2 * k + 1]):
+                point = corner.copy()
+                point[axis] += t
+                positions.append(point)
+                colors.append(AXIS_COLORS[axis])
+    return np.array(positions, dtype=np.float32), np.array(colors, dtype=np.float32)
 
 
 class Backdrop:

@@ -16,7 +16,7 @@ import numpy as np
 
 from viewer.content import meshes
 
-from .backdrop import Backdrop
+from .backdrop import Backdrop, axis_lines
 from .camera import Camera
 from .glow import STAMP_FORMAT, Glow
 from .gpu_mesh import GpuMesh
@@ -34,7 +34,6 @@ from .vertices import ColoredVertices
 
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
 #: The world axes at the origin: X red, Y green, Z blue.
-AXIS_COLORS = ((0.95, 0.3, 0.25, 1.0), (0.4, 0.9, 0.35, 1.0), (0.3, 0.5, 1.0, 1.0))
 #: The ways glow can show (`Renderer.glow_style`; shaders/instanced.frag).
 GLOW_STYLES = ("fill", "rim", "heat")
 #: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
@@ -91,7 +90,7 @@ class Renderer:
         )
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
-        self._axes = ColoredVertices(ctx, self.programs["lines"], 6)
+        self._axes = ColoredVertices(ctx, self.programs["lines"], 24)
         self.ribbons = GlowRibbons(ctx)
         #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
         self.joints = (
@@ -237,9 +236,7 @@ class Renderer:
         self.backdrop.set_grid(center, radius, self._flat)
         self._grid_half = self.backdrop.half
         self._pivot_half = pivot_half(radius)
-        ends = np.zeros((6, 3))  # from the origin along +X, +Y, +Z: two grid steps
-        ends[[1, 3, 5], [0, 1, 2]] = 2.0 * self.backdrop.step
-        self._axes.write(ends, np.repeat(AXIS_COLORS, 2, axis=0))
+        self._axes.write(*axis_lines(self.bound_points(), self.backdrop.step, self._flat))
 
     # -- drawing ---------------------------------------------------------------------------
     def draw(
