@@ -49,7 +49,7 @@ NOTES_PER_FRAME = 8
 
 _INT_FIELDS = (
     "nodes", "local", "world", "executed", "products", "naive_products", "suppressed",
-    "bytes_uploaded", "glow_bytes",
+    "bytes_uploaded",
 )  # fmt: skip
 _FLOAT_FIELDS = ("update_ms", "upload_ms", "draw_ms")
 RECORD = np.dtype(
