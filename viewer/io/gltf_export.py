@@ -1,15 +1,20 @@
-"""`save_gltf`: write a scene as glTF 2.0 (``.glb``, or ``.gltf`` with an embedded buffer).
+"""`save_gltf`: write a scene as glTF 2.0 (``.glb``, or ``.gltf`` with its ``.bin`` and
+image files beside it, or everything inside it as data URIs), keeping what was loaded.
 
-What is written: every node in pre-order with its name, parent links and current local
-translation, rotation and scale; the graph's roots as the one scene. Each drawn node gets
-a mesh with real geometry: built-in kinds are written as their triangles, scaled by the
-look's size (glTF has no per-node mesh scale that is not inherited), coloured by a
-material whose base colour factor is the look's colour (the axes gizmo's painted arms as
-vertex colours); glTF meshes as they were imported (positions, normals, indices, vertex
-colours). One glTF mesh per (mesh kind, size, colour) in use, however many nodes share it.
+- Nodes come from the live graph, in pre-order: names, parent links, transforms. A node
+  read from a glTF file and not changed since is written exactly as read (its
+  ``matrix``, or its TRS values); otherwise its current local TRS. A node driven by a
+  motion is written at the motion's rest value (the motion is an animation channel).
+- Everything a loaded glTF file holds besides its nodes (meshes with all attributes,
+  morph targets and extensions, materials, textures, samplers, images with their
+  original bytes, skins, animations with their samplers as read, cameras, lights,
+  instancing, node extras and extensions) is carried over from the file as read
+  (gltf_source.py, gltf_carry.py), its binary data re-packed into one new buffer.
+  Several glTF files included by a TOML scene merge into one document.
+- Nodes without a glTF source are drawn with sgview's meshes (gltf_builtin.py).
+- The scene's motions become one more animation, "sgview motions" (gltf_motion.py).
 
-Not written: motions, scripted events, the camera, animations, skins and textures (the
-native format keeps the first three: ``--save OUT.toml``).
+What cannot be carried over is returned as one-line notes, one per kind.
 """
 
 from __future__ import annotations
@@ -17,164 +22,290 @@ from __future__ import annotations
 import base64
 import json
 import struct
+import urllib.parse
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from ..content import meshes as mesh_builders
 from ..content.scene import Scene
+from ..text import brief
+from .errors import SceneError
+from .gltf_builtin import BuiltinMeshes
+from .gltf_carry import Output, carry
+from .gltf_motion import motion_channels
+from .gltf_pack import Packer
+from .gltf_remap import remap_node
 from .paths import write_whole
 
-__all__ = ["GLTF_SUFFIXES", "gltf_document", "save_gltf"]
+__all__ = ["GLTF_SUFFIXES", "GltfExport", "build_gltf", "glb_bytes", "save_gltf"]
 
 GLTF_SUFFIXES = (".gltf", ".glb")
-_FLOAT, _UINT = 5126, 5125
-_ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
+_EXTENSIONS = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/webp": ".webp",
+    "image/ktx2": ".ktx2",
+    "image/avif": ".avif",
+    "image/vnd-ms.dds": ".dds",
+}
+#: Extensions whose data the export takes out (decoded views are written plain).
+_CARRIED_AWAY = {"EXT_meshopt_compression"}
+_IDENTITY = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), np.ones(3))
 
 
-def save_gltf(scene: Scene, path: str | Path) -> None:
-    """Write `scene` to `path` (``.glb`` or ``.gltf``), atomically. Raises SceneError when
-    the file cannot be written."""
+class GltfExport:
+    """A built document: JSON without buffer or image locations, the binary buffer, the
+    images' bytes (by image index), the size of a data-less meshopt fallback buffer, and
+    the notes."""
+
+    def __init__(self, doc: dict, blob: bytearray, images: list, dataless: int,
+                 notes: list[str], meshopt: bool = False) -> None:  # fmt: skip
+        self.doc, self.blob, self.images, self.dataless, self.notes = (
+            doc, blob, images, dataless, notes)  # fmt: skip
+        self.meshopt = meshopt
+
+
+def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[str]:
+    """Write `scene` to `path` (``.glb`` or ``.gltf``); return the notes about what was not
+    carried over. A ``.gltf`` gets its buffer in ``<stem>.bin`` and its images in
+    ``<stem>_<n>.<ext>`` beside it, or (`embed`) everything as data URIs inside it.
+    Raises SceneError when the scene cannot be exported or the files cannot be written."""
     path = Path(path)
-    doc, blob = gltf_document(scene)
+    try:
+        export = build_gltf(scene)
+    except SceneError:
+        raise
+    except Exception as exc:  # malformed carried data: one clear line, never a traceback
+        raise SceneError(f"cannot export the scene as glTF ({brief(exc)})",
+                         file=str(path)) from None  # fmt: skip
     if path.suffix.lower() == ".glb":
-        data = glb_bytes(doc, blob)
-    else:
-        doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(
-            blob
-        ).decode("ascii")
-        data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    write_whole(path, data)
+        write_whole(path, glb_bytes(export))
+        return export.notes
+    files = _place_gltf(export, path.stem, embed)
+    for name, data in files:  # the resources first: the .gltf names them
+        write_whole(path.with_name(name), data)
+    write_whole(path, _json(export.doc))
+    return export.notes
 
 
-def glb_bytes(doc: dict, blob: bytes) -> bytes:
-    """A binary glTF container: the JSON chunk (padded with spaces), the BIN chunk (zeros)."""
-    text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+def _json(doc: dict) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def _buffers(export: GltfExport, blob_uri: str | None) -> None:
+    doc = export.doc
+    buffers = []
+    if export.dataless and not export.blob:  # a buffer has at least one byte
+        export.blob += b"\0\0\0\0"
+    if export.blob or export.dataless:
+        buffers.append({"byteLength": len(export.blob)})
+        if blob_uri is not None:
+            buffers[0]["uri"] = blob_uri
+    if export.dataless:
+        buffers.append({"byteLength": export.dataless})
+        if export.meshopt:
+            buffers[1]["extensions"] = {"EXT_meshopt_compression": {"fallback": True}}
+    if buffers:
+        doc["buffers"] = buffers
+    elif "bufferViews" in doc:
+        del doc["bufferViews"]
+
+
+def glb_bytes(export: GltfExport) -> bytes:
+    """A binary glTF container: the JSON chunk (padded with spaces), the BIN chunk
+    (zeros), the images as buffer views."""
+    packer = Packer(export.doc.setdefault("bufferViews", []), [])
+    packer.blob = export.blob
+    for image, (data, mime) in zip(export.doc.get("images", []), export.images, strict=True):
+        image["bufferView"] = packer.view(data)
+        image["mimeType"] = mime
+    if not export.doc["bufferViews"]:
+        del export.doc["bufferViews"]
+    _buffers(export, None)
+    text = _json(export.doc)
     text += b" " * (-len(text) % 4)
-    blob = blob + b"\0" * (-len(blob) % 4)
+    blob = bytes(export.blob) + b"\0" * (-len(export.blob) % 4)
     chunks = struct.pack("<I4s", len(text), b"JSON") + text
     if blob:
         chunks += struct.pack("<I4s", len(blob), b"BIN\0") + blob
     return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
 
 
-class _Writer:
-    """Accumulates the binary buffer, its views and accessors, meshes and materials."""
+def _data_uri(data: bytes, mime: str) -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
 
-    def __init__(self) -> None:
-        self.blob = bytearray()
-        self.views: list[dict] = []
-        self.accessors: list[dict] = []
-        self.meshes: list[dict] = []
-        self.materials: list[dict] = []
-        self._mesh_of: dict[tuple, int] = {}
-        self._material_of: dict[tuple, int] = {}
 
-    def accessor(self, array: np.ndarray, kind: str, target: int, bounds: bool = False) -> int:
-        while len(self.blob) % 4:
-            self.blob.append(0)
-        raw = np.ascontiguousarray(array).tobytes()
-        self.views.append({"buffer": 0, "byteOffset": len(self.blob), "byteLength": len(raw),
-                           "target": target})  # fmt: skip
-        self.blob += raw
-        ctype = _UINT if array.dtype == np.uint32 else _FLOAT
-        acc = {"bufferView": len(self.views) - 1, "componentType": ctype,
-               "count": int(array.shape[0]), "type": kind}  # fmt: skip
-        if bounds:
-            acc["min"] = array.min(axis=0).astype(float).tolist()
-            acc["max"] = array.max(axis=0).astype(float).tolist()
-        self.accessors.append(acc)
-        return len(self.accessors) - 1
-
-    def material(self, color) -> int:
-        key = tuple(round(float(c), 9) for c in color)
-        if key not in self._material_of:
-            self._material_of[key] = len(self.materials)
-            self.materials.append({"pbrMetallicRoughness": {
-                "baseColorFactor": [*map(float, color), 1.0],
-                "metallicFactor": 0.0, "roughnessFactor": 1.0}})  # fmt: skip
-        return self._material_of[key]
-
-    def mesh(self, scene: Scene, kind: str, size, color) -> int | None:
-        key = (kind, tuple(map(float, size)), tuple(map(float, color)))
-        if key in self._mesh_of:
-            return self._mesh_of[key]
-        data = _geometry(scene, kind)
-        if data is None:
-            return None
-        pos = (data.positions.astype(np.float64) * np.asarray(size, np.float64)).astype(np.float32)
-        nrm = data.normals.astype(np.float64)
-        if kind in mesh_builders.BUILDERS:  # normals under the size scale: the cofactor rule
-            nrm = nrm / np.where(np.asarray(size, np.float64) == 0, 1.0, size)
-            length = np.linalg.norm(nrm, axis=1, keepdims=True)
-            nrm = np.divide(nrm, length, out=np.zeros_like(nrm), where=length > 0)
-        attrs = {
-            "POSITION": self.accessor(pos, "VEC3", _ARRAY_BUFFER, bounds=True),
-            "NORMAL": self.accessor(nrm.astype(np.float32), "VEC3", _ARRAY_BUFFER),
-        }
-        alpha = data.vcolors[:, 3:4].astype(np.float64)
-        if (alpha > 0).any():  # painted vertices: the colour they show, white factor
-            rgb = (1 - alpha) * np.asarray(color, np.float64) + alpha * data.vcolors[:, :3]
-            attrs["COLOR_0"] = self.accessor(rgb.astype(np.float32), "VEC3", _ARRAY_BUFFER)
-            material = self.material((1.0, 1.0, 1.0))
+def _place_gltf(export: GltfExport, stem: str, embed: bool) -> list[tuple[str, bytes]]:
+    """Give the buffer and images their URIs; return the files to write beside."""
+    files: list[tuple[str, bytes]] = []
+    for n, (image, (data, mime)) in enumerate(
+        zip(export.doc.get("images", []), export.images, strict=True)
+    ):
+        if embed:
+            image["uri"] = _data_uri(data, mime)
         else:
-            material = self.material(color)
-        indices = self.accessor(data.indices.astype(np.uint32), "SCALAR", _ELEMENT_ARRAY_BUFFER)
-        self.meshes.append({"name": kind if kind in mesh_builders.BUILDERS else "mesh",
-                            "primitives": [{"attributes": attrs, "indices": indices,
-                                            "material": material, "mode": 4}]})  # fmt: skip
-        self._mesh_of[key] = len(self.meshes) - 1
-        return self._mesh_of[key]
+            name = f"{stem}_{n}{_EXTENSIONS.get(mime, '.bin')}"
+            files.append((name, data))
+            image["uri"] = urllib.parse.quote(name)
+        image["mimeType"] = mime
+    if export.blob or export.dataless:
+        if embed:
+            _buffers(export, _data_uri(bytes(export.blob), "application/octet-stream"))
+        else:
+            files.append((f"{stem}.bin", bytes(export.blob)))
+            _buffers(export, urllib.parse.quote(f"{stem}.bin"))
+    else:
+        _buffers(export, None)
+    return files
 
 
-def _geometry(scene: Scene, kind: str):
-    if kind in mesh_builders.BUILDERS:
-        return mesh_builders.builtin(kind)
-    if kind in scene.mesh_data:
-        pos, nrm, idx = scene.mesh_data[kind]
-        return mesh_builders.from_arrays(pos, nrm, idx, scene.surfaces.get(kind))
-    return None  # "none", or a key without data: a pivot
-
-
-def gltf_document(scene: Scene) -> tuple[dict, bytes]:
-    """The glTF JSON (without the buffer's URI) and the binary buffer of `scene`."""
+# ---------------------------------------------------------------------------- the document
+def build_gltf(scene: Scene) -> GltfExport:
+    """The glTF document of `scene` (see the module docstring)."""
     graph = scene.graph
-    writer = _Writer()
-    ids = [node.id for node in graph]  # pre-order
-    index_of = {node_id: k for k, node_id in enumerate(ids)}
+    out = Output()
+    packer = Packer(out.arrays["bufferViews"], out.arrays["accessors"])
+    builtin = BuiltinMeshes(scene, packer, out.arrays["meshes"], out.arrays["materials"])
+    notes: Counter = Counter()
+    handles = list(graph)  # pre-order
+    index_of = {node.id: k for k, node in enumerate(handles)}
+    sourced = _sourced_nodes(scene, index_of)
+    from_file = {k for _src, node_map in sourced for k in node_map.values()}
+    rest = _motion_rest(scene)
     nodes: list[dict] = []
     roots: list[int] = []
-    for node in graph:
+    for k, node in enumerate(handles):
         entry: dict = {"name": node.name}
-        t = np.asarray(node.local_position, dtype=float)
-        q = np.asarray(node.local_rotation, dtype=float)
-        s = np.asarray(node.local_scale, dtype=float)
-        if t.any():
-            entry["translation"] = t.tolist()
-        if not np.array_equal(q, [0.0, 0.0, 0.0, 1.0]):
-            entry["rotation"] = q.tolist()
-        if not np.array_equal(s, [1.0, 1.0, 1.0]):
-            entry["scale"] = s.tolist()
-        look = scene.look(node.id)
-        mesh = writer.mesh(scene, look.mesh, look.size, look.color)
-        if mesh is not None:
-            entry["mesh"] = mesh
+        if k not in from_file:
+            trs = [rest.get((node.id, ch), getattr(node, f"local_{ch}"))
+                   for ch in ("position", "rotation", "scale")]  # fmt: skip
+            entry.update(_trs(*trs))
+            look = scene.look(node.id)
+            mesh = builtin.mesh(look.mesh, look.size, look.color)
+            if mesh is not None:
+                entry["mesh"] = mesh
         nodes.append(entry)
-        parent = node.parent
-        if parent is None:
-            roots.append(index_of[node.id])
+        if node.parent is None:
+            roots.append(k)
         else:
-            nodes[index_of[parent.id]].setdefault("children", []).append(index_of[node.id])
-    doc = {
-        "asset": {"version": "2.0", "generator": "sgview"},
-        "scene": 0,
-        "scenes": [{"name": scene.title, "nodes": roots}],
-        "nodes": nodes,
-    }
-    if writer.meshes:
-        doc["meshes"] = writer.meshes
-        doc["materials"] = writer.materials
-        doc["accessors"] = writer.accessors
-        doc["bufferViews"] = writer.views
-        doc["buffers"] = [{"byteLength": len(writer.blob)}]
-    return doc, bytes(writer.blob)
+            nodes[index_of[node.parent.id]].setdefault("children", []).append(k)
+    for s, (src, node_map) in enumerate(sourced):
+        sh = carry(out, packer, src, node_map, notes)
+        for gi, k in node_map.items():
+            src_node = src.doc["nodes"][gi]
+            nodes[k].update(remap_node(src_node, sh, out.skins_of[s]))
+            nodes[k].update(_node_transform(handles[k], src_node, src, int(src.rows[gi])))
+    _motions(scene, out, packer, index_of, notes)
+    doc: dict = {"asset": {"version": "2.0", "generator": "sgview"}}
+    if len(set(out.copyright)) == 1:
+        doc["asset"]["copyright"] = out.copyright[0]
+    doc["scene"] = 0
+    doc["scenes"] = [{"name": scene.title, "nodes": roots} if roots else {"name": scene.title}]
+    if nodes:
+        doc["nodes"] = nodes
+    for name, items in out.arrays.items():
+        if items:
+            doc[name] = items
+    root_ext = dict(out.root_extensions)
+    if out.lights:
+        root_ext["KHR_lights_punctual"] = {"lights": out.lights}
+    if out.variants:
+        root_ext["KHR_materials_variants"] = {"variants": out.variants}
+    if root_ext:
+        doc["extensions"] = root_ext
+    used = sorted(_extensions_in(doc) | (out.declared - _CARRIED_AWAY))
+    if used:
+        doc["extensionsUsed"] = used
+        required = sorted(out.required & set(used))
+        if required:
+            doc["extensionsRequired"] = required
+    lines = [f"{count} {what}" if count else what for what, count in notes.items()]
+    return GltfExport(doc, packer.blob, out.image_data, packer.dataless, lines, packer.meshopt)
+
+
+def _sourced_nodes(scene: Scene, index_of: dict[int, int]) -> list[tuple]:
+    """Per glTF file the scene loaded: (its source, {glTF node index: written index}) for
+    its nodes still in the graph."""
+    found = []
+    for inc in scene.includes:
+        src = inc.source
+        if src is None:
+            continue
+        ids = np.asarray(inc.ids).tolist()
+        node_map = {}
+        for gi, row in enumerate(np.asarray(src.rows).tolist()):
+            if row >= 0 and ids[row] in index_of:
+                node_map[gi] = index_of[ids[row]]
+        found.append((src, node_map))
+    return found
+
+
+def _motion_rest(scene: Scene) -> dict[tuple[int, str], np.ndarray]:
+    rest = {}
+    for m in scene.motions:
+        for row, node_id in enumerate(m.ids.tolist()):
+            rest[(node_id, m.channel)] = m.rest[row]
+    return rest
+
+
+def _trs(t, q, s) -> dict:
+    """The non-default TRS fields of a node."""
+    entry = {}
+    for key, value, default in zip(("translation", "rotation", "scale"), (t, q, s), _IDENTITY,
+                                   strict=True):  # fmt: skip
+        value = np.asarray(value, dtype=np.float64)
+        if not np.array_equal(value, default):
+            entry[key] = [float(v) for v in value]
+    return entry
+
+
+def _node_transform(node, src_node: dict, src, row: int) -> dict:
+    """The node's transform as read when it has not changed since, else as it is now."""
+    now = (node.local_position, node.local_rotation, node.local_scale)
+    if all(np.array_equal(np.asarray(a, np.float64), b[row])
+           for a, b in zip(now, src.rest, strict=True)):  # fmt: skip
+        return {k: list(src_node[k]) for k in ("matrix", "translation", "rotation", "scale")
+                if isinstance(src_node.get(k), list)}  # fmt: skip
+    return _trs(*now)
+
+
+def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: Counter) -> None:
+    """The scene's motions as the animation "sgview motions"."""
+    motions = [m for m in scene.motions if len(m)]
+    if not motions:
+        return
+    channels, _horizon, motion_notes = motion_channels(motions)
+    for line in motion_notes:
+        notes[line] = 0
+    samplers, targets, inputs = [], [], {}
+    for ch in channels:
+        if ch.node not in index_of:
+            continue
+        key = ch.times.tobytes()
+        if key not in inputs:
+            inputs[key] = packer.accessor(ch.times, bounds=True)
+        output = packer.accessor(ch.values)
+        samplers.append({"input": inputs[key], "output": output,
+                         "interpolation": ch.interpolation})  # fmt: skip
+        targets.append({"sampler": len(samplers) - 1,
+                        "target": {"node": index_of[ch.node], "path": ch.path}})  # fmt: skip
+    if targets:
+        out.arrays["animations"].append({"name": "sgview motions", "channels": targets,
+                                         "samplers": samplers})  # fmt: skip
+
+
+def _extensions_in(value: object) -> set[str]:
+    """The names of every extension used anywhere in a JSON document."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ext = item.get("extensions")
+            if isinstance(ext, dict):
+                found.update(k for k in ext if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
