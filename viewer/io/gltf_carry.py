@@ -14,6 +14,8 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
+import numpy as np
+
 from .gltf_pack import Packer
 from .gltf_remap import (
     Shift,
@@ -71,7 +73,10 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
     sh = Shift(out.base(), nodes=dict(nodes))
     _views(out, packer, src, sh, notes)
     arrays = out.arrays
+    first = len(arrays["accessors"])
     arrays["accessors"] += [remap_accessor(a, sh) for a in _array(doc, "accessors")]
+    for i in _needing_bounds(doc):
+        _add_bounds(arrays["accessors"][first + i], src, doc["accessors"][i], notes)
     arrays["meshes"] += [remap_mesh(m, sh) for m in _array(doc, "meshes")]
     arrays["materials"] += [remap_material(m, sh) for m in _array(doc, "materials")]
     _images(out, src, sh, notes)
@@ -137,6 +142,72 @@ def _views(out: Output, packer: Packer, src: GltfSource, sh: Shift, notes: Count
         if packer.views[new]["buffer"] == 1 and not packer.meshopt:
             notes["buffer view(s) of a buffer without data (written without data)"] += 1
         sh.views[j] = new
+
+
+def _needing_bounds(doc: dict) -> set[int]:
+    """The accessors glTF requires ``min`` and ``max`` of: POSITION attributes (morph
+    targets' too) and animation inputs."""
+    need = set()
+    for mesh in _array(doc, "meshes"):
+        for prim in mesh.get("primitives", []) if isinstance(mesh, dict) else []:
+            if isinstance(prim, dict):
+                for table in [prim.get("attributes"), *(prim.get("targets") or [])]:
+                    if isinstance(table, dict) and _ints(table.get("POSITION")):
+                        need.add(table["POSITION"])
+    for anim in _array(doc, "animations"):
+        for sampler in anim.get("samplers", []) if isinstance(anim, dict) else []:
+            if isinstance(sampler, dict) and _ints(sampler.get("input")):
+                need.add(sampler["input"])
+    count = len(_array(doc, "accessors"))
+    return {i for i in need if i < count}
+
+
+_DTYPES = {5120: "<i1", 5121: "<u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4}
+
+
+def _add_bounds(acc: dict, src: GltfSource, read: dict, notes: Counter) -> None:
+    """Fill in a required ``min``/``max`` the source left out, from the accessor's data."""
+    if not isinstance(read, dict) or ("min" in read and "max" in read):
+        return
+    values = _elements(src, read)
+    if values is None:
+        notes["accessor(s) without the min/max glTF requires, and data to compute them from"] += 1
+        return
+    if values.shape[0] == 0:
+        return
+    integer = values.dtype.kind in "iu"
+    kind = int if integer else float
+    acc["min"] = [kind(v) for v in values.min(axis=0)]
+    acc["max"] = [kind(v) for v in values.max(axis=0)]
+
+
+def _elements(src: GltfSource, acc: dict):
+    """A plain (not sparse) accessor's elements as stored, or None."""
+
+    ctype, kind, count = acc.get("componentType"), acc.get("type"), acc.get("count")
+    view_index = acc.get("bufferView")
+    if ctype not in _DTYPES or kind not in _WIDTHS or not _ints(count, view_index):
+        return None
+    if acc.get("sparse") is not None:
+        return None
+    views = _array(src.doc, "bufferViews")
+    if view_index >= len(views) or not isinstance(views[view_index], dict):
+        return None
+    view = views[view_index]
+    data = src.views.get(view_index)
+    if data is None:
+        data = _slice(src, view.get("buffer"), view.get("byteOffset", 0), view.get("byteLength"))
+    dtype = np.dtype(_DTYPES[ctype])
+    width = _WIDTHS[kind]
+    offset = acc.get("byteOffset", 0)
+    stride = view.get("byteStride") or width * dtype.itemsize
+    if data is None or not _ints(offset, stride):
+        return None
+    if count and offset + stride * (count - 1) + width * dtype.itemsize > len(data):
+        return None
+    return np.ndarray((count, width), dtype, buffer=bytes(data), offset=offset,
+                      strides=(stride, dtype.itemsize))  # fmt: skip
 
 
 def _slice(src: GltfSource, buffer: object, offset: object, length: object) -> bytes | None:

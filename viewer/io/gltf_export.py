@@ -96,8 +96,6 @@ def _json(doc: dict) -> bytes:
 def _buffers(export: GltfExport, blob_uri: str | None) -> None:
     doc = export.doc
     buffers = []
-    if export.dataless and not export.blob:  # a buffer has at least one byte
-        export.blob += b"\0\0\0\0"
     if export.blob or export.dataless:
         buffers.append({"byteLength": len(export.blob)})
         if blob_uri is not None:
@@ -221,6 +219,8 @@ def build_gltf(scene: Scene) -> GltfExport:
         if required:
             doc["extensionsRequired"] = required
     lines = [f"{count} {what}" if count else what for what, count in notes.items()]
+    if packer.dataless and not packer.blob:  # buffer 0 comes first and needs one byte
+        packer.blob += b"\0\0\0\0"
     return GltfExport(doc, packer.blob, out.image_data, packer.dataless, lines, packer.meshopt)
 
 
@@ -261,9 +261,10 @@ def _trs(t, q, s) -> dict:
 
 
 def _node_transform(node, src_node: dict, src, row: int) -> dict:
-    """The node's transform as read when it has not changed since, else as it is now."""
+    """The node's transform as read when it has not changed since (to rounding: the graph
+    normalises quaternions once more), else as it is now."""
     now = (node.local_position, node.local_rotation, node.local_scale)
-    if all(np.array_equal(np.asarray(a, np.float64), b[row])
+    if all(np.allclose(np.asarray(a, np.float64), b[row], rtol=1e-13, atol=1e-15)
            for a, b in zip(now, src.rest, strict=True)):  # fmt: skip
         return {k: list(src_node[k]) for k in ("matrix", "translation", "rotation", "scale")
                 if isinstance(src_node.get(k), list)}  # fmt: skip
