@@ -51,6 +51,7 @@ _EXTENSIONS = {
 }
 #: Extensions whose data the export takes out (decoded views are written plain).
 _CARRIED_AWAY = {"EXT_meshopt_compression"}
+_TRS_FIELDS = ("matrix", "translation", "rotation", "scale")
 _IDENTITY = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), np.ones(3))
 
 
@@ -166,34 +167,44 @@ def build_gltf(scene: Scene) -> GltfExport:
     packer = Packer(out.arrays["bufferViews"], out.arrays["accessors"])
     builtin = BuiltinMeshes(scene, packer, out.arrays["meshes"], out.arrays["materials"])
     notes: Counter = Counter()
-    handles = list(graph)  # pre-order
-    index_of = {node.id: k for k, node in enumerate(handles)}
+    ids = graph.alive_ids()  # pre-order: a parent before its children
+    index_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
+    trs = _local_values(scene, ids)
     sourced = _sourced_nodes(scene, index_of)
     from_file = {k for _src, node_map in sourced for k in node_map.values()}
-    rest = _motion_rest(scene)
     nodes: list[dict] = []
     roots: list[int] = []
-    for k, node in enumerate(handles):
-        entry: dict = {"name": node.name}
+    parent_ids = graph.parents()[ids].tolist()
+    for k, node_id in enumerate(ids.tolist()):
+        entry: dict = {"name": graph.name_of(node_id)}
         if k not in from_file:
-            trs = [rest.get((node.id, ch), getattr(node, f"local_{ch}"))
-                   for ch in ("position", "rotation", "scale")]  # fmt: skip
-            entry.update(_trs(*trs))
-            look = scene.look(node.id)
+            entry.update(_trs(trs, k))
+            look = scene.look(node_id)
             mesh = builtin.mesh(look.mesh, look.size, look.color)
             if mesh is not None:
                 entry["mesh"] = mesh
         nodes.append(entry)
-        if node.parent is None:
+        if parent_ids[k] < 0:
             roots.append(k)
         else:
-            nodes[index_of[node.parent.id]].setdefault("children", []).append(k)
+            nodes[index_of[parent_ids[k]]].setdefault("children", []).append(k)
     for s, (src, node_map) in enumerate(sourced):
         sh = carry(out, packer, src, node_map, notes)
-        for gi, k in node_map.items():
+        rows = np.asarray(src.rows)
+        written = np.fromiter(node_map.values(), np.int64, len(node_map))
+        source_rows = rows[np.fromiter(node_map, np.int64, len(node_map))]
+        same = np.ones(len(node_map), bool)
+        for now, then in zip(trs, src.rest, strict=True):  # unchanged, to rounding: the graph
+            # normalises quaternions once more
+            same &= np.isclose(now[written], then[source_rows], rtol=1e-13, atol=1e-15).all(1)
+        for j, (gi, k) in enumerate(node_map.items()):
             src_node = src.doc["nodes"][gi]
             nodes[k].update(remap_node(src_node, sh, out.skins_of[s]))
-            nodes[k].update(_node_transform(handles[k], src_node, src, int(src.rows[gi])))
+            if same[j]:  # the transform exactly as read, a matrix included
+                nodes[k].update({f: list(src_node[f]) for f in _TRS_FIELDS
+                                 if isinstance(src_node.get(f), list)})  # fmt: skip
+            else:
+                nodes[k].update(_trs(trs, k))
     _motions(scene, out, packer, index_of, notes)
     doc: dict = {"asset": {"version": "2.0", "generator": "sgview"}}
     if len(set(out.copyright)) == 1:
@@ -241,34 +252,28 @@ def _sourced_nodes(scene: Scene, index_of: dict[int, int]) -> list[tuple]:
     return found
 
 
-def _motion_rest(scene: Scene) -> dict[tuple[int, str], np.ndarray]:
-    rest = {}
+def _local_values(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(positions, rotations, scales) of the nodes `ids` as written: their current
+    values, a channel driven by a motion at the motion's rest value."""
+    pos, rot, scl = (np.array(a[ids], dtype=np.float64) for a in scene.graph.local_values())
+    row = np.full(scene.graph.capacity_ids, -1, np.int64)
+    row[ids] = np.arange(len(ids))
+    into = {"position": pos, "rotation": rot, "scale": scl}
     for m in scene.motions:
-        for row, node_id in enumerate(m.ids.tolist()):
-            rest[(node_id, m.channel)] = m.rest[row]
-    return rest
+        rows = row[m.ids]
+        keep = rows >= 0
+        into[m.channel][rows[keep]] = m.rest[keep]
+    return pos, rot, scl
 
 
-def _trs(t, q, s) -> dict:
-    """The non-default TRS fields of a node."""
+def _trs(trs: tuple[np.ndarray, ...], k: int) -> dict:
+    """The non-default TRS fields of row `k`."""
     entry = {}
-    for key, value, default in zip(("translation", "rotation", "scale"), (t, q, s), _IDENTITY,
-                                   strict=True):  # fmt: skip
-        value = np.asarray(value, dtype=np.float64)
-        if not np.array_equal(value, default):
-            entry[key] = [float(v) for v in value]
+    for key, values, default in zip(("translation", "rotation", "scale"), trs, _IDENTITY,
+                                    strict=True):  # fmt: skip
+        if not np.array_equal(values[k], default):
+            entry[key] = values[k].tolist()
     return entry
-
-
-def _node_transform(node, src_node: dict, src, row: int) -> dict:
-    """The node's transform as read when it has not changed since (to rounding: the graph
-    normalises quaternions once more), else as it is now."""
-    now = (node.local_position, node.local_rotation, node.local_scale)
-    if all(np.allclose(np.asarray(a, np.float64), b[row], rtol=1e-13, atol=1e-15)
-           for a, b in zip(now, src.rest, strict=True)):  # fmt: skip
-        return {k: list(src_node[k]) for k in ("matrix", "translation", "rotation", "scale")
-                if isinstance(src_node.get(k), list)}  # fmt: skip
-    return _trs(*now)
 
 
 def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: Counter) -> None:
@@ -307,6 +312,6 @@ def _extensions_in(value: object) -> set[str]:
             if isinstance(ext, dict):
                 found.update(k for k in ext if isinstance(k, str))
             stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
+        elif isinstance(item, list) and item and isinstance(item[0], (dict, list)):
+            stack.extend(item)  # lists of numbers or strings hold no extension
     return found

@@ -146,6 +146,8 @@ def remap_node(node: dict, sh: Shift, skins: dict[int, int]) -> dict:
     name, transform and children are the exporter's to write. `skins` maps source skin
     indices to written ones."""
     out = {k: copy.deepcopy(v) for k, v in node.items() if k not in _NODE_FIELDS}
+    if not out:
+        return out
     sh.move(out, "mesh", "meshes")
     sh.move(out, "camera", "cameras")
     if _is_index(out.get("skin")):
