@@ -390,3 +390,53 @@ def test_gltf_embed_needs_a_gltf_output(tmp_path, capsys):
     assert "--gltf-embed" in capsys.readouterr().err
     assert main(["tree10", "--save", str(tmp_path / "x.gltf"), "--gltf-embed"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.gltf"]
+
+
+# ---------------------------------------------------------------- odd data the loader ignores
+def _odd(change):
+    def apply(doc):
+        change(doc)
+        return doc
+
+    return apply
+
+
+ODD = {
+    "cameras-not-a-list": lambda d: d.update(cameras="nope"),
+    "texture-not-an-object": lambda d: d["textures"].append(5),
+    "image-file-missing": lambda d: d["images"].append({"uri": "missing.png"}),
+    "unused-sampler-index-out-of-range": lambda d: d["animations"][1]["samplers"][0].update(
+        input=999
+    ),
+    "target-index-a-string": lambda d: d["meshes"][1]["primitives"][0].update(
+        targets=[{"POSITION": "x"}]
+    ),
+    "instancing-attributes-not-an-object": lambda d: d["nodes"][1]["extensions"].update(
+        EXT_mesh_gpu_instancing={"attributes": 3}
+    ),
+    "lights-not-a-list": lambda d: d.update(extensions={"KHR_lights_punctual": {"lights": "x"}}),
+    "view-of-a-missing-buffer": lambda d: d["bufferViews"].append({"buffer": 7, "byteLength": 4}),
+    "buffer-file-missing": lambda d: d["buffers"].append({"byteLength": 8, "uri": "nothere.bin"}),
+    "skin-joint-a-string": lambda d: d.update(skins=[{"joints": ["a"]}]),
+    "animation-not-an-object": lambda d: d["animations"].append([1, 2]),
+    "deep-extras": lambda d: d["materials"][2].update(extras={"deep": [[[[{"a": [1]}]]]]}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ODD))
+def test_odd_data_never_ends_in_a_traceback(tmp_path, case, capsys):
+    from gltf_rig import glb
+
+    doc, blob = feature_document()
+    ODD[case](doc)
+    source = tmp_path / "odd.glb"
+    source.write_bytes(glb(doc, blob))
+    try:
+        load_scene(source)
+    except SceneError:
+        pytest.skip("the loader refuses it (its own tests cover that)")
+    for name in ("out.glb", "out.gltf"):
+        code = main([str(source), "--save", str(tmp_path / name)])
+        err = capsys.readouterr().err
+        assert code in (0, 2) and "Traceback" not in err, err
+        assert code == 0 or err.count("\n") == 1
