@@ -440,3 +440,70 @@ def test_odd_data_never_ends_in_a_traceback(tmp_path, case, capsys):
         err = capsys.readouterr().err
         assert code in (0, 2) and "Traceback" not in err, err
         assert code == 0 or err.count("\n") == 1
+
+
+# ---------------------------------------------------------------- the stated sampling bound
+H4 = (2 * math.pi / 128) ** 4 / 384  # docs/scene-format.md: the Hermite bound per unit
+
+
+@pytest.mark.parametrize(
+    ("motion", "bound"),
+    [
+        ("orbit = { axis = [0, 0, 1], speed = 33 }", math.sqrt(2) * H4 * 10.0),  # radius 10
+        ("oscillate = { axis = [1, 0, 0], amplitude = 4, period = 1.5 }", H4 * 4),
+        ("pulse = { amplitude = 0.5, period = 0.8 }", H4 * 0.5 * 3),  # rest scale 3
+        (
+            "swing = { axis = [0, 1, 0], amplitude = 120, period = 2 }",
+            math.sqrt(2)
+            * H4
+            * sum(c * (math.radians(60) ** p) for c, p in ((1, 4), (6, 3), (7, 2), (1, 1))),
+        ),  # fmt: skip
+    ],
+    ids=["orbit", "oscillate", "pulse", "swing"],
+)
+def test_sampled_motions_stay_within_the_stated_bound(tmp_path, motion, bound):
+    source = tmp_path / "m.toml"
+    source.write_text(f'[[node]]\nname = "N"\nposition = [10, 0, 0]\nscale = 3\n'
+                      f"motion = {{ {motion} }}\n")  # fmt: skip
+    scene = load_scene(source)
+    out = tmp_path / "m.glb"
+    assert save_gltf(scene, out) == []
+    again = load_scene(out)
+    (m,) = scene.motions
+    (clip,) = again.animation.clips
+    (channel,) = clip.channels
+    worst = 0.0
+    for t in np.linspace(0.0, clip.duration, 2001):  # between the keys, mostly
+        exact = m.values(t)[0]
+        got = channel.at(t)
+        if channel.path == "rotation" and np.dot(exact, got) < 0:
+            got = -got
+        worst = max(worst, float(np.abs(got - exact).max()))
+    # the bound, plus float32 keys (a few units of 6e-8 of the value's size)
+    size = float(np.abs(m.values(0.0)).max())
+    assert worst <= bound + 3e-7 * max(size, 1.0), (worst, bound)
+
+
+def test_periods_without_a_common_multiple_are_named(tmp_path, capsys):
+    source = tmp_path / "m.toml"
+    source.write_text('[[node]]\nname = "A"\nmotion = { oscillate = { amplitude = 1, '
+                      'period = 1 } }\n\n[[node]]\nname = "B"\nmotion = { pulse = { '
+                      f"amplitude = 0.2, period = {math.sqrt(2)!r} }} }}\n")  # fmt: skip
+    assert main([str(source), "--save", str(tmp_path / "m.glb")]) == 0
+    lines = [x for x in capsys.readouterr().err.splitlines() if "common period" in x]
+    assert len(lines) == 1 and "1.41421" in lines[0]
+    assert_valid([tmp_path / "m.glb"])
+
+
+def test_nodes_outside_the_shown_scene_are_named(tmp_path, capsys):
+    from gltf_rig import glb
+
+    doc, blob = feature_document()
+    doc["nodes"].append({"name": "Elsewhere", "camera": 0})
+    doc["scenes"].append({"nodes": [7]})
+    source = tmp_path / "two.glb"
+    source.write_bytes(glb(doc, blob))
+    assert main([str(source), "--save", str(tmp_path / "out.glb")]) == 0
+    err = capsys.readouterr().err
+    assert "1 node(s) outside the scene sgview loaded" in err
+    assert "1 glTF scene(s) other than the one shown" in err

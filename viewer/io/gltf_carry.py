@@ -71,6 +71,11 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
     source's node indices to written ones."""
     doc = src.doc
     sh = Shift(out.base(), nodes=dict(nodes))
+    outside = len(_array(doc, "nodes")) - len(nodes)
+    if outside > 0:
+        notes["node(s) outside the scene sgview loaded (another glTF scene: left out)"] += outside
+    if len(_array(doc, "scenes")) > 1:
+        notes["glTF scene(s) other than the one shown (left out)"] += len(doc["scenes"]) - 1
     _views(out, packer, src, sh, notes)
     arrays = out.arrays
     first = len(arrays["accessors"])
