@@ -80,6 +80,22 @@ def canonical(scene) -> dict:
     return out
 
 
+def content(value):
+    """One value (a surface, a skin...) as comparable data, see `canonical`."""
+    return _canon(value, _Keys())
+
+
+def surfaces_by_node(scene) -> dict[str, object]:
+    """{node name: its mesh's surface as comparable data} for nodes drawn with a mesh
+    read from a glTF file (not sgview's built-in kinds)."""
+    out = {}
+    for node in scene.graph:
+        look = scene.looks.get(node.id)
+        if look is not None and _MESH_KEY.match(look.mesh) and look.mesh in scene.surfaces:
+            out[node.name] = content(scene.surfaces[look.mesh])
+    return out
+
+
 def assert_same_content(a, b) -> None:
     """Every loaded field of scene `b` equals `a`'s (see `canonical`)."""
     ca, cb = canonical(a), canonical(b)
