@@ -508,3 +508,19 @@ def test_nodes_outside_the_shown_scene_are_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "1 node(s) outside the scene sgview loaded" in err
     assert "1 glTF scene(s) other than the one shown" in err
+
+
+def test_images_sharing_a_file_are_read_and_written_once(tmp_path):
+    from gltf_rig import glb
+
+    doc, blob = feature_document()
+    (tmp_path / "big.png").write_bytes(PNG + bytes(1 << 20))  # 1 MB, never decoded
+    doc["images"] += [{"uri": "big.png"} for _ in range(40)]
+    source = tmp_path / "shared.glb"
+    source.write_bytes(glb(doc, blob))
+    scene = load_scene(source, max_buffer_bytes=8 << 20)  # 40 copies would not fit
+    for name in ("out.glb", "out.gltf"):
+        assert save_gltf(scene, tmp_path / name) == []
+    assert (tmp_path / "out.glb").stat().st_size < 2 << 20
+    assert len(list(tmp_path.glob("out_*"))) == 3  # png, jpeg, big
+    assert_valid([tmp_path / "out.glb", tmp_path / "out.gltf"])

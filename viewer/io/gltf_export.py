@@ -116,8 +116,11 @@ def glb_bytes(export: GltfExport) -> bytes:
     (zeros), the images as buffer views."""
     packer = Packer(export.doc.setdefault("bufferViews", []), [])
     packer.blob = export.blob
+    placed: dict[int, int] = {}  # one view per distinct bytes object (images sharing a file)
     for image, (data, mime) in zip(export.doc.get("images", []), export.images, strict=True):
-        image["bufferView"] = packer.view(data)
+        if id(data) not in placed:
+            placed[id(data)] = packer.view(data)
+        image["bufferView"] = placed[id(data)]
         image["mimeType"] = mime
     if not export.doc["bufferViews"]:
         del export.doc["bufferViews"]
@@ -138,15 +141,18 @@ def _data_uri(data: bytes, mime: str) -> str:
 def _place_gltf(export: GltfExport, stem: str, embed: bool) -> list[tuple[str, bytes]]:
     """Give the buffer and images their URIs; return the files to write beside."""
     files: list[tuple[str, bytes]] = []
+    placed: dict[int, str] = {}  # one file per distinct bytes object (images sharing a file)
     for n, (image, (data, mime)) in enumerate(
         zip(export.doc.get("images", []), export.images, strict=True)
     ):
-        if embed:
-            image["uri"] = _data_uri(data, mime)
-        else:
-            name = f"{stem}_{n}{_EXTENSIONS.get(mime, '.bin')}"
-            files.append((name, data))
-            image["uri"] = urllib.parse.quote(name)
+        if id(data) not in placed:
+            if embed:
+                placed[id(data)] = _data_uri(data, mime)
+            else:
+                name = f"{stem}_{n}{_EXTENSIONS.get(mime, '.bin')}"
+                files.append((name, data))
+                placed[id(data)] = urllib.parse.quote(name)
+        image["uri"] = placed[id(data)]
         image["mimeType"] = mime
     if export.blob or export.dataless:
         if embed:

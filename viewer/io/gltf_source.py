@@ -65,28 +65,50 @@ def image_mime(data: bytes, declared: object = None) -> str:
 
 
 def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
-    """The `GltfSource` of an opened, imported file."""
+    """The `GltfSource` of an opened, imported file.
+
+    Buffers and images the loader did not need are read here too, each distinct URI or
+    buffer view once, and their bytes charged to the scene's data budget: a file cannot
+    make the export copy one large file many times. What does not fit, or cannot be read,
+    is left as None (the exporter names it)."""
     from .gltf_material import image_bytes  # the one reader of image bytes
 
+    budget = gltf.budget
     buffers: list[bytes | None] = []
     dataless = set()
+    by_uri: dict[object, bytes | None] = {}
     for i, buf in enumerate(gltf.array("buffers")):
-        if isinstance(buf, dict) and buf.get("uri") is None and (i > 0 or gltf.bin is None):
+        uri = buf.get("uri") if isinstance(buf, dict) else None
+        if isinstance(buf, dict) and uri is None and (i > 0 or gltf.bin is None):
             dataless.add(i)
             buffers.append(None)
             continue
-        try:
-            buffers.append(bytes(gltf.buffer(i)))
-        except Exception:  # a buffer the loader never needed and cannot read
-            buffers.append(None)
+        key = ("uri", uri) if isinstance(uri, str) else ("index", i)
+        if key not in by_uri:
+            by_uri[key] = _read(budget, lambda i=i: gltf.buffer(i), i in gltf.buffers)
+        buffers.append(by_uri[key])
     images: list[tuple[bytes, str] | None] = []
     for i, image in enumerate(gltf.array("images")):
-        try:
-            data = image_bytes(gltf, image, f"image {i}")
-        except Exception:  # an image nothing drew, unreadable: the exporter names it
+        if not isinstance(image, dict):
             images.append(None)
             continue
-        images.append((data, image_mime(data, image.get("mimeType"))))
+        uri, view = image.get("uri"), image.get("bufferView")
+        key = ("uri", uri) if isinstance(uri, str) else ("view", view if uri is None else i)
+        if key not in by_uri:
+            by_uri[key] = _read(budget, lambda i=i, im=image: image_bytes(gltf, im, f"image {i}"))
+        data = by_uri[key]
+        images.append(None if data is None else (data, image_mime(data, image.get("mimeType"))))
     return GltfSource(gltf.doc, buffers, images, np.asarray(rows).copy(),
                       tuple(np.array(a, dtype=np.float64) for a in rest),
                       dataless=dataless)  # fmt: skip
+
+
+def _read(budget, read, already_charged: bool = False) -> bytes | None:
+    """`read()`'s bytes, charged to `budget`; None when unreadable or over the budget."""
+    try:
+        data = bytes(read())
+    except Exception:  # a buffer or image the loader never needed and cannot read
+        return None
+    if not already_charged and budget.charge_data(len(data)) is not None:
+        return None
+    return data
