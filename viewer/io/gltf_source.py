@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .gltf_data import GltfFile
+from .gltf_material import image_bytes
 
 __all__ = ["GltfSource", "image_mime", "read_source"]
 
@@ -71,8 +72,6 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
     buffer view once, and their bytes charged to the scene's data budget: a file cannot
     make the export copy one large file many times. What does not fit, or cannot be read,
     is left as None (the exporter names it)."""
-    from .gltf_material import image_bytes  # the one reader of image bytes
-
     budget = gltf.budget
     buffers: list[bytes | None] = []
     dataless = set()
