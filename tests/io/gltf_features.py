@@ -60,9 +60,11 @@ class _Blob:
         return len(self.accessors) - 1
 
 
-def feature_document() -> tuple[dict, bytes]:
-    """(JSON, binary buffer) of the feature file."""
+def feature_document(variant: int = 0) -> tuple[dict, bytes]:
+    """(JSON, binary buffer) of the feature file; `variant` changes its numbers, images
+    and settings, so that files merged into one export differ in every kind of object."""
     b = _Blob()
+    v = float(variant)
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], np.float32)
     nrm = np.tile([0.0, 0.0, 1.0], (4, 1))
     tan = np.tile([1.0, 0.0, 0.0, 1.0], (4, 1))
@@ -75,7 +77,7 @@ def feature_document() -> tuple[dict, bytes]:
     indices = b.add(idx, "SCALAR", USHORT)
     delta = np.array([[0, 0, 0.5], [0, 0, 0], [0, 0, 0], [0, 0, -0.5]], np.float32)
     target = {"POSITION": b.add(delta, "VEC3", bounds=True)}
-    instances = b.add([[0, 0, 0], [2, 0, 0], [4, 0, 1]], "VEC3")
+    instances = b.add([[0, 0, v], [2, 0, 0], [4, 0, 1]], "VEC3")
     t_step = b.add([0.0, 0.5, 1.0], "SCALAR", bounds=True)
     v_step = b.add([[0, 0, 0], [0, 1, 0], [0, 2, 0]], "VEC3")
     t_cubic = b.add([0.0, 1.0, 2.5], "SCALAR", bounds=True)
@@ -83,10 +85,11 @@ def feature_document() -> tuple[dict, bytes]:
     tangents = [[0, 0.3, 0, 0], [0, -0.2, 0.1, 0]]
     v_cubic = b.add([tangents[0], q[0], tangents[1], tangents[1], q[1], tangents[0],
                      tangents[0], q[2], tangents[1]], "VEC4")  # fmt: skip
-    t_lin = b.add([0.0, 2.0], "SCALAR", bounds=True)
+    t_lin = b.add([0.0, 2.0 + v], "SCALAR", bounds=True)
     v_lin = b.add([[1, 1, 1], [2, 0.5, 1]], "VEC3")
     v_weights = b.add([0.0, 1.0], "SCALAR")
-    png_view = b.view(PNG)
+    png_view = b.view(PNG if not variant else _image("PNG", (variant, 40, 90)))
+    jpeg = JPEG if not variant else _image("JPEG", (30, variant, 220))
     doc = {
         "asset": {"version": "2.0", "generator": "sgview tests", "copyright": "test data"},
         "extensionsUsed": [
@@ -101,7 +104,7 @@ def feature_document() -> tuple[dict, bytes]:
                     {
                         "type": "spot",
                         "color": [1, 0.9, 0.8],
-                        "intensity": 3.5,
+                        "intensity": 3.5 + v,
                         "name": "spot",
                         "spot": {"innerConeAngle": 0.2, "outerConeAngle": 0.6},
                     }
@@ -175,7 +178,7 @@ def feature_document() -> tuple[dict, bytes]:
                             }
                         },
                     },
-                    "metallicFactor": 0.2,
+                    "metallicFactor": 0.2 + v / 100,
                     "roughnessFactor": 0.7,
                 },
                 "normalTexture": {"index": 1, "scale": 0.5, "texCoord": 1},
@@ -199,16 +202,23 @@ def feature_document() -> tuple[dict, bytes]:
             },
         ],  # fmt: skip
         "textures": [{"sampler": 0, "source": 0, "name": "png"}, {"source": 1}],
-        "samplers": [{"magFilter": 9728, "minFilter": 9986, "wrapS": 33071, "wrapT": 33648}],
+        "samplers": [
+            {"magFilter": 9728, "minFilter": 9986 + variant % 2, "wrapS": 33071, "wrapT": 33648}
+        ],
         "images": [
             {"bufferView": png_view, "mimeType": "image/png", "name": "pink"},
-            {"uri": "data:image/jpeg;base64," + base64.b64encode(JPEG).decode()},
+            {"uri": "data:image/jpeg;base64," + base64.b64encode(jpeg).decode()},
         ],
         "cameras": [
             {
                 "type": "perspective",
                 "name": "persp",
-                "perspective": {"yfov": 0.8, "znear": 0.1, "zfar": 100, "aspectRatio": 1.5},
+                "perspective": {
+                    "yfov": 0.8 + v / 100,
+                    "znear": 0.1,
+                    "zfar": 100,
+                    "aspectRatio": 1.5,
+                },
             },
             {
                 "type": "orthographic",
@@ -241,14 +251,14 @@ def feature_document() -> tuple[dict, bytes]:
     return doc, bytes(b.data)
 
 
-def write_features(folder: Path, name: str = "features.glb") -> Path:
-    """The feature file as ``.glb`` or ``.gltf`` (buffer beside it as features.bin)."""
-    doc, blob = feature_document()
+def write_features(folder: Path, name: str = "features.glb", variant: int = 0) -> Path:
+    """The feature file as ``.glb`` or ``.gltf`` (buffer beside it as <stem>.bin)."""
+    doc, blob = feature_document(variant)
     path = Path(folder) / name
     if name.endswith(".glb"):
         path.write_bytes(glb(doc, blob))
     else:
-        doc["buffers"][0]["uri"] = "features.bin"
-        (Path(folder) / "features.bin").write_bytes(blob)
+        doc["buffers"][0]["uri"] = Path(name).stem + ".bin"
+        (Path(folder) / (Path(name).stem + ".bin")).write_bytes(blob)
         path.write_text(json.dumps(doc))
     return path

@@ -524,3 +524,76 @@ def test_images_sharing_a_file_are_read_and_written_once(tmp_path):
     assert (tmp_path / "out.glb").stat().st_size < 2 << 20
     assert len(list(tmp_path.glob("out_*"))) == 3  # png, jpeg, big
     assert_valid([tmp_path / "out.glb", tmp_path / "out.gltf"])
+
+
+# ---------------------------------------------------------------- merges, by a spec reading
+@pytest.mark.parametrize("seed", range(4))
+def test_merged_files_resolve_to_their_sources(tmp_path, seed):
+    """Random TOML scenes including the feature and rig files under random hosts: every
+    carried node, with its mesh, material, textures, images, skin, camera, light and
+    instancing followed through the indices, and every animation, equals its source's."""
+    from gltf_resolve import Resolved, same_elements
+
+    rng = np.random.default_rng(seed)
+    write_rig(tmp_path, "rig.glb")
+    names = ["rig.glb"]
+    for variant, suffix in enumerate((".glb", ".gltf", ".glb", ".gltf"), start=1):
+        names.append(write_features(tmp_path, f"f{variant}{suffix}", variant).name)
+    lines, expect = ['[[node]]\nname = "Host0"\nmesh = "sphere"\n'], []
+    for k in range(1, 5):
+        lines.append(f'[[node]]\nname = "Host{k}"\nparent = "Host{rng.integers(k)}"\n'
+                     f'mesh = "{rng.choice(["cube", "none", "cone"])}"\n')  # fmt: skip
+    for name in rng.choice(names, size=rng.integers(2, 5), replace=False):
+        host = f"Host{rng.integers(5)}"
+        lines.append(f'[[include]]\nfile = "{name}"\nparent = "{host}"\n')
+        expect.append((name, host))
+    source = tmp_path / "mix.toml"
+    source.write_text("\n".join(lines))
+    scene = load_scene(source)
+    for out_name in ("out.glb", "out.gltf"):
+        out = tmp_path / "out" / out_name
+        out.parent.mkdir(exist_ok=True)
+        assert save_gltf(scene, out) == []
+        written = Resolved(out)
+        got = written.nodes_by_name()
+        anims = written.animations()
+        seen = 0
+        for inc in scene.includes:  # each include's nodes, by their names in the scene
+            src = Resolved(inc.path)
+            ids = np.asarray(inc.ids)
+            rows = np.asarray(inc.source.rows)
+            rename = {src.name(gi): scene.graph.name_of(int(ids[r])) for gi, r in
+                      enumerate(rows) if r >= 0}  # fmt: skip
+            for gi, r in enumerate(rows):
+                if r < 0:
+                    continue
+                mine = src.node(gi)
+                mine["children"] = sorted(rename[c] for c in
+                                          [src.name(c) for c in src.doc["nodes"][gi].get(
+                                              "children", [])])  # fmt: skip
+                if "skin" in mine:
+                    mine["skin"]["joints"] = [rename[j] for j in mine["skin"]["joints"]]
+                theirs = got[rename[src.name(gi)]]
+                for key in ("translation", "rotation", "scale", "matrix"):
+                    mine.pop(key, None), theirs.pop(key, None)  # world matrices: other tests
+                assert same_elements(theirs, mine), (inc.path.name, src.name(gi))
+                seen += 1
+            for anim in src.animations():
+                moved = (
+                    anim[0],
+                    sorted(
+                        (
+                            json.dumps(
+                                {**json.loads(t), "node": rename[json.loads(t)["node"]]},
+                                sort_keys=True,
+                            ),
+                            i,
+                            o,
+                            interp,
+                        )
+                        for t, i, o, interp in anim[1]
+                    ),
+                )
+                assert any(same_elements(moved, a) for a in anims), anim[0]  # fmt: skip
+        assert seen == sum(len(inc.ids) for inc in scene.includes)
+    assert_valid([tmp_path / "out" / "out.glb", tmp_path / "out" / "out.gltf"])
