@@ -60,6 +60,21 @@ def _ints(*values) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)
 
 
+def _objects(doc: dict, name: str, notes: Counter) -> list:
+    """The top-level array `name`, entries that are not JSON objects written as empty
+    ones (so later indices stay put); each problem counted in `notes`."""
+    value = doc.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        notes["file-level field(s) that should be arrays and are not (left out)"] += 1
+        return []
+    bad = sum(not isinstance(item, dict) for item in value)
+    if bad:
+        notes["entr(ies) that are not JSON objects (written empty)"] += bad
+    return [item if isinstance(item, dict) else {} for item in value]
+
+
 def _array(doc: dict, name: str) -> list:
     value = doc.get(name)
     return value if isinstance(value, list) else []
@@ -79,15 +94,15 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
     _views(out, packer, src, sh, notes)
     arrays = out.arrays
     first = len(arrays["accessors"])
-    arrays["accessors"] += [remap_accessor(a, sh) for a in _array(doc, "accessors")]
+    arrays["accessors"] += [remap_accessor(a, sh) for a in _objects(doc, "accessors", notes)]
     for i in _needing_bounds(doc):
         _add_bounds(arrays["accessors"][first + i], src, doc["accessors"][i], notes)
-    arrays["meshes"] += [remap_mesh(m, sh) for m in _array(doc, "meshes")]
-    arrays["materials"] += [remap_material(m, sh) for m in _array(doc, "materials")]
+    arrays["meshes"] += [remap_mesh(m, sh) for m in _objects(doc, "meshes", notes)]
+    arrays["materials"] += [remap_material(m, sh) for m in _objects(doc, "materials", notes)]
     _images(out, src, sh, notes)
-    arrays["textures"] += [remap_texture(t, sh) for t in _array(doc, "textures")]
-    arrays["samplers"] += copy.deepcopy(_array(doc, "samplers"))
-    arrays["cameras"] += copy.deepcopy(_array(doc, "cameras"))
+    arrays["textures"] += [remap_texture(t, sh) for t in _objects(doc, "textures", notes)]
+    arrays["samplers"] += copy.deepcopy(_objects(doc, "samplers", notes))
+    arrays["cameras"] += copy.deepcopy(_objects(doc, "cameras", notes))
     skins: dict[int, int] = {}
     for i, skin in enumerate(_array(doc, "skins")):
         moved = remap_skin(skin, sh)
