@@ -19,10 +19,6 @@ What cannot be carried over is returned as one-line notes, one per kind.
 
 from __future__ import annotations
 
-import base64
-import json
-import struct
-import urllib.parse
 from collections import Counter
 from pathlib import Path
 
@@ -33,38 +29,19 @@ from ..text import brief
 from .errors import SceneError
 from .gltf_builtin import BuiltinMeshes
 from .gltf_carry import Output, carry
+from .gltf_container import GltfExport, glb_bytes, gltf_files, json_bytes
 from .gltf_motion import motion_channels
 from .gltf_pack import Packer
 from .gltf_remap import remap_node
 from .paths import write_whole
 
-__all__ = ["GLTF_SUFFIXES", "GltfExport", "build_gltf", "glb_bytes", "save_gltf"]
+__all__ = ["GLTF_SUFFIXES", "build_gltf", "save_gltf"]
 
 GLTF_SUFFIXES = (".gltf", ".glb")
-_EXTENSIONS = {
-    "image/png": ".png",
-    "image/jpeg": ".jpg",
-    "image/webp": ".webp",
-    "image/ktx2": ".ktx2",
-    "image/avif": ".avif",
-    "image/vnd-ms.dds": ".dds",
-}
 #: Extensions whose data the export takes out (decoded views are written plain).
 _CARRIED_AWAY = {"EXT_meshopt_compression"}
 _TRS_FIELDS = ("matrix", "translation", "rotation", "scale")
 _IDENTITY = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), np.ones(3))
-
-
-class GltfExport:
-    """A built document: JSON without buffer or image locations, the binary buffer, the
-    images' bytes (by image index), the size of a data-less meshopt fallback buffer, and
-    the notes."""
-
-    def __init__(self, doc: dict, blob: bytearray, images: list, dataless: int,
-                 notes: list[str], meshopt: bool = False) -> None:  # fmt: skip
-        self.doc, self.blob, self.images, self.dataless, self.notes = (
-            doc, blob, images, dataless, notes)  # fmt: skip
-        self.meshopt = meshopt
 
 
 def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[str]:
@@ -83,86 +60,11 @@ def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[st
     if path.suffix.lower() == ".glb":
         write_whole(path, glb_bytes(export))
         return export.notes
-    files = _place_gltf(export, path.stem, embed)
+    files = gltf_files(export, path.stem, embed)
     for name, data in files:  # the resources first: the .gltf names them
         write_whole(path.with_name(name), data)
-    write_whole(path, _json(export.doc))
+    write_whole(path, json_bytes(export.doc))
     return export.notes
-
-
-def _json(doc: dict) -> bytes:
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
-
-
-def _buffers(export: GltfExport, blob_uri: str | None) -> None:
-    doc = export.doc
-    buffers = []
-    if export.blob or export.dataless:
-        buffers.append({"byteLength": len(export.blob)})
-        if blob_uri is not None:
-            buffers[0]["uri"] = blob_uri
-    if export.dataless:
-        buffers.append({"byteLength": export.dataless})
-        if export.meshopt:
-            buffers[1]["extensions"] = {"EXT_meshopt_compression": {"fallback": True}}
-    if buffers:
-        doc["buffers"] = buffers
-    elif "bufferViews" in doc:
-        del doc["bufferViews"]
-
-
-def glb_bytes(export: GltfExport) -> bytes:
-    """A binary glTF container: the JSON chunk (padded with spaces), the BIN chunk
-    (zeros), the images as buffer views."""
-    packer = Packer(export.doc.setdefault("bufferViews", []), [])
-    packer.blob = export.blob
-    placed: dict[int, int] = {}  # one view per distinct bytes object (images sharing a file)
-    for image, (data, mime) in zip(export.doc.get("images", []), export.images, strict=True):
-        if id(data) not in placed:
-            placed[id(data)] = packer.view(data)
-        image["bufferView"] = placed[id(data)]
-        image["mimeType"] = mime
-    if not export.doc["bufferViews"]:
-        del export.doc["bufferViews"]
-    _buffers(export, None)
-    text = _json(export.doc)
-    text += b" " * (-len(text) % 4)
-    blob = bytes(export.blob) + b"\0" * (-len(export.blob) % 4)
-    chunks = struct.pack("<I4s", len(text), b"JSON") + text
-    if blob:
-        chunks += struct.pack("<I4s", len(blob), b"BIN\0") + blob
-    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
-
-
-def _data_uri(data: bytes, mime: str) -> str:
-    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
-
-
-def _place_gltf(export: GltfExport, stem: str, embed: bool) -> list[tuple[str, bytes]]:
-    """Give the buffer and images their URIs; return the files to write beside."""
-    files: list[tuple[str, bytes]] = []
-    placed: dict[int, str] = {}  # one file per distinct bytes object (images sharing a file)
-    for n, (image, (data, mime)) in enumerate(
-        zip(export.doc.get("images", []), export.images, strict=True)
-    ):
-        if id(data) not in placed:
-            if embed:
-                placed[id(data)] = _data_uri(data, mime)
-            else:
-                name = f"{stem}_{n}{_EXTENSIONS.get(mime, '.bin')}"
-                files.append((name, data))
-                placed[id(data)] = urllib.parse.quote(name)
-        image["uri"] = placed[id(data)]
-        image["mimeType"] = mime
-    if export.blob or export.dataless:
-        if embed:
-            _buffers(export, _data_uri(bytes(export.blob), "application/octet-stream"))
-        else:
-            files.append((f"{stem}.bin", bytes(export.blob)))
-            _buffers(export, urllib.parse.quote(f"{stem}.bin"))
-    else:
-        _buffers(export, None)
-    return files
 
 
 # ---------------------------------------------------------------------------- the document
