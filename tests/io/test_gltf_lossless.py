@@ -21,6 +21,8 @@ import pytest
 from anim_oracle import oracle_sample
 from gltf_features import JPEG, PNG, feature_document, write_features
 from gltf_rig import write_rig
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracle import local_matrix
 from roundtrip import assert_same_content, surfaces_by_node, world_matrices
 from scene_helpers import SCENE_FILES
@@ -597,3 +599,65 @@ def test_merged_files_resolve_to_their_sources(tmp_path, seed):
                 assert any(same_elements(moved, a) for a in anims), anim[0]  # fmt: skip
         assert seen == sum(len(inc.ids) for inc in scene.includes)
     assert_valid([tmp_path / "out" / "out.glb", tmp_path / "out" / "out.gltf"])
+
+
+def _stated_bound(m, row: int) -> float:
+    """docs/scene-format.md's bound for one sampled motion row (without float32)."""
+    kind = m.kind
+    if kind == "orbit":
+        rest = m.rest[row]
+        radius = np.linalg.norm(rest - np.dot(rest, m.axis[row]) * m.axis[row])
+        return math.sqrt(2) * H4 * radius
+    if kind == "oscillate":
+        return H4 * abs(m.amplitude[row])
+    if kind == "pulse":
+        return H4 * abs(m.amplitude[row]) * np.abs(m.rest[row]).max()
+    a = math.radians(abs(m.amplitude[row])) / 2
+    return math.sqrt(2) * H4 * (a**4 + 6 * a**3 + 7 * a**2 + a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    kind=st.sampled_from(["spin", "orbit", "swing", "oscillate", "pulse"]),
+    axis=st.tuples(*[st.floats(-1, 1)] * 3).filter(lambda v: np.linalg.norm(v) > 0.1),
+    speed=st.floats(-400, 400).filter(lambda v: abs(v) > 1),
+    amplitude=st.floats(-0.9, 0.9).filter(lambda v: abs(v) > 0.01),
+    period=st.floats(0.2, 5),
+    phase=st.floats(-360, 360),
+    rest=st.tuples(*[st.floats(-5, 5)] * 3),
+    spin=st.floats(-180, 180),
+)
+def test_any_motion_keys_match_the_motion(kind, axis, speed, amplitude, period, phase, rest,
+                                          spin):  # fmt: skip
+    """Random motions: the exported keys, sampled by the test's own reading of the spec,
+    give the motion's values within the documented bound (exact for spin) plus float32."""
+    from viewer.content.motion import Motion
+    from viewer.io.gltf_motion import motion_channels
+    from viewer.scene.math import quat_from_axis_angle
+
+    width = {"spin": 4, "swing": 4, "orbit": 3, "oscillate": 3, "pulse": 3}[kind]
+    if width == 4:
+        base = quat_from_axis_angle(np.array([0.3, 1.0, -0.2]), spin)
+    else:
+        base = np.array(rest) if kind != "pulse" else np.abs(rest) + 0.5
+    params = {"axis": axis, "phase": phase}
+    if kind in ("spin", "orbit"):
+        params["speed"] = speed
+    else:
+        params.update(period=period, amplitude=amplitude * (100 if kind == "swing" else 1))
+    if kind == "pulse":
+        del params["axis"]
+    m = Motion.make(kind, [0], base[None], **params)
+    (ch,), horizon, _notes = motion_channels([m])
+    times = ch.times.astype(np.float64)
+    values = ch.values.astype(np.float64)
+    if ch.interpolation == "CUBICSPLINE":
+        values = values.reshape(-1, 3, width)
+    bound = 0.0 if kind == "spin" else _stated_bound(m, 0)
+    size = float(np.abs(m.values(0.0)).max()) + abs(params.get("amplitude", 0.0))
+    for t in np.linspace(0.0, horizon, 97)[1:-1] + horizon / 500:
+        got = oracle_sample(times, values, ch.interpolation, t, rotation=width == 4)
+        exact = m.values(t)[0]
+        if width == 4 and np.dot(got, exact) < 0:
+            got = -got
+        assert np.abs(got - exact).max() <= bound + 4e-7 * max(size, 1.0), (t, got, exact)
