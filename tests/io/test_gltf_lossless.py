@@ -105,7 +105,7 @@ def test_feature_files_keep_everything(tmp_path, build, name, embed):
             files = sorted(p.name for p in out.parent.iterdir())
             assert files == (["out.gltf"] if embed else ["out.bin", "out.gltf", "out_0.png",
                                                          "out_1.jpg"])  # fmt: skip
-    assert_valid([out])
+    assert_valid([out], warnings=build.startswith("rig"))  # (the rig's own warnings stay)
 
 
 def _image_bytes(path: Path, doc: dict) -> list[bytes]:
@@ -188,7 +188,7 @@ def test_every_bundled_scene_exports_valid_and_moving(tmp_path):
             # the motions come back as an animation, within the stated sampling bound
             _assert_same_motion(source, again, atol=2e-5)
             written.append(out)
-    assert_valid(written)
+    assert_valid(written, warnings=False)
 
 
 MOTIONS_TOML = """
