@@ -421,13 +421,14 @@ ODD = {
     "view-of-a-missing-buffer": lambda d: d["bufferViews"].append({"buffer": 7, "byteLength": 4}),
     "buffer-file-missing": lambda d: d["buffers"].append({"byteLength": 8, "uri": "nothere.bin"}),
     "skin-joint-a-string": lambda d: d.update(skins=[{"joints": ["a"]}]),
+    "skin-not-an-object": lambda d: d.update(skins=[7]),
     "animation-not-an-object": lambda d: d["animations"].append([1, 2]),
     "deep-extras": lambda d: d["materials"][2].update(extras={"deep": [[[[{"a": [1]}]]]]}),
 }
 
 
 @pytest.mark.parametrize("case", sorted(ODD))
-def test_odd_data_never_ends_in_a_traceback(tmp_path, case, capsys):
+def test_odd_data_is_saved_with_notes_never_a_traceback(tmp_path, case, capsys):
     from gltf_rig import glb
 
     doc, blob = feature_document()
@@ -441,8 +442,7 @@ def test_odd_data_never_ends_in_a_traceback(tmp_path, case, capsys):
     for name in ("out.glb", "out.gltf"):
         code = main([str(source), "--save", str(tmp_path / name)])
         err = capsys.readouterr().err
-        assert code in (0, 2) and "Traceback" not in err, err
-        assert code == 0 or err.count("\n") == 1
+        assert code == 0 and "Traceback" not in err, err  # what it cannot carry: notes
 
 
 # ---------------------------------------------------------------- the stated sampling bound

@@ -104,7 +104,7 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
     arrays["samplers"] += copy.deepcopy(_objects(doc, "samplers", notes))
     arrays["cameras"] += copy.deepcopy(_objects(doc, "cameras", notes))
     skins: dict[int, int] = {}
-    for i, skin in enumerate(_array(doc, "skins")):
+    for i, skin in enumerate(_objects(doc, "skins", notes)):
         moved = remap_skin(skin, sh)
         if moved is None:
             notes["skin(s) with a joint outside the saved scene (left out)"] += 1
@@ -112,7 +112,7 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
         skins[i] = len(arrays["skins"])
         arrays["skins"].append(moved)
     out.skins_of.append(skins)
-    for anim in _array(doc, "animations"):
+    for anim in _objects(doc, "animations", notes):
         moved, dropped = remap_animation(anim, sh)
         if dropped:
             notes["animation channel(s) aimed at nodes outside the saved scene (left out)"] += (
