@@ -226,7 +226,7 @@ def _elements(src: GltfSource, acc: dict):
         return None
     if count and offset + stride * (count - 1) + width * dtype.itemsize > len(data):
         return None
-    return np.ndarray((count, width), dtype, buffer=bytes(data), offset=offset,
+    return np.ndarray((count, width), dtype, buffer=data, offset=offset,
                       strides=(stride, dtype.itemsize))  # fmt: skip
 
 

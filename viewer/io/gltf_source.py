@@ -36,7 +36,7 @@ class GltfSource:
     """
 
     doc: dict
-    buffers: list[bytes | None]
+    buffers: list[bytes | memoryview | None]
     images: list[tuple[bytes, str] | None]
     rows: np.ndarray
     rest: tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -73,9 +73,9 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
     make the export copy one large file many times. What does not fit, or cannot be read,
     is left as None (the exporter names it)."""
     budget = gltf.budget
-    buffers: list[bytes | None] = []
+    buffers: list[bytes | memoryview | None] = []
     dataless = set()
-    by_uri: dict[object, bytes | None] = {}
+    by_uri: dict[object, bytes | memoryview | None] = {}
     for i, buf in enumerate(gltf.array("buffers")):
         uri = buf.get("uri") if isinstance(buf, dict) else None
         if isinstance(buf, dict) and uri is None and (i > 0 or gltf.bin is None):
@@ -103,9 +103,12 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
 
 
 def _read(budget, read, already_charged: bool = False) -> bytes | None:
-    """`read()`'s bytes, charged to `budget`; None when unreadable or over the budget."""
+    """`read()`'s bytes, charged to `budget`; None when unreadable or over the budget. A
+    view of a .glb's binary chunk stays a view (no copy of the file's largest part)."""
     try:
-        data = bytes(read())
+        data = read()
+        if not isinstance(data, (bytes, memoryview)):
+            data = bytes(data)
     except Exception:  # a buffer or image the loader never needed and cannot read
         return None
     if not already_charged and budget.charge_data(len(data)) is not None:
