@@ -105,6 +105,10 @@ def check_outputs(args) -> None:
     parent folders are made here, once for every writer."""
     from viewer.io.paths import SCREENSHOT, prepare_output
 
+    if getattr(args, "gltf_embed", False) and (
+        args.save is None or args.save.suffix.lower() != ".gltf"
+    ):
+        raise UsageError("--gltf-embed goes with --save OUT.gltf")
     for flag in ("save", "screenshot", "record", "dump_world", "trace"):
         path = getattr(args, flag, None)
         if path is None:
@@ -222,11 +226,16 @@ def save(args) -> int:
     try:
         check_outputs(args)
         scene = load(args)
-        gltf = args.save.suffix.lower() in GLTF_SUFFIXES
-        (save_gltf if gltf else save_scene)(scene, args.save)
+        notes = []
+        if args.save.suffix.lower() in GLTF_SUFFIXES:
+            notes = save_gltf(scene, args.save, embed=args.gltf_embed)
+        else:
+            save_scene(scene, args.save)
     except (UsageError, SceneError) as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
+    for note in notes:
+        print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
     print(f"saved {quoted(scene.title)} ({len(scene.graph)} nodes) to {printable(args.save, None)}")
     return 0
 

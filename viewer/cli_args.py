@@ -142,7 +142,14 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
     ("--save", {
         "type": Path, "metavar": "OUT.toml|OUT.glb|OUT.gltf",
         "help": "write the scene to OUT and exit: the native TOML format, or glTF 2.0 for "
-        ".glb/.gltf (hierarchy, transforms, names, meshes); converts any scene",
+        ".glb/.gltf (everything loaded is kept: nodes, meshes, materials, textures, skins, "
+        "animations, cameras, lights; motions become an animation); a .gltf gets OUT.bin "
+        "and its images as files beside it",
+    }),
+    ("--gltf-embed", {
+        "action": "store_true",
+        "help": "with --save OUT.gltf: put the binary data and images inside the .gltf as "
+        "data URIs (one file) instead of files beside it",
     }),
     ("--max-nodes", {
         "type": _positive, "default": MAX_NODES, "metavar": "N",

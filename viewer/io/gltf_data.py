@@ -217,6 +217,10 @@ class GltfFile:
             )
         return path
 
+    def buffer(self, index: int) -> bytes | memoryview:
+        """The bytes of buffer `index` (read once, checked against the limits)."""
+        return self._buffer(self.index_into(index, "buffers", "buffers"), f"buffer {index}")
+
     def _buffer(self, index: int, where: str) -> bytes | memoryview:
         if index in self.buffers:
             return self.buffers[index]

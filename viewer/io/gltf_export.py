@@ -1,180 +1,225 @@
-"""`save_gltf`: write a scene as glTF 2.0 (``.glb``, or ``.gltf`` with an embedded buffer).
+"""`save_gltf`: write a scene as glTF 2.0 (``.glb``, or ``.gltf`` with its ``.bin`` and
+image files beside it, or everything inside it as data URIs), keeping what was loaded.
 
-What is written: every node in pre-order with its name, parent links and current local
-translation, rotation and scale; the graph's roots as the one scene. Each drawn node gets
-a mesh with real geometry: built-in kinds are written as their triangles, scaled by the
-look's size (glTF has no per-node mesh scale that is not inherited), coloured by a
-material whose base colour factor is the look's colour (the axes gizmo's painted arms as
-vertex colours); glTF meshes as they were imported (positions, normals, indices, vertex
-colours). One glTF mesh per (mesh kind, size, colour) in use, however many nodes share it.
+- Nodes come from the live graph, in pre-order: names, parent links, transforms. A node
+  read from a glTF file and not changed since is written exactly as read (its
+  ``matrix``, or its TRS values); otherwise its current local TRS. A node driven by a
+  motion is written at the motion's rest value (the motion is an animation channel).
+- Everything a loaded glTF file holds besides its nodes (meshes with all attributes,
+  morph targets and extensions, materials, textures, samplers, images with their
+  original bytes, skins, animations with their samplers as read, cameras, lights,
+  instancing, node extras and extensions) is carried over from the file as read
+  (gltf_source.py, gltf_carry.py), its binary data re-packed into one new buffer.
+  Several glTF files included by a TOML scene merge into one document.
+- Nodes without a glTF source are drawn with sgview's meshes (gltf_builtin.py).
+- The scene's motions become one more animation, "sgview motions" (gltf_motion.py).
 
-Not written: motions, scripted events, the camera, animations, skins and textures (the
-native format keeps the first three: ``--save OUT.toml``).
+What cannot be carried over is returned as one-line notes, one per kind.
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import struct
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from ..content import meshes as mesh_builders
 from ..content.scene import Scene
+from ..text import brief
+from .errors import SceneError
+from .gltf_builtin import BuiltinMeshes
+from .gltf_carry import Output, carry
+from .gltf_container import GltfExport, glb_bytes, gltf_files, json_bytes
+from .gltf_motion import motion_channels
+from .gltf_pack import Packer
+from .gltf_remap import remap_node
 from .paths import write_whole
 
-__all__ = ["GLTF_SUFFIXES", "gltf_document", "save_gltf"]
+__all__ = ["GLTF_SUFFIXES", "build_gltf", "save_gltf"]
 
 GLTF_SUFFIXES = (".gltf", ".glb")
-_FLOAT, _UINT = 5126, 5125
-_ARRAY_BUFFER, _ELEMENT_ARRAY_BUFFER = 34962, 34963
+#: Extensions whose data the export takes out (decoded views are written plain).
+_CARRIED_AWAY = {"EXT_meshopt_compression"}
+_TRS_FIELDS = ("matrix", "translation", "rotation", "scale")
+_IDENTITY = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), np.ones(3))
 
 
-def save_gltf(scene: Scene, path: str | Path) -> None:
-    """Write `scene` to `path` (``.glb`` or ``.gltf``), atomically. Raises SceneError when
-    the file cannot be written."""
+def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[str]:
+    """Write `scene` to `path` (``.glb`` or ``.gltf``); return the notes about what was not
+    carried over. A ``.gltf`` gets its buffer in ``<stem>.bin`` and its images in
+    ``<stem>_<n>.<ext>`` beside it, or (`embed`) everything as data URIs inside it.
+    Raises SceneError when the scene cannot be exported or the files cannot be written."""
     path = Path(path)
-    doc, blob = gltf_document(scene)
+    try:
+        export = build_gltf(scene)
+    except SceneError:
+        raise
+    except Exception as exc:  # malformed carried data: one clear line, never a traceback
+        raise SceneError(f"cannot export the scene as glTF ({brief(exc)})",
+                         file=str(path)) from None  # fmt: skip
     if path.suffix.lower() == ".glb":
-        data = glb_bytes(doc, blob)
-    else:
-        doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(
-            blob
-        ).decode("ascii")
-        data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    write_whole(path, data)
+        write_whole(path, glb_bytes(export))
+        return export.notes
+    files = gltf_files(export, path.stem, embed)
+    for name, data in files:  # the resources first: the .gltf names them
+        write_whole(path.with_name(name), data)
+    write_whole(path, json_bytes(export.doc))
+    return export.notes
 
 
-def glb_bytes(doc: dict, blob: bytes) -> bytes:
-    """A binary glTF container: the JSON chunk (padded with spaces), the BIN chunk (zeros)."""
-    text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 4)
-    blob = blob + b"\0" * (-len(blob) % 4)
-    chunks = struct.pack("<I4s", len(text), b"JSON") + text
-    if blob:
-        chunks += struct.pack("<I4s", len(blob), b"BIN\0") + blob
-    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
-
-
-class _Writer:
-    """Accumulates the binary buffer, its views and accessors, meshes and materials."""
-
-    def __init__(self) -> None:
-        self.blob = bytearray()
-        self.views: list[dict] = []
-        self.accessors: list[dict] = []
-        self.meshes: list[dict] = []
-        self.materials: list[dict] = []
-        self._mesh_of: dict[tuple, int] = {}
-        self._material_of: dict[tuple, int] = {}
-
-    def accessor(self, array: np.ndarray, kind: str, target: int, bounds: bool = False) -> int:
-        while len(self.blob) % 4:
-            self.blob.append(0)
-        raw = np.ascontiguousarray(array).tobytes()
-        self.views.append({"buffer": 0, "byteOffset": len(self.blob), "byteLength": len(raw),
-                           "target": target})  # fmt: skip
-        self.blob += raw
-        ctype = _UINT if array.dtype == np.uint32 else _FLOAT
-        acc = {"bufferView": len(self.views) - 1, "componentType": ctype,
-               "count": int(array.shape[0]), "type": kind}  # fmt: skip
-        if bounds:
-            acc["min"] = array.min(axis=0).astype(float).tolist()
-            acc["max"] = array.max(axis=0).astype(float).tolist()
-        self.accessors.append(acc)
-        return len(self.accessors) - 1
-
-    def material(self, color) -> int:
-        key = tuple(round(float(c), 9) for c in color)
-        if key not in self._material_of:
-            self._material_of[key] = len(self.materials)
-            self.materials.append({"pbrMetallicRoughness": {
-                "baseColorFactor": [*map(float, color), 1.0],
-                "metallicFactor": 0.0, "roughnessFactor": 1.0}})  # fmt: skip
-        return self._material_of[key]
-
-    def mesh(self, scene: Scene, kind: str, size, color) -> int | None:
-        key = (kind, tuple(map(float, size)), tuple(map(float, color)))
-        if key in self._mesh_of:
-            return self._mesh_of[key]
-        data = _geometry(scene, kind)
-        if data is None:
-            return None
-        pos = (data.positions.astype(np.float64) * np.asarray(size, np.float64)).astype(np.float32)
-        nrm = data.normals.astype(np.float64)
-        if kind in mesh_builders.BUILDERS:  # normals under the size scale: the cofactor rule
-            nrm = nrm / np.where(np.asarray(size, np.float64) == 0, 1.0, size)
-            length = np.linalg.norm(nrm, axis=1, keepdims=True)
-            nrm = np.divide(nrm, length, out=np.zeros_like(nrm), where=length > 0)
-        attrs = {
-            "POSITION": self.accessor(pos, "VEC3", _ARRAY_BUFFER, bounds=True),
-            "NORMAL": self.accessor(nrm.astype(np.float32), "VEC3", _ARRAY_BUFFER),
-        }
-        alpha = data.vcolors[:, 3:4].astype(np.float64)
-        if (alpha > 0).any():  # painted vertices: the colour they show, white factor
-            rgb = (1 - alpha) * np.asarray(color, np.float64) + alpha * data.vcolors[:, :3]
-            attrs["COLOR_0"] = self.accessor(rgb.astype(np.float32), "VEC3", _ARRAY_BUFFER)
-            material = self.material((1.0, 1.0, 1.0))
-        else:
-            material = self.material(color)
-        indices = self.accessor(data.indices.astype(np.uint32), "SCALAR", _ELEMENT_ARRAY_BUFFER)
-        self.meshes.append({"name": kind if kind in mesh_builders.BUILDERS else "mesh",
-                            "primitives": [{"attributes": attrs, "indices": indices,
-                                            "material": material, "mode": 4}]})  # fmt: skip
-        self._mesh_of[key] = len(self.meshes) - 1
-        return self._mesh_of[key]
-
-
-def _geometry(scene: Scene, kind: str):
-    if kind in mesh_builders.BUILDERS:
-        return mesh_builders.builtin(kind)
-    if kind in scene.mesh_data:
-        pos, nrm, idx = scene.mesh_data[kind]
-        return mesh_builders.from_arrays(pos, nrm, idx, scene.surfaces.get(kind))
-    return None  # "none", or a key without data: a pivot
-
-
-def gltf_document(scene: Scene) -> tuple[dict, bytes]:
-    """The glTF JSON (without the buffer's URI) and the binary buffer of `scene`."""
+# ---------------------------------------------------------------------------- the document
+def build_gltf(scene: Scene) -> GltfExport:
+    """The glTF document of `scene` (see the module docstring)."""
     graph = scene.graph
-    writer = _Writer()
-    ids = [node.id for node in graph]  # pre-order
-    index_of = {node_id: k for k, node_id in enumerate(ids)}
+    out = Output()
+    packer = Packer(out.arrays["bufferViews"], out.arrays["accessors"])
+    builtin = BuiltinMeshes(scene, packer, out.arrays["meshes"], out.arrays["materials"])
+    notes: Counter = Counter()
+    ids = graph.alive_ids()  # pre-order: a parent before its children
+    index_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
+    trs = _local_values(scene, ids)
+    sourced = _sourced_nodes(scene, index_of)
+    from_file = {k for _src, node_map in sourced for k in node_map.values()}
     nodes: list[dict] = []
     roots: list[int] = []
-    for node in graph:
-        entry: dict = {"name": node.name}
-        t = np.asarray(node.local_position, dtype=float)
-        q = np.asarray(node.local_rotation, dtype=float)
-        s = np.asarray(node.local_scale, dtype=float)
-        if t.any():
-            entry["translation"] = t.tolist()
-        if not np.array_equal(q, [0.0, 0.0, 0.0, 1.0]):
-            entry["rotation"] = q.tolist()
-        if not np.array_equal(s, [1.0, 1.0, 1.0]):
-            entry["scale"] = s.tolist()
-        look = scene.look(node.id)
-        mesh = writer.mesh(scene, look.mesh, look.size, look.color)
-        if mesh is not None:
-            entry["mesh"] = mesh
+    parent_ids = graph.parents()[ids].tolist()
+    for k, node_id in enumerate(ids.tolist()):
+        entry: dict = {"name": graph.name_of(node_id)}
+        if k not in from_file:
+            entry.update(_trs(trs, k))
+            look = scene.look(node_id)
+            mesh = builtin.mesh(look.mesh, look.size, look.color)
+            if mesh is not None:
+                entry["mesh"] = mesh
         nodes.append(entry)
-        parent = node.parent
-        if parent is None:
-            roots.append(index_of[node.id])
+        if parent_ids[k] < 0:
+            roots.append(k)
         else:
-            nodes[index_of[parent.id]].setdefault("children", []).append(index_of[node.id])
-    doc = {
-        "asset": {"version": "2.0", "generator": "sgview"},
-        "scene": 0,
-        "scenes": [{"name": scene.title, "nodes": roots}],
-        "nodes": nodes,
-    }
-    if writer.meshes:
-        doc["meshes"] = writer.meshes
-        doc["materials"] = writer.materials
-        doc["accessors"] = writer.accessors
-        doc["bufferViews"] = writer.views
-        doc["buffers"] = [{"byteLength": len(writer.blob)}]
-    return doc, bytes(writer.blob)
+            nodes[index_of[parent_ids[k]]].setdefault("children", []).append(k)
+    for s, (src, node_map) in enumerate(sourced):
+        sh = carry(out, packer, src, node_map, notes)
+        rows = np.asarray(src.rows)
+        written = np.fromiter(node_map.values(), np.int64, len(node_map))
+        source_rows = rows[np.fromiter(node_map, np.int64, len(node_map))]
+        same = np.ones(len(node_map), bool)
+        for now, then in zip(trs, src.rest, strict=True):  # unchanged, to rounding: the graph
+            # normalises quaternions once more
+            same &= np.isclose(now[written], then[source_rows], rtol=1e-13, atol=1e-15).all(1)
+        for j, (gi, k) in enumerate(node_map.items()):
+            src_node = src.doc["nodes"][gi]
+            nodes[k].update(remap_node(src_node, sh, out.skins_of[s]))
+            if same[j]:  # the transform exactly as read, a matrix included
+                nodes[k].update({f: list(src_node[f]) for f in _TRS_FIELDS
+                                 if isinstance(src_node.get(f), list)})  # fmt: skip
+            else:
+                nodes[k].update(_trs(trs, k))
+    _motions(scene, out, packer, index_of, notes)
+    doc: dict = {"asset": {"version": "2.0", "generator": "sgview"}}
+    if len(set(out.copyright)) == 1:
+        doc["asset"]["copyright"] = out.copyright[0]
+    doc["scene"] = 0
+    doc["scenes"] = [{"name": scene.title, "nodes": roots} if roots else {"name": scene.title}]
+    if nodes:
+        doc["nodes"] = nodes
+    for name, items in out.arrays.items():
+        if items:
+            doc[name] = items
+    root_ext = dict(out.root_extensions)
+    if out.lights:
+        root_ext["KHR_lights_punctual"] = {"lights": out.lights}
+    if out.variants:
+        root_ext["KHR_materials_variants"] = {"variants": out.variants}
+    if root_ext:
+        doc["extensions"] = root_ext
+    used = sorted(_extensions_in(doc) | (out.declared - _CARRIED_AWAY))
+    if used:
+        doc["extensionsUsed"] = used
+        required = sorted(out.required & set(used))
+        if required:
+            doc["extensionsRequired"] = required
+    lines = [f"{count} {what}" if count else what for what, count in notes.items()]
+    if packer.dataless and not packer.blob:  # buffer 0 comes first and needs one byte
+        packer.blob += b"\0\0\0\0"
+    return GltfExport(doc, packer.blob, out.image_data, packer.dataless, lines, packer.meshopt)
+
+
+def _sourced_nodes(scene: Scene, index_of: dict[int, int]) -> list[tuple]:
+    """Per glTF file the scene loaded: (its source, {glTF node index: written index}) for
+    its nodes still in the graph."""
+    found = []
+    for inc in scene.includes:
+        src = inc.source
+        if src is None:
+            continue
+        ids = np.asarray(inc.ids).tolist()
+        node_map = {}
+        for gi, row in enumerate(np.asarray(src.rows).tolist()):
+            if row >= 0 and ids[row] in index_of:
+                node_map[gi] = index_of[ids[row]]
+        found.append((src, node_map))
+    return found
+
+
+def _local_values(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(positions, rotations, scales) of the nodes `ids` as written: their current
+    values, a channel driven by a motion at the motion's rest value."""
+    pos, rot, scl = (np.array(a[ids], dtype=np.float64) for a in scene.graph.local_values())
+    row = np.full(scene.graph.capacity_ids, -1, np.int64)
+    row[ids] = np.arange(len(ids))
+    into = {"position": pos, "rotation": rot, "scale": scl}
+    for m in scene.motions:
+        rows = row[m.ids]
+        keep = rows >= 0
+        into[m.channel][rows[keep]] = m.rest[keep]
+    return pos, rot, scl
+
+
+def _trs(trs: tuple[np.ndarray, ...], k: int) -> dict:
+    """The non-default TRS fields of row `k`."""
+    entry = {}
+    for key, values, default in zip(("translation", "rotation", "scale"), trs, _IDENTITY,
+                                    strict=True):  # fmt: skip
+        if not np.array_equal(values[k], default):
+            entry[key] = values[k].tolist()
+    return entry
+
+
+def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: Counter) -> None:
+    """The scene's motions as the animation "sgview motions"."""
+    motions = [m for m in scene.motions if len(m)]
+    if not motions:
+        return
+    channels, _horizon, motion_notes = motion_channels(motions)
+    for line in motion_notes:
+        notes[line] = 0
+    samplers, targets, inputs = [], [], {}
+    for ch in channels:
+        if ch.node not in index_of:
+            continue
+        key = ch.times.tobytes()
+        if key not in inputs:
+            inputs[key] = packer.accessor(ch.times, bounds=True)
+        output = packer.accessor(ch.values)
+        samplers.append({"input": inputs[key], "output": output,
+                         "interpolation": ch.interpolation})  # fmt: skip
+        targets.append({"sampler": len(samplers) - 1,
+                        "target": {"node": index_of[ch.node], "path": ch.path}})  # fmt: skip
+    if targets:
+        out.arrays["animations"].append({"name": "sgview motions", "channels": targets,
+                                         "samplers": samplers})  # fmt: skip
+
+
+def _extensions_in(value: object) -> set[str]:
+    """The names of every extension used anywhere in a JSON document."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ext = item.get("extensions")
+            if isinstance(ext, dict):
+                found.update(k for k in ext if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list) and item and isinstance(item[0], (dict, list)):
+            stack.extend(item)  # lists of numbers or strings hold no extension
+    return found

@@ -21,7 +21,7 @@ from ..materials import CLAMP_TO_EDGE, MIRRORED_REPEAT, REPEAT, TextureImage
 from .errors import SceneError
 from .gltf_data import GltfFile, brief, is_int
 
-__all__ = ["MAX_TEXTURE_SIDE", "base_color_texture", "vertex_colors"]
+__all__ = ["MAX_TEXTURE_SIDE", "base_color_texture", "image_bytes", "vertex_colors"]
 
 #: Largest texture side accepted, in pixels.
 MAX_TEXTURE_SIDE = 8192
@@ -145,3 +145,8 @@ def _decode(gltf: GltfFile, data: bytes, where: str) -> np.ndarray:
         raise
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
         raise gltf.error(where, f"not a PNG or JPEG image it can read ({brief(exc)})") from None
+
+
+def image_bytes(gltf: GltfFile, image: object, where: str) -> bytes:
+    """The original (encoded) bytes of an ``images`` entry, read as the loader reads them."""
+    return _image_bytes(gltf, gltf.obj(image, where), where)

@@ -51,6 +51,7 @@ from .gltf_data import GltfFile, brief, is_int
 from .gltf_mesh import read_mesh
 from .gltf_nodes import node_order
 from .gltf_skin import check_joint_indices, read_skin, skin_index
+from .gltf_source import GltfSource, read_source
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
@@ -82,6 +83,8 @@ class GltfModel:
     surfaces: dict[str, MeshSurface] = field(default_factory=dict)
     #: Skins and skinned meshes, on rows of this model (see gltf_skin.py).
     skinning: Skinning = field(default_factory=Skinning)
+    #: The file as read, for a lossless export (gltf_source.py).
+    source: GltfSource | None = None
 
     def __len__(self) -> int:
         return len(self.names)
@@ -203,6 +206,8 @@ class _Reader(GltfFile):
         model.looks = [None] * k
         self._meshes(model, mesh_rows, names)
         model.clips, model.notes = read_animations(self, model.rows)
+        model.source = read_source(self, model.rows,
+                                   (model.positions, model.rotations, model.scales))  # fmt: skip
         return model
 
     def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
