@@ -223,7 +223,8 @@ def world_reach_reason(scene) -> tuple[int, str] | None:
         i = int(too_big[0])
         return i, (
             f"its world scale (the product of the scales above it, motions, events and "
-            f"animations included) can reach 1e{log_scale[i] / math.log(10):.0f}, over {_short(WORLD_REACH)}"
+            f"animations included) can reach 1e{log_scale[i] / math.log(10):.0f}, "
+            f"over {_short(WORLD_REACH)}"
         )
     world_scale = np.exp(log_scale)
     parent_scale = np.where(parent >= 0, world_scale[np.maximum(parent, 0)], 1.0)
