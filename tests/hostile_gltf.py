@@ -47,6 +47,7 @@ def chain_document(
     animated_scale: float | None = None,
     animated_translation: float | None = None,
     interpolation: str = "LINEAR",
+    title: str | None = None,
 ) -> dict:
     """A .gltf document (embedded buffer) of a chain of `depth` nodes.
 
@@ -54,7 +55,7 @@ def chain_document(
     `skin`: the triangle is skinned to the chain's nodes, with `inverse_bind` (4x4, row
     major) as every joint's inverse bind matrix (identity when None). `animated_scale` /
     `animated_translation`: a clip "Grow" that takes every node's scale (or x translation)
-    from 1 (0) at t=0 to this value at t=1.
+    from 1 (0) at t=0 to this value at t=1. `title`: the scene's name (the window title).
     """
     blob = _Blob()
     nodes = [{"name": f"N{k}", "scale": [scale] * 3} for k in range(depth)]
@@ -71,7 +72,7 @@ def chain_document(
     doc: dict = {
         "asset": {"version": "2.0", "generator": "sgview hostile tests"},
         "scene": 0,
-        "scenes": [{"nodes": [0]}],
+        "scenes": [{"nodes": [0]} if title is None else {"nodes": [0], "name": title}],
         "nodes": nodes,
         "meshes": [{"primitives": [prim]}],
     }

@@ -31,10 +31,13 @@ from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
 from viewer.controls import HeldKeys, apply_held, held_direction
+from viewer.errors import SgviewError
+from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
+from viewer.reload_check import carry_names, floats_raise, try_scene
 from viewer.scene.report import FrameReport
-from viewer.text import one_line, printable
+from viewer.text import brief, one_line, printable
 
 __all__ = ["Frame", "Session", "window_title"]
 
@@ -225,18 +228,29 @@ class Session:
         }
 
     # -- live reload ---------------------------------------------------------------------
-    def poll_reload(self) -> Scene | None:
-        """Swap in the scene file's new contents after a save (returns the new scene);
-        a save that does not load keeps the last good scene and says why."""
+    def poll_reload(self, prepare: Callable[[Scene], object] | None = None) -> Scene | None:
+        """Swap in the scene file's new contents after a save (returns the new scene).
+
+        A transaction (viewer/reload_check.py): the new scene is loaded, run for one
+        simulated frame and handed to `prepare` (the window's GPU set-up for it) before it
+        replaces the current one; whatever fails on the way, in any layer, keeps the last
+        good scene on show and says why in one line (`reload_error`, and stderr). The
+        touches and the selection carry over by node name."""
         if self.watcher is None:
             return None
         result = self.watcher.poll()
         if result is None:
             return None
-        if isinstance(result, Exception):
-            self.reload_error = str(result)
-            print(f"sgview: reload failed, keeping the last good scene: {one_line(result)}",
-                  file=self._err or sys.stderr, flush=True)  # fmt: skip
+        display = str(self.watcher.path)
+        try:
+            if isinstance(result, Exception):
+                raise result
+            try_scene(result, display, time=self.time, motion_on=self.motion_on)
+            if prepare is not None:
+                with floats_raise():
+                    prepare(result)
+        except Exception as exc:
+            self._reload_failed(exc, display)
             return None
         self.reload_error = None
         self.replace_scene(result)
@@ -244,9 +258,24 @@ class Session:
               file=self._out or sys.stdout, flush=True)  # fmt: skip
         return result
 
+    def _reload_failed(self, exc: Exception, display: str) -> None:
+        if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
+            exc = SceneError(f"cannot show the reloaded scene ({brief(exc)})", file=display)
+        self.reload_error = one_line(exc)
+        print(f"sgview: reload failed, keeping the last good scene: {self.reload_error}",
+              file=self._err or sys.stderr, flush=True)  # fmt: skip
+
     def replace_scene(self, scene: Scene) -> None:
-        """Show `scene` instead (the clock, pause state and view toggles carry over)."""
+        """Show `scene` instead (the clock, pause state and view toggles carry over; the
+        touches and the selection too, by node name, with a note for each name the new
+        scene lacks)."""
+        selected = None if self.selected is None else self.graph.name_of(self.selected)
+        touches, node_id, notes = carry_names(scene, self.touches, selected)
         self._use(scene)
+        self.touches = touches
+        self.selected = node_id
+        for note in notes:
+            print(f"sgview: note: {note}", file=self._err or sys.stderr, flush=True)
 
     # -- actions: keys, panel buttons, scripts ------------------------------------------
     def select(self, node_id: int | None) -> None:
