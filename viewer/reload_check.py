@@ -22,16 +22,11 @@ import numpy as np
 from viewer.animation import apply_animation
 from viewer.content.motion import apply_motions
 from viewer.content.scene import Scene
+from viewer.errors import floats_raise
 from viewer.io.errors import SceneError
 from viewer.text import brief, quoted
 
-__all__ = ["carry_names", "floats_raise", "try_scene"]
-
-
-def floats_raise() -> np.errstate:
-    """numpy's floating-point trouble as `FloatingPointError` (underflow to 0 is fine):
-    inside sgview a warning is an error, caught where it is known what was computed."""
-    return np.errstate(all="raise", under="ignore")
+__all__ = ["carry_names", "try_scene"]
 
 
 def try_scene(scene: Scene, display: str, *, time: float, motion_on: bool = True) -> None:

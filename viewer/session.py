@@ -22,24 +22,32 @@ from __future__ import annotations
 
 import sys
 import time as clock
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
+
+import numpy as np
 
 from viewer.animation import AnimationPlayer, apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
 from viewer.controls import HeldKeys, apply_held, held_direction
-from viewer.errors import SgviewError
+from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
-from viewer.reload_check import carry_names, floats_raise, try_scene
+from viewer.reload_check import carry_names, try_scene
 from viewer.scene.report import FrameReport
 from viewer.text import brief, one_line, printable
 
-__all__ = ["Frame", "Session", "window_title"]
+__all__ = ["Frame", "FrameError", "Session", "window_title"]
+
+
+class FrameError(SgviewError, RuntimeError):
+    """A simulated frame failed in one of sgview's own phases (one line: the scene,
+    the frame, the phase and the underlying error)."""
 
 
 def window_title(title: str, selected: str | None = None) -> str:
@@ -118,6 +126,8 @@ class Session:
         #: Called as ``callback(graph, frame, t)`` in every simulated frame, before the
         #: update (see the module notes); an exception stops the frame and propagates.
         self.frame_callbacks: list[Callable[[object, int, float], None]] = []
+        #: numpy's error state for the callbacks (the caller's; sgview's own phases raise).
+        self.callback_errstate: dict[str, str] = np.geterr()
         self._use(scene, layout=layout)
 
     def _use(self, scene: Scene, *, layout: bool = True) -> None:
@@ -161,38 +171,65 @@ class Session:
         return None
 
     def step(self, dt: float) -> Frame:
-        """Simulate one frame of `dt` seconds (see the module notes for the order)."""
+        """Simulate one frame of `dt` seconds (see the module notes for the order).
+
+        sgview's own phases compute under `floats_raise`; a failure in one of them is a
+        `FrameError` naming the scene, the frame and the phase. The `on_frame` callbacks
+        run under `callback_errstate` (the caller's numpy settings) and their errors
+        propagate as they are."""
         self.frame += 1
         scene, graph = self.scene, self.graph
         t0 = clock.perf_counter()
-        apply_events(scene, self.frame)
-        for name in self.touches.get(self.frame, ()):
-            graph.touch(graph[name])
-        if self.motion_on:
-            self._moving_frames += 1
-            if self.fixed_step is not None:  # exact multiples: no summed rounding
-                self.time = self._moving_frames * self.fixed_step
-            else:
-                self.time += dt
-            apply_motions(scene, self.time)
-        apply_animation(scene, self.time, running=self.motion_on)
+        with self._phase("the scripted events"):
+            apply_events(scene, self.frame)
+        with self._phase("the touches"):
+            for name in self.touches.get(self.frame, ()):
+                graph.touch(graph[name])
+        with self._phase("the motions"):
+            if self.motion_on:
+                self._moving_frames += 1
+                if self.fixed_step is not None:  # exact multiples: no summed rounding
+                    self.time = self._moving_frames * self.fixed_step
+                else:
+                    self.time += dt
+                apply_motions(scene, self.time)
+        with self._phase("the animation"):
+            apply_animation(scene, self.time, running=self.motion_on)
         phases = [("motions", t0, clock.perf_counter())]
         for callback in self.frame_callbacks:
             start = clock.perf_counter()
-            callback(graph, self.frame, self.time)
+            with np.errstate(**self.callback_errstate):
+                callback(graph, self.frame, self.time)
             phases.append(("on_frame", start, clock.perf_counter()))
         t0 = clock.perf_counter()
-        self._apply_held_keys()
+        with self._phase("the held keys"):
+            self._apply_held_keys()
         phases.append(("keys", t0, clock.perf_counter()))
         t0 = clock.perf_counter()
-        report = graph.update()
+        with self._phase("the update"):
+            report = graph.update()
         t1 = clock.perf_counter()
         phases.append(("update", t0, t1))
         self.last_report = report
         if self.log:
             self._print_log(report)
-        recolor = self._test_collision()
+        with self._phase("the collision test"):
+            recolor = self._test_collision()
         return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
+
+    @contextmanager
+    def _phase(self, what: str) -> Iterator[None]:
+        """One of sgview's own phases of a frame: numpy raises, and an error from a
+        layer below becomes one `FrameError` line."""
+        try:
+            with floats_raise():
+                yield
+        except SgviewError:
+            raise
+        except Exception as exc:
+            source = self.scene.source
+            where = "the scene" if source is None else printable(source, 120)
+            raise FrameError(f"{where}: frame {self.frame}: {what} failed ({brief(exc)})") from None
 
     def _print_log(self, report: FrameReport) -> None:
         lines = report.log_lines()

@@ -7,7 +7,9 @@ effect (no caches, no writes), so the viewer can call it again to reload.
 Whatever the input, the only exception that leaves `load_scene` is `SceneError`. The
 checks in the parsers are meant to catch every problem with a precise message; the last
 line of defence below turns anything they missed into a SceneError too, with the type of
-the underlying error, so a malformed file never ends in a traceback.
+the underlying error, so a malformed file never ends in a traceback. numpy computes
+under `floats_raise` here: an overflow the checks missed is such an error, not a warning
+printed before the result.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..content.scene import Scene
+from ..errors import floats_raise
 from ..scene.graph import SceneGraph
 from ..text import brief
 from ._build import UniqueNames, add_model
@@ -71,7 +74,8 @@ def load_scene(
         suffix = file.suffix.lower()
         if suffix in SUFFIXES:
             load = load_toml_scene if suffix == ".toml" else load_gltf_scene
-            scene = load(file, display, limits=limits)
+            with floats_raise():  # a numpy warning is a SceneError, never printed
+                scene = load(file, display, limits=limits)
             scene.source_stamp = stamp
             return scene
         raise SceneError(
