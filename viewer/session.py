@@ -131,9 +131,10 @@ class Session:
         self._use(scene, layout=layout)
 
     def _use(self, scene: Scene, *, layout: bool = True) -> None:
-        if layout:
-            scene.graph.update()  # lay out the loaded scene; not a frame
         self.scene = scene
+        if layout:
+            with self._phase("the layout"):
+                scene.graph.update()  # lay out the loaded scene; not a frame
         self.selected: int | None = None
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
         self.collision_reading: Reading | None = None
