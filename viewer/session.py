@@ -39,6 +39,8 @@ from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
 from viewer.reload_check import carry_names, try_scene
+from viewer.scene.errors import HierarchyError
+from viewer.scene.node import Node
 from viewer.scene.report import FrameReport
 from viewer.text import brief, one_line, printable
 
@@ -202,6 +204,8 @@ class Session:
             with np.errstate(**self.callback_errstate):
                 callback(graph, self.frame, self.time)
             phases.append(("on_frame", start, clock.perf_counter()))
+        if self.frame_callbacks:
+            self._selected_node()  # a callback may have removed it: clear the selection
         t0 = clock.perf_counter()
         with self._phase("the held keys"):
             self._apply_held_keys()
@@ -248,8 +252,19 @@ class Session:
                 demo.move_disk(dx, dy)
             if "turn" in actions:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
-        elif self.selected is not None:
-            apply_held(self.graph.node(self.selected), actions, self.reverse_turn)
+        elif (node := self._selected_node()) is not None:
+            apply_held(node, actions, self.reverse_turn)
+
+    def _selected_node(self) -> Node | None:
+        """The selected node; None, and the selection cleared, once it was removed (by an
+        `on_frame` callback, say)."""
+        if self.selected is None:
+            return None
+        try:
+            return self.graph.node(self.selected)
+        except (KeyError, HierarchyError):
+            self.selected = None
+            return None
 
     def _test_collision(self) -> dict[int, tuple[float, float, float]]:
         """After the update: disk against rectangle; both drawn red while they overlap."""
@@ -333,8 +348,9 @@ class Session:
         self.motion_on = not self.motion_on
 
     def touch_selected(self) -> None:
-        if self.selected is not None:
-            self.graph.touch(self.graph.node(self.selected))
+        node = self._selected_node()
+        if node is not None:
+            self.graph.touch(node)
 
     def pick_animation(self, choice: int | str | None) -> None:
         """Play the clip `choice` (index or name) from its start; None: animation off."""
