@@ -23,7 +23,14 @@ from ..text import brief
 from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf
-from .limits import DEFAULT_LIMITS, MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES, Limits
+from .limits import (
+    DEFAULT_LIMITS,
+    MAX_BUFFER_BYTES,
+    MAX_JSON_BYTES,
+    MAX_NODES,
+    Limits,
+    skinning_reason,
+)
 from .ranges import check_world_reach
 from .toml_scene import load_toml_scene
 
@@ -76,6 +83,9 @@ def load_scene(
             load = load_toml_scene if suffix == ".toml" else load_gltf_scene
             with floats_raise():  # a numpy warning is a SceneError, never printed
                 scene = load(file, display, limits=limits)
+            reason = skinning_reason(scene, limits)
+            if reason is not None:
+                raise SceneError(reason, file=display)
             scene.source_stamp = stamp
             return scene
         raise SceneError(
