@@ -67,6 +67,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.last_image: np.ndarray | None = None
         self._phases: list[tuple[str, float, float]] = []
         self.renderer = Renderer(self.ctx, scene)
+        self._next_renderer: Renderer | None = None  # live reload's, until swapped in
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay = None
         if options.overlay:
@@ -95,7 +96,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         session = self.session
         start = clock.perf_counter()
         self._phases = []
-        if session.poll_reload() is not None:
+        if session.poll_reload(prepare=self._prepare_renderer) is not None:
             self._scene_replaced()
         self.redraws += 1
         self.play_script(self.redraws)
@@ -140,10 +141,16 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self._phases.append(("upload", t0, clock.perf_counter()))
         return sync_bytes
 
+    def _prepare_renderer(self, scene) -> None:
+        """Live reload's last step before the swap: the new scene's GPU state (a failure
+        here keeps the old scene and its renderer)."""
+        self._next_renderer = Renderer(self.ctx, scene)
+
     def _scene_replaced(self) -> None:
         """Live reload swapped the scene: new GPU state, same camera and view toggles."""
         old = self.renderer
-        self.renderer = Renderer(self.ctx, self.session.scene)
+        ready, self._next_renderer = self._next_renderer, None
+        self.renderer = ready if ready is not None else Renderer(self.ctx, self.session.scene)
         self.renderer.show_grid, self.renderer.show_links = old.show_grid, old.show_links
         old.release()
         if self.overlay is not None:

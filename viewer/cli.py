@@ -249,7 +249,29 @@ def _print_notes(scene) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `sgview` console script; returns the exit status."""
+    """Entry point of the `sgview` console script; returns the exit status.
+
+    Ctrl+C at any point (a large file loading, frames running) exits with 130 and no
+    traceback; an error no layer turned into a one-line `SgviewError` (a bug) is still
+    one line, with exit status 1 (``SGVIEW_DEBUG=1`` shows its traceback instead)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return 130
+    except SgviewError as exc:
+        print(f"{PROG}: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if os.environ.get("SGVIEW_DEBUG"):
+            raise
+        from viewer.text import brief
+
+        print(f"{PROG}: internal error ({brief(exc)}); SGVIEW_DEBUG=1 shows where",
+              file=sys.stderr)  # fmt: skip
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.list_scenes:
@@ -285,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     from viewer.render.offscreen import RecordError
     from viewer.render.shaders import ShaderError
     from viewer.runner import WindowError, run
+    from viewer.session import FrameError
 
     try:
         run(scene, options, headless=args.headless, backend=args.backend)
@@ -293,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",
               file=sys.stderr)  # fmt: skip
         return 2
-    except (ContextError, RecordError, ShaderError) as exc:
+    except (ContextError, RecordError, ShaderError, FrameError) as exc:
         print(f"{PROG}: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
         return 1
     except GLError as exc:  # a GL call failed while running: no traceback either
@@ -306,8 +329,6 @@ def main(argv: list[str] | None = None) -> int:
         where = f" {printable(exc.filename)}" if getattr(exc, "filename", None) else ""
         print(f"{PROG}: cannot write{where}: {exc.strerror or one_line(exc)}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
     return 0
 
 

@@ -6,24 +6,36 @@ nothing that moves on its own. `show` then runs the same app, session and frame 
 the `sgview` command (`viewer.runner.run`), with the user's `on_frame` as a per-frame
 callback of the session; `render_image` is a one-frame headless `show` that hands back
 the picture instead of writing it.
+
+Every argument is checked before any GL (`viewer.embed_args`), with the loaders' ranges
+and rules, and a `show` or `render_image` from inside a running one (an `on_frame`
+callback) is refused with a `ReentryError` rather than reaching the GL and panel contexts
+that are in use.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from viewer.content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
+import viewer.embed_args as A
+from viewer.content.scene import Look, Scene
+from viewer.errors import SgviewError
 from viewer.keyscript import KeyScript, parse_clicks, parse_keys
 from viewer.scene.graph import SceneGraph
 from viewer.scene.node import Node
 from viewer.scene.report import FrameReport
+from viewer.text import quoted
 
-__all__ = ["DEFAULT_LOOK", "Image", "Look", "ShowResult", "render_image", "scene_for", "show"]
+__all__ = [
+    "DEFAULT_LOOK", "Image", "Look", "ReentryError", "ShowResult", "render_image", "scene_for",
+    "show",
+]  # fmt: skip
 
 #: How a node not listed in `meshes` is drawn: a unit cube, as in a scene file.
 DEFAULT_LOOK = Look()
@@ -61,16 +73,6 @@ class Image(np.ndarray):
         return buf.getvalue()
 
 
-def _look(value, where: str) -> Look:
-    if isinstance(value, Look):
-        return value
-    if isinstance(value, str) and value in BUILTIN_MESHES:
-        return Look(mesh=value)
-    raise ValueError(
-        f"meshes[{where}]: expected a Look or one of {', '.join(BUILTIN_MESHES)}, got {value!r}"
-    )
-
-
 def scene_for(
     graph: SceneGraph, meshes: MeshSpec = None, title: str | None = None, camera=None
 ) -> Scene:
@@ -83,36 +85,30 @@ def scene_for(
     `CameraSpec` or a mapping of its fields (``position``, ``target``, ``fov``, ...);
     None frames the whole graph.
     """
+    if not isinstance(graph, SceneGraph):
+        raise A.ArgumentError(f"graph: expected a SceneGraph, got a {type(graph).__name__}")
+    meshes = A.meshes_spec(meshes)
+    title = A.text("title", title)
     looks: dict[int, Look] = {}
     if callable(meshes):
         for node in graph:
             value = meshes(node)
-            looks[node.id] = DEFAULT_LOOK if value is None else _look(value, repr(node.name))
+            looks[node.id] = DEFAULT_LOOK if value is None else A.look(value, repr(node.name))
     else:
         for key, value in (meshes or {}).items():
-            if isinstance(key, Node):
-                node_id = key.id
-            elif isinstance(key, str):
-                if key not in graph:
-                    raise KeyError(f"meshes: no node named {key!r} in the graph")
-                node_id = graph[key].id
-            else:
-                node_id = graph.node(int(key)).id
-            looks[node_id] = _look(value, repr(key))
+            looks[A.node_id(graph, key, "meshes")] = A.look(value, repr(key))
         for node in graph:
             looks.setdefault(node.id, DEFAULT_LOOK)
-    if camera is None:
-        spec = CameraSpec()
-    elif isinstance(camera, CameraSpec):
-        spec = camera
-    else:
-        spec = CameraSpec(**dict(camera))
-    return Scene(graph=graph, title=title or "your graph", looks=looks, camera=spec)
+    spec = A.camera_spec(camera)
+    scene = Scene(graph=graph, title=title or "your graph", looks=looks, camera=spec)
+    A.check_reach(scene)
+    return scene
 
 
 def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
+    keys = A.keys(keys)
     script = keys if isinstance(keys, KeyScript) else parse_keys(keys or "")
-    return KeyScript().add(script).add(parse_clicks(clicks or ()))
+    return KeyScript().add(script).add(parse_clicks(A.clicks(clicks)))
 
 
 def show(
@@ -165,12 +161,18 @@ def show(
     """
     from viewer.runner import RunOptions, WindowError, run
 
+    _not_running("show")
+    headless = A.flag("headless", headless)
+    overlay = A.flag("overlay", overlay)
+    log = A.flag("log", log)
+    frames = A.frames(frames)
     if headless and frames is None:
         frames = 1
-    if frames is not None and int(frames) < 1:
-        raise ValueError(f"frames: expected a positive whole number, got {frames!r}")
-    if select is not None and select not in graph:
-        raise KeyError(f"select: no node named {select!r} in the graph")
+    on_frame = A.callback("on_frame", on_frame)
+    if A.text("select", select) is not None and select not in graph:
+        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
+    for name, value in (("screenshot", screenshot), ("record", record), ("trace", trace)):
+        A.out_path(name, value)
     scene = scene_for(graph, meshes, title, camera)
     options = RunOptions(
         size=_size(size), frames=frames, log=log, overlay=overlay, select=select,
@@ -190,7 +192,8 @@ def show(
                 "no display found (DISPLAY is not set); pass headless=True to render "
                 "without a window"
             )
-    app = run(scene, options, headless=headless)
+    with _running():
+        app = run(scene, options, headless=headless)
     session = app.session
     return ShowResult(
         frames=session.frame, report=session.last_report, screenshot=options.screenshot,
@@ -230,18 +233,44 @@ def render_image(
     """
     from viewer.runner import RunOptions, run
 
+    _not_running("render_image")
     scene = scene_for(graph, meshes, None, camera)
     options = RunOptions(
-        size=_size(size), frames=1, overlay=overlay, keep_image=True, layout=graph.frame == 0
-    )
-    app = run(scene, options, headless=True)
+        size=_size(size), frames=1, overlay=A.flag("overlay", overlay), keep_image=True,
+        layout=graph.frame == 0,
+    )  # fmt: skip
+    with _running():
+        app = run(scene, options, headless=True)
     return np.ascontiguousarray(app.last_image).view(Image)
 
 
 def _size(size) -> tuple[int, int]:
-    if len(size) != 2 or min(int(v) for v in size) < 1:
-        raise ValueError(f"size: expected (width, height) in pixels, got {size!r}")
-    return int(size[0]), int(size[1])
+    return A.size(size)
+
+
+class ReentryError(SgviewError, RuntimeError):
+    """`show` or `render_image` called while the viewer runs (from an `on_frame`
+    callback): one GL context and one panel context at a time."""
+
+
+_RUN = {"active": False}
+
+
+def _not_running(name: str) -> None:
+    if _RUN["active"]:
+        raise ReentryError(
+            f"viewer.{name} was called while the viewer is running (from an on_frame "
+            "callback?); call it after show returns"
+        )
+
+
+@contextmanager
+def _running() -> Iterator[None]:
+    _RUN["active"] = True
+    try:
+        yield
+    finally:
+        _RUN["active"] = False
 
 
 def _path(value) -> Path | None:

@@ -5,12 +5,27 @@ failed run (one line, safe to show) from a bug (any other exception). Each concr
 also keeps the built-in base it always had (`ValueError` for bad data, `RuntimeError` for
 GL, window and recording failures), so existing ``except`` clauses keep working.
 This module imports nothing from the package, so every layer can use it.
+`floats_raise` is the one numpy error state sgview computes under.
 """
 
 from __future__ import annotations
 
-__all__ = ["SgviewError"]
+from contextlib import AbstractContextManager
+
+__all__ = ["SgviewError", "floats_raise"]
 
 
 class SgviewError(Exception):
     """An expected failure with a one-line message meant for the user."""
+
+
+def floats_raise() -> AbstractContextManager:
+    """numpy's floating-point trouble (overflow, invalid, divide) raised as
+    `FloatingPointError` for the block; underflow to 0 is harmless and stays quiet.
+
+    Inside sgview a numpy warning is an error (it would otherwise print, once per frame),
+    caught by the layer that knows what it was computing and turned into one line. numpy
+    is imported here, not at the top: this module must stay free of imports."""
+    import numpy as np
+
+    return np.errstate(all="raise", under="ignore")

@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 
 from viewer.controls import KEY_HELP
+from viewer.errors import SgviewError
+from viewer.text import quoted
 
 __all__ = ["KEY_NAMES", "KeyScript", "ScriptError", "parse_clicks", "parse_keys"]
 
@@ -41,7 +43,12 @@ KEY_NAMES = _key_names()
 _BY_LOWER = {name.lower(): name for name in KEY_NAMES}
 
 
-class ScriptError(ValueError):
+#: Clicks beyond this window pixel are refused (no window is that large; a click at 1e39
+#: would overflow the float32 picking maths).
+MAX_CLICK_PIXEL = 100_000
+
+
+class ScriptError(SgviewError, ValueError):
     """A key or click spec that does not parse (one line, naming the bad item)."""
 
 
@@ -75,9 +82,10 @@ class KeyScript:
 
 
 def _frames(text: str, item: str, what: str) -> tuple[int, int]:
-    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    m = re.fullmatch(r"\s*(\d{1,10})\s*(?:-\s*(\d{1,10})\s*)?", text)
     if not m or int(m[1]) < 1 or (m[2] is not None and int(m[2]) < int(m[1])):
-        raise ScriptError(f"{what} {item!r}: expected @F or @F-G with 1 <= F <= G")
+        raise ScriptError(f"{what} {quoted(item)}: expected @F or @F-G with 1 <= F <= G "
+                          "(at most 10 digits)")  # fmt: skip
     return int(m[1]), int(m[2] or m[1])
 
 
@@ -89,11 +97,12 @@ def parse_keys(spec: str) -> KeyScript:
             continue
         name, sep, when = item.rpartition("@")
         if not sep:
-            raise ScriptError(f"key {item!r}: expected NAME@F or NAME@F-G")
+            raise ScriptError(f"key {quoted(item)}: expected NAME@F or NAME@F-G")
         key = _BY_LOWER.get(name.strip().lower())
         if key is None:
             raise ScriptError(
-                f"unknown key {name.strip()!r} in {item!r}; valid keys: {', '.join(KEY_NAMES)}"
+                f"unknown key {quoted(name.strip())} in {quoted(item)}; "
+                f"valid keys: {', '.join(KEY_NAMES)}"
             )
         first, last = _frames(when, item, "key")
         script.presses.setdefault(first, []).append(key)
@@ -108,9 +117,12 @@ def parse_clicks(specs: list[str] | tuple[str, ...] | str) -> KeyScript:
         where, sep, when = item.rpartition("@")
         m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*,\s*(\d+(?:\.\d*)?)\s*", where)
         if not sep or not m:
-            raise ScriptError(f"click {item!r}: expected X,Y@F (window pixels, frame >= 1)")
+            raise ScriptError(f"click {quoted(item)}: expected X,Y@F (window pixels, frame >= 1)")
         first, last = _frames(when, item, "click")
         if first != last:
-            raise ScriptError(f"click {item!r}: a click happens at one frame, not a range")
-        script.clicks.setdefault(first, []).append((float(m[1]), float(m[2])))
+            raise ScriptError(f"click {quoted(item)}: a click happens at one frame, not a range")
+        x, y = float(m[1]), float(m[2])
+        if max(x, y) > MAX_CLICK_PIXEL:
+            raise ScriptError(f"click {quoted(item)}: window pixels go up to {MAX_CLICK_PIXEL}")
+        script.clicks.setdefault(first, []).append((x, y))
     return script

@@ -8,10 +8,11 @@ while frames run still closes the recording and trace and releases the window.
 from __future__ import annotations
 
 import moderngl_window as mglw
+import numpy as np
 from moderngl_window.timers.base import BaseTimer
 
 from viewer.app import SgviewApp
-from viewer.errors import SgviewError
+from viewer.errors import SgviewError, floats_raise
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.run_options import RunOptions
 from viewer.session import window_title
@@ -26,7 +27,16 @@ class WindowError(SgviewError, RuntimeError):
 
 
 def run(scene, options: RunOptions, *, headless: bool, backend: str | None = None) -> SgviewApp:
-    """Open a window (or a headless EGL one) on `scene` and run until done; return the app."""
+    """Open a window (or a headless EGL one) on `scene` and run until done; return the app.
+
+    The app computes under `floats_raise` (a numpy warning is an error, never printed);
+    the `on_frame` callbacks keep the caller's numpy settings."""
+    caller = np.geterr()
+    with floats_raise():
+        return _run(scene, options, headless=headless, backend=backend, caller=caller)
+
+
+def _run(scene, options, *, headless, backend, caller) -> SgviewApp:
     if headless:
         from moderngl_window.context.headless import Window
 
@@ -64,6 +74,7 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
     except BaseException:
         window.destroy()
         raise
+    app.session.callback_errstate = caller
     window.config = app
     window.swap_buffers()  # as create_window_config_instance: settles the buffer size
     window.set_default_viewport()

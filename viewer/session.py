@@ -22,21 +22,34 @@ from __future__ import annotations
 
 import sys
 import time as clock
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
+
+import numpy as np
 
 from viewer.animation import AnimationPlayer, apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
 from viewer.controls import HeldKeys, apply_held, held_direction
+from viewer.errors import SgviewError, floats_raise
+from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.palette import HIT_COLOR
+from viewer.reload_check import carry_names, try_scene
+from viewer.scene.errors import HierarchyError
+from viewer.scene.node import Node
 from viewer.scene.report import FrameReport
-from viewer.text import one_line, printable
+from viewer.text import brief, one_line, printable
 
-__all__ = ["Frame", "Session", "window_title"]
+__all__ = ["Frame", "FrameError", "Session", "window_title"]
+
+
+class FrameError(SgviewError, RuntimeError):
+    """A simulated frame failed in one of sgview's own phases (one line: the scene,
+    the frame, the phase and the underlying error)."""
 
 
 def window_title(title: str, selected: str | None = None) -> str:
@@ -122,12 +135,15 @@ class Session:
         #: Called as ``callback(graph, frame, t)`` in every simulated frame, before the
         #: update (see the module notes); an exception stops the frame and propagates.
         self.frame_callbacks: list[Callable[[object, int, float], None]] = []
+        #: numpy's error state for the callbacks (the caller's; sgview's own phases raise).
+        self.callback_errstate: dict[str, str] = np.geterr()
         self._use(scene, layout=layout)
 
     def _use(self, scene: Scene, *, layout: bool = True) -> None:
-        if layout:
-            scene.graph.update()  # lay out the loaded scene; not a frame
         self.scene = scene
+        if layout:
+            with self._phase("the layout"):
+                scene.graph.update()  # lay out the loaded scene; not a frame
         self.selected: int | None = None
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
         self.collision_reading: Reading | None = None
@@ -177,7 +193,7 @@ class Session:
                 self._note("touch" if event.touch else "edit", event.node)
         for name in self.touches.get(number, ()):
             self._note("touch", name)
-        if held and (self.collision is not None or self.selected is not None):
+        if held and (self.collision is not None or self._selected_node() is not None):
             what = "collision demo" if self.collision is not None else None
             self._note("edit", what or self.graph.name_of(self.selected))
         frame = self.step(dt)
@@ -189,38 +205,67 @@ class Session:
         self._events.append((kind, printable(what)))
 
     def step(self, dt: float) -> Frame:
-        """Simulate one frame of `dt` seconds (see the module notes for the order)."""
+        """Simulate one frame of `dt` seconds (see the module notes for the order).
+
+        sgview's own phases compute under `floats_raise`; a failure in one of them is a
+        `FrameError` naming the scene, the frame and the phase. The `on_frame` callbacks
+        run under `callback_errstate` (the caller's numpy settings) and their errors
+        propagate as they are."""
         self.frame += 1
         scene, graph = self.scene, self.graph
         t0 = clock.perf_counter()
-        apply_events(scene, self.frame)
-        for name in self.touches.get(self.frame, ()):
-            graph.touch(graph[name])
-        if self.motion_on:
-            self._moving_frames += 1
-            if self.fixed_step is not None:  # exact multiples: no summed rounding
-                self.time = self._moving_frames * self.fixed_step
-            else:
-                self.time += dt
-            apply_motions(scene, self.time)
-        apply_animation(scene, self.time, running=self.motion_on)
+        with self._phase("the scripted events"):
+            apply_events(scene, self.frame)
+        with self._phase("the touches"):
+            for name in self.touches.get(self.frame, ()):
+                graph.touch(graph[name])
+        with self._phase("the motions"):
+            if self.motion_on:
+                self._moving_frames += 1
+                if self.fixed_step is not None:  # exact multiples: no summed rounding
+                    self.time = self._moving_frames * self.fixed_step
+                else:
+                    self.time += dt
+                apply_motions(scene, self.time)
+        with self._phase("the animation"):
+            apply_animation(scene, self.time, running=self.motion_on)
         phases = [("motions", t0, clock.perf_counter())]
         for callback in self.frame_callbacks:
             start = clock.perf_counter()
-            callback(graph, self.frame, self.time)
+            with np.errstate(**self.callback_errstate):
+                callback(graph, self.frame, self.time)
             phases.append(("on_frame", start, clock.perf_counter()))
+        if self.frame_callbacks:
+            self._selected_node()  # a callback may have removed it: clear the selection
         t0 = clock.perf_counter()
-        self._apply_held_keys()
+        with self._phase("the held keys"):
+            self._apply_held_keys()
         phases.append(("keys", t0, clock.perf_counter()))
         t0 = clock.perf_counter()
-        report = graph.update()
+        with self._phase("the update"):
+            report = graph.update()
         t1 = clock.perf_counter()
         phases.append(("update", t0, t1))
         self.last_report = report
         if self.log:
             self._print_log(report)
-        recolor = self._test_collision()
+        with self._phase("the collision test"):
+            recolor = self._test_collision()
         return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
+
+    @contextmanager
+    def _phase(self, what: str) -> Iterator[None]:
+        """One of sgview's own phases of a frame: numpy raises, and an error from a
+        layer below becomes one `FrameError` line."""
+        try:
+            with floats_raise():
+                yield
+        except SgviewError:
+            raise
+        except Exception as exc:
+            source = self.scene.source
+            where = "the scene" if source is None else printable(source, 120)
+            raise FrameError(f"{where}: frame {self.frame}: {what} failed ({brief(exc)})") from None
 
     def _print_log(self, report: FrameReport) -> None:
         lines = report.log_lines()
@@ -238,8 +283,19 @@ class Session:
                 demo.move_disk(dx, dy)
             if "turn" in actions:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
-        elif self.selected is not None:
-            apply_held(self.graph.node(self.selected), actions, self.reverse_turn)
+        elif (node := self._selected_node()) is not None:
+            apply_held(node, actions, self.reverse_turn)
+
+    def _selected_node(self) -> Node | None:
+        """The selected node; None, and the selection cleared, once it was removed (by an
+        `on_frame` callback, say)."""
+        if self.selected is None:
+            return None
+        try:
+            return self.graph.node(self.selected)
+        except (KeyError, HierarchyError):
+            self.selected = None
+            return None
 
     def _test_collision(self) -> dict[int, tuple[float, float, float]]:
         """After the update: disk against rectangle; both drawn red while they overlap."""
@@ -256,18 +312,29 @@ class Session:
         }
 
     # -- live reload ---------------------------------------------------------------------
-    def poll_reload(self) -> Scene | None:
-        """Swap in the scene file's new contents after a save (returns the new scene);
-        a save that does not load keeps the last good scene and says why."""
+    def poll_reload(self, prepare: Callable[[Scene], object] | None = None) -> Scene | None:
+        """Swap in the scene file's new contents after a save (returns the new scene).
+
+        A transaction (viewer/reload_check.py): the new scene is loaded, run for one
+        simulated frame and handed to `prepare` (the window's GPU set-up for it) before it
+        replaces the current one; whatever fails on the way, in any layer, keeps the last
+        good scene on show and says why in one line (`reload_error`, and stderr). The
+        touches and the selection carry over by node name."""
         if self.watcher is None:
             return None
         result = self.watcher.poll()
         if result is None:
             return None
-        if isinstance(result, Exception):
-            self.reload_error = str(result)
-            print(f"sgview: reload failed, keeping the last good scene: {one_line(result)}",
-                  file=self._err or sys.stderr, flush=True)  # fmt: skip
+        display = str(self.watcher.path)
+        try:
+            if isinstance(result, Exception):
+                raise result
+            try_scene(result, display, time=self.time, motion_on=self.motion_on)
+            if prepare is not None:
+                with floats_raise():
+                    prepare(result)
+        except Exception as exc:
+            self._reload_failed(exc, display)
             return None
         self.reload_error = None
         self.replace_scene(result)
@@ -275,9 +342,24 @@ class Session:
               file=self._out or sys.stdout, flush=True)  # fmt: skip
         return result
 
+    def _reload_failed(self, exc: Exception, display: str) -> None:
+        if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
+            exc = SceneError(f"cannot show the reloaded scene ({brief(exc)})", file=display)
+        self.reload_error = one_line(exc)
+        print(f"sgview: reload failed, keeping the last good scene: {self.reload_error}",
+              file=self._err or sys.stderr, flush=True)  # fmt: skip
+
     def replace_scene(self, scene: Scene) -> None:
-        """Show `scene` instead (the clock, pause state and view toggles carry over)."""
+        """Show `scene` instead (the clock, pause state and view toggles carry over; the
+        touches and the selection too, by node name, with a note for each name the new
+        scene lacks)."""
+        selected = None if self.selected is None else self.graph.name_of(self.selected)
+        touches, node_id, notes = carry_names(scene, self.touches, selected)
         self._use(scene)
+        self.touches = touches
+        self.selected = node_id
+        for note in notes:
+            print(f"sgview: note: {note}", file=self._err or sys.stderr, flush=True)
 
     # -- actions: keys, panel buttons, scripts ------------------------------------------
     def select(self, node_id: int | None) -> None:
@@ -297,8 +379,9 @@ class Session:
         self.motion_on = not self.motion_on
 
     def touch_selected(self) -> None:
-        if self.selected is not None:
-            self.graph.touch(self.graph.node(self.selected))
+        node = self._selected_node()
+        if node is not None:
+            self.graph.touch(node)
             self._note("touch", self.graph.name_of(self.selected))
 
     def pick_animation(self, choice: int | str | None) -> None:

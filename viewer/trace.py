@@ -21,6 +21,8 @@ started, on one process ("sgview") and one thread ("frame loop"). For each redra
   many were not listed (a million-node frame would otherwise make the file unusable).
 
 A paused redraw has the drawing phases only. No GL here: the app measures, this writes.
+Events go to disk as each redraw ends (`viewer.files.StreamedFile`): memory stays the
+same however long the run; the file appears at its path, complete, on `close`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewer.files import write_whole
+from viewer.files import StreamedFile
 
 __all__ = ["NODE_EVENTS_PER_FRAME", "TraceWriter"]
 
@@ -51,16 +53,28 @@ _PID, _TID = 1, 1
 
 
 class TraceWriter:
-    """Collects a run's trace events and writes them to `path` on `close`."""
+    """Streams a run's trace events to `path` (complete there once `close` is called)."""
 
     def __init__(self, path, *, node_cap: int = NODE_EVENTS_PER_FRAME) -> None:
         self.path = Path(path)
         self.node_cap = int(node_cap)
         self._origin = time.perf_counter()
-        self.events: list[dict] = [
+        self._file: StreamedFile | None = StreamedFile(self.path)
+        self._file.write(b'{"traceEvents":[')
+        #: Events written so far.
+        self.count = 0
+        self._add([
             _meta("process_name", {"name": "sgview"}),
             _meta("thread_name", {"name": "frame loop"}),
-        ]
+        ])  # fmt: skip
+
+    def _add(self, events: list[dict]) -> None:
+        if self._file is None:
+            raise ValueError(f"the trace {self.path} is closed")
+        parts = [json.dumps(e, separators=(",", ":")) for e in events]
+        if parts:
+            self._file.write(((",\n" if self.count else "\n") + ",\n".join(parts)).encode())
+            self.count += len(parts)
 
     def _us(self, t: float) -> float:
         """perf_counter seconds -> microseconds since the start, rounded to 0.001 us."""
@@ -89,7 +103,7 @@ class TraceWriter:
             events += self._counters(report, bytes_uploaded, at)
             events += self._nodes(report, at)
         events.sort(key=lambda e: (e["ts"], -e.get("dur", 0.0)))  # parents before children
-        self.events += events
+        self._add(events)
 
     def _counters(self, report, bytes_uploaded: int, ts: float) -> list[dict]:
         out = []
@@ -117,10 +131,12 @@ class TraceWriter:
         return out
 
     def close(self) -> Path:
-        """Write the file (atomically: a half-written trace never replaces a good one)."""
-        doc = {"traceEvents": self.events, "displayTimeUnit": "ms"}
-        text = json.dumps(doc, separators=(",", ":")) + "\n"
-        write_whole(self.path, text.encode("utf-8"))
+        """Finish the file (atomically: a half-written trace never replaces a good one);
+        closing twice is harmless."""
+        if self._file is not None:
+            file, self._file = self._file, None
+            file.write(b'\n],"displayTimeUnit":"ms"}\n')
+            file.commit()
         return self.path
 
 

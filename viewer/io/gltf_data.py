@@ -82,6 +82,12 @@ class GltfFile:
         if reason is not None:
             raise self.error(where, reason)
 
+    def _charge_read(self, nbytes: int, where: str | None) -> None:
+        """Count bytes about to be materialised (each reuse too, see limits.py)."""
+        reason = self.budget.charge_read(nbytes)
+        if reason is not None:
+            raise self.error(where, reason)
+
     def _read_file(self, file: Path, what: str, where: str | None) -> bytes:
         """The bytes of `file`, refusing before reading when it is over the size cap or not
         a regular file (reading a named pipe or a device could block forever)."""
@@ -91,6 +97,7 @@ class GltfFile:
         if not stat.S_ISREG(st.st_mode):
             raise self.error(where, f"{what} is not a regular file")
         self._check_size(st.st_size, what, where)
+        self._charge_read(st.st_size, where)
         return file.read_bytes()
 
     # ------------------------------------------------------------------ container
@@ -240,6 +247,7 @@ class GltfFile:
             if not sep or not header.endswith(";base64"):
                 raise self.error(here, "a data URI must be base64-encoded ('data:...;base64,')")
             self._check_size(len(payload) // 4 * 3, "the data URI", here)
+            self._charge_read(len(payload) // 4 * 3, here)
             try:
                 data = base64.b64decode(payload, validate=True)
             except (binascii.Error, ValueError):

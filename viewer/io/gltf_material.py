@@ -104,6 +104,7 @@ def _image_bytes(gltf: GltfFile, image: dict, where: str) -> bytes:
         if not sep or not header.endswith(";base64"):
             raise gltf.error(where, "a data URI must be base64-encoded ('data:...;base64,')")
         gltf._check_size(len(payload) // 4 * 3, "the data URI", where)
+        gltf._charge_read(len(payload) // 4 * 3, where)
         try:
             return base64.b64decode(payload, validate=True)
         except (binascii.Error, ValueError):
@@ -122,6 +123,7 @@ def _image_bytes(gltf: GltfFile, image: dict, where: str) -> bytes:
     if not (is_int(offset) and is_int(length) and offset >= 0 and length >= 0
             and offset + length <= len(data) and length <= cap):  # fmt: skip
         raise gltf.error(f"bufferView {v}", "the image's bytes lie outside its buffer")
+    gltf._charge_read(length, where)
     return bytes(data[offset : offset + length])
 
 

@@ -1,7 +1,8 @@
 """glTF skins: joint lists, inverse bind matrices and the vertex joints and weights.
 
 Checked like the rest of the file: a skin's joints are imported nodes (at most
-`MAX_JOINTS`), its inverse bind matrices finite (identity when absent); a skinned
+`MAX_JOINTS`), its inverse bind matrices finite and invertible affine
+transforms (identity when absent); a skinned
 primitive's ``JOINTS_0`` are unsigned bytes or shorts that index the skin's joints and its
 ``WEIGHTS_0`` are floats or normalized unsigned integers, non-negative. Weights are
 normalised to sum to 1 (a vertex whose weights are all zero follows the skin's first
@@ -16,10 +17,27 @@ from ..animation.skin import Skin
 from .errors import describe
 from .gltf_data import GltfFile, is_int
 
-__all__ = ["MAX_JOINTS", "check_joint_indices", "read_skin", "skin_index", "vertex_weights"]
+__all__ = [
+    "MAX_BIND_CONDITION", "MAX_JOINTS", "check_joint_indices", "read_skin", "singular_binds",
+    "skin_index", "vertex_weights",
+]  # fmt: skip
 
 #: Joints per skin; the renderer keeps one row of a float texture per joint.
 MAX_JOINTS = 1024
+#: An inverse bind matrix whose largest singular value is more than this many times its
+#: smallest is refused: its inverse (the joint's bind pose, which the joint markers and
+#: the framing use) would be meaningless or blow up.
+MAX_BIND_CONDITION = 1e10
+
+
+def singular_binds(binds: np.ndarray) -> int | None:
+    """The index of the first matrix of `binds` (J, 4, 4), finite, that is not an
+    invertible affine transform within `MAX_BIND_CONDITION`; None when all are."""
+    last_row = np.all(binds[:, 3] == (0.0, 0.0, 0.0, 1.0), axis=1)
+    sv = np.linalg.svd(binds[:, :3, :3], compute_uv=False)  # (J, 3), largest first
+    ok = last_row & (sv[:, 2] > 0) & (sv[:, 0] <= MAX_BIND_CONDITION * sv[:, 2])
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.size else None
 
 
 def read_skin(gltf: GltfFile, index: int, rows: np.ndarray) -> Skin:
@@ -47,6 +65,11 @@ def read_skin(gltf: GltfFile, index: int, rows: np.ndarray) -> Skin:
         binds = flat[:n].astype(np.float64).reshape(n, 4, 4).transpose(0, 2, 1)  # columns
         if not np.all(np.isfinite(binds)) or np.abs(binds).max() > 1e9:
             raise gltf.error(where, "inverse bind matrices must be finite and within ±1e9")
+        bad = singular_binds(binds)
+        if bad is not None:
+            raise gltf.error(where, f"inverse bind matrix {bad} (joint node {joints[bad]}) "
+                             f"is not invertible (condition number over 1e10, "
+                             "or its last row is not 0 0 0 1)")  # fmt: skip
     return Skin(np.asarray(joint_rows, dtype=np.int64), binds)
 
 

@@ -14,7 +14,10 @@ names the cap and the flag that raises it::
   ``.glb`` itself, each external ``.bin``), of each buffer, and of all the vertex, index
   and animation data read out of all the glTF files of one scene together
   (``sgview --max-buffer-mb MB``). The arrays made from that data (copies, normals) keep
-  a load's peak memory within a small multiple of this.
+  a load's peak memory within a small multiple of this. The bytes read from files and
+  data URIs (glTF files, buffers, images), counted at every read however often the same
+  one is named, may come to `READ_FACTOR` times this, and so may the memory the skinned
+  meshes take once every node that draws one has its copy (`skinning_reason`).
 - `max_json_bytes`: the JSON text of all the glTF files of one scene together
   (``sgview --max-json-mb MB``). Parsed JSON costs up to about 30 times its text, so
   before the parser runs, the text's containers, keys, items and strings are counted
@@ -41,9 +44,12 @@ __all__ = [
     "MAX_BUFFER_BYTES",
     "MAX_JSON_BYTES",
     "MAX_NODES",
+    "READ_FACTOR",
+    "SKINNED_VERTEX_BYTES",
     "Budget",
     "Limits",
     "json_memory_bound",
+    "skinning_reason",
 ]
 
 #: Default cap on the nodes of one scene (also the largest generated scene): a few seconds
@@ -56,6 +62,9 @@ MAX_BUFFER_BYTES = 256 * 1024 * 1024
 MAX_JSON_BYTES = 16 * 1024 * 1024
 #: The estimated memory of the parsed JSON may be this many times `max_json_bytes`.
 JSON_MEMORY_FACTOR = 16
+#: The bytes read from files and data URIs in one load (each reuse counted) may be this
+#: many times `max_buffer_bytes`.
+READ_FACTOR = 2
 _MB = 1024 * 1024
 
 
@@ -113,6 +122,7 @@ class Budget:
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = DEFAULT_LIMITS if limits is None else limits
         self.data_bytes = 0
+        self.read_bytes = 0
         self.json_bytes = 0
         self.json_memory = 0
 
@@ -120,6 +130,22 @@ class Budget:
         """Accessor data (vertices, indices, keyframes) read out of any glTF file."""
         self.data_bytes += nbytes
         return self.limits.bytes_reason(self.data_bytes, "the glTF data of the scene")
+
+    def charge_read(self, nbytes: int) -> str | None:
+        """Bytes materialised from files and data URIs (glTF files, buffers, images),
+        counted at every read: a buffer, image or file named many times costs each time.
+        Capped at `READ_FACTOR` times `max_buffer_bytes`, so that a small file cannot make
+        the load read one big file over and over."""
+        self.read_bytes += nbytes
+        cap = READ_FACTOR * self.limits.max_buffer_bytes
+        if self.read_bytes > cap:
+            return (
+                f"the files and buffers the scene reads come to {self.read_bytes:,} bytes "
+                f"(each reuse counted), over {READ_FACTOR} times the limit of "
+                f"{self.limits.max_buffer_bytes:,} bytes (--max-buffer-mb "
+                f"{_megabytes(self.limits.max_buffer_bytes)})"
+            )
+        return None
 
     def charge_json(self, text: bytes) -> str | None:
         """A glTF JSON text, before it is parsed: its size, then its estimated memory."""
@@ -138,6 +164,34 @@ class Budget:
                 f"(--max-json-mb {_megabytes(cap)})"
             )
         return None
+
+
+#: Memory the viewer spends per skinned vertex each time a skinned mesh is drawn by a node:
+#: its GPU vertex (16 floats) and, when the camera frames the deformed mesh on the CPU,
+#: its joint matrices and their blend in float64 (4 x 16 + 16 doubles) and its position.
+SKINNED_VERTEX_BYTES = 64 + 8 * (4 * 16 + 16) + 24
+
+
+def skinning_reason(scene, limits: Limits) -> str | None:
+    """Why the scene's skinned meshes would take too much memory once expanded (every
+    node that draws a skinned mesh gets its own copy, so a model included N times costs
+    N times), or None. Capped like the bytes read: `READ_FACTOR` times
+    `max_buffer_bytes`."""
+    skinning = getattr(scene, "skinning", None)
+    if skinning is None:
+        return None
+    vertices = sum(len(scene.mesh_data[m.mesh][0]) for m in skinning.meshes
+                   if m.mesh in scene.mesh_data)  # fmt: skip
+    need = vertices * SKINNED_VERTEX_BYTES
+    cap = READ_FACTOR * limits.max_buffer_bytes
+    if need <= cap:
+        return None
+    return (
+        f"its skinned meshes come to {vertices:,} vertices over {len(skinning.meshes):,} "
+        f"uses, about {need:,} bytes to draw, over {READ_FACTOR} times the limit of "
+        f"{limits.max_buffer_bytes:,} bytes (--max-buffer-mb "
+        f"{_megabytes(limits.max_buffer_bytes)})"
+    )
 
 
 def json_memory_bound(text: bytes) -> int:

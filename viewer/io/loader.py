@@ -7,7 +7,9 @@ effect (no caches, no writes), so the viewer can call it again to reload.
 Whatever the input, the only exception that leaves `load_scene` is `SceneError`. The
 checks in the parsers are meant to catch every problem with a precise message; the last
 line of defence below turns anything they missed into a SceneError too, with the type of
-the underlying error, so a malformed file never ends in a traceback.
+the underlying error, so a malformed file never ends in a traceback. numpy computes
+under `floats_raise` here: an overflow the checks missed is such an error, not a warning
+printed before the result.
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..content.scene import Scene
+from ..errors import floats_raise
 from ..scene.graph import SceneGraph
 from ..text import brief
 from ._build import UniqueNames, add_model
 from .errors import SceneError
 from .gltf_scene import read_gltf
-from .limits import DEFAULT_LIMITS, MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES, Limits
+from .limits import (
+    DEFAULT_LIMITS,
+    MAX_BUFFER_BYTES,
+    MAX_JSON_BYTES,
+    MAX_NODES,
+    Limits,
+    skinning_reason,
+)
 from .ranges import check_world_reach
 from .toml_scene import load_toml_scene
 
@@ -71,7 +81,11 @@ def load_scene(
         suffix = file.suffix.lower()
         if suffix in SUFFIXES:
             load = load_toml_scene if suffix == ".toml" else load_gltf_scene
-            scene = load(file, display, limits=limits)
+            with floats_raise():  # a numpy warning is a SceneError, never printed
+                scene = load(file, display, limits=limits)
+            reason = skinning_reason(scene, limits)
+            if reason is not None:
+                raise SceneError(reason, file=display)
             scene.source_stamp = stamp
             return scene
         raise SceneError(

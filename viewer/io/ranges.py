@@ -7,7 +7,8 @@ into infinity. Each quantity therefore has a range (docs/scene-format.md lists t
 test checks that the table there matches `RANGES`), checked where the file is read. Ranges
 per value are not enough either: twenty nested scales of 1e6 multiply to 1e120. So once a
 scene is built, `check_world_reach` bounds, for every node and over every value its
-motions and events can give it, how far from the origin it can be and how large it can be
+motions, events and glTF animation clips can give it (skinned vertices through their
+joints' inverse bind matrices), how far from the origin it can be and how large it can be
 drawn, and refuses the scene when that exceeds `WORLD_REACH`. Within that, every later
 computation (motions at any allowed time, world matrices, bounds, camera, grid) stays far
 from overflow, also in float32 on the GPU.
@@ -137,6 +138,7 @@ def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             scale[i] = max(scale[i], max(abs(s) for s in event.scale))
         if event.position is not None:
             reach[i] = max(reach[i], math.hypot(*event.position))
+    _animated_bounds(scene, n, scale, reach)
     drawn = np.zeros(n)
     radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
     for i, look in scene.looks.items():
@@ -151,7 +153,59 @@ def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 radius[look.mesh] = 2.0 * far  # 2x: the built-in unit box spans ±0.5
             extent = radius[look.mesh]
         drawn[i] = extent * max(look.size) * math.sqrt(3.0)
+    _skinned_bounds(scene, n, drawn)
     return scale, reach, drawn
+
+
+def _channel_bound(channel) -> np.ndarray:
+    """Per key interval's worth of bound: the largest |value| (per component) a channel
+    can give at any time. Between keys, STEP and LINEAR stay within the keys' values; a
+    cubic Hermite segment can overshoot its end values by at most 4/27 of each tangent
+    times the segment's length (the peak of the tangent basis functions)."""
+    values = np.abs(np.asarray(channel.values, dtype=np.float64))
+    if channel.interpolation != "CUBICSPLINE":
+        return values.max(axis=0)
+    gap = float(np.diff(channel.times).max(initial=0.0))
+    return values[:, 1].max(axis=0) + (4.0 / 27.0) * gap * values[:, ::2].max(axis=(0, 1))
+
+
+def _animated_bounds(scene, n: int, scale: np.ndarray, reach: np.ndarray) -> None:
+    """Widen `scale` and `reach` by what any clip of the scene's glTF animation can set
+    (every clip, over its whole length: the user can pick any of them)."""
+    player = scene.animation
+    for clip in [] if player is None else player.clips:
+        for channel in clip.channels:
+            i = channel.node
+            if not 0 <= i < n or channel.path == "rotation":
+                continue
+            bound = _channel_bound(channel)
+            if channel.path == "scale":
+                scale[i] = max(scale[i], float(bound.max()))
+            else:
+                reach[i] = max(reach[i], float(np.linalg.norm(bound)))
+
+
+def _skinned_bounds(scene, n: int, drawn: np.ndarray) -> None:
+    """A skinned vertex is drawn at ``world(joint) @ inverseBind(joint) @ p``: so each
+    joint is, for the reach check, drawn as large as its inverse bind matrix can carry the
+    farthest vertex of the meshes its skin deforms (the mesh node's own transform plays
+    no part)."""
+    skinning = scene.skinning
+    if skinning is None:
+        return
+    far = np.zeros(len(skinning.skins))
+    for m in skinning.meshes:
+        if m.mesh in scene.mesh_data:
+            positions = np.asarray(scene.mesh_data[m.mesh][0], dtype=np.float64)
+            with np.errstate(invalid="ignore", over="ignore"):
+                far[m.skin] = max(far[m.skin], float(np.abs(positions).max(initial=0.0)))
+    for k, skin in enumerate(skinning.skins):
+        binds = np.abs(np.asarray(skin.inverse_binds, dtype=np.float64))
+        with np.errstate(over="ignore", invalid="ignore"):  # inf is caught by the caller
+            size = binds[:, :3, :3].sum(axis=2).max(axis=1) * far[k] + binds[:, :3, 3].max(1)
+        joints = np.asarray(skin.joints, dtype=np.int64)
+        ok = (joints >= 0) & (joints < n)
+        np.maximum.at(drawn, joints[ok], size[ok] * math.sqrt(3.0))
 
 
 def world_reach_reason(scene) -> tuple[int, str] | None:
@@ -168,8 +222,9 @@ def world_reach_reason(scene) -> tuple[int, str] | None:
     if too_big.size:
         i = int(too_big[0])
         return i, (
-            f"its world scale (the product of the scales above it, motions and events "
-            f"included) can reach 1e{log_scale[i] / math.log(10):.0f}, over {_short(WORLD_REACH)}"
+            f"its world scale (the product of the scales above it, motions, events and "
+            f"animations included) can reach 1e{log_scale[i] / math.log(10):.0f}, "
+            f"over {_short(WORLD_REACH)}"
         )
     world_scale = np.exp(log_scale)
     parent_scale = np.where(parent >= 0, world_scale[np.maximum(parent, 0)], 1.0)
@@ -180,8 +235,8 @@ def world_reach_reason(scene) -> tuple[int, str] | None:
     if far.size:
         i = int(far[0])
         return i, (
-            f"it can reach {extent[i]:.3g} from the origin (positions, scales, motions and "
-            f"events along its path), over {_short(WORLD_REACH)}"
+            f"it can reach {extent[i]:.3g} from the origin (positions, scales, motions, "
+            f"events, animations and skins along its path), over {_short(WORLD_REACH)}"
         )
     return None
 

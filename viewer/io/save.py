@@ -29,14 +29,20 @@ from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 from . import _fields as F
 from .errors import SceneError
 from .paths import inside, write_whole
+from .savable import savable_reason
 
 __all__ = ["save_scene", "scene_to_toml"]
 
 
 def save_scene(scene: Scene, path: str | Path) -> None:
     """Write `scene` to `path` in the native format (atomically: a temporary file is
-    written next to it, then renamed). Raises SceneError when the file cannot be written."""
+    written next to it, then renamed). Raises SceneError when the file cannot be written,
+    or when the scene holds what the loader would refuse (viewer/io/savable.py)."""
     path = Path(path)
+    refused = savable_reason(scene)  # what the loader would refuse is not written
+    if refused is not None:
+        node, field, reason = refused
+        raise SceneError(f"not saved: {reason}", file=str(path), node=node, field=field)
     try:
         text = scene_to_toml(scene, base_dir=path.parent)
     except SceneError as exc:

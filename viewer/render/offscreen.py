@@ -8,6 +8,10 @@ All functions take frames as (h, w, 3) uint8 arrays, top row first (`Target.read
 A GIF stores frame delays in hundredths of a second and viewers stretch delays under 2/100,
 so a GIF cannot play at 60 frames/s: it keeps every second frame (30 frames/s) with delays
 of 30 or 40 ms chosen so that the running total stays exact (100 ms per three frames).
+Recordings stream to disk, so memory stays bounded however long the run: mp4 frames go
+down ffmpeg's pipe; a GIF is written frame by frame (Pillow's documented `getheader` /
+`getdata` for animated GIFs, each frame with its own 256-colour table), holding only the
+last frame, so that identical frames fold into one longer frame.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import GifImagePlugin, Image
 
 from viewer.errors import SgviewError
+from viewer.files import StreamedFile
 from viewer.text import one_line
 from viewer.timing import FPS
 
@@ -58,7 +63,9 @@ class Recorder:
         self.size = (int(size[0]), int(size[1]))
         self.fps = fps
         self.frames = 0
-        self._gif: list[Image.Image] = []
+        self._gif: StreamedFile | None = None
+        self._gif_last: tuple[np.ndarray, Image.Image, int] | None = None  # (rgb, frame, ms)
+        self._gif_kept = 0  # frames kept for the GIF so far
         self._gif_every = max(1, round(fps / GIF_FPS))
         self._proc: subprocess.Popen | None = None
         ffmpeg = self.check(self.path)
@@ -112,12 +119,38 @@ class Recorder:
                     f"ffmpeg stopped while writing {self.path}: {self._stderr()}"
                 ) from None
         elif (self.frames - 1) % self._gif_every == 0:
-            frame = Image.fromarray(np.ascontiguousarray(image), "RGB")
-            self._gif.append(
-                frame.quantize(
-                    colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
-                )
-            )
+            self._gif_add(np.ascontiguousarray(image))
+
+    def _gif_add(self, rgb: np.ndarray) -> None:
+        """Keep one GIF frame: its delay makes the running total exact; a frame equal
+        to the last one lengthens it instead."""
+        fps = self.fps / self._gif_every
+        k = self._gif_kept
+        self._gif_kept += 1
+        delay = round(100 * (k + 1) / fps) * 10 - round(100 * k / fps) * 10  # ms
+        last = self._gif_last
+        if last is not None and np.array_equal(last[0], rgb):
+            self._gif_last = (last[0], last[1], last[2] + delay)
+            return
+        self._gif_flush()
+        frame = Image.fromarray(rgb, "RGB").quantize(
+            colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+        self._gif_last = (rgb.copy(), frame, delay)
+
+    def _gif_flush(self) -> None:
+        """Write the held frame (the file's header first, with the first frame)."""
+        if self._gif_last is None:
+            return
+        _, frame, delay = self._gif_last
+        self._gif_last = None
+        if self._gif is None:
+            self._gif = StreamedFile(self.path)
+            header, _ = GifImagePlugin.getheader(frame, info={"loop": 0})
+            self._gif.write(b"".join(header))
+        data = GifImagePlugin.getdata(frame, duration=delay, include_color_table=True)
+        self._gif.write(b"".join(data))
+        data.clear()  # the list lives on in a class Pillow makes per call, until a gc pass
 
     def _stderr(self) -> str:
         err = self._proc.stderr.read().decode(errors="replace").strip() if self._proc else ""
@@ -131,12 +164,10 @@ class Recorder:
             if code != 0:
                 raise RecordError(f"ffmpeg failed writing {self.path}: {self._stderr()}")
             self._proc = None
-        elif self._gif:
-            first, rest = self._gif[0], self._gif[1:]
-            fps = self.fps / self._gif_every
-            ends = [round(100 * (k + 1) / fps) * 10 for k in range(len(self._gif))]
-            delays = np.diff([0, *ends]).tolist()  # ms, whole hundredths, exact running total
-            first.save(self.path, format="GIF", save_all=True, append_images=rest,
-                       duration=delays, loop=0, optimize=False)  # fmt: skip
-            self._gif = []
+        else:
+            self._gif_flush()
+            if self._gif is not None:
+                self._gif.write(b";")  # the GIF trailer
+                self._gif.commit()
+                self._gif = None
         return self.path

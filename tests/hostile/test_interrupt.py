@@ -1,0 +1,57 @@
+"""Ctrl+C while a large file loads (issue 26): the command exits with status 130 and
+prints nothing more than its progress line, never a KeyboardInterrupt traceback, at
+whatever moment the interrupt comes (parsing, building, laying out, the first frames)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from needs import need_gl
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory) -> Path:
+    """A glTF over the 8 MB progress threshold: 250,000 nodes (about a second to load)."""
+    n = 250_000
+    doc = {
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": list(range(n))}],
+        "nodes": [{"translation": [0.5, 0.25, 0.125]}] * n,
+    }
+    path = tmp_path_factory.mktemp("big") / "big.gltf"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.7])
+def test_ctrl_c_while_loading_exits_130_quietly(big_file, delay):
+    need_gl().release()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "viewer", str(big_file), "--headless", "--frames", "100000",
+         "--size", "64x64"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = proc.stderr.readline()  # the progress line: the load has begun
+        assert "loading" in first, first
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 130, rest
+    assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
+    assert len(rest.splitlines()) <= 1, rest  # at most the load's "done" line
