@@ -9,7 +9,7 @@ centre, the grip, the knuckles, the pinch point and the aim ray), one box mesh p
 phalanx and one for the palm with a skin-coloured material, and a looping "Curl"
 animation that closes and opens the fingers (LINEAR rotation keys). It is written with
 plain JSON and one binary buffer in the project's own .glb container
-(`viewer.io.gltf_export.glb_bytes`).
+(`viewer.io.gltf_container.glb_bytes`).
 """
 
 from __future__ import annotations
@@ -250,10 +250,12 @@ def write_hand(path: str | Path, *, animated: bool = True) -> Path:
     """Write the hand as a .glb file at `path`; returns the path."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from viewer.io.gltf_export import glb_bytes
+    from viewer.io.gltf_container import GltfExport, glb_bytes
 
     path = Path(path)
-    path.write_bytes(glb_bytes(*hand_document(animated=animated)))
+    doc, blob = hand_document(animated=animated)
+    export = GltfExport(doc, bytearray(blob), images=[], dataless=0, notes=[])
+    path.write_bytes(glb_bytes(export))
     return path
 
 

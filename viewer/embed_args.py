@@ -279,10 +279,7 @@ def node_id(graph: SceneGraph, key: object, where: str) -> int:
 
 def _removed(graph: SceneGraph, node: Node) -> bool:
     """Whether `node` (not live in `graph`) is a removed node of `graph` itself."""
-    try:
-        return node == Node(graph, node.id) and not node.alive
-    except Exception:
-        return False
+    return graph.owns(node) and not node.alive
 
 
 def check_reach(scene) -> None:

@@ -10,15 +10,16 @@ test_reload_transaction.py.
 from __future__ import annotations
 
 import warnings
+from contextlib import ExitStack
 from pathlib import Path
 
 import moderngl
 import numpy as np
 import pytest
+from kernel_faults import faulty_kernel
 from needs import need_gl
 from PIL import Image
 
-import viewer.scene.kernels as K
 from viewer.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,10 +51,10 @@ FAULTS = {
     # (where to patch, attribute, stand-in maker, exit status, words the line must have)
     "numpy in the load": (np.linalg, "norm", lambda real: _overflow, 2,
                           ["solar_system.toml", "FloatingPointError"]),
-    "compiled kernel laying out": (K, "recompute", _after(0, SystemError(
+    "compiled kernel laying out": ("kernels", "recompute", _after(0, SystemError(
         "CPUDispatcher(<function recompute>) returned a result with an exception set")), 1,
         ["solar_system.toml", "the layout", "SystemError"]),
-    "compiled kernel in a frame": (K, "recompute", _after(1, SystemError(
+    "compiled kernel in a frame": ("kernels", "recompute", _after(1, SystemError(
         "CPUDispatcher(<function recompute>) returned a result with an exception set")), 1,
         ["solar_system.toml", "frame", "the update", "SystemError"]),
     "numpy in a frame's motions": ("viewer.session.apply_motions", None,
@@ -70,7 +71,10 @@ FAULTS = {
 def test_a_failing_layer_ends_in_one_line(fault, monkeypatch, capsys, tmp_path):
     need_gl().release()
     target, name, make, status, words = FAULTS[fault]
-    if name is None:
+    stack = ExitStack()
+    if target == "kernels":
+        stack.enter_context(faulty_kernel(name, make))
+    elif name is None:
         monkeypatch.setattr(target, make(None))
     else:
         monkeypatch.setattr(target, name, make(getattr(target, name)))
@@ -80,6 +84,7 @@ def test_a_failing_layer_ends_in_one_line(fault, monkeypatch, capsys, tmp_path):
         code = main([SCENE, "--headless", "--frames", "3", "--size", "160x90",
                      "--screenshot", str(shot)])  # fmt: skip
     monkeypatch.undo()
+    stack.close()
     err = capsys.readouterr().err
     assert code == status, err
     lines = err.strip().splitlines()

@@ -15,13 +15,14 @@ import os
 import time
 import tracemalloc
 import warnings
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hostile_gltf import SINGULAR_BINDS, write_chain
+from kernel_faults import faulty_kernel
 
-import viewer.scene.kernels as K
 from viewer.io import load_scene
 from viewer.io.watch import SceneWatcher
 from viewer.session import Session
@@ -152,9 +153,9 @@ def test_a_fault_in_any_layer_during_reload_keeps_the_last_good_scene(tmp_path, 
     session.step(1 / 60)
     _save(path, lambda: write_chain(tmp_path, depth=5, skin=True))
     prepare = None
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch, ExitStack() as stack:
         if fault == "kernel":
-            patch.setattr(K, "recompute", _fail_in_kernel)
+            stack.enter_context(faulty_kernel("recompute", lambda real: _fail_in_kernel))
         elif fault == "numpy overflow":
             patch.setattr("viewer.reload_check.apply_motions", _overflow)
         else:

@@ -194,6 +194,13 @@ class SceneGraph:
             i = j
         return Node(self._store, i)
 
+    def owns(self, node: object) -> bool:
+        """Whether `node` is a handle of this graph, live or removed (a caller can then
+        say "was removed" rather than "belongs to another graph")."""
+        if not isinstance(node, Node) or not 0 <= node.id < self._store.n:
+            return False
+        return Node(self._store, node.id) == node
+
     def node(self, node_id: int) -> Node:
         """The handle of a live node id."""
         i = int(node_id)
