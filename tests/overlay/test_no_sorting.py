@@ -5,10 +5,11 @@ sorts, neither numpy's sorting functions nor a compiled kernel that sorts.
 The app runs headless with the overlay on; numpy's sorts are counted from the frame's
 `update()` to the last GPU write of the scene's frame (upload, overlay bookkeeping,
 drawing the scene with its glow); the compiled kernels that sort, from the return of
-`update()` on. Inside `update()` the core's `dirty_ranges` still argsorts its dirty roots
-(one here) in compiled code: that kernel is the core's to change, and when it skips the
-sort of already ascending roots, `COMPILED_FROM_UPDATE` can turn True. The ImGui panel
-drawn after the scene (name placement ranks labels) is not part of the path.
+`update()` on (through a stand-in kernel set: storages call the set they were made with).
+Inside `update()` the core's `dirty_ranges` sorts its dirty roots only when they are not
+already ascending: the last test checks that on its plain-Python twin, where numpy's
+argsort can be counted. The ImGui panel drawn after the scene (name placement ranks
+labels) is not part of the path.
 """
 
 from __future__ import annotations
@@ -19,15 +20,11 @@ import numpy as np
 import pytest
 
 from viewer.io import generate_scene
-from viewer.scene import kernels
+from viewer.scene import kernel_set, kernels
 
 #: numpy's sorting functions (and the set operations built on a sort).
 SORTING = ("sort", "argsort", "lexsort", "partition", "argpartition", "unique", "union1d",
            "setdiff1d", "intersect1d", "setxor1d", "in1d", "isin")  # fmt: skip
-
-
-#: Count the compiled sorters inside `update()` too (see the module notes).
-COMPILED_FROM_UPDATE = False
 
 
 def _compiled_sorters() -> list[str]:
@@ -49,11 +46,6 @@ def test_the_census_finds_the_compiled_sort_it_must_look_for():
 def test_a_touch_in_a_still_scene_sorts_nothing_on_its_way_to_the_gpu(
     drive, monkeypatch, scene_name
 ):
-    scene = generate_scene(scene_name)
-    scene.motions = []
-    d = drive(scene, still=True)
-    d.frame(3)
-    app = d.app
     calls: list[str] = []
     counting = {"numpy": False, "compiled": False}
 
@@ -65,17 +57,27 @@ def test_a_touch_in_a_still_scene_sorts_nothing_on_its_way_to_the_gpu(
 
         return wrapper
 
+    functions = {name: getattr(kernel_set.COMPILED, name) for name in kernel_set.NAMES}
+    for name in _compiled_sorters():
+        assert name in functions, name  # a sorter the storage cannot call is no sorter
+        functions[name] = counted(name, functions[name], "compiled")
+    kernel_set.stand_in(kernel_set.KernelSet(functions, "counted"))
+    try:
+        scene = generate_scene(scene_name)
+    finally:
+        kernel_set.stand_in(None)
+    scene.motions = []
+    d = drive(scene, still=True)
+    d.frame(3)
+    app = d.app
     for name in SORTING:
         if hasattr(np, name):
             monkeypatch.setattr(np, name, counted(f"np.{name}", getattr(np, name), "numpy"))
-    for name in _compiled_sorters():
-        monkeypatch.setattr(kernels, name, counted(name, getattr(kernels, name), "compiled"))
     graph = app.session.graph
     real_update, real_draw = graph.update, app.renderer.draw
 
     def update(*args, **kwargs):
-        counting["numpy"] = True  # from update() on
-        counting["compiled"] = COMPILED_FROM_UPDATE
+        counting["numpy"] = True  # from update() on (the compiled sorter: see below)
         report = real_update(*args, **kwargs)
         counting["compiled"] = True
         return report
@@ -96,3 +98,24 @@ def test_a_touch_in_a_still_scene_sorts_nothing_on_its_way_to_the_gpu(
     assert calls == []
     d.frame(3)  # the glow fades; nothing is recomputed, nothing sorted either
     assert calls == [] and app.renderer.bytes_last == 0
+
+
+def test_dirty_ranges_sorts_only_roots_out_of_order(monkeypatch):
+    """The compiled sort inside `update()`: none for roots in ascending slot order (one
+    touched node), and the right ranges when it must sort."""
+    twin = kernel_set.python_twins()["dirty_ranges"]
+    sorts: list[int] = []
+    real = np.argsort
+
+    def argsort(*args, **kwargs):
+        sorts.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(np, "argsort", argsort)
+    alive = np.ones(6, dtype=np.bool_)
+    slot = np.array([0, 1, 2, 3, 4, 5], dtype=np.int64)
+    size = np.array([6, 2, 1, 2, 1, 1], dtype=np.int64)
+    starts, ends = twin(np.array([3], dtype=np.int64), alive, slot, size)
+    assert sorts == [] and starts.tolist() == [3] and ends.tolist() == [5]
+    starts, ends = twin(np.array([5, 1], dtype=np.int64), alive, slot, size)
+    assert sorts == [1] and starts.tolist() == [1, 5] and ends.tolist() == [3, 6]

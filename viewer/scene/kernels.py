@@ -200,7 +200,9 @@ def pull_local(i, flags, pos, rot, scl, local):
 
 @njit(cache=True)
 def dirty_ranges(root_ids, alive, slot, size):
-    """Sorted, disjoint ``(start, end)`` slot ranges covering the dirty roots' subtrees."""
+    """Sorted, disjoint ``(start, end)`` slot ranges covering the dirty roots' subtrees.
+
+    Roots already in ascending slot order (one touched node, say) are not sorted."""
     n = root_ids.shape[0]
     keys = np.empty(n, dtype=np.int64)
     ends = np.empty(n, dtype=np.int64)
@@ -211,7 +213,12 @@ def dirty_ranges(root_ids, alive, slot, size):
             keys[m] = slot[r]
             ends[m] = slot[r] + size[r]
             m += 1
-    idx = np.argsort(keys[:m], kind="mergesort")
+    ascending = True  # the usual case (one touched root, or roots met in pre-order)
+    for k in range(1, m):
+        if keys[k] < keys[k - 1]:
+            ascending = False
+            break
+    idx = np.arange(m) if ascending else np.argsort(keys[:m], kind="mergesort")
     out_s = np.empty(m, dtype=np.int64)
     out_e = np.empty(m, dtype=np.int64)
     q = -1
