@@ -179,11 +179,12 @@ def pick_animation(scene, choice: str) -> None:
         if player is not None:
             player.pick(None)
         return
+    # picked before the run, at scene clock 0: frame N poses t = N/60, as the default clip
     if choice in names:
-        player.pick(choice)
+        player.pick(choice, clock=0.0)
         return
     if choice.strip().isdigit() and int(choice) < len(names):
-        player.pick(int(choice))
+        player.pick(int(choice), clock=0.0)
         return
     listing = ", ".join(f"{i}: {quoted(n, 40)}" for i, n in enumerate(names[:8]))
     more = ", ..." if len(names) > 8 else ""
