@@ -188,9 +188,12 @@ class Renderer:
         return node_boxes(self.instances, self.meshes, self.graph.world_matrices())
 
     def bound_points(self) -> np.ndarray:
-        """What must be seen of the scene, [m, 3]: every node's origin and box corners,
-        and the corners of the box around them at a few poses of the current animation
-        clip (`pose_bounds`), so that a model framed at load stays in view as it plays."""
+        """What must be seen of the scene, [m, 3]: the corners of every drawn node's box
+        and the skinned meshes' posed vertices (never the origins of cameras, lights or
+        empty nodes, which draw nothing; only a scene that draws nothing at all is framed
+        on its nodes' origins), and the corners of the box around them at a few poses of
+        the current animation clip (`pose_bounds`), so that a model framed at load stays
+        in view as it plays."""
         return np.vstack([self._points_at(self.graph.world_matrices()), self._clip_box()])
 
     def _clip_box(self) -> np.ndarray:
@@ -205,12 +208,14 @@ class Renderer:
 
     def _points_at(self, world: np.ndarray) -> np.ndarray:
         """`bound_points` for the world matrices `world` [N, 4, 4]."""
-        alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
         _, worlds, lo, hi = node_boxes(self.instances, self.meshes, world)
-        points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
+        points = [box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
-        return np.vstack(points)
+        points = np.vstack(points)
+        if len(points) == 0:  # nothing drawn: the nodes are all there is to see
+            points = world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3]
+        return points
 
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own scale
