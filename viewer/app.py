@@ -66,6 +66,9 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.renderer = Renderer(self.ctx, scene)
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay = None
+        if not options.overlay:  # the content and nothing else
+            self.renderer.show_grid = self.renderer.show_links = False
+            self.renderer.show_axes = self.renderer.show_joints = False
         if options.overlay:
             from viewer.overlay.overlay import Overlay
 
@@ -132,7 +135,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """Live reload swapped the scene: new GPU state, same camera and view toggles."""
         old = self.renderer
         self.renderer = Renderer(self.ctx, self.session.scene)
-        self.renderer.show_grid, self.renderer.show_links = old.show_grid, old.show_links
+        for view in ("show_grid", "show_links", "show_axes", "show_joints"):
+            setattr(self.renderer, view, getattr(old, view))
         old.release()
         if self.overlay is not None:
             self.overlay.reset(self.renderer)

@@ -126,7 +126,8 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
     }),
     ("--no-overlay", {
         "dest": "overlay", "action": "store_false",
-        "help": "no debug overlay: no glow, names or panels (also headless)",
+        "help": "the model and nothing else: no glow, names, panels, grid, axes, lines or "
+        "joint markers (also headless)",
     }),
     ("--glow", {
         "choices": ("fill", "rim", "heat"), "default": "fill",

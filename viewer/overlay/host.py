@@ -66,6 +66,9 @@ class OverlayCanvas(Protocol):
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""
 
+    def speaks(self, ids: np.ndarray) -> np.ndarray:
+        """Which of `ids` are named (not the nodes whose subtree draws nothing)."""
+
 
 class OverlayCamera(Protocol):
     """The camera, for placing names on screen."""

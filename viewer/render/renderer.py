@@ -22,6 +22,7 @@ from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, s
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
 from .pose_bounds import clip_corners
+from .quiet import quiet_nodes
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
@@ -56,6 +57,8 @@ class Renderer:
         self.show_grid = True
         self.show_links = True
         self.show_axes = True
+        #: The joints of skins over their meshes (the app turns them off without overlay).
+        self.show_joints = True
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
         #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
@@ -87,9 +90,12 @@ class Renderer:
         self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
         self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
         self.ribbons = GlowRibbons(ctx, self.programs["lines"])
-        #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
+        #: The joints of skins, drawn over their meshes (with the lines, `show_links`, and
+        #: `show_joints`).
         self.joints = (
-            JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
+            JointMarkers(
+                ctx, self.programs["lines"], skinning, scene.mesh_data, self.graph.world_matrices()
+            )
             if skinning
             else None
         )
@@ -102,6 +108,7 @@ class Renderer:
         self.instances.build(self.graph, self.scene.look, self.graph.world_matrices())
         inst = self.instances
         self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
+        self._find_quiet()
         self._make_vaos()
         self._make_grid()
         if self.skins is not None:
@@ -153,6 +160,28 @@ class Renderer:
         """Bytes uploaded by the last `sync()`."""
         return self.instances.bytes_last + (self.skins.bytes_last if self.skins else 0)
 
+    def _find_quiet(self) -> None:
+        """`quiet`: by node id, the nodes whose subtree draws nothing (`quiet.py`)."""
+        inst, graph = self.instances, self.graph
+        drawn = [np.flatnonzero(inst.kind_of >= 0)]
+        if self.scene.skinning is not None:
+            drawn.append(np.array([m.node for m in self.scene.skinning.meshes], np.int64))
+        if self.joints is not None:
+            drawn.append(self.joints.joints)
+        parents = np.asarray(graph.parents(), dtype=np.int64)
+        alive = np.asarray(graph.alive_ids(), dtype=np.int64)
+        self.quiet = quiet_nodes(parents, alive, np.concatenate(drawn))
+        child = alive[(parents[alive] >= 0) & ~self.quiet[alive]]
+        self._link_pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
+
+    def speaks(self, ids) -> np.ndarray:
+        """Which of nodes `ids` get a name and a line: not the quiet ones (`quiet.py`)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        known = (ids >= 0) & (ids < len(self.quiet))
+        out = np.ones(len(ids), dtype=bool)
+        out[known] = ~self.quiet[ids[known]]
+        return out
+
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
         for batch in self.instances.batches:
@@ -170,10 +199,13 @@ class Renderer:
             )
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
+            self._links.release()
+        pairs = self._link_pairs
+        self._links = self.ctx.buffer(pairs.tobytes() if len(pairs) else b"\0" * 8)
         self._links_vao = self.ctx.vertex_array(
             self.programs["links"],
             [(self.instances.origins, "3f", "in_position")],
-            index_buffer=self.instances.links,
+            index_buffer=self._links,
             index_element_size=4,
         )
 
@@ -288,16 +320,16 @@ class Renderer:
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        if self.show_links and self.instances.link_count:
+        if self.show_links and len(self._link_pairs):
             links = self.programs["links"]
             links["u_view_proj"].write(vp_bytes)
             links["u_color"].value = (*LINK_COLOR[:3], self.link_alpha())
-            self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
+            self._links_vao.render(moderngl.LINES, vertices=2 * len(self._link_pairs))
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
         if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
             self.ribbons.draw(fbo, camera, size, self._glow_segments())
-        if self.show_links and self.joints is not None:  # over the skinned meshes
+        if self.show_joints and self.show_links and self.joints is not None:  # over the skins
             self.joints.draw(
                 self.graph.world_matrices(), self.graph.parents(), self.instances.highlight,
                 camera, size, heat=self.glow_style == "heat",
@@ -317,7 +349,7 @@ class Renderer:
         child still exists and has a parent."""
         ids, strength = self._glow_links
         parents = np.asarray(self.graph.parents(), dtype=np.int64)
-        ok = ids < len(parents)
+        ok = (ids < len(parents)) & self.speaks(ids)
         ids, strength = ids[ok], strength[ok]
         par = parents[ids]
         ok = par >= 0
@@ -327,10 +359,12 @@ class Renderer:
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
         that a big tree's lines do not hide its nodes."""
-        n = max(self.instances.link_count, 1)
+        n = max(len(self._link_pairs), 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
 
     def release(self) -> None:
+        self._links_vao.release()
+        self._links.release()
         self.outline.release()
         self._axes.release()
         self.ribbons.release()
