@@ -45,7 +45,14 @@ def _mask(gl_ctx, target, scene) -> np.ndarray:
     return (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
 
 
+def _two_sided(doc: dict) -> None:
+    """The cylinder is open: seen from both sides like the reference, which has no
+    material (glTF culls the back faces of a material that is not double-sided)."""
+    doc["materials"][0]["doubleSided"] = True
+
+
 def _rig(tmp_path, t: float | None, **options) -> Scene:
+    options.setdefault("change", _two_sided)
     scene = load_scene(write_rig(tmp_path, color=MAGENTA, **options))
     scene.graph.update()
     if t is not None:

@@ -21,8 +21,11 @@ What is imported:
 - The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
 - Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
   joints (its own transform ignored, as glTF says), not as an instance at the node.
-- Vertex colours and base colour textures (gltf_material.py), as `MeshSurface`s.
-- Cameras and morph targets are ignored.
+- Materials (metallic-roughness with all five textures, emissive strength, unlit,
+  texture transforms, alpha modes), vertex colours and both coordinate sets
+  (gltf_material.py), as `MeshSurface`s.
+- Cameras and KHR_lights_punctual lights (gltf_views.py), on their nodes. Morph targets
+  are ignored.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -42,7 +45,7 @@ import numpy as np
 
 from ..animation.clip import Clip
 from ..animation.skin import SkinnedMesh, Skinning
-from ..content.scene import Look
+from ..content.scene import FileCamera, FileLight, Look
 from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
 from .errors import SceneError, describe
@@ -51,6 +54,7 @@ from .gltf_data import GltfFile, brief, is_int
 from .gltf_mesh import read_mesh
 from .gltf_nodes import node_order
 from .gltf_skin import check_joint_indices, read_skin, skin_index
+from .gltf_views import read_views
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
@@ -82,6 +86,9 @@ class GltfModel:
     surfaces: dict[str, MeshSurface] = field(default_factory=dict)
     #: Skins and skinned meshes, on rows of this model (see gltf_skin.py).
     skinning: Skinning = field(default_factory=Skinning)
+    #: Cameras and KHR_lights_punctual lights, on rows of this model (gltf_views.py).
+    cameras: list[FileCamera] = field(default_factory=list)
+    lights: list[FileLight] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -202,6 +209,7 @@ class _Reader(GltfFile):
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
         self._meshes(model, mesh_rows, names)
+        model.cameras, model.lights = read_views(self, nodes, order, names)
         model.clips, model.notes = read_animations(self, model.rows)
         return model
 

@@ -12,12 +12,15 @@ import moderngl
 import numpy as np
 
 from viewer.content import meshes
+from viewer.materials import BLEND
 
 from .backdrop import Backdrop
-from .camera import Camera
+from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
+from .lights import light_uniforms
+from .material_uniforms import set_builtin, set_material
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
@@ -26,7 +29,8 @@ from .quiet import quiet_nodes
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
-from .textures import MeshTextures
+from .textures import TexturePool
+from .transparency import MAX_SORTED, back_to_front
 from .vertices import ColoredVertices
 
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
@@ -76,14 +80,11 @@ class Renderer:
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
             self.meshes[key] = GpuMesh(ctx, data)
-        self.textures = MeshTextures(ctx, surfaces)
+        self.surfaces = surfaces
+        self.textures = TexturePool(ctx)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
-        self.skins = (
-            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, self.textures)
-            if skinning
-            else None
-        )
+        self.skins = SkinRenderer(ctx, skinning, scene.mesh_data, surfaces) if skinning else None
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 6)
@@ -298,6 +299,9 @@ class Renderer:
         prog = self.programs["instanced"]
         node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
                       glow_style=GLOW_STYLES.index(self.glow_style))  # fmt: skip
+        world = self.graph.world_matrices()
+        light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
+        prog["u_only"].value = -1
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < self._glowing <= GLOW_EXTRAS_MAX and self.glow_style != "heat":
             ctx.disable(moderngl.DEPTH_TEST)
@@ -305,18 +309,21 @@ class Renderer:
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
             for batch in self.instances.batches:
-                self.textures.bind(prog, batch.kind)
                 batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
-        for batch in self.instances.batches:
-            self.textures.bind(prog, batch.kind)
-            batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+        for batch in self.instances.batches:  # opaque and masked parts
+            self._draw_batch(prog, batch)
         if self.skins is not None:
             names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
-                     "u_glow_local", "u_glow_world", "u_halo")  # fmt: skip
-            self.skins.draw({n: vp_bytes if n == "u_view_proj" else prog[n].value for n in names})
+                     "u_glow_local", "u_glow_world", "u_halo", "u_glow_style", "u_light_count",
+                     "u_light_type", "u_light_pos", "u_light_to", "u_light_color",
+                     "u_light_range", "u_light_cone", "u_env_strength")  # fmt: skip
+            uniforms = {n: vp_bytes if n == "u_view_proj" else prog[n].value
+                        for n in names if n in prog}  # fmt: skip
+            self.skins.draw(uniforms, self.textures)
+        self._draw_blended(fbo, prog, camera, world)
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -343,6 +350,61 @@ class Renderer:
         if box is not None:
             self.outline.draw(ctx, *box)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+
+    def _draw_batch(self, prog, batch, parts=None) -> None:
+        """One instanced draw of `batch`: the built-in shading, or each glTF part with its
+        material (`parts`: those given; default: every part not blended)."""
+        surface = self.surfaces.get(batch.kind)
+        if surface is None:
+            if parts is None:
+                set_builtin(prog)
+                batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+            return
+        if parts is None:
+            parts = [p for p in surface.parts if p.material.alpha_mode != BLEND]
+        for part in parts:
+            set_material(prog, part.material, self.textures)
+            batch.vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first,
+                             instances=batch.count)  # fmt: skip
+
+    def _draw_blended(self, fbo, prog, camera: Camera, world: np.ndarray) -> None:
+        """The BLEND parts, after everything opaque: blended over it, depth tested but not
+        written, back to front by (instance, part) (`transparency.py`)."""
+        items = []  # (batch, part, instance row, centre)
+        for batch in self.instances.batches:
+            surface = self.surfaces.get(batch.kind)
+            if surface is None:
+                continue
+            for part in surface.parts:
+                if part.material.alpha_mode != BLEND:
+                    continue
+                mats = world[batch.ids]
+                local = np.asarray(part.center) * self.instances.sizes[batch.ids]
+                centres = np.einsum("nij,nj->ni", mats[:, :3, :3], local) + mats[:, :3, 3]
+                items += [(batch, part, row, c) for row, c in enumerate(centres)]
+        skinned = self.skins is not None and self.skins.has_blend
+        if not items and not skinned:
+            return
+        ctx = self.ctx
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        fbo.depth_mask = False
+        if skinned:
+            self.skins.draw_blended(self.textures)
+        forward = camera.forward if camera.projection == ORTHOGRAPHIC else None
+        if len(items) > MAX_SORTED:  # each part for all its instances: parts sorted only
+            groups: dict = {}
+            for batch, part, _row, c in items:
+                groups.setdefault((id(batch), id(part)), [batch, part, []])[2].append(c)
+            items = [(b, p, -1, np.mean(cs, axis=0)) for b, p, cs in groups.values()]
+        order = back_to_front(np.array([c for *_, c in items]), camera.eye, forward)
+        for k in order.tolist():
+            batch, part, row, _c = items[k]
+            prog["u_only"].value = row
+            self._draw_batch(prog, batch, [part])
+        prog["u_only"].value = -1
+        fbo.depth_mask = True
+        ctx.disable(moderngl.BLEND)
 
     def _glow_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(parent origins [k, 3], child origins [k, 3], opacity [k]) of the lit lines whose

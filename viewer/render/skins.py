@@ -15,12 +15,15 @@ import numpy as np
 from viewer.content import meshes
 
 from ..animation.skin import Skinning
+from ..materials import BLEND
+from .material_uniforms import set_builtin, set_material
 from .shaders import load_program
-from .textures import MeshTextures
+from .textures import TexturePool
 
 __all__ = ["SkinRenderer"]
 
-#: Per vertex: position 3f, normal 3f, vertex colour 4f, joints 4f, weights 4f.
+#: Per vertex: position 3f, normal 3f, vertex colour 4f, coordinates 2f 2f, joints 4f,
+#: weights 4f.
 SKIN_FORMAT = f"{meshes.VERTEX_FORMAT} 4f 4f"
 SKIN_ATTRS = (*meshes.VERTEX_ATTRS, "in_joints", "in_weights")
 
@@ -39,14 +42,13 @@ class SkinRenderer:
         skinning: Skinning,
         mesh_data: dict,
         surfaces: dict | None = None,
-        textures: MeshTextures | None = None,
     ) -> None:
         self.ctx = ctx
         self.skinning = skinning
         self.program = load_skinned_program(ctx)
         self.bytes_last = 0
-        self.mesh_textures = textures
         surfaces = surfaces or {}
+        self._surfaces = surfaces
         self.textures = [
             ctx.texture((4, len(skin.joints)), 4, dtype="f4") for skin in skinning.skins
         ]
@@ -101,9 +103,20 @@ class SkinRenderer:
             written += len(data)
         return written
 
-    def draw(self, uniforms: dict) -> None:
-        """Draw every skinned mesh; `uniforms` are the instanced program's (lighting,
-        camera, glow colours), set on this program too."""
+    @property
+    def has_blend(self) -> bool:
+        """Whether a skinned mesh has a blended (BLEND) part."""
+        return any(self._parts(item, True) for _vao, _buffers, item in self._draws)
+
+    def _parts(self, item, blend: bool):
+        surface = self._surfaces.get(item.mesh)
+        if surface is None:
+            return None
+        return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
+
+    def draw(self, uniforms: dict, pool: TexturePool) -> None:
+        """Draw every skinned mesh but its blended parts (`draw_blended`); `uniforms` are
+        the instanced program's (lighting, camera, glow colours), set on this one too."""
         if not self._draws:
             return
         prog = self.program
@@ -113,13 +126,28 @@ class SkinRenderer:
                     prog[name].write(value)
                 else:
                     prog[name].value = value
+        self._render(pool, blend=False)
+
+    def draw_blended(self, pool: TexturePool) -> None:
+        """The blended parts of the skinned meshes (after `draw`, blending set up)."""
+        self._render(pool, blend=True)
+
+    def _render(self, pool: TexturePool, blend: bool) -> None:
+        prog = self.program
         prog["u_joints"].value = 0
         for vao, _buffers, item in self._draws:
+            parts = self._parts(item, blend)
+            if parts is None and blend:
+                continue
             self.textures[item.skin].use(location=0)
-            if self.mesh_textures is not None:
-                self.mesh_textures.bind(prog, item.mesh)
             prog["u_color"].value = tuple(item.color)
-            vao.render(moderngl.TRIANGLES)
+            if parts is None:
+                set_builtin(prog)
+                vao.render(moderngl.TRIANGLES)
+                continue
+            for part in parts:
+                set_material(prog, part.material, pool)
+                vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first)
 
     def release(self) -> None:
         for vao, buffers, _item in self._draws:

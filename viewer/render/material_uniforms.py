@@ -1,0 +1,67 @@
+"""A glTF material as the node pass's uniforms (shaders/instanced.frag, ``u_pbr = 1``),
+and the built-in meshes' plain shading (``u_pbr = 0``).
+
+Texture units: 0 is the skins' joint matrices; the five material textures use units 1 to
+5 in the order base colour, metallic-roughness, normal, occlusion, emissive.
+"""
+
+from __future__ import annotations
+
+import moderngl
+
+from ..materials import BLEND, IDENTITY_UV, MASK, Material
+from .textures import TexturePool
+
+__all__ = ["SLOTS", "set_builtin", "set_material"]
+
+#: The material's texture slots, in the shader's order (u_tex0 .. u_tex4).
+SLOTS = ("base_color", "metallic_roughness", "normal", "occlusion", "emissive")
+#: Slots holding colours (sRGB-encoded in the file).
+SRGB_SLOTS = ("base_color", "emissive")
+FIRST_UNIT = 1
+_ALPHA_MODES = {MASK: 1, BLEND: 2}
+
+
+def set_builtin(prog: moderngl.Program) -> None:
+    """Draw the next meshes with the built-in shading (native scenes' meshes)."""
+    prog["u_pbr"].value = 0
+
+
+def _set(prog: moderngl.Program, name: str, value) -> None:
+    if name in prog:  # the GLSL compiler drops what a program does not use
+        prog[name].value = value
+
+
+def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) -> None:
+    """Set `prog`'s material uniforms and bind the material's textures."""
+    _set(prog, "u_pbr", 1)
+    _set(prog, "u_base_color", tuple(material.base_color))
+    _set(prog, "u_metallic", material.metallic)
+    _set(prog, "u_roughness", material.roughness)
+    _set(prog, "u_emissive", tuple(material.emissive))
+    _set(prog, "u_alpha_mode", _ALPHA_MODES.get(material.alpha_mode, 0))
+    _set(prog, "u_alpha_cutoff", material.alpha_cutoff)
+    _set(prog, "u_double_sided", int(material.double_sided))
+    _set(prog, "u_mat_unlit", int(material.unlit))
+    refs = material.textures()
+    on, sets, row0, row1, mirror = [], [], [], [], []
+    for k, slot in enumerate(SLOTS):
+        ref = refs.get(slot)
+        unit = FIRST_UNIT + k
+        _set(prog, f"u_tex{k}", unit)
+        transform = IDENTITY_UV if ref is None else ref.transform
+        on.append(int(ref is not None))
+        sets.append(0 if ref is None else ref.texcoord)
+        row0.append(tuple(transform[:3]))
+        row1.append(tuple(transform[3:]))
+        mirror.append((0, 0) if ref is None else pool.mirror(ref.image))
+        if ref is not None:
+            pool.get(ref.image, slot in SRGB_SLOTS).use(location=unit)
+    _set(prog, "u_tex_on", on)
+    _set(prog, "u_tex_set", sets)
+    _set(prog, "u_tex_row0", row0)
+    _set(prog, "u_tex_row1", row1)
+    _set(prog, "u_tex_mirror", mirror)
+    normal, occlusion = refs.get("normal"), refs.get("occlusion")
+    _set(prog, "u_normal_scale", 1.0 if normal is None else normal.scale)
+    _set(prog, "u_occlusion_strength", 1.0 if occlusion is None else occlusion.scale)
