@@ -120,6 +120,11 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "metavar": "NAME|INDEX|none",
         "help": "the glTF animation to play (default: the file's first); none: no animation",
     }),
+    ("--camera", {
+        "metavar": "INDEX|NAME",
+        "help": "look through a camera of the glTF file (its index or name; the C key "
+        "cycles through them and back to the orbit camera)",
+    }),
     ("--select", {
         "metavar": "NAME",
         "help": "select node NAME at the start (outlined; the panel shows its values)",
