@@ -140,6 +140,8 @@ def _geometry(scene: Scene, kind: str):
                 used = np.unique(data.indices[part.first : part.first + part.count])
                 rgba[used, :3] *= part.material.base_color[:3]
             rgba[:, 3] = 1.0
+            if len(rgba) and (rgba == rgba[0]).all():  # one colour: the node's own
+                rgba[:] = 0.0
             data.vcolors = rgba.astype(np.float32)
         return data
     return None  # "none", or a key without data: a pivot

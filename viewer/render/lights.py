@@ -17,11 +17,11 @@ __all__ = ["DEFAULT_LIGHT", "ENV_STRENGTH", "MAX_LIGHTS", "light_uniforms"]
 #: Lights the shader takes (the first ones of the file are used).
 MAX_LIGHTS = 8
 #: The default key light's radiance (its colour times intensity, linear).
-DEFAULT_LIGHT = (2.6, 2.55, 2.45)
+DEFAULT_LIGHT = (2.3, 2.25, 2.15)
 #: The environment's share: with the file's own lights, dimmer (they are the light
 #: its author set up; the environment only keeps the shadows readable).
-ENV_STRENGTH = 1.0
-ENV_STRENGTH_WITH_LIGHTS = 0.5
+ENV_STRENGTH = 0.75
+ENV_STRENGTH_WITH_LIGHTS = 0.4
 _KINDS = {"directional": 0, "point": 1, "spot": 2}
 
 
