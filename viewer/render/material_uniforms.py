@@ -12,7 +12,7 @@ import moderngl
 from ..materials import BLEND, IDENTITY_UV, MASK, Material
 from .textures import TexturePool
 
-__all__ = ["SLOTS", "set_builtin", "set_material"]
+__all__ = ["SLOTS", "MaterialBinder", "set_builtin", "set_material"]
 
 #: The material's texture slots, in the shader's order (u_tex0 .. u_tex4).
 SLOTS = ("base_color", "metallic_roughness", "normal", "occlusion", "emissive")
@@ -30,6 +30,34 @@ def set_builtin(prog: moderngl.Program) -> None:
 def _set(prog: moderngl.Program, name: str, value) -> None:
     if name in prog:  # the GLSL compiler drops what a program does not use
         prog[name].value = value
+
+
+class MaterialBinder:
+    """Sets materials on programs, skipping the material set last on the same program
+    (meshes often share materials, and each uniform write is a Python call). Textures
+    are bound to shared units, so a draw with another program forgets what was set."""
+
+    _UNSET = object()
+
+    def __init__(self, pool: TexturePool) -> None:
+        self.pool = pool
+        self._last: tuple[int, object] = (0, self._UNSET)
+
+    def reset(self) -> None:
+        """Forget what is set (at the start of a frame: other code may have bound
+        textures since)."""
+        self._last = (0, self._UNSET)
+
+    def builtin(self, prog: moderngl.Program) -> None:
+        if self._last != (id(prog), None):
+            set_builtin(prog)
+            self._last = (id(prog), None)
+
+    def material(self, prog: moderngl.Program, material: Material) -> None:
+        last_prog, last = self._last
+        if last_prog != id(prog) or last is not material:
+            set_material(prog, material, self.pool)
+            self._last = (id(prog), material)
 
 
 def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) -> None:

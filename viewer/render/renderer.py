@@ -20,7 +20,7 @@ from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
 from .lights import light_uniforms
-from .material_uniforms import set_builtin, set_material
+from .material_uniforms import MaterialBinder
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
@@ -82,6 +82,7 @@ class Renderer:
             self.meshes[key] = GpuMesh(ctx, data)
         self.surfaces = surfaces
         self.textures = TexturePool(ctx)
+        self.materials = MaterialBinder(self.textures)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
         self.skins = SkinRenderer(ctx, skinning, scene.mesh_data, surfaces) if skinning else None
@@ -300,6 +301,7 @@ class Renderer:
         node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
                       glow_style=GLOW_STYLES.index(self.glow_style))  # fmt: skip
         world = self.graph.world_matrices()
+        self.materials.reset()
         light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
         prog["u_only"].value = -1
         # Halos first, without depth: the scene drawn next covers all but their rims.
@@ -322,7 +324,7 @@ class Renderer:
                      "u_light_range", "u_light_cone", "u_env_strength")  # fmt: skip
             uniforms = {n: vp_bytes if n == "u_view_proj" else prog[n].value
                         for n in names if n in prog}  # fmt: skip
-            self.skins.draw(uniforms, self.textures)
+            self.skins.draw(uniforms, self.materials)
         self._draw_blended(fbo, prog, camera, world)
 
         ctx.enable(moderngl.BLEND)
@@ -357,13 +359,13 @@ class Renderer:
         surface = self.surfaces.get(batch.kind)
         if surface is None:
             if parts is None:
-                set_builtin(prog)
+                self.materials.builtin(prog)
                 batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
             return
         if parts is None:
             parts = [p for p in surface.parts if p.material.alpha_mode != BLEND]
         for part in parts:
-            set_material(prog, part.material, self.textures)
+            self.materials.material(prog, part.material)
             batch.vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first,
                              instances=batch.count)  # fmt: skip
 
@@ -390,7 +392,7 @@ class Renderer:
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         fbo.depth_mask = False
         if skinned:
-            self.skins.draw_blended(self.textures)
+            self.skins.draw_blended(self.materials)
         forward = camera.forward if camera.projection == ORTHOGRAPHIC else None
         if len(items) > MAX_SORTED:  # each part for all its instances: parts sorted only
             groups: dict = {}

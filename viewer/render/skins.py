@@ -16,9 +16,8 @@ from viewer.content import meshes
 
 from ..animation.skin import Skinning
 from ..materials import BLEND
-from .material_uniforms import set_builtin, set_material
+from .material_uniforms import MaterialBinder
 from .shaders import load_program
-from .textures import TexturePool
 
 __all__ = ["SkinRenderer"]
 
@@ -114,7 +113,7 @@ class SkinRenderer:
             return None
         return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
 
-    def draw(self, uniforms: dict, pool: TexturePool) -> None:
+    def draw(self, uniforms: dict, materials: MaterialBinder) -> None:
         """Draw every skinned mesh but its blended parts (`draw_blended`); `uniforms` are
         the instanced program's (lighting, camera, glow colours), set on this one too."""
         if not self._draws:
@@ -126,13 +125,13 @@ class SkinRenderer:
                     prog[name].write(value)
                 else:
                     prog[name].value = value
-        self._render(pool, blend=False)
+        self._render(materials, blend=False)
 
-    def draw_blended(self, pool: TexturePool) -> None:
+    def draw_blended(self, materials: MaterialBinder) -> None:
         """The blended parts of the skinned meshes (after `draw`, blending set up)."""
-        self._render(pool, blend=True)
+        self._render(materials, blend=True)
 
-    def _render(self, pool: TexturePool, blend: bool) -> None:
+    def _render(self, materials: MaterialBinder, blend: bool) -> None:
         prog = self.program
         prog["u_joints"].value = 0
         for vao, _buffers, item in self._draws:
@@ -142,11 +141,11 @@ class SkinRenderer:
             self.textures[item.skin].use(location=0)
             prog["u_color"].value = tuple(item.color)
             if parts is None:
-                set_builtin(prog)
+                materials.builtin(prog)
                 vao.render(moderngl.TRIANGLES)
                 continue
             for part in parts:
-                set_material(prog, part.material, pool)
+                materials.material(prog, part.material)
                 vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first)
 
     def release(self) -> None:
