@@ -19,17 +19,37 @@ SLOTS = ("base_color", "metallic_roughness", "normal", "occlusion", "emissive")
 #: Slots holding colours (sRGB-encoded in the file).
 SRGB_SLOTS = ("base_color", "emissive")
 FIRST_UNIT = 1
+#: The uniforms `set_material` writes.
+_MATERIAL_UNIFORMS = (
+    "u_pbr", "u_base_color", "u_metallic", "u_roughness", "u_emissive", "u_alpha_mode",
+    "u_alpha_cutoff", "u_double_sided", "u_mat_unlit", "u_tex0", "u_tex1", "u_tex2", "u_tex3",
+    "u_tex4", "u_tex_on", "u_tex_set", "u_tex_row0", "u_tex_row1", "u_tex_mirror",
+    "u_normal_scale", "u_occlusion_strength",
+)  # fmt: skip
 _ALPHA_MODES = {MASK: 1, BLEND: 2}
 
 
 def set_builtin(prog: moderngl.Program) -> None:
     """Draw the next meshes with the built-in shading (native scenes' meshes)."""
-    prog["u_pbr"].value = 0
+    _set(prog, "u_pbr", 0)
+
+
+_UNIFORMS: dict[int, tuple[moderngl.Program, dict]] = {}
+
+
+def _uniforms(prog: moderngl.Program) -> dict:
+    """The program's uniforms by name, looked up once (`name in prog` walks them all)."""
+    found = _UNIFORMS.get(id(prog))
+    if found is None or found[0] is not prog:
+        found = (prog, {name: prog[name] for name in prog})
+        _UNIFORMS[id(prog)] = found
+    return found[1]
 
 
 def _set(prog: moderngl.Program, name: str, value) -> None:
-    if name in prog:  # the GLSL compiler drops what a program does not use
-        prog[name].value = value
+    uniform = _uniforms(prog).get(name)
+    if uniform is not None:  # the GLSL compiler drops what a program does not use
+        uniform.value = value
 
 
 class MaterialBinder:
@@ -42,6 +62,9 @@ class MaterialBinder:
     def __init__(self, pool: TexturePool) -> None:
         self.pool = pool
         self._last: tuple[int, object] = (0, self._UNSET)
+        # (program id, material id) -> (uniforms and their bytes, textures and units,
+        # the material itself, which keeps its id from being reused)
+        self._packed: dict[tuple[int, int], tuple] = {}
 
     def reset(self) -> None:
         """Forget what is set (at the start of a frame: other code may have bound
@@ -55,9 +78,25 @@ class MaterialBinder:
 
     def material(self, prog: moderngl.Program, material: Material) -> None:
         last_prog, last = self._last
-        if last_prog != id(prog) or last is not material:
+        if last_prog == id(prog) and last is material:
+            return
+        key = (id(prog), id(material))
+        packed = self._packed.get(key)
+        if packed is None:  # once per program and material: set, then keep the bytes
             set_material(prog, material, self.pool)
-            self._last = (id(prog), material)
+            uniforms = _uniforms(prog)
+            names = [n for n in _MATERIAL_UNIFORMS if n in uniforms]
+            textures = [(self.pool.get(ref.image, slot in SRGB_SLOTS), FIRST_UNIT + k)
+                        for k, slot in enumerate(SLOTS)
+                        if (ref := material.textures().get(slot)) is not None]  # fmt: skip
+            packed = ([(uniforms[n], uniforms[n].read()) for n in names], textures, material)
+            self._packed[key] = packed
+        else:
+            for uniform, data in packed[0]:
+                uniform.write(data)
+            for tex, unit in packed[1]:
+                tex.use(location=unit)
+        self._last = (id(prog), material)
 
 
 def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) -> None:
