@@ -120,3 +120,48 @@ def spheres_grid(path: Path, base=(0.9, 0.6, 0.2, 1.0)) -> Path:
             d.node(f"m{metallic:g}_r{col}", mesh=m,
                    translation=[2.5 * (col - 2), 1.25 - 2.5 * row, 0.0])  # fmt: skip
     return d.write(path)
+
+
+def showcase(path: Path) -> Path:
+    """The materials picture of docs/viewer.md: an alpha-masked leaf, a blended glass
+    pane in front of a gold (metal) sphere, a white dielectric sphere, an emissive lamp
+    with KHR_materials_emissive_strength, on a grey floor, seen through the file's camera
+    "Front" (an empty node and a far lamp node stand aside: framing ignores them)."""
+    d = Doc()
+    ball = sphere()
+    n = 64
+    px = np.zeros((n, n, 4), np.uint8)
+    yy, xx = np.mgrid[0:n, 0:n] / (n - 1.0) * 2.0 - 1.0  # [-1, 1] across
+    leaf = (xx / 0.95) ** 2 + (yy / (0.55 * np.cos(xx * 1.4))) ** 2 < 1.0
+    vein = (np.abs(yy) < 0.03) & (xx > -0.95)
+    px[..., 0], px[..., 1], px[..., 2] = 60, 170, 40
+    px[vein, 0], px[vein, 1], px[vein, 2] = 150, 210, 90
+    px[..., 3] = np.where(leaf | vein, 255, 0)
+    tex = d.image(px, {"magFilter": 9729, "minFilter": 9729, "wrapS": 33071, "wrapT": 33071})
+    masked = {"pbrMetallicRoughness": {"baseColorTexture": {"index": tex}, "metallicFactor": 0},
+              "alphaMode": "MASK", "doubleSided": True}  # fmt: skip
+    d.node("Leaf", mesh=d.mesh(quad(2.2), masked), translation=[-3.4, 1.0, 0.0],
+           rotation=[0.0, 0.2588, 0.0, 0.9659])  # fmt: skip
+    glass = {"pbrMetallicRoughness": {"baseColorFactor": [0.55, 0.8, 1.0, 0.3],
+             "metallicFactor": 0.0, "roughnessFactor": 0.05},
+             "alphaMode": "BLEND", "doubleSided": True}  # fmt: skip
+    d.node("Glass", mesh=d.mesh(quad(1.8), glass), translation=[-1.1, 0.95, 1.6])
+    gold = {"pbrMetallicRoughness": {"baseColorFactor": [1.0, 0.78, 0.34, 1.0],
+            "metallicFactor": 1.0, "roughnessFactor": 0.2}}  # fmt: skip
+    d.node("Gold", mesh=d.mesh(ball, gold), translation=[-1.1, 1.0, 0.0])
+    white = {"pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.9, 0.88, 1.0],
+             "metallicFactor": 0.0, "roughnessFactor": 0.45}}  # fmt: skip
+    d.node("Plaster", mesh=d.mesh(ball, white), translation=[1.2, 1.0, 0.0])
+    lamp = {"pbrMetallicRoughness": {"baseColorFactor": [0.05, 0.05, 0.05, 1.0],
+            "metallicFactor": 0.0}, "emissiveFactor": [1.0, 0.35, 0.08],
+            "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 3.0}}}  # fmt: skip
+    d.node("Lamp", mesh=d.mesh(ball, lamp), translation=[3.3, 0.7, 0.0], scale=[0.7] * 3)
+    floor = {"pbrMetallicRoughness": {"baseColorFactor": [0.35, 0.36, 0.4, 1.0],
+             "metallicFactor": 0.0, "roughnessFactor": 0.7}}  # fmt: skip
+    s = math.sqrt(0.5)
+    d.node("Floor", mesh=d.mesh(quad(11.0), floor), rotation=[-s, 0.0, 0.0, s])
+    d.node("Front", camera=0, translation=[0.0, 2.6, 7.5], rotation=[-0.1218, 0.0, 0.0, 0.9926])
+    d.node("Empty", translation=[30.0, 12.0, -40.0])
+    d.doc["cameras"] = [{"name": "Front", "type": "perspective",
+                         "perspective": {"yfov": 0.75, "znear": 0.1, "zfar": 200.0}}]  # fmt: skip
+    return d.write(path)
