@@ -152,9 +152,10 @@ def showcase(path: Path) -> Path:
     white = {"pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.9, 0.88, 1.0],
              "metallicFactor": 0.0, "roughnessFactor": 0.45}}  # fmt: skip
     d.node("Plaster", mesh=d.mesh(ball, white), translation=[1.2, 1.0, 0.0])
+    strength = {"KHR_materials_emissive_strength": {"emissiveStrength": 3.0}}
     lamp = {"pbrMetallicRoughness": {"baseColorFactor": [0.05, 0.05, 0.05, 1.0],
             "metallicFactor": 0.0}, "emissiveFactor": [1.0, 0.35, 0.08],
-            "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 3.0}}}  # fmt: skip
+            "extensions": strength}  # fmt: skip
     d.node("Lamp", mesh=d.mesh(ball, lamp), translation=[3.3, 0.7, 0.0], scale=[0.7] * 3)
     floor = {"pbrMetallicRoughness": {"baseColorFactor": [0.35, 0.36, 0.4, 1.0],
              "metallicFactor": 0.0, "roughnessFactor": 0.7}}  # fmt: skip
