@@ -139,7 +139,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """Live reload swapped the scene: new GPU state, same camera and view toggles."""
         old = self.renderer
         self.renderer = Renderer(self.ctx, self.session.scene)
-        for view in ("show_grid", "show_links", "show_axes", "show_joints"):
+        for view in ("show_grid", "show_links", "show_axes", "show_joints", "show_quiet"):
             setattr(self.renderer, view, getattr(old, view))
         old.release()
         if self.overlay is not None:

@@ -73,3 +73,20 @@ def test_no_overlay_draws_the_model_and_nothing_else(drive, tmp_path):
     # with the overlay the joint markers and the grid are there
     full = drive(load_scene(path), still=True)
     assert full.app.renderer.show_joints and full.app.renderer.show_grid
+
+
+def test_quiet_nodes_can_be_named_and_linked_on_request(drive, tmp_path):
+    scene = load_scene(_model_with_camera_and_lamp(tmp_path / "m.gltf"))
+    d = drive(scene, still=True)
+    d.app.overlay.show_names = True
+    d.frame()
+    assert [name for name, _ in d.app.overlay.names_drawn] == ["Box"]
+    d.app.camera.distance *= 200.0  # far enough back to see the nodes 100 units away
+    d.frame()
+    assert [name for name, _ in d.app.overlay.names_drawn] == ["Box"]
+    d.app.renderer.show_quiet = True  # the panel's View checkbox
+    d.frame()
+    named = {name for name, _ in d.app.overlay.names_drawn}
+    assert len(named) > 1 and "Box" in named, named
+    ids = np.array([d.app.session.graph[n].id for n in ("Camera", "Lamp", "Empty")])
+    assert d.app.renderer.speaks(ids).all()

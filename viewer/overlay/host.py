@@ -56,6 +56,7 @@ class OverlayCanvas(Protocol):
 
     show_grid: bool
     show_links: bool
+    show_quiet: bool  # names and lines of nodes whose subtree draws nothing
     glow_style: str  # "fill", "rim" or "heat" (the overlay sets it)
 
     def set_highlight(self, ids: np.ndarray, values: np.ndarray) -> int:

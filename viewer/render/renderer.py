@@ -63,6 +63,9 @@ class Renderer:
         self.show_axes = True
         #: The joints of skins over their meshes (the app turns them off without overlay).
         self.show_joints = True
+        #: Names and lines of the nodes whose subtree draws nothing (`quiet.py`); off by
+        #: default, so that a file's cameras and lamps do not stick out of the model.
+        self.show_quiet = False
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
         #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
@@ -173,14 +176,20 @@ class Renderer:
         parents = np.asarray(graph.parents(), dtype=np.int64)
         alive = np.asarray(graph.alive_ids(), dtype=np.int64)
         self.quiet = quiet_nodes(parents, alive, np.concatenate(drawn))
-        child = alive[(parents[alive] >= 0) & ~self.quiet[alive]]
-        self._link_pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
+        child = alive[parents[alive] >= 0]
+        pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
+        # the lines to the quiet nodes last: the first `_spoken_links` pairs are the rest
+        order = np.argsort(self.quiet[child], kind="stable")
+        self._link_pairs = pairs[order]
+        self._spoken_links = int(np.count_nonzero(~self.quiet[child]))
 
     def speaks(self, ids) -> np.ndarray:
         """Which of nodes `ids` get a name and a line: not the quiet ones (`quiet.py`)."""
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        known = (ids >= 0) & (ids < len(self.quiet))
         out = np.ones(len(ids), dtype=bool)
+        if self.show_quiet:
+            return out
+        known = (ids >= 0) & (ids < len(self.quiet))
         out[known] = ~self.quiet[ids[known]]
         return out
 
@@ -329,11 +338,12 @@ class Renderer:
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        if self.show_links and len(self._link_pairs):
+        lines_shown = len(self._link_pairs) if self.show_quiet else self._spoken_links
+        if self.show_links and lines_shown:
             links = self.programs["links"]
             links["u_view_proj"].write(vp_bytes)
             links["u_color"].value = (*LINK_COLOR[:3], self.link_alpha())
-            self._links_vao.render(moderngl.LINES, vertices=2 * len(self._link_pairs))
+            self._links_vao.render(moderngl.LINES, vertices=2 * lines_shown)
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
         if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
@@ -423,7 +433,7 @@ class Renderer:
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
         that a big tree's lines do not hide its nodes."""
-        n = max(len(self._link_pairs), 1)
+        n = max(len(self._link_pairs) if self.show_quiet else self._spoken_links, 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
 
     def release(self) -> None:
