@@ -280,3 +280,50 @@ def test_base_colour_textures_are_srgb(gl_ctx, target, tmp_path):
     d.node("Q", mesh=d.mesh(quad(), {"pbrMetallicRoughness": pbr}))
     _, at = _shot(gl_ctx, target, d.write(tmp_path / "t.gltf"), unlit=True)
     assert _near(at(0, 0), [srgb(0.25)] * 3, 2), at(0, 0)
+
+
+# -- normal and occlusion textures ------------------------------------------------------------
+def _lit_quad(tmp_path, name, extra: dict) -> Path:
+    """A white rough dielectric quad facing +Z, lit by a directional light shining down
+    -Z (head-on), with `extra` material fields."""
+    d = Doc()
+    material = {
+        "pbrMetallicRoughness": {
+            "baseColorFactor": [0.6, 0.6, 0.6, 1],
+            "metallicFactor": 0.0,
+            "roughnessFactor": 1.0,
+        }
+    }
+    for key, value in extra.items():
+        if key in ("normal", "occlusion"):
+            pixel, field = value
+            tex = d.image(np.full((2, 2, 3), pixel, np.uint8))
+            material[f"{key}Texture"] = {"index": tex, **field}
+    d.node("Q", mesh=d.mesh(quad(), material))
+    d.doc["extensions"] = {"KHR_lights_punctual": {"lights": [
+        {"type": "directional", "intensity": 2.0}]}}  # fmt: skip
+    d.node("Sun", extensions={"KHR_lights_punctual": {"light": 0}})
+    return d.write(tmp_path / name)
+
+
+def test_a_normal_texture_tilts_the_shading_normal(gl_ctx, target, tmp_path):
+    def centre(name, extra):
+        return int(_shot(gl_ctx, target, _lit_quad(tmp_path, name, extra))[1](0, 0).sum())
+
+    plain = centre("a.gltf", {})
+    flat = centre("b.gltf", {"normal": ((128, 128, 255), {})})  # (0, 0, 1): unchanged
+    # (1, 0, 1)/sqrt 2 in tangent space: 45 degrees off the light, N.L = 0.71
+    tilted = centre("c.gltf", {"normal": ((255, 128, 255), {})})
+    unscaled = centre("d.gltf", {"normal": ((255, 128, 255), {"scale": 0.0})})
+    assert abs(flat - plain) <= 6 and abs(unscaled - plain) <= 6, (plain, flat, unscaled)
+    assert tilted < plain - 30, (plain, tilted)
+
+
+def test_occlusion_darkens_the_environment_by_its_strength(gl_ctx, target, tmp_path):
+    def centre(name, extra):
+        return int(_shot(gl_ctx, target, _lit_quad(tmp_path, name, extra))[1](0, 0).sum())
+
+    plain = centre("a.gltf", {})
+    occluded = centre("b.gltf", {"occlusion": ((0, 0, 0), {})})
+    none = centre("c.gltf", {"occlusion": ((0, 0, 0), {"strength": 0.0})})
+    assert abs(none - plain) <= 3 and occluded < plain - 15, (plain, occluded, none)
