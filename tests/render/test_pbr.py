@@ -327,3 +327,16 @@ def test_occlusion_darkens_the_environment_by_its_strength(gl_ctx, target, tmp_p
     occluded = centre("b.gltf", {"occlusion": ((0, 0, 0), {})})
     none = centre("c.gltf", {"occlusion": ((0, 0, 0), {"strength": 0.0})})
     assert abs(none - plain) <= 3 and occluded < plain - 15, (plain, occluded, none)
+
+
+def test_many_blended_instances_are_drawn_per_part(gl_ctx, target, tmp_path):
+    # more (instance, part) pairs than are sorted one by one: each part is drawn for all
+    # its instances at once, still blended over the opaque scene
+    d = Doc()
+    d.node("Red", mesh=d.mesh(quad(4.0), {"pbrMetallicRoughness": {"baseColorFactor": RED}}))
+    blue = {"pbrMetallicRoughness": {"baseColorFactor": [0, 0, 1, 0.5]}, "alphaMode": "BLEND"}
+    mesh = d.mesh(quad(0.5), blue)
+    for k in range(600):  # a 30 x 20 sheet of small quads, 1 unit in front of the red
+        d.node(f"b{k}", mesh=mesh, translation=[(k % 30 - 14.5) * 0.5, (k // 30 - 9.5) * 0.5, 1])
+    _, at = _shot(gl_ctx, target, d.write(tmp_path / "many.gltf"), unlit=True)
+    assert _near(at(0.25, 0.25, 1.0), (128, 0, 128), 3), at(0.25, 0.25, 1.0)
