@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["quiet_nodes"]
+__all__ = ["QuietNodes", "link_pairs", "quiet_nodes"]
 
 
 def quiet_nodes(parents: np.ndarray, alive: np.ndarray, drawn: np.ndarray) -> np.ndarray:
@@ -38,3 +38,35 @@ def quiet_nodes(parents: np.ndarray, alive: np.ndarray, drawn: np.ndarray) -> np
     quiet = np.zeros(len(parents), dtype=bool)
     quiet[alive] = ~speaks[alive]
     return quiet
+
+
+def link_pairs(parents: np.ndarray, alive: np.ndarray, quiet: np.ndarray):
+    """((parent, child) uint32 pairs [k, 2] of every line, those to quiet children last;
+    how many come first), so that one index buffer draws the lines with or without them."""
+    child = alive[parents[alive] >= 0]
+    pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
+    order = np.argsort(quiet[child], kind="stable")
+    return pairs[order], int(np.count_nonzero(~quiet[child]))
+
+
+class QuietNodes:
+    """The quiet nodes of a graph (`quiet_nodes`) and its lines (`link_pairs`)."""
+
+    def __init__(self, graph, drawn: np.ndarray) -> None:
+        parents = np.asarray(graph.parents(), dtype=np.int64)
+        alive = np.asarray(graph.alive_ids(), dtype=np.int64)
+        self.mask = quiet_nodes(parents, alive, drawn)
+        self.pairs, self._spoken = link_pairs(parents, alive, self.mask)
+
+    def speaks(self, ids, everyone: bool = False) -> np.ndarray:
+        """Which of nodes `ids` get a name and a line (`everyone`: all of them)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        out = np.ones(len(ids), dtype=bool)
+        if not everyone:
+            known = (ids >= 0) & (ids < len(self.mask))
+            out[known] = ~self.mask[ids[known]]
+        return out
+
+    def line_count(self, everyone: bool = False) -> int:
+        """How many of `pairs` to draw (`everyone`: the lines to quiet nodes too)."""
+        return len(self.pairs) if everyone else self._spoken

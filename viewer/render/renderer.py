@@ -12,25 +12,22 @@ import moderngl
 import numpy as np
 
 from viewer.content import meshes
-from viewer.materials import BLEND
 
 from .backdrop import Backdrop
-from .camera import ORTHOGRAPHIC, Camera
+from .camera import Camera
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
 from .lights import light_uniforms
-from .material_uniforms import MaterialBinder
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
 from .pose_bounds import clip_corners
-from .quiet import quiet_nodes
+from .quiet import QuietNodes
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
-from .textures import TexturePool
-from .transparency import MAX_SORTED, back_to_front
+from .surface_pass import SurfacePass
 from .vertices import ColoredVertices
 
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
@@ -83,9 +80,7 @@ class Renderer:
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
             self.meshes[key] = GpuMesh(ctx, data)
-        self.surfaces = surfaces
-        self.textures = TexturePool(ctx)
-        self.materials = MaterialBinder(self.textures)
+        self.surface_pass = SurfacePass(ctx, surfaces)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
         self.skins = SkinRenderer(ctx, skinning, scene.mesh_data, surfaces) if skinning else None
@@ -166,32 +161,17 @@ class Renderer:
         return self.instances.bytes_last + (self.skins.bytes_last if self.skins else 0)
 
     def _find_quiet(self) -> None:
-        """`quiet`: by node id, the nodes whose subtree draws nothing (`quiet.py`)."""
-        inst, graph = self.instances, self.graph
-        drawn = [np.flatnonzero(inst.kind_of >= 0)]
+        """`quiet`: the nodes whose subtree draws nothing, and the lines' order."""
+        drawn = [np.flatnonzero(self.instances.kind_of >= 0)]
         if self.scene.skinning is not None:
             drawn.append(np.array([m.node for m in self.scene.skinning.meshes], np.int64))
         if self.joints is not None:
             drawn.append(self.joints.joints)
-        parents = np.asarray(graph.parents(), dtype=np.int64)
-        alive = np.asarray(graph.alive_ids(), dtype=np.int64)
-        self.quiet = quiet_nodes(parents, alive, np.concatenate(drawn))
-        child = alive[parents[alive] >= 0]
-        pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
-        # the lines to the quiet nodes last: the first `_spoken_links` pairs are the rest
-        order = np.argsort(self.quiet[child], kind="stable")
-        self._link_pairs = pairs[order]
-        self._spoken_links = int(np.count_nonzero(~self.quiet[child]))
+        self.quiet = QuietNodes(self.graph, np.concatenate(drawn))
 
     def speaks(self, ids) -> np.ndarray:
-        """Which of nodes `ids` get a name and a line: not the quiet ones (`quiet.py`)."""
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        out = np.ones(len(ids), dtype=bool)
-        if self.show_quiet:
-            return out
-        known = (ids >= 0) & (ids < len(self.quiet))
-        out[known] = ~self.quiet[ids[known]]
-        return out
+        """Which of nodes `ids` get a name and a line (`quiet.py`; all with `show_quiet`)."""
+        return self.quiet.speaks(ids, self.show_quiet)
 
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
@@ -211,7 +191,7 @@ class Renderer:
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
             self._links.release()
-        pairs = self._link_pairs
+        pairs = self.quiet.pairs
         self._links = self.ctx.buffer(pairs.tobytes() if len(pairs) else b"\0" * 8)
         self._links_vao = self.ctx.vertex_array(
             self.programs["links"],
@@ -310,7 +290,7 @@ class Renderer:
         node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
                       glow_style=GLOW_STYLES.index(self.glow_style))  # fmt: skip
         world = self.graph.world_matrices()
-        self.materials.reset()
+        self.surface_pass.materials.reset()
         light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
         prog["u_only"].value = -1
         # Halos first, without depth: the scene drawn next covers all but their rims.
@@ -325,20 +305,14 @@ class Renderer:
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
         for batch in self.instances.batches:  # opaque and masked parts
-            self._draw_batch(prog, batch)
+            self.surface_pass.draw_batch(prog, batch)
         if self.skins is not None:
-            names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
-                     "u_glow_local", "u_glow_world", "u_halo", "u_glow_style", "u_light_count",
-                     "u_light_type", "u_light_pos", "u_light_to", "u_light_color",
-                     "u_light_range", "u_light_cone", "u_env_strength")  # fmt: skip
-            uniforms = {n: vp_bytes if n == "u_view_proj" else prog[n].value
-                        for n in names if n in prog}  # fmt: skip
-            self.skins.draw(uniforms, self.materials)
-        self._draw_blended(fbo, prog, camera, world)
+            self.skins.draw(prog, vp_bytes, self.surface_pass.materials)
+        self.surface_pass.draw_blended(fbo, prog, camera, world, self.instances, self.skins)
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        lines_shown = len(self._link_pairs) if self.show_quiet else self._spoken_links
+        lines_shown = self.quiet.line_count(self.show_quiet)
         if self.show_links and lines_shown:
             links = self.programs["links"]
             links["u_view_proj"].write(vp_bytes)
@@ -363,61 +337,6 @@ class Renderer:
             self.outline.draw(ctx, *box)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
 
-    def _draw_batch(self, prog, batch, parts=None) -> None:
-        """One instanced draw of `batch`: the built-in shading, or each glTF part with its
-        material (`parts`: those given; default: every part not blended)."""
-        surface = self.surfaces.get(batch.kind)
-        if surface is None:
-            if parts is None:
-                self.materials.builtin(prog)
-                batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
-            return
-        if parts is None:
-            parts = [p for p in surface.parts if p.material.alpha_mode != BLEND]
-        for part in parts:
-            self.materials.material(prog, part.material)
-            batch.vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first,
-                             instances=batch.count)  # fmt: skip
-
-    def _draw_blended(self, fbo, prog, camera: Camera, world: np.ndarray) -> None:
-        """The BLEND parts, after everything opaque: blended over it, depth tested but not
-        written, back to front by (instance, part) (`transparency.py`)."""
-        items = []  # (batch, part, instance row, centre)
-        for batch in self.instances.batches:
-            surface = self.surfaces.get(batch.kind)
-            if surface is None:
-                continue
-            for part in surface.parts:
-                if part.material.alpha_mode != BLEND:
-                    continue
-                mats = world[batch.ids]
-                local = np.asarray(part.center) * self.instances.sizes[batch.ids]
-                centres = np.einsum("nij,nj->ni", mats[:, :3, :3], local) + mats[:, :3, 3]
-                items += [(batch, part, row, c) for row, c in enumerate(centres)]
-        skinned = self.skins is not None and self.skins.has_blend
-        if not items and not skinned:
-            return
-        ctx = self.ctx
-        ctx.enable(moderngl.BLEND)
-        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        fbo.depth_mask = False
-        if skinned:
-            self.skins.draw_blended(self.materials)
-        forward = camera.forward if camera.projection == ORTHOGRAPHIC else None
-        if len(items) > MAX_SORTED:  # each part for all its instances: parts sorted only
-            groups: dict = {}
-            for batch, part, _row, c in items:
-                groups.setdefault((id(batch), id(part)), [batch, part, []])[2].append(c)
-            items = [(b, p, -1, np.mean(cs, axis=0)) for b, p, cs in groups.values()]
-        order = back_to_front(np.array([c for *_, c in items]), camera.eye, forward)
-        for k in order.tolist():
-            batch, part, row, _c = items[k]
-            prog["u_only"].value = row
-            self._draw_batch(prog, batch, [part])
-        prog["u_only"].value = -1
-        fbo.depth_mask = True
-        ctx.disable(moderngl.BLEND)
-
     def _glow_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(parent origins [k, 3], child origins [k, 3], opacity [k]) of the lit lines whose
         child still exists and has a parent."""
@@ -433,7 +352,7 @@ class Renderer:
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
         that a big tree's lines do not hide its nodes."""
-        n = max(len(self._link_pairs) if self.show_quiet else self._spoken_links, 1)
+        n = max(self.quiet.line_count(self.show_quiet), 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
 
     def release(self) -> None:
@@ -446,7 +365,7 @@ class Renderer:
             self.joints.release()
         if self.skins is not None:
             self.skins.release()
-        self.textures.release()
+        self.surface_pass.release()
         self.backdrop.release()
         self.instances.release()
         for mesh in self.meshes.values():

@@ -27,6 +27,14 @@ SKIN_FORMAT = f"{meshes.VERTEX_FORMAT} 4f 4f"
 SKIN_ATTRS = (*meshes.VERTEX_ATTRS, "in_joints", "in_weights")
 
 
+#: The node pass's uniforms this program shares (besides the view-projection).
+SHARED_UNIFORMS = (
+    "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit", "u_glow_local",
+    "u_glow_world", "u_halo", "u_glow_style", "u_light_count", "u_light_type", "u_light_pos",
+    "u_light_to", "u_light_color", "u_light_range", "u_light_cone", "u_env_strength",
+)  # fmt: skip
+
+
 def load_skinned_program(ctx: moderngl.Context) -> moderngl.Program:
     """skinned.vert with instanced.frag (the same shading as every other mesh)."""
     return load_program(ctx, "skinned")
@@ -113,18 +121,16 @@ class SkinRenderer:
             return None
         return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
 
-    def draw(self, uniforms: dict, materials: MaterialBinder) -> None:
-        """Draw every skinned mesh but its blended parts (`draw_blended`); `uniforms` are
-        the instanced program's (lighting, camera, glow colours), set on this one too."""
+    def draw(self, node_prog, vp_bytes: bytes, materials: MaterialBinder) -> None:
+        """Draw every skinned mesh but its blended parts (`draw_blended`), with the
+        instanced program `node_prog`'s lighting, camera and glow uniforms."""
         if not self._draws:
             return
         prog = self.program
-        for name, value in uniforms.items():
-            if name in prog:
-                if isinstance(value, bytes):
-                    prog[name].write(value)
-                else:
-                    prog[name].value = value
+        prog["u_view_proj"].write(vp_bytes)
+        for name in SHARED_UNIFORMS:
+            if name in prog and name in node_prog:
+                prog[name].value = node_prog[name].value
         self._render(materials, blend=False)
 
     def draw_blended(self, materials: MaterialBinder) -> None:
