@@ -340,3 +340,22 @@ def test_many_blended_instances_are_drawn_per_part(gl_ctx, target, tmp_path):
         d.node(f"b{k}", mesh=mesh, translation=[(k % 30 - 14.5) * 0.5, (k // 30 - 9.5) * 0.5, 1])
     _, at = _shot(gl_ctx, target, d.write(tmp_path / "many.gltf"), unlit=True)
     assert _near(at(0.25, 0.25, 1.0), (128, 0, 128), 3), at(0.25, 0.25, 1.0)
+
+
+def test_material_values_out_of_range_are_clamped_and_non_numbers_refused(tmp_path):
+    from viewer.io import SceneError
+
+    d = Doc()
+    tex = d.image(np.full((2, 2, 3), 128, np.uint8))
+    material = {"pbrMetallicRoughness": {"metallicFactor": 1.5, "roughnessFactor": -0.5},
+                "normalTexture": {"index": tex, "scale": -2.0},  # valid: any number
+                "occlusionTexture": {"index": tex, "strength": 3.0}}  # fmt: skip
+    d.node("Q", mesh=d.mesh(quad(), material))
+    scene = load_scene(d.write(tmp_path / "q.gltf"))
+    m = next(iter(scene.surfaces.values())).parts[0].material
+    assert (m.metallic, m.roughness) == (1.0, 0.0)
+    assert m.normal_texture.scale == -2.0 and m.occlusion_texture.scale == 1.0
+    d.doc["materials"][0]["pbrMetallicRoughness"]["metallicFactor"] = "shiny"
+    with pytest.raises(SceneError, match="metallicFactor must be a finite number") as err:
+        load_scene(d.write(tmp_path / "bad.gltf"))
+    assert "\n" not in str(err.value) and "material 0" in str(err.value)

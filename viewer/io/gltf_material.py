@@ -100,7 +100,7 @@ def _material(gltf: GltfFile, mat: dict, where: str, cache: dict) -> Material:
     base = _numbers(gltf, pbr, "baseColorFactor", 4, (1.0, 1.0, 1.0, 1.0), where)
     emissive = _numbers(gltf, mat, "emissiveFactor", 3, (0.0, 0.0, 0.0), where)
     strength_ext = _dict(gltf, ext, "KHR_materials_emissive_strength", where)
-    strength = _number(gltf, strength_ext, "emissiveStrength", 1.0, where, upper=math.inf)
+    strength = _number(gltf, strength_ext, "emissiveStrength", 1.0, where, hi=math.inf)
     mode = mat.get("alphaMode", OPAQUE)
     if mode not in (OPAQUE, MASK, BLEND):
         raise gltf.error(where, f"alphaMode must be OPAQUE, MASK or BLEND, got {describe(mode)}")
@@ -123,7 +123,7 @@ def _material(gltf: GltfFile, mat: dict, where: str, cache: dict) -> Material:
         roughness=_number(gltf, pbr, "roughnessFactor", 1.0, where),
         emissive=tuple(min(1.0, max(0.0, c)) * strength for c in emissive),
         alpha_mode=mode,
-        alpha_cutoff=_number(gltf, mat, "alphaCutoff", 0.5, where, upper=math.inf),
+        alpha_cutoff=_number(gltf, mat, "alphaCutoff", 0.5, where, hi=math.inf),
         double_sided=double,
         unlit="KHR_materials_unlit" in ext,
         base_color_texture=tex["base_color"],
@@ -144,12 +144,14 @@ def _dict(gltf: GltfFile, obj: dict, name: str, where: str) -> dict:
 
 
 def _number(gltf: GltfFile, obj: dict, name: str, default: float, where: str,
-            upper: float = 1.0) -> float:  # fmt: skip
+            lo: float = 0.0, hi: float = 1.0) -> float:  # fmt: skip
+    """`obj[name]` (`default` when absent): a finite number, or a one-line refusal; one
+    outside the specification's range [lo, hi] is clamped to it (it draws as the nearest
+    value would)."""
     value = obj.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not (0.0 <= value <= upper):
-        limit = "0 or more" if upper == math.inf else f"in [0, {upper:g}]"
-        raise gltf.error(where, f"{name} must be a number {limit}, got {describe(value)}")
-    return float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise gltf.error(where, f"{name} must be a finite number, got {describe(value)}")
+    return float(min(hi, max(lo, value)))
 
 
 def _numbers(gltf: GltfFile, obj: dict, name: str, width: int, default: tuple,
@@ -178,9 +180,9 @@ def _texture_ref(gltf: GltfFile, holder: dict, name: str, where: str, cache: dic
     texcoord = info.get("texCoord", 0)
     scale = 1.0
     if scale_name is not None:
-        scale = _number(gltf, info, scale_name, 1.0, here, upper=math.inf)
-        if scale_name == "strength":
-            scale = min(scale, 1.0)
+        # the normal texture's scale may be any number (negative flips the normals)
+        lo, hi = (0.0, 1.0) if scale_name == "strength" else (-math.inf, math.inf)
+        scale = _number(gltf, info, scale_name, 1.0, here, lo, hi)
     transform = IDENTITY_UV
     ext = _dict(gltf, _dict(gltf, info, "extensions", here), "KHR_texture_transform", here)
     if ext:
