@@ -152,3 +152,28 @@ def test_lights_of_the_file_light_the_model(tmp_path):
 @pytest.mark.parametrize("which", ["0", "Near"])
 def test_an_index_and_a_name_pick_the_same_camera(tmp_path, which):
     assert _is(_shot(tmp_path, "--camera", which)[SIZE[1] // 2, SIZE[0] // 2], (255, 0, 0))
+
+
+def test_a_spot_light_lights_its_cone_only(tmp_path):
+    """A white spot 2 units in front of a grey quad, shining at it with a 10 degree outer
+    cone: the centre (on the axis) is lit, a point 1.5 units off (37 degrees) only by the
+    dim environment."""
+    from PIL import Image
+
+    d = Doc()
+    d.node("Grey", mesh=d.mesh(quad(4.0), {"pbrMetallicRoughness": {
+        "baseColorFactor": [0.8, 0.8, 0.8, 1], "metallicFactor": 0.0}}))  # fmt: skip
+    spot = {"type": "spot", "intensity": 40.0,
+            "spot": {"innerConeAngle": 0.1, "outerConeAngle": math.radians(10)}}  # fmt: skip
+    d.doc["extensions"] = {"KHR_lights_punctual": {"lights": [spot]}}
+    d.node("Spot", translation=[0.0, 0.0, 2.0], extensions={"KHR_lights_punctual": {"light": 0}})
+    d.node("Cam", camera=0, translation=[0.0, 0.0, 5.0])
+    d.doc["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.9, "znear": 0.1}}]
+    out = tmp_path / "spot.png"
+    assert main([str(d.write(tmp_path / "spot.gltf")), "--headless", "--frames", "2",
+                 "--size", "100x100", "--no-overlay", "--camera", "0",
+                 "--screenshot", str(out)]) == 0  # fmt: skip
+    img = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    # the view is 2 * 5 * tan(0.45) = 4.83 units high: 1.5 units is 31 pixels
+    centre, off = img[50, 50].sum(), img[50, 50 + 31].sum()
+    assert centre > off + 200, (centre, off)
