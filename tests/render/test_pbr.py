@@ -359,3 +359,20 @@ def test_material_values_out_of_range_are_clamped_and_non_numbers_refused(tmp_pa
     with pytest.raises(SceneError, match="metallicFactor must be a finite number") as err:
         load_scene(d.write(tmp_path / "bad.gltf"))
     assert "\n" not in str(err.value) and "material 0" in str(err.value)
+
+
+def test_a_texture_on_texcoord_2_is_left_out_with_one_note(tmp_path, capsys):
+    from viewer.cli import main
+
+    d = Doc()
+    tex = d.image(_four())
+    for k in range(2):  # two materials doing it: still one note
+        info = {"index": tex, "texCoord": 2 + k}
+        d.node(f"Q{k}", mesh=d.mesh(quad(), {"pbrMetallicRoughness": {"baseColorTexture": info}}))
+    path = d.write(tmp_path / "t.gltf")
+    m = next(iter(load_scene(path).surfaces.values())).parts[0].material
+    assert m.base_color_texture is None
+    assert main([str(path), "--headless", "--frames", "1", "--size", "32x32",
+                 "--no-overlay"]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "TEXCOORD_2 or beyond" in err, err

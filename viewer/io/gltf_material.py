@@ -190,8 +190,12 @@ def _texture_ref(gltf: GltfFile, holder: dict, name: str, where: str, cache: dic
         texcoord = ext.get("texCoord", texcoord)
     if not is_int(texcoord) or texcoord < 0:
         raise gltf.error(here, f"texCoord must be 0 or more, got {describe(texcoord)}")
-    if texcoord > 1:
-        return None  # TEXCOORD_2 and beyond: noted by the caller, drawn without
+    if texcoord > 1:  # TEXCOORD_2 and beyond: drawn without, said once per file
+        cache.setdefault("notes", set()).add(
+            f"textures reading TEXCOORD_2 or beyond are left out (a {name} reads "
+            f"TEXCOORD_{texcoord})"
+        )
+        return None
     key = gltf.index_into(info.get("index"), "textures", here)
     if ("texture", key) not in cache:
         cache[("texture", key)] = _texture(gltf, key)

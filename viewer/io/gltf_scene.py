@@ -211,13 +211,14 @@ class _Reader(GltfFile):
         self._meshes(model, mesh_rows, names)
         model.cameras, model.lights = read_views(self, nodes, order, names)
         model.clips, model.notes = read_animations(self, model.rows)
+        model.notes += self._material_notes
         return model
 
     def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
         resolved = str(self.path.resolve())
         colors: dict[int, tuple | None] = {}
         weights: dict[int, tuple | None] = {}
-        textures: dict[int, object] = {}  # decoded once per file, however often used
+        textures: dict = {}  # materials and textures decoded once per file
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
         for row, i, mesh_index, skin in mesh_rows:
             mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
@@ -243,6 +244,7 @@ class _Reader(GltfFile):
                 model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
                 continue  # drawn by the skinning pass, not at the node's own transform
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
+        self._material_notes = sorted(textures.get("notes", ()))[:1]  # one note is enough
 
     def _number_error(self, i: int, name: str, field_name: str, width: int, value) -> SceneError:
         got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)
