@@ -28,7 +28,7 @@ def _key_names(keys) -> dict:
         keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
-        keys.P: "P", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1",
+        keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1",
         # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
         keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
@@ -78,6 +78,8 @@ class InputHandlers:
             session.toggle_motion()
         elif name == "O":
             self.camera.toggle_projection()
+        elif name == "C":
+            self.cycle_view()
         elif name == "G":
             self.renderer.show_grid = not self.renderer.show_grid
         elif name == "B":

@@ -13,11 +13,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..materials import MeshSurface
+from ..materials import MeshPart, MeshSurface
 from ._fields import is_number
 from .errors import describe
 from .gltf_data import GltfFile
-from .gltf_material import base_color_texture, vertex_colors
+from .gltf_material import read_material, vertex_data
 from .gltf_skin import vertex_weights
 
 __all__ = ["DEFAULT_COLOR", "read_mesh"]
@@ -32,7 +32,8 @@ MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 class MeshParts(NamedTuple):
     """A merged mesh: its arrays (None: no triangles), the base colour of its first
     primitive's material (None: no triangles), the skinning attributes (joints, weights)
-    or None, and its `MeshSurface` or None when one colour per node says it all."""
+    or None, and its `MeshSurface` (materials, colours, coordinates; None: no
+    triangles)."""
 
     arrays: MeshArrays | None
     color: tuple | None
@@ -41,18 +42,18 @@ class MeshParts(NamedTuple):
 
 
 def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
-    """Mesh `index` merged (see `MeshParts`); `textures` caches decoded textures by index."""
+    """Mesh `index` merged (see `MeshParts`); `textures` caches the file's decoded
+    materials and textures."""
     textures = {} if textures is None else textures
     here = f"mesh {index}"
     mesh = gltf.obj(gltf.array("meshes")[index], here)
     prims = mesh.get("primitives")
     if not isinstance(prims, list):
         raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
-    all_p, all_n, all_i, all_w, all_c, all_uv = [], [], [], [], [], []
-    texture = None
-    flat_colors: list[bool] = []
+    all_p, all_n, all_i, all_w, all_c, all_uv, all_uv1 = [], [], [], [], [], [], []
+    parts: list[MeshPart] = []
     color = None
-    offset = 0
+    offset = first = 0
     for k, prim in enumerate(prims):
         phere = f"{here} primitive {k}"
         prim = gltf.obj(prim, phere)
@@ -84,19 +85,21 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         else:  # in float64, one primitive at a time; kept as float32 like the rest
             nrm = _vertex_normals(pos.astype(np.float64), idx.astype(np.int64))
             nrm = nrm.astype(np.float32)
-        factor = material_color(gltf, prim.get("material"), phere)
+        material = read_material(gltf, prim.get("material"), phere, textures)
         if color is None:
-            color = factor
-        factor = factor or DEFAULT_COLOR
-        vcol = vertex_colors(gltf, attrs, n, factor, phere)
-        all_c.append(vcol if vcol is not None else np.tile([*factor, 1.0], (n, 1)))
-        textured = base_color_texture(gltf, prim.get("material"), attrs, n, phere, textures)
-        if textured is not None and (texture is None or textured[1] is texture):
-            texture = textured[1]
-            all_uv.append(textured[0])
-        else:  # another texture than the mesh's first: drawn untextured
-            all_uv.append(np.full((n, 2), np.nan, np.float32))
-        plain = vcol is None and textured is None
+            color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
+        vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
+        for slot, ref in material.textures().items():
+            if (uv0, uv1)[ref.texcoord] is None:
+                raise gltf.error(phere, f"its material's {slot} texture needs "
+                                 f"TEXCOORD_{ref.texcoord}, which it lacks")  # fmt: skip
+        all_c.append(vcol if vcol is not None else np.ones((n, 4), np.float32))
+        all_uv.append(uv0 if uv0 is not None else np.zeros((n, 2), np.float32))
+        all_uv1.append(uv1)
+        center = tuple(float(c) for c in (pos.min(axis=0) + pos.max(axis=0)) / 2.0) if n else (
+            0.0, 0.0, 0.0)  # fmt: skip
+        parts.append(MeshPart(first, int(idx.size), material, center))
+        first += int(idx.size)
         if offset + n > 2**32:
             raise gltf.error(here, "too many vertices")
         all_p.append(pos)
@@ -104,14 +107,16 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         all_i.append(idx + np.uint32(offset))
         all_w.append(vertex_weights(gltf, attrs, n, phere))
         offset += n
-        flat_colors.append(plain)
     if not all_p:
         return MeshParts(None, None, None, None)
     arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
-    surface = None
-    if not all(flat_colors) or len({tuple(c[0]) for c in all_c}) > 1:
-        uvs = None if texture is None else np.concatenate(all_uv)
-        surface = MeshSurface(np.concatenate(all_c).astype(np.float32), uvs, texture)
+    uvs1 = None
+    if any(uv is not None for uv in all_uv1):
+        uvs1 = np.concatenate([
+            uv if uv is not None else np.zeros((len(p), 2), np.float32)
+            for uv, p in zip(all_uv1, all_p, strict=True)
+        ])  # fmt: skip
+    surface = MeshSurface(np.concatenate(all_c), np.concatenate(all_uv), uvs1, tuple(parts))
     skinned = None
     if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
         rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)

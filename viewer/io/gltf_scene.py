@@ -21,8 +21,11 @@ What is imported:
 - The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
 - Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
   joints (its own transform ignored, as glTF says), not as an instance at the node.
-- Vertex colours and base colour textures (gltf_material.py), as `MeshSurface`s.
-- Cameras and morph targets are ignored.
+- Materials (metallic-roughness with all five textures, emissive strength, unlit,
+  texture transforms, alpha modes), vertex colours and both coordinate sets
+  (gltf_material.py), as `MeshSurface`s.
+- Cameras and KHR_lights_punctual lights (gltf_views.py), on their nodes. Morph targets
+  are ignored.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -42,7 +45,7 @@ import numpy as np
 
 from ..animation.clip import Clip
 from ..animation.skin import SkinnedMesh, Skinning
-from ..content.scene import Look
+from ..content.scene import FileCamera, FileLight, Look
 from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
 from .errors import SceneError, describe
@@ -52,6 +55,7 @@ from .gltf_mesh import read_mesh
 from .gltf_nodes import node_order
 from .gltf_skin import check_joint_indices, read_skin, skin_index
 from .gltf_source import GltfSource, read_source
+from .gltf_views import read_views
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
@@ -85,6 +89,9 @@ class GltfModel:
     skinning: Skinning = field(default_factory=Skinning)
     #: The file as read, for a lossless export (gltf_source.py).
     source: GltfSource | None = None
+    #: Cameras and KHR_lights_punctual lights, on rows of this model (gltf_views.py).
+    cameras: list[FileCamera] = field(default_factory=list)
+    lights: list[FileLight] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -205,16 +212,18 @@ class _Reader(GltfFile):
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
         self._meshes(model, mesh_rows, names)
+        model.cameras, model.lights = read_views(self, nodes, order, names)
         model.clips, model.notes = read_animations(self, model.rows)
         model.source = read_source(self, model.rows,
                                    (model.positions, model.rotations, model.scales))  # fmt: skip
+        model.notes += self._material_notes
         return model
 
     def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
         resolved = str(self.path.resolve())
         colors: dict[int, tuple | None] = {}
         weights: dict[int, tuple | None] = {}
-        textures: dict[int, object] = {}  # decoded once per file, however often used
+        textures: dict = {}  # materials and textures decoded once per file
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
         for row, i, mesh_index, skin in mesh_rows:
             mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
@@ -240,6 +249,7 @@ class _Reader(GltfFile):
                 model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
                 continue  # drawn by the skinning pass, not at the node's own transform
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
+        self._material_notes = sorted(textures.get("notes", ()))[:1]  # one note is enough
 
     def _number_error(self, i: int, name: str, field_name: str, width: int, value) -> SceneError:
         got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)

@@ -22,14 +22,16 @@ from .glow import STAMP_FORMAT, Glow
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
+from .lights import light_uniforms
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
 from .pose_bounds import clip_corners
+from .quiet import QuietNodes
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
-from .textures import MeshTextures
+from .surface_pass import SurfacePass
 from .vertices import ColoredVertices
 
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
@@ -59,6 +61,11 @@ class Renderer:
         self.show_grid = True
         self.show_links = True
         self.show_axes = True
+        #: The joints of skins over their meshes (the app turns them off without overlay).
+        self.show_joints = True
+        #: Names and lines of the nodes whose subtree draws nothing (`quiet.py`); off by
+        #: default, so that a file's cameras and lamps do not stick out of the model.
+        self.show_quiet = False
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
         #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
@@ -80,21 +87,20 @@ class Renderer:
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
             self.meshes[key] = GpuMesh(ctx, data)
-        self.textures = MeshTextures(ctx, surfaces)
+        self.surface_pass = SurfacePass(ctx, surfaces)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
-        self.skins = (
-            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, self.textures)
-            if skinning
-            else None
-        )
+        self.skins = SkinRenderer(ctx, skinning, scene.mesh_data, surfaces) if skinning else None
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 24)
         self.ribbons = GlowRibbons(ctx)
-        #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
+        #: The joints of skins, drawn over their meshes (with the lines, `show_links`, and
+        #: `show_joints`).
         self.joints = (
-            JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
+            JointMarkers(
+                ctx, self.programs["lines"], skinning, scene.mesh_data, self.graph.world_matrices()
+            )
             if skinning
             else None
         )
@@ -106,6 +112,7 @@ class Renderer:
     def rebuild(self) -> None:
         """Re-create all instance data (after structural edits or look changes)."""
         self.instances.build(self.graph, self.scene.look, self.graph.world_matrices(), self.glow)
+        self._find_quiet()
         self._make_vaos()
         self._make_grid()
         if self.skins is not None:
@@ -151,6 +158,19 @@ class Renderer:
         """Bytes uploaded by the last `sync()`: matrices, stamps, line ends, skins."""
         return self._bytes_last
 
+    def _find_quiet(self) -> None:
+        """`quiet`: the nodes whose subtree draws nothing, and the lines' order."""
+        drawn = [np.flatnonzero(self.instances.kind_of >= 0)]
+        if self.scene.skinning is not None:
+            drawn.append(np.array([m.node for m in self.scene.skinning.meshes], np.int64))
+        if self.joints is not None:
+            drawn.append(self.joints.joints)
+        self.quiet = QuietNodes(self.graph, np.concatenate(drawn))
+
+    def speaks(self, ids) -> np.ndarray:
+        """Which of nodes `ids` get a name and a line (`quiet.py`; all with `show_quiet`)."""
+        return self.quiet.speaks(ids, self.show_quiet)
+
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
         for batch in self.instances.batches:
@@ -166,14 +186,21 @@ class Renderer:
                 index_buffer=mesh.ibo,
                 index_element_size=4,
             )
-        inst = self.instances
-        self.ribbons.bind(inst.origins, inst.link_times, inst.links)
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
+            self._links.release()
+        # The lines' (parent, child) ids, quiet children last, as the instance rows'
+        # pre-order slots (the origins and line stamps are laid out by slot).
+        inst = self.instances
+        slot_of = np.full(len(self.graph.parents()), -1, dtype=np.int64)
+        slot_of[inst.order] = np.arange(len(inst.order))
+        pairs = slot_of[self.quiet.pairs.astype(np.int64)].astype(np.uint32)
+        self._links = self.ctx.buffer(pairs.tobytes() if len(pairs) else b"\0" * 8)
+        self.ribbons.bind(inst.origins, inst.link_times, self._links)
         self._links_vao = self.ctx.vertex_array(
             self.programs["links"],
             [(self.instances.origins, "3f", "in_position")],
-            index_buffer=self.instances.links,
+            index_buffer=self._links,
             index_element_size=4,
         )
 
@@ -188,9 +215,12 @@ class Renderer:
         return node_boxes(self.instances, self.meshes, self.graph.world_matrices())
 
     def bound_points(self) -> np.ndarray:
-        """What must be seen of the scene, [m, 3]: every node's origin and box corners,
-        and the corners of the box around them at a few poses of the current animation
-        clip (`pose_bounds`), so that a model framed at load stays in view as it plays."""
+        """What must be seen of the scene, [m, 3]: the corners of every drawn node's box
+        and the skinned meshes' posed vertices (never the origins of cameras, lights or
+        empty nodes, which draw nothing; only a scene that draws nothing at all is framed
+        on its nodes' origins), and the corners of the box around them at a few poses of
+        the current animation clip (`pose_bounds`), so that a model framed at load stays
+        in view as it plays."""
         return np.vstack([self._points_at(self.graph.world_matrices()), self._clip_box()])
 
     def _clip_box(self) -> np.ndarray:
@@ -205,12 +235,14 @@ class Renderer:
 
     def _points_at(self, world: np.ndarray) -> np.ndarray:
         """`bound_points` for the world matrices `world` [N, 4, 4]."""
-        alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
         _, worlds, lo, hi = node_boxes(self.instances, self.meshes, world)
-        points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
+        points = [box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
-        return np.vstack(points)
+        points = np.vstack(points)
+        if len(points) == 0:  # nothing drawn: the nodes are all there is to see
+            points = world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3]
+        return points
 
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own scale
@@ -263,6 +295,10 @@ class Renderer:
                       clock=clock)  # fmt: skip
         lit = self.glow_on and self.glow_style != "heat"
         glowing = self._glowing_instances() if lit else 0
+        world = self.graph.world_matrices()
+        self.surface_pass.materials.reset()
+        light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
+        prog["u_only"].value = -1
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < glowing <= GLOW_EXTRAS_MAX:
             ctx.disable(moderngl.DEPTH_TEST)
@@ -270,31 +306,29 @@ class Renderer:
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
             for batch in self.instances.batches:
-                self.textures.bind(prog, batch.kind)
                 batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
-        for batch in self.instances.batches:
-            self.textures.bind(prog, batch.kind)
-            batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+        for batch in self.instances.batches:  # opaque and masked parts
+            self.surface_pass.draw_batch(prog, batch)
         if self.skins is not None:
-            names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
-                     "u_glow_local", "u_glow_world", "u_halo")  # fmt: skip
-            self.skins.draw({n: vp_bytes if n == "u_view_proj" else prog[n].value for n in names})
+            self.skins.draw(prog, vp_bytes, self.surface_pass.materials)
+        self.surface_pass.draw_blended(fbo, prog, camera, world, self.instances, self.skins)
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        if self.show_links and self.instances.link_count:
+        lines_shown = self.quiet.line_count(self.show_quiet)
+        if self.show_links and lines_shown:
             links = self.programs["links"]
             links["u_view_proj"].write(vp_bytes)
             links["u_color"].value = (*LINK_COLOR[:3], self.link_alpha())
-            self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
+            self._links_vao.render(moderngl.LINES, vertices=2 * lines_shown)
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
         if lit and self.show_links and 0 < len(self.glow.links()[0]) <= GLOW_EXTRAS_MAX:
-            self.ribbons.draw(fbo, vp_bytes, size, clock, self.instances.link_count)
-        if self.show_links and self.joints is not None:  # over the skinned meshes
+            self.ribbons.draw(fbo, vp_bytes, size, clock, lines_shown)
+        if self.show_joints and self.show_links and self.joints is not None:  # over skins
             glow = self.glow.signed(self.joints.joints) if lit else None
             self.joints.draw(self.graph.world_matrices(), self.graph.parents(), glow, camera, size)
         if self.show_axes:
@@ -317,10 +351,12 @@ class Renderer:
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
         that a big tree's lines do not hide its nodes."""
-        n = max(self.instances.link_count, 1)
+        n = max(self.quiet.line_count(self.show_quiet), 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
 
     def release(self) -> None:
+        self._links_vao.release()
+        self._links.release()
         self.outline.release()
         self._axes.release()
         self.ribbons.release()
@@ -328,7 +364,7 @@ class Renderer:
             self.joints.release()
         if self.skins is not None:
             self.skins.release()
-        self.textures.release()
+        self.surface_pass.release()
         self.backdrop.release()
         self.instances.release()
         for mesh in self.meshes.values():
