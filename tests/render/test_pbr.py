@@ -19,6 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_looks.py
 
 from gltf_looks import Doc, quad, sphere  # noqa: E402
+from render_helpers import light  # noqa: E402
 from test_materials import srgb  # noqa: E402
 
 from viewer.io import load_scene  # noqa: E402
@@ -39,7 +40,7 @@ def _shot(gl_ctx, target, path, *, unlit=False, highlight=None, eye=(0.0, 0.0, 6
     r.unlit = unlit
     r.show_grid = r.show_axes = r.show_links = False
     if highlight is not None:
-        r.set_highlight(list(range(len(scene.graph))), [highlight] * len(scene.graph))
+        light(r, dict.fromkeys(range(len(scene.graph)), highlight))
     cam = Camera()
     cam.look_from(eye, (0.0, 0.0, 0.0))
     cam.extent = 10.0
