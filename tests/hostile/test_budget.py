@@ -107,7 +107,6 @@ CASES = [
     ("one 1 MB image named by 1000 images", _shared_image_file, (1000, 1.0), "each reuse"),
     ("a skinned model included 150 times", _many_skinned_includes, (150,), "skinned meshes"),
 ]
-WORST: list[str] = []
 
 
 @pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
