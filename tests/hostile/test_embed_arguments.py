@@ -135,6 +135,7 @@ def test_a_bad_argument_is_one_line_before_any_gl(case, monkeypatch):
     assert all(w in line for w in words), (words, line)
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert seconds < 5 and peak < 16, (seconds, peak)
+    print(f"{name}: {1000 * seconds:.1f} ms, peak {peak:.2f} MB: {line}")
 
 
 def test_a_removed_node_as_a_meshes_key_is_named(monkeypatch):

@@ -40,6 +40,9 @@ def test_ctrl_c_while_loading_exits_130_quietly(big_file, delay):
         [sys.executable, "-m", "viewer", str(big_file), "--headless", "--frames", "100000",
          "--size", "64x64"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # A test run started in the background by a shell ignores SIGINT, and a child
+        # would inherit that (Python keeps an ignored SIGINT ignored): as in a terminal.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         first = proc.stderr.readline()  # the progress line: the load has begun

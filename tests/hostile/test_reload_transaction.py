@@ -114,9 +114,6 @@ def _bad_saves():
     }  # fmt: skip
 
 
-WORST: dict[str, tuple[str, float, float]] = {}
-
-
 @pytest.mark.parametrize("case, options", list(_bad_saves()), ids=lambda v: str(v)[:40])
 def test_a_broken_save_keeps_the_last_good_scene(tmp_path, case, options):
     path = write_chain(tmp_path, **GOOD)

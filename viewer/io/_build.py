@@ -12,7 +12,7 @@ from ..content.scene import Include, Scene
 from ..scene.graph import SceneGraph
 from .errors import SceneError
 from .gltf_scene import GltfModel
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, channels_reason
 
 __all__ = ["UniqueNames", "add_many", "add_model"]
 
@@ -93,6 +93,15 @@ def add_many(
     return ids
 
 
+def _check_channels(scene: Scene, model: GltfModel, display: str) -> None:
+    """The scene's animation channels, this include's copy counted, within the cap."""
+    player = scene.animation
+    have = 0 if player is None else sum(len(c.channels) for c in player.clips)
+    reason = channels_reason(have + sum(len(c.channels) for c in model.clips))
+    if reason is not None:
+        raise SceneError(reason, file=display)
+
+
 def add_model(
     scene: Scene,
     model: GltfModel,
@@ -138,6 +147,7 @@ def add_model(
     scene.cameras += [replace(c, node=int(ids[c.node])) for c in model.cameras]
     scene.lights += [replace(light, node=int(ids[light.node])) for light in model.lights]
     if model.clips or model.notes:
+        _check_channels(scene, model, display or str(model.path))
         _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
     if model.skinning.meshes:
         _add_skins(scene, model.skinning, ids)

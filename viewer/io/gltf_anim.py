@@ -17,6 +17,7 @@ from ..animation.clip import PATHS, Channel, Clip
 from ..animation.sampler import INTERPOLATIONS
 from .errors import describe
 from .gltf_data import GltfFile, is_int
+from .limits import channels_reason
 
 __all__ = ["MAX_KEY_TIME", "MAX_KEY_VALUE", "read_animations"]
 
@@ -32,6 +33,11 @@ def read_animations(gltf: GltfFile, rows: np.ndarray) -> tuple[list[Clip], list[
     """The file's clips (channels on model rows, see `GltfModel.rows`) and notes."""
     clips: list[Clip] = []
     notes: list[str] = []
+    declared = sum(len(a["channels"]) for a in gltf.array("animations")
+                   if isinstance(a, dict) and isinstance(a.get("channels"), list))  # fmt: skip
+    reason = channels_reason(declared)
+    if reason is not None:  # before a channel is built
+        raise gltf.error("animations", reason)
     for a, anim in enumerate(gltf.array("animations")):
         where = f"animation {a}"
         anim = gltf.obj(anim, where)

@@ -41,6 +41,7 @@ from .errors import SceneError
 __all__ = [
     "DEFAULT_LIMITS",
     "JSON_MEMORY_FACTOR",
+    "MAX_CHANNELS",
     "MAX_BUFFER_BYTES",
     "MAX_JSON_BYTES",
     "MAX_NODES",
@@ -48,6 +49,7 @@ __all__ = [
     "SKINNED_VERTEX_BYTES",
     "Budget",
     "Limits",
+    "channels_reason",
     "json_memory_bound",
     "skinning_reason",
 ]
@@ -170,6 +172,19 @@ class Budget:
 #: its GPU vertex (16 floats) and, when the camera frames the deformed mesh on the CPU,
 #: its joint matrices and their blend in float64 (4 x 16 + 16 doubles) and its position.
 SKINNED_VERTEX_BYTES = 64 + 8 * (4 * 16 + 16) + 24
+
+
+#: Animation channels in one scene (every include's copy counted): each is a Python
+#: object sampled every frame, so a file animating a million nodes would take gigabytes
+#: and seconds per frame. A character with 100 joints and 50 clips has 15,000.
+MAX_CHANNELS = 200_000
+
+
+def channels_reason(count: int) -> str | None:
+    """Why `count` animation channels are too many, or None."""
+    if count <= MAX_CHANNELS:
+        return None
+    return f"{count:,} animation channels, over the limit of {MAX_CHANNELS:,} per scene"
 
 
 def skinning_reason(scene, limits: Limits) -> str | None:
