@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..scene.graph import SceneGraph
+from .geometry import Geometry
 
 if TYPE_CHECKING:  # annotations only: content does not depend on them at run time
     from ..animation.player import AnimationPlayer
@@ -112,6 +113,8 @@ class Scene:
     skinning: Skinning | None = None
     #: Material surfaces by mesh key (`viewer.materials.MeshSurface`).
     surfaces: dict[str, MeshSurface] = field(default_factory=dict)
+    #: glTF lines, points, morph targets and instancing (`viewer.content.geometry`).
+    geometry: Geometry = field(default_factory=Geometry)
 
     def look(self, node_id: int) -> Look:
         """The look of a node; nodes without one are drawn as pivots (mesh "none")."""

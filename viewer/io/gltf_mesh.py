@@ -1,9 +1,15 @@
-"""glTF meshes: triangle primitives merged into one position/normal/index set per mesh.
+"""glTF meshes: all primitives merged into one vertex set per mesh, with triangle, line
+and point indices.
 
-Only mode-4 (triangles) primitives are drawn; the others are skipped. Normals missing from
-the file are computed (area-weighted). Arrays keep the 4-byte types of the file, so a
-merged mesh holds about as many bytes as the accessors it came from, and the scene's data
-budget bounds the load's memory.
+Every primitive mode is read (glTF 3.7.2.1): TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN
+become triangles (strips alternate their winding, fans turn around their first vertex, as
+the spec writes them out); LINES, LINE_LOOP and LINE_STRIP become line segments; POINTS
+points. Positions and normals may be quantized integers (KHR_mesh_quantization) and any
+accessor sparse; a Draco-compressed primitive is decoded first (gltf_compression.py).
+Morph targets (POSITION and NORMAL deltas) are merged like the vertices. Normals missing
+from the file are computed (area-weighted). Arrays keep the 4-byte types of the file, so
+a merged mesh holds about as many bytes as the accessors it came from, and the scene's
+data budget bounds the load's memory.
 """
 
 from __future__ import annotations
@@ -13,31 +19,42 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..content.geometry import MorphTargets
 from ..materials import MeshSurface
 from ._fields import is_number
 from .errors import describe
-from .gltf_data import GltfFile
+from .gltf_compression import decode_draco
+from .gltf_data import GltfFile, whole
 from .gltf_material import base_color_texture, vertex_colors
 from .gltf_skin import vertex_weights
 
-__all__ = ["DEFAULT_COLOR", "read_mesh"]
+__all__ = ["DEFAULT_COLOR", "MAX_TARGETS", "morph_weights", "read_mesh"]
 
 DEFAULT_COLOR = (0.8, 0.8, 0.8)
 _INDEX_TYPES = (5121, 5123, 5125)
-_FLOAT = (5126,)
+#: Morph targets per mesh the renderer draws (one texture layer per target).
+MAX_TARGETS = 64
 
 MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 class MeshParts(NamedTuple):
-    """A merged mesh: its arrays (None: no triangles), the base colour of its first
-    primitive's material (None: no triangles), the skinning attributes (joints, weights)
-    or None, and its `MeshSurface` or None when one colour per node says it all."""
+    """A merged mesh: its arrays (None: nothing to draw), the base colour of its first
+    primitive's material (None: nothing to draw), the skinning attributes (joints,
+    weights) or None, its `MeshSurface` or None when one colour per node says it all, its
+    line and point indices (None: none) and its morph targets (None: none)."""
 
     arrays: MeshArrays | None
     color: tuple | None
     skin: tuple | None
     surface: MeshSurface | None
+    lines: np.ndarray | None = None
+    points: np.ndarray | None = None
+    targets: MorphTargets | None = None
+
+
+#: Primitive modes (glTF 3.7.2.1).
+POINTS, LINES, LINE_LOOP, LINE_STRIP, TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN = range(7)
 
 
 def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
@@ -49,20 +66,26 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
     if not isinstance(prims, list):
         raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
     all_p, all_n, all_i, all_w, all_c, all_uv = [], [], [], [], [], []
+    all_l, all_pt, all_dp, all_dn = [], [], [], []
     texture = None
     flat_colors: list[bool] = []
     color = None
     offset = 0
+    n_targets = None
     for k, prim in enumerate(prims):
         phere = f"{here} primitive {k}"
         prim = gltf.obj(prim, phere)
-        mode = prim.get("mode")
-        if mode is not None and mode != 4:
-            continue  # points, lines, strips and fans are not drawn
+        mode = whole(prim.get("mode", TRIANGLES))
+        if mode not in range(7):
+            raise gltf.error(phere, f"mode must be 0..6, got {describe(mode)}")
+        ext = gltf.obj(prim.get("extensions"), f"{phere} extensions")
+        if ext.get("KHR_draco_mesh_compression") is not None:
+            decode_draco(gltf, prim, ext["KHR_draco_mesh_compression"], phere)
         attrs = gltf.obj(prim.get("attributes"), f"{phere} attributes")
         if attrs.get("POSITION") is None:
-            raise gltf.error(phere, "a triangle primitive needs a POSITION attribute")
-        pos = gltf.accessor(attrs["POSITION"], f"{phere} POSITION", ("VEC3",), _FLOAT)
+            continue  # glTF: a primitive without positions draws nothing
+        pos = gltf.floats(attrs["POSITION"], f"{phere} POSITION", ("VEC3",), integers=True)
+        pos = pos.astype(np.float32)
         if not np.all(np.isfinite(pos)):
             raise gltf.error(phere, "POSITION holds NaN or infinite values")
         n = pos.shape[0]
@@ -73,17 +96,22 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
                 raise gltf.error(phere, f"an index is {int(idx.max())}, there are {n} vertices")
         else:
             idx = np.arange(n, dtype=np.uint32)
-        if idx.size % 3:
-            raise gltf.error(phere, f"triangles need a multiple of 3 indices, got {idx.size}")
+        tri, seg, pts = _by_mode(gltf, mode, idx, phere)
         if attrs.get("NORMAL") is not None:
-            nrm = gltf.accessor(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",), _FLOAT)
+            nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",)).astype(np.float32)
             if nrm.shape[0] != n:
                 raise gltf.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
             if not np.all(np.isfinite(nrm)):
                 raise gltf.error(phere, "NORMAL holds NaN or infinite values")
         else:  # in float64, one primitive at a time; kept as float32 like the rest
-            nrm = _vertex_normals(pos.astype(np.float64), idx.astype(np.int64))
+            nrm = _vertex_normals(pos.astype(np.float64), tri.astype(np.int64))
             nrm = nrm.astype(np.float32)
+        deltas = _targets(gltf, prim, n, phere)
+        if n_targets is None:
+            n_targets = len(deltas[0])
+        elif len(deltas[0]) != n_targets:
+            raise gltf.error(phere, f"{len(deltas[0])} morph targets, the mesh's first "
+                             f"primitive has {n_targets}")  # fmt: skip
         factor = material_color(gltf, prim.get("material"), phere)
         if color is None:
             color = factor
@@ -101,7 +129,11 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             raise gltf.error(here, "too many vertices")
         all_p.append(pos)
         all_n.append(nrm)
-        all_i.append(idx + np.uint32(offset))
+        all_i.append(tri + np.uint32(offset))
+        all_l.append(seg + np.uint32(offset))
+        all_pt.append(pts + np.uint32(offset))
+        all_dp.append(deltas[0])
+        all_dn.append(deltas[1])
         all_w.append(vertex_weights(gltf, attrs, n, phere))
         offset += n
         flat_colors.append(plain)
@@ -120,7 +152,91 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             for w, p in zip(all_w, all_p, strict=True)
         ]
         skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
-    return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface)
+    lines, points = np.concatenate(all_l), np.concatenate(all_pt)
+    targets = _merge_targets(gltf, mesh, all_dp, all_dn, here) if n_targets else None
+    return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface,
+                     lines if lines.size else None, points if points.size else None,
+                     targets)  # fmt: skip
+
+
+def _by_mode(gltf: GltfFile, mode: int, idx: np.ndarray, where: str):
+    """(triangle, line segment, point) vertex indices of a primitive of `mode`."""
+    none = np.zeros(0, np.uint32)
+    k = idx.size
+    if mode == TRIANGLES:
+        if k % 3:
+            raise gltf.error(where, f"triangles need a multiple of 3 indices, got {k}")
+        return idx, none, none
+    if mode == TRIANGLE_STRIP:  # triangle i: v_i, v_{i+1+i%2}, v_{i+2-i%2}
+        i = np.arange(max(k - 2, 0))
+        odd = i % 2
+        tri = np.stack([idx[i], idx[i + 1 + odd], idx[i + 2 - odd]], axis=1)
+        return tri.reshape(-1), none, none
+    if mode == TRIANGLE_FAN:  # triangle i: v_{i+1}, v_{i+2}, v_0
+        i = np.arange(max(k - 2, 0))
+        tri = np.stack([idx[i + 1], idx[i + 2], np.full(i.size, idx[0] if k else 0)], axis=1)
+        return tri.reshape(-1).astype(np.uint32), none, none
+    if mode == LINES:
+        return none, idx[: k // 2 * 2], none
+    if mode == LINE_STRIP:
+        return none, np.stack([idx[:-1], idx[1:]], axis=1).reshape(-1), none
+    if mode == LINE_LOOP:
+        if k < 2:
+            return none, none, none
+        return none, np.stack([idx, np.roll(idx, -1)], axis=1).reshape(-1), none
+    return none, none, idx  # POINTS
+
+
+def _targets(gltf: GltfFile, prim: dict, n: int, where: str):
+    """A primitive's morph target deltas: ([T] of (n, 3) positions, [T] of (n, 3) normals
+    or None), zeros where a target leaves an attribute out."""
+    targets = prim.get("targets")
+    if targets is None:
+        return [], []
+    if not isinstance(targets, list):
+        raise gltf.error(where, f"targets must be an array, got {describe(targets)}")
+    if len(targets) > MAX_TARGETS:
+        raise gltf.error(where, f"{len(targets)} morph targets; up to {MAX_TARGETS} are drawn")
+    positions, normals = [], []
+    for t, target in enumerate(targets):
+        there = f"{where} target {t}"
+        target = gltf.obj(target, there)
+        got = []
+        for name in ("POSITION", "NORMAL"):
+            if target.get(name) is None:
+                got.append(None)
+                continue
+            d = gltf.floats(target[name], f"{there} {name}", ("VEC3",), integers=True)
+            if d.shape[0] != n or not np.all(np.isfinite(d)):
+                raise gltf.error(there, f"{name} must hold {n} finite deltas (one per vertex)")
+            got.append(d.astype(np.float32))
+        positions.append(got[0] if got[0] is not None else np.zeros((n, 3), np.float32))
+        normals.append(got[1])
+    return positions, normals
+
+
+def _merge_targets(gltf: GltfFile, mesh: dict, all_dp: list, all_dn: list, where: str):
+    """The mesh's `MorphTargets`: every primitive's deltas stacked per target."""
+    count = len(all_dp[0])
+    pos = np.stack([np.concatenate([dp[t] for dp in all_dp]) for t in range(count)])
+    nrm = None
+    if any(d is not None for dn in all_dn for d in dn):
+        nrm = np.stack([
+            np.concatenate([dn[t] if dn[t] is not None else np.zeros_like(dp[t])
+                            for dn, dp in zip(all_dn, all_dp, strict=True)])
+            for t in range(count)
+        ])  # fmt: skip
+    defaults = morph_weights(gltf, mesh.get("weights"), count, where) if "weights" in mesh else None
+    return MorphTargets(pos, nrm, np.zeros(count) if defaults is None else defaults)
+
+
+def morph_weights(gltf: GltfFile, value: object, count: int, where: str) -> np.ndarray:
+    """A ``weights`` array of `count` finite numbers (a mesh's or a node's)."""
+    if (not isinstance(value, list) or len(value) != count
+            or not all(is_number(w) and math.isfinite(w) for w in value)):  # fmt: skip
+        raise gltf.error(where, f"weights must be {count} finite numbers (one per morph "
+                         f"target), got {describe(value)}")  # fmt: skip
+    return np.asarray(value, dtype=np.float64)
 
 
 def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:
