@@ -57,6 +57,9 @@ class Frame:
     phases: list[tuple[str, float, float]] = field(default_factory=list)
     #: Nodes whose base colour changes with this frame (the collision demo's overlap red).
     recolor: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+    #: Nodes whose morph weights changed with this frame: a change that moved no matrix,
+    #: so the report does not list them (the overlay shows them as "weights").
+    weights: frozenset[int] = frozenset()
 
 
 class Session:
@@ -189,7 +192,8 @@ class Session:
         if self.log:
             self._print_log(report)
         recolor = self._test_collision()
-        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
+        weights = scene.geometry.take_changed()
+        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor, weights)
 
     def _print_log(self, report: FrameReport) -> None:
         lines = report.log_lines()

@@ -28,6 +28,8 @@ class MeshData:
     vcolors : ndarray, [n, 4] float32 (alpha = how much rgb replaces the instance colour)
     indices : ndarray, [m] uint32, three per triangle
     uvs : ndarray, [n, 2] float32 texture coordinates, or None (zeros)
+    lines, points : ndarray, [k] uint32 line-segment (two per line) and point indices of
+        glTF meshes that have them, or None
     """
 
     positions: np.ndarray
@@ -35,6 +37,8 @@ class MeshData:
     vcolors: np.ndarray
     indices: np.ndarray
     uvs: np.ndarray | None = None
+    lines: np.ndarray | None = None
+    points: np.ndarray | None = None
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -210,8 +214,6 @@ def from_arrays(
     `surface` (a `viewer.materials.MeshSurface`) adds vertex colours and coordinates."""
     pos = np.asarray(positions, dtype=np.float32).reshape(-1, 3)
     idx = np.asarray(indices, dtype=np.uint32).reshape(-1)
-    if idx.size == 0:
-        idx = np.arange(len(pos), dtype=np.uint32)
     nrm = None if normals is None else np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     if nrm is None or len(nrm) != len(pos):
         tri = idx.reshape(-1, 3)

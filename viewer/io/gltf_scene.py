@@ -275,9 +275,8 @@ class _Reader(GltfFile):
                     self._note(model, f"node {i}: the morph targets of an instanced mesh "
                                "are not applied")  # fmt: skip
                 continue  # drawn once per instance, never at the node itself
-            if targets is not None:
-                geometry.morphed.append(MorphedNode(row, key, color))
-                continue  # drawn by the morph pass with its own weights
+            if targets is not None:  # drawn with its own morphed copy of the mesh
+                geometry.morphed.append(MorphedNode(row, key))
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
         return morph_counts
 

@@ -15,9 +15,11 @@ from viewer.content import meshes
 
 from .backdrop import Backdrop
 from .camera import Camera
+from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
+from .morph import MorphMeshes
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
@@ -69,11 +71,16 @@ class Renderer:
         self.meshes: dict[str, GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
-        surfaces = scene.surfaces
+        surfaces, geometry = scene.surfaces, scene.geometry
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
+            data.lines, data.points = geometry.lines.get(key), geometry.points.get(key)
             self.meshes[key] = GpuMesh(ctx, data)
         self.textures = MeshTextures(ctx, surfaces)
+        self.morphs = MorphMeshes(ctx, geometry, self.meshes)  # adds the morphed copies
+        for kind, base in self.morphs.copies().items():
+            self.textures.alias(kind, base)
+        self.gpu_instances = NodeInstances(ctx, geometry, self.meshes)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
         self.skins = (
@@ -99,7 +106,9 @@ class Renderer:
     # -- data ------------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Re-create all instance data (after structural edits or look changes)."""
-        self.instances.build(self.graph, self.scene.look, self.graph.world_matrices())
+        self.instances.build(self.graph, self._look_of, self.graph.world_matrices())
+        self.gpu_instances.build(self.graph.world_matrices(), self.instances.highlight)
+        self.morphs.sync(self.meshes, force=True)
         inst = self.instances
         self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
         self._make_vaos()
@@ -117,6 +126,8 @@ class Renderer:
             self.rebuild()
             return self.instances.bytes_last
         written = self.instances.sync(report.executed, self.graph.world_matrices())
+        written += self.gpu_instances.sync(report.executed, self.graph.world_matrices())
+        written += self.morphs.sync(self.meshes)  # nodes whose morph weights changed
         if self.skins is not None:  # joint matrices of the skins whose joints moved
             written += self.skins.sync(report.executed, self.graph.world_matrices())
         return written
@@ -134,6 +145,7 @@ class Renderer:
         drawn = np.unique(ids[inst.kind_of[ids] >= 0])
         before = int(np.count_nonzero(inst.highlight[drawn]))
         written = inst.set_highlight(ids, values)
+        written += self.gpu_instances.set_highlight(ids, inst.highlight[ids])
         self._glowing += int(np.count_nonzero(inst.highlight[drawn])) - before
         return written
 
@@ -153,9 +165,20 @@ class Renderer:
         """Bytes uploaded by the last `sync()`."""
         return self.instances.bytes_last + (self.skins.bytes_last if self.skins else 0)
 
+    def _look_of(self, node_id: int):
+        """The node's look, with a morphed node's own morphed copy of its mesh."""
+        look = self.scene.look(node_id)
+        kind = self.morphs.kind_of.get(node_id)
+        return look if kind is None else type(look)(kind, look.size, look.color)
+
+    def _batches(self) -> list:
+        """Every instance batch drawn by the node pass: one per mesh kind, one per
+        GPU-instanced node."""
+        return [*self.instances.batches, *self.gpu_instances.batches]
+
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
-        for batch in self.instances.batches:
+        for batch in self._batches():
             mesh = self.meshes[batch.kind]
             batch.vao = self.ctx.vertex_array(
                 prog,
@@ -210,6 +233,7 @@ class Renderer:
         points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
+        points.append(self.gpu_instances.points(world, lambda kind: self.meshes[kind].bounds))
         return np.vstack(points)
 
     def bounds(self) -> tuple[np.ndarray, float]:
@@ -267,15 +291,15 @@ class Renderer:
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
-            for batch in self.instances.batches:
+            for batch in self._batches():
                 self.textures.bind(prog, batch.kind)
-                batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+                self.meshes[batch.kind].render(batch.vao, batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
-        for batch in self.instances.batches:
+        for batch in self._batches():
             self.textures.bind(prog, batch.kind)
-            batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+            self.meshes[batch.kind].render(batch.vao, batch.count)
         if self.skins is not None:
             names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
                      "u_glow_local", "u_glow_world", "u_halo")  # fmt: skip
@@ -336,5 +360,7 @@ class Renderer:
         self.textures.release()
         self.backdrop.release()
         self.instances.release()
+        self.gpu_instances.release()
+        self.morphs.release()
         for mesh in self.meshes.values():
             mesh.release()

@@ -64,10 +64,15 @@ def _default_shader_dir() -> Path:
 
 #: Programs whose vertex stage shares another program's fragment stage (the same shading).
 SHARED_FRAGMENT = {"skinned": "instanced"}
+#: Transform-feedback programs: a vertex stage only, and the outputs it captures.
+FEEDBACK = {"morph": ("out_position", "out_normal", "out_vcolor", "out_uv")}
 
 
-def program_files(name: str) -> tuple[str, str]:
-    """The vertex and fragment file names of program `name`."""
+def program_files(name: str) -> tuple[str, ...]:
+    """The vertex and fragment file names of program `name` (only the vertex file for a
+    transform-feedback program, see `FEEDBACK`)."""
+    if name in FEEDBACK:
+        return (f"{name}.vert",)
     return f"{name}.vert", f"{SHARED_FRAGMENT.get(name, name)}.frag"
 
 
@@ -75,7 +80,7 @@ def program_names() -> list[str]:
     """Names of all programs: every `NAME.vert` whose fragment file (`program_files`) exists."""
     folder = shader_dir()
     return sorted(
-        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[1]).is_file()
+        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[-1]).is_file()
     )
 
 
@@ -96,8 +101,11 @@ def load_program(ctx: moderngl.Context, name: str) -> moderngl.Program:
     Raises `ShaderError` naming the file and line of the first compile error, or both
     files for a link error.
     """
-    vert, frag = source(name, "vert"), source(SHARED_FRAGMENT.get(name, name), "frag")
+    vert = source(name, "vert")
     try:
+        if name in FEEDBACK:
+            return ctx.program(vertex_shader=vert, varyings=FEEDBACK[name])
+        frag = source(SHARED_FRAGMENT.get(name, name), "frag")
         return ctx.program(vertex_shader=vert, fragment_shader=frag)
     except moderngl.Error as exc:
         raise build_error(name, str(exc)) from None
@@ -139,7 +147,6 @@ def build_error(name: str, log: str) -> ShaderError:
         (t for t in lines[1:] if t not in headers and not set(t) <= {"="}), "no log from the driver"
     )
     if lines and "link" in lines[0].lower():
-        vert, frag = program_files(name)
-        files = f"{folder / vert} + {folder / frag}"
+        files = " + ".join(str(folder / f) for f in program_files(name))
         return ShaderError(f"{files}: the program does not link: {detail}")
     return ShaderError(f"shader program {name!r} failed to build: {lines[0] if lines else log}")

@@ -41,6 +41,11 @@ class MeshTextures:
             mirror = tuple(int(m == MIRRORED_REPEAT) for m in image.wrap)
             self.textures[kind] = (tex, mirror)
 
+    def alias(self, kind: str, same_as: str) -> None:
+        """Draw mesh `kind` with the texture of `same_as` (a morphed node's copy of a mesh)."""
+        if same_as in self.textures:
+            self.textures[kind] = self.textures[same_as]
+
     def bind(self, program: moderngl.Program, kind: str) -> None:
         """Set up `program` to draw mesh `kind`: its texture, or none."""
         if "u_textured" not in program:
@@ -54,5 +59,5 @@ class MeshTextures:
             program["u_mirror"].value = mirror
 
     def release(self) -> None:
-        for tex, _mirror in self.textures.values():
+        for tex, _mirror in {id(t[0]): t for t in self.textures.values()}.values():
             tex.release()

@@ -1,0 +1,118 @@
+"""Morph targets on the GPU: each morphed node gets its own copy of its mesh's vertex
+buffer, which a transform-feedback pass (shaders/morph.vert) fills with the base shape
+moved by the node's weights. The node pass then draws that copy like any mesh, so every
+material, glow and selection rule applies to morphed nodes unchanged.
+
+The pass runs for a node only when its weights differ from those last morphed (`sync`),
+so a still model costs nothing per frame. Deltas live in one float texture per mesh,
+shared by all nodes that show it.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from viewer.content import meshes
+from viewer.content.geometry import Geometry
+
+from .gpu_mesh import GpuMesh
+from .shaders import load_program
+
+__all__ = ["MorphMeshes", "morph_kind"]
+
+#: Texels per row of a delta texture.
+TEXTURE_WIDTH = 4096
+_BYTES_PER_VERTEX = 48  # meshes.VERTEX_FORMAT: 12 floats
+
+
+def morph_kind(mesh: str, node: int) -> str:
+    """The mesh kind of node `node`'s morphed copy of mesh `mesh`."""
+    return f"{mesh}@morph{node}"
+
+
+class MorphMeshes:
+    """The morphed copies of a scene's morphed nodes, and the pass that fills them.
+
+    `meshes`: the renderer's GPU meshes by kind; a copy is added for each morphed node
+    (under `morph_kind`), and `kind_of` maps the node to it for the instance batches.
+    """
+
+    def __init__(self, ctx: moderngl.Context, geometry: Geometry, gpu: dict[str, GpuMesh]):
+        self.ctx = ctx
+        self.geometry = geometry
+        self.kind_of: dict[int, str] = {}
+        self.bytes_last = 0
+        self._program = load_program(ctx, "morph") if geometry.morphed else None
+        self._textures: dict[str, moderngl.Texture] = {}
+        self._vaos: dict[str, moderngl.VertexArray] = {}
+        self._done: dict[int, np.ndarray] = {}  # node -> the weights last morphed
+        for item in geometry.morphed:
+            base = gpu.get(item.mesh)
+            targets = geometry.targets.get(item.mesh)
+            if base is None or targets is None:
+                continue
+            if item.mesh not in self._textures:
+                self._textures[item.mesh] = self._deltas(targets, len(base.data.positions))
+                self._vaos[item.mesh] = ctx.vertex_array(
+                    self._program, [(base.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS)]
+                )
+            kind = morph_kind(item.mesh, item.node)
+            gpu[kind] = GpuMesh(ctx, base.data)
+            self.kind_of[item.node] = kind
+        self._mesh_of = {item.node: item.mesh for item in geometry.morphed}
+
+    def copies(self) -> dict[str, str]:
+        """Each morphed copy's kind and the mesh kind it copies."""
+        return {kind: self._mesh_of[node] for node, kind in self.kind_of.items()}
+
+    def _deltas(self, targets, n: int) -> moderngl.Texture:
+        parts = [targets.positions.reshape(-1, 3)]
+        if targets.normals is not None:
+            parts.append(targets.normals.reshape(-1, 3))
+        texels = np.vstack(parts).astype(np.float32)
+        rows = max(1, -(-len(texels) // TEXTURE_WIDTH))
+        data = np.zeros((rows * TEXTURE_WIDTH, 4), np.float32)
+        data[: len(texels), :3] = texels
+        tex = self.ctx.texture((TEXTURE_WIDTH, rows), 4, data.tobytes(), dtype="f4")
+        tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        return tex
+
+    def sync(self, gpu: dict[str, GpuMesh], force: bool = False) -> int:
+        """Re-morph the nodes whose weights changed since they were last morphed (all of
+        them with `force`); returns the bytes the pass wrote."""
+        written = 0
+        for node, kind in self.kind_of.items():
+            weights = self.geometry.weights.get(node)
+            if weights is None:
+                continue
+            if not force and node in self._done and np.array_equal(self._done[node], weights):
+                continue
+            written += self._morph(self._mesh_of[node], gpu[kind], weights)
+            self._done[node] = np.array(weights)
+        self.bytes_last = written
+        return written
+
+    def _morph(self, mesh: str, target: GpuMesh, weights: np.ndarray) -> int:
+        targets = self.geometry.targets[mesh]
+        n = len(target.data.positions)
+        prog = self._program
+        w = np.zeros(64, np.float32)
+        w[: targets.count] = weights[: targets.count]
+        prog["u_weights"].write(w.tobytes())
+        for name, value in (("u_width", TEXTURE_WIDTH), ("u_count", targets.count),
+                            ("u_vertices", n), ("u_normals", int(targets.normals is not None)),
+                            ("u_deltas", 0)):  # fmt: skip
+            if name in prog:
+                prog[name].value = value
+        self._textures[mesh].use(location=0)
+        self._vaos[mesh].transform(target.vbo, mode=moderngl.POINTS, vertices=n)
+        return n * _BYTES_PER_VERTEX
+
+    def release(self) -> None:
+        for vao in self._vaos.values():
+            vao.release()
+        for tex in self._textures.values():
+            tex.release()
+        if self._program is not None:
+            self._program.release()
