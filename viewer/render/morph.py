@@ -47,6 +47,13 @@ class MorphMeshes:
         self._textures: dict[str, moderngl.Texture] = {}
         self._vaos: dict[str, moderngl.VertexArray] = {}
         self._done: dict[int, np.ndarray] = {}  # node -> the weights last morphed
+        # A draw needs a complete framebuffer bound, even one that rasterizes nothing
+        # (a headless context may have none): the pass binds this 1 x 1 one.
+        self._fbo = (
+            ctx.framebuffer(color_attachments=[ctx.renderbuffer((1, 1))])
+            if geometry.morphed
+            else None
+        )
         for item in geometry.morphed:
             base = gpu.get(item.mesh)
             targets = geometry.targets.get(item.mesh)
@@ -106,7 +113,11 @@ class MorphMeshes:
             if name in prog:
                 prog[name].value = value
         self._textures[mesh].use(location=0)
+        bound = self.ctx.fbo
+        self._fbo.use()
         self._vaos[mesh].transform(target.vbo, mode=moderngl.POINTS, vertices=n)
+        if bound is not None and hasattr(bound.mglo, "use"):  # not a released one
+            bound.use()
         return n * _BYTES_PER_VERTEX
 
     def release(self) -> None:
@@ -116,3 +127,4 @@ class MorphMeshes:
             tex.release()
         if self._program is not None:
             self._program.release()
+            self._fbo.release()

@@ -1,0 +1,168 @@
+"""glTF geometry on screen, checked by pixels at known places: morph targets (default,
+node and animated weights), EXT_mesh_gpu_instancing (instances where their TRS says,
+re-posed with their node, glowing with it), and the non-triangle primitive modes.
+Files built in code (tests/gltf_geometry.py); expected places from the glTF spec."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gltf_geometry import instanced_quads, mode_mesh, morph_quad
+
+from viewer.animation import apply_animation
+from viewer.io import load_scene
+from viewer.palette import GLOW_LOCAL
+from viewer.render.camera import Camera
+from viewer.render.renderer import Renderer
+from viewer.session import Session
+
+SIZE = (240, 240)
+RED = (255, 0, 0)
+
+
+class Picture:
+    """A renderer of a scene and a camera looking at `center`; `at(x, y, z)` is the
+    pixel where that world point lands."""
+
+    def __init__(self, gl_ctx, target, scene, center, radius):
+        scene.graph.update()
+        self.scene, self.target = scene, target
+        self.r = Renderer(gl_ctx, scene)
+        self.r.unlit = True
+        self.r.show_grid = self.r.show_axes = self.r.show_links = False
+        self.cam = Camera()
+        self.cam.frame(np.asarray(center, float), radius)
+        self.shoot()
+
+    def shoot(self):
+        self.r.draw(self.target.fbo, self.cam, SIZE)
+        self.img = self.target.read()
+
+    def at(self, x, y, z=0.0):
+        px, py, _ = self.cam.project([(x, y, z)], SIZE)[0]
+        return tuple(int(c) for c in self.img[int(py), int(px)])
+
+    def is_red(self, x, y, z=0.0):
+        return self.at(x, y, z) == RED
+
+    def release(self):
+        self.r.release()
+
+
+@pytest.fixture
+def picture(gl_ctx, target):
+    made = []
+
+    def make(scene, center=(1.5, 0.5, 0.0), radius=2.0):
+        made.append(Picture(gl_ctx, target, scene, center, radius))
+        return made[-1]
+
+    yield make
+    for p in made:
+        p.release()
+
+
+# -- morph targets ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "left"),
+    [({"weights": [0.5]}, 1.0), ({"weights": [1.0], "node_weights": [0.0]}, 0.0),
+     ({}, 0.0), ({"weights": [0.25]}, 0.5)],
+)  # fmt: skip
+def test_a_morph_stands_where_its_weights_put_it(picture, tmp_path, kwargs, left):
+    """One target moves the unit quad by (2, 0, 0): at weight w it spans x = 2w..2w+1
+    (the node's weights win over the mesh's; none: zero)."""
+    p = picture(load_scene(morph_quad(tmp_path / "m.gltf", **kwargs)))
+    assert p.is_red(left + 0.5, 0.5) and p.is_red(left + 0.1, 0.9)
+    assert not p.is_red(left - 0.3, 0.5) and not p.is_red(left + 1.3, 0.5)
+
+
+def test_a_weights_channel_morphs_and_says_which_node_changed(picture, tmp_path):
+    scene = load_scene(
+        morph_quad(tmp_path / "m.gltf", channel=("LINEAR", [0.0, 1.0], [[0.0], [1.0]]))
+    )
+    p = picture(scene)
+    assert p.is_red(0.5, 0.5) and not p.is_red(1.5, 0.5)
+    apply_animation(scene, 0.5)
+    assert scene.geometry.take_changed() == {0}
+    assert scene.geometry.take_changed() == frozenset()  # taken once
+    written = p.r.sync(scene.graph.update())
+    assert written > 0
+    p.shoot()
+    assert p.is_red(1.5, 0.5) and not p.is_red(0.5, 0.5)  # halfway: x = 1..2
+    assert p.r.sync(scene.graph.update()) == 0  # nothing changed, nothing morphed
+
+
+def test_the_session_frame_lists_the_nodes_whose_weights_changed(tmp_path):
+    scene = load_scene(
+        morph_quad(tmp_path / "m.gltf", channel=("STEP", [0.0, 0.04, 1.0], [[0.0], [1.0], [1.0]]))
+    )
+    session = Session(scene, fixed_step=1 / 60)
+    frames = [session.step(1 / 60) for _ in range(5)]
+    changed = [f.number for f in frames if f.weights]
+    assert changed == [3]  # t = 3/60 is the first frame past the key at 0.04
+    assert frames[2].weights == {0} and frames[2].report.executed.size == 0
+
+
+# -- instancing ---------------------------------------------------------------------------
+def test_instances_stand_where_their_trs_says_and_follow_their_node(picture, tmp_path):
+    scene = load_scene(
+        instanced_quads(tmp_path / "i.gltf", [[-2, 0, 0], [0, 0, 0], [2, 0, 0]], scale=0.5)
+    )
+    p = picture(scene, center=(0.0, 0.5, 0.0), radius=3.0)
+    for x in (-2.0, 0.0, 2.0):  # each instance: a 0.5-wide quad centred at x
+        assert p.is_red(x, 0.0) and p.is_red(x + 0.2, 0.2)
+    assert not p.is_red(-1.0, 0.0) and not p.is_red(1.0, 0.0) and not p.is_red(0.0, 0.4)
+    node = scene.graph["Crowd"]
+    node.local_position = (0.0, 1.0, 0.0)
+    p.r.sync(scene.graph.update())
+    p.shoot()
+    for x in (-2.0, 0.0, 2.0):
+        assert p.is_red(x, 1.0) and not p.is_red(x, 0.0)
+    p.r.set_highlight([node.id], [-1.0])  # the overlay's glow: all instances take it
+    p.shoot()
+    glow = tuple(round(255 * c) for c in GLOW_LOCAL)
+    for x in (-2.0, 0.0, 2.0):
+        assert all(abs(a - b) <= 2 for a, b in zip(p.at(x, 1.0), glow, strict=True))
+
+
+def test_instances_count_in_the_framing(picture, tmp_path):
+    scene = load_scene(instanced_quads(tmp_path / "i.gltf", [[-20, 0, 0], [20, 0, 0]]))
+    p = picture(scene)
+    center, radius = p.r.bounds()
+    assert radius >= 20.0
+
+
+# -- primitive modes ----------------------------------------------------------------------
+CROSS = [[-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0]]
+
+
+@pytest.mark.parametrize(
+    ("mode", "indices", "on", "off"),
+    [
+        (1, None, [(0.5, 0.0), (0.0, 0.5)], [(0.5, 0.5), (-0.5, -0.5)]),  # LINES: two
+        (3, [0, 2, 1], [(-0.5, -0.5), (0.5, -0.5)], [(0.0, 0.5)]),  # LINE_STRIP: open
+        (2, [0, 2, 1], [(-0.5, -0.5), (0.5, -0.5), (0.0, 0.0)], [(0.0, 0.5)]),  # LOOP: closed
+        (0, None, [(1.0, 0.0), (0.0, -1.0)], [(0.5, 0.0), (0.0, 0.0)]),  # POINTS
+    ],
+)
+def test_lines_and_points_draw_on_their_places(picture, tmp_path, mode, indices, on, off):
+    p = picture(load_scene(mode_mesh(tmp_path / "s.gltf", mode, CROSS, indices)),
+                center=(0.0, 0.0, 0.0), radius=1.5)  # fmt: skip
+    for x, y in on:
+        assert _red_near(p, x, y), (x, y)
+    for x, y in off:
+        assert not _red_near(p, x, y), (x, y)
+
+
+def _red_near(p, x, y, reach=1):
+    """Red within `reach` pixels of where (x, y, 0) lands (lines are one pixel wide)."""
+    px, py, _ = p.cam.project([(x, y, 0.0)], SIZE)[0]
+    patch = p.img[int(py) - reach : int(py) + reach + 1, int(px) - reach : int(px) + reach + 1]
+    return bool(np.any(np.all(patch == RED, axis=-1)))
+
+
+def test_a_triangle_fan_fills_around_its_first_vertex(picture, tmp_path):
+    fan = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [-1, 1, 0]]
+    p = picture(load_scene(mode_mesh(tmp_path / "f.gltf", 6, fan)), center=(0, 0.5, 0))
+    assert p.is_red(0.8, 0.3) and p.is_red(0.5, 0.8) and p.is_red(-0.3, 0.8)
+    assert not p.is_red(-0.8, 0.3)  # outside the last triangle (0,0)-(0,1)-(-1,1)
