@@ -123,9 +123,9 @@ def _array(gltf: GltfFile, obj: dict, key: str, where: str) -> list:
 def _sampler(gltf: GltfFile, sampler: object, where: str, width: int, path: str):
     """(times (k,), values (k, width) or (k, 3, width), interpolation), checked.
 
-    Key times may repeat (a jump): of the keys at one time the last one is kept, which is
-    the value from that time on. Weights keys hold `width` values each, stored one after
-    the other in a SCALAR accessor (glTF 3.11)."""
+    Key times may repeat (a jump: the sampler takes the first of the equal keys as the
+    end of the segment before and the last as the start of the one after). Weights keys
+    hold `width` values each, stored one after the other in a SCALAR accessor."""
     rotation = path == "rotation"
     sampler = gltf.obj(sampler, where)
     interpolation = sampler.get("interpolation", "LINEAR")
@@ -157,17 +157,10 @@ def _sampler(gltf: GltfFile, sampler: object, where: str, width: int, path: str)
     if values.shape[0] != need:
         raise gltf.error(where, f"expected {need} output values for {k} keys "
                          f"({interpolation}), got {values.shape[0]}")  # fmt: skip
-    keep = np.append(np.diff(times) > 0, True)  # the last key of each run of equal times
-    if not keep.all():
-        times = times[keep]
-        values = (values.reshape(k, 3, width)[keep] if cubic else values[keep]).reshape(-1, width)
-        k = times.size
     if not np.all(np.isfinite(values)) or np.abs(values).max(initial=0.0) > MAX_KEY_VALUE:
         raise gltf.error(where, f"output values must be finite numbers within "
                          f"±{MAX_KEY_VALUE:g}")  # fmt: skip
-    if cubic and k < 2:  # all keys at one time: the value is constant
-        values, interpolation = values.reshape(k, 3, width)[:, 1], "STEP"
-    elif cubic:
+    if cubic:
         values = values.reshape(k, 3, width)
     elif rotation and not np.all(np.linalg.norm(values, axis=1) > 1e-12):
         raise gltf.error(where, "a rotation key is the zero quaternion")

@@ -25,6 +25,7 @@ __all__ = ["decode_draco", "meshopt_view"]
 
 _MODES = ("ATTRIBUTES", "TRIANGLES", "INDICES")
 _FILTERS = ("NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL")
+_FILTER_STRIDES = {"OCTAHEDRAL": (4, 8), "QUATERNION": (8,)}
 
 
 def meshopt_view(gltf: GltfFile, ext: object, where: str) -> bytes:
@@ -43,6 +44,8 @@ def meshopt_view(gltf: GltfFile, ext: object, where: str) -> bytes:
                          f"1..256), got {count!r} and {size!r}")  # fmt: skip
     if mode != "ATTRIBUTES" and size not in (2, 4) or mode == "ATTRIBUTES" and size % 4:
         raise gltf.error(where, f"byteStride {size} does not fit mode {mode}")
+    if size not in _FILTER_STRIDES.get(kind, (size,)) or kind != "NONE" and mode != "ATTRIBUTES":
+        raise gltf.error(where, f"filter {kind} does not fit mode {mode}, byteStride {size}")
     reason = gltf.budget.charge_data(count * size)
     if reason is not None:
         raise gltf.error(where, reason)
@@ -51,38 +54,36 @@ def meshopt_view(gltf: GltfFile, ext: object, where: str) -> bytes:
     data, offset, length, _stride = gltf.view_bytes(-1, view, where)
     source = bytes(data[offset : offset + length])
     try:
+        # Each call gets an output of count * 4 bytes or more: the package's own
+        # allocation (its `dtype` argument would size the output by count alone)
         if mode == "ATTRIBUTES":
-            out = meshoptimizer.decode_vertex_buffer(count, size, source, dtype=np.uint8)
-            out = np.ascontiguousarray(out).view(np.uint8).reshape(-1)
-            out = _unfilter(meshoptimizer, kind, out, count, size)
+            out = meshoptimizer.decode_vertex_buffer(count, size, source)
+            out = _unfilter(meshoptimizer, kind, _bytes_of(out), count, size)
         elif mode == "TRIANGLES":
             out = meshoptimizer.decode_index_buffer(count, size, source)
         else:
             out = meshoptimizer.decode_index_sequence(count, size, source)
     except (ValueError, RuntimeError) as exc:
         raise gltf.error(where, f"the compressed data does not decode ({brief(exc)})") from None
-    out = np.ascontiguousarray(out)
-    if mode != "ATTRIBUTES":  # the decoder returns wide integers: store them at `size`
-        out = out.astype(np.uint16 if size == 2 else np.uint32)
-    raw = out.tobytes()
+    raw = _bytes_of(out)[: count * size].tobytes()  # indices: packed at `size` bytes each
     if len(raw) != count * size:
         raise gltf.error(where, f"decoded {len(raw)} bytes, expected {count * size}")
     return raw
 
 
+def _bytes_of(arr: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(arr).view(np.uint8).reshape(-1)
+
+
 def _unfilter(meshoptimizer, kind: str, raw: np.ndarray, count: int, size: int) -> np.ndarray:
-    """The filter's inverse applied to decoded vertex bytes (EXT_meshopt_compression)."""
+    """The filter's inverse applied to decoded vertex bytes (EXT_meshopt_compression),
+    in place on a copy of all count * size bytes."""
     if kind == "NONE":
         return raw
-    if kind == "OCTAHEDRAL":
-        dtype = np.int8 if size == 4 else np.int16
-        fn = meshoptimizer.decode_filter_oct
-    elif kind == "QUATERNION":
-        dtype, fn = np.int16, meshoptimizer.decode_filter_quat
-    else:
-        dtype, fn = np.float32, meshoptimizer.decode_filter_exp
-    out = fn(raw.view(dtype).copy(), count, size)
-    return np.ascontiguousarray(out).view(np.uint8).reshape(-1)
+    fn = {"OCTAHEDRAL": meshoptimizer.decode_filter_oct,
+          "QUATERNION": meshoptimizer.decode_filter_quat,
+          "EXPONENTIAL": meshoptimizer.decode_filter_exp}[kind]  # fmt: skip
+    return _bytes_of(fn(raw.copy(), count, size))
 
 
 def decode_draco(gltf: GltfFile, prim: dict, ext: object, where: str) -> None:
