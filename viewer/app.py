@@ -123,8 +123,9 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         upload_ms = 1000.0 * (clock.perf_counter() - t0)
         if self.overlay is not None:
             self.overlay.frame_done(
-                frame.number, frame.report, frame.dt, frame.update_ms, upload_ms, sync_bytes
-            )
+                frame.number, frame.report, frame.dt, frame.update_ms, upload_ms, sync_bytes,
+                weights=frame.weights,
+            )  # fmt: skip
         self._phases.append(("upload", t0, clock.perf_counter()))
         return sync_bytes
 

@@ -93,6 +93,17 @@ class Highlight:
         self.link[on_path] = 1.0
         self._active = np.union1d(self._active, lit)
 
+    def light(self, ids: np.ndarray) -> None:
+        """Light nodes `ids` at full strength as changed in their own values (red), with
+        no line: a change that moved no matrix (morph weights)."""
+        ids = np.unique(np.asarray(ids, dtype=np.int64))
+        if ids.size == 0:
+            return
+        self._grow(int(ids[-1]) + 1)
+        self.level[ids] = 1.0
+        self.local[ids] = True
+        self._active = np.union1d(self._active, ids)
+
     def advance(self, dt: float) -> None:
         """Let `dt` seconds of simulation pass: every glow fades by dt / fade."""
         a = self._active

@@ -33,8 +33,11 @@ class Entry:
     frame: int
     report: object | None  # FrameReport, or None once dropped for the budget
     stats: FrameStats
-    #: The frame's ``--log`` block (`log_block`), made once when the frame is added.
+    #: The frame's ``--log`` block (`log_block`), made once when the frame is added,
+    #: and a line for each node whose morph weights changed.
     log: list[str] = field(default_factory=list)
+    #: Names of the nodes whose morph weights changed with the frame.
+    weights: tuple[str, ...] = ()
 
     @property
     def ids_held(self) -> int:
@@ -77,10 +80,17 @@ class History:
         self._entries: deque[Entry] = deque(maxlen=self.capacity)
         self._ids_held = 0
 
-    def add(self, frame: int, report, stats: FrameStats) -> Entry:
+    def add(self, frame: int, report, stats: FrameStats, weights=()) -> Entry:
+        """Keep a frame; `weights` names the nodes whose morph weights changed with it
+        (its log block gets one ``~Weights : NAME~`` line each)."""
         if len(self._entries) == self.capacity:
             self._ids_held -= self._entries[0].ids_held
-        entry = Entry(frame, report, stats, log_block(frame, report))
+        block = log_block(frame, report)
+        if weights:
+            block = (block or [f"# frame {frame}"]) + [
+                f"~Weights      : {printable(name)}~" for name in weights
+            ]
+        entry = Entry(frame, report, stats, block, tuple(weights))
         self._entries.append(entry)
         self._ids_held += entry.ids_held
         for old in self._entries:  # oldest first

@@ -110,12 +110,19 @@ class Overlay:
 
     # -- per simulated frame -------------------------------------------------------------
     def frame_done(
-        self, frame: int, report, dt: float, update_ms: float, upload_ms: float, sync_bytes: int
-    ) -> FrameStats:
-        """Take one frame's report; returns its counters (kept in the history)."""
+        self, frame: int, report, dt: float, update_ms: float, upload_ms: float, sync_bytes: int,
+        *, weights=frozenset(),
+    ) -> FrameStats:  # fmt: skip
+        """Take one frame's report; returns its counters (kept in the history).
+
+        `weights`: the nodes whose morph weights changed with the frame (no matrix moved,
+        so the report has none of them): they glow as changed and the log says
+        "weights"."""
         t0 = time.perf_counter()
         self.highlight.advance(dt)
         self.highlight.apply(report, self.host.graph.parents())
+        ids = np.fromiter(sorted(weights), dtype=np.int64, count=len(weights))
+        self.highlight.light(ids)
         self.heat.add(report)
         glow_bytes = self.push() if self.pinned is None else 0
         upload_ms += 1000.0 * (time.perf_counter() - t0)
@@ -123,7 +130,8 @@ class Overlay:
             frame, report, bytes_uploaded=sync_bytes, glow_bytes=glow_bytes,
             update_ms=update_ms, upload_ms=upload_ms,
         )  # fmt: skip
-        self.history.add(frame, report, stats)
+        names = [self.host.graph.name_of(int(i)) for i in ids]
+        self.history.add(frame, report, stats, weights=names)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.history.find(self.pinned) is None:
             self.pin(None)  # the picked frame left the history
