@@ -264,6 +264,17 @@ def test_an_unsupported_optional_extension_is_one_note_each(tmp_path):
     assert "'KHR_materials_sheen' is not supported" in notes[0] and "'EXT_foo'" in notes[1]
 
 
+def test_the_docs_table_names_every_honoured_extension():
+    from viewer.io.gltf_extensions import SUPPORTED
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "viewer.md").read_text()
+    start, end = text.index("## glTF features and extensions"), text.index("## The renderer")
+    rows = [line for line in text[start:end].splitlines() if line.startswith("|")]
+    for name in SUPPORTED:
+        row = next((r for r in rows if f"`{name}`" in r.split("|")[1]), None)
+        assert row is not None and row.split("|")[2].strip() == "supported", name
+
+
 def test_supported_required_extensions_load(tmp_path):
     required = ["KHR_mesh_quantization", "EXT_mesh_gpu_instancing", "KHR_draco_mesh_compression"]
     scene = load_scene(_with_extensions(tmp_path, required, required))

@@ -31,6 +31,15 @@ def morph_kind(mesh: str, node: int) -> str:
     return f"{mesh}@morph{node}"
 
 
+def reach(base: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The box every vertex can reach with weights in [0, 1] (what animations use), so
+    that framing, picking and labels see the whole morph, not only the base shape."""
+    base = np.asarray(base, np.float64)
+    lo = base + np.minimum(deltas, 0.0).sum(axis=0)
+    hi = base + np.maximum(deltas, 0.0).sum(axis=0)
+    return lo.min(axis=0), hi.max(axis=0)
+
+
 class MorphMeshes:
     """The morphed copies of a scene's morphed nodes, and the pass that fills them.
 
@@ -65,7 +74,8 @@ class MorphMeshes:
                     self._program, [(base.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS)]
                 )
             kind = morph_kind(item.mesh, item.node)
-            gpu[kind] = GpuMesh(ctx, base.data)
+            gpu[kind] = copy = GpuMesh(ctx, base.data)
+            copy.bounds = reach(base.data.positions, targets.positions)
             self.kind_of[item.node] = kind
         self._mesh_of = {item.node: item.mesh for item in geometry.morphed}
 
