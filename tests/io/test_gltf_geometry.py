@@ -377,3 +377,15 @@ def test_repeated_key_times_are_a_jump(tmp_path):
     assert clip.weights(0.999)[0][0] == pytest.approx(0.4995)
     assert clip.weights(1.0)[0][0] == pytest.approx(0.9)  # 0.9 -> 1 after it
     assert clip.weights(1.5)[0][0] == pytest.approx(0.95)
+
+
+def test_morphed_copies_count_against_the_data_budget(tmp_path):
+    """Each morphed node draws its own copy of its mesh: a file of many nodes sharing one
+    morphed mesh is refused like one with that much vertex data, not drawn out of memory."""
+    path = morph_quad(tmp_path / "m.gltf")
+    doc = json.loads(path.read_text())
+    doc["nodes"] = [{"mesh": 0} for _ in range(3000)]  # 3000 x 4 vertices x 48 bytes
+    path.write_text(json.dumps(doc))
+    with pytest.raises(SceneError, match="morphed copy of mesh 0"):
+        load_scene(path, max_buffer_bytes=200_000)
+    assert len(load_scene(path).geometry.morphed) == 3000

@@ -276,6 +276,11 @@ class _Reader(GltfFile):
                                "are not applied")  # fmt: skip
                 continue  # drawn once per instance, never at the node itself
             if targets is not None:  # drawn with its own morphed copy of the mesh
+                # the copy costs what the mesh's vertices cost: counted like vertex data
+                reason = self.budget.charge_data(48 * len(parts.arrays[0]))
+                if reason is not None:
+                    raise self.error(f"node {i}", f"its morphed copy of mesh {mesh_index}: "
+                                     f"{reason}")  # fmt: skip
                 geometry.morphed.append(MorphedNode(row, key))
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
         return morph_counts
