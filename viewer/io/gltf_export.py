@@ -9,7 +9,8 @@ vertex colours); glTF meshes as they were imported (positions, normals, indices,
 colours). One glTF mesh per (mesh kind, size, colour) in use, however many nodes share it.
 
 Not written: motions, scripted events, the camera, animations, skins and textures (the
-native format keeps the first three: ``--save OUT.toml``).
+native format keeps the first three: ``--save OUT.toml``), glTF lines, points, morph
+targets (triangles in their base shape) and GPU instances.
 """
 
 from __future__ import annotations
