@@ -71,17 +71,22 @@ def red_material(doc: Doc, rgb=(1.0, 0.0, 0.0)) -> int:
 
 
 def morph_quad(path: Path, *, delta=(2.0, 0.0, 0.0), weights=None, node_weights=None,
-               channel=None) -> Path:  # fmt: skip
+               channel=None, bone=None) -> Path:  # fmt: skip
     """A red unit quad with one morph target moving every vertex by `delta`; `channel`:
-    (interpolation, times, values) of a ``weights`` animation."""
+    (interpolation, times, values) of a ``weights`` animation; `bone`: the quad is also
+    skinned, wholly, to a joint node "Bone" at translation `bone`."""
     doc = Doc()
     pos = doc.accessor(QUAD)
     idx = doc.accessor(QUAD_INDICES)
     target = doc.accessor(np.tile(np.asarray(delta, np.float32), (4, 1)))
+    attrs = {"POSITION": pos}
+    if bone is not None:
+        attrs["JOINTS_0"] = doc.accessor(np.zeros((4, 4), np.uint8))
+        attrs["WEIGHTS_0"] = doc.accessor(np.tile(np.float32([1, 0, 0, 0]), (4, 1)))
     mesh = {
         "primitives": [
             {
-                "attributes": {"POSITION": pos},
+                "attributes": attrs,
                 "indices": idx,
                 "targets": [{"POSITION": target}],
                 "material": red_material(doc),
@@ -95,6 +100,9 @@ def morph_quad(path: Path, *, delta=(2.0, 0.0, 0.0), weights=None, node_weights=
     if node_weights is not None:
         node["weights"] = list(node_weights)
     doc.add("nodes", node)
+    if bone is not None:
+        node["skin"] = doc.add("skins", {"joints": [1]})
+        doc.add("nodes", {"name": "Bone", "translation": list(bone)})
     if channel is not None:
         interpolation, times, values = channel
         t = doc.accessor(np.asarray(times, np.float32))

@@ -76,6 +76,18 @@ def test_a_morph_stands_where_its_weights_put_it(picture, tmp_path, kwargs, left
     assert not p.is_red(left - 0.3, 0.5) and not p.is_red(left + 1.3, 0.5)
 
 
+def test_a_skinned_mesh_is_morphed_then_skinned(picture, tmp_path):
+    """glTF: morph targets apply before skinning. The quad follows its joint at (0, 3, 0)
+    with the morph's (1, 0, 0) on top: x = 1..2, y = 3..4."""
+    scene = load_scene(morph_quad(tmp_path / "m.gltf", weights=[0.5], bone=(0.0, 3.0, 0.0)))
+    p = picture(scene, center=(1.5, 3.5, 0.0))
+    assert p.is_red(1.5, 3.5) and not p.is_red(0.5, 3.5) and not p.is_red(1.5, 0.5)
+    scene.geometry.set_weights(scene.graph["Morph"].id, [0.0])
+    p.r.sync(scene.graph.update())
+    p.shoot()
+    assert p.is_red(0.5, 3.5) and not p.is_red(1.5, 3.5)
+
+
 def test_a_weights_channel_morphs_and_says_which_node_changed(picture, tmp_path):
     scene = load_scene(
         morph_quad(tmp_path / "m.gltf", channel=("LINEAR", [0.0, 1.0], [[0.0], [1.0]]))

@@ -45,10 +45,12 @@ class MorphTargets:
 @dataclass(frozen=True)
 class MorphedNode:
     """A node drawn with its mesh's morph targets applied, at its current weights (it
-    keeps its `Look`; the renderer gives it its own morphed copy of the mesh)."""
+    keeps its `Look`; the renderer gives it its own morphed copy of the mesh). A skinned
+    one (`skinned`) is morphed first, then skinned, as glTF says."""
 
     node: int
     mesh: str
+    skinned: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class Geometry:
             dict(self.lines),
             dict(self.points),
             dict(self.targets),
-            [MorphedNode(int(ids[m.node]), m.mesh) for m in self.morphed],
+            [MorphedNode(int(ids[m.node]), m.mesh, m.skinned) for m in self.morphed],
             {int(ids[row]): w.copy() for row, w in self.weights.items()},
             [InstancedNode(int(ids[i.node]), i.mesh, i.color, i.locals) for i in self.instanced],
         )

@@ -264,9 +264,9 @@ class _Reader(GltfFile):
                 check_joint_indices(self, parts.skin[0], bound, f"mesh {mesh_index}")
                 model.skinning.attributes[key] = parts.skin
                 model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
-                if targets is not None:
-                    self._note(model, f"mesh {mesh_index}: the morph targets of a skinned mesh "
-                               "are not applied (drawn at its base shape)")  # fmt: skip
+                if targets is not None:  # morphed in its skinned mesh's own buffer
+                    self._charge_morph(parts, i, mesh_index)
+                    geometry.morphed.append(MorphedNode(row, key, skinned=True))
                 continue  # drawn by the skinning pass, not at the node's own transform
             locals_ = instance_matrices(self, node, f"node {i}")
             if locals_ is not None:
@@ -276,14 +276,17 @@ class _Reader(GltfFile):
                                "are not applied")  # fmt: skip
                 continue  # drawn once per instance, never at the node itself
             if targets is not None:  # drawn with its own morphed copy of the mesh
-                # the copy costs what the mesh's vertices cost: counted like vertex data
-                reason = self.budget.charge_data(48 * len(parts.arrays[0]))
-                if reason is not None:
-                    raise self.error(f"node {i}", f"its morphed copy of mesh {mesh_index}: "
-                                     f"{reason}")  # fmt: skip
+                self._charge_morph(parts, i, mesh_index)
                 geometry.morphed.append(MorphedNode(row, key))
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
         return morph_counts
+
+    def _charge_morph(self, parts, i: int, mesh_index: int) -> None:
+        """A morphed node's copy of its mesh costs what the mesh's vertices cost: counted
+        like vertex data, so many nodes sharing one morphed mesh cannot exhaust memory."""
+        reason = self.budget.charge_data(48 * len(parts.arrays[0]))
+        if reason is not None:
+            raise self.error(f"node {i}", f"its morphed copy of mesh {mesh_index}: {reason}")
 
     def _read_mesh(self, model: GltfModel, mesh_index: int, textures: dict):
         """`read_mesh`, or an empty mesh with a note when its data is not in the file."""

@@ -56,6 +56,7 @@ class MorphMeshes:
         self._textures: dict[str, moderngl.Texture] = {}
         self._vaos: dict[str, moderngl.VertexArray] = {}
         self._done: dict[int, np.ndarray] = {}  # node -> the weights last morphed
+        self._mesh_of: dict[int, str] = {}
         # A draw needs a complete framebuffer bound, even one that rasterizes nothing
         # (a headless context may have none): the pass binds this 1 x 1 one.
         self._fbo = (
@@ -63,6 +64,9 @@ class MorphMeshes:
             if geometry.morphed
             else None
         )
+        #: Node -> the vertex buffer its morph is written to (a mesh copy, or the skinned
+        #: mesh's own buffer: `retarget`).
+        self._target: dict[int, moderngl.Buffer] = {}
         for item in geometry.morphed:
             base = gpu.get(item.mesh)
             targets = geometry.targets.get(item.mesh)
@@ -73,15 +77,27 @@ class MorphMeshes:
                 self._vaos[item.mesh] = ctx.vertex_array(
                     self._program, [(base.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS)]
                 )
+            self._mesh_of[item.node] = item.mesh
+            if item.skinned:
+                continue  # the skinning pass draws it: `retarget` names its buffer
             kind = morph_kind(item.mesh, item.node)
             gpu[kind] = copy = GpuMesh(ctx, base.data)
             copy.bounds = reach(base.data.positions, targets.positions)
             self.kind_of[item.node] = kind
-        self._mesh_of = {item.node: item.mesh for item in geometry.morphed}
+            self._target[item.node] = copy.vbo
+
+    def retarget(self, buffers: dict[int, moderngl.Buffer]) -> None:
+        """Write the morphs of skinned nodes into their skinned meshes' vertex buffers."""
+        for node, buffer in buffers.items():
+            if node in self._mesh_of:
+                self._target[node] = buffer
 
     def copies(self) -> dict[str, str]:
         """Each morphed copy's kind and the mesh kind it copies."""
         return {kind: self._mesh_of[node] for node, kind in self.kind_of.items()}
+
+    def _vertices(self, mesh: str) -> int:
+        return len(self.geometry.targets[mesh].positions[0])
 
     def _deltas(self, targets, n: int) -> moderngl.Texture:
         parts = [targets.positions.reshape(-1, 3)]
@@ -99,20 +115,20 @@ class MorphMeshes:
         """Re-morph the nodes whose weights changed since they were last morphed (all of
         them with `force`); returns the bytes the pass wrote."""
         written = 0
-        for node, kind in self.kind_of.items():
+        for node, buffer in self._target.items():
             weights = self.geometry.weights.get(node)
             if weights is None:
                 continue
             if not force and node in self._done and np.array_equal(self._done[node], weights):
                 continue
-            written += self._morph(self._mesh_of[node], gpu[kind], weights)
+            written += self._morph(self._mesh_of[node], buffer, weights)
             self._done[node] = np.array(weights)
         self.bytes_last = written
         return written
 
-    def _morph(self, mesh: str, target: GpuMesh, weights: np.ndarray) -> int:
+    def _morph(self, mesh: str, target: moderngl.Buffer, weights: np.ndarray) -> int:
         targets = self.geometry.targets[mesh]
-        n = len(target.data.positions)
+        n = self._vertices(mesh)
         prog = self._program
         w = np.zeros(64, np.float32)
         w[: targets.count] = weights[: targets.count]
@@ -125,7 +141,7 @@ class MorphMeshes:
         self._textures[mesh].use(location=0)
         bound = self.ctx.fbo
         self._fbo.use()
-        self._vaos[mesh].transform(target.vbo, mode=moderngl.POINTS, vertices=n)
+        self._vaos[mesh].transform(target, mode=moderngl.POINTS, vertices=n)
         if bound is not None and hasattr(bound.mglo, "use"):  # not a released one
             bound.use()
         return n * _BYTES_PER_VERTEX

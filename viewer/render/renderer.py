@@ -88,6 +88,8 @@ class Renderer:
             if skinning
             else None
         )
+        if self.skins is not None:  # morphed skinned meshes: morphed, then skinned
+            self.morphs.retarget(self.skins.vertex_buffers())
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 6)

@@ -20,9 +20,10 @@ from .textures import MeshTextures
 
 __all__ = ["SkinRenderer"]
 
-#: Per vertex: position 3f, normal 3f, vertex colour 4f, joints 4f, weights 4f.
-SKIN_FORMAT = f"{meshes.VERTEX_FORMAT} 4f 4f"
-SKIN_ATTRS = (*meshes.VERTEX_ATTRS, "in_joints", "in_weights")
+#: Per vertex, in a second buffer beside the mesh's own vertices: joints 4f, weights 4f
+#: (apart, so that the morph pass can rewrite the vertices of a morphed skinned mesh).
+SKIN_FORMAT = "4f 4f"
+SKIN_ATTRS = ("in_joints", "in_weights")
 
 
 def load_skinned_program(ctx: moderngl.Context) -> moderngl.Program:
@@ -59,16 +60,21 @@ class SkinRenderer:
             self._positions[item.mesh] = np.asarray(pos, dtype=np.float64)
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(item.mesh))
             joints, weights = skinning.attributes[item.mesh]
-            vertices = np.hstack(
-                [data.interleaved(), joints.astype(np.float32), weights.astype(np.float32)]
-            )
-            vbo = ctx.buffer(np.ascontiguousarray(vertices, dtype=np.float32).tobytes())
+            influence = np.hstack([joints.astype(np.float32), weights.astype(np.float32)])
+            vbo = ctx.buffer(data.interleaved().tobytes())
+            skin_vbo = ctx.buffer(np.ascontiguousarray(influence, dtype=np.float32).tobytes())
             ibo = ctx.buffer(data.indices.astype(np.uint32).tobytes())
             vao = ctx.vertex_array(
-                self.program, [(vbo, SKIN_FORMAT, *SKIN_ATTRS)], index_buffer=ibo,
-                index_element_size=4,
+                self.program,
+                [(vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+                 (skin_vbo, SKIN_FORMAT, *SKIN_ATTRS)],
+                index_buffer=ibo, index_element_size=4,
             )  # fmt: skip
-            self._draws.append((vao, (vbo, ibo), item))
+            self._draws.append((vao, (vbo, skin_vbo, ibo), item))
+
+    def vertex_buffers(self) -> dict[int, moderngl.Buffer]:
+        """Each skinned node's vertex buffer (`meshes.VERTEX_FORMAT`), for the morph pass."""
+        return {item.node: buffers[0] for _vao, buffers, item in self._draws}
 
     def points(self, worlds: np.ndarray) -> np.ndarray:
         """The skinned vertices of every skinned mesh now (k, 3), on the CPU: for framing
