@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gltf_geometry import instanced_quads, mode_mesh, morph_quad
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from viewer.animation import apply_animation
 from viewer.io import load_scene
@@ -178,3 +180,46 @@ def test_a_triangle_fan_fills_around_its_first_vertex(picture, tmp_path):
     p = picture(load_scene(mode_mesh(tmp_path / "f.gltf", 6, fan)), center=(0, 0.5, 0))
     assert p.is_red(0.8, 0.3) and p.is_red(0.5, 0.8) and p.is_red(-0.3, 0.8)
     assert not p.is_red(-0.8, 0.3)  # outside the last triangle (0,0)-(0,1)-(-1,1)
+
+
+# -- the morph pass against an oracle -------------------------------------------------------
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_the_morph_pass_matches_the_spec_formula(gl_ctx, data):
+    """Random meshes, targets and weight sequences: after each sync the node's morphed
+    copy holds base + sum_t w_t * dP_t and normal + sum_t w_t * dN_t (glTF 3.7.2.2),
+    whatever weights came before (the pass skips unchanged weights)."""
+    from viewer.content.geometry import Geometry, MorphedNode, MorphTargets
+    from viewer.content.meshes import from_arrays
+    from viewer.render.gpu_mesh import GpuMesh
+    from viewer.render.morph import MorphMeshes
+
+    n = data.draw(st.integers(1, 40), "vertices")
+    t = data.draw(st.integers(1, 9), "targets")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31), "seed"))
+    pos = rng.normal(size=(n, 3)).astype(np.float32)
+    nrm = rng.normal(size=(n, 3)).astype(np.float32)
+    dp = rng.normal(size=(t, n, 3)).astype(np.float32)
+    dn = rng.normal(size=(t, n, 3)).astype(np.float32) if data.draw(st.booleans()) else None
+    geometry = Geometry(targets={"m": MorphTargets(dp, dn, np.zeros(t))},
+                        morphed=[MorphedNode(7, "m")], weights={7: np.zeros(t)})  # fmt: skip
+    gpu = {"m": GpuMesh(gl_ctx, from_arrays(pos, nrm, np.arange(n - n % 3, dtype=np.uint32)))}
+    morphs = MorphMeshes(gl_ctx, geometry, gpu)
+    try:
+        for _ in range(data.draw(st.integers(1, 4), "steps")):
+            w = data.draw(st.lists(st.sampled_from([0.0, 0.25, -0.5, 1.0, 2.0]),
+                                   min_size=t, max_size=t))  # fmt: skip
+            geometry.set_weights(7, w)
+            morphs.sync(gpu)
+            # a vertex: position 3, normal 3, colour 4, uv 2 floats (meshes.VERTEX_FORMAT)
+            got = np.frombuffer(gpu[morphs.kind_of[7]].vbo.read(), np.float32).reshape(n, 12)
+            want_p = pos + np.tensordot(np.float32(w), dp, axes=1)
+            want_n = nrm + (0 if dn is None else np.tensordot(np.float32(w), dn, axes=1))
+            np.testing.assert_allclose(got[:, :3], want_p, atol=1e-4)
+            np.testing.assert_allclose(got[:, 3:6], want_n, atol=1e-4)
+    finally:
+        morphs.release()
+        for mesh in gpu.values():
+            mesh.release()

@@ -36,11 +36,6 @@ class MorphTargets:
     def count(self) -> int:
         return int(self.positions.shape[0])
 
-    def morphed(self, base: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """`base` positions (n, 3) moved by `weights` (T,): base + sum_t w_t * delta_t."""
-        w = np.asarray(weights, dtype=np.float64)
-        return np.asarray(base, np.float64) + np.tensordot(w, self.positions, axes=1)
-
 
 @dataclass(frozen=True)
 class MorphedNode:
