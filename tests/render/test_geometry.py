@@ -223,3 +223,68 @@ def test_the_morph_pass_matches_the_spec_formula(gl_ctx, data):
         morphs.release()
         for mesh in gpu.values():
             mesh.release()
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_instances_follow_every_recompute_of_their_node(gl_ctx, data):
+    """A chain of nodes, the last one instanced: after random edits anywhere on the chain
+    and the renderer's sync, every instance row is world(node) @ local_k (an oracle
+    that multiplies the chain's TRS matrices itself)."""
+    from viewer.content.geometry import Geometry, InstancedNode
+    from viewer.content.scene import Scene
+    from viewer.io.gltf_instancing import trs_matrices
+    from viewer.scene import SceneGraph
+
+    g = SceneGraph()
+    depth = data.draw(st.integers(1, 4), "depth")
+    nodes: list = []
+    for k in range(depth):
+        nodes.append(g.add(f"n{k}", parent=nodes[-1] if nodes else None))
+    ids = [node.id for node in nodes]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31), "seed"))
+    count = data.draw(st.integers(1, 6), "instances")
+    q = rng.normal(size=(count, 4))
+    locals_ = trs_matrices(rng.normal(size=(count, 3)), q / np.linalg.norm(q, axis=1)[:, None],
+                           rng.uniform(0.5, 2.0, size=(count, 3)))  # fmt: skip
+    scene = Scene(graph=g, mesh_data={"m": (QUAD_F, np.zeros_like(QUAD_F), QUAD_I)})
+    scene.geometry = Geometry(instanced=[InstancedNode(ids[-1], "m", (1, 0, 0), locals_)])
+    g.update()
+    r = Renderer(gl_ctx, scene)
+    try:
+        for _ in range(data.draw(st.integers(1, 4), "edits")):
+            k = data.draw(st.integers(0, depth - 1), "which")
+            node = g[f"n{k}"]
+            node.local_position = tuple(rng.normal(size=3))
+            r.sync(g.update())
+            (batch,) = r.gpu_instances.batches
+            got = np.frombuffer(batch.matrices.read(), np.float32).reshape(count, 4, 4)
+            world = np.eye(4)
+            for j in range(depth):
+                world = world @ _trs(g[f"n{j}"])
+            want = np.transpose(world @ locals_, (0, 2, 1))  # column-major rows
+            np.testing.assert_allclose(got, want, atol=1e-4)
+    finally:
+        r.release()
+
+
+QUAD_F = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], np.float32)
+QUAD_I = np.array([0, 1, 2, 0, 2, 3], np.uint32)
+
+
+def _trs(node) -> np.ndarray:
+    """T R S of a node's local values, written out from the quaternion."""
+    x, y, z, w = np.asarray(node.local_rotation, float)
+    rot = np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+    m = np.eye(4)
+    m[:3, :3] = rot * np.asarray(node.local_scale, float)
+    m[:3, 3] = node.local_position
+    return m
