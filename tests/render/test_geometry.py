@@ -288,3 +288,18 @@ def _trs(node) -> np.ndarray:
     m[:3, :3] = rot * np.asarray(node.local_scale, float)
     m[:3, 3] = node.local_position
     return m
+
+
+def test_a_click_on_an_instance_picks_its_node(picture, tmp_path):
+    from viewer.collision.ray import pick
+
+    scene = load_scene(instanced_quads(tmp_path / "i.gltf", [[-2, 0, 0], [2, 0, 0]]))
+    p = picture(scene, center=(0.0, 0.0, 0.0), radius=3.0)
+    ids, worlds, lo, hi = p.r.node_boxes()
+    crowd = scene.graph["Crowd"].id
+    for x in (-2.0, 2.0):
+        eye = np.array([x, 0.0, 5.0])
+        index, _ = pick(eye, np.array([0.0, 0.0, -1.0]), worlds, lo, hi)
+        assert index >= 0 and ids[index] == crowd
+    index, _ = pick(np.array([0.0, 0.0, 5.0]), np.array([0.0, 0.0, -1.0]), worlds, lo, hi)
+    assert index < 0  # between the instances: nothing

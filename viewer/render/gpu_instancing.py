@@ -85,6 +85,19 @@ class NodeInstances:
                 written += len(data)
         return written
 
+    def boxes(self, world: np.ndarray, bounds):
+        """(node ids [k], instance worlds [k, 4, 4], lo [k, 3], hi [k, 3]) of every
+        instance's mesh box, each named by its node: a click on an instance picks it."""
+        parts = [(np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 3)), np.zeros((0, 3)))]
+        for item in self.items:
+            if item.node >= len(world):
+                continue
+            lo, hi = bounds(item.mesh)
+            n = len(item.locals)
+            parts.append((np.full(n, item.node, np.int64), world[item.node] @ item.locals,
+                          np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
+        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
+
     def points(self, world: np.ndarray, bounds) -> np.ndarray:
         """The corners of every instance's mesh box in world space, (k, 3), for framing;
         `bounds(kind)` gives a mesh's (lo, hi)."""

@@ -210,7 +210,12 @@ class Renderer:
 
     def node_boxes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box."""
-        return node_boxes(self.instances, self.meshes, self.graph.world_matrices())
+        world = self.graph.world_matrices()
+        boxes = node_boxes(self.instances, self.meshes, world)
+        if not self.gpu_instances.items:
+            return boxes
+        extra = self.gpu_instances.boxes(world, lambda kind: self.meshes[kind].bounds)
+        return tuple(np.concatenate(pair) for pair in zip(boxes, extra, strict=True))
 
     def bound_points(self) -> np.ndarray:
         """What must be seen of the scene, [m, 3]: every node's origin and box corners,
