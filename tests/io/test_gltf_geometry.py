@@ -389,3 +389,22 @@ def test_morphed_copies_count_against_the_data_budget(tmp_path):
     with pytest.raises(SceneError, match="morphed copy of mesh 0"):
         load_scene(path, max_buffer_bytes=200_000)
     assert len(load_scene(path).geometry.morphed) == 3000
+
+
+@pytest.mark.parametrize("how", ["delta", "weight", "instance"])
+def test_morphs_and_instances_count_in_the_world_reach(tmp_path, how):
+    """A morph or an instance that can carry the mesh beyond the world box is refused
+    like a position that far (viewer/io/ranges.py), not drawn as overflowed floats."""
+    from gltf_geometry import instanced_quads
+
+    if how == "instance":  # 5e8 away from a node scaled 1e4: 5e12
+        path = instanced_quads(tmp_path / "i.gltf", [[0, 0, 0], [5e8, 0, 0]])
+        doc = json.loads(path.read_text())
+        doc["nodes"][0]["scale"] = [1e4] * 3
+        path.write_text(json.dumps(doc))
+        load_scene(instanced_quads(tmp_path / "ok.gltf", [[0, 0, 0], [5e8, 0, 0]]))
+    else:
+        delta, weights = ((3e12, 0, 0), [1.0]) if how == "delta" else ((1, 0, 0), [5e12])
+        path = morph_quad(tmp_path / "m.gltf", delta=delta, weights=weights)
+    with pytest.raises(SceneError, match="can reach"):
+        load_scene(path)
