@@ -23,7 +23,6 @@ __all__ = ["MorphMeshes", "morph_kind"]
 
 #: Texels per row of a delta texture.
 TEXTURE_WIDTH = 4096
-_BYTES_PER_VERTEX = 48  # meshes.VERTEX_FORMAT: 12 floats
 
 
 def morph_kind(mesh: str, node: int) -> str:
@@ -113,7 +112,8 @@ class MorphMeshes:
 
     def sync(self, gpu: dict[str, GpuMesh], force: bool = False) -> int:
         """Re-morph the nodes whose weights changed since they were last morphed (all of
-        them with `force`); returns the bytes the pass wrote."""
+        them with `force`); returns the bytes uploaded for it (the weights: the vertices
+        are written by the GPU itself)."""
         written = 0
         for node, buffer in self._target.items():
             weights = self.geometry.weights.get(node)
@@ -144,7 +144,7 @@ class MorphMeshes:
         self._vaos[mesh].transform(target, mode=moderngl.POINTS, vertices=n)
         if bound is not None and hasattr(bound.mglo, "use"):  # not a released one
             bound.use()
-        return n * _BYTES_PER_VERTEX
+        return w.nbytes
 
     def release(self) -> None:
         for vao in self._vaos.values():
