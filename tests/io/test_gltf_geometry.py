@@ -337,9 +337,12 @@ def test_indices_written_as_whole_floats_are_indices(tmp_path):
     doc["nodes"].append({"name": "Parent", "children": [0.0]})
     doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = 0.0
     doc["accessors"][0]["componentType"] = 5126.0
+    doc["scenes"] = [{"name": "Whole", "nodes": [1.0]}]
+    doc["scene"] = 0.0
     path.write_text(json.dumps(doc))
     scene = load_scene(path)
     assert scene.graph.parents()[scene.graph["Shape"].id] == scene.graph["Parent"].id
+    assert scene.title == "Whole"
     with pytest.raises(SceneError, match="got the number 0.5"):
         doc["nodes"][1]["children"] = [0.5]
         path.write_text(json.dumps(doc))

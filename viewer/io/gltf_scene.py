@@ -55,7 +55,7 @@ from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
 from .errors import SceneError, describe
 from .gltf_anim import read_animations
-from .gltf_data import DataUnavailable, GltfFile, brief, is_int
+from .gltf_data import DataUnavailable, GltfFile, brief, is_int, whole
 from .gltf_extensions import check_extensions
 from .gltf_instancing import instance_matrices
 from .gltf_mesh import MeshParts, morph_weights, read_mesh
@@ -344,7 +344,7 @@ class _Reader(GltfFile):
 
     def _title(self) -> str:
         scenes = self.array("scenes")
-        chosen = self.doc.get("scene")
+        chosen = whole(self.doc.get("scene"))
         chosen = chosen if is_int(chosen) else 0
         if 0 <= chosen < len(scenes) and isinstance(scenes[chosen], dict):
             name = scenes[chosen].get("name")
