@@ -55,15 +55,13 @@ _GLB_BIN = 0x004E4942
 
 
 def is_int(value: object) -> bool:
-    """A whole JSON number: an int, or a float with no fraction (JSON does not tell ``1``
-    from ``1.0``, so neither may a reader: the validator accepts both as indices)."""
-    if isinstance(value, float):
-        return value.is_integer()
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def whole(value: object) -> object:
-    """`value` as an int when it is a whole number (see `is_int`), else unchanged."""
+    """`value` as an int when it is a whole number written as a float (``1.0``: JSON does
+    not tell it from ``1``, so neither may a reader), else unchanged; `is_int` after it
+    accepts both."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
