@@ -6,6 +6,10 @@
 // (renormalised when shaded). Deltas are texels of u_deltas, row-major with
 // u_width texels per row: target t's delta of vertex v at t * u_vertices + v, the normal
 // deltas after all the position deltas.
+//
+// The vertex's other attributes (colour, coordinates...) are copied as they are:
+// viewer/render/morph.py declares them from the mesh vertex layout and puts their
+// copies in pass_through(), replacing the two lines marked below.
 uniform sampler2D u_deltas;
 uniform int u_width;
 uniform int u_count;     // targets
@@ -15,13 +19,10 @@ uniform float u_weights[64];
 
 in vec3 in_position;
 in vec3 in_normal;
-in vec4 in_vcolor;
-in vec2 in_uv;
-
 out vec3 out_position;
 out vec3 out_normal;
-out vec4 out_vcolor;
-out vec2 out_uv;
+// @declarations
+void pass_through() {}  // @pass_through
 
 vec3 delta(int i) {
     return texelFetch(u_deltas, ivec2(i % u_width, i / u_width), 0).xyz;
@@ -38,6 +39,5 @@ void main() {
     }
     out_position = p;
     out_normal = n;
-    out_vcolor = in_vcolor;
-    out_uv = in_uv;
+    pass_through();
 }

@@ -303,3 +303,18 @@ def test_a_click_on_an_instance_picks_its_node(picture, tmp_path):
         assert index >= 0 and ids[index] == crowd
     index, _ = pick(np.array([0.0, 0.0, 5.0]), np.array([0.0, 0.0, -1.0]), worlds, lo, hi)
     assert index < 0  # between the instances: nothing
+
+
+def test_the_morph_pass_copies_whatever_the_vertex_layout_holds(gl_ctx, monkeypatch):
+    """The pass writes mesh vertex buffers, so it follows `meshes.VERTEX_FORMAT`: an
+    attribute added to the layout is declared and copied through."""
+    from viewer.content import meshes
+    from viewer.render.morph import morph_program
+
+    monkeypatch.setattr(meshes, "VERTEX_FORMAT", f"{meshes.VERTEX_FORMAT} 2f")
+    monkeypatch.setattr(meshes, "VERTEX_ATTRS", (*meshes.VERTEX_ATTRS, "in_uv1"))
+    prog = morph_program(gl_ctx)
+    try:
+        assert "in_uv1" in prog and "out_uv1" in prog and "u_weights" in prog
+    finally:
+        prog.release()

@@ -17,7 +17,7 @@ from viewer.content import meshes
 from viewer.content.geometry import Geometry
 
 from .gpu_mesh import GpuMesh
-from .shaders import load_program
+from .shaders import load_program, source
 
 __all__ = ["MorphMeshes", "morph_kind"]
 
@@ -28,6 +28,30 @@ TEXTURE_WIDTH = 4096
 def morph_kind(mesh: str, node: int) -> str:
     """The mesh kind of node `node`'s morphed copy of mesh `mesh`."""
     return f"{mesh}@morph{node}"
+
+
+_GLSL_TYPES = {"1f": "float", "2f": "vec2", "3f": "vec3", "4f": "vec4"}
+#: The attributes shaders/morph.vert morphs; the layout's others are copied through.
+_MORPHED = ("in_position", "in_normal")
+
+
+def morph_program(ctx: moderngl.Context) -> moderngl.Program:
+    """shaders/morph.vert, completed for the mesh vertex layout (`meshes.VERTEX_FORMAT`):
+    every attribute but position and normal is declared and copied through, and the
+    outputs are captured in the layout's order, so the result is a mesh vertex buffer."""
+    kinds = meshes.VERTEX_FORMAT.split()
+    if len(kinds) != len(meshes.VERTEX_ATTRS) or tuple(meshes.VERTEX_ATTRS[:2]) != _MORPHED:
+        raise ValueError(f"unexpected vertex layout {meshes.VERTEX_FORMAT!r}")
+    others = [(name, _GLSL_TYPES[kind]) for name, kind in zip(meshes.VERTEX_ATTRS, kinds,
+                                                               strict=True)][2:]  # fmt: skip
+    declarations = "".join(f"in {t} {n};\nout {t} out_{n[3:]};\n" for n, t in others)
+    copies = " ".join(f"out_{n[3:]} = {n};" for n, _t in others)
+    text = source("morph", "vert")
+    text = text.replace("// @declarations\n", declarations)
+    text = text.replace("void pass_through() {}  // @pass_through",
+                        f"void pass_through() {{ {copies} }}")  # fmt: skip
+    varyings = ["out_" + name[3:] for name in meshes.VERTEX_ATTRS]
+    return load_program(ctx, "morph", text=text, varyings=varyings)
 
 
 def reach(base: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -51,7 +75,7 @@ class MorphMeshes:
         self.geometry = geometry
         self.kind_of: dict[int, str] = {}
         self.bytes_last = 0
-        self._program = load_program(ctx, "morph") if geometry.morphed else None
+        self._program = morph_program(ctx) if geometry.morphed else None
         self._textures: dict[str, moderngl.Texture] = {}
         self._vaos: dict[str, moderngl.VertexArray] = {}
         self._done: dict[int, np.ndarray] = {}  # node -> the weights last morphed

@@ -64,8 +64,9 @@ def _default_shader_dir() -> Path:
 
 #: Programs whose vertex stage shares another program's fragment stage (the same shading).
 SHARED_FRAGMENT = {"skinned": "instanced"}
-#: Transform-feedback programs: a vertex stage only, and the outputs it captures.
-FEEDBACK = {"morph": ("out_position", "out_normal", "out_vcolor", "out_uv")}
+#: Transform-feedback programs: a vertex stage only, and the outputs it captures (as the
+#: file stands; viewer/render/morph.py adds the vertex layout's other attributes).
+FEEDBACK = {"morph": ("out_position", "out_normal")}
 
 
 def program_files(name: str) -> tuple[str, ...]:
@@ -94,17 +95,20 @@ def source(name: str, stage: str) -> str:
         raise ShaderError(f"cannot read the shader ({reason})", file=path) from None
 
 
-def load_program(ctx: moderngl.Context, name: str) -> moderngl.Program:
+def load_program(
+    ctx: moderngl.Context, name: str, *, text: str | None = None, varyings=None
+) -> moderngl.Program:
     """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag` (or the fragment file
     it shares, see `SHARED_FRAGMENT`).
 
     Raises `ShaderError` naming the file and line of the first compile error, or both
-    files for a link error.
+    files for a link error. A transform-feedback program may be given its vertex `text`
+    (the file's, completed by its user) and `varyings`.
     """
-    vert = source(name, "vert")
+    vert = source(name, "vert") if text is None else text
     try:
         if name in FEEDBACK:
-            return ctx.program(vertex_shader=vert, varyings=FEEDBACK[name])
+            return ctx.program(vertex_shader=vert, varyings=varyings or FEEDBACK[name])
         frag = source(SHARED_FRAGMENT.get(name, name), "frag")
         return ctx.program(vertex_shader=vert, fragment_shader=frag)
     except moderngl.Error as exc:
