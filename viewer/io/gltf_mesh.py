@@ -19,21 +19,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..content.geometry import MorphTargets
 from ..materials import MeshSurface
 from ._fields import is_number
 from .errors import describe
 from .gltf_compression import decode_draco
 from .gltf_data import GltfFile, whole
 from .gltf_material import base_color_texture, vertex_colors
+from .gltf_primitives import TRIANGLES, by_mode, merge_targets, morph_deltas
 from .gltf_skin import vertex_weights
 
-__all__ = ["DEFAULT_COLOR", "MAX_TARGETS", "morph_weights", "read_mesh"]
+__all__ = ["DEFAULT_COLOR", "read_mesh"]
 
 DEFAULT_COLOR = (0.8, 0.8, 0.8)
 _INDEX_TYPES = (5121, 5123, 5125)
-#: Morph targets per mesh the renderer draws (one texture layer per target).
-MAX_TARGETS = 64
 
 MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 
@@ -50,11 +48,7 @@ class MeshParts(NamedTuple):
     surface: MeshSurface | None
     lines: np.ndarray | None = None
     points: np.ndarray | None = None
-    targets: MorphTargets | None = None
-
-
-#: Primitive modes (glTF 3.7.2.1).
-POINTS, LINES, LINE_LOOP, LINE_STRIP, TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN = range(7)
+    targets: object | None = None  # viewer.content.geometry.MorphTargets
 
 
 def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
@@ -96,7 +90,7 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
                 raise gltf.error(phere, f"an index is {int(idx.max())}, there are {n} vertices")
         else:
             idx = np.arange(n, dtype=np.uint32)
-        tri, seg, pts = _by_mode(gltf, mode, idx, phere)
+        tri, seg, pts = by_mode(gltf, mode, idx, phere)
         if attrs.get("NORMAL") is not None:
             nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",)).astype(np.float32)
             if nrm.shape[0] != n:
@@ -106,7 +100,7 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         else:  # in float64, one primitive at a time; kept as float32 like the rest
             nrm = _vertex_normals(pos.astype(np.float64), tri.astype(np.int64))
             nrm = nrm.astype(np.float32)
-        deltas = _targets(gltf, prim, n, phere)
+        deltas = morph_deltas(gltf, prim, n, phere)
         if n_targets is None:
             n_targets = len(deltas[0])
         elif len(deltas[0]) != n_targets:
@@ -153,90 +147,10 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         ]
         skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
     lines, points = np.concatenate(all_l), np.concatenate(all_pt)
-    targets = _merge_targets(gltf, mesh, all_dp, all_dn, here) if n_targets else None
+    targets = merge_targets(gltf, mesh, all_dp, all_dn, here) if n_targets else None
     return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface,
                      lines if lines.size else None, points if points.size else None,
                      targets)  # fmt: skip
-
-
-def _by_mode(gltf: GltfFile, mode: int, idx: np.ndarray, where: str):
-    """(triangle, line segment, point) vertex indices of a primitive of `mode`."""
-    none = np.zeros(0, np.uint32)
-    k = idx.size
-    if mode == TRIANGLES:
-        if k % 3:
-            raise gltf.error(where, f"triangles need a multiple of 3 indices, got {k}")
-        return idx, none, none
-    if mode == TRIANGLE_STRIP:  # triangle i: v_i, v_{i+1+i%2}, v_{i+2-i%2}
-        i = np.arange(max(k - 2, 0))
-        odd = i % 2
-        tri = np.stack([idx[i], idx[i + 1 + odd], idx[i + 2 - odd]], axis=1)
-        return tri.reshape(-1), none, none
-    if mode == TRIANGLE_FAN:  # triangle i: v_{i+1}, v_{i+2}, v_0
-        i = np.arange(max(k - 2, 0))
-        tri = np.stack([idx[i + 1], idx[i + 2], np.full(i.size, idx[0] if k else 0)], axis=1)
-        return tri.reshape(-1).astype(np.uint32), none, none
-    if mode == LINES:
-        return none, idx[: k // 2 * 2], none
-    if mode == LINE_STRIP:
-        return none, np.stack([idx[:-1], idx[1:]], axis=1).reshape(-1), none
-    if mode == LINE_LOOP:
-        if k < 2:
-            return none, none, none
-        return none, np.stack([idx, np.roll(idx, -1)], axis=1).reshape(-1), none
-    return none, none, idx  # POINTS
-
-
-def _targets(gltf: GltfFile, prim: dict, n: int, where: str):
-    """A primitive's morph target deltas: ([T] of (n, 3) positions, [T] of (n, 3) normals
-    or None), zeros where a target leaves an attribute out."""
-    targets = prim.get("targets")
-    if targets is None:
-        return [], []
-    if not isinstance(targets, list):
-        raise gltf.error(where, f"targets must be an array, got {describe(targets)}")
-    if len(targets) > MAX_TARGETS:
-        raise gltf.error(where, f"{len(targets)} morph targets; up to {MAX_TARGETS} are drawn")
-    positions, normals = [], []
-    for t, target in enumerate(targets):
-        there = f"{where} target {t}"
-        target = gltf.obj(target, there)
-        got = []
-        for name in ("POSITION", "NORMAL"):
-            if target.get(name) is None:
-                got.append(None)
-                continue
-            d = gltf.floats(target[name], f"{there} {name}", ("VEC3",), integers=True)
-            if d.shape[0] != n or not np.all(np.isfinite(d)):
-                raise gltf.error(there, f"{name} must hold {n} finite deltas (one per vertex)")
-            got.append(d.astype(np.float32))
-        positions.append(got[0] if got[0] is not None else np.zeros((n, 3), np.float32))
-        normals.append(got[1])
-    return positions, normals
-
-
-def _merge_targets(gltf: GltfFile, mesh: dict, all_dp: list, all_dn: list, where: str):
-    """The mesh's `MorphTargets`: every primitive's deltas stacked per target."""
-    count = len(all_dp[0])
-    pos = np.stack([np.concatenate([dp[t] for dp in all_dp]) for t in range(count)])
-    nrm = None
-    if any(d is not None for dn in all_dn for d in dn):
-        nrm = np.stack([
-            np.concatenate([dn[t] if dn[t] is not None else np.zeros_like(dp[t])
-                            for dn, dp in zip(all_dn, all_dp, strict=True)])
-            for t in range(count)
-        ])  # fmt: skip
-    defaults = morph_weights(gltf, mesh.get("weights"), count, where) if "weights" in mesh else None
-    return MorphTargets(pos, nrm, np.zeros(count) if defaults is None else defaults)
-
-
-def morph_weights(gltf: GltfFile, value: object, count: int, where: str) -> np.ndarray:
-    """A ``weights`` array of `count` finite numbers (a mesh's or a node's)."""
-    if (not isinstance(value, list) or len(value) != count
-            or not all(is_number(w) and math.isfinite(w) for w in value)):  # fmt: skip
-        raise gltf.error(where, f"weights must be {count} finite numbers (one per morph "
-                         f"target), got {describe(value)}")  # fmt: skip
-    return np.asarray(value, dtype=np.float64)
 
 
 def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:

@@ -58,8 +58,9 @@ from .gltf_anim import read_animations
 from .gltf_data import DataUnavailable, GltfFile, brief, is_int, whole
 from .gltf_extensions import check_extensions
 from .gltf_instancing import instance_matrices
-from .gltf_mesh import MeshParts, morph_weights, read_mesh
+from .gltf_mesh import MeshParts, read_mesh
 from .gltf_nodes import node_order
+from .gltf_primitives import morph_weights
 from .gltf_skin import check_joint_indices, read_skin, skin_index
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
