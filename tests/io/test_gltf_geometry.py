@@ -411,3 +411,31 @@ def test_morphs_and_instances_count_in_the_world_reach(tmp_path, how):
         path = morph_quad(tmp_path / "m.gltf", delta=delta, weights=weights)
     with pytest.raises(SceneError, match="can reach"):
         load_scene(path)
+
+
+def test_a_draco_primitive_is_charged_before_it_is_decoded(tmp_path):
+    """A small stream whose accessors declare 100 million vertices is refused by the data
+    budget before the decoder allocates anything."""
+    pytest.importorskip("DracoPy")
+    doc = Doc()
+    view = doc.view(b"not even draco")
+    acc = doc.add("accessors", {"componentType": 5126, "count": 100_000_000, "type": "VEC3"})
+    doc.add(
+        "meshes",
+        {
+            "primitives": [
+                {
+                    "attributes": {"POSITION": acc},
+                    "extensions": {
+                        "KHR_draco_mesh_compression": {
+                            "bufferView": view,
+                            "attributes": {"POSITION": 0},
+                        }
+                    },
+                }
+            ]
+        },
+    )
+    doc.add("nodes", {"mesh": 0})
+    with pytest.raises(SceneError, match="over the limit"):
+        load_scene(doc.write(tmp_path / "d.gltf"))

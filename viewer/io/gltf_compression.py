@@ -95,6 +95,9 @@ def decode_draco(gltf: GltfFile, prim: dict, ext: object, where: str) -> None:
     ext = gltf.obj(ext, where)
     view_index, view = gltf.item(ext.get("bufferView"), "bufferViews", where)
     data, offset, length, _stride = gltf.view_bytes(view_index, view, f"bufferView {view_index}")
+    reason = gltf.budget.charge_data(_declared_bytes(gltf, prim, where))
+    if reason is not None:  # before decoding: what the accessors say it will hold
+        raise gltf.error(where, reason)
     try:
         mesh = DracoPy.decode(bytes(data[offset : offset + length]))
     except Exception as exc:  # the decoder raises its own types on bad streams
@@ -115,3 +118,17 @@ def decode_draco(gltf: GltfFile, prim: dict, ext: object, where: str) -> None:
     if prim.get("indices") is not None and faces is not None:
         acc = gltf.index_into(prim["indices"], "accessors", f"{where} indices")
         gltf.decoded[acc] = np.asarray(faces).reshape(-1, 1)
+
+
+def _declared_bytes(gltf: GltfFile, prim: dict, where: str) -> int:
+    """What the primitive's accessors declare they hold (count x 16 bytes, the widest
+    element a vertex attribute or index can have): charged before a stream is decoded."""
+    attrs = gltf.obj(prim.get("attributes"), f"{where} attributes")
+    total = 0
+    for index in [*attrs.values(), prim.get("indices")]:
+        if index is None:
+            continue
+        _i, acc = gltf.item(index, "accessors", where)
+        count = whole(acc.get("count"))
+        total += 16 * count if is_int(count) and count > 0 else 0
+    return total

@@ -312,7 +312,7 @@ class GltfFile:
             raise self.error(here, f"count must be an integer in 0..{_MAX_COUNT}, got {count!r}")
         width = _WIDTH[kind]
         dtype = _COMPONENTS[ctype]
-        if index in self.decoded:
+        if index in self.decoded:  # charged to the budget before it was decoded
             return self._decoded(index, count, width, dtype, here)
         nbytes = count * width * dtype.itemsize
         reason = self.budget.charge_data(nbytes)
