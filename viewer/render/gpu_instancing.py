@@ -98,20 +98,6 @@ class NodeInstances:
                           np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
         return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
-    def points(self, world: np.ndarray, bounds) -> np.ndarray:
-        """The corners of every instance's mesh box in world space, (k, 3), for framing;
-        `bounds(kind)` gives a mesh's (lo, hi)."""
-        out = [np.zeros((0, 3))]
-        for item in self.items:
-            if item.node >= len(world):
-                continue
-            lo, hi = bounds(item.mesh)
-            corners = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
-                                for z in (lo[2], hi[2])])  # fmt: skip
-            mats = world[item.node] @ item.locals  # (N, 4, 4)
-            out.append(np.einsum("nij,kj->nki", mats, corners)[..., :3].reshape(-1, 3))
-        return np.vstack(out)
-
     def release(self) -> None:
         for batch in self.batches:
             batch.release()

@@ -214,8 +214,11 @@ class Renderer:
         boxes = node_boxes(self.instances, self.meshes, world)
         if not self.gpu_instances.items:
             return boxes
-        extra = self.gpu_instances.boxes(world, lambda kind: self.meshes[kind].bounds)
+        extra = self.gpu_instances.boxes(world, self._bounds_of)
         return tuple(np.concatenate(pair) for pair in zip(boxes, extra, strict=True))
+
+    def _bounds_of(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.meshes[kind].bounds
 
     def bound_points(self) -> np.ndarray:
         """What must be seen of the scene, [m, 3]: every node's origin and box corners,
@@ -240,7 +243,9 @@ class Renderer:
         points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
-        points.append(self.gpu_instances.points(world, lambda kind: self.meshes[kind].bounds))
+        if self.gpu_instances.items:  # each instance's box, where its node puts it
+            _, worlds, lo, hi = self.gpu_instances.boxes(world, self._bounds_of)
+            points.append(box_corners(worlds, lo, hi).reshape(-1, 3))
         return np.vstack(points)
 
     def bounds(self) -> tuple[np.ndarray, float]:
