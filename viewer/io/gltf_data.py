@@ -321,14 +321,18 @@ class GltfFile:
         if acc.get("bufferView") is None:
             arr = np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
         else:
-            arr = self._from_view(acc, here, count, width, dtype)
+            arr = self.from_view(acc, here, count, width, dtype)
         sparse = acc.get("sparse")
         if sparse is not None:
-            arr = self._sparse(sparse, arr, here, width, dtype)
+            from .gltf_sparse import apply_sparse
+
+            arr = apply_sparse(self, sparse, arr, here, width, dtype)
         arr.flags.writeable = False
         return arr
 
-    def _from_view(self, acc: dict, here: str, count: int, width: int, dtype) -> np.ndarray:
+    def from_view(self, acc: dict, here: str, count: int, width: int, dtype) -> np.ndarray:
+        """`count` elements of `width` components read where ``acc``'s bufferView and
+        byteOffset say, checked to lie inside the view (a read-only view of the buffer)."""
         view_index, view = self.item(acc.get("bufferView"), "bufferViews", here)
         vhere = f"bufferView {view_index}"
         data, v_off, v_len, stride = self.view_bytes(view_index, view, vhere)
@@ -376,38 +380,6 @@ class GltfFile:
         if v_off + v_len > len(data):
             raise self.error(vhere, f"bytes {v_off}..{v_off + v_len} lie outside buffer")
         return data, v_off, v_len, whole(view.get("byteStride"))
-
-    def _sparse(self, sparse: object, base: np.ndarray, here: str, width: int, dtype):
-        """`base` with the elements a ``sparse`` object lists replaced by its values."""
-        where = f"{here} sparse"
-        sparse = self.obj(sparse, where)
-        k = whole(sparse.get("count"))
-        if not is_int(k) or not 1 <= k <= len(base):
-            raise self.error(where, f"count must be in 1..{len(base)}, got {k!r}")
-        idx_obj = self.obj(sparse.get("indices"), f"{where} indices")
-        val_obj = self.obj(sparse.get("values"), f"{where} values")
-        ictype = whole(idx_obj.get("componentType"))
-        if ictype not in (5121, 5123, 5125):
-            raise self.error(f"{where} indices", f"componentType must be 5121, 5123 or 5125, "
-                             f"got {ictype!r}")  # fmt: skip
-        indices = self._sparse_part(idx_obj, k, 1, _COMPONENTS[ictype], f"{where} indices")
-        values = self._sparse_part(val_obj, k, width, dtype, f"{where} values")
-        indices = indices.reshape(-1).astype(np.int64)
-        if indices.size and (indices.max() >= len(base) or np.any(np.diff(indices) <= 0)):
-            raise self.error(where, f"indices must increase strictly and stay below "
-                             f"{len(base)}")  # fmt: skip
-        out = np.array(base)
-        out[indices] = values
-        return out
-
-    def _sparse_part(self, obj: dict, k: int, width: int, dtype, where: str) -> np.ndarray:
-        reason = self.budget.charge_data(k * width * dtype.itemsize)
-        if reason is not None:
-            raise self.error(where, reason)
-        fake = {"bufferView": obj.get("bufferView"), "byteOffset": obj.get("byteOffset")}
-        if fake["bufferView"] is None:
-            raise self.error(where, "a bufferView is required")
-        return self._from_view(fake, where, k, width, dtype)
 
     def _decoded(self, index: int, count: int, width: int, dtype, here: str) -> np.ndarray:
         arr = self.decoded[index]
