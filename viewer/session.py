@@ -189,14 +189,15 @@ class Session:
         t1 = clock.perf_counter()
         phases.append(("update", t0, t1))
         self.last_report = report
-        if self.log:
-            self._print_log(report)
-        recolor = self._test_collision()
         weights = scene.geometry.take_changed()
+        if self.log:
+            self._print_log(report, weights)
+        recolor = self._test_collision()
         return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor, weights)
 
-    def _print_log(self, report: FrameReport) -> None:
-        lines = report.log_lines()
+    def _print_log(self, report: FrameReport, weights=frozenset()) -> None:
+        names = [printable(self.graph.name_of(i)) for i in sorted(weights)]
+        lines = [*report.log_lines(), *(f"~Weights      : {name}~" for name in names)]
         if lines:
             print(f"# frame {self.frame}", *lines, sep="\n", file=self._out or sys.stdout)
 

@@ -318,3 +318,13 @@ def test_the_morph_pass_copies_whatever_the_vertex_layout_holds(gl_ctx, monkeypa
         assert "in_uv1" in prog and "out_uv1" in prog and "u_weights" in prog
     finally:
         prog.release()
+
+
+def test_log_prints_a_weights_line_for_the_frame_it_changed(tmp_path, capsys):
+    from viewer.cli import main
+
+    channel = ("STEP", [0.0, 0.04, 1.0], [[0.0], [1.0], [1.0]])
+    path = morph_quad(tmp_path / "m.gltf", channel=channel)
+    assert main([str(path), "--headless", "--frames", "4", "--log", "--size", "64x64"]) == 0
+    out = capsys.readouterr().out
+    assert out == "# frame 3\n~Weights      : Morph~\n"
