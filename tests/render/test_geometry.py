@@ -5,6 +5,9 @@ Files built in code (tests/gltf_geometry.py); expected places from the glTF spec
 
 from __future__ import annotations
 
+import base64
+import json
+
 import numpy as np
 import pytest
 from gltf_geometry import instanced_quads, mode_mesh, morph_quad
@@ -328,3 +331,25 @@ def test_log_prints_a_weights_line_for_the_frame_it_changed(tmp_path, capsys):
     assert main([str(path), "--headless", "--frames", "4", "--log", "--size", "64x64"]) == 0
     out = capsys.readouterr().out
     assert out == "# frame 3\n~Weights      : Morph~\n"
+
+
+def test_instances_of_a_morphed_mesh_share_the_morph(picture, tmp_path):
+    path = instanced_quads(tmp_path / "i.gltf", [[-2, 0, 0], [2, 0, 0]], scale=0.5)
+    doc = json.loads(path.read_text())
+    delta = doc["accessors"][0].copy()  # a target that moves every vertex by (0, 2, 0)
+    raw = np.tile(np.float32([0, 2, 0]), (4, 1)).tobytes()
+    blob = base64.b64decode(doc["buffers"][0]["uri"].split(",")[1])
+    offset = len(blob) + (-len(blob) % 4)
+    blob = blob + b"\0" * (offset - len(blob)) + raw
+    doc["bufferViews"].append({"buffer": 0, "byteOffset": offset, "byteLength": len(raw)})
+    delta.update(bufferView=len(doc["bufferViews"]) - 1)
+    doc["accessors"].append(delta)
+    prim = doc["meshes"][0]["primitives"][0]
+    prim["targets"] = [{"POSITION": len(doc["accessors"]) - 1}]
+    doc["meshes"][0]["weights"] = [0.5]  # up by 1 before the instances' 0.5 scale: 0.5
+    doc["buffers"][0] = {"byteLength": len(blob), "uri": "data:application/octet-stream;"
+                         "base64," + base64.b64encode(blob).decode()}  # fmt: skip
+    path.write_text(json.dumps(doc))
+    p = picture(load_scene(path), center=(0.0, 0.5, 0.0), radius=3.0)
+    for x in (-2.0, 2.0):  # each instance: its quad raised by 0.5 x 1 = 0.5
+        assert p.is_red(x, 0.5) and not p.is_red(x, -0.15)

@@ -250,12 +250,13 @@ class _Reader(GltfFile):
             if color is None:
                 continue
             targets = parts.targets
-            if targets is not None:
+            if targets is not None:  # morphed, with its own weights, however it is drawn
                 morph_counts[i] = targets.count
                 weights = targets.defaults
                 if node.get("weights") is not None:
                     weights = morph_weights(self, node["weights"], targets.count, f"node {i}")
                 geometry.weights[row] = np.array(weights, dtype=np.float64)
+                self._charge_morph(parts, i, mesh_index)
             if skin is not None and parts.skin is not None:
                 skin = skin_index(self, skin, f"node {i}")
                 if skin not in skins:
@@ -266,19 +267,14 @@ class _Reader(GltfFile):
                 model.skinning.attributes[key] = parts.skin
                 model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
                 if targets is not None:  # morphed in its skinned mesh's own buffer
-                    self._charge_morph(parts, i, mesh_index)
                     geometry.morphed.append(MorphedNode(row, key, skinned=True))
                 continue  # drawn by the skinning pass, not at the node's own transform
             locals_ = instance_matrices(self, node, f"node {i}")
-            if locals_ is not None:
-                geometry.instanced.append(InstancedNode(row, key, color, locals_))
-                if targets is not None:
-                    self._note(model, f"node {i}: the morph targets of an instanced mesh "
-                               "are not applied")  # fmt: skip
-                continue  # drawn once per instance, never at the node itself
             if targets is not None:  # drawn with its own morphed copy of the mesh
-                self._charge_morph(parts, i, mesh_index)
                 geometry.morphed.append(MorphedNode(row, key))
+            if locals_ is not None:  # its instances share its (morphed) mesh
+                geometry.instanced.append(InstancedNode(row, key, color, locals_))
+                continue  # drawn once per instance, never at the node itself
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
         return morph_counts
 

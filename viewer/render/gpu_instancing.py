@@ -23,9 +23,11 @@ __all__ = ["NodeInstances"]
 class NodeInstances:
     """The instance batches of a scene's instanced nodes."""
 
-    def __init__(self, ctx: moderngl.Context, geometry: Geometry, kinds) -> None:
+    def __init__(self, ctx: moderngl.Context, geometry: Geometry, kinds, morphed=None) -> None:
         self.ctx = ctx
         self.items = [item for item in geometry.instanced if item.mesh in kinds]
+        #: Node -> the mesh kind its instances draw: its morphed copy, if it has one.
+        self._kind = {item.node: (morphed or {}).get(item.node, item.mesh) for item in self.items}
         self.batches: list[Batch] = []
         self._built: list = []  # the item of each batch
         self._batch_of: dict[int, list[int]] = {}  # node -> indices into batches
@@ -47,7 +49,7 @@ class NodeInstances:
             self._built.append(item)
             self.batches.append(
                 Batch(
-                    item.mesh,
+                    self._kind[item.node],
                     np.full(n, item.node, np.int64),
                     self.ctx.buffer(mats.tobytes(), dynamic=True),
                     self.ctx.buffer(looks.tobytes()),

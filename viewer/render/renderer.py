@@ -80,7 +80,7 @@ class Renderer:
         self.morphs = MorphMeshes(ctx, geometry, self.meshes)  # adds the morphed copies
         for kind, base in self.morphs.copies().items():
             self.textures.alias(kind, base)
-        self.gpu_instances = NodeInstances(ctx, geometry, self.meshes)
+        self.gpu_instances = NodeInstances(ctx, geometry, self.meshes, self.morphs.kind_of)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
         self.skins = (
@@ -171,7 +171,9 @@ class Renderer:
         """The node's look, with a morphed node's own morphed copy of its mesh."""
         look = self.scene.look(node_id)
         kind = self.morphs.kind_of.get(node_id)
-        return look if kind is None else type(look)(kind, look.size, look.color)
+        if kind is None or look.mesh == "none":  # (an instanced node: drawn by its instances)
+            return look
+        return type(look)(kind, look.size, look.color)
 
     def _batches(self) -> list:
         """Every instance batch drawn by the node pass: one per mesh kind, one per
