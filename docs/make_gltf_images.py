@@ -1,11 +1,16 @@
 """Make the pictures of the glTF section of docs/viewer.md with sgview itself.
 
-    .venv/bin/python docs/make_gltf_images.py         # writes docs/images/skinned-rig.{png,gif}
+    .venv/bin/python docs/make_gltf_images.py   # docs/images/skinned-rig.{png,gif},
+                                                # docs/images/gltf-materials{,-overlay}.png
 
 The model is the test suite's three-bone bending cylinder (tests/gltf_rig.py: skinned,
 with vertex colours and an animation using every interpolation mode), written to a
 temporary .glb and played headless with the overlay on: the moving joints glow red in the
 tree and, drawn over the mesh, in the view; the joints that follow them glow orange.
+
+The materials pictures show tests/gltf_looks.py's `showcase` (an alpha-masked leaf, a
+blended glass pane, a gold metal and a white dielectric sphere, an emissive lamp), through
+the file's camera with `--no-overlay`, and from the orbit camera with the overlay on.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ REPO = DOCS.parent
 
 def make(out: Path) -> list[Path]:
     sys.path[:0] = [str(REPO), str(REPO / "tests")]
+    from gltf_looks import showcase
     from gltf_rig import write_rig
 
     from viewer.cli import main
@@ -33,7 +39,14 @@ def make(out: Path) -> list[Path]:
             raise SystemExit("the picture run failed")
         if main([*common, "--frames", "75", "--size", "640x360", "--record", str(gif)]):
             raise SystemExit("the gif run failed")
-    return [png, gif]
+        model = showcase(Path(tmp) / "showcase.gltf")
+        looks, overlay = out / "gltf-materials.png", out / "gltf-materials-overlay.png"
+        common = [str(model), "--headless", "--frames", "2", "--size", "960x540"]
+        if main([*common, "--camera", "Front", "--no-overlay", "--screenshot", str(looks)]):
+            raise SystemExit("the materials run failed")
+        if main([*common, "--select", "Gold", "--screenshot", str(overlay)]):
+            raise SystemExit("the materials run with the overlay failed")
+    return [png, gif, looks, overlay]
 
 
 if __name__ == "__main__":

@@ -1,16 +1,25 @@
 #version 330 core
-// Blinn-Phong: one directional light, a sky/ground ambient, per-instance colour.
+// Two ways of shading, chosen per draw by u_pbr:
+// 0: the built-in meshes (native scenes): Blinn-Phong, one directional light, a
+//    sky/ground ambient, the per-instance colour, in display values.
+// 1: glTF meshes: the glTF 2.0 metallic-roughness material (the specification's
+//    appendix B BRDF: Lambert diffuse, GGX microfacets with the height-correlated Smith
+//    visibility and Schlick's Fresnel, mixed by metallic), lit by the file's
+//    KHR_lights_punctual lights or a default key light, plus a neutral procedural
+//    environment (a studio sky over a darker floor) so that metals read as metals. Colours
+//    are linear: base colour and emissive textures are sRGB textures (decoded by the GPU),
+//    the result is tone mapped (Khronos PBR Neutral) and encoded to sRGB. KHR_materials_unlit:
+//    the base colour as is. Alpha: OPAQUE, MASK (u_alpha_cutoff) or BLEND (the renderer
+//    draws those last, back to front, without depth writes).
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
-// A highlighted instance (see instanced.vert) shows its glow by u_glow_style:
+// A highlighted instance (see instanced.vert) shows its glow on top, by u_glow_style:
 //   0 fill: it turns into its glow colour, emissive (at full strength the glow colour with
 //     a little shading to keep its shape);
 //   1 rim: it keeps its own colour and the glow lights its silhouette (with the halo pass,
 //     an outline), so a scene where everything moves keeps its colours;
 //   2 heat: the highlight is the node's heat in [0, 1] (how often it was recomputed
-//     lately) and every node is drawn in the heat ramp's colour, lit.
-// u_textured = 1: the colour is multiplied by the base colour texture (glTF), sampled at
-// v_uv, mirrored per axis where u_mirror says so (repeat and clamp are the texture's own).
-uniform vec3 u_light_dir;   // towards the light, normalised, world space
+//     lately) and every node is drawn in the heat ramp's colour, lit (Blinn-Phong).
+uniform vec3 u_light_dir;   // towards the default light, normalised, world space
 uniform vec3 u_eye;         // camera position, world space (perspective)
 uniform vec3 u_view_dir;    // camera forward, world space (orthographic)
 uniform int u_ortho;
@@ -19,17 +28,53 @@ uniform int u_halo;
 uniform int u_glow_style;   // 0 fill, 1 rim, 2 heat
 uniform vec3 u_glow_local;  // red: the node's own value changed
 uniform vec3 u_glow_world;  // orange: only its world matrix was recomputed
-uniform int u_textured;
-uniform sampler2D u_base_tex;
-uniform ivec2 u_mirror;
+
+// The material (u_pbr = 1); see viewer/render/material_uniforms.py.
+uniform int u_pbr;
+uniform vec4 u_base_color;
+uniform float u_metallic;
+uniform float u_roughness;
+uniform vec3 u_emissive;
+uniform int u_alpha_mode;   // 0 OPAQUE, 1 MASK, 2 BLEND
+uniform float u_alpha_cutoff;
+uniform int u_double_sided;
+uniform int u_mat_unlit;
+uniform float u_normal_scale;
+uniform float u_occlusion_strength;
+// Textures, in this order: base colour, metallic-roughness, normal, occlusion, emissive.
+uniform sampler2D u_tex0;
+uniform sampler2D u_tex1;
+uniform sampler2D u_tex2;
+uniform sampler2D u_tex3;
+uniform sampler2D u_tex4;
+uniform int u_tex_on[5];      // 1: the material has this texture
+uniform int u_tex_set[5];     // its coordinate set: 0 TEXCOORD_0, 1 TEXCOORD_1
+uniform vec3 u_tex_row0[5];   // KHR_texture_transform: u' = dot(row0, (u, v, 1))
+uniform vec3 u_tex_row1[5];   //                        v' = dot(row1, (u, v, 1))
+uniform ivec2 u_tex_mirror[5];  // MIRRORED_REPEAT per axis (the GPU repeats or clamps)
+// Lights: KHR_lights_punctual of the file, or one directional default light.
+const int MAX_LIGHTS = 8;
+uniform int u_light_count;
+uniform int u_light_type[MAX_LIGHTS];       // 0 directional, 1 point, 2 spot
+uniform vec3 u_light_pos[MAX_LIGHTS];       // point, spot: world position
+uniform vec3 u_light_to[MAX_LIGHTS];        // the direction the light shines, world space
+uniform vec3 u_light_color[MAX_LIGHTS];     // colour times intensity
+uniform float u_light_range[MAX_LIGHTS];    // 0: infinite
+uniform vec2 u_light_cone[MAX_LIGHTS];      // spot: (scale, offset) of cos(angle)
+uniform float u_env_strength;
 
 in vec3 v_world_pos;
 in vec3 v_normal;
 in vec3 v_color;
 in float v_highlight;
 in vec2 v_uv;
+in vec2 v_uv1;
+in vec4 v_vcolor;
+in float v_mirror;
 
 out vec4 f_color;
+
+const float PI = 3.14159265358979;
 
 // Cold to hot: slate blue, violet, orange, pale yellow.
 vec3 heat_ramp(float h) {
@@ -40,6 +85,160 @@ vec3 heat_ramp(float h) {
     return mix(c, d, 3.0 * h - 2.0);
 }
 
+vec2 tex_uv(int k) {
+    vec3 uv = vec3(u_tex_set[k] == 1 ? v_uv1 : v_uv, 1.0);
+    vec2 t = vec2(dot(u_tex_row0[k], uv), dot(u_tex_row1[k], uv));
+    vec2 m = mod(t, 2.0);
+    if (u_tex_mirror[k].x == 1) t.x = m.x > 1.0 ? 2.0 - m.x : m.x;
+    if (u_tex_mirror[k].y == 1) t.y = m.y > 1.0 ? 2.0 - m.y : m.y;
+    return t;
+}
+
+vec4 tex(int k) {
+    vec2 uv = tex_uv(k);
+    if (k == 0) return texture(u_tex0, uv);
+    if (k == 1) return texture(u_tex1, uv);
+    if (k == 2) return texture(u_tex2, uv);
+    if (k == 3) return texture(u_tex3, uv);
+    return texture(u_tex4, uv);
+}
+
+vec3 to_srgb(vec3 c) {
+    c = clamp(c, 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}
+
+// Khronos PBR Neutral tone mapping: colours up to 0.76 stay as they are, brighter ones
+// roll off towards white.
+vec3 tone_map(vec3 color) {
+    const float start = 0.8 - 0.04;
+    const float desaturation = 0.15;
+    float x = min(color.r, min(color.g, color.b));
+    float offset = x < 0.08 ? x - 6.25 * x * x : 0.04;
+    color -= offset;
+    float peak = max(color.r, max(color.g, color.b));
+    if (peak < start) return color;
+    float d = 1.0 - start;
+    float new_peak = 1.0 - d * d / (peak + d - start);
+    color *= new_peak / peak;
+    float g = 1.0 - 1.0 / (desaturation * (peak - new_peak) + 1.0);
+    return mix(color, vec3(new_peak), g);
+}
+
+// The neutral environment: a bright soft sky with a brighter band at the horizon, a
+// darker floor; `blur` (0 sharp .. 1 the average) softens the horizon for rough surfaces.
+vec3 environment(vec3 d, float blur) {
+    float y = d.y;
+    vec3 sky = mix(vec3(1.00, 0.99, 0.97), vec3(0.58, 0.62, 0.68), smoothstep(0.0, 0.9, y));
+    vec3 ground = mix(vec3(0.36, 0.34, 0.32), vec3(0.16, 0.155, 0.15), smoothstep(0.0, -0.5, y));
+    float w = 0.02 + 0.6 * blur;
+    vec3 sharp = mix(ground, sky, smoothstep(-w, w, y));
+    vec3 average = mix(vec3(0.26, 0.25, 0.24), vec3(0.74, 0.76, 0.79), 0.5 + 0.5 * y);
+    return mix(sharp, average, blur * blur);
+}
+
+// The average radiance over the hemisphere around n (the irradiance over pi).
+vec3 environment_diffuse(vec3 n) {
+    return mix(vec3(0.26, 0.25, 0.24), vec3(0.74, 0.76, 0.79), 0.5 + 0.5 * n.y);
+}
+
+// The specular BRDF integrated over the environment (an analytic fit of the split-sum
+// lookup table): F0 * a + b.
+vec2 env_brdf(float n_dot_v, float roughness) {
+    vec4 c0 = vec4(-1.0, -0.0275, -0.572, 0.022);
+    vec4 c1 = vec4(1.0, 0.0425, 1.04, -0.04);
+    vec4 r = roughness * c0 + c1;
+    float a004 = min(r.x * r.x, exp2(-9.28 * n_dot_v)) * r.x + r.y;
+    return vec2(-1.04, 1.04) * a004 + r.zw;
+}
+
+// Appendix B: f = f_diffuse + f_specular for one light direction l.
+vec3 brdf(vec3 n, vec3 v, vec3 l, vec3 c_diff, vec3 f0, float alpha) {
+    vec3 h = normalize(l + v);
+    float n_l = max(dot(n, l), 0.0), n_v = max(dot(n, v), 1e-4);
+    float n_h = max(dot(n, h), 0.0), v_h = max(dot(v, h), 0.0);
+    vec3 fresnel = f0 + (1.0 - f0) * pow(1.0 - v_h, 5.0);
+    float a2 = alpha * alpha;
+    float denom = n_h * n_h * (a2 - 1.0) + 1.0;
+    float d = a2 / (PI * denom * denom);
+    float vis_denom = n_l * sqrt(n_v * n_v * (1.0 - a2) + a2)
+                    + n_v * sqrt(n_l * n_l * (1.0 - a2) + a2);
+    float vis = vis_denom > 0.0 ? 0.5 / vis_denom : 0.0;
+    return (1.0 - fresnel) * c_diff / PI + fresnel * d * vis;
+}
+
+// Perturb n by the normal texture, in a tangent frame from the screen-space derivatives
+// of the position and of the texture's coordinates (the file's tangents are not read).
+vec3 mapped_normal(vec3 n) {
+    vec3 dp1 = dFdx(v_world_pos), dp2 = dFdy(v_world_pos);
+    vec2 uv = tex_uv(2);
+    vec2 duv1 = dFdx(uv), duv2 = dFdy(uv);
+    vec3 dp2perp = cross(dp2, n), dp1perp = cross(n, dp1);
+    vec3 t = dp2perp * duv1.x + dp1perp * duv2.x;
+    vec3 b = dp2perp * duv1.y + dp1perp * duv2.y;
+    float scale = max(dot(t, t), dot(b, b));
+    if (!(scale > 0.0)) return n;
+    float inv = inversesqrt(scale);
+    vec3 m = tex(2).xyz * 2.0 - 1.0;
+    m.xy *= u_normal_scale;
+    // glTF's v runs down the image while the texture is stored top row first, so +v of the
+    // coordinates is the image's downward direction: the bitangent is -b.
+    return normalize(mat3(t * inv, -b * inv, n) * m);
+}
+
+// The material's colour (display values, alpha) at this fragment.
+vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
+    vec4 base = u_base_color * v_vcolor;
+    if (u_tex_on[0] == 1) base *= tex(0);
+    if (u_unlit == 1 || u_mat_unlit == 1) return vec4(to_srgb(base.rgb), base.a);
+    float metallic = u_metallic, roughness = u_roughness;
+    if (u_tex_on[1] == 1) {
+        vec4 mr = tex(1);
+        roughness *= mr.g;
+        metallic *= mr.b;
+    }
+    roughness = clamp(roughness, 0.03, 1.0);
+    metallic = clamp(metallic, 0.0, 1.0);
+    vec3 n = u_tex_on[2] == 1 ? mapped_normal(n_geom) : n_geom;
+    vec3 v = to_eye;
+    vec3 c_diff = mix(base.rgb, vec3(0.0), metallic);
+    vec3 f0 = mix(vec3(0.04), base.rgb, metallic);
+    float alpha = roughness * roughness;
+    vec3 color = vec3(0.0);
+    for (int i = 0; i < u_light_count && i < MAX_LIGHTS; ++i) {
+        vec3 l = -u_light_to[i];
+        float fall = 1.0;
+        if (u_light_type[i] != 0) {
+            vec3 d = u_light_pos[i] - v_world_pos;
+            float dist2 = max(dot(d, d), 1e-8);
+            l = d * inversesqrt(dist2);
+            fall = 1.0 / dist2;
+            if (u_light_range[i] > 0.0) {
+                float q = dist2 / (u_light_range[i] * u_light_range[i]);
+                fall *= clamp(1.0 - q * q, 0.0, 1.0);
+            }
+            if (u_light_type[i] == 2) {
+                float cd = dot(u_light_to[i], -l);
+                float a = clamp(cd * u_light_cone[i].x + u_light_cone[i].y, 0.0, 1.0);
+                fall *= a * a;
+            }
+        }
+        float n_l = max(dot(n, l), 0.0);
+        if (n_l > 0.0) color += brdf(n, v, l, c_diff, f0, alpha) * u_light_color[i] * fall * n_l;
+    }
+    float n_v = max(dot(n, v), 1e-4);
+    vec3 r = reflect(-v, n);
+    vec2 ab = env_brdf(n_v, roughness);
+    vec3 ambient = c_diff * environment_diffuse(n) + environment(r, roughness) * (f0 * ab.x + ab.y);
+    float occlusion = 1.0;
+    if (u_tex_on[3] == 1) occlusion = 1.0 + u_occlusion_strength * (tex(3).r - 1.0);
+    color += u_env_strength * ambient * occlusion;
+    vec3 emissive = u_emissive;
+    if (u_tex_on[4] == 1) emissive *= tex(4).rgb;
+    color += emissive;
+    return vec4(to_srgb(tone_map(color)), base.a);
+}
+
 void main() {
     float strength = clamp(abs(v_highlight), 0.0, 1.0);
     vec3 glow = v_highlight < 0.0 ? u_glow_local : u_glow_world;
@@ -48,33 +247,47 @@ void main() {
         f_color = vec4(mix(glow, vec3(1.0, 0.93, 0.75), 0.45), strength);
         return;
     }
-    vec3 base = v_color;
-    if (u_textured == 1 && !isnan(v_uv.x)) {
-        vec2 uv = v_uv;
-        vec2 m = mod(uv, 2.0);
-        if (u_mirror.x == 1) uv.x = m.x > 1.0 ? 2.0 - m.x : m.x;
-        if (u_mirror.y == 1) uv.y = m.y > 1.0 ? 2.0 - m.y : m.y;
-        base *= texture(u_base_tex, uv).rgb;
-    }
-    if (u_glow_style == 2) {  // the heat is the colour itself
-        base = heat_ramp(clamp(v_highlight, 0.0, 1.0));
-        strength = 0.0;
-    }
-    if (u_unlit == 1) {
-        f_color = vec4(mix(base, glow, strength), 1.0);
-        return;
-    }
+    vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - v_world_pos);
     float len = length(v_normal);
     vec3 n = len > 0.0 ? v_normal / len : vec3(0.0, 1.0, 0.0);
-    vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - v_world_pos);
+    vec4 color;
+    if (u_pbr == 1) {
+        // glTF: a triangle's front is its counter-clockwise side, mirrored with the
+        // node's transform when that has a negative determinant (v_mirror < 0).
+        bool front = gl_FrontFacing == (v_mirror > 0.0);
+        if (!front && u_double_sided == 0) discard;  // back-face culling, per instance
+        if (!front) n = -n;
+        float a = u_base_color.a * v_vcolor.a * (u_tex_on[0] == 1 ? tex(0).a : 1.0);
+        if (u_alpha_mode == 1 && a < u_alpha_cutoff) discard;
+        if (u_glow_style == 2) {
+            color = vec4(heat_ramp(clamp(v_highlight, 0.0, 1.0)), 1.0);
+            strength = 0.0;
+        } else {
+            color = shade_pbr(n, to_eye);
+            color.a = u_alpha_mode == 2 ? clamp(color.a, 0.0, 1.0) : 1.0;
+            // with the glow at full strength, the glow's colour covers a transparent
+            // surface too
+            color.a = mix(color.a, 1.0, strength);
+        }
+    } else {
+        color = vec4(u_glow_style == 2 ? heat_ramp(clamp(v_highlight, 0.0, 1.0)) : v_color, 1.0);
+        if (u_glow_style == 2) strength = 0.0;
+    }
+    if (u_unlit == 1) {
+        f_color = vec4(mix(color.rgb, glow, strength), color.a);
+        return;
+    }
     // Two-sided: flat disks and rectangles are seen from both faces.
     if (dot(n, to_eye) < 0.0) n = -n;
     float diffuse = max(dot(n, u_light_dir), 0.0);
-    vec3 h = normalize(u_light_dir + to_eye);
-    float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.35;
-    float sky = 0.5 + 0.5 * n.y;
-    vec3 ambient = mix(vec3(0.20, 0.19, 0.18), vec3(0.34, 0.36, 0.40), sky);
-    vec3 lit = base * (ambient + 0.78 * diffuse) + vec3(spec);
+    vec3 lit = color.rgb;
+    if (u_pbr == 0 || u_glow_style == 2) {
+        vec3 h = normalize(u_light_dir + to_eye);
+        float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.35;
+        float sky = 0.5 + 0.5 * n.y;
+        vec3 ambient = mix(vec3(0.20, 0.19, 0.18), vec3(0.34, 0.36, 0.40), sky);
+        lit = color.rgb * (ambient + 0.78 * diffuse) + vec3(spec);
+    }
     if (u_glow_style == 1) {
         // Rim: strongest where the surface turns away from the eye (the silhouette).
         float rim = smoothstep(0.65, 0.15, abs(dot(n, to_eye)));
@@ -83,5 +296,5 @@ void main() {
         // Glow: emissive, so it reads the same on the lit and the shaded side.
         lit = mix(lit, glow * (0.80 + 0.20 * diffuse), strength);
     }
-    f_color = vec4(lit, 1.0);
+    f_color = vec4(lit, color.a);
 }

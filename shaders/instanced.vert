@@ -13,11 +13,13 @@ uniform mat4 u_view_proj;
 uniform int u_halo;
 uniform vec2 u_viewport;    // pixels
 uniform float u_halo_px;
+uniform int u_only;         // >= 0: draw only this instance (blended parts, back to front)
 
 in vec3 in_position;
 in vec3 in_normal;
 in vec4 in_vcolor;
-in vec2 in_uv;      // texture coordinates (textured glTF meshes; NaN: none)
+in vec2 in_uv;      // texture coordinates TEXCOORD_0 and TEXCOORD_1 (glTF meshes)
+in vec2 in_uv1;
 
 in mat4 in_world;
 in vec3 in_color;
@@ -29,8 +31,15 @@ out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
 out vec2 v_uv;
+out vec2 v_uv1;
+out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
+out float v_mirror;  // -1 where the transform mirrors (glTF: the front face flips)
 
 void main() {
+    if (u_only >= 0 && gl_InstanceID != u_only) {
+        gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // outside the clip volume: dropped
+        return;
+    }
     // Model matrix M = world * diag(size): the columns of its upper 3x3.
     vec3 c0 = in_world[0].xyz * in_size.x;
     vec3 c1 = in_world[1].xyz * in_size.y;
@@ -45,6 +54,9 @@ void main() {
     v_color = mix(in_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = in_highlight;
     v_uv = in_uv;
+    v_uv1 = in_uv1;
+    v_vcolor = in_vcolor;
+    v_mirror = det < 0.0 ? -1.0 : 1.0;
     vec4 clip = u_view_proj * vec4(p, 1.0);
     if (u_halo == 1) {
         vec4 center = u_view_proj * vec4(in_world[3].xyz, 1.0);

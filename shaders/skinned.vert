@@ -11,6 +11,7 @@ in vec3 in_position;
 in vec3 in_normal;
 in vec4 in_vcolor;
 in vec2 in_uv;
+in vec2 in_uv1;
 in vec4 in_joints;   // joint indices, as floats
 in vec4 in_weights;  // sum to 1
 
@@ -19,6 +20,9 @@ out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
 out vec2 v_uv;
+out vec2 v_uv1;
+out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
+out float v_mirror;  // -1 where the transform mirrors (glTF: the front face flips)
 
 mat4 joint_matrix(float index) {
     int row = int(index + 0.5);
@@ -39,5 +43,8 @@ void main() {
     v_color = mix(u_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = 0.0;
     v_uv = in_uv;
+    v_uv1 = in_uv1;
+    v_vcolor = in_vcolor;
+    v_mirror = det < 0.0 ? -1.0 : 1.0;
     gl_Position = u_view_proj * vec4(p.xyz, 1.0);
 }

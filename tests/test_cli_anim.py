@@ -74,6 +74,14 @@ def test_animation_by_name_or_index(tmp_path, choice):
         np.testing.assert_allclose(dumped[name], world, rtol=0, atol=1e-6, err_msg=name)
 
 
+@pytest.mark.parametrize("frames", [15, 45])
+def test_a_picked_clip_poses_frame_n_at_n_over_60_like_the_default(tmp_path, frames):
+    # Wave steps at 0.25 s (and loops at 0.5 s): frames 15 and 45 show the key only at N/60
+    dumped = _run(tmp_path, frames, "--animation", "Wave")
+    for name, world in spec_worlds(WAVE_CHANNELS, (frames / 60) % 0.5).items():
+        np.testing.assert_allclose(dumped[name], world, rtol=0, atol=1e-6, err_msg=name)
+
+
 def test_animation_none_and_still_keep_the_rest_pose(tmp_path):
     for extra in (["--animation", "none"], ["--still"]):
         dumped = _run(tmp_path, 10, *extra)

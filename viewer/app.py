@@ -28,6 +28,7 @@ from viewer.controls import KEY_HELP, MOUSE_HELP
 from viewer.io.ranges import camera_gap_reason
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
+from viewer.render.file_view import view_of
 from viewer.render.renderer import Renderer
 from viewer.run_options import RunOptions
 from viewer.session import Frame, Session
@@ -66,6 +67,9 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.renderer = Renderer(self.ctx, scene)
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay = None
+        if not options.overlay:  # the content and nothing else
+            self.renderer.show_grid = self.renderer.show_links = False
+            self.renderer.show_axes = self.renderer.show_joints = False
         if options.overlay:
             from viewer.overlay.overlay import Overlay
 
@@ -78,6 +82,9 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.renderer.frame_camera(self.camera)
         self._apply_camera_spec()
         self.camera.set_home()
+        #: The glTF camera looked through (index into the scene's cameras), or None.
+        self.view: int | None = options.view
+        self._follow_view(enter=True)
         self.capture = Capture(
             self.ctx, self.buffer_size, screenshot=options.screenshot, record=options.record,
             dump_world=options.dump_world, out=options.out,
@@ -133,7 +140,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """Live reload swapped the scene: new GPU state, same camera and view toggles."""
         old = self.renderer
         self.renderer = Renderer(self.ctx, self.session.scene)
-        self.renderer.show_grid, self.renderer.show_links = old.show_grid, old.show_links
+        for view in ("show_grid", "show_links", "show_axes", "show_joints", "show_quiet"):
+            setattr(self.renderer, view, getattr(old, view))
         old.release()
         if self.overlay is not None:
             self.overlay.reset(self.renderer)
@@ -152,6 +160,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         t0 = clock.perf_counter()
         self._show_title()
         self._fit_view_to_panels()
+        self._follow_view()
         self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
                            selected=self.session.selected)  # fmt: skip
         t1 = clock.perf_counter()
@@ -178,6 +187,29 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """Centre the 3D picture between the overlay's panels (and frame it there)."""
         if self.overlay is not None:
             self.camera.shift_x, self.camera.frame_aspect = self.overlay.view_fit()
+
+    def _follow_view(self, enter: bool = False) -> None:
+        """Look through the chosen glTF camera (`enter`: start to), wherever its node is
+        now; once the user orbits, pans, zooms or frames, the orbit camera has taken
+        over and the choice is dropped."""
+        cameras = self.session.scene.cameras
+        if self.view is not None and (self.view >= len(cameras)
+                                      or (self.camera.through is None and not enter)):  # fmt: skip
+            self.view = None  # left by a camera move, or a reload took the camera away
+        if self.view is not None:
+            world = self.session.graph.world_matrices()
+            self.camera.look_through(view_of(cameras, self.view, world))
+
+    def cycle_view(self) -> None:
+        """The C key: the next camera of the file, after the last the orbit camera."""
+        count = len(self.session.scene.cameras)
+        if self.view is None or self.camera.through is None:
+            self.view = 0 if count else None
+        else:
+            self.view = self.view + 1 if self.view + 1 < count else None
+        if self.view is None:
+            self.camera.leave_view()
+        self._follow_view(enter=True)
 
     # -- window actions ----------------------------------------------------------------
     def select_at(self, x: float, y: float) -> int | None:

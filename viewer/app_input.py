@@ -24,7 +24,7 @@ def _key_names(keys) -> dict:
         keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
-        keys.P: "P", keys.ESCAPE: "Esc",
+        keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc",
     }  # fmt: skip
 
 
@@ -71,6 +71,8 @@ class InputHandlers:
             session.toggle_motion()
         elif name == "O":
             self.camera.toggle_projection()
+        elif name == "C":
+            self.cycle_view()
         elif name == "G":
             self.renderer.show_grid = not self.renderer.show_grid
         elif name == "B":

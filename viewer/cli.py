@@ -147,11 +147,12 @@ def options_from(args, scene):
     script = _script(args, frames)
     if args.animation is not None:
         pick_animation(scene, args.animation)
+    view = pick_camera(scene, args.camera) if args.camera is not None else None
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
         samples=args.samples, overlay=args.overlay, select=args.select, glow=args.glow,
-        load_limits=load_limits(args), script=script, trace=args.trace,
+        load_limits=load_limits(args), script=script, trace=args.trace, view=view,
     )  # fmt: skip
 
 
@@ -179,17 +180,34 @@ def pick_animation(scene, choice: str) -> None:
         if player is not None:
             player.pick(None)
         return
+    # picked before the run, at scene clock 0: frame N poses t = N/60, as the default clip
     if choice in names:
-        player.pick(choice)
+        player.pick(choice, clock=0.0)
         return
     if choice.strip().isdigit() and int(choice) < len(names):
-        player.pick(int(choice))
+        player.pick(int(choice), clock=0.0)
         return
     listing = ", ".join(f"{i}: {quoted(n, 40)}" for i, n in enumerate(names[:8]))
     more = ", ..." if len(names) > 8 else ""
     known = f"its animations are {listing}{more}" if names else "it has no animations"
     raise UsageError(
         f"--animation {quoted(choice, 60)}: no such animation in {quoted(scene.title)} ({known})"
+    )
+
+
+def pick_camera(scene, choice: str) -> int:
+    """`--camera INDEX|NAME`: the index into the scene's glTF cameras (`UsageError` if
+    none matches)."""
+    names = [cam.name for cam in scene.cameras]
+    if choice in names:
+        return names.index(choice)
+    if choice.strip().isdigit() and int(choice) < len(names):
+        return int(choice)
+    listing = ", ".join(f"{i}: {quoted(n, 40)}" for i, n in enumerate(names[:8]))
+    more = ", ..." if len(names) > 8 else ""
+    known = f"its cameras are {listing}{more}" if names else "it has no cameras"
+    raise UsageError(
+        f"--camera {quoted(choice, 60)}: no such camera in {quoted(scene.title)} ({known})"
     )
 
 

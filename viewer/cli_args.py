@@ -120,13 +120,19 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "metavar": "NAME|INDEX|none",
         "help": "the glTF animation to play (default: the file's first); none: no animation",
     }),
+    ("--camera", {
+        "metavar": "INDEX|NAME",
+        "help": "look through a camera of the glTF file (its index or name; the C key "
+        "cycles through them and back to the orbit camera)",
+    }),
     ("--select", {
         "metavar": "NAME",
         "help": "select node NAME at the start (outlined; the panel shows its values)",
     }),
     ("--no-overlay", {
         "dest": "overlay", "action": "store_false",
-        "help": "no debug overlay: no glow, names or panels (also headless)",
+        "help": "the model and nothing else: no glow, names, panels, grid, axes, lines or "
+        "joint markers (also headless)",
     }),
     ("--glow", {
         "choices": ("fill", "rim", "heat"), "default": "fill",

@@ -34,6 +34,7 @@ KEY_HELP = (
     ("F", "frame the whole scene"),
     ("Home", "reset the camera"),
     ("O", "switch between perspective and orthographic projection"),
+    ("C", "look through the glTF file's cameras in turn, then the orbit camera again"),
     ("P", "save a screenshot sgview-NNNN.png in the working folder and print its path"),
     ("Esc", "quit"),
 )

@@ -39,3 +39,4 @@ class RunOptions:
     on_frame: list[Callable] = field(default_factory=list)  # Session.frame_callbacks
     keep_image: bool = False  # keep the last picture drawn in `app.last_image`
     layout: bool = True  # Session(layout=...): False makes pending changes frame 1's
+    view: int | None = None  # --camera: look through Scene.cameras[view] (None: orbit)

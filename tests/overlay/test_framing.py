@@ -43,10 +43,11 @@ def layout(s: float, camera: CameraSpec | None = None) -> Scene:
 
 
 def extent_points(scene: Scene) -> np.ndarray:
-    """Every node's origin, and the 8 corners of every drawn node's box, in world space."""
+    """The 8 corners of every drawn node's box, in world space (pivots draw nothing and
+    are not framed)."""
     world = scene.graph.world_matrices()
     unit = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
-    pts = [world[:, :3, 3]]
+    pts = []
     for node_id, look in scene.looks.items():
         if look.mesh != "none":
             m = world[node_id]
@@ -126,3 +127,60 @@ def test_a_camera_too_close_in_the_file_steps_back_along_its_direction(drive, s,
     assert left <= p[:, 0].min() and p[:, 0].max() <= SIZE[0] - right
     assert p[:, 1].min() >= 0 and p[:, 1].max() <= SIZE[1]
     assert (np.abs(p[:, 2]) < 1.0).all()
+
+
+def _model_with_camera_and_lamp(path):
+    """A 1 x 1 x 1 box at the origin, a camera node 100 units away, a lamp (an empty node)
+    50 units the other way and an empty group far up: as a Blender export carries them."""
+    import json
+
+    from gltf_rig import FLOAT, USHORT, _Blob
+
+    from viewer.content import meshes
+
+    box = meshes.cube()
+    blob = _Blob()
+    attrs = {"POSITION": blob.add(box.positions, FLOAT, "VEC3"),
+             "NORMAL": blob.add(box.normals, FLOAT, "VEC3")}  # fmt: skip
+    idx = blob.add(box.indices.astype(np.uint16), USHORT, "SCALAR")
+    doc = {
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": [0, 1, 2, 3]}],
+        "nodes": [
+            {"name": "Box", "mesh": 0},
+            {"name": "Camera", "camera": 0, "translation": [100.0, 3.0, 0.0]},
+            {"name": "Lamp", "translation": [-50.0, 20.0, 4.0]},
+            {"name": "Empty", "translation": [0.0, 80.0, 0.0]},
+        ],
+        "cameras": [{"type": "perspective", "perspective": {"yfov": 0.8, "znear": 0.1}}],
+        "meshes": [{"primitives": [{"attributes": attrs, "indices": idx}]}],
+        "accessors": blob.accessors,
+        "bufferViews": blob.views,
+        "buffers": [{"byteLength": len(blob.data), "uri": "box.bin"}],
+    }
+    (path.parent / "box.bin").write_bytes(bytes(blob.data))
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_framing_counts_the_meshes_not_cameras_lamps_or_empty_nodes(drive, tmp_path):
+    from viewer.io import load_scene
+
+    scene = load_scene(_model_with_camera_and_lamp(tmp_path / "m.gltf"))
+    d = drive(scene, still=True)
+    d.frame()
+    center, radius = d.app.renderer.bounds()
+    np.testing.assert_allclose(center, 0.0, atol=1e-6)
+    assert radius == pytest.approx(np.sqrt(3.0) / 2.0)  # the box's own sphere
+    first = (d.app.camera.target.copy(), d.app.camera.distance)
+    box = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    p = d.app.camera.project(box, SIZE)
+    left, right = panel_widths(SIZE[0])
+    spread = max(np.ptp(p[:, 0]) / (SIZE[0] - left - right), np.ptp(p[:, 1]) / SIZE[1])
+    assert spread >= FILLS, f"the box is a speck: {spread:.0%} of the room"
+    d.app.camera.orbit(50, 10)
+    d.app.camera.zoom(-10)
+    d.press("F")
+    d.frame()
+    np.testing.assert_allclose(d.app.camera.target, first[0], atol=1e-9)
+    assert d.app.camera.distance == pytest.approx(first[1])

@@ -216,8 +216,8 @@ def test_the_morph_pass_matches_the_spec_formula(gl_ctx, data):
                                    min_size=t, max_size=t))  # fmt: skip
             geometry.set_weights(7, w)
             morphs.sync(gpu)
-            # a vertex: position 3, normal 3, colour 4, uv 2 floats (meshes.VERTEX_FORMAT)
-            got = np.frombuffer(gpu[morphs.kind_of[7]].vbo.read(), np.float32).reshape(n, 12)
+            # a vertex: position 3, normal 3, then the rest (meshes.VERTEX_FORMAT)
+            got = np.frombuffer(gpu[morphs.kind_of[7]].vbo.read(), np.float32).reshape(n, -1)
             want_p = pos + np.tensordot(np.float32(w), dp, axes=1)
             want_n = nrm + (0 if dn is None else np.tensordot(np.float32(w), dn, axes=1))
             np.testing.assert_allclose(got[:, :3], want_p, atol=1e-4)
@@ -315,10 +315,10 @@ def test_the_morph_pass_copies_whatever_the_vertex_layout_holds(gl_ctx, monkeypa
     from viewer.render.morph import morph_program
 
     monkeypatch.setattr(meshes, "VERTEX_FORMAT", f"{meshes.VERTEX_FORMAT} 2f")
-    monkeypatch.setattr(meshes, "VERTEX_ATTRS", (*meshes.VERTEX_ATTRS, "in_uv1"))
+    monkeypatch.setattr(meshes, "VERTEX_ATTRS", (*meshes.VERTEX_ATTRS, "in_extra"))
     prog = morph_program(gl_ctx)
     try:
-        assert "in_uv1" in prog and "out_uv1" in prog and "u_weights" in prog
+        assert "in_extra" in prog and "out_extra" in prog and "u_weights" in prog
     finally:
         prog.release()
 

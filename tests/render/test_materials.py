@@ -122,16 +122,24 @@ def test_nearest_and_linear_filters_differ_between_texels(gl_ctx, target, tmp_pa
     assert _near(nearest, RED) and linear[1] > 60  # linear blends in some green
 
 
+def srgb(linear: float) -> int:
+    """The sRGB encoding of a linear value (IEC 61966-2-1), as an 8-bit value."""
+    c = linear * 12.92 if linear <= 0.0031308 else 1.055 * linear ** (1 / 2.4) - 0.055
+    return round(255 * c)
+
+
 def test_vertex_colours_times_the_factor(gl_ctx, target, tmp_path):
     colors = [[1, 0, 0], [0, 0, 1], [0, 0, 1], [1, 0, 0]]  # red on the left, blue right
     path = quad_gltf(tmp_path / "q.gltf", colors=colors, factor=(1, 1, 0.5, 1), texture=False)
     scene = load_scene(path)
-    assert next(iter(scene.surfaces.values())).texture is None
+    part = next(iter(scene.surfaces.values())).parts[0]
+    assert part.material.base_color_texture is None
     at = _picture(gl_ctx, target, scene)
-    assert _near(at(0.02, 1.0), (255, 0, 0), 8)
-    assert _near(at(1.98, 1.0), (0, 0, 128), 8)
-    middle = at(1.0, 1.0)
-    assert _near(middle, (128, 0, 64), 8), middle
+    # linear colours, blended linearly, written sRGB-encoded
+    for x in (0.02, 1.0, 1.98):  # red fades to blue times 0.5 from x = 0 to 2
+        f = x / 2.0
+        got = at(x, 1.0)
+        assert _near(got, (srgb(1.0 - f), 0, srgb(0.5 * f)), 4), (x, got)
 
 
 def test_the_glow_reads_on_top_of_a_texture(gl_ctx, target, tmp_path):

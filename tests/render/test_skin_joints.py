@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_rig.py
 
@@ -114,3 +115,25 @@ def test_joint_colours_follow_the_sign_and_strength_of_the_glow():
     np.testing.assert_allclose(colors[2], NEUTRAL, atol=1e-6)
     np.testing.assert_allclose(colors[3, :3], (np.add(GLOW_LOCAL, NEUTRAL[:3])) / 2, atol=1e-6)
     assert (joint_colors(np.array([-1.0, 0.7]), heat=True) == joint_colors(np.zeros(2))).all()
+
+
+def test_markers_follow_the_posed_model_not_the_joints_scale():
+    """An armature scaled by 100 over a mesh whose inverse binds undo it (as exporters
+    write models in centimetres) is a model of the mesh's own size: the markers are a
+    fixed share of that size, not 100 times larger."""
+    from viewer.animation.skin import Skin, SkinnedMesh, Skinning
+    from viewer.render.joints import MARKER_FRACTION, skin_spans
+
+    pos = np.array([[0.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]], np.float32)
+    worlds = np.stack([np.eye(4)] * 3)
+    for k, scale in ((1, 100.0), (2, 100.0)):
+        worlds[k, :3, :3] *= scale
+    skin = Skin(np.array([1, 2]), np.linalg.inv(worlds[[1, 2]]))  # joint matrices = I
+    skinning = Skinning(
+        skins=[skin], meshes=[SkinnedMesh(0, "m", 0, (1.0, 1.0, 1.0))],
+        attributes={"m": (np.zeros((3, 4), np.uint16),
+                          np.tile([1.0, 0.0, 0.0, 0.0], (3, 1)).astype(np.float32))},
+    )  # fmt: skip
+    span = skin_spans(skinning, {"m": (pos, None, None)}, worlds)[0]
+    assert span == pytest.approx(np.linalg.norm([1.0, 2.0, 0.0]))  # the mesh's own box
+    assert MARKER_FRACTION * span < 0.05  # a few hundredths of a 2-unit model

@@ -45,7 +45,14 @@ def _mask(gl_ctx, target, scene) -> np.ndarray:
     return (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
 
 
+def _two_sided(doc: dict) -> None:
+    """The cylinder is open: seen from both sides like the reference, which has no
+    material (glTF culls the back faces of a material that is not double-sided)."""
+    doc["materials"][0]["doubleSided"] = True
+
+
 def _rig(tmp_path, t: float | None, **options) -> Scene:
+    options.setdefault("change", _two_sided)
     scene = load_scene(write_rig(tmp_path, color=MAGENTA, **options))
     scene.graph.update()
     if t is not None:
@@ -142,3 +149,36 @@ def test_the_skinned_program_compiles(gl_ctx):
     prog = load_skinned_program(gl_ctx)
     assert "u_joints" in prog and "in_weights" in prog
     prog.release()
+
+
+def test_a_blended_skinned_mesh_is_mixed_with_what_lies_behind(gl_ctx, target, tmp_path):
+    def opaque(doc):  # unlit: the base colour as is
+        _two_sided(doc)
+        doc["materials"][0]["extensions"] = {"KHR_materials_unlit": {}}
+        doc["extensionsUsed"] = ["KHR_materials_unlit"]
+
+    def blend(doc):
+        opaque(doc)
+        doc["materials"][0]["alphaMode"] = "BLEND"
+        doc["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = [1.0, 0.0, 1.0, 0.5]
+
+    def picture(change):
+        scene = _rig(tmp_path, None, change=change)
+        scene.animation.pick(None)
+        r = Renderer(gl_ctx, scene)
+        r.show_grid = r.show_axes = r.show_links = False
+        r.draw(target.fbo, _camera(), SIZE)
+        img = target.read().astype(int)
+        r.release()
+        return img
+
+    opaque, blended = picture(opaque), picture(blend)
+    # the rest pose: the cylinder stands upright through the picture's centre
+    cx, cy = SIZE[0] // 2, SIZE[1] // 2
+    magenta = opaque[cy, cx]
+    background = opaque[5, cx]  # above the cylinder's top: the backdrop
+    mixed = blended[cy, cx]
+    assert magenta[0] > 200 and magenta[1] < 60 and magenta[2] > 200, magenta
+    # front and back walls of the open cylinder, each at alpha 0.5: 3/4 magenta, 1/4 backdrop
+    expected = 0.75 * np.array([255, 0, 255]) + 0.25 * background
+    assert np.all(np.abs(mixed - expected) <= 12), (mixed, expected)

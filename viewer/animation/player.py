@@ -68,8 +68,12 @@ class AnimationPlayer:
         return math.fmod(self.time, clip.duration) if self.time >= 0.0 else 0.0
 
     # -- what a panel does --------------------------------------------------------------
-    def pick(self, choice: int | str | None) -> None:
-        """Select a clip by index or name (None: animation off) and start it from 0."""
+    def pick(self, choice: int | str | None, clock: float | None = None) -> None:
+        """Select a clip by index or name (None: animation off) and start it from 0.
+
+        `clock`: the scene clock at which the clip starts (clip time 0), as before a run
+        (`--animation`: 0, so frame N poses t = N/60 like the default clip); None: at the
+        next frame, wherever the scene clock is then."""
         if choice is None:
             self.index, self.playing = None, False
             return
@@ -80,7 +84,8 @@ class AnimationPlayer:
         if not 0 <= choice < len(self.clips):
             raise IndexError(f"animation index {choice} out of range 0..{len(self.clips) - 1}")
         self.index, self.time, self.playing = choice, 0.0, True
-        self._anchor, self._moved = None, True
+        self._anchor = None if clock is None else (float(clock), 0.0)
+        self._moved = True
 
     def play(self) -> None:
         if self.index is not None and not self.playing:

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Vertex layout shared by all meshes: position 3f, normal 3f, vertex colour 4f, texture
-#: coordinates 2f (NaN where a vertex has none; only textured glTF meshes use them).
-VERTEX_FORMAT = "3f 3f 4f 2f"
-VERTEX_ATTRS = ("in_position", "in_normal", "in_vcolor", "in_uv")
+#: Vertex layout shared by all meshes: position 3f, normal 3f, vertex colour 4f, two sets
+#: of texture coordinates 2f 2f (zeros where a vertex has none; glTF meshes use them).
+VERTEX_FORMAT = "3f 3f 4f 2f 2f"
+VERTEX_ATTRS = ("in_position", "in_normal", "in_vcolor", "in_uv", "in_uv1")
 
 
 @dataclass
@@ -25,9 +25,10 @@ class MeshData:
     """Triangles on the CPU.
 
     positions, normals : ndarray, [n, 3] float32
-    vcolors : ndarray, [n, 4] float32 (alpha = how much rgb replaces the instance colour)
+    vcolors : ndarray, [n, 4] float32 (built-in meshes: alpha = how much rgb replaces the
+        instance colour; glTF meshes: COLOR_0, which their material multiplies)
     indices : ndarray, [m] uint32, three per triangle
-    uvs : ndarray, [n, 2] float32 texture coordinates, or None (zeros)
+    uvs, uvs1 : ndarray, [n, 2] float32 texture coordinates (sets 0 and 1), or None (zeros)
     lines, points : ndarray, [k] uint32 line-segment (two per line) and point indices of
         glTF meshes that have them, or None
     """
@@ -37,6 +38,7 @@ class MeshData:
     vcolors: np.ndarray
     indices: np.ndarray
     uvs: np.ndarray | None = None
+    uvs1: np.ndarray | None = None
     lines: np.ndarray | None = None
     points: np.ndarray | None = None
 
@@ -46,9 +48,10 @@ class MeshData:
         return self.positions.min(axis=0), self.positions.max(axis=0)
 
     def interleaved(self) -> np.ndarray:
-        """Vertex data in `VERTEX_FORMAT` order, [n, 12] float32."""
-        uvs = np.zeros((len(self.positions), 2)) if self.uvs is None else self.uvs
-        return np.hstack([self.positions, self.normals, self.vcolors, uvs]).astype(np.float32)
+        """Vertex data in `VERTEX_FORMAT` order, [n, 14] float32."""
+        zeros = np.zeros((len(self.positions), 2))
+        uvs = [zeros if uv is None else uv for uv in (self.uvs, self.uvs1)]
+        return np.hstack([self.positions, self.normals, self.vcolors, *uvs]).astype(np.float32)
 
 
 def _mesh(pos, nrm, idx, vcol=None) -> MeshData:
@@ -227,6 +230,7 @@ def from_arrays(
         return _mesh(pos, nrm, idx)
     mesh = _mesh(pos, nrm, idx, surface.vcolors)
     mesh.uvs = None if surface.uvs is None else np.asarray(surface.uvs, np.float32)
+    mesh.uvs1 = None if surface.uvs1 is None else np.asarray(surface.uvs1, np.float32)
     return mesh
 
 

@@ -46,6 +46,38 @@ class CameraSpec:
     height: float = 10.0  # visible height for the orthographic projection
 
 
+@dataclass(frozen=True)
+class FileCamera:
+    """A camera of a glTF file, on node `node` (an id of the graph): it looks down the
+    node's -Z axis, +Y up. Perspective: vertical field of view `yfov` (radians), `znear`,
+    `zfar` (None: infinite); the aspect ratio is the window's. Orthographic: half the
+    visible height `ymag` (the width follows the window), `znear`, `zfar`."""
+
+    node: int
+    name: str
+    projection: str = "perspective"  # or "orthographic"
+    yfov: float = 0.8
+    znear: float = 0.01
+    zfar: float | None = None
+    ymag: float = 1.0
+
+
+@dataclass(frozen=True)
+class FileLight:
+    """A KHR_lights_punctual light on node `node` (an id of the graph): "directional"
+    (shines down the node's -Z axis, `intensity` in lux), "point" or "spot" (at the
+    node's origin, candela; a spot shines down -Z within `outer_cone` radians, at full
+    strength within `inner_cone`). `range` None: no cut-off."""
+
+    node: int
+    kind: str
+    color: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    intensity: float = 1.0
+    range: float | None = None
+    inner_cone: float = 0.0
+    outer_cone: float = 0.7853981633974483
+
+
 @dataclass
 class Event:
     """A scripted change at the start of `frame` (1-based): a touch or a set of values."""
@@ -115,6 +147,9 @@ class Scene:
     surfaces: dict[str, MeshSurface] = field(default_factory=dict)
     #: glTF lines, points, morph targets and instancing (`viewer.content.geometry`).
     geometry: Geometry = field(default_factory=Geometry)
+    #: The glTF files' cameras and KHR_lights_punctual lights, in import order.
+    cameras: list[FileCamera] = field(default_factory=list)
+    lights: list[FileLight] = field(default_factory=list)
 
     def look(self, node_id: int) -> Look:
         """The look of a node; nodes without one are drawn as pivots (mesh "none")."""

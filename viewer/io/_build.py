@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..animation.player import AnimationPlayer
@@ -133,6 +135,8 @@ def add_model(
     scene.mesh_data.update(model.mesh_data)
     if model.surfaces:
         scene.surfaces.update(model.surfaces)
+    scene.cameras += [replace(c, node=int(ids[c.node])) for c in model.cameras]
+    scene.lights += [replace(light, node=int(ids[light.node])) for light in model.lights]
     if model.clips or model.notes:
         _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
     if model.skinning.meshes:

@@ -133,7 +133,18 @@ def _geometry(scene: Scene, kind: str):
         return mesh_builders.builtin(kind)
     if kind in scene.mesh_data:
         pos, nrm, idx = scene.mesh_data[kind]
-        return mesh_builders.from_arrays(pos, nrm, idx, scene.surfaces.get(kind))
+        surface = scene.surfaces.get(kind)
+        data = mesh_builders.from_arrays(pos, nrm, idx, surface)
+        if surface is not None:  # painted: COLOR_0 times each primitive's base colour
+            rgba = surface.vcolors.astype(np.float64)
+            for part in surface.parts:
+                used = np.unique(data.indices[part.first : part.first + part.count])
+                rgba[used, :3] *= part.material.base_color[:3]
+            rgba[:, 3] = 1.0
+            if len(rgba) and (rgba == rgba[0]).all():  # one colour: the node's own
+                rgba[:] = 0.0
+            data.vcolors = rgba.astype(np.float32)
+        return data
     return None  # "none", or a key without data: a pivot
 
 

@@ -19,13 +19,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..materials import MeshSurface
+from ..materials import MeshPart, MeshSurface
 from ._fields import is_number
 from .errors import describe
 from .gltf_compression import decode_draco
 from .gltf_data import GltfFile, whole
-from .gltf_material import base_color_texture, vertex_colors
-from .gltf_primitives import TRIANGLES, by_mode, merge_targets, morph_deltas
+from .gltf_material import read_material, vertex_data
+from .gltf_primitives import LINES, POINTS, TRIANGLES, by_mode, merge_targets, morph_deltas
 from .gltf_skin import vertex_weights
 
 __all__ = ["DEFAULT_COLOR", "read_mesh"]
@@ -39,8 +39,9 @@ MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
 class MeshParts(NamedTuple):
     """A merged mesh: its arrays (None: nothing to draw), the base colour of its first
     primitive's material (None: nothing to draw), the skinning attributes (joints,
-    weights) or None, its `MeshSurface` or None when one colour per node says it all, its
-    line and point indices (None: none) and its morph targets (None: none)."""
+    weights) or None, its `MeshSurface` (materials, colours, coordinates, one part per
+    primitive; None: nothing to draw), its line and point indices (None: none) and its
+    morph targets (None: none)."""
 
     arrays: MeshArrays | None
     color: tuple | None
@@ -52,17 +53,17 @@ class MeshParts(NamedTuple):
 
 
 def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
-    """Mesh `index` merged (see `MeshParts`); `textures` caches decoded textures by index."""
+    """Mesh `index` merged (see `MeshParts`); `textures` caches the file's decoded
+    materials and textures."""
     textures = {} if textures is None else textures
     here = f"mesh {index}"
     mesh = gltf.obj(gltf.array("meshes")[index], here)
     prims = mesh.get("primitives")
     if not isinstance(prims, list):
         raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
-    all_p, all_n, all_i, all_w, all_c, all_uv = [], [], [], [], [], []
+    all_p, all_n, all_i, all_w, all_c, all_uv, all_uv1 = [], [], [], [], [], [], []
     all_l, all_pt, all_dp, all_dn = [], [], [], []
-    texture = None
-    flat_colors: list[bool] = []
+    found: list[tuple] = []  # per primitive: (mode, index count, material, centre)
     color = None
     offset = 0
     n_targets = None
@@ -106,19 +107,22 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         elif len(deltas[0]) != n_targets:
             raise gltf.error(phere, f"{len(deltas[0])} morph targets, the mesh's first "
                              f"primitive has {n_targets}")  # fmt: skip
-        factor = material_color(gltf, prim.get("material"), phere)
+        material = read_material(gltf, prim.get("material"), phere, textures)
         if color is None:
-            color = factor
-        factor = factor or DEFAULT_COLOR
-        vcol = vertex_colors(gltf, attrs, n, factor, phere)
-        all_c.append(vcol if vcol is not None else np.tile([*factor, 1.0], (n, 1)))
-        textured = base_color_texture(gltf, prim.get("material"), attrs, n, phere, textures)
-        if textured is not None and (texture is None or textured[1] is texture):
-            texture = textured[1]
-            all_uv.append(textured[0])
-        else:  # another texture than the mesh's first: drawn untextured
-            all_uv.append(np.full((n, 2), np.nan, np.float32))
-        plain = vcol is None and textured is None
+            color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
+        vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
+        for slot, ref in material.textures().items():
+            if (uv0, uv1)[ref.texcoord] is None:
+                raise gltf.error(phere, f"its material's {slot} texture needs "
+                                 f"TEXCOORD_{ref.texcoord}, which it lacks")  # fmt: skip
+        all_c.append(vcol if vcol is not None else np.ones((n, 4), np.float32))
+        all_uv.append(uv0 if uv0 is not None else np.zeros((n, 2), np.float32))
+        all_uv1.append(uv1)
+        center = tuple(float(c) for c in (pos.min(axis=0) + pos.max(axis=0)) / 2.0) if n else (
+            0.0, 0.0, 0.0)  # fmt: skip
+        for part_mode, ids in ((TRIANGLES, tri), (LINES, seg), (POINTS, pts)):
+            if ids.size:  # counted in the mode's own indices (after strips, loops, fans)
+                found.append((part_mode, int(ids.size), material, center))
         if offset + n > 2**32:
             raise gltf.error(here, "too many vertices")
         all_p.append(pos)
@@ -130,14 +134,17 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         all_dn.append(deltas[1])
         all_w.append(vertex_weights(gltf, attrs, n, phere))
         offset += n
-        flat_colors.append(plain)
     if not all_p:
         return MeshParts(None, None, None, None)
     arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
-    surface = None
-    if not all(flat_colors) or len({tuple(c[0]) for c in all_c}) > 1:
-        uvs = None if texture is None else np.concatenate(all_uv)
-        surface = MeshSurface(np.concatenate(all_c).astype(np.float32), uvs, texture)
+    uvs1 = None
+    if any(uv is not None for uv in all_uv1):
+        uvs1 = np.concatenate([
+            uv if uv is not None else np.zeros((len(p), 2), np.float32)
+            for uv, p in zip(all_uv1, all_p, strict=True)
+        ])  # fmt: skip
+    surface = MeshSurface(np.concatenate(all_c), np.concatenate(all_uv), uvs1,
+                          _parts(found))  # fmt: skip
     skinned = None
     if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
         rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
@@ -151,6 +158,21 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
     return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface,
                      lines if lines.size else None, points if points.size else None,
                      targets)  # fmt: skip
+
+
+def _parts(found: list[tuple]) -> tuple[MeshPart, ...]:
+    """The primitives' parts, each at its place in the mesh's one index buffer: all
+    triangles first, then all line segments, then all points (`GpuMesh`)."""
+    start = {}
+    total = 0
+    for part_mode in (TRIANGLES, LINES, POINTS):
+        start[part_mode] = total
+        total += sum(count for m, count, *_ in found if m == part_mode)
+    parts = []
+    for part_mode, count, material, center in found:
+        parts.append(MeshPart(start[part_mode], count, material, center, part_mode))
+        start[part_mode] += count
+    return tuple(parts)
 
 
 def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:

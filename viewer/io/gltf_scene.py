@@ -27,9 +27,11 @@ What is imported:
 - The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
 - Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
   joints (its own transform ignored, as glTF says), not as an instance at the node.
-- Vertex colours and base colour textures (gltf_material.py), as `MeshSurface`s.
-- Cameras are ignored. A mesh whose buffer has no data (no ``uri``, no binary chunk) is
-  left out with a note.
+- Materials (metallic-roughness with all five textures, emissive strength, unlit,
+  texture transforms, alpha modes), vertex colours and both coordinate sets
+  (gltf_material.py), as `MeshSurface`s. A mesh whose buffer has no data (no ``uri``, no
+  binary chunk) is left out with a note.
+- Cameras and KHR_lights_punctual lights (gltf_views.py), on their nodes.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -49,8 +51,9 @@ import numpy as np
 
 from ..animation.clip import Clip
 from ..animation.skin import SkinnedMesh, Skinning
+from ..content import meshes
 from ..content.geometry import Geometry, InstancedNode, MorphedNode
-from ..content.scene import Look
+from ..content.scene import FileCamera, FileLight, Look
 from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
 from .errors import SceneError, describe
@@ -62,9 +65,13 @@ from .gltf_mesh import MeshParts, read_mesh
 from .gltf_nodes import node_order
 from .gltf_primitives import morph_weights
 from .gltf_skin import check_joint_indices, read_skin, skin_index
+from .gltf_views import read_views
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
+
+#: Bytes per vertex of a mesh copy on the GPU (`meshes.VERTEX_FORMAT`, all floats).
+_VERTEX_BYTES = 4 * sum(int(kind[0]) for kind in meshes.VERTEX_FORMAT.split())
 
 
 @dataclass
@@ -95,6 +102,9 @@ class GltfModel:
     skinning: Skinning = field(default_factory=Skinning)
     #: Lines, points, morph targets and instancing, on rows of this model.
     geometry: Geometry = field(default_factory=Geometry)
+    #: Cameras and KHR_lights_punctual lights, on rows of this model (gltf_views.py).
+    cameras: list[FileCamera] = field(default_factory=list)
+    lights: list[FileLight] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -217,17 +227,23 @@ class _Reader(GltfFile):
             t, r, s = self._matrix(matrix, i, name)
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
-        morph_counts = self._meshes(model, mesh_rows, names)
+        morph_counts, material_notes = self._meshes(model, mesh_rows, names)
+        model.cameras, model.lights = read_views(self, nodes, order, names)
         model.clips, notes = read_animations(self, model.rows, morph_counts)
         model.notes.extend(notes)
+        for note in material_notes:
+            self._note(model, note)
         return model
 
-    def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> dict[int, int]:
+    def _meshes(
+        self, model: GltfModel, mesh_rows: list, names: list[str]
+    ) -> tuple[dict[int, int], list[str]]:
         """Looks, skins, morphs and instances of the mesh nodes; returns the morph target
-        count of each glTF node whose mesh has targets (for the weights channels)."""
+        count of each glTF node whose mesh has targets (for the weights channels) and the
+        materials' notes (at most one)."""
         resolved = str(self.path.resolve())
         parts_of: dict[int, object] = {}
-        textures: dict[int, object] = {}  # decoded once per file, however often used
+        textures: dict = {}  # materials and textures decoded once per file
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
         geometry = model.geometry
         morph_counts: dict[int, int] = {}
@@ -276,12 +292,12 @@ class _Reader(GltfFile):
                 geometry.instanced.append(InstancedNode(row, key, color, locals_))
                 continue  # drawn once per instance, never at the node itself
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
-        return morph_counts
+        return morph_counts, sorted(textures.get("notes", ()))[:1]  # one note is enough
 
     def _charge_morph(self, parts, i: int, mesh_index: int) -> None:
         """A morphed node's copy of its mesh costs what the mesh's vertices cost: counted
         like vertex data, so many nodes sharing one morphed mesh cannot exhaust memory."""
-        reason = self.budget.charge_data(48 * len(parts.arrays[0]))
+        reason = self.budget.charge_data(_VERTEX_BYTES * len(parts.arrays[0]))
         if reason is not None:
             raise self.error(f"node {i}", f"its morphed copy of mesh {mesh_index}: {reason}")
 

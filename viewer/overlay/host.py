@@ -56,6 +56,7 @@ class OverlayCanvas(Protocol):
 
     show_grid: bool
     show_links: bool
+    show_quiet: bool  # names and lines of nodes whose subtree draws nothing
     glow_style: str  # "fill", "rim" or "heat" (the overlay sets it)
 
     def set_highlight(self, ids: np.ndarray, values: np.ndarray) -> int:
@@ -65,6 +66,9 @@ class OverlayCanvas(Protocol):
 
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""
+
+    def speaks(self, ids: np.ndarray) -> np.ndarray:
+        """Which of `ids` are named (not the nodes whose subtree draws nothing)."""
 
 
 class OverlayCamera(Protocol):

@@ -237,6 +237,8 @@ class Overlay:
     def _draw_names(self) -> None:
         graph = self.host.graph
         ids = np.asarray(graph.alive_ids(), dtype=np.int64)
+        selected = self.host.selected
+        ids = ids[self.canvas.speaks(ids) | (ids == (-1 if selected is None else selected))]
         if ids.size == 0:
             return
         size = tuple(self.wnd.buffer_size)

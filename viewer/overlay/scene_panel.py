@@ -147,6 +147,9 @@ class ScenePanel:
         _, renderer.show_links = imgui.checkbox("lines (B)", renderer.show_links)
         imgui.same_line()
         _, ov.show_names = imgui.checkbox("names (N)", ov.show_names)
+        _, renderer.show_quiet = imgui.checkbox(
+            "names and lines of nodes that draw nothing", renderer.show_quiet
+        )
         if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
             ov.glow_in_view = not ov.glow_in_view
             ov.push()

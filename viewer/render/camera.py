@@ -75,11 +75,39 @@ class Camera:
     #: sphere across it too when it is narrower than it is tall.
     frame_aspect: float = 1.0
     _home: tuple | None = field(default=None, repr=False)
+    #: Looking through a camera of the file (a `file_view.FileView`), or None: orbiting.
+    #: The view, projection, eye and pixel sizes are then that camera's; an orbit, pan,
+    #: zoom or F leaves it, orbiting on from where it looked.
+    through: object | None = None
+    _orbit_projection: str = field(default=PERSPECTIVE, repr=False)
 
     # -- placement ---------------------------------------------------------------------
+    def look_through(self, view) -> None:
+        """Look through a file camera (`file_view.FileView`); None: back to orbiting, from
+        where the file camera stood."""
+        if view is None:
+            self.leave_view()
+            return
+        if self.through is None:
+            self._orbit_projection = self.projection
+        self.through = view
+        self.projection = view.camera.projection
+
+    def leave_view(self) -> None:
+        """Orbit on from the file camera's place and direction (nothing if orbiting)."""
+        view = self.through
+        if view is None:
+            return
+        self.through = None
+        self.projection = self._orbit_projection
+        eye = view.eye
+        self.look_from(eye, eye + view.forward * max(self.distance, 1e-9))
+
     @property
     def eye(self) -> np.ndarray:
         """Camera position in world space, [3]."""
+        if self.through is not None:
+            return self.through.eye
         y, p = math.radians(self.yaw), math.radians(self.pitch)
         offset = np.array([math.cos(p) * math.sin(y), math.sin(p), math.cos(p) * math.cos(y)])
         return np.asarray(self.target, dtype=np.float64) + self.distance * offset
@@ -87,6 +115,8 @@ class Camera:
     @property
     def forward(self) -> np.ndarray:
         """Unit viewing direction in world space, [3]."""
+        if self.through is not None:
+            return self.through.forward
         d = np.asarray(self.target, dtype=np.float64) - self.eye
         return d / np.linalg.norm(d)
 
@@ -109,6 +139,7 @@ class Camera:
     def frame(self, center, radius: float) -> None:
         """Aim at a sphere (`center`, `radius`) so that it fills the framing region (the
         image's height, `frame_aspect` times that wide) with a margin, at any scale."""
+        self.leave_view()
         radius = max(float(radius), 1e-12)
         self.target = np.asarray(center, dtype=np.float64).copy()
         half = math.radians(self.fov) / 2.0
@@ -138,16 +169,19 @@ class Camera:
         self._home = (self.target.copy(), self.distance, self.yaw, self.pitch, self.projection)
 
     def reset(self) -> None:
+        self.leave_view()
         if self._home is not None:
             target, self.distance, self.yaw, self.pitch, self.projection = self._home
             self.target = target.copy()
 
     # -- interaction (pixel deltas as the window reports them) ---------------------------
     def orbit(self, dx: float, dy: float) -> None:
+        self.leave_view()
         self.yaw -= 0.35 * dx
         self.pitch = max(-89.0, min(89.0, self.pitch + 0.35 * dy))
 
     def pan(self, dx: float, dy: float, viewport_height: int) -> None:
+        self.leave_view()
         view = self.view_matrix()
         right, up = view[0, :3], view[1, :3]
         per_pixel = self.ortho_height / max(viewport_height, 1)
@@ -155,13 +189,17 @@ class Camera:
 
     def zoom(self, steps: float) -> None:
         """Positive steps move closer (one wheel notch = 10 %)."""
+        self.leave_view()
         self.distance = max(1e-6 * self.extent, self.distance * 0.9 ** float(steps))
 
     def toggle_projection(self) -> None:
+        self.leave_view()
         self.projection = ORTHOGRAPHIC if self.projection == PERSPECTIVE else PERSPECTIVE
 
     # -- matrices ------------------------------------------------------------------------
     def view_matrix(self) -> np.ndarray:
+        if self.through is not None:
+            return self.through.view_matrix()
         return look_at(self.eye, self.target)
 
     def clip_range(self) -> tuple[float, float]:
@@ -171,6 +209,10 @@ class Camera:
 
     def projection_matrix(self, aspect: float) -> np.ndarray:
         """The projection for an image `aspect` = width / height wide, `shift_x` included."""
+        if self.through is not None:
+            near, far = self.through.clip_range()
+            half = self.through.half_height()
+            return frustum(self.projection, half, aspect, near, far, self.shift_x)
         near, far = self.clip_range()
         if self.projection == ORTHOGRAPHIC:
             half_height = self.ortho_height / 2.0
@@ -189,6 +231,8 @@ class Camera:
     def pixel_size(self, points, size: tuple[int, int]) -> np.ndarray:
         """World length one pixel covers at each of the world `points` [n, 3] -> [n]."""
         pts = np.atleast_2d(np.asarray(points, dtype=np.float64))
+        if self.through is not None:
+            return self.through.pixel_size((pts - self.eye) @ self.forward, size[1])
         if self.projection == ORTHOGRAPHIC:
             return np.full(len(pts), self.ortho_height / max(size[1], 1))
         depth = np.maximum((pts - self.eye) @ self.forward, 1e-6)

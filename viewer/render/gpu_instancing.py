@@ -87,6 +87,15 @@ class NodeInstances:
                 written += len(data)
         return written
 
+    def placed(self, world: np.ndarray) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
+        """(batch, instance matrices [n, 4, 4], sizes [n, 3] of ones) of each batch, in
+        row order (for sorting blended parts)."""
+        out = []
+        for batch, item in zip(self.batches, self._built, strict=True):
+            n = len(item.locals)
+            out.append((batch, world[item.node] @ item.locals, np.ones((n, 3))))
+        return out
+
     def boxes(self, world: np.ndarray, bounds):
         """(node ids [k], instance worlds [k, 4, 4], lo [k, 3], hi [k, 3]) of every
         instance's mesh box, each named by its node: a click on an instance picks it."""

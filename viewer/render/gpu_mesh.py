@@ -22,15 +22,14 @@ class GpuMesh:
     def __init__(self, ctx, data: MeshData):
         self.data = data
         self.vbo = ctx.buffer(data.interleaved().tobytes())
-        parts = [data.indices, data.lines, data.points]
-        parts = [np.zeros(0, np.uint32) if p is None else np.asarray(p, np.uint32) for p in parts]
+        parts = _index_parts(data)
         self.index_count = int(parts[0].size)
         self.ranges = [
             (mode, int(sum(p.size for p in parts[:k])), int(parts[k].size))
             for k, mode in enumerate((moderngl.TRIANGLES, moderngl.LINES, moderngl.POINTS))
             if parts[k].size
         ]
-        joined = np.concatenate(parts)
+        joined = np.concatenate(parts)  # = joined_indices(data)
         self.ibo = ctx.buffer(joined.tobytes() if joined.size else b"\0" * 4)
         lo, hi = data.bounds
         self.bounds = (lo.astype(np.float64), hi.astype(np.float64))
@@ -46,3 +45,14 @@ class GpuMesh:
     def release(self) -> None:
         self.vbo.release()
         self.ibo.release()
+
+
+def _index_parts(data: MeshData) -> list[np.ndarray]:
+    parts = [data.indices, data.lines, data.points]
+    return [np.zeros(0, np.uint32) if p is None else np.asarray(p, np.uint32) for p in parts]
+
+
+def joined_indices(data: MeshData) -> np.ndarray:
+    """The mesh's one index list, uint32: its triangles, then its line segments, then its
+    points (where a `viewer.materials.MeshPart` counts its `first`)."""
+    return np.concatenate(_index_parts(data))

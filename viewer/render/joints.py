@@ -4,8 +4,10 @@ A skin's joints are nodes without meshes, and the mesh they deform covers them a
 lines between them, so their glow (red: own change, orange: followed one) would show only
 in the panel. After the skinned meshes this draws each joint's line to its parent joint and
 a small disk per joint, without depth test (X-ray), in the joint's glow colour, or neutral
-while it does not glow. The disks are sized to the skin (a fraction of its mesh's span),
-with a floor in pixels so that a far-away skeleton stays visible.
+while it does not glow. The disks are sized to the model (a small fraction of the span of
+its posed skinned meshes in the world, whatever scale the joints carry), with a floor in
+pixels so that a far-away skeleton stays visible. The renderer draws them only with the
+overlay: they are a debugging aid, not part of the model.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ __all__ = ["JointMarkers", "joint_colors"]
 NEUTRAL = (0.86, 0.88, 0.93, 0.8)
 #: The dark rim around each disk, so that it reads on light and dark surfaces alike.
 RIM = (0.08, 0.08, 0.1, 0.9)
-#: Disk radius as a fraction of the skin's mesh span (the diagonal of its bind-pose box).
-MARKER_FRACTION = 0.025
+#: Disk radius as a fraction of the skin's span in the world (the diagonal of the box
+#: around its posed meshes).
+MARKER_FRACTION = 0.01
 #: The disk radius never drops below this many pixels.
 MARKER_MIN_PX = 4.0
 #: Width in pixels of the rim, and of the lines of joints that do not glow.
@@ -52,18 +55,23 @@ def joint_colors(highlight: np.ndarray, heat: bool = False) -> np.ndarray:
     return np.hstack([rgb, alpha]).astype(np.float32)
 
 
-def _skin_spans(skinning: Skinning, mesh_data: dict) -> np.ndarray:
-    """Per skin, the diagonal of the bind-pose box of the meshes it deforms (or of its
-    joints' bind positions when it deforms none): the size the markers follow."""
+def skin_spans(skinning: Skinning, mesh_data: dict, worlds: np.ndarray) -> np.ndarray:
+    """Per skin, the diagonal of the world box around the meshes it deforms, posed by
+    the world matrices `worlds` (or around its joints when it deforms none): the size
+    the markers follow. The joints' own scale plays no part: an armature scaled by 100
+    over a mesh in centimetres makes a model of the usual size, and so markers too."""
     spans = np.zeros(len(skinning.skins))
     for k, skin in enumerate(skinning.skins):
-        binds = np.linalg.inv(skin.inverse_binds)[:, :3, 3]
-        points = [binds] + [
-            np.asarray(mesh_data[m.mesh][0], dtype=np.float64).reshape(-1, 3)
-            for m in skinning.meshes
-            if m.skin == k and m.mesh in mesh_data
-        ]
-        pts = np.vstack(points)
+        mats = skin.matrices(worlds)  # (J, 4, 4): world(joint) @ inverseBind
+        points = []
+        for m in skinning.meshes:
+            if m.skin != k or m.mesh not in mesh_data:
+                continue
+            pos = np.asarray(mesh_data[m.mesh][0], dtype=np.float64).reshape(-1, 3)
+            joints, weights = skinning.attributes[m.mesh]
+            blend = np.einsum("nk,nkij->nij", weights.astype(np.float64), mats[joints])
+            points.append(np.einsum("nij,nj->ni", blend[:, :3, :3], pos) + blend[:, :3, 3])
+        pts = np.vstack(points) if points else worlds[skin.joints, :3, 3]
         spans[k] = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
     return spans
 
@@ -74,12 +82,12 @@ class JointMarkers:
 
     def __init__(
         self, ctx: moderngl.Context, program: moderngl.Program, skinning: Skinning,
-        mesh_data: dict,
+        mesh_data: dict, worlds: np.ndarray,
     ) -> None:  # fmt: skip
         self.ctx = ctx
         self.joints = np.unique(np.concatenate([s.joints for s in skinning.skins] or [[]]))
         self.joints = self.joints.astype(np.int64)
-        spans = _skin_spans(skinning, mesh_data)
+        spans = skin_spans(skinning, mesh_data, worlds)
         self._skins = [(np.asarray(s.joints, dtype=np.int64), span)
                        for s, span in zip(skinning.skins, spans)]  # fmt: skip
         self._lines = ColoredVertices(ctx, program, 6 * max(len(self.joints), 1))
@@ -87,13 +95,11 @@ class JointMarkers:
 
     def radii(self, worlds: np.ndarray, camera: Camera, size: tuple[int, int]) -> np.ndarray:
         """Disk radius per joint of `self.joints` (world units): the largest of its skins'
-        `MARKER_FRACTION` of the span, times the joint's world scale, and
-        `MARKER_MIN_PX` pixels."""
+        `MARKER_FRACTION` of the span, and `MARKER_MIN_PX` pixels."""
         radius = np.zeros(len(self.joints))
         for joints, span in self._skins:
             at = np.searchsorted(self.joints, joints)
-            scale = np.linalg.norm(worlds[joints, :3, :3], axis=1).max(axis=1)
-            radius[at] = np.maximum(radius[at], MARKER_FRACTION * span * scale)
+            radius[at] = np.maximum(radius[at], MARKER_FRACTION * span)
         pixel = camera.pixel_size(worlds[self.joints, :3, 3], size)
         return np.maximum(radius, MARKER_MIN_PX * pixel)
 

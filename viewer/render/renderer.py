@@ -19,15 +19,17 @@ from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
+from .lights import light_uniforms
 from .morph import MorphMeshes
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
 from .pose_bounds import clip_corners
+from .quiet import QuietNodes
 from .ribbons import GlowRibbons
 from .shaders import load_program
 from .skins import SkinRenderer
-from .textures import MeshTextures
+from .surface_pass import SurfacePass
 from .vertices import ColoredVertices
 
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
@@ -58,6 +60,11 @@ class Renderer:
         self.show_grid = True
         self.show_links = True
         self.show_axes = True
+        #: The joints of skins over their meshes (the app turns them off without overlay).
+        self.show_joints = True
+        #: Names and lines of the nodes whose subtree draws nothing (`quiet.py`); off by
+        #: default, so that a file's cameras and lamps do not stick out of the model.
+        self.show_quiet = False
         #: Draw plain colours without lighting (pixel tests, the bench baseline).
         self.unlit = False
         #: How glow shows (`GLOW_STYLES`): "fill" tints the node, "rim" lights its
@@ -76,17 +83,16 @@ class Renderer:
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
             data.lines, data.points = geometry.lines.get(key), geometry.points.get(key)
             self.meshes[key] = GpuMesh(ctx, data)
-        self.textures = MeshTextures(ctx, surfaces)
+        self.surface_pass = SurfacePass(ctx, dict(surfaces))  # (plus the morphed copies)
         self.morphs = MorphMeshes(ctx, geometry, self.meshes)  # adds the morphed copies
-        for kind, base in self.morphs.copies().items():
-            self.textures.alias(kind, base)
+        for kind, base in self.morphs.copies().items():  # drawn with their mesh's materials
+            if base in surfaces:
+                self.surface_pass.surfaces[kind] = surfaces[base]
         self.gpu_instances = NodeInstances(ctx, geometry, self.meshes, self.morphs.kind_of)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
         self.skins = (
-            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, self.textures)
-            if skinning
-            else None
+            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, geometry) if skinning else None
         )
         if self.skins is not None:  # morphed skinned meshes: morphed, then skinned
             self.morphs.retarget(self.skins.vertex_buffers())
@@ -96,9 +102,12 @@ class Renderer:
         self._glowing = 0  # instances with a non-zero highlight (skip the halo pass if 0)
         self._glow_links = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
         self.ribbons = GlowRibbons(ctx, self.programs["lines"])
-        #: The joints of skins, drawn over their meshes (with the lines, `show_links`).
+        #: The joints of skins, drawn over their meshes (with the lines, `show_links`, and
+        #: `show_joints`).
         self.joints = (
-            JointMarkers(ctx, self.programs["lines"], skinning, scene.mesh_data)
+            JointMarkers(
+                ctx, self.programs["lines"], skinning, scene.mesh_data, self.graph.world_matrices()
+            )
             if skinning
             else None
         )
@@ -113,6 +122,7 @@ class Renderer:
         self.morphs.sync(self.meshes, force=True)
         inst = self.instances
         self._glowing = int(np.count_nonzero(inst.highlight[inst.kind_of >= 0]))
+        self._find_quiet()
         self._make_vaos()
         self._make_grid()
         if self.skins is not None:
@@ -180,6 +190,21 @@ class Renderer:
         GPU-instanced node."""
         return [*self.instances.batches, *self.gpu_instances.batches]
 
+    def _find_quiet(self) -> None:
+        """`quiet`: the nodes whose subtree draws nothing, and the lines' order (a
+        GPU-instanced node draws its instances)."""
+        drawn = [np.flatnonzero(self.instances.kind_of >= 0)]
+        drawn.append(np.array([item.node for item in self.gpu_instances.items], np.int64))
+        if self.scene.skinning is not None:
+            drawn.append(np.array([m.node for m in self.scene.skinning.meshes], np.int64))
+        if self.joints is not None:
+            drawn.append(self.joints.joints)
+        self.quiet = QuietNodes(self.graph, np.concatenate(drawn))
+
+    def speaks(self, ids) -> np.ndarray:
+        """Which of nodes `ids` get a name and a line (`quiet.py`; all with `show_quiet`)."""
+        return self.quiet.speaks(ids, self.show_quiet)
+
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
         for batch in self._batches():
@@ -197,10 +222,13 @@ class Renderer:
             )
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
+            self._links.release()
+        pairs = self.quiet.pairs
+        self._links = self.ctx.buffer(pairs.tobytes() if len(pairs) else b"\0" * 8)
         self._links_vao = self.ctx.vertex_array(
             self.programs["links"],
             [(self.instances.origins, "3f", "in_position")],
-            index_buffer=self.instances.links,
+            index_buffer=self._links,
             index_element_size=4,
         )
 
@@ -223,9 +251,12 @@ class Renderer:
         return self.meshes[kind].bounds
 
     def bound_points(self) -> np.ndarray:
-        """What must be seen of the scene, [m, 3]: every node's origin and box corners,
-        and the corners of the box around them at a few poses of the current animation
-        clip (`pose_bounds`), so that a model framed at load stays in view as it plays."""
+        """What must be seen of the scene, [m, 3]: the corners of every drawn node's box
+        and the skinned meshes' posed vertices (never the origins of cameras, lights or
+        empty nodes, which draw nothing; only a scene that draws nothing at all is framed
+        on its nodes' origins), and the corners of the box around them at a few poses of
+        the current animation clip (`pose_bounds`), so that a model framed at load stays
+        in view as it plays."""
         return np.vstack([self._points_at(self.graph.world_matrices()), self._clip_box()])
 
     def _clip_box(self) -> np.ndarray:
@@ -240,15 +271,17 @@ class Renderer:
 
     def _points_at(self, world: np.ndarray) -> np.ndarray:
         """`bound_points` for the world matrices `world` [N, 4, 4]."""
-        alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
         _, worlds, lo, hi = node_boxes(self.instances, self.meshes, world)
-        points = [world[alive, :3, 3], box_corners(worlds, lo, hi).reshape(-1, 3)]
+        points = [box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
         if self.gpu_instances.items:  # each instance's box, where its node puts it
             _, worlds, lo, hi = self.gpu_instances.boxes(world, self._bounds_of)
             points.append(box_corners(worlds, lo, hi).reshape(-1, 3))
-        return np.vstack(points)
+        points = np.vstack(points)
+        if len(points) == 0:  # nothing drawn: the nodes are all there is to see
+            points = world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3]
+        return points
 
     def bounds(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own scale
@@ -299,6 +332,10 @@ class Renderer:
         prog = self.programs["instanced"]
         node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=self.unlit,
                       glow_style=GLOW_STYLES.index(self.glow_style))  # fmt: skip
+        world = self.graph.world_matrices()
+        self.surface_pass.materials.reset()
+        light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
+        prog["u_only"].value = -1
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < self._glowing <= GLOW_EXTRAS_MAX and self.glow_style != "heat":
             ctx.disable(moderngl.DEPTH_TEST)
@@ -306,31 +343,30 @@ class Renderer:
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
             for batch in self._batches():
-                self.textures.bind(prog, batch.kind)
                 self.meshes[batch.kind].render(batch.vao, batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
-        for batch in self._batches():
-            self.textures.bind(prog, batch.kind)
-            self.meshes[batch.kind].render(batch.vao, batch.count)
+        for batch in self._batches():  # opaque and masked parts
+            self.surface_pass.draw_batch(prog, batch)
         if self.skins is not None:
-            names = ("u_view_proj", "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit",
-                     "u_glow_local", "u_glow_world", "u_halo")  # fmt: skip
-            self.skins.draw({n: vp_bytes if n == "u_view_proj" else prog[n].value for n in names})
+            self.skins.draw(prog, vp_bytes, self.surface_pass.materials)
+        placed = [*self.instances.placed(world), *self.gpu_instances.placed(world)]
+        self.surface_pass.draw_blended(fbo, prog, camera, placed, self.skins)
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        if self.show_links and self.instances.link_count:
+        lines_shown = self.quiet.line_count(self.show_quiet)
+        if self.show_links and lines_shown:
             links = self.programs["links"]
             links["u_view_proj"].write(vp_bytes)
             links["u_color"].value = (*LINK_COLOR[:3], self.link_alpha())
-            self._links_vao.render(moderngl.LINES, vertices=2 * self.instances.link_count)
+            self._links_vao.render(moderngl.LINES, vertices=2 * lines_shown)
         lines = self.programs["lines"]
         lines["u_view_proj"].write(vp_bytes)
         if self.show_links and 0 < len(self._glow_links[0]) <= GLOW_EXTRAS_MAX:
             self.ribbons.draw(fbo, camera, size, self._glow_segments())
-        if self.show_links and self.joints is not None:  # over the skinned meshes
+        if self.show_joints and self.show_links and self.joints is not None:  # over the skins
             self.joints.draw(
                 self.graph.world_matrices(), self.graph.parents(), self.instances.highlight,
                 camera, size, heat=self.glow_style == "heat",
@@ -350,7 +386,7 @@ class Renderer:
         child still exists and has a parent."""
         ids, strength = self._glow_links
         parents = np.asarray(self.graph.parents(), dtype=np.int64)
-        ok = ids < len(parents)
+        ok = (ids < len(parents)) & self.speaks(ids)
         ids, strength = ids[ok], strength[ok]
         par = parents[ids]
         ok = par >= 0
@@ -360,10 +396,12 @@ class Renderer:
     def link_alpha(self) -> float:
         """Opacity of the parent-child lines: full up to 1,000 lines, fainter beyond, so
         that a big tree's lines do not hide its nodes."""
-        n = max(self.instances.link_count, 1)
+        n = max(self.quiet.line_count(self.show_quiet), 1)
         return float(LINK_COLOR[3] * min(1.0, max(0.3, (1000.0 / n) ** 0.5)))
 
     def release(self) -> None:
+        self._links_vao.release()
+        self._links.release()
         self.outline.release()
         self._axes.release()
         self.ribbons.release()
@@ -371,7 +409,7 @@ class Renderer:
             self.joints.release()
         if self.skins is not None:
             self.skins.release()
-        self.textures.release()
+        self.surface_pass.release()
         self.backdrop.release()
         self.instances.release()
         self.gpu_instances.release()

@@ -15,8 +15,11 @@ import numpy as np
 from viewer.content import meshes
 
 from ..animation.skin import Skinning
+from ..content.geometry import Geometry
+from ..materials import BLEND
+from .gpu_mesh import POINT_SIZE, joined_indices
+from .material_uniforms import MaterialBinder
 from .shaders import load_program
-from .textures import MeshTextures
 
 __all__ = ["SkinRenderer"]
 
@@ -24,6 +27,14 @@ __all__ = ["SkinRenderer"]
 #: (apart, so that the morph pass can rewrite the vertices of a morphed skinned mesh).
 SKIN_FORMAT = "4f 4f"
 SKIN_ATTRS = ("in_joints", "in_weights")
+
+
+#: The node pass's uniforms this program shares (besides the view-projection).
+SHARED_UNIFORMS = (
+    "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit", "u_glow_local",
+    "u_glow_world", "u_halo", "u_glow_style", "u_light_count", "u_light_type", "u_light_pos",
+    "u_light_to", "u_light_color", "u_light_range", "u_light_cone", "u_env_strength",
+)  # fmt: skip
 
 
 def load_skinned_program(ctx: moderngl.Context) -> moderngl.Program:
@@ -40,14 +51,14 @@ class SkinRenderer:
         skinning: Skinning,
         mesh_data: dict,
         surfaces: dict | None = None,
-        textures: MeshTextures | None = None,
+        geometry: Geometry | None = None,
     ) -> None:
         self.ctx = ctx
         self.skinning = skinning
         self.program = load_skinned_program(ctx)
         self.bytes_last = 0
-        self.mesh_textures = textures
         surfaces = surfaces or {}
+        self._surfaces = surfaces
         self.textures = [
             ctx.texture((4, len(skin.joints)), 4, dtype="f4") for skin in skinning.skins
         ]
@@ -59,11 +70,15 @@ class SkinRenderer:
             pos, nrm, idx = mesh_data[item.mesh]
             self._positions[item.mesh] = np.asarray(pos, dtype=np.float64)
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(item.mesh))
+            if geometry is not None:  # its parts may draw lines and points too
+                data.lines = geometry.lines.get(item.mesh)
+                data.points = geometry.points.get(item.mesh)
             joints, weights = skinning.attributes[item.mesh]
             influence = np.hstack([joints.astype(np.float32), weights.astype(np.float32)])
             vbo = ctx.buffer(data.interleaved().tobytes())
             skin_vbo = ctx.buffer(np.ascontiguousarray(influence, dtype=np.float32).tobytes())
-            ibo = ctx.buffer(data.indices.astype(np.uint32).tobytes())
+            joined = joined_indices(data)
+            ibo = ctx.buffer(joined.tobytes() if joined.size else b"\0" * 4)
             vao = ctx.vertex_array(
                 self.program,
                 [(vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
@@ -107,25 +122,51 @@ class SkinRenderer:
             written += len(data)
         return written
 
-    def draw(self, uniforms: dict) -> None:
-        """Draw every skinned mesh; `uniforms` are the instanced program's (lighting,
-        camera, glow colours), set on this program too."""
+    @property
+    def has_blend(self) -> bool:
+        """Whether a skinned mesh has a blended (BLEND) part."""
+        return any(self._parts(item, True) for _vao, _buffers, item in self._draws)
+
+    def _parts(self, item, blend: bool):
+        surface = self._surfaces.get(item.mesh)
+        if surface is None:
+            return None
+        return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
+
+    def draw(self, node_prog, vp_bytes: bytes, materials: MaterialBinder) -> None:
+        """Draw every skinned mesh but its blended parts (`draw_blended`), with the
+        instanced program `node_prog`'s lighting, camera and glow uniforms."""
         if not self._draws:
             return
         prog = self.program
-        for name, value in uniforms.items():
-            if name in prog:
-                if isinstance(value, bytes):
-                    prog[name].write(value)
-                else:
-                    prog[name].value = value
+        prog["u_view_proj"].write(vp_bytes)
+        for name in SHARED_UNIFORMS:
+            if name in prog and name in node_prog:
+                prog[name].value = node_prog[name].value
+        self._render(materials, blend=False)
+
+    def draw_blended(self, materials: MaterialBinder) -> None:
+        """The blended parts of the skinned meshes (after `draw`, blending set up)."""
+        self._render(materials, blend=True)
+
+    def _render(self, materials: MaterialBinder, blend: bool) -> None:
+        prog = self.program
         prog["u_joints"].value = 0
         for vao, _buffers, item in self._draws:
+            parts = self._parts(item, blend)
+            if parts is None and blend:
+                continue
             self.textures[item.skin].use(location=0)
-            if self.mesh_textures is not None:
-                self.mesh_textures.bind(prog, item.mesh)
             prog["u_color"].value = tuple(item.color)
-            vao.render(moderngl.TRIANGLES)
+            if parts is None:
+                materials.builtin(prog)
+                vao.render(moderngl.TRIANGLES)
+                continue
+            for part in parts:
+                materials.material(prog, part.material)
+                if part.mode == moderngl.POINTS:
+                    self.ctx.point_size = POINT_SIZE
+                vao.render(part.mode, vertices=part.count, first=part.first)
 
     def release(self) -> None:
         for vao, buffers, _item in self._draws:

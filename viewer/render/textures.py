@@ -1,9 +1,12 @@
-"""Base colour textures of glTF meshes on the GPU, bound per mesh kind while drawing.
+"""glTF textures on the GPU: one texture per decoded image and colour space, made when a
+material first needs it and bound per draw.
 
-Wrap modes: REPEAT and CLAMP_TO_EDGE are the texture's own (``repeat_x``/``repeat_y``);
-MIRRORED_REPEAT repeats and the fragment shader mirrors the coordinate (``u_mirror``).
-Filters: NEAREST or LINEAR magnification; minification through mipmaps when the sampler
-asks for them.
+Base colour and emissive textures hold sRGB values: they are uploaded as sRGB textures,
+so the GPU decodes them to linear before filtering. The others (metallic-roughness,
+normal, occlusion) are linear data. Wrap modes: REPEAT and CLAMP_TO_EDGE are the
+texture's own (``repeat_x``/``repeat_y``); MIRRORED_REPEAT repeats and the fragment shader
+mirrors the coordinate (``u_tex_mirror``). Filters: NEAREST or LINEAR magnification;
+minification through mipmaps when the sampler asks for them.
 """
 
 from __future__ import annotations
@@ -11,53 +14,49 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from ..materials import CLAMP_TO_EDGE, MIRRORED_REPEAT, MeshSurface
+from ..materials import CLAMP_TO_EDGE, MIRRORED_REPEAT, TextureImage
 
-__all__ = ["MeshTextures"]
+__all__ = ["TexturePool"]
 
-#: Texture unit of the base colour texture (unit 0 is the skins' joint matrices).
-UNIT = 1
+#: GL_SRGB8_ALPHA8: an 8-bit sRGB texture with linear alpha.
+SRGB8_ALPHA8 = 0x8C43
 
 
-class MeshTextures:
-    """One GPU texture per textured mesh kind."""
+class TexturePool:
+    """The GPU textures of a scene's materials, by image and colour space."""
 
-    def __init__(self, ctx: moderngl.Context, surfaces: dict[str, MeshSurface]) -> None:
-        self.textures: dict[str, tuple[moderngl.Texture, tuple[int, int]]] = {}
-        for kind, surface in surfaces.items():
-            image = surface.texture
-            if image is None:
-                continue
-            h, w = image.pixels.shape[:2]
-            # glTF's first row is the top of the image, at v = 0: GL's row 0 is at t = 0
-            tex = ctx.texture((w, h), 4, np.ascontiguousarray(image.pixels).tobytes())
-            tex.repeat_x = image.wrap[0] != CLAMP_TO_EDGE
-            tex.repeat_y = image.wrap[1] != CLAMP_TO_EDGE
-            if image.mipmaps:
-                tex.build_mipmaps()
-            mag = moderngl.NEAREST if image.nearest else moderngl.LINEAR
-            minify = moderngl.LINEAR_MIPMAP_LINEAR if image.mipmaps else mag
-            tex.filter = (minify, mag)
-            mirror = tuple(int(m == MIRRORED_REPEAT) for m in image.wrap)
-            self.textures[kind] = (tex, mirror)
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self._textures: dict[tuple[int, bool], tuple[moderngl.Texture, TextureImage]] = {}
 
-    def alias(self, kind: str, same_as: str) -> None:
-        """Draw mesh `kind` with the texture of `same_as` (a morphed node's copy of a mesh)."""
-        if same_as in self.textures:
-            self.textures[kind] = self.textures[same_as]
-
-    def bind(self, program: moderngl.Program, kind: str) -> None:
-        """Set up `program` to draw mesh `kind`: its texture, or none."""
-        if "u_textured" not in program:
-            return
-        found = self.textures.get(kind)
-        program["u_textured"].value = int(found is not None)
+    def get(self, image: TextureImage, srgb: bool) -> moderngl.Texture:
+        """The texture of `image` (uploaded on first use), sRGB-decoded when `srgb`."""
+        key = (id(image), srgb)
+        found = self._textures.get(key)
         if found is not None:
-            tex, mirror = found
-            tex.use(location=UNIT)
-            program["u_base_tex"].value = UNIT
-            program["u_mirror"].value = mirror
+            return found[0]
+        h, w = image.pixels.shape[:2]
+        # glTF's first row is the top of the image, at v = 0: GL's row 0 is at t = 0
+        tex = self.ctx.texture(
+            (w, h), 4, np.ascontiguousarray(image.pixels).tobytes(),
+            internal_format=SRGB8_ALPHA8 if srgb else None,
+        )  # fmt: skip
+        tex.repeat_x = image.wrap[0] != CLAMP_TO_EDGE
+        tex.repeat_y = image.wrap[1] != CLAMP_TO_EDGE
+        if image.mipmaps:
+            tex.build_mipmaps()
+        mag = moderngl.NEAREST if image.nearest else moderngl.LINEAR
+        minify = moderngl.LINEAR_MIPMAP_LINEAR if image.mipmaps else mag
+        tex.filter = (minify, mag)
+        self._textures[key] = (tex, image)  # the image kept alive: its id stays unique
+        return tex
+
+    @staticmethod
+    def mirror(image: TextureImage) -> tuple[int, int]:
+        """Per axis, 1 where the sampler asks for MIRRORED_REPEAT."""
+        return tuple(int(m == MIRRORED_REPEAT) for m in image.wrap)
 
     def release(self) -> None:
-        for tex, _mirror in {id(t[0]): t for t in self.textures.values()}.values():
+        for tex, _image in self._textures.values():
             tex.release()
+        self._textures.clear()

@@ -1,0 +1,134 @@
+"""A glTF material as the node pass's uniforms (shaders/instanced.frag, ``u_pbr = 1``),
+and the built-in meshes' plain shading (``u_pbr = 0``).
+
+Texture units: 0 is the skins' joint matrices; the five material textures use units 1 to
+5 in the order base colour, metallic-roughness, normal, occlusion, emissive.
+"""
+
+from __future__ import annotations
+
+import moderngl
+
+from ..materials import BLEND, IDENTITY_UV, MASK, Material
+from .textures import TexturePool
+
+__all__ = ["SLOTS", "MaterialBinder", "set_builtin", "set_material"]
+
+#: The material's texture slots, in the shader's order (u_tex0 .. u_tex4).
+SLOTS = ("base_color", "metallic_roughness", "normal", "occlusion", "emissive")
+#: Slots holding colours (sRGB-encoded in the file).
+SRGB_SLOTS = ("base_color", "emissive")
+FIRST_UNIT = 1
+#: The uniforms `set_material` writes.
+_MATERIAL_UNIFORMS = (
+    "u_pbr", "u_base_color", "u_metallic", "u_roughness", "u_emissive", "u_alpha_mode",
+    "u_alpha_cutoff", "u_double_sided", "u_mat_unlit", "u_tex0", "u_tex1", "u_tex2", "u_tex3",
+    "u_tex4", "u_tex_on", "u_tex_set", "u_tex_row0", "u_tex_row1", "u_tex_mirror",
+    "u_normal_scale", "u_occlusion_strength",
+)  # fmt: skip
+_ALPHA_MODES = {MASK: 1, BLEND: 2}
+
+
+def set_builtin(prog: moderngl.Program) -> None:
+    """Draw the next meshes with the built-in shading (native scenes' meshes)."""
+    _set(prog, "u_pbr", 0)
+
+
+_UNIFORMS: dict[int, tuple[moderngl.Program, dict]] = {}
+
+
+def _uniforms(prog: moderngl.Program) -> dict:
+    """The program's uniforms by name, looked up once (`name in prog` walks them all)."""
+    found = _UNIFORMS.get(id(prog))
+    if found is None or found[0] is not prog:
+        found = (prog, {name: prog[name] for name in prog})
+        _UNIFORMS[id(prog)] = found
+    return found[1]
+
+
+def _set(prog: moderngl.Program, name: str, value) -> None:
+    uniform = _uniforms(prog).get(name)
+    if uniform is not None:  # the GLSL compiler drops what a program does not use
+        uniform.value = value
+
+
+class MaterialBinder:
+    """Sets materials on programs, skipping the material set last on the same program
+    (meshes often share materials, and each uniform write is a Python call). Textures
+    are bound to shared units, so a draw with another program forgets what was set."""
+
+    _UNSET = object()
+
+    def __init__(self, pool: TexturePool) -> None:
+        self.pool = pool
+        self._last: tuple[int, object] = (0, self._UNSET)
+        # (program id, material id) -> (uniforms and their bytes, textures and units,
+        # the material itself, which keeps its id from being reused)
+        self._packed: dict[tuple[int, int], tuple] = {}
+
+    def reset(self) -> None:
+        """Forget what is set (at the start of a frame: other code may have bound
+        textures since)."""
+        self._last = (0, self._UNSET)
+
+    def builtin(self, prog: moderngl.Program) -> None:
+        if self._last != (id(prog), None):
+            set_builtin(prog)
+            self._last = (id(prog), None)
+
+    def material(self, prog: moderngl.Program, material: Material) -> None:
+        last_prog, last = self._last
+        if last_prog == id(prog) and last is material:
+            return
+        key = (id(prog), id(material))
+        packed = self._packed.get(key)
+        if packed is None:  # once per program and material: set, then keep the bytes
+            set_material(prog, material, self.pool)
+            uniforms = _uniforms(prog)
+            names = [n for n in _MATERIAL_UNIFORMS if n in uniforms]
+            textures = [(self.pool.get(ref.image, slot in SRGB_SLOTS), FIRST_UNIT + k)
+                        for k, slot in enumerate(SLOTS)
+                        if (ref := material.textures().get(slot)) is not None]  # fmt: skip
+            packed = ([(uniforms[n], uniforms[n].read()) for n in names], textures, material)
+            self._packed[key] = packed
+        else:
+            for uniform, data in packed[0]:
+                uniform.write(data)
+            for tex, unit in packed[1]:
+                tex.use(location=unit)
+        self._last = (id(prog), material)
+
+
+def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) -> None:
+    """Set `prog`'s material uniforms and bind the material's textures."""
+    _set(prog, "u_pbr", 1)
+    _set(prog, "u_base_color", tuple(material.base_color))
+    _set(prog, "u_metallic", material.metallic)
+    _set(prog, "u_roughness", material.roughness)
+    _set(prog, "u_emissive", tuple(material.emissive))
+    _set(prog, "u_alpha_mode", _ALPHA_MODES.get(material.alpha_mode, 0))
+    _set(prog, "u_alpha_cutoff", material.alpha_cutoff)
+    _set(prog, "u_double_sided", int(material.double_sided))
+    _set(prog, "u_mat_unlit", int(material.unlit))
+    refs = material.textures()
+    on, sets, row0, row1, mirror = [], [], [], [], []
+    for k, slot in enumerate(SLOTS):
+        ref = refs.get(slot)
+        unit = FIRST_UNIT + k
+        _set(prog, f"u_tex{k}", unit)
+        transform = IDENTITY_UV if ref is None else ref.transform
+        on.append(int(ref is not None))
+        sets.append(0 if ref is None else ref.texcoord)
+        row0.append(tuple(transform[:3]))
+        row1.append(tuple(transform[3:]))
+        mirror.append((0, 0) if ref is None else pool.mirror(ref.image))
+        if ref is not None:
+            pool.get(ref.image, slot in SRGB_SLOTS).use(location=unit)
+    _set(prog, "u_tex_on", on)
+    _set(prog, "u_tex_set", sets)
+    _set(prog, "u_tex_row0", row0)
+    _set(prog, "u_tex_row1", row1)
+    _set(prog, "u_tex_mirror", mirror)
+    normal, occlusion = refs.get("normal"), refs.get("occlusion")
+    _set(prog, "u_normal_scale", 1.0 if normal is None else normal.scale)
+    _set(prog, "u_occlusion_strength", 1.0 if occlusion is None else occlusion.scale)

@@ -1,0 +1,94 @@
+"""The node pass's glTF side: each mesh part drawn with its material, and the blended
+(BLEND) parts after everything opaque, back to front.
+
+A glTF mesh is one vertex and index buffer per mesh kind; its `MeshSurface` says which
+range of the index list each primitive is and with which material it is drawn
+(`material_uniforms.py`). Built-in meshes have no surface and keep the built-in shading.
+Blended parts are drawn blended over what is drawn, depth-tested without depth writes,
+one (instance, part) at a time from the farthest (`transparency.py`; ``u_only`` in
+shaders/instanced.vert picks the instance); beyond `MAX_SORTED` such pairs, each part for
+all its instances at once.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from ..materials import BLEND
+from .camera import ORTHOGRAPHIC, Camera
+from .gpu_mesh import POINT_SIZE
+from .material_uniforms import MaterialBinder
+from .textures import TexturePool
+from .transparency import MAX_SORTED, back_to_front
+
+__all__ = ["SurfacePass"]
+
+
+class SurfacePass:
+    """Draws mesh batches with their glTF surfaces (`surfaces`: by mesh kind)."""
+
+    def __init__(self, ctx: moderngl.Context, surfaces: dict) -> None:
+        self.ctx = ctx
+        self.surfaces = surfaces
+        self.textures = TexturePool(ctx)
+        self.materials = MaterialBinder(self.textures)
+
+    def draw_batch(self, prog: moderngl.Program, batch, parts=None) -> None:
+        """One instanced draw of `batch`: the built-in shading, or each glTF part with its
+        material (`parts`: those given; default: every part not blended)."""
+        surface = self.surfaces.get(batch.kind)
+        if surface is None:
+            if parts is None:
+                self.materials.builtin(prog)
+                batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+            return
+        if parts is None:
+            parts = [p for p in surface.parts if p.material.alpha_mode != BLEND]
+        for part in parts:
+            self.materials.material(prog, part.material)
+            if part.mode == moderngl.POINTS:
+                self.ctx.point_size = POINT_SIZE
+            batch.vao.render(part.mode, vertices=part.count, first=part.first,
+                             instances=batch.count)  # fmt: skip
+
+    def draw_blended(self, fbo, prog, camera: Camera, placed: list, skins) -> None:
+        """The BLEND parts of the instanced batches and of the skinned meshes (`skins`, a
+        `SkinRenderer` or None), after everything opaque. `placed`: (batch, model
+        matrices [n, 4, 4], look sizes [n, 3]) of every batch, rows in instance order."""
+        items = []  # (batch, part, instance row, centre)
+        for batch, mats, sizes in placed:
+            surface = self.surfaces.get(batch.kind)
+            for part in surface.parts if surface is not None else ():
+                if part.material.alpha_mode != BLEND:
+                    continue
+                local = np.asarray(part.center) * sizes
+                centres = np.einsum("nij,nj->ni", mats[:, :3, :3], local) + mats[:, :3, 3]
+                items += [(batch, part, row, c) for row, c in enumerate(centres)]
+        skinned = skins is not None and skins.has_blend
+        if not items and not skinned:
+            return
+        ctx = self.ctx
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        fbo.depth_mask = False
+        if skinned:
+            skins.draw_blended(self.materials)
+        if len(items) > MAX_SORTED:  # each part for all its instances: parts sorted only
+            groups: dict = {}
+            for batch, part, _row, c in items:
+                groups.setdefault((id(batch), id(part)), [batch, part, []])[2].append(c)
+            items = [(b, p, -1, np.mean(cs, axis=0)) for b, p, cs in groups.values()]
+        forward = camera.forward if camera.projection == ORTHOGRAPHIC else None
+        order = back_to_front(np.array([c for *_, c in items]).reshape(-1, 3), camera.eye,
+                              forward)  # fmt: skip
+        for k in order.tolist():
+            batch, part, row, _c = items[k]
+            prog["u_only"].value = row
+            self.draw_batch(prog, batch, [part])
+        prog["u_only"].value = -1
+        fbo.depth_mask = True
+        ctx.disable(moderngl.BLEND)
+
+    def release(self) -> None:
+        self.textures.release()
