@@ -398,7 +398,8 @@ class GltfFile:
         accepted too, as their values (KHR_mesh_quantization's positions and coordinates)."""
         arr = self.accessor(index, where, types, tuple(_COMPONENTS), normalized=True)
         if arr.dtype.kind == "f":
-            return arr.astype(np.float64)
+            with np.errstate(invalid="ignore"):  # a signalling NaN: NaN, which callers refuse
+                return arr.astype(np.float64)
         _i, acc = self.item(index, "accessors", where)
         if not acc.get("normalized"):
             if integers and arr.dtype.itemsize < 4:
