@@ -4,7 +4,7 @@ one line or loads where its errors cannot change what is drawn.
 
 "Cannot change what is drawn" is decided per error, from the validator's report: an error
 whose JSON pointer lies in an object the drawn scene never reads (an unused accessor, a
-mesh no node of the default scene shows, a camera...) changes nothing; an error in what
+mesh no node of the default scene shows, a light no node uses...) changes nothing; an error in what
 is read must have its code in `HARMLESS`, each with the reason it changes nothing in
 sgview's picture. Files load in-process (the whole corpus takes a few seconds).
 """
@@ -51,15 +51,12 @@ HARMLESS = {
     "ACCESSOR_WEIGHTS_NON_NORMALIZED": "skin weights are normalised to sum to 1",
     "ACCESSOR_VECTOR3_NON_UNIT": "normals are normalised in the shader",
     "ACCESSOR_NON_CLAMPED": "colours are clamped to [0, 1]",
-    # What sgview does not draw: tangents, second UV sets, cameras, the skeleton hint.
+    # What sgview does not draw: tangents, joint sets beyond the first, the skeleton hint.
     "ACCESSOR_INVALID_SIGN": "tangents are not read",
     "MESH_PRIMITIVE_NO_TANGENT_SPACE": "tangents are not read",
-    "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS": "texture sets beyond the base colour's are not read",
     "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY": "JOINTS_1/WEIGHTS_1 sets are not read",
     "ACCESSOR_JOINTS_INDEX_DUPLICATE": "in JOINTS_1, which is not read",
     "ACCESSOR_JOINTS_INDEX_OOB": "in JOINTS_1, which is not read",
-    "CAMERA_ZFAR_LEQUAL_ZNEAR": "the file's cameras are not used by this loader",
-    "CAMERA_XMAG_YMAG_ZERO": "the file's cameras are not used by this loader",
     "SKIN_SKELETON_INVALID": "the skeleton hint is not read",
     "SKIN_NO_COMMON_ROOT": "joint matrices are world x inverse bind, whatever the roots",
     "NODE_SKIN_WITH_NON_SKINNED_MESH": "a mesh without weights is drawn at its node",
@@ -82,14 +79,21 @@ HARMLESS = {
     "INVALID_JSON": "only for a UTF-8 byte order mark, which is skipped",
 }
 
-#: Vertex attributes sgview reads; errors in others (TANGENT, TEXCOORD_1, JOINTS_1...)
+#: Vertex attributes sgview reads; errors in others (TANGENT, TEXCOORD_2, JOINTS_1...)
 #: change nothing it draws.
-READ_ATTRIBUTES = {"POSITION", "NORMAL", "TEXCOORD_0", "COLOR_0", "JOINTS_0", "WEIGHTS_0"}
-#: Extension objects sgview reads (at the root, on nodes, on animation targets); errors
-#: inside any other extension object change nothing it draws. KHR_animation_pointer: a
-#: pointer it cannot follow is skipped with a note.
+READ_ATTRIBUTES = {"POSITION", "NORMAL", "TEXCOORD_0", "TEXCOORD_1", "COLOR_0", "JOINTS_0",
+                   "WEIGHTS_0"}  # fmt: skip
+#: Extension objects sgview reads (at the root, on nodes, materials, textures, animation
+#: targets); errors inside any other extension object change nothing it draws.
+#: KHR_animation_pointer: a pointer it cannot follow is skipped with a note.
 READ_EXTENSIONS = {"EXT_mesh_gpu_instancing", "KHR_draco_mesh_compression",
-                   "EXT_meshopt_compression"}  # fmt: skip
+                   "EXT_meshopt_compression", "KHR_lights_punctual", "KHR_materials_unlit",
+                   "KHR_materials_emissive_strength", "KHR_texture_transform"}  # fmt: skip
+#: Where the file's lights are (KHR_lights_punctual); a node refers to one by index.
+LIGHTS = "/extensions/KHR_lights_punctual/lights"
+#: A material's textures (all read: metallic-roughness shading, glTF 2.0 3.9).
+PBR_TEXTURES = ("baseColorTexture", "metallicRoughnessTexture")
+MATERIAL_TEXTURES = ("normalTexture", "occlusionTexture", "emissiveTexture")
 
 
 def _cases() -> list[tuple[Path, dict]]:
@@ -118,8 +122,8 @@ def test_the_corpus_is_there():
 
 def _read_objects(doc: dict) -> set[str]:
     """JSON pointers of the objects the default scene makes the loader read (nodes of
-    the scene, their meshes and skins, the accessors, views and buffers behind them, the
-    materials, textures, images and samplers, and the animations)."""
+    the scene, their meshes, skins and cameras, the accessors, views and buffers behind
+    them, the materials, textures, images and samplers, and the animations)."""
     seen: set[str] = set()
 
     def get(kind, i):
@@ -187,9 +191,20 @@ def _read_objects(doc: dict) -> set[str]:
                 mi, material = get("materials", prim.get("material"))
                 if material is not None:
                     seen.add(f"/materials/{mi}")
-                    pbr = material.get("pbrMetallicRoughness") if isinstance(material, dict) else {}
-                    if isinstance(pbr, dict):
-                        texture(pbr.get("baseColorTexture"))
+                    material = material if isinstance(material, dict) else {}
+                    pbr = material.get("pbrMetallicRoughness")
+                    pbr = pbr if isinstance(pbr, dict) else {}
+                    for info in [pbr.get(t) for t in PBR_TEXTURES] + [
+                        material.get(t) for t in MATERIAL_TEXTURES
+                    ]:
+                        texture(info)
+        c, camera = get("cameras", node.get("camera"))
+        if camera is not None:  # looked through with --camera and the C key
+            seen.add(f"/cameras/{c}")
+        ext = node.get("extensions") if isinstance(node.get("extensions"), dict) else {}
+        light = ext.get("KHR_lights_punctual")
+        if isinstance(light, dict) and isinstance(light.get("light"), int | float):
+            seen.add(f"{LIGHTS}/{int(light['light'])}")  # lights are read through nodes
         s, skin = get("skins", node.get("skin"))
         if skin is not None and mesh is not None:
             seen.add(f"/skins/{s}")
@@ -221,6 +236,10 @@ def _json_of(path: Path) -> dict | None:
 
 
 def _in_read_object(pointer: str, read: set[str], doc: dict) -> bool:
+    if pointer.startswith("/extensions/KHR_lights_punctual"):  # only the nodes' lights
+        light = "/".join(pointer.split("/")[:5])
+        return light in read if light.startswith(f"{LIGHTS}/") else any(
+            r.startswith(f"{LIGHTS}/") for r in read)  # fmt: skip
     parts = pointer.split("/")
     for k, part in enumerate(parts[:-1]):
         if part == "extensions" and parts[k + 1] not in READ_EXTENSIONS:
@@ -229,8 +248,8 @@ def _in_read_object(pointer: str, read: set[str], doc: dict) -> bool:
             return False
     if len(parts) == 4 and parts[1] == "nodes" and parts[2].isdigit():
         node = doc["nodes"][int(parts[2])]
-        if parts[3] == "camera" or parts[3] in ("skin", "weights") and "mesh" not in node:
-            return False  # cameras are not read; skins and weights only with a mesh
+        if parts[3] in ("skin", "weights") and "mesh" not in node:
+            return False  # skins and weights are read only with a mesh
     if len(parts) == 2 and parts[1] in _COLLECTIONS:  # a whole array: read if any item is
         return any(r.startswith(f"/{parts[1]}/") for r in read)
     if len(parts) < 3 or not parts[2].isdigit():
