@@ -6,7 +6,8 @@ it on purpose. Nodes: ``Rig`` (root) > ``Bone0`` > ``Bone1`` > ``Bone2``, and ``
 
 - ``Bend``: every interpolation mode on some channel (see ``BEND_CHANNELS``);
 - ``Wave``: one STEP rotation channel;
-- optionally a morph-target ``weights`` channel (``weights=True``) to check it is skipped.
+- optionally a ``weights`` channel (``weights_channel=True``) on a mesh without morph
+  targets, to check it is skipped with a note.
 """
 
 from __future__ import annotations

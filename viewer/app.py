@@ -132,6 +132,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         the overlay; returns every byte the frame wrote to the GPU."""
         t0 = clock.perf_counter()
         sync_bytes = self.renderer.sync(frame.report, frame.dt)
+        if frame.weights:  # morph weights changed: the node's own change, no matrix moved
+            sync_bytes += self.renderer.light(sorted(frame.weights))
         for node_id, rgb in frame.recolor.items():
             sync_bytes += self.renderer.set_colors([node_id], rgb)
         upload_ms = 1000.0 * (clock.perf_counter() - t0)
@@ -144,6 +146,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                 upload_ms,
                 sync_bytes,
                 frame.events,
+                weights=frame.weights,
             )
         self._phases.append(("upload", t0, clock.perf_counter()))
         return sync_bytes

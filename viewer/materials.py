@@ -95,14 +95,17 @@ DEFAULT_MATERIAL = Material()
 
 @dataclass(frozen=True)
 class MeshPart:
-    """One primitive of a merged mesh: `count` indices from index `first`, drawn with
-    `material`; `center` is the middle of its box in mesh space (for sorting the
-    transparent parts back to front)."""
+    """One primitive of a merged mesh: `count` indices from index `first` of the mesh's
+    index buffer (its triangles, then its line segments, then its points), drawn in
+    `mode` (GL's and glTF's numbers: 4 triangles, 1 lines, 0 points) with `material`;
+    `center` is the middle of its box in mesh space (for sorting the transparent parts
+    back to front). One part per primitive (a primitive has one mode)."""
 
     first: int
     count: int
     material: Material
     center: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    mode: int = 4
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,9 @@ class Frame:
     #: What the user or the scene's script did in this frame: (kind, what) pairs, kind
     #: "touch", "edit" or "clip" (the overlay's timeline marks them).
     events: list[tuple[str, str]] = field(default_factory=list)
+    #: Nodes whose morph weights changed with this frame: a change that moved no matrix,
+    #: so the report does not list them (the overlay shows them as "weights").
+    weights: frozenset[int] = frozenset()
 
 
 class Session:
@@ -247,11 +250,13 @@ class Session:
         t1 = clock.perf_counter()
         phases.append(("update", t0, t1))
         self.last_report = report
+        weights = scene.geometry.take_changed()
         if self.log:
-            self._print_log(report)
+            self._print_log(report, weights)
         with self._phase("the collision test"):
             recolor = self._test_collision()
-        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor)
+        return Frame(self.frame, report, dt, 1000.0 * (t1 - t0), phases, recolor,
+                     weights=weights)  # fmt: skip
 
     @contextmanager
     def _phase(self, what: str) -> Iterator[None]:
@@ -267,8 +272,9 @@ class Session:
             where = "the scene" if source is None else printable(source, 120)
             raise FrameError(f"{where}: frame {self.frame}: {what} failed ({brief(exc)})") from None
 
-    def _print_log(self, report: FrameReport) -> None:
-        lines = report.log_lines()
+    def _print_log(self, report: FrameReport, weights=frozenset()) -> None:
+        names = [printable(self.graph.name_of(i)) for i in sorted(weights)]
+        lines = [*report.log_lines(), *(f"~Weights      : {name}~" for name in names)]
         if lines:
             print(f"# frame {self.frame}", *lines, sep="\n", file=self._out or sys.stdout)
 

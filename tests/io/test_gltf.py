@@ -224,8 +224,16 @@ BAD_DOCS = {
     "nodes not a list": lambda d: d.update(nodes={"a": 1}),
     "scene out of range": lambda d: d.update(scene=5),
     "buffer too short": lambda d: d["buffers"][0].update(byteLength=10**6),
-    "no position": lambda d: d["meshes"][0]["primitives"][0]["attributes"].pop("POSITION"),
 }
+
+
+def test_a_primitive_without_positions_draws_nothing(tmp_path):
+    """glTF 3.7.2.1: without POSITION a client skips the primitive; the nodes still load."""
+    path = _mutated(
+        tmp_path, lambda d: d["meshes"][0]["primitives"][0]["attributes"].pop("POSITION")
+    )
+    scene = load_scene(path)
+    assert len(scene.graph) > 0 and not scene.mesh_data
 
 
 @pytest.mark.parametrize("case", sorted(BAD_DOCS))

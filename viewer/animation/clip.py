@@ -10,7 +10,8 @@ from .sampler import sample
 
 __all__ = ["Channel", "Clip"]
 
-#: The node fields a channel can drive, and the width of their values.
+#: The node fields a channel can drive, and the width of their values. A channel may
+#: also drive a node's morph ``"weights"`` (one value per morph target of its mesh).
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}
 
 
@@ -23,7 +24,7 @@ class Channel:
     """
 
     node: int
-    path: str  # "translation", "rotation" or "scale"
+    path: str  # "translation", "rotation", "scale" or "weights"
     interpolation: str  # "STEP", "LINEAR" or "CUBICSPLINE"
     times: np.ndarray
     values: np.ndarray
@@ -54,11 +55,12 @@ class Clip:
         return Clip(self.name, moved)
 
     def pose(self, t: float) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """The animated values at clip time `t`: {path: (node ids, values)}; when two
-        channels drive the same field of a node, the later one wins."""
+        """The animated transforms at clip time `t`: {path: (node ids, values)}; when two
+        channels drive the same field of a node, the later one wins (weights: `weights`)."""
         grouped: dict[str, dict[int, np.ndarray]] = {}
         for c in self.channels:
-            grouped.setdefault(c.path, {})[c.node] = c.at(t)
+            if c.path != "weights":
+                grouped.setdefault(c.path, {})[c.node] = c.at(t)
         return {
             path: (
                 np.fromiter(by_node, dtype=np.int64, count=len(by_node)),
@@ -66,3 +68,7 @@ class Clip:
             )
             for path, by_node in grouped.items()
         }
+
+    def weights(self, t: float) -> dict[int, np.ndarray]:
+        """The morph weights at clip time `t`: {node id: weights}; the later channel wins."""
+        return {c.node: c.at(t) for c in self.channels if c.path == "weights"}

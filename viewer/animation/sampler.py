@@ -1,7 +1,9 @@
 """Keyframe sampling as the glTF 2.0 specification defines it (no GL, no scene).
 
-A sampler is a strictly increasing array of key times and one value per key (for
-``CUBICSPLINE``: an in-tangent, a value and an out-tangent per key). At time ``t``:
+A sampler is a non-decreasing array of key times (two equal times make a jump: the
+segment before ends at the first of them, the one after starts at the last) and one
+value per key (for ``CUBICSPLINE``: an in-tangent, a value and an out-tangent per key).
+At time ``t``:
 
 - before the first key or after the last, the first or last value (times are clamped);
 - ``STEP``: the value of the last key at or before ``t``;
@@ -47,7 +49,7 @@ def sample(
     Parameters
     ----------
     times : ndarray, (k,) float64
-        Key times, strictly increasing.
+        Key times, non-decreasing.
     values : ndarray
         (k, width) for STEP and LINEAR; (k, 3, width) for CUBICSPLINE (in-tangent, value,
         out-tangent of each key).

@@ -29,6 +29,8 @@ class MeshData:
         instance colour; glTF meshes: COLOR_0, which their material multiplies)
     indices : ndarray, [m] uint32, three per triangle
     uvs, uvs1 : ndarray, [n, 2] float32 texture coordinates (sets 0 and 1), or None (zeros)
+    lines, points : ndarray, [k] uint32 line-segment (two per line) and point indices of
+        glTF meshes that have them, or None
     """
 
     positions: np.ndarray
@@ -37,6 +39,8 @@ class MeshData:
     indices: np.ndarray
     uvs: np.ndarray | None = None
     uvs1: np.ndarray | None = None
+    lines: np.ndarray | None = None
+    points: np.ndarray | None = None
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -213,8 +217,6 @@ def from_arrays(
     `surface` (a `viewer.materials.MeshSurface`) adds vertex colours and coordinates."""
     pos = np.asarray(positions, dtype=np.float32).reshape(-1, 3)
     idx = np.asarray(indices, dtype=np.uint32).reshape(-1)
-    if idx.size == 0:
-        idx = np.arange(len(pos), dtype=np.uint32)
     nrm = None if normals is None else np.asarray(normals, dtype=np.float32).reshape(-1, 3)
     if nrm is None or len(nrm) != len(pos):
         tri = idx.reshape(-1, 3)

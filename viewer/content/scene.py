@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..scene.graph import SceneGraph
+from .geometry import Geometry
 
 if TYPE_CHECKING:  # annotations only: content does not depend on them at run time
     from ..animation.player import AnimationPlayer
@@ -146,6 +147,8 @@ class Scene:
     skinning: Skinning | None = None
     #: Material surfaces by mesh key (`viewer.materials.MeshSurface`).
     surfaces: dict[str, MeshSurface] = field(default_factory=dict)
+    #: glTF lines, points, morph targets and instancing (`viewer.content.geometry`).
+    geometry: Geometry = field(default_factory=Geometry)
     #: The glTF files' cameras and KHR_lights_punctual lights, in import order.
     cameras: list[FileCamera] = field(default_factory=list)
     lights: list[FileLight] = field(default_factory=list)

@@ -151,6 +151,8 @@ def add_model(
         _add_clips(scene, [clip.on_ids(ids) for clip in model.clips], model.notes)
     if model.skinning.meshes:
         _add_skins(scene, model.skinning, ids)
+    if model.geometry or model.geometry.targets:
+        scene.geometry.extend(model.geometry.on_ids(ids))
     scene.includes.append(Include(path=model.path.resolve(), parent=parent, ids=ids,
                                   source=model.source))  # fmt: skip
     return ids

@@ -7,8 +7,9 @@ type, and typed accessor arrays that are proven to lie inside their buffer views
 buffers. Every problem raises `SceneError`.
 
 A URI may only name a file in the glTF file's own folder: absolute paths, ``..``
-segments, URI schemes other than ``data:`` and symbolic links leading out of the folder
-are refused, whether or not the file is read.
+segments and symbolic links leading out of the folder are refused whether or not the file
+is read; a network URI (``http:`` and the like) is never read, and refused only when
+something reads it (an unused buffer may name one in a valid file).
 
 Sizes are checked before anything is read, parsed or allocated: the file itself and each
 external buffer file (by their size on disk) and each buffer's ``byteLength`` and data
@@ -21,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import stat
 import struct
 import urllib.parse
@@ -33,7 +35,7 @@ from .errors import SceneError, describe
 from .limits import DEFAULT_LIMITS, Budget, Limits
 from .paths import confined
 
-__all__ = ["GltfFile", "brief", "is_int"]
+__all__ = ["DataUnavailable", "GltfFile", "brief", "is_int", "whole"]
 
 _COMPONENTS = {
     5120: np.dtype("<i1"),
@@ -45,12 +47,27 @@ _COMPONENTS = {
 }
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 _MAX_COUNT = 1 << 28  # refuse absurd element counts before allocating anything
+#: A URI with a scheme other than file: and data: (http:, https:...): never read, and only
+#: refused when something reads it (an unused buffer may name one: the file is valid).
+_NETWORK = re.compile(r"^(?!file:)[A-Za-z][A-Za-z0-9+.-]*:")
 _GLB_JSON = 0x4E4F534A
 _GLB_BIN = 0x004E4942
 
 
 def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def whole(value: object) -> object:
+    """`value` as an int when it is a whole number written as a float (``1.0``: JSON does
+    not tell it from ``1``, so neither may a reader), else unchanged; `is_int` after it
+    accepts both."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+class DataUnavailable(SceneError):
+    """A buffer the file declares but gives no bytes for (no ``uri`` in a ``.gltf``, no
+    binary chunk): what reads it is left out with a note, the rest of the file loads."""
 
 
 class GltfFile:
@@ -70,7 +87,12 @@ class GltfFile:
         self.budget = Budget(limits) if budget is None else budget
         self.doc: dict = {}
         self.bin: memoryview | None = None  # the .glb's BIN chunk
+        self.is_glb = False
         self.buffers: dict[int, bytes | memoryview] = {}
+        #: Accessor data a decompressor produced (KHR_draco_mesh_compression), by index.
+        self.decoded: dict[int, np.ndarray] = {}
+        #: Buffer views decoded from EXT_meshopt_compression, by index.
+        self.unpacked: dict[int, bytes] = {}
 
     def error(
         self, where: str | None, reason: str, *, node: str | None = None, field: str | None = None
@@ -110,7 +132,7 @@ class GltfFile:
             raise self.error(None, "expected a glTF file, got a directory") from None
         except OSError as exc:
             raise self.error(None, f"cannot read the file ({exc.strerror or exc})") from None
-        is_glb = data[:4] == b"glTF"
+        is_glb = self.is_glb = data[:4] == b"glTF"
         if self.path.suffix.lower() == ".glb" and not is_glb:
             raise self.error(None, "not a binary glTF file: it does not start with 'glTF'")
         if is_glb:
@@ -190,6 +212,7 @@ class GltfFile:
 
     def index_into(self, value: object, name: str, where: str) -> int:
         items = self.array(name)
+        value = whole(value)
         if not is_int(value) or not 0 <= value < len(items):
             span = f"0..{len(items) - 1}" if items else f"the file has no '{name}'"
             raise self.error(where, f"expected an index into '{name}' ({span}), got {value!r}")
@@ -210,8 +233,8 @@ class GltfFile:
                     continue
                 if not isinstance(uri, str):
                     raise self.error(where, f"uri must be a string, got {describe(uri)}")
-                if not uri.startswith("data:"):
-                    self._local_file(uri, where)
+                if not uri.startswith("data:") and not _NETWORK.match(uri):
+                    self._local_file(uri, where)  # refused even unread: it reaches out
 
     def _local_file(self, uri: str, where: str) -> Path:
         """The file a relative URI names, refusing anything outside the glTF's folder."""
@@ -234,13 +257,16 @@ class GltfFile:
         here = f"buffer {index}"
         buf = self.obj(self.array("buffers")[index], here)
         uri = buf.get("uri")
-        length = buf.get("byteLength")
+        length = whole(buf.get("byteLength"))
         if not is_int(length) or length < 0:
             raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
         self._check_size(length, "the buffer", here)
         if uri is None:
-            if index != 0 or self.bin is None:
+            if self.is_glb and (index != 0 or self.bin is None):
                 raise self.error(here, "no uri and no binary chunk to read it from")
+            if index != 0 or self.bin is None:  # a .gltf: the data comes from elsewhere
+                raise DataUnavailable("no uri and no binary chunk to read it from",
+                                      file=self.display, section=here)  # fmt: skip
             data = self.bin
         elif uri.startswith("data:"):
             header, sep, payload = uri.partition(",")
@@ -279,47 +305,52 @@ class GltfFile:
         type, a view of the buffer where it can be.
 
         `normalized`: whether integer accessors flagged ``normalized`` are accepted (the
-        caller then scales them); otherwise they are refused.
+        caller then scales them); otherwise they are refused. An accessor without a
+        ``bufferView`` is zeros, a ``sparse`` one has its listed elements replaced (glTF
+        3.6.2.3); one a decompressor filled (`decoded`) is that data.
         """
         index, acc = self.item(index, "accessors", where)
         here = f"accessor {index}"
         kind = acc.get("type")
         if kind not in types:
             raise self.error(here, f"expected type {' or '.join(types)}, got {describe(kind)}")
-        ctype = acc.get("componentType")
+        ctype = whole(acc.get("componentType"))
         if not is_int(ctype) or ctype not in components:
             raise self.error(here, f"unsupported componentType {ctype!r} for {where}")
         if acc.get("normalized") and ctype != 5126 and not normalized:
             raise self.error(here, "normalized integer attributes are not supported here")
-        if acc.get("sparse") is not None:
-            raise self.error(here, "sparse accessors are not supported")
-        count = acc.get("count")
+        count = whole(acc.get("count"))
         if not is_int(count) or not 0 <= count <= _MAX_COUNT:
             raise self.error(here, f"count must be an integer in 0..{_MAX_COUNT}, got {count!r}")
         width = _WIDTH[kind]
         dtype = _COMPONENTS[ctype]
+        if index in self.decoded:  # charged to the budget before it was decoded
+            return self._decoded(index, count, width, dtype, here)
         nbytes = count * width * dtype.itemsize
         reason = self.budget.charge_data(nbytes)
         if reason is not None:
             raise self.error(here, reason)
-        view_index = acc.get("bufferView")
-        if view_index is None:
-            return np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
-        view_index, view = self.item(view_index, "bufferViews", here)
+        if acc.get("bufferView") is None:
+            arr = np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
+        else:
+            arr = self.from_view(acc, here, count, width, dtype)
+        sparse = acc.get("sparse")
+        if sparse is not None:
+            from .gltf_sparse import apply_sparse
+
+            arr = apply_sparse(self, sparse, arr, here, width, dtype)
+        arr.flags.writeable = False
+        return arr
+
+    def from_view(self, acc: dict, here: str, count: int, width: int, dtype) -> np.ndarray:
+        """`count` elements of `width` components read where ``acc``'s bufferView and
+        byteOffset say, checked to lie inside the view (a read-only view of the buffer)."""
+        view_index, view = self.item(acc.get("bufferView"), "bufferViews", here)
         vhere = f"bufferView {view_index}"
-        buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
-        data = self._buffer(buffer_index, vhere)
-        v_off = _default(view.get("byteOffset"), 0)
-        v_len = view.get("byteLength")
-        stride = view.get("byteStride")
-        a_off = _default(acc.get("byteOffset"), 0)
-        for name, value in (("byteOffset", v_off), ("byteLength", v_len)):
-            if not is_int(value) or value < 0:
-                raise self.error(vhere, f"{name} must be a non-negative integer, got {value!r}")
+        data, v_off, v_len, stride = self.view_bytes(view_index, view, vhere)
+        a_off = whole(_default(acc.get("byteOffset"), 0))
         if not is_int(a_off) or a_off < 0:
             raise self.error(here, f"byteOffset must be a non-negative integer, got {a_off!r}")
-        if v_off + v_len > len(data):
-            raise self.error(vhere, f"bytes {v_off}..{v_off + v_len} lie outside buffer")
         elem = width * dtype.itemsize
         if stride is None:
             stride = elem
@@ -330,24 +361,61 @@ class GltfFile:
             raise self.error(here, f"needs {need} bytes of its bufferView, which has {v_len}")
         if count == 0:
             return np.zeros((0, width), dtype=dtype)
-        arr = np.ndarray(
+        return np.ndarray(
             (count, width),
             dtype=dtype,
             buffer=data,
             offset=v_off + a_off,
             strides=(stride, dtype.itemsize),
         )
+
+    def view_bytes(self, view_index: int, view: dict, vhere: str):
+        """(data, byteOffset, byteLength, byteStride or None) of a checked buffer view;
+        a view compressed with EXT_meshopt_compression is decoded first."""
+        ext = view.get("extensions")
+        if isinstance(ext, dict) and ext.get("EXT_meshopt_compression") is not None:
+            if view_index not in self.unpacked:
+                from .gltf_compression import meshopt_view
+
+                self.unpacked[view_index] = meshopt_view(self, ext["EXT_meshopt_compression"],
+                                                         vhere)  # fmt: skip
+            data = self.unpacked[view_index]
+            stride = whole(self.obj(ext["EXT_meshopt_compression"], vhere).get("byteStride"))
+            return data, 0, len(data), stride
+        buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
+        data = self._buffer(buffer_index, vhere)
+        v_off = whole(_default(view.get("byteOffset"), 0))
+        v_len = whole(view.get("byteLength"))
+        for name, value in (("byteOffset", v_off), ("byteLength", v_len)):
+            if not is_int(value) or value < 0:
+                raise self.error(vhere, f"{name} must be a non-negative integer, got {value!r}")
+        if v_off + v_len > len(data):
+            raise self.error(vhere, f"bytes {v_off}..{v_off + v_len} lie outside buffer")
+        return data, v_off, v_len, whole(view.get("byteStride"))
+
+    def _decoded(self, index: int, count: int, width: int, dtype, here: str) -> np.ndarray:
+        arr = self.decoded[index]
+        if arr.shape != (count, width):
+            raise self.error(here, f"the compressed data has {arr.shape[0]} x {arr.shape[1]} "
+                             f"values, the accessor says {count} x {width}")  # fmt: skip
+        arr = np.ascontiguousarray(arr, dtype=dtype)
         arr.flags.writeable = False
         return arr
 
-    def floats(self, index: object, where: str, types: tuple[str, ...]) -> np.ndarray:
+    def floats(
+        self, index: object, where: str, types: tuple[str, ...], *, integers: bool = False
+    ) -> np.ndarray:
         """A float accessor, or a normalized integer one scaled to [0, 1] / [-1, 1]
-        (the glTF rules), as float64."""
+        (the glTF rules), as float64. `integers`: plain (not normalized) integers are
+        accepted too, as their values (KHR_mesh_quantization's positions and coordinates)."""
         arr = self.accessor(index, where, types, tuple(_COMPONENTS), normalized=True)
         if arr.dtype.kind == "f":
-            return arr.astype(np.float64)
+            with np.errstate(invalid="ignore"):  # a signalling NaN: NaN, which callers refuse
+                return arr.astype(np.float64)
         _i, acc = self.item(index, "accessors", where)
         if not acc.get("normalized"):
+            if integers and arr.dtype.itemsize < 4:
+                return arr.astype(np.float64)
             raise self.error(where, "an integer accessor here must be normalized")
         top = float(np.iinfo(arr.dtype).max)
         return np.maximum(arr.astype(np.float64) / top, -1.0)

@@ -39,7 +39,7 @@ from ..materials import (
     TextureRef,
 )
 from .errors import SceneError, describe
-from .gltf_data import GltfFile, brief, is_int
+from .gltf_data import GltfFile, brief, is_int, whole
 
 __all__ = ["HANDLED_EXTENSIONS", "MAX_TEXTURE_SIDE", "image_bytes", "read_material", "vertex_data"]
 
@@ -73,7 +73,8 @@ def vertex_data(gltf: GltfFile, attrs: dict, n: int, where: str):
         if attrs.get(name) is None:
             uvs.append(None)
             continue
-        uv = gltf.floats(attrs[name], f"{where} {name}", ("VEC2",))
+        # KHR_mesh_quantization: plain integer coordinates too, as their values
+        uv = gltf.floats(attrs[name], f"{where} {name}", ("VEC2",), integers=True)
         if uv.shape[0] != n:
             raise gltf.error(where, f"{name} has {uv.shape[0]} items, POSITION has {n}")
         if not np.all(np.isfinite(uv)):  # any finite value is valid (and wraps)
@@ -188,6 +189,7 @@ def _texture_ref(gltf: GltfFile, holder: dict, name: str, where: str, cache: dic
     if ext:
         transform = _uv_transform(gltf, ext, here)
         texcoord = ext.get("texCoord", texcoord)
+    texcoord = whole(texcoord)  # an integral 1.0 is the index 1
     if not is_int(texcoord) or texcoord < 0:
         raise gltf.error(here, f"texCoord must be 0 or more, got {describe(texcoord)}")
     if texcoord > 1:  # TEXCOORD_2 and beyond: drawn without, said once per file
@@ -237,7 +239,7 @@ def _texture(gltf: GltfFile, index: int) -> TextureImage | None:
 
 
 def _choice(gltf: GltfFile, obj: dict, name: str, allowed, default, where: str) -> int:
-    value = obj.get(name, default)
+    value = whole(obj.get(name, default))
     if not is_int(value) or value not in allowed:
         raise gltf.error(where, f"{name} must be one of {', '.join(map(str, allowed))}, "
                          f"got {value!r}")  # fmt: skip
@@ -267,7 +269,7 @@ def _image_bytes(gltf: GltfFile, image: dict, where: str) -> bytes:
         raise gltf.error(where, "an image needs a uri or a bufferView")
     v, view = gltf.item(image["bufferView"], "bufferViews", where)
     data = gltf._buffer(gltf.index_into(view.get("buffer"), "buffers", f"bufferView {v}"), where)
-    offset, length = view.get("byteOffset", 0), view.get("byteLength")
+    offset, length = whole(view.get("byteOffset", 0)), whole(view.get("byteLength"))
     if not (is_int(offset) and is_int(length) and offset >= 0 and length >= 0
             and offset + length <= len(data) and length <= cap):  # fmt: skip
         raise gltf.error(f"bufferView {v}", "the image's bytes lie outside its buffer")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import SceneError, describe
-from .gltf_data import GltfFile, is_int
+from .gltf_data import GltfFile, is_int, whole
 
 __all__ = ["node_order"]
 
@@ -56,6 +56,8 @@ def _links(gltf: GltfFile, nodes: list) -> tuple[list, list[int]]:
             continue
         if type(children) is not list:
             raise gltf.error(f"node {i}", f"children must be an array, got {describe(children)}")
+        if not all(type(c) is int for c in children):  # 1.0 is an index too
+            children = [whole(c) for c in children]
         for c in children:
             if type(c) is not int or not 0 <= c < n:
                 shown = c if is_int(c) else describe(c)
@@ -72,7 +74,7 @@ def _links(gltf: GltfFile, nodes: list) -> tuple[list, list[int]]:
 def _second_parent(c: int, first: int, second: int) -> str:
     tree = "the node hierarchy must be a tree"
     if c == second:
-        return f"the node is its own child ({tree})"
+        return f"the node is its own child: a cycle in 'children' ({tree})"
     if first == second:
         return f"node {first} lists it twice as a child ({tree})"
     return f"it is a child of both node {first} and node {second} ({tree})"
@@ -97,7 +99,7 @@ def _roots(gltf: GltfFile, parent: list[int]) -> list[int]:
     """The default scene's root nodes (``scene``, else the first one), else every node
     that is nobody's child; a listed root must be parentless and listed once."""
     scenes = gltf.array("scenes")
-    if not scenes:
+    if not scenes and gltf.doc.get("scene") is None:
         return [i for i, p in enumerate(parent) if p < 0]
     chosen = gltf.doc.get("scene")
     chosen = 0 if chosen is None else chosen
@@ -107,8 +109,8 @@ def _roots(gltf: GltfFile, parent: list[int]) -> list[int]:
     if not isinstance(roots, list):
         raise gltf.error(where, f"nodes must be an array, got {describe(roots)}")
     listed = set()
+    roots = [gltf.index_into(r, "nodes", where) for r in roots]
     for r in roots:
-        gltf.index_into(r, "nodes", where)
         if parent[r] >= 0:
             raise gltf.error(where, f"node {r} is listed as a root, but node {parent[r]} "
                              "lists it as a child")  # fmt: skip

@@ -15,17 +15,23 @@ What is imported:
 - The nodes of the default scene (``scene``, else the first one, else every node that is
   nobody's child), in pre-order, with ``translation``/``rotation``/``scale`` or ``matrix``
   (decomposed into TRS; a matrix with shear cannot be represented and is refused).
-- Each mesh's triangle primitives (gltf_mesh.py), stored in ``Scene.mesh_data`` under the
-  key ``"<resolved path>#<mesh index>"``. The base colour of the first primitive's
-  material becomes the node's colour.
+- Each mesh's primitives of every mode (gltf_mesh.py), stored in ``Scene.mesh_data`` under
+  the key ``"<resolved path>#<mesh index>"`` (triangles; lines and points in
+  ``Scene.geometry``). The base colour of the first primitive's material becomes the
+  node's colour.
+- Morph targets (``Scene.geometry``): a node whose mesh has them is drawn morphed, with
+  the node's ``weights``, else the mesh's, else zeros; ``weights`` channels animate them.
+- EXT_mesh_gpu_instancing (gltf_instancing.py): the node's mesh drawn once per instance.
+- Extensions (gltf_extensions.py): a required one sgview cannot honour is refused, an
+  unsupported optional one noted.
 - The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
 - Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
   joints (its own transform ignored, as glTF says), not as an instance at the node.
 - Materials (metallic-roughness with all five textures, emissive strength, unlit,
   texture transforms, alpha modes), vertex colours and both coordinate sets
-  (gltf_material.py), as `MeshSurface`s.
-- Cameras and KHR_lights_punctual lights (gltf_views.py), on their nodes. Morph targets
-  are ignored.
+  (gltf_material.py), as `MeshSurface`s. A mesh whose buffer has no data (no ``uri``, no
+  binary chunk) is left out with a note.
+- Cameras and KHR_lights_punctual lights (gltf_views.py), on their nodes.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -45,20 +51,28 @@ import numpy as np
 
 from ..animation.clip import Clip
 from ..animation.skin import SkinnedMesh, Skinning
+from ..content import meshes
+from ..content.geometry import Geometry, InstancedNode, MorphedNode
 from ..content.scene import FileCamera, FileLight, Look
 from ..materials import MeshSurface
 from ..scene.math import decompose, trs_matrix
 from .errors import SceneError, describe
 from .gltf_anim import read_animations
-from .gltf_data import GltfFile, brief, is_int
-from .gltf_mesh import read_mesh
+from .gltf_data import DataUnavailable, GltfFile, brief, is_int, whole
+from .gltf_extensions import check_extensions
+from .gltf_instancing import instance_matrices
+from .gltf_mesh import MeshParts, read_mesh
 from .gltf_nodes import node_order
+from .gltf_primitives import morph_weights
 from .gltf_skin import check_joint_indices, read_skin, skin_index
 from .gltf_source import GltfSource, read_source
 from .gltf_views import read_views
 from .limits import DEFAULT_LIMITS, Budget, Limits
 
 __all__ = ["GltfModel", "read_gltf"]
+
+#: Bytes per vertex of a mesh copy on the GPU (`meshes.VERTEX_FORMAT`, all floats).
+_VERTEX_BYTES = 4 * sum(int(kind[0]) for kind in meshes.VERTEX_FORMAT.split())
 
 
 @dataclass
@@ -89,6 +103,8 @@ class GltfModel:
     skinning: Skinning = field(default_factory=Skinning)
     #: The file as read, for a lossless export (gltf_source.py).
     source: GltfSource | None = None
+    #: Lines, points, morph targets and instancing, on rows of this model.
+    geometry: Geometry = field(default_factory=Geometry)
     #: Cameras and KHR_lights_punctual lights, on rows of this model (gltf_views.py).
     cameras: list[FileCamera] = field(default_factory=list)
     lights: list[FileLight] = field(default_factory=list)
@@ -160,7 +176,10 @@ class _Reader(GltfFile):
 
     def read(self) -> GltfModel:
         self.open()
-        return self._model()
+        notes = check_extensions(self)
+        model = self._model()
+        model.notes[:0] = notes
+        return model
 
     def _model(self) -> GltfModel:
         nodes = self.array("nodes")
@@ -195,7 +214,7 @@ class _Reader(GltfFile):
             if node.get("matrix") is not None:
                 matrices.append((row, i, name, node["matrix"]))
             if node.get("mesh") is not None:
-                mesh_rows.append((row, i, node["mesh"], node.get("skin")))
+                mesh_rows.append((row, i, node["mesh"], node.get("skin"), node))
         model.names = names
         model.positions, model.rotations, model.scales = (
             self._bulk(k, *given[f], _DEFAULTS[f], order, names, f) for f in _DEFAULTS
@@ -211,45 +230,94 @@ class _Reader(GltfFile):
             t, r, s = self._matrix(matrix, i, name)
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
-        self._meshes(model, mesh_rows, names)
+        morph_counts, material_notes = self._meshes(model, mesh_rows, names)
         model.cameras, model.lights = read_views(self, nodes, order, names)
-        model.clips, model.notes = read_animations(self, model.rows)
+        model.clips, notes = read_animations(self, model.rows, morph_counts)
+        model.notes.extend(notes)
+        for note in material_notes:
+            self._note(model, note)
         model.source = read_source(self, model.rows,
                                    (model.positions, model.rotations, model.scales))  # fmt: skip
-        model.notes += self._material_notes
         return model
 
-    def _meshes(self, model: GltfModel, mesh_rows: list, names: list[str]) -> None:
+    def _meshes(
+        self, model: GltfModel, mesh_rows: list, names: list[str]
+    ) -> tuple[dict[int, int], list[str]]:
+        """Looks, skins, morphs and instances of the mesh nodes; returns the morph target
+        count of each glTF node whose mesh has targets (for the weights channels) and the
+        materials' notes (at most one)."""
         resolved = str(self.path.resolve())
-        colors: dict[int, tuple | None] = {}
-        weights: dict[int, tuple | None] = {}
+        parts_of: dict[int, object] = {}
         textures: dict = {}  # materials and textures decoded once per file
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
-        for row, i, mesh_index, skin in mesh_rows:
+        geometry = model.geometry
+        morph_counts: dict[int, int] = {}
+        for row, i, mesh_index, skin, node in mesh_rows:
             mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
             key = f"{resolved}#{mesh_index}"
-            if mesh_index not in colors:
-                parts = read_mesh(self, mesh_index, textures)
-                colors[mesh_index], weights[mesh_index] = parts.color, parts.skin
+            if mesh_index not in parts_of:
+                parts_of[mesh_index] = parts = self._read_mesh(model, mesh_index, textures)
                 if parts.arrays is not None:
                     model.mesh_data[key] = parts.arrays
                 if parts.surface is not None:
                     model.surfaces[key] = parts.surface
-            color = colors[mesh_index]
+                for store, value in ((geometry.lines, parts.lines),
+                                     (geometry.points, parts.points),
+                                     (geometry.targets, parts.targets)):  # fmt: skip
+                    if value is not None:
+                        store[key] = value
+            parts = parts_of[mesh_index]
+            color = parts.color
             if color is None:
                 continue
-            if skin is not None and weights[mesh_index] is not None:
+            targets = parts.targets
+            if targets is not None:  # morphed, with its own weights, however it is drawn
+                morph_counts[i] = targets.count
+                weights = targets.defaults
+                if node.get("weights") is not None:
+                    weights = morph_weights(self, node["weights"], targets.count, f"node {i}")
+                geometry.weights[row] = np.array(weights, dtype=np.float64)
+                self._charge_morph(parts, i, mesh_index)
+            if skin is not None and parts.skin is not None:
                 skin = skin_index(self, skin, f"node {i}")
                 if skin not in skins:
                     skins[skin] = len(model.skinning.skins)
                     model.skinning.skins.append(read_skin(self, skin, model.rows))
                 bound = model.skinning.skins[skins[skin]]
-                check_joint_indices(self, weights[mesh_index][0], bound, f"mesh {mesh_index}")
-                model.skinning.attributes[key] = weights[mesh_index]
+                check_joint_indices(self, parts.skin[0], bound, f"mesh {mesh_index}")
+                model.skinning.attributes[key] = parts.skin
                 model.skinning.meshes.append(SkinnedMesh(row, key, skins[skin], color))
+                if targets is not None:  # morphed in its skinned mesh's own buffer
+                    geometry.morphed.append(MorphedNode(row, key, skinned=True))
                 continue  # drawn by the skinning pass, not at the node's own transform
+            locals_ = instance_matrices(self, node, f"node {i}")
+            if targets is not None:  # drawn with its own morphed copy of the mesh
+                geometry.morphed.append(MorphedNode(row, key))
+            if locals_ is not None:  # its instances share its (morphed) mesh
+                geometry.instanced.append(InstancedNode(row, key, color, locals_))
+                continue  # drawn once per instance, never at the node itself
             model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
-        self._material_notes = sorted(textures.get("notes", ()))[:1]  # one note is enough
+        return morph_counts, sorted(textures.get("notes", ()))[:1]  # one note is enough
+
+    def _charge_morph(self, parts, i: int, mesh_index: int) -> None:
+        """A morphed node's copy of its mesh costs what the mesh's vertices cost: counted
+        like vertex data, so many nodes sharing one morphed mesh cannot exhaust memory."""
+        reason = self.budget.charge_data(_VERTEX_BYTES * len(parts.arrays[0]))
+        if reason is not None:
+            raise self.error(f"node {i}", f"its morphed copy of mesh {mesh_index}: {reason}")
+
+    def _read_mesh(self, model: GltfModel, mesh_index: int, textures: dict):
+        """`read_mesh`, or an empty mesh with a note when its data is not in the file."""
+        try:
+            return read_mesh(self, mesh_index, textures)
+        except DataUnavailable as exc:
+            self._note(model, f"mesh {mesh_index} is not drawn: {exc.section}: {exc.reason}")
+            return read_mesh_nothing()
+
+    def _note(self, model: GltfModel, text: str) -> None:
+        note = f"{self.display}: {text}"
+        if note not in model.notes:
+            model.notes.append(note)
 
     def _number_error(self, i: int, name: str, field_name: str, width: int, value) -> SceneError:
         got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)
@@ -294,13 +362,17 @@ class _Reader(GltfFile):
 
     def _title(self) -> str:
         scenes = self.array("scenes")
-        chosen = self.doc.get("scene")
+        chosen = whole(self.doc.get("scene"))
         chosen = chosen if is_int(chosen) else 0
         if 0 <= chosen < len(scenes) and isinstance(scenes[chosen], dict):
             name = scenes[chosen].get("name")
             if isinstance(name, str) and name:
                 return name
         return self.path.stem
+
+
+def read_mesh_nothing() -> MeshParts:
+    return MeshParts(None, None, None, None)
 
 
 def _numbers(values: list) -> bool:

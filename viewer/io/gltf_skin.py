@@ -15,7 +15,7 @@ import numpy as np
 
 from ..animation.skin import Skin
 from .errors import describe
-from .gltf_data import GltfFile, is_int
+from .gltf_data import GltfFile, is_int, whole
 
 __all__ = [
     "MAX_BIND_CONDITION", "MAX_JOINTS", "check_joint_indices", "read_skin", "singular_binds",
@@ -101,6 +101,7 @@ def check_joint_indices(gltf: GltfFile, joints: np.ndarray, skin: Skin, where: s
 
 
 def skin_index(gltf: GltfFile, value: object, where: str) -> int:
+    value = whole(value)
     if not is_int(value):
         raise gltf.error(where, f"skin must be an index, got {describe(value)}")
     return gltf.index_into(value, "skins", where)

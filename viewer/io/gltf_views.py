@@ -15,7 +15,7 @@ import math
 
 from ..content.scene import FileCamera, FileLight
 from .errors import describe
-from .gltf_data import GltfFile
+from .gltf_data import GltfFile, is_int, whole
 
 __all__ = ["read_views"]
 
@@ -35,9 +35,9 @@ def read_views(gltf: GltfFile, nodes: list, order: list[int], names: list[str]):
             cameras.append(_camera(gltf, cam, f"camera {c}", row, names[row], c))
         ext = node.get("extensions")
         if isinstance(ext, dict) and isinstance(ext.get("KHR_lights_punctual"), dict):
-            index = ext["KHR_lights_punctual"].get("light")
+            index = whole(ext["KHR_lights_punctual"].get("light"))  # 1.0 is the index 1
             where = f"node {i} KHR_lights_punctual"
-            if not (isinstance(index, int) and 0 <= index < len(light_defs)):
+            if not (is_int(index) and 0 <= index < len(light_defs)):
                 span = f"0..{len(light_defs) - 1}" if light_defs else "the file has none"
                 raise gltf.error(where, f"light must be an index into its lights ({span}), "
                                  f"got {describe(index)}")  # fmt: skip

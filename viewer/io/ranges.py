@@ -154,6 +154,7 @@ def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             extent = radius[look.mesh]
         drawn[i] = extent * max(look.size) * math.sqrt(3.0)
     _skinned_bounds(scene, n, drawn)
+    _gltf_geometry_reach(scene, drawn, radius)
     return scale, reach, drawn
 
 
@@ -176,7 +177,7 @@ def _animated_bounds(scene, n: int, scale: np.ndarray, reach: np.ndarray) -> Non
     for clip in [] if player is None else player.clips:
         for channel in clip.channels:
             i = channel.node
-            if not 0 <= i < n or channel.path == "rotation":
+            if not 0 <= i < n or channel.path in ("rotation", "weights"):
                 continue
             bound = _channel_bound(channel)
             if channel.path == "scale":
@@ -206,6 +207,43 @@ def _skinned_bounds(scene, n: int, drawn: np.ndarray) -> None:
         joints = np.asarray(skin.joints, dtype=np.int64)
         ok = (joints >= 0) & (joints < n)
         np.maximum.at(drawn, joints[ok], size[ok] * math.sqrt(3.0))
+
+
+def _gltf_geometry_reach(scene, drawn: np.ndarray, radius: dict[str, float]) -> None:
+    """Widen `drawn` by what morph targets (at any weight the node or its animations can
+    give) and GPU instances (at their own transforms) can add to a node's drawn extent."""
+    geometry = scene.geometry
+    n = len(drawn)
+
+    def mesh_radius(key: str) -> float:
+        if key not in radius:
+            with np.errstate(invalid="ignore", over="ignore"):
+                radius[key] = 2.0 * float(np.abs(scene.mesh_data[key][0]).max(initial=0.0))
+        return radius[key]
+
+    weight_max = {node: float(np.abs(w).max(initial=0.0)) for node, w in geometry.weights.items()}
+    player = scene.animation
+    for clip in [] if player is None else player.clips:
+        for c in clip.channels:
+            if c.path == "weights":
+                top = float(np.abs(c.values).max(initial=0.0))
+                weight_max[c.node] = max(weight_max.get(c.node, 0.0), top)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for item in geometry.morphed:
+            targets = geometry.targets.get(item.mesh)
+            if item.node >= n or targets is None or item.mesh not in scene.mesh_data:
+                continue
+            per_target = np.abs(targets.positions).max(axis=(1, 2), initial=0.0).sum()
+            extra = 2.0 * weight_max.get(item.node, 0.0) * float(per_target) * math.sqrt(3.0)
+            base = mesh_radius(item.mesh) * math.sqrt(3.0)
+            drawn[item.node] = max(drawn[item.node], base) + extra
+        for item in geometry.instanced:
+            if item.node >= n or item.mesh not in scene.mesh_data:
+                continue
+            m = item.locals
+            spread = np.linalg.norm(m[:, :3, 3], axis=1)
+            size = np.abs(m[:, :3, :3]).sum(axis=2).max(axis=1) * mesh_radius(item.mesh)
+            drawn[item.node] = max(drawn[item.node], float((spread + size).max(initial=0.0)))
 
 
 def world_reach_reason(scene) -> tuple[int, str] | None:

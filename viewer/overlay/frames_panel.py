@@ -144,6 +144,8 @@ class FramesPanel:
             return
         imgui.text_colored(vec4(c.dim), f"frame {entry.frame}")
         key_value_table("counters", counter_rows(entry.stats))
+        if entry.weights:  # a change that moved no matrix
+            imgui.text_colored(vec4(c.local), f"weights: {len(entry.weights)} node(s)")
         if ov.deterministic:
             imgui.text_colored(vec4(c.dim), "times: not shown headless")
         else:  # a row each: at 100k nodes one line of three times is wider than the panel
@@ -210,7 +212,7 @@ class FramesPanel:
                 if text.startswith("#"):
                     pinned = shown_frame is not None and text == f"# frame {shown_frame}"
                     color = c.note if pinned and ov.pinned is not None else c.dim
-                elif text.startswith("*"):
+                elif text.startswith(("*", "~")):
                     color = c.local
                 elif text.startswith("="):
                     color = c.world

@@ -72,6 +72,8 @@ class Entry:
     log: list[str]
     #: What happened in the frame: (kind, what) pairs, kind one of `EVENT_KINDS`.
     events: tuple[tuple[str, str], ...] = ()
+    #: Names of the nodes whose morph weights changed with the frame.
+    weights: tuple[str, ...] = ()
 
 
 @dataclass
@@ -142,8 +144,10 @@ class History:
         self.clear()
 
     # -- adding --------------------------------------------------------------------------
-    def add(self, frame: int, report, stats: FrameStats, events=()) -> Entry:
-        """Keep one frame: its counters, its report (within the budget), its events."""
+    def add(self, frame: int, report, stats: FrameStats, events=(), weights=()) -> Entry:
+        """Keep one frame: its counters, its report (within the budget), its events, and
+        the names of the nodes whose morph weights changed with it (`weights`: its log
+        block gets one ``~Weights : NAME~`` line each)."""
         if self._len == self.capacity:  # the oldest record goes
             self._forget(int(self._rec[self._start]["frame"]))
             self._start = (self._start + 1) % self.capacity
@@ -164,6 +168,9 @@ class History:
         row["events"] = bits
         if events:
             self._notes[frame] = events[:NOTES_PER_FRAME]
+        weights = tuple(str(name) for name in weights)
+        if weights:
+            self._weights[frame] = weights
         if report is not None:
             self._keep_report(frame, report, marked=bool(bits))
             if report.structure_changed:
@@ -174,7 +181,7 @@ class History:
         t.frames += 1
         t.products += stats.products
         t.naive_products += stats.naive_products
-        self._last = Entry(frame, report, stats, self._block(frame, report), events)
+        self._last = Entry(frame, report, stats, self._block(frame, report), events, weights)
         return self._last
 
     def _keep_report(self, frame: int, report, marked: bool) -> None:
@@ -199,6 +206,7 @@ class History:
     def _forget(self, frame: int) -> None:
         self._forget_report(frame)
         self._notes.pop(frame, None)
+        self._weights.pop(frame, None)
 
     def note_draw(self, draw_ms: float) -> bool:
         """Record the latest frame's first draw time; False when it already has one."""
@@ -237,7 +245,8 @@ class History:
         for name in _FLOAT_FIELDS:
             setattr(stats, name, float(rec[name]))
         report = self.report(frame)
-        return Entry(frame, report, stats, self._block(frame, report), self._notes.get(frame, ()))
+        return Entry(frame, report, stats, self._block(frame, report),
+                     self._notes.get(frame, ()), self._weights.get(frame, ()))  # fmt: skip
 
     def __iter__(self) -> Iterator[Entry]:
         return (self._entry(int(s)) for s in self._order())
@@ -261,7 +270,13 @@ class History:
             return []
         block = self._logs.get(frame)
         if block is None:
-            block = self._logs[frame] = log_block(frame, report)
+            block = log_block(frame, report)
+            names = self._weights.get(frame, ())
+            if names:  # a change that moved no matrix still has its lines
+                block = (block or [f"# frame {frame}"]) + [
+                    f"~Weights      : {printable(name)}~" for name in names
+                ]
+            self._logs[frame] = block
         return block
 
     def index_of(self, frame: int) -> int | None:
@@ -365,6 +380,7 @@ class History:
         self._marked: OrderedDict[int, object] = OrderedDict()
         self._logs: dict[int, list[str]] = {}
         self._notes: dict[int, tuple[tuple[str, str], ...]] = {}
+        self._weights: dict[int, tuple[str, ...]] = {}
         self._ids_held = 0
         self._last: Entry | None = None
         #: Frames that re-parented, added or removed nodes (the tree rebuilds its rows).

@@ -151,16 +151,21 @@ class Overlay:
         upload_ms: float,
         sync_bytes: int,
         events=(),
+        *,
+        weights=frozenset(),
     ) -> FrameStats:
         """Take one frame's report (already drawn into the renderer's buffers, glow
         included: `sync_bytes` is all it wrote) and its events ((kind, what) pairs:
         touches, edits, clip changes); returns its counters (kept in the history). `dt`
-        is the frame's simulated time (the renderer's glow took it)."""
+        is the frame's simulated time (the renderer's glow took it). `weights`: the nodes
+        whose morph weights changed with the frame (no matrix moved, so the report has
+        none of them; the renderer lit them): the log says "weights"."""
         stats = FrameStats.of_report(
             frame, report, bytes_uploaded=sync_bytes, update_ms=update_ms, upload_ms=upload_ms
         )
         events, self._events = [*self._events, *events], []
-        self.history.add(frame, report, stats, events)
+        names = [self.host.graph.name_of(int(i)) for i in sorted(weights)]
+        self.history.add(frame, report, stats, events, weights=names)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.history.find(self.pinned) is None:
             self.pin(None)  # the picked frame left the history

@@ -3,21 +3,55 @@
 
 from __future__ import annotations
 
+import moderngl
 import numpy as np
 
 from viewer.content.meshes import MeshData
 
+#: Pixel size of glTF POINTS.
+POINT_SIZE = 4.0
+
 
 class GpuMesh:
-    """A mesh's vertex and index buffers on the GPU."""
+    """A mesh's vertex and index buffers on the GPU.
+
+    One index buffer holds the triangles, then the line segments, then the points (glTF
+    meshes may have all three); `render` draws each range in its own mode.
+    """
 
     def __init__(self, ctx, data: MeshData):
         self.data = data
         self.vbo = ctx.buffer(data.interleaved().tobytes())
-        self.ibo = ctx.buffer(data.indices.astype(np.uint32).tobytes())
+        parts = _index_parts(data)
+        self.ranges = [
+            (mode, int(sum(p.size for p in parts[:k])), int(parts[k].size))
+            for k, mode in enumerate((moderngl.TRIANGLES, moderngl.LINES, moderngl.POINTS))
+            if parts[k].size
+        ]
+        joined = np.concatenate(parts)  # = joined_indices(data)
+        self.ibo = ctx.buffer(joined.tobytes() if joined.size else b"\0" * 4)
         lo, hi = data.bounds
         self.bounds = (lo.astype(np.float64), hi.astype(np.float64))
+
+    def render(self, vao: moderngl.VertexArray, instances: int = 1) -> None:
+        """Draw `instances` instances of the mesh through `vao` (built on this mesh's
+        buffers): triangles, lines and points, each range in its mode."""
+        for mode, first, count in self.ranges:
+            if mode == moderngl.POINTS:
+                vao.ctx.point_size = POINT_SIZE
+            vao.render(mode, vertices=count, first=first, instances=instances)
 
     def release(self) -> None:
         self.vbo.release()
         self.ibo.release()
+
+
+def _index_parts(data: MeshData) -> list[np.ndarray]:
+    parts = [data.indices, data.lines, data.points]
+    return [np.zeros(0, np.uint32) if p is None else np.asarray(p, np.uint32) for p in parts]
+
+
+def joined_indices(data: MeshData) -> np.ndarray:
+    """The mesh's one index list, uint32: its triangles, then its line segments, then its
+    points (where a `viewer.materials.MeshPart` counts its `first`)."""
+    return np.concatenate(_index_parts(data))

@@ -273,6 +273,11 @@ class Instances:
             written += len(data)
         return written
 
+    def placed(self, world: np.ndarray) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
+        """(batch, model matrices [n, 4, 4], look sizes [n, 3]) of each batch's
+        instances, in row order (for sorting blended parts)."""
+        return [(b, world[b.ids], self.sizes[b.ids]) for b in self.batches]
+
     def release(self) -> None:
         for batch in self.batches:
             batch.release()

@@ -19,10 +19,12 @@ from viewer.content import meshes
 from .backdrop import Backdrop, axis_lines
 from .camera import Camera
 from .glow import STAMP_FORMAT, Glow
+from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
 from .lights import light_uniforms
+from .morph import MorphMeshes
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline, box_corners
@@ -83,14 +85,24 @@ class Renderer:
         self.meshes: dict[str, GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
-        surfaces = scene.surfaces
+        surfaces, geometry = scene.surfaces, scene.geometry
         for key, (pos, nrm, idx) in scene.mesh_data.items():
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
+            data.lines, data.points = geometry.lines.get(key), geometry.points.get(key)
             self.meshes[key] = GpuMesh(ctx, data)
-        self.surface_pass = SurfacePass(ctx, surfaces)
+        self.surface_pass = SurfacePass(ctx, dict(surfaces))  # (plus the morphed copies)
+        self.morphs = MorphMeshes(ctx, geometry, self.meshes)  # adds the morphed copies
+        for kind, base in self.morphs.copies().items():  # drawn with their mesh's materials
+            if base in surfaces:
+                self.surface_pass.surfaces[kind] = surfaces[base]
+        self.gpu_instances = NodeInstances(ctx, geometry, self.meshes, self.morphs.kind_of)
         self.instances = Instances(ctx, list(self.meshes))
         skinning = scene.skinning
-        self.skins = SkinRenderer(ctx, skinning, scene.mesh_data, surfaces) if skinning else None
+        self.skins = (
+            SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, geometry) if skinning else None
+        )
+        if self.skins is not None:  # morphed skinned meshes: morphed, then skinned
+            self.morphs.retarget(self.skins.vertex_buffers())
         self.backdrop = Backdrop(ctx, self.programs["background"], self.programs["grid"])
         self.outline = SelectionOutline(ctx, self.programs["lines"])
         self._axes = ColoredVertices(ctx, self.programs["lines"], 24)
@@ -111,7 +123,10 @@ class Renderer:
     # -- data ------------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Re-create all instance data (after structural edits or look changes)."""
-        self.instances.build(self.graph, self.scene.look, self.graph.world_matrices(), self.glow)
+        world = self.graph.world_matrices()
+        self.instances.build(self.graph, self._look_of, world, self.glow)
+        self.gpu_instances.build(world, self.glow, self.instances.order)
+        self.morphs.sync(self.meshes, force=True)
         self._find_quiet()
         self._make_vaos()
         self._make_grid()
@@ -128,10 +143,12 @@ class Renderer:
         self.glow.record(report, self.graph.parents(), dt)
         if self.instances.structure_changed(self.graph, report):
             self.rebuild()
-            self._bytes_last = self.instances.bytes_last
+            self._bytes_last = self.instances.bytes_last + self.gpu_instances.bytes_last
             return self._bytes_last
         world = self.graph.world_matrices()
         written = self.instances.sync(report.starts, report.ends, world, self.glow)
+        written += self.gpu_instances.sync(report.starts, report.ends, world, self.glow)
+        written += self.morphs.sync(self.meshes)  # nodes whose morph weights changed
         if self.skins is not None:  # joint matrices of the skins whose joints moved
             written += self.skins.sync(report.executed, world)
         self._bytes_last = written
@@ -141,13 +158,14 @@ class Renderer:
         """Light nodes `ids` red in the frame just synced though no matrix of theirs moved
         (a change of their own the report cannot list: morph weights); returns bytes."""
         self.glow.light(ids)
-        return self.instances.write_stamps_of(ids, self.glow)
+        written = self.instances.write_stamps_of(ids, self.glow)
+        return written + self.gpu_instances.write_stamps(self.glow, ids)
 
     def show_still(self, report, parents) -> int:
         """Show `report` (a frame picked on the timeline) at full strength, or the live
         glow again with None; returns the bytes written (every row's stamp)."""
         self.glow.set_still(report, parents)
-        return self.instances.write_stamps(self.glow)
+        return self.instances.write_stamps(self.glow) + self.gpu_instances.write_stamps(self.glow)
 
     def set_colors(self, ids, rgb) -> int:
         """Draw node `ids` in colour `rgb` from now on (until the next rebuild)."""
@@ -158,9 +176,24 @@ class Renderer:
         """Bytes uploaded by the last `sync()`: matrices, stamps, line ends, skins."""
         return self._bytes_last
 
+    def _look_of(self, node_id: int):
+        """The node's look, with a morphed node's own morphed copy of its mesh."""
+        look = self.scene.look(node_id)
+        kind = self.morphs.kind_of.get(node_id)
+        if kind is None or look.mesh == "none":  # (an instanced node: drawn by its instances)
+            return look
+        return type(look)(kind, look.size, look.color)
+
+    def _batches(self) -> list:
+        """Every instance batch drawn by the node pass: one per mesh kind, one per
+        GPU-instanced node."""
+        return [*self.instances.batches, *self.gpu_instances.batches]
+
     def _find_quiet(self) -> None:
-        """`quiet`: the nodes whose subtree draws nothing, and the lines' order."""
+        """`quiet`: the nodes whose subtree draws nothing, and the lines' order (a
+        GPU-instanced node draws its instances)."""
         drawn = [np.flatnonzero(self.instances.kind_of >= 0)]
+        drawn.append(np.array([item.node for item in self.gpu_instances.items], np.int64))
         if self.scene.skinning is not None:
             drawn.append(np.array([m.node for m in self.scene.skinning.meshes], np.int64))
         if self.joints is not None:
@@ -173,7 +206,7 @@ class Renderer:
 
     def _make_vaos(self) -> None:
         prog = self.programs["instanced"]
-        for batch in self.instances.batches:
+        for batch in self._batches():
             mesh = self.meshes[batch.kind]
             batch.vao = self.ctx.vertex_array(
                 prog,
@@ -212,7 +245,15 @@ class Renderer:
 
     def node_boxes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box."""
-        return node_boxes(self.instances, self.meshes, self.graph.world_matrices())
+        world = self.graph.world_matrices()
+        boxes = node_boxes(self.instances, self.meshes, world)
+        if not self.gpu_instances.items:
+            return boxes
+        extra = self.gpu_instances.boxes(world, self._bounds_of)
+        return tuple(np.concatenate(pair) for pair in zip(boxes, extra, strict=True))
+
+    def _bounds_of(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.meshes[kind].bounds
 
     def bound_points(self) -> np.ndarray:
         """What must be seen of the scene, [m, 3]: the corners of every drawn node's box
@@ -239,6 +280,9 @@ class Renderer:
         points = [box_corners(worlds, lo, hi).reshape(-1, 3)]
         if self.skins is not None:  # skinned vertices follow their joints, not their node
             points.append(self.skins.points(world))
+        if self.gpu_instances.items:  # each instance's box, where its node puts it
+            _, worlds, lo, hi = self.gpu_instances.boxes(world, self._bounds_of)
+            points.append(box_corners(worlds, lo, hi).reshape(-1, 3))
         points = np.vstack(points)
         if len(points) == 0:  # nothing drawn: the nodes are all there is to see
             points = world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3]
@@ -305,16 +349,17 @@ class Renderer:
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
-            for batch in self.instances.batches:
-                batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
+            for batch in self._batches():
+                self.meshes[batch.kind].render(batch.vao, batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
-        for batch in self.instances.batches:  # opaque and masked parts
+        for batch in self._batches():  # opaque and masked parts
             self.surface_pass.draw_batch(prog, batch)
         if self.skins is not None:
             self.skins.draw(prog, vp_bytes, self.surface_pass.materials)
-        self.surface_pass.draw_blended(fbo, prog, camera, world, self.instances, self.skins)
+        placed = [*self.instances.placed(world), *self.gpu_instances.placed(world)]
+        self.surface_pass.draw_blended(fbo, prog, camera, placed, self.skins)
 
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -367,5 +412,7 @@ class Renderer:
         self.surface_pass.release()
         self.backdrop.release()
         self.instances.release()
+        self.gpu_instances.release()
+        self.morphs.release()
         for mesh in self.meshes.values():
             mesh.release()

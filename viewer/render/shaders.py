@@ -64,10 +64,16 @@ def _default_shader_dir() -> Path:
 
 #: Programs whose vertex stage shares another program's fragment stage (the same shading).
 SHARED_FRAGMENT = {"skinned": "instanced"}
+#: Transform-feedback programs: a vertex stage only, and the outputs it captures (as the
+#: file stands; viewer/render/morph.py adds the vertex layout's other attributes).
+FEEDBACK = {"morph": ("out_position", "out_normal")}
 
 
-def program_files(name: str) -> tuple[str, str]:
-    """The vertex and fragment file names of program `name`."""
+def program_files(name: str) -> tuple[str, ...]:
+    """The vertex and fragment file names of program `name` (only the vertex file for a
+    transform-feedback program, see `FEEDBACK`)."""
+    if name in FEEDBACK:
+        return (f"{name}.vert",)
     return f"{name}.vert", f"{SHARED_FRAGMENT.get(name, name)}.frag"
 
 
@@ -81,16 +87,22 @@ def source(name: str, stage: str) -> str:
         raise ShaderError(f"cannot read the shader ({reason})", file=path) from None
 
 
-def load_program(ctx: moderngl.Context, name: str) -> moderngl.Program:
+def load_program(
+    ctx: moderngl.Context, name: str, *, text: str | None = None, varyings=None
+) -> moderngl.Program:
     """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag` (or the fragment file
     it shares, see `SHARED_FRAGMENT`), with `shaders/NAME.geom` between them if it exists.
 
     Raises `ShaderError` naming the file and line of the first compile error, or both
-    files for a link error.
+    files for a link error. A transform-feedback program may be given its vertex `text`
+    (the file's, completed by its user) and `varyings`.
     """
-    vert, frag = source(name, "vert"), source(SHARED_FRAGMENT.get(name, name), "frag")
-    geom = source(name, "geom") if (shader_dir() / f"{name}.geom").is_file() else None
+    vert = source(name, "vert") if text is None else text
     try:
+        if name in FEEDBACK:
+            return ctx.program(vertex_shader=vert, varyings=varyings or FEEDBACK[name])
+        frag = source(SHARED_FRAGMENT.get(name, name), "frag")
+        geom = source(name, "geom") if (shader_dir() / f"{name}.geom").is_file() else None
         return ctx.program(vertex_shader=vert, geometry_shader=geom, fragment_shader=frag)
     except moderngl.Error as exc:
         raise build_error(name, str(exc)) from None
@@ -132,7 +144,6 @@ def build_error(name: str, log: str) -> ShaderError:
         (t for t in lines[1:] if t not in headers and not set(t) <= {"="}), "no log from the driver"
     )
     if lines and "link" in lines[0].lower():
-        vert, frag = program_files(name)
-        files = f"{folder / vert} + {folder / frag}"
+        files = " + ".join(str(folder / f) for f in program_files(name))
         return ShaderError(f"{files}: the program does not link: {detail}")
     return ShaderError(f"shader program {name!r} failed to build: {lines[0] if lines else log}")

@@ -15,16 +15,18 @@ import numpy as np
 from viewer.content import meshes
 
 from ..animation.skin import Skinning
+from ..content.geometry import Geometry
 from ..materials import BLEND
+from .gpu_mesh import POINT_SIZE, joined_indices
 from .material_uniforms import MaterialBinder
 from .shaders import load_program
 
 __all__ = ["SkinRenderer"]
 
-#: Per vertex: position 3f, normal 3f, vertex colour 4f, coordinates 2f 2f, joints 4f,
-#: weights 4f.
-SKIN_FORMAT = f"{meshes.VERTEX_FORMAT} 4f 4f"
-SKIN_ATTRS = (*meshes.VERTEX_ATTRS, "in_joints", "in_weights")
+#: Per vertex, in a second buffer beside the mesh's own vertices: joints 4f, weights 4f
+#: (apart, so that the morph pass can rewrite the vertices of a morphed skinned mesh).
+SKIN_FORMAT = "4f 4f"
+SKIN_ATTRS = ("in_joints", "in_weights")
 
 
 #: The node pass's uniforms this program shares (besides the view-projection).
@@ -49,6 +51,7 @@ class SkinRenderer:
         skinning: Skinning,
         mesh_data: dict,
         surfaces: dict | None = None,
+        geometry: Geometry | None = None,
     ) -> None:
         self.ctx = ctx
         self.skinning = skinning
@@ -67,17 +70,26 @@ class SkinRenderer:
             pos, nrm, idx = mesh_data[item.mesh]
             self._positions[item.mesh] = np.asarray(pos, dtype=np.float64)
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(item.mesh))
+            if geometry is not None:  # its parts may draw lines and points too
+                data.lines = geometry.lines.get(item.mesh)
+                data.points = geometry.points.get(item.mesh)
             joints, weights = skinning.attributes[item.mesh]
-            vertices = np.hstack(
-                [data.interleaved(), joints.astype(np.float32), weights.astype(np.float32)]
-            )
-            vbo = ctx.buffer(np.ascontiguousarray(vertices, dtype=np.float32).tobytes())
-            ibo = ctx.buffer(data.indices.astype(np.uint32).tobytes())
+            influence = np.hstack([joints.astype(np.float32), weights.astype(np.float32)])
+            vbo = ctx.buffer(data.interleaved().tobytes())
+            skin_vbo = ctx.buffer(np.ascontiguousarray(influence, dtype=np.float32).tobytes())
+            joined = joined_indices(data)
+            ibo = ctx.buffer(joined.tobytes() if joined.size else b"\0" * 4)
             vao = ctx.vertex_array(
-                self.program, [(vbo, SKIN_FORMAT, *SKIN_ATTRS)], index_buffer=ibo,
-                index_element_size=4,
+                self.program,
+                [(vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+                 (skin_vbo, SKIN_FORMAT, *SKIN_ATTRS)],
+                index_buffer=ibo, index_element_size=4,
             )  # fmt: skip
-            self._draws.append((vao, (vbo, ibo), item))
+            self._draws.append((vao, (vbo, skin_vbo, ibo), item))
+
+    def vertex_buffers(self) -> dict[int, moderngl.Buffer]:
+        """Each skinned node's vertex buffer (`meshes.VERTEX_FORMAT`), for the morph pass."""
+        return {item.node: buffers[0] for _vao, buffers, item in self._draws}
 
     def points(self, worlds: np.ndarray) -> np.ndarray:
         """The skinned vertices of every skinned mesh now (k, 3), on the CPU: for framing
@@ -152,7 +164,9 @@ class SkinRenderer:
                 continue
             for part in parts:
                 materials.material(prog, part.material)
-                vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first)
+                if part.mode == moderngl.POINTS:
+                    self.ctx.point_size = POINT_SIZE
+                vao.render(part.mode, vertices=part.count, first=part.first)
 
     def release(self) -> None:
         for vao, buffers, _item in self._draws:

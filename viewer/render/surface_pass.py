@@ -17,6 +17,7 @@ import numpy as np
 
 from ..materials import BLEND
 from .camera import ORTHOGRAPHIC, Camera
+from .gpu_mesh import POINT_SIZE
 from .material_uniforms import MaterialBinder
 from .textures import TexturePool
 from .transparency import MAX_SORTED, back_to_front
@@ -46,21 +47,22 @@ class SurfacePass:
             parts = [p for p in surface.parts if p.material.alpha_mode != BLEND]
         for part in parts:
             self.materials.material(prog, part.material)
-            batch.vao.render(moderngl.TRIANGLES, vertices=part.count, first=part.first,
+            if part.mode == moderngl.POINTS:
+                self.ctx.point_size = POINT_SIZE
+            batch.vao.render(part.mode, vertices=part.count, first=part.first,
                              instances=batch.count)  # fmt: skip
 
-    def draw_blended(self, fbo, prog, camera: Camera, world: np.ndarray, instances,
-                     skins) -> None:  # fmt: skip
+    def draw_blended(self, fbo, prog, camera: Camera, placed: list, skins) -> None:
         """The BLEND parts of the instanced batches and of the skinned meshes (`skins`, a
-        `SkinRenderer` or None), after everything opaque."""
+        `SkinRenderer` or None), after everything opaque. `placed`: (batch, model
+        matrices [n, 4, 4], look sizes [n, 3]) of every batch, rows in instance order."""
         items = []  # (batch, part, instance row, centre)
-        for batch in instances.batches:
+        for batch, mats, sizes in placed:
             surface = self.surfaces.get(batch.kind)
             for part in surface.parts if surface is not None else ():
                 if part.material.alpha_mode != BLEND:
                     continue
-                mats = world[batch.ids]
-                local = np.asarray(part.center) * instances.sizes[batch.ids]
+                local = np.asarray(part.center) * sizes
                 centres = np.einsum("nij,nj->ni", mats[:, :3, :3], local) + mats[:, :3, 3]
                 items += [(batch, part, row, c) for row, c in enumerate(centres)]
         skinned = skins is not None and skins.has_blend

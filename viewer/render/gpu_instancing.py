@@ -1,0 +1,140 @@
+"""EXT_mesh_gpu_instancing on the GPU: a node's mesh drawn once per instance.
+
+Each instanced node gets one `Batch` (the same instance layout as the node pass:
+matrices, looks, glow stamps), with one row per instance. Instance k's matrix is
+``world(node) @ locals[k]``: whenever the node's pre-order slot lies in one of a frame
+report's ranges, all its rows are rewritten, so a recompute of the node (or of any
+ancestor) re-poses every instance. The instances take the node's glow stamp
+(`viewer.render.glow`): the overlay shows them as part of their node.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from viewer.content.geometry import Geometry
+
+from .glow import Glow
+from .instances import Batch
+
+__all__ = ["NodeInstances"]
+
+
+class NodeInstances:
+    """The instance batches of a scene's instanced nodes."""
+
+    def __init__(self, ctx: moderngl.Context, geometry: Geometry, kinds, morphed=None) -> None:
+        self.ctx = ctx
+        self.items = [item for item in geometry.instanced if item.mesh in kinds]
+        #: Node -> the mesh kind its instances draw: its morphed copy, if it has one.
+        self._kind = {item.node: (morphed or {}).get(item.node, item.mesh) for item in self.items}
+        self.batches: list[Batch] = []
+        self._built: list = []  # the item of each batch
+        self._batch_of: dict[int, list[int]] = {}  # node -> indices into batches
+        self._slot: dict[int, int] = {}  # node -> its pre-order slot at the last build
+        self.bytes_last = 0
+
+    def build(self, world: np.ndarray, glow: Glow, order: np.ndarray) -> int:
+        """(Re)create every batch from the world matrices and the nodes' glow stamps;
+        `order` is the live ids in pre-order (a node's slot is its position there)."""
+        self.release()
+        slot_of = np.full(len(world), -1, dtype=np.int64)
+        slot_of[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
+        written = 0
+        for item in self.items:
+            if item.node >= len(world):
+                continue
+            mats = _rows(world[item.node], item.locals)
+            n = len(item.locals)
+            looks = np.tile(np.array([*item.color, 1.0, 1.0, 1.0], np.float32), (n, 1))
+            stamps = np.repeat(glow.stamp_rows([item.node]), n, axis=0)
+            self._batch_of.setdefault(item.node, []).append(len(self.batches))
+            self._slot[item.node] = int(slot_of[item.node])
+            self._built.append(item)
+            self.batches.append(
+                Batch(
+                    self._kind[item.node],
+                    np.full(n, item.node, np.int64),
+                    np.zeros(n, np.int64),  # (its rows follow the node, not the ranges)
+                    self.ctx.buffer(mats.tobytes(), dynamic=True),
+                    self.ctx.buffer(looks.tobytes()),
+                    self.ctx.buffer(stamps.tobytes(), dynamic=True),
+                )
+            )
+            written += mats.nbytes + looks.nbytes + stamps.nbytes
+        self.bytes_last = written
+        return written
+
+    def sync(self, starts: np.ndarray, ends: np.ndarray, world: np.ndarray, glow: Glow) -> int:
+        """Re-pose (and re-stamp) the instances of the instanced nodes inside the report's
+        pre-order ranges [starts, ends); returns bytes written."""
+        written = 0
+        if not self._slot or not len(starts):
+            self.bytes_last = 0
+            return 0
+        for node, slot in self._slot.items():
+            if slot < 0 or not ((starts <= slot) & (slot < ends)).any():
+                continue
+            for b in self._batch_of[node]:
+                written += self._write(b, world, glow)
+        self.bytes_last = written
+        return written
+
+    def _write(self, b: int, world: np.ndarray, glow: Glow) -> int:
+        item, batch = self._built[b], self.batches[b]
+        data = _rows(world[item.node], item.locals).tobytes()
+        batch.matrices.write(data)
+        return len(data) + self._stamp(b, glow)
+
+    def _stamp(self, b: int, glow: Glow) -> int:
+        batch = self.batches[b]
+        data = np.repeat(glow.stamp_rows([self._built[b].node]), batch.count, axis=0).tobytes()
+        batch.stamps.write(data)
+        return len(data)
+
+    def write_stamps(self, glow: Glow, ids=None) -> int:
+        """Rewrite the stamps of every instanced node (or of node `ids` alone): a frame
+        picked on the timeline, or nodes lit outside the report."""
+        written = 0
+        nodes = self._batch_of if ids is None else np.asarray(ids, np.int64).reshape(-1).tolist()
+        for node in nodes:
+            for b in self._batch_of.get(int(node), ()):
+                written += self._stamp(b, glow)
+        return written
+
+    def placed(self, world: np.ndarray) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
+        """(batch, instance matrices [n, 4, 4], sizes [n, 3] of ones) of each batch, in
+        row order (for sorting blended parts)."""
+        out = []
+        for batch, item in zip(self.batches, self._built, strict=True):
+            n = len(item.locals)
+            out.append((batch, world[item.node] @ item.locals, np.ones((n, 3))))
+        return out
+
+    def boxes(self, world: np.ndarray, bounds):
+        """(node ids [k], instance worlds [k, 4, 4], lo [k, 3], hi [k, 3]) of every
+        instance's mesh box, each named by its node: a click on an instance picks it."""
+        parts = [(np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 3)), np.zeros((0, 3)))]
+        for item in self.items:
+            if item.node >= len(world):
+                continue
+            lo, hi = bounds(item.mesh)
+            n = len(item.locals)
+            parts.append((np.full(n, item.node, np.int64), world[item.node] @ item.locals,
+                          np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
+        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
+
+    def release(self) -> None:
+        for batch in self.batches:
+            batch.release()
+        self.batches = []
+        self._built = []
+        self._batch_of = {}
+        self._slot = {}
+
+
+def _rows(world: np.ndarray, locals_: np.ndarray) -> np.ndarray:
+    """[N, 16] float32 column-major matrices ``world @ locals[k]`` (what GLSL reads)."""
+    mats = np.asarray(world, np.float64) @ locals_
+    return np.ascontiguousarray(np.transpose(mats, (0, 2, 1)), dtype=np.float32).reshape(-1, 16)
