@@ -135,7 +135,8 @@ def test_instances_stand_where_their_trs_says_and_follow_their_node(picture, tmp
     p.shoot()
     for x in (-2.0, 0.0, 2.0):
         assert p.is_red(x, 1.0) and not p.is_red(x, 0.0)
-    p.r.set_highlight([node.id], [-1.0])  # the overlay's glow: all instances take it
+    p.r.glow_on = True  # (as the overlay turns it on)
+    p.r.light([node.id])  # its own change, at full strength: all instances take it
     p.shoot()
     glow = tuple(round(255 * c) for c in GLOW_LOCAL)
     for x in (-2.0, 0.0, 2.0):

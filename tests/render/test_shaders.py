@@ -9,7 +9,7 @@ def program_names() -> list[str]:
     """Every `NAME.vert` of the shader folder whose fragment file (`program_files`) exists."""
     folder = shader_dir()
     return sorted(
-        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[1]).is_file()
+        p.stem for p in folder.glob("*.vert") if (folder / program_files(p.stem)[-1]).is_file()
     )
 
 

@@ -4,11 +4,11 @@ EXT_meshopt_compression with meshoptimizer (the meshoptimizer codec).
 
 - Draco: a primitive's extension names a buffer view holding a Draco stream and, for each
   attribute, the Draco attribute's unique id. The decoded attributes and the triangle
-  indices are handed to the accessor layer (`GltfFile.decoded`, by accessor index), so the
+  indices are handed to the accessor layer (`GltfReader.decoded`, by accessor index), so the
   rest of the import reads them like any accessor, with the same checks.
 - meshopt: a buffer view's extension names the compressed bytes, the element count and
   size, the mode (ATTRIBUTES, TRIANGLES, INDICES) and an optional filter; the view is
-  decoded whole into the bytes its accessors then read (`GltfFile.view_bytes`).
+  decoded whole into the bytes its accessors then read (`GltfReader.view_bytes`).
 
 Both are untrusted input: sizes are checked against the scene's data budget before
 decoding, and any decoder failure is one `SceneError` naming the view or primitive.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..text import brief
-from .gltf_data import GltfFile, is_int, whole
+from .gltf_json import GltfReader, is_int, whole
 
 __all__ = ["decode_draco", "meshopt_view"]
 
@@ -28,7 +28,7 @@ _FILTERS = ("NONE", "OCTAHEDRAL", "QUATERNION", "EXPONENTIAL")
 _FILTER_STRIDES = {"OCTAHEDRAL": (4, 8), "QUATERNION": (8,)}
 
 
-def meshopt_view(gltf: GltfFile, ext: object, where: str) -> bytes:
+def meshopt_view(gltf: GltfReader, ext: object, where: str) -> bytes:
     """The decoded bytes of a buffer view compressed with EXT_meshopt_compression."""
     import meshoptimizer
 
@@ -86,7 +86,7 @@ def _unfilter(meshoptimizer, kind: str, raw: np.ndarray, count: int, size: int) 
     return _bytes_of(fn(raw.copy(), count, size))
 
 
-def decode_draco(gltf: GltfFile, prim: dict, ext: object, where: str) -> None:
+def decode_draco(gltf: GltfReader, prim: dict, ext: object, where: str) -> None:
     """Decode a primitive's KHR_draco_mesh_compression stream into `gltf.decoded`: each
     attribute's accessor and the indices accessor get the decoded arrays."""
     import DracoPy
@@ -120,7 +120,7 @@ def decode_draco(gltf: GltfFile, prim: dict, ext: object, where: str) -> None:
         gltf.decoded[acc] = np.asarray(faces).reshape(-1, 1)
 
 
-def _declared_bytes(gltf: GltfFile, prim: dict, where: str) -> int:
+def _declared_bytes(gltf: GltfReader, prim: dict, where: str) -> int:
     """What the primitive's accessors declare they hold (count x 16 bytes, the widest
     element a vertex attribute or index can have): charged before a stream is decoded."""
     attrs = gltf.obj(prim.get("attributes"), f"{where} attributes")

@@ -32,6 +32,9 @@ import numpy as np
 
 from ..text import brief, quoted
 from .errors import SceneError, describe
+from .gltf_compression import meshopt_view
+from .gltf_json import is_int, whole
+from .gltf_sparse import apply_sparse
 from .limits import DEFAULT_LIMITS, Budget, Limits
 from .paths import confined
 
@@ -52,17 +55,6 @@ _MAX_COUNT = 1 << 28  # refuse absurd element counts before allocating anything
 _NETWORK = re.compile(r"^(?!file:)[A-Za-z][A-Za-z0-9+.-]*:")
 _GLB_JSON = 0x4E4F534A
 _GLB_BIN = 0x004E4942
-
-
-def is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def whole(value: object) -> object:
-    """`value` as an int when it is a whole number written as a float (``1.0``: JSON does
-    not tell it from ``1``, so neither may a reader), else unchanged; `is_int` after it
-    accepts both."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class DataUnavailable(SceneError):
@@ -336,8 +328,6 @@ class GltfFile:
             arr = self.from_view(acc, here, count, width, dtype)
         sparse = acc.get("sparse")
         if sparse is not None:
-            from .gltf_sparse import apply_sparse
-
             arr = apply_sparse(self, sparse, arr, here, width, dtype)
         arr.flags.writeable = False
         return arr
@@ -375,8 +365,6 @@ class GltfFile:
         ext = view.get("extensions")
         if isinstance(ext, dict) and ext.get("EXT_meshopt_compression") is not None:
             if view_index not in self.unpacked:
-                from .gltf_compression import meshopt_view
-
                 self.unpacked[view_index] = meshopt_view(self, ext["EXT_meshopt_compression"],
                                                          vhere)  # fmt: skip
             data = self.unpacked[view_index]

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gltf_data import GltfFile, is_int, whole
+from .gltf_json import GltfReader, is_int, whole
 
 __all__ = ["apply_sparse"]
 
 _INDEX_TYPES = {5121: np.dtype("<u1"), 5123: np.dtype("<u2"), 5125: np.dtype("<u4")}
 
 
-def apply_sparse(gltf: GltfFile, sparse: object, base: np.ndarray, here: str, width: int, dtype):
+def apply_sparse(gltf: GltfReader, sparse: object, base: np.ndarray, here: str, width: int, dtype):
     """`base` with the elements a ``sparse`` object lists replaced by its values."""
     where = f"{here} sparse"
     sparse = gltf.obj(sparse, where)
@@ -39,7 +39,7 @@ def apply_sparse(gltf: GltfFile, sparse: object, base: np.ndarray, here: str, wi
     return out
 
 
-def _part(gltf: GltfFile, obj: dict, k: int, width: int, dtype, where: str) -> np.ndarray:
+def _part(gltf: GltfReader, obj: dict, k: int, width: int, dtype, where: str) -> np.ndarray:
     """`k` elements of the sparse indices or values object `obj`, from its bufferView."""
     reason = gltf.budget.charge_data(k * width * dtype.itemsize)
     if reason is not None:
