@@ -254,9 +254,10 @@ class GltfFile:
             raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
         self._check_size(length, "the buffer", here)
         if uri is None:
-            if self.is_glb and (index != 0 or self.bin is None):
+            if self.is_glb and index == 0 and self.bin is None:
                 raise self.error(here, "no uri and no binary chunk to read it from")
-            if index != 0 or self.bin is None:  # a .gltf: the data comes from elsewhere
+            if index != 0 or self.bin is None:  # the data comes from elsewhere (a .gltf,
+                # or a .glb's later buffer without a uri: the spec gives it no bytes)
                 raise DataUnavailable("no uri and no binary chunk to read it from",
                                       file=self.display, section=here)  # fmt: skip
             data = self.bin
