@@ -10,7 +10,7 @@ import io
 
 import numpy as np
 import pytest
-from gltf_geometry import Doc
+from gltf_geometry import Doc, mode_mesh
 from test_geometry import SIZE, Picture
 
 from viewer.io import load_scene
@@ -111,3 +111,22 @@ def test_the_line_primitive_keeps_its_own_material_and_morph(shot, x):
 def test_blended_instances_mix_with_what_is_behind(shot, x):
     r, g, b = shot.at(x, -1.5)
     assert r > 200 and 40 < g < 230 and abs(g - b) <= 2, (r, g, b)
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_lines_and_points_without_normals_show_their_material_colour_unlit(
+    gl_ctx, target, tmp_path, mode
+):
+    """With the lighting on, a red LINES or POINTS primitive without NORMAL is drawn in
+    exactly its base colour (no surface to light), wherever the light comes from."""
+    cross = [[-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0]]
+    scene = load_scene(mode_mesh(tmp_path / "s.gltf", mode, cross))
+    p = Picture(gl_ctx, target, scene, (0.0, 0.0, 0.0), 1.5)
+    try:
+        p.r.unlit = False
+        p.shoot()
+        px, py, _ = p.cam.project([(1.0, 0.0, 0.0) if mode == 0 else (0.5, 0.0, 0.0)], SIZE)[0]
+        patch = p.img[int(py) - 1 : int(py) + 2, int(px) - 1 : int(px) + 2].reshape(-1, 3)
+        assert any(tuple(int(c) for c in rgb) == RED for rgb in patch)
+    finally:
+        p.release()
