@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 
 import numpy as np
 import pytest
@@ -128,5 +129,22 @@ def test_lines_and_points_without_normals_show_their_material_colour_unlit(
         px, py, _ = p.cam.project([(1.0, 0.0, 0.0) if mode == 0 else (0.5, 0.0, 0.0)], SIZE)[0]
         patch = p.img[int(py) - 1 : int(py) + 2, int(px) - 1 : int(px) + 2].reshape(-1, 3)
         assert any(tuple(int(c) for c in rgb) == RED for rgb in patch)
+    finally:
+        p.release()
+
+
+def test_an_instanced_node_is_drawn_so_it_is_named_and_linked(gl_ctx, target, tmp_path):
+    """A GPU-instanced node has no look of its own but draws its instances: it is not a
+    quiet node (quiet.py), unlike an empty node beside it."""
+    path = combined(tmp_path / "c.gltf")
+    doc = json.loads(path.read_text())
+    doc["nodes"].append({"name": "Empty"})
+    path.write_text(json.dumps(doc))
+    scene = load_scene(path)
+    ids = {node.name: node.id for node in scene.graph}
+    p = Picture(gl_ctx, target, scene, (0.0, 0.0, 0.0), 3.5)
+    try:
+        speaks = p.r.speaks(np.array([ids["Leaves"], ids["Glass"], ids["Empty"]]))
+        assert speaks.tolist() == [True, True, False]
     finally:
         p.release()
