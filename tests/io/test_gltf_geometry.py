@@ -439,3 +439,28 @@ def test_a_draco_primitive_is_charged_before_it_is_decoded(tmp_path):
     doc.add("nodes", {"mesh": 0})
     with pytest.raises(SceneError, match="over the limit"):
         load_scene(doc.write(tmp_path / "d.gltf"))
+
+
+def test_mesh_parts_count_indices_after_mode_conversion(tmp_path):
+    """One part per primitive, each at its place in the mesh's one index buffer: all
+    triangles (a 4-vertex strip is 2 triangles, 6 indices), then all line segments (a
+    3-vertex loop is 3 segments, 6 indices), then all points; each with its material."""
+    doc = Doc()
+    pos = doc.accessor(QUAD)
+    mats = [doc.add("materials", {"pbrMetallicRoughness": {"baseColorFactor": [k / 4, 0, 0, 1]}})
+            for k in range(4)]  # fmt: skip
+    prims = [
+        {"attributes": {"POSITION": pos}, "mode": 2, "material": mats[0],
+         "indices": doc.accessor(np.array([0, 1, 2], np.uint16))},  # LINE_LOOP
+        {"attributes": {"POSITION": pos}, "mode": 5, "material": mats[1],
+         "indices": doc.accessor(np.array([0, 1, 3, 2], np.uint16))},  # TRIANGLE_STRIP
+        {"attributes": {"POSITION": pos}, "mode": 0, "material": mats[2]},  # POINTS
+        {"attributes": {"POSITION": pos}, "material": mats[3],
+         "indices": doc.accessor(QUAD_INDICES)},  # TRIANGLES
+    ]  # fmt: skip
+    doc.add("meshes", {"primitives": prims})
+    doc.add("nodes", {"name": "Mixed", "mesh": 0})
+    scene = load_scene(doc.write(tmp_path / "p.gltf"))
+    (surface,) = scene.surfaces.values()
+    got = [(p.mode, p.first, p.count, p.material.base_color[0] * 4) for p in surface.parts]
+    assert got == [(1, 12, 6, 0), (4, 0, 6, 1), (0, 18, 4, 2), (4, 6, 6, 3)]

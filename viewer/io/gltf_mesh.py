@@ -15,6 +15,7 @@ data budget bounds the load's memory.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -120,9 +121,13 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         all_uv1.append(uv1)
         center = tuple(float(c) for c in (pos.min(axis=0) + pos.max(axis=0)) / 2.0) if n else (
             0.0, 0.0, 0.0)  # fmt: skip
+        # lines and points have no surface to light without normals: drawn in their
+        # material's colours unlit, as reference viewers draw them
+        bare = material if attrs.get("NORMAL") is not None else replace(material, unlit=True)
         for part_mode, ids in ((TRIANGLES, tri), (LINES, seg), (POINTS, pts)):
             if ids.size:  # counted in the mode's own indices (after strips, loops, fans)
-                found.append((part_mode, int(ids.size), material, center))
+                found.append((part_mode, int(ids.size), bare if part_mode != TRIANGLES
+                              else material, center))  # fmt: skip
         if offset + n > 2**32:
             raise gltf.error(here, "too many vertices")
         all_p.append(pos)
