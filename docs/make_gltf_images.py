@@ -9,8 +9,10 @@ temporary .glb and played headless with the overlay on: the moving joints glow r
 tree and, drawn over the mesh, in the view; the joints that follow them glow orange.
 
 The materials pictures show tests/gltf_looks.py's `showcase` (an alpha-masked leaf, a
-blended glass pane, a gold metal and a white dielectric sphere, an emissive lamp), through
-the file's camera with `--no-overlay`, and from the orbit camera with the overlay on.
+blended glass pane, a gold metal and a white dielectric sphere, an emissive lamp, a block
+morphed halfway by its morph target, three glowing studs drawn by one
+EXT_mesh_gpu_instancing node), through the file's camera with `--no-overlay`, and from
+the orbit camera with the overlay on.
 """
 
 from __future__ import annotations

@@ -40,6 +40,25 @@ def quad(size: float = 2.0, z: float = 0.0):
     return pos, nrm, uv, np.array([0, 1, 2, 0, 2, 3], np.uint32)
 
 
+def box(width: float, height: float, depth: float):
+    """A box standing on the XZ plane (y in [0, height]), centred on the Y axis: four
+    vertices per face (flat normals), TEXCOORD_0, counter-clockwise seen from outside."""
+    pos, nrm, uv, idx = [], [], [], []
+    for axis in range(3):
+        for sign in (1.0, -1.0):
+            n = np.zeros(3, np.float32)
+            n[axis] = sign
+            u, v = np.roll(np.eye(3, dtype=np.float32), -axis - 1, 0)[:2] * [[sign], [1.0]]
+            corners = [n + a * u + b * v for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            k = len(pos)
+            pos += [c * [width / 2, height / 2, depth / 2] + [0, height / 2, 0] for c in corners]
+            nrm += [n] * 4
+            uv += [[0, 1], [1, 1], [1, 0], [0, 0]]
+            idx += [k, k + 1, k + 2, k, k + 2, k + 3]
+    return (np.asarray(pos, np.float32), np.asarray(nrm, np.float32),
+            np.asarray(uv, np.float32), np.asarray(idx, np.uint32))  # fmt: skip
+
+
 def png_uri(pixels) -> str:
     """A data URI of an RGBA or RGB PNG of `pixels` (h, w, 3 or 4) uint8."""
     from PIL import Image
@@ -58,7 +77,10 @@ class Doc:
                           "scene": 0, "scenes": [{"nodes": []}], "nodes": [], "meshes": [],
                           "materials": []}  # fmt: skip
 
-    def mesh(self, geometry, material: dict | None = None, colors=None, uv1=None) -> int:
+    def mesh(self, geometry, material: dict | None = None, colors=None, uv1=None,
+             targets=(), weights=None) -> int:  # fmt: skip
+        """A one-primitive mesh; `targets`: morph targets, each a dict of POSITION and/or
+        NORMAL delta arrays; `weights`: the mesh's default morph weights."""
         pos, nrm, uv, idx = geometry
         attrs = {"POSITION": self.blob.add(pos, FLOAT, "VEC3"),
                  "NORMAL": self.blob.add(nrm, FLOAT, "VEC3"),
@@ -70,11 +92,19 @@ class Doc:
         if uv1 is not None:
             attrs["TEXCOORD_1"] = self.blob.add(np.asarray(uv1, np.float32), FLOAT, "VEC2")
         prim = {"attributes": attrs, "indices": self.blob.add(idx, UINT, "SCALAR")}
+        if targets:
+            prim["targets"] = [{key: self.vec3(d) for key, d in t.items()} for t in targets]
         if material is not None:
             self.doc["materials"].append(material)
             prim["material"] = len(self.doc["materials"]) - 1
         self.doc["meshes"].append({"primitives": [prim]})
+        if weights is not None:
+            self.doc["meshes"][-1]["weights"] = list(weights)
         return len(self.doc["meshes"]) - 1
+
+    def vec3(self, values) -> int:
+        """An accessor of float VEC3 `values` (morph deltas, instance TRS)."""
+        return self.blob.add(np.asarray(values, np.float32), FLOAT, "VEC3")
 
     def node(self, name: str, root: bool = True, **fields) -> int:
         self.doc["nodes"].append({"name": name, **fields})
@@ -122,11 +152,56 @@ def spheres_grid(path: Path, base=(0.9, 0.6, 0.2, 1.0)) -> Path:
     return d.write(path)
 
 
+#: Where showcase's front row stands: the morphed block and the instanced studs' node.
+BLOCK_AT = (1.6, 0.0, 3.0)
+STUDS_AT = (-1.6, 0.0, 3.0)
+#: The studs' per-instance TRANSLATION and uniform SCALE (spheres of radius 1 scaled).
+STUDS = (((-1.0, 0.22, 0.0), 0.22), ((0.0, 0.3, 0.0), 0.3), ((1.0, 0.38, 0.0), 0.38))
+
+
+def block_morph(height: float = 0.9, half: float = 0.4):
+    """showcase's morphed block: a box `2 half` wide and `height` tall, and its one
+    morph target, which moves the top face 0.6 along +X and halves it (a leaning,
+    tapered block at weight 1), with the NORMAL deltas of the faces it tilts."""
+    pos, nrm, uv, idx = box(2 * half, height, 2 * half)
+    top = pos[:, 1] > height / 2
+    delta = np.zeros_like(pos)
+    delta[top] = np.c_[0.6 - 0.5 * pos[top, 0], np.zeros(top.sum()), -0.5 * pos[top, 2]]
+    tri = (pos + delta)[idx].reshape(-1, 3, 3)
+    face = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])[::2]  # one per face
+    face /= np.linalg.norm(face, axis=1, keepdims=True)
+    return (pos, nrm, uv, idx), {"POSITION": delta, "NORMAL": np.repeat(face, 4, 0) - nrm}
+
+
+def _morphed_block(d: Doc) -> None:
+    """A violet block whose morph target leans and tapers it, at the mesh's default
+    weight 0.5 (halfway)."""
+    geometry, target = block_morph()
+    violet = {"pbrMetallicRoughness": {"baseColorFactor": [0.62, 0.22, 0.75, 1.0],
+              "metallicFactor": 0.0, "roughnessFactor": 0.5}}  # fmt: skip
+    mesh = d.mesh(geometry, violet, targets=[target], weights=[0.5])
+    d.node("Morphed", mesh=mesh, translation=list(BLOCK_AT))
+
+
+def _instanced_studs(d: Doc, ball) -> None:
+    """One node "Studs" with EXT_mesh_gpu_instancing: three glowing cyan spheres of
+    growing size, each resting on the floor where its TRANSLATION and SCALE put it."""
+    cyan = {"pbrMetallicRoughness": {"baseColorFactor": [0.02, 0.05, 0.06, 1.0],
+            "metallicFactor": 0.0}, "emissiveFactor": [0.1, 0.85, 1.0]}  # fmt: skip
+    attrs = {"TRANSLATION": d.vec3([t for t, _ in STUDS]),
+             "SCALE": d.vec3([[s] * 3 for _, s in STUDS])}  # fmt: skip
+    d.node("Studs", mesh=d.mesh(ball, cyan), translation=list(STUDS_AT),
+           extensions={"EXT_mesh_gpu_instancing": {"attributes": attrs}})  # fmt: skip
+    d.doc.setdefault("extensionsUsed", []).append("EXT_mesh_gpu_instancing")
+
+
 def showcase(path: Path) -> Path:
     """The materials picture of docs/viewer.md: an alpha-masked leaf, a blended glass
     pane in front of a gold (metal) sphere, a white dielectric sphere, an emissive lamp
-    with KHR_materials_emissive_strength, on a grey floor, seen through the file's camera
-    "Front" (an empty node and a far lamp node stand aside: framing ignores them)."""
+    with KHR_materials_emissive_strength, and in front of them a violet block morphed
+    halfway (default weight 0.5) and three instanced glowing studs
+    (EXT_mesh_gpu_instancing), on a grey floor, seen through the file's camera "Front"
+    (an empty node and a far lamp node stand aside: framing ignores them)."""
     d = Doc()
     ball = sphere()
     n = 64
@@ -157,6 +232,8 @@ def showcase(path: Path) -> Path:
             "metallicFactor": 0.0}, "emissiveFactor": [1.0, 0.35, 0.08],
             "extensions": strength}  # fmt: skip
     d.node("Lamp", mesh=d.mesh(ball, lamp), translation=[3.3, 0.7, 0.0], scale=[0.7] * 3)
+    _morphed_block(d)
+    _instanced_studs(d, ball)
     floor = {"pbrMetallicRoughness": {"baseColorFactor": [0.35, 0.36, 0.4, 1.0],
              "metallicFactor": 0.0, "roughnessFactor": 0.7}}  # fmt: skip
     s = math.sqrt(0.5)
