@@ -1,6 +1,7 @@
 """The docs' materials file (tests/gltf_looks.py `showcase`) through its own camera with
-`--no-overlay`: the morphed block stands at its default weight 0.5 and each instanced
-stud where its EXT_mesh_gpu_instancing TRANSLATION puts it. Expected places are the
+`--no-overlay`: the morphed block stands at its default weight 0.5, each instanced
+stud where its EXT_mesh_gpu_instancing TRANSLATION puts it, the masked leaf is cut out,
+the glass is see-through and the lamp glows. Expected places are the
 file's points projected by the glTF camera model (node looks down its -Z, +Y up,
 perspective yfov and the window's aspect), not by sgview's code."""
 
@@ -80,3 +81,20 @@ def test_each_instance_stands_where_its_translation_puts_it(view):
     (a, ra), (b, rb) = STUDS[:2]
     gap = at + [(a[0] + ra + b[0] - rb) / 2, 0.12, 0.0]
     assert not _cyan(view(gap))
+
+
+def test_the_leaf_is_cut_out_the_glass_is_see_through_and_the_lamp_glows(view):
+    leaf = np.asarray([-3.4, 1.0, 0.0])  # turned 30 degrees about +Y
+    cos, sin = math.cos(math.radians(30)), math.sin(math.radians(30))
+    corner = view(leaf + [-1.0 * cos, 1.0, 1.0 * sin])  # local (-1, 1): alpha 0
+    assert corner.max() > 30 and corner[1] < corner[0] + 20  # the sky, not green nor black
+    px = view(leaf + [-0.3 * cos, -0.25, 0.3 * sin])  # inside the leaf's outline
+    assert px[1] > px[0] + 60 and px[1] > px[2] + 60
+    # the gold sphere shows through the pale blue pane; the pane tints the floor
+    px = view([-1.1, 0.8, 1.0])
+    assert px[0] > px[2] + 15
+    tinted, bare = view([-0.5, 0.2, 1.6]), view([0.3, 0.2, 1.6])
+    assert tinted[2] - tinted[0] > bare[2] - bare[0] + 5
+    # the lamp: base colour 0.05, emissive (1, 0.35, 0.08) x 3
+    px = view([3.3, 0.7, 0.7])
+    assert px[0] > 240 and px[0] > px[2] + 60
