@@ -222,7 +222,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                                       or (self.camera.through is None and not enter)):  # fmt: skip
             self.view = None  # left by a camera move, or a reload took the camera away
         if self.view is not None:
-            world = self.session.graph.world_matrices()
+            world = self.session.graph.peek.world_matrices()  # as drawn
             self.camera.look_through(view_of(cameras, self.view, world))
 
     def cycle_view(self) -> None:

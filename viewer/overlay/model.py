@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from viewer.scene.math import quat_to_euler
+from viewer.scene.math import decompose, quat_to_euler
 from viewer.text import printable
 
 #: Below this many nodes the whole tree starts expanded; above, only the roots.
@@ -37,11 +37,13 @@ def panel_widths(width: int) -> tuple[int, int]:
 @dataclass
 class Flags:
     """By node id, for one frame: local recomputed, world recomputed, handed to the
-    renderer (executed)."""
+    renderer (executed). `pending`: instead, the flags set now and not yet executed
+    (paused after a touch or an edit; the next step executes them)."""
 
     local: np.ndarray
     world: np.ndarray
     executed: np.ndarray
+    pending: bool = False
 
     @classmethod
     def of_report(cls, report, n: int) -> Flags:
@@ -55,6 +57,21 @@ class Flags:
         return cls(*arrays)
 
     @classmethod
+    def of_marks(cls, graph) -> Flags:
+        """The flags set now and not yet executed, read through ``graph.peek`` (so
+        reading them executes nothing)."""
+        marks = graph.peek.flags()
+        return cls(marks.local, marks.world, marks.execute, pending=True)
+
+    def count(self) -> int:
+        """How many nodes have any flag set."""
+        n = max(len(self.local), len(self.world), len(self.executed))
+        any_set = np.zeros(n, dtype=bool)
+        for a in (self.local, self.world, self.executed):
+            any_set[: len(a)] |= a
+        return int(np.count_nonzero(any_set))
+
+    @classmethod
     def none(cls) -> Flags:
         empty = np.zeros(0, dtype=bool)
         return cls(empty, empty, empty)
@@ -65,6 +82,12 @@ class Flags:
             bool(a[i]) if i < len(a) else False for a in (self.local, self.world, self.executed)
         )
         return local, world, executed
+
+
+def pending_note(count: int, paused: bool) -> str:
+    """The panel's line over the tree while flags are set and not yet executed."""
+    when = "the next step (. or Step) executes them" if paused else "the next frame executes them"
+    return f"pending: {count} node{'s' if count != 1 else ''} marked, not yet executed; {when}"
 
 
 def flag_text(local: bool, world: bool, executed: bool) -> str:
@@ -85,8 +108,9 @@ class TreeRows:
     """
 
     def __init__(self, graph):
-        self.ids = np.asarray(graph.alive_ids(), dtype=np.int64)
-        depth_by_id = np.asarray(graph.depths(), dtype=np.int64)
+        peek = graph.peek  # a watcher's read: the graph's state stays as it is
+        self.ids = np.asarray(peek.alive_ids(), dtype=np.int64)
+        depth_by_id = np.asarray(peek.depths(), dtype=np.int64)
         self.depths = depth_by_id[self.ids] if self.ids.size else np.zeros(0, dtype=np.int64)
         n = len(self.ids)
         self.ends = np.full(n, n, dtype=np.int64)
@@ -142,22 +166,34 @@ def cause_text(report, node_id: int, frame: int) -> str:
     return f"dirty because of: {printable(report.name(cause))}"
 
 
+#: After a world value that is behind its node's values (marked, not yet executed).
+STALE_NOTE = "  (stale: until the step)"
+
+
 def node_details(graph, node_id: int) -> list[tuple[str, str]]:
     """(label, value) rows about a node: local and world position, rotation (Euler degrees,
-    R = Rz Ry Rx) and scale, its parent and its world version."""
-    node = graph.node(node_id)
-    parent = node.parent
-    versions = graph.world_versions()
+    R = Rz Ry Rx) and scale, its parent and its world version.
+
+    Read through ``graph.peek``: the world values are the stored ones, marked stale when
+    the node's world matrix is behind its values, and nothing is recomputed (a panel that
+    pulled would clear the flags it shows and bump the version it prints)."""
+    peek = graph.peek
+    i = int(node_id)
+    parent = int(peek.parents()[i])
+    pos, rot, scl = peek.local_values(i)
+    world, stale = peek.world_matrix(i)
+    w_pos, w_rot, w_scl = decompose(world)
+    note = STALE_NOTE if stale else ""
     return [
-        ("node", f"{printable(node.name)}  (id {int(node_id)})"),
-        ("parent", printable(parent.name) if parent is not None else "none (a root)"),
-        ("local position", _vec(node.local_position)),
-        ("local rotation", _vec(node.local_euler, ".1f") + " deg"),
-        ("local scale", _vec(node.local_scale)),
-        ("world position", _vec(node.world_position)),
-        ("world rotation", _vec(quat_to_euler(node.world_rotation), ".1f") + " deg"),
-        ("world scale", _vec(node.lossy_scale)),
-        ("world version", f"{int(versions[node_id])}"),
+        ("node", f"{printable(peek.name_of(i))}  (id {i})"),
+        ("parent", printable(peek.name_of(parent)) if parent >= 0 else "none (a root)"),
+        ("local position", _vec(pos)),
+        ("local rotation", _vec(quat_to_euler(rot), ".1f") + " deg"),
+        ("local scale", _vec(scl)),
+        ("world position", _vec(w_pos) + note),
+        ("world rotation", _vec(quat_to_euler(w_rot), ".1f") + " deg" + note),
+        ("world scale", _vec(w_scl) + note),
+        ("world version", f"{int(peek.world_versions()[i])}" + note),
     ]
 
 

@@ -33,7 +33,7 @@ class Panel:
 
     def reset(self) -> None:
         self._flags = Flags.none()
-        self._flags_frame: int | None = None
+        self._flags_frame: object = None  # the frame, or ("marks", edition)
         self.scene.reset()
         self.frames.reset()
 
@@ -58,12 +58,20 @@ class Panel:
         imgui.end()
 
     def _flags_of(self, entry) -> Flags:
-        """The flags of the frame shown (computed once per frame shown)."""
+        """The flags of the frame shown (computed once per frame shown); live, with nodes
+        marked and not yet executed (a touch or an edit while paused), those marks."""
+        graph = self.ov.host.graph
+        if self.ov.pinned is None and graph.peek.marked:
+            edition = ("marks", graph.peek.edition)
+            if edition != self._flags_frame:
+                self._flags_frame = edition
+                self._flags = Flags.of_marks(graph)
+            return self._flags
         frame = None if entry is None else entry.frame
         if frame != self._flags_frame or self._flags_frame is None:
             self._flags_frame = frame
             if entry is None or entry.report is None:
                 self._flags = Flags.none()
             else:
-                self._flags = Flags.of_report(entry.report, int(self.ov.host.graph.capacity_ids))
+                self._flags = Flags.of_report(entry.report, int(graph.capacity_ids))
         return self._flags
