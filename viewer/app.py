@@ -82,6 +82,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                 deterministic=fixed, key_help=KEY_HELP + MOUSE_HELP,
             )  # fmt: skip
             self.overlay.glow_style = options.glow
+            self.overlay.visible = options.panels  # off: glow and names only (Tab shows)
         self._fit_view_to_panels()
         self.renderer.frame_camera(self.camera)
         self._apply_camera_spec()

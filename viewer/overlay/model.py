@@ -23,15 +23,39 @@ def reload_note(error: str | None) -> str | None:
     return None if not error else f"reload failed, showing the last good scene: {error}"
 
 
+#: Narrower pictures fold the right panel ("Frames") to its title bar, and give the left
+#: one at most `NARROW_LEFT_SHARE` of the width: the 3D view keeps most of the picture.
+FOLD_FRAMES_BELOW = 760
+#: Narrower pictures fold both panels to their title bars (a notebook's thumbnail).
+FOLD_ALL_BELOW = 480
+NARROW_LEFT_SHARE = 0.30
+NARROW_LEFT_MIN = 180
+
+
 def panel_widths(width: int) -> tuple[int, int]:
-    """(left, right) panel widths in pixels for a picture `width` pixels wide.
+    """(left, right) widths in pixels of the open panels in a picture `width` pixels
+    wide; 0 for a panel folded to its title bar (`panels_folded`).
 
     The left panel holds the tree and the selected node, the right one the timeline,
-    the counters and the log; the 3D view is centred between them.
+    the counters and the log; the 3D view is centred between them. Wide pictures give
+    the panels at most half the width; below `FOLD_FRAMES_BELOW` pixels the right panel
+    folds and the left takes at most 30 %, below `FOLD_ALL_BELOW` both fold, so that the
+    3D view never shrinks to a strip between them.
     """
+    if width < FOLD_ALL_BELOW:
+        return 0, 0
+    if width < FOLD_FRAMES_BELOW:
+        return int(max(NARROW_LEFT_MIN, round(NARROW_LEFT_SHARE * width))), 0
     left = int(min(360, max(220, round(0.27 * width))))
     right = int(min(320, max(200, round(0.23 * width))))
     return left, right
+
+
+def panels_folded(width: int) -> tuple[bool, bool]:
+    """(left, right): whether each panel is folded to its title bar at this width (a
+    click on the title opens it over the view)."""
+    left, right = panel_widths(width)
+    return left == 0, right == 0
 
 
 @dataclass

@@ -163,13 +163,17 @@ class Renderer:
         if peek.edition == self._pending_at:
             return 0
         self._pending_at = peek.edition
+        if not peek.marked and self._pending_ids.size == 0:
+            return 0  # nothing marked now, nothing drawn as marked: the usual frame
         own = followed = np.zeros(0, dtype=np.int64)
         if peek.marked:
             flags = peek.flags()
             own = np.flatnonzero(flags.local)
             followed = np.flatnonzero((flags.world | flags.execute) & ~flags.local)
         self.glow.set_pending(own, followed)
-        ids = np.union1d(self._pending_ids, self.glow.pending)
+        # Rewrite what was drawn as marked and what is marked now (an id twice is
+        # written twice: cheaper than sorting them).
+        ids = np.concatenate([self._pending_ids, self.glow.pending])
         self._pending_ids = self.glow.pending
         if ids.size > PENDING_WRITES_MAX:
             return self.instances.write_stamps(self.glow)
