@@ -77,7 +77,7 @@ def test_make_it_show_a_change():
         marks.local | marks.world | marks.executed)}  # fmt: skip
     assert flagged == {pending[1]: pending[2], **dict.fromkeys(_names(pending[3]), pending[4])}
     note = " ".join(pending[5].split())  # the page may wrap the quoted line
-    assert pending_note(marks.count(), session.paused).startswith(note) and marks.pending
+    assert pending_note(marks.count, session.paused).startswith(note) and marks.pending
     assert session.graph.frame == frame_before  # nothing was executed by reading
     session.request_step()  # .
     report = session.advance(STEP).report

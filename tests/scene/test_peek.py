@@ -172,3 +172,14 @@ def test_an_unknown_name_says_which_name_was_meant(call):
     assert g.update().empty and len(g) == 2  # nothing changed by the refusals
     with pytest.raises(TypeError, match="expected a Node, a node name or None"):
         g.touch(3)
+
+
+def test_an_unknown_name_is_quoted_safely_and_a_huge_one_gets_no_guess():
+    g = SceneGraph()
+    g.add("Obj2")
+    with pytest.raises(KeyError) as caught:
+        g.touch("Obj\x1b[2J")  # no raw escape reaches a terminal
+    assert caught.value.args[0] == "no node named 'Obj\\x1b[2J'; did you mean 'Obj2'?"
+    with pytest.raises(KeyError) as caught:
+        g.touch("Obj2" * 100_000)
+    assert "did you mean" not in caught.value.args[0] and len(caught.value.args[0]) < 300

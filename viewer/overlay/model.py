@@ -7,6 +7,7 @@ selected node's details with "dirty because of", the panel sizes, the timeline's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -87,8 +88,9 @@ class Flags:
         marks = graph.peek.flags()
         return cls(marks.local, marks.world, marks.execute, pending=True)
 
+    @cached_property
     def count(self) -> int:
-        """How many nodes have any flag set."""
+        """How many nodes have any flag set (counted once)."""
         n = max(len(self.local), len(self.world), len(self.executed))
         any_set = np.zeros(n, dtype=bool)
         for a in (self.local, self.world, self.executed):

@@ -92,7 +92,7 @@ class ScenePanel:
         imgui.new_line()
         if self._flags.pending:
             imgui.push_style_color(imgui.Col_.text, vec4(c.pending))
-            imgui.text_wrapped(pending_note(self._flags.count(), host.paused))
+            imgui.text_wrapped(pending_note(self._flags.count, host.paused))
             imgui.pop_style_color()
 
     def _selected(self, entry) -> None:

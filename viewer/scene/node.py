@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..text import closest_name, printable
+from ..text import closest_name, quoted
 from . import structure, validate, world_space
 from .errors import HierarchyError
 from .flags import EXEC, LOCAL, WORLD
@@ -32,6 +32,8 @@ from .storage import Storage
 _NONE3 = np.empty((0, 3))
 _NONE4 = np.empty((0, 4))
 _SAME = object()  # clone(): "under the original's parent"
+#: Names longer than this get no "did you mean" (see `unknown_name`).
+FUZZY_LENGTH_MAX = 256
 
 
 class DirtyFlags(NamedTuple):
@@ -53,9 +55,11 @@ def _frozen(arr: np.ndarray) -> np.ndarray:
 def unknown_name(name: str, store: Storage) -> KeyError:
     """The error for a node name the graph does not hold, with the closest name it
     does hold ("did you mean 'Obj2'?")."""
-    close = closest_name(name, store.ids_by_name)
-    hint = f"; did you mean {printable(close)!r}?" if close is not None else ""
-    return KeyError(f"no node named {printable(name)!r}{hint}")
+    # A name far longer than any the graph holds is no misspelling (and a fuzzy match
+    # over it would cost seconds).
+    close = closest_name(name, store.ids_by_name) if len(name) <= FUZZY_LENGTH_MAX else None
+    hint = f"; did you mean {quoted(close)}?" if close is not None else ""
+    return KeyError(f"no node named {quoted(name)}{hint}")
 
 
 def id_of_name(name: str, store: Storage) -> int:
