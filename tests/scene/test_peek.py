@@ -68,6 +68,8 @@ def test_peek_changes_nothing_and_agrees_with_the_pulling_reads(data):
         stale = flags.world.copy()
         versions = peek.world_versions().copy()
         for j in ids.tolist():
+            assert peek.world_matrix(j)[1] == bool(stale[j]), g.name_of(j)
+        for j in ids.tolist():
             assert flags.of(j) == tuple(g.node(j).dirty), g.name_of(j)
         np.testing.assert_array_equal(ids, g.alive_ids())
         np.testing.assert_array_equal(peek.depths()[ids], g.depths()[ids])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .flags import EXEC, LOCAL, WORLD
+from .flags import EXEC, LOCAL, PENDING, WORLD
 from .math import trs_matrix
 from .storage import Storage, readonly
 
@@ -156,7 +156,19 @@ class Peek:
         """(a copy of the stored world matrix of a node, whether it is stale)."""
         i = self._live(node_id)
         m = self._store.world[i].reshape(4, 4).copy()
-        return m, bool(self.flags().world[i])
+        return m, self._stale(i)
+
+    def _stale(self, i: int) -> bool:
+        """Whether node ``i``'s stored world matrix is behind: update_world is set on it,
+        or it lies below a node whose marking is still queued (O(depth), no copy)."""
+        s = self._store
+        if s.flags[i] & WORLD:
+            return True
+        while s.pending and i >= 0:
+            if s.flags[i] & PENDING:
+                return True
+            i = int(s.parent[i])
+        return False
 
     def local_values(self, node_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Copies of a node's stored (position, quaternion, scale): always current (the
