@@ -84,6 +84,14 @@ def test_node_details_and_matrices():
     assert rows["parent"] == "Obj5"
     assert rows["world position"] == "(1.000, -2.000, 0.000)"
     assert rows["world version"] == "2"  # first layout, then this frame
+    # Edited and not executed: the stored values, marked stale, and reading them pulls
+    # nothing (the flags and the version stay for the frame).
+    g["Obj5"].local_position = (3.0, -2.0, 0.0)
+    rows = dict(node_details(g, g["Obj8"].id))
+    assert rows["world position (stale)"] == "(1.000, -2.000, 0.000)"
+    assert rows["world version (stale)"] == "2"
+    assert g["Obj8"].dirty == (False, True, True)
+    assert g.update().world_updated.size == 3  # Obj5, Obj8, Obj9
     assert matrix_rows(np.eye(4))[0] == "   1.000     0.000     0.000     0.000"
 
 

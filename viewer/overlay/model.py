@@ -192,8 +192,9 @@ def cause_text(report, node_id: int, frame: int) -> str:
     return f"dirty because of: {printable(report.name(cause))}"
 
 
-#: After a world value that is behind its node's values (marked, not yet executed).
-STALE_NOTE = "  (stale: until the step)"
+#: After the label of a world value that is behind its node's values (marked, not yet
+#: executed): the value is the stored one, until the step.
+STALE_NOTE = " (stale)"
 
 
 def node_details(graph, node_id: int) -> list[tuple[str, str]]:
@@ -216,10 +217,10 @@ def node_details(graph, node_id: int) -> list[tuple[str, str]]:
         ("local position", _vec(pos)),
         ("local rotation", _vec(quat_to_euler(rot), ".1f") + " deg"),
         ("local scale", _vec(scl)),
-        ("world position", _vec(w_pos) + note),
-        ("world rotation", _vec(quat_to_euler(w_rot), ".1f") + " deg" + note),
-        ("world scale", _vec(w_scl) + note),
-        ("world version", f"{int(peek.world_versions()[i])}" + note),
+        ("world position" + note, _vec(w_pos)),
+        ("world rotation" + note, _vec(quat_to_euler(w_rot), ".1f") + " deg"),
+        ("world scale" + note, _vec(w_scl)),
+        ("world version" + note, f"{int(peek.world_versions()[i])}"),
     ]
 
 
