@@ -148,6 +148,7 @@ def test_names_are_accepted_wherever_a_node_is_expected():
     assert "Obj3_copy" not in g
     g.remove("Obj2", keep_children=True)
     assert [n.name for n in g] == ["Obj1", "Obj3"]
+    assert g.node("Obj3") == g["Obj3"] == g.node(g["Obj3"].id)
 
 
 @pytest.mark.parametrize(
@@ -160,6 +161,7 @@ def test_names_are_accepted_wherever_a_node_is_expected():
         lambda g: g.update("obj2"),
         lambda g: g["obj2"],
         lambda g: g["Obj3"].set_parent("obj2"),
+        lambda g: g.node("obj2"),
     ],
 )
 def test_an_unknown_name_says_which_name_was_meant(call):

@@ -203,8 +203,10 @@ class SceneGraph:
             return False
         return Node(self._store, node.id) == node
 
-    def node(self, node_id: int) -> Node:
-        """The handle of a live node id."""
+    def node(self, node_id: int | str) -> Node:
+        """The handle of a live node id (or of the node of that name, as ``g[name]``)."""
+        if isinstance(node_id, str):
+            return Node(self._store, id_of_name(node_id, self._store))
         i = int(node_id)
         if not 0 <= i < self._store.n:
             raise KeyError(f"no node with id {i}")
