@@ -12,6 +12,7 @@ path in a headless window (`drive`, tests/overlay/app_driver.py).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -152,3 +153,26 @@ def test_the_pending_look_shows_in_every_glow_style(drive, style):
     img = d.frame()
     for name in SUBTREE:
         assert 0.2 < orange(node_patch(d, img, name)).mean() < 0.8, (style, name)
+
+
+#: The graph's pulling reads (each may recompute, flush the marking, clear flags, bump
+#: versions): a watcher calls their `peek` twins instead.
+PULLS = re.compile(
+    r"(?<!peek)\.(world_matrices|world_versions|alive_ids|depths|parents|local_values)\("
+    r"|(?<!peek)\.(world_matrix|world_position|world_rotation|world_euler|lossy_scale"
+    r"|local_matrix|local_euler|local_position|local_rotation|local_scale|dirty)\b"
+    r"|\b(graph|g)\.(node|update|touch)\("
+)
+
+
+def test_the_watchers_read_the_core_only_through_peek():
+    """The overlay's modules and the trace never call a pulling read of the graph (the
+    byte-identical test above checks the paths one session takes; this, every line)."""
+    watchers = sorted((REPO / "viewer" / "overlay").glob("*.py")) + [REPO / "viewer/trace.py"]
+    found = []
+    for path in watchers:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if PULLS.search(code):
+                found.append(f"{path.name}:{number}: {line.strip()}")
+    assert found == []
