@@ -187,3 +187,23 @@ def test_an_unknown_name_is_quoted_safely_and_a_huge_one_gets_no_guess():
     with pytest.raises(KeyError) as caught:
         g.touch("Obj2" * 100_000)
     assert "did you mean" not in caught.value.args[0] and len(caught.value.args[0]) < 300
+
+
+def test_the_edition_changes_with_every_edit_frame_and_pull():
+    g = SceneGraph()
+    g.add("A")
+    g.add("B", "A")
+    g.update()
+    before = g.peek.edition
+    g.peek.flags(), g.peek.world_matrix(1), g.peek.alive_ids()
+    assert g.peek.edition == before  # reading through the peek is no change
+    editions = [before]
+    g.touch("A")  # an edit
+    editions.append(g.peek.edition)
+    _ = g["B"].world_matrix  # a mid-frame pull: flags change, values are recomputed
+    editions.append(g.peek.edition)
+    g.update()  # a frame
+    editions.append(g.peek.edition)
+    g.add("C")  # a new node
+    editions.append(g.peek.edition)
+    assert len(set(editions)) == len(editions)

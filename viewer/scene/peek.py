@@ -120,11 +120,12 @@ class Peek:
         return bool(s.pending) or s.n_roots > 0
 
     @property
-    def edition(self) -> tuple[int, int, int]:
+    def edition(self) -> tuple[int, int, int, int]:
         """Differs whenever a value, a flag or the structure may have changed since it
-        was last asked (edits, frames, ids): a watcher redoes its work only then."""
+        was last asked (edits, frames, ids, products of mid-frame reads): a watcher redoes
+        its work only then."""
         s = self._store
-        return s.changes, s.frame, s.n
+        return s.changes, s.frame, s.n, s.products
 
     def flags(self) -> PeekFlags:
         """Every node's flags now, the deferred marking of queued nodes included (worked
