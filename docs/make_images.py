@@ -10,7 +10,8 @@ and why it is dirty, the counters and the log. The same log is printed (``--log`
 written beside the picture as ``NAME.log``, so the page can show it as text.
 
 The pictures of docs/viewer.md (`STYLE_SHOTS`) show the three ways the view can show each
-frame's work (``--glow``) on solar_system, where every node moves every frame.
+frame's work (``--glow``) on solar_system, where every node moves every frame;
+`PENDING_SHOT` the pending look of a paused touch, before the step.
 """
 
 from __future__ import annotations
@@ -50,6 +51,15 @@ TEACHING_GIF = (
 )
 
 
+#: docs/viewer.md's picture of the pending look: tree10 paused, Obj2 selected and touched
+#: (T), drawn before the step executes the marks.
+PENDING_SHOT = (
+    "tree10-pending.png",
+    ["tree10", "--headless", "--still", "--select", "Obj2", "--keys", "Space@3,T@4",
+     "--frames", "6", "--size", "960x540"],
+)  # fmt: skip
+
+
 def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
     """Write every picture (and its .log) into `out`; return {name: log lines of the
     pictured frame}."""
@@ -85,6 +95,9 @@ def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
             raise SystemExit(f"sgview failed on {' '.join(argv)}")
     name, argv = TEACHING_GIF
     if main([*argv, "--record", str(out / name)]) != 0:
+        raise SystemExit(f"sgview failed on {' '.join(argv)}")
+    name, argv = PENDING_SHOT
+    if main([*argv, "--screenshot", str(out / name)]) != 0:
         raise SystemExit(f"sgview failed on {' '.join(argv)}")
     return logs
 

@@ -19,6 +19,10 @@
 //     an outline), so a scene where everything moves keeps its colours;
 //   2 heat: the highlight is the node's heat in [0, 1] (how often it was recomputed
 //     lately) and every node is drawn in the heat ramp's colour, lit (Blinn-Phong).
+// The pending look (v_pending > 0: marked by a touch or an edit while paused, not yet
+// executed), in every style: no fill; diagonal stripes (PENDING_STRIPE pixels wide) of the
+// glow's colour over the node's own, with the halo pass's outline around it. Executed
+// nodes are filled solid, so "marked" and "recomputed" never look alike.
 uniform vec3 u_light_dir;   // towards the default light, normalised, world space
 uniform vec3 u_eye;         // camera position, world space (perspective)
 uniform vec3 u_view_dir;    // camera forward, world space (orthographic)
@@ -67,6 +71,7 @@ in vec3 v_world_pos;
 in vec3 v_normal;
 in vec3 v_color;
 in float v_highlight;
+in float v_pending;
 in vec2 v_uv;
 in vec2 v_uv1;
 in vec4 v_vcolor;
@@ -239,9 +244,18 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     return vec4(to_srgb(tone_map(color)), base.a);
 }
 
+const float PENDING_STRIPE = 5.0;
+
+// 1 on the glow's stripes of the pending look, 0 between them and on other nodes.
+float pending_stripe() {
+    if (v_pending <= 0.0) return 0.0;
+    return mod(floor((gl_FragCoord.x + gl_FragCoord.y) / PENDING_STRIPE), 2.0);
+}
+
 void main() {
     float strength = clamp(abs(v_highlight), 0.0, 1.0);
     vec3 glow = v_highlight < 0.0 ? u_glow_local : u_glow_world;
+    if (v_pending > 0.0) glow = v_pending < 1.5 ? u_glow_local : u_glow_world;
     if (u_halo == 1) {
         // A paler rim than the body, so the outline reads even against the glow.
         f_color = vec4(mix(glow, vec3(1.0, 0.93, 0.75), 0.45), strength);
@@ -273,8 +287,10 @@ void main() {
         color = vec4(u_glow_style == 2 ? heat_ramp(clamp(v_highlight, 0.0, 1.0)) : v_color, 1.0);
         if (u_glow_style == 2) strength = 0.0;
     }
+    float stripe = pending_stripe();
+    if (v_pending > 0.0) strength = 0.0;  // pending: stripes instead of the fill
     if (u_unlit == 1) {
-        f_color = vec4(mix(color.rgb, glow, strength), color.a);
+        f_color = vec4(mix(mix(color.rgb, glow, strength), glow, stripe), color.a);
         return;
     }
     // Two-sided: flat disks and rectangles are seen from both faces.
@@ -296,5 +312,6 @@ void main() {
         // Glow: emissive, so it reads the same on the lit and the shaded side.
         lit = mix(lit, glow * (0.80 + 0.20 * diffuse), strength);
     }
-    f_color = vec4(lit, color.a);
+    lit = mix(lit, glow * (0.80 + 0.20 * diffuse), stripe);
+    f_color = vec4(lit, max(color.a, stripe));
 }

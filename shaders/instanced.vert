@@ -4,7 +4,9 @@
 // Per instance: the node's world matrix (column-vector convention), its look's colour
 // and size (size scales the mesh only), and its stamp (viewer/render/glow.py): the time
 // it was last recomputed and a code, reason + heat (0 never, 1 own change, 2 followed,
-// 3 / 4 the same in a frame picked on the timeline: full strength). The glow is computed
+// 3 / 4 the same in a frame picked on the timeline: full strength; 5 / 6 the same marked
+// but not yet executed, paused after a touch or an edit: full strength, and v_pending
+// tells the fragment shader to draw the pending look). The glow is computed
 // here from the current time u_time, so nothing is written while a glow fades:
 // v_highlight's magnitude is the glow strength, its sign the colour (negative: own
 // change, red; positive: followed, orange); in the heat style it is the heat in [0, 1].
@@ -39,6 +41,7 @@ out vec3 v_world_pos;
 out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
+out float v_pending;  // 0 executed or clean; 1 marked (own change), 2 marked (follows)
 out vec2 v_uv;
 out vec2 v_uv1;
 out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
@@ -55,11 +58,11 @@ float glow_value() {
     }
     float s;
     if (reason == 0.0) s = 0.0;
-    else if (reason >= 3.0) s = 1.0;
+    else if (reason >= 3.0) s = 1.0;  // a picked frame, or marked and not yet executed
     else if (u_fade > 0.0) s = clamp(1.0 - age / u_fade, 0.0, 1.0);
     else s = age == 0.0 ? 1.0 : 0.0;
     if (s < 1e-4) s = 0.0;
-    return (reason == 1.0 || reason == 3.0) ? -s : s;
+    return (reason == 1.0 || reason == 3.0 || reason == 5.0) ? -s : s;
 }
 
 void main() {
@@ -80,6 +83,8 @@ void main() {
     v_world_pos = p;
     v_color = mix(in_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = glow_value();
+    float reason = floor(in_stamp.y);
+    v_pending = (u_glow_on == 1 && reason >= 5.0) ? reason - 4.0 : 0.0;
     v_uv = in_uv;
     v_uv1 = in_uv1;
     v_vcolor = in_vcolor;

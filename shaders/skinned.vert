@@ -19,6 +19,7 @@ out vec3 v_world_pos;
 out vec3 v_normal;
 out vec3 v_color;
 out float v_highlight;
+out float v_pending;  // instanced.frag's pending look: skinned meshes have no stamps
 out vec2 v_uv;
 out vec2 v_uv1;
 out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
@@ -42,6 +43,7 @@ void main() {
     v_world_pos = p.xyz;
     v_color = mix(u_color, in_vcolor.rgb, in_vcolor.a);
     v_highlight = 0.0;
+    v_pending = 0.0;
     v_uv = in_uv;
     v_uv1 = in_uv1;
     v_vcolor = in_vcolor;

@@ -16,7 +16,7 @@ from viewer.cli import main
 from viewer.progress import Progress
 
 TREE10 = str(Path(__file__).resolve().parents[1] / "scenes" / "tree10.toml")
-SIZE = ["--size", "320x180"]
+SIZE = ["--size", "800x450"]  # wide enough for open panels: the flags and counters show
 
 
 def _shot(tmp_path, frames: int) -> np.ndarray:
@@ -38,14 +38,15 @@ def test_a_64_frame_gif_of_tree10_holds_the_touch_frame(tmp_path, capsys):
     frames = [np.asarray(f.convert("RGB"), dtype=np.float64) for f in ImageSequence.Iterator(
         Image.open(gif))]  # fmt: skip
 
-    def unlike(a, b) -> int:  # pixels that differ clearly (beyond the GIF's palette)
+    def unlike(a, b) -> int:  # panel pixels that differ clearly (beyond the GIF's palette)
+        a, b = (np.concatenate([x[:, :215], x[:, -195:]], axis=1) for x in (a, b))
         return int((np.abs(a - b).sum(axis=2) > 60).sum())
 
-    # The neighbours are unlike the touch frame (its flags, counters, full glow) ...
+    # The neighbours are unlike the touch frame (its flags and counters in the panels) ...
     apart = min(unlike(before, touch), unlike(after, touch))
     assert apart > 200
     # ... and the GIF holds the touch frame itself.
-    assert min(unlike(f, touch) for f in frames) < 0.1 * apart
+    assert min(unlike(f, touch) for f in frames) < 0.2 * apart
     assert len(frames) == 32  # the timing is as before: 32 frames of 1/30 s
 
 

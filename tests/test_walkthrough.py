@@ -6,9 +6,11 @@ session actions (viewer/app_input.py)."""
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from viewer.io import default_scene
+from viewer.overlay.model import Flags, flag_text, pending_note
 from viewer.session import Session
 
 PAGE = Path(__file__).parents[1] / "docs" / "getting-started.md"
@@ -46,7 +48,7 @@ def test_make_it_show_a_change():
     section = page[page.index("## Make it show a change") :]
     log = re.search(r"```\n(.*?)```", section, re.S)[1]
     quoted_log = [line.strip() for line in log.strip().splitlines()]
-    glow = re.search(r"(Obj\d+) glows red, (.*?) orange; the log reads", section, re.S)
+    glow = re.search(r"(Obj\d+) glows red, (.*?) orange(?:, filled)?; the log reads", section, re.S)
     counts = re.search(r"(\d+) products were done where the naive method does (\d+)", section)
 
     session = Session(default_scene(), fixed_step=STEP)
@@ -57,8 +59,26 @@ def test_make_it_show_a_change():
         assert not session.advance(STEP).report.log_lines()
     session.toggle_pause()  # Space
     assert session.advance(STEP) is None
+    frame_before = session.graph.frame
     session.select(session.graph["Obj2"].id)  # the click
     session.touch_selected()  # T
+    # Before the step: the flags the page quotes, as the panel reads them (through the
+    # graph's read-only view: reading executes nothing).
+    assert session.advance(STEP) is None
+    pending = re.search(
+        r"the tree shows (Obj\d+) with `(.*?)` and (.*?) with `(.*?)`, the panel\s+says "
+        r'"(pending: .*?)"',
+        section,
+        re.S,
+    )
+    graph = session.graph
+    marks = Flags.of_marks(graph)
+    flagged = {graph.name_of(int(i)): flag_text(*marks.of(int(i))) for i in np.flatnonzero(
+        marks.local | marks.world | marks.executed)}  # fmt: skip
+    assert flagged == {pending[1]: pending[2], **dict.fromkeys(_names(pending[3]), pending[4])}
+    note = " ".join(pending[5].split())  # the page may wrap the quoted line
+    assert pending_note(marks.count, session.paused).startswith(note) and marks.pending
+    assert session.graph.frame == frame_before  # nothing was executed by reading
     session.request_step()  # .
     report = session.advance(STEP).report
     assert report.log_lines() == quoted_log

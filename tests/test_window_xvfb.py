@@ -201,7 +201,8 @@ def _teal_cube(img: np.ndarray) -> tuple[int, int]:
 
 def test_overlay_keys_pause_step_and_touch(display, tmp_path):
     """Space pauses (the picture stops changing), '.' simulates exactly one frame, T
-    touches the node selected by a click: after '.', it glows red and the log says so."""
+    touches the node selected by a click: at once, before any step, it shows in the
+    pending look (striped); after '.', it glows red and the log says so."""
     import threading
 
     command = _sgview_command()
@@ -280,6 +281,16 @@ def test_overlay_keys_pause_step_and_touch(display, tmp_path):
         )  # fmt: skip
         name = title.rsplit("— ", 1)[1]
         _x(display, "xdotool", "key", "--window", wid, "t")
+
+        # Before the step: nothing executed (no frame logged), but the marks show at
+        # once: the touched node in the pending look, red stripes over its own colour.
+        def pending_look() -> bool:
+            patch = _grab(display)[y - 6 : y + 6, x - 6 : x + 6].reshape(-1, 3).astype(int)
+            red = (patch[:, 0] > 170) & (patch[:, 1] < 90) & (patch[:, 2] < 90)
+            return 0.2 < red.mean() < 0.8
+
+        _wait_for(pending_look, 10, f"{name} in the pending look before the step")
+        assert frames_logged() == count + 1 and f"*Update Local : {name}*" not in lines
         _x(display, "xdotool", "key", "--window", wid, "period")
         _wait_for(lambda: f"*Update Local : {name}*" in lines, 10, f"{name} in the log")
         assert settled_count() == count + 2

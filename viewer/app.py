@@ -82,6 +82,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                 deterministic=fixed, key_help=KEY_HELP + MOUSE_HELP,
             )  # fmt: skip
             self.overlay.glow_style = options.glow
+            self.overlay.visible = options.panels  # off: glow and names only (Tab shows)
         self._fit_view_to_panels()
         self.renderer.frame_camera(self.camera)
         self._apply_camera_spec()
@@ -225,7 +226,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                                       or (self.camera.through is None and not enter)):  # fmt: skip
             self.view = None  # left by a camera move, or a reload took the camera away
         if self.view is not None:
-            world = self.session.graph.world_matrices()
+            world = self.session.graph.peek.world_matrices()  # as drawn
             self.camera.look_through(view_of(cameras, self.view, world))
 
     def cycle_view(self) -> None:

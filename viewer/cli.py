@@ -161,7 +161,8 @@ def options_from(args, scene):
     return RunOptions(
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
-        samples=args.samples, overlay=args.overlay, select=args.select, glow=args.glow,
+        samples=args.samples, overlay=args.overlay, panels=args.panels, select=args.select,
+        glow=args.glow,
         load_limits=load_limits(args), script=script, trace=args.trace, view=view,
     )  # fmt: skip
 

@@ -134,6 +134,11 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "help": "the model and nothing else: no glow, names, panels, grid, axes, lines or "
         "joint markers (also headless)",
     }),
+    ("--no-panels", {
+        "dest": "panels", "action": "store_false",
+        "help": "the overlay without its panels: glow, names, grid and lines over the whole "
+        "picture (Tab shows the panels)",
+    }),
     ("--glow", {
         "choices": ("fill", "rim", "heat"), "default": "fill",
         "help": "how the overlay shows each frame's work: fill (tint the recomputed nodes, "

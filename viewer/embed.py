@@ -122,6 +122,7 @@ def show(
     screenshot=None,
     record=None,
     overlay: bool = True,
+    panels: bool = True,
     log: bool = False,
     trace=None,
     title: str | None = None,
@@ -148,6 +149,8 @@ def show(
     screenshot, record, log, trace, overlay :
         As the command's ``--screenshot PNG``, ``--record OUT.gif|mp4``, ``--log``,
         ``--trace OUT.json`` and ``--no-overlay`` (`overlay=False`).
+    panels : False: the overlay without its panels (``--no-panels``): the glow, the names,
+        the grid and the lines over the whole picture; Tab shows the panels.
     keys, clicks :
         Scripted input, as ``--keys`` and ``--click``: e.g. ``keys="L@1-80,T@90"``,
         ``clicks=["320,180@5"]`` (see `viewer.keyscript`).
@@ -164,6 +167,7 @@ def show(
     _not_running("show")
     headless = A.flag("headless", headless)
     overlay = A.flag("overlay", overlay)
+    panels = A.flag("panels", panels)
     log = A.flag("log", log)
     frames = A.frames(frames)
     if headless and frames is None:
@@ -175,7 +179,8 @@ def show(
         A.out_path(name, value)
     scene = scene_for(graph, meshes, title, camera)
     options = RunOptions(
-        size=_size(size), frames=frames, log=log, overlay=overlay, select=select,
+        size=_size(size), frames=frames, log=log, overlay=overlay, panels=panels,
+        select=select,
         screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
         script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],
     )  # fmt: skip
@@ -220,6 +225,7 @@ def render_image(
     size: tuple[int, int] = (640, 360),
     meshes: MeshSpec = None,
     overlay: bool = True,
+    panels: bool = True,
     camera=None,
 ) -> Image:
     """One headless frame of `graph` as it is now: an (H, W, 3) uint8 array.
@@ -227,9 +233,12 @@ def render_image(
     The changes made since the graph's last ``update()`` are that frame's change: with the
     overlay on they glow (red: the node's own value changed; orange: only its world
     matrix, through an ancestor) — so this calls ``graph.update()`` once. A graph never
-    updated is laid out first instead, and nothing glows. `meshes` and `camera`: see
-    `scene_for`. In a Jupyter notebook the result shows as a picture; elsewhere
-    ``PIL.Image.fromarray(img).save("out.png")`` writes it.
+    updated is laid out first instead, and nothing glows. ``panels=False`` keeps the glow
+    and the names but leaves the panels out, so the picture is all scene; with panels, a
+    narrow picture folds them (below 760 pixels the right one, below 480 both) so the 3D
+    view keeps most of it. `meshes` and `camera`: see `scene_for`. In a Jupyter notebook
+    the result shows as a picture; elsewhere ``PIL.Image.fromarray(img).save("out.png")``
+    writes it.
     """
     from viewer.runner import RunOptions, run
 
@@ -237,7 +246,7 @@ def render_image(
     scene = scene_for(graph, meshes, None, camera)
     options = RunOptions(
         size=_size(size), frames=1, overlay=A.flag("overlay", overlay), keep_image=True,
-        layout=graph.frame == 0,
+        panels=A.flag("panels", panels), layout=graph.frame == 0,
     )  # fmt: skip
     with _running():
         app = run(scene, options, headless=True)

@@ -31,6 +31,7 @@ class RunOptions:
     samples: int = 4
     out: TextIO | None = None  # None: sys.stdout at the time of printing
     overlay: bool = True  # the debug overlay: glow, names, panels (--no-overlay: off)
+    panels: bool = True  # the overlay's panels (--no-panels: glow and names only; Tab)
     select: str | None = None  # node selected at the start
     glow: str = "fill"  # how the overlay shows the frames' work: "fill", "rim" or "heat"
     load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload

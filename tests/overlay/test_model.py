@@ -84,13 +84,29 @@ def test_node_details_and_matrices():
     assert rows["parent"] == "Obj5"
     assert rows["world position"] == "(1.000, -2.000, 0.000)"
     assert rows["world version"] == "2"  # first layout, then this frame
+    # Edited and not executed: the stored values, marked stale, and reading them pulls
+    # nothing (the flags and the version stay for the frame).
+    g["Obj5"].local_position = (3.0, -2.0, 0.0)
+    rows = dict(node_details(g, g["Obj8"].id))
+    assert rows["world position (stale)"] == "(1.000, -2.000, 0.000)"
+    assert rows["world version (stale)"] == "2"
+    assert g["Obj8"].dirty == (False, True, True)
+    assert g.update().world_updated.size == 3  # Obj5, Obj8, Obj9
     assert matrix_rows(np.eye(4))[0] == "   1.000     0.000     0.000     0.000"
 
 
 def test_panels_and_timeline_geometry():
     left, right = panel_widths(1280)
     assert 300 <= left <= 360 and 250 <= right <= 320
-    assert panel_widths(400) == (220, 200)
+    assert panel_widths(800) == (220, 200)
+    assert panel_widths(640) == (192, 0)  # the right panel folds: the view keeps 70 %
+    assert panel_widths(400) == (0, 0)  # both fold to their title bars
+    for width in range(120, 2400, 7):  # the 3D view never becomes a strip
+        left, right = panel_widths(width)
+        assert left + right <= 0.55 * width, width
+        assert width >= 760 or left + right <= 0.38 * width, width
+        if width < 760:
+            assert left <= max(180, 0.31 * width) and right == 0, width
     assert timeline_index(10.0, 10.0, 100.0, 50) == 0
     assert timeline_index(109.9, 10.0, 100.0, 50) == 49
     assert timeline_index(110.0, 10.0, 100.0, 50) is None

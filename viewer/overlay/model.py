@@ -7,10 +7,11 @@ selected node's details with "dirty because of", the panel sizes, the timeline's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from viewer.scene.math import quat_to_euler
+from viewer.scene.math import decompose, quat_to_euler
 from viewer.text import printable
 
 #: Below this many nodes the whole tree starts expanded; above, only the roots.
@@ -23,25 +24,51 @@ def reload_note(error: str | None) -> str | None:
     return None if not error else f"reload failed, showing the last good scene: {error}"
 
 
+#: Narrower pictures fold the right panel ("Frames") to its title bar, and give the left
+#: one at most `NARROW_LEFT_SHARE` of the width: the 3D view keeps most of the picture.
+FOLD_FRAMES_BELOW = 760
+#: Narrower pictures fold both panels to their title bars (a notebook's thumbnail).
+FOLD_ALL_BELOW = 480
+NARROW_LEFT_SHARE = 0.30
+NARROW_LEFT_MIN = 180
+
+
 def panel_widths(width: int) -> tuple[int, int]:
-    """(left, right) panel widths in pixels for a picture `width` pixels wide.
+    """(left, right) widths in pixels of the open panels in a picture `width` pixels
+    wide; 0 for a panel folded to its title bar (`panels_folded`).
 
     The left panel holds the tree and the selected node, the right one the timeline,
-    the counters and the log; the 3D view is centred between them.
+    the counters and the log; the 3D view is centred between them. Wide pictures give
+    the panels at most half the width; below `FOLD_FRAMES_BELOW` pixels the right panel
+    folds and the left takes at most 30 %, below `FOLD_ALL_BELOW` both fold, so that the
+    3D view never shrinks to a strip between them.
     """
+    if width < FOLD_ALL_BELOW:
+        return 0, 0
+    if width < FOLD_FRAMES_BELOW:
+        return int(max(NARROW_LEFT_MIN, round(NARROW_LEFT_SHARE * width))), 0
     left = int(min(360, max(220, round(0.27 * width))))
     right = int(min(320, max(200, round(0.23 * width))))
     return left, right
 
 
+def panels_folded(width: int) -> tuple[bool, bool]:
+    """(left, right): whether each panel is folded to its title bar at this width (a
+    click on the title opens it over the view)."""
+    left, right = panel_widths(width)
+    return left == 0, right == 0
+
+
 @dataclass
 class Flags:
     """By node id, for one frame: local recomputed, world recomputed, handed to the
-    renderer (executed)."""
+    renderer (executed). `pending`: instead, the flags set now and not yet executed
+    (paused after a touch or an edit; the next step executes them)."""
 
     local: np.ndarray
     world: np.ndarray
     executed: np.ndarray
+    pending: bool = False
 
     @classmethod
     def of_report(cls, report, n: int) -> Flags:
@@ -55,6 +82,22 @@ class Flags:
         return cls(*arrays)
 
     @classmethod
+    def of_marks(cls, graph) -> Flags:
+        """The flags set now and not yet executed, read through ``graph.peek`` (so
+        reading them executes nothing)."""
+        marks = graph.peek.flags()
+        return cls(marks.local, marks.world, marks.execute, pending=True)
+
+    @cached_property
+    def count(self) -> int:
+        """How many nodes have any flag set (counted once)."""
+        n = max(len(self.local), len(self.world), len(self.executed))
+        any_set = np.zeros(n, dtype=bool)
+        for a in (self.local, self.world, self.executed):
+            any_set[: len(a)] |= a
+        return int(np.count_nonzero(any_set))
+
+    @classmethod
     def none(cls) -> Flags:
         empty = np.zeros(0, dtype=bool)
         return cls(empty, empty, empty)
@@ -65,6 +108,12 @@ class Flags:
             bool(a[i]) if i < len(a) else False for a in (self.local, self.world, self.executed)
         )
         return local, world, executed
+
+
+def pending_note(count: int, paused: bool) -> str:
+    """The panel's line over the tree while flags are set and not yet executed."""
+    when = "the next step (. or Step) executes them" if paused else "the next frame executes them"
+    return f"pending: {count} node{'s' if count != 1 else ''} marked, not yet executed; {when}"
 
 
 def flag_text(local: bool, world: bool, executed: bool) -> str:
@@ -85,8 +134,9 @@ class TreeRows:
     """
 
     def __init__(self, graph):
-        self.ids = np.asarray(graph.alive_ids(), dtype=np.int64)
-        depth_by_id = np.asarray(graph.depths(), dtype=np.int64)
+        peek = graph.peek  # a watcher's read: the graph's state stays as it is
+        self.ids = np.asarray(peek.alive_ids(), dtype=np.int64)
+        depth_by_id = np.asarray(peek.depths(), dtype=np.int64)
         self.depths = depth_by_id[self.ids] if self.ids.size else np.zeros(0, dtype=np.int64)
         n = len(self.ids)
         self.ends = np.full(n, n, dtype=np.int64)
@@ -142,22 +192,35 @@ def cause_text(report, node_id: int, frame: int) -> str:
     return f"dirty because of: {printable(report.name(cause))}"
 
 
+#: After the label of a world value that is behind its node's values (marked, not yet
+#: executed): the value is the stored one, until the step.
+STALE_NOTE = " (stale)"
+
+
 def node_details(graph, node_id: int) -> list[tuple[str, str]]:
     """(label, value) rows about a node: local and world position, rotation (Euler degrees,
-    R = Rz Ry Rx) and scale, its parent and its world version."""
-    node = graph.node(node_id)
-    parent = node.parent
-    versions = graph.world_versions()
+    R = Rz Ry Rx) and scale, its parent and its world version.
+
+    Read through ``graph.peek``: the world values are the stored ones, marked stale when
+    the node's world matrix is behind its values, and nothing is recomputed (a panel that
+    pulled would clear the flags it shows and bump the version it prints)."""
+    peek = graph.peek
+    i = int(node_id)
+    parent = int(peek.parents()[i])
+    pos, rot, scl = peek.local_values(i)
+    world, stale = peek.world_matrix(i)
+    w_pos, w_rot, w_scl = decompose(world)
+    note = STALE_NOTE if stale else ""
     return [
-        ("node", f"{printable(node.name)}  (id {int(node_id)})"),
-        ("parent", printable(parent.name) if parent is not None else "none (a root)"),
-        ("local position", _vec(node.local_position)),
-        ("local rotation", _vec(node.local_euler, ".1f") + " deg"),
-        ("local scale", _vec(node.local_scale)),
-        ("world position", _vec(node.world_position)),
-        ("world rotation", _vec(quat_to_euler(node.world_rotation), ".1f") + " deg"),
-        ("world scale", _vec(node.lossy_scale)),
-        ("world version", f"{int(versions[node_id])}"),
+        ("node", f"{printable(peek.name_of(i))}  (id {i})"),
+        ("parent", printable(peek.name_of(parent)) if parent >= 0 else "none (a root)"),
+        ("local position", _vec(pos)),
+        ("local rotation", _vec(quat_to_euler(rot), ".1f") + " deg"),
+        ("local scale", _vec(scl)),
+        ("world position" + note, _vec(w_pos)),
+        ("world rotation" + note, _vec(quat_to_euler(w_rot), ".1f") + " deg"),
+        ("world scale" + note, _vec(w_scl)),
+        ("world version" + note, f"{int(peek.world_versions()[i])}"),
     ]
 
 

@@ -178,11 +178,11 @@ class Overlay:
         if entry is None or entry is self.history.last:
             self.pinned = None
             if was is not None:
-                self.canvas.show_still(None, self.host.graph.parents())
+                self.canvas.show_still(None, self.host.graph.peek.parents())
         else:
             self.pinned = entry.frame
             report = entry.report if entry.report is not None else _NOTHING
-            self.canvas.show_still(report, self.host.graph.parents())
+            self.canvas.show_still(report, self.host.graph.peek.parents())
 
     @property
     def shown_entry(self):
@@ -277,8 +277,8 @@ class Overlay:
             self.timings.add_draw(draw_ms)
 
     def _draw_names(self) -> None:
-        graph = self.host.graph
-        ids = np.asarray(graph.alive_ids(), dtype=np.int64)
+        peek = self.host.graph.peek  # a watcher's read: nothing recomputed, no flag cleared
+        ids = np.asarray(peek.alive_ids(), dtype=np.int64)
         selected = self.host.selected
         ids = ids[self.canvas.speaks(ids) | (ids == (-1 if selected is None else selected))]
         if ids.size == 0:
@@ -292,7 +292,7 @@ class Overlay:
         line_h = imgui.get_text_line_height()
         selected = self.host.selected
         node_ids = ids[index]
-        names = [printable(graph.name_of(int(i))) for i in node_ids.tolist()]
+        names = [printable(peek.name_of(int(i))) for i in node_ids.tolist()]
         kinds = self.canvas.glow.kinds(node_ids).tolist()
         ranks = [labels.rank_of(kind, int(i) == selected) for i, kind in zip(node_ids, kinds)]
         widths = [imgui.calc_text_size(name).x for name in names]

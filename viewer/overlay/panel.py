@@ -15,9 +15,13 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .frames_panel import FramesPanel
-from .model import Flags, panel_widths
+from .model import Flags, panel_widths, panels_folded
 from .scene_panel import ScenePanel
 from .widgets import COLORS
+
+#: Width in pixels of a folded panel's title bar and of the panel opened by a click on
+#: it (at most half the picture's).
+NARROW_OPEN = 220
 
 
 class Panel:
@@ -32,38 +36,60 @@ class Panel:
         self.reset()
 
     def reset(self) -> None:
+        #: Whether each panel (left, right) was folded at the last frame (None: not yet
+        #: drawn): a change of width folds or opens it once, a click on it may undo that.
+        self._folded: list[bool | None] = [None, None]
         self._flags = Flags.none()
-        self._flags_frame: int | None = None
+        self._flags_frame: object = None  # the frame, or ("marks", edition)
         self.scene.reset()
         self.frames.reset()
 
     def draw(self) -> None:
         width, height = self.ov.wnd.size
         left, right = panel_widths(width)
+        folded = panels_folded(width)
         entry = self.ov.shown_entry
         flags = self._flags_of(entry)
+        # A folded panel: its title bar, side by side with the other's, and the width it
+        # opens to when clicked.
+        left = left or min(NARROW_OPEN, width // 2)
+        right = right or min(NARROW_OPEN, width // 2)
+        if self._window(0, "Scene graph   (Tab hides)", 0, left, height, folded[0]):
+            self.scene.draw(entry, flags, height)
+        imgui.end()
+        if self._window(1, "Frames", width - right, right, height, folded[1]):
+            self.frames.draw(entry)
+        imgui.end()
+
+    def _window(self, k: int, title: str, x: float, w: float, h: float, folded: bool) -> bool:
+        """Begin panel `k`'s window (the caller ends it); whether its content shows. A
+        panel that just folded (or unfolded) with the width is collapsed (or opened)."""
         window_flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize
-        window_flags |= imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
-
-        imgui.set_next_window_pos(imgui.ImVec2(0, 0))
-        imgui.set_next_window_size(imgui.ImVec2(left, height))
-        imgui.begin("Scene graph   (Tab hides)", None, window_flags)
-        self.scene.draw(entry, flags, height)
-        imgui.end()
-
-        imgui.set_next_window_pos(imgui.ImVec2(width - right, 0))
-        imgui.set_next_window_size(imgui.ImVec2(right, height))
-        imgui.begin("Frames", None, window_flags)
-        self.frames.draw(entry)
-        imgui.end()
+        window_flags |= imgui.WindowFlags_.no_saved_settings
+        if not folded:
+            window_flags |= imgui.WindowFlags_.no_collapse
+        if self._folded[k] != folded:
+            imgui.set_next_window_collapsed(folded, imgui.Cond_.always)
+            self._folded[k] = folded
+        imgui.set_next_window_pos(imgui.ImVec2(x, 0))
+        imgui.set_next_window_size(imgui.ImVec2(w, h))
+        return imgui.begin(title, None, window_flags)[0]
 
     def _flags_of(self, entry) -> Flags:
-        """The flags of the frame shown (computed once per frame shown)."""
+        """The flags of the frame shown (computed once per frame shown); live, with nodes
+        marked and not yet executed (a touch or an edit while paused), those marks."""
+        graph = self.ov.host.graph
+        if self.ov.pinned is None and graph.peek.marked:
+            edition = ("marks", graph.peek.edition)
+            if edition != self._flags_frame:
+                self._flags_frame = edition
+                self._flags = Flags.of_marks(graph)
+            return self._flags
         frame = None if entry is None else entry.frame
         if frame != self._flags_frame or self._flags_frame is None:
             self._flags_frame = frame
             if entry is None or entry.report is None:
                 self._flags = Flags.none()
             else:
-                self._flags = Flags.of_report(entry.report, int(self.ov.host.graph.capacity_ids))
+                self._flags = Flags.of_report(entry.report, int(graph.capacity_ids))
         return self._flags

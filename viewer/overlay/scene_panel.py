@@ -6,7 +6,16 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .animation_section import AnimationSection
-from .model import Flags, cause_text, flag_text, matrix_rows, node_details, reload_note
+from .model import (
+    STALE_NOTE,
+    Flags,
+    cause_text,
+    flag_text,
+    matrix_rows,
+    node_details,
+    pending_note,
+    reload_note,
+)
 from .tree_view import TreeView
 from .widgets import COLORS, key_value_table, vec4
 
@@ -81,6 +90,10 @@ class ScenePanel:
             imgui.text_colored(vec4(c.dim), what)
             imgui.same_line(0.0, 12.0)
         imgui.new_line()
+        if self._flags.pending:
+            imgui.push_style_color(imgui.Col_.text, vec4(c.pending))
+            imgui.text_wrapped(pending_note(self._flags.count, host.paused))
+            imgui.pop_style_color()
 
     def _selected(self, entry) -> None:
         c = self.colors
@@ -96,16 +109,19 @@ class ScenePanel:
         report = entry.report if entry is not None else None
         why = cause_text(report, node_id, frame) if entry is not None else "no frame yet"
         local, world, executed = self._flags.of(node_id)
+        when = f"in frame {frame}"
+        if self._flags.pending:
+            why = "marked now, not yet executed" if local or world or executed else "clean"
+            when = "now (pending)"
         color = c.local if local else c.world if world else c.dim
         imgui.text_colored(vec4(color), why)
-        imgui.text_colored(
-            vec4(c.dim), f"flags in frame {frame}: {flag_text(local, world, executed)}"
-        )
+        imgui.text_colored(vec4(c.dim), f"flags {when}: {flag_text(local, world, executed)}")
         key_value_table("details", node_details(graph, node_id))
-        node = graph.node(node_id)
+        peek = graph.peek  # as stored: reading must not execute the marks shown above
+        world, stale = peek.world_matrix(node_id)
         for title, matrix in (
-            ("local matrix", node.local_matrix),
-            ("world matrix", node.world_matrix),
+            ("local matrix", peek.local_matrix(node_id)),
+            ("world matrix" + (STALE_NOTE if stale else ""), world),
         ):
             imgui.text_colored(vec4(c.dim), title)
             for row in matrix_rows(matrix):

@@ -82,7 +82,7 @@ class TreeView:
         selected = host.selected
         reveal = set()
         if self._reveal is not None and self._reveal in tree.row_of:
-            reveal = set(ancestors(graph.parents(), self._reveal))
+            reveal = set(ancestors(graph.peek.parents(), self._reveal))
         base = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.open_on_double_click
         base |= imgui.TreeNodeFlags_.span_all_columns
         stack: list[int] = []
@@ -109,7 +109,7 @@ class TreeView:
                     imgui.set_next_item_open(True, imgui.Cond_.once)
             color = c.local if local else c.world if world else c.text
             imgui.push_style_color(imgui.Col_.text, vec4(color))
-            label = printable(graph.name_of(node_id))  # names come from files
+            label = printable(graph.peek.name_of(node_id))  # names come from files
             opened = imgui.tree_node_ex(f"{label}##{node_id}", flags)
             imgui.pop_style_color()
             self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())

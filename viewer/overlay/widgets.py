@@ -22,6 +22,7 @@ class Colors:
     dim: tuple = (0.62, 0.64, 0.70, 1.0)
     note: tuple = (1.0, 0.9, 0.45, 1.0)
     clip: tuple = (0.55, 0.85, 0.55, 1.0)  # a clip change's mark on the timeline
+    pending: tuple = (0.80, 0.66, 1.0, 1.0)  # flags set and not yet executed
 
 
 COLORS = Colors()

@@ -20,6 +20,13 @@ share of recent time (`HEAT_SECONDS`) that is stored at the stamp's time and dec
 shader, so heat too needs no writes between recomputations. A frame picked on the timeline
 (`set_still`) shows one report at full strength until it is let go.
 
+Marked but not yet executed (`set_pending`): a touch or an edit while paused marks nodes
+(update_local on the changed node, update_world and execute on its subtree) that the next
+step will recompute. Until then those nodes carry the reasons PENDING_OWN / PENDING_FOLLOWED,
+which the shaders draw as the *pending look*: a halo outline and diagonal hatching in the
+glow's colour (red: its own value changed, orange: it follows), where an executed node is
+filled solid. The next recorded frame replaces them with the usual stamps.
+
 `STAMP_FORMAT` is the per-instance layout: (time, code), code = reason + heat in [0, 1).
 """
 
@@ -40,6 +47,8 @@ STAMP_BYTES = 8
 STAMP_FORMAT = "2f/i"
 #: Reasons (the integer part of the stamp's code; the shader uses the same numbers).
 NONE, OWN, FOLLOWED, STILL_OWN, STILL_FOLLOWED = 0, 1, 2, 3, 4
+#: Marked, not yet executed (drawn hatched and outlined, see the module notes).
+PENDING_OWN, PENDING_FOLLOWED = 5, 6
 #: The heat stored in the code's fraction stays below 1 so the reason survives.
 _HEAT_MAX = 0.999
 
@@ -72,6 +81,8 @@ class Glow:
         # glow, so that "what glows now" costs the recent work, not the graph's size.
         self._recent: deque[tuple[float, int, np.ndarray, np.ndarray]] = deque()
         self._still: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        #: (ids marked with their own change, ids marked to follow), not yet executed.
+        self._pending: tuple[np.ndarray, np.ndarray] = (_EMPTY_IDS, _EMPTY_IDS)
 
     # -- recording ---------------------------------------------------------------------
     def _grow(self, n: int) -> None:
@@ -91,6 +102,7 @@ class Glow:
         `parents` is the graph's parent id per node id (``graph.parents()``).
         """
         self.frames += 1
+        self._pending = (_EMPTY_IDS, _EMPTY_IDS)  # this frame executed them
         dt = max(float(dt), 0.0)
         self.now += dt
         world = np.asarray(report.world_updated, dtype=np.int64)
@@ -164,6 +176,31 @@ class Glow:
         lines = world[has_parent][in_frame[par[has_parent]]]
         self._still = (world, local, lines)
 
+    def set_pending(self, own: np.ndarray, followed: np.ndarray) -> None:
+        """Show nodes as marked and not yet executed: `own` changed their own values
+        (update_local), `followed` only follow a change above them (update_world /
+        execute). Replaced by the next `set_pending` and cleared by `record`."""
+        own = np.asarray(own, dtype=np.int64).reshape(-1)
+        followed = np.asarray(followed, dtype=np.int64).reshape(-1)
+        self._grow(int(max(own.max(initial=-1), followed.max(initial=-1))) + 1)
+        self._pending = (own, followed)
+
+    @property
+    def pending(self) -> np.ndarray:
+        """Ids shown as marked and not yet executed (own changes first)."""
+        own, followed = self._pending
+        return np.concatenate([own, followed]) if own.size or followed.size else _EMPTY_IDS
+
+    def _pending_mark(self, ids: np.ndarray) -> np.ndarray | None:
+        """Per node of `ids`: 0 not pending, -1 own change, +1 follows; None: none are."""
+        own, followed = self._pending
+        if not (own.size or followed.size):
+            return None
+        mark = np.zeros(len(self.time), dtype=np.int64)
+        mark[followed] = 1
+        mark[own] = -1
+        return mark[ids]
+
     @property
     def still(self) -> bool:
         """A picked frame is on show."""
@@ -183,6 +220,11 @@ class Glow:
             mark[world] = STILL_FOLLOWED
             mark[local] = STILL_OWN
             reason = mark[ids]
+        else:
+            pending = self._pending_mark(ids)
+            if pending is not None:
+                reason[pending < 0] = PENDING_OWN
+                reason[pending > 0] = PENDING_FOLLOWED
         rows = np.empty((ids.size, 2), dtype=np.float32)
         rows[:, 0] = np.maximum(self.time[ids], -3.0e38)
         rows[:, 1] = reason + np.minimum(self.heat_at[ids], _HEAT_MAX)
@@ -224,10 +266,15 @@ class Glow:
             return mark[ids]
         s = self.strength_of_times(self.time[ids])
         s[self.frame_of[ids] == 0] = 0.0
-        return np.where(self.own[ids], -s, s).astype(np.float32)
+        signed = np.where(self.own[ids], -s, s).astype(np.float32)
+        pending = self._pending_mark(ids)
+        if pending is not None:  # marked, not executed: full strength until the step
+            signed[pending != 0] = pending[pending != 0]
+        return signed
 
     def kinds(self, ids: np.ndarray) -> np.ndarray:
-        """-1 red (own change), +1 orange (followed), 0 no glow, per node of `ids`."""
+        """-1 red (own change), +1 orange (followed), 0 no glow, per node of `ids`
+        (marked, not yet executed counts as glowing)."""
         return np.sign(self.signed(ids)).astype(np.int64)
 
     def kind_of(self, node_id: int) -> int:
@@ -249,6 +296,9 @@ class Glow:
             ids = np.concatenate([world, local])
         else:
             ids = self._latest(1)
+            if self._pending[0].size or self._pending[1].size:
+                recent = ids[self._pending_mark(ids) == 0]
+                ids = np.concatenate([self.pending, recent])
         if ids.size == 0:
             return _EMPTY_IDS, _EMPTY_VALUES
         values = self.signed(ids)

@@ -44,6 +44,9 @@ GLOW_STYLES = ("fill", "rim", "heat")
 #: a crowd of them reads as noise and costs a second pass over every instance.
 GLOW_EXTRAS_MAX = 5000
 FLAT_KINDS = ("disk", "rect")
+#: Above this many nodes changing their pending look, every stamp is rewritten in one
+#: write per batch rather than one write per node.
+PENDING_WRITES_MAX = 256
 
 
 class Renderer:
@@ -117,6 +120,9 @@ class Renderer:
             else None
         )
         self._clip_box_of = None  # (clip, corners) for `_clip_box`
+        #: The graph's edition whose marks `show_pending` last drew, and the ids it drew.
+        self._pending_at: tuple | None = None
+        self._pending_ids = np.zeros(0, dtype=np.int64)
         self.rebuild()
         self._bytes_last = self.instances.bytes_last
 
@@ -166,6 +172,30 @@ class Renderer:
         glow again with None; returns the bytes written (every row's stamp)."""
         self.glow.set_still(report, parents)
         return self.instances.write_stamps(self.glow) + self.gpu_instances.write_stamps(self.glow)
+
+    def show_pending(self) -> int:
+        """Draw the nodes marked and not yet executed (a touch or an edit while paused) in
+        the glow's pending look, read through the graph's read-only view (the marks stay
+        for the step to execute); returns the bytes written (none while nothing changed)."""
+        peek = self.graph.peek
+        if peek.edition == self._pending_at:
+            return 0
+        self._pending_at = peek.edition
+        if not peek.marked and self._pending_ids.size == 0:
+            return 0  # nothing marked now, nothing drawn as marked: the usual frame
+        own = followed = np.zeros(0, dtype=np.int64)
+        if peek.marked:
+            flags = peek.flags()
+            own = np.flatnonzero(flags.local)
+            followed = np.flatnonzero((flags.world | flags.execute) & ~flags.local)
+        self.glow.set_pending(own, followed)
+        # Rewrite what was drawn as marked and what is marked now (an id twice is
+        # written twice: cheaper than sorting them).
+        ids = np.concatenate([self._pending_ids, self.glow.pending])
+        self._pending_ids = self.glow.pending
+        if ids.size > PENDING_WRITES_MAX:
+            return self.instances.write_stamps(self.glow)
+        return self.instances.write_stamps_of(ids, self.glow)
 
     def set_colors(self, ids, rgb) -> int:
         """Draw node `ids` in colour `rgb` from now on (until the next rebuild)."""
@@ -245,7 +275,7 @@ class Renderer:
 
     def node_boxes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box."""
-        world = self.graph.world_matrices()
+        world = self.graph.peek.world_matrices()
         boxes = node_boxes(self.instances, self.meshes, world)
         if not self.gpu_instances.items:
             return boxes
@@ -296,7 +326,7 @@ class Renderer:
     def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """World-space spheres around nodes `ids` as drawn (centres [n, 3], radii [n]), for
         labels; see `node_bounds.label_spheres`."""
-        world = self.graph.world_matrices()
+        world = self.graph.peek.world_matrices()  # as drawn: a watcher's read
         return label_spheres(self.instances, self.meshes, world, ids, self._pivot_half)
 
     def frame_camera(self, camera: Camera) -> None:
@@ -324,8 +354,11 @@ class Renderer:
         selected: int | None = None,
     ) -> None:
         """Draw the scene into `fbo` (whose viewport is `size` = (width, height)), with a
-        box around node `selected` when given."""
+        box around node `selected` when given. Drawing only watches the graph: it reads
+        the matrices as stored (`SceneGraph.peek`), never brings them up to date, and
+        shows what is marked but not yet executed (`show_pending`)."""
         ctx = self.ctx
+        self.show_pending()
         vp = camera.view_projection(size).astype(np.float32)
         vp_bytes = np.ascontiguousarray(vp.T).tobytes()  # GLSL wants column-major
         self.backdrop.draw(fbo, size, vp_bytes, self.show_grid)  # colour, depth = 1, fbo bound
@@ -339,7 +372,7 @@ class Renderer:
                       clock=clock)  # fmt: skip
         lit = self.glow_on and self.glow_style != "heat"
         glowing = self._glowing_instances() if lit else 0
-        world = self.graph.world_matrices()
+        world = self.graph.peek.world_matrices()
         self.surface_pass.materials.reset()
         light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
         prog["u_only"].value = -1
@@ -375,12 +408,11 @@ class Renderer:
             self.ribbons.draw(fbo, vp_bytes, size, clock, lines_shown)
         if self.show_joints and self.show_links and self.joints is not None:  # over skins
             glow = self.glow.signed(self.joints.joints) if lit else None
-            self.joints.draw(self.graph.world_matrices(), self.graph.parents(), glow, camera, size)
+            self.joints.draw(world, self.graph.parents(), glow, camera, size)
         if self.show_axes:
             self._axes.render(moderngl.LINES)
         box = None
         if selected is not None:
-            world = self.graph.world_matrices()
             box = selection_box(self.instances, self.meshes, world, selected, self._pivot_half)
         if box is not None:
             self.outline.draw(ctx, *box)

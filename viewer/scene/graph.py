@@ -4,7 +4,8 @@
 arrays and the primitives on them, through the kernel set of ``kernel_set.py``), hands
 out ``Node`` handles that share that storage, and turns handles into ids for it;
 structural edits are the functions of ``structure.py``. Imports run one way: graph ->
-node -> structure -> storage -> arrays, with the kernel set and the maths below them;
+node -> structure -> storage -> arrays, with the kernel set and the maths below them
+(and graph -> peek -> storage: the read-only view, ``SceneGraph.peek``);
 nothing imports the graph (but ``coldstart.exercise``, which drives one).
 """
 
@@ -17,7 +18,8 @@ import numpy as np
 from . import structure, validate
 from .errors import HierarchyError
 from .math import quat_from_euler
-from .node import Node, node_id
+from .node import Node, id_of_name, node_id
+from .peek import Peek
 from .report import FrameReport
 from .storage import Storage, readonly
 
@@ -35,7 +37,7 @@ class SceneGraph:
     def add(
         self,
         name: str,
-        parent: Node | None = None,
+        parent: Node | str | None = None,
         *,
         position: Sequence[float] | None = None,
         rotation: Sequence[float] | None = None,
@@ -127,11 +129,14 @@ class SceneGraph:
         return self._store.append(par, names, pos, rot, scl)
 
     def _own(self, node: object, role: str) -> int:
-        """The id of a live node of this graph, or an error saying why not."""
+        """The id of a live node of this graph, given as its handle or its name, or an
+        error saying why not (an unknown name: "did you mean ...")."""
         return node_id(node, self._store, role)
 
     # ------------------------------------------------------------------ structure
-    def set_parent(self, node: Node, parent: Node | None, keep_world: bool = False) -> None:
+    def set_parent(
+        self, node: Node | str, parent: Node | str | None, keep_world: bool = False
+    ) -> None:
         """Move ``node`` (with its subtree) under ``parent`` as its last child, or make it a
         root with ``None``. ``keep_world`` recomputes its local values so its world matrix
         stays put. Errors leave the graph as it was."""
@@ -139,7 +144,7 @@ class SceneGraph:
         p = -1 if parent is None else self._own(parent, "parent")
         structure.set_parent(self._store, i, p, keep_world)
 
-    def remove(self, node: Node, keep_children: bool = False) -> None:
+    def remove(self, node: Node | str, keep_children: bool = False) -> None:
         """Remove ``node`` and its whole subtree; their handles become invalid.
 
         ``keep_children=True`` removes ``node`` alone: its children move to its parent
@@ -152,7 +157,7 @@ class SceneGraph:
         else:
             structure.remove_subtree(self._store, i)
 
-    def detach_children(self, node: Node) -> None:
+    def detach_children(self, node: Node | str) -> None:
         """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
         structure.detach_children(self._store, self._own(node, "detach_children"))
 
@@ -164,10 +169,7 @@ class SceneGraph:
         return name in self._store.ids_by_name
 
     def __getitem__(self, name: str) -> Node:
-        try:
-            return Node(self._store, self._store.ids_by_name[name])
-        except KeyError:
-            raise KeyError(f"no node named {name!r}") from None
+        return Node(self._store, id_of_name(name, self._store))
 
     def __iter__(self) -> Iterator[Node]:
         """Live nodes in pre-order (roots in root order, children in attach order)."""
@@ -201,8 +203,10 @@ class SceneGraph:
             return False
         return Node(self._store, node.id) == node
 
-    def node(self, node_id: int) -> Node:
-        """The handle of a live node id."""
+    def node(self, node_id: int | str) -> Node:
+        """The handle of a live node id (or of the node of that name, as ``g[name]``)."""
+        if isinstance(node_id, str):
+            return Node(self._store, id_of_name(node_id, self._store))
         i = int(node_id)
         if not 0 <= i < self._store.n:
             raise KeyError(f"no node with id {i}")
@@ -232,6 +236,14 @@ class SceneGraph:
         return self._store.frame
 
     # ------------------------------------------------------------------ read-outs
+    @property
+    def peek(self) -> Peek:
+        """A read-only look at the stored values and flags as they are (``peek.py``):
+        for tools that watch the graph (panels, names, drawing, traces) and must not
+        change it. Unlike every other read it never recomputes, never clears a flag and
+        never bumps a version; a stale world matrix comes back as stored, marked stale."""
+        return Peek(self._store)
+
     def world_matrices(self) -> np.ndarray:
         """``(N, 4, 4)`` read-only view of every world matrix, row ``i`` = node id ``i``.
 
@@ -262,7 +274,7 @@ class SceneGraph:
         return readonly(self._store.depth[: self._store.n])
 
     # ------------------------------------------------------------------ editing
-    def touch(self, node: Node) -> None:
+    def touch(self, node: Node | str) -> None:
         """A change with no new value (the seeds' SomeChange): rule 1 on ``node``."""
         self._store.touch(self._own(node, "touch"))
 
@@ -302,7 +314,7 @@ class SceneGraph:
         if k:
             self._store.set_values(np.ascontiguousarray(idx), pos, rot, scl)
 
-    def update(self, root: Node | None = None) -> FrameReport:
+    def update(self, root: Node | str | None = None) -> FrameReport:
         """End the frame: recompute what is dirty, hand it on, clear the flags.
 
         Cost is proportional to the dirty nodes (plus one O(N) layout pass after a

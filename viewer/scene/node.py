@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..text import closest_name, quoted
 from . import structure, validate, world_space
 from .errors import HierarchyError
 from .flags import EXEC, LOCAL, WORLD
@@ -31,6 +32,8 @@ from .storage import Storage
 _NONE3 = np.empty((0, 3))
 _NONE4 = np.empty((0, 4))
 _SAME = object()  # clone(): "under the original's parent"
+#: Names longer than this get no "did you mean" (see `unknown_name`).
+FUZZY_LENGTH_MAX = 256
 
 
 class DirtyFlags(NamedTuple):
@@ -49,12 +52,33 @@ def _frozen(arr: np.ndarray) -> np.ndarray:
     return out
 
 
+def unknown_name(name: str, store: Storage) -> KeyError:
+    """The error for a node name the graph does not hold, with the closest name it
+    does hold ("did you mean 'Obj2'?")."""
+    # A name far longer than any the graph holds is no misspelling (and a fuzzy match
+    # over it would cost seconds).
+    close = closest_name(name, store.ids_by_name) if len(name) <= FUZZY_LENGTH_MAX else None
+    hint = f"; did you mean {quoted(close)}?" if close is not None else ""
+    return KeyError(f"no node named {quoted(name)}{hint}")
+
+
+def id_of_name(name: str, store: Storage) -> int:
+    """The id of the live node called ``name``, or ``unknown_name``'s error."""
+    i = store.ids_by_name.get(name)
+    if i is None:
+        raise unknown_name(name, store)
+    return i
+
+
 def node_id(node: object, store: Storage, role: str) -> int:
-    """The id of ``node``, a live node of the graph whose storage is ``store``, or an
-    error naming ``role``: a TypeError for a non-Node, a HierarchyError for a node of
+    """The id of ``node`` (a handle or a node name), a live node of the graph whose
+    storage is ``store``, or an error naming ``role``: a KeyError for an unknown name,
+    a TypeError for anything else that is not a Node, a HierarchyError for a node of
     another graph or a removed one."""
+    if isinstance(node, str):
+        return id_of_name(node, store)
     if not isinstance(node, Node):
-        raise TypeError(f"{role}: expected a Node or None, got {node!r}")
+        raise TypeError(f"{role}: expected a Node, a node name or None, got {node!r}")
     if node._store is not store:
         raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
     store.check_alive(node.id)
@@ -104,7 +128,7 @@ class Node:
         s = self._store
         return [Node(s, c) for c in s.child_ids(self.id)]
 
-    def set_parent(self, parent: Node | None, keep_world: bool = False) -> None:
+    def set_parent(self, parent: Node | str | None, keep_world: bool = False) -> None:
         """See :meth:`SceneGraph.set_parent`."""
         s = self._store
         i = node_id(self, s, "node")
@@ -145,7 +169,7 @@ class Node:
             p = s.parent_id(p)
         return out
 
-    def clone(self, parent: Node | None | object = _SAME, name: str | None = None) -> Node:
+    def clone(self, parent: Node | str | None | object = _SAME, name: str | None = None) -> Node:
         """Copy this node and its subtree (local values and structure) and return the
         copy's root: under ``parent`` (default: this node's parent; None: a root), last
         among its siblings. Every copied node is named with the first suffix of
