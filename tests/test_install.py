@@ -30,8 +30,10 @@ def test_installed_sgview_renders_from_outside_the_checkout(tmp_path):
         pytest.skip("sgview is not installed in this environment (pip install .)")
     if package == REPO / "viewer":  # (a venv inside the checkout is fine: site-packages)
         pytest.skip("sgview is installed in editable mode: the wheel's contents are not used")
-    assert (package / "shaders" / "instanced.vert").is_file()
-    assert (package / "scenes" / "tree10.toml").is_file()
+    for folder in ("shaders", "scenes"):  # every file of the checkout's folder ships
+        shipped = {p.name for p in (package / folder).iterdir() if p.is_file()}
+        wanted = {p.name for p in (REPO / folder).iterdir() if p.is_file()}
+        assert wanted <= shipped, f"{folder}/ files missing from the wheel: {wanted - shipped}"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         [str(script), "--headless", "--frames", "2", "--size", "160x120",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 
 from hostile_gltf import SINGULAR_BINDS, write_chain
@@ -32,17 +33,35 @@ def _quit(display, proc, wid):  # noqa: F811
 def test_broken_skins_and_animations_saved_live_keep_the_viewer_running(display, tmp_path):  # noqa: F811
     path = write_chain(tmp_path, "live.gltf", depth=3, skin=True, animated_scale=2.0, title="Good")
     proc = _start(display, path)
+    # stderr read as it comes: each bad save is written only once the one before was
+    # tried (a loaded machine may not look at the file between two quick saves)
+    err_lines: list[str] = []
+    reader = threading.Thread(target=lambda: err_lines.extend(iter(proc.stderr.readline, "")))
+    reader.start()
+
+    def tried(count: int) -> None:
+        end = time.monotonic() + PATIENCE
+        while sum("reload failed" in ln for ln in list(err_lines)) < count:
+            assert time.monotonic() < end, f"timed out waiting for reload failure {count}"
+            time.sleep(0.2)
+
     try:
         wid = window_id(display)
         _wait_title(display, wid, "Good")
         write_chain(tmp_path, "live.gltf", depth=3, skin=True, title="Singular",
                     inverse_bind=SINGULAR_BINDS["rank 3"])  # fmt: skip
+        tried(1)
         _hold(display, wid, "Good")
         write_chain(tmp_path, "live.gltf", depth=40, animated_scale=1e9, title="Exploding")
+        tried(2)
         _hold(display, wid, "Good")
         write_chain(tmp_path, "live.gltf", depth=4, skin=True, title="Recovered")
         _wait_title(display, wid, "Recovered")
-        out, err = _quit(display, proc, wid)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0
+        reader.join(timeout=PATIENCE)
+        out, err = proc.stdout.read(), "".join(err_lines)
         assert "Traceback" not in err and "Warning" not in err, err
         failed = [ln for ln in err.splitlines() if "reload failed" in ln]
         assert len(failed) == 2, err
