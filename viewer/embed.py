@@ -102,7 +102,7 @@ def show(
     meshes: MeshSpec = None,
     headless: bool = False,
     frames: int | None = None,
-    size: tuple[int, int] = (1280, 720),
+    size: tuple[int, int] | None = None,
     screenshot=None,
     record=None,
     overlay: bool = True,
@@ -131,7 +131,7 @@ def show(
     meshes : see `scene_for`; nodes not listed are unit cubes (`DEFAULT_LOOK`).
     headless : render with no window and return after `frames` frames (default 1).
     frames : stop after this many frames drawn (window: None runs until it is closed).
-    size : (width, height) in pixels.
+    size : (width, height) in pixels; None: 1280x720 in a window, 640x360 in a notebook.
     screenshot, record, log, trace, overlay :
         As the command's ``--screenshot PNG``, ``--record OUT.gif|mp4``, ``--log``,
         ``--trace OUT.json`` and ``--no-overlay`` (`overlay=False`).
@@ -169,7 +169,8 @@ def show(
                 "are for a run to an end; a widget stays live"
             )
         return _widget(
-            graph, on_frame=on_frame, meshes=meshes, size=size, overlay=overlay,
+            graph, on_frame=on_frame, meshes=meshes, size=(640, 360) if size is None else size,
+            overlay=overlay,
             panels=panels, log=log, title=title, select=select, camera=camera,
         )  # fmt: skip
     headless = A.flag("headless", headless)
@@ -186,7 +187,8 @@ def show(
         A.out_path(name, value)
     scene = scene_for(graph, meshes, title, camera)
     options = RunOptions(
-        size=_size(size), frames=frames, log=log, overlay=overlay, panels=panels,
+        size=_size((1280, 720) if size is None else size), frames=frames, log=log,
+        overlay=overlay, panels=panels,
         select=select,
         screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
         script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],

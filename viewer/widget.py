@@ -102,6 +102,21 @@ class SgviewWidget(RemoteFrameBuffer):
         with self._window.ctx, floats_raise():
             yield
 
+    def press(self, *keys: str) -> None:
+        """Press and release keys, named as the key table names them ("T", "Space", ".",
+        "Tab", ...): the same actions as the keyboard, from a cell; the view redraws."""
+        for name in keys:
+            self.app.key_down(name)
+            self.app.key_up(name)
+        self.request_draw()
+
+    def draw(self):
+        """Draw a frame now, as the view would (a paused session's step runs in it), and
+        return it as a picture; the page gets a fresh frame too."""
+        self._draw()
+        self.request_draw()
+        return self.image
+
     # -- jupyter_rfb's two methods ---------------------------------------------------------
     def handle_event(self, event: dict) -> None:
         """A browser event: through the window to the app's handlers, then a redraw."""
