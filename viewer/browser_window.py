@@ -1,6 +1,6 @@
 """A headless moderngl-window window whose input comes from a browser (jupyter_rfb).
 
-The notebook widget (`viewer.widget`) renders offscreen with EGL and shows the frames in
+The notebook widget (`viewer.notebook_widget`) renders offscreen with EGL and shows the frames in
 the browser; the browser sends pointer, wheel, key and resize events back as jupyter_rfb
 event dicts. `BrowserWindow.dispatch` turns each into the moderngl-window event that a
 real window would deliver (press, drag, release, scroll, key with `KeyModifiers`,

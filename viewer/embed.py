@@ -151,7 +151,7 @@ def show(
     -------
     ShowResult
         Frames simulated, the last frame's report and the files written; in a notebook
-        the `viewer.widget.SgviewWidget` instead (it returns at once and stays live).
+        the `viewer.notebook_widget.SgviewWidget` instead (it returns at once and stays live).
     """
     from viewer.runner import RunOptions, WindowError, run
 
@@ -229,7 +229,7 @@ def widget(
     camera=None,
     glow: str = "fill",
 ):
-    """The viewer live in a Jupyter notebook: a `viewer.widget.SgviewWidget` (jupyter_rfb).
+    """The viewer live in a Jupyter notebook: a `viewer.notebook_widget.SgviewWidget` (jupyter_rfb).
 
     Shown as a cell's result, it is the window's view in the page: drag to orbit, right
     drag or Shift+drag to pan, wheel to zoom, click to select, the window's keys once the
@@ -263,7 +263,7 @@ def _widget(graph, *, on_frame, meshes, size, overlay, panels, log, title, selec
         on_frame=[on_frame] if on_frame is not None else [],
     )  # fmt: skip
     try:
-        from viewer.widget import SgviewWidget
+        from viewer.notebook_widget import SgviewWidget
     except ImportError as exc:
         raise ImportError(
             f"viewer.widget needs the notebook extra: pip install 'sgview[notebook]' ({exc})"

@@ -38,7 +38,7 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
 
 def attach_app(window, scene, options: RunOptions, *, timer: BaseTimer, caller: dict) -> SgviewApp:
     """Make the app on an open `window` and wire the window's events to it; the window's
-    loop (`run`) or a notebook widget (`viewer.widget`) then drives it. `caller`: the
+    loop (`run`) or a notebook widget (`viewer.notebook_widget`) then drives it. `caller`: the
     numpy error settings the `on_frame` callbacks keep. A failure releases the window."""
     mglw.activate_context(window=window)
     try:
