@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import pytest
-
 from needs import missing, need_gl
 
 

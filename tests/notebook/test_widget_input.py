@@ -7,8 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from widget_helpers import (
-    DrawRequests, click, drag, glow_red_share, key, make, pointer, screen_of,
-)  # fmt: skip
+    DrawRequests,
+    click,
+    drag,
+    glow_red_share,
+    key,
+    make,
+    pointer,
+    screen_of,
+)
 
 pytestmark = pytest.mark.usefixtures("egl", "rfb")
 
@@ -90,8 +97,12 @@ def test_shift_r_turns_the_other_way(widget):
 
 def test_view_keys_reach_the_renderer_and_overlay(widget):
     renderer, overlay = widget.app.renderer, widget.app.overlay
-    grid, links, names, panels = (renderer.show_grid, renderer.show_links,
-                                  overlay.show_names, overlay.visible)  # fmt: skip
+    grid, links, names, panels = (
+        renderer.show_grid,
+        renderer.show_links,
+        overlay.show_names,
+        overlay.visible,
+    )
     for name in ("g", "b", "n", "Tab"):
         key(widget, name)
     assert (renderer.show_grid, renderer.show_links) == (not grid, not links)
@@ -135,11 +146,13 @@ def test_right_drag_or_shift_drag_pans(widget, how):
 def test_wheel_zooms_one_step_per_notch(widget):
     camera = widget.app.camera
     distance = camera.distance
-    widget.handle_event({"type": "wheel", "x": 400, "y": 200, "dx": 0, "dy": -100,
-                         "modifiers": (), "buttons": ()})  # fmt: skip
+    widget.handle_event(
+        {"type": "wheel", "x": 400, "y": 200, "dx": 0, "dy": -100, "modifiers": (), "buttons": ()}
+    )
     assert camera.distance == pytest.approx(distance * 0.9)  # up: closer, as the window
-    widget.handle_event({"type": "wheel", "x": 400, "y": 200, "dx": 0, "dy": 100,
-                         "modifiers": (), "buttons": ()})  # fmt: skip
+    widget.handle_event(
+        {"type": "wheel", "x": 400, "y": 200, "dx": 0, "dy": 100, "modifiers": (), "buttons": ()}
+    )
     assert camera.distance == pytest.approx(distance)
 
 
