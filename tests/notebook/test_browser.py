@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lab_server import jupyter_lab
+from bench_modules import load_bench
 from needs import missing
 from widget_helpers import glow_red_share
 
@@ -75,7 +75,7 @@ def test_click_and_touch_in_jupyterlab(tmp_path):
     except ImportError as exc:
         missing(f"needs jupyterlab (the test extra): {exc}")
     shutil.copy(EXAMPLE, tmp_path / EXAMPLE.name)
-    with jupyter_lab(tmp_path) as (base, token), sync_playwright() as pw:
+    with load_bench("lab_server").jupyter_lab(tmp_path) as (base, token), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                      args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
         try:
