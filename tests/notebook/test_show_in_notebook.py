@@ -85,3 +85,33 @@ def test_the_example_notebook_runs_top_to_bottom(egl, rfb):
     ]
     assert len(widget_outputs) == 1
     assert "*Update Local : Obj6*\n=Update World : Obj6=\n=Update World : Obj10=" in log
+
+
+def test_show_in_a_script_goes_to_the_window(monkeypatch):
+    """No kernel: `show` takes the window's path (here: no display, so its one-line
+    error), never the widget."""
+    from viewer.runner import WindowError
+
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(WindowError, match="no display"):
+        viewer.show(tree())
+
+
+def test_two_views_each_draw_their_own_graph(egl, rfb):
+    """Each view makes its own GL context current to draw: several in one notebook."""
+    from widget_helpers import glow_red_share, make, screen_of
+
+    first, second = make(), make()
+    try:
+        second.session.select(second.session.graph["Obj4"].id)
+        second.press("T")
+        for _ in range(2):
+            first.get_frame()
+            second.get_frame()
+        assert glow_red_share(second.image, *screen_of(second, "Obj4")) > 0.5
+        assert glow_red_share(first.image, *screen_of(first, "Obj4")) == 0
+        assert first.session.last_report.empty
+    finally:
+        first.close()
+        second.close()
