@@ -1,5 +1,6 @@
-"""A JupyterLab server for one test: 127.0.0.1, a free port, a random token, a temporary
-root folder and its own config and runtime folders (the user's settings stay out)."""
+"""A JupyterLab server for one test or benchmark: 127.0.0.1, a free port, a random token, a
+temporary root folder and its own config and runtime folders (the user's settings stay
+out); and Debian's chromium for Playwright to drive (never a browser it downloads)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+
+#: Debian's chromium: .ci/run installs it.
+CHROMIUM = Path("/usr/bin/chromium")
+#: Root in a container: no sandbox; a small /dev/shm; no GPU.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+
+
+def launch_chromium(playwright):
+    """Headless chromium through Playwright's sync API."""
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
 
 
 def free_port() -> int:

@@ -31,11 +31,10 @@ import time
 from pathlib import Path
 
 from benchutil import machine_lines, markdown_table, measure
-from lab_server import jupyter_lab
+from lab_server import CHROMIUM, jupyter_lab, launch_chromium
 
 REPO = Path(__file__).resolve().parents[1]
 SIZE = (640, 360)
-CHROMIUM = Path("/usr/bin/chromium")
 
 BUILD = """
 import viewer
@@ -118,8 +117,7 @@ def browser(seconds: float, presses: int) -> dict:
         root = Path(work)
         nbformat.write(_notebook(), root / "bench.ipynb")
         with jupyter_lab(root) as (base, token), sync_playwright() as pw:
-            chrome = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                        args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+            chrome = launch_chromium(pw)
             try:
                 page = chrome.new_page(viewport={"width": 1280, "height": 1000})
                 page.goto(f"{base}/lab/tree/bench.ipynb?token={token}")

@@ -17,7 +17,6 @@ from bench_modules import load_bench
 from needs import missing
 from widget_helpers import glow_red_share
 
-CHROMIUM = Path("/usr/bin/chromium")
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "recursive.ipynb"
 #: Width of the folded left panel at 640 pixels: the 3D view lies to its right.
 PANEL_EDGE = 200
@@ -68,16 +67,16 @@ def test_click_and_touch_in_jupyterlab(tmp_path):
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         missing(f"needs playwright (the test extra): {exc}")
-    if not CHROMIUM.exists():
+    if not load_bench("lab_server").CHROMIUM.exists():
         missing("needs Debian's chromium at /usr/bin/chromium (.ci/run installs it)")
     try:
         import jupyterlab  # noqa: F401
     except ImportError as exc:
         missing(f"needs jupyterlab (the test extra): {exc}")
     shutil.copy(EXAMPLE, tmp_path / EXAMPLE.name)
-    with load_bench("lab_server").jupyter_lab(tmp_path) as (base, token), sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+    lab = load_bench("lab_server")
+    with lab.jupyter_lab(tmp_path) as (base, token), sync_playwright() as pw:
+        browser = lab.launch_chromium(pw)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1000})
             page.goto(f"{base}/lab/tree/{EXAMPLE.name}?token={token}")
