@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from widget_helpers import DrawRequests, key, make, screen_of
 
@@ -160,5 +162,27 @@ def test_a_failing_on_frame_pauses_the_view_and_raises(egl, rfb):
         assert w.session.paused  # the last good picture stays; no failure per frame
         assert w.get_frame() is not None
         assert screen_of(w, "Obj1")
+    finally:
+        w.close()
+
+
+def test_a_scene_file_with_motion_keeps_drawing_until_stopped(egl, rfb):
+    """A loaded scene (not only a graph) shows in a view; its motion moves every frame,
+    S stops it and the view goes still once the glow faded."""
+    import viewer
+    from viewer.io.loader import load_scene
+
+    scene = load_scene(Path(__file__).parents[2] / "scenes" / "solar_system.toml")
+    w = viewer.widget(scene)
+    try:
+        requests = DrawRequests(w)
+        w.get_frame()
+        assert requests.take() == 1
+        world = w.session.graph.world_matrices().copy()
+        w.get_frame()
+        assert not np.array_equal(world, w.session.graph.world_matrices())  # it moved
+        key(w, "s")
+        requests.take()
+        assert _run_until_still(w, requests, asked=1) >= 1
     finally:
         w.close()
