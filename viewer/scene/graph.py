@@ -131,20 +131,26 @@ class SceneGraph:
         return node_id(node, self._store, role)
 
     # ------------------------------------------------------------------ structure
-    def set_parent(self, node: Node, parent: Node | None, keep_world: bool = False) -> None:
+    def set_parent(
+        self, node: Node, parent: Node | None, keep_world: bool | str = False
+    ) -> float | None:
         """Move ``node`` (with its subtree) under ``parent`` as its last child, or make it a
-        root with ``None``. ``keep_world`` recomputes its local values so its world matrix
-        stays put. Errors leave the graph as it was."""
+        root with ``None``. ``keep_world=True`` recomputes its local values so its world
+        matrix stays put, and raises HierarchyError when position, rotation and scale
+        cannot hold that matrix (shear from a non-uniform scale above a rotated node);
+        ``keep_world="lossy"`` takes the nearest values instead and returns how far they
+        miss (docs/semantics.md section 4). Errors leave the graph as it was."""
         i = self._own(node, "node")
         p = -1 if parent is None else self._own(parent, "parent")
-        structure.set_parent(self._store, i, p, keep_world)
+        return structure.set_parent(self._store, i, p, keep_world)
 
     def remove(self, node: Node, keep_children: bool = False) -> None:
         """Remove ``node`` and its whole subtree; their handles become invalid.
 
         ``keep_children=True`` removes ``node`` alone: its children move to its parent
         (or become roots), last in their new sibling list in their old order, keeping
-        their world transforms (as ``set_parent(..., keep_world=True)``).
+        their world transforms (as ``set_parent(..., keep_world=True)``, refused as a whole
+        when one child's cannot be kept).
         """
         i = self._own(node, "remove")
         if keep_children:
