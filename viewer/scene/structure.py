@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import HierarchyError
 from . import world_space
+from .errors import HierarchyError
 from .storage import Storage
-
 
 #: How far (relative) ``keep_world=True`` may leave a world matrix: rounding only.
 KEEP_WORLD_TOLERANCE = 1e-9
