@@ -14,11 +14,12 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from . import structure, validate
+from . import state, structure, validate
 from .errors import HierarchyError
 from .math import quat_from_euler
 from .node import Node, node_id
 from .report import FrameReport
+from .state import GraphState
 from .storage import Storage, readonly
 
 _EMPTY3 = np.empty((0, 3))
@@ -161,6 +162,19 @@ class SceneGraph:
     def detach_children(self, node: Node) -> None:
         """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
         structure.detach_children(self._store, self._own(node, "detach_children"))
+
+    # ------------------------------------------------------------------ undo
+    def snapshot(self) -> GraphState:
+        """The whole graph as a value (ids, names, links, local values) for `restore`:
+        what an undo history keeps. Costs about 130 bytes per id ever handed out."""
+        return state.capture(self._store)
+
+    def restore(self, snapshot: GraphState) -> int:
+        """Put the graph back as it was at ``snapshot`` (taken from this graph), exactly:
+        the same ids alive, names, sibling order and local values; ids added since are
+        removed. Marks each node whose values, parent or liveness changed back, as an
+        edit would, and returns how many."""
+        return state.restore(self._store, snapshot)
 
     # ------------------------------------------------------------------ lookup
     def __len__(self) -> int:
