@@ -45,6 +45,8 @@ class InputHandlers:
                 return
         name = CHARACTER_KEYS.get(key) if isinstance(key, int) else None
         name = name or _key_names(keys).get(key)
+        if key == keys.Z and modifiers.ctrl:
+            name = "Ctrl+Shift+Z" if modifiers.shift else "Ctrl+Z"
         if name is None:
             return
         if name == "R" and modifiers.shift:
@@ -86,6 +88,8 @@ class InputHandlers:
             self.renderer.show_links = not self.renderer.show_links
         elif name == "T":
             session.touch_selected()
+        elif name in ("Ctrl+Z", "Ctrl+Shift+Z"):
+            session.undo() if name == "Ctrl+Z" else session.redo()
         elif name == "M":
             session.switch_collision_mode()
         elif name == "0":

@@ -25,6 +25,11 @@ KEY_HELP = (
         "turn the selected node +1 / -1 degree per frame about Z (held); "
         "collision scene: the rectangle",
     ),
+    (
+        "Ctrl+Z, Ctrl+Shift+Z",
+        "undo / redo the last edit (a held move, a typed value, a re-parent, a deletion, "
+        "a duplicate, a new child; touches are not edits); the panel lists them",
+    ),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
     ("?, F1", "show / hide the help: every key and mouse input in one window"),

@@ -7,6 +7,8 @@ keeps the graph's state from before it (`SceneGraph.snapshot`), so undo puts the
 back exactly (same ids, sibling order, local values, bit for bit) and marks what
 changed back, which then glows like any edit. Touches change no value and are not
 steps. The snapshots are bounded: past `budget_bytes` the oldest steps are dropped.
+`Editor` is the set of edits the window offers, each one step, with a one-line message
+for the panel (what was done, or why the core refused it).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from viewer.scene.errors import HierarchyError
 from viewer.scene.state import GraphState
+from viewer.text import one_line, printable
 
 T = TypeVar("T")
 
@@ -106,3 +110,87 @@ class EditHistory:
         """The labels of the steps done (oldest first) and undone (next to redo first),
         for the panel."""
         return [s.label for s in self.done], [s.label for s in reversed(self.undone)]
+
+
+#: The node fields an inspector edits, as the Node properties they set.
+FIELDS = ("local_position", "local_rotation", "local_euler", "local_scale")
+#: The name of a new empty child (with a number when taken).
+EMPTY_NAME = "Empty"
+
+
+class Editor:
+    """The user's edits on one graph, each one undoable step of `history`: what the
+    window's keys, inspector and tree panel call. An edit the core refuses changes
+    nothing and leaves its one-line reason in `message` (shown in the panel);
+    a successful one says what it did there."""
+
+    def __init__(self, graph) -> None:
+        self.graph = graph
+        self.history = EditHistory(graph)
+        #: The last edit's outcome or refusal, one line (None: nothing to say).
+        self.message: str | None = None
+
+    def _name(self, node_id: int) -> str:
+        return printable(self.graph.name_of(node_id))
+
+    def _run(self, label: str, edit: Callable[[], T]) -> tuple[bool, T | None]:
+        """(done, what ``edit`` returned); refused: (False, None), the reason in `message`."""
+        try:
+            result = self.history.run(label, edit)
+        except (HierarchyError, ValueError, TypeError) as exc:
+            self.message = one_line(exc)
+            return False, None
+        self.message = label
+        return True, result
+
+    def set_field(self, node_id: int, field: str, value) -> bool:
+        """Set one local field (`FIELDS`) of a node through its setter; False if refused."""
+        if field not in FIELDS:
+            raise ValueError(f"not an editable field: {field!r}")
+        node = self.graph.node(node_id)
+        label = f"set {self._name(node_id)}.{field}"
+        return self._run(label, lambda: setattr(node, field, value))[0]
+
+    def reparent(self, node_id: int, parent_id: int | None, keep_world: bool = True) -> bool:
+        """Make ``node_id`` the last child of ``parent_id`` (None: a root), keeping its
+        world pose exactly when ``keep_world`` (refused when it cannot: docs/semantics.md
+        section 4); False, with the reason in `message`, if refused."""
+        node = self.graph.node(node_id)
+        parent = None if parent_id is None else self.graph.node(parent_id)
+        where = "a root" if parent is None else f"child of {self._name(parent_id)}"
+        label = f"re-parent {self._name(node_id)}: {where}"
+        return self._run(label, lambda: node.set_parent(parent, keep_world=keep_world))[0]
+
+    def delete(self, node_id: int) -> bool:
+        """Remove the node and its subtree."""
+        node = self.graph.node(node_id)
+        label = f"delete {self._name(node_id)}"
+        return self._run(label, lambda: self.graph.remove(node))[0]
+
+    def duplicate(self, node_id: int) -> int | None:
+        """Clone the node's subtree beside it (the core's `clone`); the copy's id."""
+        node = self.graph.node(node_id)
+        copy = self._run(f"duplicate {self._name(node_id)}", node.clone)[1]
+        return None if copy is None else copy.id
+
+    def add_child(self, node_id: int | None) -> int | None:
+        """A new empty node (identity transform) as the last child of ``node_id``
+        (None: a root); its id."""
+        parent = None if node_id is None else self.graph.node(node_id)
+        name, k = EMPTY_NAME, 1
+        while name in self.graph:
+            k += 1
+            name = f"{EMPTY_NAME}{k}"
+        where = "a root" if parent is None else f"under {self._name(node_id)}"
+        child = self._run(f"add {name} {where}", lambda: self.graph.add(name, parent))[1]
+        return None if child is None else child.id
+
+    def undo(self) -> bool:
+        label = self.history.undo()
+        self.message = "nothing to undo" if label is None else f"undid: {label}"
+        return label is not None
+
+    def redo(self) -> bool:
+        label = self.history.redo()
+        self.message = "nothing to redo" if label is None else f"redid: {label}"
+        return label is not None

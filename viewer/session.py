@@ -34,6 +34,7 @@ from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
 from viewer.controls import HeldKeys, apply_held, held_direction
+from viewer.edits import Editor
 from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
@@ -145,6 +146,8 @@ class Session:
             with self._phase("the layout"):
                 scene.graph.update()  # lay out the loaded scene; not a frame
         self.selected: int | None = None
+        #: The user's edits and their undo history (a new scene starts a new history).
+        self.editor = Editor(scene.graph)
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
         self.collision_reading: Reading | None = None
         self._drawn_hit = False
@@ -274,9 +277,14 @@ class Session:
 
     def _apply_held_keys(self) -> None:
         actions = self.held.take()
+        history = self.editor.history
         if not actions:
+            history.end()  # a key hold is one undo step, closed when the keys are up
             return
         demo = self.collision
+        if demo is not None or self._selected_node() is not None:
+            what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
+            history.begin(f"move {printable(what)}")
         if demo is not None:
             dx, dy = held_direction(actions)
             if dx or dy:
@@ -383,6 +391,24 @@ class Session:
         if node is not None:
             self.graph.touch(node)
             self._note("touch", self.graph.name_of(self.selected))
+
+    def undo(self) -> None:
+        """Ctrl+Z: undo the last edit (`viewer.edits`); what came back glows."""
+        if self.editor.undo():
+            self._edited()
+
+    def redo(self) -> None:
+        """Ctrl+Shift+Z: do the last undone edit again."""
+        if self.editor.redo():
+            self._edited()
+
+    def _edited(self) -> None:
+        """An edit from the panel or an undo: a timeline event, shown even while paused;
+        a selection whose node went away is cleared."""
+        self._note("edit", self.editor.message or "edit")
+        self._selected_node()
+        if self.paused:
+            self._show_now()
 
     def pick_animation(self, choice: int | str | None) -> None:
         """Play the clip `choice` (index or name) from its start; None: animation off."""
