@@ -402,6 +402,16 @@ class Session:
         if self.editor.redo():
             self._edited()
 
+    def edit(self, action: str, *args):
+        """An edit from the panel: `viewer.edits.Editor`'s ``action`` (set_field,
+        reparent, delete, duplicate, add_child) with ``args``, one undo step; a new
+        node (duplicate, add_child) becomes the selection. Returns what the action did."""
+        result = getattr(self.editor, action)(*args)
+        if action in ("duplicate", "add_child") and result is not None:
+            self.selected = int(result)
+        self._edited()
+        return result
+
     def _edited(self) -> None:
         """An edit from the panel or an undo: a timeline event, shown even while paused;
         a selection whose node went away is cleared."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .animation_section import AnimationSection
+from .edit_panel import EditSection
 from .model import Flags, cause_text, flag_text, matrix_rows, node_details, reload_note
 from .tree_view import TreeView
 from .widgets import COLORS, key_value_table, vec4
@@ -23,6 +24,7 @@ class ScenePanel:
         self.colors = COLORS
         self.tree = TreeView(overlay)
         self.animation = AnimationSection(overlay)
+        self.edit = EditSection(overlay, self.tree)
 
     def reset(self) -> None:
         self.tree.reset()
@@ -33,6 +35,7 @@ class ScenePanel:
         self._status(entry)
         self.tree.draw(height, flags)
         self._selected(entry)
+        self.edit.draw()
         self._collision()
         self.animation.draw()
         self._view_settings()

@@ -1,0 +1,112 @@
+"""The scene panel's "Edit" section: undo / redo, the inspector and the node actions.
+
+The inspector shows the selected node's local position, rotation (Euler degrees and
+quaternion) and scale as fields to type in, with its world values read-only beside
+them. A field is committed when its editing ends (Enter, Tab or a click elsewhere), as
+one undoable step through the session (`OverlayHost.edit`), which goes through the
+core's own setters: the edit glows like any other. Below: delete, duplicate, add an
+empty child, make a root; the last edit's outcome or refusal, one line; the history.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from imgui_bundle import imgui
+
+from viewer.text import printable
+
+from .widgets import COLORS, vec4
+
+#: The inspector's rows: (label, the Node property it edits, how many numbers).
+INSPECTOR_ROWS = (
+    ("position", "local_position", 3),
+    ("rotation (deg)", "local_euler", 3),
+    ("quaternion", "local_rotation", 4),
+    ("scale", "local_scale", 3),
+)
+#: The world values shown beside them, read-only (Node properties).
+WORLD_ROWS = ("world_position", "world_euler", "world_rotation", "lossy_scale")
+#: Steps of the history listed at most (the newest).
+HISTORY_ROWS = 12
+
+
+def world_text(values) -> str:
+    return "(" + ", ".join(f"{v:.3f}" for v in np.asarray(values, dtype=float)) + ")"
+
+
+class EditSection:
+    """Draws the section; keeps what a field holds while it is being typed in."""
+
+    def __init__(self, overlay, tree) -> None:
+        self.ov = overlay
+        self.tree = tree  # the hierarchy table: its keep-world toggle
+        self.colors = COLORS
+        self._typing: dict[str, list[float]] = {}  # field -> the numbers being typed
+
+    def draw(self) -> None:
+        host = self.ov.host
+        editor = getattr(host, "editor", None)
+        if editor is None:
+            return
+        if not imgui.collapsing_header("Edit", imgui.TreeNodeFlags_.default_open):
+            return
+        done, undone = editor.history.labels()
+        imgui.begin_disabled(not done)
+        if imgui.button("Undo (Ctrl+Z)"):
+            host.undo()
+        imgui.end_disabled()
+        imgui.same_line()
+        imgui.begin_disabled(not undone)
+        if imgui.button("Redo (Ctrl+Shift+Z)"):
+            host.redo()
+        imgui.end_disabled()
+        if editor.message:
+            imgui.text_colored(vec4(self.colors.note), printable(editor.message, 200))
+        if host.selected is not None and host.selected in set(host.graph.alive_ids().tolist()):
+            self._inspector(host, host.selected)
+            self._actions(host, host.selected)
+        else:
+            imgui.text_disabled("select a node to edit it")
+        self._history(done, undone)
+
+    def _inspector(self, host, node_id: int) -> None:
+        node = host.graph.node(node_id)
+        imgui.text_colored(vec4(self.colors.dim), "local (type, then Enter)   |   world")
+        for (label, field, n), world_field in zip(INSPECTOR_ROWS, WORLD_ROWS, strict=True):
+            shown = self._typing.get(field) or [float(v) for v in getattr(node, field)]
+            imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.55)
+            entry = imgui.input_float3 if n == 3 else imgui.input_float4
+            changed, value = entry(f"{label}##{field}", shown, "%.4f")
+            if changed:
+                self._typing[field] = list(value)
+            if imgui.is_item_deactivated_after_edit() and field in self._typing:
+                host.edit("set_field", node_id, field, tuple(self._typing.pop(field)))
+            elif not imgui.is_item_active():
+                self._typing.pop(field, None)
+            imgui.same_line()
+            imgui.text_colored(vec4(self.colors.dim), world_text(getattr(node, world_field)))
+
+    def _actions(self, host, node_id: int) -> None:
+        keep = self.tree.keep_world
+        for label, action, args in (
+            ("Delete", "delete", (node_id,)),
+            ("Duplicate", "duplicate", (node_id,)),
+            ("Add child", "add_child", (node_id,)),
+            ("Make root", "reparent", (node_id, None, keep)),
+        ):
+            if imgui.small_button(label):
+                host.edit(action, *args)
+            imgui.same_line()
+        imgui.new_line()
+
+    def _history(self, done: list[str], undone: list[str]) -> None:
+        if not (done or undone):
+            imgui.text_disabled("no edits yet")
+            return
+        imgui.text_colored(
+            vec4(self.colors.dim), f"history: {len(done)} done, {len(undone)} undone"
+        )
+        for label in done[-HISTORY_ROWS:]:
+            imgui.bullet_text(printable(label, 80))
+        for label in undone[:HISTORY_ROWS]:
+            imgui.text_disabled(f"  (undone) {printable(label, 80)}")
