@@ -90,7 +90,9 @@ def test_the_node_buttons_delete_duplicate_add_and_undo_all(drive):
     session.edit("delete", g["Obj3"].id)
     assert "Obj3" not in g and "Obj6" not in g
     session.edit("set_field", g["Obj4"].id, "local_euler", (0.0, 0.0, 45.0))
+    d.app.overlay.panel.scene.edit.open_next = True
     d.frame(3)  # the panel draws the inspector of the selection
+    assert d.app.overlay.panel.scene.edit.drawn
     assert len(session.editor.history.done) == 4
     for _ in range(4):
         session.undo()

@@ -42,13 +42,20 @@ class EditSection:
         self.tree = tree  # the hierarchy table: its keep-world toggle
         self.colors = COLORS
         self._typing: dict[str, list[float]] = {}  # field -> the numbers being typed
+        self.drawn = False  # whether the section was open at the last frame
+        #: Open the section at the next frame (closed at first: the panel stays short).
+        self.open_next = False
 
     def draw(self) -> None:
         host = self.ov.host
         editor = getattr(host, "editor", None)
         if editor is None:
             return
-        if not imgui.collapsing_header("Edit", imgui.TreeNodeFlags_.default_open):
+        if self.open_next:
+            imgui.set_next_item_open(True, imgui.Cond_.always)
+            self.open_next = False
+        self.drawn = imgui.collapsing_header("Edit")
+        if not self.drawn:
             return
         done, undone = editor.history.labels()
         imgui.begin_disabled(not done)

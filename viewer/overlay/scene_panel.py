@@ -35,9 +35,9 @@ class ScenePanel:
         self._status(entry)
         self.tree.draw(height, flags)
         self._selected(entry)
-        self.edit.draw()
         self._collision()
         self.animation.draw()
+        self.edit.draw()
         self._view_settings()
         self._keys()
 
