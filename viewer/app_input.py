@@ -11,6 +11,7 @@ also where scripted keys (`--keys`, `viewer.keyscript`) come in: both go the sam
 from __future__ import annotations
 
 from viewer.io.ranges import WORLD_REACH
+from viewer.opening import SCENE_SUFFIXES
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
@@ -47,6 +48,8 @@ class InputHandlers:
         name = name or _key_names(keys).get(key)
         if key == keys.Z and modifiers.ctrl:
             name = "Ctrl+Shift+Z" if modifiers.shift else "Ctrl+Z"
+        elif key == keys.S and modifiers.ctrl:
+            name = "Ctrl+S"
         if name is None:
             return
         if name == "R" and modifiers.shift:
@@ -88,6 +91,8 @@ class InputHandlers:
             self.renderer.show_links = not self.renderer.show_links
         elif name == "T":
             session.touch_selected()
+        elif name == "Ctrl+S":
+            session.save()
         elif name in ("Ctrl+Z", "Ctrl+Shift+Z"):
             session.undo() if name == "Ctrl+Z" else session.redo()
         elif name == "M":
@@ -119,6 +124,23 @@ class InputHandlers:
             self.key_down(name)
         for x, y in script.clicks.get(redraw, ()):
             self.select_at(x + 0.5, y + 0.5)  # the pixel's centre, as a mouse click
+
+    def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+        """Files dropped on the window: open the first scene file among them."""
+        for path in paths:
+            if str(path).lower().endswith(SCENE_SUFFIXES):
+                self.open_file(path)
+                return
+        if paths:
+            self.open_file(paths[0])  # not a scene file: says so in the panel
+
+    def open_file(self, path) -> bool:
+        """Show the scene file `path` (dropped, from the recent list or the dialog);
+        a bad one leaves the scene on show and says why in the panel."""
+        if self.session.open_file(path, prepare=self._prepare_renderer):
+            self._scene_replaced()
+            return True
+        return False
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:

@@ -30,6 +30,11 @@ KEY_HELP = (
         "undo / redo the last edit (a held move, a typed value, a re-parent, a deletion, "
         "a duplicate, a new child; touches are not edits); the panel lists them",
     ),
+    (
+        "Ctrl+S",
+        "save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
+        "own writer); drop a scene file on the window to open it",
+    ),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
     ("?, F1", "show / hide the help: every key and mouse input in one window"),

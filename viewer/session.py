@@ -38,6 +38,7 @@ from viewer.edits import Editor
 from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
+from viewer.opening import RecentFiles, open_scene, save_as, save_target
 from viewer.palette import HIT_COLOR
 from viewer.reload_check import carry_names, try_scene
 from viewer.scene.errors import HierarchyError
@@ -113,6 +114,13 @@ class Session:
     ) -> None:
         # Made first: a save during the rest of the set-up must count as a change.
         self.watcher: SceneWatcher | None = watch_scene(scene, **(load_limits or {}))
+        self._load_limits = dict(load_limits or {})
+        #: Why the last file dropped or picked did not open (the scene on show stayed).
+        self.open_error: str | None = None
+        #: Files opened in this session, newest first (`open_file`).
+        self.recent = RecentFiles()
+        if scene.source is not None:
+            self.recent.add(scene.source)
         self.touches = dict(touches or {})
         #: Events since the last frame, handed on with the next one (`Frame.events`).
         self._events: list[tuple[str, str]] = []
@@ -349,6 +357,50 @@ class Session:
         print(f"sgview: reloaded {printable(self.watcher.path, None)}",
               file=self._out or sys.stdout, flush=True)  # fmt: skip
         return result
+
+    def open_file(self, path, prepare: Callable[[Scene], object] | None = None) -> bool:
+        """Show the scene file ``path`` instead (dropped on the window, or from the
+        dialog or the recent list): the reload transaction on another file, so a bad one
+        is one line in the panel (`reload_error`) and the current scene stays. A new
+        scene: frame 0, no touches, no selection, a new undo history. True if opened."""
+        try:
+            scene = open_scene(path, load_limits=self._load_limits, time=self.time,
+                               motion_on=self.motion_on)  # fmt: skip
+            if prepare is not None:
+                with floats_raise():
+                    prepare(scene)
+        except Exception as exc:
+            if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
+                exc = SceneError(f"cannot show it ({brief(exc)})", file=str(path))
+            self.open_error = one_line(exc)
+            print(f"sgview: not opened, keeping the scene on show: {self.open_error}",
+                  file=self._err or sys.stderr, flush=True)  # fmt: skip
+            return False
+        self.open_error = self.reload_error = None
+        self._use(scene, layout=False)  # try_scene laid it out already
+        self.touches, self.frame = {}, 0
+        self.watcher = watch_scene(scene, **self._load_limits)
+        self.recent.add(path)
+        print(f"sgview: opened {printable(path, None)}", file=self._out or sys.stdout,
+              flush=True)  # fmt: skip
+        return True
+
+    def save(self, path=None) -> bool:
+        """Ctrl+S: write the scene to ``path``, or to the file it came from when its
+        format has a writer (`viewer.opening`); the outcome is the editor's message."""
+        target = path if path is not None else save_target(self.scene)
+        if target is None:
+            self.editor.message = "not saved: this scene has no file; give a path to save to"
+            return False
+        try:
+            notes = save_as(self.scene, target)
+        except SgviewError as exc:
+            self.editor.message = one_line(exc)
+            return False
+        self.watcher = watch_scene(self.scene, **self._load_limits)
+        self.editor.message = one_line(f"saved {printable(target, None)}" + (
+            f" ({len(notes)} notes: {notes[0]})" if notes else ""))  # fmt: skip
+        return True
 
     def _reload_failed(self, exc: Exception, display: str) -> None:
         if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was

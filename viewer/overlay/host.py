@@ -42,6 +42,10 @@ class OverlayHost(Protocol):
         through the actions below."""
 
     @property
+    def open_error(self) -> str | None:
+        """Why the last file dropped on the window did not open (one line), or None."""
+
+    @property
     def editor(self):
         """The user's edits (`viewer.edits.Editor`): read its `message` and its history's
         labels; edit through `edit`, `undo` and `redo` below."""
