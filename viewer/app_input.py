@@ -10,6 +10,7 @@ also where scripted keys (`--keys`, `viewer.keyscript`) come in: both go the sam
 
 from __future__ import annotations
 
+from viewer.file_dialog import OpenDialog
 from viewer.io.ranges import WORLD_REACH
 from viewer.opening import SCENE_SUFFIXES
 
@@ -50,6 +51,8 @@ class InputHandlers:
             name = "Ctrl+Shift+Z" if modifiers.shift else "Ctrl+Z"
         elif key == keys.S and modifiers.ctrl:
             name = "Ctrl+S"
+        elif key == keys.O and modifiers.ctrl:
+            name = "Ctrl+O"
         if name is None:
             return
         if name == "R" and modifiers.shift:
@@ -93,6 +96,10 @@ class InputHandlers:
             session.touch_selected()
         elif name == "Ctrl+S":
             session.save()
+        elif name == "Ctrl+O":
+            why = self._dialog().start(folder=session.recent_folder())
+            if why is not None:
+                session.open_error = why
         elif name in ("Ctrl+Z", "Ctrl+Shift+Z"):
             session.undo() if name == "Ctrl+Z" else session.redo()
         elif name == "M":
@@ -133,6 +140,19 @@ class InputHandlers:
                 return
         if paths:
             self.open_file(paths[0])  # not a scene file: says so in the panel
+
+    def _dialog(self) -> OpenDialog:
+        if getattr(self, "_open_dialog", None) is None:
+            self._open_dialog = OpenDialog()
+        return self._open_dialog
+
+    def poll_open(self) -> None:
+        """Once per redraw: open the file picked in the dialog (Ctrl+O) or asked for by
+        the panel (`Session.request_open`)."""
+        picked = self._dialog().poll() if getattr(self, "_open_dialog", None) else None
+        picked = picked or self.session.take_open_request()
+        if picked is not None:
+            self.open_file(picked)
 
     def open_file(self, path) -> bool:
         """Show the scene file `path` (dropped, from the recent list or the dialog);

@@ -33,7 +33,12 @@ KEY_HELP = (
     (
         "Ctrl+S",
         "save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
-        "own writer); drop a scene file on the window to open it",
+        "own writer)",
+    ),
+    (
+        "Ctrl+O",
+        "open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
+        "the window; the Edit section lists the recent ones",
     ),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),

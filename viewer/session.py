@@ -119,6 +119,7 @@ class Session:
         self.open_error: str | None = None
         #: Files opened in this session, newest first (`open_file`).
         self.recent = RecentFiles()
+        self._open_request = None
         if scene.source is not None:
             self.recent.add(scene.source)
         self.touches = dict(touches or {})
@@ -384,6 +385,20 @@ class Session:
         print(f"sgview: opened {printable(path, None)}", file=self._out or sys.stdout,
               flush=True)  # fmt: skip
         return True
+
+    def request_open(self, path) -> None:
+        """Ask the window to open ``path`` at its next redraw (the panel's recent list:
+        the window owns the GPU state a new scene needs)."""
+        self._open_request = path
+
+    def take_open_request(self):
+        """The path `request_open` asked for, once (None: none)."""
+        path, self._open_request = self._open_request, None
+        return path
+
+    def recent_folder(self) -> str:
+        """Where the open dialog starts: the folder of the newest recent file."""
+        return str(self.recent.paths[0].parent) if self.recent.paths else "."
 
     def save(self, path=None) -> bool:
         """Ctrl+S: write the scene to ``path``, or to the file it came from when its

@@ -76,3 +76,54 @@ def test_ctrl_s_writes_the_edit_back_to_its_own_file(drive, tmp_path):
         )
         d.frame(3)
         assert session.watcher is not None and session.watcher.poll() is None  # no reload
+
+
+class PickedDialog:
+    """A stand-in for portable-file-dialogs' open_file: ready at once, `picked` chosen."""
+
+    def __init__(self, picked):
+        self.picked = picked
+
+    def ready(self, timeout=0):
+        return True
+
+    def result(self):
+        return self.picked
+
+
+def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_path):
+    from viewer.file_dialog import OpenDialog
+
+    d = drive(load_scene(TREE10), still=True)
+    d.frame(2)
+    glb = tmp_path / "tree.glb"
+    save_gltf(load_scene(TREE10), glb)
+    dialog = d.app._dialog()
+    dialog._dialog = PickedDialog([str(glb)])  # the user picked the file
+    d.frame()
+    assert d.app.session.scene.source == glb
+    dialog._dialog = PickedDialog([])  # cancelled: nothing happens
+    graph = d.app.session.graph
+    d.frame()
+    assert d.app.session.graph is graph
+    d.app.session.request_open(TREE10)  # a click in the recent list
+    d.frame()
+    assert d.app.session.scene.source == TREE10
+    assert [p.name for p in d.app.session.recent.paths[:2]] == ["tree10.toml", "tree.glb"]
+    assert isinstance(dialog, OpenDialog)
+
+
+def test_ctrl_o_without_a_dialog_program_says_so(drive, monkeypatch):
+    import viewer.file_dialog as fd
+
+    monkeypatch.setattr(fd.shutil, "which", lambda name: None)
+    monkeypatch.setattr(fd.sys, "platform", "linux")
+    d = drive(load_scene(TREE10), still=True)
+    d.frame()
+    graph = d.app.session.graph
+    keys = d.window.keys
+    mods = type("Mods", (), {"ctrl": True, "shift": False, "alt": False})()
+    d.app.on_key_event(keys.O, keys.ACTION_PRESS, mods)
+    assert "no file dialog" in d.app.session.open_error
+    d.frame()
+    assert d.app.session.graph is graph

@@ -42,6 +42,7 @@ class EditSection:
         self.tree = tree  # the hierarchy table: its keep-world toggle
         self.colors = COLORS
         self._typing: dict[str, list[float]] = {}  # field -> the numbers being typed
+        self.save_path: str | None = None  # the "save as" field (None: the scene's file)
         self.drawn = False  # whether the section was open at the last frame
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
@@ -75,6 +76,7 @@ class EditSection:
         else:
             imgui.text_disabled("select a node to edit it")
         self._history(done, undone)
+        self._files(host)
 
     def _inspector(self, host, node_id: int) -> None:
         node = host.graph.node(node_id)
@@ -117,3 +119,23 @@ class EditSection:
             imgui.bullet_text(printable(label, 80))
         for label in undone[:HISTORY_ROWS]:
             imgui.text_disabled(f"  (undone) {printable(label, 80)}")
+
+    def _files(self, host) -> None:
+        """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
+        files (a click opens one)."""
+        if self.save_path is None:
+            source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
+            self.save_path = str(source) if source is not None else "scene.toml"
+        imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
+        _, self.save_path = imgui.input_text("##save_as", self.save_path)
+        imgui.same_line()
+        if imgui.small_button("Save as"):
+            host.save(self.save_path)
+        paths = list(host.recent.paths)
+        if paths:
+            imgui.text_colored(vec4(self.colors.dim), "recent files (click to open):")
+        for k, path in enumerate(paths):
+            if imgui.small_button(f"{printable(path.name, 60)}##recent{k}"):
+                host.request_open(path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(printable(str(path), 200))
