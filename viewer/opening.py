@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from viewer.content.scene import Scene
+from viewer.io.bundled import scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_export import save_gltf
 from viewer.io.loader import file_signature, load_scene
@@ -38,12 +39,17 @@ def open_scene(path: str | Path, *, load_limits: dict, time: float, motion_on: b
     return scene
 
 
-def save_target(scene: Scene) -> Path | None:
-    """The file Ctrl+S writes: the one the scene came from, when a writer has its
-    format; None for a generated scene (a path must be given)."""
+def save_target(scene: Scene) -> Path:
+    """The file Ctrl+S writes: the one the scene came from, when a writer has its format
+    and it is not one of sgview's bundled scenes (those stay as shipped); else a
+    SceneError saying a path must be given."""
     source = scene.source
     if source is None or Path(source).suffix.lower() not in SCENE_SUFFIXES:
-        return None
+        raise SceneError("not saved: this scene has no file of its own; give a path to save to")
+    folder = scene_dir()
+    if folder is not None and Path(source).resolve().parent == folder.resolve():
+        raise SceneError("not saved: it is one of sgview's bundled scenes; give a path of your "
+                         "own to save to", file=str(source))  # fmt: skip
     return Path(source)
 
 

@@ -403,11 +403,8 @@ class Session:
     def save(self, path=None) -> bool:
         """Ctrl+S: write the scene to ``path``, or to the file it came from when its
         format has a writer (`viewer.opening`); the outcome is the editor's message."""
-        target = path if path is not None else save_target(self.scene)
-        if target is None:
-            self.editor.message = "not saved: this scene has no file; give a path to save to"
-            return False
         try:
+            target = path if path is not None else save_target(self.scene)
             notes = save_as(self.scene, target)
         except SgviewError as exc:
             self.editor.message = one_line(exc)

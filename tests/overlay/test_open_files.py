@@ -127,3 +127,14 @@ def test_ctrl_o_without_a_dialog_program_says_so(drive, monkeypatch):
     assert "no file dialog" in d.app.session.open_error
     d.frame()
     assert d.app.session.graph is graph
+
+
+def test_ctrl_s_keeps_the_bundled_scenes_as_shipped(drive, tmp_path):
+    d = drive(load_scene(TREE10), still=True)
+    d.frame()
+    before = TREE10.read_bytes()
+    assert not d.app.session.save()
+    assert "bundled" in d.app.session.editor.message
+    assert TREE10.read_bytes() == before
+    assert d.app.session.save(tmp_path / "mine.toml")  # a path of one's own: saved
+    assert load_scene(tmp_path / "mine.toml").graph["Obj9"].name == "Obj9"

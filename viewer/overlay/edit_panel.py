@@ -80,10 +80,10 @@ class EditSection:
 
     def _inspector(self, host, node_id: int) -> None:
         node = host.graph.node(node_id)
-        imgui.text_colored(vec4(self.colors.dim), "local (type, then Enter)   |   world")
+        imgui.text_colored(vec4(self.colors.dim), "local: type, then Enter; world: read-only")
         for (label, field, n), world_field in zip(INSPECTOR_ROWS, WORLD_ROWS, strict=True):
             shown = self._typing.get(field) or [float(v) for v in getattr(node, field)]
-            imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.55)
+            imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.72)
             entry = imgui.input_float3 if n == 3 else imgui.input_float4
             changed, value = entry(f"{label}##{field}", shown, "%.4f")
             if changed:
@@ -92,8 +92,8 @@ class EditSection:
                 host.edit("set_field", node_id, field, tuple(self._typing.pop(field)))
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)
-            imgui.same_line()
-            imgui.text_colored(vec4(self.colors.dim), world_text(getattr(node, world_field)))
+            world = world_text(getattr(node, world_field))
+            imgui.text_colored(vec4(self.colors.dim), f"  world {world}")
 
     def _actions(self, host, node_id: int) -> None:
         keep = self.tree.keep_world
