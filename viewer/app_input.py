@@ -10,6 +10,7 @@ also where scripted keys (`--keys`, `viewer.keyscript`) come in: both go the sam
 
 from __future__ import annotations
 
+import viewer.gizmo as gizmo
 from viewer.file_dialog import OpenDialog
 from viewer.io.ranges import WORLD_REACH
 from viewer.opening import SCENE_SUFFIXES
@@ -30,7 +31,7 @@ def _key_names(keys) -> dict:
         keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
-        keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1",
+        keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1", keys.X: "X",
         # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
         keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
@@ -94,6 +95,8 @@ class InputHandlers:
             self.renderer.show_links = not self.renderer.show_links
         elif name == "T":
             session.touch_selected()
+        elif name == "X":
+            session.gizmo_local = not session.gizmo_local
         elif name == "Ctrl+S":
             session.save()
         elif name == "Ctrl+O":
@@ -182,6 +185,7 @@ class InputHandlers:
                 return
         self._press = (x, y)
         self._dragged = 0.0
+        self._gizmo_drag = self._grab_gizmo(x, y) if button == 1 else None
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
@@ -189,6 +193,9 @@ class InputHandlers:
             if self._press is None:  # the drag started on a panel
                 return
         self._dragged += abs(dx) + abs(dy)
+        if getattr(self, "_gizmo_drag", None) is not None:
+            self._drag_gizmo(x, y)
+            return
         buttons = self.wnd.mouse_states
         if buttons.right or (buttons.left and self.wnd.modifiers.shift):
             self.camera.pan(dx, dy, self.wnd.size[1])
@@ -198,9 +205,44 @@ class InputHandlers:
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_release_event", x, y, button)
-        if button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
+        if getattr(self, "_gizmo_drag", None) is not None:
+            self._gizmo_drag = None
+            self.session.editor.history.end()  # the whole drag: one undo step
+            self.session.note_edit()
+        elif button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
+
+    # -- the move gizmo (viewer/gizmo.py) -------------------------------------------------
+    def _gizmo_handles(self):
+        """(node, its handles on screen) for the selection, or (None, None)."""
+        session = self.session
+        node = session.selected_node() if session.collision is None else None
+        if node is None:
+            return None, None
+        size = tuple(self.wnd.size)
+        view_proj = self.camera.view_projection(size)
+        return node, gizmo.handles(node.world_matrix, view_proj, size, session.gizmo_local)
+
+    def _grab_gizmo(self, x: int, y: int):
+        """A press on a handle starts an undo step and returns the drag (else None)."""
+        node, handles = self._gizmo_handles()
+        axis = None if handles is None else gizmo.hit(handles, x, y)
+        if axis is None:
+            return None
+        label = f"move {self.session.graph.name_of(node.id)} along {'xyz'[axis]}"
+        self.session.editor.history.begin(label)
+        return node, gizmo.AxisDrag.begin(handles, axis, node.world_matrix, x, y)
+
+    def _drag_gizmo(self, x: int, y: int) -> None:
+        """The node follows the mouse along the handle's axis (snapped with Ctrl)."""
+        node, drag = self._gizmo_drag
+        try:
+            node.world_position = drag.position(x, y, snap=bool(self.wnd.modifiers.ctrl))
+        except ValueError as exc:  # a singular parent: say so, leave the node
+            self.session.editor.message = str(exc).splitlines()[0]
+        if self.session.paused:
+            self.session.request_step()  # the drag shows (and glows) while paused too
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:

@@ -120,6 +120,8 @@ class Session:
         #: Files opened in this session, newest first (`open_file`).
         self.recent = RecentFiles()
         self._open_request = None
+        #: The move gizmo's axes: the node's own (True) or the world's (X switches).
+        self.gizmo_local = False
         if scene.source is not None:
             self.recent.add(scene.source)
         self.touches = dict(touches or {})
@@ -303,6 +305,10 @@ class Session:
         elif (node := self._selected_node()) is not None:
             apply_held(node, actions, self.reverse_turn)
 
+    def selected_node(self) -> Node | None:
+        """The selected node's handle (None: nothing selected, or it was removed)."""
+        return self._selected_node()
+
     def _selected_node(self) -> Node | None:
         """The selected node; None, and the selection cleared, once it was removed (by an
         `on_frame` callback, say)."""
@@ -459,12 +465,12 @@ class Session:
     def undo(self) -> None:
         """Ctrl+Z: undo the last edit (`viewer.edits`); what came back glows."""
         if self.editor.undo():
-            self._edited()
+            self.note_edit()
 
     def redo(self) -> None:
         """Ctrl+Shift+Z: do the last undone edit again."""
         if self.editor.redo():
-            self._edited()
+            self.note_edit()
 
     def edit(self, action: str, *args):
         """An edit from the panel: `viewer.edits.Editor`'s ``action`` (set_field,
@@ -473,10 +479,10 @@ class Session:
         result = getattr(self.editor, action)(*args)
         if action in ("duplicate", "add_child") and result is not None:
             self.selected = int(result)
-        self._edited()
+        self.note_edit()
         return result
 
-    def _edited(self) -> None:
+    def note_edit(self) -> None:
         """An edit from the panel or an undo: a timeline event, shown even while paused;
         a selection whose node went away is cleared."""
         self._note("edit", self.editor.message or "edit")

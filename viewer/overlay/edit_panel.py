@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
+import viewer.gizmo as gizmo
 from viewer.text import printable
 
 from .widgets import COLORS, vec4
@@ -44,6 +45,7 @@ class EditSection:
         self._typing: dict[str, list[float]] = {}  # field -> the numbers being typed
         self.save_path: str | None = None  # the "save as" field (None: the scene's file)
         self.drawn = False  # whether the section was open at the last frame
+        self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
 
@@ -52,6 +54,7 @@ class EditSection:
         editor = getattr(host, "editor", None)
         if editor is None:
             return
+        self._draw_gizmo(host)
         if self.open_next:
             imgui.set_next_item_open(True, imgui.Cond_.always)
             self.open_next = False
@@ -77,6 +80,24 @@ class EditSection:
             imgui.text_disabled("select a node to edit it")
         self._history(done, undone)
         self._files(host)
+
+    def _draw_gizmo(self, host) -> None:
+        """The selected node's move handles (viewer/gizmo.py), over the view."""
+        node = host.selected_node() if getattr(host, "collision_mode", None) is None else None
+        if node is None:
+            return
+        size = tuple(self.ov.wnd.size)
+        view_proj = self.ov.camera.view_projection(size)
+        handles = gizmo.handles(node.world_matrix, view_proj, size, host.gizmo_local)
+        if handles is None:
+            return
+        draw = imgui.get_foreground_draw_list()
+        origin = imgui.ImVec2(*map(float, handles.origin))
+        for tip, rgb in zip(handles.tips, gizmo.COLORS, strict=True):
+            color = imgui.get_color_u32(imgui.ImVec4(*rgb, 1.0))
+            draw.add_line(origin, imgui.ImVec2(*map(float, tip)), color, 3.0)
+            draw.add_circle_filled(imgui.ImVec2(*map(float, tip)), 5.0, color)
+        self.gizmo_drawn = handles
 
     def _inspector(self, host, node_id: int) -> None:
         node = host.graph.node(node_id)

@@ -50,6 +50,9 @@ class OverlayHost(Protocol):
         """The user's edits (`viewer.edits.Editor`): read its `message` and its history's
         labels; edit through `edit`, `undo` and `redo` below."""
 
+    gizmo_local: bool  # the move gizmo's axes: the node's own (True) or the world's
+
+    def selected_node(self): ...  # the selected `Node`, or None
     def select(self, node_id: int | None) -> None: ...
     def edit(self, action: str, *args): ...
     @property

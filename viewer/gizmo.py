@@ -1,0 +1,108 @@
+"""The move gizmo: three axis handles on the selected node, dragged with the mouse.
+
+Pure maths on a view-projection matrix, no GL: where the handles are on screen
+(`handles`), which one a click hits (`hit`), and where a drag puts the node
+(`AxisDrag`): the mouse's travel along the handle's screen direction becomes a world
+distance along that axis, so the node moves along that axis only. The axes are the
+world's or the node's own (its world matrix's columns, normalised); a snap rounds the
+distance to `SNAP`. The window (viewer/app_input.py) turns the drag into the core's
+`world_position` setter, one undo step per drag, and the overlay draws the handles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Length of a handle on screen, pixels.
+HANDLE_PX = 90.0
+#: A press this close to a handle (pixels) grabs it.
+HIT_PX = 8.0
+#: World distance a snapped drag moves by.
+SNAP = 0.25
+#: The handles' colours (x, y, z): the world axes' tripod colours.
+COLORS = ((0.93, 0.35, 0.55), (0.45, 0.85, 0.35), (0.35, 0.55, 0.95))
+
+
+def _project(view_proj: np.ndarray, points: np.ndarray, size) -> np.ndarray:
+    """Window pixel (x, y) of world points [n, 3] (top-left origin)."""
+    clip = np.hstack([points, np.ones((len(points), 1))]) @ view_proj.T
+    w = np.where(np.abs(clip[:, 3:4]) < 1e-12, 1e-12, clip[:, 3:4])
+    ndc = clip[:, :2] / w
+    return np.stack([(ndc[:, 0] + 1) * 0.5 * size[0], (1 - ndc[:, 1]) * 0.5 * size[1]], axis=1)
+
+
+@dataclass(frozen=True)
+class Handles:
+    """The gizmo on screen: its origin and tips (pixels), axes (world, unit), length."""
+
+    origin: np.ndarray  # (2,)
+    tips: np.ndarray  # (3, 2)
+    axes: np.ndarray  # (3, 3): row k is axis k in world space
+    length: float  # world length of a handle
+
+
+def handles(world: np.ndarray, view_proj: np.ndarray, size, local: bool) -> Handles | None:
+    """The handles of a node at ``world``; None when it is behind the camera or its
+    axes are degenerate."""
+    origin = np.asarray(world, dtype=np.float64)[:3, 3]
+    axes = np.eye(3)
+    if local:
+        cols = np.asarray(world, dtype=np.float64)[:3, :3].T.copy()
+        norms = np.linalg.norm(cols, axis=1)
+        if (norms < 1e-12).any():
+            return None
+        axes = cols / norms[:, None]
+    clip_w = np.append(origin, 1.0) @ view_proj[3]
+    if clip_w <= 1e-9:
+        return None
+    unit = _project(view_proj, np.vstack([origin, origin + np.eye(3)]), size)
+    px_per_unit = float(np.linalg.norm(unit[1:] - unit[0], axis=1).max())
+    if not px_per_unit > 1e-9:
+        return None
+    length = HANDLE_PX / px_per_unit
+    pts = _project(view_proj, np.vstack([origin, origin + axes * length]), size)
+    return Handles(pts[0], pts[1:], axes, length)
+
+
+def hit(h: Handles, x: float, y: float) -> int | None:
+    """The axis (0, 1, 2) whose handle passes within `HIT_PX` of (x, y), nearest first."""
+    p = np.array([x, y])
+    best, best_d = None, HIT_PX
+    for k in range(3):
+        a, b = h.origin, h.tips[k]
+        ab = b - a
+        t = 0.0 if not ab @ ab > 0 else float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
+        d = float(np.linalg.norm(p - (a + t * ab)))
+        if d <= best_d:
+            best, best_d = k, d
+    return best
+
+
+@dataclass
+class AxisDrag:
+    """One drag of one handle: where the node was, and how the mouse maps to distance."""
+
+    axis: int
+    start_position: np.ndarray  # the node's world position when the drag began
+    start_mouse: np.ndarray  # (x, y)
+    screen: np.ndarray  # the handle's screen vector (tip - origin)
+    direction: np.ndarray  # the axis, world space, unit
+    length: float  # world length of the handle
+
+    @classmethod
+    def begin(cls, h: Handles, axis: int, world: np.ndarray, x: float, y: float) -> AxisDrag:
+        return cls(axis, np.asarray(world, dtype=np.float64)[:3, 3].copy(), np.array([x, y]),
+                   h.tips[axis] - h.origin, h.axes[axis].copy(), h.length)  # fmt: skip
+
+    def distance(self, x: float, y: float, snap: bool = False) -> float:
+        """World distance along the axis for the mouse at (x, y)."""
+        s = self.screen
+        along = float((np.array([x, y]) - self.start_mouse) @ s / max(float(s @ s), 1e-9))
+        t = along * self.length
+        return round(t / SNAP) * SNAP if snap else t
+
+    def position(self, x: float, y: float, snap: bool = False) -> np.ndarray:
+        """The node's new world position for the mouse at (x, y)."""
+        return self.start_position + self.direction * self.distance(x, y, snap)
