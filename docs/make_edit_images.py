@@ -111,6 +111,83 @@ def make(out: Path) -> list[Path]:
     return written
 
 
+#: The GIF of the re-parenting walk, done with the mouse alone.
+GIF = "edit-reparent-walk.gif"
+
+
+def make_gif(out: Path, scale: float = 0.45) -> Path:
+    """The walk as a GIF: click Obj8 in the view, drag its tree row onto Obj3's (world
+    pose kept), click Obj3 in the view, drag Obj3's y handle up: Obj8 follows."""
+    import numpy as np
+    from PIL import Image
+
+    import viewer.gizmo as gizmo
+    from viewer.io import load_scene
+
+    os.chdir(REPO)
+    scene = load_scene("scenes/tree10.toml")
+    scene.events = []
+    scene.graph["Obj3"].local_euler = (0.0, 0.0, 30.0)
+    d = App(scene)
+    session = d.app.session
+    session.motion_on = False
+    g = session.graph
+    frames = []
+
+    def keep(n: int = 1) -> None:
+        for _ in range(n):
+            img = Image.fromarray(d.frame())
+            small = img.resize((int(SIZE[0] * scale), int(SIZE[1] * scale)), Image.LANCZOS)
+            frames.append(small.quantize(colors=96, method=Image.Quantize.MEDIANCUT))
+
+    def click_node(name: str) -> None:
+        x, y = d.app.camera.project(g[name].world_position, SIZE)[0, :2]
+        d.app.on_mouse_position_event(int(x), int(y), 0, 0)
+        keep()  # the panels learn where the mouse is (not over them)
+        d.app.on_mouse_press_event(int(x), int(y), 1)
+        keep()
+        d.app.on_mouse_release_event(int(x), int(y), 1)
+
+    keep(2)
+    click_node("Obj8")
+    keep(4)
+    start, end = d.row(g["Obj8"].id), d.row(g["Obj3"].id)
+    app = d.app
+    app.on_mouse_position_event(int(start[0]), int(start[1]), 0, 0)
+    keep()
+    app.on_mouse_press_event(int(start[0]), int(start[1]), 1)
+    keep()
+    for k in range(1, 9):
+        x = start[0] + (end[0] - start[0]) * k / 8
+        y = start[1] + (end[1] - start[1]) * k / 8
+        app.on_mouse_drag_event(int(x), int(y), 0, 0)
+        app.on_mouse_position_event(int(x), int(y), 0, 0)
+        keep()
+    app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
+    keep(6)
+    assert g["Obj8"].parent == g["Obj3"], session.editor.message
+    click_node("Obj3")
+    keep(3)
+    assert session.selected == g["Obj3"].id
+    view_proj = app.camera.view_projection(SIZE)
+    h = gizmo.handles(g["Obj3"].world_matrix, view_proj, SIZE, False)
+    grab = h.origin + 0.8 * (h.tips[1] - h.origin)
+    app.on_mouse_position_event(int(grab[0]), int(grab[1]), 0, 0)
+    app.on_mouse_press_event(int(grab[0]), int(grab[1]), 1)
+    for k in range(1, 17):
+        p = grab + np.array([0.0, -6.0 * k])
+        app.on_mouse_drag_event(int(p[0]), int(p[1]), 0, -6)
+        keep()
+    app.on_mouse_release_event(int(p[0]), int(p[1]), 1)
+    keep(10)
+    d.app.finish()
+    d.window.destroy()
+    path = out / GIF
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=110, loop=0,
+                   optimize=True)  # fmt: skip
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=DOCS / "images")
@@ -118,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for path in make(args.out):
         print(path)
+    print(make_gif(args.out))
     return 0
 
 
