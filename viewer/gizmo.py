@@ -17,6 +17,9 @@ import numpy as np
 
 #: Length of a handle on screen, pixels.
 HANDLE_PX = 90.0
+#: The part of a handle next to the node that is not drawn (and not grabbed), as a
+#: fraction of its length: the node's own centre stays in sight.
+GAP = 0.2
 #: A press this close to a handle (pixels) grabs it.
 HIT_PX = 8.0
 #: World distance a snapped drag moves by.
@@ -71,7 +74,7 @@ def hit(h: Handles, x: float, y: float) -> int | None:
     p = np.array([x, y])
     best, best_d = None, HIT_PX
     for k in range(3):
-        a, b = h.origin, h.tips[k]
+        a, b = h.origin + GAP * (h.tips[k] - h.origin), h.tips[k]
         ab = b - a
         t = 0.0 if not ab @ ab > 0 else float(np.clip((p - a) @ ab / (ab @ ab), 0.0, 1.0))
         d = float(np.linalg.norm(p - (a + t * ab)))

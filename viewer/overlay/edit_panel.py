@@ -92,10 +92,11 @@ class EditSection:
         if handles is None:
             return
         draw = imgui.get_foreground_draw_list()
-        origin = imgui.ImVec2(*map(float, handles.origin))
         for tip, rgb in zip(handles.tips, gizmo.COLORS, strict=True):
             color = imgui.get_color_u32(imgui.ImVec4(*rgb, 1.0))
-            draw.add_line(origin, imgui.ImVec2(*map(float, tip)), color, 3.0)
+            start = handles.origin + gizmo.GAP * (tip - handles.origin)  # the node shows
+            draw.add_line(imgui.ImVec2(*map(float, start)), imgui.ImVec2(*map(float, tip)),
+                          color, 3.0)  # fmt: skip
             draw.add_circle_filled(imgui.ImVec2(*map(float, tip)), 5.0, color)
         self.gizmo_drawn = handles
 
