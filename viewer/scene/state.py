@@ -81,9 +81,11 @@ def restore(s: Storage, state: GraphState) -> int:
     for f in _LINKS[:-1]:
         getattr(s, f)[extra] = -1
     s.flags[:k][~alive_then] = 0
-    s.names[:k] = state.names
-    s.ids_by_name.clear()
-    s.ids_by_name.update((state.names[i], i) for i in np.flatnonzero(alive_then).tolist())
+    renamed = len(s.names) != k or s.names != list(state.names)
+    if relinked or renamed:  # who is alive, or what they are called, changed
+        s.names[:k] = state.names
+        s.ids_by_name.clear()
+        s.ids_by_name.update((state.names[i], i) for i in np.flatnonzero(alive_then).tolist())
     s.alive_count = int(alive_then.sum())
     ids = np.flatnonzero(differs).astype(np.int64)
     if relinked:
