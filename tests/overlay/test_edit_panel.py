@@ -73,6 +73,7 @@ def test_a_drag_that_makes_a_cycle_is_refused_with_one_line(drive):
     drag(d, row_centre(d, g["Obj2"].id), row_centre(d, g["Obj8"].id))
     message = d.app.session.editor.message
     assert message is not None and "cycle" in message and "\n" not in message
+    assert d.app.overlay.panel.scene.tree.drop_refused == message  # shown by the tree
     assert arrays(g) == before
     assert d.app.session.editor.history.labels() == ([], [])
 
@@ -98,3 +99,22 @@ def test_the_node_buttons_delete_duplicate_add_and_undo_all(drive):
         session.undo()
     d.frame()
     assert arrays(g) == before and "Obj3" in g and "Empty" not in g
+
+
+def test_a_drop_that_would_need_shear_is_refused_and_the_toggle_keeps_the_locals(drive):
+    g0 = tree10()
+    g0["Obj3"].local_scale = (2.0, 1.0, 1.0)
+    g0["Obj8"].local_euler = (0.0, 0.0, 30.0)
+    d = drive(scene_of(g0), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    before = arrays(g)
+    tree = d.app.overlay.panel.scene.tree
+    drag(d, row_centre(d, g["Obj8"].id), row_centre(d, g["Obj3"].id))
+    assert "shear" in tree.drop_refused and "'Obj8'" in tree.drop_refused
+    assert arrays(g) == before
+    tree.keep_world = False  # the toggle off: the local values stay
+    local = g["Obj8"].local_position.copy()
+    drag(d, row_centre(d, g["Obj8"].id), row_centre(d, g["Obj3"].id))
+    assert g["Obj8"].parent == g["Obj3"] and tree.drop_refused is None
+    np.testing.assert_array_equal(g["Obj8"].local_position, local)

@@ -40,6 +40,8 @@ class TreeView:
         self._reveal: int | None = None  # node to open and scroll to
         #: Screen rectangle (min, max) of each row drawn at the last frame, by node id.
         self.row_rects: dict[int, tuple] = {}
+        #: Why the last drop was refused (shown under the toggle), None after a good one.
+        self.drop_refused: str | None = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
 
@@ -80,6 +82,10 @@ class TreeView:
             _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
             imgui.same_line()
             imgui.text_disabled("(drag a row onto another)")
+            if self.drop_refused is not None:  # the last drop's one-line reason
+                imgui.push_style_color(imgui.Col_.text, vec4(c.local))
+                imgui.text_wrapped(printable(self.drop_refused, 300))
+                imgui.pop_style_color()
         dropped: tuple[int, int] | None = None
         if not imgui.begin_table("tree", 4, table_flags, imgui.ImVec2(0.0, table_h)):
             return
@@ -156,7 +162,8 @@ class TreeView:
             imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
         imgui.end_table()
         if dropped is not None:
-            host.edit("reparent", dropped[0], dropped[1], self.keep_world)
+            done = host.edit("reparent", dropped[0], dropped[1], self.keep_world)
+            self.drop_refused = None if done else host.editor.message
         if self._reveal is not None and self._reveal not in tree.row_of:
             self._reveal = None
 
