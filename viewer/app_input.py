@@ -225,20 +225,31 @@ class InputHandlers:
         return node, gizmo.handles(node.world_matrix, view_proj, size, session.gizmo_local)
 
     def _grab_gizmo(self, x: int, y: int):
-        """A press on a handle starts an undo step and returns the drag (else None)."""
+        """A press on a handle or a ring starts an undo step and returns the drag."""
         node, handles = self._gizmo_handles()
-        axis = None if handles is None else gizmo.hit(handles, x, y)
-        if axis is None:
+        if handles is None:
             return None
-        label = f"move {self.session.graph.name_of(node.id)} along {'xyz'[axis]}"
-        self.session.editor.history.begin(label)
-        return node, gizmo.AxisDrag.begin(handles, axis, node.world_matrix, x, y)
+        name = self.session.graph.name_of(node.id)
+        axis = gizmo.hit(handles, x, y)
+        if axis is not None:
+            self.session.editor.history.begin(f"move {name} along {'xyz'[axis]}")
+            return node, gizmo.AxisDrag.begin(handles, axis, node.world_matrix, x, y)
+        axis = gizmo.hit_ring(handles, x, y)
+        if axis is not None:
+            self.session.editor.history.begin(f"turn {name} about {'xyz'[axis]}")
+            return node, gizmo.RingDrag.begin(handles, axis, node.world_rotation, x, y)
+        return None
 
     def _drag_gizmo(self, x: int, y: int) -> None:
-        """The node follows the mouse along the handle's axis (snapped with Ctrl)."""
+        """The node follows the mouse: along the handle's axis, or turning about the
+        ring's (snapped with Ctrl)."""
         node, drag = self._gizmo_drag
+        snap = bool(self.wnd.modifiers.ctrl)
         try:
-            node.world_position = drag.position(x, y, snap=bool(self.wnd.modifiers.ctrl))
+            if isinstance(drag, gizmo.RingDrag):
+                node.world_rotation = drag.rotation(x, y, snap)
+            else:
+                node.world_position = drag.position(x, y, snap)
         except ValueError as exc:  # a singular parent: say so, leave the node
             self.session.editor.message = str(exc).splitlines()[0]
         if self.session.paused:

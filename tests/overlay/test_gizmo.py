@@ -101,8 +101,8 @@ def test_a_press_off_the_handles_orbits_as_before(drive):
     node = session.graph["Obj5"]
     session.select(node.id)
     h = handles_of(d, node)
-    far = h.origin + np.array([0.0, 60.0])  # well away from every handle
-    assert gizmo.hit(h, *far) is None
+    far = h.origin + np.array([0.0, 130.0])  # well away from every handle and ring
+    assert gizmo.hit(h, *far) is None and gizmo.hit_ring(h, *far) is None
     before = node.world_matrix.copy()
     d.app.on_mouse_press_event(int(far[0]), int(far[1]), 1)
     d.app.on_mouse_drag_event(int(far[0]) + 30, int(far[1]), 30, 0)
@@ -110,3 +110,38 @@ def test_a_press_off_the_handles_orbits_as_before(drive):
     d.frame()
     np.testing.assert_array_equal(node.world_matrix, before)
     assert session.editor.history.labels() == ([], [])
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_a_drag_along_a_ring_turns_about_that_axis_only(drive, axis):
+    d = drive(scene_for(tree10()), still=True)
+    d.frame(2)
+    session = d.app.session
+    g = session.graph
+    node = g["Obj5"]
+    session.select(node.id)
+    d.frame()
+    before = node.world_matrix.copy()
+    h = handles_of(d, node)
+    ring = gizmo.rings(h)[axis]
+    for k in (0, 4, 8, 12, 16):  # a grab not on a handle: rings cross the handles
+        if gizmo.hit(h, *ring[k]) is None and gizmo.hit_ring(h, *ring[k]) == axis:
+            break
+    path = [ring[(k + j) % len(ring)] for j in range(0, 7, 2)]  # along the ring's way
+    app = d.app
+    app.on_mouse_position_event(int(path[0][0]), int(path[0][1]), 0, 0)
+    app.on_mouse_press_event(int(path[0][0]), int(path[0][1]), 1)
+    for p in path[1:]:
+        app.on_mouse_drag_event(int(p[0]), int(p[1]), 0, 0)
+        d.frame()
+    app.on_mouse_release_event(int(path[-1][0]), int(path[-1][1]), 1)
+    d.frame()
+    after = node.world_matrix
+    np.testing.assert_allclose(after[:3, 3], before[:3, 3], atol=1e-12)  # turned in place
+    turn = after[:3, :3] @ np.linalg.inv(before[:3, :3])
+    e = np.eye(3)[axis]
+    np.testing.assert_allclose(turn @ e, e, atol=1e-9)  # about that axis only
+    i, j = (axis + 1) % 3, (axis + 2) % 3  # the turn takes axis i toward axis j
+    angle = np.degrees(np.arctan2(turn[j, i], turn[i, i]))
+    assert 20.0 < angle < 90.0  # the ring's own way round is the positive turn
+    assert session.editor.history.labels()[0] == [f"turn Obj5 about {'xyz'[axis]}"]

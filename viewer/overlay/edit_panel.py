@@ -98,6 +98,10 @@ class EditSection:
             draw.add_line(imgui.ImVec2(*map(float, start)), imgui.ImVec2(*map(float, tip)),
                           color, 3.0)  # fmt: skip
             draw.add_circle_filled(imgui.ImVec2(*map(float, tip)), 5.0, color)
+        for ring, rgb in zip(gizmo.rings(handles), gizmo.COLORS, strict=True):
+            color = imgui.get_color_u32(imgui.ImVec4(*rgb, 0.75))
+            points = [imgui.ImVec2(float(px), float(py)) for px, py in ring]
+            draw.add_polyline(points, color, imgui.ImDrawFlags_.closed, 2.0)
         self.gizmo_drawn = handles
 
     def _inspector(self, host, node_id: int) -> None:
