@@ -40,7 +40,7 @@ KEY_HELP = (
         "open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
         "the window; the Edit section lists the recent ones",
     ),
-    ("X", "move gizmo axes: the world's / the selected node's own"),
+    ("X", "gizmo axes: the world's / the selected node's own"),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
     ("?, F1", "show / hide the help: every key and mouse input in one window"),
@@ -69,8 +69,9 @@ KEY_HELP = (
 MOUSE_HELP = (
     (
         "left drag",
-        "orbit; on a handle of the selected node's move gizmo: move it along that "
-        "axis only (Ctrl: in steps of 0.25), one undo step per drag",
+        "orbit; on a handle of the selected node's gizmo: move it along that axis only "
+        "(Ctrl: steps of 0.25); on a ring: turn it about that axis (Ctrl: 15 degree "
+        "steps); one undo step per drag",
     ),
     ("right drag, Shift+left drag", "pan"),
     ("wheel", "zoom"),
