@@ -25,6 +25,22 @@ KEY_HELP = (
         "turn the selected node +1 / -1 degree per frame about Z (held); "
         "collision scene: the rectangle",
     ),
+    (
+        "Ctrl+Z, Ctrl+Shift+Z",
+        "undo / redo the last edit (a held move, a typed value, a re-parent, a deletion, "
+        "a duplicate, a new child; touches are not edits); the panel lists them",
+    ),
+    (
+        "Ctrl+S",
+        "save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
+        "own writer)",
+    ),
+    (
+        "Ctrl+O",
+        "open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
+        "the window; the Edit section lists the recent ones",
+    ),
+    ("X", "gizmo axes: the world's / the selected node's own"),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
     ("?, F1", "show / hide the help: every key and mouse input in one window"),
@@ -51,7 +67,12 @@ KEY_HELP = (
     ("Esc", "quit"),
 )
 MOUSE_HELP = (
-    ("left drag", "orbit"),
+    (
+        "left drag",
+        "orbit; on a handle of the selected node's gizmo: move it along that axis only "
+        "(Ctrl: steps of 0.25); on a ring: turn it about that axis (Ctrl: 15 degree "
+        "steps); one undo step per drag",
+    ),
     ("right drag, Shift+left drag", "pan"),
     ("wheel", "zoom"),
     ("left click", "select a node (outlined, named in the title); click empty space to clear"),

@@ -2,8 +2,10 @@
 
 Rows are built once per structure (`model.TreeRows`, pre-order) and drawn as ImGui tree
 nodes; a click selects, and a selection made in the 3D view opens the rows above it and
-scrolls to it. At most `MAX_TREE_ROWS` rows are drawn per frame, so a huge scene stays
-responsive.
+scrolls to it. Dragging a row onto another re-parents it there (one undoable edit,
+keeping the world pose while the toggle above the table is on; a cycle is refused with
+the core's one-line reason in the Edit section). At most `MAX_TREE_ROWS` rows are drawn
+per frame, so a huge scene stays responsive.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from .widgets import COLORS, vec4
 
 #: Rows the tree lists at most in one frame (a huge scene stays responsive).
 MAX_TREE_ROWS = 1000
+#: The ImGui drag-and-drop payload type of a dragged row (its node id).
+ROW_PAYLOAD = "SGVIEW_NODE"
 
 
 class TreeView:
@@ -25,6 +29,8 @@ class TreeView:
     def __init__(self, overlay) -> None:
         self.ov = overlay
         self.colors = COLORS
+        #: Re-parenting by drag keeps the world pose (the toggle above the table).
+        self.keep_world = True
         self.reset()
 
     def reset(self) -> None:
@@ -34,6 +40,8 @@ class TreeView:
         self._reveal: int | None = None  # node to open and scroll to
         #: Screen rectangle (min, max) of each row drawn at the last frame, by node id.
         self.row_rects: dict[int, tuple] = {}
+        #: Why the last drop was refused (shown under the toggle), None after a good one.
+        self.drop_refused: str | None = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
 
@@ -70,6 +78,15 @@ class TreeView:
         )
         self.row_rects = {}
         self.tree_drawn = []
+        if getattr(host, "editor", None) is not None:
+            _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
+            imgui.same_line()
+            imgui.text_disabled("(drag a row onto another)")
+            if self.drop_refused is not None:  # the last drop's one-line reason
+                imgui.push_style_color(imgui.Col_.text, vec4(c.local))
+                imgui.text_wrapped(printable(self.drop_refused, 300))
+                imgui.pop_style_color()
+        dropped: tuple[int, int] | None = None
         if not imgui.begin_table("tree", 4, table_flags, imgui.ImVec2(0.0, table_h)):
             return
         fixed = imgui.TableColumnFlags_.width_fixed
@@ -114,6 +131,7 @@ class TreeView:
             imgui.pop_style_color()
             self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             self.tree_drawn.append((label, flag_text(local, world, executed)))
+            dropped = self._drag_and_drop(node_id, label) or dropped
             if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
                 host.select(node_id)
                 self._seen_selected = node_id  # chosen here: no need to scroll
@@ -143,5 +161,25 @@ class TreeView:
             imgui.table_next_column()
             imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
         imgui.end_table()
+        if dropped is not None:
+            done = host.edit("reparent", dropped[0], dropped[1], self.keep_world)
+            self.drop_refused = None if done else host.editor.message
         if self._reveal is not None and self._reveal not in tree.row_of:
             self._reveal = None
+
+    def _drag_and_drop(self, node_id: int, label: str) -> tuple[int, int] | None:
+        """The row just drawn as a drag source and a drop target: (dragged, onto) when
+        a row was dropped on it this frame."""
+        if getattr(self.ov.host, "editor", None) is None:
+            return None
+        if imgui.begin_drag_drop_source():
+            imgui.set_drag_drop_payload_py_id(ROW_PAYLOAD, node_id)
+            imgui.text(f"move {label} under ...")
+            imgui.end_drag_drop_source()
+        dropped = None
+        if imgui.begin_drag_drop_target():
+            payload = imgui.accept_drag_drop_payload_py_id(ROW_PAYLOAD)
+            if payload is not None and int(payload.data_id) != node_id:
+                dropped = (int(payload.data_id), node_id)
+            imgui.end_drag_drop_target()
+        return dropped

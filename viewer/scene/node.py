@@ -128,12 +128,12 @@ class Node:
         s = self._store
         return [Node(s, c) for c in s.child_ids(self.id)]
 
-    def set_parent(self, parent: Node | str | None, keep_world: bool = False) -> None:
+    def set_parent(self, parent: Node | str | None, keep_world: bool | str = False) -> float | None:
         """See :meth:`SceneGraph.set_parent`."""
         s = self._store
         i = node_id(self, s, "node")
         p = -1 if parent is None else node_id(parent, s, "parent")
-        structure.set_parent(s, i, p, keep_world)
+        return structure.set_parent(s, i, p, keep_world)
 
     def detach_children(self) -> None:
         """See :meth:`SceneGraph.detach_children`."""
