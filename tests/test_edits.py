@@ -43,7 +43,9 @@ def random_graph(rng, n: int) -> SceneGraph:
     return g
 
 
-EDITS = ("move", "scale", "parent", "parent_world", "remove", "remove_keep", "clone", "add")
+EDITS = (
+    "move", "scale", "parent", "parent_world", "reorder", "remove", "remove_keep", "clone", "add",
+)  # fmt: skip
 
 
 def do(g: SceneGraph, history: EditHistory, rng, kind: str) -> bool:
@@ -62,6 +64,11 @@ def do(g: SceneGraph, history: EditHistory, rng, kind: str) -> bool:
             mode = "lossy" if kind == "parent_world" else False
             target = None if rng.random() < 0.2 else other
             history.run("parent", lambda: node.set_parent(target, keep_world=mode))
+        elif kind == "reorder":  # beside ``other``, under its parent: often a pure reorder
+            parent = other.parent
+            word = "before" if rng.random() < 0.5 else "after"
+            place = {word: other}
+            history.run("reorder", lambda: node.set_parent(parent, keep_world="lossy", **place))
         elif kind == "remove" and len(g) > 1:
             history.run("delete", lambda: g.remove(node))
         elif kind == "remove_keep" and len(g) > 1:
@@ -171,3 +178,20 @@ def test_a_snapshot_from_another_graph_is_refused():
     other.add("A")
     with pytest.raises(ValueError, match="another graph"):
         g.restore(other.snapshot())
+
+
+def test_undoing_a_reorder_puts_the_sibling_order_back():
+    g = SceneGraph()
+    root = g.add("root")
+    kids = [g.add(name, root, position=(k, 0, 0)) for k, name in enumerate("abcd")]
+    g.update()
+    history = EditHistory(g)
+    before = readout(g)
+    history.run("reorder", lambda: kids[3].set_parent(root, before=kids[0]))
+    assert [n.name for n in root.children] == ["d", "a", "b", "c"]
+    history.run("reorder", lambda: kids[0].set_parent(root, after=kids[2]))
+    assert [n.name for n in root.children] == ["d", "b", "c", "a"]
+    history.undo()
+    history.undo()
+    g.update()
+    assert readout(g) == before
