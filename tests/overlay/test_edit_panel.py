@@ -118,3 +118,62 @@ def test_a_drop_that_would_need_shear_is_refused_and_the_toggle_keeps_the_locals
     drag(d, row_centre(d, g["Obj8"].id), row_centre(d, g["Obj3"].id))
     assert g["Obj8"].parent == g["Obj3"] and tree.drop_refused is None
     np.testing.assert_array_equal(g["Obj8"].local_position, local)
+
+
+def row_edge(d, node_id, zone):
+    """A point on a row's top edge ("before") or bottom edge ("after")."""
+    (x0, y0), (x1, y1) = d.app.overlay.panel.scene.tree.row_rects[node_id]
+    return (x0 + x1) / 2, (y0 + 2 if zone == "before" else y1 - 2)
+
+
+def test_a_drop_on_a_row_edge_reorders_and_undo_gives_the_order_back(drive):
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    before = arrays(g)
+    obj1 = g["Obj1"]
+    assert [n.name for n in obj1.children] == ["Obj2", "Obj3", "Obj4"]
+    world = g["Obj4"].world_matrix.copy()
+    local = g["Obj4"].local_matrix.copy()
+    drag(d, row_centre(d, g["Obj4"].id), row_edge(d, g["Obj2"].id, "before"))
+    message = d.app.session.editor.message
+    assert [n.name for n in obj1.children] == ["Obj4", "Obj2", "Obj3"], message
+    np.testing.assert_array_equal(g["Obj4"].world_matrix, world)  # same parent: nothing moves
+    np.testing.assert_array_equal(g["Obj4"].local_matrix, local)
+    order = [n.name for n in g]
+    assert order[:3] == ["Obj1", "Obj4", "Obj7"]  # pre-order follows the sibling order
+    assert d.app.session.editor.history.labels()[0][-1] == "move Obj4 before Obj2"
+    d.app.session.undo()
+    d.frame()
+    assert arrays(g) == before
+
+
+def test_a_drop_after_a_row_under_another_parent_keeps_the_world_pose(drive):
+    g0 = tree10()
+    g0["Obj3"].local_euler = (0, 0, 30)
+    d = drive(scene_of(g0), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    d.app.session.select(g["Obj10"].id)  # opens the rows down to Obj10
+    d.frame(3)
+    moved = g["Obj7"]
+    world = moved.world_matrix.copy()
+    drag(d, row_centre(d, moved.id), row_edge(d, g["Obj10"].id, "after"))
+    assert moved.parent == g["Obj6"], d.app.session.editor.message
+    assert [n.name for n in g["Obj6"].children] == ["Obj10", "Obj7"]
+    np.testing.assert_allclose(moved.world_matrix, world, atol=1e-9)
+    assert d.app.overlay.panel.scene.tree.drop_refused is None
+
+
+def test_a_drop_beside_its_own_descendant_is_refused_with_one_line(drive):
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    before = arrays(g)
+    d.app.session.select(g["Obj9"].id)
+    d.frame(3)
+    drag(d, row_centre(d, g["Obj2"].id), row_edge(d, g["Obj9"].id, "before"))
+    message = d.app.session.editor.message
+    assert message is not None and "cycle" in message and "\n" not in message
+    assert d.app.overlay.panel.scene.tree.drop_refused == message
+    assert arrays(g) == before
