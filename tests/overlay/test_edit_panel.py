@@ -177,3 +177,14 @@ def test_a_drop_beside_its_own_descendant_is_refused_with_one_line(drive):
     assert message is not None and "cycle" in message and "\n" not in message
     assert d.app.overlay.panel.scene.tree.drop_refused == message
     assert arrays(g) == before
+
+
+def test_the_bottom_edge_of_an_open_row_with_children_makes_the_first_child(drive):
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    d.app.session.select(g["Obj10"].id)  # opens Obj6's row: the line shows above Obj10
+    d.frame(3)
+    drag(d, row_centre(d, g["Obj7"].id), row_edge(d, g["Obj6"].id, "after"))
+    assert [n.name for n in g["Obj6"].children] == ["Obj7", "Obj10"], d.app.session.editor.message
+    assert d.app.session.editor.history.labels()[0][-1] == "move Obj7 before Obj10"
