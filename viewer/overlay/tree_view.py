@@ -98,7 +98,7 @@ class TreeView:
         if getattr(host, "editor", None) is not None:
             _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
             imgui.same_line()
-            imgui.text_disabled("(drag a row onto another)")
+            imgui.text_disabled("(drag a row onto a row, or its edge)")
             if self.drop_refused is not None:  # the last drop's one-line reason
                 imgui.push_style_color(imgui.Col_.text, vec4(c.local))
                 imgui.text_wrapped(printable(self.drop_refused, 300))
