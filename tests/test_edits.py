@@ -195,3 +195,25 @@ def test_undoing_a_reorder_puts_the_sibling_order_back():
     history.undo()
     g.update()
     assert readout(g) == before
+
+
+def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
+    from viewer.edits import Editor
+
+    g = SceneGraph()
+    root = g.add("root", scale=(2.0, 1.0, 1.0))
+    a = g.add("a", root)
+    b = g.add("b", a)
+    c = g.add("c", euler=(0.0, 0.0, 45.0))
+    g.update()
+    editor = Editor(g)
+    assert editor.place(c.id, root.id, "before")  # roots: c first
+    assert [n.name for n in g if n.parent is None] == ["c", "root"]
+    before = readout(g)
+    assert not editor.place(a.id, b.id, "after")  # beside its own child: under itself
+    assert "\n" not in editor.message and "'a'" in editor.message
+    assert not editor.place(c.id, a.id, "after", keep_world=True)  # needs shear under root
+    assert "shear" in editor.message and "\n" not in editor.message
+    assert readout(g) == before and len(editor.history.done) == 1
+    with pytest.raises(ValueError):
+        editor.place(c.id, a.id, "under")

@@ -188,3 +188,15 @@ def test_the_bottom_edge_of_an_open_row_with_children_makes_the_first_child(driv
     drag(d, row_centre(d, g["Obj7"].id), row_edge(d, g["Obj6"].id, "after"))
     assert [n.name for n in g["Obj6"].children] == ["Obj7", "Obj10"], d.app.session.editor.message
     assert d.app.session.editor.history.labels()[0][-1] == "move Obj7 before Obj10"
+
+
+def test_drop_zones_split_a_row_into_top_edge_middle_and_bottom_edge():
+    from viewer.overlay.tree_view import EDGE, drop_zone
+
+    top, bottom = 100.0, 120.0
+    edge = EDGE * (bottom - top)
+    assert drop_zone(top, top, bottom) == "before"
+    assert drop_zone(top + edge - 0.01, top, bottom) == "before"
+    assert drop_zone(110.0, top, bottom) == "onto"
+    assert drop_zone(bottom - edge + 0.01, top, bottom) == "after"
+    assert drop_zone(bottom, top, bottom) == "after"
