@@ -122,6 +122,7 @@ def test_a_scale_drag_with_the_real_mouse_changes_one_axis_and_undoes_exactly(di
         wid = window_id(display)
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         time.sleep(1.0)  # the first frames drawn
+        _x(display, "xdotool", "mousemove", "--window", wid, "700", "390")  # off the gizmo
         _x(display, "xdotool", "key", "--window", wid, "e")
         found = _wait_for(lambda: _try_box_tip(_grab(display)), 20, "the scale handles")
         tip, direction = found

@@ -49,7 +49,7 @@ from .scale import (
 __all__ = [
     "CENTRE_PX", "COLORS", "GAP", "HANDLE_PX", "HIT_PX", "MIN_FACTOR", "PLANES", "PLANE_NAMES",
     "RING", "RING_POINTS", "SNAP", "SNAP_DEGREES", "SNAP_FACTOR", "AxisDrag", "Grab", "Handles",
-    "PlaneDrag", "RingDrag", "ScaleDrag", "ScaleHandles", "grab", "handles", "hit",
+    "PlaneDrag", "RingDrag", "ScaleDrag", "ScaleHandles", "grab", "handles", "hit", "pick",
     "hit_centre", "hit_plane", "hit_ring", "own_axes_along_world", "plane_squares", "project",
     "rings", "scale_handles",
 ]  # fmt: skip
@@ -67,35 +67,47 @@ class Grab:
         return self.what.format(name)
 
 
+def pick(h: Handles, scale: bool, x: float, y: float) -> tuple[str, int | None] | None:
+    """The part of the gizmo under (x, y): ("axis", k), ("plane", k), ("ring", k) or
+    ("centre", None) in scale mode; None when it misses. Handles come first, then the
+    planes (or the centre square), then the rings: what a press grabs and what the view
+    highlights under the mouse."""
+    axis = hit(h, x, y)
+    if axis is not None:
+        return "axis", axis
+    if scale:
+        return ("centre", None) if hit_centre(h, x, y) else None
+    plane = hit_plane(h, x, y)
+    if plane is not None:
+        return "plane", plane
+    axis = hit_ring(h, x, y)
+    return None if axis is None else ("ring", axis)
+
+
 def grab(node, view_proj: np.ndarray, size, local: bool, scale: bool, x: float, y: float):
     """The drag a press at (x, y) starts on the gizmo of ``node`` (a scene Node), or None
-    when it misses every handle. ``scale`` picks the scale mode; ``local`` the node's own
-    axes. Handles come first, then planes (or the centre square), then rings."""
+    when it misses every part (`pick`). ``scale`` picks the scale mode; ``local`` the
+    node's own axes."""
     world = node.world_matrix
     if scale:
         sh = scale_handles(world, view_proj, size, local)
-        if sh is None:
+        picked = None if sh is None else pick(sh.handles, True, x, y)
+        if picked is None:
             return None
+        k = picked[1]
+        drag = ScaleDrag.begin(sh, k, node.local_scale, x, y)
+        if k is None:
+            return Grab(drag, "scale {} uniformly")
         names = "xyz" if sh.along_world else ("own x", "own y", "own z")
-        axis = hit(sh.handles, x, y)
-        if axis is not None:
-            drag = ScaleDrag.begin(sh, axis, node.local_scale, x, y)
-            return Grab(drag, f"scale {{}} along {names[axis]}")
-        if hit_centre(sh.handles, x, y):
-            return Grab(ScaleDrag.begin(sh, None, node.local_scale, x, y), "scale {} uniformly")
-        return None
+        return Grab(drag, f"scale {{}} along {names[k]}")
     h = handles(world, view_proj, size, local)
-    if h is None:
+    picked = None if h is None else pick(h, False, x, y)
+    if picked is None:
         return None
-    axis = hit(h, x, y)
-    if axis is not None:
-        return Grab(AxisDrag.begin(h, axis, world, x, y), f"move {{}} along {'xyz'[axis]}")
-    plane = hit_plane(h, x, y)
-    if plane is not None:
-        return Grab(PlaneDrag.begin(h, plane, world, x, y), f"move {{}} in {PLANE_NAMES[plane]}")
-    axis = hit_ring(h, x, y)
-    if axis is not None:
-        return Grab(
-            RingDrag.begin(h, axis, node.world_rotation, x, y), f"turn {{}} about {'xyz'[axis]}"
-        )
-    return None
+    kind, k = picked
+    if kind == "axis":
+        return Grab(AxisDrag.begin(h, k, world, x, y), f"move {{}} along {'xyz'[k]}")
+    if kind == "plane":
+        return Grab(PlaneDrag.begin(h, k, world, x, y), f"move {{}} in {PLANE_NAMES[k]}")
+    rotation = node.world_rotation
+    return Grab(RingDrag.begin(h, k, rotation, x, y), f"turn {{}} about {'xyz'[k]}")
