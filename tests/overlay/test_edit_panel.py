@@ -4,6 +4,8 @@ the node buttons, undo of all of it giving back every array."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from overlay_helpers import tree10
 
@@ -200,3 +202,23 @@ def test_drop_zones_split_a_row_into_top_edge_middle_and_bottom_edge():
     assert drop_zone(110.0, top, bottom) == "onto"
     assert drop_zone(bottom - edge + 0.01, top, bottom) == "after"
     assert drop_zone(bottom, top, bottom) == "after"
+
+
+def test_a_pure_reorder_leaves_the_picture_as_it_was(drive):
+    """The renderer's rows follow pre-order: after a reorder (same parents, same world
+    matrices) every node must still be drawn with its own matrix and look."""
+    from viewer.io import load_scene
+
+    scene = load_scene(Path(__file__).resolve().parents[2] / "scenes" / "tree10.toml")
+    scene.events = []  # its nodes apart, each in its own colour
+    d = drive(scene, still=True, overlay=False)
+    d.frame(3)
+    g = d.app.session.graph
+    before = d.frame(1)
+    assert len({tuple(n.world_position) for n in g}) == len(g)
+    d.app.session.edit("place", g["Obj4"].id, g["Obj2"].id, "before", True)
+    d.app.session.edit("place", g["Obj9"].id, g["Obj8"].id, "before", True)
+    assert [n.name for n in g][:4] == ["Obj1", "Obj4", "Obj7", "Obj2"]
+    d.run(5)
+    after = d.frame(1)
+    np.testing.assert_array_equal(after, before)
