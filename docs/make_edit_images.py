@@ -23,6 +23,7 @@ SIZE = (1200, 1040)
 #: (picture, what it shows).
 SHOTS = [
     ("edit-inspector", "Obj8 selected, the Edit section open: fields, world values"),
+    ("edit-scale", "E, then Obj5's x scale handle dragged: Obj5 red, its subtree orange"),
     ("edit-reparented", "Obj8 dragged onto Obj3, world pose kept"),
     ("edit-follows", "K held on Obj3: Obj8 follows its new parent"),
 ]
@@ -97,6 +98,10 @@ def make(out: Path) -> list[Path]:
         written.append(path)
 
     shot("edit-inspector", d.frame(4))
+    session.select(g["Obj5"].id)
+    shot("edit-scale", scale_drag(d, g["Obj5"]))
+    session.undo()
+    session.select(g["Obj8"].id)
     d.drag(d.row(g["Obj8"].id), d.row(g["Obj3"].id))
     assert g["Obj8"].parent == g["Obj3"], session.editor.message
     shot("edit-reparented", d.frame(1))
@@ -109,6 +114,31 @@ def make(out: Path) -> list[Path]:
     d.app.finish()
     d.window.destroy()
     return written
+
+
+def scale_drag(d: App, node):
+    """Press E and drag the node's x scale handle half a handle out; the picture taken
+    while the button is still down (the glow shows), then the drag ends and E again."""
+    import viewer.gizmo as gizmo
+
+    app = d.app
+    app.key_down("E")
+    view_proj = app.camera.view_projection(SIZE)
+    h = gizmo.scale_handles(node.world_matrix, view_proj, SIZE, False).handles
+    grab = h.origin + 0.9 * (h.tips[0] - h.origin)
+    end = grab + 0.5 * (h.tips[0] - h.origin)
+    app.on_mouse_position_event(int(grab[0]), int(grab[1]), 0, 0)
+    d.frame()
+    app.on_mouse_press_event(int(grab[0]), int(grab[1]), 1)
+    for k in range(1, 7):
+        p = grab + (end - grab) * k / 6
+        app.on_mouse_drag_event(int(p[0]), int(p[1]), 0, 0)
+        d.frame()
+    img = d.frame()
+    app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
+    app.key_down("E")
+    d.frame()
+    return img
 
 
 #: The GIF of the re-parenting walk, done with the mouse alone.

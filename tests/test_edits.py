@@ -43,7 +43,9 @@ def random_graph(rng, n: int) -> SceneGraph:
     return g
 
 
-EDITS = ("move", "scale", "parent", "parent_world", "remove", "remove_keep", "clone", "add")
+EDITS = (
+    "move", "scale", "parent", "parent_world", "reorder", "remove", "remove_keep", "clone", "add",
+)  # fmt: skip
 
 
 def do(g: SceneGraph, history: EditHistory, rng, kind: str) -> bool:
@@ -62,6 +64,11 @@ def do(g: SceneGraph, history: EditHistory, rng, kind: str) -> bool:
             mode = "lossy" if kind == "parent_world" else False
             target = None if rng.random() < 0.2 else other
             history.run("parent", lambda: node.set_parent(target, keep_world=mode))
+        elif kind == "reorder":  # beside ``other``, under its parent: often a pure reorder
+            parent = other.parent
+            word = "before" if rng.random() < 0.5 else "after"
+            place = {word: other}
+            history.run("reorder", lambda: node.set_parent(parent, keep_world="lossy", **place))
         elif kind == "remove" and len(g) > 1:
             history.run("delete", lambda: g.remove(node))
         elif kind == "remove_keep" and len(g) > 1:
@@ -171,3 +178,42 @@ def test_a_snapshot_from_another_graph_is_refused():
     other.add("A")
     with pytest.raises(ValueError, match="another graph"):
         g.restore(other.snapshot())
+
+
+def test_undoing_a_reorder_puts_the_sibling_order_back():
+    g = SceneGraph()
+    root = g.add("root")
+    kids = [g.add(name, root, position=(k, 0, 0)) for k, name in enumerate("abcd")]
+    g.update()
+    history = EditHistory(g)
+    before = readout(g)
+    history.run("reorder", lambda: kids[3].set_parent(root, before=kids[0]))
+    assert [n.name for n in root.children] == ["d", "a", "b", "c"]
+    history.run("reorder", lambda: kids[0].set_parent(root, after=kids[2]))
+    assert [n.name for n in root.children] == ["d", "b", "c", "a"]
+    history.undo()
+    history.undo()
+    g.update()
+    assert readout(g) == before
+
+
+def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
+    from viewer.edits import Editor
+
+    g = SceneGraph()
+    root = g.add("root", scale=(2.0, 1.0, 1.0))
+    a = g.add("a", root)
+    b = g.add("b", a)
+    c = g.add("c", euler=(0.0, 0.0, 45.0))
+    g.update()
+    editor = Editor(g)
+    assert editor.place(c.id, root.id, "before")  # roots: c first
+    assert [n.name for n in g if n.parent is None] == ["c", "root"]
+    before = readout(g)
+    assert not editor.place(a.id, b.id, "after")  # beside its own child: under itself
+    assert "\n" not in editor.message and "'a'" in editor.message
+    assert not editor.place(c.id, a.id, "after", keep_world=True)  # needs shear under root
+    assert "shear" in editor.message and "\n" not in editor.message
+    assert readout(g) == before and len(editor.history.done) == 1
+    with pytest.raises(ValueError):
+        editor.place(c.id, a.id, "under")

@@ -32,6 +32,7 @@ def _key_names(keys) -> dict:
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
         keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1", keys.X: "X",
+        keys.E: "E",
         # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
         keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
@@ -97,6 +98,8 @@ class InputHandlers:
             session.touch_selected()
         elif name == "X":
             session.gizmo_local = not session.gizmo_local
+        elif name == "E":
+            session.gizmo_scale = not session.gizmo_scale
         elif name == "Ctrl+S":
             session.save()
         elif name == "Ctrl+O":
@@ -213,43 +216,27 @@ class InputHandlers:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
 
-    # -- the move gizmo (viewer/gizmo.py) -------------------------------------------------
-    def _gizmo_handles(self):
-        """(node, its handles on screen) for the selection, or (None, None)."""
+    # -- the gizmo (viewer/gizmo) --------------------------------------------------------
+    def _grab_gizmo(self, x: int, y: int):
+        """A press on the selected node's gizmo starts an undo step and returns
+        (node, drag); None when it misses (then the drag orbits)."""
         session = self.session
         node = session.selected_node() if session.collision is None else None
         if node is None:
-            return None, None
+            return None
         size = tuple(self.wnd.size)
         view_proj = self.camera.view_projection(size)
-        return node, gizmo.handles(node.world_matrix, view_proj, size, session.gizmo_local)
-
-    def _grab_gizmo(self, x: int, y: int):
-        """A press on a handle or a ring starts an undo step and returns the drag."""
-        node, handles = self._gizmo_handles()
-        if handles is None:
+        grabbed = gizmo.grab(node, view_proj, size, session.gizmo_local, session.gizmo_scale, x, y)
+        if grabbed is None:
             return None
-        name = self.session.graph.name_of(node.id)
-        axis = gizmo.hit(handles, x, y)
-        if axis is not None:
-            self.session.editor.history.begin(f"move {name} along {'xyz'[axis]}")
-            return node, gizmo.AxisDrag.begin(handles, axis, node.world_matrix, x, y)
-        axis = gizmo.hit_ring(handles, x, y)
-        if axis is not None:
-            self.session.editor.history.begin(f"turn {name} about {'xyz'[axis]}")
-            return node, gizmo.RingDrag.begin(handles, axis, node.world_rotation, x, y)
-        return None
+        session.editor.history.begin(grabbed.label(session.graph.name_of(node.id)))
+        return node, grabbed.drag
 
     def _drag_gizmo(self, x: int, y: int) -> None:
-        """The node follows the mouse: along the handle's axis, or turning about the
-        ring's (snapped with Ctrl)."""
+        """The node follows the mouse through the drag's setter (snapped with Ctrl)."""
         node, drag = self._gizmo_drag
-        snap = bool(self.wnd.modifiers.ctrl)
         try:
-            if isinstance(drag, gizmo.RingDrag):
-                node.world_rotation = drag.rotation(x, y, snap)
-            else:
-                node.world_position = drag.position(x, y, snap)
+            drag.apply(node, x, y, bool(self.wnd.modifiers.ctrl))
         except ValueError as exc:  # a singular parent: say so, leave the node
             self.session.editor.message = str(exc).splitlines()[0]
         if self.session.paused:

@@ -27,8 +27,9 @@ KEY_HELP = (
     ),
     (
         "Ctrl+Z, Ctrl+Shift+Z",
-        "undo / redo the last edit (a held move, a typed value, a re-parent, a deletion, "
-        "a duplicate, a new child; touches are not edits); the panel lists them",
+        "undo / redo the last edit (a gizmo drag, a held move, a typed value, a re-parent "
+        "or reorder, a deletion, a duplicate, a new child; touches are not edits); the "
+        "panel lists them",
     ),
     (
         "Ctrl+S",
@@ -41,6 +42,7 @@ KEY_HELP = (
         "the window; the Edit section lists the recent ones",
     ),
     ("X", "gizmo axes: the world's / the selected node's own"),
+    ("E", "gizmo mode: move and turn / scale"),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
     ("?, F1", "show / hide the help: every key and mouse input in one window"),
@@ -69,9 +71,11 @@ KEY_HELP = (
 MOUSE_HELP = (
     (
         "left drag",
-        "orbit; on a handle of the selected node's gizmo: move it along that axis only "
-        "(Ctrl: steps of 0.25); on a ring: turn it about that axis (Ctrl: 15 degree "
-        "steps); one undo step per drag",
+        "orbit; on the selected node's gizmo: a handle moves it along that axis only, a "
+        "square in that plane only (Ctrl: steps of 0.25), a ring turns it about that axis "
+        "(Ctrl: 15 degree steps); in scale mode (E) a box-tipped handle scales it along "
+        "that axis, the centre square uniformly (Ctrl: factor steps of 0.1); one undo step "
+        "per drag",
     ),
     ("right drag, Shift+left drag", "pan"),
     ("wheel", "zoom"),

@@ -1,12 +1,13 @@
 """Undo and redo of the user's edits: a command history on a graph, no window, no GL.
 
-Every edit the user makes in the window (a field typed in, a re-parent, a deletion, a
-duplicate, a new empty child, a held-key move) goes through `EditHistory.run` or, for
-a move that lasts as long as a key is held, `begin` ... `end`: one step each. A step
-keeps the graph's state from before it (`SceneGraph.snapshot`), so undo puts the graph
-back exactly (same ids, sibling order, local values, bit for bit) and marks what
-changed back, which then glows like any edit. Touches change no value and are not
-steps. The snapshots are bounded: past `budget_bytes` the oldest steps are dropped.
+Every edit the user makes in the window (a field typed in, a re-parent or reorder, a
+deletion, a duplicate, a new empty child, a gizmo drag, a held-key move) goes through
+`EditHistory.run` or, for one that lasts (a drag, a held key), `begin` ... `end`: one
+step each. A step keeps the graph's state from before it (`SceneGraph.snapshot`), so
+undo puts the graph back exactly (same ids, sibling order, local values, bit for bit)
+and marks what changed back, which then glows like any edit. Touches change no value
+and are not steps. The snapshots are bounded: past `budget_bytes` the oldest steps are
+dropped.
 `Editor` is the set of edits the window offers, each one step, with a one-line message
 for the panel (what was done, or why the core refused it).
 """
@@ -160,6 +161,21 @@ class Editor:
         where = "a root" if parent is None else f"child of {self._name(parent_id)}"
         label = f"re-parent {self._name(node_id)}: {where}"
         return self._run(label, lambda: node.set_parent(parent, keep_world=keep_world))[0]
+
+    def place(self, node_id: int, sibling_id: int, where: str, keep_world: bool = True) -> bool:
+        """Put ``node_id`` just ``where`` ("before" or "after") ``sibling_id``, under that
+        sibling's parent: a reorder among its siblings, or a re-parent to that place
+        (keeping the world pose as `reparent` does); False, with the reason in
+        `message`, if refused (a move into its own subtree, shear)."""
+        if where not in ("before", "after"):
+            raise ValueError(f"where must be 'before' or 'after', got {where!r}")
+        node, sibling = self.graph.node(node_id), self.graph.node(sibling_id)
+        parent = sibling.parent
+        label = f"move {self._name(node_id)} {where} {self._name(sibling_id)}"
+        return self._run(
+            label,
+            lambda: node.set_parent(parent, keep_world=keep_world, **{where: sibling}),
+        )[0]
 
     def delete(self, node_id: int) -> bool:
         """Remove the node and its subtree."""

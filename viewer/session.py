@@ -123,8 +123,10 @@ class Session:
         #: Files opened in this session, newest first (`open_file`).
         self.recent = RecentFiles()
         self._open_request = None
-        #: The move gizmo's axes: the node's own (True) or the world's (X switches).
+        #: The gizmo's axes: the node's own (True) or the world's (X switches).
         self.gizmo_local = False
+        #: The gizmo's mode: scale (True) or move and turn (E switches).
+        self.gizmo_scale = False
         if scene.source is not None:
             self.recent.add(scene.source)
         self.touches = dict(touches or {})

@@ -4,6 +4,8 @@ the node buttons, undo of all of it giving back every array."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from overlay_helpers import tree10
 
@@ -118,3 +120,105 @@ def test_a_drop_that_would_need_shear_is_refused_and_the_toggle_keeps_the_locals
     drag(d, row_centre(d, g["Obj8"].id), row_centre(d, g["Obj3"].id))
     assert g["Obj8"].parent == g["Obj3"] and tree.drop_refused is None
     np.testing.assert_array_equal(g["Obj8"].local_position, local)
+
+
+def row_edge(d, node_id, zone):
+    """A point on a row's top edge ("before") or bottom edge ("after")."""
+    (x0, y0), (x1, y1) = d.app.overlay.panel.scene.tree.row_rects[node_id]
+    return (x0 + x1) / 2, (y0 + 2 if zone == "before" else y1 - 2)
+
+
+def test_a_drop_on_a_row_edge_reorders_and_undo_gives_the_order_back(drive):
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    before = arrays(g)
+    obj1 = g["Obj1"]
+    assert [n.name for n in obj1.children] == ["Obj2", "Obj3", "Obj4"]
+    world = g["Obj4"].world_matrix.copy()
+    local = g["Obj4"].local_matrix.copy()
+    drag(d, row_centre(d, g["Obj4"].id), row_edge(d, g["Obj2"].id, "before"))
+    message = d.app.session.editor.message
+    assert [n.name for n in obj1.children] == ["Obj4", "Obj2", "Obj3"], message
+    np.testing.assert_array_equal(g["Obj4"].world_matrix, world)  # same parent: nothing moves
+    np.testing.assert_array_equal(g["Obj4"].local_matrix, local)
+    order = [n.name for n in g]
+    assert order[:3] == ["Obj1", "Obj4", "Obj7"]  # pre-order follows the sibling order
+    assert d.app.session.editor.history.labels()[0][-1] == "move Obj4 before Obj2"
+    d.app.session.undo()
+    d.frame()
+    assert arrays(g) == before
+
+
+def test_a_drop_after_a_row_under_another_parent_keeps_the_world_pose(drive):
+    g0 = tree10()
+    g0["Obj3"].local_euler = (0, 0, 30)
+    d = drive(scene_of(g0), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    d.app.session.select(g["Obj10"].id)  # opens the rows down to Obj10
+    d.frame(3)
+    moved = g["Obj7"]
+    world = moved.world_matrix.copy()
+    drag(d, row_centre(d, moved.id), row_edge(d, g["Obj10"].id, "after"))
+    assert moved.parent == g["Obj6"], d.app.session.editor.message
+    assert [n.name for n in g["Obj6"].children] == ["Obj10", "Obj7"]
+    np.testing.assert_allclose(moved.world_matrix, world, atol=1e-9)
+    assert d.app.overlay.panel.scene.tree.drop_refused is None
+
+
+def test_a_drop_beside_its_own_descendant_is_refused_with_one_line(drive):
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    before = arrays(g)
+    d.app.session.select(g["Obj9"].id)
+    d.frame(3)
+    drag(d, row_centre(d, g["Obj2"].id), row_edge(d, g["Obj9"].id, "before"))
+    message = d.app.session.editor.message
+    assert message is not None and "cycle" in message and "\n" not in message
+    assert d.app.overlay.panel.scene.tree.drop_refused == message
+    assert arrays(g) == before
+
+
+def test_the_bottom_edge_of_an_open_row_with_children_makes_the_first_child(drive):
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    d.app.session.select(g["Obj10"].id)  # opens Obj6's row: the line shows above Obj10
+    d.frame(3)
+    drag(d, row_centre(d, g["Obj7"].id), row_edge(d, g["Obj6"].id, "after"))
+    assert [n.name for n in g["Obj6"].children] == ["Obj7", "Obj10"], d.app.session.editor.message
+    assert d.app.session.editor.history.labels()[0][-1] == "move Obj7 before Obj10"
+
+
+def test_drop_zones_split_a_row_into_top_edge_middle_and_bottom_edge():
+    from viewer.overlay.tree_view import EDGE, drop_zone
+
+    top, bottom = 100.0, 120.0
+    edge = EDGE * (bottom - top)
+    assert drop_zone(top, top, bottom) == "before"
+    assert drop_zone(top + edge - 0.01, top, bottom) == "before"
+    assert drop_zone(110.0, top, bottom) == "onto"
+    assert drop_zone(bottom - edge + 0.01, top, bottom) == "after"
+    assert drop_zone(bottom, top, bottom) == "after"
+
+
+def test_a_pure_reorder_leaves_the_picture_as_it_was(drive):
+    """The renderer's rows follow pre-order: after a reorder (same parents, same world
+    matrices) every node must still be drawn with its own matrix and look."""
+    from viewer.io import load_scene
+
+    scene = load_scene(Path(__file__).resolve().parents[2] / "scenes" / "tree10.toml")
+    scene.events = []  # its nodes apart, each in its own colour
+    d = drive(scene, still=True, overlay=False)
+    d.frame(3)
+    g = d.app.session.graph
+    before = d.frame(1)
+    assert len({tuple(n.world_position) for n in g}) == len(g)
+    d.app.session.edit("place", g["Obj4"].id, g["Obj2"].id, "before", True)
+    d.app.session.edit("place", g["Obj9"].id, g["Obj8"].id, "before", True)
+    assert [n.name for n in g][:4] == ["Obj1", "Obj4", "Obj7", "Obj2"]
+    d.run(5)
+    after = d.frame(1)
+    np.testing.assert_array_equal(after, before)

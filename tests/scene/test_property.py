@@ -391,19 +391,55 @@ class GraphMachine(RuleBasedStateMachine):
     def set_parent(self, k, other, to_root, keep_world):
         i = self.choose(k)
         p = -1 if to_root else self.choose(other)
+        target = None if p < 0 else self.g.node(p)
+        self.move(i, p, keep_world, lambda node: node.set_parent(target, keep_world=keep_world))
+
+    @precondition(lambda self: self.parent)
+    @rule(
+        k=pick,
+        other=pick,
+        word=st.sampled_from(["before", "after"]),
+        keep=st.sampled_from(KEEP),
+        reorder=st.booleans(),
+    )
+    def place_beside_a_sibling(self, k, other, word, keep, reorder):
+        """set_parent(..., before= / after=): placed beside ``other``, under its parent;
+        with ``reorder`` the moved node is one of ``other``'s own siblings."""
+        s = self.choose(other)
+        p = self.parent[s]
+        siblings = self.roots if p < 0 else self.children[p]
+        i = siblings[k % len(siblings)] if reorder else self.choose(k)
+        target = None if p < 0 else self.g.node(p)
+        sibling = self.g.node(s)
+        self.move(
+            i,
+            p,
+            keep,
+            lambda node: node.set_parent(target, keep_world=keep, **{word: sibling}),
+            (word, s),
+        )
+
+    def move(self, i: int, p: int, keep_world, call, place: tuple | None = None) -> None:
+        """Do ``call(node)`` (a set_parent of ``i`` under ``p``, placed as ``place`` says:
+        None for last) and check it against the model."""
         node = self.g.node(i)
         if p >= 0 and p in self.subtree(i):
             with pytest_raises(HierarchyError):
-                node.set_parent(self.g.node(p), keep_world=keep_world)
+                call(node)
             return
+        siblings = self.roots if p < 0 else self.children[p]
         if p == self.parent[i]:
-            node.set_parent(None if p < 0 else self.g.node(p), keep_world=keep_world)
+            expected = self.placed(i, list(siblings), place)
+            call(node)
+            if expected != siblings:  # a reorder: the moved subtree is dirty (rule 1)
+                siblings[:] = expected
+                self.dirty(i)
             return
         before = self.oracle_world(i)
         parent_world = np.eye(4) if p < 0 else self.oracle_world(p)
         shear = keep_world and local_shear(parent_world, before)
         try:
-            residual = node.set_parent(None if p < 0 else self.g.node(p), keep_world=keep_world)
+            residual = call(node)
         except HierarchyError as e:  # singular parent, or shear with keep_world=True
             assert keep_world
             self.pulled(p)  # the parent's world was read to find that out
@@ -415,7 +451,8 @@ class GraphMachine(RuleBasedStateMachine):
             self.pulled(p)
             self.pulled(i)
         self.detach(i)
-        self.attach(i, p)
+        self.parent[i] = p
+        siblings[:] = self.placed(i, list(siblings), place)
         self.dirty(i)
         self.read_back(i)
         if keep_world:
@@ -432,6 +469,19 @@ class GraphMachine(RuleBasedStateMachine):
                     assert residual < 1e-8
                 elif shear > 1e-6:
                     assert residual > 1e-9
+
+    @staticmethod
+    def placed(i: int, siblings: list[int], place: tuple | None) -> list[int]:
+        """The sibling list with ``i`` where the move puts it, worked out by list
+        surgery: keeping the parent with no place given is no move."""
+        if place is None:
+            return siblings if i in siblings else [*siblings, i]
+        word, s = place
+        if s == i:
+            return siblings
+        rest = [j for j in siblings if j != i]
+        k = rest.index(s) + (word == "after")
+        return rest[:k] + [i] + rest[k:]
 
     def shear_free(self, p: int) -> bool:
         """Uniform scales all the way up: keep_world is exact there."""

@@ -17,6 +17,7 @@ import viewer.gizmo as gizmo
 from viewer.scene.math import decompose, quat_to_euler
 from viewer.text import printable
 
+from .gizmo_view import draw_gizmo
 from .widgets import COLORS, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
@@ -70,7 +71,7 @@ class EditSection:
         editor = getattr(host, "editor", None)
         if editor is None:
             return
-        self._draw_gizmo(host)
+        self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
         if self.open_next:
             imgui.set_next_item_open(True, imgui.Cond_.always)
             self.open_next = False
@@ -96,32 +97,6 @@ class EditSection:
             imgui.text_disabled("select a node to edit it")
         self._history(done, undone)
         self._files(host)
-
-    def _draw_gizmo(self, host) -> None:
-        """The selected node's move handles (viewer/gizmo.py), over the view."""
-        if host.selected is None or getattr(host, "collision_mode", None) is not None:
-            return
-        peek = host.graph.peek
-        if not peek.is_alive(host.selected):
-            return
-        world, _ = peek.world_matrix(host.selected)  # watched, not pulled
-        size = tuple(self.ov.wnd.size)
-        view_proj = self.ov.camera.view_projection(size)
-        handles = gizmo.handles(world, view_proj, size, host.gizmo_local)
-        if handles is None:
-            return
-        draw = imgui.get_foreground_draw_list()
-        for tip, rgb in zip(handles.tips, gizmo.COLORS, strict=True):
-            color = imgui.get_color_u32(imgui.ImVec4(*rgb, 1.0))
-            start = handles.origin + gizmo.GAP * (tip - handles.origin)  # the node shows
-            draw.add_line(imgui.ImVec2(*map(float, start)), imgui.ImVec2(*map(float, tip)),
-                          color, 3.0)  # fmt: skip
-            draw.add_circle_filled(imgui.ImVec2(*map(float, tip)), 5.0, color)
-        for ring, rgb in zip(gizmo.rings(handles), gizmo.COLORS, strict=True):
-            color = imgui.get_color_u32(imgui.ImVec4(*rgb, 0.75))
-            points = [imgui.ImVec2(float(px), float(py)) for px, py in ring]
-            draw.add_polyline(points, color, imgui.ImDrawFlags_.closed, 2.0)
-        self.gizmo_drawn = handles
 
     def _inspector(self, host, node_id: int) -> None:
         local, worlds, stale = watched_values(host.graph.peek, node_id)

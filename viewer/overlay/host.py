@@ -50,7 +50,8 @@ class OverlayHost(Protocol):
         """The user's edits (`viewer.edits.Editor`): read its `message` and its history's
         labels; edit through `edit`, `undo` and `redo` below."""
 
-    gizmo_local: bool  # the move gizmo's axes: the node's own (True) or the world's
+    gizmo_local: bool  # the gizmo's axes: the node's own (True) or the world's
+    gizmo_scale: bool  # the gizmo's mode: scale (True) or move and turn
 
     def selected_node(self): ...  # the selected `Node`, or None
     def select(self, node_id: int | None) -> None: ...

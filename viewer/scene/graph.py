@@ -136,17 +136,27 @@ class SceneGraph:
 
     # ------------------------------------------------------------------ structure
     def set_parent(
-        self, node: Node | str, parent: Node | str | None, keep_world: bool | str = False
+        self,
+        node: Node | str,
+        parent: Node | str | None,
+        keep_world: bool | str = False,
+        *,
+        before: Node | str | None = None,
+        after: Node | str | None = None,
     ) -> float | None:
         """Move ``node`` (with its subtree) under ``parent`` as its last child, or make it a
-        root with ``None``. ``keep_world=True`` recomputes its local values so its world
-        matrix stays put, and raises HierarchyError when position, rotation and scale
-        cannot hold that matrix (shear from a non-uniform scale above a rotated node);
-        ``keep_world="lossy"`` takes the nearest values instead and returns how far they
-        miss (docs/semantics.md section 4). Errors leave the graph as it was."""
+        root with ``None``. ``before=`` / ``after=`` (a child of ``parent``, or a root when
+        it is None) place it just before / after that sibling instead, which also reorders
+        a node among its own siblings. ``keep_world=True`` recomputes its local values so
+        its world matrix stays put, and raises HierarchyError when position, rotation and
+        scale cannot hold that matrix (shear from a non-uniform scale above a rotated
+        node); ``keep_world="lossy"`` takes the nearest values instead and returns how far
+        they miss (docs/semantics.md section 4). Errors leave the graph as it was."""
         i = self._own(node, "node")
         p = -1 if parent is None else self._own(parent, "parent")
-        return structure.set_parent(self._store, i, p, keep_world)
+        b = -1 if before is None else self._own(before, "before")
+        a = -1 if after is None else self._own(after, "after")
+        return structure.set_parent(self._store, i, p, keep_world, before=b, after=a)
 
     def remove(self, node: Node | str, keep_children: bool = False) -> None:
         """Remove ``node`` and its whole subtree; their handles become invalid.

@@ -21,12 +21,15 @@ KEEP_WORLD_TOLERANCE = 1e-9
 KEEP_WORLD_MODES = (False, True, "lossy")
 
 
-def set_parent(s: Storage, i: int, p: int, keep_world: bool | str) -> float | None:
-    """Move ``i`` (with its subtree) under ``p`` as its last child, or make it a root with
-    ``p = -1``. ``keep_world=True`` recomputes its local values so its world matrix stays
-    put, and refuses when position, rotation and scale cannot hold it (shear);
-    ``"lossy"`` accepts the nearest values then and returns the residual
-    (docs/semantics.md section 4). Errors leave the storage as it was."""
+def set_parent(
+    s: Storage, i: int, p: int, keep_world: bool | str, before: int = -1, after: int = -1
+) -> float | None:
+    """Move ``i`` (with its subtree) under ``p``, or make it a root with ``p = -1``: as
+    the last child, or placed just before the sibling ``before`` / just after ``after``
+    (ids of children of ``p``, -1: not given). ``keep_world=True`` recomputes its local
+    values so its world matrix stays put, and refuses when position, rotation and scale
+    cannot hold it (shear); ``"lossy"`` accepts the nearest values then and returns the
+    residual (docs/semantics.md section 4). Errors leave the storage as it was."""
     mode = check_keep_world(keep_world)
     s.flush()
     name = s.names[i]
@@ -37,17 +40,51 @@ def set_parent(s: Storage, i: int, p: int, keep_world: bool | str) -> float | No
             f"cannot parent {name!r} to {s.names[p]!r}: {s.names[p]!r} is a "
             f"descendant of {name!r}, which would make a cycle"
         )
-    if p == s.parent[i]:
+    _check_sibling(s, i, p, before, after)
+    same_parent = p == s.parent[i]
+    if same_parent and _already_placed(s, i, before, after):
         s.suppressed += 1
         return 0.0 if mode == "lossy" else None
-    values, residual = (None, 0.0) if not mode else kept_locals(s, i, p, mode)
+    # Under the same parent the world matrix cannot move: the locals stay bit for bit.
+    values, residual = (None, 0.0) if not mode or same_parent else kept_locals(s, i, p, mode)
     _unlink(s, i)
-    _link_last(s, i, p)
+    if before >= 0:
+        _link_before(s, i, p, before)
+    elif after >= 0 and s.next_sib[after] >= 0:
+        _link_before(s, i, p, int(s.next_sib[after]))
+    else:
+        _link_last(s, i, p)
     if values is not None:
         s.pos[i], s.rot[i], s.scl[i] = values
     s.structure_edited()
     s.mark(np.array([i], dtype=np.int64), force=True)
     return residual if mode == "lossy" else None
+
+
+def _check_sibling(s: Storage, i: int, p: int, before: int, after: int) -> None:
+    """A HierarchyError unless ``before`` / ``after`` (at most one, -1: not given) is a
+    child of ``p`` (a root when ``p`` is -1)."""
+    if before >= 0 and after >= 0:
+        raise ValueError("give before= or after=, not both")
+    sibling = before if before >= 0 else after
+    if sibling < 0 or s.parent[sibling] == p:
+        return
+    where = "a root" if p < 0 else f"a child of {s.names[p]!r}"
+    word = "before" if before >= 0 else "after"
+    raise HierarchyError(
+        f"cannot place {s.names[i]!r} {word} {s.names[sibling]!r}: "
+        f"{s.names[sibling]!r} is not {where}"
+    )
+
+
+def _already_placed(s: Storage, i: int, before: int, after: int) -> bool:
+    """Whether ``i`` already sits where the move would put it among its own siblings
+    (with no place given, anywhere: keeping the parent is no move)."""
+    if before >= 0:
+        return before == i or s.next_sib[i] == before
+    if after >= 0:
+        return after == i or s.prev_sib[i] == after
+    return True
 
 
 def check_keep_world(keep_world: object) -> bool | str:
@@ -188,6 +225,16 @@ def _link_last(s: Storage, i: int, p: int) -> None:
     s.next_sib[i] = -1
     _relink(s, last, p, i, forward=True)
     _relink(s, -1, p, i, forward=False)
+
+
+def _link_before(s: Storage, i: int, p: int, b: int) -> None:
+    """Insert the unlinked ``i`` just before ``b``, a child of ``p`` (or a root)."""
+    prev = int(s.prev_sib[b])
+    s.parent[i] = p
+    s.prev_sib[i] = prev
+    s.next_sib[i] = b
+    s.prev_sib[b] = i
+    _relink(s, prev, p, i, forward=True)
 
 
 def _relink(s: Storage, neighbour: int, p: int, target: int, forward: bool) -> None:
