@@ -158,11 +158,13 @@ def test_a_held_move_is_one_step_and_old_steps_go_past_the_budget():
     g = SceneGraph()
     a = g.add("A")
     history = EditHistory(g)
-    history.begin("move A")
+    history.begin("move A", "keys")
     for _ in range(10):
         a.translate((0.05, 0.0, 0.0))
         g.update()
-    history.end()
+    history.end("gizmo")  # another's end leaves the step open
+    assert history.recording
+    history.end("keys")
     assert history.labels() == (["move A"], [])
     history.undo()
     np.testing.assert_array_equal(a.local_position, (0.0, 0.0, 0.0))

@@ -210,7 +210,7 @@ class InputHandlers:
             self.overlay.forward("mouse_release_event", x, y, button)
         if getattr(self, "_gizmo_drag", None) is not None:
             self._gizmo_drag = None
-            self.session.editor.history.end()  # the whole drag: one undo step
+            self.session.editor.history.end("gizmo")  # the whole drag: one undo step
             self.session.note_edit()
         elif button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
@@ -229,7 +229,7 @@ class InputHandlers:
         grabbed = gizmo.grab(node, view_proj, size, session.gizmo_local, session.gizmo_scale, x, y)
         if grabbed is None:
             return None
-        session.editor.history.begin(grabbed.label(session.graph.name_of(node.id)))
+        session.editor.history.begin(grabbed.label(session.graph.name_of(node.id)), "gizmo")
         return node, grabbed.drag
 
     def _drag_gizmo(self, x: int, y: int) -> None:

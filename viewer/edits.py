@@ -48,6 +48,7 @@ class EditHistory:
         self.done: list[Step] = []
         self.undone: list[Step] = []
         self._open: Step | None = None
+        self._opened_by: str | None = None  # who began the open step ("keys", "gizmo")
 
     # -- recording ------------------------------------------------------------------
     def run(self, label: str, edit: Callable[[], T]) -> T:
@@ -60,15 +61,20 @@ class EditHistory:
         self._push(Step(label, before))
         return result
 
-    def begin(self, label: str) -> None:
-        """Start a step that lasts (a held key, a drag): the state now is what undo
-        goes back to; `end` closes it. A step already open stays open."""
+    def begin(self, label: str, by: str) -> None:
+        """Start a step that lasts (a held key, a drag) for ``by`` (who will end it):
+        the state now is what undo goes back to. A step already open stays open (a key
+        held during a drag joins the drag's step)."""
         if self._open is None:
             self._open = Step(label, self.graph.snapshot())
+            self._opened_by = by
 
-    def end(self) -> None:
-        """Close the step `begin` opened (nothing when none is open)."""
-        step, self._open = self._open, None
+    def end(self, by: str | None = None) -> None:
+        """Close the open step: the one ``by`` began (the keys going up never close a
+        drag's step, nor a drag's end a key hold's), or any with ``None``."""
+        if by is not None and by != self._opened_by:
+            return
+        step, self._open, self._opened_by = self._open, None, None
         if step is not None:
             self._push(step)
 

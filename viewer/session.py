@@ -298,12 +298,12 @@ class Session:
         actions = self.held.take()
         history = self.editor.history
         if not actions:
-            history.end()  # a key hold is one undo step, closed when the keys are up
+            history.end("keys")  # a key hold is one undo step, closed when the keys are up
             return
         demo = self.collision
         if demo is not None or self._selected_node() is not None:
             what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
-            history.begin(f"move {printable(what)}")
+            history.begin(f"move {printable(what)}", "keys")
         if demo is not None:
             dx, dy = held_direction(actions)
             if dx or dy:

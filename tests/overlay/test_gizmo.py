@@ -20,7 +20,7 @@ def handles_of(d, node):
     return gizmo.handles(node.world_matrix, view_proj, size, d.app.session.gizmo_local)
 
 
-def drag_handle(d, node, axis, pixels, steps=4, during=None):
+def drag_handle(d, node, axis, pixels, steps=4, during=None, frames_held=0):
     h = handles_of(d, node)
     start = h.origin + 0.8 * (h.tips[axis] - h.origin)  # on the handle, near its tip
     unit = (h.tips[axis] - h.origin) / np.linalg.norm(h.tips[axis] - h.origin)
@@ -28,6 +28,7 @@ def drag_handle(d, node, axis, pixels, steps=4, during=None):
     app = d.app
     app.on_mouse_position_event(int(start[0]), int(start[1]), 0, 0)
     app.on_mouse_press_event(int(start[0]), int(start[1]), 1)
+    d.frame(frames_held)  # the button held still a while (0: no frame)
     for k in range(1, steps + 1):
         p = start + (end - start) * k / steps
         app.on_mouse_drag_event(int(p[0]), int(p[1]), 0, 0)
@@ -36,6 +37,25 @@ def drag_handle(d, node, axis, pixels, steps=4, during=None):
         during()
     app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
     d.frame()
+
+
+def test_frames_drawn_while_the_button_is_held_still_keep_the_drag_one_step(drive):
+    """A window draws frames between the press and the first move (a person rarely moves
+    within 16 ms): those frames must not close the drag's undo step (they close a key
+    hold's), or the drag would not be undoable at all."""
+    d = drive(scene_for(tree10()), still=False)
+    d.frame(2)
+    session = d.app.session
+    node = session.graph["Obj5"]
+    session.select(node.id)
+    d.frame()
+    before = node.local_position.copy()
+    drag_handle(d, node, 0, 60.0, frames_held=5)
+    assert not np.array_equal(node.local_position, before)
+    done, _ = session.editor.history.labels()
+    assert done == ["move Obj5 along x"], done
+    session.undo()  # what Ctrl+Z calls
+    np.testing.assert_array_equal(node.local_position, before)
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])

@@ -2,10 +2,11 @@
 
 Pure maths on a view-projection matrix, no GL: where the handles are on screen
 (`handles`), which one a press hits (`hit`, `hit_plane`), and where a drag puts the
-node. `AxisDrag`: the mouse's travel along the handle's screen direction becomes a
-world distance along that axis, so the node moves along that axis only. `PlaneDrag`:
-the mouse's travel, written in the two handles' screen directions, becomes world
-distances along those two axes, so the node stays in that plane. The axes are the
+node. Both drags keep the grabbed point under the cursor, as Blender's and three.js's
+gizmos do, perspective included: `AxisDrag` moves the node along its axis to the point of
+that line nearest the mouse's ray; `PlaneDrag` moves it within its plane to where the
+mouse's ray meets that plane (where the ray misses, the node stays at its last place).
+The axes are the
 world's or the node's own (its world matrix's columns, normalised); a snap rounds each
 distance to `SNAP`. Both move the node through the core's `world_position` setter.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from viewer.scene.math import pixel_ray
 
 #: Length of a handle on screen, pixels.
 HANDLE_PX = 90.0
@@ -45,6 +48,8 @@ class Handles:
     tips: np.ndarray  # (3, 2)
     axes: np.ndarray  # (3, 3): row k is axis k in world space
     length: float  # world length of a handle
+    view_proj: np.ndarray  # (4, 4): the camera they were placed with
+    size: tuple[float, float]  # the window they were placed in, pixels
 
 
 def handles(world: np.ndarray, view_proj: np.ndarray, size, local: bool) -> Handles | None:
@@ -67,7 +72,31 @@ def handles(world: np.ndarray, view_proj: np.ndarray, size, local: bool) -> Hand
         return None
     length = HANDLE_PX / px_per_unit
     pts = project(view_proj, np.vstack([origin, origin + axes * length]), size)
-    return Handles(pts[0], pts[1:], axes, length)
+    return Handles(pts[0], pts[1:], axes, length, np.asarray(view_proj, dtype=np.float64),
+                   (float(size[0]), float(size[1])))  # fmt: skip
+
+
+def _along_line(h: Handles, point: np.ndarray, direction: np.ndarray, x: float, y: float):
+    """The parameter t of the point ``point + t * direction`` nearest the mouse's ray at
+    (x, y); None when the line runs (nearly) along the ray."""
+    origin, ray = pixel_ray(h.view_proj, h.size, x, y)
+    b = float(direction @ ray)
+    denominator = 1.0 - b * b
+    if denominator < 1e-9:
+        return None
+    w = point - origin
+    return float((b * (ray @ w) - direction @ w) / denominator)
+
+
+def _on_plane(h: Handles, point: np.ndarray, normal: np.ndarray, x: float, y: float):
+    """Where the mouse's ray at (x, y) meets the plane through ``point`` with
+    ``normal``; None when it runs along the plane or meets it behind the camera."""
+    origin, ray = pixel_ray(h.view_proj, h.size, x, y)
+    facing = float(ray @ normal)
+    if abs(facing) < 1e-9:
+        return None
+    t = float((point - origin) @ normal) / facing
+    return origin + t * ray if t > 0 else None
 
 
 def hit(h: Handles, x: float, y: float) -> int | None:
@@ -90,22 +119,24 @@ class AxisDrag:
 
     axis: int
     start_position: np.ndarray  # the node's world position when the drag began
-    start_mouse: np.ndarray  # (x, y)
-    screen: np.ndarray  # the handle's screen vector (tip - origin)
+    handles: Handles  # the gizmo as the drag began (its camera and window)
     direction: np.ndarray  # the axis, world space, unit
-    length: float  # world length of the handle
+    grabbed: float  # where on the axis line the press was (its parameter)
+    last: float = 0.0  # the last distance the mouse gave (kept where the ray is useless)
 
     @classmethod
     def begin(cls, h: Handles, axis: int, world: np.ndarray, x: float, y: float) -> AxisDrag:
-        return cls(axis, np.asarray(world, dtype=np.float64)[:3, 3].copy(), np.array([x, y]),
-                   h.tips[axis] - h.origin, h.axes[axis].copy(), h.length)  # fmt: skip
+        start = np.asarray(world, dtype=np.float64)[:3, 3].copy()
+        direction = h.axes[axis].copy()
+        grabbed = _along_line(h, start, direction, x, y)
+        return cls(axis, start, h, direction, 0.0 if grabbed is None else grabbed)
 
     def distance(self, x: float, y: float, snap: bool = False) -> float:
-        """World distance along the axis for the mouse at (x, y)."""
-        s = self.screen
-        along = float((np.array([x, y]) - self.start_mouse) @ s / max(float(s @ s), 1e-9))
-        t = along * self.length
-        return round(t / SNAP) * SNAP if snap else t
+        """World distance along the axis that keeps the grabbed point under (x, y)."""
+        t = _along_line(self.handles, self.start_position, self.direction, x, y)
+        if t is not None:
+            self.last = t - self.grabbed
+        return round(self.last / SNAP) * SNAP if snap else self.last
 
     def position(self, x: float, y: float, snap: bool = False) -> np.ndarray:
         """The node's new world position for the mouse at (x, y)."""
@@ -177,23 +208,29 @@ class PlaneDrag:
 
     plane: int
     start_position: np.ndarray  # the node's world position when the drag began
-    start_mouse: np.ndarray  # (x, y)
-    basis: np.ndarray  # (2, 2): the two handles' screen vectors as columns
+    handles: Handles  # the gizmo as the drag began (its camera and window)
     directions: np.ndarray  # (2, 3): the two axes, world space, unit
-    length: float  # world length of a handle
+    grabbed: np.ndarray  # where the press met the plane (world)
+    last: np.ndarray  # the last distances the mouse gave (kept where the ray misses)
 
     @classmethod
     def begin(cls, h: Handles, plane: int, world: np.ndarray, x: float, y: float) -> PlaneDrag:
-        basis = _plane_basis(h, plane)
-        if basis is None:
+        if _plane_basis(h, plane) is None:
             raise ValueError("that plane is seen edge-on")
-        return cls(plane, np.asarray(world, dtype=np.float64)[:3, 3].copy(), np.array([x, y]),
-                   basis, h.axes[list(PLANES[plane])].copy(), h.length)  # fmt: skip
+        start = np.asarray(world, dtype=np.float64)[:3, 3].copy()
+        directions = h.axes[list(PLANES[plane])].copy()
+        grabbed = _on_plane(h, start, np.cross(*directions), x, y)
+        return cls(plane, start, h, directions, start if grabbed is None else grabbed,
+                   np.zeros(2))  # fmt: skip
 
     def distances(self, x: float, y: float, snap: bool = False) -> np.ndarray:
-        """World distances along the plane's two axes for the mouse at (x, y)."""
-        t = np.linalg.solve(self.basis, np.array([x, y]) - self.start_mouse) * self.length
-        return np.round(t / SNAP) * SNAP if snap else t
+        """World distances along the plane's two axes that keep the grabbed point under
+        (x, y). The own axes may be oblique (a sheared parent): solved, not projected."""
+        hit = _on_plane(self.handles, self.start_position, np.cross(*self.directions), x, y)
+        if hit is not None:
+            d = self.directions
+            self.last = np.linalg.lstsq(d.T, hit - self.grabbed, rcond=None)[0]
+        return np.round(self.last / SNAP) * SNAP if snap else self.last.copy()
 
     def position(self, x: float, y: float, snap: bool = False) -> np.ndarray:
         """The node's new world position: the start one moved within the plane."""
