@@ -61,3 +61,16 @@ def rotation_about_axis(axis, degrees) -> np.ndarray:
     a = np.radians(degrees)
     kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
     return np.eye(3) + np.sin(a) * kx + (1 - np.cos(a)) * (kx @ kx)
+
+
+def local_shear(parent_world, world) -> float:
+    """How far from TRS the local matrix is that keeps ``world`` under ``parent_world``:
+    the largest cosine between two of its axes (0 when position, rotation and scale can
+    express it), through an explicit inverse."""
+    a = (np.linalg.inv(parent_world) @ world)[:3, :3]
+    n = np.linalg.norm(a, axis=0)
+    if (n < 1e-12).any():
+        return 0.0
+    u = a / n
+    g = u.T @ u
+    return float(max(abs(g[0, 1]), abs(g[0, 2]), abs(g[1, 2])))

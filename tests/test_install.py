@@ -42,3 +42,19 @@ def test_installed_sgview_renders_from_outside_the_checkout(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "shot.png").stat().st_size > 1000
+
+
+def test_every_subpackage_of_viewer_is_listed_for_the_wheel():
+    """A package folder missing from pyproject's list would be left out of the wheel
+    (the editable install the suite runs from would not notice)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(p.parent.relative_to(REPO).parts)
+        for p in (REPO / "viewer").rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found <= listed, f"not in pyproject's packages: {sorted(found - listed)}"

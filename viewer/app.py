@@ -106,6 +106,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self._phases = []
         if session.poll_reload(prepare=self._prepare_renderer) is not None:
             self._scene_replaced()
+        self.poll_open()  # a file picked in the dialog or the panel's recent list
         self.redraws += 1
         self.play_script(self.redraws)
         frame = session.advance(frame_time)

@@ -10,7 +10,10 @@ also where scripted keys (`--keys`, `viewer.keyscript`) come in: both go the sam
 
 from __future__ import annotations
 
+import viewer.gizmo as gizmo
+from viewer.file_dialog import OpenDialog
 from viewer.io.ranges import WORLD_REACH
+from viewer.opening import SCENE_SUFFIXES
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
@@ -28,7 +31,8 @@ def _key_names(keys) -> dict:
         keys.SPACE: "Space", keys.PERIOD: ".", keys.T: "T", keys.H: "H", keys.J: "J",
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
-        keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1",
+        keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1", keys.X: "X",
+        keys.E: "E",
         # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
         keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
@@ -45,6 +49,12 @@ class InputHandlers:
                 return
         name = CHARACTER_KEYS.get(key) if isinstance(key, int) else None
         name = name or _key_names(keys).get(key)
+        if key == keys.Z and modifiers.ctrl:
+            name = "Ctrl+Shift+Z" if modifiers.shift else "Ctrl+Z"
+        elif key == keys.S and modifiers.ctrl:
+            name = "Ctrl+S"
+        elif key == keys.O and modifiers.ctrl:
+            name = "Ctrl+O"
         if name is None:
             return
         if name == "R" and modifiers.shift:
@@ -86,6 +96,18 @@ class InputHandlers:
             self.renderer.show_links = not self.renderer.show_links
         elif name == "T":
             session.touch_selected()
+        elif name == "X":
+            session.gizmo_local = not session.gizmo_local
+        elif name == "E":
+            session.gizmo_scale = not session.gizmo_scale
+        elif name == "Ctrl+S":
+            session.save()
+        elif name == "Ctrl+O":
+            why = self._dialog().start(folder=session.recent_folder())
+            if why is not None:
+                session.open_error = why
+        elif name in ("Ctrl+Z", "Ctrl+Shift+Z"):
+            session.undo() if name == "Ctrl+Z" else session.redo()
         elif name == "M":
             session.switch_collision_mode()
         elif name == "0":
@@ -116,6 +138,36 @@ class InputHandlers:
         for x, y in script.clicks.get(redraw, ()):
             self.select_at(x + 0.5, y + 0.5)  # the pixel's centre, as a mouse click
 
+    def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+        """Files dropped on the window: open the first scene file among them."""
+        for path in paths:
+            if str(path).lower().endswith(SCENE_SUFFIXES):
+                self.open_file(path)
+                return
+        if paths:
+            self.open_file(paths[0])  # not a scene file: says so in the panel
+
+    def _dialog(self) -> OpenDialog:
+        if getattr(self, "_open_dialog", None) is None:
+            self._open_dialog = OpenDialog()
+        return self._open_dialog
+
+    def poll_open(self) -> None:
+        """Once per redraw: open the file picked in the dialog (Ctrl+O) or asked for by
+        the panel (`Session.request_open`)."""
+        picked = self._dialog().poll() if getattr(self, "_open_dialog", None) else None
+        picked = picked or self.session.take_open_request()
+        if picked is not None:
+            self.open_file(picked)
+
+    def open_file(self, path) -> bool:
+        """Show the scene file `path` (dropped, from the recent list or the dialog);
+        a bad one leaves the scene on show and says why in the panel."""
+        if self.session.open_file(path, prepare=self._prepare_renderer):
+            self._scene_replaced()
+            return True
+        return False
+
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_position_event", x, y, dx, dy)
@@ -136,6 +188,7 @@ class InputHandlers:
                 return
         self._press = (x, y)
         self._dragged = 0.0
+        self._gizmo_drag = self._grab_gizmo(x, y) if button == 1 else None
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
@@ -143,6 +196,9 @@ class InputHandlers:
             if self._press is None:  # the drag started on a panel
                 return
         self._dragged += abs(dx) + abs(dy)
+        if getattr(self, "_gizmo_drag", None) is not None:
+            self._drag_gizmo(x, y)
+            return
         buttons = self.wnd.mouse_states
         if buttons.right or (buttons.left and self.wnd.modifiers.shift):
             self.camera.pan(dx, dy, self.wnd.size[1])
@@ -152,9 +208,39 @@ class InputHandlers:
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_release_event", x, y, button)
-        if button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
+        if getattr(self, "_gizmo_drag", None) is not None:
+            self._gizmo_drag = None
+            self.session.editor.history.end("gizmo")  # the whole drag: one undo step
+            self.session.note_edit()
+        elif button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
+
+    # -- the gizmo (viewer/gizmo) --------------------------------------------------------
+    def _grab_gizmo(self, x: int, y: int):
+        """A press on the selected node's gizmo starts an undo step and returns
+        (node, drag); None when it misses (then the drag orbits)."""
+        session = self.session
+        node = session.selected_node() if session.collision is None else None
+        if node is None:
+            return None
+        size = tuple(self.wnd.size)
+        view_proj = self.camera.view_projection(size)
+        grabbed = gizmo.grab(node, view_proj, size, session.gizmo_local, session.gizmo_scale, x, y)
+        if grabbed is None:
+            return None
+        session.editor.history.begin(grabbed.label(session.graph.name_of(node.id)), "gizmo")
+        return node, grabbed.drag
+
+    def _drag_gizmo(self, x: int, y: int) -> None:
+        """The node follows the mouse through the drag's setter (snapped with Ctrl)."""
+        node, drag = self._gizmo_drag
+        try:
+            drag.apply(node, x, y, bool(self.wnd.modifiers.ctrl))
+        except ValueError as exc:  # a singular parent: say so, leave the node
+            self.session.editor.message = str(exc).splitlines()[0]
+        if self.session.paused:
+            self.session.request_step()  # the drag shows (and glows) while paused too
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:

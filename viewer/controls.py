@@ -25,6 +25,24 @@ KEY_HELP = (
         "turn the selected node +1 / -1 degree per frame about Z (held); "
         "collision scene: the rectangle",
     ),
+    (
+        "Ctrl+Z, Ctrl+Shift+Z",
+        "undo / redo the last edit (a gizmo drag, a held move, a typed value, a re-parent "
+        "or reorder, a deletion, a duplicate, a new child; touches are not edits); the "
+        "panel lists them",
+    ),
+    (
+        "Ctrl+S",
+        "save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
+        "own writer)",
+    ),
+    (
+        "Ctrl+O",
+        "open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
+        "the window; the Edit section lists the recent ones",
+    ),
+    ("X", "gizmo axes: the world's / the selected node's own"),
+    ("E", "gizmo mode: move and turn / scale"),
     ("S", "start / stop the scene's motion"),
     ("M", "collision scene: switch the rectangle between oscillating and revolving"),
     ("?, F1", "show / hide the help: every key and mouse input in one window"),
@@ -51,7 +69,14 @@ KEY_HELP = (
     ("Esc", "quit"),
 )
 MOUSE_HELP = (
-    ("left drag", "orbit"),
+    (
+        "left drag",
+        "orbit; on the selected node's gizmo: a handle moves it along that axis only, a "
+        "square in that plane only (Ctrl: steps of 0.25), a ring turns it about that axis "
+        "(Ctrl: 15 degree steps); in scale mode (E) a box-tipped handle scales it along "
+        "that axis, the centre square uniformly (Ctrl: factor steps of 0.1); one undo step "
+        "per drag",
+    ),
     ("right drag, Shift+left drag", "pan"),
     ("wheel", "zoom"),
     ("left click", "select a node (outlined, named in the title); click empty space to clear"),

@@ -34,9 +34,11 @@ from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
 from viewer.controls import HeldKeys, apply_held, held_direction
+from viewer.edits import Editor
 from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
+from viewer.opening import RecentFiles, open_scene, save_as, save_target
 from viewer.palette import HIT_COLOR
 from viewer.reload_check import carry_names, try_scene
 from viewer.scene.errors import HierarchyError
@@ -115,6 +117,18 @@ class Session:
     ) -> None:
         # Made first: a save during the rest of the set-up must count as a change.
         self.watcher: SceneWatcher | None = watch_scene(scene, **(load_limits or {}))
+        self._load_limits = dict(load_limits or {})
+        #: Why the last file dropped or picked did not open (the scene on show stayed).
+        self.open_error: str | None = None
+        #: Files opened in this session, newest first (`open_file`).
+        self.recent = RecentFiles()
+        self._open_request = None
+        #: The gizmo's axes: the node's own (True) or the world's (X switches).
+        self.gizmo_local = False
+        #: The gizmo's mode: scale (True) or move and turn (E switches).
+        self.gizmo_scale = False
+        if scene.source is not None:
+            self.recent.add(scene.source)
         self.touches = dict(touches or {})
         #: Events since the last frame, handed on with the next one (`Frame.events`).
         self._events: list[tuple[str, str]] = []
@@ -148,6 +162,8 @@ class Session:
             with self._phase("the layout"):
                 scene.graph.update()  # lay out the loaded scene; not a frame
         self.selected: int | None = None
+        #: The user's edits and their undo history (a new scene starts a new history).
+        self.editor = Editor(scene.graph)
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
         self.collision_reading: Reading | None = None
         self._drawn_hit = False
@@ -280,9 +296,14 @@ class Session:
 
     def _apply_held_keys(self) -> None:
         actions = self.held.take()
+        history = self.editor.history
         if not actions:
+            history.end("keys")  # a key hold is one undo step, closed when the keys are up
             return
         demo = self.collision
+        if demo is not None or self._selected_node() is not None:
+            what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
+            history.begin(f"move {printable(what)}", "keys")
         if demo is not None:
             dx, dy = held_direction(actions)
             if dx or dy:
@@ -291,6 +312,10 @@ class Session:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
         elif (node := self._selected_node()) is not None:
             apply_held(node, actions, self.reverse_turn)
+
+    def selected_node(self) -> Node | None:
+        """The selected node's handle (None: nothing selected, or it was removed)."""
+        return self._selected_node()
 
     def _selected_node(self) -> Node | None:
         """The selected node; None, and the selection cleared, once it was removed (by an
@@ -348,6 +373,61 @@ class Session:
               file=self._out or sys.stdout, flush=True)  # fmt: skip
         return result
 
+    def open_file(self, path, prepare: Callable[[Scene], object] | None = None) -> bool:
+        """Show the scene file ``path`` instead (dropped on the window, or from the
+        dialog or the recent list): the reload transaction on another file, so a bad one
+        is one line in the panel (`reload_error`) and the current scene stays. A new
+        scene: frame 0, no touches, no selection, a new undo history. True if opened."""
+        try:
+            scene = open_scene(path, load_limits=self._load_limits, time=self.time,
+                               motion_on=self.motion_on)  # fmt: skip
+            if prepare is not None:
+                with floats_raise():
+                    prepare(scene)
+        except Exception as exc:
+            if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
+                exc = SceneError(f"cannot show it ({brief(exc)})", file=str(path))
+            self.open_error = one_line(exc)
+            print(f"sgview: not opened, keeping the scene on show: {self.open_error}",
+                  file=self._err or sys.stderr, flush=True)  # fmt: skip
+            return False
+        self.open_error = self.reload_error = None
+        self._use(scene, layout=False)  # try_scene laid it out already
+        self.touches, self.frame = {}, 0
+        self.watcher = watch_scene(scene, **self._load_limits)
+        self.recent.add(path)
+        print(f"sgview: opened {printable(path, None)}", file=self._out or sys.stdout,
+              flush=True)  # fmt: skip
+        return True
+
+    def request_open(self, path) -> None:
+        """Ask the window to open ``path`` at its next redraw (the panel's recent list:
+        the window owns the GPU state a new scene needs)."""
+        self._open_request = path
+
+    def take_open_request(self):
+        """The path `request_open` asked for, once (None: none)."""
+        path, self._open_request = self._open_request, None
+        return path
+
+    def recent_folder(self) -> str:
+        """Where the open dialog starts: the folder of the newest recent file."""
+        return str(self.recent.paths[0].parent) if self.recent.paths else "."
+
+    def save(self, path=None) -> bool:
+        """Ctrl+S: write the scene to ``path``, or to the file it came from when its
+        format has a writer (`viewer.opening`); the outcome is the editor's message."""
+        try:
+            target = path if path is not None else save_target(self.scene)
+            notes = save_as(self.scene, target)
+        except SgviewError as exc:
+            self.editor.message = one_line(exc)
+            return False
+        self.watcher = watch_scene(self.scene, **self._load_limits)
+        self.editor.message = one_line(f"saved {printable(target, None)}" + (
+            f" ({len(notes)} notes: {notes[0]})" if notes else ""))  # fmt: skip
+        return True
+
     def _reload_failed(self, exc: Exception, display: str) -> None:
         if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
             exc = SceneError(f"cannot show the reloaded scene ({brief(exc)})", file=display)
@@ -389,6 +469,34 @@ class Session:
         if node is not None:
             self.graph.touch(node)
             self._note("touch", self.graph.name_of(self.selected))
+
+    def undo(self) -> None:
+        """Ctrl+Z: undo the last edit (`viewer.edits`); what came back glows."""
+        if self.editor.undo():
+            self.note_edit()
+
+    def redo(self) -> None:
+        """Ctrl+Shift+Z: do the last undone edit again."""
+        if self.editor.redo():
+            self.note_edit()
+
+    def edit(self, action: str, *args):
+        """An edit from the panel: `viewer.edits.Editor`'s ``action`` (set_field,
+        reparent, delete, duplicate, add_child) with ``args``, one undo step; a new
+        node (duplicate, add_child) becomes the selection. Returns what the action did."""
+        result = getattr(self.editor, action)(*args)
+        if action in ("duplicate", "add_child") and result is not None:
+            self.selected = int(result)
+        self.note_edit()
+        return result
+
+    def note_edit(self) -> None:
+        """An edit from the panel or an undo: a timeline event, shown even while paused;
+        a selection whose node went away is cleared."""
+        self._note("edit", self.editor.message or "edit")
+        self._selected_node()
+        if self.paused:
+            self._show_now()
 
     def pick_animation(self, choice: int | str | None) -> None:
         """Play the clip `choice` (index or name) from its start; None: animation off."""

@@ -41,7 +41,29 @@ class OverlayHost(Protocol):
         not, clip time); None when the scene has no animation. Read only: change it
         through the actions below."""
 
+    @property
+    def open_error(self) -> str | None:
+        """Why the last file dropped on the window did not open (one line), or None."""
+
+    @property
+    def editor(self):
+        """The user's edits (`viewer.edits.Editor`): read its `message` and its history's
+        labels; edit through `edit`, `undo` and `redo` below."""
+
+    gizmo_local: bool  # the gizmo's axes: the node's own (True) or the world's
+    gizmo_scale: bool  # the gizmo's mode: scale (True) or move and turn
+
+    def selected_node(self): ...  # the selected `Node`, or None
     def select(self, node_id: int | None) -> None: ...
+    def edit(self, action: str, *args): ...
+    @property
+    def recent(self):
+        """`viewer.opening.RecentFiles`: ``paths``, newest first."""
+
+    def request_open(self, path) -> None: ...
+    def save(self, path=None) -> bool: ...
+    def undo(self) -> None: ...
+    def redo(self) -> None: ...
     def toggle_pause(self) -> None: ...
     def request_step(self) -> None: ...
     def touch_selected(self) -> None: ...

@@ -6,6 +6,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .animation_section import AnimationSection
+from .edit_panel import EditSection
 from .model import (
     STALE_NOTE,
     Flags,
@@ -32,6 +33,7 @@ class ScenePanel:
         self.colors = COLORS
         self.tree = TreeView(overlay)
         self.animation = AnimationSection(overlay)
+        self.edit = EditSection(overlay, self.tree)
 
     def reset(self) -> None:
         self.tree.reset()
@@ -44,6 +46,7 @@ class ScenePanel:
         self._selected(entry)
         self._collision()
         self.animation.draw()
+        self.edit.draw()
         self._view_settings()
         self._keys()
 
@@ -51,6 +54,8 @@ class ScenePanel:
         host, c = self.ov.host, self.colors
         imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
         note = reload_note(host.reload_error)
+        if getattr(host, "open_error", None):
+            note = f"not opened, the scene on show stays: {host.open_error}"
         if note is not None:
             imgui.push_style_color(imgui.Col_.text, vec4(c.local))
             imgui.text_wrapped(note)

@@ -2,8 +2,13 @@
 
 Rows are built once per structure (`model.TreeRows`, pre-order) and drawn as ImGui tree
 nodes; a click selects, and a selection made in the 3D view opens the rows above it and
-scrolls to it. At most `MAX_TREE_ROWS` rows are drawn per frame, so a huge scene stays
-responsive.
+scrolls to it. Dragging a row onto another re-parents it there; dropping it on a row's
+top or bottom edge (`EDGE` of its height) places it before or after that row, under
+that row's parent (`drop_zone`; the bottom edge of an open row with children makes it
+the first child instead, where the line is drawn). Each is one undoable edit, keeping
+the world pose while the toggle above the table is on; a move into its own subtree is
+refused with the core's one-line reason. At most `MAX_TREE_ROWS` rows are drawn per
+frame, so a huge scene stays responsive.
 """
 
 from __future__ import annotations
@@ -17,6 +22,22 @@ from .widgets import COLORS, vec4
 
 #: Rows the tree lists at most in one frame (a huge scene stays responsive).
 MAX_TREE_ROWS = 1000
+#: The ImGui drag-and-drop payload type of a dragged row (its node id).
+ROW_PAYLOAD = "SGVIEW_NODE"
+#: The part of a row's height, at its top and at its bottom, where a drop places the
+#: node beside the row instead of under it.
+EDGE = 0.3
+
+
+def drop_zone(y: float, top: float, bottom: float) -> str:
+    """Where a drop at height ``y`` on a row spanning ``top``..``bottom`` puts the node:
+    "before" (top edge), "after" (bottom edge) or "onto" (the middle: a child)."""
+    edge = EDGE * (bottom - top)
+    if y < top + edge:
+        return "before"
+    if y > bottom - edge:
+        return "after"
+    return "onto"
 
 
 class TreeView:
@@ -25,6 +46,8 @@ class TreeView:
     def __init__(self, overlay) -> None:
         self.ov = overlay
         self.colors = COLORS
+        #: Re-parenting by drag keeps the world pose (the toggle above the table).
+        self.keep_world = True
         self.reset()
 
     def reset(self) -> None:
@@ -34,6 +57,8 @@ class TreeView:
         self._reveal: int | None = None  # node to open and scroll to
         #: Screen rectangle (min, max) of each row drawn at the last frame, by node id.
         self.row_rects: dict[int, tuple] = {}
+        #: Why the last drop was refused (shown under the toggle), None after a good one.
+        self.drop_refused: str | None = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
 
@@ -70,6 +95,15 @@ class TreeView:
         )
         self.row_rects = {}
         self.tree_drawn = []
+        if getattr(host, "editor", None) is not None:
+            _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
+            imgui.same_line()
+            imgui.text_disabled("(drag a row onto a row, or its edge)")
+            if self.drop_refused is not None:  # the last drop's one-line reason
+                imgui.push_style_color(imgui.Col_.text, vec4(c.local))
+                imgui.text_wrapped(printable(self.drop_refused, 300))
+                imgui.pop_style_color()
+        dropped: tuple | None = None
         if not imgui.begin_table("tree", 4, table_flags, imgui.ImVec2(0.0, table_h)):
             return
         fixed = imgui.TableColumnFlags_.width_fixed
@@ -114,6 +148,8 @@ class TreeView:
             imgui.pop_style_color()
             self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             self.tree_drawn.append((label, flag_text(local, world, executed)))
+            first_child = int(ids[r + 1]) if not leaf and opened else None
+            dropped = self._drag_and_drop(node_id, label, first_child) or dropped
             if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
                 host.select(node_id)
                 self._seen_selected = node_id  # chosen here: no need to scroll
@@ -143,5 +179,51 @@ class TreeView:
             imgui.table_next_column()
             imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
         imgui.end_table()
+        if dropped is not None:
+            done = host.edit(*dropped, self.keep_world)
+            self.drop_refused = None if done else host.editor.message
         if self._reveal is not None and self._reveal not in tree.row_of:
             self._reveal = None
+
+    def _drag_and_drop(self, node_id: int, label: str, first_child: int | None) -> tuple | None:
+        """The row just drawn as a drag source and a drop target: the edit (the Editor
+        method and its node arguments) when a row was dropped on it this frame. While a
+        row hovers, a line shows where a drop on an edge would put it."""
+        if getattr(self.ov.host, "editor", None) is None:
+            return None
+        if imgui.begin_drag_drop_source():
+            imgui.set_drag_drop_payload_py_id(ROW_PAYLOAD, node_id)
+            imgui.text(f"move {label}: onto a row (child) or its edge (beside it)")
+            imgui.end_drag_drop_source()
+        dropped = None
+        if imgui.begin_drag_drop_target():
+            flags = imgui.DragDropFlags_.accept_before_delivery
+            flags |= imgui.DragDropFlags_.accept_no_draw_default_rect
+            payload = imgui.accept_drag_drop_payload_py_id(ROW_PAYLOAD, flags)
+            if payload is not None and int(payload.data_id) != node_id:
+                top, bottom = self.row_rects[node_id]
+                zone = drop_zone(imgui.get_mouse_pos().y, top.y, bottom.y)
+                self._show_drop(zone, top, bottom)
+                if not imgui.is_mouse_down(imgui.MouseButton_.left):  # released: delivered
+                    dropped = self._drop_edit(int(payload.data_id), node_id, zone, first_child)
+            imgui.end_drag_drop_target()
+        return dropped
+
+    @staticmethod
+    def _drop_edit(dragged: int, row: int, zone: str, first_child: int | None) -> tuple:
+        """The edit a drop in ``zone`` of ``row`` makes (see the module notes)."""
+        if zone == "onto":
+            return ("reparent", dragged, row)
+        if zone == "after" and first_child is not None:  # the line is above its children
+            return ("place", dragged, first_child, "before")
+        return ("place", dragged, row, zone)
+
+    def _show_drop(self, zone: str, top, bottom) -> None:
+        """A frame around the row (a drop makes a child) or a line on its edge."""
+        draw = imgui.get_window_draw_list()
+        color = imgui.get_color_u32(vec4(self.colors.world))
+        if zone == "onto":
+            draw.add_rect(top, bottom, color, 0.0, 0, 2.0)
+            return
+        y = top.y if zone == "before" else bottom.y
+        draw.add_line(imgui.ImVec2(top.x, y), imgui.ImVec2(bottom.x, y), color, 3.0)

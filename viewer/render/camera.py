@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pyrr import matrix44
 
-from viewer.scene.math import from_pyrr
+from viewer.scene.math import from_pyrr, pixel_ray
 
 PERSPECTIVE = "perspective"
 ORTHOGRAPHIC = "orthographic"
@@ -253,11 +253,4 @@ class Camera:
 
     def ray(self, x: float, y: float, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         """World-space ray (origin [3], unit direction [3]) through pixel position (x, y)."""
-        ndc_x = 2.0 * x / size[0] - 1.0
-        ndc_y = 1.0 - 2.0 * y / size[1]
-        inv = np.linalg.inv(self.view_projection(size))
-        near = inv @ np.array([ndc_x, ndc_y, -1.0, 1.0])
-        far = inv @ np.array([ndc_x, ndc_y, 1.0, 1.0])
-        near, far = near[:3] / near[3], far[:3] / far[3]
-        d = far - near
-        return near, d / np.linalg.norm(d)
+        return pixel_ray(self.view_projection(size), size, x, y)

@@ -1,4 +1,5 @@
-"""Transform maths for the core: quaternions, Euler angles, TRS matrices, decomposition.
+"""Transform maths for the core: quaternions, Euler angles, TRS matrices, decomposition,
+and the world ray under a pixel (picking and the gizmo's drags share it).
 
 Conventions (docs/conventions.md): column vectors, so a point maps as ``M @ [x, y, z, 1]``;
 quaternions are ``(x, y, z, w)``; Euler angles are degrees ``(rx, ry, rz)`` meaning
@@ -209,3 +210,15 @@ def from_pyrr(matrix: np.ndarray) -> np.ndarray:
     ``p' = p @ M`` (translation in row 3), so the same transform is the transpose. The
     one place that conversion is written (docs/conventions.md)."""
     return np.ascontiguousarray(np.asarray(matrix, dtype=np.float64).T)
+
+
+def pixel_ray(view_proj: np.ndarray, size, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+    """The world ray under window pixel (x, y) (top-left origin) of an image of ``size``
+    drawn with ``view_proj``: a point on the near plane and a unit direction away from
+    the camera. Perspective and orthographic alike (the inverse of projecting)."""
+    ndc = np.array([2.0 * x / size[0] - 1.0, 1.0 - 2.0 * y / size[1]])
+    inverse = np.linalg.inv(np.asarray(view_proj, dtype=np.float64))
+    near, far = (inverse @ np.array([ndc[0], ndc[1], z, 1.0]) for z in (-1.0, 1.0))
+    near, far = near[:3] / near[3], far[:3] / far[3]
+    direction = far - near
+    return near, direction / np.linalg.norm(direction)

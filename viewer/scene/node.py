@@ -128,12 +128,21 @@ class Node:
         s = self._store
         return [Node(s, c) for c in s.child_ids(self.id)]
 
-    def set_parent(self, parent: Node | str | None, keep_world: bool = False) -> None:
+    def set_parent(
+        self,
+        parent: Node | str | None,
+        keep_world: bool | str = False,
+        *,
+        before: Node | str | None = None,
+        after: Node | str | None = None,
+    ) -> float | None:
         """See :meth:`SceneGraph.set_parent`."""
         s = self._store
         i = node_id(self, s, "node")
         p = -1 if parent is None else node_id(parent, s, "parent")
-        structure.set_parent(s, i, p, keep_world)
+        b = -1 if before is None else node_id(before, s, "before")
+        a = -1 if after is None else node_id(after, s, "after")
+        return structure.set_parent(s, i, p, keep_world, before=b, after=a)
 
     def detach_children(self) -> None:
         """See :meth:`SceneGraph.detach_children`."""

@@ -10,15 +10,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import world_space
 from .errors import HierarchyError
-from .math import decompose
 from .storage import Storage
 
+#: How far (relative) ``keep_world=True`` may leave a world matrix: rounding only.
+KEEP_WORLD_TOLERANCE = 1e-9
+#: The ``keep_world`` values: keep the local values, keep the world matrix or refuse,
+#: keep it as nearly as position, rotation and scale can.
+KEEP_WORLD_MODES = (False, True, "lossy")
 
-def set_parent(s: Storage, i: int, p: int, keep_world: bool) -> None:
-    """Move ``i`` (with its subtree) under ``p`` as its last child, or make it a root with
-    ``p = -1``; ``keep_world`` recomputes its local values so its world matrix stays put.
-    Errors leave the storage as it was."""
+
+def set_parent(
+    s: Storage, i: int, p: int, keep_world: bool | str, before: int = -1, after: int = -1
+) -> float | None:
+    """Move ``i`` (with its subtree) under ``p``, or make it a root with ``p = -1``: as
+    the last child, or placed just before the sibling ``before`` / just after ``after``
+    (ids of children of ``p``, -1: not given). ``keep_world=True`` recomputes its local
+    values so its world matrix stays put, and refuses when position, rotation and scale
+    cannot hold it (shear); ``"lossy"`` accepts the nearest values then and returns the
+    residual (docs/semantics.md section 4). Errors leave the storage as it was."""
+    mode = check_keep_world(keep_world)
     s.flush()
     name = s.names[i]
     if p == i:
@@ -28,25 +40,82 @@ def set_parent(s: Storage, i: int, p: int, keep_world: bool) -> None:
             f"cannot parent {name!r} to {s.names[p]!r}: {s.names[p]!r} is a "
             f"descendant of {name!r}, which would make a cycle"
         )
-    if p == s.parent[i]:
+    _check_sibling(s, i, p, before, after)
+    same_parent = p == s.parent[i]
+    if same_parent and _already_placed(s, i, before, after):
         s.suppressed += 1
-        return
-    values = None
-    if keep_world:
-        parent_world = np.eye(4) if p < 0 else s.world_of(p)
-        a = parent_world[:3, :3]
-        if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
-            raise HierarchyError(
-                f"cannot keep the world transform of {name!r} under "
-                f"{s.names[p]!r}: that parent's world matrix is singular"
-            )
-        values = decompose(np.linalg.solve(parent_world, s.world_of(i)))
+        return 0.0 if mode == "lossy" else None
+    # Under the same parent the world matrix cannot move: the locals stay bit for bit.
+    values, residual = (None, 0.0) if not mode or same_parent else kept_locals(s, i, p, mode)
     _unlink(s, i)
-    _link_last(s, i, p)
+    if before >= 0:
+        _link_before(s, i, p, before)
+    elif after >= 0 and s.next_sib[after] >= 0:
+        _link_before(s, i, p, int(s.next_sib[after]))
+    else:
+        _link_last(s, i, p)
     if values is not None:
         s.pos[i], s.rot[i], s.scl[i] = values
     s.structure_edited()
     s.mark(np.array([i], dtype=np.int64), force=True)
+    return residual if mode == "lossy" else None
+
+
+def _check_sibling(s: Storage, i: int, p: int, before: int, after: int) -> None:
+    """A HierarchyError unless ``before`` / ``after`` (at most one, -1: not given) is a
+    child of ``p`` (a root when ``p`` is -1)."""
+    if before >= 0 and after >= 0:
+        raise ValueError("give before= or after=, not both")
+    sibling = before if before >= 0 else after
+    if sibling < 0 or s.parent[sibling] == p:
+        return
+    where = "a root" if p < 0 else f"a child of {s.names[p]!r}"
+    word = "before" if before >= 0 else "after"
+    raise HierarchyError(
+        f"cannot place {s.names[i]!r} {word} {s.names[sibling]!r}: "
+        f"{s.names[sibling]!r} is not {where}"
+    )
+
+
+def _already_placed(s: Storage, i: int, before: int, after: int) -> bool:
+    """Whether ``i`` already sits where the move would put it among its own siblings
+    (with no place given, anywhere: keeping the parent is no move)."""
+    if before >= 0:
+        return before == i or s.next_sib[i] == before
+    if after >= 0:
+        return after == i or s.prev_sib[i] == after
+    return True
+
+
+def check_keep_world(keep_world: object) -> bool | str:
+    """``keep_world`` itself if it is one of `KEEP_WORLD_MODES`, else a ValueError."""
+    if isinstance(keep_world, (bool, np.bool_)) or keep_world == "lossy":
+        return keep_world if isinstance(keep_world, str) else bool(keep_world)
+    raise ValueError(f"keep_world must be False, True or 'lossy', got {keep_world!r}")
+
+
+def kept_locals(s: Storage, i: int, p: int, mode: bool | str) -> tuple[tuple, float]:
+    """The local values that keep ``i``'s world matrix under ``p`` (-1: none) and their
+    residual; a HierarchyError when ``p``'s world matrix is singular, or when ``mode`` is
+    True and the values cannot keep the world matrix (non-uniform scale above a rotated
+    node needs shear, which position, rotation and scale cannot express)."""
+    name = s.names[i]
+    parent_world = np.eye(4) if p < 0 else s.world_of(p)
+    where = "as a root" if p < 0 else f"under {s.names[p]!r}"
+    a = parent_world[:3, :3]
+    if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
+        raise HierarchyError(
+            f"cannot keep the world transform of {name!r} {where}: that parent's world "
+            "matrix is singular"
+        )
+    values, residual = world_space.reparented_locals(parent_world, s.world_of(i))
+    if mode is True and not residual <= KEEP_WORLD_TOLERANCE:
+        raise HierarchyError(
+            f"cannot keep the world transform of {name!r} {where}: it would need shear "
+            f"(non-uniform scale above a rotated node); the nearest position, rotation and "
+            f"scale are off by {residual:.3g} (keep_world='lossy' accepts that)"
+        )
+    return values, residual
 
 
 def remove_subtree(s: Storage, i: int) -> None:
@@ -66,19 +135,22 @@ def remove_subtree(s: Storage, i: int) -> None:
 
 def remove_keeping_children(s: Storage, i: int) -> None:
     """Remove ``i`` alone: its children move to its parent (or become roots) keeping
-    their world transforms. Checked first, so an error changes nothing."""
+    their world transforms exactly (as ``keep_world=True``). Checked first for every
+    child, so an error changes nothing."""
     s.flush()
     p = int(s.parent[i])
     kids = s.child_ids(i)
-    if kids and p >= 0:
-        a = s.world_of(p)[:3, :3]
-        if abs(np.linalg.det(a)) < 1e-12 * max(1.0, float(np.abs(a).max()) ** 3):
-            raise HierarchyError(
-                f"cannot remove {s.names[i]!r} keeping its children: its parent "
-                f"{s.names[p]!r} has a singular world matrix"
-            )
-    for c in kids:
-        set_parent(s, c, p, keep_world=True)
+    try:
+        plan = [(c, kept_locals(s, c, p, True)[0]) for c in kids]
+    except HierarchyError as e:
+        raise HierarchyError(f"cannot remove {s.names[i]!r} keeping its children: {e}") from None
+    for c, values in plan:
+        _unlink(s, c)
+        _link_last(s, c, p)
+        s.pos[c], s.rot[c], s.scl[c] = values
+    if kids:
+        s.structure_edited()
+        s.mark(np.array(kids, dtype=np.int64), force=True)
     remove_subtree(s, i)
 
 
@@ -153,6 +225,16 @@ def _link_last(s: Storage, i: int, p: int) -> None:
     s.next_sib[i] = -1
     _relink(s, last, p, i, forward=True)
     _relink(s, -1, p, i, forward=False)
+
+
+def _link_before(s: Storage, i: int, p: int, b: int) -> None:
+    """Insert the unlinked ``i`` just before ``b``, a child of ``p`` (or a root)."""
+    prev = int(s.prev_sib[b])
+    s.parent[i] = p
+    s.prev_sib[i] = prev
+    s.next_sib[i] = b
+    s.prev_sib[b] = i
+    _relink(s, prev, p, i, forward=True)
 
 
 def _relink(s: Storage, neighbour: int, p: int, target: int, forward: bool) -> None:

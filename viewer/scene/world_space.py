@@ -24,6 +24,7 @@ from .math import (
     quat_multiply,
     quat_rotate,
     quat_to_matrix3,
+    trs_matrix,
 )
 
 _NEAR_SINGULAR = "the parent's world matrix is too close to singular to solve for a finite value"
@@ -68,6 +69,27 @@ def local_scale(parent_world: np.ndarray, scale: np.ndarray, name: str) -> np.nd
     with np.errstate(all="ignore"):
         local = scale / parent_scale
     return validate.finite_result(local, name, "lossy_scale", _NEAR_SINGULAR)
+
+
+def reparented_locals(
+    parent_world: np.ndarray, world: np.ndarray
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], float]:
+    """The local values that keep a node at ``world`` under a parent at ``parent_world``
+    (non-singular), and how far they miss: ``((pos, rot, scale), residual)``.
+
+    The needed local matrix is ``parent⁻¹ · world``; its position is kept exactly, its
+    rotation and scale are what `decompose` reads from it (exact for any ``T·R·S``; with
+    shear, the nearest rotation and the column lengths). ``residual`` is the largest
+    change, entry by entry, of the 3x4 world matrix those values give, relative to the
+    largest entry of the old one's 3x3 part: 0 up to rounding when the local matrix has
+    no shear, that is when TRS can keep the world pose at all.
+    """
+    with np.errstate(all="ignore"):  # a near-singular parent: the caller checked it
+        values = decompose(np.linalg.solve(parent_world, world))
+        after = parent_world @ trs_matrix(*values)
+        size = max(float(np.abs(world[:3, :3]).max()), 1e-300)
+        residual = float(np.abs(after[:3, :3] - world[:3, :3]).max()) / size
+    return values, residual
 
 
 def transform_point(world: np.ndarray, point: np.ndarray) -> np.ndarray:

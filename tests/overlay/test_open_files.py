@@ -1,0 +1,140 @@
+"""Opening files in the running viewer (issue 24, items 5 and 6): a file dropped on the
+window (through moderngl-window's drop callback) opens, a bad one leaves the scene on
+show with one line in the panel, Ctrl+S writes the edited scene back through the
+format's writer."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from viewer.io import load_scene
+from viewer.io.gltf_export import save_gltf
+
+REPO = Path(__file__).resolve().parents[2]
+TREE10 = REPO / "scenes" / "tree10.toml"
+
+
+def drop(d, *paths) -> None:
+    """Files dropped on the window, as the window library reports them."""
+    d.window.files_dropped_event_func(10, 10, [str(p) for p in paths])
+    d.frame()
+
+
+def test_a_dropped_scene_opens_and_joins_the_recent_list(drive, tmp_path):
+    d = drive(load_scene(TREE10), still=True)
+    d.frame(2)
+    glb = tmp_path / "tree.glb"
+    save_gltf(load_scene(TREE10), glb)
+    old_graph = d.app.session.graph
+    drop(d, tmp_path / "notes.txt", glb)  # the first scene file among them
+    session = d.app.session
+    assert session.graph is not old_graph and session.open_error is None
+    assert session.scene.source == glb and session.recent.paths[0] == glb.resolve()
+    np.testing.assert_allclose(
+        session.graph["Obj9"].world_matrix, load_scene(glb).graph["Obj9"].world_matrix, atol=1e-12
+    )
+    assert "Obj9" in dict(d.app.overlay.panel.scene.tree.tree_drawn)
+
+
+def test_a_bad_file_keeps_the_scene_and_says_why_in_one_line(drive, tmp_path, capsys):
+    d = drive(load_scene(TREE10), still=True)
+    d.frame(2)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[scene\ntitle = 1\n")
+    graph = d.app.session.graph
+    for path in (bad, tmp_path / "missing.glb", tmp_path / "notes.txt"):
+        drop(d, path)
+        error = d.app.session.open_error
+        assert d.app.session.graph is graph
+        assert error is not None and "\n" not in error and path.name in error
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_ctrl_s_writes_the_edit_back_to_its_own_file(drive, tmp_path):
+    for name in ("tree10.toml", "tree10.glb"):
+        path = tmp_path / name
+        if name.endswith(".toml"):
+            shutil.copy(TREE10, path)
+        else:
+            save_gltf(load_scene(TREE10), path)
+        d = drive(load_scene(path), still=True)
+        d.frame(2)
+        session = d.app.session
+        session.edit("set_field", session.graph["Obj5"].id, "local_position", (1.5, -2.0, 0.25))
+        keys = d.window.keys
+        mods = type("Mods", (), {"ctrl": True, "shift": False, "alt": False})()
+        d.app.on_key_event(keys.S, keys.ACTION_PRESS, mods)
+        assert session.editor.message.startswith("saved"), session.editor.message
+        assert session.motion_on is False  # Ctrl+S is not S
+        again = load_scene(path).graph
+        np.testing.assert_array_equal(again["Obj5"].local_position, (1.5, -2.0, 0.25))
+        np.testing.assert_allclose(
+            again["Obj9"].world_matrix, session.graph["Obj9"].world_matrix, atol=1e-12
+        )
+        d.frame(3)
+        assert session.watcher is not None and session.watcher.poll() is None  # no reload
+
+
+class PickedDialog:
+    """A stand-in for portable-file-dialogs' open_file: ready at once, `picked` chosen."""
+
+    def __init__(self, picked):
+        self.picked = picked
+
+    def ready(self, timeout=0):
+        return True
+
+    def result(self):
+        return self.picked
+
+
+def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_path):
+    from viewer.file_dialog import OpenDialog
+
+    d = drive(load_scene(TREE10), still=True)
+    d.frame(2)
+    glb = tmp_path / "tree.glb"
+    save_gltf(load_scene(TREE10), glb)
+    dialog = d.app._dialog()
+    dialog._dialog = PickedDialog([str(glb)])  # the user picked the file
+    d.frame()
+    assert d.app.session.scene.source == glb
+    dialog._dialog = PickedDialog([])  # cancelled: nothing happens
+    graph = d.app.session.graph
+    d.frame()
+    assert d.app.session.graph is graph
+    d.app.session.request_open(TREE10)  # a click in the recent list
+    d.frame()
+    assert d.app.session.scene.source == TREE10
+    assert [p.name for p in d.app.session.recent.paths[:2]] == ["tree10.toml", "tree.glb"]
+    assert isinstance(dialog, OpenDialog)
+
+
+def test_ctrl_o_without_a_dialog_program_says_so(drive, monkeypatch):
+    import viewer.file_dialog as fd
+
+    monkeypatch.setattr(fd.shutil, "which", lambda name: None)
+    monkeypatch.setattr(fd.sys, "platform", "linux")
+    d = drive(load_scene(TREE10), still=True)
+    d.frame()
+    graph = d.app.session.graph
+    keys = d.window.keys
+    mods = type("Mods", (), {"ctrl": True, "shift": False, "alt": False})()
+    d.app.on_key_event(keys.O, keys.ACTION_PRESS, mods)
+    assert "no file dialog" in d.app.session.open_error
+    d.frame()
+    assert d.app.session.graph is graph
+
+
+def test_ctrl_s_keeps_the_bundled_scenes_as_shipped(drive, tmp_path):
+    d = drive(load_scene(TREE10), still=True)
+    d.frame()
+    before = TREE10.read_bytes()
+    assert not d.app.session.save()
+    assert "bundled" in d.app.session.editor.message
+    assert TREE10.read_bytes() == before
+    assert d.app.session.save(tmp_path / "mine.toml")  # a path of one's own: saved
+    assert load_scene(tmp_path / "mine.toml").graph["Obj9"].name == "Obj9"

@@ -1,0 +1,221 @@
+"""Undo and redo (viewer/edits.py, SceneGraph.snapshot/restore): every edit undone puts
+back every public array exactly, on random graphs and random edit sequences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from viewer.edits import EditHistory
+from viewer.scene import HierarchyError, SceneGraph
+
+
+def readout(g: SceneGraph) -> dict:
+    """Everything the graph shows through its public read-outs, as plain values."""
+    alive = g.alive_ids()  # pre-order: sibling order included
+    pos, rot, scl = g.local_values()
+    worlds = g.world_matrices()
+    return {
+        "order": alive.tolist(),
+        "names": [g.name_of(int(i)) for i in alive],
+        "parents": g.parents()[alive].tolist(),
+        "pos": pos[alive].tobytes(),
+        "rot": rot[alive].tobytes(),
+        "scl": scl[alive].tobytes(),
+        "world": worlds[alive].tobytes(),
+    }
+
+
+def random_graph(rng, n: int) -> SceneGraph:
+    g = SceneGraph()
+    for k in range(n):
+        parent = None if k == 0 or rng.random() < 0.2 else g.node(int(rng.integers(0, k)))
+        g.add(
+            f"n{k}",
+            parent,
+            position=rng.normal(size=3),
+            rotation=(lambda q: q / np.linalg.norm(q))(rng.normal(size=4)),
+            scale=rng.uniform(0.5, 2.0, size=3),
+        )
+    g.update()
+    return g
+
+
+EDITS = (
+    "move", "scale", "parent", "parent_world", "reorder", "remove", "remove_keep", "clone", "add",
+)  # fmt: skip
+
+
+def do(g: SceneGraph, history: EditHistory, rng, kind: str) -> bool:
+    """One random edit through the history; False when the core refused it."""
+    alive = g.alive_ids()
+    if not alive.size:
+        return False
+    node = g.node(int(rng.choice(alive)))
+    other = g.node(int(rng.choice(alive)))
+    try:
+        if kind == "move":
+            history.run("move", lambda: setattr(node, "local_position", rng.normal(size=3)))
+        elif kind == "scale":
+            history.run("scale", lambda: setattr(node, "local_scale", rng.uniform(0.5, 2, 3)))
+        elif kind in ("parent", "parent_world"):
+            mode = "lossy" if kind == "parent_world" else False
+            target = None if rng.random() < 0.2 else other
+            history.run("parent", lambda: node.set_parent(target, keep_world=mode))
+        elif kind == "reorder":  # beside ``other``, under its parent: often a pure reorder
+            parent = other.parent
+            word = "before" if rng.random() < 0.5 else "after"
+            place = {word: other}
+            history.run("reorder", lambda: node.set_parent(parent, keep_world="lossy", **place))
+        elif kind == "remove" and len(g) > 1:
+            history.run("delete", lambda: g.remove(node))
+        elif kind == "remove_keep" and len(g) > 1:
+            history.run("delete", lambda: g.remove(node, keep_children=True))
+        elif kind == "clone":
+            history.run("duplicate", lambda: node.clone())
+        elif kind == "add":
+            history.run("add", lambda: g.add(f"new{g.capacity_ids}", node))
+        else:
+            return False
+    except HierarchyError:
+        return False
+    return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 12),
+    kinds=st.lists(st.sampled_from(EDITS), min_size=1, max_size=10),
+    update_between=st.booleans(),
+)
+def test_undo_puts_back_every_array_and_redo_does_it_again(seed, n, kinds, update_between):
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n)
+    history = EditHistory(g)
+    states = [readout(g)]
+    for kind in kinds:
+        before = len(history.done)
+        if do(g, history, rng, kind) and len(history.done) > before:
+            if update_between:
+                g.update()
+            states.append(readout(g))
+        else:
+            assert readout(g) == states[-1]  # refused or no change: nothing moved
+    assert len(history.done) == len(states) - 1
+    for expected in reversed(states[:-1]):
+        assert history.undo() is not None
+        report = g.update()
+        assert readout(g) == expected
+        assert report.log_lines() or not report.executed.size  # what came back, glows
+    assert history.undo() is None
+    for expected in states[1:]:
+        assert history.redo() is not None
+        g.update()
+        assert readout(g) == expected
+    assert history.redo() is None
+
+
+def test_undo_marks_the_restored_node_and_its_subtree():
+    g = SceneGraph()
+    a = g.add("A")
+    b = g.add("B", a)
+    g.add("C", b)
+    g.add("D")
+    g.update()
+    history = EditHistory(g)
+    history.run("move B", lambda: setattr(b, "local_position", (1.0, 2.0, 3.0)))
+    g.update()
+    assert history.undo() == "move B"
+    assert g.update().log_lines() == [
+        "*Update Local : B*",
+        "=Update World : B=",
+        "=Update World : C=",
+    ]
+    np.testing.assert_array_equal(b.local_position, (0.0, 0.0, 0.0))
+
+
+def test_a_new_step_clears_redo_and_a_refused_edit_is_no_step():
+    g = SceneGraph()
+    a = g.add("A")
+    b = g.add("B", a)
+    history = EditHistory(g)
+    history.run("move", lambda: setattr(a, "local_position", (1.0, 0.0, 0.0)))
+    history.undo()
+    assert history.labels() == ([], ["move"])
+    with pytest.raises(HierarchyError):
+        history.run("cycle", lambda: a.set_parent(b))
+    assert history.labels() == ([], ["move"])
+    history.run("same", lambda: setattr(a, "local_position", (0.0, 0.0, 0.0)))  # no change
+    assert history.labels() == ([], ["move"])
+    history.run("scale", lambda: setattr(a, "local_scale", (2.0, 2.0, 2.0)))
+    assert history.labels() == (["scale"], [])
+
+
+def test_a_held_move_is_one_step_and_old_steps_go_past_the_budget():
+    g = SceneGraph()
+    a = g.add("A")
+    history = EditHistory(g)
+    history.begin("move A", "keys")
+    for _ in range(10):
+        a.translate((0.05, 0.0, 0.0))
+        g.update()
+    history.end("gizmo")  # another's end leaves the step open
+    assert history.recording
+    history.end("keys")
+    assert history.labels() == (["move A"], [])
+    history.undo()
+    np.testing.assert_array_equal(a.local_position, (0.0, 0.0, 0.0))
+    small = EditHistory(g, budget_bytes=1)  # at least the last step is kept
+    for k in range(5):
+        small.run(f"move {k}", lambda k=k: setattr(a, "local_position", (k + 1.0, 0, 0)))
+    assert small.labels() == (["move 4"], [])
+
+
+def test_a_snapshot_from_another_graph_is_refused():
+    g, other = SceneGraph(), SceneGraph()
+    g.add("A")
+    other.add("A")
+    with pytest.raises(ValueError, match="another graph"):
+        g.restore(other.snapshot())
+
+
+def test_undoing_a_reorder_puts_the_sibling_order_back():
+    g = SceneGraph()
+    root = g.add("root")
+    kids = [g.add(name, root, position=(k, 0, 0)) for k, name in enumerate("abcd")]
+    g.update()
+    history = EditHistory(g)
+    before = readout(g)
+    history.run("reorder", lambda: kids[3].set_parent(root, before=kids[0]))
+    assert [n.name for n in root.children] == ["d", "a", "b", "c"]
+    history.run("reorder", lambda: kids[0].set_parent(root, after=kids[2]))
+    assert [n.name for n in root.children] == ["d", "b", "c", "a"]
+    history.undo()
+    history.undo()
+    g.update()
+    assert readout(g) == before
+
+
+def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
+    from viewer.edits import Editor
+
+    g = SceneGraph()
+    root = g.add("root", scale=(2.0, 1.0, 1.0))
+    a = g.add("a", root)
+    b = g.add("b", a)
+    c = g.add("c", euler=(0.0, 0.0, 45.0))
+    g.update()
+    editor = Editor(g)
+    assert editor.place(c.id, root.id, "before")  # roots: c first
+    assert [n.name for n in g if n.parent is None] == ["c", "root"]
+    before = readout(g)
+    assert not editor.place(a.id, b.id, "after")  # beside its own child: under itself
+    assert "\n" not in editor.message and "'a'" in editor.message
+    assert not editor.place(c.id, a.id, "after", keep_world=True)  # needs shear under root
+    assert "shear" in editor.message and "\n" not in editor.message
+    assert readout(g) == before and len(editor.history.done) == 1
+    with pytest.raises(ValueError):
+        editor.place(c.id, a.id, "under")

@@ -1,0 +1,113 @@
+"""The gizmo on the selected node: pure maths on a view-projection matrix, no GL.
+
+Two modes (E switches). **Move and turn**: three handles move the node along an axis,
+three squares move it in a plane (`axes.py`), three rings turn it about an axis
+(`rings.py`). **Scale**: three box-tipped handles scale it along an axis and a centre
+square scales it uniformly (`scale.py`). The axes are the world's or the node's own (X
+switches; scale says where world axes cannot be exact). A drag is an object with
+`apply(node, x, y, snap)`, which goes through one of the core's setters
+(`world_position`, `world_rotation`, `local_scale`), so what it dirties glows; the
+window (viewer/app_input.py) makes each drag one undo step, the overlay draws the
+handles (viewer/overlay/gizmo_view.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .axes import (
+    COLORS,
+    GAP,
+    HANDLE_PX,
+    HIT_PX,
+    PLANE_NAMES,
+    PLANES,
+    SNAP,
+    AxisDrag,
+    Handles,
+    PlaneDrag,
+    handles,
+    hit,
+    hit_plane,
+    plane_squares,
+    project,
+)
+from .rings import RING, RING_POINTS, SNAP_DEGREES, RingDrag, hit_ring, rings
+from .scale import (
+    CENTRE_PX,
+    MIN_FACTOR,
+    SNAP_FACTOR,
+    ScaleDrag,
+    ScaleHandles,
+    hit_centre,
+    own_axes_along_world,
+    scale_handles,
+)
+
+__all__ = [
+    "CENTRE_PX", "COLORS", "GAP", "HANDLE_PX", "HIT_PX", "MIN_FACTOR", "PLANES", "PLANE_NAMES",
+    "RING", "RING_POINTS", "SNAP", "SNAP_DEGREES", "SNAP_FACTOR", "AxisDrag", "Grab", "Handles",
+    "PlaneDrag", "RingDrag", "ScaleDrag", "ScaleHandles", "grab", "handles", "hit", "pick",
+    "hit_centre", "hit_plane", "hit_ring", "own_axes_along_world", "plane_squares", "project",
+    "rings", "scale_handles",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Grab:
+    """What a press grabbed: the drag, and what it does in words (``{}`` stands for the
+    node's name: the undo step's label)."""
+
+    drag: AxisDrag | PlaneDrag | RingDrag | ScaleDrag
+    what: str
+
+    def label(self, name: str) -> str:
+        return self.what.format(name)
+
+
+def pick(h: Handles, scale: bool, x: float, y: float) -> tuple[str, int | None] | None:
+    """The part of the gizmo under (x, y): ("axis", k), ("plane", k), ("ring", k) or
+    ("centre", None) in scale mode; None when it misses. Handles come first, then the
+    planes (or the centre square), then the rings: what a press grabs and what the view
+    highlights under the mouse."""
+    axis = hit(h, x, y)
+    if axis is not None:
+        return "axis", axis
+    if scale:
+        return ("centre", None) if hit_centre(h, x, y) else None
+    plane = hit_plane(h, x, y)
+    if plane is not None:
+        return "plane", plane
+    axis = hit_ring(h, x, y)
+    return None if axis is None else ("ring", axis)
+
+
+def grab(node, view_proj: np.ndarray, size, local: bool, scale: bool, x: float, y: float):
+    """The drag a press at (x, y) starts on the gizmo of ``node`` (a scene Node), or None
+    when it misses every part (`pick`). ``scale`` picks the scale mode; ``local`` the
+    node's own axes."""
+    world = node.world_matrix
+    if scale:
+        sh = scale_handles(world, view_proj, size, local)
+        picked = None if sh is None else pick(sh.handles, True, x, y)
+        if picked is None:
+            return None
+        k = picked[1]
+        drag = ScaleDrag.begin(sh, k, node.local_scale, x, y)
+        if k is None:
+            return Grab(drag, "scale {} uniformly")
+        names = "xyz" if sh.along_world else ("own x", "own y", "own z")
+        return Grab(drag, f"scale {{}} along {names[k]}")
+    h = handles(world, view_proj, size, local)
+    picked = None if h is None else pick(h, False, x, y)
+    if picked is None:
+        return None
+    kind, k = picked
+    if kind == "axis":
+        return Grab(AxisDrag.begin(h, k, world, x, y), f"move {{}} along {'xyz'[k]}")
+    if kind == "plane":
+        return Grab(PlaneDrag.begin(h, k, world, x, y), f"move {{}} in {PLANE_NAMES[k]}")
+    rotation = node.world_rotation
+    return Grab(RingDrag.begin(h, k, rotation, x, y), f"turn {{}} about {'xyz'[k]}")

@@ -1,0 +1,161 @@
+"""The scene panel's "Edit" section: undo / redo, the inspector and the node actions.
+
+The inspector shows the selected node's local position, rotation (Euler degrees and
+quaternion) and scale as fields to type in, with its world values read-only beside
+them. A field is committed when its editing ends (Enter, Tab or a click elsewhere), as
+one undoable step through the session (`OverlayHost.edit`), which goes through the
+core's own setters: the edit glows like any other. Below: delete, duplicate, add an
+empty child, make a root; the last edit's outcome or refusal, one line; the history.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from imgui_bundle import imgui
+
+import viewer.gizmo as gizmo
+from viewer.scene.math import decompose, quat_to_euler
+from viewer.text import printable
+
+from .gizmo_view import draw_gizmo
+from .widgets import COLORS, vec4
+
+#: The inspector's rows: (label, the Node property it edits, how many numbers).
+INSPECTOR_ROWS = (
+    ("position", "local_position", 3),
+    ("rotation (deg)", "local_euler", 3),
+    ("quaternion", "local_rotation", 4),
+    ("scale", "local_scale", 3),
+)
+#: Steps of the history listed at most (the newest).
+HISTORY_ROWS = 12
+
+
+def world_text(values) -> str:
+    return "(" + ", ".join(f"{v:.3f}" for v in np.asarray(values, dtype=float)) + ")"
+
+
+def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.ndarray], bool]:
+    """The inspector's numbers for a node, read through ``graph.peek`` so that drawing the
+    panel recomputes nothing: its local values by field, the world ones in the rows'
+    order (position, Euler degrees, quaternion, lossy scale) and whether the stored world
+    matrix is behind the values (then the world row reads stale)."""
+    pos, rot, scl = peek.local_values(node_id)
+    world, stale = peek.world_matrix(node_id)
+    w_pos, w_rot, w_scl = decompose(world)
+    local = {
+        "local_position": pos,
+        "local_euler": quat_to_euler(rot),
+        "local_rotation": rot,
+        "local_scale": scl,
+    }
+    return local, [w_pos, quat_to_euler(w_rot), w_rot, w_scl], stale
+
+
+class EditSection:
+    """Draws the section; keeps what a field holds while it is being typed in."""
+
+    def __init__(self, overlay, tree) -> None:
+        self.ov = overlay
+        self.tree = tree  # the hierarchy table: its keep-world toggle
+        self.colors = COLORS
+        self._typing: dict[str, list[float]] = {}  # field -> the numbers being typed
+        self.save_path: str | None = None  # the "save as" field (None: the scene's file)
+        self.drawn = False  # whether the section was open at the last frame
+        self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
+        #: Open the section at the next frame (closed at first: the panel stays short).
+        self.open_next = False
+
+    def draw(self) -> None:
+        host = self.ov.host
+        editor = getattr(host, "editor", None)
+        if editor is None:
+            return
+        self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
+        if self.open_next:
+            imgui.set_next_item_open(True, imgui.Cond_.always)
+            self.open_next = False
+        self.drawn = imgui.collapsing_header("Edit")
+        if not self.drawn:
+            return
+        done, undone = editor.history.labels()
+        imgui.begin_disabled(not done)
+        if imgui.button("Undo (Ctrl+Z)"):
+            host.undo()
+        imgui.end_disabled()
+        imgui.same_line()
+        imgui.begin_disabled(not undone)
+        if imgui.button("Redo (Ctrl+Shift+Z)"):
+            host.redo()
+        imgui.end_disabled()
+        if editor.message:
+            imgui.text_colored(vec4(self.colors.note), printable(editor.message, 200))
+        if host.selected is not None and host.graph.peek.is_alive(host.selected):
+            self._inspector(host, host.selected)
+            self._actions(host, host.selected)
+        else:
+            imgui.text_disabled("select a node to edit it")
+        self._history(done, undone)
+        self._files(host)
+
+    def _inspector(self, host, node_id: int) -> None:
+        local, worlds, stale = watched_values(host.graph.peek, node_id)
+        imgui.text_colored(vec4(self.colors.dim), "local: type, then Enter; world: read-only")
+        for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
+            shown = self._typing.get(field) or [float(v) for v in local[field]]
+            imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.72)
+            entry = imgui.input_float3 if n == 3 else imgui.input_float4
+            changed, value = entry(f"{label}##{field}", shown, "%.4f")
+            if changed:
+                self._typing[field] = list(value)
+            if imgui.is_item_deactivated_after_edit() and field in self._typing:
+                host.edit("set_field", node_id, field, tuple(self._typing.pop(field)))
+            elif not imgui.is_item_active():
+                self._typing.pop(field, None)
+            note = " (stale)" if stale else ""
+            imgui.text_colored(vec4(self.colors.dim), f"  world{note} {world_text(world_values)}")
+
+    def _actions(self, host, node_id: int) -> None:
+        keep = self.tree.keep_world
+        for label, action, args in (
+            ("Delete", "delete", (node_id,)),
+            ("Duplicate", "duplicate", (node_id,)),
+            ("Add child", "add_child", (node_id,)),
+            ("Make root", "reparent", (node_id, None, keep)),
+        ):
+            if imgui.small_button(label):
+                host.edit(action, *args)
+            imgui.same_line()
+        imgui.new_line()
+
+    def _history(self, done: list[str], undone: list[str]) -> None:
+        if not (done or undone):
+            imgui.text_disabled("no edits yet")
+            return
+        imgui.text_colored(
+            vec4(self.colors.dim), f"history: {len(done)} done, {len(undone)} undone"
+        )
+        for label in done[-HISTORY_ROWS:]:
+            imgui.bullet_text(printable(label, 80))
+        for label in undone[:HISTORY_ROWS]:
+            imgui.text_disabled(f"  (undone) {printable(label, 80)}")
+
+    def _files(self, host) -> None:
+        """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
+        files (a click opens one)."""
+        if self.save_path is None:
+            source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
+            self.save_path = str(source) if source is not None else "scene.toml"
+        imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
+        _, self.save_path = imgui.input_text("##save_as", self.save_path)
+        imgui.same_line()
+        if imgui.small_button("Save as"):
+            host.save(self.save_path)
+        paths = list(host.recent.paths)
+        if paths:
+            imgui.text_colored(vec4(self.colors.dim), "recent files (click to open):")
+        for k, path in enumerate(paths):
+            if imgui.small_button(f"{printable(path.name, 60)}##recent{k}"):
+                host.request_open(path)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(printable(str(path), 200))
