@@ -85,6 +85,13 @@ def test_the_example_notebook_runs_top_to_bottom(egl, rfb):
     ]
     assert len(widget_outputs) == 1
     assert "*Update Local : Obj6*\n=Update World : Obj6=\n=Update World : Obj10=" in log
+    # saved as JupyterLab saves it (no widget state, its default) and exported to HTML,
+    # without a kernel: the view is its picture
+    from nbconvert import HTMLExporter
+
+    nb.metadata.pop("widgets", None)
+    html, _ = HTMLExporter().from_notebook_node(nb)
+    assert html.count('src="data:image/png;base64,') >= 2
 
 
 def test_show_in_a_script_goes_to_the_window(monkeypatch):
