@@ -204,3 +204,27 @@ def test_a_cell_s_change_shows_after_the_cell(egl, rfb):
         assert w.session.last_report.local_updated.tolist() == [graph["Obj4"].id]
     finally:
         w.close()
+
+
+@pytest.mark.parametrize("command", ["Control", "Meta"])
+def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_a_held_key_move(egl, rfb, command):
+    """The editing keys arrive with their modifiers (a Mac's Cmd counts as Ctrl)."""
+    w = make()
+    try:
+        node = w.session.graph["Obj3"]
+        w.session.select(node.id)
+        x0 = node.local_position.copy()
+        w.handle_event({"type": "key_down", "key": "l", "modifiers": ()})
+        for _ in range(3):
+            w.get_frame()
+        w.handle_event({"type": "key_up", "key": "l", "modifiers": ()})
+        w.get_frame()
+        assert node.local_position - x0 == pytest.approx([0.15, 0, 0])
+        key(w, "z", (command,))
+        w.get_frame()
+        assert node.local_position == pytest.approx(x0)
+        key(w, "Z", (command, "Shift"))
+        w.get_frame()
+        assert node.local_position - x0 == pytest.approx([0.15, 0, 0])
+    finally:
+        w.close()
