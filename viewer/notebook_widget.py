@@ -41,8 +41,10 @@ from viewer.text import one_line
 __all__ = ["MAX_FRAME_TIME", "SgviewWidget"]
 
 #: The longest step of the scene clock between two drawn frames (seconds): after an idle
-#: spell the scene goes on where it stopped rather than jumping ahead.
-MAX_FRAME_TIME = 0.25
+#: spell the scene goes on where it stopped rather than jumping ahead, and below 10 frames
+#: per second (software GL, a slow page) it slows down rather than skipping, so that a
+#: glow (0.5 s) still shows in five frames or more.
+MAX_FRAME_TIME = 0.1
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()
 _HOOKED = {"done": False}

@@ -186,3 +186,15 @@ def test_a_scene_file_with_motion_keeps_drawing_until_stopped(egl, rfb):
         assert _run_until_still(w, requests, asked=1) >= 1
     finally:
         w.close()
+
+
+def test_after_an_idle_spell_the_clock_steps_at_most_max_frame_time(widget):
+    """The scene (and a glow's fade) goes on where it stopped: an idle view does not
+    jump ahead, and a slow one shows each glow in several frames."""
+    from viewer.notebook_widget import MAX_FRAME_TIME
+
+    glow = widget.app.renderer.glow
+    before = glow.now
+    time.sleep(0.3)
+    widget.get_frame()
+    assert 0 < glow.now - before <= MAX_FRAME_TIME + 1e-9
