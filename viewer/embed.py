@@ -96,7 +96,7 @@ def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
 
 
 def show(
-    graph: SceneGraph,
+    graph: SceneGraph | Scene,
     *,
     on_frame: Callable[[SceneGraph, int, float], None] | None = None,
     meshes: MeshSpec = None,
@@ -116,8 +116,8 @@ def show(
     camera=None,
     widget: bool | None = None,
 ):
-    """Open the viewer on `graph`: the window (or, `headless`, EGL with no window), or in
-    a Jupyter notebook the live widget.
+    """Open the viewer on `graph` (a `SceneGraph`, or a loaded `Scene`): the window (or,
+    `headless`, EGL with no window), or in a Jupyter notebook the live widget.
 
     Parameters
     ----------
@@ -181,11 +181,11 @@ def show(
     if headless and frames is None:
         frames = 1
     on_frame = A.callback("on_frame", on_frame)
-    if A.text("select", select) is not None and select not in graph:
+    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
+    if A.text("select", select) is not None and select not in scene.graph:
         raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
     for name, value in (("screenshot", screenshot), ("record", record), ("trace", trace)):
         A.out_path(name, value)
-    scene = scene_for(graph, meshes, title, camera)
     options = RunOptions(
         size=_size((1280, 720) if size is None else size), frames=frames, log=log,
         overlay=overlay, panels=panels,

@@ -122,3 +122,11 @@ def test_two_views_each_draw_their_own_graph(egl, rfb):
     finally:
         first.close()
         second.close()
+
+
+def test_show_takes_a_loaded_scene_too(egl):
+    from viewer.io.loader import load_scene
+
+    scene = load_scene(EXAMPLE.parents[2] / "scenes" / "tree10.toml")
+    result = viewer.show(scene, headless=True, frames=2, select="Obj3", size=(320, 180))
+    assert result.frames == 2
