@@ -226,3 +226,19 @@ def test_ctrl_z_undoes_and_ctrl_shift_z_redoes_a_held_key_move(egl, rfb, command
         assert node.local_position - x0 == pytest.approx([0.15, 0, 0])
     finally:
         w.close()
+
+
+def test_f_frames_the_scene_and_o_switches_the_projection(widget):
+    camera = widget.app.camera
+    key(widget, "f")
+    framed = camera.distance
+    widget.handle_event({"type": "wheel", "x": 400, "y": 200, "dx": 0, "dy": -300,
+                         "modifiers": (), "buttons": ()})  # fmt: skip
+    assert camera.distance < framed
+    key(widget, "f")
+    assert camera.distance == pytest.approx(framed)
+    projection = camera.projection
+    key(widget, "o")
+    assert camera.projection != projection
+    key(widget, "o")
+    assert camera.projection == projection
