@@ -33,5 +33,13 @@ def test_a_failed_install_stops_the_run(tmp_path):
 
 def test_the_package_list_names_the_egl_and_mesa_packages():
     script = (REPO / ".ci" / "run").read_text()
-    for pkg in ("libegl1", "libegl-mesa0", "libgl1-mesa-dri", "xvfb", "xdotool", "ffmpeg"):
+    for pkg in (
+        "libegl1",
+        "libegl-mesa0",
+        "libgl1-mesa-dri",
+        "xvfb",
+        "xdotool",
+        "ffmpeg",
+        "chromium",
+    ):
         assert f" {pkg}" in script or f"\n  {pkg}" in script, pkg

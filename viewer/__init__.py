@@ -1,12 +1,13 @@
 """sgview: a GPU-rendered viewer that makes scene-graph transform propagation visible.
 
-``viewer.show(graph)``, ``viewer.render_image(graph)`` and ``viewer.Look`` (see
+``viewer.show(graph)``, ``viewer.widget(graph)`` (in a notebook),
+``viewer.render_image(graph)`` and ``viewer.Look`` (see
 `viewer.embed`) are loaded on first use, so ``import viewer`` stays light: no GL until a
 picture is asked for.
 """
 
 __version__ = "0.1.0"
-__all__ = ["Look", "render_image", "show"]
+__all__ = ["Look", "render_image", "show", "widget"]
 
 
 def __getattr__(name: str):

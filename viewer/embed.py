@@ -15,7 +15,6 @@ that are in use.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import numpy as np
 import viewer.embed_args as A
 from viewer.content.scene import Look, Scene
 from viewer.errors import SgviewError
+from viewer.image import Image
 from viewer.keyscript import KeyScript, parse_clicks, parse_keys
 from viewer.scene.graph import SceneGraph
 from viewer.scene.node import Node
@@ -34,7 +34,7 @@ from viewer.text import quoted
 
 __all__ = [
     "DEFAULT_LOOK", "Image", "Look", "ReentryError", "ShowResult", "render_image", "scene_for",
-    "show",
+    "show", "widget",
 ]  # fmt: skip
 
 #: How a node not listed in `meshes` is drawn: a unit cube, as in a scene file.
@@ -55,22 +55,6 @@ class ShowResult:
     screenshot: Path | None = None
     record: Path | None = None
     trace: Path | None = None
-
-
-class Image(np.ndarray):
-    """An (H, W, 3) uint8 picture that a Jupyter notebook displays as a PNG.
-
-    A real ndarray in every other way; ``np.asarray(img)`` gives the plain array.
-    """
-
-    def _repr_png_(self) -> bytes | None:
-        if self.ndim != 3 or self.shape[2] != 3 or self.dtype != np.uint8:
-            return None  # a slice or a computed array: shown as an array
-        from PIL import Image as PILImage
-
-        buf = io.BytesIO()
-        PILImage.fromarray(np.asarray(self)).save(buf, format="PNG")
-        return buf.getvalue()
 
 
 def scene_for(
@@ -112,13 +96,13 @@ def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
 
 
 def show(
-    graph: SceneGraph,
+    graph: SceneGraph | Scene,
     *,
     on_frame: Callable[[SceneGraph, int, float], None] | None = None,
     meshes: MeshSpec = None,
     headless: bool = False,
     frames: int | None = None,
-    size: tuple[int, int] = (1280, 720),
+    size: tuple[int, int] | None = None,
     screenshot=None,
     record=None,
     overlay: bool = True,
@@ -130,8 +114,10 @@ def show(
     clicks=None,
     select: str | None = None,
     camera=None,
-) -> ShowResult:
-    """Open the viewer on `graph`: the window (or, `headless`, EGL with no window).
+    widget: bool | None = None,
+):
+    """Open the viewer on `graph` (a `SceneGraph`, or a loaded `Scene`): the window (or,
+    `headless`, EGL with no window), or in a Jupyter notebook the live widget.
 
     Parameters
     ----------
@@ -145,7 +131,7 @@ def show(
     meshes : see `scene_for`; nodes not listed are unit cubes (`DEFAULT_LOOK`).
     headless : render with no window and return after `frames` frames (default 1).
     frames : stop after this many frames drawn (window: None runs until it is closed).
-    size : (width, height) in pixels.
+    size : (width, height) in pixels; None: 1280x720 in a window, 640x360 in a notebook.
     screenshot, record, log, trace, overlay :
         As the command's ``--screenshot PNG``, ``--record OUT.gif|mp4``, ``--log``,
         ``--trace OUT.json`` and ``--no-overlay`` (`overlay=False`).
@@ -156,15 +142,37 @@ def show(
         ``clicks=["320,180@5"]`` (see `viewer.keyscript`).
     select : name of a node selected at the start.
     camera : see `scene_for`.
+    widget : None: inside a Jupyter kernel, and with none of the arguments that run to an
+        end (`headless`, `frames`, `screenshot`, `record`, `trace`, `keys`, `clicks`),
+        return the live notebook widget (`widget`, with `size` 640x360 unless given);
+        elsewhere open the window. True: the widget; False: the window.
 
     Returns
     -------
     ShowResult
-        Frames simulated, the last frame's report and the files written.
+        Frames simulated, the last frame's report and the files written; in a notebook
+        the `viewer.notebook_widget.SgviewWidget` instead (it returns at once and stays live).
     """
     from viewer.runner import RunOptions, WindowError, run
 
     _not_running("show")
+    runs_to_end = headless or frames is not None or keys is not None or clicks is not None
+    runs_to_end = runs_to_end or any(v is not None for v in (screenshot, record, trace))
+    if widget is None:
+        from viewer.notebook import in_jupyter_kernel
+
+        widget = not runs_to_end and in_jupyter_kernel()
+    if A.flag("widget", widget):
+        if runs_to_end:
+            raise A.ArgumentError(
+                "widget=True: headless, frames, screenshot, record, trace, keys and clicks "
+                "are for a run to an end; a widget stays live"
+            )
+        return _widget(
+            graph, on_frame=on_frame, meshes=meshes, size=(640, 360) if size is None else size,
+            overlay=overlay,
+            panels=panels, log=log, title=title, select=select, camera=camera,
+        )  # fmt: skip
     headless = A.flag("headless", headless)
     overlay = A.flag("overlay", overlay)
     panels = A.flag("panels", panels)
@@ -173,13 +181,14 @@ def show(
     if headless and frames is None:
         frames = 1
     on_frame = A.callback("on_frame", on_frame)
-    if A.text("select", select) is not None and select not in graph:
+    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
+    if A.text("select", select) is not None and select not in scene.graph:
         raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
     for name, value in (("screenshot", screenshot), ("record", record), ("trace", trace)):
         A.out_path(name, value)
-    scene = scene_for(graph, meshes, title, camera)
     options = RunOptions(
-        size=_size(size), frames=frames, log=log, overlay=overlay, panels=panels,
+        size=_size((1280, 720) if size is None else size), frames=frames, log=log,
+        overlay=overlay, panels=panels,
         select=select,
         screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
         script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],
@@ -204,6 +213,62 @@ def show(
         frames=session.frame, report=session.last_report, screenshot=options.screenshot,
         record=options.record, trace=options.trace,
     )  # fmt: skip
+
+
+def widget(
+    graph: SceneGraph | Scene,
+    *,
+    on_frame: Callable[[SceneGraph, int, float], None] | None = None,
+    meshes: MeshSpec = None,
+    size: tuple[int, int] = (640, 360),
+    overlay: bool = True,
+    panels: bool = True,
+    log: bool = False,
+    title: str | None = None,
+    select: str | None = None,
+    camera=None,
+    glow: str = "fill",
+):
+    """The viewer live in a Jupyter notebook: a `viewer.notebook_widget.SgviewWidget` (jupyter_rfb).
+
+    Shown as a cell's result, it is the window's view in the page: drag to orbit, right
+    drag or Shift+drag to pan, wheel to zoom, click to select, the window's keys once the
+    view has focus (click it), the glow and the panels; `on_frame` runs once per simulated
+    frame as in `show`. It renders in the kernel (headless EGL) only when the picture can
+    change, and a cell that changes the graph shows in the view when the cell ends.
+    `graph` is a `SceneGraph` (drawn as `meshes` says, see `scene_for`) or a loaded
+    `Scene`; the other arguments are `show`'s, `glow` is ``"fill"``, ``"rim"`` or
+    ``"heat"``. Needs the ``notebook`` extra (``pip install 'sgview[notebook]'``).
+    """
+    _not_running("widget")
+    return _widget(graph, on_frame=on_frame, meshes=meshes, size=size, overlay=overlay,
+                   panels=panels, log=log, title=title, select=select, camera=camera,
+                   glow=glow)  # fmt: skip
+
+
+def _widget(graph, *, on_frame, meshes, size, overlay, panels, log, title, select, camera,
+            glow="fill"):  # fmt: skip
+    from viewer.render.renderer import GLOW_STYLES
+    from viewer.runner import RunOptions
+
+    on_frame = A.callback("on_frame", on_frame)
+    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
+    if A.text("select", select) is not None and select not in scene.graph:
+        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
+    if glow not in GLOW_STYLES:
+        raise A.ArgumentError(f"glow: expected one of {', '.join(GLOW_STYLES)}, got {glow!r}")
+    options = RunOptions(
+        size=_size(size), overlay=A.flag("overlay", overlay), panels=A.flag("panels", panels),
+        log=A.flag("log", log), select=select, glow=glow,
+        on_frame=[on_frame] if on_frame is not None else [],
+    )  # fmt: skip
+    try:
+        from viewer.notebook_widget import SgviewWidget
+    except ImportError as exc:
+        raise ImportError(
+            f"viewer.widget needs the notebook extra: pip install 'sgview[notebook]' ({exc})"
+        ) from None
+    return SgviewWidget(scene, options, caller_errstate=np.geterr())
 
 
 def _check_outputs(**paths: Path | None) -> None:

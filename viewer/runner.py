@@ -19,7 +19,7 @@ from viewer.session import window_title
 from viewer.text import one_line
 from viewer.timing import FixedTimer
 
-__all__ = ["RunOptions", "WindowError", "run"]
+__all__ = ["RunOptions", "WindowError", "attach_app", "run"]
 
 
 class WindowError(SgviewError, RuntimeError):
@@ -34,6 +34,23 @@ def run(scene, options: RunOptions, *, headless: bool, backend: str | None = Non
     caller = np.geterr()
     with floats_raise():
         return _run(scene, options, headless=headless, backend=backend, caller=caller)
+
+
+def attach_app(window, scene, options: RunOptions, *, timer: BaseTimer, caller: dict) -> SgviewApp:
+    """Make the app on an open `window` and wire the window's events to it; the window's
+    loop (`run`) or a notebook widget (`viewer.notebook_widget`) then drives it. `caller`: the
+    numpy error settings the `on_frame` callbacks keep. A failure releases the window."""
+    mglw.activate_context(window=window)
+    try:
+        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
+    except BaseException:
+        window.destroy()
+        raise
+    app.session.callback_errstate = caller
+    window.config = app
+    window.swap_buffers()  # as create_window_config_instance: settles the buffer size
+    window.set_default_viewport()
+    return app
 
 
 def _run(scene, options, *, headless, backend, caller) -> SgviewApp:
@@ -68,16 +85,7 @@ def _run(scene, options, *, headless, backend, caller) -> SgviewApp:
         if headless:
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
         raise WindowError(reason) from exc
-    mglw.activate_context(window=window)
-    try:
-        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
-    except BaseException:
-        window.destroy()
-        raise
-    app.session.callback_errstate = caller
-    window.config = app
-    window.swap_buffers()  # as create_window_config_instance: settles the buffer size
-    window.set_default_viewport()
+    app = attach_app(window, scene, options, timer=timer, caller=caller)
     try:
         mglw.run_window_config_instance(app)  # destroys the window when the loop ends
     except BaseException:
