@@ -195,8 +195,9 @@ def _epilog() -> str:
         "",
         "examples:",
         "  sgview                                   the built-in ten-node tree",
-        "  sgview scenes/tree10.toml                open a scene file (.toml, .gltf, .glb)",
-        "  sgview scenes/chain5.toml --headless --frames 1 --still --touch Obj3 --log",
+        "  sgview tree10                            a bundled scene by name (--list-scenes)",
+        "  sgview path/to/model.glb                 a scene file (.toml, .gltf, .glb)",
+        "  sgview chain5 --headless --frames 1 --still --touch Obj3 --log",
         "  sgview --generate balanced:1000 --headless --frames 60 --record out.gif",
     ]
     return "\n".join(lines)

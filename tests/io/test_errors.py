@@ -170,6 +170,12 @@ def test_file_problems(tmp_path, name):
     assert info.value.file == str(tmp_path / name)
 
 
+def test_a_folder_is_named_as_one(tmp_path):
+    (tmp_path / "models").mkdir()
+    with pytest.raises(SceneError, match="a folder, not a scene file"):
+        load_scene(tmp_path / "models")
+
+
 def test_not_a_path():
     with pytest.raises(SceneError):
         load_scene(None)  # type: ignore[arg-type]

@@ -32,7 +32,10 @@ HISTORY_ROWS = 12
 
 
 def world_text(values) -> str:
-    return "(" + ", ".join(f"{v:.3f}" for v in np.asarray(values, dtype=float)) + ")"
+    """Three decimals, and never "-0.000" for a value that rounds to zero."""
+    return (
+        "(" + ", ".join(f"{round(v, 3) + 0.0:.3f}" for v in np.asarray(values, dtype=float)) + ")"
+    )
 
 
 def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.ndarray], bool]:
@@ -89,7 +92,9 @@ class EditSection:
             host.redo()
         imgui.end_disabled()
         if editor.message:
-            imgui.text_colored(vec4(self.colors.note), printable(editor.message, 200))
+            imgui.push_style_color(imgui.Col_.text, vec4(self.colors.note))
+            imgui.text_wrapped(printable(editor.message, 200))  # a refusal is read whole
+            imgui.pop_style_color()
         if host.selected is not None and host.graph.peek.is_alive(host.selected):
             self._inspector(host, host.selected)
             self._actions(host, host.selected)
@@ -102,7 +107,7 @@ class EditSection:
         local, worlds, stale = watched_values(host.graph.peek, node_id)
         imgui.text_colored(vec4(self.colors.dim), "local: type, then Enter; world: read-only")
         for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
-            shown = self._typing.get(field) or [float(v) for v in local[field]]
+            shown = self._typing.get(field) or [float(v) + 0.0 for v in local[field]]  # no -0
             imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.72)
             entry = imgui.input_float3 if n == 3 else imgui.input_float4
             changed, value = entry(f"{label}##{field}", shown, "%.4f")
