@@ -183,7 +183,7 @@ class InputHandlers:
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_press_event", x, y, button)
-            if self.overlay.wants_mouse:  # a click on a panel is the panel's
+            if self.overlay.takes_mouse(x, y):  # a click on a panel is the panel's
                 self._press = None
                 return
         self._press = (x, y)
@@ -245,7 +245,7 @@ class InputHandlers:
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_scroll_event", x_offset, y_offset)
-            if self.overlay.wants_mouse:
+            if self.overlay.takes_mouse():
                 return
         # a hundred notches per event at most (0.9 ** -1e6 overflows); zooming out without
         # end would overflow the view matrix: a scene lies within WORLD_REACH of the

@@ -13,11 +13,16 @@ MAX_WIDTH = 760.0
 HINT = "? or F1: keys and help      Tab: panels"
 
 
-def draw(key_help, width: float, height: float) -> bool:
-    """The help window, centred; returns False once the user closed it (its x button)."""
+def rect(width: float, height: float) -> tuple[float, float, float, float]:
+    """Where the help window lies in a picture of that size: (x, y, w, h), centred."""
     w = min(MAX_WIDTH, WIDTH_SHARE * width)
     h = HEIGHT_SHARE * height
-    x, y = 0.5 * (width - w), 0.5 * (height - h)
+    return 0.5 * (width - w), 0.5 * (height - h), w, h
+
+
+def draw(key_help, width: float, height: float) -> bool:
+    """The help window, centred; returns False once the user closed it (its x button)."""
+    x, y, w, h = rect(width, height)
     imgui.set_next_window_pos(imgui.ImVec2(x, y))
     imgui.set_next_window_size(imgui.ImVec2(w, h))
     imgui.set_next_window_focus()

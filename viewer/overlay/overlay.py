@@ -118,6 +118,9 @@ class Overlay:
         style.window_rounding = 0.0
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.07, 0.08, 0.10, 0.94))
         self.imgui = ModernglWindowRenderer(self.wnd)
+        #: The panels' and the help window's rectangles at the last frame (x, y, w, h).
+        self.window_rects: list[tuple[float, float, float, float]] = []
+        self._pointer = (-1.0, -1.0)  # the mouse's last place in the window
         self.panel = Panel(self)
         self._first = True
 
@@ -256,11 +259,13 @@ class Overlay:
         # out twice and only the second pass is rendered.
         for _ in range(2 if self.deterministic or self._first else 1):
             imgui.new_frame()
+            self.window_rects = []
             if self.show_names:
                 self._draw_names()
             if self.visible:
                 self.panel.draw()
             if self.show_help:
+                self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(self.key_help, *self.wnd.size)
             elif self.hint_left > 0.0:
                 help_window.draw_hint(*self.wnd.size)
@@ -335,6 +340,23 @@ class Overlay:
         """The pointer is over a panel: the 3D view should ignore the mouse."""
         return self._io_flag("want_capture_mouse")
 
+    def takes_mouse(self, x: float | None = None, y: float | None = None) -> bool:
+        """Whether a mouse event at (x, y) (default: where the pointer was last) is the
+        panels': ImGui says so from its last frame, or the point lies in a window drawn at
+        the last frame (a move onto a panel and a press within one frame, which ImGui has
+        not seen yet, must not reach the 3D view)."""
+        if self.wants_mouse:
+            return True
+        if not self.visible or self._context is None:
+            return False
+        px, py = self._pointer if x is None or y is None else (x, y)
+        return any(x0 <= px < x0 + w and y0 <= py < y0 + h for x0, y0, w, h in self.window_rects)
+
+    def note_window(self) -> None:
+        """Called inside a window the overlay draws: keep its rectangle for `takes_mouse`."""
+        pos, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.window_rects.append((pos.x, pos.y, size.x, size.y))
+
     @property
     def wants_keyboard(self) -> bool:
         """A panel's text field has the keyboard."""
@@ -352,7 +374,31 @@ class Overlay:
         if self._context is None:
             return
         imgui.set_current_context(self._context)
-        getattr(self.imgui, event)(*args)
+        if not self._queue_mouse(event, args):
+            getattr(self.imgui, event)(*args)
+
+    def _queue_mouse(self, event: str, args: tuple) -> bool:
+        """Mouse events go through ImGui's input queue, which hands a press and its
+        release to separate frames: moderngl-window's integration writes the button state
+        directly, so a click shorter than a frame (a quick click at 15 frames per second,
+        a script's) was lost. False: not a mouse event."""
+        io = imgui.get_io()
+        if event in ("mouse_position_event", "mouse_drag_event"):
+            self._pointer = (float(args[0]), float(args[1]))
+            io.add_mouse_pos_event(*self._pointer)
+        elif event in ("mouse_press_event", "mouse_release_event"):
+            x, y, button = args
+            self._pointer = (float(x), float(y))
+            io.add_mouse_pos_event(*self._pointer)
+            mouse = self.wnd.mouse
+            index = {mouse.left: 0, mouse.right: 1, mouse.middle: 2}.get(button)
+            if index is not None:
+                io.add_mouse_button_event(index, event == "mouse_press_event")
+        elif event == "mouse_scroll_event":
+            io.add_mouse_wheel_event(float(args[0]), float(args[1]))
+        else:
+            return False
+        return True
 
     def release(self) -> None:
         """Free the ImGui context and its GL objects."""

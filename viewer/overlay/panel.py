@@ -6,8 +6,8 @@ the keys. Right, "Frames" (`frames_panel.py`): the timeline, the frame's counter
 frame log. What they show comes from `model.py` and `stats.py`.
 
 ImGui notes: tree nodes start collapsed, so rows are opened once with
-``set_next_item_open(True, Cond_.once)``; moderngl-window's integration drops a mouse
-press and release that arrive within one frame (hold a click for a frame or two).
+``set_next_item_open(True, Cond_.once)``; mouse events reach ImGui through its input
+queue (`Overlay.forward`), so a click shorter than a frame still counts.
 """
 
 from __future__ import annotations
@@ -73,7 +73,9 @@ class Panel:
             self._folded[k] = folded
         imgui.set_next_window_pos(imgui.ImVec2(x, 0))
         imgui.set_next_window_size(imgui.ImVec2(w, h))
-        return imgui.begin(title, None, window_flags)[0]
+        shown = imgui.begin(title, None, window_flags)[0]
+        self.ov.note_window()
+        return shown
 
     def _flags_of(self, entry) -> Flags:
         """The flags of the frame shown (computed once per frame shown); live, with nodes
