@@ -219,7 +219,7 @@ class InputHandlers:
     # -- the gizmo (viewer/gizmo) --------------------------------------------------------
     def _grab_gizmo(self, x: int, y: int):
         """A press on the selected node's gizmo starts an undo step and returns
-        (node, drag); None when it misses (then the drag orbits)."""
+        (node, drag, label); None when it misses (then the drag orbits)."""
         session = self.session
         node = session.selected_node() if session.collision is None else None
         if node is None:
@@ -229,12 +229,16 @@ class InputHandlers:
         grabbed = gizmo.grab(node, view_proj, size, session.gizmo_local, session.gizmo_scale, x, y)
         if grabbed is None:
             return None
-        session.editor.history.begin(grabbed.label(session.graph.name_of(node.id)), "gizmo")
-        return node, grabbed.drag
+        label = grabbed.label(session.graph.name_of(node.id))
+        session.editor.history.begin(label, "gizmo")
+        return node, grabbed.drag, label
 
     def _drag_gizmo(self, x: int, y: int) -> None:
-        """The node follows the mouse through the drag's setter (snapped with Ctrl)."""
-        node, drag = self._gizmo_drag
+        """The node follows the mouse through the drag's setter (snapped with Ctrl).
+        The drag's step is opened again when something closed it mid-drag (Ctrl+Z, a
+        held key let go): the rest of the drag is one more step, never unrecorded."""
+        node, drag, label = self._gizmo_drag
+        self.session.editor.history.begin(label, "gizmo")
         try:
             drag.apply(node, x, y, bool(self.wnd.modifiers.ctrl))
         except ValueError as exc:  # a singular parent: say so, leave the node

@@ -1,0 +1,105 @@
+"""Editing through the window's input path with events in the orders a person makes
+them, not only a test's tidy one: Ctrl+Z in the middle of a gizmo drag, a movement key
+let go in the middle of one. Whatever the order, every change the user sees is in the
+undo history: undo then redo gives back exactly what was on show."""
+
+from __future__ import annotations
+
+import numpy as np
+from moderngl_window.context.base import KeyModifiers
+from overlay_helpers import tree10
+
+import viewer.gizmo as gizmo
+from viewer.embed import scene_for
+
+
+def key(d, name: str, down: bool, ctrl: bool = False) -> None:
+    keys = d.window.keys
+    mods = KeyModifiers()
+    mods.ctrl = ctrl
+    action = keys.ACTION_PRESS if down else keys.ACTION_RELEASE
+    d.app.on_key_event(getattr(keys, name), action, mods)
+
+
+class AxisDragger:
+    """A drag along the x handle of ``node``'s gizmo, one step at a time."""
+
+    def __init__(self, d, node, pixels: float = 80.0, steps: int = 8) -> None:
+        self.d, self.steps = d, steps
+        size = tuple(d.app.wnd.size)
+        h = gizmo.handles(node.world_matrix, d.app.camera.view_projection(size), size, False)
+        self.start = h.origin + 0.8 * (h.tips[0] - h.origin)
+        unit = (h.tips[0] - h.origin) / np.linalg.norm(h.tips[0] - h.origin)
+        self.end = self.start + unit * pixels
+        self.k = 0
+
+    def press(self) -> None:
+        x, y = (int(v) for v in self.start)
+        self.d.app.on_mouse_position_event(x, y, 0, 0)
+        self.d.app.on_mouse_press_event(x, y, 1)
+
+    def move(self, n: int) -> None:
+        for _ in range(n):
+            self.k += 1
+            p = self.start + (self.end - self.start) * self.k / self.steps
+            self.d.app.on_mouse_drag_event(int(p[0]), int(p[1]), 0, 0)
+            self.d.frame()
+
+    def release(self) -> None:
+        self.d.app.on_mouse_release_event(int(self.end[0]), int(self.end[1]), 1)
+        self.d.frame()
+
+
+def setup(drive):
+    d = drive(scene_for(tree10()), still=True)
+    d.frame(2)
+    session = d.app.session
+    node = session.graph["Obj5"]
+    session.select(node.id)
+    d.frame()
+    return d, session, node
+
+
+def assert_undo_redo_gives_back(d, session, node) -> None:
+    shown = node.local_position.copy()
+    assert session.editor.history.done, "the drag left no undo step"
+    session.undo()
+    d.frame()
+    session.redo()
+    d.frame()
+    np.testing.assert_array_equal(node.local_position, shown)
+
+
+def test_ctrl_z_in_the_middle_of_a_gizmo_drag_leaves_the_rest_of_it_undoable(drive):
+    d, session, node = setup(drive)
+    before = node.local_position.copy()
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(3)
+    key(d, "Z", True, ctrl=True)  # undo while the button is still down
+    key(d, "Z", False, ctrl=True)
+    np.testing.assert_array_equal(node.local_position, before)
+    drag.move(5)  # the drag goes on: the node follows the mouse again
+    drag.release()
+    assert not np.array_equal(node.local_position, before)
+    assert_undo_redo_gives_back(d, session, node)
+    session.undo()
+    np.testing.assert_array_equal(node.local_position, before)
+
+
+def test_a_movement_key_let_go_in_the_middle_of_a_gizmo_drag_leaves_it_undoable(drive):
+    d, session, node = setup(drive)
+    before = node.local_position.copy()
+    key(d, "H", True)  # held first: its step is open when the drag starts
+    d.frame(2)
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(3)
+    key(d, "H", False)  # let go while the drag goes on
+    d.frame()
+    drag.move(5)
+    drag.release()
+    assert_undo_redo_gives_back(d, session, node)
+    while session.editor.history.done:
+        session.undo()
+    np.testing.assert_array_equal(node.local_position, before)
