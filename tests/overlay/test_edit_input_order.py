@@ -5,6 +5,7 @@ undo history: undo then redo gives back exactly what was on show."""
 
 from __future__ import annotations
 
+import app_driver
 import numpy as np
 from moderngl_window.context.base import KeyModifiers
 from overlay_helpers import tree10
@@ -103,3 +104,33 @@ def test_a_movement_key_let_go_in_the_middle_of_a_gizmo_drag_leaves_it_undoable(
     while session.editor.history.done:
         session.undo()
     np.testing.assert_array_equal(node.local_position, before)
+
+
+def centre(rect):
+    (x0, y0), (x1, y1) = rect
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+def test_numbers_typed_for_one_node_are_not_committed_to_the_row_clicked_next(drive, monkeypatch):
+    """Typing into a node's field, then clicking another node's row in the tree: the
+    click ends the typing (a commit) and selects that row in the same frame; the typed
+    numbers belong to the node they were typed for, not to the new selection."""
+    monkeypatch.setattr(app_driver, "SIZE", (800, 1000))  # the tree and the fields in view
+    d, session, typed_for = setup(drive)
+    g = session.graph
+    other = g["Obj2"]
+    edit = d.app.overlay.panel.scene.edit
+    edit.open_next = True
+    d.frame(3)
+    before = {n.name: n.local_position.copy() for n in g}
+    x0 = edit.field_rects["local_position"][0]
+    d.click(x0.x + 6, x0.y + 6)  # into the first number's text
+    for char in "3":
+        d.app.on_unicode_char_entered(char)
+        d.frame()
+    assert d.app.overlay.wants_keyboard  # the field has the keyboard
+    d.click(*centre(d.app.overlay.panel.scene.tree.row_rects[other.id]))
+    assert session.selected == other.id
+    np.testing.assert_array_equal(other.local_position, before["Obj2"])
+    assert not np.array_equal(typed_for.local_position, before["Obj5"])
+    assert session.editor.history.labels()[0] == ["set Obj5.local_position"]
