@@ -211,8 +211,9 @@ class Session:
             if event.frame == number and event.node in self.graph:
                 self._note("touch" if event.touch else "edit", event.node)
         for name in self.touches.get(number, ()):
-            self._note("touch", name)
-        if held and (self.collision is not None or self._selected_node() is not None):
+            if name in self.graph:  # the user may have deleted it
+                self._note("touch", name)
+        if held and self._keys_act():
             what = "collision demo" if self.collision is not None else None
             self._note("edit", what or self.graph.name_of(self.selected))
         frame = self.step(dt)
@@ -237,7 +238,8 @@ class Session:
             apply_events(scene, self.frame)
         with self._phase("the touches"):
             for name in self.touches.get(self.frame, ()):
-                graph.touch(graph[name])
+                if name in graph:  # the user may have deleted it
+                    graph.touch(graph[name])
         with self._phase("the motions"):
             if self.motion_on:
                 self._moving_frames += 1
@@ -301,7 +303,7 @@ class Session:
             history.end("keys")  # a key hold is one undo step, closed when the keys are up
             return
         demo = self.collision
-        if demo is not None or self._selected_node() is not None:
+        if self._keys_act():
             what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
             history.begin(f"move {printable(what)}", "keys")
         if demo is not None:
@@ -312,6 +314,13 @@ class Session:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
         elif (node := self._selected_node()) is not None:
             apply_held(node, actions, self.reverse_turn)
+
+    def _keys_act(self) -> bool:
+        """Whether the movement keys move something: the collision demo's nodes (while
+        none is deleted), else the selection."""
+        if self.collision is not None:
+            return self.collision.intact
+        return self._selected_node() is not None
 
     def selected_node(self) -> Node | None:
         """The selected node's handle (None: nothing selected, or it was removed)."""
@@ -332,6 +341,9 @@ class Session:
         """After the update: disk against rectangle; both drawn red while they overlap."""
         demo = self.collision
         if demo is None:
+            return {}
+        if not demo.intact:  # the user deleted one of its nodes: nothing to test
+            self.collision_reading = None
             return {}
         self.collision_reading = reading = demo.read()
         if reading.hit == self._drawn_hit:
