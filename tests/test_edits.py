@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewer.edits import EditHistory
+from viewer.edits import EditHistory, Editor
 from viewer.scene import HierarchyError, SceneGraph
 
 
@@ -219,3 +219,28 @@ def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
     assert readout(g) == before and len(editor.history.done) == 1
     with pytest.raises(ValueError):
         editor.place(c.id, a.id, "under")
+
+
+def test_an_edit_naming_a_removed_node_is_refused_with_one_line():
+    """An edit asked for a node an undo just took away (a tree row dragged meanwhile)."""
+    g = SceneGraph()
+    a = g.add("a")
+    g.add("b", a)
+    editor = Editor(g)
+    gone = editor.add_child(a.id)
+    editor.undo()
+    before = readout(g)
+    for action, args in [
+        ("reparent", (gone, a.id)),
+        ("reparent", (a.id, gone)),
+        ("place", (gone, a.id, "before")),
+        ("place", (a.id, gone, "after")),
+        ("delete", (gone,)),
+        ("duplicate", (gone,)),
+        ("add_child", (gone,)),
+        ("set_field", (gone, "local_position", (1.0, 2.0, 3.0))),
+    ]:
+        assert getattr(editor, action)(*args) in (False, None)
+        assert "Empty is no longer in the scene" in editor.message
+    assert readout(g) == before
+    assert editor.history.labels() == ([], ["add Empty under a"])

@@ -134,3 +134,38 @@ def test_numbers_typed_for_one_node_are_not_committed_to_the_row_clicked_next(dr
     np.testing.assert_array_equal(other.local_position, before["Obj2"])
     assert not np.array_equal(typed_for.local_position, before["Obj5"])
     assert session.editor.history.labels()[0] == ["set Obj5.local_position"]
+
+
+def test_ctrl_z_while_a_tree_row_is_dragged_takes_that_node_away_and_the_drop_does_nothing(
+    drive,
+):
+    """The dragged row's node is removed by an undo (of its adding) while the button is
+    still down: the drop that follows edits nothing and the viewer goes on."""
+    d = drive(scene_for(tree10()), still=True)
+    d.frame(2)
+    session = d.app.session
+    g = session.graph
+    added = session.edit("add_child", g["Obj2"].id)  # selected: its row is shown
+    d.frame(3)
+    tree = d.app.overlay.panel.scene.tree
+    start, end = centre(tree.row_rects[added]), centre(tree.row_rects[g["Obj3"].id])
+    app = d.app
+    app.on_mouse_position_event(int(start[0]), int(start[1]), 0, 0)
+    d.frame()
+    app.on_mouse_press_event(int(start[0]), int(start[1]), 1)
+    d.frame()
+    for k in range(1, 7):
+        x = start[0] + (end[0] - start[0]) * k / 6
+        y = start[1] + (end[1] - start[1]) * k / 6
+        app.on_mouse_drag_event(int(x), int(y), 0, 0)
+        app.on_mouse_position_event(int(x), int(y), 0, 0)
+        d.frame()
+        if k == 3:
+            key(d, "Z", True, ctrl=True)
+            key(d, "Z", False, ctrl=True)
+    assert added not in set(g.alive_ids().tolist())
+    before = [g.parents().tolist(), g.alive_ids().tolist()]
+    app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
+    d.frame(2)
+    assert [g.parents().tolist(), g.alive_ids().tolist()] == before
+    assert "no longer in the scene" in session.editor.message
