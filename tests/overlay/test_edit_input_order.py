@@ -169,3 +169,36 @@ def test_ctrl_z_while_a_tree_row_is_dragged_takes_that_node_away_and_the_drop_do
     d.frame(2)
     assert [g.parents().tolist(), g.alive_ids().tolist()] == before
     assert "no longer in the scene" in session.editor.message
+
+
+def test_ctrl_z_that_takes_away_the_node_being_dragged_by_its_gizmo(drive):
+    """The node on the gizmo was just added; Ctrl+Z in the middle of its drag removes it:
+    the rest of the drag moves nothing and the viewer goes on."""
+    d, session, _ = setup(drive)
+    g = session.graph
+    added = g.node(session.edit("add_child", g["Obj5"].id))
+    d.frame()
+    drag = AxisDragger(d, added)
+    drag.press()
+    drag.move(3)
+    assert session.editor.history.recording  # the gizmo has it
+    key(d, "Z", True, ctrl=True)  # undoes the drag so far
+    key(d, "Z", True, ctrl=True)  # and the adding: the node is gone
+    assert not added.alive
+    drag.move(5)
+    drag.release()
+    assert not added.alive and session.selected is None
+
+
+def test_a_reload_in_the_middle_of_a_gizmo_drag_leaves_the_new_scene_alone(drive):
+    d, session, node = setup(drive)
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(3)
+    d.app.replace_scene(scene_for(tree10()))  # what a live reload does
+    new = session.graph
+    before = new.local_values()[0].copy()
+    drag.move(5)
+    drag.release()
+    np.testing.assert_array_equal(new.local_values()[0], before)
+    assert session.editor.history.labels() == ([], [])
