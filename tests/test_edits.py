@@ -244,3 +244,46 @@ def test_an_edit_naming_a_removed_node_is_refused_with_one_line():
         assert "Empty is no longer in the scene" in editor.message
     assert readout(g) == before
     assert editor.history.labels() == ([], ["add Empty under a"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 12),
+    kinds=st.lists(st.sampled_from(EDITS), min_size=1, max_size=6),
+)
+def test_undo_and_redo_mark_exactly_the_nodes_that_come_back_changed(seed, n, kinds):
+    """The frame after an undo or redo recomputes the local matrix of exactly the nodes
+    whose local values or parent differ (or that come back from removal), and the world
+    of exactly those and their live subtrees."""
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n)
+    history = EditHistory(g)
+    for kind in kinds:
+        do(g, history, rng, kind)
+        g.update()
+
+    def values():
+        pos, rot, scl = g.local_values()
+        alive = np.zeros(g.capacity_ids, bool)
+        alive[g.alive_ids()] = True
+        return pos.copy(), rot.copy(), scl.copy(), g.parents().copy(), alive
+
+    for move in [history.undo] * len(history.done) + [history.redo] * len(kinds):
+        then = values()
+        if move() is None:
+            break
+        now = values()
+        alive = now[4]
+        changed = ~then[4] & alive
+        for a, b in zip(then[:4], now[:4], strict=True):
+            d = a != b
+            changed |= (d.any(axis=1) if d.ndim > 1 else d) & alive
+        report = g.update()
+        assert sorted(report.local_updated.tolist()) == np.flatnonzero(changed).tolist()
+        parents = g.parents()
+        subtree = changed.copy()
+        for i in g.alive_ids().tolist():  # pre-order: a parent comes before its children
+            if parents[i] >= 0 and subtree[parents[i]]:
+                subtree[i] = True
+        assert sorted(report.world_updated.tolist()) == np.flatnonzero(subtree).tolist()
