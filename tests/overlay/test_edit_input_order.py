@@ -202,3 +202,38 @@ def test_a_reload_in_the_middle_of_a_gizmo_drag_leaves_the_new_scene_alone(drive
     drag.release()
     np.testing.assert_array_equal(new.local_values()[0], before)
     assert session.editor.history.labels() == ([], [])
+
+
+def test_an_undo_while_paused_shows_and_glows_at_once(drive):
+    d, session, node = setup(drive)
+    key(d, "SPACE", True)  # pause
+    key(d, "SPACE", False)
+    assert session.paused
+    before = node.local_position.copy()
+    session.edit("set_field", node.id, "local_position", (0.5, 0.25, 0.0))
+    d.frame()
+    key(d, "Z", True, ctrl=True)
+    key(d, "Z", False, ctrl=True)
+    d.frame()
+    np.testing.assert_array_equal(node.local_position, before)
+    assert node.id in session.last_report.local_updated.tolist()
+    np.testing.assert_array_equal(node.world_matrix, d.app.renderer.graph.world_matrices()[node.id])
+    assert d.app.renderer.glow.kinds(np.array([node.id]))[0] == -1  # red: its own change
+
+
+def test_format_characters_in_names_are_shown_as_they_are(drive):
+    """Names come from files: a name full of printf directives is text, in the tree, the
+    inspector's history and the message line."""
+    g0 = tree10()
+    weird = "%s%n%x%s%%d\u202e"
+    g0.add(weird, g0["Obj2"])
+    d = drive(scene_for(g0), still=True)
+    d.frame(2)
+    session = d.app.session
+    node = session.graph[weird]
+    session.select(node.id)
+    session.edit("set_field", node.id, "local_position", (0.5, 0.0, 0.0))
+    session.edit("duplicate", node.id)
+    d.app.overlay.panel.scene.edit.open_next = True
+    d.frame(3)
+    assert any(name.startswith("%s%n%x") for name, _ in d.app.overlay.panel.scene.tree.tree_drawn)
