@@ -62,6 +62,7 @@ class EditSection:
         #: field -> (the graph and node typed for, the numbers being typed)
         self._typing: dict[str, tuple] = {}
         self.save_path: str | None = None  # the "save as" field (None: the scene's file)
+        self._save_default: str | None = None  # the file it was filled from: another refills
         self.drawn = False  # whether the section was open at the last frame
         self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
         #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
@@ -153,9 +154,10 @@ class EditSection:
     def _files(self, host) -> None:
         """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
         files (a click opens one)."""
-        if self.save_path is None:
-            source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
-            self.save_path = str(source) if source is not None else "scene.toml"
+        source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
+        default = str(source) if source is not None else "scene.toml"
+        if self.save_path is None or default != self._save_default:  # another file on show
+            self.save_path = self._save_default = default
         imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
         _, self.save_path = imgui.input_text("##save_as", self.save_path)
         imgui.same_line()
