@@ -183,9 +183,13 @@ class InputHandlers:
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_press_event", x, y, button)
-            if self.overlay.wants_mouse:  # a click on a panel is the panel's
-                self._press = None
-                return
+        if getattr(self, "_gizmo_drag", None) is not None:
+            if button != 1:
+                return  # another button during a gizmo drag: the drag goes on
+            self._end_gizmo_drag()  # a left press again: the release was lost
+        if self.overlay is not None and self.overlay.wants_mouse:  # a panel's click
+            self._press = None
+            return
         self._press = (x, y)
         self._dragged = 0.0
         self._gizmo_drag = self._grab_gizmo(x, y) if button == 1 else None
@@ -209,14 +213,19 @@ class InputHandlers:
         if self.overlay is not None:
             self.overlay.forward("mouse_release_event", x, y, button)
         if getattr(self, "_gizmo_drag", None) is not None:
-            self._gizmo_drag = None
-            self.session.editor.history.end("gizmo")  # the whole drag: one undo step
-            self.session.note_edit()
+            if button != 1:
+                return  # not the button that drags the gizmo
+            self._end_gizmo_drag()
         elif button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
 
     # -- the gizmo (viewer/gizmo) --------------------------------------------------------
+    def _end_gizmo_drag(self) -> None:
+        self._gizmo_drag = None
+        self.session.editor.history.end("gizmo")  # the whole drag: one undo step
+        self.session.note_edit()
+
     def _grab_gizmo(self, x: int, y: int):
         """A press on the selected node's gizmo starts an undo step and returns
         (node, drag, label); None when it misses (then the drag orbits)."""

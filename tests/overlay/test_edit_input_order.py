@@ -237,3 +237,42 @@ def test_format_characters_in_names_are_shown_as_they_are(drive):
     d.app.overlay.panel.scene.edit.open_next = True
     d.frame(3)
     assert any(name.startswith("%s%n%x") for name, _ in d.app.overlay.panel.scene.tree.tree_drawn)
+
+
+def test_another_button_pressed_during_a_gizmo_drag_leaves_it_one_closed_step(drive):
+    """The right button pressed and let go while the left drags the gizmo: the drag goes
+    on, and the left button's release still closes its undo step."""
+    d, session, node = setup(drive)
+    before = node.local_position.copy()
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(2)
+    x, y = (int(v) for v in drag.start)
+    d.app.on_mouse_press_event(x, y, 2)  # right button down too
+    drag.move(2)
+    d.app.on_mouse_release_event(x, y, 2)
+    drag.move(2)
+    shown = node.local_position.copy()
+    drag.release()
+    assert not session.editor.history.recording  # the step is closed
+    np.testing.assert_array_equal(node.local_position, shown)
+    assert session.editor.history.labels()[0] == ["move Obj5 along x"]
+    assert_undo_redo_gives_back(d, session, node)
+    session.undo()
+    np.testing.assert_array_equal(node.local_position, before)
+
+
+def test_a_gizmo_drag_whose_release_was_lost_closes_at_the_next_press(drive):
+    """The window never got the button's release (it went up outside, the focus went
+    away): the next left press closes that drag's undo step and starts afresh."""
+    d, session, node = setup(drive)
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(4)  # no release
+    far = drag.start + np.array([0.0, 150.0])
+    d.app.on_mouse_press_event(int(far[0]), int(far[1]), 1)
+    assert not session.editor.history.recording
+    assert session.editor.history.labels()[0] == ["move Obj5 along x"]
+    d.app.on_mouse_release_event(int(far[0]), int(far[1]), 1)
+    d.frame()
+    assert session.editor.history.labels()[0] == ["move Obj5 along x"]
