@@ -45,8 +45,8 @@ class InputHandlers:
         keys = self.wnd.keys
         if self.overlay is not None:
             self.overlay.forward("key_event", key, action, modifiers)
-            if self.overlay.wants_keyboard:
-                return
+            if self.overlay.wants_keyboard and action != keys.ACTION_RELEASE:
+                return  # typed into a field; a release still ends a held key's move
         name = CHARACTER_KEYS.get(key) if isinstance(key, int) else None
         name = name or _key_names(keys).get(key)
         if key == keys.Z and modifiers.ctrl:

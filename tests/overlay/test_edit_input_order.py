@@ -276,3 +276,24 @@ def test_a_gizmo_drag_whose_release_was_lost_closes_at_the_next_press(drive):
     d.app.on_mouse_release_event(int(far[0]), int(far[1]), 1)
     d.frame()
     assert session.editor.history.labels()[0] == ["move Obj5 along x"]
+
+
+def test_a_movement_key_let_go_while_a_field_has_the_keyboard_stops_the_move(drive, monkeypatch):
+    """H held, then a click into an inspector field (which takes the keyboard), then H
+    let go: the release must still reach the held keys, or the node moves on for ever."""
+    monkeypatch.setattr(app_driver, "SIZE", (800, 1000))
+    d, session, node = setup(drive)
+    edit = d.app.overlay.panel.scene.edit
+    edit.open_next = True
+    d.frame(3)
+    key(d, "H", True)
+    d.frame(2)
+    x0 = edit.field_rects["local_scale"][0]
+    d.click(x0.x + 6, x0.y + 6)
+    assert d.app.overlay.wants_keyboard
+    key(d, "H", False)
+    d.frame()
+    still = node.local_position.copy()
+    d.frame(3)
+    np.testing.assert_array_equal(node.local_position, still)
+    assert not session.editor.history.recording  # the hold's step is closed
