@@ -429,12 +429,17 @@ class Session:
     def save(self, path=None) -> bool:
         """Ctrl+S: write the scene to ``path``, or to the file it came from when its
         format has a writer (`viewer.opening`); the outcome is the editor's message."""
+        running = self.scene.motions
+        if self.collision is not None:  # it runs one mode's, re-anchored: the file has both
+            self.scene.motions = self.collision.file_motions
         try:
             target = path if path is not None else save_target(self.scene)
             notes = save_as(self.scene, target)
         except SgviewError as exc:
             self.editor.message = one_line(exc)
             return False
+        finally:
+            self.scene.motions = running
         self.watcher = watch_scene(self.scene, **self._load_limits)
         self.editor.message = one_line(f"saved {printable(target, None)}" + (
             f" ({len(notes)} notes: {notes[0]})" if notes else ""))  # fmt: skip

@@ -75,6 +75,8 @@ class CollisionDemo:
         #: The rectangle's offset from the pivot while revolving (the scene file's).
         self._radius_offset = np.array(self.rect.local_position)
         self._pivot_rest_rotation = None if self.pivot is None else self.pivot.local_rotation
+        #: The scene file's motions, both modes, as written there (what a save writes).
+        self.file_motions = list(scene.motions)
         self.mode = "oscillate"
         scene.motions = list(self._authored[self.mode])
 
