@@ -253,7 +253,7 @@ class InputHandlers:
         except ValueError as exc:  # a singular parent: say so, leave the node
             self.session.editor.message = str(exc).splitlines()[0]
         if self.session.paused:
-            self.session.request_step()  # the drag shows (and glows) while paused too
+            self.session.request_step(still=True)  # the drag shows (and glows) while paused
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:

@@ -143,6 +143,9 @@ class Session:
         self.motion_on = not still
         self.paused = False
         self._step_requested = False
+        #: The requested step only shows an edit, a picked or scrubbed pose: the scene
+        #: clock holds (paused means the scene's time stands still).
+        self._clock_held = False
         self.held = HeldKeys()
         #: Shift held with R: turn the other way.
         self.reverse_turn = False
@@ -196,7 +199,10 @@ class Session:
             return self._step_with_events(dt)
         if self._step_requested:
             self._step_requested = False
-            return self._step_with_events(self.fixed_step or dt)
+            try:
+                return self._step_with_events(self.fixed_step or dt)
+            finally:
+                self._clock_held = False
         return None
 
     def _step_with_events(self, dt: float) -> Frame:
@@ -240,8 +246,9 @@ class Session:
             for name in self.touches.get(self.frame, ()):
                 if name in graph:  # the user may have deleted it
                     graph.touch(graph[name])
+        moving = self.motion_on and not self._clock_held
         with self._phase("the motions"):
-            if self.motion_on:
+            if moving:
                 self._moving_frames += 1
                 if self.fixed_step is not None:  # exact multiples: no summed rounding
                     self.time = self._moving_frames * self.fixed_step
@@ -249,7 +256,7 @@ class Session:
                     self.time += dt
                 apply_motions(scene, self.time)
         with self._phase("the animation"):
-            apply_animation(scene, self.time, running=self.motion_on)
+            apply_animation(scene, self.time, running=moving)
         phases = [("motions", t0, clock.perf_counter())]
         for callback in self.frame_callbacks:
             start = clock.perf_counter()
@@ -471,11 +478,13 @@ class Session:
 
     def toggle_pause(self) -> None:
         self.paused = not self.paused
-        self._step_requested = False
+        self._step_requested = self._clock_held = False
 
-    def request_step(self) -> None:
-        """While paused: simulate exactly one frame at the next `advance`."""
+    def request_step(self, still: bool = False) -> None:
+        """While paused: simulate exactly one frame at the next `advance`; ``still``: with
+        the scene clock held, to show an edit (a Step asked for too moves it on)."""
         if self.paused:
+            self._clock_held = still and (self._clock_held or not self._step_requested)
             self._step_requested = True
 
     def toggle_motion(self) -> None:
@@ -539,8 +548,9 @@ class Session:
             self._show_now()
 
     def _show_now(self) -> None:
-        """While paused, a picked or scrubbed pose shows through one stepped frame."""
-        self.request_step()
+        """While paused, an edit, a picked or scrubbed pose shows through one frame with
+        the scene clock held."""
+        self.request_step(still=True)
 
     # -- restart -------------------------------------------------------------------------
     def _pose(self) -> tuple:
@@ -570,7 +580,7 @@ class Session:
         if clip is not None:
             self.animation.pick(clip)
         self.frame, self.time, self._moving_frames = 0, 0.0, 0
-        self._events, self._step_requested = [], False
+        self._events, self._step_requested, self._clock_held = [], False, False
         self.held.clear()
         self.last_report = self.collision_reading = None
         return self.graph.update()

@@ -5,6 +5,8 @@ undo history: undo then redo gives back exactly what was on show."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import app_driver
 import numpy as np
 from moderngl_window.context.base import KeyModifiers
@@ -12,6 +14,9 @@ from overlay_helpers import tree10
 
 import viewer.gizmo as gizmo
 from viewer.embed import scene_for
+from viewer.io.loader import load_scene
+
+SCENES = Path(__file__).resolve().parents[2] / "scenes"
 
 
 def key(d, name: str, down: bool, ctrl: bool = False) -> None:
@@ -297,3 +302,34 @@ def test_a_movement_key_let_go_while_a_field_has_the_keyboard_stops_the_move(dri
     d.frame(3)
     np.testing.assert_array_equal(node.local_position, still)
     assert not session.editor.history.recording  # the hold's step is closed
+
+
+def test_edits_while_paused_show_without_the_scene_clock_moving_on(drive):
+    """Paused with the motion on: a gizmo drag, an undo and a redo each show (and glow)
+    at once, but the scene's time stands still: the moving nodes stay where they are.
+    The Step key still moves the clock one frame on."""
+    d = drive(load_scene(SCENES / "solar_system.toml"), still=False)
+    d.frame(2)
+    session = d.app.session
+    graph = session.graph
+    node = graph.node(0)
+    session.select(node.id)
+    key(d, "SPACE", True)
+    key(d, "SPACE", False)
+    d.frame()
+    time, worlds = session.time, graph.world_matrices().copy()
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(8)
+    assert d.app.renderer.glow.kinds(np.array([node.id]))[0] == -1  # shown, red
+    drag.release()
+    for name in ("Z", "Z"):
+        key(d, name, True, ctrl=True)
+        key(d, name, False, ctrl=True)
+        d.frame()
+    assert session.time == time
+    np.testing.assert_array_equal(graph.world_matrices(), worlds)  # undone, nothing moved on
+    key(d, "PERIOD", True)
+    key(d, "PERIOD", False)
+    d.frame()
+    assert session.time > time
