@@ -41,6 +41,11 @@ def _key_names(keys) -> dict:
 class InputHandlers:
     """moderngl-window's input callbacks for `SgviewApp`."""
 
+    #: Where the button went down in the 3D view (None: on a panel, or no press seen:
+    #: a release may come without one, e.g. a double-click's second that closed a dialog).
+    _press: tuple[int, int] | None = None
+    _dragged = 0.0
+
     def on_key_event(self, key, action, modifiers) -> None:
         keys = self.wnd.keys
         if self.overlay is not None:

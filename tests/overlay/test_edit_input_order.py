@@ -333,3 +333,15 @@ def test_edits_while_paused_show_without_the_scene_clock_moving_on(drive):
     key(d, "PERIOD", False)
     d.frame()
     assert session.time > time
+
+
+def test_a_release_or_drag_with_no_press_before_it_is_ignored(drive):
+    """The window can get a button's release (or a drag) whose press it never saw: the
+    second click of a double-click that closed the Ctrl+O dialog over it, a window that
+    opened under a held button."""
+    d = drive(scene_for(tree10()), still=True)
+    d.frame()
+    d.app.on_mouse_drag_event(300, 200, 5, 0)
+    d.app.on_mouse_release_event(300, 200, 1)
+    d.frame()
+    assert d.app.session.selected is None
