@@ -131,7 +131,7 @@ class InputHandlers:
     def key_up(self, name: str) -> None:
         """Key `name` was released (only the held movement keys care)."""
         if name in HELD:
-            self.session.held.release(HELD[name])
+            self.session.release_key(HELD[name])
 
     def play_script(self, redraw: int) -> None:
         """Before redraw number `redraw`: the scripted releases, presses and clicks."""

@@ -321,6 +321,8 @@ class Session:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
         elif (node := self._selected_node()) is not None:
             apply_held(node, actions, self.reverse_turn)
+        if not self.held.down:
+            history.end("keys")  # a tap, already let go: this frame was all of it
 
     def _keys_act(self) -> bool:
         """Whether the movement keys move something: the collision demo's nodes (while
@@ -489,6 +491,13 @@ class Session:
 
     def toggle_motion(self) -> None:
         self.motion_on = not self.motion_on
+
+    def release_key(self, action: str) -> None:
+        """A movement key went up: with none left down, the hold's undo step ends now
+        (not at the next frame, which does not come while paused)."""
+        self.held.release(action)
+        if not self.held.down:
+            self.editor.history.end("keys")
 
     def touch_selected(self) -> None:
         node = self._selected_node()

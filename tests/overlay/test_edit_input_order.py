@@ -345,3 +345,22 @@ def test_a_release_or_drag_with_no_press_before_it_is_ignored(drive):
     d.app.on_mouse_release_event(300, 200, 1)
     d.frame()
     assert d.app.session.selected is None
+
+
+def test_a_key_hold_let_go_while_paused_is_its_own_step(drive):
+    """H held, Space, H let go: no frame runs while paused, yet the hold's undo step ends
+    with the key (it stayed open and swallowed the next drag, with Undo greyed out)."""
+    d, session, node = setup(drive)
+    key(d, "H", True)
+    d.frame(3)
+    key(d, "SPACE", True)
+    key(d, "SPACE", False)
+    key(d, "H", False)
+    d.frame()
+    assert not session.editor.history.recording
+    assert session.editor.history.labels()[0] == ["move Obj5"]
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(4)
+    drag.release()
+    assert session.editor.history.labels()[0] == ["move Obj5", "move Obj5 along x"]
