@@ -15,6 +15,7 @@ from overlay_helpers import tree10
 import viewer.gizmo as gizmo
 from viewer.embed import scene_for
 from viewer.io.loader import load_scene
+from viewer.scene import SceneGraph
 
 SCENES = Path(__file__).resolve().parents[2] / "scenes"
 
@@ -364,3 +365,41 @@ def test_a_key_hold_let_go_while_paused_is_its_own_step(drive):
     drag.move(4)
     drag.release()
     assert session.editor.history.labels()[0] == ["move Obj5", "move Obj5 along x"]
+
+
+def test_a_row_dragged_when_the_scene_is_replaced_edits_nothing_in_the_new_one(drive):
+    """A live reload (or an opened file) while a tree row is dragged: the dragged id was
+    the old scene's; dropped on the new scene's rows it names some other node there."""
+    d = drive(scene_for(tree10()), still=True)
+    d.frame(2)
+    session = d.app.session
+    g = session.graph
+    session.select(g["Obj8"].id)  # its row is shown
+    d.frame(3)
+    tree = d.app.overlay.panel.scene.tree
+    start, end = centre(tree.row_rects[g["Obj8"].id]), centre(tree.row_rects[g["Obj3"].id])
+    app = d.app
+    app.on_mouse_position_event(int(start[0]), int(start[1]), 0, 0)
+    d.frame()
+    app.on_mouse_press_event(int(start[0]), int(start[1]), 1)
+    d.frame()
+    for k in range(1, 7):
+        x = start[0] + (end[0] - start[0]) * k / 6
+        y = start[1] + (end[1] - start[1]) * k / 6
+        app.on_mouse_drag_event(int(x), int(y), 0, 0)
+        app.on_mouse_position_event(int(x), int(y), 0, 0)
+        d.frame()
+        if k == 3:
+            other = SceneGraph()  # the file saved meanwhile: other nodes, same ids
+            root = other.add("Root")
+            for j in range(1, 10):
+                other.add(f"N{j}", root if j < 5 else other[f"N{j - 4}"])
+            other.update()
+            app.replace_scene(scene_for(other))  # what a live reload does
+    new = session.graph
+    before = new.parents().tolist()
+    app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
+    d.frame(2)
+    assert new.parents().tolist() == before
+    assert session.editor.history.labels() == ([], [])
+    assert "replaced" in d.app.overlay.panel.scene.tree.drop_refused
