@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import app_driver
+import example_graphs
 import numpy as np
 from moderngl_window.context.base import KeyModifiers
 from overlay_helpers import tree10
@@ -403,3 +404,27 @@ def test_a_row_dragged_when_the_scene_is_replaced_edits_nothing_in_the_new_one(d
     assert new.parents().tolist() == before
     assert session.editor.history.labels() == ([], [])
     assert "replaced" in d.app.overlay.panel.scene.tree.drop_refused
+
+
+def test_a_deleted_node_brought_back_by_undo_can_be_picked_and_touched(drive):
+    d = drive(scene_for(example_graphs.tree10(offset=(1.5, 0.0, 0.0))), still=True)
+    d.frame(2)
+    session = d.app.session
+    node = session.graph["Obj9"]
+    x, y = d.app.camera.project(node.world_position, tuple(d.app.wnd.size))[0, :2]
+    d.click(x, y)
+    picked = session.selected  # what a click there picks (siblings share the spot)
+    assert picked is not None
+    session.edit("delete", picked)
+    d.frame()
+    assert session.selected is None  # the selection went with it
+    key(d, "Z", True, ctrl=True)
+    key(d, "Z", False, ctrl=True)
+    d.frame(2)
+    d.click(x, y)
+    assert session.selected == picked
+    key(d, "T", True)
+    key(d, "T", False)
+    d.frame()
+    assert picked in session.last_report.local_updated.tolist()
+    assert d.app.renderer.glow.kinds(np.array([picked]))[0] == -1
