@@ -287,3 +287,19 @@ def test_undo_and_redo_mark_exactly_the_nodes_that_come_back_changed(seed, n, ki
             if parents[i] >= 0 and subtree[parents[i]]:
                 subtree[i] = True
         assert sorted(report.world_updated.tolist()) == np.flatnonzero(subtree).tolist()
+
+
+def test_an_edit_that_changes_nothing_says_so_and_is_no_step():
+    """A row dropped where it already is, a field set to its value: the panel's line
+    must not claim a move that did not happen."""
+    g = SceneGraph()
+    p = g.add("P")
+    a, b = g.add("A", p), g.add("B", p)
+    editor = Editor(g)
+    assert editor.place(a.id, b.id, "before")  # A is before B already
+    assert "nothing changed" in editor.message
+    assert editor.set_field(a.id, "local_position", (0.0, 0.0, 0.0))
+    assert "nothing changed" in editor.message
+    assert editor.history.labels() == ([], [])
+    assert editor.place(a.id, b.id, "after")
+    assert editor.message == "move A after B"

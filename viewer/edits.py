@@ -151,12 +151,14 @@ class Editor:
 
     def _run(self, label: str, edit: Callable[[], T]) -> tuple[bool, T | None]:
         """(done, what ``edit`` returned); refused: (False, None), the reason in `message`."""
+        last = self.history.done[-1] if self.history.done else None
         try:
             result = self.history.run(label, edit)
         except (HierarchyError, ValueError, TypeError) as exc:
             self.message = one_line(exc)
             return False, None
-        self.message = label
+        changed = bool(self.history.done) and self.history.done[-1] is not last
+        self.message = label if changed else f"{label}: nothing changed (it was so already)"
         return True, result
 
     def set_field(self, node_id: int, field: str, value) -> bool:
