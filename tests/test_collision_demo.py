@@ -11,6 +11,7 @@ from viewer.collision.demo import MOVE_STEP, REVOLVE_MOVE_STEP, CollisionDemo
 from viewer.content.motion import apply_motions
 from viewer.io import SceneError, load_scene
 from viewer.io.toml_scene import parse_scene_text
+from viewer.session import Session
 
 SCENE = Path(__file__).parents[1] / "scenes" / "collision.toml"
 
@@ -106,3 +107,29 @@ def test_the_reading_pairs_s_and_t_with_the_size_the_test_used(demo, degrees):
     # (height 6) within 3 + 1.
     assert r.hit == swapped
     assert r.hit == (abs(r.s) <= r.width / 2 + r.radius and abs(r.t) <= r.height / 2 + r.radius)
+
+
+def motion_summary(scene) -> list:
+    graph = scene.graph
+    return sorted(
+        (m.kind, [graph.name_of(int(i)) for i in m.ids], m.rest.round(12).tolist(),
+         m.phase.round(12).tolist())
+        for m in scene.motions
+    )  # fmt: skip
+
+
+def test_ctrl_s_in_the_collision_demo_writes_both_modes_motions_as_authored(tmp_path):
+    """The demo swaps the scene's motions for the current mode's (M), re-anchored where
+    the rectangle is: a save writes the file's own motions, both modes, at t = 0."""
+    authored = load_scene(SCENE)
+    session = Session(load_scene(SCENE), fixed_step=1 / 60)
+    for _ in range(30):
+        session.advance(1 / 60)
+    session.switch_collision_mode()  # M: revolve
+    session.advance(1 / 60)
+    out = tmp_path / "saved.toml"
+    assert session.save(out), session.editor.message
+    saved = load_scene(out)
+    assert motion_summary(saved) == motion_summary(authored)
+    assert session.collision.mode == "revolve"  # the demo on show is as it was
+    session.advance(1 / 60)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewer.edits import EditHistory
+from viewer.edits import EditHistory, Editor
 from viewer.scene import HierarchyError, SceneGraph
 
 
@@ -219,3 +219,87 @@ def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
     assert readout(g) == before and len(editor.history.done) == 1
     with pytest.raises(ValueError):
         editor.place(c.id, a.id, "under")
+
+
+def test_an_edit_naming_a_removed_node_is_refused_with_one_line():
+    """An edit asked for a node an undo just took away (a tree row dragged meanwhile)."""
+    g = SceneGraph()
+    a = g.add("a")
+    g.add("b", a)
+    editor = Editor(g)
+    gone = editor.add_child(a.id)
+    editor.undo()
+    before = readout(g)
+    for action, args in [
+        ("reparent", (gone, a.id)),
+        ("reparent", (a.id, gone)),
+        ("place", (gone, a.id, "before")),
+        ("place", (a.id, gone, "after")),
+        ("delete", (gone,)),
+        ("duplicate", (gone,)),
+        ("add_child", (gone,)),
+        ("set_field", (gone, "local_position", (1.0, 2.0, 3.0))),
+    ]:
+        assert getattr(editor, action)(*args) in (False, None)
+        assert "Empty is no longer in the scene" in editor.message
+    assert readout(g) == before
+    assert editor.history.labels() == ([], ["add Empty under a"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 12),
+    kinds=st.lists(st.sampled_from(EDITS), min_size=1, max_size=6),
+)
+def test_undo_and_redo_mark_exactly_the_nodes_that_come_back_changed(seed, n, kinds):
+    """The frame after an undo or redo recomputes the local matrix of exactly the nodes
+    whose local values or parent differ (or that come back from removal), and the world
+    of exactly those and their live subtrees."""
+    rng = np.random.default_rng(seed)
+    g = random_graph(rng, n)
+    history = EditHistory(g)
+    for kind in kinds:
+        do(g, history, rng, kind)
+        g.update()
+
+    def values():
+        pos, rot, scl = g.local_values()
+        alive = np.zeros(g.capacity_ids, bool)
+        alive[g.alive_ids()] = True
+        return pos.copy(), rot.copy(), scl.copy(), g.parents().copy(), alive
+
+    for move in [history.undo] * len(history.done) + [history.redo] * len(kinds):
+        then = values()
+        if move() is None:
+            break
+        now = values()
+        alive = now[4]
+        changed = ~then[4] & alive
+        for a, b in zip(then[:4], now[:4], strict=True):
+            d = a != b
+            changed |= (d.any(axis=1) if d.ndim > 1 else d) & alive
+        report = g.update()
+        assert sorted(report.local_updated.tolist()) == np.flatnonzero(changed).tolist()
+        parents = g.parents()
+        subtree = changed.copy()
+        for i in g.alive_ids().tolist():  # pre-order: a parent comes before its children
+            if parents[i] >= 0 and subtree[parents[i]]:
+                subtree[i] = True
+        assert sorted(report.world_updated.tolist()) == np.flatnonzero(subtree).tolist()
+
+
+def test_an_edit_that_changes_nothing_says_so_and_is_no_step():
+    """A row dropped where it already is, a field set to its value: the panel's line
+    must not claim a move that did not happen."""
+    g = SceneGraph()
+    p = g.add("P")
+    a, b = g.add("A", p), g.add("B", p)
+    editor = Editor(g)
+    assert editor.place(a.id, b.id, "before")  # A is before B already
+    assert "nothing changed" in editor.message
+    assert editor.set_field(a.id, "local_position", (0.0, 0.0, 0.0))
+    assert "nothing changed" in editor.message
+    assert editor.history.labels() == ([], [])
+    assert editor.place(a.id, b.id, "after")
+    assert editor.message == "move A after B"

@@ -41,12 +41,17 @@ def _key_names(keys) -> dict:
 class InputHandlers:
     """moderngl-window's input callbacks for `SgviewApp`."""
 
+    #: Where the button went down in the 3D view (None: on a panel, or no press seen:
+    #: a release may come without one, e.g. a double-click's second that closed a dialog).
+    _press: tuple[int, int] | None = None
+    _dragged = 0.0
+
     def on_key_event(self, key, action, modifiers) -> None:
         keys = self.wnd.keys
         if self.overlay is not None:
             self.overlay.forward("key_event", key, action, modifiers)
-            if self.overlay.wants_keyboard:
-                return
+            if self.overlay.wants_keyboard and action != keys.ACTION_RELEASE:
+                return  # typed into a field; a release still ends a held key's move
         name = CHARACTER_KEYS.get(key) if isinstance(key, int) else None
         name = name or _key_names(keys).get(key)
         if key == keys.Z and modifiers.ctrl:
@@ -126,7 +131,7 @@ class InputHandlers:
     def key_up(self, name: str) -> None:
         """Key `name` was released (only the held movement keys care)."""
         if name in HELD:
-            self.session.held.release(HELD[name])
+            self.session.release_key(HELD[name])
 
     def play_script(self, redraw: int) -> None:
         """Before redraw number `redraw`: the scripted releases, presses and clicks."""
@@ -183,9 +188,13 @@ class InputHandlers:
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_press_event", x, y, button)
-            if self.overlay.takes_mouse(x, y):  # a click on a panel is the panel's
-                self._press = None
-                return
+        if getattr(self, "_gizmo_drag", None) is not None:
+            if button != 1:
+                return  # another button during a gizmo drag: the drag goes on
+            self._end_gizmo_drag()  # a left press again: the release was lost
+        if self.overlay is not None and self.overlay.takes_mouse(x, y):  # a panel's click
+            self._press = None
+            return
         self._press = (x, y)
         self._dragged = 0.0
         self._gizmo_drag = self._grab_gizmo(x, y) if button == 1 else None
@@ -209,17 +218,22 @@ class InputHandlers:
         if self.overlay is not None:
             self.overlay.forward("mouse_release_event", x, y, button)
         if getattr(self, "_gizmo_drag", None) is not None:
-            self._gizmo_drag = None
-            self.session.editor.history.end("gizmo")  # the whole drag: one undo step
-            self.session.note_edit()
+            if button != 1:
+                return  # not the button that drags the gizmo
+            self._end_gizmo_drag()
         elif button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
             self.select_at(x + 0.5, y + 0.5)
         self._press = None
 
     # -- the gizmo (viewer/gizmo) --------------------------------------------------------
+    def _end_gizmo_drag(self) -> None:
+        self._gizmo_drag = None
+        self.session.editor.history.end("gizmo")  # the whole drag: one undo step
+        self.session.note_edit()
+
     def _grab_gizmo(self, x: int, y: int):
         """A press on the selected node's gizmo starts an undo step and returns
-        (node, drag); None when it misses (then the drag orbits)."""
+        (node, drag, label); None when it misses (then the drag orbits)."""
         session = self.session
         node = session.selected_node() if session.collision is None else None
         if node is None:
@@ -229,18 +243,22 @@ class InputHandlers:
         grabbed = gizmo.grab(node, view_proj, size, session.gizmo_local, session.gizmo_scale, x, y)
         if grabbed is None:
             return None
-        session.editor.history.begin(grabbed.label(session.graph.name_of(node.id)), "gizmo")
-        return node, grabbed.drag
+        label = grabbed.label(session.graph.name_of(node.id))
+        session.editor.history.begin(label, "gizmo")
+        return node, grabbed.drag, label
 
     def _drag_gizmo(self, x: int, y: int) -> None:
-        """The node follows the mouse through the drag's setter (snapped with Ctrl)."""
-        node, drag = self._gizmo_drag
+        """The node follows the mouse through the drag's setter (snapped with Ctrl).
+        The drag's step is opened again when something closed it mid-drag (Ctrl+Z, a
+        held key let go): the rest of the drag is one more step, never unrecorded."""
+        node, drag, label = self._gizmo_drag
+        self.session.editor.history.begin(label, "gizmo")
         try:
             drag.apply(node, x, y, bool(self.wnd.modifiers.ctrl))
         except ValueError as exc:  # a singular parent: say so, leave the node
             self.session.editor.message = str(exc).splitlines()[0]
         if self.session.paused:
-            self.session.request_step()  # the drag shows (and glows) while paused too
+            self.session.request_step(still=True)  # the drag shows (and glows) while paused
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:

@@ -140,20 +140,33 @@ class Editor:
     def _name(self, node_id: int) -> str:
         return printable(self.graph.name_of(node_id))
 
+    def _gone(self, *node_ids: int | None) -> bool:
+        """Whether a node the edit names was removed meanwhile (an undo while its tree
+        row was being dragged): then the edit is refused, saying so in `message`."""
+        for node_id in node_ids:
+            if node_id is not None and not self.graph.peek.is_alive(node_id):
+                self.message = f"not done: {self._name(node_id)} is no longer in the scene"
+                return True
+        return False
+
     def _run(self, label: str, edit: Callable[[], T]) -> tuple[bool, T | None]:
         """(done, what ``edit`` returned); refused: (False, None), the reason in `message`."""
+        last = self.history.done[-1] if self.history.done else None
         try:
             result = self.history.run(label, edit)
         except (HierarchyError, ValueError, TypeError) as exc:
             self.message = one_line(exc)
             return False, None
-        self.message = label
+        changed = bool(self.history.done) and self.history.done[-1] is not last
+        self.message = label if changed else f"{label}: nothing changed (it was so already)"
         return True, result
 
     def set_field(self, node_id: int, field: str, value) -> bool:
         """Set one local field (`FIELDS`) of a node through its setter; False if refused."""
         if field not in FIELDS:
             raise ValueError(f"not an editable field: {field!r}")
+        if self._gone(node_id):
+            return False
         node = self.graph.node(node_id)
         label = f"set {self._name(node_id)}.{field}"
         return self._run(label, lambda: setattr(node, field, value))[0]
@@ -162,6 +175,8 @@ class Editor:
         """Make ``node_id`` the last child of ``parent_id`` (None: a root), keeping its
         world pose exactly when ``keep_world`` (refused when it cannot: docs/semantics.md
         section 4); False, with the reason in `message`, if refused."""
+        if self._gone(node_id, parent_id):
+            return False
         node = self.graph.node(node_id)
         parent = None if parent_id is None else self.graph.node(parent_id)
         where = "a root" if parent is None else f"child of {self._name(parent_id)}"
@@ -175,6 +190,8 @@ class Editor:
         `message`, if refused (a move into its own subtree, shear)."""
         if where not in ("before", "after"):
             raise ValueError(f"where must be 'before' or 'after', got {where!r}")
+        if self._gone(node_id, sibling_id):
+            return False
         node, sibling = self.graph.node(node_id), self.graph.node(sibling_id)
         parent = sibling.parent
         label = f"move {self._name(node_id)} {where} {self._name(sibling_id)}"
@@ -185,12 +202,16 @@ class Editor:
 
     def delete(self, node_id: int) -> bool:
         """Remove the node and its subtree."""
+        if self._gone(node_id):
+            return False
         node = self.graph.node(node_id)
         label = f"delete {self._name(node_id)}"
         return self._run(label, lambda: self.graph.remove(node))[0]
 
     def duplicate(self, node_id: int) -> int | None:
         """Clone the node's subtree beside it (the core's `clone`); the copy's id."""
+        if self._gone(node_id):
+            return None
         node = self.graph.node(node_id)
         copy = self._run(f"duplicate {self._name(node_id)}", node.clone)[1]
         return None if copy is None else copy.id
@@ -198,6 +219,8 @@ class Editor:
     def add_child(self, node_id: int | None) -> int | None:
         """A new empty node (identity transform) as the last child of ``node_id``
         (None: a root); its id."""
+        if self._gone(node_id):
+            return None
         parent = None if node_id is None else self.graph.node(node_id)
         name, k = EMPTY_NAME, 1
         while name in self.graph:

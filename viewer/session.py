@@ -143,6 +143,9 @@ class Session:
         self.motion_on = not still
         self.paused = False
         self._step_requested = False
+        #: The requested step only shows an edit, a picked or scrubbed pose: the scene
+        #: clock holds (paused means the scene's time stands still).
+        self._clock_held = False
         self.held = HeldKeys()
         #: Shift held with R: turn the other way.
         self.reverse_turn = False
@@ -196,7 +199,10 @@ class Session:
             return self._step_with_events(dt)
         if self._step_requested:
             self._step_requested = False
-            return self._step_with_events(self.fixed_step or dt)
+            try:
+                return self._step_with_events(self.fixed_step or dt)
+            finally:
+                self._clock_held = False
         return None
 
     def _step_with_events(self, dt: float) -> Frame:
@@ -211,8 +217,9 @@ class Session:
             if event.frame == number and event.node in self.graph:
                 self._note("touch" if event.touch else "edit", event.node)
         for name in self.touches.get(number, ()):
-            self._note("touch", name)
-        if held and (self.collision is not None or self._selected_node() is not None):
+            if name in self.graph:  # the user may have deleted it
+                self._note("touch", name)
+        if held and self._keys_act():
             what = "collision demo" if self.collision is not None else None
             self._note("edit", what or self.graph.name_of(self.selected))
         frame = self.step(dt)
@@ -237,9 +244,11 @@ class Session:
             apply_events(scene, self.frame)
         with self._phase("the touches"):
             for name in self.touches.get(self.frame, ()):
-                graph.touch(graph[name])
+                if name in graph:  # the user may have deleted it
+                    graph.touch(graph[name])
+        moving = self.motion_on and not self._clock_held
         with self._phase("the motions"):
-            if self.motion_on:
+            if moving:
                 self._moving_frames += 1
                 if self.fixed_step is not None:  # exact multiples: no summed rounding
                     self.time = self._moving_frames * self.fixed_step
@@ -247,7 +256,7 @@ class Session:
                     self.time += dt
                 apply_motions(scene, self.time)
         with self._phase("the animation"):
-            apply_animation(scene, self.time, running=self.motion_on)
+            apply_animation(scene, self.time, running=moving)
         phases = [("motions", t0, clock.perf_counter())]
         for callback in self.frame_callbacks:
             start = clock.perf_counter()
@@ -301,7 +310,7 @@ class Session:
             history.end("keys")  # a key hold is one undo step, closed when the keys are up
             return
         demo = self.collision
-        if demo is not None or self._selected_node() is not None:
+        if self._keys_act():
             what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
             history.begin(f"move {printable(what)}", "keys")
         if demo is not None:
@@ -312,6 +321,15 @@ class Session:
                 demo.turn_rect(-1 if self.reverse_turn else 1)
         elif (node := self._selected_node()) is not None:
             apply_held(node, actions, self.reverse_turn)
+        if not self.held.down:
+            history.end("keys")  # a tap, already let go: this frame was all of it
+
+    def _keys_act(self) -> bool:
+        """Whether the movement keys move something: the collision demo's nodes (while
+        none is deleted), else the selection."""
+        if self.collision is not None:
+            return self.collision.intact
+        return self._selected_node() is not None
 
     def selected_node(self) -> Node | None:
         """The selected node's handle (None: nothing selected, or it was removed)."""
@@ -332,6 +350,9 @@ class Session:
         """After the update: disk against rectangle; both drawn red while they overlap."""
         demo = self.collision
         if demo is None:
+            return {}
+        if not demo.intact:  # the user deleted one of its nodes: nothing to test
+            self.collision_reading = None
             return {}
         self.collision_reading = reading = demo.read()
         if reading.hit == self._drawn_hit:
@@ -417,12 +438,17 @@ class Session:
     def save(self, path=None) -> bool:
         """Ctrl+S: write the scene to ``path``, or to the file it came from when its
         format has a writer (`viewer.opening`); the outcome is the editor's message."""
+        running = self.scene.motions
+        if self.collision is not None:  # it runs one mode's, re-anchored: the file has both
+            self.scene.motions = self.collision.file_motions
         try:
             target = path if path is not None else save_target(self.scene)
             notes = save_as(self.scene, target)
         except SgviewError as exc:
             self.editor.message = one_line(exc)
             return False
+        finally:
+            self.scene.motions = running
         self.watcher = watch_scene(self.scene, **self._load_limits)
         self.editor.message = one_line(f"saved {printable(target, None)}" + (
             f" ({len(notes)} notes: {notes[0]})" if notes else ""))  # fmt: skip
@@ -454,15 +480,24 @@ class Session:
 
     def toggle_pause(self) -> None:
         self.paused = not self.paused
-        self._step_requested = False
+        self._step_requested = self._clock_held = False
 
-    def request_step(self) -> None:
-        """While paused: simulate exactly one frame at the next `advance`."""
+    def request_step(self, still: bool = False) -> None:
+        """While paused: simulate exactly one frame at the next `advance`; ``still``: with
+        the scene clock held, to show an edit (a Step asked for too moves it on)."""
         if self.paused:
+            self._clock_held = still and (self._clock_held or not self._step_requested)
             self._step_requested = True
 
     def toggle_motion(self) -> None:
         self.motion_on = not self.motion_on
+
+    def release_key(self, action: str) -> None:
+        """A movement key went up: with none left down, the hold's undo step ends now
+        (not at the next frame, which does not come while paused)."""
+        self.held.release(action)
+        if not self.held.down:
+            self.editor.history.end("keys")
 
     def touch_selected(self) -> None:
         node = self._selected_node()
@@ -522,8 +557,9 @@ class Session:
             self._show_now()
 
     def _show_now(self) -> None:
-        """While paused, a picked or scrubbed pose shows through one stepped frame."""
-        self.request_step()
+        """While paused, an edit, a picked or scrubbed pose shows through one frame with
+        the scene clock held."""
+        self.request_step(still=True)
 
     # -- restart -------------------------------------------------------------------------
     def _pose(self) -> tuple:
@@ -553,7 +589,7 @@ class Session:
         if clip is not None:
             self.animation.pick(clip)
         self.frame, self.time, self._moving_frames = 0, 0.0, 0
-        self._events, self._step_requested = [], False
+        self._events, self._step_requested, self._clock_held = [], False, False
         self.held.clear()
         self.last_report = self.collision_reading = None
         return self.graph.update()

@@ -113,3 +113,13 @@ def test_odd_names_survive(write_scene, tmp_path, name):
 def test_unwritable_target_gives_scene_error(tmp_path):
     with pytest.raises(SceneError):
         save_scene(default_scene(), tmp_path / "no" / "such" / "dir" / "x.toml")
+
+
+@pytest.mark.parametrize("name", ["a\0b.toml", "a\0b.glb", "dir/\0.gltf"])
+def test_a_save_to_a_name_no_system_takes_is_one_line(tmp_path, name):
+    from viewer.session import Session
+
+    session = Session(load_scene(SCENES / "tree10.toml"))
+    assert not session.save(str(tmp_path / name))
+    message = session.editor.message
+    assert "cannot write the file" in message and "\\x00" in message and "\n" not in message

@@ -138,3 +138,20 @@ def test_ctrl_s_keeps_the_bundled_scenes_as_shipped(drive, tmp_path):
     assert TREE10.read_bytes() == before
     assert d.app.session.save(tmp_path / "mine.toml")  # a path of one's own: saved
     assert load_scene(tmp_path / "mine.toml").graph["Obj9"].name == "Obj9"
+
+
+def test_the_save_as_field_follows_the_scene_on_show(drive, tmp_path):
+    """Opened another file: "Save as" offers that file, not the one shown before (which
+    a click would overwrite with the new scene)."""
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    shutil.copy(TREE10, first)
+    shutil.copy(TREE10, second)
+    d = drive(load_scene(first), still=True)
+    edit = d.app.overlay.panel.scene.edit
+    edit.open_next = True
+    d.frame(2)
+    assert edit.save_path == str(first)
+    drop(d, second)
+    d.frame(2)
+    assert d.app.session.scene.source == second
+    assert edit.save_path == str(second)

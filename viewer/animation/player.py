@@ -135,8 +135,8 @@ def apply_animation(scene, t: float, running: bool = True) -> None:
     graph = scene.graph
     for path, (ids, values) in pose.items():
         if path == "translation":
-            graph.set_locals(ids, positions=values)
+            graph.set_locals(ids, positions=values, skip_removed=True)
         elif path == "rotation":
-            graph.set_locals(ids, rotations=values)
+            graph.set_locals(ids, rotations=values, skip_removed=True)
         else:
-            graph.set_locals(ids, scales=values)
+            graph.set_locals(ids, scales=values, skip_removed=True)

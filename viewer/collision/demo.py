@@ -75,8 +75,16 @@ class CollisionDemo:
         #: The rectangle's offset from the pivot while revolving (the scene file's).
         self._radius_offset = np.array(self.rect.local_position)
         self._pivot_rest_rotation = None if self.pivot is None else self.pivot.local_rotation
+        #: The scene file's motions, both modes, as written there (what a save writes).
+        self.file_motions = list(scene.motions)
         self.mode = "oscillate"
         scene.motions = list(self._authored[self.mode])
+
+    @property
+    def intact(self) -> bool:
+        """Whether its nodes are all in the graph: the user may delete one (then the demo
+        waits, moving and testing nothing, until an undo brings it back)."""
+        return all(n.alive for n in (self.disk, self.rect, self.pivot) if n is not None)
 
     @property
     def move_step(self) -> float:
@@ -85,6 +93,8 @@ class CollisionDemo:
     def switch_mode(self, t: float = 0.0) -> str:
         """M: swap the rectangle's own motion between oscillation and revolution, carrying
         on from the pose at scene time `t` (the time the motions were last applied at)."""
+        if not self.intact:
+            return self.mode
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
         if self.mode == "revolve":
             self._centre_pivot_under_rect()
@@ -124,11 +134,15 @@ class CollisionDemo:
 
     def move_disk(self, dx: int, dy: int) -> None:
         """Move the disk by whole steps (-1, 0, +1 per axis) in its parent's space."""
+        if not self.intact:
+            return
         step = self.move_step
         self.disk.translate((dx * step, dy * step, 0.0))
 
     def turn_rect(self, sign: int) -> None:
         """Turn the rectangle by ``sign`` steps about Z."""
+        if not self.intact:
+            return
         self.rect.rotate((0.0, 0.0, 1.0), sign * TURN_STEP)
 
     def read(self) -> Reading:

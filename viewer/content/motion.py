@@ -269,12 +269,14 @@ _SETTER_KEYWORD = {"position": "positions", "rotation": "rotations", "scale": "s
 def apply_motions(scene, t: float) -> None:
     """Set the local values of every moving node for time `t` seconds.
 
-    One `SceneGraph.set_locals` call per motion kind; values depend on `t` only.
+    One `SceneGraph.set_locals` call per motion kind; values depend on `t` only. A node
+    the user deleted is skipped (an undo brings it back, and it moves again).
     """
     graph = scene.graph
     for m in scene.motions:
         if len(m):
-            graph.set_locals(m.ids, **{_SETTER_KEYWORD[m.channel]: m.values(t)})
+            values = {_SETTER_KEYWORD[m.channel]: m.values(t)}
+            graph.set_locals(m.ids, skip_removed=True, **values)
 
 
 def apply_events(scene, frame: int) -> list:

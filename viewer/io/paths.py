@@ -111,5 +111,6 @@ def write_whole(path: Path, data: bytes) -> None:
     written (what the savers report)."""
     try:
         write_file(path, data)
-    except OSError as exc:
-        raise SceneError(f"cannot write the file ({exc.strerror or exc})", file=str(path)) from None
+    except (OSError, ValueError) as exc:  # ValueError: a name no system takes (NUL)
+        reason = getattr(exc, "strerror", None) or exc
+        raise SceneError(f"cannot write the file ({reason})", file=str(path)) from None

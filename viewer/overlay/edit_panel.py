@@ -62,10 +62,14 @@ class EditSection:
         self.ov = overlay
         self.tree = tree  # the hierarchy table: its keep-world toggle
         self.colors = COLORS
-        self._typing: dict[str, list[float]] = {}  # field -> the numbers being typed
+        #: field -> (the graph and node typed for, the numbers being typed)
+        self._typing: dict[str, tuple] = {}
         self.save_path: str | None = None  # the "save as" field (None: the scene's file)
+        self._save_default: str | None = None  # the file it was filled from: another refills
         self.drawn = False  # whether the section was open at the last frame
         self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
+        #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
+        self.field_rects: dict[str, tuple] = {}
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
 
@@ -107,14 +111,21 @@ class EditSection:
         local, worlds, stale = watched_values(host.graph.peek, node_id)
         imgui.text_colored(vec4(self.colors.dim), "local: type, then Enter; world: read-only")
         for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
-            shown = self._typing.get(field) or [float(v) + 0.0 for v in local[field]]  # no -0
+            typing = self._typing.get(field)
+            shown = typing[2] if typing else [float(v) + 0.0 for v in local[field]]  # no -0
             imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.72)
             entry = imgui.input_float3 if n == 3 else imgui.input_float4
             changed, value = entry(f"{label}##{field}", shown, "%.4f")
+            self.field_rects[field] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             if changed:
-                self._typing[field] = list(value)
+                graph, typed_for = typing[:2] if typing else (host.graph, node_id)
+                self._typing[field] = (graph, typed_for, list(value))
             if imgui.is_item_deactivated_after_edit() and field in self._typing:
-                host.edit("set_field", node_id, field, tuple(self._typing.pop(field)))
+                # to the node typed for: the click that ends the typing may have
+                # selected another (a tree row is drawn, and clicked, before this)
+                graph, typed_for, numbers = self._typing.pop(field)
+                if graph is host.graph and graph.peek.is_alive(typed_for):
+                    host.edit("set_field", typed_for, field, tuple(numbers))
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)
             note = " (stale)" if stale else ""
@@ -148,9 +159,10 @@ class EditSection:
     def _files(self, host) -> None:
         """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
         files (a click opens one)."""
-        if self.save_path is None:
-            source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
-            self.save_path = str(source) if source is not None else "scene.toml"
+        source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
+        default = str(source) if source is not None else "scene.toml"
+        if self.save_path is None or default != self._save_default:  # another file on show
+            self.save_path = self._save_default = default
         imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
         _, self.save_path = imgui.input_text("##save_as", self.save_path)
         imgui.same_line()

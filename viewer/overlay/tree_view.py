@@ -59,6 +59,9 @@ class TreeView:
         self.row_rects: dict[int, tuple] = {}
         #: Why the last drop was refused (shown under the toggle), None after a good one.
         self.drop_refused: str | None = None
+        #: The graph whose row is being dragged: a drop names its node by id, which
+        #: means another node once a reload or an opened file replaced the graph.
+        self._dragged_from = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
 
@@ -179,7 +182,9 @@ class TreeView:
             imgui.table_next_column()
             imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
         imgui.end_table()
-        if dropped is not None:
+        if dropped is not None and self._dragged_from is not graph:
+            self.drop_refused = "not moved: the scene was replaced while the row was dragged"
+        elif dropped is not None:
             done = host.edit(*dropped, self.keep_world)
             self.drop_refused = None if done else host.editor.message
         if self._reveal is not None and self._reveal not in tree.row_of:
@@ -192,6 +197,7 @@ class TreeView:
         if getattr(self.ov.host, "editor", None) is None:
             return None
         if imgui.begin_drag_drop_source():
+            self._dragged_from = self.ov.host.graph
             imgui.set_drag_drop_payload_py_id(ROW_PAYLOAD, node_id)
             imgui.text(f"move {label}: onto a row (child) or its edge (beside it)")
             imgui.end_drag_drop_source()

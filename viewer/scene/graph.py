@@ -313,19 +313,29 @@ class SceneGraph:
         positions: np.ndarray | None = None,
         rotations: np.ndarray | None = None,
         scales: np.ndarray | None = None,
+        skip_removed: bool = False,
     ) -> None:
         """Bulk edit: new local values for ``ids``, same rules as the per-node setters.
 
         ``positions`` ``(k, 3)``, ``rotations`` ``(k, 4)`` quaternions (normalised here),
         ``scales`` ``(k, 3)``; omit any. Rows equal to the current value are suppressed.
+        A removed id is an error, or with ``skip_removed`` its row is left out (content
+        that drives nodes by id, motions and animation, after the user deleted one).
         """
         idx = validate.ids(ids, "set_locals")
         k = idx.shape[0]
-        bad = self._store.kernels.first_bad_id(idx, self._store.alive[: self._store.n])
+        n = self._store.n
+        keep = None
+        bad = self._store.kernels.first_bad_id(idx, self._store.alive[:n])
         if bad >= 0:
-            if not 0 <= idx[bad] < self._store.n:
+            out = (idx < 0) | (idx >= n)
+            if skip_removed and out.any():  # an unknown id is an error all the same
+                bad = int(np.argmax(out))
+            if out[bad]:
                 raise KeyError(f"set_locals: no node with id {int(idx[bad])}")
-            self._store.check_alive(int(idx[bad]))
+            if not skip_removed:
+                self._store.check_alive(int(idx[bad]))
+            keep = self._store.alive[idx]
 
         def row_name(r: int) -> str:
             return self._store.names[int(idx[r])]
@@ -339,6 +349,9 @@ class SceneGraph:
             else validate.unit_quaternion_rows(rotations, k, "rotations", row_name)
         )
         scl = _EMPTY3 if scales is None else validate.rows(scales, k, 3, "scales", row_name)
+        if keep is not None:  # skip_removed: the live rows only
+            idx, k = idx[keep], int(keep.sum())
+            pos, rot, scl = (a if a.shape[0] == 0 else a[keep] for a in (pos, rot, scl))
         if k:
             self._store.set_values(np.ascontiguousarray(idx), pos, rot, scl)
 
