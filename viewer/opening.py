@@ -53,6 +53,19 @@ def save_target(scene: Scene) -> Path:
     return Path(source)
 
 
+def save_as_suggestion(scene: Scene) -> str:
+    """What the "save as" field offers: the file Ctrl+S writes when there is one; for a
+    bundled scene its name in the working folder (one click must not overwrite a file
+    sgview ships); else ``scene.toml``."""
+    try:
+        return str(save_target(scene))
+    except SceneError:
+        source = scene.source
+        if source is not None and Path(source).suffix.lower() in SCENE_SUFFIXES:
+            return Path(source).name
+        return "scene.toml"
+
+
 def save_as(scene: Scene, path: str | Path) -> list[str]:
     """Write ``scene`` to ``path`` in the format its suffix names; returns the writer's
     notes (what the format could not carry). The scene then counts as that file's, as

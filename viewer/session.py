@@ -38,7 +38,7 @@ from viewer.edits import Editor
 from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
-from viewer.opening import RecentFiles, open_scene, save_as, save_target
+from viewer.opening import RecentFiles, open_scene, save_as, save_as_suggestion, save_target
 from viewer.palette import HIT_COLOR
 from viewer.reload_check import carry_names, try_scene
 from viewer.scene.errors import HierarchyError
@@ -434,6 +434,11 @@ class Session:
     def recent_folder(self) -> str:
         """Where the open dialog starts: the folder of the newest recent file."""
         return str(self.recent.paths[0].parent) if self.recent.paths else "."
+
+    @property
+    def save_suggestion(self) -> str:
+        """The path the panel's "save as" field offers (`viewer.opening.save_as_suggestion`)."""
+        return save_as_suggestion(self.scene)
 
     def save(self, path=None) -> bool:
         """Ctrl+S: write the scene to ``path``, or to the file it came from when its

@@ -155,3 +155,15 @@ def test_the_save_as_field_follows_the_scene_on_show(drive, tmp_path):
     d.frame(2)
     assert d.app.session.scene.source == second
     assert edit.save_path == str(second)
+
+
+def test_save_as_never_offers_a_bundled_scene_s_own_file(drive):
+    """A bundled scene (Ctrl+S refuses it): "Save as" offers its name in the working
+    folder, so one click cannot overwrite the file sgview ships."""
+    d = drive(load_scene(TREE10), still=True)
+    edit = d.app.overlay.panel.scene.edit
+    edit.open_next = True
+    d.frame(2)
+    assert edit.save_path == "tree10.toml"
+    assert not d.app.session.save()  # Ctrl+S: refused, in one line
+    assert "bundled" in d.app.session.editor.message

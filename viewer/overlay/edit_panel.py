@@ -159,8 +159,7 @@ class EditSection:
     def _files(self, host) -> None:
         """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
         files (a click opens one)."""
-        source = getattr(host.scene, "source", None) if hasattr(host, "scene") else None
-        default = str(source) if source is not None else "scene.toml"
+        default = host.save_suggestion  # never a bundled scene's own file
         if self.save_path is None or default != self._save_default:  # another file on show
             self.save_path = self._save_default = default
         imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
