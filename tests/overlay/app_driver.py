@@ -55,7 +55,8 @@ class Driver:
         return img[int(y) - 1 : int(y) + 2, int(x) - 1 : int(x) + 2].reshape(-1, 3).mean(axis=0)
 
     def click(self, x: float, y: float) -> None:
-        """A click held over two frames (the ImGui integration drops shorter ones)."""
+        """A click held over two frames, as a hand makes it (test_quick_clicks.py has
+        the shorter ones)."""
         app = self.app
         app.on_mouse_position_event(int(x), int(y), 0, 0)
         self.frame()
