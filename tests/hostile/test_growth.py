@@ -5,6 +5,7 @@ of whole runs at two lengths is bench/growth.py's)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import tracemalloc
 
@@ -21,7 +22,10 @@ BYTES_PER_FRAME = 512
 
 
 def _held_bytes(step, counts):
-    """Traced memory after each of `counts` calls of `step` in a row (after a warm-up)."""
+    """Traced memory after each of `counts` calls of `step` in a row (after a warm-up),
+    garbage collected first: what is held, not what a gc pass has yet to free (Pillow's
+    GIF writer makes a class per frame, freed only by the cycle collector, so without
+    it the reading swung with the collector's timing, 400 to 770 bytes a frame)."""
     tracemalloc.start()
     try:
         held = []
@@ -30,6 +34,7 @@ def _held_bytes(step, counts):
             while done < count:
                 step(done)
                 done += 1
+            gc.collect()
             held.append(tracemalloc.get_traced_memory()[0])
         return held
     finally:
