@@ -22,6 +22,10 @@ from .widgets import COLORS, vec4
 
 #: Rows the tree lists at most in one frame (a huge scene stays responsive).
 MAX_TREE_ROWS = 1000
+#: Below this width (pixels) the tree indents its levels by `NARROW_INDENT` pixels
+#: instead of ImGui's 21, so deep rows keep room for their names.
+NARROW_TREE_PX = 260
+NARROW_INDENT = 9.0
 #: The ImGui drag-and-drop payload type of a dragged row (its node id).
 ROW_PAYLOAD = "SGVIEW_NODE"
 #: The part of a row's height, at its top and at its bottom, where a drop places the
@@ -107,7 +111,13 @@ class TreeView:
                 imgui.text_wrapped(printable(self.drop_refused, 300))
                 imgui.pop_style_color()
         dropped: tuple | None = None
+        # A narrow panel (a notebook's view, a small window) indents less, so the names
+        # of deep rows still show beside their flags.
+        narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
+        imgui.push_style_var(imgui.StyleVar_.indent_spacing, NARROW_INDENT if narrow else
+                             imgui.get_style().indent_spacing)  # fmt: skip
         if not imgui.begin_table("tree", 4, table_flags, imgui.ImVec2(0.0, table_h)):
+            imgui.pop_style_var()
             return
         fixed = imgui.TableColumnFlags_.width_fixed
         imgui.table_setup_scroll_freeze(0, 1)
@@ -182,6 +192,7 @@ class TreeView:
             imgui.table_next_column()
             imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
         imgui.end_table()
+        imgui.pop_style_var()
         if dropped is not None and self._dragged_from is not graph:
             self.drop_refused = "not moved: the scene was replaced while the row was dragged"
         elif dropped is not None:
