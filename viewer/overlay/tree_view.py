@@ -26,6 +26,8 @@ MAX_TREE_ROWS = 1000
 #: instead of ImGui's 21, so deep rows keep room for their names.
 NARROW_TREE_PX = 260
 NARROW_INDENT = 9.0
+#: How re-parenting by drag works, beside the keep-world toggle.
+DROP_HINT = "drag a row onto a row, or its edge"
 #: The ImGui drag-and-drop payload type of a dragged row (its node id).
 ROW_PAYLOAD = "SGVIEW_NODE"
 #: The part of a row's height, at its top and at its bottom, where a drop places the
@@ -103,9 +105,14 @@ class TreeView:
         self.row_rects = {}
         self.tree_drawn = []
         if getattr(host, "editor", None) is not None:
+            narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
-            imgui.same_line()
-            imgui.text_disabled("(drag a row onto a row, or its edge)")
+            if narrow_panel:  # no room beside it: the hint shows on hover
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip(DROP_HINT)
+            else:
+                imgui.same_line()
+                imgui.text_disabled(f"({DROP_HINT})")
             if self.drop_refused is not None:  # the last drop's one-line reason
                 imgui.push_style_color(imgui.Col_.text, vec4(c.local))
                 imgui.text_wrapped(printable(self.drop_refused, 300))
