@@ -15,7 +15,8 @@ unless stopped; the per-frame callbacks (`on_frame`: the user's own code, called
 graph, the frame number and t); the held keys on the selection (or, in the collision demo,
 on the disk and the rectangle); `graph.update()`; the collision test.
 Frame 1 is the first frame; the layout update of a freshly loaded scene happens before it
-and is not a frame.
+and is not a frame. A frame that only shows an edit while paused (the scene clock held)
+runs no scripted events or touches: those are numbered by the scene's own frames.
 """
 
 from __future__ import annotations
@@ -138,6 +139,9 @@ class Session:
         self.log = log
         self._out, self._err = out, err
         self.frame = 0
+        #: The frames the scene has stepped: the scripted events and ``--touch`` touches
+        #: are numbered by it (a frame that only shows an edit while paused is none).
+        self._scene_frames = 0
         self.time = 0.0  # scene time: advances only while the motion runs
         self._moving_frames = 0
         self.motion_on = not still
@@ -212,13 +216,14 @@ class Session:
         if self._posed_scene is not self.scene:  # the first frame of a scene: its start
             self._start_pose, self._posed_scene = self._pose(), self.scene
         held = self.held.active()
-        number = self.frame + 1
-        for event in self.scene.events:
-            if event.frame == number and event.node in self.graph:
-                self._note("touch" if event.touch else "edit", event.node)
-        for name in self.touches.get(number, ()):
-            if name in self.graph:  # the user may have deleted it
-                self._note("touch", name)
+        if not self._clock_held:  # an edit shown while paused is no step of the script
+            number = self._scene_frames + 1
+            for event in self.scene.events:
+                if event.frame == number and event.node in self.graph:
+                    self._note("touch" if event.touch else "edit", event.node)
+            for name in self.touches.get(number, ()):
+                if name in self.graph:  # the user may have deleted it
+                    self._note("touch", name)
         if held and self._keys_act():
             what = "collision demo" if self.collision is not None else None
             self._note("edit", what or self.graph.name_of(self.selected))
@@ -240,12 +245,14 @@ class Session:
         self.frame += 1
         scene, graph = self.scene, self.graph
         t0 = clock.perf_counter()
-        with self._phase("the scripted events"):
-            apply_events(scene, self.frame)
-        with self._phase("the touches"):
-            for name in self.touches.get(self.frame, ()):
-                if name in graph:  # the user may have deleted it
-                    graph.touch(graph[name])
+        if not self._clock_held:  # a frame that only shows an edit fires no script
+            self._scene_frames += 1
+            with self._phase("the scripted events"):
+                apply_events(scene, self._scene_frames)
+            with self._phase("the touches"):
+                for name in self.touches.get(self._scene_frames, ()):
+                    if name in graph:  # the user may have deleted it
+                        graph.touch(graph[name])
         moving = self.motion_on and not self._clock_held
         with self._phase("the motions"):
             if moving:
@@ -414,7 +421,7 @@ class Session:
             return False
         self.open_error = self.reload_error = None
         self._use(scene, layout=False)  # try_scene laid it out already
-        self.touches, self.frame = {}, 0
+        self.touches, self.frame, self._scene_frames = {}, 0, 0
         self.watcher = watch_scene(scene, **self._load_limits)
         self.recent.add(path)
         print(f"sgview: opened {printable(path, None)}", file=self._out or sys.stdout,
@@ -593,7 +600,7 @@ class Session:
             self.collision.reset()
         if clip is not None:
             self.animation.pick(clip)
-        self.frame, self.time, self._moving_frames = 0, 0.0, 0
+        self.frame, self.time, self._moving_frames, self._scene_frames = 0, 0.0, 0, 0
         self._events, self._step_requested, self._clock_held = [], False, False
         self.held.clear()
         self.last_report = self.collision_reading = None
