@@ -1,8 +1,9 @@
 """In a real browser: JupyterLab on 127.0.0.1 runs docs/examples/recursive.ipynb in
 Debian's chromium (driven by Playwright, never a downloaded browser); the test clicks the
-tree's root in the live view, presses T, and reads the frames the page shows: the root
-gets the selection outline, then glows red. Everything it needs is in the test extra and
-.ci/run's Debian packages; with CI=true a missing piece fails the run."""
+tree's root in the live view, presses Space, T and the step key, and reads the frames
+the page shows: the root gets the selection outline, then glows red. Everything it needs
+is in the test extra and .ci/run's Debian packages; with CI=true a missing piece fails
+the run."""
 
 from __future__ import annotations
 
@@ -95,6 +96,9 @@ def test_click_and_touch_in_jupyterlab(tmp_path):
             # the notebook's last cells leave Obj6 selected, with its gizmo (whose blue
             # handle is not the root): a click on empty space clears the selection first
             view.click(position={"x": 600, "y": 300})
+            # paused, a glow stays until the next step: the test reads it at leisure (a
+            # running view's glow fades in 0.5 s, which a slow screenshot could miss)
+            page.keyboard.press("Space")
             time.sleep(1.5)  # that frame is in, and the cells' glow has faded (0.5 s)
             before = _frame(view)
             x, y = _root_sphere(before)
@@ -102,7 +106,8 @@ def test_click_and_touch_in_jupyterlab(tmp_path):
             view.click(position={"x": x, "y": y})
             _wait_for(lambda: _yellow(_frame(view), x, y) > _yellow(before, x, y) + 20,
                       10, "the selection outline around the clicked root")  # fmt: skip
-            page.keyboard.press("t")
+            page.keyboard.press("t")  # marked now: it glows after the step
+            page.keyboard.press("Period")
             _wait_for(lambda: glow_red_share(_frame(view), x, y) > 0.3, 10,
                       "the touched root to glow red")  # fmt: skip
         finally:
