@@ -209,11 +209,12 @@ def _rotated(idx):
     return out
 
 
-def test_a_broken_draco_stream_is_one_line(tmp_path):
-    pytest.importorskip("DracoPy")
+def draco_node(stream: bytes, vertices: int) -> Doc:
+    """One node whose mesh is a KHR_draco_mesh_compression primitive: ``stream`` as its
+    Draco data, its POSITION accessor declaring ``vertices``."""
     doc = Doc()
-    view = doc.view(b"not draco at all")
-    acc = doc.add("accessors", {"componentType": 5126, "count": 3, "type": "VEC3"})
+    view = doc.view(stream)
+    acc = doc.add("accessors", {"componentType": 5126, "count": vertices, "type": "VEC3"})
     doc.add(
         "meshes",
         {
@@ -231,6 +232,12 @@ def test_a_broken_draco_stream_is_one_line(tmp_path):
         },
     )
     doc.add("nodes", {"mesh": 0})
+    return doc
+
+
+def test_a_broken_draco_stream_is_one_line(tmp_path):
+    pytest.importorskip("DracoPy")
+    doc = draco_node(b"not draco at all", vertices=3)
     with pytest.raises(SceneError, match="the Draco data does not decode") as err:
         load_scene(doc.write(tmp_path / "d.gltf"))
     assert "\n" not in str(err.value)
@@ -417,26 +424,7 @@ def test_a_draco_primitive_is_charged_before_it_is_decoded(tmp_path):
     """A small stream whose accessors declare 100 million vertices is refused by the data
     budget before the decoder allocates anything."""
     pytest.importorskip("DracoPy")
-    doc = Doc()
-    view = doc.view(b"not even draco")
-    acc = doc.add("accessors", {"componentType": 5126, "count": 100_000_000, "type": "VEC3"})
-    doc.add(
-        "meshes",
-        {
-            "primitives": [
-                {
-                    "attributes": {"POSITION": acc},
-                    "extensions": {
-                        "KHR_draco_mesh_compression": {
-                            "bufferView": view,
-                            "attributes": {"POSITION": 0},
-                        }
-                    },
-                }
-            ]
-        },
-    )
-    doc.add("nodes", {"mesh": 0})
+    doc = draco_node(b"not even draco", vertices=100_000_000)
     with pytest.raises(SceneError, match="over the limit"):
         load_scene(doc.write(tmp_path / "d.gltf"))
 
