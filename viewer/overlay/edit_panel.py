@@ -14,10 +14,10 @@ import numpy as np
 from imgui_bundle import imgui
 
 import viewer.gizmo as gizmo
-from viewer.scene.math import decompose, quat_to_euler
 from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
+from .model import watched_values
 from .widgets import COLORS, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
@@ -36,23 +36,6 @@ def world_text(values) -> str:
     return (
         "(" + ", ".join(f"{round(v, 3) + 0.0:.3f}" for v in np.asarray(values, dtype=float)) + ")"
     )
-
-
-def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.ndarray], bool]:
-    """The inspector's numbers for a node, read through ``graph.peek`` so that drawing the
-    panel recomputes nothing: its local values by field, the world ones in the rows'
-    order (position, Euler degrees, quaternion, lossy scale) and whether the stored world
-    matrix is behind the values (then the world row reads stale)."""
-    pos, rot, scl = peek.local_values(node_id)
-    world, stale = peek.world_matrix(node_id)
-    w_pos, w_rot, w_scl = decompose(world)
-    local = {
-        "local_position": pos,
-        "local_euler": quat_to_euler(rot),
-        "local_rotation": rot,
-        "local_scale": scl,
-    }
-    return local, [w_pos, quat_to_euler(w_rot), w_rot, w_scl], stale
 
 
 class EditSection:

@@ -197,6 +197,24 @@ def cause_text(report, node_id: int, frame: int) -> str:
 STALE_NOTE = " (stale)"
 
 
+def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.ndarray], bool]:
+    """A node's values as the panels show them (the selected node's rows, the inspector),
+    read through ``graph.peek`` so that drawing recomputes nothing: its local values by
+    field, the world ones in the inspector's row order (position, Euler degrees,
+    quaternion, lossy scale) and whether the stored world matrix is behind the values
+    (then the world rows read stale)."""
+    pos, rot, scl = peek.local_values(node_id)
+    world, stale = peek.world_matrix(node_id)
+    w_pos, w_rot, w_scl = decompose(world)
+    local = {
+        "local_position": pos,
+        "local_euler": quat_to_euler(rot),
+        "local_rotation": rot,
+        "local_scale": scl,
+    }
+    return local, [w_pos, quat_to_euler(w_rot), w_rot, w_scl], stale
+
+
 def node_details(graph, node_id: int) -> list[tuple[str, str]]:
     """(label, value) rows about a node: local and world position, rotation (Euler degrees,
     R = Rz Ry Rx) and scale, its parent and its world version.
@@ -207,18 +225,16 @@ def node_details(graph, node_id: int) -> list[tuple[str, str]]:
     peek = graph.peek
     i = int(node_id)
     parent = int(peek.parents()[i])
-    pos, rot, scl = peek.local_values(i)
-    world, stale = peek.world_matrix(i)
-    w_pos, w_rot, w_scl = decompose(world)
+    local, (w_pos, w_euler, _, w_scl), stale = watched_values(peek, i)
     note = STALE_NOTE if stale else ""
     return [
         ("node", f"{printable(peek.name_of(i))}  (id {i})"),
         ("parent", printable(peek.name_of(parent)) if parent >= 0 else "none (a root)"),
-        ("local position", _vec(pos)),
-        ("local rotation", _vec(quat_to_euler(rot), ".1f") + " deg"),
-        ("local scale", _vec(scl)),
+        ("local position", _vec(local["local_position"])),
+        ("local rotation", _vec(local["local_euler"], ".1f") + " deg"),
+        ("local scale", _vec(local["local_scale"])),
         ("world position" + note, _vec(w_pos)),
-        ("world rotation" + note, _vec(quat_to_euler(w_rot), ".1f") + " deg"),
+        ("world rotation" + note, _vec(w_euler, ".1f") + " deg"),
         ("world scale" + note, _vec(w_scl)),
         ("world version" + note, f"{int(peek.world_versions()[i])}"),
     ]
