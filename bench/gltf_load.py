@@ -37,7 +37,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]  # the sibling modules, then `viewe
 from benchutil import machine_lines, measure, others_busy_percent, timed  # noqa: E402
 
 from viewer.io import load_scene  # noqa: E402
-from viewer.io.gltf_scene import read_gltf  # noqa: E402
+from viewer.io.gltf_read.scene import read_gltf  # noqa: E402
 from viewer.scene import SceneGraph  # noqa: E402
 
 

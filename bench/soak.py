@@ -3,7 +3,7 @@
     .venv/bin/python bench/soak.py [--frames 20000] [--size 320x180] [--samples 0] [--only NAME]
     .venv/bin/python bench/soak.py --drift [--drift-frames 100000]
 
-Soak: the viewer's own frame loop (`viewer.runner.run`, headless EGL, fixed 1/60 s step,
+Soak: the viewer's own frame loop (`viewer.window.runner.run`, headless EGL, fixed 1/60 s step,
 overlay on as by default) runs `--frames` frames of
 
 - ``solar``: scenes/solar_system.toml (18 nodes, spins and orbits), and
@@ -72,8 +72,8 @@ def rss_bytes() -> int:
 # ---------------------------------------------------------------------------- soak
 def soak(name: str, frames: int, size: tuple[int, int], samples: int) -> dict:
     """Run `frames` headless frames of scene `name`; return the measurements."""
-    from viewer.app import SgviewApp
-    from viewer.runner import RunOptions, run
+    from viewer.window.app import SgviewApp
+    from viewer.window.runner import RunOptions, run
 
     window = max(1, frames // 20)
     starts = np.zeros(frames + 1)

@@ -36,10 +36,10 @@ class App:
         import moderngl_window as mglw
         from moderngl_window.context.headless import Window
 
-        from viewer.app import SgviewApp
         from viewer.render.context import GL_VERSION
-        from viewer.run_options import RunOptions
         from viewer.timing import FixedTimer
+        from viewer.window.app import SgviewApp
+        from viewer.window.run_options import RunOptions
 
         self.window = Window(title="docs", size=SIZE, resizable=False, gl_version=GL_VERSION,
                              vsync=False, samples=0, backend="egl")  # fmt: skip

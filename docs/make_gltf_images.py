@@ -30,7 +30,7 @@ def make(out: Path) -> list[Path]:
     from gltf_looks import showcase
     from gltf_rig import write_rig
 
-    from viewer.cli import main
+    from viewer.cli.main import main
 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,7 +9,7 @@ centre, the grip, the knuckles, the pinch point and the aim ray), one box mesh p
 phalanx and one for the palm with a skin-coloured material, and a looping "Curl"
 animation that closes and opens the fingers (LINEAR rotation keys). It is written with
 plain JSON and one binary buffer in the project's own .glb container
-(`viewer.io.gltf_container.glb_bytes`).
+(`viewer.io.gltf_write.container.glb_bytes`).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def write_hand(path: str | Path, *, animated: bool = True) -> Path:
     """Write the hand as a .glb file at `path`; returns the path."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from viewer.io.gltf_container import GltfExport, glb_bytes
+    from viewer.io.gltf_write.container import GltfExport, glb_bytes
 
     path = Path(path)
     doc, blob = hand_document(animated=animated)

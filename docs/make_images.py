@@ -65,7 +65,7 @@ def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
     pictured frame}."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from viewer.cli import main
+    from viewer.cli.main import main
 
     out.mkdir(parents=True, exist_ok=True)
     logs: dict[str, list[str]] = {}

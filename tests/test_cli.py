@@ -1,6 +1,6 @@
 """The `sgview` command: headless runs, --log, --touch, --dump-world, errors in one line.
 
-Most runs call `viewer.cli.main` in-process (small frames, EGL); two go through a real
+Most runs call `viewer.cli.main.main` in-process (small frames, EGL); two go through a real
 subprocess to check the entry point and the exit status as a user sees them.
 """
 
@@ -18,7 +18,7 @@ from example_graphs import LOG_A_OBJ3, LOG_A_OBJ4, LOG_B_OBJ2_OBJ5
 from needs import need_gl, need_tools
 from PIL import Image
 
-from viewer.cli import main
+from viewer.cli.main import main
 
 REPO = Path(__file__).resolve().parents[1]
 CHAIN5 = str(REPO / "scenes" / "chain5.toml")
@@ -199,7 +199,7 @@ def test_broken_scene_file_is_one_line(tmp_path, capsys):
 
 
 def test_help_lists_every_key(capsys):
-    from viewer.controls import KEY_HELP, MOUSE_HELP
+    from viewer.keys.controls import KEY_HELP, MOUSE_HELP
 
     with pytest.raises(SystemExit) as exit_info:
         main(["--help"])
@@ -230,7 +230,7 @@ def test_subprocess_headless_run_and_no_display_message(tmp_path):
 
 
 def test_readme_lists_every_key():
-    from viewer.controls import KEY_HELP, MOUSE_HELP
+    from viewer.keys.controls import KEY_HELP, MOUSE_HELP
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for key, what in KEY_HELP + MOUSE_HELP:

@@ -15,7 +15,7 @@ from anim_oracle import f32, oracle_sample  # noqa: E402
 from gltf_rig import BEND_CHANNELS, WAVE_CHANNELS, rig_document, write_rig  # noqa: E402
 from scene_helpers import trs_matrix  # noqa: E402
 
-from viewer.cli import main  # noqa: E402
+from viewer.cli.main import main  # noqa: E402
 
 SMALL = ["--size", "96x64", "--no-overlay"]
 PARENT = {"Bone0": "Rig", "Bone1": "Bone0", "Bone2": "Bone1", "Skin": "Rig"}

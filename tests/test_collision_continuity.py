@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from viewer.controls import held_direction
 from viewer.io import load_scene
-from viewer.session import Session
+from viewer.keys.controls import held_direction
+from viewer.session.session import Session
 
 SCENE = Path(__file__).parents[1] / "scenes" / "collision.toml"
 STEP = 1.0 / 60.0

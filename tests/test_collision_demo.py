@@ -11,7 +11,7 @@ from viewer.collision.demo import MOVE_STEP, REVOLVE_MOVE_STEP, CollisionDemo
 from viewer.content.motion import apply_motions
 from viewer.io import SceneError, load_scene
 from viewer.io.toml_scene import parse_scene_text
-from viewer.session import Session
+from viewer.session.session import Session
 
 SCENE = Path(__file__).parents[1] / "scenes" / "collision.toml"
 

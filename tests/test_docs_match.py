@@ -1,4 +1,4 @@
-"""What the docs say about the viewer is what it does: one key table (viewer.controls)
+"""What the docs say about the viewer is what it does: one key table (viewer.keys.controls)
 printed word for word in the README, docs/viewer.md and --help; one pair of recording
 rates in --help, docs/viewer.md and the recorded files; doc commands that run the venv's
 python rather than whichever `python` is on the PATH."""
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from viewer.cli import main
-from viewer.cli_args import build_parser
-from viewer.controls import KEY_HELP, MOUSE_HELP, key_table_markdown
+from viewer.cli.args import build_parser
+from viewer.cli.main import main
+from viewer.keys.controls import KEY_HELP, MOUSE_HELP, key_table_markdown
 from viewer.render.offscreen import FPS, GIF_FPS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ def _read(path: Path) -> str:
 @pytest.mark.parametrize("page", ["README.md", "docs/viewer.md"])
 def test_the_key_table_is_the_one_in_controls(page):
     text = _read(REPO / page)
-    hint = f"paste viewer.controls.key_table_markdown() into {page}"
+    hint = f"paste viewer.keys.controls.key_table_markdown() into {page}"
     assert key_table_markdown() + "\n" in text, hint
     assert text.count("| input | action |") == 1
 

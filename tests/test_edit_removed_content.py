@@ -12,7 +12,7 @@ import pytest
 from gltf_rig import write_rig
 
 from viewer.io.loader import load_scene
-from viewer.session import Session
+from viewer.session.session import Session
 
 SCENES = Path(__file__).resolve().parent.parent / "scenes"
 

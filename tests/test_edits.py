@@ -1,4 +1,4 @@
-"""Undo and redo (viewer/edits.py, SceneGraph.snapshot/restore): every edit undone puts
+"""Undo and redo (viewer/session/edits.py, SceneGraph.snapshot/restore): every edit undone puts
 back every public array exactly, on random graphs and random edit sequences."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewer.edits import EditHistory, Editor
 from viewer.scene import HierarchyError, SceneGraph
+from viewer.session.edits import EditHistory, Editor
 
 
 def readout(g: SceneGraph) -> dict:
@@ -200,7 +200,7 @@ def test_undoing_a_reorder_puts_the_sibling_order_back():
 
 
 def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
-    from viewer.edits import Editor
+    from viewer.session.edits import Editor
 
     g = SceneGraph()
     root = g.add("root", scale=(2.0, 1.0, 1.0))

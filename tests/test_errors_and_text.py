@@ -2,15 +2,15 @@
 
 import pytest
 
-from viewer.cli import UsageError
+from viewer.cli.main import UsageError
 from viewer.errors import SgviewError
 from viewer.io import SceneError
 from viewer.render.context import ContextError
 from viewer.render.offscreen import RecordError
 from viewer.render.shaders import ShaderError
-from viewer.runner import WindowError
 from viewer.scene.errors import HierarchyError
 from viewer.text import MAX_MESSAGE, one_line, printable, quoted
+from viewer.window.runner import WindowError
 
 
 @pytest.mark.parametrize(

@@ -42,10 +42,15 @@ TABLE = _table()
 
 
 def _unit_of(module: str) -> str | None:
-    """'viewer.io.loader' -> 'viewer.io'; 'viewer.app' -> 'viewer.app'; 'viewer' -> 'viewer'."""
+    """The longest row of the table that `module` is or lies in: 'viewer.io.loader' ->
+    'viewer.io'; 'viewer.window.app' -> 'viewer.window.app' (it has a row of its own);
+    'viewer' -> 'viewer'."""
     parts = module.split(".")
     if parts[0] != "viewer":
         return None
+    for end in range(len(parts), 1, -1):
+        if ".".join(parts[:end]) in TABLE:
+            return ".".join(parts[:end])
     return ".".join(parts[:2])
 
 

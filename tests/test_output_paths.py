@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import viewer.io
-import viewer.runner
-from viewer.cli import main
+import viewer.window.runner
+from viewer.cli.main import main
 from viewer.text import MAX_MESSAGE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,7 +51,7 @@ def run_cli(argv, monkeypatch, capsys) -> tuple[int, str, bool]:
     """main(argv) with loading and rendering replaced by markers: (status, stderr, whether
     any work started)."""
     started = []
-    monkeypatch.setattr(viewer.runner, "run", lambda *a, **k: started.append("run"))
+    monkeypatch.setattr(viewer.window.runner, "run", lambda *a, **k: started.append("run"))
     real_load = viewer.io.load_scene
     monkeypatch.setattr(
         viewer.io, "load_scene", lambda *a, **k: started.append("load") or real_load(*a, **k)
@@ -103,7 +103,7 @@ def test_a_write_that_fails_later_is_one_line(monkeypatch, capsys, tmp_path):
     def fail(*args, **kwargs):
         raise OSError(28, "No space left on device", str(tmp_path / "out.png"))
 
-    monkeypatch.setattr(viewer.runner, "run", fail)
+    monkeypatch.setattr(viewer.window.runner, "run", fail)
     status = main([CHAIN5, "--headless", "--screenshot", str(tmp_path / "out.png")])
     err = capsys.readouterr().err
     assert status == 1

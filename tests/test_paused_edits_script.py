@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from viewer.io import load_scene
-from viewer.session import Session
+from viewer.session.session import Session
 
 TREE10 = Path(__file__).resolve().parents[1] / "scenes" / "tree10.toml"
 

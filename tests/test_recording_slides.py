@@ -12,7 +12,7 @@ import pytest
 from needs import need_gl
 from PIL import Image, ImageSequence
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.progress import Progress
 
 TREE10 = str(Path(__file__).resolve().parents[1] / "scenes" / "tree10.toml")

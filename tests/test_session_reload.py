@@ -9,7 +9,7 @@ from pathlib import Path
 
 from viewer.io import SceneWatcher, load_scene
 from viewer.overlay.model import reload_note
-from viewer.session import Session
+from viewer.session.session import Session
 
 SCENE = """[scene]
 title = "{title}"

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from needs import need_gl
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.io import SceneError, load_scene
 from viewer.overlay.history import log_block
 from viewer.overlay.model import cause_text, node_details
-from viewer.session import window_title
+from viewer.session.session import window_title
 from viewer.text import MAX_MESSAGE, MAX_NAME
 
 HOSTILE = ["\x1b[2J", "\x1b]0;pwned\x07", "\x07", "\n", "\r", "\t", "\x00", "\x7f", "\x9b",

@@ -1,7 +1,7 @@
 """docs/getting-started.md, step by step, on the built-in scene: the test reads the numbers
 and the log the page quotes and checks them against what a session does with the same
 keys (S, Space, a click on Obj2, T, '.', Space, K held). The window's keys call the same
-session actions (viewer/app_input.py)."""
+session actions (viewer/window/input.py)."""
 
 import re
 from pathlib import Path
@@ -11,7 +11,7 @@ import pytest
 
 from viewer.io import default_scene
 from viewer.overlay.model import Flags, flag_text, pending_note
-from viewer.session import Session
+from viewer.session.session import Session
 
 PAGE = Path(__file__).parents[1] / "docs" / "getting-started.md"
 STEP = 1.0 / 60.0
@@ -97,7 +97,7 @@ def test_make_it_show_a_change():
 
 
 def test_the_command_line_version_prints_the_same_log(capsys):
-    from viewer.cli import main
+    from viewer.cli.main import main
 
     page = _page()
     command = re.search(r"\.venv/bin/sgview (tree10 --headless --still [^\n]*--log)", page)[1]

@@ -2,7 +2,7 @@
 
 ``viewer.show(graph)``, ``viewer.widget(graph)`` (in a notebook),
 ``viewer.render_image(graph)`` and ``viewer.Look`` (see
-`viewer.embed`) are loaded on first use, so ``import viewer`` stays light: no GL until a
+`viewer.embed.api`) are loaded on first use, so ``import viewer`` stays light: no GL until a
 picture is asked for.
 """
 
@@ -12,7 +12,7 @@ __all__ = ["Look", "render_image", "show", "widget"]
 
 def __getattr__(name: str):
     if name in __all__:
-        from viewer import embed
+        import viewer.embed.api as embed
 
         return getattr(embed, name)
     raise AttributeError(f"module 'viewer' has no attribute {name!r}")

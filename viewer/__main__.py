@@ -2,6 +2,6 @@
 
 import sys
 
-from viewer.cli import main
+from viewer.cli.main import main
 
 sys.exit(main())

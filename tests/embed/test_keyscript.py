@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from viewer.controls import KEY_HELP
-from viewer.keyscript import KEY_NAMES, ScriptError, parse_clicks, parse_keys
+from viewer.keys.controls import KEY_HELP
+from viewer.keys.script import KEY_NAMES, ScriptError, parse_clicks, parse_keys
 
 
 def test_every_key_of_the_table_is_a_script_name():

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 import viewer
-from viewer.embed_args import ArgumentError
+from viewer.embed.args import ArgumentError
 from viewer.scene import SceneGraph
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from viewer.controls import MOVE_STEP
 from viewer.io import load_scene
-from viewer.keyscript import parse_keys
+from viewer.keys.controls import MOVE_STEP
+from viewer.keys.script import parse_keys
 from viewer.palette import HIT_COLOR
-from viewer.runner import RunOptions, run
+from viewer.window.runner import RunOptions, run
 
 COLLISION = Path(__file__).resolve().parents[2] / "scenes" / "collision.toml"
 

@@ -84,9 +84,9 @@ def test_scripted_keys_move_and_touch_the_selection(egl, capsys):
 
 
 def test_a_scripted_click_selects_like_the_mouse(egl):
-    from viewer.embed import scene_for
-    from viewer.keyscript import parse_clicks
-    from viewer.runner import RunOptions, run
+    from viewer.embed.api import scene_for
+    from viewer.keys.script import parse_clicks
+    from viewer.window.runner import RunOptions, run
 
     def app_for(graph, clicks=()):
         options = RunOptions(size=SMALL, frames=2, samples=0, overlay=False,
@@ -137,20 +137,20 @@ def test_bad_arguments_are_refused_before_any_gl():
 
 
 def test_outputs_and_the_display_are_checked_before_any_gl(tmp_path, monkeypatch):
-    import viewer.runner
+    import viewer.window.runner
 
-    monkeypatch.setattr(viewer.runner, "run", lambda *a, **k: pytest.fail("GL started"))
+    monkeypatch.setattr(viewer.window.runner, "run", lambda *a, **k: pytest.fail("GL started"))
     for name in ("screenshot", "trace"):
         with pytest.raises(ValueError, match=f"{name}=.*is a folder"):
             viewer.show(chain(), headless=True, **{name: tmp_path})
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    with pytest.raises(viewer.runner.WindowError, match="headless=True"):
+    with pytest.raises(viewer.window.runner.WindowError, match="headless=True"):
         viewer.show(chain())
 
 
 def test_meshes_by_node_name_id_or_callable():
-    from viewer.embed import DEFAULT_LOOK, scene_for
+    from viewer.embed.api import DEFAULT_LOOK, scene_for
 
     g = chain()
     scene = scene_for(g, {g["Obj1"]: "sphere", "Obj2": "none", g["Obj3"].id: viewer.Look("cone")})

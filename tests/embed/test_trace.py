@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.io import load_scene
-from viewer.keyscript import parse_keys
-from viewer.runner import RunOptions, run
-from viewer.session import Session
+from viewer.keys.script import parse_keys
+from viewer.session.session import Session
 from viewer.trace import COUNTERS, NODE_EVENTS_PER_FRAME
+from viewer.window.runner import RunOptions, run
 
 REPO = Path(__file__).resolve().parents[2]
 TREE10 = str(REPO / "scenes" / "tree10.toml")  # still, but for two scripted touches

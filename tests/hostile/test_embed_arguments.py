@@ -23,7 +23,7 @@ import pytest
 
 import viewer
 from viewer.content.scene import Look
-from viewer.embed import ReentryError
+from viewer.embed.api import ReentryError
 from viewer.errors import SgviewError
 from viewer.scene.graph import SceneGraph
 from viewer.text import MAX_MESSAGE
@@ -115,9 +115,9 @@ CASES = list(_bad_calls())
 
 @pytest.mark.parametrize("case", range(len(CASES)), ids=[c[0] for c in CASES])
 def test_a_bad_argument_is_one_line_before_any_gl(case, monkeypatch):
-    import viewer.runner
+    import viewer.window.runner
 
-    monkeypatch.setattr(viewer.runner, "run", lambda *a, **k: pytest.fail("GL started"))
+    monkeypatch.setattr(viewer.window.runner, "run", lambda *a, **k: pytest.fail("GL started"))
     name, function, make_graph, kwargs, words = CASES[case]
     graph = make_graph()
     tracemalloc.start()

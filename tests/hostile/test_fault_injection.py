@@ -20,7 +20,7 @@ from kernel_faults import faulty_kernel
 from needs import need_gl
 from PIL import Image
 
-from viewer.cli import main
+from viewer.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 SCENE = str(REPO / "scenes" / "solar_system.toml")  # it moves: every frame computes
@@ -57,7 +57,7 @@ FAULTS = {
     "compiled kernel in a frame": ("kernels", "recompute", _after(1, SystemError(
         "CPUDispatcher(<function recompute>) returned a result with an exception set")), 1,
         ["solar_system.toml", "frame", "the update", "SystemError"]),
-    "numpy in a frame's motions": ("viewer.session.apply_motions", None,
+    "numpy in a frame's motions": ("viewer.session.session.apply_motions", None,
                                    lambda real: _overflow, 1,
                                    ["frame 1", "the motions", "FloatingPointError"]),
     "moderngl in a frame": (moderngl.Buffer, "write", _after(0, moderngl.Error(
@@ -97,7 +97,9 @@ def test_a_failing_layer_ends_in_one_line(fault, monkeypatch, capsys, tmp_path):
 def test_an_error_no_layer_expected_is_still_one_line(monkeypatch, capsys):
     """The last net: an exception of a kind nothing names (a bug) is one line, status 1."""
     need_gl().release()
-    monkeypatch.setattr("viewer.app.SgviewApp.on_render", _after(0, LookupError("oops"))(None))
+    monkeypatch.setattr(
+        "viewer.window.app.SgviewApp.on_render", _after(0, LookupError("oops"))(None)
+    )
     code = main([SCENE, "--headless", "--frames", "2", "--size", "160x90"])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and "internal error (LookupError: oops)" in err

@@ -25,7 +25,7 @@ from kernel_faults import faulty_kernel
 
 from viewer.io import load_scene
 from viewer.io.watch import SceneWatcher
-from viewer.session import Session
+from viewer.session.session import Session
 from viewer.text import MAX_MESSAGE
 
 CASE_SECONDS = 30.0
@@ -154,7 +154,7 @@ def test_a_fault_in_any_layer_during_reload_keeps_the_last_good_scene(tmp_path, 
         if fault == "kernel":
             stack.enter_context(faulty_kernel("recompute", lambda real: _fail_in_kernel))
         elif fault == "numpy overflow":
-            patch.setattr("viewer.reload_check.apply_motions", _overflow)
+            patch.setattr("viewer.session.reload_check.apply_motions", _overflow)
         else:
             import moderngl
 

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from viewer.io.gltf_data import GltfFile
-from viewer.io.gltf_scene import read_gltf
+from viewer.io.gltf_read.data import GltfFile
+from viewer.io.gltf_read.scene import read_gltf
 
 BYTE, UBYTE, SHORT, USHORT, UINT, FLOAT = 5120, 5121, 5122, 5123, 5125, 5126
 DTYPES = {BYTE: "<i1", UBYTE: "<u1", SHORT: "<i2", USHORT: "<u2", UINT: "<u4", FLOAT: "<f4"}

@@ -11,10 +11,10 @@ import pytest
 from gltf_rig import write_rig
 from scene_helpers import SCENE_FILES
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.content import meshes as builders
 from viewer.io import generate_scene, load_scene
-from viewer.io.gltf_export import build_gltf, save_gltf
+from viewer.io.gltf_write.export import build_gltf, save_gltf
 
 SUFFIXES = [".glb", ".gltf"]
 

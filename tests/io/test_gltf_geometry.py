@@ -272,7 +272,7 @@ def test_an_unsupported_optional_extension_is_one_note_each(tmp_path):
 
 
 def test_the_docs_table_names_every_honoured_extension():
-    from viewer.io.gltf_extensions import SUPPORTED
+    from viewer.io.gltf_read.extensions import SUPPORTED
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "viewer.md").read_text()
     start, end = text.index("## glTF features and extensions"), text.index("## The renderer")

@@ -28,10 +28,10 @@ from roundtrip import assert_same_content, surfaces_by_node, world_matrices
 from scene_helpers import SCENE_FILES
 from validator import assert_valid
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.content.motion import apply_motions
 from viewer.io import SceneError, load_scene
-from viewer.io.gltf_export import save_gltf
+from viewer.io.gltf_write.export import save_gltf
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "gltf-validator-corpus"
 if not CORPUS.is_dir():
@@ -632,7 +632,7 @@ def test_any_motion_keys_match_the_motion(kind, axis, speed, amplitude, period, 
     """Random motions: the exported keys, sampled by the test's own reading of the spec,
     give the motion's values within the documented bound (exact for spin) plus float32."""
     from viewer.content.motion import Motion
-    from viewer.io.gltf_motion import motion_channels
+    from viewer.io.gltf_write.motion import motion_channels
     from viewer.scene.math import quat_from_axis_angle
 
     width = {"spin": 4, "swing": 4, "orbit": 3, "oscillate": 3, "pulse": 3}[kind]

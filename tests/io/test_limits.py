@@ -9,7 +9,7 @@ import pytest
 from bounded import bounded_load, memory_traced
 from scene_helpers import MODEL_NODES, build_gltf, write_gltf
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.io import SceneError, generate_scene, load_scene
 from viewer.io import toml_scene as toml_scene_module
 from viewer.io._build import UniqueNames

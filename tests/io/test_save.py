@@ -117,7 +117,7 @@ def test_unwritable_target_gives_scene_error(tmp_path):
 
 @pytest.mark.parametrize("name", ["a\0b.toml", "a\0b.glb", "dir/\0.gltf"])
 def test_a_save_to_a_name_no_system_takes_is_one_line(tmp_path, name):
-    from viewer.session import Session
+    from viewer.session.session import Session
 
     session = Session(load_scene(SCENES / "tree10.toml"))
     assert not session.save(str(tmp_path / name))

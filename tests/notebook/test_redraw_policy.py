@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from widget_helpers import DrawRequests, key, make, screen_of
 
-from viewer.controls import HeldKeys
-from viewer.redraw_policy import needs_next_frame, simulation_moves
+from viewer.embed.redraw_policy import needs_next_frame, simulation_moves
+from viewer.keys.controls import HeldKeys
 
 
 @dataclass
@@ -191,7 +191,7 @@ def test_a_scene_file_with_motion_keeps_drawing_until_stopped(egl, rfb):
 def test_after_an_idle_spell_the_clock_steps_at_most_max_frame_time(widget):
     """The scene (and a glow's fade) goes on where it stopped: an idle view does not
     jump ahead, and a slow one shows each glow in several frames."""
-    from viewer.notebook_widget import MAX_FRAME_TIME
+    from viewer.embed.widget import MAX_FRAME_TIME
 
     glow = widget.app.renderer.glow
     before = glow.now

@@ -12,8 +12,8 @@ from needs import missing
 from widget_helpers import tree
 
 import viewer
-import viewer.notebook as notebook
-from viewer.embed_args import ArgumentError
+import viewer.embed.notebook as notebook
+from viewer.embed.args import ArgumentError
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "recursive.ipynb"
 
@@ -39,7 +39,7 @@ def test_show_in_a_kernel_returns_the_widget(egl, rfb, monkeypatch):
     monkeypatch.setattr(notebook, "in_jupyter_kernel", lambda: True)
     view = viewer.show(tree(), select="Obj2")
     try:
-        from viewer.notebook_widget import SgviewWidget
+        from viewer.embed.widget import SgviewWidget
 
         assert isinstance(view, SgviewWidget)
         assert view.get_frame().shape == (360, 640, 3)
@@ -97,7 +97,7 @@ def test_the_example_notebook_runs_top_to_bottom(egl, rfb):
 def test_show_in_a_script_goes_to_the_window(monkeypatch):
     """No kernel: `show` takes the window's path (here: no display, so its one-line
     error), never the widget."""
-    from viewer.runner import WindowError
+    from viewer.window.runner import WindowError
 
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)

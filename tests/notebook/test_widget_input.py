@@ -194,7 +194,7 @@ def test_a_cell_s_change_shows_after_the_cell(egl, rfb):
         requests = DrawRequests(w)
         graph = w.session.graph
         graph["Obj4"].local_position = (5, -3, 0)
-        from viewer.notebook_widget import _redraw_live_widgets  # what the kernel's hook runs
+        from viewer.embed.widget import _redraw_live_widgets  # what the kernel's hook runs
 
         _redraw_live_widgets()
         assert requests.take() == 1

@@ -1,4 +1,5 @@
-"""A headless app whose frames a test runs one at a time (built as `viewer.runner.run` does)."""
+"""A headless app whose frames a test runs one at a time (built as `viewer.window.runner.run`
+does)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import moderngl_window as mglw
 import numpy as np
 from moderngl_window.context.headless import Window
 
-from viewer.app import SgviewApp
 from viewer.render.context import GL_VERSION
-from viewer.run_options import RunOptions
 from viewer.timing import FixedTimer
+from viewer.window.app import SgviewApp
+from viewer.window.run_options import RunOptions
 
 SIZE = (800, 400)
 

@@ -14,7 +14,7 @@ from moderngl_window.context.base import KeyModifiers
 from overlay_helpers import tree10
 
 import viewer.gizmo as gizmo
-from viewer.embed import scene_for
+from viewer.embed.api import scene_for
 from viewer.io.loader import load_scene
 from viewer.scene import SceneGraph
 

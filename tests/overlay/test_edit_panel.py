@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from overlay_helpers import tree10
 
-from viewer.embed import scene_for
+from viewer.embed.api import scene_for
 
 
 def arrays(g) -> list[bytes]:

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_looks.py
 from app_driver import SIZE  # noqa: E402
 from gltf_looks import Doc, quad  # noqa: E402
 
-from viewer.cli import main  # noqa: E402
+from viewer.cli.main import main  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 
 UNLIT = {"KHR_materials_unlit": {}}

@@ -10,7 +10,7 @@ from app_driver import SIZE
 from overlay_helpers import tree10
 
 import viewer.gizmo as gizmo
-from viewer.embed import scene_for
+from viewer.embed.api import scene_for
 from viewer.scene.math import quat_from_axis_angle
 
 

@@ -11,7 +11,7 @@ from oracle import rotation_from_quaternion
 from overlay_helpers import tree10
 
 import viewer.gizmo as gizmo
-from viewer.embed import scene_for
+from viewer.embed.api import scene_for
 from viewer.scene.math import quat_from_axis_angle
 
 SUBTREE = ("Obj5", "Obj8", "Obj9", "Obj2")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from viewer.io import load_scene
-from viewer.io.gltf_export import save_gltf
+from viewer.io.gltf_write.export import save_gltf
 
 REPO = Path(__file__).resolve().parents[2]
 TREE10 = REPO / "scenes" / "tree10.toml"
@@ -92,7 +92,7 @@ class PickedDialog:
 
 
 def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_path):
-    from viewer.file_dialog import OpenDialog
+    from viewer.window.file_dialog import OpenDialog
 
     d = drive(load_scene(TREE10), still=True)
     d.frame(2)
@@ -114,7 +114,7 @@ def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_
 
 
 def test_ctrl_o_without_a_dialog_program_says_so(drive, monkeypatch):
-    import viewer.file_dialog as fd
+    import viewer.window.file_dialog as fd
 
     monkeypatch.setattr(fd.shutil, "which", lambda name: None)
     monkeypatch.setattr(fd.sys, "platform", "linux")

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from viewer.io import load_scene
-from viewer.runner import RunOptions, run
+from viewer.window.runner import RunOptions, run
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (800, 400)

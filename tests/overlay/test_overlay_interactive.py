@@ -1,7 +1,7 @@
 """The overlay driven frame by frame in a headless window: pause and step, the glow while
 paused, selecting in the tree and in the view, the timeline, held keys, Tab and N.
 
-`drive` (tests/overlay/conftest.py) builds the app as `viewer.runner.run` does and calls its
+`drive` (tests/overlay/conftest.py) builds the app as `viewer.window.runner.run` does and calls its
 frame function itself, so a test can act between frames (the real keys are driven under Xvfb in
 tests/test_window_xvfb.py).
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from overlay_helpers import tree10
 
-from viewer.embed import scene_for
+from viewer.embed.api import scene_for
 
 
 def row_centre(d, name: str) -> tuple[float, float]:

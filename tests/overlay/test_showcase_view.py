@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_looks.py
 
 from gltf_looks import BLOCK_AT, STUDS, STUDS_AT, showcase  # noqa: E402
 
-from viewer.cli import main  # noqa: E402
+from viewer.cli.main import main  # noqa: E402
 
 W, H = 640, 360
 

@@ -19,7 +19,7 @@ from viewer.io import load_scene
 from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
 from viewer.render.renderer import Renderer
-from viewer.session import Session
+from viewer.session.session import Session
 
 SIZE = (240, 240)
 RED = (255, 0, 0)
@@ -239,7 +239,7 @@ def test_instances_follow_every_recompute_of_their_node(gl_ctx, data):
     that multiplies the chain's TRS matrices itself)."""
     from viewer.content.geometry import Geometry, InstancedNode
     from viewer.content.scene import Scene
-    from viewer.io.gltf_instancing import trs_matrices
+    from viewer.io.gltf_read.instancing import trs_matrices
     from viewer.scene import SceneGraph
 
     g = SceneGraph()
@@ -325,7 +325,7 @@ def test_the_morph_pass_copies_whatever_the_vertex_layout_holds(gl_ctx, monkeypa
 
 
 def test_log_prints_a_weights_line_for_the_frame_it_changed(tmp_path, capsys):
-    from viewer.cli import main
+    from viewer.cli.main import main
 
     channel = ("STEP", [0.0, 0.04, 1.0], [[0.0], [1.0], [1.0]])
     path = morph_quad(tmp_path / "m.gltf", channel=channel)

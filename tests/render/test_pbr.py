@@ -363,7 +363,7 @@ def test_material_values_out_of_range_are_clamped_and_non_numbers_refused(tmp_pa
 
 
 def test_a_texture_on_texcoord_2_is_left_out_with_one_note(tmp_path, capsys):
-    from viewer.cli import main
+    from viewer.cli.main import main
 
     d = Doc()
     tex = d.image(_four())

@@ -15,7 +15,7 @@ from pathlib import Path
 import moderngl
 import pytest
 
-from viewer.cli import main
+from viewer.cli.main import main
 from viewer.render.shaders import SHADER_DIR_ENV, ShaderError, load_program, shader_dir
 
 REPO = Path(__file__).resolve().parents[2]

@@ -81,7 +81,7 @@ def _run(args, cache, cwd=None, **env):
 
 COVERAGE = """
 import json, os, tempfile
-from viewer.cli import main
+from viewer.cli.main import main
 dump = os.path.join(tempfile.mkdtemp(), "w.json")
 from viewer.scene.coldstart import exercise
 from viewer.scene.kernel_set import COMPILED, NAMES

@@ -99,8 +99,8 @@ def test_motion_time_is_bounded_and_values_stay_finite_inside_the_bound():
 
 
 def test_zooming_out_without_end_keeps_the_camera_finite():
-    from viewer.app_input import InputHandlers
     from viewer.render.camera import Camera
+    from viewer.window.input import InputHandlers
 
     class Viewer(InputHandlers):
         overlay = None

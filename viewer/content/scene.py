@@ -103,7 +103,7 @@ class Include:
     path: Path
     parent: int | None
     ids: np.ndarray
-    #: The file as read (`viewer.io.gltf_source.GltfSource`), for a lossless glTF export.
+    #: The file as read (`viewer.io.gltf_read.source.GltfSource`), for a lossless glTF export.
     source: object = None
 
 

@@ -7,11 +7,11 @@ known, the node and the field::
     scenes/bad.toml:12: node 'Obj3', field 'position': expected 3 numbers, got 2
 """
 
-from .errors import SceneError
-from .generate import default_scene, generate_scene
-from .loader import load_scene
-from .save import save_scene
-from .watch import SceneWatcher
+from viewer.io.errors import SceneError
+from viewer.io.generate import default_scene, generate_scene
+from viewer.io.loader import load_scene
+from viewer.io.save import save_scene
+from viewer.io.watch import SceneWatcher
 
 __all__ = [
     "SceneError",

@@ -6,13 +6,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from viewer.io.errors import SceneError
+from viewer.io.gltf_read.scene import GltfModel
+from viewer.io.limits import DEFAULT_LIMITS, Limits, channels_reason
+
 from ..animation.player import AnimationPlayer
 from ..animation.skin import Skin, SkinnedMesh, Skinning
 from ..content.scene import Include, Scene
 from ..scene.graph import SceneGraph
-from .errors import SceneError
-from .gltf_scene import GltfModel
-from .limits import DEFAULT_LIMITS, Limits, channels_reason
 
 __all__ = ["UniqueNames", "add_many", "add_model"]
 

@@ -12,8 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from viewer.io.errors import SceneError, describe
+
 from ..scene.math import quat_from_euler, quat_to_euler
-from .errors import SceneError, describe
 
 __all__ = ["Locator", "Where", "quat_from_euler", "quat_to_euler"]
 

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from viewer.io._build import add_many
+from viewer.io.bundled import scene_dir
+from viewer.io.errors import SceneError
+from viewer.io.limits import MAX_NODES
+from viewer.io.toml_scene import parse_scene_text
+
 from ..content.motion import Motion, merge_motions
 from ..content.motion_kinds import KINDS
 from ..content.scene import CameraSpec, Look, Scene
 from ..scene.graph import SceneGraph
-from ._build import add_many
-from .bundled import scene_dir
-from .errors import SceneError
-from .limits import MAX_NODES
-from .toml_scene import parse_scene_text
 
 __all__ = ["GENERATORS", "MAX_GENERATED", "default_scene", "frame_camera", "generate_scene"]
 

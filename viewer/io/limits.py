@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import SceneError
+from viewer.io.errors import SceneError
 
 __all__ = [
     "DEFAULT_LIMITS",

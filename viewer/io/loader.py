@@ -16,14 +16,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..content.scene import Scene
-from ..errors import floats_raise
-from ..scene.graph import SceneGraph
-from ..text import brief
-from ._build import UniqueNames, add_model
-from .errors import SceneError
-from .gltf_scene import read_gltf
-from .limits import (
+from viewer.io._build import UniqueNames, add_model
+from viewer.io.errors import SceneError
+from viewer.io.gltf_read.scene import read_gltf
+from viewer.io.limits import (
     DEFAULT_LIMITS,
     MAX_BUFFER_BYTES,
     MAX_JSON_BYTES,
@@ -31,8 +27,13 @@ from .limits import (
     Limits,
     skinning_reason,
 )
-from .ranges import check_world_reach
-from .toml_scene import load_toml_scene
+from viewer.io.ranges import check_world_reach
+from viewer.io.toml_scene import load_toml_scene
+
+from ..content.scene import Scene
+from ..errors import floats_raise
+from ..scene.graph import SceneGraph
+from ..text import brief
 
 __all__ = ["file_signature", "load_gltf_scene", "load_scene"]
 

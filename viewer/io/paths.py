@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from viewer.io.errors import SceneError
+
 from ..files import write_whole as write_file
-from .errors import SceneError
 
 __all__ = ["confined", "inside", "output_problem", "write_whole"]
 

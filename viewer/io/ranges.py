@@ -281,7 +281,7 @@ def world_reach_reason(scene) -> tuple[int, str] | None:
 
 def check_world_reach(scene, display: str) -> None:
     """Raise `SceneError` naming the first node of `scene` that could leave the world box."""
-    from .errors import SceneError
+    from viewer.io.errors import SceneError
 
     found = world_reach_reason(scene)
     if found is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ranges import camera_gap_reason, out_of_range, world_reach_reason
+from viewer.io.ranges import camera_gap_reason, out_of_range, world_reach_reason
 
 __all__ = ["name_reason", "savable_reason"]
 

@@ -24,12 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
+from viewer.io import _fields as F
+from viewer.io.errors import SceneError
+from viewer.io.paths import inside, write_whole
+from viewer.io.savable import savable_reason
+
 from ..content.motion_kinds import KINDS
 from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
-from . import _fields as F
-from .errors import SceneError
-from .paths import inside, write_whole
-from .savable import savable_reason
 
 __all__ = ["save_scene", "scene_to_toml"]
 

@@ -19,19 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..content.motion import Motion, merge_motions
-from ..content.motion_kinds import KINDS
-from ..content.scene import Scene
-from ..scene.graph import SceneGraph
-from ..text import one_line, printable
-from . import _fields as F
-from ._build import UniqueNames, add_many, add_model
-from .errors import SceneError, describe
-from .gltf_scene import GltfModel, read_gltf
-from .limits import DEFAULT_LIMITS, Budget, Limits
-from .ranges import check_world_reach
-from .toml_precheck import MAX_TOML_BYTES, toml_problem
-from .toml_sections import (
+from viewer.io import _fields as F
+from viewer.io._build import UniqueNames, add_many, add_model
+from viewer.io.errors import SceneError, describe
+from viewer.io.gltf_read.scene import GltfModel, read_gltf
+from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
+from viewer.io.ranges import check_world_reach
+from viewer.io.toml_precheck import MAX_TOML_BYTES, toml_problem
+from viewer.io.toml_sections import (
     NodeSpec,
     gltf_path,
     parse_camera,
@@ -39,6 +34,12 @@ from .toml_sections import (
     parse_event,
     parse_node,
 )
+
+from ..content.motion import Motion, merge_motions
+from ..content.motion_kinds import KINDS
+from ..content.scene import Scene
+from ..scene.graph import SceneGraph
+from ..text import one_line, printable
 
 __all__ = ["load_toml_scene", "parse_scene_text"]
 

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
+from viewer.io import _fields as F
+from viewer.io.errors import describe
+from viewer.io.paths import confined
+from viewer.io.ranges import camera_gap_reason, out_of_range
+
 from ..content.motion_kinds import CHANNELS, KINDS, Param
 from ..content.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Look
-from . import _fields as F
-from .errors import describe
-from .paths import confined
-from .ranges import camera_gap_reason, out_of_range
 
 __all__ = ["NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
 

@@ -15,10 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from viewer.content.scene import Scene
-
-from .errors import SceneError
-from .loader import file_signature as _signature
-from .loader import load_scene
+from viewer.io.errors import SceneError
+from viewer.io.loader import file_signature as _signature
+from viewer.io.loader import load_scene
 
 __all__ = ["SceneWatcher", "watch_scene"]
 

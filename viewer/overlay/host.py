@@ -1,6 +1,6 @@
 """The overlay's two seams: what it reads from the session and from the renderer.
 
-The overlay shows a session (`viewer.session.Session`) drawn by a renderer; it knows them
+The overlay shows a session (`viewer.session.session.Session`) drawn by a renderer; it knows them
 only through these protocols, so it can be tested with small stand-ins and never reaches
 into the app. Actions it may ask for are the session's own (the same a key press asks).
 """
@@ -47,7 +47,7 @@ class OverlayHost(Protocol):
 
     @property
     def editor(self):
-        """The user's edits (`viewer.edits.Editor`): read its `message` and its history's
+        """The user's edits (`viewer.session.edits.Editor`): read its `message` and its history's
         labels; edit through `edit`, `undo` and `redo` below."""
 
     gizmo_local: bool  # the gizmo's axes: the node's own (True) or the world's
@@ -58,7 +58,7 @@ class OverlayHost(Protocol):
     def edit(self, action: str, *args): ...
     @property
     def recent(self):
-        """`viewer.opening.RecentFiles`: ``paths``, newest first."""
+        """`viewer.session.opening.RecentFiles`: ``paths``, newest first."""
 
     def request_open(self, path) -> None: ...
 

@@ -1,0 +1,1 @@
+"""The command line: `sgview`'s arguments and what a run of them does."""

@@ -1,0 +1,224 @@
+"""The `sgview` command line's arguments: the parser, its value types and its help.
+
+`OPTIONS` lists every argument once, in --help order, with its argparse settings, so the
+parser is one loop over a table. A bad value is refused by its type function with
+argparse's own one-line usage error (exit status 2); what the values mean for a run is
+checked in `viewer.cli.main`, against the scene.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import NoReturn
+
+from viewer import __version__
+from viewer.io.limits import MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES
+from viewer.text import one_line
+
+__all__ = ["OPTIONS", "PROG", "build_parser"]
+
+PROG = "sgview"
+
+
+def _size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m or int(m[1]) < 1 or int(m[2]) < 1:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x720, got {text!r}")
+    return int(m[1]), int(m[2])
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def _megabytes(text: str) -> int:
+    """--max-buffer-mb: a positive number of MiB, returned in bytes."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0.0 < value < 2.0**40:
+        raise argparse.ArgumentTypeError(f"expected a positive number of megabytes, got {text!r}")
+    return max(1, int(value * 1024 * 1024))
+
+
+def _touch(text: str) -> tuple[str, int]:
+    name, sep, frame = text.rpartition("@")
+    if not sep:
+        return text, 1
+    if not name or not frame.isdigit() or int(frame) < 1:
+        raise argparse.ArgumentTypeError(f"expected NAME or NAME@FRAME (FRAME >= 1), got {text!r}")
+    return name, int(frame)
+
+
+#: Every argument, in --help order: its names (or positional name), then its settings.
+OPTIONS: tuple[tuple[str, dict], ...] = (
+    ("--version", {"action": "version", "version": f"%(prog)s {__version__}"}),
+    ("--list-scenes", {
+        "action": "store_true",
+        "help": "list the bundled scenes (open one by name: sgview solar_system) and exit",
+    }),
+    ("scene", {
+        "nargs": "?", "metavar": "SCENE",
+        "help": "scene file (.toml, .gltf, .glb); default: the built-in ten-node tree",
+    }),
+    ("--generate", {
+        "metavar": "SPEC",
+        "help": "generate a scene instead of loading one: chain:N, balanced:N or random:N",
+    }),
+    ("--headless", {
+        "action": "store_true", "help": "render without a window (EGL), then exit; see --frames",
+    }),
+    ("--frames", {
+        "type": _positive, "metavar": "N",
+        "help": "stop after N frames drawn (headless default: 1; window default: run until "
+        "closed)",
+    }),
+    ("--size", {
+        "type": _size, "default": (1280, 720), "metavar": "WxH",
+        "help": "image / window size in pixels (default: 1280x720)",
+    }),
+    ("--screenshot", {"type": Path, "metavar": "PNG", "help": "write the last frame as a PNG"}),
+    ("--record", {
+        "type": Path, "metavar": "OUT",
+        "help": "write every frame to OUT.mp4 (60 frames/s) or OUT.gif (30 frames/s: "
+        "every second frame)",
+    }),
+    ("--log", {
+        "action": "store_true",
+        "help": "print '# frame N' and that frame's update log for each frame that recomputed",
+    }),
+    ("--touch", {
+        "type": _touch, "action": "append", "default": [], "metavar": "NAME[@FRAME]",
+        "help": "touch node NAME at the start of FRAME (default 1); repeatable",
+    }),
+    ("--still", {"action": "store_true", "help": "no scene motion and no glTF animation"}),
+    ("--keys", {
+        "metavar": "SPEC",
+        "help": "scripted keys, e.g. 'L@1-80,T@90,space@100,.@101': a key of the table below "
+        "pressed before frame F (KEY@F) or held from F to G (KEY@F-G); frames count redraws",
+    }),
+    ("--click", {
+        "action": "append", "default": [], "metavar": "X,Y@F",
+        "help": "left click at window pixel X,Y (from the top-left) before frame F, "
+        "selecting what is there as a mouse click does; repeatable",
+    }),
+    ("--trace", {
+        "type": Path, "metavar": "OUT.json",
+        "help": "write a Chrome Trace Event file (open it in ui.perfetto.dev): per frame the "
+        "time of each phase, the counters and the recomputed nodes",
+    }),
+    ("--animation", {
+        "metavar": "NAME|INDEX|none",
+        "help": "the glTF animation to play (default: the file's first); none: no animation",
+    }),
+    ("--camera", {
+        "metavar": "INDEX|NAME",
+        "help": "look through a camera of the glTF file (its index or name; the C key "
+        "cycles through them and back to the orbit camera)",
+    }),
+    ("--select", {
+        "metavar": "NAME",
+        "help": "select node NAME at the start (outlined; the panel shows its values)",
+    }),
+    ("--no-overlay", {
+        "dest": "overlay", "action": "store_false",
+        "help": "the model and nothing else: no glow, names, panels, grid, axes, lines or "
+        "joint markers (also headless)",
+    }),
+    ("--no-panels", {
+        "dest": "panels", "action": "store_false",
+        "help": "the overlay without its panels: glow, names, grid and lines over the whole "
+        "picture (Tab shows the panels)",
+    }),
+    ("--glow", {
+        "choices": ("fill", "rim", "heat"), "default": "fill",
+        "help": "how the overlay shows each frame's work: fill (tint the recomputed nodes, "
+        "default), rim (light their outline, keep their colours) or heat (colour every "
+        "node by how often it was recomputed over the last 2 s)",
+    }),
+    ("--dump-world", {
+        "type": Path, "metavar": "PATH",
+        "help": "after the last frame, write {name: 4x4 world matrix} as JSON "
+        "(row-major nested lists, column-vector convention)",
+    }),
+    ("--save", {
+        "type": Path, "metavar": "OUT.toml|OUT.glb|OUT.gltf",
+        "help": "write the scene to OUT and exit: the native TOML format, or glTF 2.0 for "
+        ".glb/.gltf (everything loaded is kept: nodes, meshes, materials, textures, skins, "
+        "animations, cameras, lights; motions become an animation); a .gltf gets OUT.bin "
+        "and its images as files beside it",
+    }),
+    ("--gltf-embed", {
+        "action": "store_true",
+        "help": "with --save OUT.gltf: put the binary data and images inside the .gltf as "
+        "data URIs (one file) instead of files beside it",
+    }),
+    ("--max-nodes", {
+        "type": _positive, "default": MAX_NODES, "metavar": "N",
+        "help": f"refuse scenes with more than N nodes, glTF includes counted "
+        f"(default: {MAX_NODES:,})",
+    }),
+    ("--max-buffer-mb", {
+        "type": _megabytes, "default": MAX_BUFFER_BYTES, "metavar": "MB",
+        "help": f"refuse glTF files or buffers larger than MB megabytes, or more vertex and "
+        f"keyframe data in all the scene's glTF files (default: {MAX_BUFFER_BYTES >> 20})",
+    }),
+    ("--max-json-mb", {
+        "type": _megabytes, "default": MAX_JSON_BYTES, "metavar": "MB",
+        "help": f"refuse more than MB megabytes of glTF JSON in all the scene's glTF files "
+        f"(default: {MAX_JSON_BYTES >> 20})",
+    }),
+    ("--backend", {"metavar": "NAME", "help": "GL context backend (headless default: egl)"}),
+    ("--samples", {
+        "type": int, "default": 4, "metavar": "N",
+        "help": "multisampling samples, 0 to disable (default: 4)",
+    }),
+)  # fmt: skip
+
+
+def _epilog() -> str:
+    from viewer.keys.controls import KEY_HELP, MOUSE_HELP
+
+    width = max(len(k) for k, _ in KEY_HELP + MOUSE_HELP) + 2
+    lines = ["window controls:"]
+    lines += [f"  {k:<{width}}{what}" for k, what in MOUSE_HELP + KEY_HELP]
+    lines += [
+        "",
+        "examples:",
+        "  sgview                                   the built-in ten-node tree",
+        "  sgview tree10                            a bundled scene by name (--list-scenes)",
+        "  sgview path/to/model.glb                 a scene file (.toml, .gltf, .glb)",
+        "  sgview chain5 --headless --frames 1 --still --touch Obj3 --log",
+        "  sgview --generate balanced:1000 --headless --frames 60 --record out.gif",
+    ]
+    return "\n".join(lines)
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument mistake is one line on stderr (exit status 2), like every other
+    mistake sgview reports, instead of argparse's usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {one_line(message)} (sgview --help lists the options)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `sgview` parser: `OPTIONS`, with the window controls and examples as epilog."""
+    parser = _OneLineParser(
+        prog=PROG,
+        description="Show a scene graph and the transform updates flowing through it.",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for name, settings in OPTIONS:
+        parser.add_argument(name, **settings)
+    return parser

@@ -1,0 +1,351 @@
+"""`viewer.show` and `viewer.render_image`: the viewer on a graph built in your own code.
+
+A `SceneGraph` made in a script has no scene file, so `scene_for` wraps it in a `Scene`:
+a look per node from `meshes` (built-in mesh kinds, by node, name or id, or a callable),
+nothing that moves on its own. `show` then runs the same app, session and frame loop as
+the `sgview` command (`viewer.window.runner.run`), with the user's `on_frame` as a per-frame
+callback of the session; `render_image` is a one-frame headless `show` that hands back
+the picture instead of writing it.
+
+Every argument is checked before any GL (`viewer.embed.args`), with the loaders' ranges
+and rules, and a `show` or `render_image` from inside a running one (an `on_frame`
+callback) is refused with a `ReentryError` rather than reaching the GL and panel contexts
+that are in use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import viewer.embed.args as A
+from viewer.content.scene import Look, Scene
+from viewer.errors import SgviewError
+from viewer.image import Image
+from viewer.keys.script import KeyScript, parse_clicks, parse_keys
+from viewer.scene.graph import SceneGraph
+from viewer.scene.node import Node
+from viewer.scene.report import FrameReport
+from viewer.text import quoted
+
+__all__ = [
+    "DEFAULT_LOOK", "Image", "Look", "ReentryError", "ShowResult", "render_image", "scene_for",
+    "show", "widget",
+]  # fmt: skip
+
+#: How a node not listed in `meshes` is drawn: a unit cube, as in a scene file.
+DEFAULT_LOOK = Look()
+
+MeshSpec = Mapping | Callable[[Node], "str | Look | None"] | None
+
+
+@dataclass
+class ShowResult:
+    """What a `show` run did."""
+
+    #: Frames simulated (paused redraws do not count).
+    frames: int
+    #: The report of the last simulated frame (None if none ran).
+    report: FrameReport | None
+    #: Files written, None where not asked for.
+    screenshot: Path | None = None
+    record: Path | None = None
+    trace: Path | None = None
+
+
+def scene_for(
+    graph: SceneGraph, meshes: MeshSpec = None, title: str | None = None, camera=None
+) -> Scene:
+    """A `Scene` around `graph`, drawn as `meshes` says.
+
+    `meshes` maps nodes (a `Node`, its name or its id) to a built-in mesh kind
+    (`viewer.content.scene.BUILTIN_MESHES`, e.g. ``"sphere"``; ``"none"``: not drawn) or to
+    a `Look` (mesh, size, colour); or it is a callable ``node -> kind | Look | None``.
+    Nodes it leaves out (or maps to None) get `DEFAULT_LOOK`, a unit cube. `camera` is a
+    `CameraSpec` or a mapping of its fields (``position``, ``target``, ``fov``, ...);
+    None frames the whole graph.
+    """
+    if not isinstance(graph, SceneGraph):
+        raise A.ArgumentError(f"graph: expected a SceneGraph, got a {type(graph).__name__}")
+    meshes = A.meshes_spec(meshes)
+    title = A.text("title", title)
+    looks: dict[int, Look] = {}
+    if callable(meshes):
+        for node in graph:
+            value = meshes(node)
+            looks[node.id] = DEFAULT_LOOK if value is None else A.look(value, repr(node.name))
+    else:
+        for key, value in (meshes or {}).items():
+            looks[A.node_id(graph, key, "meshes")] = A.look(value, repr(key))
+        for node in graph:
+            looks.setdefault(node.id, DEFAULT_LOOK)
+    spec = A.camera_spec(camera)
+    scene = Scene(graph=graph, title=title or "your graph", looks=looks, camera=spec)
+    A.check_reach(scene)
+    return scene
+
+
+def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
+    keys = A.keys(keys)
+    script = keys if isinstance(keys, KeyScript) else parse_keys(keys or "")
+    return KeyScript().add(script).add(parse_clicks(A.clicks(clicks)))
+
+
+def show(
+    graph: SceneGraph | Scene,
+    *,
+    on_frame: Callable[[SceneGraph, int, float], None] | None = None,
+    meshes: MeshSpec = None,
+    headless: bool = False,
+    frames: int | None = None,
+    size: tuple[int, int] | None = None,
+    screenshot=None,
+    record=None,
+    overlay: bool = True,
+    panels: bool = True,
+    log: bool = False,
+    trace=None,
+    title: str | None = None,
+    keys: str | KeyScript | None = None,
+    clicks=None,
+    select: str | None = None,
+    camera=None,
+    widget: bool | None = None,
+):
+    """Open the viewer on `graph` (a `SceneGraph`, or a loaded `Scene`): the window (or,
+    `headless`, EGL with no window), or in a Jupyter notebook the live widget.
+
+    Parameters
+    ----------
+    on_frame : callable ``(graph, frame, t)``, optional
+        Called once per simulated frame before ``graph.update()``, with the frame number
+        (1, 2, ...) and the scene time t in seconds (headless: exactly frame / 60). What it
+        changes is what that frame recomputes, glows and logs. Paused, it is not called,
+        except for a step ('.'); S stops the scene clock, so t stays put while stopped.
+        An exception raised in it stops the run and propagates with its traceback (the
+        window and GL context are released first).
+    meshes : see `scene_for`; nodes not listed are unit cubes (`DEFAULT_LOOK`).
+    headless : render with no window and return after `frames` frames (default 1).
+    frames : stop after this many frames drawn (window: None runs until it is closed).
+    size : (width, height) in pixels; None: 1280x720 in a window, 640x360 in a notebook.
+    screenshot, record, log, trace, overlay :
+        As the command's ``--screenshot PNG``, ``--record OUT.gif|mp4``, ``--log``,
+        ``--trace OUT.json`` and ``--no-overlay`` (`overlay=False`).
+    panels : False: the overlay without its panels (``--no-panels``): the glow, the names,
+        the grid and the lines over the whole picture; Tab shows the panels.
+    keys, clicks :
+        Scripted input, as ``--keys`` and ``--click``: e.g. ``keys="L@1-80,T@90"``,
+        ``clicks=["320,180@5"]`` (see `viewer.keys.script`).
+    select : name of a node selected at the start.
+    camera : see `scene_for`.
+    widget : None: inside a Jupyter kernel, and with none of the arguments that run to an
+        end (`headless`, `frames`, `screenshot`, `record`, `trace`, `keys`, `clicks`),
+        return the live notebook widget (`widget`, with `size` 640x360 unless given);
+        elsewhere open the window. True: the widget; False: the window.
+
+    Returns
+    -------
+    ShowResult
+        Frames simulated, the last frame's report and the files written; in a notebook
+        the `viewer.embed.widget.SgviewWidget` instead (it returns at once and stays live).
+    """
+    from viewer.window.runner import RunOptions, WindowError, run
+
+    _not_running("show")
+    runs_to_end = headless or frames is not None or keys is not None or clicks is not None
+    runs_to_end = runs_to_end or any(v is not None for v in (screenshot, record, trace))
+    if widget is None:
+        from viewer.embed.notebook import in_jupyter_kernel
+
+        widget = not runs_to_end and in_jupyter_kernel()
+    if A.flag("widget", widget):
+        if runs_to_end:
+            raise A.ArgumentError(
+                "widget=True: headless, frames, screenshot, record, trace, keys and clicks "
+                "are for a run to an end; a widget stays live"
+            )
+        return _widget(
+            graph, on_frame=on_frame, meshes=meshes, size=(640, 360) if size is None else size,
+            overlay=overlay,
+            panels=panels, log=log, title=title, select=select, camera=camera,
+        )  # fmt: skip
+    headless = A.flag("headless", headless)
+    overlay = A.flag("overlay", overlay)
+    panels = A.flag("panels", panels)
+    log = A.flag("log", log)
+    frames = A.frames(frames)
+    if headless and frames is None:
+        frames = 1
+    on_frame = A.callback("on_frame", on_frame)
+    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
+    if A.text("select", select) is not None and select not in scene.graph:
+        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
+    for name, value in (("screenshot", screenshot), ("record", record), ("trace", trace)):
+        A.out_path(name, value)
+    options = RunOptions(
+        size=_size((1280, 720) if size is None else size), frames=frames, log=log,
+        overlay=overlay, panels=panels,
+        select=select,
+        screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
+        script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],
+    )  # fmt: skip
+    if options.record is not None:
+        from viewer.render.offscreen import Recorder
+
+        Recorder.check(options.record)
+    _check_outputs(screenshot=options.screenshot, record=options.record, trace=options.trace)
+    if not headless:
+        from viewer.render.context import display_available
+
+        if not display_available():
+            raise WindowError(
+                "no display found (DISPLAY is not set); pass headless=True to render "
+                "without a window"
+            )
+    with _running():
+        app = run(scene, options, headless=headless)
+    session = app.session
+    return ShowResult(
+        frames=session.frame, report=session.last_report, screenshot=options.screenshot,
+        record=options.record, trace=options.trace,
+    )  # fmt: skip
+
+
+def widget(
+    graph: SceneGraph | Scene,
+    *,
+    on_frame: Callable[[SceneGraph, int, float], None] | None = None,
+    meshes: MeshSpec = None,
+    size: tuple[int, int] = (640, 360),
+    overlay: bool = True,
+    panels: bool = True,
+    log: bool = False,
+    title: str | None = None,
+    select: str | None = None,
+    camera=None,
+    glow: str = "fill",
+):
+    """The viewer live in a Jupyter notebook: a `viewer.embed.widget.SgviewWidget` (jupyter_rfb).
+
+    Shown as a cell's result, it is the window's view in the page: drag to orbit, right
+    drag or Shift+drag to pan, wheel to zoom, click to select, the window's keys once the
+    view has focus (click it), the glow and the panels; `on_frame` runs once per simulated
+    frame as in `show`. It renders in the kernel (headless EGL) only when the picture can
+    change, and a cell that changes the graph shows in the view when the cell ends.
+    `graph` is a `SceneGraph` (drawn as `meshes` says, see `scene_for`) or a loaded
+    `Scene`; the other arguments are `show`'s, `glow` is ``"fill"``, ``"rim"`` or
+    ``"heat"``. Needs the ``notebook`` extra (``pip install 'sgview[notebook]'``).
+    """
+    _not_running("widget")
+    return _widget(graph, on_frame=on_frame, meshes=meshes, size=size, overlay=overlay,
+                   panels=panels, log=log, title=title, select=select, camera=camera,
+                   glow=glow)  # fmt: skip
+
+
+def _widget(graph, *, on_frame, meshes, size, overlay, panels, log, title, select, camera,
+            glow="fill"):  # fmt: skip
+    from viewer.render.renderer import GLOW_STYLES
+    from viewer.window.runner import RunOptions
+
+    on_frame = A.callback("on_frame", on_frame)
+    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
+    if A.text("select", select) is not None and select not in scene.graph:
+        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
+    if glow not in GLOW_STYLES:
+        raise A.ArgumentError(f"glow: expected one of {', '.join(GLOW_STYLES)}, got {glow!r}")
+    options = RunOptions(
+        size=_size(size), overlay=A.flag("overlay", overlay), panels=A.flag("panels", panels),
+        log=A.flag("log", log), select=select, glow=glow,
+        on_frame=[on_frame] if on_frame is not None else [],
+    )  # fmt: skip
+    try:
+        from viewer.embed.widget import SgviewWidget
+    except ImportError as exc:
+        raise ImportError(
+            f"viewer.widget needs the notebook extra: pip install 'sgview[notebook]' ({exc})"
+        ) from None
+    return SgviewWidget(scene, options, caller_errstate=np.geterr())
+
+
+def _check_outputs(**paths: Path | None) -> None:
+    """Before any GL: a `ValueError` naming the argument when an output cannot be written
+    (a folder, a path under a file, a device, ...); missing folders are made."""
+    from viewer.io.paths import SCREENSHOT, prepare_output
+
+    for name, path in paths.items():
+        if path is None:
+            continue
+        problem = prepare_output(path, SCREENSHOT if name == "screenshot" else None)
+        if problem is not None:
+            raise ValueError(f"{name}={str(path)!r}: {problem}")
+
+
+def render_image(
+    graph: SceneGraph,
+    *,
+    size: tuple[int, int] = (640, 360),
+    meshes: MeshSpec = None,
+    overlay: bool = True,
+    panels: bool = True,
+    camera=None,
+) -> Image:
+    """One headless frame of `graph` as it is now: an (H, W, 3) uint8 array.
+
+    The changes made since the graph's last ``update()`` are that frame's change: with the
+    overlay on they glow (red: the node's own value changed; orange: only its world
+    matrix, through an ancestor) — so this calls ``graph.update()`` once. A graph never
+    updated is laid out first instead, and nothing glows. ``panels=False`` keeps the glow
+    and the names but leaves the panels out, so the picture is all scene; with panels, a
+    narrow picture folds them (below 760 pixels the right one, below 480 both) so the 3D
+    view keeps most of it. `meshes` and `camera`: see `scene_for`. In a Jupyter notebook
+    the result shows as a picture; elsewhere ``PIL.Image.fromarray(img).save("out.png")``
+    writes it.
+    """
+    from viewer.window.runner import RunOptions, run
+
+    _not_running("render_image")
+    scene = scene_for(graph, meshes, None, camera)
+    options = RunOptions(
+        size=_size(size), frames=1, overlay=A.flag("overlay", overlay), keep_image=True,
+        panels=A.flag("panels", panels), layout=graph.frame == 0,
+    )  # fmt: skip
+    with _running():
+        app = run(scene, options, headless=True)
+    return np.ascontiguousarray(app.last_image).view(Image)
+
+
+def _size(size) -> tuple[int, int]:
+    return A.size(size)
+
+
+class ReentryError(SgviewError, RuntimeError):
+    """`show` or `render_image` called while the viewer runs (from an `on_frame`
+    callback): one GL context and one panel context at a time."""
+
+
+_RUN = {"active": False}
+
+
+def _not_running(name: str) -> None:
+    if _RUN["active"]:
+        raise ReentryError(
+            f"viewer.{name} was called while the viewer is running (from an on_frame "
+            "callback?); call it after show returns"
+        )
+
+
+@contextmanager
+def _running() -> Iterator[None]:
+    _RUN["active"] = True
+    try:
+        yield
+    finally:
+        _RUN["active"] = False
+
+
+def _path(value) -> Path | None:
+    return None if value is None else Path(value)

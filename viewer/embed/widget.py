@@ -1,0 +1,196 @@
+"""`SgviewWidget`: the viewer live in a Jupyter notebook, as a jupyter_rfb widget.
+
+The kernel renders with the headless EGL renderer and jupyter_rfb sends the frames to the
+browser, which sends pointer, wheel, key and resize events back. The widget holds the
+same `viewer.window.app.SgviewApp` (session, camera, renderer, overlay) as a window, on a
+`viewer.embed.browser_window.BrowserWindow`, which delivers the browser's events to the app's
+own input handlers: orbit, pan, zoom, click to select, the key table, the ImGui panels.
+
+It draws only when the picture can change (`viewer.embed.redraw_policy`): after an event, after
+a notebook cell ran (it may have changed the graph), and then for as long as the scene
+moves or a glow fades. jupyter_rfb sends a frame only once the browser has taken the
+ones before, so a slow browser slows the drawing instead of queueing frames.
+
+In the cell's output the widget carries a PNG of the frame at the time it was displayed,
+so a notebook exported without a kernel still shows the view; ``widget.image`` is the
+last frame drawn (a `viewer.image.Image`, which a notebook shows as a picture).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time as clock
+import weakref
+from contextlib import contextmanager
+
+import numpy as np
+from IPython.display import display
+from jupyter_rfb import RemoteFrameBuffer
+from moderngl_window.timers.clock import Timer
+
+from viewer.embed.browser_window import BrowserWindow
+from viewer.embed.notebook import after_each_cell
+from viewer.embed.redraw_policy import needs_next_frame
+from viewer.errors import floats_raise
+from viewer.image import Image
+from viewer.render.context import GL_VERSION, ContextError
+from viewer.session.session import window_title
+from viewer.text import one_line
+from viewer.window.run_options import RunOptions
+from viewer.window.runner import attach_app
+
+__all__ = ["MAX_FRAME_TIME", "SgviewWidget"]
+
+#: The longest step of the scene clock between two drawn frames (seconds): after an idle
+#: spell the scene goes on where it stopped rather than jumping ahead, and below 10 frames
+#: per second (software GL, a slow page) it slows down rather than skipping, so that a
+#: glow (0.5 s) still shows in five frames or more.
+MAX_FRAME_TIME = 0.1
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+_HOOKED = {"done": False}
+
+
+def _redraw_live_widgets() -> None:
+    """After a cell: each live widget draws once (the cell may have changed its graph)."""
+    for widget in list(_LIVE):
+        widget.request_draw()
+
+
+class SgviewWidget(RemoteFrameBuffer):
+    """A live view of a scene in a notebook (see the module notes); `viewer.widget`
+    makes one. `app` is the `SgviewApp` it shows, `session` its session."""
+
+    def __init__(self, scene, options: RunOptions, *, caller_errstate: dict, **kwargs):
+        super().__init__(**kwargs)
+        width, height = options.size
+        self.css_width, self.css_height = f"{width}px", f"{height}px"
+        self.app = None
+        try:
+            self._window = BrowserWindow(
+                title=window_title(scene.title), size=options.size, gl_version=GL_VERSION,
+                vsync=False, samples=options.samples, backend="egl", resizable=True,
+            )  # fmt: skip
+        except Exception as exc:  # EGL raises many kinds; one line says which
+            reason = one_line(exc) or type(exc).__name__
+            raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
+        with self._gl():
+            self.app = attach_app(
+                self._window, scene, options, timer=Timer(), caller=caller_errstate
+            )
+        #: Frames drawn so far (each one sent to the browser, or shown at display).
+        self.frames_drawn = 0
+        self._last_draw: float | None = None
+        self._image: np.ndarray | None = None
+        self.title = self.session.title
+        _LIVE.add(self)
+        self._redraw_when_hint_ends()
+        if not _HOOKED["done"]:
+            _HOOKED["done"] = after_each_cell(_redraw_live_widgets)
+
+    def _redraw_when_hint_ends(self) -> None:
+        """The overlay's start hint ("? or F1: help") goes after a few seconds: one frame
+        then, or an idle view would keep it."""
+        overlay = self.app.overlay
+        if overlay is None or overlay.hint_left <= 0:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script): nothing redraws on its own anyway
+            return
+        loop.call_later(overlay.hint_left + 0.1, self.request_draw)
+
+    @property
+    def session(self):
+        """The `viewer.session.session.Session` on show (the same kind a window drives)."""
+        return self.app.session
+
+    @property
+    def image(self):
+        """The last frame drawn, (H, W, 3) uint8; a notebook shows it as a PNG."""
+        if self._image is None:
+            self._draw()
+        return self._image.view(Image)
+
+    @contextmanager
+    def _gl(self):
+        """This widget's GL context current (a notebook may hold several), numpy raising."""
+        with self._window.ctx, floats_raise():
+            yield
+
+    def press(self, *keys: str) -> None:
+        """Press and release keys, named as the key table names them ("T", "Space", ".",
+        "Tab", ...): the same actions as the keyboard, from a cell; the view redraws."""
+        for name in keys:
+            self.app.key_down(name)
+            self.app.key_up(name)
+        self.request_draw()
+
+    def draw(self):
+        """Draw a frame now, as the view would (a paused session's step runs in it), and
+        return it as a picture; the page gets a fresh frame too."""
+        self._draw()
+        self.request_draw()
+        return self.image
+
+    # -- jupyter_rfb's two methods ---------------------------------------------------------
+    def handle_event(self, event: dict) -> None:
+        """A browser event: through the window to the app's handlers, then a redraw."""
+        if self.app is None:  # closed
+            return
+        with self._gl():
+            taken = self._window.dispatch(event)
+        moved_only = event.get("type") == "pointer_move" and not event.get("buttons")
+        if taken and not (moved_only and self.app.overlay is None):
+            self.request_draw()
+
+    def get_frame(self) -> np.ndarray | None:
+        """Draw one frame (jupyter_rfb sends it); ask for the next while anything moves."""
+        if self.app is None:  # closed
+            return None
+        image = self._draw()
+        glowing = self.app.renderer.glow.glowing()[0].size > 0
+        if needs_next_frame(self.session, glowing=glowing):
+            self.request_draw()
+        return image
+
+    def _draw(self) -> np.ndarray:
+        now = clock.perf_counter()
+        last, self._last_draw = self._last_draw, now
+        dt = 1.0 / 60.0 if last is None else min(max(now - last, 1e-4), MAX_FRAME_TIME)
+        with self._gl():
+            try:
+                self.app.on_render(now, dt)
+            except BaseException:
+                # An `on_frame` callback (or a frame) failed: pause, so the view stays on
+                # the last good picture instead of failing again at every frame.
+                if not self.session.paused:
+                    self.session.toggle_pause()
+                raise
+            self._image = self.app.grab()
+        self.frames_drawn += 1
+        if self.title != self.session.title:
+            self.title = self.session.title
+        return self._image
+
+    # -- the cell output -------------------------------------------------------------------
+    def _ipython_display_(self) -> None:
+        """The live view, with a PNG of the current frame for a notebook read without a
+        kernel (an HTML export, a viewer on the web)."""
+        bundle = self._repr_mimebundle_()
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data = dict(data)
+        png = self.image._repr_png_()
+        if png is not None:
+            data["image/png"] = png
+        display(data, metadata=metadata, raw=True)
+
+    def close(self, *args, **kwargs) -> None:
+        """Close the views and release the GL context and the panels."""
+        _LIVE.discard(self)
+        super().close(*args, **kwargs)
+        app, self.app = getattr(self, "app", None), None
+        if app is not None:
+            with self._window.ctx:
+                app.finish()
+            self._window.destroy()

@@ -1,0 +1,414 @@
+"""The data layer of the glTF import: the container, URIs, buffers and accessors.
+
+`GltfFile` reads a ``.gltf`` or ``.glb`` straight into the parsed JSON (plain dicts and
+lists: no per-object decoding library, which made a 100,000-node file take over half a
+minute) and gives checked access to what the importers need: JSON items of the right
+type, and typed accessor arrays that are proven to lie inside their buffer views and
+buffers. Every problem raises `SceneError`.
+
+A URI may only name a file in the glTF file's own folder: absolute paths, ``..``
+segments and symbolic links leading out of the folder are refused whether or not the file
+is read; a network URI (``http:`` and the like) is never read, and refused only when
+something reads it (an unused buffer may name one in a valid file).
+
+Sizes are checked before anything is read, parsed or allocated: the file itself and each
+external buffer file (by their size on disk) and each buffer's ``byteLength`` and data
+URI against `Limits.max_buffer_bytes`; the JSON text and its estimated parsed size, and
+the accessor data read out, against the scene's `Budget` (shared by all its glTF files).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import stat
+import struct
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+
+from viewer.io.errors import SceneError, describe
+from viewer.io.gltf_read.compression import meshopt_view
+from viewer.io.gltf_read.document import is_int, whole
+from viewer.io.gltf_read.sparse import apply_sparse
+from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
+from viewer.io.paths import confined
+from viewer.text import brief, quoted
+
+__all__ = ["DataUnavailable", "GltfFile", "brief", "is_int", "whole"]
+
+_COMPONENTS = {
+    5120: np.dtype("<i1"),
+    5121: np.dtype("<u1"),
+    5122: np.dtype("<i2"),
+    5123: np.dtype("<u2"),
+    5125: np.dtype("<u4"),
+    5126: np.dtype("<f4"),
+}
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
+_MAX_COUNT = 1 << 28  # refuse absurd element counts before allocating anything
+#: A URI with a scheme other than file: and data: (http:, https:...): never read, and only
+#: refused when something reads it (an unused buffer may name one: the file is valid).
+_NETWORK = re.compile(r"^(?!file:)[A-Za-z][A-Za-z0-9+.-]*:")
+_GLB_JSON = 0x4E4F534A
+_GLB_BIN = 0x004E4942
+
+
+class DataUnavailable(SceneError):
+    """A buffer the file declares but gives no bytes for (no ``uri`` in a ``.gltf``, no
+    binary chunk): what reads it is left out with a note, the rest of the file loads."""
+
+
+class GltfFile:
+    """A parsed glTF document with checked access to its data. Call `open()` first."""
+
+    def __init__(
+        self,
+        path: Path,
+        display: str,
+        limits: Limits = DEFAULT_LIMITS,
+        budget: Budget | None = None,
+    ) -> None:
+        self.path = path
+        self.display = display
+        self.folder = path.parent
+        self.limits = limits
+        self.budget = Budget(limits) if budget is None else budget
+        self.doc: dict = {}
+        self.bin: memoryview | None = None  # the .glb's BIN chunk
+        self.is_glb = False
+        self.buffers: dict[int, bytes | memoryview] = {}
+        #: Accessor data a decompressor produced (KHR_draco_mesh_compression), by index.
+        self.decoded: dict[int, np.ndarray] = {}
+        #: Buffer views decoded from EXT_meshopt_compression, by index.
+        self.unpacked: dict[int, bytes] = {}
+
+    def error(
+        self, where: str | None, reason: str, *, node: str | None = None, field: str | None = None
+    ) -> SceneError:
+        return SceneError(reason, file=self.display, node=node, field=field, section=where)
+
+    def _check_size(self, need: int, what: str, where: str | None) -> None:
+        reason = self.limits.bytes_reason(need, what)
+        if reason is not None:
+            raise self.error(where, reason)
+
+    def _charge_read(self, nbytes: int, where: str | None) -> None:
+        """Count bytes about to be materialised (each reuse too, see limits.py)."""
+        reason = self.budget.charge_read(nbytes)
+        if reason is not None:
+            raise self.error(where, reason)
+
+    def _read_file(self, file: Path, what: str, where: str | None) -> bytes:
+        """The bytes of `file`, refusing before reading when it is over the size cap or not
+        a regular file (reading a named pipe or a device could block forever)."""
+        st = file.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(str(file))
+        if not stat.S_ISREG(st.st_mode):
+            raise self.error(where, f"{what} is not a regular file")
+        self._check_size(st.st_size, what, where)
+        self._charge_read(st.st_size, where)
+        return file.read_bytes()
+
+    # ------------------------------------------------------------------ container
+    def open(self) -> None:
+        try:
+            data = self._read_file(self.path, "the glTF file", None)
+        except FileNotFoundError:
+            raise self.error(None, "glTF file not found") from None
+        except IsADirectoryError:
+            raise self.error(None, "expected a glTF file, got a directory") from None
+        except OSError as exc:
+            raise self.error(None, f"cannot read the file ({exc.strerror or exc})") from None
+        is_glb = self.is_glb = data[:4] == b"glTF"
+        if self.path.suffix.lower() == ".glb" and not is_glb:
+            raise self.error(None, "not a binary glTF file: it does not start with 'glTF'")
+        if is_glb:
+            chunk, self.bin = self._glb_chunks(memoryview(data))
+            text, what = bytes(chunk), "the JSON chunk"
+        else:
+            text, what = data, "the .gltf file"
+        reason = self.budget.charge_json(text)
+        if reason is not None:
+            raise self.error(None, reason)
+        self.doc = self._parse_json(text, what)
+        version = self.obj(self.doc.get("asset"), "asset").get("version")
+        if not isinstance(version, str) or not version.startswith("2."):
+            raise self.error("asset", f"expected glTF version 2.x, got {describe(version)}")
+        self._check_uris()
+
+    def _glb_chunks(self, data: memoryview) -> tuple[memoryview, memoryview | None]:
+        """The JSON and (optional) BIN chunks of a binary glTF container."""
+        if len(data) < 20:
+            raise self.error(None, f"the .glb file is {len(data)} bytes, too short for a header")
+        _magic, version, total = struct.unpack_from("<4sII", data, 0)
+        if version != 2:
+            raise self.error(None, f"expected binary glTF version 2, got {version}")
+        if total > len(data):
+            raise self.error(None, f"the header says {total:,} bytes, the file has {len(data):,}")
+        chunks: list[tuple[int, memoryview]] = []
+        offset = 12
+        while offset + 8 <= total:
+            length, kind = struct.unpack_from("<II", data, offset)
+            if offset + 8 + length > total:
+                raise self.error(None, f"chunk {len(chunks)} runs past the end of the file")
+            chunks.append((kind, data[offset + 8 : offset + 8 + length]))
+            offset += 8 + (length + 3) // 4 * 4
+        if not chunks or chunks[0][0] != _GLB_JSON:
+            raise self.error(None, "the .glb file has no JSON chunk first")
+        blob = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _GLB_BIN else None
+        return chunks[0][1], blob
+
+    def _parse_json(self, text: bytes, what: str) -> dict:
+        try:
+            decoded = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = text.count(b"\n", 0, exc.start) + 1
+            raise SceneError(
+                f"{what} is not UTF-8 text ({exc.reason})", file=self.display, line=line
+            ) from None
+        try:
+            doc = json.loads(decoded)
+        except json.JSONDecodeError as exc:
+            raise SceneError(
+                f"{what} is not valid JSON: {exc.msg} (column {exc.colno})",
+                file=self.display,
+                line=exc.lineno,
+            ) from None
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
+            raise self.error(None, f"{what} is not valid JSON ({brief(exc)})") from None
+        if not isinstance(doc, dict):
+            raise self.error(None, f"expected a JSON object at the top, got {describe(doc)}")
+        return doc
+
+    # ------------------------------------------------------------------ JSON access
+    def obj(self, value: object, where: str) -> dict:
+        """`value` as a JSON object; a missing one (None) is empty."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.error(where, f"expected a JSON object, got {describe(value)}")
+        return value
+
+    def array(self, name: str) -> list:
+        value = self.doc.get(name)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.error(None, f"'{name}' must be an array, got {describe(value)}")
+        return value
+
+    def index_into(self, value: object, name: str, where: str) -> int:
+        items = self.array(name)
+        value = whole(value)
+        if not is_int(value) or not 0 <= value < len(items):
+            span = f"0..{len(items) - 1}" if items else f"the file has no '{name}'"
+            raise self.error(where, f"expected an index into '{name}' ({span}), got {value!r}")
+        return value
+
+    def item(self, value: object, name: str, where: str) -> tuple[int, dict]:
+        """The index `value` into the top-level array `name` and the object it names."""
+        index = self.index_into(value, name, where)
+        return index, self.obj(self.array(name)[index], f"{name[:-1]} {index}")
+
+    # ------------------------------------------------------------------ URIs and buffers
+    def _check_uris(self) -> None:
+        for kind in ("buffers", "images"):
+            for i, item in enumerate(self.array(kind)):
+                where = f"{kind[:-1]} {i}"
+                uri = self.obj(item, where).get("uri")
+                if uri is None:
+                    continue
+                if not isinstance(uri, str):
+                    raise self.error(where, f"uri must be a string, got {describe(uri)}")
+                if not uri.startswith("data:") and not _NETWORK.match(uri):
+                    self._local_file(uri, where)  # refused even unread: it reaches out
+
+    def _local_file(self, uri: str, where: str) -> Path:
+        """The file a relative URI names, refusing anything outside the glTF's folder."""
+        path = confined(urllib.parse.unquote(uri), self.folder)
+        if path is None:
+            raise self.error(
+                where,
+                f"URI {quoted(uri, 80)} refused: a glTF file may only reference files in its own "
+                "folder",
+            )
+        return path
+
+    def buffer(self, index: int) -> bytes | memoryview:
+        """The bytes of buffer `index` (read once, checked against the limits)."""
+        return self._buffer(self.index_into(index, "buffers", "buffers"), f"buffer {index}")
+
+    def _buffer(self, index: int, where: str) -> bytes | memoryview:
+        if index in self.buffers:
+            return self.buffers[index]
+        here = f"buffer {index}"
+        buf = self.obj(self.array("buffers")[index], here)
+        uri = buf.get("uri")
+        length = whole(buf.get("byteLength"))
+        if not is_int(length) or length < 0:
+            raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
+        self._check_size(length, "the buffer", here)
+        if uri is None:
+            if self.is_glb and index == 0 and self.bin is None:
+                raise self.error(here, "no uri and no binary chunk to read it from")
+            if index != 0 or self.bin is None:  # the data comes from elsewhere (a .gltf,
+                # or a .glb's later buffer without a uri: the spec gives it no bytes)
+                raise DataUnavailable("no uri and no binary chunk to read it from",
+                                      file=self.display, section=here)  # fmt: skip
+            data = self.bin
+        elif uri.startswith("data:"):
+            header, sep, payload = uri.partition(",")
+            if not sep or not header.endswith(";base64"):
+                raise self.error(here, "a data URI must be base64-encoded ('data:...;base64,')")
+            self._check_size(len(payload) // 4 * 3, "the data URI", here)
+            self._charge_read(len(payload) // 4 * 3, here)
+            try:
+                data = base64.b64decode(payload, validate=True)
+            except (binascii.Error, ValueError):
+                raise self.error(here, "the data URI is not valid base64") from None
+        else:
+            file = self._local_file(uri, here)
+            shown = uri if len(uri) <= 80 else uri[:77] + "..."
+            try:
+                data = self._read_file(file, f"the file {shown!r}", here)
+            except FileNotFoundError:
+                raise self.error(here, f"missing file {shown!r} (next to the glTF file)") from None
+            except OSError as exc:
+                raise self.error(here, f"cannot read {shown!r} ({exc.strerror or exc})") from None
+        if len(data) < length:
+            raise self.error(here, f"expected {length} bytes, the data has {len(data)}")
+        self.buffers[index] = data
+        return data
+
+    def accessor(
+        self,
+        index: object,
+        where: str,
+        types: tuple[str, ...],
+        components,
+        *,
+        normalized: bool = False,
+    ) -> np.ndarray:
+        """The accessor's elements as a read-only (count, width) array of its component
+        type, a view of the buffer where it can be.
+
+        `normalized`: whether integer accessors flagged ``normalized`` are accepted (the
+        caller then scales them); otherwise they are refused. An accessor without a
+        ``bufferView`` is zeros, a ``sparse`` one has its listed elements replaced (glTF
+        3.6.2.3); one a decompressor filled (`decoded`) is that data.
+        """
+        index, acc = self.item(index, "accessors", where)
+        here = f"accessor {index}"
+        kind = acc.get("type")
+        if kind not in types:
+            raise self.error(here, f"expected type {' or '.join(types)}, got {describe(kind)}")
+        ctype = whole(acc.get("componentType"))
+        if not is_int(ctype) or ctype not in components:
+            raise self.error(here, f"unsupported componentType {ctype!r} for {where}")
+        if acc.get("normalized") and ctype != 5126 and not normalized:
+            raise self.error(here, "normalized integer attributes are not supported here")
+        count = whole(acc.get("count"))
+        if not is_int(count) or not 0 <= count <= _MAX_COUNT:
+            raise self.error(here, f"count must be an integer in 0..{_MAX_COUNT}, got {count!r}")
+        width = _WIDTH[kind]
+        dtype = _COMPONENTS[ctype]
+        if index in self.decoded:  # charged to the budget before it was decoded
+            return self._decoded(index, count, width, dtype, here)
+        nbytes = count * width * dtype.itemsize
+        reason = self.budget.charge_data(nbytes)
+        if reason is not None:
+            raise self.error(here, reason)
+        if acc.get("bufferView") is None:
+            arr = np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
+        else:
+            arr = self.from_view(acc, here, count, width, dtype)
+        sparse = acc.get("sparse")
+        if sparse is not None:
+            arr = apply_sparse(self, sparse, arr, here, width, dtype)
+        arr.flags.writeable = False
+        return arr
+
+    def from_view(self, acc: dict, here: str, count: int, width: int, dtype) -> np.ndarray:
+        """`count` elements of `width` components read where ``acc``'s bufferView and
+        byteOffset say, checked to lie inside the view (a read-only view of the buffer)."""
+        view_index, view = self.item(acc.get("bufferView"), "bufferViews", here)
+        vhere = f"bufferView {view_index}"
+        data, v_off, v_len, stride = self.view_bytes(view_index, view, vhere)
+        a_off = whole(_default(acc.get("byteOffset"), 0))
+        if not is_int(a_off) or a_off < 0:
+            raise self.error(here, f"byteOffset must be a non-negative integer, got {a_off!r}")
+        elem = width * dtype.itemsize
+        if stride is None:
+            stride = elem
+        if not is_int(stride) or not elem <= stride <= 252:
+            raise self.error(vhere, f"byteStride must be an integer in {elem}..252, got {stride!r}")
+        need = a_off + (stride * (count - 1) + elem if count else 0)
+        if need > v_len:
+            raise self.error(here, f"needs {need} bytes of its bufferView, which has {v_len}")
+        if count == 0:
+            return np.zeros((0, width), dtype=dtype)
+        return np.ndarray(
+            (count, width),
+            dtype=dtype,
+            buffer=data,
+            offset=v_off + a_off,
+            strides=(stride, dtype.itemsize),
+        )
+
+    def view_bytes(self, view_index: int, view: dict, vhere: str):
+        """(data, byteOffset, byteLength, byteStride or None) of a checked buffer view;
+        a view compressed with EXT_meshopt_compression is decoded first."""
+        ext = view.get("extensions")
+        if isinstance(ext, dict) and ext.get("EXT_meshopt_compression") is not None:
+            if view_index not in self.unpacked:
+                self.unpacked[view_index] = meshopt_view(self, ext["EXT_meshopt_compression"],
+                                                         vhere)  # fmt: skip
+            data = self.unpacked[view_index]
+            stride = whole(self.obj(ext["EXT_meshopt_compression"], vhere).get("byteStride"))
+            return data, 0, len(data), stride
+        buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
+        data = self._buffer(buffer_index, vhere)
+        v_off = whole(_default(view.get("byteOffset"), 0))
+        v_len = whole(view.get("byteLength"))
+        for name, value in (("byteOffset", v_off), ("byteLength", v_len)):
+            if not is_int(value) or value < 0:
+                raise self.error(vhere, f"{name} must be a non-negative integer, got {value!r}")
+        if v_off + v_len > len(data):
+            raise self.error(vhere, f"bytes {v_off}..{v_off + v_len} lie outside buffer")
+        return data, v_off, v_len, whole(view.get("byteStride"))
+
+    def _decoded(self, index: int, count: int, width: int, dtype, here: str) -> np.ndarray:
+        arr = self.decoded[index]
+        if arr.shape != (count, width):
+            raise self.error(here, f"the compressed data has {arr.shape[0]} x {arr.shape[1]} "
+                             f"values, the accessor says {count} x {width}")  # fmt: skip
+        arr = np.ascontiguousarray(arr, dtype=dtype)
+        arr.flags.writeable = False
+        return arr
+
+    def floats(
+        self, index: object, where: str, types: tuple[str, ...], *, integers: bool = False
+    ) -> np.ndarray:
+        """A float accessor, or a normalized integer one scaled to [0, 1] / [-1, 1]
+        (the glTF rules), as float64. `integers`: plain (not normalized) integers are
+        accepted too, as their values (KHR_mesh_quantization's positions and coordinates)."""
+        arr = self.accessor(index, where, types, tuple(_COMPONENTS), normalized=True)
+        if arr.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):  # a signalling NaN: NaN, which callers refuse
+                return arr.astype(np.float64)
+        _i, acc = self.item(index, "accessors", where)
+        if not acc.get("normalized"):
+            if integers and arr.dtype.itemsize < 4:
+                return arr.astype(np.float64)
+            raise self.error(where, "an integer accessor here must be normalized")
+        top = float(np.iinfo(arr.dtype).max)
+        return np.maximum(arr.astype(np.float64) / top, -1.0)
+
+
+def _default(value: object, default: object) -> object:
+    return default if value is None else value

@@ -1,0 +1,219 @@
+"""glTF meshes: all primitives merged into one vertex set per mesh, with triangle, line
+and point indices.
+
+Every primitive mode is read (glTF 3.7.2.1): TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN
+become triangles (strips alternate their winding, fans turn around their first vertex, as
+the spec writes them out); LINES, LINE_LOOP and LINE_STRIP become line segments; POINTS
+points. Positions and normals may be quantized integers (KHR_mesh_quantization) and any
+accessor sparse; a Draco-compressed primitive is decoded first (gltf_compression.py).
+Morph targets (POSITION and NORMAL deltas) are merged like the vertices. Normals missing
+from the file are computed (area-weighted). Arrays keep the 4-byte types of the file, so
+a merged mesh holds about as many bytes as the accessors it came from, and the scene's
+data budget bounds the load's memory.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import NamedTuple
+
+import numpy as np
+
+from viewer.io._fields import is_number
+from viewer.io.errors import describe
+from viewer.io.gltf_read.compression import decode_draco
+from viewer.io.gltf_read.data import GltfFile, whole
+from viewer.io.gltf_read.material import read_material, vertex_data
+from viewer.io.gltf_read.primitives import (
+    LINES,
+    POINTS,
+    TRIANGLES,
+    by_mode,
+    merge_targets,
+    morph_deltas,
+)
+from viewer.io.gltf_read.skin import vertex_weights
+from viewer.materials import MeshPart, MeshSurface
+
+__all__ = ["DEFAULT_COLOR", "read_mesh"]
+
+DEFAULT_COLOR = (0.8, 0.8, 0.8)
+_INDEX_TYPES = (5121, 5123, 5125)
+
+MeshArrays = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+class MeshParts(NamedTuple):
+    """A merged mesh: its arrays (None: nothing to draw), the base colour of its first
+    primitive's material (None: nothing to draw), the skinning attributes (joints,
+    weights) or None, its `MeshSurface` (materials, colours, coordinates, one part per
+    primitive; None: nothing to draw), its line and point indices (None: none) and its
+    morph targets (None: none)."""
+
+    arrays: MeshArrays | None
+    color: tuple | None
+    skin: tuple | None
+    surface: MeshSurface | None
+    lines: np.ndarray | None = None
+    points: np.ndarray | None = None
+    targets: object | None = None  # viewer.content.geometry.MorphTargets
+
+
+def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
+    """Mesh `index` merged (see `MeshParts`); `textures` caches the file's decoded
+    materials and textures."""
+    textures = {} if textures is None else textures
+    here = f"mesh {index}"
+    mesh = gltf.obj(gltf.array("meshes")[index], here)
+    prims = mesh.get("primitives")
+    if not isinstance(prims, list):
+        raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
+    all_p, all_n, all_i, all_w, all_c, all_uv, all_uv1 = [], [], [], [], [], [], []
+    all_l, all_pt, all_dp, all_dn = [], [], [], []
+    found: list[tuple] = []  # per primitive: (mode, index count, material, centre)
+    color = None
+    offset = 0
+    n_targets = None
+    for k, prim in enumerate(prims):
+        phere = f"{here} primitive {k}"
+        prim = gltf.obj(prim, phere)
+        mode = whole(prim.get("mode", TRIANGLES))
+        if mode not in range(7):
+            raise gltf.error(phere, f"mode must be 0..6, got {describe(mode)}")
+        ext = gltf.obj(prim.get("extensions"), f"{phere} extensions")
+        if ext.get("KHR_draco_mesh_compression") is not None:
+            decode_draco(gltf, prim, ext["KHR_draco_mesh_compression"], phere)
+        attrs = gltf.obj(prim.get("attributes"), f"{phere} attributes")
+        if attrs.get("POSITION") is None:
+            continue  # glTF: a primitive without positions draws nothing
+        pos = gltf.floats(attrs["POSITION"], f"{phere} POSITION", ("VEC3",), integers=True)
+        pos = pos.astype(np.float32)
+        if not np.all(np.isfinite(pos)):
+            raise gltf.error(phere, "POSITION holds NaN or infinite values")
+        n = pos.shape[0]
+        if prim.get("indices") is not None:
+            idx = gltf.accessor(prim["indices"], f"{phere} indices", ("SCALAR",), _INDEX_TYPES)
+            idx = idx.reshape(-1).astype(np.uint32)
+            if idx.size and (idx.max() >= n):
+                raise gltf.error(phere, f"an index is {int(idx.max())}, there are {n} vertices")
+        else:
+            idx = np.arange(n, dtype=np.uint32)
+        tri, seg, pts = by_mode(gltf, mode, idx, phere)
+        if attrs.get("NORMAL") is not None:
+            nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",)).astype(np.float32)
+            if nrm.shape[0] != n:
+                raise gltf.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
+            if not np.all(np.isfinite(nrm)):
+                raise gltf.error(phere, "NORMAL holds NaN or infinite values")
+        else:  # in float64, one primitive at a time; kept as float32 like the rest
+            nrm = _vertex_normals(pos.astype(np.float64), tri.astype(np.int64))
+            nrm = nrm.astype(np.float32)
+        deltas = morph_deltas(gltf, prim, n, phere)
+        if n_targets is None:
+            n_targets = len(deltas[0])
+        elif len(deltas[0]) != n_targets:
+            raise gltf.error(phere, f"{len(deltas[0])} morph targets, the mesh's first "
+                             f"primitive has {n_targets}")  # fmt: skip
+        material = read_material(gltf, prim.get("material"), phere, textures)
+        if color is None:
+            color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
+        vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
+        for slot, ref in material.textures().items():
+            if (uv0, uv1)[ref.texcoord] is None:
+                raise gltf.error(phere, f"its material's {slot} texture needs "
+                                 f"TEXCOORD_{ref.texcoord}, which it lacks")  # fmt: skip
+        all_c.append(vcol if vcol is not None else np.ones((n, 4), np.float32))
+        all_uv.append(uv0 if uv0 is not None else np.zeros((n, 2), np.float32))
+        all_uv1.append(uv1)
+        center = tuple(float(c) for c in (pos.min(axis=0) + pos.max(axis=0)) / 2.0) if n else (
+            0.0, 0.0, 0.0)  # fmt: skip
+        # lines and points have no surface to light without normals: drawn in their
+        # material's colours unlit, as reference viewers draw them
+        bare = material if attrs.get("NORMAL") is not None else replace(material, unlit=True)
+        for part_mode, ids in ((TRIANGLES, tri), (LINES, seg), (POINTS, pts)):
+            if ids.size:  # counted in the mode's own indices (after strips, loops, fans)
+                found.append((part_mode, int(ids.size), bare if part_mode != TRIANGLES
+                              else material, center))  # fmt: skip
+        if offset + n > 2**32:
+            raise gltf.error(here, "too many vertices")
+        all_p.append(pos)
+        all_n.append(nrm)
+        all_i.append(tri + np.uint32(offset))
+        all_l.append(seg + np.uint32(offset))
+        all_pt.append(pts + np.uint32(offset))
+        all_dp.append(deltas[0])
+        all_dn.append(deltas[1])
+        all_w.append(vertex_weights(gltf, attrs, n, phere))
+        offset += n
+    if not all_p:
+        return MeshParts(None, None, None, None)
+    arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
+    uvs1 = None
+    if any(uv is not None for uv in all_uv1):
+        uvs1 = np.concatenate([
+            uv if uv is not None else np.zeros((len(p), 2), np.float32)
+            for uv, p in zip(all_uv1, all_p, strict=True)
+        ])  # fmt: skip
+    surface = MeshSurface(np.concatenate(all_c), np.concatenate(all_uv), uvs1,
+                          _parts(found))  # fmt: skip
+    skinned = None
+    if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
+        rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
+        parts = [
+            w if w is not None else (np.zeros((len(p), 4), np.uint16), np.repeat(rigid, len(p), 0))
+            for w, p in zip(all_w, all_p, strict=True)
+        ]
+        skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
+    lines, points = np.concatenate(all_l), np.concatenate(all_pt)
+    targets = merge_targets(gltf, mesh, all_dp, all_dn, here) if n_targets else None
+    return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface,
+                     lines if lines.size else None, points if points.size else None,
+                     targets)  # fmt: skip
+
+
+def _parts(found: list[tuple]) -> tuple[MeshPart, ...]:
+    """The primitives' parts, each at its place in the mesh's one index buffer: all
+    triangles first, then all line segments, then all points (`GpuMesh`)."""
+    start = {}
+    total = 0
+    for part_mode in (TRIANGLES, LINES, POINTS):
+        start[part_mode] = total
+        total += sum(count for m, count, *_ in found if m == part_mode)
+    parts = []
+    for part_mode, count, material, center in found:
+        parts.append(MeshPart(start[part_mode], count, material, center, part_mode))
+        start[part_mode] += count
+    return tuple(parts)
+
+
+def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:
+    """The RGB of a material's ``baseColorFactor``, clamped to [0, 1]; None if it has none."""
+    if index is None:
+        return None
+    index, material = gltf.item(index, "materials", where)
+    pbr = material.get("pbrMetallicRoughness")
+    factor = pbr.get("baseColorFactor") if isinstance(pbr, dict) else None
+    if (
+        isinstance(factor, list)
+        and len(factor) >= 3
+        and all(is_number(c) and math.isfinite(c) for c in factor[:3])
+    ):
+        return tuple(min(1.0, max(0.0, float(c))) for c in factor[:3])
+    return None
+
+
+def _vertex_normals(pos: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Area-weighted vertex normals; vertices on no (or only degenerate) faces get +Z."""
+    normals = np.zeros_like(pos)
+    if idx.size:
+        tri = idx.reshape(-1, 3)
+        a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
+        face = np.cross(b - a, c - a)
+        for k in range(3):
+            np.add.at(normals, tri[:, k], face)
+    length = np.linalg.norm(normals, axis=1)
+    good = length > 1e-20
+    normals[good] /= length[good, None]
+    normals[~good] = (0.0, 0.0, 1.0)
+    return normals

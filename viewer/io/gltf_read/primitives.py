@@ -1,0 +1,105 @@
+"""glTF primitives beyond the plain triangle list: every primitive mode turned into
+triangle, line-segment and point indices (glTF 3.7.2.1, written out as the spec does),
+and morph targets (glTF 3.7.2.2): each primitive's POSITION and NORMAL deltas, merged per
+mesh like its vertices, with the mesh's default weights. gltf_mesh.py calls these once
+per primitive and once per mesh.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from viewer.content.geometry import MorphTargets
+from viewer.io._fields import is_number
+from viewer.io.errors import describe
+from viewer.io.gltf_read.data import GltfFile
+
+__all__ = ["MAX_TARGETS", "TRIANGLES", "by_mode", "merge_targets", "morph_deltas",
+           "morph_weights"]  # fmt: skip
+
+#: Primitive modes (glTF 3.7.2.1).
+POINTS, LINES, LINE_LOOP, LINE_STRIP, TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN = range(7)
+#: Morph targets per mesh the renderer draws (the morph pass's weight array).
+MAX_TARGETS = 64
+
+
+def by_mode(gltf: GltfFile, mode: int, idx: np.ndarray, where: str):
+    """(triangle, line segment, point) vertex indices of a primitive of `mode`."""
+    none = np.zeros(0, np.uint32)
+    k = idx.size
+    if mode == TRIANGLES:
+        if k % 3:
+            raise gltf.error(where, f"triangles need a multiple of 3 indices, got {k}")
+        return idx, none, none
+    if mode == TRIANGLE_STRIP:  # triangle i: v_i, v_{i+1+i%2}, v_{i+2-i%2}
+        i = np.arange(max(k - 2, 0))
+        odd = i % 2
+        tri = np.stack([idx[i], idx[i + 1 + odd], idx[i + 2 - odd]], axis=1)
+        return tri.reshape(-1), none, none
+    if mode == TRIANGLE_FAN:  # triangle i: v_{i+1}, v_{i+2}, v_0
+        i = np.arange(max(k - 2, 0))
+        tri = np.stack([idx[i + 1], idx[i + 2], np.full(i.size, idx[0] if k else 0)], axis=1)
+        return tri.reshape(-1).astype(np.uint32), none, none
+    if mode == LINES:
+        return none, idx[: k // 2 * 2], none
+    if mode == LINE_STRIP:
+        return none, np.stack([idx[:-1], idx[1:]], axis=1).reshape(-1), none
+    if mode == LINE_LOOP:
+        if k < 2:
+            return none, none, none
+        return none, np.stack([idx, np.roll(idx, -1)], axis=1).reshape(-1), none
+    return none, none, idx  # POINTS
+
+
+def morph_deltas(gltf: GltfFile, prim: dict, n: int, where: str):
+    """A primitive's morph target deltas: ([T] of (n, 3) positions, [T] of (n, 3) normals
+    or None), zeros where a target leaves an attribute out."""
+    targets = prim.get("targets")
+    if targets is None:
+        return [], []
+    if not isinstance(targets, list):
+        raise gltf.error(where, f"targets must be an array, got {describe(targets)}")
+    if len(targets) > MAX_TARGETS:
+        raise gltf.error(where, f"{len(targets)} morph targets; up to {MAX_TARGETS} are drawn")
+    positions, normals = [], []
+    for t, target in enumerate(targets):
+        there = f"{where} target {t}"
+        target = gltf.obj(target, there)
+        got = []
+        for name in ("POSITION", "NORMAL"):
+            if target.get(name) is None:
+                got.append(None)
+                continue
+            d = gltf.floats(target[name], f"{there} {name}", ("VEC3",), integers=True)
+            if d.shape[0] != n or not np.all(np.isfinite(d)):
+                raise gltf.error(there, f"{name} must hold {n} finite deltas (one per vertex)")
+            got.append(d.astype(np.float32))
+        positions.append(got[0] if got[0] is not None else np.zeros((n, 3), np.float32))
+        normals.append(got[1])
+    return positions, normals
+
+
+def merge_targets(gltf: GltfFile, mesh: dict, all_dp: list, all_dn: list, where: str):
+    """The mesh's `MorphTargets`: every primitive's deltas stacked per target."""
+    count = len(all_dp[0])
+    pos = np.stack([np.concatenate([dp[t] for dp in all_dp]) for t in range(count)])
+    nrm = None
+    if any(d is not None for dn in all_dn for d in dn):
+        nrm = np.stack([
+            np.concatenate([dn[t] if dn[t] is not None else np.zeros_like(dp[t])
+                            for dn, dp in zip(all_dn, all_dp, strict=True)])
+            for t in range(count)
+        ])  # fmt: skip
+    defaults = morph_weights(gltf, mesh.get("weights"), count, where) if "weights" in mesh else None
+    return MorphTargets(pos, nrm, np.zeros(count) if defaults is None else defaults)
+
+
+def morph_weights(gltf: GltfFile, value: object, count: int, where: str) -> np.ndarray:
+    """A ``weights`` array of `count` finite numbers (a mesh's or a node's)."""
+    if (not isinstance(value, list) or len(value) != count
+            or not all(is_number(w) and math.isfinite(w) for w in value)):  # fmt: skip
+        raise gltf.error(where, f"weights must be {count} finite numbers (one per morph "
+                         f"target), got {describe(value)}")  # fmt: skip
+    return np.asarray(value, dtype=np.float64)

@@ -1,0 +1,116 @@
+"""What a loaded glTF file was, kept so that `--save` can write it back without loss.
+
+The loader draws only part of a glTF file (triangles, colours, a base colour texture,
+skins, TRS animations); the rest (every material property and extension, cameras,
+lights, morph targets, other attributes, instancing...) would be lost on export if the
+exporter rebuilt the file from what the viewer draws. So each loaded file keeps its
+`GltfSource`: the JSON document as read (already checked by the loader where it reads
+it), every buffer's bytes and every image's original bytes. The exporter (gltf_export.py)
+writes the nodes from the live graph and everything else from here, re-packing the
+binary data. Whatever a loader learns to read later is carried over without a change
+here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from viewer.io.gltf_read.data import GltfFile
+from viewer.io.gltf_read.material import image_bytes
+
+__all__ = ["GltfSource", "image_mime", "read_source"]
+
+
+@dataclass
+class GltfSource:
+    """One glTF file as loaded.
+
+    `buffers[i]`: the bytes of buffer i (None: it has none, e.g. a meshopt fallback
+    buffer). `images[i]`: (original bytes, MIME type) of image i, None when it could
+    not be read. `rows[i]`: the model row of glTF node i (-1: not imported). `rest`:
+    (translations, rotations, scales) of the rows as loaded, so that an unchanged node is
+    written exactly as read (its ``matrix`` included). `views`: decoded replacements
+    of buffer views, by index (a loader that decompresses a view puts its bytes here).
+    """
+
+    doc: dict
+    buffers: list[bytes | memoryview | None]
+    images: list[tuple[bytes, str] | None]
+    rows: np.ndarray
+    rest: tuple[np.ndarray, np.ndarray, np.ndarray]
+    views: dict[int, bytes] = field(default_factory=dict)
+    #: Buffers without data by design (a ``.gltf`` buffer with no URI).
+    dataless: set[int] = field(default_factory=set)
+
+
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"\xabKTX 20\xbb", "image/ktx2"),
+    (b"DDS ", "image/vnd-ms.dds"),
+)
+
+
+def image_mime(data: bytes, declared: object = None) -> str:
+    """The MIME type of image bytes, from their signature (the declared one otherwise)."""
+    for magic, mime in _MAGIC:
+        if data.startswith(magic):
+            return mime
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[4:12] in (b"ftypavif", b"ftypavis"):
+        return "image/avif"
+    return declared if isinstance(declared, str) else "application/octet-stream"
+
+
+def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
+    """The `GltfSource` of an opened, imported file.
+
+    Buffers and images the loader did not need are read here too, each distinct URI or
+    buffer view once, and their bytes charged to the scene's data budget: a file cannot
+    make the export copy one large file many times. What does not fit, or cannot be read,
+    is left as None (the exporter names it)."""
+    budget = gltf.budget
+    buffers: list[bytes | memoryview | None] = []
+    dataless = set()
+    by_uri: dict[object, bytes | memoryview | None] = {}
+    for i, buf in enumerate(gltf.array("buffers")):
+        uri = buf.get("uri") if isinstance(buf, dict) else None
+        if isinstance(buf, dict) and uri is None and (i > 0 or gltf.bin is None):
+            dataless.add(i)
+            buffers.append(None)
+            continue
+        key = ("uri", uri) if isinstance(uri, str) else ("index", i)
+        if key not in by_uri:
+            by_uri[key] = _read(budget, lambda i=i: gltf.buffer(i), i in gltf.buffers)
+        buffers.append(by_uri[key])
+    images: list[tuple[bytes, str] | None] = []
+    for i, image in enumerate(gltf.array("images")):
+        if not isinstance(image, dict):
+            images.append(None)
+            continue
+        uri, view = image.get("uri"), image.get("bufferView")
+        key = ("uri", uri) if isinstance(uri, str) else ("view", view if uri is None else i)
+        if key not in by_uri:
+            by_uri[key] = _read(budget, lambda i=i, im=image: image_bytes(gltf, im, f"image {i}"))
+        data = by_uri[key]
+        images.append(None if data is None else (data, image_mime(data, image.get("mimeType"))))
+    return GltfSource(gltf.doc, buffers, images, np.asarray(rows).copy(),
+                      tuple(np.array(a, dtype=np.float64) for a in rest),
+                      dataless=dataless)  # fmt: skip
+
+
+def _read(budget, read, already_charged: bool = False) -> bytes | None:
+    """`read()`'s bytes, charged to `budget`; None when unreadable or over the budget. A
+    view of a .glb's binary chunk stays a view (no copy of the file's largest part)."""
+    try:
+        data = read()
+        if not isinstance(data, (bytes, memoryview)):
+            data = bytes(data)
+    except Exception:  # a buffer or image the loader never needed and cannot read
+        return None
+    if not already_charged and budget.charge_data(len(data)) is not None:
+        return None
+    return data

@@ -1,0 +1,93 @@
+"""sgview's own meshes in a glTF export: built-in kinds and meshes without a glTF source.
+
+Built-in kinds are written as their triangles, scaled by the look's size (glTF has no
+per-node mesh scale that is not inherited), coloured by a material whose base colour
+factor is the look's colour (the axes gizmo's painted arms as vertex colours). One glTF
+mesh per (mesh kind, size, colour) in use, however many nodes share it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from viewer.content import meshes as mesh_builders
+from viewer.content.scene import Scene
+from viewer.io.gltf_write.pack import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, Packer
+
+__all__ = ["BuiltinMeshes"]
+
+
+class BuiltinMeshes:
+    """Writes looks as meshes and materials into the export's arrays."""
+
+    def __init__(self, scene: Scene, packer: Packer, meshes: list, materials: list) -> None:
+        self.scene = scene
+        self.packer = packer
+        self.meshes = meshes
+        self.materials = materials
+        self._mesh_of: dict[tuple, int | None] = {}
+        self._material_of: dict[tuple, int] = {}
+
+    def material(self, color) -> int:
+        key = tuple(round(float(c), 9) for c in color)
+        if key not in self._material_of:
+            self._material_of[key] = len(self.materials)
+            self.materials.append({"pbrMetallicRoughness": {
+                "baseColorFactor": [*map(float, color), 1.0],
+                "metallicFactor": 0.0, "roughnessFactor": 1.0}})  # fmt: skip
+        return self._material_of[key]
+
+    def mesh(self, kind: str, size, color) -> int | None:
+        """The mesh index for a look; None for a pivot (nothing drawn)."""
+        key = (kind, tuple(map(float, size)), tuple(map(float, color)))
+        if key not in self._mesh_of:
+            self._mesh_of[key] = self._write(kind, size, color)
+        return self._mesh_of[key]
+
+    def _write(self, kind: str, size, color) -> int | None:
+        data = _geometry(self.scene, kind)
+        if data is None:
+            return None
+        pack = self.packer
+        pos = (data.positions.astype(np.float64) * np.asarray(size, np.float64)).astype(np.float32)
+        nrm = data.normals.astype(np.float64)
+        if kind in mesh_builders.BUILDERS:  # normals under the size scale: the cofactor rule
+            nrm = nrm / np.where(np.asarray(size, np.float64) == 0, 1.0, size)
+            length = np.linalg.norm(nrm, axis=1, keepdims=True)
+            nrm = np.divide(nrm, length, out=np.zeros_like(nrm), where=length > 0)
+        attrs = {
+            "POSITION": pack.accessor(pos, ARRAY_BUFFER, bounds=True),
+            "NORMAL": pack.accessor(nrm.astype(np.float32), ARRAY_BUFFER),
+        }
+        alpha = data.vcolors[:, 3:4].astype(np.float64)
+        if (alpha > 0).any():  # painted vertices: the colour they show, white factor
+            rgb = (1 - alpha) * np.asarray(color, np.float64) + alpha * data.vcolors[:, :3]
+            attrs["COLOR_0"] = pack.accessor(rgb.astype(np.float32), ARRAY_BUFFER)
+            material = self.material((1.0, 1.0, 1.0))
+        else:
+            material = self.material(color)
+        indices = pack.accessor(data.indices.astype(np.uint32).reshape(-1), ELEMENT_ARRAY_BUFFER)
+        self.meshes.append({"name": kind if kind in mesh_builders.BUILDERS else "mesh",
+                            "primitives": [{"attributes": attrs, "indices": indices,
+                                            "material": material, "mode": 4}]})  # fmt: skip
+        return len(self.meshes) - 1
+
+
+def _geometry(scene: Scene, kind: str):
+    if kind in mesh_builders.BUILDERS:
+        return mesh_builders.builtin(kind)
+    if kind in scene.mesh_data:
+        pos, nrm, idx = scene.mesh_data[kind]
+        surface = scene.surfaces.get(kind)
+        data = mesh_builders.from_arrays(pos, nrm, idx, surface)
+        if surface is not None:  # painted: COLOR_0 times each primitive's base colour
+            rgba = surface.vcolors.astype(np.float64)
+            for part in surface.parts:
+                used = np.unique(data.indices[part.first : part.first + part.count])
+                rgba[used, :3] *= part.material.base_color[:3]
+            rgba[:, 3] = 1.0
+            if len(rgba) and (rgba == rgba[0]).all():  # one colour: the node's own
+                rgba[:] = 0.0
+            data.vcolors = rgba.astype(np.float32)
+        return data
+    return None  # "none", or a key without data: a pivot

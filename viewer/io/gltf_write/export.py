@@ -1,0 +1,225 @@
+"""`save_gltf`: write a scene as glTF 2.0 (``.glb``, or ``.gltf`` with its ``.bin`` and
+image files beside it, or everything inside it as data URIs), keeping what was loaded.
+
+- Nodes come from the live graph, in pre-order: names, parent links, transforms. A node
+  read from a glTF file and not changed since is written exactly as read (its
+  ``matrix``, or its TRS values); otherwise its current local TRS. A node driven by a
+  motion is written at the motion's rest value (the motion is an animation channel).
+- Everything a loaded glTF file holds besides its nodes (meshes with all attributes,
+  morph targets and extensions, materials, textures, samplers, images with their
+  original bytes, skins, animations with their samplers as read, cameras, lights,
+  instancing, node extras and extensions) is carried over from the file as read
+  (gltf_source.py, gltf_carry.py), its binary data re-packed into one new buffer.
+  Several glTF files included by a TOML scene merge into one document.
+- Nodes without a glTF source are drawn with sgview's meshes (gltf_builtin.py).
+- The scene's motions become one more animation, "sgview motions" (gltf_motion.py).
+
+What cannot be carried over is returned as one-line notes, one per kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from viewer.content.scene import Scene
+from viewer.io.errors import SceneError
+from viewer.io.gltf_write.builtin import BuiltinMeshes
+from viewer.io.gltf_write.carry import Output, carry
+from viewer.io.gltf_write.container import GltfExport, glb_bytes, gltf_files, json_bytes
+from viewer.io.gltf_write.motion import motion_channels
+from viewer.io.gltf_write.pack import Packer
+from viewer.io.gltf_write.remap import remap_node
+from viewer.io.paths import write_whole
+from viewer.text import brief
+
+__all__ = ["GLTF_SUFFIXES", "build_gltf", "save_gltf"]
+
+GLTF_SUFFIXES = (".gltf", ".glb")
+#: Extensions whose data the export takes out (decoded views are written plain).
+_CARRIED_AWAY = {"EXT_meshopt_compression"}
+_TRS_FIELDS = ("matrix", "translation", "rotation", "scale")
+_IDENTITY = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), np.ones(3))
+
+
+def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[str]:
+    """Write `scene` to `path` (``.glb`` or ``.gltf``); return the notes about what was not
+    carried over. A ``.gltf`` gets its buffer in ``<stem>.bin`` and its images in
+    ``<stem>_<n>.<ext>`` beside it, or (`embed`) everything as data URIs inside it.
+    Raises SceneError when the scene cannot be exported or the files cannot be written."""
+    path = Path(path)
+    try:
+        export = build_gltf(scene)
+    except SceneError:
+        raise
+    except Exception as exc:  # malformed carried data: one clear line, never a traceback
+        raise SceneError(f"cannot export the scene as glTF ({brief(exc)})",
+                         file=str(path)) from None  # fmt: skip
+    if path.suffix.lower() == ".glb":
+        write_whole(path, glb_bytes(export))
+        return export.notes
+    files = gltf_files(export, path.stem, embed)
+    for name, data in files:  # the resources first: the .gltf names them
+        write_whole(path.with_name(name), data)
+    write_whole(path, json_bytes(export.doc))
+    return export.notes
+
+
+# ---------------------------------------------------------------------------- the document
+def build_gltf(scene: Scene) -> GltfExport:
+    """The glTF document of `scene` (see the module docstring)."""
+    graph = scene.graph
+    out = Output()
+    packer = Packer(out.arrays["bufferViews"], out.arrays["accessors"])
+    builtin = BuiltinMeshes(scene, packer, out.arrays["meshes"], out.arrays["materials"])
+    notes: Counter = Counter()
+    ids = graph.alive_ids()  # pre-order: a parent before its children
+    index_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
+    trs = _local_values(scene, ids)
+    sourced = _sourced_nodes(scene, index_of)
+    from_file = {k for _src, node_map in sourced for k in node_map.values()}
+    nodes: list[dict] = []
+    roots: list[int] = []
+    parent_ids = graph.parents()[ids].tolist()
+    for k, node_id in enumerate(ids.tolist()):
+        entry: dict = {"name": graph.name_of(node_id)}
+        if k not in from_file:
+            entry.update(_trs(trs, k))
+            look = scene.look(node_id)
+            mesh = builtin.mesh(look.mesh, look.size, look.color)
+            if mesh is not None:
+                entry["mesh"] = mesh
+        nodes.append(entry)
+        if parent_ids[k] < 0:
+            roots.append(k)
+        else:
+            nodes[index_of[parent_ids[k]]].setdefault("children", []).append(k)
+    for s, (src, node_map) in enumerate(sourced):
+        sh = carry(out, packer, src, node_map, notes)
+        rows = np.asarray(src.rows)
+        written = np.fromiter(node_map.values(), np.int64, len(node_map))
+        source_rows = rows[np.fromiter(node_map, np.int64, len(node_map))]
+        same = np.ones(len(node_map), bool)
+        for now, then in zip(trs, src.rest, strict=True):  # unchanged, to rounding: the graph
+            # normalises quaternions once more
+            same &= np.isclose(now[written], then[source_rows], rtol=1e-13, atol=1e-15).all(1)
+        for j, (gi, k) in enumerate(node_map.items()):
+            src_node = src.doc["nodes"][gi]
+            nodes[k].update(remap_node(src_node, sh, out.skins_of[s]))
+            if same[j]:  # the transform exactly as read, a matrix included
+                nodes[k].update({f: list(src_node[f]) for f in _TRS_FIELDS
+                                 if isinstance(src_node.get(f), list)})  # fmt: skip
+            else:
+                nodes[k].update(_trs(trs, k))
+    _motions(scene, out, packer, index_of, notes)
+    doc: dict = {"asset": {"version": "2.0", "generator": "sgview"}}
+    if len(set(out.copyright)) == 1:
+        doc["asset"]["copyright"] = out.copyright[0]
+    doc["scene"] = 0
+    doc["scenes"] = [{"name": scene.title, "nodes": roots} if roots else {"name": scene.title}]
+    if nodes:
+        doc["nodes"] = nodes
+    for name, items in out.arrays.items():
+        if items:
+            doc[name] = items
+    root_ext = dict(out.root_extensions)
+    if out.lights:
+        root_ext["KHR_lights_punctual"] = {"lights": out.lights}
+    if out.variants:
+        root_ext["KHR_materials_variants"] = {"variants": out.variants}
+    if root_ext:
+        doc["extensions"] = root_ext
+    used = sorted(_extensions_in(doc) | (out.declared - _CARRIED_AWAY))
+    if used:
+        doc["extensionsUsed"] = used
+        required = sorted(out.required & set(used))
+        if required:
+            doc["extensionsRequired"] = required
+    lines = [f"{count} {what}" if count else what for what, count in notes.items()]
+    if packer.dataless and not packer.blob:  # buffer 0 comes first and needs one byte
+        packer.blob += b"\0\0\0\0"
+    return GltfExport(doc, packer.blob, out.image_data, packer.dataless, lines, packer.meshopt)
+
+
+def _sourced_nodes(scene: Scene, index_of: dict[int, int]) -> list[tuple]:
+    """Per glTF file the scene loaded: (its source, {glTF node index: written index}) for
+    its nodes still in the graph."""
+    found = []
+    for inc in scene.includes:
+        src = inc.source
+        if src is None:
+            continue
+        ids = np.asarray(inc.ids).tolist()
+        node_map = {}
+        for gi, row in enumerate(np.asarray(src.rows).tolist()):
+            if row >= 0 and ids[row] in index_of:
+                node_map[gi] = index_of[ids[row]]
+        found.append((src, node_map))
+    return found
+
+
+def _local_values(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(positions, rotations, scales) of the nodes `ids` as written: their current
+    values, a channel driven by a motion at the motion's rest value."""
+    pos, rot, scl = (np.array(a[ids], dtype=np.float64) for a in scene.graph.local_values())
+    row = np.full(scene.graph.capacity_ids, -1, np.int64)
+    row[ids] = np.arange(len(ids))
+    into = {"position": pos, "rotation": rot, "scale": scl}
+    for m in scene.motions:
+        rows = row[m.ids]
+        keep = rows >= 0
+        into[m.channel][rows[keep]] = m.rest[keep]
+    return pos, rot, scl
+
+
+def _trs(trs: tuple[np.ndarray, ...], k: int) -> dict:
+    """The non-default TRS fields of row `k`."""
+    entry = {}
+    for key, values, default in zip(("translation", "rotation", "scale"), trs, _IDENTITY,
+                                    strict=True):  # fmt: skip
+        if not np.array_equal(values[k], default):
+            entry[key] = values[k].tolist()
+    return entry
+
+
+def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: Counter) -> None:
+    """The scene's motions as the animation "sgview motions"."""
+    motions = [m for m in scene.motions if len(m)]
+    if not motions:
+        return
+    channels, _horizon, motion_notes = motion_channels(motions)
+    for line in motion_notes:
+        notes[line] = 0
+    samplers, targets, inputs = [], [], {}
+    for ch in channels:
+        if ch.node not in index_of:
+            continue
+        key = ch.times.tobytes()
+        if key not in inputs:
+            inputs[key] = packer.accessor(ch.times, bounds=True)
+        output = packer.accessor(ch.values)
+        samplers.append({"input": inputs[key], "output": output,
+                         "interpolation": ch.interpolation})  # fmt: skip
+        targets.append({"sampler": len(samplers) - 1,
+                        "target": {"node": index_of[ch.node], "path": ch.path}})  # fmt: skip
+    if targets:
+        out.arrays["animations"].append({"name": "sgview motions", "channels": targets,
+                                         "samplers": samplers})  # fmt: skip
+
+
+def _extensions_in(value: object) -> set[str]:
+    """The names of every extension used anywhere in a JSON document."""
+    found: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ext = item.get("extensions")
+            if isinstance(ext, dict):
+                found.update(k for k in ext if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list) and item and isinstance(item[0], (dict, list)):
+            stack.extend(item)  # lists of numbers or strings hold no extension
+    return found

@@ -1,0 +1,2 @@
+"""The session: the scene on show and the frame's schedule, with its rooms for editing (undo
+steps) and for scene files (open, reload, save). No window and no GL."""

@@ -1,0 +1,309 @@
+"""The window glue: one `SgviewApp` shows a `Session` in a window or headless.
+
+The app is a moderngl-window `WindowConfig`. It runs in a pyglet window with the real
+clock, or in moderngl-window's headless window (EGL) with a fixed 1/60 s step; either way
+`run_window_config_instance` drives it, and each redraw does, in order:
+
+1. live reload, then `session.advance(dt)`: the simulated frame, or None while paused;
+2. for a simulated frame: the renderer uploads the executed nodes' matrices
+   (`Renderer.sync`), and the overlay takes the report (glow, history, counters);
+3. drawing (scene, then the overlay), and `Capture` keeps what was asked of the picture.
+
+What the user does lives in the session (`viewer/session/session.py`); what is written out in
+`viewer/window/capture.py`; keys and mouse in `viewer/window/input.py`; what a run asks for in
+`viewer/window/run_options.py`; opening the window and running the loop in
+`viewer/window/runner.py`.
+"""
+
+from __future__ import annotations
+
+import time as clock
+
+import moderngl_window as mglw
+import numpy as np
+
+from viewer.collision.ray import pick
+from viewer.io.ranges import camera_gap_reason
+from viewer.keys.controls import KEY_HELP, MOUSE_HELP
+from viewer.progress import Progress
+from viewer.render.camera import ORTHOGRAPHIC, Camera
+from viewer.render.context import GL_VERSION
+from viewer.render.file_view import view_of
+from viewer.render.renderer import Renderer
+from viewer.session.session import Frame, Session
+from viewer.timing import FixedTimer
+from viewer.trace import TraceWriter
+from viewer.window.capture import Capture, say_saved
+from viewer.window.input import InputHandlers
+from viewer.window.run_options import RunOptions
+
+__all__ = ["SgviewApp"]
+
+
+class SgviewApp(InputHandlers, mglw.WindowConfig):
+    """The viewer's window: one session, one camera, one renderer, the overlay."""
+
+    gl_version = GL_VERSION
+    title = "sgview"
+    resizable = True
+    samples = 4
+    clear_color = None  # the renderer clears
+    hidden_window_framerate_limit = 0
+    log_level = None
+
+    def __init__(self, *, scene, options: RunOptions, **kwargs):
+        super().__init__(**kwargs)
+        self.options = options
+        fixed = isinstance(self.timer, FixedTimer)
+        self.session = Session(
+            scene, still=options.still, touches=options.touches, log=options.log,
+            fixed_step=self.timer.step if fixed else None,
+            load_limits=options.load_limits, out=options.out, layout=options.layout,
+        )  # fmt: skip
+        self.session.frame_callbacks.extend(options.on_frame)
+        #: Redraws so far: the frame count of scripts and of `RunOptions.frames`.
+        self.redraws = 0
+        self.trace = TraceWriter(options.trace) if options.trace is not None else None
+        #: A long headless run's progress on a terminal.
+        self.progress = Progress(options.frames) if fixed and options.frames else None
+        self.last_image: np.ndarray | None = None
+        self._phases: list[tuple[str, float, float]] = []
+        self.renderer = Renderer(self.ctx, scene)
+        self._next_renderer: Renderer | None = None  # live reload's, until swapped in
+        self.camera = Camera(fov=scene.camera.fov)
+        self.overlay = None
+        if not options.overlay:  # the content and nothing else
+            self.renderer.show_grid = self.renderer.show_links = False
+            self.renderer.show_axes = self.renderer.show_joints = False
+        if options.overlay:
+            from viewer.overlay.overlay import Overlay
+
+            self.overlay = Overlay(
+                self.session, self.wnd, self.renderer, self.camera,
+                deterministic=fixed, key_help=KEY_HELP + MOUSE_HELP,
+            )  # fmt: skip
+            self.overlay.glow_style = options.glow
+            self.overlay.visible = options.panels  # off: glow and names only (Tab shows)
+        self._fit_view_to_panels()
+        self.renderer.frame_camera(self.camera)
+        self._apply_camera_spec()
+        self.camera.set_home()
+        #: The glTF camera looked through (index into the scene's cameras), or None.
+        self.view: int | None = options.view
+        self._follow_view(enter=True)
+        self.capture = Capture(
+            self.ctx, self.buffer_size, screenshot=options.screenshot, record=options.record,
+            dump_world=options.dump_world, out=options.out,
+        )  # fmt: skip
+        self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
+        if options.select is not None:
+            self.session.select(self.session.graph[options.select].id)
+        self._show_title()
+
+    # -- the frame ---------------------------------------------------------------------
+    def on_render(self, time: float, frame_time: float) -> None:
+        session = self.session
+        start = clock.perf_counter()
+        self._phases = []
+        if session.poll_reload(prepare=self._prepare_renderer) is not None:
+            self._scene_replaced()
+        self.poll_open()  # a file picked in the dialog or the panel's recent list
+        self.redraws += 1
+        self.play_script(self.redraws)
+        frame = session.advance(frame_time)
+        sync_bytes = self._show(frame) if frame is not None else 0
+        self.draw(frame_time, seen=self._frame_seen())
+        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size,
+                                 eventful=frame is not None and bool(frame.events))  # fmt: skip
+        if self.progress is not None:
+            self.progress.tick(self.redraws)
+        if self.trace is not None:
+            phases = (frame.phases if frame is not None else []) + self._phases
+            self.trace.redraw(
+                self.redraws, start, clock.perf_counter(), phases,
+                frame=None if frame is None else frame.number,
+                report=None if frame is None else frame.report, bytes_uploaded=sync_bytes,
+            )  # fmt: skip
+        if self.options.frames is not None and self.redraws >= self.options.frames:
+            self.capture.save_screenshot(self.wnd.fbo, self.buffer_size)
+            if self.options.keep_image:
+                self.last_image = self.grab()
+            self.wnd.close()
+
+    def _show(self, frame: Frame) -> int:
+        """Hand one simulated frame to the renderer (matrices, glow stamps, colours) and
+        the overlay; returns every byte the frame wrote to the GPU."""
+        t0 = clock.perf_counter()
+        sync_bytes = self.renderer.sync(frame.report, frame.dt)
+        if frame.weights:  # morph weights changed: the node's own change, no matrix moved
+            sync_bytes += self.renderer.light(sorted(frame.weights))
+        for node_id, rgb in frame.recolor.items():
+            sync_bytes += self.renderer.set_colors([node_id], rgb)
+        upload_ms = 1000.0 * (clock.perf_counter() - t0)
+        if self.overlay is not None:
+            self.overlay.frame_done(
+                frame.number,
+                frame.report,
+                frame.dt,
+                frame.update_ms,
+                upload_ms,
+                sync_bytes,
+                frame.events,
+                weights=frame.weights,
+            )
+        self._phases.append(("upload", t0, clock.perf_counter()))
+        return sync_bytes
+
+    def _prepare_renderer(self, scene) -> None:
+        """Live reload's last step before the swap: the new scene's GPU state (a failure
+        here keeps the old scene and its renderer)."""
+        self._next_renderer = Renderer(self.ctx, scene)
+
+    def _scene_replaced(self) -> None:
+        """Live reload swapped the scene: new GPU state, same camera and view toggles."""
+        old = self.renderer
+        ready, self._next_renderer = self._next_renderer, None
+        self.renderer = ready if ready is not None else Renderer(self.ctx, self.session.scene)
+        for view in ("show_grid", "show_links", "show_axes", "show_joints", "show_quiet"):
+            setattr(self.renderer, view, getattr(old, view))
+        old.release()
+        if self.overlay is not None:
+            self.overlay.reset(self.renderer)
+
+    def restart(self) -> None:
+        """Key 0: the scene from frame 0 again (`Session.restart`), the overlay's history
+        and totals afresh."""
+        self.renderer.sync(self.session.restart())
+        if self.overlay is not None:
+            self.overlay.restart()
+
+    def replace_scene(self, scene) -> None:
+        """Show `scene` instead of the current one, keeping the camera and view toggles."""
+        self.session.replace_scene(scene)
+        self._scene_replaced()
+
+    def draw(self, frame_time: float = 0.0, *, seen: bool = True) -> None:
+        """Draw the scene, then the overlay over it, into the window's framebuffer.
+
+        `seen` False: nobody will look at this picture (a headless frame before the last
+        one, not recorded), so the overlay's panels are not drawn.
+        """
+        t0 = clock.perf_counter()
+        self._show_title()
+        self._fit_view_to_panels()
+        self._follow_view()
+        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
+                           selected=self.session.selected)  # fmt: skip
+        t1 = clock.perf_counter()
+        self._phases.append(("draw", t0, t1))
+        if self.overlay is not None and seen:
+            self.overlay.draw(frame_time)
+            self._phases.append(("overlay", t1, clock.perf_counter()))
+        if self.overlay is not None:
+            self.overlay.note_draw_time(1000.0 * (clock.perf_counter() - t0))
+
+    def _show_title(self) -> None:
+        """The title names the scene and the selected node (set only when it changes)."""
+        title = self.session.title
+        if title != self.wnd.title:
+            self.wnd.title = title
+
+    def _frame_seen(self) -> bool:
+        """Whether the picture of the current frame is shown or saved (see `draw`)."""
+        if not isinstance(self.timer, FixedTimer) or self.options.frames is None:
+            return True
+        return self.redraws >= self.options.frames or self.capture.wants_picture
+
+    def _fit_view_to_panels(self) -> None:
+        """Centre the 3D picture between the overlay's panels (and frame it there)."""
+        if self.overlay is not None:
+            self.camera.shift_x, self.camera.frame_aspect = self.overlay.view_fit()
+
+    def _follow_view(self, enter: bool = False) -> None:
+        """Look through the chosen glTF camera (`enter`: start to), wherever its node is
+        now; once the user orbits, pans, zooms or frames, the orbit camera has taken
+        over and the choice is dropped."""
+        cameras = self.session.scene.cameras
+        if self.view is not None and (self.view >= len(cameras)
+                                      or (self.camera.through is None and not enter)):  # fmt: skip
+            self.view = None  # left by a camera move, or a reload took the camera away
+        if self.view is not None:
+            world = self.session.graph.peek.world_matrices()  # as drawn
+            self.camera.look_through(view_of(cameras, self.view, world))
+
+    def cycle_view(self) -> None:
+        """The C key: the next camera of the file, after the last the orbit camera."""
+        count = len(self.session.scene.cameras)
+        if self.view is None or self.camera.through is None:
+            self.view = 0 if count else None
+        else:
+            self.view = self.view + 1 if self.view + 1 < count else None
+        if self.view is None:
+            self.camera.leave_view()
+        self._follow_view(enter=True)
+
+    # -- window actions ----------------------------------------------------------------
+    def select_at(self, x: float, y: float) -> int | None:
+        """Select the node under window position (x, y); return its id or None."""
+        origin, direction = self.camera.ray(x, y, tuple(self.wnd.size))
+        ids, worlds, lo, hi = self.renderer.node_boxes()
+        index, _ = pick(origin, direction, worlds, lo, hi)
+        self.session.select(int(ids[index]) if index >= 0 else None)
+        return self.session.selected
+
+    def quit(self) -> None:
+        """Close the window; --screenshot gets the current picture if no frame limit did."""
+        self._last_screenshot()
+        self.wnd.close()
+
+    def on_close(self) -> None:
+        # The window's close button: the window is still alive here, unlike after Esc's
+        # wnd.close(), which is why Esc goes through quit() instead.
+        self._last_screenshot()
+
+    def _last_screenshot(self) -> None:
+        if self.capture.screenshot_pending:
+            self.draw()
+            self.capture.save_screenshot(self.wnd.fbo, self.buffer_size)
+
+    @property
+    def buffer_size(self) -> tuple[int, int]:
+        return tuple(self.wnd.buffer_size)
+
+    def grab(self):
+        """The image just drawn, (h, w, 3) uint8, resolved out of multisampling."""
+        return self.capture.grab(self.wnd.fbo, self.buffer_size)
+
+    def finish(self) -> None:
+        """After the last frame: close the recording, write --dump-world and --trace."""
+        if self.progress is not None:
+            self.progress.close()
+        if self.trace is not None:
+            self.trace.close()
+            say_saved("trace", self.options.trace)
+        self.capture.finish(self.session.graph)
+        if self.overlay is not None:
+            self.overlay.release()  # its panel keeps what it showed last (tests read it)
+
+    def _apply_camera_spec(self) -> None:
+        """Apply the scene file's [camera]; what it leaves out stays framed on the scene."""
+        spec = self.session.scene.camera
+        self.camera.projection = spec.projection
+        if spec.position is not None:
+            center, radius = self.renderer.bounds()
+            target = spec.target if spec.target is not None else center
+            if camera_gap_reason(spec.position, target) is not None:
+                # only without a target (the file's pair is checked at load): the eye is
+                # at the scene's centre, so look down -Z from there
+                target = np.asarray(spec.position, dtype=np.float64) - (0.0, 0.0, radius)
+            self.camera.look_from(spec.position, target)
+        elif spec.target is not None:
+            self.camera.target = np.asarray(spec.target, dtype=np.float64)
+        if spec.projection == ORTHOGRAPHIC and spec.height:
+            # The orthographic view shows `height` units: move the eye to the distance at
+            # which the perspective view would show the same (see Camera).
+            self.camera.distance = spec.height / (self.camera.ortho_height / self.camera.distance)
+        # Whatever the file asks for, no part of the scene starts out of view or under the
+        # panels: step back along the chosen direction as far as that needs.
+        fit = self.camera.fit_distance(self.renderer.bound_points())
+        self.camera.distance = max(self.camera.distance, fit)
