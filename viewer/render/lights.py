@@ -79,12 +79,16 @@ class EnvironmentLight:
             "u_env_strength": 1.0 if on else 0.0,
             "u_exposure": float(look.exposure),
             "u_tone_mapping": TONE_MAPPINGS.index(look.tone_mapping),
+            # units of their own even when unused: samplers of two types on one unit make
+            # every draw fail
+            "u_env_radiance": RADIANCE_UNIT,
+            "u_brdf_lut": LUT_UNIT,
         }
         if self._textures is not None:
             self._textures[0].use(location=RADIANCE_UNIT)
             self._textures[1].use(location=LUT_UNIT)
-            values |= {"u_env_radiance": RADIANCE_UNIT, "u_brdf_lut": LUT_UNIT,
-                       "u_env_levels": float(self._textures[0].size[2]), "u_env_sh": self._sh}  # fmt: skip
+            values["u_env_levels"] = float(self._textures[0].size[2])
+            values["u_env_sh"] = self._sh
         for name, value in values.items():
             if name in prog:
                 prog[name].value = value
