@@ -253,16 +253,17 @@ def test_texture_transform_offset_rotation_scale(gl_ctx, target, tmp_path):
     _, at = _shot(gl_ctx, target, d.write(tmp_path / "t.gltf"), unlit=True)
     assert _near(at(-0.5, 0.5), (0, 255, 0)) and _near(at(0.5, 0.5), (255, 0, 0))
     assert _near(at(-0.5, -0.5), (255, 255, 255)) and _near(at(0.5, -0.5), (0, 0, 255))
-    # rotation pi/2 with scale 1: (u, v) -> (-v, u) (the extension's matrix); the
-    # quad's point (u, v) = (0.25, 0.25) reads (-0.25, 0.25) = (0.75, 0.25): green
+    # rotation pi/2 with scale 1: (u, v) -> (v, -u), counter-clockwise in UV space (v
+    # down; KhronosGroup/glTF issue 1563: the extension's GLSL listing has it transposed);
+    # the quad's point (u, v) = (0.25, 0.25) reads (0.25, -0.25) = (0.25, 0.75): blue
     d = Doc()
     tex = d.image(_four(), nearest)
     ext = {"KHR_texture_transform": {"rotation": np.pi / 2}}
     info = {"index": tex, "extensions": ext}
     d.node("Q", mesh=d.mesh(quad(), {"pbrMetallicRoughness": {"baseColorTexture": info}}))
     _, at = _shot(gl_ctx, target, d.write(tmp_path / "r.gltf"), unlit=True)
-    assert _near(at(-0.5, 0.5), (0, 255, 0)), at(-0.5, 0.5)  # uv (0.25, 0.25)
-    assert _near(at(0.5, 0.5), (255, 255, 255)), at(0.5, 0.5)  # uv (0.75, 0.25) -> (0.75, 0.75)
+    assert _near(at(-0.5, 0.5), (0, 0, 255)), at(-0.5, 0.5)  # uv (0.25, 0.25)
+    assert _near(at(0.5, 0.5), (255, 0, 0)), at(0.5, 0.5)  # uv (0.75, 0.25) -> (0.25, 0.25)
 
 
 def test_a_texture_reads_its_texcoord_set(gl_ctx, target, tmp_path):

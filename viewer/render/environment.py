@@ -26,7 +26,9 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["LEVELS", "SIZE", "EnvironmentMaps", "environment_maps", "octahedral_uv"]
+__all__ = [
+    "LEVELS", "SIZE", "EnvironmentMaps", "environment_maps", "octahedral_uv", "room_radiance",
+]  # fmt: skip
 
 #: Roughness levels of the prefiltered radiance, and the texels per side of each.
 LEVELS = 6
@@ -156,7 +158,7 @@ def _pyramid(base: np.ndarray) -> list[np.ndarray]:
 # -- the room ------------------------------------------------------------------------------
 def _room(size: int) -> np.ndarray:
     """The room's radiance on a `size`^2 octahedral map, one ray per texel."""
-    radiance = _room_radiance(_directions(size).reshape(-1, 3).astype(np.float32))
+    radiance = room_radiance(_directions(size).reshape(-1, 3).astype(np.float32))
     return np.repeat(radiance.reshape(size, size, 1), 3, axis=2).astype(np.float64)
 
 
@@ -185,7 +187,7 @@ def _box_hits(d: np.ndarray, centre, yaw: float, size, normals: bool = True):
     return t_near, t_far, n_near @ rot.T, n_far @ rot.T
 
 
-def _room_radiance(d: np.ndarray) -> np.ndarray:
+def room_radiance(d: np.ndarray) -> np.ndarray:
     """Radiance seen from the room's centre along unit directions `d` [n, 3] (grey)."""
     _, best_t, _, outward = _box_hits(d, *_ROOM)  # seen from inside
     normal = -outward
