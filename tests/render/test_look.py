@@ -179,3 +179,21 @@ def test_unlit_factors_and_vertex_colours_to_the_bit(gl_ctx, target, tmp_path):
         d.node("Q", mesh=d.mesh((pos, nrm, uv, idx), material, colors=colors))
         at = _render(gl_ctx, target, d.write(tmp_path / "f.gltf"), Look("aces", 2.0))
         assert tuple(at(0.3, -0.2)) == tuple(byte), (at(0.3, -0.2), byte)
+
+
+def test_white_models_read_white_as_in_the_reference_viewers(gl_ctx, target, tmp_path):
+    # issue 35: under the default look a white matte sphere and the specification's default
+    # material (white, metallic 1, roughness 1) are near white where they face the eye,
+    # not mid grey as under the former key light and ambient
+    from gltf_looks import sphere
+
+    for name, material in (("matte", {"pbrMetallicRoughness": {
+            "baseColorFactor": [1, 1, 1, 1], "metallicFactor": 0.0, "roughnessFactor": 1.0}}),
+                           ("default", None)):  # fmt: skip
+        d = Doc()
+        d.node("S", mesh=d.mesh(sphere(), material))
+        at = _render(gl_ctx, target, d.write(tmp_path / f"{name}.gltf"), Look())
+        centre = at(0.0, 0.0, 1.0)
+        assert centre.min() >= 215 and centre.max() - centre.min() <= 6, (name, centre)
+        dim = _render(gl_ctx, target, d.write(tmp_path / f"{name}2.gltf"), Look(exposure=0.25))
+        assert dim(0.0, 0.0, 1.0).max() < centre.min() - 60  # exposure scales the light
