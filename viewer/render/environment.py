@@ -187,23 +187,31 @@ def _box_hits(d: np.ndarray, centre, yaw: float, size, normals: bool = True):
     return t_near, t_far, n_near @ rot.T, n_far @ rot.T
 
 
+def _facing(d: np.ndarray, centre, size) -> np.ndarray:
+    """Indices of the rays `d` that pass the box's bounding sphere (the only ones that
+    can hit it: the blocks and panels cover a small part of the view)."""
+    c = np.asarray(centre) + (0.0, _FLOOR_SHIFT, 0.0)
+    r = 0.5 * float(np.linalg.norm(size))
+    along = d @ c.astype(d.dtype)
+    return np.flatnonzero((along > -r) & (float(c @ c) - along * along <= r * r))
+
+
 def room_radiance(d: np.ndarray) -> np.ndarray:
     """Radiance seen from the room's centre along unit directions `d` [n, 3] (grey)."""
     _, best_t, _, outward = _box_hits(d, *_ROOM)  # seen from inside
     normal = -outward
     emitted = np.zeros(len(d))
-    for centre, yaw, size in _BLOCKS:
-        t0, t1, n0, _ = _box_hits(d, centre, yaw, size)
-        hit = (t0 <= t1) & (t0 > 0.0) & (t0 < best_t)
-        best_t = np.where(hit, t0, best_t)
-        normal = np.where(hit[:, None], n0, normal)
     lit = np.ones(len(d), dtype=bool)
+    for centre, yaw, size in _BLOCKS:
+        rays = _facing(d, centre, size)
+        t0, t1, n0, _ = _box_hits(d[rays], centre, yaw, size)
+        hit = (t0 <= t1) & (t0 > 0.0) & (t0 < best_t[rays])
+        best_t[rays[hit]], normal[rays[hit]] = t0[hit], n0[hit]
     for centre, size, radiance in _PANELS:
-        t0, t1, _, _ = _box_hits(d, centre, 0.0, size, normals=False)
-        hit = (t0 <= t1) & (t0 > 0.0) & (t0 < best_t)
-        best_t = np.where(hit, t0, best_t)
-        emitted = np.where(hit, radiance, emitted)
-        lit &= ~hit
+        rays = _facing(d, centre, size)
+        t0, t1, _, _ = _box_hits(d[rays], centre, 0.0, size, normals=False)
+        hit = (t0 <= t1) & (t0 > 0.0) & (t0 < best_t[rays])
+        best_t[rays[hit]], emitted[rays[hit]], lit[rays[hit]] = t0[hit], radiance, False
     point = d * best_t[:, None]
     to_lamp = np.asarray(_LAMP) + (0.0, _FLOOR_SHIFT, 0.0) - point
     dist2 = np.einsum("ij,ij->i", to_lamp, to_lamp)
