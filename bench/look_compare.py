@@ -75,14 +75,21 @@ def equirect_room(width: int, height: int) -> np.ndarray:
     return np.concatenate([np.repeat(grey, 3, axis=2), np.ones_like(grey)], axis=2)
 
 
-def sgview_picture(ctx, path: Path, size: int, look: Look) -> tuple[np.ndarray, np.ndarray]:
-    """(picture [size, size, 3], silhouette [size, size]) through the file's camera."""
+def sgview_picture(ctx, path: Path, size: int, look: Look, framed: dict | None = None):
+    """(picture [size, size, 3], silhouette [size, size]) through the file's camera, or
+    without `framed` None through sgview's own framing, which `framed` then receives (eye,
+    target, vertical field of view in degrees) for three.js."""
     scene = load_scene(path)
     scene.graph.update()
     r = Renderer(ctx, scene, look)
     r.show_grid = r.show_axes = r.show_links = False
     cam = Camera()
-    cam.look_through(view_of(scene.cameras, 0, scene.graph.world_matrices()))
+    if framed is None:
+        cam.look_through(view_of(scene.cameras, 0, scene.graph.world_matrices()))
+    else:
+        r.frame_camera(cam)
+        framed |= {"eye": [float(v) for v in cam.eye], "fov": float(cam.fov),
+                   "target": [float(v) for v in cam.target]}  # fmt: skip
     target = Target(ctx, (size, size), samples=0)
     r.draw(target.fbo, cam, (size, size))
     picture = target.read()[..., :3].copy()
@@ -112,10 +119,10 @@ class ThreePage:
         self.page.goto(f"http://127.0.0.1:{self.server.server_address[1]}/page.html")
         self.page.wait_for_function("window.pageReady === true", timeout=60_000)
 
-    def picture(self, name: str, size: int, look: Look, environment: dict):
+    def picture(self, name: str, size: int, look: Look, environment: dict, framed=None):
         options = {"file": name, "width": size, "height": size, "environment": environment,
                    "toneMapping": look.tone_mapping, "exposure": look.exposure,
-                   "tonemapUnlit": False}  # fmt: skip
+                   "tonemapUnlit": False, "camera": framed}  # fmt: skip
         url = self.page.evaluate("o => window.renderFile(o)", options)
         rgba = np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
         return rgba[..., :3].copy(), rgba[..., 3] > 0
@@ -126,17 +133,29 @@ class ThreePage:
         self.server.shutdown()
 
 
+def _linked(source: Path, folder: Path) -> Path:
+    """A user's file served beside the page (a link: it is read, never copied)."""
+    link = folder / source.name
+    if not link.exists():
+        link.symlink_to(source)
+    return link
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
 
 
 def compare(size: int, out: Path | None, three_room: bool, look: Look, cache: Path,
-            models: bool = False) -> dict:  # fmt: skip
-    """Per case (or per docs model with `models`): (mean Delta E inside both silhouettes,
-    IoU); side-by-side PNGs (sgview left, three.js right) in `out`."""
+            models: bool = False, files=()) -> dict:  # fmt: skip
+    """Per case (or per docs model with `models`, or per file of `files`, framed by
+    sgview): (mean Delta E inside both silhouettes, IoU); side-by-side PNGs (sgview left,
+    three.js right) in `out`."""
     ctx = create_headless_context()
     names, write = (DOC_MODELS, write_model) if models else (CASES, write_case)
+    if files:
+        given = {Path(f).name: Path(f).resolve() for f in files}
+        names, write = given, lambda name, folder: _linked(given[name], folder)
     results = {}
     with tempfile.TemporaryDirectory(prefix="sgview-looks-") as tmp:
         folder = Path(tmp)
@@ -148,8 +167,9 @@ def compare(size: int, out: Path | None, three_room: bool, look: Look, cache: Pa
         try:
             for name in names:
                 path = write(name, folder)
-                ours, our_mask = sgview_picture(ctx, path, size, look)
-                theirs, their_mask = page.picture(path.name, size, look, environment)
+                framed = {} if files else None
+                ours, our_mask = sgview_picture(ctx, path, size, look, framed)
+                theirs, their_mask = page.picture(path.name, size, look, environment, framed)
                 both = our_mask & their_mask
                 delta = image_difference(ours, theirs)
                 union = (our_mask | their_mask).sum()
@@ -185,12 +205,21 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=Path.home() / ".cache" / "sgview-bench" / "looks"
     )
+    parser.add_argument(
+        "--files",
+        nargs="+",
+        default=(),
+        metavar="GLTF",
+        help="compare these files (their own resources beside them: a .glb "
+        "or a .gltf with data URIs), framed by sgview's orbit camera",
+    )
     args = parser.parse_args(argv)
     if not CHROMIUM.exists():
         print(f"skipped: no chromium at {CHROMIUM}")
         return 0
     look = Look(args.tone_mapping, args.exposure, "room")
-    results = compare(args.size, args.out, args.three_room, look, args.cache, args.models)
+    results = compare(args.size, args.out, args.three_room, look, args.cache, args.models,
+                      args.files)  # fmt: skip
     env = "three.js RoomEnvironment" if args.three_room else "sgview's room for both"
     print(
         f"sgview vs three.js, {args.size} px, {env}, {look.tone_mapping}, exposure {look.exposure}"
