@@ -5,11 +5,12 @@
 // 1: glTF meshes: the glTF 2.0 metallic-roughness material (the specification's
 //    appendix B BRDF: Lambert diffuse, GGX microfacets with the height-correlated Smith
 //    visibility and Schlick's Fresnel, mixed by metallic), lit by the file's
-//    KHR_lights_punctual lights or a default key light, plus a neutral procedural
-//    environment (a studio sky over a darker floor) so that metals read as metals. Colours
-//    are linear: base colour and emissive textures are sRGB textures (decoded by the GPU),
-//    the result is tone mapped (Khronos PBR Neutral) and encoded to sRGB. KHR_materials_unlit:
-//    the base colour as is. Alpha: OPAQUE, MASK (u_alpha_cutoff) or BLEND (the renderer
+//    KHR_lights_punctual lights and an image-based environment (a neutral room, prefiltered
+//    for roughness: viewer/render/environment.py), or without the environment
+//    (--environment none) the file's lights or a default key light. Colours are linear:
+//    base colour and emissive textures are sRGB textures (decoded by the GPU), the result
+//    is scaled by the exposure, tone mapped (Khronos PBR Neutral by default) and encoded to
+//    sRGB. KHR_materials_unlit: the base colour as is (no exposure, no tone mapping). Alpha: OPAQUE, MASK (u_alpha_cutoff) or BLEND (the renderer
 //    draws those last, back to front, without depth writes).
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
 // A highlighted instance (see instanced.vert) shows its glow on top, by u_glow_style:
@@ -65,7 +66,17 @@ uniform vec3 u_light_to[MAX_LIGHTS];        // the direction the light shines, w
 uniform vec3 u_light_color[MAX_LIGHTS];     // colour times intensity
 uniform float u_light_range[MAX_LIGHTS];    // 0: infinite
 uniform vec2 u_light_cone[MAX_LIGHTS];      // spot: (scale, offset) of cos(angle)
-uniform float u_env_strength;
+uniform float u_env_strength;  // 0: no environment light
+// The environment (viewer/render/environment.py): radiance by roughness (octahedral
+// layers), the irradiance's spherical harmonics, the split-sum BRDF table.
+uniform sampler2DArray u_env_radiance;
+uniform float u_env_levels;
+uniform vec3 u_env_sh[9];
+uniform sampler2D u_brdf_lut;
+// The picture: exposure, then tone mapping (0 none: clamped, 1 Khronos PBR Neutral,
+// 2 ACES filmic), then sRGB.
+uniform float u_exposure;
+uniform int u_tone_mapping;
 
 in vec3 v_world_pos;
 in vec3 v_normal;
@@ -130,31 +141,75 @@ vec3 tone_map(vec3 color) {
     return mix(color, vec3(new_peak), g);
 }
 
-// The neutral environment: a bright soft sky with a brighter band at the horizon, a
-// darker floor; `blur` (0 sharp .. 1 the average) softens the horizon for rough surfaces.
-vec3 environment(vec3 d, float blur) {
-    float y = d.y;
-    vec3 sky = mix(vec3(1.00, 0.99, 0.97), vec3(0.58, 0.62, 0.68), smoothstep(0.0, 0.9, y));
-    vec3 ground = mix(vec3(0.36, 0.34, 0.32), vec3(0.16, 0.155, 0.15), smoothstep(0.0, -0.5, y));
-    float w = 0.02 + 0.6 * blur;
-    vec3 sharp = mix(ground, sky, smoothstep(-w, w, y));
-    vec3 average = mix(vec3(0.26, 0.25, 0.24), vec3(0.74, 0.76, 0.79), 0.5 + 0.5 * y);
-    return mix(sharp, average, blur * blur);
+// Where direction d falls on an octahedral map (viewer/render/environment.py's
+// octahedral_uv): the upper hemisphere (+Y) in the centre diamond, the lower one folded
+// into the corners.
+vec2 octahedral_uv(vec3 d) {
+    vec2 p = d.xz / (abs(d.x) + abs(d.y) + abs(d.z));
+    if (d.y < 0.0) {
+        vec2 s = vec2(p.x >= 0.0 ? 1.0 : -1.0, p.y >= 0.0 ? 1.0 : -1.0);
+        p = (1.0 - abs(p.yx)) * s;
+    }
+    return p * 0.5 + 0.5;
 }
 
-// The average radiance over the hemisphere around n (the irradiance over pi).
+// The environment's radiance towards d, prefiltered for `roughness` (the layers hold
+// roughness 0, 1/(n-1), ..., 1; between two, mixed).
+vec3 environment(vec3 d, float roughness) {
+    float level = roughness * (u_env_levels - 1.0);
+    float k = min(floor(level), u_env_levels - 2.0);
+    vec2 uv = octahedral_uv(d);
+    vec3 a = texture(u_env_radiance, vec3(uv, k)).rgb;
+    vec3 b = texture(u_env_radiance, vec3(uv, k + 1.0)).rgb;
+    return mix(a, b, clamp(level - k, 0.0, 1.0));
+}
+
+// The irradiance over pi around n (a white Lambert surface's radiance) from the
+// environment's 9 spherical-harmonic coefficients.
 vec3 environment_diffuse(vec3 n) {
-    return mix(vec3(0.26, 0.25, 0.24), vec3(0.74, 0.76, 0.79), 0.5 + 0.5 * n.y);
+    vec3 c = u_env_sh[0] * 0.282095
+           + 0.488603 * (u_env_sh[1] * n.y + u_env_sh[2] * n.z + u_env_sh[3] * n.x)
+           + 1.092548 * (u_env_sh[4] * n.x * n.y + u_env_sh[5] * n.y * n.z
+                         + u_env_sh[7] * n.x * n.z)
+           + u_env_sh[6] * (0.315392 * (3.0 * n.z * n.z - 1.0))
+           + u_env_sh[8] * (0.546274 * (n.x * n.x - n.y * n.y));
+    return max(c, vec3(0.0));
 }
 
-// The specular BRDF integrated over the environment (an analytic fit of the split-sum
-// lookup table): F0 * a + b.
-vec2 env_brdf(float n_dot_v, float roughness) {
-    vec4 c0 = vec4(-1.0, -0.0275, -0.572, 0.022);
-    vec4 c1 = vec4(1.0, 0.0425, 1.04, -0.04);
-    vec4 r = roughness * c0 + c1;
-    float a004 = min(r.x * r.x, exp2(-9.28 * n_dot_v)) * r.x + r.y;
-    return vec2(-1.04, 1.04) * a004 + r.zw;
+// The environment's light on the material (split sum: prefiltered radiance times the
+// BRDF table's F0 scale and bias; the multiple-scattering energy of Fdez-Aguera 2019, so
+// rough metals keep their brightness; the diffuse part gets what the specular leaves).
+vec3 environment_light(vec3 n, vec3 v, vec3 c_diff, vec3 f0, float roughness) {
+    float n_v = clamp(dot(n, v), 1e-4, 1.0);
+    vec2 fab = texture(u_brdf_lut, vec2(n_v, roughness)).rg;
+    vec3 single = f0 * fab.x + fab.y;
+    float e_single = fab.x + fab.y;
+    vec3 f_avg = f0 + (1.0 - f0) / 21.0;
+    vec3 multi = single * f_avg / (1.0 - (1.0 - e_single) * f_avg) * (1.0 - e_single);
+    vec3 irradiance = environment_diffuse(n);
+    float r2 = roughness * roughness;
+    vec3 r = normalize(mix(reflect(-v, n), n, r2 * r2));
+    vec3 specular = environment(r, roughness) * single + multi * irradiance;
+    return specular + c_diff * irradiance * (1.0 - single - multi);
+}
+
+vec3 aces_filmic(vec3 c) {
+    // Hill's fit of the ACES reference transform, as three.js applies it (exposure / 0.6)
+    const mat3 to_aces = mat3(0.59719, 0.07600, 0.02840, 0.35458, 0.90834, 0.13383,
+                              0.04823, 0.01566, 0.83777);
+    const mat3 from_aces = mat3(1.60475, -0.10208, -0.00327, -0.53108, 1.10813, -0.07276,
+                                -0.07367, -0.00605, 1.07602);
+    c = to_aces * (c / 0.6);
+    c = (c * (c + 0.0245786) - 0.000090537) / (c * (0.983729 * c + 0.4329510) + 0.238081);
+    return clamp(from_aces * c, 0.0, 1.0);
+}
+
+// Linear radiance to what the display shows: exposure, tone mapping, sRGB encoding.
+vec3 display(vec3 color) {
+    color *= u_exposure;
+    if (u_tone_mapping == 1) color = tone_map(color);
+    else if (u_tone_mapping == 2) color = aces_filmic(color);
+    return to_srgb(color);
 }
 
 // Appendix B: f = f_diffuse + f_specular for one light direction l.
@@ -202,7 +257,7 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
         roughness *= mr.g;
         metallic *= mr.b;
     }
-    roughness = clamp(roughness, 0.03, 1.0);
+    roughness = clamp(roughness, 0.0525, 1.0);  // three.js's floor: no pinpoint highlights
     metallic = clamp(metallic, 0.0, 1.0);
     vec3 n = u_tex_on[2] == 1 ? mapped_normal(n_geom) : n_geom;
     vec3 v = to_eye;
@@ -231,17 +286,14 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
         float n_l = max(dot(n, l), 0.0);
         if (n_l > 0.0) color += brdf(n, v, l, c_diff, f0, alpha) * u_light_color[i] * fall * n_l;
     }
-    float n_v = max(dot(n, v), 1e-4);
-    vec3 r = reflect(-v, n);
-    vec2 ab = env_brdf(n_v, roughness);
-    vec3 ambient = c_diff * environment_diffuse(n) + environment(r, roughness) * (f0 * ab.x + ab.y);
     float occlusion = 1.0;
     if (u_tex_on[3] == 1) occlusion = 1.0 + u_occlusion_strength * (tex(3).r - 1.0);
-    color += u_env_strength * ambient * occlusion;
+    if (u_env_strength > 0.0)
+        color += u_env_strength * environment_light(n, v, c_diff, f0, roughness) * occlusion;
     vec3 emissive = u_emissive;
     if (u_tex_on[4] == 1) emissive *= tex(4).rgb;
     color += emissive;
-    return vec4(to_srgb(tone_map(color)), base.a);
+    return vec4(display(color), base.a);
 }
 
 const float PENDING_STRIPE = 5.0;

@@ -123,7 +123,8 @@ def test_c_cycles_through_the_cameras_and_back_to_orbit(drive, tmp_path):
 
 def test_lights_of_the_file_light_the_model(tmp_path):
     """A grey quad lit by a red point light in front of it is red; the same quad with a
-    blue directional light is blue (the file's lights replace the default one)."""
+    blue directional light is blue (the file's lights replace the default one). Without
+    the environment (--environment none), whose white room would light the grey too."""
     from PIL import Image
 
     colours = {}
@@ -142,7 +143,8 @@ def test_lights_of_the_file_light_the_model(tmp_path):
         path = d.write(tmp_path / f"{kind}.gltf")
         out = tmp_path / f"{kind}.png"
         assert main([str(path), "--headless", "--frames", "2", "--size", "80x60",
-                     "--no-overlay", "--camera", "0", "--screenshot", str(out)]) == 0  # fmt: skip
+                     "--no-overlay", "--camera", "0", "--environment", "none",
+                     "--screenshot", str(out)]) == 0  # fmt: skip
         colours[kind] = np.asarray(Image.open(out).convert("RGB"))[30, 40].astype(int)
     red, blue = colours["point"], colours["directional"]
     assert red[0] > red[1] + 60 and red[0] > red[2] + 60, red
@@ -156,8 +158,8 @@ def test_an_index_and_a_name_pick_the_same_camera(tmp_path, which):
 
 def test_a_spot_light_lights_its_cone_only(tmp_path):
     """A white spot 2 units in front of a grey quad, shining at it with a 10 degree outer
-    cone: the centre (on the axis) is lit, a point 1.5 units off (37 degrees) only by the
-    dim environment."""
+    cone: the centre (on the axis) is lit, a point 1.5 units off (37 degrees) not at all
+    (without the environment, --environment none, whose room lights both alike)."""
     from PIL import Image
 
     d = Doc()
@@ -171,7 +173,7 @@ def test_a_spot_light_lights_its_cone_only(tmp_path):
     d.doc["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.9, "znear": 0.1}}]
     out = tmp_path / "spot.png"
     assert main([str(d.write(tmp_path / "spot.gltf")), "--headless", "--frames", "2",
-                 "--size", "100x100", "--no-overlay", "--camera", "0",
+                 "--size", "100x100", "--no-overlay", "--camera", "0", "--environment", "none",
                  "--screenshot", str(out)]) == 0  # fmt: skip
     img = np.asarray(Image.open(out).convert("RGB")).astype(int)
     # the view is 2 * 5 * tan(0.45) = 4.83 units high: 1.5 units is 31 pixels

@@ -53,12 +53,14 @@ def test_no_overlay_draws_the_model_and_nothing_else(drive, tmp_path):
     img = bare.frame(2)
     r = bare.app.renderer
     assert not (r.show_grid or r.show_axes or r.show_links or r.show_joints)
-    # the joints lie inside the cylinder: without the markers they show its red
+    # the joints lie inside the cylinder: without the markers they show its red (lit by
+    # the room environment: a red with the white of its dielectric reflection, no marker's
+    # grey)
     g = bare.app.session.graph
     for name in ("Bone0", "Bone1", "Bone2"):
         x, y, _ = bare.app.camera.project(g[name].world_position, SIZE)[0]
         px = img[int(y), int(x)].astype(int)
-        assert px[0] > 90 and px[1] < 60 and px[2] < 60, (name, px)
+        assert px[0] > 90 and px[0] - max(px[1], px[2]) > 100, (name, px)
     # away from the model: the plain backdrop (nothing else is drawn)
     skins, r.skins = r.skins, None  # the same picture without the model: the backdrop
     empty = bare.frame(1)

@@ -39,6 +39,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _exposure(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1e6:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
+    return value
+
+
 def _megabytes(text: str) -> int:
     """--max-buffer-mb: a positive number of MiB, returned in bytes."""
     try:
@@ -144,6 +154,21 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "help": "how the overlay shows each frame's work: fill (tint the recomputed nodes, "
         "default), rim (light their outline, keep their colours) or heat (colour every "
         "node by how often it was recomputed over the last 2 s)",
+    }),
+    ("--tone-mapping", {
+        "choices": ("neutral", "aces", "none"), "default": "neutral",
+        "help": "how glTF materials' light becomes screen colours: neutral (Khronos PBR "
+        "Neutral, default, as the glTF reference viewers), aces (ACES filmic) or none "
+        "(clamped)",
+    }),
+    ("--exposure", {
+        "type": _exposure, "default": 1.0, "metavar": "X",
+        "help": "multiply glTF materials' light by X before tone mapping (default: 1)",
+    }),
+    ("--environment", {
+        "choices": ("room", "none"), "default": "room",
+        "help": "the light around glTF models: room (a neutral room prefiltered for roughness, "
+        "as three.js's RoomEnvironment; default) or none (the file's lights, or one key light)",
     }),
     ("--dump-world", {
         "type": Path, "metavar": "PATH",

@@ -162,7 +162,8 @@ def options_from(args, scene):
         size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
         screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
         samples=args.samples, overlay=args.overlay, panels=args.panels, select=args.select,
-        glow=args.glow,
+        glow=args.glow, tone_mapping=args.tone_mapping, exposure=args.exposure,
+        environment=args.environment,
         load_limits=load_limits(args), script=script, trace=args.trace, view=view,
     )  # fmt: skip
 

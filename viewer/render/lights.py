@@ -1,6 +1,9 @@
-"""The lights of the glTF node pass: the file's KHR_lights_punctual lights where it has
-any, else one default directional key light; shaders/instanced.frag adds a neutral
-environment to either.
+"""The light and the picture of the glTF node pass (`Look`): by default, as the reference
+viewers show a glTF file (three.js with its RoomEnvironment, the Khronos sample viewer),
+an image-based environment (a neutral room, `environment.py`) plus the file's
+KHR_lights_punctual lights, exposure 1, Khronos PBR Neutral tone mapping, sRGB output.
+Without the environment (``--environment none``): the file's lights, or without any one
+default directional key light.
 
 A light sits on its node: a directional or spot light shines down the node's -Z axis,
 a point or spot light stands at its origin, so an animated lamp moves with its node.
@@ -9,30 +12,102 @@ a point or spot light stands at its origin, so an animated lamp moves with its n
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
+import moderngl
 import numpy as np
 
-__all__ = ["DEFAULT_LIGHT", "ENV_STRENGTH", "MAX_LIGHTS", "light_uniforms"]
+from .environment import EnvironmentMaps, environment_maps
+
+__all__ = [
+    "DEFAULT_LIGHT", "ENVIRONMENTS", "MAX_LIGHTS", "TONE_MAPPINGS", "EnvironmentLight", "Look",
+    "light_uniforms",
+]  # fmt: skip
+
+#: Tone mappings (``--tone-mapping``), in the shader's numbering; environments.
+TONE_MAPPINGS = ("none", "neutral", "aces")
+ENVIRONMENTS = ("room", "none")
 
 #: Lights the shader takes (the first ones of the file are used).
 MAX_LIGHTS = 8
-#: The default key light's radiance (its colour times intensity, linear).
+#: The default key light's radiance (its colour times intensity, linear), used only
+#: without the environment.
 DEFAULT_LIGHT = (2.3, 2.25, 2.15)
-#: The environment's share: with the file's own lights, dimmer (they are the light
-#: its author set up; the environment only keeps the shadows readable).
-ENV_STRENGTH = 0.75
-ENV_STRENGTH_WITH_LIGHTS = 0.4
 _KINDS = {"directional": 0, "point": 1, "spot": 2}
+#: Texture units of the environment (0 is the skins' joints, 1 to 5 the material's).
+RADIANCE_UNIT, LUT_UNIT = 6, 7
 
 
-def light_uniforms(prog, lights, world: np.ndarray, default_dir) -> None:
-    """Set the light uniforms of `prog` for `lights` (`FileLight`s; empty: the default
-    light towards world direction `default_dir`), their nodes placed by `world`."""
+@dataclass(frozen=True)
+class Look:
+    """How glTF materials are lit and shown: the defaults are the reference viewers'."""
+
+    tone_mapping: str = "neutral"  # one of TONE_MAPPINGS
+    exposure: float = 1.0  # linear factor before tone mapping
+    environment: str = "room"  # one of ENVIRONMENTS
+
+
+class EnvironmentLight:
+    """The environment's maps on the GPU (made on first use: native scenes never pay for
+    computing them) and the uniforms of the look."""
+
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self._textures: tuple[moderngl.TextureArray, moderngl.Texture] | None = None
+        self._sh: list | None = None
+
+    def _upload(self, maps: EnvironmentMaps) -> None:
+        levels, size = maps.radiance.shape[:2]
+        radiance = self.ctx.texture_array((size, size, levels), 3, maps.radiance.tobytes(),
+                                          dtype="f4")  # fmt: skip
+        radiance.repeat_x = radiance.repeat_y = False
+        radiance.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        lut = maps.brdf_lut
+        table = self.ctx.texture(lut.shape[1::-1], 2, np.ascontiguousarray(lut).tobytes(),
+                                 dtype="f4")  # fmt: skip
+        table.repeat_x = table.repeat_y = False
+        table.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self._textures = (radiance, table)
+        self._sh = [tuple(map(float, c)) for c in maps.irradiance_sh]
+
+    def bind(self, prog: moderngl.Program, look: Look) -> None:
+        """Bind the maps and set `prog`'s environment and picture uniforms for `look`."""
+        on = look.environment != "none"
+        if on and self._textures is None:
+            self._upload(environment_maps())
+        values = {
+            "u_env_strength": 1.0 if on else 0.0,
+            "u_exposure": float(look.exposure),
+            "u_tone_mapping": TONE_MAPPINGS.index(look.tone_mapping),
+            # units of their own even when unused: samplers of two types on one unit make
+            # every draw fail
+            "u_env_radiance": RADIANCE_UNIT,
+            "u_brdf_lut": LUT_UNIT,
+        }
+        if self._textures is not None:
+            self._textures[0].use(location=RADIANCE_UNIT)
+            self._textures[1].use(location=LUT_UNIT)
+            values["u_env_levels"] = float(self._textures[0].size[2])
+            values["u_env_sh"] = self._sh
+        for name, value in values.items():
+            if name in prog:
+                prog[name].value = value
+
+    def release(self) -> None:
+        for tex in self._textures or ():
+            tex.release()
+        self._textures = None
+
+
+def light_uniforms(prog, lights, world: np.ndarray, default_dir, look: Look = Look()) -> None:
+    """Set the light uniforms of `prog` for `lights` (`FileLight`s; empty and without the
+    environment: the default light towards world direction `default_dir`), their nodes
+    placed by `world`."""
     if "u_light_count" not in prog:
         return
     n = min(len(lights), MAX_LIGHTS)
     kinds, pos, to, color, rng, cone = [], [], [], [], [], []
-    if n == 0:
+    if n == 0 and look.environment == "none":
         d = np.asarray(default_dir, dtype=np.float64)
         kinds, pos, to, color = [0], [(0.0, 0.0, 0.0)], [tuple(-d / np.linalg.norm(d))], [
             DEFAULT_LIGHT]  # fmt: skip
@@ -60,5 +135,3 @@ def light_uniforms(prog, lights, world: np.ndarray, default_dir) -> None:
     ):  # fmt: skip
         if name in prog:
             prog[name].value = list(values) + [blank] * pad
-    if "u_env_strength" in prog:
-        prog["u_env_strength"].value = ENV_STRENGTH_WITH_LIGHTS if n else ENV_STRENGTH

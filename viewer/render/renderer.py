@@ -23,7 +23,7 @@ from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh
 from .instances import Instances
 from .joints import JointMarkers
-from .lights import light_uniforms
+from .lights import Look
 from .morph import MorphMeshes
 from .node_bounds import label_spheres, node_boxes, pivot_half, selection_box, sphere_around
 from .node_uniforms import node_uniforms
@@ -59,8 +59,10 @@ class Renderer:
         Its graph must have been updated once (world matrices current) before this is built.
     """
 
-    def __init__(self, ctx: moderngl.Context, scene):
+    def __init__(self, ctx: moderngl.Context, scene, look: Look | None = None):
         self.ctx = ctx
+        #: Light, exposure and tone mapping of glTF materials (`lights.Look`).
+        self.look = look or Look()
         self.scene = scene
         self.graph = scene.graph
         self.show_grid = True
@@ -373,8 +375,8 @@ class Renderer:
         lit = self.glow_on and self.glow_style != "heat"
         glowing = self._glowing_instances() if lit else 0
         world = self.graph.peek.world_matrices()
-        self.surface_pass.materials.reset()
-        light_uniforms(prog, self.scene.lights, world, prog["u_light_dir"].value)
+        self.surface_pass.begin(prog, self.scene.lights, world, prog["u_light_dir"].value,
+                                self.look)  # fmt: skip
         prog["u_only"].value = -1
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < glowing <= GLOW_EXTRAS_MAX:

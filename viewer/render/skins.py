@@ -34,6 +34,7 @@ SHARED_UNIFORMS = (
     "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit", "u_glow_local",
     "u_glow_world", "u_halo", "u_glow_style", "u_light_count", "u_light_type", "u_light_pos",
     "u_light_to", "u_light_color", "u_light_range", "u_light_cone", "u_env_strength",
+    "u_env_radiance", "u_env_levels", "u_env_sh", "u_brdf_lut", "u_exposure", "u_tone_mapping",
 )  # fmt: skip
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from ..materials import BLEND
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import POINT_SIZE
+from .lights import EnvironmentLight, Look, light_uniforms
 from .material_uniforms import MaterialBinder
 from .textures import TexturePool
 from .transparency import MAX_SORTED, back_to_front
@@ -33,6 +34,18 @@ class SurfacePass:
         self.surfaces = surfaces
         self.textures = TexturePool(ctx)
         self.materials = MaterialBinder(self.textures)
+        self.environment = EnvironmentLight(ctx)
+
+    def begin(self, prog: moderngl.Program, lights, world: np.ndarray, default_dir,
+              look: Look) -> None:  # fmt: skip
+        """Start a frame: forget the materials set, set the lights (`FileLight`s placed by
+        `world`) and bind the environment of `look` (computed only for glTF meshes)."""
+        self.materials.reset()
+        light_uniforms(prog, lights, world, default_dir, look)
+        if self.surfaces:
+            self.environment.bind(prog, look)
+        else:
+            self.environment.bind(prog, Look(look.tone_mapping, look.exposure, "none"))
 
     def draw_batch(self, prog: moderngl.Program, batch, parts=None) -> None:
         """One instanced draw of `batch`: the built-in shading, or each glTF part with its
@@ -92,3 +105,4 @@ class SurfacePass:
 
     def release(self) -> None:
         self.textures.release()
+        self.environment.release()

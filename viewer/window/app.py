@@ -29,6 +29,7 @@ from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
 from viewer.render.file_view import view_of
+from viewer.render.lights import Look
 from viewer.render.renderer import Renderer
 from viewer.session.session import Frame, Session
 from viewer.timing import FixedTimer
@@ -68,7 +69,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         self.progress = Progress(options.frames) if fixed and options.frames else None
         self.last_image: np.ndarray | None = None
         self._phases: list[tuple[str, float, float]] = []
-        self.renderer = Renderer(self.ctx, scene)
+        self._look = Look(options.tone_mapping, options.exposure, options.environment)
+        self.renderer = Renderer(self.ctx, scene, self._look)
         self._next_renderer: Renderer | None = None  # live reload's, until swapped in
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay = None
@@ -157,13 +159,15 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
     def _prepare_renderer(self, scene) -> None:
         """Live reload's last step before the swap: the new scene's GPU state (a failure
         here keeps the old scene and its renderer)."""
-        self._next_renderer = Renderer(self.ctx, scene)
+        self._next_renderer = Renderer(self.ctx, scene, self._look)
 
     def _scene_replaced(self) -> None:
         """Live reload swapped the scene: new GPU state, same camera and view toggles."""
         old = self.renderer
         ready, self._next_renderer = self._next_renderer, None
-        self.renderer = ready if ready is not None else Renderer(self.ctx, self.session.scene)
+        if ready is None:
+            ready = Renderer(self.ctx, self.session.scene, self._look)
+        self.renderer = ready
         for view in ("show_grid", "show_links", "show_axes", "show_joints", "show_quiet"):
             setattr(self.renderer, view, getattr(old, view))
         old.release()

@@ -40,4 +40,7 @@ class RunOptions:
     on_frame: list[Callable] = field(default_factory=list)  # Session.frame_callbacks
     keep_image: bool = False  # keep the last picture drawn in `app.last_image`
     layout: bool = True  # Session(layout=...): False makes pending changes frame 1's
+    tone_mapping: str = "neutral"  # glTF light to screen: "neutral", "aces" or "none"
+    exposure: float = 1.0  # factor on glTF materials' light before tone mapping
+    environment: str = "room"  # the image-based light around glTF models, or "none"
     view: int | None = None  # --camera: look through Scene.cameras[view] (None: orbit)

@@ -208,15 +208,18 @@ def _texture_ref(gltf: GltfFile, holder: dict, name: str, where: str, cache: dic
 
 
 def _uv_transform(gltf: GltfFile, ext: dict, where: str) -> tuple[float, ...]:
-    """KHR_texture_transform's matrix translation x rotation x scale (the extension's
-    GLSL, column-major: rotation's columns are (cos, sin) and (-sin, cos)), its first two
-    rows (a, b, c, d, e, f): u' = a u + b v + c, v' = d u + e v + f."""
+    """KHR_texture_transform's matrix translation x rotation x scale, its first two rows
+    (a, b, c, d, e, f): u' = a u + b v + c, v' = d u + e v + f. The rotation turns the UVs
+    counter-clockwise in glTF's UV space, whose v axis points down: u' = cos u + sin v,
+    v' = -sin u + cos v, as Babylon.js, three.js, Blender and the TextureTransformTest
+    sample model do (the extension's GLSL listing has the matrix transposed: KhronosGroup/glTF
+    issue 1563)."""
     where = f"{where} KHR_texture_transform"
     ox, oy = _numbers(gltf, ext, "offset", 2, (0.0, 0.0), where)
     sx, sy = _numbers(gltf, ext, "scale", 2, (1.0, 1.0), where)
     (rot,) = _numbers(gltf, {"r": [ext.get("rotation", 0.0)]}, "r", 1, (0.0,), where)
     c, s = math.cos(rot), math.sin(rot)
-    return (c * sx, -s * sy, ox, s * sx, c * sy, oy)
+    return (c * sx, s * sy, ox, -s * sx, c * sy, oy)
 
 
 def _texture(gltf: GltfFile, index: int) -> TextureImage | None:
