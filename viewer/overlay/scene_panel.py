@@ -53,9 +53,9 @@ class ScenePanel:
     def _status(self, entry) -> None:
         host, c = self.ov.host, self.colors
         imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
-        note = reload_note(host.reload_error)
-        if getattr(host, "open_error", None):
-            note = f"not opened, the scene on show stays: {host.open_error}"
+        note = reload_note(host.messages.reload)
+        if host.messages.open:
+            note = f"not opened, the scene on show stays: {host.messages.open}"
         if note is not None:
             imgui.push_style_color(imgui.Col_.text, vec4(c.local))
             imgui.text_wrapped(note)

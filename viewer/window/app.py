@@ -105,9 +105,9 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         session = self.session
         start = clock.perf_counter()
         self._phases = []
-        if session.poll_reload(prepare=self._prepare_renderer) is not None:
-            self._scene_replaced()
-        self.poll_open()  # a file picked in the dialog or the panel's recent list
+        self.poll_dialog()  # a file picked in the dialog is asked for
+        if session.poll_files(prepare=self._prepare_renderer) is not None:
+            self._scene_replaced()  # a file asked for, or the scene file saved again
         self.redraws += 1
         self.play_script(self.redraws)
         frame = session.advance(frame_time)

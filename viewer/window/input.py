@@ -45,6 +45,8 @@ class InputHandlers:
     #: a release may come without one, e.g. a double-click's second that closed a dialog).
     _press: tuple[int, int] | None = None
     _dragged = 0.0
+    #: The left button went down on the gizmo: the drag moves the node, not the camera.
+    _gizmo_held = False
 
     def on_key_event(self, key, action, modifiers) -> None:
         keys = self.wnd.keys
@@ -74,9 +76,7 @@ class InputHandlers:
         script (`viewer.keys.script`)."""
         session = self.session
         if name in HELD:
-            session.held.press(HELD[name])
-            if HELD[name] == "turn":
-                session.reverse_turn = name == "Shift+R"
+            session.editing.press_key(HELD[name], reverse=name == "Shift+R")
         elif name == "Esc":
             self.quit()
         elif name == "F":
@@ -102,17 +102,17 @@ class InputHandlers:
         elif name == "T":
             session.touch_selected()
         elif name == "X":
-            session.gizmo_local = not session.gizmo_local
+            session.editing.gizmo_local = not session.editing.gizmo_local
         elif name == "E":
-            session.gizmo_scale = not session.gizmo_scale
+            session.editing.gizmo_scale = not session.editing.gizmo_scale
         elif name == "Ctrl+S":
             session.save()
         elif name == "Ctrl+O":
-            why = self._dialog().start(folder=session.recent_folder())
+            why = self._dialog().start(folder=session.files.recent_folder())
             if why is not None:
-                session.open_error = why
+                session.messages.open = why
         elif name in ("Ctrl+Z", "Ctrl+Shift+Z"):
-            session.undo() if name == "Ctrl+Z" else session.redo()
+            session.editing.undo() if name == "Ctrl+Z" else session.editing.redo()
         elif name == "M":
             session.switch_collision_mode()
         elif name == "0":
@@ -131,7 +131,7 @@ class InputHandlers:
     def key_up(self, name: str) -> None:
         """Key `name` was released (only the held movement keys care)."""
         if name in HELD:
-            self.session.release_key(HELD[name])
+            self.session.editing.release_key(HELD[name])
 
     def play_script(self, redraw: int) -> None:
         """Before redraw number `redraw`: the scripted releases, presses and clicks."""
@@ -145,33 +145,20 @@ class InputHandlers:
 
     def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
         """Files dropped on the window: open the first scene file among them."""
-        for path in paths:
-            if str(path).lower().endswith(SCENE_SUFFIXES):
-                self.open_file(path)
-                return
-        if paths:
-            self.open_file(paths[0])  # not a scene file: says so in the panel
+        scenes = [path for path in paths if str(path).lower().endswith(SCENE_SUFFIXES)]
+        if scenes or paths:  # not a scene file: the panel says so
+            self.session.files.request_open((scenes or paths)[0])
 
     def _dialog(self) -> OpenDialog:
         if getattr(self, "_open_dialog", None) is None:
             self._open_dialog = OpenDialog()
         return self._open_dialog
 
-    def poll_open(self) -> None:
-        """Once per redraw: open the file picked in the dialog (Ctrl+O) or asked for by
-        the panel (`Session.request_open`)."""
+    def poll_dialog(self) -> None:
+        """Once per redraw: the file picked in the dialog (Ctrl+O) is asked for."""
         picked = self._dialog().poll() if getattr(self, "_open_dialog", None) else None
-        picked = picked or self.session.take_open_request()
         if picked is not None:
-            self.open_file(picked)
-
-    def open_file(self, path) -> bool:
-        """Show the scene file `path` (dropped, from the recent list or the dialog);
-        a bad one leaves the scene on show and says why in the panel."""
-        if self.session.open_file(path, prepare=self._prepare_renderer):
-            self._scene_replaced()
-            return True
-        return False
+            self.session.files.request_open(picked)
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
@@ -188,7 +175,7 @@ class InputHandlers:
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_press_event", x, y, button)
-        if getattr(self, "_gizmo_drag", None) is not None:
+        if self._gizmo_held:
             if button != 1:
                 return  # another button during a gizmo drag: the drag goes on
             self._end_gizmo_drag()  # a left press again: the release was lost
@@ -197,7 +184,7 @@ class InputHandlers:
             return
         self._press = (x, y)
         self._dragged = 0.0
-        self._gizmo_drag = self._grab_gizmo(x, y) if button == 1 else None
+        self._gizmo_held = button == 1 and self._grab_gizmo(x, y)
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
         if self.overlay is not None:
@@ -205,8 +192,8 @@ class InputHandlers:
             if self._press is None:  # the drag started on a panel
                 return
         self._dragged += abs(dx) + abs(dy)
-        if getattr(self, "_gizmo_drag", None) is not None:
-            self._drag_gizmo(x, y)
+        if self._gizmo_held:
+            self.session.editing.drag_to(x, y, bool(self.wnd.modifiers.ctrl))
             return
         buttons = self.wnd.mouse_states
         if buttons.right or (buttons.left and self.wnd.modifiers.shift):
@@ -217,7 +204,7 @@ class InputHandlers:
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
         if self.overlay is not None:
             self.overlay.forward("mouse_release_event", x, y, button)
-        if getattr(self, "_gizmo_drag", None) is not None:
+        if self._gizmo_held:
             if button != 1:
                 return  # not the button that drags the gizmo
             self._end_gizmo_drag()
@@ -227,38 +214,24 @@ class InputHandlers:
 
     # -- the gizmo (viewer/gizmo) --------------------------------------------------------
     def _end_gizmo_drag(self) -> None:
-        self._gizmo_drag = None
-        self.session.editor.history.end("gizmo")  # the whole drag: one undo step
-        self.session.note_edit()
+        self._gizmo_held = False
+        self.session.editing.release()  # the whole drag: one undo step
 
-    def _grab_gizmo(self, x: int, y: int):
-        """A press on the selected node's gizmo starts an undo step and returns
-        (node, drag, label); None when it misses (then the drag orbits)."""
+    def _grab_gizmo(self, x: int, y: int) -> bool:
+        """A press on the selected node's gizmo hands its drag to the editing room; False
+        when it misses (then the drag orbits)."""
         session = self.session
-        node = session.selected_node() if session.collision is None else None
+        node = session.editing.selected_node() if session.collision is None else None
         if node is None:
-            return None
+            return False
         size = tuple(self.wnd.size)
         view_proj = self.camera.view_projection(size)
-        grabbed = gizmo.grab(node, view_proj, size, session.gizmo_local, session.gizmo_scale, x, y)
+        editing = session.editing
+        grabbed = gizmo.grab(node, view_proj, size, editing.gizmo_local, editing.gizmo_scale, x, y)
         if grabbed is None:
-            return None
-        label = grabbed.label(session.graph.name_of(node.id))
-        session.editor.history.begin(label, "gizmo")
-        return node, grabbed.drag, label
-
-    def _drag_gizmo(self, x: int, y: int) -> None:
-        """The node follows the mouse through the drag's setter (snapped with Ctrl).
-        The drag's step is opened again when something closed it mid-drag (Ctrl+Z, a
-        held key let go): the rest of the drag is one more step, never unrecorded."""
-        node, drag, label = self._gizmo_drag
-        self.session.editor.history.begin(label, "gizmo")
-        try:
-            drag.apply(node, x, y, bool(self.wnd.modifiers.ctrl))
-        except ValueError as exc:  # a singular parent: say so, leave the node
-            self.session.editor.message = str(exc).splitlines()[0]
-        if self.session.paused:
-            self.session.request_step(still=True)  # the drag shows (and glows) while paused
+            return False
+        editing.grab(node, grabbed.drag, grabbed.label(session.graph.name_of(node.id)))
+        return True
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         if self.overlay is not None:
