@@ -101,7 +101,7 @@ def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_
     d.frame(2)
     glb = tmp_path / "tree.glb"
     save_gltf(load_scene(TREE10), glb)
-    dialog = d.app._dialog()
+    dialog = d.app.input.dialog()
     dialog._dialog = PickedDialog([str(glb)])  # the user picked the file
     d.frame()
     assert d.app.session.scene.source == glb

@@ -66,8 +66,6 @@ class Overlay:
     camera : OverlayCamera
     deterministic : bool
         Headless: no wall-clock numbers in the picture.
-    key_help : sequence of (key, what)
-        Listed in the panel's Keys section.
     """
 
     def __init__(
@@ -78,14 +76,12 @@ class Overlay:
         camera: OverlayCamera,
         *,
         deterministic: bool = False,
-        key_help=(),
     ):
         self.host = host
         self.wnd = wnd
         self.canvas = canvas
         self.camera = camera
         self.deterministic = deterministic
-        self.key_help = tuple(key_help)
         self.visible = True
         self.history = History()
         self.timings = Timings()
@@ -266,7 +262,7 @@ class Overlay:
                 self.panel.draw()
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
-                self.show_help = help_window.draw(self.key_help, *self.wnd.size)
+                self.show_help = help_window.draw(*self.wnd.size)
             elif self.hint_left > 0.0:
                 help_window.draw_hint(*self.wnd.size)
             imgui.render()

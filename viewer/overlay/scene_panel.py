@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from . import help_window
 from .animation_section import AnimationSection
 from .edit_panel import EditSection
 from .model import (
@@ -189,4 +190,4 @@ class ScenePanel:
     def _keys(self) -> None:
         if not imgui.collapsing_header("Keys"):
             return
-        key_value_table("keys", self.ov.key_help, key_color=self.colors.note, wrap=True)
+        key_value_table("keys", help_window.ROWS, key_color=self.colors.note, wrap=True)
