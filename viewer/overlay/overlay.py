@@ -54,19 +54,10 @@ _NOTHING = _Nothing()
 
 
 class Overlay:
-    """Glow, names and panels for one app (see the module notes).
-
-    Parameters
-    ----------
-    host : OverlayHost
-        The session on show.
-    wnd : moderngl_window window
-    canvas : OverlayCanvas
-        The renderer drawing `host`'s scene (`reset` takes a new one after a reload).
-    camera : OverlayCamera
-    deterministic : bool
-        Headless: no wall-clock numbers in the picture.
-    """
+    """Glow, names and panels for one app (see the module notes): `host` the session on
+    show, `wnd` the moderngl-window window, `canvas` the renderer drawing the host's scene
+    (`reset` takes a new one after a reload), `camera`; `deterministic` (headless): no
+    wall-clock numbers in the picture."""
 
     def __init__(
         self,
