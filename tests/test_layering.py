@@ -304,3 +304,23 @@ def test_the_borrowed_method_check_finds_one(tmp_path):
     )
     got = [line.split(": ", 1)[1] for line in _borrowed_methods(sample)]
     assert got == ["MethodType", "_live = surface.live", "go = move"]
+
+
+def test_the_architecture_doc_names_every_module_in_one_line():
+    """docs/architecture.md's module list (between the ``modules`` markers): a package
+    line (`` `viewer/io/` ``) and under it one ``- `name.py`: what it is`` line per
+    module, exactly the modules there are."""
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"<!-- modules -->(.*?)<!-- /modules -->", text, re.S)
+    assert block, "docs/architecture.md has no module list"
+    named, package = [], None
+    for line in block.group(1).splitlines():
+        if m := re.fullmatch(r"`(viewer(?:/\w+)*)/`", line.strip()):
+            package = m.group(1)
+        elif m := re.fullmatch(r"- `(\w+\.py)`: (.+)", line.strip()):
+            assert package is not None, line
+            named.append(f"{package}/{m.group(1)}")
+    there = [p.relative_to(ROOT).as_posix() for p in SOURCES]
+    assert sorted(set(there) - set(named)) == [], "modules the doc does not name"
+    assert sorted(set(named) - set(there)) == [], "modules the doc names that are gone"
+    assert len(named) == len(set(named))
