@@ -341,6 +341,18 @@ def test_a_typed_value_is_one_step_named_in_words_and_merges_with_the_next_numbe
     assert readout(g) == start
 
 
+def test_a_typed_value_that_is_no_numbers_is_refused_in_one_line():
+    g = SceneGraph()
+    a = g.add("A")
+    editing = Editing(g)
+    for value in [("x", 1.0, 2.0), (1.0, 2.0, 3.0, 4.0), (float("nan"), 0.0, 0.0), None]:
+        assert editing.run(SetField(a.id, "local_position", value)) is None
+        assert "\n" not in editing.messages.edit
+    assert editing.history.labels() == ([], [])
+    with pytest.raises(ValueError, match="not an editable field"):
+        SetField(a.id, "world_matrix", (1.0,))
+
+
 def test_typing_a_field_back_to_where_it_began_leaves_no_step():
     g = SceneGraph()
     a = g.add("A")

@@ -94,9 +94,9 @@ class Editing:
                 self._say(f"not done: {printable(graph.name_of(node_id))} is no longer in the "
                           "scene")  # fmt: skip
                 return None
-        label = command.label(graph)
         recorded = self.history.recorded
         try:
+            label = command.label(graph)  # a typed value that is no numbers fails here
             result = self.history.run(label, lambda: command.apply(graph), command.merge)
         except (HierarchyError, ValueError, TypeError) as exc:
             self._say(one_line(exc))

@@ -146,22 +146,30 @@ class SceneFiles:
         frame at scene time `time` (`try_scene`) and handed to `prepare` (the window's GPU
         set-up); whatever fails on the way, in any layer, is one line on the channel
         and the scene on show stays."""
-        path, self._asked = self._asked, None
-        reloaded = path is None
-        if reloaded:
-            result = None if self.watcher is None else self.watcher.poll()
-            if result is None:
-                return None
-            path = self.watcher.path
+        asked, self._asked = self._asked, None
+        saved = None if asked is not None or self.watcher is None else self.watcher.poll()
+        if asked is None and saved is None:
+            return None
+
+        def load_asked() -> Scene:
+            return open_scene(asked, load_limits=self.load_limits, time=time, motion_on=motion_on)
+
+        def load_saved() -> Scene:
+            if isinstance(saved, Exception):  # the save did not load
+                raise saved
+            try_scene(saved, str(self.watcher.path), time=time, motion_on=motion_on)
+            return saved
+
+        if asked is not None:
+            return self._check(asked, load_asked, prepare, reloaded=False)
+        return self._check(self.watcher.path, load_saved, prepare, reloaded=True)
+
+    def _check(self, path, load, prepare, *, reloaded: bool) -> Checked | None:
+        """The transaction: `load` the scene (loaded and run for a frame) and `prepare`
+        it; any failure is one line on the channel (a failure outside sgview's own
+        errors names the file) and None."""
         try:
-            if reloaded:
-                if isinstance(result, Exception):
-                    raise result
-                scene = result
-                try_scene(scene, str(path), time=time, motion_on=motion_on)
-            else:
-                scene = open_scene(path, load_limits=self.load_limits, time=time,
-                                   motion_on=motion_on)  # fmt: skip
+            scene = load()
             if prepare is not None:
                 with floats_raise():
                     prepare(scene)
@@ -169,9 +177,12 @@ class SceneFiles:
             if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
                 what = "the reloaded scene" if reloaded else "it"
                 exc = SceneError(f"cannot show {what} ({brief(exc)})", file=str(path))
-            topic, doing = ("reload", "reload failed, keeping the last good scene") if reloaded \
-                else ("open", "not opened, keeping the scene on show")  # fmt: skip
-            self.messages.failed(topic, one_line(exc), doing)
+            if reloaded:
+                self.messages.failed(
+                    "reload", one_line(exc), "reload failed, keeping the last good scene"
+                )
+            else:
+                self.messages.failed("open", one_line(exc), "not opened, keeping the scene on show")
             return None
         return Checked(scene, path, reloaded)
 
