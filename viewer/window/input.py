@@ -96,7 +96,7 @@ class WindowInput:
         #: Where the button went down in the 3D view (None: on a panel, or no press seen:
         #: a release may come without one, e.g. a double-click's second that closed a
         #: dialog).
-        self._press: tuple[int, int] | None = None
+        self.view_press: tuple[int, int] | None = None
         self._dragged = 0.0
         #: The left button went down on the gizmo: the drag moves the node, not the camera.
         self._gizmo_held = False
@@ -202,9 +202,9 @@ class WindowInput:
                 return  # another button during a gizmo drag: the drag goes on
             self._end_gizmo_drag()  # a left press again: the release was lost
         if overlay is not None and overlay.takes_mouse(x, y):  # a panel's click
-            self._press = None
+            self.view_press = None
             return
-        self._press = (x, y)
+        self.view_press = (x, y)
         self._dragged = 0.0
         self._gizmo_held = button == 1 and self._grab_gizmo(x, y)
 
@@ -212,7 +212,7 @@ class WindowInput:
         app = self.app
         if app.overlay is not None:
             app.overlay.forward("mouse_drag_event", x, y, dx, dy)
-            if self._press is None:  # the drag started on a panel
+            if self.view_press is None:  # the drag started on a panel
                 return
         self._dragged += abs(dx) + abs(dy)
         if self._gizmo_held:
@@ -231,9 +231,9 @@ class WindowInput:
             if button != 1:
                 return  # not the button that drags the gizmo
             self._end_gizmo_drag()
-        elif button == 1 and self._press is not None and self._dragged < CLICK_SLOP:
+        elif button == 1 and self.view_press is not None and self._dragged < CLICK_SLOP:
             self.app.select_at(x + 0.5, y + 0.5)
-        self._press = None
+        self.view_press = None
 
     def mouse_scroll(self, x_offset: float, y_offset: float) -> None:
         app = self.app
