@@ -1,4 +1,4 @@
-"""Undo and redo (viewer/session/history.py and edits.py, SceneGraph.snapshot/restore):
+"""Undo and redo (viewer/session/undo.py and edits.py, SceneGraph.snapshot/restore):
 every edit undone puts back every public array exactly, on random graphs and random edit
 sequences."""
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from viewer.scene import HierarchyError, SceneGraph
 from viewer.session.commands import AddChild, Delete, Duplicate, Place, Reparent, SetField
 from viewer.session.edits import Editing
-from viewer.session.history import EditHistory
+from viewer.session.undo import EditHistory
 
 
 def readout(g: SceneGraph) -> dict:
@@ -311,7 +311,7 @@ def test_a_typed_value_is_one_step_named_in_words_and_merges_with_the_next_numbe
     command, as the inspector commits a number when Tab leaves it) are one undo step,
     named by the value in words; another field, an undo, or a pause past
     `MERGE_SECONDS` starts a new step."""
-    from viewer.session import history as history_module
+    from viewer.session import undo
 
     g = SceneGraph()
     obj = g.add("Obj3")
@@ -328,7 +328,7 @@ def test_a_typed_value_is_one_step_named_in_words_and_merges_with_the_next_numbe
     np.testing.assert_allclose(obj.local_euler, (0.0, 0.0, 30.0), atol=1e-12)
     editing.run(SetField(obj.id, "local_position", (1.5, -2.0, 0.25)))  # another field
     assert editing.history.labels()[0][-1] == "move Obj3 to (1.5, -2, 0.25)"
-    now[0] += history_module.MERGE_SECONDS + 1.0  # a pause: a new step
+    now[0] += undo.MERGE_SECONDS + 1.0  # a pause: a new step
     editing.run(SetField(obj.id, "local_position", (1.0, 0.0, 0.0)))
     assert len(editing.history.done) == 3
     editing.undo()

@@ -4,7 +4,7 @@ Each command names the nodes it needs (`nodes`: an edit naming a node an undo to
 is refused), says in words what it does (`label`, the undo step's name in the panel) and
 does it through the core's own setters (`apply`), both on the graph it is run on. Undo
 needs no inverse here: the history keeps a snapshot from before each step
-(`viewer.session.history`). A typed value (`SetField`) has a merge key: the numbers of
+(`viewer.session.undo`). A typed value (`SetField`) has a merge key: the numbers of
 one field typed one after another are one step. `makes_node`: the result is a new node's
 id, which becomes the selection. The editing room (`viewer.session.edits.Editing.run`)
 runs them.

@@ -2,7 +2,7 @@
 of undo steps. No window, no GL.
 
 It holds the selection, the held movement keys, the gizmo's modes and its drag, and the
-undo history (`viewer.session.history`) of the graph on show. Every edit is one step:
+undo history (`viewer.session.undo`) of the graph on show. Every edit is one step:
 a command from the panel (`viewer.session.commands`: a typed value, a re-parent or
 reorder, a deletion, a duplicate, a new empty child) through `run`; a gizmo drag, which
 keeps the pose from the press and is committed as one step at the release (as the
@@ -21,8 +21,8 @@ from viewer.keys.controls import HeldKeys, apply_held, held_direction
 from viewer.scene.errors import HierarchyError
 from viewer.scene.node import Node
 from viewer.session.commands import Command
-from viewer.session.history import EditHistory
 from viewer.session.messages import Messages
+from viewer.session.undo import EditHistory
 from viewer.text import one_line, printable
 
 __all__ = ["Editing"]
