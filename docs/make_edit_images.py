@@ -100,16 +100,16 @@ def make(out: Path) -> list[Path]:
     shot("edit-inspector", d.frame(4))
     session.select(g["Obj5"].id)
     shot("edit-scale", scale_drag(d, g["Obj5"]))
-    session.undo()
+    session.editing.undo()
     session.select(g["Obj8"].id)
     d.drag(d.row(g["Obj8"].id), d.row(g["Obj3"].id))
-    assert g["Obj8"].parent == g["Obj3"], session.editor.message
+    assert g["Obj8"].parent == g["Obj3"], session.messages.edit
     shot("edit-reparented", d.frame(1))
     session.select(g["Obj3"].id)
-    session.held.press("up")
+    session.editing.held.press("up")
     d.frame(20)
     img = d.frame(1)
-    session.held.release("up")
+    session.editing.held.release("up")
     shot("edit-follows", img)
     d.app.finish()
     d.window.destroy()
@@ -195,7 +195,7 @@ def make_gif(out: Path, scale: float = 0.45) -> Path:
         keep()
     app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
     keep(6)
-    assert g["Obj8"].parent == g["Obj3"], session.editor.message
+    assert g["Obj8"].parent == g["Obj3"], session.messages.edit
     click_node("Obj3")
     keep(3)
     assert session.selected == g["Obj3"].id

@@ -103,8 +103,8 @@ def test_held_h_and_l_move_the_disk_left():
     session.toggle_motion()
     disk = session.collision.disk
     x0 = disk.world_position[0]
-    session.held.press("right")
-    session.held.press("left")
+    session.editing.held.press("right")
+    session.editing.held.press("left")
     for _ in range(10):
         session.advance(STEP)
     assert disk.world_position[0] == pytest.approx(x0 - 10 * 0.05)

@@ -128,7 +128,7 @@ def test_ctrl_s_in_the_collision_demo_writes_both_modes_motions_as_authored(tmp_
     session.switch_collision_mode()  # M: revolve
     session.advance(1 / 60)
     out = tmp_path / "saved.toml"
-    assert session.save(out), session.editor.message
+    assert session.save(out), session.messages.edit
     saved = load_scene(out)
     assert motion_summary(saved) == motion_summary(authored)
     assert session.collision.mode == "revolve"  # the demo on show is as it was

@@ -12,6 +12,7 @@ import pytest
 from gltf_rig import write_rig
 
 from viewer.io.loader import load_scene
+from viewer.session.commands import Delete
 from viewer.session.session import Session
 
 SCENES = Path(__file__).resolve().parent.parent / "scenes"
@@ -27,10 +28,10 @@ def test_deleting_a_node_a_motion_drives_keeps_the_scene_running_and_undo_restor
     session.advance(1 / 60)
     graph = session.graph
     node = graph.node(moving_ids(session.scene)[-1])
-    assert session.edit("delete", node.id)
+    assert session.editing.run(Delete(node.id))
     for _ in range(5):
         session.advance(1 / 60)  # the motions go on for the nodes left
-    session.undo()
+    session.editing.undo()
     session.advance(1 / 60)
     before = graph.local_values()[0][node.id].copy(), graph.local_values()[1][node.id].copy()
     for _ in range(10):
@@ -45,17 +46,17 @@ def test_deleting_a_node_of_the_collision_demo_keeps_it_running_and_undo_restore
     session.advance(1 / 60)
     demo = session.collision
     node = getattr(demo, which)
-    assert session.edit("delete", node.id)
-    session.held.press("left")
-    session.held.press("turn")
+    assert session.editing.run(Delete(node.id))
+    session.editing.held.press("left")
+    session.editing.held.press("turn")
     for _ in range(3):
         session.advance(1 / 60)
     session.switch_collision_mode()  # M
     session.switch_collision_mode()
-    session.held.release("left")
-    session.held.release("turn")
+    session.editing.held.release("left")
+    session.editing.held.release("turn")
     session.advance(1 / 60)
-    session.undo()
+    session.editing.undo()
     session.advance(1 / 60)
     assert session.collision_reading is not None  # the demo tests again
 
@@ -63,7 +64,7 @@ def test_deleting_a_node_of_the_collision_demo_keeps_it_running_and_undo_restore
 def test_a_touch_asked_for_a_removed_node_is_skipped():
     session = Session(load_scene(SCENES / "tree10.toml"), touches={3: ["Obj3"]})
     session.advance(1 / 60)
-    session.edit("delete", session.graph["Obj3"].id)
+    session.editing.run(Delete(session.graph["Obj3"].id))
     for _ in range(3):
         session.advance(1 / 60)
     assert session.frame == 4
@@ -76,7 +77,7 @@ def test_deleting_animated_nodes_keeps_the_clip_playing_for_the_rest(tmp_path):
     session.advance(1 / 60)
     graph = session.graph
     for name in ("Bone2", "Skin"):  # a rotation channel's node; the weights' node
-        assert session.edit("delete", graph[name].id)
+        assert session.editing.run(Delete(graph[name].id))
     bone1 = graph["Bone1"]
     before = bone1.local_rotation.copy()
     for _ in range(10):

@@ -1,5 +1,6 @@
-"""Undo and redo (viewer/session/edits.py, SceneGraph.snapshot/restore): every edit undone puts
-back every public array exactly, on random graphs and random edit sequences."""
+"""Undo and redo (viewer/session/undo.py and edits.py, SceneGraph.snapshot/restore):
+every edit undone puts back every public array exactly, on random graphs and random edit
+sequences."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.scene import HierarchyError, SceneGraph
-from viewer.session.edits import EditHistory, Editor
+from viewer.session.commands import AddChild, Delete, Duplicate, Place, Reparent, SetField
+from viewer.session.edits import Editing
+from viewer.session.undo import EditHistory
 
 
 def readout(g: SceneGraph) -> dict:
@@ -200,25 +203,23 @@ def test_undoing_a_reorder_puts_the_sibling_order_back():
 
 
 def test_editor_place_reorders_refuses_its_own_subtree_and_shear_in_one_line():
-    from viewer.session.edits import Editor
-
     g = SceneGraph()
     root = g.add("root", scale=(2.0, 1.0, 1.0))
     a = g.add("a", root)
     b = g.add("b", a)
     c = g.add("c", euler=(0.0, 0.0, 45.0))
     g.update()
-    editor = Editor(g)
-    assert editor.place(c.id, root.id, "before")  # roots: c first
+    editing = Editing(g)
+    assert editing.run(Place(c.id, root.id, "before"))  # roots: c first
     assert [n.name for n in g if n.parent is None] == ["c", "root"]
     before = readout(g)
-    assert not editor.place(a.id, b.id, "after")  # beside its own child: under itself
-    assert "\n" not in editor.message and "'a'" in editor.message
-    assert not editor.place(c.id, a.id, "after", keep_world=True)  # needs shear under root
-    assert "shear" in editor.message and "\n" not in editor.message
-    assert readout(g) == before and len(editor.history.done) == 1
+    assert not editing.run(Place(a.id, b.id, "after"))  # beside its own child: under itself
+    assert "\n" not in editing.messages.edit and "'a'" in editing.messages.edit
+    assert not editing.run(Place(c.id, a.id, "after", keep_world=True))  # shear under root
+    assert "shear" in editing.messages.edit and "\n" not in editing.messages.edit
+    assert readout(g) == before and len(editing.history.done) == 1
     with pytest.raises(ValueError):
-        editor.place(c.id, a.id, "under")
+        editing.run(Place(c.id, a.id, "under"))
 
 
 def test_an_edit_naming_a_removed_node_is_refused_with_one_line():
@@ -226,24 +227,24 @@ def test_an_edit_naming_a_removed_node_is_refused_with_one_line():
     g = SceneGraph()
     a = g.add("a")
     g.add("b", a)
-    editor = Editor(g)
-    gone = editor.add_child(a.id)
-    editor.undo()
+    editing = Editing(g)
+    gone = editing.run(AddChild(a.id))
+    editing.undo()
     before = readout(g)
-    for action, args in [
-        ("reparent", (gone, a.id)),
-        ("reparent", (a.id, gone)),
-        ("place", (gone, a.id, "before")),
-        ("place", (a.id, gone, "after")),
-        ("delete", (gone,)),
-        ("duplicate", (gone,)),
-        ("add_child", (gone,)),
-        ("set_field", (gone, "local_position", (1.0, 2.0, 3.0))),
+    for command in [
+        Reparent(gone, a.id),
+        Reparent(a.id, gone),
+        Place(gone, a.id, "before"),
+        Place(a.id, gone, "after"),
+        Delete(gone),
+        Duplicate(gone),
+        AddChild(gone),
+        SetField(gone, "local_position", (1.0, 2.0, 3.0)),
     ]:
-        assert getattr(editor, action)(*args) in (False, None)
-        assert "Empty is no longer in the scene" in editor.message
+        assert editing.run(command) in (False, None)
+        assert "Empty is no longer in the scene" in editing.messages.edit
     assert readout(g) == before
-    assert editor.history.labels() == ([], ["add Empty under a"])
+    assert editing.history.labels() == ([], ["add Empty under a"])
 
 
 @settings(max_examples=60, deadline=None)
@@ -295,11 +296,87 @@ def test_an_edit_that_changes_nothing_says_so_and_is_no_step():
     g = SceneGraph()
     p = g.add("P")
     a, b = g.add("A", p), g.add("B", p)
-    editor = Editor(g)
-    assert editor.place(a.id, b.id, "before")  # A is before B already
-    assert "nothing changed" in editor.message
-    assert editor.set_field(a.id, "local_position", (0.0, 0.0, 0.0))
-    assert "nothing changed" in editor.message
-    assert editor.history.labels() == ([], [])
-    assert editor.place(a.id, b.id, "after")
-    assert editor.message == "move A after B"
+    editing = Editing(g)
+    assert editing.run(Place(a.id, b.id, "before"))  # A is before B already
+    assert "nothing changed" in editing.messages.edit
+    assert editing.run(SetField(a.id, "local_position", (0.0, 0.0, 0.0)))
+    assert "nothing changed" in editing.messages.edit
+    assert editing.history.labels() == ([], [])
+    assert editing.run(Place(a.id, b.id, "after"))
+    assert editing.messages.edit == "move A after B"
+
+
+def test_a_typed_value_is_one_step_named_in_words_and_merges_with_the_next_numbers():
+    """Three numbers of one field typed one after another (each committed as its own
+    command, as the inspector commits a number when Tab leaves it) are one undo step,
+    named by the value in words; another field, an undo, or a pause past
+    `MERGE_SECONDS` starts a new step."""
+    from viewer.session import undo
+
+    g = SceneGraph()
+    obj = g.add("Obj3")
+    g.update()
+    now = [0.0]
+    editing = Editing(g)
+    editing.history.clock = lambda: now[0]
+    start = readout(g)
+    for value in [(0.0, 0.0, 0.0), (0.0, 10.0, 0.0), (0.0, 10.0, 30.0), (0.0, 0.0, 30.0)]:
+        now[0] += 1.0
+        editing.run(SetField(obj.id, "local_euler", value))
+    assert editing.history.labels() == (["rotate Obj3 to (0, 0, 30)°"], [])
+    assert editing.messages.edit == "rotate Obj3 to (0, 0, 30)°"
+    np.testing.assert_allclose(obj.local_euler, (0.0, 0.0, 30.0), atol=1e-12)
+    editing.run(SetField(obj.id, "local_position", (1.5, -2.0, 0.25)))  # another field
+    assert editing.history.labels()[0][-1] == "move Obj3 to (1.5, -2, 0.25)"
+    now[0] += undo.MERGE_SECONDS + 1.0  # a pause: a new step
+    editing.run(SetField(obj.id, "local_position", (1.0, 0.0, 0.0)))
+    assert len(editing.history.done) == 3
+    editing.undo()
+    now[0] += 0.5
+    editing.run(SetField(obj.id, "local_position", (2.0, 0.0, 0.0)))  # after an undo: new
+    assert len(editing.history.done) == 3 and editing.history.labels()[1] == []
+    while editing.undo():
+        pass
+    g.update()
+    assert readout(g) == start
+
+
+def test_a_typed_value_that_is_no_numbers_is_refused_in_one_line():
+    g = SceneGraph()
+    a = g.add("A")
+    editing = Editing(g)
+    for value in [("x", 1.0, 2.0), (1.0, 2.0, 3.0, 4.0), (float("nan"), 0.0, 0.0), None]:
+        assert editing.run(SetField(a.id, "local_position", value)) is None
+        assert "\n" not in editing.messages.edit
+    assert editing.history.labels() == ([], [])
+    with pytest.raises(ValueError, match="not an editable field"):
+        SetField(a.id, "world_matrix", (1.0,))
+
+
+def test_typing_a_field_back_to_where_it_began_leaves_no_step():
+    g = SceneGraph()
+    a = g.add("A")
+    g.update()
+    editing = Editing(g)
+    editing.run(SetField(a.id, "local_scale", (2.0, 1.0, 1.0)))
+    editing.run(SetField(a.id, "local_scale", (1.0, 1.0, 1.0)))
+    assert editing.history.labels() == ([], [])
+
+
+def test_only_the_editing_room_opens_or_closes_undo_steps():
+    """Undo steps are recorded in one module: no other module of viewer/ calls a
+    history's run, begin, end, undo or redo (the window's input hands its gizmo drag to
+    the editing room instead)."""
+    import re
+    from pathlib import Path
+
+    viewer = Path(__file__).parents[1] / "viewer"
+    pattern = re.compile(r"history\.(run|begin|end|undo|redo)\(")
+    found = [
+        f"{path.relative_to(viewer)}:{n}"
+        for path in sorted(viewer.rglob("*.py"))
+        if path.relative_to(viewer).as_posix() != "session/edits.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

@@ -203,14 +203,12 @@ def test_the_cycle_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-SCENE = sorted((VIEWER / "scene").glob("*.py"))
-
-
 def _private_reads(path: Path) -> list[str]:
     """``x._name`` in `path` where ``x`` is not ``self`` or ``cls``, unless ``_name`` is a
     function or class of the same module or in the ``__slots__`` of one of its classes
-    (a class reading its own slot on another instance, as ``__eq__`` does): each other
-    one reaches into a private member that some other module owns."""
+    (a class reading its own slot on another instance, as ``__eq__`` does), or a method of
+    IPython's display protocol (``_repr_png_``): each other one reaches into a private
+    member that some other module owns."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     own = set()
     for node in ast.walk(tree):
@@ -226,6 +224,8 @@ def _private_reads(path: Path) -> list[str]:
             continue
         if node.attr.startswith("__") and node.attr.endswith("__"):
             continue
+        if re.fullmatch(r"_repr_\w+_", node.attr):  # IPython's display protocol: public
+            continue
         if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
             continue
         if node.attr not in own:
@@ -237,14 +237,15 @@ def test_the_private_member_check_finds_a_reach(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "class A:\n    __slots__ = ('_x',)\n    def same(self, o):\n        return o._x\n"
-        "def other(g):\n    return g._store.n + g._x\n",
+        "def other(g):\n    return g._store.n + g._x + len(g._repr_png_())\n",
         encoding="utf-8",
     )
     assert [r.split(": ")[1] for r in _private_reads(sample)] == ["g._store"]
 
 
-def test_the_core_reads_no_other_modules_private_members():
-    assert [line for path in SCENE for line in _private_reads(path)] == []
+def test_no_module_reads_another_modules_private_members():
+    """Everywhere in viewer/, the core's rule: a module uses another's public names only."""
+    assert [line for path in SOURCES for line in _private_reads(path)] == []
 
 
 def _borrowed_methods(path: Path) -> list[str]:
@@ -303,3 +304,23 @@ def test_the_borrowed_method_check_finds_one(tmp_path):
     )
     got = [line.split(": ", 1)[1] for line in _borrowed_methods(sample)]
     assert got == ["MethodType", "_live = surface.live", "go = move"]
+
+
+def test_the_architecture_doc_names_every_module_in_one_line():
+    """docs/architecture.md's module list (between the ``modules`` markers): a package
+    line (`` `viewer/io/` ``) and under it one ``- `name.py`: what it is`` line per
+    module, exactly the modules there are."""
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"<!-- modules -->(.*?)<!-- /modules -->", text, re.S)
+    assert block, "docs/architecture.md has no module list"
+    named, package = [], None
+    for line in block.group(1).splitlines():
+        if m := re.fullmatch(r"`(viewer(?:/\w+)*)/`", line.strip()):
+            package = m.group(1)
+        elif m := re.fullmatch(r"- `(\w+\.py)`: (.+)", line.strip()):
+            assert package is not None, line
+            named.append(f"{package}/{m.group(1)}")
+    there = [p.relative_to(ROOT).as_posix() for p in SOURCES]
+    assert sorted(set(there) - set(named)) == [], "modules the doc does not name"
+    assert sorted(set(named) - set(there)) == [], "modules the doc names that are gone"
+    assert len(named) == len(set(named))

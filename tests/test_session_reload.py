@@ -37,7 +37,7 @@ def _session(tmp_path: Path):
     out, err = io.StringIO(), io.StringIO()
     session = Session(scene, out=out, err=err)
     clock = Clock()
-    session.watcher = SceneWatcher(path, clock=clock, seen=scene.source_stamp)
+    session.files.watcher = SceneWatcher(path, clock=clock, seen=scene.source_stamp)
     return session, path, clock, out, err
 
 
@@ -47,10 +47,10 @@ def _save(path: Path, clock: Clock, text: str) -> None:
 
 
 def _poll(session: Session, clock: Clock, times: int = 1):
-    """What `poll_reload` returned over `times` frames a second apart."""
+    """What `poll_files` returned over `times` frames a second apart."""
     got = []
     for _ in range(times):
-        got.append(session.poll_reload())
+        got.append(session.poll_files())
         clock.t += 1.0
     return got
 
@@ -58,19 +58,19 @@ def _poll(session: Session, clock: Clock, times: int = 1):
 def test_a_good_save_clears_the_reload_error_on_the_panel(tmp_path):
     session, path, clock, out, err = _session(tmp_path)
     first = session.scene
-    assert reload_note(session.reload_error) is None
+    assert reload_note(session.messages.reload) is None
 
     _save(path, clock, '[scene]\ntitle = "Broken\n')
     assert _poll(session, clock) == [None]
     assert session.scene is first  # the last good scene stays
-    note = reload_note(session.reload_error)
+    note = reload_note(session.messages.reload)
     assert note is not None and note.startswith("reload failed, showing the last good scene")
     assert "live.toml" in note
 
     _save(path, clock, SCENE.format(title="Second version"))
     (new,) = _poll(session, clock)
     assert new is session.scene and new.title == "Second version"
-    assert session.reload_error is None and reload_note(session.reload_error) is None
+    assert session.messages.reload is None and reload_note(session.messages.reload) is None
     assert out.getvalue().count("reloaded") == 1
     assert err.getvalue().count("reload failed") == 1
 
@@ -80,10 +80,10 @@ def test_a_deleted_file_shows_until_it_comes_back(tmp_path):
     path.unlink()
     clock.t += 1.0
     assert _poll(session, clock) == [None]
-    assert "deleted" in reload_note(session.reload_error)
+    assert "deleted" in reload_note(session.messages.reload)
     _save(path, clock, SCENE.format(title="Back"))
     assert _poll(session, clock)[0].title == "Back"
-    assert reload_note(session.reload_error) is None
+    assert reload_note(session.messages.reload) is None
 
 
 def test_one_save_is_one_reload(tmp_path):

@@ -87,7 +87,7 @@ def test_make_it_show_a_change():
 
     step4 = re.search(r"hold \*\*K\*\*: Obj2 moves up, ([\d.]+) per frame", section)
     session.toggle_pause()  # Space
-    session.held.press("up")  # K, held
+    session.editing.held.press("up")  # K, held
     y = session.graph["Obj2"].local_position[1]
     for frame in range(1, 31):
         report = session.advance(STEP).report

@@ -58,3 +58,22 @@ def test_scripts_add_up():
     script = parse_keys("T@2").add(parse_clicks("1,1@2"))
     assert script.presses == {2: ["T"]} and script.clicks == {2: [(1.0, 1.0)]}
     assert bool(script) and not bool(parse_keys(""))
+
+
+def test_the_key_table_is_the_one_source_of_the_dispatch_the_names_and_the_help():
+    """Every action of the key table has one handler and every handler one key; every
+    key names a key moderngl-window has; the help and the script names come from it."""
+    from moderngl_window.context.base import BaseKeys
+
+    from viewer.keys.controls import HELD_ACTIONS, KEYS, MOUSE_HELP
+    from viewer.overlay.help_window import ROWS
+    from viewer.window.input import ACTIONS
+
+    actions = {key.action for row in KEYS for key in row.keys}
+    assert actions - HELD_ACTIONS == set(ACTIONS)
+    assert actions >= HELD_ACTIONS
+    assert all(hasattr(BaseKeys, key.code) for row in KEYS for key in row.keys)
+    assert ROWS == KEY_HELP + MOUSE_HELP
+    assert tuple(key.name for row in KEYS for key in row.keys) == KEY_NAMES
+    names = [key.name for row in KEYS for key in row.keys]
+    assert len(names) == len(set(names))

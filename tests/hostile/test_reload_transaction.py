@@ -1,6 +1,6 @@
 """Live reload is a transaction (issue 26): a save that fails anywhere (the loader, the
 first simulated frame, a compiled kernel, the GPU set-up) keeps the last good scene
-running, with one line in `reload_error` and on stderr, no traceback and no warning;
+running, with one line in `messages.reload` and on stderr, no traceback and no warning;
 touches and the selection follow node names.
 
 In process, with the watcher's clock faked so that each save is seen at once. Each case
@@ -44,7 +44,7 @@ class _Clock:
 def _session(path: Path, **options) -> tuple[Session, io.StringIO, io.StringIO]:
     out, err = io.StringIO(), io.StringIO()
     session = Session(load_scene(path), fixed_step=1 / 60, out=out, err=err, **options)
-    session.watcher = SceneWatcher(path, clock=_Clock())
+    session.files.watcher = SceneWatcher(path, clock=_Clock())
     return session, out, err
 
 
@@ -58,13 +58,13 @@ def _save(path: Path, write) -> None:
 
 
 def _poll_bounded(session: Session, prepare=None):
-    """poll_reload under the contract's eyes: (result, seconds, peak MB); no warning."""
+    """poll_files under the contract's eyes: (result, seconds, peak MB); no warning."""
     tracemalloc.start()
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
             warnings.simplefilter("always")
-            result = session.poll_reload(prepare)
+            result = session.poll_files(prepare)
         seconds = time.perf_counter() - start
         peak = tracemalloc.get_traced_memory()[1] / 2**20
     finally:
@@ -77,7 +77,7 @@ def _poll_bounded(session: Session, prepare=None):
 def _assert_kept(session: Session, old, err: io.StringIO, path: Path) -> None:
     """The contract for a failed reload: the old scene runs on, one line says why."""
     assert session.scene is old
-    line = session.reload_error
+    line = session.messages.reload
     assert line and "\n" not in line and len(line) <= MAX_MESSAGE and line.isprintable()
     assert str(path) in line
     lines = err.getvalue().splitlines()
@@ -124,10 +124,10 @@ def test_a_broken_save_keeps_the_last_good_scene(tmp_path, case, options):
     result, seconds, peak = _poll_bounded(session)
     assert result is None
     _assert_kept(session, old, err, path)
-    print(f"{case}: {seconds * 1000:.0f} ms, peak {peak:.1f} MB: {session.reload_error}")
+    print(f"{case}: {seconds * 1000:.0f} ms, peak {peak:.1f} MB: {session.messages.reload}")
     # ... and the next good save is taken
     _save(path, lambda: write_chain(tmp_path, depth=4, skin=True))
-    assert session.poll_reload() is not None and session.reload_error is None
+    assert session.poll_files() is not None and session.messages.reload is None
     assert "reloaded" in out.getvalue()
 
 
@@ -166,7 +166,7 @@ def test_a_fault_in_any_layer_during_reload_keeps_the_last_good_scene(tmp_path, 
     _assert_kept(session, old, err, path)
     expected = {"kernel": "SystemError", "numpy overflow": "FloatingPointError",
                 "GPU set-up": "GL_OUT_OF_MEMORY"}[fault]  # fmt: skip
-    assert expected in session.reload_error
+    assert expected in session.messages.reload
 
 
 TOML = """[scene]
@@ -187,7 +187,7 @@ def test_touches_and_the_selection_follow_names_across_a_reload(tmp_path):
     session.select(session.graph["B"].id)
     session.step(1 / 60)
     _save(path, lambda: path.write_text(_toml("two", "C", "A")))  # B gone, ids moved
-    assert session.poll_reload() is not None
+    assert session.poll_files() is not None
     notes = err.getvalue().splitlines()
     assert len(notes) == 2 and all(n.startswith("sgview: note: ") for n in notes), notes
     assert "touch of 'B' at frame 3" in notes[0] and "selection" in notes[1]
@@ -196,5 +196,5 @@ def test_touches_and_the_selection_follow_names_across_a_reload(tmp_path):
         session.step(1 / 60)
     session.select(session.graph["A"].id)
     _save(path, lambda: path.write_text(_toml("three", "B", "A")))
-    assert session.poll_reload() is not None
+    assert session.poll_files() is not None
     assert session.selected == session.graph["A"].id  # same name, new id

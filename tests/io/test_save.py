@@ -121,5 +121,5 @@ def test_a_save_to_a_name_no_system_takes_is_one_line(tmp_path, name):
 
     session = Session(load_scene(SCENES / "tree10.toml"))
     assert not session.save(str(tmp_path / name))
-    message = session.editor.message
+    message = session.messages.edit
     assert "cannot write the file" in message and "\\x00" in message and "\n" not in message

@@ -20,7 +20,7 @@ from viewer.keys.controls import HeldKeys
 class FakeSession:
     paused: bool = False
     motion_on: bool = True
-    held: HeldKeys = field(default_factory=HeldKeys)
+    editing: SimpleNamespace = field(default_factory=lambda: SimpleNamespace(held=HeldKeys()))
     frame_callbacks: list = field(default_factory=list)
     motions: list = field(default_factory=list)
     collision: object = None
@@ -58,10 +58,10 @@ def test_stopped_motion_and_a_paused_clip_do_not_draw():
 
 def test_a_held_key_draws_while_held():
     session = FakeSession()
-    session.held.press("left")
+    session.editing.held.press("left")
     assert needs_next_frame(session, glowing=False)
-    session.held.release("left")
-    session.held.take()
+    session.editing.held.release("left")
+    session.editing.held.take()
     assert not needs_next_frame(session, glowing=False)
 
 

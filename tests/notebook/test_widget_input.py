@@ -86,10 +86,10 @@ def test_held_movement_key_moves_the_selection_until_released(widget):
 def test_shift_r_turns_the_other_way(widget):
     widget.session.select(widget.session.graph["Obj3"].id)
     widget.handle_event({"type": "key_down", "key": "R", "modifiers": ("Shift",)})
-    assert widget.session.reverse_turn
+    assert widget.session.editing.reverse_turn
     widget.handle_event({"type": "key_up", "key": "R", "modifiers": ("Shift",)})
     widget.handle_event({"type": "key_down", "key": "r", "modifiers": ()})
-    assert not widget.session.reverse_turn
+    assert not widget.session.editing.reverse_turn
     widget.handle_event({"type": "key_up", "key": "r", "modifiers": ()})
 
 

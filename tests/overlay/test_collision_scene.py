@@ -39,7 +39,7 @@ def test_holding_l_turns_both_red_at_the_predicted_frame(drive):  # noqa: F811
     assert k > 10
     img = d.frame()  # frame 1: nothing held yet
     assert not red(d.pixel(img, "Disk")) and not red(d.pixel(img, "Rect"))
-    app.session.held.press("right")  # L
+    app.session.editing.held.press("right")  # L
     img = d.frame(k - 1)  # k - 1 steps taken: not yet
     assert not app.session.collision_reading.hit
     assert not red(d.pixel(img, "Disk")) and not red(d.pixel(img, "Rect"))
@@ -48,8 +48,8 @@ def test_holding_l_turns_both_red_at_the_predicted_frame(drive):  # noqa: F811
         app.session.collision_reading.hit and app.session.collision_reading.test == "axis-aligned"
     )
     assert red(d.pixel(img, "Disk")) and red(d.pixel(img, "Rect"))
-    app.session.held.release("right")
-    app.session.held.press("left")  # H, and back out: the colours return
+    app.session.editing.held.release("right")
+    app.session.editing.held.press("left")  # H, and back out: the colours return
     img = d.frame(3)
     assert not app.session.collision_reading.hit
     assert not red(d.pixel(img, "Disk")) and not red(d.pixel(img, "Rect"))
@@ -58,9 +58,9 @@ def test_holding_l_turns_both_red_at_the_predicted_frame(drive):  # noqa: F811
 def test_r_turns_the_rectangle_and_m_switches_its_motion(drive):  # noqa: F811
     d = drive(load_scene(SCENE), still=True)
     app = d.app
-    app.session.held.press("turn")  # R
+    app.session.editing.held.press("turn")  # R
     d.frame(30)
-    app.session.held.release("turn")
+    app.session.editing.held.release("turn")
     reading = app.session.collision_reading
     assert reading.test == "oriented" and np.isclose(reading.angle, 30.0)
     d.frame(60)  # released: no more turning

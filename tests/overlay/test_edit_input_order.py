@@ -17,6 +17,7 @@ import viewer.gizmo as gizmo
 from viewer.embed.api import scene_for
 from viewer.io.loader import load_scene
 from viewer.scene import SceneGraph
+from viewer.session.commands import AddChild, Delete, Duplicate, SetField
 
 SCENES = Path(__file__).resolve().parents[2] / "scenes"
 
@@ -70,10 +71,10 @@ def setup(drive):
 
 def assert_undo_redo_gives_back(d, session, node) -> None:
     shown = node.local_position.copy()
-    assert session.editor.history.done, "the drag left no undo step"
-    session.undo()
+    assert session.editing.history.done, "the drag left no undo step"
+    session.editing.undo()
     d.frame()
-    session.redo()
+    session.editing.redo()
     d.frame()
     np.testing.assert_array_equal(node.local_position, shown)
 
@@ -91,7 +92,7 @@ def test_ctrl_z_in_the_middle_of_a_gizmo_drag_leaves_the_rest_of_it_undoable(dri
     drag.release()
     assert not np.array_equal(node.local_position, before)
     assert_undo_redo_gives_back(d, session, node)
-    session.undo()
+    session.editing.undo()
     np.testing.assert_array_equal(node.local_position, before)
 
 
@@ -108,8 +109,8 @@ def test_a_movement_key_let_go_in_the_middle_of_a_gizmo_drag_leaves_it_undoable(
     drag.move(5)
     drag.release()
     assert_undo_redo_gives_back(d, session, node)
-    while session.editor.history.done:
-        session.undo()
+    while session.editing.history.done:
+        session.editing.undo()
     np.testing.assert_array_equal(node.local_position, before)
 
 
@@ -140,7 +141,8 @@ def test_numbers_typed_for_one_node_are_not_committed_to_the_row_clicked_next(dr
     assert session.selected == other.id
     np.testing.assert_array_equal(other.local_position, before["Obj2"])
     assert not np.array_equal(typed_for.local_position, before["Obj5"])
-    assert session.editor.history.labels()[0] == ["set Obj5.local_position"]
+    assert before["Obj5"][1:].tolist() == [0.0, 0.0]  # what the step's name shows
+    assert session.editing.history.labels()[0] == ["move Obj5 to (3, 0, 0)"]
 
 
 def test_ctrl_z_while_a_tree_row_is_dragged_takes_that_node_away_and_the_drop_does_nothing(
@@ -152,7 +154,7 @@ def test_ctrl_z_while_a_tree_row_is_dragged_takes_that_node_away_and_the_drop_do
     d.frame(2)
     session = d.app.session
     g = session.graph
-    added = session.edit("add_child", g["Obj2"].id)  # selected: its row is shown
+    added = session.editing.run(AddChild(g["Obj2"].id))  # selected: its row is shown
     d.frame(3)
     tree = d.app.overlay.panel.scene.tree
     start, end = centre(tree.row_rects[added]), centre(tree.row_rects[g["Obj3"].id])
@@ -175,7 +177,7 @@ def test_ctrl_z_while_a_tree_row_is_dragged_takes_that_node_away_and_the_drop_do
     app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
     d.frame(2)
     assert [g.parents().tolist(), g.alive_ids().tolist()] == before
-    assert "no longer in the scene" in session.editor.message
+    assert "no longer in the scene" in session.messages.edit
 
 
 def test_ctrl_z_that_takes_away_the_node_being_dragged_by_its_gizmo(drive):
@@ -183,12 +185,12 @@ def test_ctrl_z_that_takes_away_the_node_being_dragged_by_its_gizmo(drive):
     the rest of the drag moves nothing and the viewer goes on."""
     d, session, _ = setup(drive)
     g = session.graph
-    added = g.node(session.edit("add_child", g["Obj5"].id))
+    added = g.node(session.editing.run(AddChild(g["Obj5"].id)))
     d.frame()
     drag = AxisDragger(d, added)
     drag.press()
     drag.move(3)
-    assert session.editor.history.recording  # the gizmo has it
+    assert session.editing.history.recording  # the gizmo has it
     key(d, "Z", True, ctrl=True)  # undoes the drag so far
     key(d, "Z", True, ctrl=True)  # and the adding: the node is gone
     assert not added.alive
@@ -208,7 +210,7 @@ def test_a_reload_in_the_middle_of_a_gizmo_drag_leaves_the_new_scene_alone(drive
     drag.move(5)
     drag.release()
     np.testing.assert_array_equal(new.local_values()[0], before)
-    assert session.editor.history.labels() == ([], [])
+    assert session.editing.history.labels() == ([], [])
 
 
 def test_an_undo_while_paused_shows_and_glows_at_once(drive):
@@ -217,7 +219,7 @@ def test_an_undo_while_paused_shows_and_glows_at_once(drive):
     key(d, "SPACE", False)
     assert session.paused
     before = node.local_position.copy()
-    session.edit("set_field", node.id, "local_position", (0.5, 0.25, 0.0))
+    session.editing.run(SetField(node.id, "local_position", (0.5, 0.25, 0.0)))
     d.frame()
     key(d, "Z", True, ctrl=True)
     key(d, "Z", False, ctrl=True)
@@ -239,8 +241,8 @@ def test_format_characters_in_names_are_shown_as_they_are(drive):
     session = d.app.session
     node = session.graph[weird]
     session.select(node.id)
-    session.edit("set_field", node.id, "local_position", (0.5, 0.0, 0.0))
-    session.edit("duplicate", node.id)
+    session.editing.run(SetField(node.id, "local_position", (0.5, 0.0, 0.0)))
+    session.editing.run(Duplicate(node.id))
     d.app.overlay.panel.scene.edit.open_next = True
     d.frame(3)
     assert any(name.startswith("%s%n%x") for name, _ in d.app.overlay.panel.scene.tree.tree_drawn)
@@ -261,11 +263,11 @@ def test_another_button_pressed_during_a_gizmo_drag_leaves_it_one_closed_step(dr
     drag.move(2)
     shown = node.local_position.copy()
     drag.release()
-    assert not session.editor.history.recording  # the step is closed
+    assert not session.editing.history.recording  # the step is closed
     np.testing.assert_array_equal(node.local_position, shown)
-    assert session.editor.history.labels()[0] == ["move Obj5 along x"]
+    assert session.editing.history.labels()[0] == ["move Obj5 along x"]
     assert_undo_redo_gives_back(d, session, node)
-    session.undo()
+    session.editing.undo()
     np.testing.assert_array_equal(node.local_position, before)
 
 
@@ -278,11 +280,11 @@ def test_a_gizmo_drag_whose_release_was_lost_closes_at_the_next_press(drive):
     drag.move(4)  # no release
     far = drag.start + np.array([0.0, 150.0])
     d.app.on_mouse_press_event(int(far[0]), int(far[1]), 1)
-    assert not session.editor.history.recording
-    assert session.editor.history.labels()[0] == ["move Obj5 along x"]
+    assert not session.editing.history.recording
+    assert session.editing.history.labels()[0] == ["move Obj5 along x"]
     d.app.on_mouse_release_event(int(far[0]), int(far[1]), 1)
     d.frame()
-    assert session.editor.history.labels()[0] == ["move Obj5 along x"]
+    assert session.editing.history.labels()[0] == ["move Obj5 along x"]
 
 
 def test_a_movement_key_let_go_while_a_field_has_the_keyboard_stops_the_move(drive, monkeypatch):
@@ -303,7 +305,7 @@ def test_a_movement_key_let_go_while_a_field_has_the_keyboard_stops_the_move(dri
     still = node.local_position.copy()
     d.frame(3)
     np.testing.assert_array_equal(node.local_position, still)
-    assert not session.editor.history.recording  # the hold's step is closed
+    assert not session.editing.history.recording  # the hold's step is closed
 
 
 def test_edits_while_paused_show_without_the_scene_clock_moving_on(drive):
@@ -359,13 +361,13 @@ def test_a_key_hold_let_go_while_paused_is_its_own_step(drive):
     key(d, "SPACE", False)
     key(d, "H", False)
     d.frame()
-    assert not session.editor.history.recording
-    assert session.editor.history.labels()[0] == ["move Obj5"]
+    assert not session.editing.history.recording
+    assert session.editing.history.labels()[0] == ["move Obj5"]
     drag = AxisDragger(d, node)
     drag.press()
     drag.move(4)
     drag.release()
-    assert session.editor.history.labels()[0] == ["move Obj5", "move Obj5 along x"]
+    assert session.editing.history.labels()[0] == ["move Obj5", "move Obj5 along x"]
 
 
 def test_a_row_dragged_when_the_scene_is_replaced_edits_nothing_in_the_new_one(drive):
@@ -402,7 +404,7 @@ def test_a_row_dragged_when_the_scene_is_replaced_edits_nothing_in_the_new_one(d
     app.on_mouse_release_event(int(end[0]), int(end[1]), 1)
     d.frame(2)
     assert new.parents().tolist() == before
-    assert session.editor.history.labels() == ([], [])
+    assert session.editing.history.labels() == ([], [])
     assert "replaced" in d.app.overlay.panel.scene.tree.drop_refused
 
 
@@ -415,7 +417,7 @@ def test_a_deleted_node_brought_back_by_undo_can_be_picked_and_touched(drive):
     d.click(x, y)
     picked = session.selected  # what a click there picks (siblings share the spot)
     assert picked is not None
-    session.edit("delete", picked)
+    session.editing.run(Delete(picked))
     d.frame()
     assert session.selected is None  # the selection went with it
     key(d, "Z", True, ctrl=True)

@@ -10,6 +10,7 @@ import numpy as np
 from overlay_helpers import tree10
 
 from viewer.embed.api import scene_for
+from viewer.session.commands import AddChild, Delete, Duplicate, Place, SetField
 
 
 def arrays(g) -> list[bytes]:
@@ -57,10 +58,10 @@ def test_drag_a_row_onto_another_reparents_keeping_the_world_pose_and_undo(drive
     moved, onto = g["Obj8"], g["Obj3"]
     world = moved.world_matrix.copy()
     drag(d, row_centre(d, moved.id), row_centre(d, onto.id))
-    assert moved.parent == onto, d.app.session.editor.message
+    assert moved.parent == onto, d.app.session.messages.edit
     np.testing.assert_allclose(moved.world_matrix, world, atol=1e-9)
-    assert "re-parent Obj8" in d.app.session.editor.history.labels()[0][-1]
-    d.app.session.undo()
+    assert "re-parent Obj8" in d.app.session.editing.history.labels()[0][-1]
+    d.app.session.editing.undo()
     d.frame()
     assert arrays(g) == before
 
@@ -73,11 +74,11 @@ def test_a_drag_that_makes_a_cycle_is_refused_with_one_line(drive):
     d.app.session.select(g["Obj8"].id)  # opens the rows down to Obj8
     d.frame(3)
     drag(d, row_centre(d, g["Obj2"].id), row_centre(d, g["Obj8"].id))
-    message = d.app.session.editor.message
+    message = d.app.session.messages.edit
     assert message is not None and "cycle" in message and "\n" not in message
     assert d.app.overlay.panel.scene.tree.drop_refused == message  # shown by the tree
     assert arrays(g) == before
-    assert d.app.session.editor.history.labels() == ([], [])
+    assert d.app.session.editing.history.labels() == ([], [])
 
 
 def test_the_node_buttons_delete_duplicate_add_and_undo_all(drive):
@@ -86,19 +87,19 @@ def test_the_node_buttons_delete_duplicate_add_and_undo_all(drive):
     session = d.app.session
     g = session.graph
     before = arrays(g)
-    session.edit("duplicate", g["Obj5"].id)
+    session.editing.run(Duplicate(g["Obj5"].id))
     assert g.name_of(session.selected) == "Obj5_copy" and "Obj9_copy" in g
-    session.edit("add_child", g["Obj2"].id)
+    session.editing.run(AddChild(g["Obj2"].id))
     assert g["Empty"].parent == g["Obj2"]
-    session.edit("delete", g["Obj3"].id)
+    session.editing.run(Delete(g["Obj3"].id))
     assert "Obj3" not in g and "Obj6" not in g
-    session.edit("set_field", g["Obj4"].id, "local_euler", (0.0, 0.0, 45.0))
+    session.editing.run(SetField(g["Obj4"].id, "local_euler", (0.0, 0.0, 45.0)))
     d.app.overlay.panel.scene.edit.open_next = True
     d.frame(3)  # the panel draws the inspector of the selection
     assert d.app.overlay.panel.scene.edit.drawn
-    assert len(session.editor.history.done) == 4
+    assert len(session.editing.history.done) == 4
     for _ in range(4):
-        session.undo()
+        session.editing.undo()
     d.frame()
     assert arrays(g) == before and "Obj3" in g and "Empty" not in g
 
@@ -138,14 +139,14 @@ def test_a_drop_on_a_row_edge_reorders_and_undo_gives_the_order_back(drive):
     world = g["Obj4"].world_matrix.copy()
     local = g["Obj4"].local_matrix.copy()
     drag(d, row_centre(d, g["Obj4"].id), row_edge(d, g["Obj2"].id, "before"))
-    message = d.app.session.editor.message
+    message = d.app.session.messages.edit
     assert [n.name for n in obj1.children] == ["Obj4", "Obj2", "Obj3"], message
     np.testing.assert_array_equal(g["Obj4"].world_matrix, world)  # same parent: nothing moves
     np.testing.assert_array_equal(g["Obj4"].local_matrix, local)
     order = [n.name for n in g]
     assert order[:3] == ["Obj1", "Obj4", "Obj7"]  # pre-order follows the sibling order
-    assert d.app.session.editor.history.labels()[0][-1] == "move Obj4 before Obj2"
-    d.app.session.undo()
+    assert d.app.session.editing.history.labels()[0][-1] == "move Obj4 before Obj2"
+    d.app.session.editing.undo()
     d.frame()
     assert arrays(g) == before
 
@@ -161,7 +162,7 @@ def test_a_drop_after_a_row_under_another_parent_keeps_the_world_pose(drive):
     moved = g["Obj7"]
     world = moved.world_matrix.copy()
     drag(d, row_centre(d, moved.id), row_edge(d, g["Obj10"].id, "after"))
-    assert moved.parent == g["Obj6"], d.app.session.editor.message
+    assert moved.parent == g["Obj6"], d.app.session.messages.edit
     assert [n.name for n in g["Obj6"].children] == ["Obj10", "Obj7"]
     np.testing.assert_allclose(moved.world_matrix, world, atol=1e-9)
     assert d.app.overlay.panel.scene.tree.drop_refused is None
@@ -175,7 +176,7 @@ def test_a_drop_beside_its_own_descendant_is_refused_with_one_line(drive):
     d.app.session.select(g["Obj9"].id)
     d.frame(3)
     drag(d, row_centre(d, g["Obj2"].id), row_edge(d, g["Obj9"].id, "before"))
-    message = d.app.session.editor.message
+    message = d.app.session.messages.edit
     assert message is not None and "cycle" in message and "\n" not in message
     assert d.app.overlay.panel.scene.tree.drop_refused == message
     assert arrays(g) == before
@@ -188,8 +189,8 @@ def test_the_bottom_edge_of_an_open_row_with_children_makes_the_first_child(driv
     d.app.session.select(g["Obj10"].id)  # opens Obj6's row: the line shows above Obj10
     d.frame(3)
     drag(d, row_centre(d, g["Obj7"].id), row_edge(d, g["Obj6"].id, "after"))
-    assert [n.name for n in g["Obj6"].children] == ["Obj7", "Obj10"], d.app.session.editor.message
-    assert d.app.session.editor.history.labels()[0][-1] == "move Obj7 before Obj10"
+    assert [n.name for n in g["Obj6"].children] == ["Obj7", "Obj10"], d.app.session.messages.edit
+    assert d.app.session.editing.history.labels()[0][-1] == "move Obj7 before Obj10"
 
 
 def test_drop_zones_split_a_row_into_top_edge_middle_and_bottom_edge():
@@ -216,8 +217,8 @@ def test_a_pure_reorder_leaves_the_picture_as_it_was(drive):
     g = d.app.session.graph
     before = d.frame(1)
     assert len({tuple(n.world_position) for n in g}) == len(g)
-    d.app.session.edit("place", g["Obj4"].id, g["Obj2"].id, "before", True)
-    d.app.session.edit("place", g["Obj9"].id, g["Obj8"].id, "before", True)
+    d.app.session.editing.run(Place(g["Obj4"].id, g["Obj2"].id, "before", True))
+    d.app.session.editing.run(Place(g["Obj9"].id, g["Obj8"].id, "before", True))
     assert [n.name for n in g][:4] == ["Obj1", "Obj4", "Obj7", "Obj2"]
     d.run(5)
     after = d.frame(1)

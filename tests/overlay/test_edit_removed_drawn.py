@@ -8,6 +8,7 @@ import pytest
 from gltf_rig import write_rig
 
 from viewer.io.loader import load_scene
+from viewer.session.commands import Delete
 
 
 @pytest.mark.parametrize("names", [("Bone1",), ("Skin",), ("Rig",)])
@@ -22,10 +23,10 @@ def test_deleting_joints_or_the_skinned_mesh_of_an_animated_model_keeps_drawing(
     for name in names:
         session.select(g[name].id)
         d.app.overlay.panel.scene.edit.open_next = True
-        assert session.edit("delete", g[name].id)
+        assert session.editing.run(Delete(g[name].id))
     d.frame(3)
-    while session.editor.history.done:
-        session.undo()
+    while session.editing.history.done:
+        session.editing.undo()
     again = d.frame(3)
     assert again.shape == first.shape and np.isfinite(again).all()
     assert all(name in g for name in names)

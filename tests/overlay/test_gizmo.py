@@ -17,7 +17,7 @@ from viewer.scene.math import quat_from_axis_angle
 def handles_of(d, node):
     size = tuple(d.app.wnd.size)
     view_proj = d.app.camera.view_projection(size)
-    return gizmo.handles(node.world_matrix, view_proj, size, d.app.session.gizmo_local)
+    return gizmo.handles(node.world_matrix, view_proj, size, d.app.session.editing.gizmo_local)
 
 
 def drag_handle(d, node, axis, pixels, steps=4, during=None, frames_held=0):
@@ -52,9 +52,9 @@ def test_frames_drawn_while_the_button_is_held_still_keep_the_drag_one_step(driv
     before = node.local_position.copy()
     drag_handle(d, node, 0, 60.0, frames_held=5)
     assert not np.array_equal(node.local_position, before)
-    done, _ = session.editor.history.labels()
+    done, _ = session.editing.history.labels()
     assert done == ["move Obj5 along x"], done
-    session.undo()  # what Ctrl+Z calls
+    session.editing.undo()  # what Ctrl+Z calls
     np.testing.assert_array_equal(node.local_position, before)
 
 
@@ -85,8 +85,8 @@ def test_a_drag_on_an_axis_moves_along_that_axis_only_and_glows(drive, axis):
     assert kinds["Obj5"] == -1 and kinds["Obj8"] == 1 and kinds["Obj9"] == 1  # red, orange
     assert kinds["Obj2"] == 0
     np.testing.assert_array_equal(g["Obj2"].world_matrix, before["Obj2"])
-    assert session.editor.history.labels()[0] == [f"move Obj5 along {'xyz'[axis]}"]
-    session.undo()
+    assert session.editing.history.labels()[0] == [f"move Obj5 along {'xyz'[axis]}"]
+    session.editing.undo()
     d.frame()
     for n in g:
         np.testing.assert_array_equal(n.world_matrix, before[n.name])
@@ -101,7 +101,7 @@ def test_local_axes_and_snapping(drive):
     node = session.graph["Obj5"]
     session.select(node.id)
     d.app.on_key_event(d.window.keys.X, d.window.keys.ACTION_PRESS, d.window.modifiers)
-    assert session.gizmo_local
+    assert session.editing.gizmo_local
     start = node.world_matrix.copy()
     drag_handle(d, node, 0, 50.0)
     moved = node.world_matrix[:3, 3] - start[:3, 3]
@@ -129,7 +129,7 @@ def test_a_press_off_the_handles_orbits_as_before(drive):
     d.app.on_mouse_release_event(int(far[0]) + 30, int(far[1]), 1)
     d.frame()
     np.testing.assert_array_equal(node.world_matrix, before)
-    assert session.editor.history.labels() == ([], [])
+    assert session.editing.history.labels() == ([], [])
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
@@ -164,4 +164,4 @@ def test_a_drag_along_a_ring_turns_about_that_axis_only(drive, axis):
     i, j = (axis + 1) % 3, (axis + 2) % 3  # the turn takes axis i toward axis j
     angle = np.degrees(np.arctan2(turn[j, i], turn[i, i]))
     assert 20.0 < angle < 90.0  # the ring's own way round is the positive turn
-    assert session.editor.history.labels()[0] == [f"turn Obj5 about {'xyz'[axis]}"]
+    assert session.editing.history.labels()[0] == [f"turn Obj5 about {'xyz'[axis]}"]

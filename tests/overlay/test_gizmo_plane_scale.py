@@ -77,7 +77,7 @@ def assert_glowed(kinds) -> None:
 
 
 def assert_undo_exact(d, before) -> None:
-    d.app.session.undo()
+    d.app.session.editing.undo()
     d.frame()
     assert arrays(d.app.session.graph) == before
 
@@ -106,7 +106,7 @@ def test_a_plane_drag_moves_within_that_plane_only(drive, plane, local):
     np.testing.assert_allclose(after[:3, :3], worlds["Obj5"][:3, :3], atol=1e-12)
     np.testing.assert_array_equal(g["Obj2"].world_matrix, worlds["Obj2"])
     assert_glowed(kinds)
-    label = d.app.session.editor.history.labels()[0]
+    label = d.app.session.editing.history.labels()[0]
     assert label == [f"move Obj5 in {gizmo.PLANE_NAMES[plane]}"]
     assert_undo_exact(d, before)
 
@@ -128,7 +128,7 @@ def test_a_scale_handle_scales_that_own_axis_only(drive, axis):
     d, node = start(drive, euler=(0.0, 0.0, 40.0), scale=(1.0, 2.0, 0.5))
     g = d.app.session.graph
     d.press("E")
-    assert d.app.session.gizmo_scale
+    assert d.app.session.editing.gizmo_scale
     sh = gizmo.scale_handles(node.world_matrix, *view(d), False)
     assert not sh.along_world  # turned 40 degrees: world-axis scale would need shear
     h = sh.handles
@@ -148,7 +148,7 @@ def test_a_scale_handle_scales_that_own_axis_only(drive, axis):
     np.testing.assert_allclose(after[:3, others], worlds[:3, others], atol=1e-12)
     np.testing.assert_allclose(after[:3, axis], worlds[:3, axis] * scale[axis] / scale0[axis])
     assert_glowed(kinds)
-    assert d.app.session.editor.history.labels()[0] == [f"scale Obj5 along own {'xyz'[axis]}"]
+    assert d.app.session.editing.history.labels()[0] == [f"scale Obj5 along own {'xyz'[axis]}"]
     assert_undo_exact(d, before)
 
 
@@ -164,7 +164,7 @@ def test_world_axis_scale_where_exact_scales_along_that_world_axis(drive):
     stretch = np.diag([2.0, 1.0, 1.0])  # scaled along world x about the node's origin
     np.testing.assert_allclose(node.world_matrix[:3, :3], stretch @ world0[:3, :3], atol=1e-12)
     np.testing.assert_array_equal(node.local_scale, [1.0, 2.0, 1.0])
-    assert d.app.session.editor.history.labels()[0] == ["scale Obj5 along x"]
+    assert d.app.session.editing.history.labels()[0] == ["scale Obj5 along x"]
 
 
 def test_the_centre_square_scales_uniformly_and_snaps(drive):
@@ -179,7 +179,7 @@ def test_the_centre_square_scales_uniformly_and_snaps(drive):
     assert ratio[0] == ratio[1] == ratio[2]  # all three alike, bit for bit
     assert ratio[0] == pytest.approx(1.0 + 43.0 / gizmo.HANDLE_PX, abs=1e-9)
     assert_glowed(kinds)
-    assert d.app.session.editor.history.labels()[0] == ["scale Obj5 uniformly"]
+    assert d.app.session.editing.history.labels()[0] == ["scale Obj5 uniformly"]
     assert_undo_exact(d, before)
     drag(d, h.origin, h.origin + np.array([-24.0, 0.0]), ctrl=True)
     f = node.local_scale / scale0
@@ -194,9 +194,9 @@ def test_e_switches_the_drawn_gizmo_between_move_and_scale(drive):
     assert d.app.overlay.panel.scene.edit.gizmo_drawn is not None
     d.press("E")
     d.frame()
-    assert d.app.session.gizmo_scale
+    assert d.app.session.editing.gizmo_scale
     d.press("E")
-    assert not d.app.session.gizmo_scale
+    assert not d.app.session.editing.gizmo_scale
 
 
 @pytest.mark.parametrize("seed", range(8))

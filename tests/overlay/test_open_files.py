@@ -12,6 +12,7 @@ import numpy as np
 
 from viewer.io import load_scene
 from viewer.io.gltf_write.export import save_gltf
+from viewer.session.commands import SetField
 
 REPO = Path(__file__).resolve().parents[2]
 TREE10 = REPO / "scenes" / "tree10.toml"
@@ -31,8 +32,8 @@ def test_a_dropped_scene_opens_and_joins_the_recent_list(drive, tmp_path):
     old_graph = d.app.session.graph
     drop(d, tmp_path / "notes.txt", glb)  # the first scene file among them
     session = d.app.session
-    assert session.graph is not old_graph and session.open_error is None
-    assert session.scene.source == glb and session.recent.paths[0] == glb.resolve()
+    assert session.graph is not old_graph and session.messages.open is None
+    assert session.scene.source == glb and session.files.recent.paths[0] == glb.resolve()
     np.testing.assert_allclose(
         session.graph["Obj9"].world_matrix, load_scene(glb).graph["Obj9"].world_matrix, atol=1e-12
     )
@@ -47,7 +48,7 @@ def test_a_bad_file_keeps_the_scene_and_says_why_in_one_line(drive, tmp_path, ca
     graph = d.app.session.graph
     for path in (bad, tmp_path / "missing.glb", tmp_path / "notes.txt"):
         drop(d, path)
-        error = d.app.session.open_error
+        error = d.app.session.messages.open
         assert d.app.session.graph is graph
         assert error is not None and "\n" not in error and path.name in error
     assert "Traceback" not in capsys.readouterr().err
@@ -63,11 +64,11 @@ def test_ctrl_s_writes_the_edit_back_to_its_own_file(drive, tmp_path):
         d = drive(load_scene(path), still=True)
         d.frame(2)
         session = d.app.session
-        session.edit("set_field", session.graph["Obj5"].id, "local_position", (1.5, -2.0, 0.25))
+        session.editing.run(SetField(session.graph["Obj5"].id, "local_position", (1.5, -2.0, 0.25)))
         keys = d.window.keys
         mods = type("Mods", (), {"ctrl": True, "shift": False, "alt": False})()
         d.app.on_key_event(keys.S, keys.ACTION_PRESS, mods)
-        assert session.editor.message.startswith("saved"), session.editor.message
+        assert session.messages.edit.startswith("saved"), session.messages.edit
         assert session.motion_on is False  # Ctrl+S is not S
         again = load_scene(path).graph
         np.testing.assert_array_equal(again["Obj5"].local_position, (1.5, -2.0, 0.25))
@@ -75,7 +76,9 @@ def test_ctrl_s_writes_the_edit_back_to_its_own_file(drive, tmp_path):
             again["Obj9"].world_matrix, session.graph["Obj9"].world_matrix, atol=1e-12
         )
         d.frame(3)
-        assert session.watcher is not None and session.watcher.poll() is None  # no reload
+        assert (
+            session.files.watcher is not None and session.files.watcher.poll() is None
+        )  # no reload
 
 
 class PickedDialog:
@@ -98,7 +101,7 @@ def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_
     d.frame(2)
     glb = tmp_path / "tree.glb"
     save_gltf(load_scene(TREE10), glb)
-    dialog = d.app._dialog()
+    dialog = d.app.input.dialog()
     dialog._dialog = PickedDialog([str(glb)])  # the user picked the file
     d.frame()
     assert d.app.session.scene.source == glb
@@ -106,10 +109,10 @@ def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_
     graph = d.app.session.graph
     d.frame()
     assert d.app.session.graph is graph
-    d.app.session.request_open(TREE10)  # a click in the recent list
+    d.app.session.files.request_open(TREE10)  # a click in the recent list
     d.frame()
     assert d.app.session.scene.source == TREE10
-    assert [p.name for p in d.app.session.recent.paths[:2]] == ["tree10.toml", "tree.glb"]
+    assert [p.name for p in d.app.session.files.recent.paths[:2]] == ["tree10.toml", "tree.glb"]
     assert isinstance(dialog, OpenDialog)
 
 
@@ -124,7 +127,7 @@ def test_ctrl_o_without_a_dialog_program_says_so(drive, monkeypatch):
     keys = d.window.keys
     mods = type("Mods", (), {"ctrl": True, "shift": False, "alt": False})()
     d.app.on_key_event(keys.O, keys.ACTION_PRESS, mods)
-    assert "no file dialog" in d.app.session.open_error
+    assert "no file dialog" in d.app.session.messages.open
     d.frame()
     assert d.app.session.graph is graph
 
@@ -134,7 +137,7 @@ def test_ctrl_s_keeps_the_bundled_scenes_as_shipped(drive, tmp_path):
     d.frame()
     before = TREE10.read_bytes()
     assert not d.app.session.save()
-    assert "bundled" in d.app.session.editor.message
+    assert "bundled" in d.app.session.messages.edit
     assert TREE10.read_bytes() == before
     assert d.app.session.save(tmp_path / "mine.toml")  # a path of one's own: saved
     assert load_scene(tmp_path / "mine.toml").graph["Obj9"].name == "Obj9"
@@ -166,4 +169,4 @@ def test_save_as_never_offers_a_bundled_scene_s_own_file(drive):
     d.frame(2)
     assert edit.save_path == "tree10.toml"
     assert not d.app.session.save()  # Ctrl+S: refused, in one line
-    assert "bundled" in d.app.session.editor.message
+    assert "bundled" in d.app.session.messages.edit

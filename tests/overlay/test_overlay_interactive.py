@@ -122,18 +122,18 @@ def test_held_keys_move_and_turn_the_selected_node(drive):
     node = d.app.session.graph["Obj4"]
     start = node.local_position.copy()
     d.app.session.select(node.id)
-    d.app.session.held.press("right")
+    d.app.session.editing.held.press("right")
     d.frame(3)
-    d.app.session.held.release("right")
+    d.app.session.editing.held.release("right")
     d.frame(2)
     np.testing.assert_allclose(node.local_position - start, [0.15, 0.0, 0.0], atol=1e-12)
-    d.app.session.held.press("up")
-    d.app.session.held.release("up")  # a tap between two frames still moves one step
+    d.app.session.editing.held.press("up")
+    d.app.session.editing.held.release("up")  # a tap between two frames still moves one step
     d.frame()
     np.testing.assert_allclose(node.local_position - start, [0.15, 0.05, 0.0], atol=1e-12)
-    d.app.session.held.press("turn")
+    d.app.session.editing.held.press("turn")
     img = d.frame(2)
-    d.app.session.held.release("turn")
+    d.app.session.editing.held.release("turn")
     assert node.local_euler[2] == pytest.approx(2.0)
     assert is_red(d.pixel(img, "Obj4"))  # its own value changed
 

@@ -42,7 +42,7 @@ def test_a_move_onto_a_panel_and_a_press_in_one_frame_stay_out_of_the_view(drive
     x += 40.0  # the row's empty part, right of the name: clicking it keeps Obj2
     app.on_mouse_position_event(int(x), int(y), 0, 0)
     app.on_mouse_press_event(int(x), int(y), 1)  # ImGui has not drawn a frame since
-    assert app._press is None  # the panel's press: the view does not take it
+    assert app.input.view_press is None  # the panel's press: the view does not take it
     app.on_mouse_release_event(int(x), int(y), 1)
     d.frame(2)
     assert session.selected == session.graph["Obj2"].id

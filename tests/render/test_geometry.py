@@ -239,8 +239,8 @@ def test_instances_follow_every_recompute_of_their_node(gl_ctx, data):
     that multiplies the chain's TRS matrices itself)."""
     from viewer.content.geometry import Geometry, InstancedNode
     from viewer.content.scene import Scene
-    from viewer.io.gltf_read.instancing import trs_matrices
     from viewer.scene import SceneGraph
+    from viewer.scene.math import trs_matrices
 
     g = SceneGraph()
     depth = data.draw(st.integers(1, 4), "depth")

@@ -99,15 +99,16 @@ def test_motion_time_is_bounded_and_values_stay_finite_inside_the_bound():
 
 
 def test_zooming_out_without_end_keeps_the_camera_finite():
+    from types import SimpleNamespace
+
+    from moderngl_window.context.headless import Keys
+
     from viewer.render.camera import Camera
-    from viewer.window.input import InputHandlers
+    from viewer.window.input import WindowInput
 
-    class Viewer(InputHandlers):
-        overlay = None
-        camera = Camera()
-
-    viewer = Viewer()
+    viewer = SimpleNamespace(overlay=None, camera=Camera(), wnd=SimpleNamespace(keys=Keys))
+    window_input = WindowInput(viewer)
     for _ in range(50):
-        viewer.on_mouse_scroll_event(0.0, -1e6)  # a million wheel notches out, each time
+        window_input.mouse_scroll(0.0, -1e6)  # a million wheel notches out, each time
     vp = viewer.camera.view_projection((64, 48)).astype(np.float32)
     assert np.isfinite(vp).all() and viewer.camera.distance <= 1e14

@@ -18,12 +18,16 @@ class _Held(Protocol):
     def active(self) -> bool: ...
 
 
+class _Editing(Protocol):
+    held: _Held
+
+
 class SessionState(Protocol):
     """What the policy reads of `viewer.session.session.Session`."""
 
     paused: bool
     motion_on: bool
-    held: _Held
+    editing: _Editing  # its held movement keys
     frame_callbacks: list
 
     @property
@@ -38,7 +42,7 @@ def simulation_moves(session: SessionState) -> bool:
     (the user's own code, which may change anything) or a held movement key drives it."""
     if session.paused:
         return False
-    if session.frame_callbacks or session.held.active():
+    if session.frame_callbacks or session.editing.held.active():
         return True
     if not session.motion_on:
         return False

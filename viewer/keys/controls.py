@@ -1,73 +1,111 @@
-"""The viewer's keys and mouse, written once: `--help`, the README, docs/viewer.md and the
-panel's Keys section all list `KEY_HELP` and `MOUSE_HELP`.
+"""The viewer's keys and mouse, written once: the key table `KEYS` says each key's name,
+the window library's key for it, its action and its help, and everything else is built
+from it: the window's dispatch (`viewer.window.input`), the names a key script may use
+(`viewer.keys.script`), `--help`, the README, docs/viewer.md, the panel's Keys section
+and the help window (`KEY_HELP` and `MOUSE_HELP`).
 
-Most keys act once when pressed (`viewer.window.app.SgviewApp.on_key_event`). The movement keys
-act on every simulated frame while held: `HeldKeys` tracks them, and `apply_held` moves or
-turns the selected node by `MOVE_STEP` / `TURN_STEP` per frame. A tap shorter than a frame
-still moves one step. Opposite keys held together do not cancel: H wins over L and J over
-K, as in the classic collision demo.
+Most keys act once when pressed. The movement keys (`HELD_ACTIONS`) act on every
+simulated frame while held: `HeldKeys` tracks them, and `apply_held` moves or turns the
+selected node by `MOVE_STEP` / `TURN_STEP` per frame. A tap shorter than a frame still
+moves one step. Opposite keys held together do not cancel: H wins over L and J over K,
+as in the classic collision demo.
 """
 
 from __future__ import annotations
 
-#: Keys, as (key name, what it does).
-KEY_HELP = (
-    ("Space", "pause / resume the simulation (the glow stays while paused)"),
-    (".", "step one frame while paused"),
-    ("T", "touch the selected node (see it glow, in the panel and in --log)"),
-    (
-        "H J K L",
-        "move the selected node left / down / up / right, 0.05 per frame (held; H wins "
-        "over L, J over K); collision scene: the disk",
-    ),
-    (
-        "R, Shift+R",
-        "turn the selected node +1 / -1 degree per frame about Z (held); "
-        "collision scene: the rectangle",
-    ),
-    (
-        "Ctrl+Z, Ctrl+Shift+Z",
-        "undo / redo the last edit (a gizmo drag, a held move, a typed value, a re-parent "
-        "or reorder, a deletion, a duplicate, a new child; touches are not edits); the "
-        "panel lists them",
-    ),
-    (
-        "Ctrl+S",
-        "save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
-        "own writer)",
-    ),
-    (
-        "Ctrl+O",
-        "open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
-        "the window; the Edit section lists the recent ones",
-    ),
-    ("X", "gizmo axes: the world's / the selected node's own"),
-    ("E", "gizmo mode: move and turn / scale"),
-    ("S", "start / stop the scene's motion"),
-    ("M", "collision scene: switch the rectangle between oscillating and revolving"),
-    ("?, F1", "show / hide the help: every key and mouse input in one window"),
-    (
-        "[ ]",
-        "timeline: show the frame of the event (touch, edit, reload, clip change) before / "
-        "after the one shown; after the last, back to live",
-    ),
-    (
-        "0",
-        "restart the scene from frame 0 (its first pose, motions and clip): its scripted "
-        "events and --touch touches play again",
-    ),
-    ("Tab", "show / hide the panels"),
-    ("G", "show / hide the ground grid"),
-    ("N", "show / hide the node names"),
-    ("B", "show / hide the parent-child lines"),
-    ("A", "show / hide the world axes: a dashed tripod beside the scene (X pink, Y green, Z blue)"),
-    ("F", "frame the whole scene"),
-    ("Home", "reset the camera"),
-    ("O", "switch between perspective and orthographic projection"),
-    ("C", "look through the glTF file's cameras in turn, then the orbit camera again"),
-    ("P", "save a screenshot sgview-NNNN.png in the working folder and print its path"),
-    ("Esc", "quit"),
-)
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key: its `name` (as the help, scripts and the dispatch spell it), `code`
+    (moderngl-window's name for the key pressed, with Ctrl and Shift as the name says)
+    and the `action` it asks for (`viewer.window.input` does it)."""
+
+    name: str
+    code: str
+    action: str
+
+    @property
+    def ctrl(self) -> bool:
+        return "Ctrl+" in self.name
+
+    @property
+    def shift(self) -> bool:
+        return "Shift+" in self.name
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One row of the help: its keys, and what they do."""
+
+    keys: tuple[Key, ...]
+    help: str
+
+    @property
+    def shown(self) -> str:
+        """The keys as the help lists them: "H J K L", "[ ]"; "R, Shift+R", "?, F1"."""
+        names = [key.name for key in self.keys]
+        return (" " if all(len(name) == 1 for name in names) else ", ").join(names)
+
+
+def _row(help: str, *keys: tuple[str, str, str]) -> KeyRow:
+    return KeyRow(tuple(Key(*key) for key in keys), help)
+
+
+#: The key table: one row of the help each, in the order the help lists them.
+KEYS = (
+    _row("pause / resume the simulation (the glow stays while paused)",
+         ("Space", "SPACE", "pause")),
+    _row("step one frame while paused", (".", "PERIOD", "step")),
+    _row("touch the selected node (see it glow, in the panel and in --log)", ("T", "T", "touch")),
+    _row("move the selected node left / down / up / right, 0.05 per frame (held; H wins "
+         "over L, J over K); collision scene: the disk",
+         ("H", "H", "left"), ("J", "J", "down"), ("K", "K", "up"), ("L", "L", "right")),
+    _row("turn the selected node +1 / -1 degree per frame about Z (held); "
+         "collision scene: the rectangle", ("R", "R", "turn"), ("Shift+R", "R", "turn back")),
+    _row("undo / redo the last edit (a gizmo drag, a held move, a typed value, a re-parent "
+         "or reorder, a deletion, a duplicate, a new child; touches are not edits); the "
+         "panel lists them", ("Ctrl+Z", "Z", "undo"), ("Ctrl+Shift+Z", "Z", "redo")),
+    _row("save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
+         "own writer)", ("Ctrl+S", "S", "save")),
+    _row("open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
+         "the window; the Edit section lists the recent ones", ("Ctrl+O", "O", "open")),
+    _row("gizmo axes: the world's / the selected node's own", ("X", "X", "gizmo axes")),
+    _row("gizmo mode: move and turn / scale", ("E", "E", "gizmo mode")),
+    _row("start / stop the scene's motion", ("S", "S", "motion")),
+    _row("collision scene: switch the rectangle between oscillating and revolving",
+         ("M", "M", "collision mode")),
+    # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
+    _row("show / hide the help: every key and mouse input in one window",
+         ("?", "SLASH", "help"), ("F1", "F1", "help")),
+    _row("timeline: show the frame of the event (touch, edit, reload, clip change) before / "
+         "after the one shown; after the last, back to live",
+         ("[", "LEFT_BRACKET", "event before"), ("]", "RIGHT_BRACKET", "event after")),
+    _row("restart the scene from frame 0 (its first pose, motions and clip): its scripted "
+         "events and --touch touches play again", ("0", "NUMBER_0", "restart")),
+    _row("show / hide the panels", ("Tab", "TAB", "panels")),
+    _row("show / hide the ground grid", ("G", "G", "grid")),
+    _row("show / hide the node names", ("N", "N", "names")),
+    _row("show / hide the parent-child lines", ("B", "B", "links")),
+    _row("show / hide the world axes: a dashed tripod beside the scene (X pink, Y green, "
+         "Z blue)", ("A", "A", "axes")),
+    _row("frame the whole scene", ("F", "F", "frame")),
+    _row("reset the camera", ("Home", "HOME", "home")),
+    _row("switch between perspective and orthographic projection",
+         ("O", "O", "projection")),
+    _row("look through the glTF file's cameras in turn, then the orbit camera again",
+         ("C", "C", "cameras")),
+    _row("save a screenshot sgview-NNNN.png in the working folder and print its path",
+         ("P", "P", "screenshot")),
+    _row("quit", ("Esc", "ESCAPE", "quit")),
+)  # fmt: skip
+#: Every key of the table, by name.
+KEY_BY_NAME = {key.name: key for row in KEYS for key in row.keys}
+#: The actions of the movement keys, held down for as many frames as they are held.
+HELD_ACTIONS = frozenset({"left", "down", "up", "right", "turn", "turn back"})
+#: The help's key rows, as (keys, what they do).
+KEY_HELP = tuple((row.shown, row.help) for row in KEYS)
 MOUSE_HELP = (
     (
         "left drag",

@@ -3,7 +3,7 @@
 A key spec lists comma-separated items ``NAME@F`` (press NAME before frame F is drawn) or
 ``NAME@F-G`` (hold NAME from frame F to frame G, both included), for example
 ``"L@1-80,T@90,space@100,.@101"``. Key names are those of the key table
-(`viewer.keys.controls.KEY_HELP`), case-insensitive: ``Space``, ``.``, ``T``, ``H``, ``Shift+R``,
+(`viewer.keys.controls.KEYS`), case-insensitive: ``Space``, ``.``, ``T``, ``H``, ``Shift+R``,
 ``Tab``, ``Home``, ``Esc``, ... A click spec is ``X,Y@F``: a left click at window pixel
 (X, Y), from the top-left, before frame F. It picks in the 3D view as a mouse click does
 (`SgviewApp.select_at`), also where a panel covers the view: scripts do not press the
@@ -23,23 +23,14 @@ import re
 from dataclasses import dataclass, field
 
 from viewer.errors import SgviewError
-from viewer.keys.controls import KEY_HELP
+from viewer.keys.controls import KEY_BY_NAME
 from viewer.text import quoted
 
 __all__ = ["KEY_NAMES", "KeyScript", "ScriptError", "parse_clicks", "parse_keys"]
 
 
-def _key_names() -> tuple[str, ...]:
-    """Every single key the key table names ("H J K L" is four keys)."""
-    names: list[str] = []
-    for keys, _ in KEY_HELP:
-        for part in keys.split(", "):
-            names += part.split(" ") if " " in part else [part]
-    return tuple(names)
-
-
 #: The key names a script may use, as the key table spells them.
-KEY_NAMES = _key_names()
+KEY_NAMES = tuple(KEY_BY_NAME)
 _BY_LOWER = {name.lower(): name for name in KEY_NAMES}
 
 

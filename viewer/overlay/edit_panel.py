@@ -3,7 +3,7 @@
 The inspector shows the selected node's local position, rotation (Euler degrees and
 quaternion) and scale as fields to type in, with its world values read-only beside
 them. A field is committed when its editing ends (Enter, Tab or a click elsewhere), as
-one undoable step through the session (`OverlayHost.edit`), which goes through the
+one undoable step through the editing room (`viewer.session.commands.SetField`), through the
 core's own setters: the edit glows like any other. Below: delete, duplicate, add an
 empty child, make a root; the last edit's outcome or refusal, one line; the history.
 """
@@ -14,6 +14,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 import viewer.gizmo as gizmo
+from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetField
 from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
@@ -58,8 +59,8 @@ class EditSection:
 
     def draw(self) -> None:
         host = self.ov.host
-        editor = getattr(host, "editor", None)
-        if editor is None:
+        editing = getattr(host, "editing", None)
+        if editing is None:
             return
         self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
         if self.open_next:
@@ -68,19 +69,19 @@ class EditSection:
         self.drawn = imgui.collapsing_header("Edit")
         if not self.drawn:
             return
-        done, undone = editor.history.labels()
+        done, undone = editing.history.labels()
         imgui.begin_disabled(not done)
         if imgui.button("Undo (Ctrl+Z)"):
-            host.undo()
+            editing.undo()
         imgui.end_disabled()
         imgui.same_line()
         imgui.begin_disabled(not undone)
         if imgui.button("Redo (Ctrl+Shift+Z)"):
-            host.redo()
+            editing.redo()
         imgui.end_disabled()
-        if editor.message:
+        if host.messages.edit:
             imgui.push_style_color(imgui.Col_.text, vec4(self.colors.note))
-            imgui.text_wrapped(printable(editor.message, 200))  # a refusal is read whole
+            imgui.text_wrapped(printable(host.messages.edit, 200))  # a refusal is read whole
             imgui.pop_style_color()
         if host.selected is not None and host.graph.peek.is_alive(host.selected):
             self._inspector(host, host.selected)
@@ -108,7 +109,7 @@ class EditSection:
                 # selected another (a tree row is drawn, and clicked, before this)
                 graph, typed_for, numbers = self._typing.pop(field)
                 if graph is host.graph and graph.peek.is_alive(typed_for):
-                    host.edit("set_field", typed_for, field, tuple(numbers))
+                    host.editing.run(SetField(typed_for, field, tuple(numbers)))
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)
             note = " (stale)" if stale else ""
@@ -116,14 +117,14 @@ class EditSection:
 
     def _actions(self, host, node_id: int) -> None:
         keep = self.tree.keep_world
-        for label, action, args in (
-            ("Delete", "delete", (node_id,)),
-            ("Duplicate", "duplicate", (node_id,)),
-            ("Add child", "add_child", (node_id,)),
-            ("Make root", "reparent", (node_id, None, keep)),
+        for label, command in (
+            ("Delete", Delete(node_id)),
+            ("Duplicate", Duplicate(node_id)),
+            ("Add child", AddChild(node_id)),
+            ("Make root", Reparent(node_id, None, keep)),
         ):
             if imgui.small_button(label):
-                host.edit(action, *args)
+                host.editing.run(command)
             imgui.same_line()
         imgui.new_line()
 
@@ -142,7 +143,7 @@ class EditSection:
     def _files(self, host) -> None:
         """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
         files (a click opens one)."""
-        default = host.save_suggestion  # never a bundled scene's own file
+        default = host.files.save_suggestion(host.scene)  # never a bundled scene's own file
         if self.save_path is None or default != self._save_default:  # another file on show
             self.save_path = self._save_default = default
         imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
@@ -150,11 +151,11 @@ class EditSection:
         imgui.same_line()
         if imgui.small_button("Save as"):
             host.save(self.save_path)
-        paths = list(host.recent.paths)
+        paths = list(host.files.recent.paths)
         if paths:
             imgui.text_colored(vec4(self.colors.dim), "recent files (click to open):")
         for k, path in enumerate(paths):
             if imgui.small_button(f"{printable(path.name, 60)}##recent{k}"):
-                host.request_open(path)
+                host.files.request_open(path)
             if imgui.is_item_hovered():
                 imgui.set_tooltip(printable(str(path), 200))

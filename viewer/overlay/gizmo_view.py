@@ -37,14 +37,13 @@ def draw_gizmo(host, wnd, camera) -> gizmo.Handles | None:
     view_proj = camera.view_projection(size)
     draw = imgui.get_foreground_draw_list()
     mouse = imgui.get_mouse_pos()
-    scale = bool(getattr(host, "gizmo_scale", False))
-    if scale:
-        sh = gizmo.scale_handles(world, view_proj, size, host.gizmo_local)
+    if host.editing.gizmo_scale:
+        sh = gizmo.scale_handles(world, view_proj, size, host.editing.gizmo_local)
         if sh is None:
             return None
         _scale(draw, sh, gizmo.pick(sh.handles, True, mouse.x, mouse.y))
         return sh.handles
-    h = gizmo.handles(world, view_proj, size, host.gizmo_local)
+    h = gizmo.handles(world, view_proj, size, host.editing.gizmo_local)
     if h is None:
         return None
     hot = gizmo.pick(h, False, mouse.x, mouse.y)

@@ -1,9 +1,12 @@
 """The help window (? or F1): every key and mouse input in a readable table over the view,
-and the one-line hint that says so at the start."""
+built from the key table (`viewer.keys.controls`), and the one-line hint that says so at
+the start."""
 
 from __future__ import annotations
 
 from imgui_bundle import imgui
+
+from viewer.keys.controls import KEY_HELP, MOUSE_HELP
 
 from .widgets import COLORS, key_value_table, vec4
 
@@ -11,6 +14,8 @@ from .widgets import COLORS, key_value_table, vec4
 WIDTH_SHARE, HEIGHT_SHARE = 0.8, 0.85
 MAX_WIDTH = 760.0
 HINT = "? or F1: keys and help      Tab: panels"
+#: The rows of the help (and of the panel's Keys section): (keys, what they do).
+ROWS = KEY_HELP + MOUSE_HELP
 
 
 def rect(width: float, height: float) -> tuple[float, float, float, float]:
@@ -20,7 +25,7 @@ def rect(width: float, height: float) -> tuple[float, float, float, float]:
     return 0.5 * (width - w), 0.5 * (height - h), w, h
 
 
-def draw(key_help, width: float, height: float) -> bool:
+def draw(width: float, height: float) -> bool:
     """The help window, centred; returns False once the user closed it (its x button)."""
     x, y, w, h = rect(width, height)
     imgui.set_next_window_pos(imgui.ImVec2(x, y))
@@ -32,7 +37,7 @@ def draw(key_help, width: float, height: float) -> bool:
     opened, still_open = imgui.begin("Help   (? or F1 closes)", True, flags)
     if opened:
         imgui.text_colored(vec4(COLORS.dim), "Keys act on the 3D view; panels take the mouse.")
-        key_value_table("help keys", key_help, key_color=COLORS.note, wrap=True)
+        key_value_table("help keys", ROWS, key_color=COLORS.note, wrap=True)
     imgui.end()
     return bool(still_open)
 

@@ -1,7 +1,7 @@
 """The overlay's two seams: what it reads from the session and from the renderer.
 
-The overlay shows a session (`viewer.session.session.Session`) drawn by a renderer; it knows them
-only through these protocols, so it can be tested with small stand-ins and never reaches
+The overlay shows a session (`viewer.session.session.Session`) drawn by a renderer; it knows
+them only through these protocols, so it can be tested with small stand-ins and never reaches
 into the app. Actions it may ask for are the session's own (the same a key press asks).
 """
 
@@ -15,10 +15,13 @@ from viewer.scene.graph import SceneGraph
 
 
 class OverlayHost(Protocol):
-    """What the overlay reads from the session on show, and the actions it may ask for."""
+    """What the overlay reads from the session on show, and the actions it may ask for:
+    the session's clock and animation actions, and its two rooms (editing and files)."""
 
     @property
     def graph(self) -> SceneGraph: ...
+    @property
+    def scene(self): ...  # viewer.content.scene.Scene: what "save as" offers is its file
     @property
     def frame(self) -> int: ...
     @property
@@ -27,8 +30,6 @@ class OverlayHost(Protocol):
     def motion_on(self) -> bool: ...
     @property
     def selected(self) -> int | None: ...
-    @property
-    def reload_error(self) -> str | None: ...
     @property
     def collision_mode(self) -> str | None:
         """The collision demo's motion mode; None when the scene is not the demo."""
@@ -42,31 +43,22 @@ class OverlayHost(Protocol):
         through the actions below."""
 
     @property
-    def open_error(self) -> str | None:
-        """Why the last file dropped on the window did not open (one line), or None."""
+    def messages(self):
+        """`viewer.session.messages.Messages`: the panel's lines (`edit`, `open`, `reload`)."""
 
     @property
-    def editor(self):
-        """The user's edits (`viewer.session.edits.Editor`): read its `message` and its history's
-        labels; edit through `edit`, `undo` and `redo` below."""
+    def editing(self):
+        """`viewer.session.edits.Editing`: the selection, the gizmo's modes, the history's
+        labels; edits go through its `run` (a `viewer.session.commands` command), `undo`
+        and `redo`, each one undo step."""
 
-    gizmo_local: bool  # the gizmo's axes: the node's own (True) or the world's
-    gizmo_scale: bool  # the gizmo's mode: scale (True) or move and turn
+    @property
+    def files(self):
+        """`viewer.session.opening.SceneFiles`: `recent.paths`, `request_open`,
+        `save_suggestion`."""
 
-    def selected_node(self): ...  # the selected `Node`, or None
     def select(self, node_id: int | None) -> None: ...
-    def edit(self, action: str, *args): ...
-    @property
-    def recent(self):
-        """`viewer.session.opening.RecentFiles`: ``paths``, newest first."""
-
-    def request_open(self, path) -> None: ...
-
-    save_suggestion: str  # the path the "save as" field offers
-
     def save(self, path=None) -> bool: ...
-    def undo(self) -> None: ...
-    def redo(self) -> None: ...
     def toggle_pause(self) -> None: ...
     def request_step(self) -> None: ...
     def touch_selected(self) -> None: ...

@@ -54,21 +54,10 @@ _NOTHING = _Nothing()
 
 
 class Overlay:
-    """Glow, names and panels for one app (see the module notes).
-
-    Parameters
-    ----------
-    host : OverlayHost
-        The session on show.
-    wnd : moderngl_window window
-    canvas : OverlayCanvas
-        The renderer drawing `host`'s scene (`reset` takes a new one after a reload).
-    camera : OverlayCamera
-    deterministic : bool
-        Headless: no wall-clock numbers in the picture.
-    key_help : sequence of (key, what)
-        Listed in the panel's Keys section.
-    """
+    """Glow, names and panels for one app (see the module notes): `host` the session on
+    show, `wnd` the moderngl-window window, `canvas` the renderer drawing the host's scene
+    (`reset` takes a new one after a reload), `camera`; `deterministic` (headless): no
+    wall-clock numbers in the picture."""
 
     def __init__(
         self,
@@ -78,14 +67,12 @@ class Overlay:
         camera: OverlayCamera,
         *,
         deterministic: bool = False,
-        key_help=(),
     ):
         self.host = host
         self.wnd = wnd
         self.canvas = canvas
         self.camera = camera
         self.deterministic = deterministic
-        self.key_help = tuple(key_help)
         self.visible = True
         self.history = History()
         self.timings = Timings()
@@ -266,7 +253,7 @@ class Overlay:
                 self.panel.draw()
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
-                self.show_help = help_window.draw(self.key_help, *self.wnd.size)
+                self.show_help = help_window.draw(*self.wnd.size)
             elif self.hint_left > 0.0:
                 help_window.draw_hint(*self.wnd.size)
             imgui.render()

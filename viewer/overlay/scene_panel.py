@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from . import help_window
 from .animation_section import AnimationSection
 from .edit_panel import EditSection
 from .model import (
@@ -53,9 +54,9 @@ class ScenePanel:
     def _status(self, entry) -> None:
         host, c = self.ov.host, self.colors
         imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
-        note = reload_note(host.reload_error)
-        if getattr(host, "open_error", None):
-            note = f"not opened, the scene on show stays: {host.open_error}"
+        note = reload_note(host.messages.reload)
+        if host.messages.open:
+            note = f"not opened, the scene on show stays: {host.messages.open}"
         if note is not None:
             imgui.push_style_color(imgui.Col_.text, vec4(c.local))
             imgui.text_wrapped(note)
@@ -189,4 +190,4 @@ class ScenePanel:
     def _keys(self) -> None:
         if not imgui.collapsing_header("Keys"):
             return
-        key_value_table("keys", self.ov.key_help, key_color=self.colors.note, wrap=True)
+        key_value_table("keys", help_window.ROWS, key_color=self.colors.note, wrap=True)

@@ -13,8 +13,11 @@ frame, so a huge scene stays responsive.
 
 from __future__ import annotations
 
+from functools import partial
+
 from imgui_bundle import imgui
 
+from viewer.session.commands import Place, Reparent
 from viewer.text import printable
 
 from .model import Flags, TreeRows, ancestors, flag_text
@@ -203,16 +206,16 @@ class TreeView:
         if dropped is not None and self._dragged_from is not graph:
             self.drop_refused = "not moved: the scene was replaced while the row was dragged"
         elif dropped is not None:
-            done = host.edit(*dropped, self.keep_world)
-            self.drop_refused = None if done else host.editor.message
+            done = host.editing.run(dropped(self.keep_world))
+            self.drop_refused = None if done else host.messages.edit
         if self._reveal is not None and self._reveal not in tree.row_of:
             self._reveal = None
 
     def _drag_and_drop(self, node_id: int, label: str, first_child: int | None) -> tuple | None:
-        """The row just drawn as a drag source and a drop target: the edit (the Editor
-        method and its node arguments) when a row was dropped on it this frame. While a
+        """The row just drawn as a drag source and a drop target: the edit (a command
+        given keep-world) when a row was dropped on it this frame. While a
         row hovers, a line shows where a drop on an edge would put it."""
-        if getattr(self.ov.host, "editor", None) is None:
+        if getattr(self.ov.host, "editing", None) is None:
             return None
         if imgui.begin_drag_drop_source():
             self._dragged_from = self.ov.host.graph
@@ -234,13 +237,14 @@ class TreeView:
         return dropped
 
     @staticmethod
-    def _drop_edit(dragged: int, row: int, zone: str, first_child: int | None) -> tuple:
-        """The edit a drop in ``zone`` of ``row`` makes (see the module notes)."""
+    def _drop_edit(dragged: int, row: int, zone: str, first_child: int | None):
+        """The edit a drop in ``zone`` of ``row`` makes (see the module notes), as a
+        command for a keep-world setting."""
         if zone == "onto":
-            return ("reparent", dragged, row)
+            return partial(Reparent, dragged, row)
         if zone == "after" and first_child is not None:  # the line is above its children
-            return ("place", dragged, first_child, "before")
-        return ("place", dragged, row, zone)
+            return partial(Place, dragged, first_child, "before")
+        return partial(Place, dragged, row, zone)
 
     def _show_drop(self, zone: str, top, bottom) -> None:
         """A frame around the row (a drop makes a child) or a line on its edge."""

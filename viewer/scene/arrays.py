@@ -21,7 +21,7 @@ import numpy as np
 from . import validate
 from .errors import HierarchyError
 from .flags import LOCAL, PENDING, WORLD
-from .math import euler_to_quat
+from .math import quat_from_euler_floats
 
 _FLOAT = np.dtype(np.float64)
 _VEC3, _VEC4 = (3,), (4,)
@@ -170,7 +170,7 @@ class NodeArrays:
         """Set node ``i``'s rotation from Euler degrees."""
         if not self.alive_v[i]:
             self.check_alive(i)
-        self.write_rotation(i, euler_to_quat(*validate.three(value, self.names, i, field)))
+        self.write_rotation(i, quat_from_euler_floats(*validate.three(value, self.names, i, field)))
 
     def write_rotation(self, i: int, q: tuple) -> None:
         """Per-node write of a checked unit quaternion (rules as ``set_vector``)."""

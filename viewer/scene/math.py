@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .trs import trs_into
+from .trs import trs_into, trs_rows_into
 
 _EPS = 1e-12
 _HALF_DEGREE = math.pi / 360.0  # half an angle, in radians per degree
@@ -65,10 +65,10 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def quat_from_euler(euler_deg: np.ndarray) -> np.ndarray:
     """Quaternion of ``R = Rz · Ry · Rx`` for Euler angles in degrees."""
-    return np.array(euler_to_quat(*np.asarray(euler_deg, dtype=np.float64).tolist()))
+    return np.array(quat_from_euler_floats(*np.asarray(euler_deg, dtype=np.float64).tolist()))
 
 
-def euler_to_quat(rx: float, ry: float, rz: float) -> tuple[float, float, float, float]:
+def quat_from_euler_floats(rx: float, ry: float, rz: float) -> tuple[float, float, float, float]:
     """``quat_from_euler`` on three floats, in plain Python: the per-node setter's path
     (a numpy call per value costs more than the whole formula). The shared products are
     formed once, in the order the full products would group them."""
@@ -130,6 +130,15 @@ def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) ->
     out = np.empty((1, 16))
     trs_into(_row(position, 3), _row(rotation, 4), _row(scale, 3), out)
     return out.reshape(4, 4)
+
+
+def trs_matrices(positions: np.ndarray, rotations: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """(N, 4, 4) matrices ``T · R · S`` from (N, 3) positions, (N, 4) unit quaternions and
+    (N, 3) scales, by the same formula as `trs_matrix` (glTF instancing uses it)."""
+    rows = [np.ascontiguousarray(a, dtype=np.float64) for a in (positions, rotations, scales)]
+    out = np.empty((len(rows[0]), 16))
+    trs_rows_into(*rows, out)
+    return out.reshape(-1, 4, 4)
 
 
 def _row(values: object, n: int) -> np.ndarray:

@@ -22,6 +22,7 @@ from .errors import HierarchyError
 from .flags import EXEC, LOCAL, WORLD
 from .math import (
     decompose,
+    look_rotation,
     quat_from_axis_angle,
     quat_from_euler,
     quat_to_euler,
@@ -285,7 +286,7 @@ class Node:
     def world_position(self, value: object) -> None:
         p = validate.spatial(value, 0.0, self.name, "world_position")
         parent = self._store.parent_world(self.id)
-        self._set(pos=world_space.local_position(parent, p, self.name)[None])
+        self._set(pos=self._solve(world_space.local_position, parent, p)[None])
 
     @property
     def world_rotation(self) -> np.ndarray:
@@ -296,7 +297,7 @@ class Node:
     def world_rotation(self, value: object) -> None:
         q = validate.unit_quaternion(value, self.name, "world_rotation")
         parent = self._store.parent_world(self.id)
-        self._set(rot=world_space.local_rotation(parent, q, self.name)[None])
+        self._set(rot=self._solve(world_space.local_rotation, parent, q)[None])
 
     @property
     def world_euler(self) -> np.ndarray:
@@ -326,9 +327,16 @@ class Node:
     def lossy_scale(self, value: object) -> None:
         v = validate.vector(value, 3, self.name, "lossy_scale")
         parent = self._store.parent_world(self.id)
-        self._set(scl=world_space.local_scale(parent, v, self.name)[None])
+        self._set(scl=self._solve(world_space.local_scale, parent, v)[None])
 
     # ------------------------------------------------------------------ moves (world_space.py)
+    def _solve(self, maths, *args) -> np.ndarray:
+        """``maths(*args)`` of world_space.py, its `FieldError` named after this node."""
+        try:
+            return maths(*args)
+        except world_space.FieldError as exc:
+            raise ValueError(f"node {quoted(self.name)}, {exc}") from None
+
     def transform_point(self, point: object) -> np.ndarray:
         """A point from this node's local space to world space."""
         p = validate.vector(point, 3, self.name, "point")
@@ -337,7 +345,7 @@ class Node:
     def inverse_transform_point(self, point: object) -> np.ndarray:
         """A point from world space to this node's local space."""
         p = validate.vector(point, 3, self.name, "point")
-        return world_space.inverse_transform_point(self._store.world_of(self.id), p, self.name)
+        return self._solve(world_space.inverse_transform_point, self._store.world_of(self.id), p)
 
     def transform_direction(self, direction: object) -> np.ndarray:
         """A direction from local to world space: rotated only, not scaled (as Unity)."""
@@ -350,33 +358,34 @@ class Node:
         t = validate.vector(target, 3, self.name, "target")
         u = validate.vector(up, 3, self.name, "up")
         s, i = self._store, self.id
-        q = world_space.look_at(s.world_of(i), s.parent_world(i), t, u, self.name)
-        self._set(rot=q[None])
+        turn = look_rotation(t - s.world_of(i)[:3, 3], u)
+        q = validate.unit_quaternion(turn, self.name, "world_rotation")
+        self._set(rot=self._solve(world_space.local_rotation, s.parent_world(i), q)[None])
 
     def rotate(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in the parent's space."""
         a = validate.vector(axis, 3, self.name, "axis")
         d = validate.vector([degrees], 1, self.name, "degrees")[0]
         rot = self._store.local_values(self.id)[1]
-        self._set(rot=world_space.rotated(rot, a, d, self.name)[None])
+        self._set(rot=self._solve(world_space.rotated, rot, a, d)[None])
 
     def translate(self, offset: object) -> None:
         """Move by ``offset`` in the parent's space."""
         v = validate.vector(offset, 3, self.name, "offset")
         pos = self._store.local_values(self.id)[0]
-        self._set(pos=world_space.translated(pos, v, self.name)[None])
+        self._set(pos=self._solve(world_space.translated, pos, v)[None])
 
     def translate_on_axis(self, axis: object, distance: float) -> None:
         """Move by ``distance`` along ``axis`` given in this node's own (rotated, not
         scaled) frame, as three.js's ``translateOnAxis``."""
-        a = world_space.unit_axis(axis, self.name)
+        a = self._solve(world_space.unit_axis, validate.vector(axis, 3, self.name, "axis"))
         d = validate.vector([distance], 1, self.name, "distance")[0]
         pos, rot, _ = self._store.local_values(self.id)
-        self._set(pos=world_space.translated_on_axis(pos, rot, a, d, self.name)[None])
+        self._set(pos=self._solve(world_space.translated_on_axis, pos, rot, a, d)[None])
 
     def rotate_on_axis(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in this node's own frame."""
-        a = world_space.unit_axis(axis, self.name)
+        a = self._solve(world_space.unit_axis, validate.vector(axis, 3, self.name, "axis"))
         d = validate.vector([degrees], 1, self.name, "degrees")[0]
         rot = self._store.local_values(self.id)[1]
         self._set(rot=world_space.rotated_on_axis(rot, a, d)[None])
@@ -384,7 +393,7 @@ class Node:
     def rotate_on_world_axis(self, axis: object, degrees: float) -> None:
         """Rotate by ``degrees`` about ``axis`` given in world space (through the node's
         origin): ``parent⁻¹ · turn · parent · local`` with the parent's world rotation."""
-        a = world_space.unit_axis(axis, self.name)
+        a = self._solve(world_space.unit_axis, validate.vector(axis, 3, self.name, "axis"))
         d = validate.vector([degrees], 1, self.name, "degrees")[0]
         s, i = self._store, self.id
         q = world_space.rotated_on_world_axis(s.parent_world(i), s.local_values(i)[1], a, d)

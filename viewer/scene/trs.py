@@ -3,7 +3,7 @@
 ``trs_columns`` gives the 3x3 block of ``R · S`` and ``store_world`` multiplies a parent's
 world matrix by an affine local matrix given as scalars. Both are inlined by numba into
 the kernels (``kernels.py``), which keep the local matrix in registers in the hot loop,
-and ``trs_into`` wraps them for the single-value maths of ``math.py``. Matrices are flat
+and ``trs_into`` / ``trs_rows_into`` wrap them for the maths of ``math.py``. Matrices are flat
 ``(16,)`` row-major rows, as the storage keeps them (docs/conventions.md).
 """
 
@@ -65,3 +65,13 @@ def trs_into(pos, rot, scl, out):
     for k in range(12):
         out[0, k] = m[k]
     out[0, 12], out[0, 13], out[0, 14], out[0, 15] = 0.0, 0.0, 0.0, 1.0
+
+
+@njit(cache=True)
+def trs_rows_into(pos, rot, scl, out):
+    """``out[i] = T_i · R_i · S_i`` as flat ``(16,)`` rows, for every row of the inputs."""
+    for i in range(pos.shape[0]):
+        m = trs_row(i, pos, rot, scl)
+        for k in range(12):
+            out[i, k] = m[k]
+        out[i, 12], out[i, 13], out[i, 14], out[i, 15] = 0.0, 0.0, 0.0, 1.0

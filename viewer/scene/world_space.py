@@ -5,20 +5,17 @@ through the storage; solving a world-space value for the local one (through the 
 world matrix) and the relative moves (rotate, translate, look at, along an axis) are
 maths on top of that, the way pylinalg serves pygfx. Each function takes matrices,
 quaternions and vectors (inputs already checked by the caller), returns the new local
-value and changes nothing. ``name`` is only for errors: a result that cannot be finite
-(a near-singular parent, an overflow) is a ValueError naming the node and the field,
-as the setters' errors do.
+value and changes nothing. They know no node: a result that cannot be finite (a
+near-singular parent, an overflow) is a `FieldError` naming the field and why, which the
+handle turns into the setters' one-line error naming its node.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..text import quoted
-from . import validate
 from .math import (
     decompose,
-    look_rotation,
     quat_conjugate,
     quat_from_axis_angle,
     quat_multiply,
@@ -27,48 +24,61 @@ from .math import (
     trs_matrix,
 )
 
+
+class FieldError(ValueError):
+    """A world-space value that cannot be solved: the field it was for and why."""
+
+    def __init__(self, field: str, why: str) -> None:
+        super().__init__(f"field {field!r}: {why}")
+        self.field, self.why = field, why
+
+
+def _finite(arr: np.ndarray, field: str, why: str) -> np.ndarray:
+    """``arr`` when every value is finite; else a `FieldError` saying `why` it is not."""
+    if not np.isfinite(arr).all():
+        raise FieldError(field, why)
+    return arr
+
+
 _NEAR_SINGULAR = "the parent's world matrix is too close to singular to solve for a finite value"
 _OVERFLOW = "the new position would overflow to infinity"
 
 
-def inverse(m: np.ndarray, name: str, field: str) -> np.ndarray:
-    """``m⁻¹``, or a ValueError naming ``field`` when the matrix is singular."""
+def inverse(m: np.ndarray, field: str) -> np.ndarray:
+    """``m⁻¹``, or a `FieldError` for ``field`` when the matrix is singular."""
     try:
         return np.linalg.inv(m)
     except np.linalg.LinAlgError:
-        raise ValueError(
-            f"node {name!r}, field {field!r}: the parent's world matrix is singular"
-        ) from None
+        raise FieldError(field, "the parent's world matrix is singular") from None
 
 
-def local_position(parent_world: np.ndarray, position: np.ndarray, name: str) -> np.ndarray:
+def local_position(parent_world: np.ndarray, position: np.ndarray) -> np.ndarray:
     """The local position that puts a node at the world ``position``."""
     with np.errstate(all="ignore"):  # a near-singular parent: checked just below
-        inv = inverse(parent_world, name, "world_position")
+        inv = inverse(parent_world, "world_position")
         local = inv[:3, :3] @ position + inv[:3, 3]
-    return validate.finite_result(local, name, "world_position", _NEAR_SINGULAR)
+    return _finite(local, "world_position", _NEAR_SINGULAR)
 
 
-def local_rotation(parent_world: np.ndarray, rotation: np.ndarray, name: str) -> np.ndarray:
+def local_rotation(parent_world: np.ndarray, rotation: np.ndarray) -> np.ndarray:
     """The local unit quaternion that gives a node the world ``rotation``."""
     with np.errstate(all="ignore"):  # a near-singular parent: checked just below
         parent_rot = decompose(parent_world)[1]
         local = quat_multiply(quat_conjugate(parent_rot), rotation)
         local = local / np.linalg.norm(local)
-    return validate.finite_result(local, name, "world_rotation", _NEAR_SINGULAR)
+    return _finite(local, "world_rotation", _NEAR_SINGULAR)
 
 
-def local_scale(parent_world: np.ndarray, scale: np.ndarray, name: str) -> np.ndarray:
+def local_scale(parent_world: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """The local scale that gives a node the world (lossy) ``scale``."""
     parent_scale = decompose(parent_world)[2]
     if (np.abs(parent_scale) < 1e-12).any():
-        raise ValueError(
-            f"node {name!r}, field 'lossy_scale': the parent's world scale "
-            f"{parent_scale.tolist()!r} has a zero axis"
+        raise FieldError(
+            "lossy_scale", f"the parent's world scale {parent_scale.tolist()!r} has a zero axis"
         )
     with np.errstate(all="ignore"):
         local = scale / parent_scale
-    return validate.finite_result(local, name, "lossy_scale", _NEAR_SINGULAR)
+    return _finite(local, "lossy_scale", _NEAR_SINGULAR)
 
 
 def reparented_locals(
@@ -97,9 +107,9 @@ def transform_point(world: np.ndarray, point: np.ndarray) -> np.ndarray:
     return world[:3, :3] @ point + world[:3, 3]
 
 
-def inverse_transform_point(world: np.ndarray, point: np.ndarray, name: str) -> np.ndarray:
+def inverse_transform_point(world: np.ndarray, point: np.ndarray) -> np.ndarray:
     """A point from world space to a node's local space."""
-    inv = inverse(world, name, "point")
+    inv = inverse(world, "point")
     return inv[:3, :3] @ point + inv[:3, 3]
 
 
@@ -108,37 +118,27 @@ def transform_direction(world: np.ndarray, direction: np.ndarray) -> np.ndarray:
     return quat_to_matrix3(decompose(world)[1]) @ direction
 
 
-def look_at(
-    world: np.ndarray, parent_world: np.ndarray, target: np.ndarray, up: np.ndarray, name: str
-) -> np.ndarray:
-    """The local rotation that turns a node's -Z toward the world point ``target`` with
-    +Y toward ``up``."""
-    turn = look_rotation(target - world[:3, 3], up)
-    q = validate.unit_quaternion(turn, name, "world_rotation")
-    return local_rotation(parent_world, q, name)
-
-
-def rotated(rotation: np.ndarray, axis: np.ndarray, degrees: float, name: str) -> np.ndarray:
+def rotated(rotation: np.ndarray, axis: np.ndarray, degrees: float) -> np.ndarray:
     """``rotation`` turned by ``degrees`` about ``axis`` given in the parent's space."""
     q = quat_multiply(quat_from_axis_angle(axis, degrees), rotation)
-    return validate.finite_result(q / np.linalg.norm(q), name, "rotation", "the angle overflows")
+    return _finite(q / np.linalg.norm(q), "rotation", "the angle overflows")
 
 
-def translated(position: np.ndarray, offset: np.ndarray, name: str) -> np.ndarray:
+def translated(position: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """``position`` moved by ``offset`` in the parent's space."""
     with np.errstate(over="ignore"):
         moved = position + offset
-    return validate.finite_result(moved, name, "offset", _OVERFLOW)
+    return _finite(moved, "offset", _OVERFLOW)
 
 
 def translated_on_axis(
-    position: np.ndarray, rotation: np.ndarray, axis: np.ndarray, distance: float, name: str
+    position: np.ndarray, rotation: np.ndarray, axis: np.ndarray, distance: float
 ) -> np.ndarray:
     """``position`` moved by ``distance`` along the unit ``axis`` of the node's own
     (rotated, not scaled) frame."""
     with np.errstate(over="ignore"):
         moved = position + quat_rotate(rotation, axis) * distance
-    return validate.finite_result(moved, name, "distance", _OVERFLOW)
+    return _finite(moved, "distance", _OVERFLOW)
 
 
 def rotated_on_axis(rotation: np.ndarray, axis: np.ndarray, degrees: float) -> np.ndarray:
@@ -159,10 +159,9 @@ def rotated_on_world_axis(
     return q / np.linalg.norm(q)
 
 
-def unit_axis(axis: object, name: str) -> np.ndarray:
-    """``axis`` checked and normalised, or a ValueError for a zero one."""
-    a = validate.vector(axis, 3, name, "axis")
-    n = float(np.linalg.norm(a))
+def unit_axis(axis: np.ndarray) -> np.ndarray:
+    """``axis`` (three finite numbers) normalised, or a `FieldError` for a zero one."""
+    n = float(np.linalg.norm(axis))
     if not n > 1e-12:
-        raise ValueError(f"node {quoted(name)}, field 'axis': expected a non-zero axis")
-    return a / n
+        raise FieldError("axis", "expected a non-zero axis")
+    return axis / n

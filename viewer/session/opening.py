@@ -1,6 +1,8 @@
-"""Opening a scene file in the running viewer, saving the edited one, the recent files.
+"""The scene files room: opening a file in the running viewer, live reload of the one on
+show, saving the edited scene, the recent files. It hands the session a checked scene
+(`SceneFiles.take`); only the session swaps it in.
 
-Why apart from the session: opening is live reload's transaction on another file. The
+Opening is live reload's transaction on another file. The
 file is loaded with the session's caps and tried for one simulated frame
 (`viewer.session.reload_check.try_scene`) before it may replace the scene on show, so a bad file
 (any layer: parsing, limits, a pose that overflows) is one `SceneError` line and the
@@ -11,15 +13,21 @@ current scene stays. Saving writes through the existing writers: the native TOML
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from viewer.content.scene import Scene
+from viewer.errors import SgviewError, floats_raise
 from viewer.io.bundled import scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
 from viewer.io.loader import file_signature, load_scene
 from viewer.io.save import save_scene
+from viewer.io.watch import SceneWatcher, watch_scene
+from viewer.session.messages import Messages
 from viewer.session.reload_check import try_scene
+from viewer.text import brief, one_line, printable
 
 #: What can be opened (dropped on the window, or through the dialog) and saved.
 SCENE_SUFFIXES = (".toml", ".gltf", ".glb")
@@ -92,3 +100,119 @@ class RecentFiles:
     def add(self, path: str | Path) -> None:
         path = Path(path).resolve()
         self.paths = [path] + [p for p in self.paths if p != path][: MAX_RECENT - 1]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A scene that passed its first frame and its GPU set-up: `path` the file it came
+    from; `reloaded`: the file on show saved again (False: another file opened)."""
+
+    scene: Scene
+    path: str | Path
+    reloaded: bool
+
+
+class SceneFiles:
+    """The file of the scene on show, watched for saves, and the files asked for."""
+
+    def __init__(self, scene: Scene, load_limits: dict, messages: Messages) -> None:
+        self.load_limits = dict(load_limits)
+        self.messages = messages
+        #: Files opened in this session, newest first.
+        self.recent = RecentFiles()
+        if scene.source is not None:
+            self.recent.add(scene.source)
+        self.watcher: SceneWatcher | None = watch_scene(scene, **self.load_limits)
+        self._asked = None  # the path asked for, as given
+
+    def request_open(self, path) -> None:
+        """Open ``path`` at the next `take` (dropped on the window, picked in the dialog
+        or the recent list: the window owns the GPU state a new scene needs)."""
+        self._asked = path
+
+    def save_suggestion(self, scene: Scene) -> str:
+        """The path the panel's "save as" field offers for `scene` (`save_as_suggestion`)."""
+        return save_as_suggestion(scene)
+
+    def recent_folder(self) -> str:
+        """Where the open dialog starts: the folder of the newest recent file."""
+        return str(self.recent.paths[0].parent) if self.recent.paths else "."
+
+    def take(
+        self, *, time: float, motion_on: bool, prepare: Callable[[Scene], object] | None = None
+    ) -> Checked | None:
+        """The scene to show next, checked: the file asked for, else the scene file's new
+        contents after a save; None when there is none. The scene is loaded, run for one
+        frame at scene time `time` (`try_scene`) and handed to `prepare` (the window's GPU
+        set-up); whatever fails on the way, in any layer, is one line on the channel
+        and the scene on show stays."""
+        asked, self._asked = self._asked, None
+        saved = None if asked is not None or self.watcher is None else self.watcher.poll()
+        if asked is None and saved is None:
+            return None
+
+        def load_asked() -> Scene:
+            return open_scene(asked, load_limits=self.load_limits, time=time, motion_on=motion_on)
+
+        def load_saved() -> Scene:
+            if isinstance(saved, Exception):  # the save did not load
+                raise saved
+            try_scene(saved, str(self.watcher.path), time=time, motion_on=motion_on)
+            return saved
+
+        if asked is not None:
+            return self._check(asked, load_asked, prepare, reloaded=False)
+        return self._check(self.watcher.path, load_saved, prepare, reloaded=True)
+
+    def _check(self, path, load, prepare, *, reloaded: bool) -> Checked | None:
+        """The transaction: `load` the scene (loaded and run for a frame) and `prepare`
+        it; any failure is one line on the channel (a failure outside sgview's own
+        errors names the file) and None."""
+        try:
+            scene = load()
+            if prepare is not None:
+                with floats_raise():
+                    prepare(scene)
+        except Exception as exc:
+            if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
+                what = "the reloaded scene" if reloaded else "it"
+                exc = SceneError(f"cannot show {what} ({brief(exc)})", file=str(path))
+            if reloaded:
+                self.messages.failed(
+                    "reload", one_line(exc), "reload failed, keeping the last good scene"
+                )
+            else:
+                self.messages.failed("open", one_line(exc), "not opened, keeping the scene on show")
+            return None
+        return Checked(scene, path, reloaded)
+
+    def shown(self, checked: Checked) -> None:
+        """The session swapped `checked` in: watch its file, list it, say so."""
+        self.messages.reload = None
+        if checked.reloaded:
+            self.messages.tell(f"reloaded {printable(checked.path, None)}")
+            return
+        self.messages.open = None
+        self.watcher = watch_scene(checked.scene, **self.load_limits)
+        self.recent.add(checked.path)
+        self.messages.tell(f"opened {printable(checked.path, None)}")
+
+    def save(self, scene: Scene, path=None, motions=None) -> bool:
+        """Write `scene` to ``path``, or to the file it came from when its format has a
+        writer; with `motions` (the collision demo's file motions) in place of the
+        running ones. The outcome is the channel's edit line."""
+        running = scene.motions
+        if motions is not None:
+            scene.motions = motions
+        try:
+            target = path if path is not None else save_target(scene)
+            notes = save_as(scene, target)
+        except SgviewError as exc:
+            self.messages.edit = one_line(exc)
+            return False
+        finally:
+            scene.motions = running
+        self.watcher = watch_scene(scene, **self.load_limits)
+        self.messages.edit = one_line(f"saved {printable(target, None)}" + (
+            f" ({len(notes)} notes: {notes[0]})" if notes else ""))  # fmt: skip
+        return True

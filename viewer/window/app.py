@@ -24,7 +24,6 @@ import numpy as np
 
 from viewer.collision.ray import pick
 from viewer.io.ranges import camera_gap_reason
-from viewer.keys.controls import KEY_HELP, MOUSE_HELP
 from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
@@ -35,13 +34,13 @@ from viewer.session.session import Frame, Session
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
 from viewer.window.capture import Capture, say_saved
-from viewer.window.input import InputHandlers
+from viewer.window.input import WindowInput
 from viewer.window.run_options import RunOptions
 
 __all__ = ["SgviewApp"]
 
 
-class SgviewApp(InputHandlers, mglw.WindowConfig):
+class SgviewApp(mglw.WindowConfig):
     """The viewer's window: one session, one camera, one renderer, the overlay."""
 
     gl_version = GL_VERSION
@@ -54,6 +53,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
 
     def __init__(self, *, scene, options: RunOptions, **kwargs):
         super().__init__(**kwargs)
+        #: Keys, mouse and dropped files (viewer/window/input.py).
+        self.input = WindowInput(self)
         self.options = options
         fixed = isinstance(self.timer, FixedTimer)
         self.session = Session(
@@ -82,7 +83,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
 
             self.overlay = Overlay(
                 self.session, self.wnd, self.renderer, self.camera,
-                deterministic=fixed, key_help=KEY_HELP + MOUSE_HELP,
+                deterministic=fixed,
             )  # fmt: skip
             self.overlay.glow_style = options.glow
             self.overlay.visible = options.panels  # off: glow and names only (Tab shows)
@@ -107,11 +108,11 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         session = self.session
         start = clock.perf_counter()
         self._phases = []
-        if session.poll_reload(prepare=self._prepare_renderer) is not None:
-            self._scene_replaced()
-        self.poll_open()  # a file picked in the dialog or the panel's recent list
+        self.input.poll_dialog()  # a file picked in the dialog is asked for
+        if session.poll_files(prepare=self._prepare_renderer) is not None:
+            self._scene_replaced()  # a file asked for, or the scene file saved again
         self.redraws += 1
-        self.play_script(self.redraws)
+        self.input.play_script(self.options.script, self.redraws)
         frame = session.advance(frame_time)
         sync_bytes = self._show(frame) if frame is not None else 0
         self.draw(frame_time, seen=self._frame_seen())
@@ -245,6 +246,41 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         if self.view is None:
             self.camera.leave_view()
         self._follow_view(enter=True)
+
+    # -- input: moderngl-window's callbacks, handed to `WindowInput` ----------------------
+    def on_key_event(self, key, action, modifiers) -> None:
+        self.input.key_event(key, action, modifiers)
+
+    def key_down(self, name: str) -> None:
+        """Key `name` of the key table went down (a script's, or a notebook's)."""
+        self.input.key_down(name)
+
+    def key_up(self, name: str) -> None:
+        self.input.key_up(name)
+
+    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        self.input.mouse_press(x, y, button)
+
+    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.input.mouse_drag(x, y, dx, dy)
+
+    def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+        self.input.mouse_release(x, y, button)
+
+    def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        self.input.mouse_scroll(x_offset, y_offset)
+
+    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.input.forward("mouse_position_event", x, y, dx, dy)
+
+    def on_unicode_char_entered(self, char: str) -> None:
+        self.input.forward("unicode_char_entered", char)
+
+    def on_resize(self, width: int, height: int) -> None:
+        self.input.forward("resize", width, height)
+
+    def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+        self.input.files_dropped(x, y, paths)
 
     # -- window actions ----------------------------------------------------------------
     def select_at(self, x: float, y: float) -> int | None:

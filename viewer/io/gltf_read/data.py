@@ -91,18 +91,19 @@ class GltfFile:
     ) -> SceneError:
         return SceneError(reason, file=self.display, node=node, field=field, section=where)
 
-    def _check_size(self, need: int, what: str, where: str | None) -> None:
+    def check_size(self, need: int, what: str, where: str | None) -> None:
+        """Refuse `need` bytes of `what` over the size cap, before reading them."""
         reason = self.limits.bytes_reason(need, what)
         if reason is not None:
             raise self.error(where, reason)
 
-    def _charge_read(self, nbytes: int, where: str | None) -> None:
+    def charge_read(self, nbytes: int, where: str | None) -> None:
         """Count bytes about to be materialised (each reuse too, see limits.py)."""
         reason = self.budget.charge_read(nbytes)
         if reason is not None:
             raise self.error(where, reason)
 
-    def _read_file(self, file: Path, what: str, where: str | None) -> bytes:
+    def read_file(self, file: Path, what: str, where: str | None) -> bytes:
         """The bytes of `file`, refusing before reading when it is over the size cap or not
         a regular file (reading a named pipe or a device could block forever)."""
         st = file.stat()
@@ -110,14 +111,14 @@ class GltfFile:
             raise IsADirectoryError(str(file))
         if not stat.S_ISREG(st.st_mode):
             raise self.error(where, f"{what} is not a regular file")
-        self._check_size(st.st_size, what, where)
-        self._charge_read(st.st_size, where)
+        self.check_size(st.st_size, what, where)
+        self.charge_read(st.st_size, where)
         return file.read_bytes()
 
     # ------------------------------------------------------------------ container
     def open(self) -> None:
         try:
-            data = self._read_file(self.path, "the glTF file", None)
+            data = self.read_file(self.path, "the glTF file", None)
         except FileNotFoundError:
             raise self.error(None, "glTF file not found") from None
         except IsADirectoryError:
@@ -226,9 +227,9 @@ class GltfFile:
                 if not isinstance(uri, str):
                     raise self.error(where, f"uri must be a string, got {describe(uri)}")
                 if not uri.startswith("data:") and not _NETWORK.match(uri):
-                    self._local_file(uri, where)  # refused even unread: it reaches out
+                    self.local_file(uri, where)  # refused even unread: it reaches out
 
-    def _local_file(self, uri: str, where: str) -> Path:
+    def local_file(self, uri: str, where: str) -> Path:
         """The file a relative URI names, refusing anything outside the glTF's folder."""
         path = confined(urllib.parse.unquote(uri), self.folder)
         if path is None:
@@ -241,9 +242,10 @@ class GltfFile:
 
     def buffer(self, index: int) -> bytes | memoryview:
         """The bytes of buffer `index` (read once, checked against the limits)."""
-        return self._buffer(self.index_into(index, "buffers", "buffers"), f"buffer {index}")
+        return self.buffer_bytes(self.index_into(index, "buffers", "buffers"), f"buffer {index}")
 
-    def _buffer(self, index: int, where: str) -> bytes | memoryview:
+    def buffer_bytes(self, index: int, where: str) -> bytes | memoryview:
+        """The bytes of buffer `index` (a checked index), an error naming `where`."""
         if index in self.buffers:
             return self.buffers[index]
         here = f"buffer {index}"
@@ -252,7 +254,7 @@ class GltfFile:
         length = whole(buf.get("byteLength"))
         if not is_int(length) or length < 0:
             raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
-        self._check_size(length, "the buffer", here)
+        self.check_size(length, "the buffer", here)
         if uri is None:
             if self.is_glb and index == 0 and self.bin is None:
                 raise self.error(here, "no uri and no binary chunk to read it from")
@@ -265,17 +267,17 @@ class GltfFile:
             header, sep, payload = uri.partition(",")
             if not sep or not header.endswith(";base64"):
                 raise self.error(here, "a data URI must be base64-encoded ('data:...;base64,')")
-            self._check_size(len(payload) // 4 * 3, "the data URI", here)
-            self._charge_read(len(payload) // 4 * 3, here)
+            self.check_size(len(payload) // 4 * 3, "the data URI", here)
+            self.charge_read(len(payload) // 4 * 3, here)
             try:
                 data = base64.b64decode(payload, validate=True)
             except (binascii.Error, ValueError):
                 raise self.error(here, "the data URI is not valid base64") from None
         else:
-            file = self._local_file(uri, here)
+            file = self.local_file(uri, here)
             shown = uri if len(uri) <= 80 else uri[:77] + "..."
             try:
-                data = self._read_file(file, f"the file {shown!r}", here)
+                data = self.read_file(file, f"the file {shown!r}", here)
             except FileNotFoundError:
                 raise self.error(here, f"missing file {shown!r} (next to the glTF file)") from None
             except OSError as exc:
@@ -372,7 +374,7 @@ class GltfFile:
             stride = whole(self.obj(ext["EXT_meshopt_compression"], vhere).get("byteStride"))
             return data, 0, len(data), stride
         buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
-        data = self._buffer(buffer_index, vhere)
+        data = self.buffer_bytes(buffer_index, vhere)
         v_off = whole(_default(view.get("byteOffset"), 0))
         v_len = whole(view.get("byteLength"))
         for name, value in (("byteOffset", v_off), ("byteLength", v_len)):

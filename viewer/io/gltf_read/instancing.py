@@ -3,8 +3,9 @@
 The extension gives the node TRANSLATION, ROTATION and SCALE accessors (any of them, all
 of one count); instance k is drawn at ``world(node) @ T_k @ R_k @ S_k``. Rotations may be
 normalized integers (the glTF rule for decoding them applies) and are normalised; values
-must be finite. The matrices are computed here once, in the node's space; the renderer
-multiplies them by the node's world matrix whenever the node is recomputed.
+must be finite. The matrices are computed here once, in the node's space, by the core's
+formula (`viewer.scene.math.trs_matrices`); the renderer multiplies them by the node's
+world matrix whenever the node is recomputed.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from viewer.io.gltf_read.data import GltfFile
+from viewer.scene.math import trs_matrices
 
-__all__ = ["MAX_INSTANCES", "instance_matrices", "trs_matrices"]
+__all__ = ["MAX_INSTANCES", "instance_matrices"]
 
 #: Instances per node (each is one row of an instance buffer).
 MAX_INSTANCES = 1 << 20
@@ -51,22 +53,3 @@ def instance_matrices(gltf: GltfFile, node: dict, where: str) -> np.ndarray | No
     if not np.all(norms > 1e-12):
         raise gltf.error(where, "a ROTATION is the zero quaternion")
     return trs_matrices(t, r / norms[:, None], s)
-
-
-def trs_matrices(t: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """(N, 4, 4) matrices ``T · R · S`` from translations, unit quaternions (x, y, z, w)
-    and scales, each (N, k)."""
-    x, y, z, w = (q[:, i] for i in range(4))
-    rot = np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        axis=1,
-    )
-    out = np.zeros((len(t), 4, 4))
-    out[:, :3, :3] = rot * s[:, None, :]
-    out[:, :3, 3] = t
-    out[:, 3, 3] = 1.0
-    return out

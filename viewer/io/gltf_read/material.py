@@ -256,27 +256,29 @@ def _image_bytes(gltf: GltfFile, image: dict, where: str) -> bytes:
         header, sep, payload = uri.partition(",")
         if not sep or not header.endswith(";base64"):
             raise gltf.error(where, "a data URI must be base64-encoded ('data:...;base64,')")
-        gltf._check_size(len(payload) // 4 * 3, "the data URI", where)
-        gltf._charge_read(len(payload) // 4 * 3, where)
+        gltf.check_size(len(payload) // 4 * 3, "the data URI", where)
+        gltf.charge_read(len(payload) // 4 * 3, where)
         try:
             return base64.b64decode(payload, validate=True)
         except (binascii.Error, ValueError):
             raise gltf.error(where, "the data URI is not valid base64") from None
     if isinstance(uri, str):
-        file = gltf._local_file(uri, where)
+        file = gltf.local_file(uri, where)
         try:
-            return gltf._read_file(file, "the image file", where)
+            return gltf.read_file(file, "the image file", where)
         except OSError as exc:
             raise gltf.error(where, f"cannot read the image ({exc.strerror or exc})") from None
     if image.get("bufferView") is None:
         raise gltf.error(where, "an image needs a uri or a bufferView")
     v, view = gltf.item(image["bufferView"], "bufferViews", where)
-    data = gltf._buffer(gltf.index_into(view.get("buffer"), "buffers", f"bufferView {v}"), where)
+    data = gltf.buffer_bytes(
+        gltf.index_into(view.get("buffer"), "buffers", f"bufferView {v}"), where
+    )
     offset, length = whole(view.get("byteOffset", 0)), whole(view.get("byteLength"))
     if not (is_int(offset) and is_int(length) and offset >= 0 and length >= 0
             and offset + length <= len(data) and length <= cap):  # fmt: skip
         raise gltf.error(f"bufferView {v}", "the image's bytes lie outside its buffer")
-    gltf._charge_read(length, where)
+    gltf.charge_read(length, where)
     return bytes(data[offset : offset + length])
 
 

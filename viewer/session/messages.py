@@ -1,0 +1,46 @@
+"""The one channel from the session to the user: the panel's lines and the terminal.
+
+Before, each room kept its own field (an open error, a reload error, the editor's
+message) and printed its own lines. Here every room says things the same way: a line
+for the panel under a topic (the last edit's outcome, why the last file did not open,
+why the last reload failed), and one for stdout or stderr, ``sgview: ...``. Lines are
+made safe to show by their makers (`viewer.text.one_line`, `printable`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+__all__ = ["Messages"]
+
+
+class Messages:
+    """The panel's lines by topic, and the streams the terminal lines go to."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self._out, self._err = out, err
+        #: The last edit's outcome or refusal (also saves), one line; None: nothing to say.
+        self.edit: str | None = None
+        #: Why the last file dropped or picked did not open (the scene on show stayed).
+        self.open: str | None = None
+        #: Why the last save of the scene file did not load, shown until a good save.
+        self.reload: str | None = None
+
+    def tell(self, text: str) -> None:
+        """``sgview: text`` on stdout (the streams are read when printing: tests swap them)."""
+        print(f"sgview: {text}", file=self._out or sys.stdout, flush=True)
+
+    def warn(self, text: str) -> None:
+        """``sgview: text`` on stderr."""
+        print(f"sgview: {text}", file=self._err or sys.stderr, flush=True)
+
+    def failed(self, topic: str, line: str, doing: str) -> None:
+        """A file that did not open or reload: the panel's line for `topic` ("open" or
+        "reload"), and on stderr what sgview does about it (`doing`) with the line."""
+        setattr(self, topic, line)
+        self.warn(f"{doing}: {line}")
+
+    def log(self, lines: list[str]) -> None:
+        """``--log`` lines, as they are, on stdout."""
+        print(*lines, sep="\n", file=self._out or sys.stdout)
