@@ -152,6 +152,11 @@ class Scene:
     #: The glTF files' cameras and KHR_lights_punctual lights, in import order.
     cameras: list[FileCamera] = field(default_factory=list)
     lights: list[FileLight] = field(default_factory=list)
+    #: Where a node came from in its file, by node id (a USD prim path): what
+    #: ``--dump-world`` keys it by instead of its name.
+    node_paths: dict[int, str] = field(default_factory=dict)
+    #: More (label, value) rows the inspector shows for a node (a prim's op stack).
+    node_details: dict[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def look(self, node_id: int) -> Look:
         """The look of a node; nodes without one are drawn as pivots (mesh "none")."""

@@ -1,0 +1,39 @@
+"""A USD stage as a `Scene`: the model of read.py added by the shared builder, with each
+node's prim path and inspector rows kept on the scene (`Scene.node_paths`,
+`Scene.node_details`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from viewer.content.scene import Scene
+from viewer.io._build import UniqueNames, add_model
+from viewer.io.limits import Limits
+from viewer.io.ranges import check_world_reach
+from viewer.io.usd.read import UsdModel, model_of_stage, read_usd
+from viewer.scene.graph import SceneGraph
+
+__all__ = ["scene_of_model", "scene_of_stage", "usd_scene"]
+
+
+def scene_of_model(model: UsdModel, display: str, limits: Limits) -> Scene:
+    """A new scene holding `model`, its nodes keyed by prim path."""
+    scene = Scene(graph=SceneGraph(), title=model.title, source=model.path)
+    ids = add_model(scene, model, None, "", UniqueNames(), display, limits)
+    for row, key in enumerate(model.keys):
+        scene.node_paths[int(ids[row])] = key
+        scene.node_details[int(ids[row])] = model.details[row]
+    check_world_reach(scene, display)
+    return scene
+
+
+def usd_scene(path: Path, display: str, limits: Limits) -> Scene:
+    """Open a USD file as a scene."""
+    return scene_of_model(read_usd(path, display, limits), display, limits)
+
+
+def scene_of_stage(stage, display: str, limits: Limits) -> Scene:
+    """A user's own open stage as a scene (no file read)."""
+    layer = stage.GetRootLayer()
+    path = Path(layer.realPath or layer.identifier or "stage.usda")
+    return scene_of_model(model_of_stage(stage, path, display, limits), display, limits)
