@@ -8,8 +8,11 @@ A stage whose range is empty or not authored is not animated: every frame shows
 The transforms are baked, never approximated: for every prim whose transform may vary
 (``TransformMightBeTimeVarying``), pxr evaluates its op stack at each frame's time code
 (held or linear interpolation, as the stage says), and the clip keys those matrices at
-the frames' own times (``k * (1/60)``, the session's clock to the bit), so each frame
-shows exactly USD's value and a held segment changes nothing (no glow).
+the clip times the frames land on (``fmod(N * (1/60), loop)``, computed as the player
+does, to the bit), so each frame shows exactly USD's value and a held segment changes
+nothing (no glow). Times between frames (a window's real clock, or frames after the
+first `MAX_LOOPS` loops, which land an ulp beside a key) interpolate linearly between the
+two keys around them.
 Budgets: the frames times the animated prims, as matrices, within ``--max-buffer-mb``;
 any one property at most `MAX_SAMPLES` time samples.
 """
@@ -26,11 +29,13 @@ from viewer.io.errors import SceneError
 from viewer.io.limits import Limits
 from viewer.io.usd.xforms import column_matrices
 
-__all__ = ["FPS", "MAX_SAMPLES", "Timeline", "bake", "timeline_of"]
+__all__ = ["FPS", "MAX_LOOPS", "MAX_SAMPLES", "Timeline", "bake", "timeline_of"]
 
 FPS = 60
 #: Time samples one property may have (each is parsed and held by pxr).
 MAX_SAMPLES = 1_000_000
+#: Loops whose frames are keyed (see `Timeline.key_times`).
+MAX_LOOPS = 8
 
 
 @dataclass(frozen=True)
@@ -57,13 +62,14 @@ class Timeline:
         return self.start + math.fmod(max(t, 0.0), self.seconds) * self.per_second
 
     def key_times(self) -> np.ndarray:
-        """The frames of one loop, in seconds: k/60 (as the clock computes it), and the
-        loop's end."""
-        count = int(math.floor(self.seconds * FPS + 1e-9)) + 1
-        times = np.arange(count) * (1.0 / FPS)
-        if times[-1] < self.seconds:
-            times = np.append(times, self.seconds)
-        return times
+        """The clip times frames land on: ``fmod(N * (1/60), seconds)`` computed as the
+        player computes them, so every frame's pose is a key (no interpolation), for the
+        frames of `MAX_LOOPS` loops (in floating point a later loop's frames land an ulp
+        or so beside the first loop's, so each loop brings its own keys); and the end."""
+        step, span = 1.0 / FPS, self.seconds
+        count = (int(span * FPS) + 1) * MAX_LOOPS
+        phases = np.fmod(np.arange(count) * step, span)
+        return np.unique(np.append(phases, span))
 
     def describe(self) -> str:
         if not self.animated:

@@ -74,8 +74,8 @@ def _rotations(q: np.ndarray) -> np.ndarray:
 def _residual(a: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
     """How far ``R(q) · diag(s)`` is from `a`, relative to a's largest entry."""
     back = _rotations(q) * s[:, None, :]
-    scale = np.maximum(np.abs(a).reshape(len(a), -1).max(axis=1), 1e-300)
-    return np.abs(back - a).reshape(len(a), -1).max(axis=1) / scale
+    scale = np.maximum(np.abs(a).reshape(len(a), 9).max(axis=1, initial=0.0), 1e-300)
+    return np.abs(back - a).reshape(len(a), 9).max(axis=1, initial=0.0) / scale
 
 
 def split_trs(local: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
