@@ -85,3 +85,59 @@ def assert_matches_usd(scene, stage: Usd.Stage, code: float, rel: float = 1e-9) 
         assert err <= rel * scale, f"{path} at {code}: off by {err:.3g}\n{got}\n{want}"
         count += 1
     return count
+
+
+def write_part(folder) -> str:
+    """part.usda: /Part (translated) with a coloured Cube /Part/Geo; default prim Part."""
+    path = str(folder / "part.usda")
+    stage = Usd.Stage.CreateNew(path)
+    part = UsdGeom.Xform.Define(stage, "/Part")
+    part.AddTranslateOp().Set((0, 1, 0))
+    geo = UsdGeom.Cube.Define(stage, "/Part/Geo")
+    geo.AddRotateYOp().Set(30)
+    geo.CreateDisplayColorAttr([(0.8, 0.2, 0.1)])
+    stage.SetDefaultPrim(part.GetPrim())
+    stage.GetRootLayer().Save()
+    return path
+
+
+def write_composed(folder, instances: int = 50) -> str:
+    """main.usda: references, a payload, a variant selection, instanceable prims, an
+    inactive prim, a guide prim and a PointInstancer; every prim built with pxr."""
+    write_part(folder)
+    path = str(folder / "main.usda")
+    stage = Usd.Stage.CreateNew(path)
+    UsdGeom.SetStageUpAxis(stage, "Z")
+    UsdGeom.SetStageMetersPerUnit(stage, 0.01)
+    world = UsdGeom.Xform.Define(stage, "/World")
+    stage.SetDefaultPrim(world.GetPrim())
+    ref = UsdGeom.Xform.Define(stage, "/World/RefA")
+    ref.GetPrim().GetReferences().AddReference("./part.usda")
+    ref.AddTranslateOp(opSuffix="placed").Set((3, 0, 0))
+    pay = UsdGeom.Xform.Define(stage, "/World/Pay")
+    pay.GetPrim().GetPayloads().AddPayload("./part.usda")
+    var = UsdGeom.Xform.Define(stage, "/World/Var")
+    sizes = var.GetPrim().GetVariantSets().AddVariantSet("size")
+    for name, factor in (("small", 0.5), ("big", 2.0)):
+        sizes.AddVariant(name)
+        sizes.SetVariantSelection(name)
+        with sizes.GetVariantEditContext():
+            UsdGeom.Xformable(var.GetPrim()).AddScaleOp().Set((factor,) * 3)
+    sizes.SetVariantSelection("big")
+    for k in (1, 2):
+        inst = UsdGeom.Xform.Define(stage, f"/World/Inst{k}")
+        inst.GetPrim().GetReferences().AddReference("./part.usda")
+        inst.GetPrim().SetInstanceable(True)
+        inst.AddTranslateOp(opSuffix="placed").Set((0, 4 * k, 0))
+    off = UsdGeom.Cube.Define(stage, "/World/Off")
+    off.GetPrim().SetActive(False)
+    guide = UsdGeom.Cube.Define(stage, "/World/Guide")
+    guide.CreatePurposeAttr(UsdGeom.Tokens.guide)
+    scatter = UsdGeom.PointInstancer.Define(stage, "/World/Scatter")
+    scatter.AddRotateZOp().Set(15)
+    UsdGeom.Sphere.Define(stage, "/World/Scatter/Protos/Ball").CreateRadiusAttr(0.2)
+    scatter.CreatePrototypesRel().AddTarget("/World/Scatter/Protos/Ball")
+    scatter.CreateProtoIndicesAttr([0] * instances)
+    scatter.CreatePositionsAttr([(k % 10, k // 10, 0) for k in range(instances)])
+    stage.GetRootLayer().Save()
+    return path
