@@ -53,6 +53,10 @@ class OverlayHost(Protocol):
     gizmo_local: bool  # the gizmo's axes: the node's own (True) or the world's
     gizmo_scale: bool  # the gizmo's mode: scale (True) or move and turn
 
+    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
+        """(label, value) rows the scene's file gives about a node (a USD prim's path, op
+        stack and how its matrix is held; empty for other formats)."""
+
     def selected_node(self): ...  # the selected `Node`, or None
     def select(self, node_id: int | None) -> None: ...
     def edit(self, action: str, *args): ...

@@ -179,6 +179,10 @@ class Session:
     def graph(self):
         return self.scene.graph
 
+    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
+        """What the scene's file says about a node (a USD prim's path and op stack)."""
+        return self.scene.node_details.get(int(node_id), ())
+
     @property
     def animation(self) -> AnimationPlayer | None:
         """The scene's glTF animation player; None when its files have no animation."""

@@ -127,8 +127,9 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
         parent = prims.parents[i]
         parent = top if parent < 0 else int(new_row[parent])
         path_text = prims.paths[i]
+        stack = op_stack_text(UsdGeom.Xformable(prim))
         rows = [("prim", path_text), ("type", str(prim.GetTypeName()) or "(untyped)"),
-                ("xformOpOrder", op_stack_text(UsdGeom.Xformable(prim)))]  # fmt: skip
+                ("xformOpOrder", stack), ("stage", root_line)]  # fmt: skip
         if prims.resets[i]:
             rows.append(("parent", "!resetXformStack!: hangs from the stage, not its parent"))
         if i in shear_at:
