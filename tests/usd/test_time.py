@@ -41,12 +41,21 @@ def _animated_stage(start, end, per_second, held=False, samples=((0, 0), (24, 90
 
 
 def _code(stage, frame: int) -> float:
+    """Frame N's time code: start + t * per_second, t = N * (1/60) (the session's clock)
+    looped over the range; where the frames' places in the loop repeat after P frames,
+    frame N repeats frame N mod P exactly (fmod alone would land an ulp beside it, the
+    other side of a held jump on a frame)."""
     start, end = stage.GetStartTimeCode(), stage.GetEndTimeCode()
     per_second = stage.GetTimeCodesPerSecond()
     if not stage.HasAuthoredTimeCodeRange() or end <= start:
         return start
-    t = frame * (1 / 60)  # as the session computes it (a held jump is 1 ulp sharp)
-    return start + math.fmod(t, (end - start) / per_second) * per_second
+    span = (end - start) / per_second
+    for loops in range(1, 9):  # the frames' places in the loop repeat after `period`
+        period = span * 60 * loops
+        if abs(period - round(period)) < 1e-9:
+            frame %= round(period)
+            break
+    return start + math.fmod(frame * (1 / 60), span) * per_second
 
 
 @given(
@@ -59,8 +68,8 @@ def test_frames_show_the_time_code_usd_evaluates(start, length, per_second, held
     samples = ((start, 0), (start + length / 3, 45), (start + length, 90))
     stage = _animated_stage(start, start + length, per_second, held, samples)
     scene = scene_of(stage)
-    frames = int(2.5 * 60 * length / per_second) + 2  # past the end: the loop
-    for frame in list(range(0, frames, max(1, frames // 40))) + [frames]:
+    frames = int(10 * 60 * length / per_second) + 2  # ten loops: the frames repeat
+    for frame in list(range(0, frames, max(1, frames // 60))) + [frames]:
         apply_animation(scene, frame * (1 / 60))
         scene.graph.update()
         assert_matches_usd(scene, stage, _code(stage, frame))

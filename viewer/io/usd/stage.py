@@ -47,7 +47,8 @@ def stage_error(text: str, display: str) -> SceneError:
     """A `SceneError` from a pxr message: its prim and property, without C++ locations."""
     match = _WRAPPED.search(text)
     message = (match.group(1) if match else text).strip()
-    message = message.splitlines()[0] if message else "unknown error"
+    message = " ".join(line.strip() for line in message.splitlines()) or "unknown error"
+    message = re.sub(r",@anon:[^@]*@", "", message)  # the session layer's address
     where = _PRIM.search(message)
     section = field = None
     if where is not None:

@@ -1,7 +1,11 @@
 """Time-sampled transforms as the scene's animation, on sgview's clock.
 
 Frame N is at t = N/60 s (as for glTF), that is USD time code
-``startTimeCode + t * timeCodesPerSecond``, looping over ``[startTimeCode, endTimeCode]``.
+``startTimeCode + t * timeCodesPerSecond``, looping over ``[startTimeCode, endTimeCode]``;
+where the frames' places in the loop repeat after P frames (the `period`: a loop of a
+whole number of frames, or a few loops), frame N shows exactly what frame N mod P shows
+(computing a later frame's time with fmod lands an ulp beside it, which on a held jump
+is the other value).
 A stage whose range is empty or not authored is not animated: every frame shows
 ``startTimeCode``.
 
@@ -34,7 +38,7 @@ __all__ = ["FPS", "MAX_LOOPS", "MAX_SAMPLES", "Timeline", "bake", "timeline_of"]
 FPS = 60
 #: Time samples one property may have (each is parsed and held by pxr).
 MAX_SAMPLES = 1_000_000
-#: Loops whose frames are keyed (see `Timeline.key_times`).
+#: The most loops whose frames are keyed (see `Timeline.key_times`).
 MAX_LOOPS = 8
 
 
@@ -61,14 +65,35 @@ class Timeline:
             return self.start
         return self.start + math.fmod(max(t, 0.0), self.seconds) * self.per_second
 
+    def period(self) -> int | None:
+        """After how many frames the frames' places in the loop repeat: the first whole
+        number of frames that is a whole number of loops (at most `MAX_LOOPS` loops);
+        None when no such number is that small."""
+        frames = self.seconds * FPS
+        for loops in range(1, MAX_LOOPS + 1):
+            if abs(frames * loops - round(frames * loops)) < 1e-9:
+                return round(frames * loops)
+        return None
+
+    def key_code(self, t: float) -> float:
+        """The time code keyed at clip time `t`: the loop's end is its start again when
+        the frames repeat (frame `period` is frame 0), else the end time code."""
+        if t < self.seconds:
+            return self.code_at(t)
+        return self.start if self.period() is not None else self.end
+
+    def key_count(self) -> int:
+        """How many keys `key_times` gives at most (known before computing them)."""
+        period = self.period()
+        return (period if period is not None else int(self.seconds * FPS * MAX_LOOPS) + 1) + 1
+
     def key_times(self) -> np.ndarray:
         """The clip times frames land on: ``fmod(N * (1/60), seconds)`` computed as the
-        player computes them, so every frame's pose is a key (no interpolation), for the
-        frames of `MAX_LOOPS` loops (in floating point a later loop's frames land an ulp
-        or so beside the first loop's, so each loop brings its own keys); and the end."""
+        player computes them, so every frame's pose is a key, for the frames of one
+        period (later frames land within an ulp of one of these, and take its value to
+        about 1e-14) or, without a short period, of `MAX_LOOPS` loops; and the end."""
         step, span = 1.0 / FPS, self.seconds
-        count = (int(span * FPS) + 1) * MAX_LOOPS
-        phases = np.fmod(np.arange(count) * step, span)
+        phases = np.fmod(np.arange(self.key_count() - 1) * step, span)
         return np.unique(np.append(phases, span))
 
     def describe(self) -> str:
@@ -114,17 +139,18 @@ def bake(prims: list, timeline: Timeline, display: str,
         return [], np.zeros(0), np.zeros((0, 0, 4, 4))
     for i in rows:
         _check_samples(prims[i], display)
-    times = timeline.key_times()
-    need = 128 * len(times) * len(rows)
-    reason = limits.bytes_reason(need, f"the animation ({len(times):,} frames of "
+    count = timeline.key_count()
+    need = 128 * count * len(rows)
+    reason = limits.bytes_reason(need, f"the animation ({count:,} frames of "
                                        f"{len(rows):,} animated prims, as matrices)")  # fmt: skip
     if reason is not None:
         raise SceneError(reason, file=display, section=f"prim {prims[rows[0]].GetPath()}",
                          field="xformOpOrder")  # fmt: skip
+    times = timeline.key_times()
     chosen = [prims[i] for i in rows]
     cache = UsdGeom.XformCache()
     out = np.empty((len(times), len(rows), 4, 4))
     for f, t in enumerate(times):
-        cache.SetTime(Usd.TimeCode(timeline.code_at(t) if t < timeline.seconds else timeline.end))
+        cache.SetTime(Usd.TimeCode(timeline.key_code(t)))
         out[f] = column_matrices([cache.GetLocalTransformation(p)[0] for p in chosen])
     return rows, times, out
