@@ -47,7 +47,8 @@ def test_a_cycle_of_references(tmp_path, capsys):
         HEADER + 'def Xform "A" (\n  references = @./b.usda@\n)\n{\n}\n'
     )
     (tmp_path / "b.usda").write_text(
-        '#usda 1.0\n(\n  defaultPrim = "B"\n)\ndef Xform "B" (\n  references = @./a.usda@\n)\n{\n}\n'
+        '#usda 1.0\n(\n  defaultPrim = "B"\n)\n'
+        'def Xform "B" (\n  references = @./a.usda@\n)\n{\n}\n'
     )
     err = _one_line(capsys, [str(tmp_path / "a.usda")])
     assert "Cycle detected" in err and "prim /A" in err
