@@ -157,6 +157,9 @@ class Scene:
     node_paths: dict[int, str] = field(default_factory=dict)
     #: More (label, value) rows the inspector shows for a node (a prim's op stack).
     node_details: dict[int, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: What the writers cannot carry over from the file the scene came from (a USD
+    #: stage's time samples, its instancers), one line per kind, said at each save.
+    save_notes: list[str] = field(default_factory=list)
 
     def look(self, node_id: int) -> Look:
         """The look of a node; nodes without one are drawn as pivots (mesh "none")."""

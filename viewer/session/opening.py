@@ -80,7 +80,7 @@ def save_as(scene: Scene, path: str | Path) -> list[str]:
     else:
         notes = save_gltf(scene, path)
     scene.source, scene.source_stamp = path, file_signature(path)
-    return notes
+    return [*notes, *scene.save_notes]
 
 
 class RecentFiles:

@@ -20,11 +20,34 @@ def scene_of_model(model: UsdModel, display: str, limits: Limits) -> Scene:
     """A new scene holding `model`, its nodes keyed by prim path."""
     scene = Scene(graph=SceneGraph(), title=model.title, source=model.path)
     ids = add_model(scene, model, None, "", UniqueNames(), display, limits)
+    scene.includes.clear()  # a stage is no include: the writers write each node
     for row, key in enumerate(model.keys):
         scene.node_paths[int(ids[row])] = key
         scene.node_details[int(ids[row])] = model.details[row]
+    scene.save_notes = _save_notes(model)
     check_world_reach(scene, display)
     return scene
+
+
+def _save_notes(model: UsdModel) -> list[str]:
+    """What no writer carries over from a stage, one line per kind."""
+    notes = ["USD prim paths are not written (each node keeps its prim's name)"]
+    channels = sum(len(clip.channels) for clip in model.clips)
+    if channels:
+        notes.append(f"the stage's time samples ({channels:,} baked channels) are not written")
+    instanced = model.geometry.instanced
+    if instanced:
+        count = sum(len(item.locals) for item in instanced)
+        notes.append(f"PointInstancer instances ({count:,}) are not written")
+    sheared = sum(key.endswith("[shear]") for key in model.keys)
+    if sheared:
+        notes.append(f"{sheared:,} sheared prims are written as two nodes each ([shear] above)")
+    if model.surfaces:
+        notes.append("UsdPreviewSurface materials are written as base colours")
+    if model.mesh_data:
+        notes.append("USD meshes go into .gltf and .glb files only (a .toml file has no "
+                     'mesh of its own: mesh = "none")')  # fmt: skip
+    return notes
 
 
 def usd_scene(path: Path, display: str, limits: Limits) -> Scene:
