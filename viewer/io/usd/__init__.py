@@ -15,7 +15,7 @@ works, and opening a USD file says how to install it. No GL here.
 - live.py follows a user's own stage through ``Usd.Notice.ObjectsChanged``.
 """
 
-__all__ = ["INSTALL_HINT", "USD_SUFFIXES", "missing_reason"]
+__all__ = ["INSTALL_HINT", "USD_SUFFIXES", "is_stage", "missing_reason"]
 
 #: The file suffixes opened as USD.
 USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
@@ -30,3 +30,9 @@ def missing_reason() -> str | None:
     except ImportError:
         return f"OpenUSD files need usd-core, which is not installed: {INSTALL_HINT}"
     return None
+
+
+def is_stage(value: object) -> bool:
+    """Whether `value` is a ``pxr.Usd.Stage`` (told without importing pxr)."""
+    kind = type(value)
+    return kind.__name__ == "Stage" and kind.__module__.startswith("pxr.Usd")

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from pxr import Usd, UsdGeom
 
-from viewer.io.errors import SceneError
 from viewer.io.limits import Limits
 
 __all__ = ["PrimRows", "walk_prims"]
@@ -48,14 +47,16 @@ def _roots(stage: Usd.Stage) -> list:
     return list(stage.GetPseudoRoot().GetChildren())
 
 
-def walk_prims(stage: Usd.Stage, display: str, limits: Limits) -> PrimRows:
-    """The node prims of `stage` in pre-order (see the module notes); `SceneError` when
-    they exceed ``limits.max_nodes``."""
+def walk_prims(
+    stage: Usd.Stage, display: str, limits: Limits, roots: list | None = None
+) -> PrimRows:
+    """The node prims of `stage` in pre-order (see the module notes), or of the subtrees
+    of `roots` (their top prims get parent -1); `SceneError` beyond ``limits.max_nodes``."""
     rows = PrimRows()
     predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
     attach: dict = {}  # prim path -> the row its children hang from (-1: none)
     cap = limits.max_nodes
-    for root in _roots(stage):
+    for root in _roots(stage) if roots is None else roots:
         if not predicate(root):  # an inactive or abstract default prim: nothing below
             continue
         walk = iter(Usd.PrimRange(root, predicate))
@@ -82,8 +83,6 @@ def walk_prims(stage: Usd.Stage, display: str, limits: Limits) -> PrimRows:
             attach[path] = row
             if prim.IsA(UsdGeom.PointInstancer):
                 walk.PruneChildren()
-    if not rows.prims and not _roots(stage):
-        raise SceneError("the stage has no prims", file=display)
     return rows
 
 

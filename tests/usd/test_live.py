@@ -1,0 +1,112 @@
+"""A user's own stage, live: the notices of their pxr edits become local changes (a
+changed op) or structural ones (a resync), applied before the frame's update, so the
+frame recomputes and glows exactly the prims an edit changed."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pxr")
+
+import numpy as np  # noqa: E402
+from pxr import Usd, UsdGeom  # noqa: E402
+from stages import assert_matches_usd  # noqa: E402
+
+from viewer.io.usd.live import LiveStage  # noqa: E402
+
+
+def _stage():
+    stage = Usd.Stage.CreateInMemory()
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    world = UsdGeom.Xform.Define(stage, "/World")
+    stage.SetDefaultPrim(world.GetPrim())
+    arm = UsdGeom.Xform.Define(stage, "/World/Arm")
+    move = arm.AddTranslateOp()
+    move.Set((1, 0, 0))
+    UsdGeom.Cube.Define(stage, "/World/Arm/Hand").AddTranslateOp().Set((0, 2, 0))
+    UsdGeom.Sphere.Define(stage, "/World/Ball").AddRotateYOp().Set(10)
+    return stage, move
+
+
+def _ids(live, *paths):
+    by_path = {p: n for n, p in live.scene.node_paths.items()}
+    return [by_path[p] for p in paths]
+
+
+def _frame(live, frame=1):
+    live.on_frame(live.scene.graph, frame, frame / 60)
+    return live.scene.graph.update()
+
+
+def test_a_changed_op_is_a_local_change_of_that_prim_only():
+    stage, move = _stage()
+    live = LiveStage(stage)
+    live.scene.graph.update()
+    arm, hand = _ids(live, "/World/Arm", "/World/Arm/Hand")
+    move.Set((4, 0, 0))
+    report = _frame(live)
+    assert report.local_updated.tolist() == [arm]
+    assert report.world_updated.tolist() == [arm, hand]
+    assert live.lines == ["usd: /World/Arm: local change (xformOp:translate)"]
+    assert_matches_usd(live.scene, stage, 0.0)
+    move.Set((4, 0, 0))  # the same value: nothing changes, nothing glows
+    assert _frame(live, 2).empty
+
+
+def test_an_added_op_changes_the_order_and_the_matrix():
+    stage, _ = _stage()
+    live = LiveStage(stage)
+    live.scene.graph.update()
+    (ball,) = _ids(live, "/World/Ball")
+    UsdGeom.Xformable(stage.GetPrimAtPath("/World/Ball")).AddScaleOp().Set((2, 2, 2))
+    report = _frame(live)
+    assert ball in report.local_updated.tolist()
+    assert dict(live.scene.node_details[ball])["xformOpOrder"].endswith("xformOp:scale")
+    assert_matches_usd(live.scene, stage, 0.0)
+
+
+def test_added_and_removed_prims_are_structural_changes():
+    stage, _ = _stage()
+    live = LiveStage(stage)
+    graph = live.scene.graph
+    graph.update()
+    (ball,) = _ids(live, "/World/Ball")
+    new = UsdGeom.Xform.Define(stage, "/World/Ball/New")
+    new.AddTranslateOp().Set((0, 0, 3))
+    report = _frame(live)
+    assert "/World/Ball/New" in live.scene.node_paths.values()
+    assert any("structural change" in line for line in live.lines)
+    (fresh,) = _ids(live, "/World/Ball/New")
+    assert fresh in report.world_updated.tolist()
+    assert_matches_usd(live.scene, stage, 0.0)
+    stage.RemovePrim("/World/Arm")
+    _frame(live, 2)
+    alive = set(graph.alive_ids().tolist())
+    assert not {p for n, p in live.scene.node_paths.items() if n in alive} & {
+        "/World/Arm", "/World/Arm/Hand"}  # fmt: skip
+    assert ball in alive
+    assert_matches_usd(live.scene, stage, 0.0)
+
+
+def test_a_colour_change_is_noted_and_changes_no_transform():
+    stage, _ = _stage()
+    live = LiveStage(stage)
+    live.scene.graph.update()
+    UsdGeom.Gprim(stage.GetPrimAtPath("/World/Ball")).CreateDisplayColorAttr([(1, 0, 0)])
+    assert _frame(live).empty
+    assert "no transform changed" in live.lines[-1]
+
+
+def test_show_follows_a_stage_headless():
+    import viewer
+
+    stage, move = _stage()
+
+    def edit(graph, frame, t):
+        move.Set((1 + frame, 0, 0))
+
+    result = viewer.show(stage, on_frame=edit, headless=True, frames=3, size=(160, 90))
+    assert result.frames == 3
+    assert len(result.report.local_updated) == 1
+    assert np.isclose(stage.GetPrimAtPath("/World/Arm").GetAttribute(
+        "xformOp:translate").Get()[0], 4.0)  # fmt: skip
