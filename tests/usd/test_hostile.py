@@ -132,7 +132,8 @@ def test_live_reload_keeps_the_last_good_stage(tmp_path):
     now[0] += 5.0
     assert session.poll_reload() is None
     assert session.scene is scene and "parse error" in session.reload_error
-    _animated(path, 20)
+    _animated(tmp_path / "v2.usda", 20)  # (pxr refuses CreateNew over an open layer)
+    path.write_bytes((tmp_path / "v2.usda").read_bytes())
     now[0] += 5.0
     fresh = session.poll_reload()
     assert fresh is session.scene and fresh is not scene and session.reload_error is None

@@ -61,7 +61,7 @@ def test_an_added_op_changes_the_order_and_the_matrix():
     UsdGeom.Xformable(stage.GetPrimAtPath("/World/Ball")).AddScaleOp().Set((2, 2, 2))
     report = _frame(live)
     assert ball in report.local_updated.tolist()
-    assert dict(live.scene.node_details[ball])["xformOpOrder"].endswith("xformOp:scale")
+    assert dict(live.scene.describe_node(ball))["xformOpOrder"].endswith("xformOp:scale")
     assert_matches_usd(live.scene, stage, 0.0)
 
 

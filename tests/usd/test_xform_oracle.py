@@ -153,7 +153,7 @@ def test_shear_keeps_exact_matrix_in_two_nodes():
     assert "/P0[shear]" in paths and "/P0" in paths
     assert assert_matches_usd(scene, stage, 0.0) == 2
     node = next(i for i, p in scene.node_paths.items() if p == "/P0")
-    rows = dict(scene.node_details[node])
+    rows = dict(scene.describe_node(node))
     assert rows["xformOpOrder"] == "xformOp:rotateZ:op0, xformOp:scale:op1, xformOp:rotateZ:op2"
     assert "sheared" in rows["matrix"]
 

@@ -181,7 +181,8 @@ class Session:
 
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
         """What the scene's file says about a node (a USD prim's path and op stack)."""
-        return self.scene.node_details.get(int(node_id), ())
+        describe = self.scene.describe_node
+        return () if describe is None else describe(int(node_id))
 
     @property
     def animation(self) -> AnimationPlayer | None:

@@ -32,7 +32,7 @@ from viewer.io.usd.read import model_of_stage
 from viewer.io.usd.scene import scene_of_model
 from viewer.io.usd.timeline import timeline_of
 from viewer.io.usd.traverse import walk_prims
-from viewer.io.usd.xforms import column_matrices, op_stack_text, split_shear, split_trs
+from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.text import printable
 
 __all__ = ["LiveStage"]
@@ -118,9 +118,6 @@ class LiveStage:
             self._resync(path, Usd.TimeCode(cache.GetTime()), why="its stack's shear changed")
             return
         self.scene.graph.set_locals([node], positions=t, rotations=q, scales=s)
-        rows = dict(self.scene.node_details.get(node, ()))
-        rows["xformOpOrder"] = op_stack_text(UsdGeom.Xformable(prim))
-        self.scene.node_details[node] = tuple(rows.items())
         self._say(f"{path}: local change ({', '.join(moved)})")
 
     def _resync(self, path: str, code, why: str = "resynced") -> None:
@@ -135,7 +132,6 @@ class LiveStage:
             graph.remove(graph.node(n))
         for n in under:
             scene.node_paths.pop(n, None)
-            scene.node_details.pop(n, None)
             scene.looks.pop(n, None)
         prim = self.stage.GetPrimAtPath(path)
         added = self._add_subtree(prim, code) if prim and prim.IsActive() else 0
@@ -153,17 +149,17 @@ class LiveStage:
         return by_path.get("/")
 
     def _add_subtree(self, prim, code) -> int:
-        rows = walk_prims(self.stage, self.display, DEFAULT_LIMITS, roots=[prim])
+        cache = UsdGeom.XformCache(code)
+        rows = walk_prims(self.stage, self.display, DEFAULT_LIMITS, cache, roots=[prim])
         if not len(rows):
             return 0
-        cache = UsdGeom.XformCache(code)
-        local = column_matrices([cache.GetLocalTransformation(p)[0] for p in rows.prims])
+        local = column_matrices(rows.locals)
         t, q, s, exact = split_trs(local)
         top = self._parent_node(prim.GetPath())
         root = self._node_of("/")
         graph, scene = self.scene.graph, self.scene
         ids: list[int] = []
-        for i, p in enumerate(rows.prims):
+        for i in range(len(rows.prims)):
             parent = rows.parents[i]
             parent_id = (root if rows.resets[i] else top) if parent < 0 else ids[parent]
             parent_node = None if parent_id is None else graph.node(parent_id)
@@ -178,8 +174,6 @@ class LiveStage:
                 node = graph.add(name, parent_node, position=t[i], rotation=q[i], scale=s[i])
             ids.append(node.id)
             scene.node_paths[node.id] = rows.paths[i]
-            stack = op_stack_text(UsdGeom.Xformable(p))
-            scene.node_details[node.id] = (("prim", rows.paths[i]), ("xformOpOrder", stack))
             key = next((k for k in scene.mesh_data if k.endswith("#" + rows.paths[i])), None)
             if key is not None:
                 scene.looks[node.id] = Look(mesh=key, size=(1.0, 1.0, 1.0))

@@ -26,28 +26,24 @@ from viewer.io.usd.shapes import SHAPES, mesh_arrays, shape_arrays
 from viewer.io.usd.stage import open_stage
 from viewer.io.usd.timeline import bake, timeline_of
 from viewer.io.usd.traverse import walk_prims
-from viewer.io.usd.xforms import column_matrices, op_stack_text, split_shear, split_trs
+from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.scene.math import quat_from_axis_angle
 
 __all__ = ["UsdModel", "model_of_stage", "read_usd"]
 
 #: The clip of a stage's time-sampled transforms.
 CLIP_NAME = "timeSamples"
-#: How a node holds its prim's local matrix (the inspector's "matrix" row).
-_TRS = "position, rotation, scale (exact)"
-_SHEARED = "sheared: exact as the [shear] node above times this node's rotation"
-_OUTER = "position, U and Σ of the prim's M = T·U·Σ·Vᵀ (Vᵀ: the prim's node)"
 
 
 @dataclass
 class UsdModel(GltfModel):
     """A `GltfModel` with, per row, its key (a prim path; ``PATH[shear]`` for the outer
-    node of a sheared prim, ``/`` for the stage's root node) and its inspector rows."""
+    node of a sheared prim, ``/`` for the stage's root node), and the stage with the
+    line about its up axis and units (for the inspector, inspect.py)."""
 
     keys: list[str] = field(default_factory=list)
-    details: list[tuple[tuple[str, str], ...]] = field(default_factory=list)
-    #: The row of each prim path (its own node, the inner one of a sheared prim).
-    row_of: dict[str, int] = field(default_factory=dict)
+    stage: object = None
+    root_line: str = ""
 
 
 def read_usd(path: Path, display: str, limits: Limits) -> UsdModel:
@@ -68,85 +64,63 @@ def _stage_root(stage: Usd.Stage) -> tuple[np.ndarray | None, str]:
     return root, f"{what}: the root node 'stage' turns it Y up and scales it to metres"
 
 
-class _Builder:
-    """Collects the model's rows one prim at a time (see `model_of_stage`)."""
-
-    def __init__(self, model: UsdModel) -> None:
-        self.m = model
-        self.pos: list = []
-        self.rot: list = []
-        self.scl: list = []
-        self.parents: list[int] = []
-
-    def add(self, name, key, parent, t, q, s, details) -> int:
-        m = self.m
-        m.names.append(name)
-        m.keys.append(key)
-        m.details.append(details)
-        self.parents.append(parent)
-        self.pos.append(t)
-        self.rot.append(q)
-        self.scl.append(s)
-        return len(m.names) - 1
-
-    def finish(self) -> None:
-        m = self.m
-        m.parents = np.asarray(self.parents, dtype=np.int64)
-        m.positions = np.asarray(self.pos, dtype=np.float64).reshape(-1, 3)
-        m.rotations = np.asarray(self.rot, dtype=np.float64).reshape(-1, 4)
-        m.scales = np.asarray(self.scl, dtype=np.float64).reshape(-1, 3)
-        m.looks = [None] * len(m.names)
+def _assemble(model: UsdModel, prims, trs, shear, sheared: np.ndarray, root) -> np.ndarray:
+    """Fill the model's rows in pre-order (the root node, then each prim, a sheared
+    prim's outer node just before it), in bulk; returns each prim's row."""
+    n = len(prims)
+    offset = 0 if root is None else 1
+    new_row = offset + np.arange(n) + np.cumsum(sheared)
+    total = offset + n + int(sheared.sum())
+    up = np.asarray(prims.parents, dtype=np.int64)
+    parent = np.where(up < 0, -1 if root is None else 0, new_row[np.maximum(up, 0)])
+    parents = np.full(total, -1, np.int64)
+    pos = np.zeros((total, 3))
+    rot = np.tile([0.0, 0.0, 0.0, 1.0], (total, 1))
+    scl = np.ones((total, 3))
+    plain = ~sheared
+    rows = new_row[plain]
+    parents[rows], pos[rows], rot[rows], scl[rows] = parent[plain], *(a[plain] for a in trs)
+    if shear is not None:
+        inner = new_row[sheared]
+        outer = inner - 1
+        parents[outer], pos[outer], rot[outer], scl[outer] = parent[sheared], *shear[:3]
+        parents[inner], rot[inner] = outer, shear[3]
+    names, keys = ([], []) if root is None else (["stage"], ["/"])
+    if root is not None:
+        rot[0], scl[0] = root[:4], root[4]
+    for name, key, cut in zip(prims.names, prims.paths, sheared.tolist(), strict=True):
+        if cut:
+            names.append(name + "[shear]")
+            keys.append(key + "[shear]")
+        names.append(name)
+        keys.append(key)
+    model.names, model.keys, model.parents = names, keys, parents
+    model.positions, model.rotations, model.scales = pos, rot, scl
+    model.looks = [None] * total
+    return new_row
 
 
 def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -> UsdModel:
     """The model of an open stage (a file's, or a user's own)."""
     budget = Budget(limits)
-    prims = walk_prims(stage, display, limits)
     timeline = timeline_of(stage, display)
     time = Usd.TimeCode(timeline.start)
-    cache = UsdGeom.XformCache(time)
-    local = column_matrices([cache.GetLocalTransformation(p)[0] for p in prims.prims])
+    prims = walk_prims(stage, display, limits, UsdGeom.XformCache(time))
+    local = column_matrices(prims.locals)
     animated, times, frames = bake(prims.prims, timeline, display, limits)
     t, q, s, exact = split_trs(local)
     frame_split = [split_trs(frames[:, j]) for j in range(len(animated))]
     for j, i in enumerate(animated):
         exact[i] &= bool(frame_split[j][3].all())
-    shear = split_shear(local[~exact]) if (~exact).any() else None
-    shear_at = {int(i): k for k, i in enumerate(np.flatnonzero(~exact))}
-    model = UsdModel(path=path, title=path.stem)
-    b = _Builder(model)
     root, root_line = _stage_root(stage)
-    top = -1
-    if root is not None:
-        top = b.add("stage", "/", -1, np.zeros(3), root[:4], np.full(3, root[4]),
-                    (("stage", root_line),))  # fmt: skip
+    model = UsdModel(path=path, title=path.stem, stage=stage, root_line=root_line)
     model.notes.append(f"{display}: {root_line}; {timeline.describe()}")
-    new_row = np.empty(len(prims), dtype=np.int64)
-    outer_of: dict[int, int] = {}
-    for i, prim in enumerate(prims.prims):
-        parent = prims.parents[i]
-        parent = top if parent < 0 else int(new_row[parent])
-        path_text = prims.paths[i]
-        stack = op_stack_text(UsdGeom.Xformable(prim))
-        rows = [("prim", path_text), ("type", str(prim.GetTypeName()) or "(untyped)"),
-                ("xformOpOrder", stack), ("stage", root_line)]  # fmt: skip
-        if prims.resets[i]:
-            rows.append(("parent", "!resetXformStack!: hangs from the stage, not its parent"))
-        if i in shear_at:
-            k = shear_at[i]
-            outer_rows = (("shear of", path_text), ("holds", _OUTER))
-            outer = b.add(prim.GetName() + "[shear]", path_text + "[shear]", parent,
-                          shear[0][k], shear[1][k], shear[2][k], outer_rows)  # fmt: skip
-            outer_of[i] = outer
-            new_row[i] = b.add(prims.names[i], path_text, outer, np.zeros(3), shear[3][k],
-                               np.ones(3), (*rows, ("matrix", _SHEARED)))  # fmt: skip
-        else:
-            new_row[i] = b.add(prims.names[i], path_text, parent, t[i], q[i], s[i],
-                               (*rows, ("matrix", _TRS)))  # fmt: skip
-        model.row_of[path_text] = int(new_row[i])
-    b.finish()
+    sheared = ~exact
+    shear = split_shear(local[sheared]) if sheared.any() else None
+    new_row = _assemble(model, prims, (t, q, s), shear, sheared, root)
+    outer_of = {int(i): int(new_row[i]) - 1 for i in np.flatnonzero(sheared)}
     _clip(model, animated, times, frames, frame_split, new_row, outer_of)
-    _geometry(model, prims.prims, new_row, time, display, budget)
+    _geometry(model, prims, new_row, time, display, budget)
     for purpose, count in sorted(prims.skipped.items()):
         model.notes.append(f"{display}: {count:,} prims of purpose {purpose!r} are not shown")
     return model
@@ -172,7 +146,7 @@ def _clip(model, animated, times, frames, frame_split, new_row, outer_of) -> Non
         model.clips.append(Clip(CLIP_NAME, tuple(channels)))
 
 
-def _geometry(model: UsdModel, prims: list, new_row, time, display: str, budget) -> None:
+def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> None:
     """Looks and meshes of the gprims, instances of the PointInstancers."""
     resolved = str(model.path.resolve()) if model.path.exists() else str(model.path)
     notes: set[str] = set()
@@ -185,8 +159,8 @@ def _geometry(model: UsdModel, prims: list, new_row, time, display: str, budget)
             drawn[key] = _read_gprim(model, source, key, time, display, budget, notes)
         return drawn[key]
 
-    for i, prim in enumerate(prims):
-        row = int(new_row[i])
+    for i in prims.drawn:
+        prim, row = prims.prims[i], int(new_row[i])
         if prim.IsA(UsdGeom.PointInstancer):
             model.geometry.instanced += instanced_nodes(prim, row, time, mesh_of, display,
                                                         budget, notes)  # fmt: skip

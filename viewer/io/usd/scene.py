@@ -1,6 +1,6 @@
 """A USD stage as a `Scene`: the model of read.py added by the shared builder, with each
 node's prim path and inspector rows kept on the scene (`Scene.node_paths`,
-`Scene.node_details`)."""
+`Scene.describe_node`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from viewer.content.scene import Scene
 from viewer.io._build import UniqueNames, add_model
 from viewer.io.limits import Limits
 from viewer.io.ranges import check_world_reach
+from viewer.io.usd.inspect import PrimInspector
 from viewer.io.usd.read import UsdModel, model_of_stage, read_usd
 from viewer.scene.graph import SceneGraph
 
@@ -21,9 +22,8 @@ def scene_of_model(model: UsdModel, display: str, limits: Limits) -> Scene:
     scene = Scene(graph=SceneGraph(), title=model.title, source=model.path)
     ids = add_model(scene, model, None, "", UniqueNames(), display, limits)
     scene.includes.clear()  # a stage is no include: the writers write each node
-    for row, key in enumerate(model.keys):
-        scene.node_paths[int(ids[row])] = key
-        scene.node_details[int(ids[row])] = model.details[row]
+    scene.node_paths = dict(zip(ids.tolist(), model.keys, strict=True))
+    scene.describe_node = PrimInspector(model.stage, scene.node_paths, model.root_line)
     scene.save_notes = _save_notes(model)
     check_world_reach(scene, display)
     return scene

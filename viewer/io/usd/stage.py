@@ -8,6 +8,9 @@ the property when pxr names them: a layer that does not parse, a reference, payl
 sublayer that cannot be found, a cycle of references (every composition error is fatal:
 a stage missing part of itself would show a wrong scene without saying so).
 
+A scene on show keeps its stage open (the inspector reads it), and pxr shares open
+layers: opening the same file again (live reload) reloads its layers from disk.
+
 Budgets, checked before pxr allocates: the file's size (``--max-buffer-mb``); a ``.usdz``
 must be a zip archive whose members, uncompressed, fit the same cap.
 """
@@ -19,7 +22,7 @@ import zipfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from pxr import Tf, Usd, UsdUtils
+from pxr import Sdf, Tf, Usd, UsdUtils
 
 from viewer.io.errors import SceneError
 from viewer.io.limits import Limits
@@ -89,7 +92,10 @@ def open_stage(path: Path, display: str, limits: Limits) -> Usd.Stage:
         _check_package(path, display, limits)
     with captured_diagnostics() as delegate:
         try:
+            cached = Sdf.Layer.Find(str(path))  # open already (a scene on show holds it)
             stage = Usd.Stage.Open(str(path), Usd.Stage.LoadAll)
+            if cached:  # pxr would hand back the layers as first read: read them again
+                stage.Reload()
         except Tf.ErrorException as exc:
             raise stage_error(str(exc), display) from None
         errors = [d.commentary for d in delegate.TakeUncoalescedDiagnostics()

@@ -26,13 +26,17 @@ _SKIPPED_PURPOSES = (UsdGeom.Tokens.guide, UsdGeom.Tokens.proxy)
 @dataclass
 class PrimRows:
     """The node prims in pre-order: each one's prim, path and name, its parent row (-1:
-    none) and whether its stack resets the ancestors' transforms."""
+    none), its local matrix (pxr's, row vectors) and whether its stack resets the
+    ancestors' transforms."""
 
     prims: list = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     parents: list[int] = field(default_factory=list)
+    locals: list = field(default_factory=list)
     resets: list[bool] = field(default_factory=list)
+    #: The rows of the prims that may draw something (gprims, instancers).
+    drawn: list[int] = field(default_factory=list)
     #: Prims left out for their purpose, by purpose ("guide": 3).
     skipped: dict[str, int] = field(default_factory=dict)
 
@@ -48,11 +52,16 @@ def _roots(stage: Usd.Stage) -> list:
 
 
 def walk_prims(
-    stage: Usd.Stage, display: str, limits: Limits, roots: list | None = None
+    stage: Usd.Stage, display: str, limits: Limits, cache, roots: list | None = None
 ) -> PrimRows:
     """The node prims of `stage` in pre-order (see the module notes), or of the subtrees
-    of `roots` (their top prims get parent -1); `SceneError` beyond ``limits.max_nodes``."""
+    of `roots` (their top prims get parent -1), with their local matrices as USD computes
+    them through `cache` (a `UsdGeom.XformCache` at the time wanted); `SceneError`
+    beyond ``limits.max_nodes``."""
     rows = PrimRows()
+    local = cache.GetLocalTransformation
+    xformable, boundable = UsdGeom.Xformable, UsdGeom.Boundable
+    instancer = UsdGeom.PointInstancer
     predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
     attach: dict = {}  # prim path -> the row its children hang from (-1: none)
     cap = limits.max_nodes
@@ -68,21 +77,24 @@ def walk_prims(
                 rows.skipped[purpose] = rows.skipped.get(purpose, 0) + 1
                 walk.PruneChildren()
                 continue
-            if not prim.IsA(UsdGeom.Xformable):
+            if not prim.IsA(xformable):
                 attach[path] = parent_row
                 continue
             row = len(rows.prims)
             if row >= cap:
                 raise limits.node_error(row + 1, display, "the stage")
+            matrix, reset = local(prim)
             rows.prims.append(prim)
             rows.paths.append(str(path))
-            rows.names.append(prim.GetName())
-            reset = UsdGeom.Xformable(prim).GetResetXformStack()
+            rows.names.append(path.name)
+            rows.locals.append(matrix)
             rows.resets.append(reset)
             rows.parents.append(-1 if reset else parent_row)
             attach[path] = row
-            if prim.IsA(UsdGeom.PointInstancer):
-                walk.PruneChildren()
+            if prim.IsA(boundable):  # a gprim or an instancer: it may draw something
+                rows.drawn.append(row)
+                if prim.IsA(instancer):
+                    walk.PruneChildren()
     return rows
 
 

@@ -19,6 +19,7 @@ prim's world matrix is still exactly USD's (docs/semantics.md: the core holds TR
 from __future__ import annotations
 
 import numpy as np
+from pxr import Vt
 
 __all__ = ["EXACT", "column_matrices", "split_shear", "split_trs", "op_stack_text"]
 
@@ -30,6 +31,8 @@ EXACT = 1e-12
 def column_matrices(row_matrices) -> np.ndarray:
     """pxr's row-vector matrices (Gf.Matrix4d, or an (n, 4, 4) array) as sgview's column
     vectors: the one transpose at the boundary."""
+    if isinstance(row_matrices, list):  # Gf matrices: one C++ copy, not one per matrix
+        row_matrices = Vt.Matrix4dArray(row_matrices) if row_matrices else []
     rows = np.asarray(row_matrices, dtype=np.float64).reshape(-1, 4, 4)
     return np.ascontiguousarray(rows.transpose(0, 2, 1))
 
@@ -110,11 +113,10 @@ def split_shear(local: np.ndarray) -> tuple[np.ndarray, ...]:
     return local[:, :3, 3].copy(), quats_of(u), sigma, quats_of(vt)
 
 
-def op_stack_text(xformable, limit: int = 12) -> str:
-    """The prim's ``xformOpOrder`` as one line (``!resetXformStack!`` first when set)."""
-    ops = [op.GetOpName() for op in xformable.GetOrderedXformOps()]
-    if xformable.GetResetXformStack():
-        ops.insert(0, "!resetXformStack!")
+def op_stack_text(prim, limit: int = 12) -> str:
+    """The prim's ``xformOpOrder`` as authored, in one line (``!resetXformStack!`` and
+    ``!invert!`` included)."""
+    ops = [str(op) for op in prim.GetAttribute("xformOpOrder").Get() or ()]
     if not ops:
         return "(no ops: identity)"
     more = f" ... (+{len(ops) - limit})" if len(ops) > limit else ""
