@@ -96,6 +96,11 @@ def first_frame(path: Path) -> None:
     load_scene(path).graph.update()
 
 
+def _timer(fn, path: Path):
+    """`measure`'s step: one timed call of fn(path)."""
+    return lambda _step: timed(lambda: fn(path))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -115,8 +120,8 @@ def main(argv=None) -> int:
             make(path, n)
             rows = {}
             for name, fn in (("floor", floor), ("sgview", first_frame)):
-                rows[name] = measure(lambda _step, fn=fn: timed(lambda: fn(path)), warmup=1,
-                                     min_repeats=repeats, max_repeats=repeats).median_ms  # fmt: skip
+                rows[name] = measure(_timer(fn, path), warmup=1, min_repeats=repeats,
+                                     max_repeats=repeats).median_ms  # fmt: skip
             print(f"| {label} | {path.stat().st_size / 1e6:.1f} | {rows['floor']:.0f} "
                   f"| {rows['sgview']:.0f} | {rows['sgview'] / rows['floor']:.2f} |",
                   flush=True)  # fmt: skip

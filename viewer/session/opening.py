@@ -17,12 +17,14 @@ from viewer.content.scene import Scene
 from viewer.io.bundled import scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
-from viewer.io.loader import file_signature, load_scene
+from viewer.io.loader import SUFFIXES, file_signature, load_scene
 from viewer.io.save import save_scene
 from viewer.session.reload_check import try_scene
 
-#: What can be opened (dropped on the window, or through the dialog) and saved.
+#: What can be saved (a writer's format).
 SCENE_SUFFIXES = (".toml", ".gltf", ".glb")
+#: What can be opened (dropped on the window, or through the dialog): OpenUSD too.
+OPEN_SUFFIXES = SUFFIXES
 #: Entries the recent-files list keeps.
 MAX_RECENT = 8
 
@@ -31,8 +33,8 @@ def open_scene(path: str | Path, *, load_limits: dict, time: float, motion_on: b
     """``path`` loaded and run for one frame at scene time ``time``; a one-line
     SceneError naming the file when anything on the way fails."""
     path = Path(path)
-    if path.suffix.lower() not in SCENE_SUFFIXES:
-        raise SceneError("cannot open it: sgview opens .toml, .gltf and .glb files",
+    if path.suffix.lower() not in OPEN_SUFFIXES:
+        raise SceneError(f"cannot open it: sgview opens {', '.join(OPEN_SUFFIXES)} files",
                          file=str(path))  # fmt: skip
     scene = load_scene(path, **load_limits)
     try_scene(scene, str(path), time=time, motion_on=motion_on)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import viewer.gizmo as gizmo
 from viewer.io.ranges import WORLD_REACH
-from viewer.session.opening import SCENE_SUFFIXES
+from viewer.session.opening import OPEN_SUFFIXES
 from viewer.window.file_dialog import OpenDialog
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
@@ -146,7 +146,7 @@ class InputHandlers:
     def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
         """Files dropped on the window: open the first scene file among them."""
         for path in paths:
-            if str(path).lower().endswith(SCENE_SUFFIXES):
+            if str(path).lower().endswith(OPEN_SUFFIXES):
                 self.open_file(path)
                 return
         if paths:
