@@ -9,6 +9,8 @@ import pytest
 pytest.importorskip("pxr")
 
 import numpy as np  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from pxr import Usd, UsdGeom  # noqa: E402
 from stages import assert_matches_usd  # noqa: E402
 
@@ -110,3 +112,36 @@ def test_show_follows_a_stage_headless():
     assert len(result.report.local_updated) == 1
     assert np.isclose(stage.GetPrimAtPath("/World/Arm").GetAttribute(
         "xformOp:translate").Get()[0], 4.0)  # fmt: skip
+
+
+@given(st.integers(2, 8), st.lists(st.tuples(st.integers(0, 7), st.floats(-90, 90)), max_size=4),
+       st.integers(0, 2**16))  # fmt: skip
+def test_random_edits_glow_exactly_the_edited_prims_and_their_subtrees(n, edits, seed):
+    rng = np.random.default_rng(seed)
+    stage = Usd.Stage.CreateInMemory()
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    paths, ops = [], []
+    for i in range(n):
+        parent = int(rng.integers(-1, i)) if i else -1
+        path = f"{paths[parent] if parent >= 0 else ''}/P{i}"
+        xf = UsdGeom.Xform.Define(stage, path)
+        xf.AddTranslateOp().Set((float(i), 0, 0))
+        ops.append(xf.AddRotateZOp())
+        ops[-1].Set(0.0)
+        paths.append(path)
+    live = LiveStage(stage)
+    graph = live.scene.graph
+    graph.update()
+    node_of = {p: k for k, p in live.scene.node_paths.items()}
+    changed = set()
+    for index, angle in edits:
+        if index < n:
+            ops[index].Set(angle)
+    for index, _ in edits:
+        if index < n and ops[index].Get() != 0.0:
+            changed.add(paths[index])
+    report = _frame(live)
+    assert set(report.local_updated.tolist()) == {node_of[p] for p in changed}
+    below = {p for p in paths if any(p == c or p.startswith(c + "/") for c in changed)}
+    assert set(report.world_updated.tolist()) == {node_of[p] for p in below}
+    assert_matches_usd(live.scene, stage, 0.0)
