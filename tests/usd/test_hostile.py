@@ -137,3 +137,11 @@ def test_live_reload_keeps_the_last_good_stage(tmp_path):
     now[0] += 5.0
     fresh = session.poll_reload()
     assert fresh is session.scene and fresh is not scene and session.reload_error is None
+
+
+def test_max_nodes_counts_what_references_bring(tmp_path, capsys):
+    from stages import write_composed
+
+    path = write_composed(tmp_path)  # 6 prims of its own, 8 more from references
+    err = _one_line(capsys, [path, "--max-nodes", "10"])
+    assert "the stage has more than 10 nodes, the limit (--max-nodes 10)" in err

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from pxr import Usd, UsdGeom
 
+from viewer.io.errors import SceneError
 from viewer.io.limits import Limits
 
 __all__ = ["PrimRows", "walk_prims"]
@@ -82,7 +83,9 @@ def walk_prims(
                 continue
             row = len(rows.prims)
             if row >= cap:
-                raise limits.node_error(row + 1, display, "the stage")
+                raise SceneError(f"the stage has more than {cap:,} nodes, the limit "
+                                 f"(--max-nodes {cap}), references and payloads counted",
+                                 file=display)  # fmt: skip
             matrix, reset = local(prim)
             rows.prims.append(prim)
             rows.paths.append(str(path))
