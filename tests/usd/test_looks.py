@@ -110,3 +110,73 @@ def test_vertex_display_colours_become_vertex_colours():
     look, _, surface = _mesh_of(scene_of(stage), "/M")
     assert np.allclose(surface.vcolors[:, :3], np.eye(3))
     assert look.color == (1.0, 0.0, 0.0)
+
+
+def _textured(folder, texture: str = "./checker.png"):
+    """A quad whose UsdPreviewSurface takes its colour from a PNG through face-varying st."""
+    from PIL import Image
+
+    pixels = np.zeros((4, 4, 3), np.uint8)
+    pixels[:2, :, 0] = 255  # the top half red, the bottom half black
+    Image.fromarray(pixels).save(folder / "checker.png")
+    path = folder / "textured.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    mesh = UsdGeom.Mesh.Define(stage, "/Quad")
+    stage.SetDefaultPrim(mesh.GetPrim())
+    mesh.CreatePointsAttr([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)])
+    mesh.CreateFaceVertexCountsAttr([4])
+    mesh.CreateFaceVertexIndicesAttr([0, 1, 2, 3])
+    st = UsdGeom.PrimvarsAPI(mesh).CreatePrimvar(
+        "st", Sdf.ValueTypeNames.TexCoord2fArray, UsdGeom.Tokens.faceVarying
+    )
+    st.Set([(0, 0), (1, 0), (1, 1), (0, 1)])  # fmt: skip
+    material = UsdShade.Material.Define(stage, "/Quad/Look")
+    surface = UsdShade.Shader.Define(stage, "/Quad/Look/Surface")
+    surface.CreateIdAttr("UsdPreviewSurface")
+    reader = UsdShade.Shader.Define(stage, "/Quad/Look/Reader")
+    reader.CreateIdAttr("UsdPrimvarReader_float2")
+    reader.CreateInput("varname", Sdf.ValueTypeNames.Token).Set("st")
+    tex = UsdShade.Shader.Define(stage, "/Quad/Look/Tex")
+    tex.CreateIdAttr("UsdUVTexture")
+    tex.CreateInput("file", Sdf.ValueTypeNames.Asset).Set(texture)
+    tex.CreateInput("wrapS", Sdf.ValueTypeNames.Token).Set("clamp")
+    tex.CreateInput("st", Sdf.ValueTypeNames.Float2).ConnectToSource(
+        reader.ConnectableAPI(), "result")  # fmt: skip
+    tex.CreateOutput("rgb", Sdf.ValueTypeNames.Float3)
+    surface.CreateInput("diffuseColor", Sdf.ValueTypeNames.Color3f).ConnectToSource(
+        tex.ConnectableAPI(), "rgb")  # fmt: skip
+    material.CreateSurfaceOutput().ConnectToSource(surface.ConnectableAPI(), "surface")
+    UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(material)
+    stage.GetRootLayer().Save()
+    return path
+
+
+@pytest.mark.parametrize("packaged", [False, True])
+def test_a_texture_from_the_folder_or_the_package(tmp_path, packaged):
+    from pxr import UsdUtils
+
+    from viewer.io import load_scene
+    from viewer.materials import CLAMP_TO_EDGE, REPEAT
+
+    path = _textured(tmp_path)
+    if packaged:
+        (tmp_path / "pkg").mkdir()
+        package = tmp_path / "pkg" / "textured.usdz"
+        assert UsdUtils.CreateNewUsdzPackage(str(path), str(package))
+        path = package
+    scene = load_scene(path)
+    _, (pos, _, idx), surface = _mesh_of(scene, "/Quad")
+    ref = surface.parts[0].material.base_color_texture
+    assert ref.image.pixels.shape == (4, 4, 4) and ref.image.wrap == (CLAMP_TO_EDGE, REPEAT)
+    assert ref.image.pixels[0, 0, :3].tolist() == [255, 0, 0]  # top row first
+    assert len(pos) == 4 and surface.uvs.tolist() == [[0, 1], [1, 1], [1, 0], [0, 0]]  # v = 1-t
+
+
+def test_a_texture_outside_the_stage_folder_is_refused(tmp_path):
+    from viewer.io import SceneError, load_scene
+
+    (tmp_path / "inner").mkdir()
+    path = _textured(tmp_path / "inner", texture="../checker.png")
+    (tmp_path / "inner" / "checker.png").rename(tmp_path / "checker.png")
+    with pytest.raises(SceneError, match=r"prim /Quad/Look/Tex, field 'inputs:file'.*outside"):
+        load_scene(path)

@@ -21,9 +21,10 @@ from viewer.content.scene import Look
 from viewer.io.gltf_read.scene import GltfModel
 from viewer.io.limits import Budget, Limits
 from viewer.io.usd.instancer import instanced_nodes
-from viewer.io.usd.looks import display_color, mesh_surface
-from viewer.io.usd.shapes import SHAPES, mesh_arrays, shape_arrays
+from viewer.io.usd.looks import display_color, materials_of, mesh_surface
+from viewer.io.usd.shapes import SHAPES, MeshRead, mesh_arrays, shape_arrays
 from viewer.io.usd.stage import open_stage
+from viewer.io.usd.textures import TextureReader
 from viewer.io.usd.timeline import bake, timeline_of
 from viewer.io.usd.traverse import walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
@@ -151,12 +152,15 @@ def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> No
     resolved = str(model.path.resolve()) if model.path.exists() else str(model.path)
     notes: set[str] = set()
     drawn: dict[str, tuple[str, tuple] | None] = {}
+    folder = model.path.parent if model.path.exists() else None
+    textures = TextureReader(folder, display, budget)
 
     def mesh_of(prim):
         source = prim.GetPrimInPrototype() if prim.IsInstanceProxy() else prim
         key = f"{resolved}#{source.GetPath()}"
         if key not in drawn:
-            drawn[key] = _read_gprim(model, source, key, time, display, budget, notes)
+            drawn[key] = _read_gprim(model, source, key, time, display, budget, notes,
+                                     textures)  # fmt: skip
         return drawn[key]
 
     for i in prims.drawn:
@@ -171,27 +175,51 @@ def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> No
     model.notes += [f"{display}: {note}" for note in sorted(notes)]
 
 
-def _read_gprim(model, prim, key, time, display, budget, notes):
+def _read_gprim(model, prim, key, time, display, budget, notes, textures):
     """Read a gprim's mesh into the model once; (mesh key, colour), or None."""
     kind = str(prim.GetTypeName())
-    faces = None
     if kind == "Mesh":
-        got = mesh_arrays(prim, time, display, budget)
-        if got is None:
+        mesh = mesh_arrays(prim, time, display, budget)
+        if mesh is None:
             return None
-        pos, nrm, idx, faces = got
     elif kind in SHAPES:
         (pos, nrm, idx), _ = shape_arrays(prim, time)
+        mesh = MeshRead(pos, nrm, idx, np.arange(len(idx) // 3), idx, np.arange(len(pos)))
     else:
         notes.add(f"{kind} prims are not drawn")
         return None
-    color, vcolors = display_color(prim, time, len(pos))
-    if faces is None:
-        faces = np.arange(len(idx) // 3)
-    idx, surface = mesh_surface(prim, idx, faces, pos, vcolors, notes)
-    model.mesh_data[key] = (pos, nrm, idx)
+    own, subsets, varname = materials_of(prim, notes, textures)
+    color, vcolors = display_color(prim, time, len(mesh.points))
+    uvs = None
+    if varname and kind == "Mesh":
+        mesh, uvs, vcolors = _coordinates(prim, mesh, varname, time, vcolors, notes)
+    idx, surface = mesh_surface(mesh.indices, mesh.faces, mesh.points, vcolors, uvs, own,
+                                subsets)  # fmt: skip
+    model.mesh_data[key] = (mesh.points, mesh.normals, idx)
     if surface is not None:
         model.surfaces[key] = surface
         color = tuple(float(c) for c in surface.parts[0].material.base_color[:3]) if (
             vcolors is None and surface.parts) else color  # fmt: skip
     return key, color
+
+
+def _coordinates(prim, mesh, varname: str, time, vcolors, notes):
+    """(the mesh, its texture coordinates (n, 2) float32 with v = 1 - t, its vertex
+    colours), the mesh taken per face-vertex when the coordinates are face-varying."""
+    primvar = UsdGeom.PrimvarsAPI(prim).GetPrimvar(varname)
+    values = primvar.ComputeFlattened(time) if primvar else None
+    st = np.asarray(values if values is not None else [], dtype=np.float32).reshape(-1, 2)
+    if (
+        primvar
+        and primvar.GetInterpolation() == "faceVarying"
+        and len(st) == len(mesh.face_vertices)
+    ):
+        fv = mesh.face_vertices
+        mesh = mesh.per_corner()
+        vcolors = None if vcolors is None else vcolors[fv]
+    elif len(st) != len(mesh.points) or not np.isfinite(st).all():
+        notes.add(f"{prim.GetPath()}: texture coordinates {varname!r} not read (expected "
+                  "one finite pair per point or per face-vertex)")  # fmt: skip
+        return mesh, None, vcolors
+    uvs = np.stack([st[:, 0], 1.0 - st[:, 1]], axis=1).astype(np.float32)
+    return mesh, uvs, vcolors

@@ -13,6 +13,7 @@ indices) in float32 / uint32, triangles only.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from pxr import UsdGeom
@@ -20,7 +21,7 @@ from pxr import UsdGeom
 from viewer.content import meshes
 from viewer.io.errors import SceneError
 
-__all__ = ["SHAPES", "mesh_arrays", "shape_arrays"]
+__all__ = ["SHAPES", "MeshRead", "mesh_arrays", "shape_arrays"]
 
 SHAPES = ("Cube", "Sphere", "Cylinder", "Cone", "Capsule")
 _SEGMENTS = 32
@@ -31,9 +32,30 @@ def _array(value, dtype, width: int | None = None) -> np.ndarray:
     return arr.reshape(-1, width) if width else arr.reshape(-1)
 
 
-def mesh_arrays(prim, time, display: str, budget) -> tuple[np.ndarray, ...] | None:
-    """(positions, normals or None, indices, the face of each triangle) of a Mesh prim at
-    `time`; None when it has no triangles. `budget` (a `Budget`) is charged for them."""
+class MeshRead(NamedTuple):
+    """A Mesh prim's triangles: `points` (n, 3), `normals` (n, 3) or None, `indices`
+    (3k,) into the points, `faces` (k,) each triangle's face; `corners` (3k,) the same
+    triangles as face-vertex numbers and `face_vertices` the point of each face-vertex
+    (for face-varying primvars, `per_corner`)."""
+
+    points: np.ndarray
+    normals: np.ndarray | None
+    indices: np.ndarray
+    faces: np.ndarray
+    corners: np.ndarray
+    face_vertices: np.ndarray
+
+    def per_corner(self) -> MeshRead:
+        """The mesh with one vertex per face-vertex (a face-varying primvar needs it)."""
+        fv = self.face_vertices
+        normals = None if self.normals is None else self.normals[fv]
+        return MeshRead(self.points[fv], normals, self.corners, self.faces, self.corners,
+                        np.arange(len(fv)))  # fmt: skip
+
+
+def mesh_arrays(prim, time, display: str, budget) -> MeshRead | None:
+    """The triangles of a Mesh prim at `time` (`MeshRead`); None when it has none.
+    `budget` (a `Budget`) is charged for them."""
     mesh = UsdGeom.Mesh(prim)
     where = {"file": display, "section": f"prim {prim.GetPath()}"}
     points = _array(mesh.GetPointsAttr().Get(time), np.float32, 3)
@@ -53,18 +75,21 @@ def mesh_arrays(prim, time, display: str, budget) -> tuple[np.ndarray, ...] | No
                          field="faceVertexIndices")  # fmt: skip
     if not np.isfinite(points).all():
         raise SceneError("expected finite numbers", **where, field="points")
-    tris, faces = _fans(counts, indices, _holes(mesh, time, len(counts)))
-    if not len(tris):
+    corners, faces = _fans(counts, _holes(mesh, time, len(counts)))
+    if not len(corners):
         return None
     if mesh.GetOrientationAttr().Get() == UsdGeom.Tokens.leftHanded:
-        tris = tris[:, ::-1]
+        corners = corners[:, ::-1]
+    tris = indices[corners]
     normals = None
     attr = mesh.GetNormalsAttr()
     if attr.HasAuthoredValue() and mesh.GetNormalsInterpolation() in ("vertex", "varying"):
         given = _array(attr.Get(time), np.float32, 3)
         if len(given) == len(points) and np.isfinite(given).all():
             normals = given
-    return points, normals, np.ascontiguousarray(tris, dtype=np.uint32).reshape(-1), faces
+    flat = np.ascontiguousarray(tris, dtype=np.uint32).reshape(-1)
+    numbered = np.ascontiguousarray(corners, dtype=np.uint32).reshape(-1)
+    return MeshRead(points, normals, flat, faces, numbered, indices)
 
 
 def _holes(mesh, time, faces: int) -> np.ndarray:
@@ -72,9 +97,9 @@ def _holes(mesh, time, faces: int) -> np.ndarray:
     return holes[(holes >= 0) & (holes < faces)]
 
 
-def _fans(counts: np.ndarray, indices: np.ndarray, holes: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Each polygon of `counts` corners as a fan of triangles (k, 3), in one pass, and
-    the face each triangle comes from (k,)."""
+def _fans(counts: np.ndarray, holes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each polygon of `counts` corners as a fan of triangles (k, 3) of face-vertex
+    numbers, in one pass, and the face each triangle comes from (k,)."""
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     keep = counts >= 3
     keep[holes] = False
@@ -84,8 +109,7 @@ def _fans(counts: np.ndarray, indices: np.ndarray, holes: np.ndarray) -> tuple[n
     first = np.repeat(np.cumsum(per_face) - per_face, per_face)
     k = np.arange(total) - first  # the k-th triangle of its face: corners 0, k+1, k+2
     base = starts[face]
-    tris = np.stack([indices[base], indices[base + k + 1], indices[base + k + 2]], axis=1)
-    return tris, face
+    return np.stack([base, base + k + 1, base + k + 2], axis=1), face
 
 
 def shape_arrays(prim, time) -> tuple[tuple[np.ndarray, ...], str]:
