@@ -56,6 +56,7 @@ class LiveStage:
         self.lines: list[str] = []
         self._changed: dict[str, set[str]] = {}  # prim path -> changed property names
         self._resynced: set[str] = set()
+        self._index: dict[str, int] | None = None  # prim path -> node (see `_node_of`)
         self._listener = Tf.Notice.Register(Usd.Notice.ObjectsChanged, self._notice, stage)
 
     def close(self) -> None:
@@ -104,10 +105,11 @@ class LiveStage:
             print(line, file=self.out)
 
     def _node_of(self, path: str) -> int | None:
-        for node, key in self.scene.node_paths.items():
-            if key == path and node in self.scene.graph.alive_ids():
-                return node
-        return None
+        """The node of a prim path (`node_paths` holds live nodes only: a resync drops
+        the removed ones), through a reverse index rebuilt after each resync."""
+        if self._index is None:
+            self._index = {key: node for node, key in self.scene.node_paths.items()}
+        return self._index.get(path)
 
     def _local(self, path: str, node: int, cache, moved: list[str]) -> None:
         prim = self.stage.GetPrimAtPath(path)
@@ -123,6 +125,7 @@ class LiveStage:
     def _resync(self, path: str, code, why: str = "resynced") -> None:
         """Remove the nodes at and below `path`, read the subtree again from the stage."""
         scene, graph = self.scene, self.scene.graph
+        self._index = None
         alive = set(graph.alive_ids().tolist())
         under = {n: k for n, k in scene.node_paths.items()
                  if n in alive and k != "/" and _below(k, path)}  # fmt: skip
@@ -135,18 +138,19 @@ class LiveStage:
             scene.looks.pop(n, None)
         prim = self.stage.GetPrimAtPath(path)
         added = self._add_subtree(prim, code) if prim and prim.IsActive() else 0
+        self._index = None
         self._say(f"{path}: structural change ({why}: {len(under)} nodes removed, "
                   f"{added} added)")  # fmt: skip
 
     def _parent_node(self, path: Sdf.Path) -> int | None:
-        alive = set(self.scene.graph.alive_ids().tolist())
-        by_path = {k: n for n, k in self.scene.node_paths.items() if n in alive}
+        """The node of the nearest ancestor prim that has one (else the stage's root)."""
         probe = path.GetParentPath()
         while probe != Sdf.Path.absoluteRootPath and not probe.isEmpty:
-            if str(probe) in by_path:
-                return by_path[str(probe)]
+            node = self._node_of(str(probe))
+            if node is not None:
+                return node
             probe = probe.GetParentPath()
-        return by_path.get("/")
+        return self._node_of("/")
 
     def _add_subtree(self, prim, code) -> int:
         cache = UsdGeom.XformCache(code)
