@@ -145,3 +145,40 @@ def test_random_edits_glow_exactly_the_edited_prims_and_their_subtrees(n, edits,
     below = {p for p in paths if any(p == c or p.startswith(c + "/") for c in changed)}
     assert set(report.world_updated.tolist()) == {node_of[p] for p in below}
     assert_matches_usd(live.scene, stage, 0.0)
+
+
+STEP = st.tuples(st.sampled_from(["add", "remove", "move", "deactivate"]), st.integers(0, 50),
+                 st.floats(-5, 5))  # fmt: skip
+
+
+@given(st.lists(STEP, min_size=1, max_size=8))
+def test_random_structural_edits_keep_the_nodes_and_matrices_usds(steps):
+    stage, _ = _stage()
+    live = LiveStage(stage)
+    live.scene.graph.update()
+    made = 0
+    for frame, (action, pick, value) in enumerate(steps, start=1):
+        prims = [p for p in stage.Traverse() if p.IsA(UsdGeom.Xformable)]
+        if not prims:
+            break
+        prim = prims[pick % len(prims)]
+        if action == "add":
+            made += 1
+            child = UsdGeom.Xform.Define(stage, prim.GetPath().AppendChild(f"N{made}"))
+            child.AddTranslateOp().Set((value, 1, 0))
+        elif action == "remove":
+            stage.RemovePrim(prim.GetPath())
+        elif action == "deactivate":
+            prim.SetActive(False)
+        else:  # move: set its first op, or give it a scale op after whatever it has
+            xf = UsdGeom.Xformable(prim)
+            ops = xf.GetOrderedXformOps()
+            if ops and ops[0].GetOpType() == UsdGeom.XformOp.TypeTranslate:
+                ops[0].Set((value, 0, 0))
+            else:
+                xf.AddScaleOp(opSuffix=f"s{frame}").Set((2, 2, value or 1.0))
+        _frame(live, frame)
+        shown = {p for p in live.scene.node_paths.values() if p != "/" and "[" not in p}
+        want = {str(p.GetPath()) for p in stage.Traverse() if p.IsA(UsdGeom.Xformable)}
+        assert shown == want
+        assert_matches_usd(live.scene, stage, 0.0)
