@@ -107,6 +107,6 @@ def _authored_purpose(prim) -> str | None:
     if not prim.IsA(UsdGeom.Imageable):
         return None
     attr = prim.GetAttribute("purpose")
-    if attr and attr.HasAuthoredValue():
+    if attr and attr.IsAuthored():
         return attr.Get()
     return None
