@@ -94,3 +94,44 @@ def test_without_usd_core_one_line_says_how_to_install(tmp_path):
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "pip install 'sgview[usd]'" in run.stderr
     assert path in run.stderr
+
+
+def test_instances_of_several_prototypes_with_nested_gprims(tmp_path):
+    from pxr import UsdGeom
+
+    path = str(tmp_path / "protos.usda")
+    stage = Usd.Stage.CreateNew(path)
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    inst = UsdGeom.PointInstancer.Define(stage, "/Scatter")
+    inst.AddRotateXOp().Set(20)
+    chair = UsdGeom.Xform.Define(stage, "/Scatter/Protos/Chair")
+    chair.AddTranslateOp().Set((0, 0.5, 0))
+    chair.AddRotateYOp().Set(30)
+    for k, x in enumerate((-0.3, 0.3)):
+        leg = UsdGeom.Cube.Define(stage, f"/Scatter/Protos/Chair/Legs/Leg{k}")
+        leg.AddTranslateOp().Set((x, -0.25, 0))
+        leg.AddScaleOp().Set((0.1, 0.5, 0.1))
+    UsdGeom.Sphere.Define(stage, "/Scatter/Protos/Ball").AddTranslateOp().Set((0, 2, 0))
+    inst.CreatePrototypesRel().SetTargets(["/Scatter/Protos/Chair", "/Scatter/Protos/Ball"])
+    ids = [0, 1, 1, 0, 1]
+    positions = [(k * 2.0, 0, -k) for k in range(5)]
+    inst.CreateProtoIndicesAttr(ids)
+    inst.CreatePositionsAttr(positions)
+    stage.GetRootLayer().Save()
+    scene = load_scene(path)
+    scene.graph.update()
+    node = next(i for i, p in scene.node_paths.items() if p == "/Scatter")
+    world = scene.graph.world_matrices()[node]
+    items = {item.mesh.rsplit("#", 1)[1]: item for item in scene.geometry.instanced}
+    assert set(items) == {"/Scatter/Protos/Chair/Legs/Leg0", "/Scatter/Protos/Chair/Legs/Leg1",
+                          "/Scatter/Protos/Ball"}  # fmt: skip
+    inst_world = usd_world(stage, "/Scatter", 0.0)
+    for gprim, item in items.items():
+        proto = 1 if gprim.endswith("Ball") else 0
+        where = [positions[k] for k, p in enumerate(ids) if p == proto]
+        got = world @ item.locals
+        for k, pos in enumerate(where):
+            move = np.eye(4)
+            move[:3, 3] = pos
+            want = inst_world @ move @ np.linalg.inv(inst_world) @ usd_world(stage, gprim, 0.0)
+            assert np.allclose(got[k], want, rtol=0, atol=1e-12)

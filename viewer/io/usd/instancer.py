@@ -53,8 +53,9 @@ def instanced_nodes(prim, row: int, time, mesh_of, display: str, budget,
     cache = UsdGeom.XformCache(time)
     out = []
     stage = prim.GetStage()
+    single = len(targets) == 1  # the common case: no copy of the instances per prototype
     for k, target in enumerate(targets):
-        chosen = local[ids == k]
+        chosen = local if single else local[ids == k]
         proto = stage.GetPrimAtPath(target)
         if not len(chosen) or not proto:
             continue
@@ -62,9 +63,9 @@ def instanced_nodes(prim, row: int, time, mesh_of, display: str, budget,
             drawn = mesh_of(gprim)
             if drawn is None:
                 continue
-            if gprim == proto:
-                rel = np.eye(4)
-            else:
+            placed = chosen
+            if gprim != proto:  # the gprim's place below its prototype's root
                 rel = column_matrices(cache.ComputeRelativeTransform(gprim, proto)[0])[0]
-            out.append(InstancedNode(row, drawn[0], drawn[1], chosen @ rel))
+                placed = chosen @ rel
+            out.append(InstancedNode(row, drawn[0], drawn[1], placed))
     return out
