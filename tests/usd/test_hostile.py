@@ -145,3 +145,14 @@ def test_max_nodes_counts_what_references_bring(tmp_path, capsys):
     path = write_composed(tmp_path)  # 6 prims of its own, 8 more from references
     err = _one_line(capsys, [path, "--max-nodes", "10"])
     assert "the stage has more than 10 nodes, the limit (--max-nodes 10)" in err
+
+
+def test_ctrl_s_on_a_usd_scene_says_to_save_as_gltf(tmp_path):
+    from viewer.session.opening import save_as_suggestion, save_target
+
+    path = tmp_path / "stage.usda"
+    _animated(path, 10)
+    scene = load_scene(path)
+    with pytest.raises(SceneError, match="sgview does not write OpenUSD"):
+        save_target(scene)
+    assert save_as_suggestion(scene) == "stage.glb"

@@ -46,6 +46,9 @@ def save_target(scene: Scene) -> Path:
     and it is not one of sgview's bundled scenes (those stay as shipped); else a
     SceneError saying a path must be given."""
     source = scene.source
+    if source is not None and _read_only(source):
+        raise SceneError("not saved: sgview does not write OpenUSD; give a .toml, .gltf or "
+                         ".glb path to save to", file=str(source))  # fmt: skip
     if source is None or Path(source).suffix.lower() not in SCENE_SUFFIXES:
         raise SceneError("not saved: this scene has no file of its own; give a path to save to")
     folder = scene_dir()
@@ -65,7 +68,15 @@ def save_as_suggestion(scene: Scene) -> str:
         source = scene.source
         if source is not None and Path(source).suffix.lower() in SCENE_SUFFIXES:
             return Path(source).name
+        if source is not None and _read_only(source):  # an OpenUSD stage: as glTF
+            return Path(source).with_suffix(".glb").name
         return "scene.toml"
+
+
+def _read_only(path) -> bool:
+    """A file sgview opens but has no writer for (OpenUSD)."""
+    suffix = Path(path).suffix.lower()
+    return suffix in OPEN_SUFFIXES and suffix not in SCENE_SUFFIXES
 
 
 def save_as(scene: Scene, path: str | Path) -> list[str]:

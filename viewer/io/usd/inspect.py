@@ -17,6 +17,43 @@ _OUTER = "position, U and Σ of the prim's M = T·U·Σ·Vᵀ (Vᵀ: the prim's 
 _RESET = "!resetXformStack!: hangs from the stage, not from its parent prim"
 
 
+#: Ops whose values the inspector lists, at most.
+MAX_OPS = 8
+
+
+def _op_values(prim) -> list[tuple[str, str]]:
+    """One row per op of the stack: its value at the stage's start (animated ones say
+    so; an !invert! op names the op it undoes)."""
+    from pxr import UsdGeom
+
+    stage = prim.GetStage()
+    start = stage.GetStartTimeCode()
+    rows = []
+    for op in UsdGeom.Xformable(prim).GetOrderedXformOps()[:MAX_OPS]:
+        name = op.GetName().removeprefix("xformOp:")
+        if op.IsInverseOp():
+            rows.append((f"  !invert! {name}", f"the inverse of {name}"))
+            continue
+        value = op.Get(start)
+        text = _number_text(value)
+        if op.MightBeTimeVarying():
+            text += f" at {start:g} (animated)"
+        rows.append((f"  {name}", text))
+    return rows
+
+
+def _number_text(value) -> str:
+    try:
+        import numpy as np
+
+        flat = np.asarray(value, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        return str(value)[:80]
+    if flat.size == 16:
+        return "matrix (" + ", ".join(f"{v:.3g}" for v in flat[:12]) + ", ...)"
+    return "(" + ", ".join(f"{v:.4g}" for v in flat) + ")" if flat.size > 1 else f"{flat[0]:.4g}"
+
+
 class PrimInspector:
     """Callable: node id -> (label, value) rows, for `Scene.describe_node`."""
 
@@ -41,7 +78,8 @@ class PrimInspector:
         stack = op_stack_text(prim)
         sheared = key + "[shear]" in self.paths.values()
         rows = [("prim", key), ("type", str(prim.GetTypeName()) or "(untyped)"),
-                ("xformOpOrder", stack), ("matrix", _SHEARED if sheared else _TRS)]  # fmt: skip
+                ("xformOpOrder", stack), *_op_values(prim),
+                ("matrix", _SHEARED if sheared else _TRS)]  # fmt: skip
         if stack.startswith("!resetXformStack!"):
             rows.append(("parent", _RESET))
         if prim.IsInstanceProxy():
