@@ -156,7 +156,7 @@ def test_shear_keeps_exact_matrix_in_two_nodes():
     rows = dict(scene.describe_node(node))
     assert rows["xformOpOrder"] == "xformOp:rotateZ:op0, xformOp:scale:op1, xformOp:rotateZ:op2"
     assert "sheared" in rows["matrix"]
-    assert rows["  scale:op1"] == "(3, 1, 1)" and rows["  rotateZ:op2"] == "40"
+    assert rows["op 2"] == "scale:op1 (3, 1, 1)" and rows["op 3"] == "rotateZ:op2 40"
 
 
 def test_reset_xform_stack_ignores_ancestors_and_non_xformable_pass_through():

@@ -22,23 +22,25 @@ MAX_OPS = 8
 
 
 def _op_values(prim) -> list[tuple[str, str]]:
-    """One row per op of the stack: its value at the stage's start (animated ones say
-    so; an !invert! op names the op it undoes)."""
+    """One row per op of the stack: its name and value at the stage's start (animated
+    ones say so; an !invert! op names the op it undoes)."""
     from pxr import UsdGeom
 
     stage = prim.GetStage()
     start = stage.GetStartTimeCode()
     rows = []
-    for op in UsdGeom.Xformable(prim).GetOrderedXformOps()[:MAX_OPS]:
+    ops = UsdGeom.Xformable(prim).GetOrderedXformOps()
+    for k, op in enumerate(ops[:MAX_OPS], start=1):
         name = op.GetName().removeprefix("xformOp:")
         if op.IsInverseOp():
-            rows.append((f"  !invert! {name}", f"the inverse of {name}"))
+            rows.append((f"op {k}", f"!invert! {name}"))
             continue
-        value = op.Get(start)
-        text = _number_text(value)
+        text = f"{name} {_number_text(op.Get(start))}"
         if op.MightBeTimeVarying():
-            text += f" at {start:g} (animated)"
-        rows.append((f"  {name}", text))
+            text += f" at {start:g}, animated"
+        rows.append((f"op {k}", text))
+    if len(ops) > MAX_OPS:
+        rows.append(("ops", f"... {len(ops) - MAX_OPS} more"))
     return rows
 
 
@@ -51,7 +53,9 @@ def _number_text(value) -> str:
         return str(value)[:80]
     if flat.size == 16:
         return "matrix (" + ", ".join(f"{v:.3g}" for v in flat[:12]) + ", ...)"
-    return "(" + ", ".join(f"{v:.4g}" for v in flat) + ")" if flat.size > 1 else f"{flat[0]:.4g}"
+    if flat.size == 1:
+        return f"{flat[0]:.4g}"
+    return "(" + ", ".join(f"{v:.4g}" for v in flat) + ")"
 
 
 class PrimInspector:
