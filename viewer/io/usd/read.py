@@ -1,11 +1,11 @@
 """A USD stage as a model the shared builder adds to a scene (viewer/io/_build.py).
 
 The model is the one glTF files become (`GltfModel`: names, parents, local values, looks,
-meshes, clips, instancing), plus each node's key and inspector rows: the prim path (what
-``--dump-world`` keys the node by), its type and ``xformOpOrder``, and how its local
-matrix is held (xforms.py). The stage's up axis and meters per unit become one root
-node, ``stage``, when they are not Y and 1: it turns the stage Y-up and scales it to
-metres, and the panel's note says so.
+meshes, clips, instancing), plus each node's key: its prim path (what ``--dump-world``
+keys the node by; inspect.py reads the inspector's rows from the stage by it). A prim is
+one node, or two when its matrix is sheared (xforms.py). The stage's up axis and meters
+per unit become one root node, ``stage``, when they are not Y and 1: it turns the stage
+Y-up and scales it to metres, and the note printed at start says so.
 """
 
 from __future__ import annotations
@@ -128,6 +128,8 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
 
 
 def _clip(model, animated, times, frames, frame_split, new_row, outer_of) -> None:
+    """The baked frames as one clip: translation, rotation and scale channels of each
+    animated prim's node (a sheared prim's outer node, and its own node's rotation)."""
     channels = []
     for j, i in enumerate(animated):
         if i in outer_of:
