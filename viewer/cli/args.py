@@ -78,7 +78,8 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
     }),
     ("scene", {
         "nargs": "?", "metavar": "SCENE",
-        "help": "scene file (.toml, .gltf, .glb); default: the built-in ten-node tree",
+        "help": "scene file (.toml, .gltf, .glb; OpenUSD .usda, .usdc, .usdz with the usd "
+        "extra); default: the built-in ten-node tree",
     }),
     ("--generate", {
         "metavar": "SPEC",
@@ -221,7 +222,7 @@ def _epilog() -> str:
         "examples:",
         "  sgview                                   the built-in ten-node tree",
         "  sgview tree10                            a bundled scene by name (--list-scenes)",
-        "  sgview path/to/model.glb                 a scene file (.toml, .gltf, .glb)",
+        "  sgview path/to/model.glb                 a scene file (.toml, .gltf, .glb, .usd*)",
         "  sgview chain5 --headless --frames 1 --still --touch Obj3 --log",
         "  sgview --generate balanced:1000 --headless --frames 60 --record out.gif",
     ]

@@ -254,7 +254,7 @@ def save(args) -> int:
     except (UsageError, SceneError) as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
-    for note in notes:
+    for note in [*notes, *scene.save_notes]:
         print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
     print(f"saved {quoted(scene.title)} ({len(scene.graph)} nodes) to {printable(args.save, None)}")
     return 0

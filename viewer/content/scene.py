@@ -8,6 +8,7 @@ the frame loop share one plain description. No GL here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -152,6 +153,15 @@ class Scene:
     #: The glTF files' cameras and KHR_lights_punctual lights, in import order.
     cameras: list[FileCamera] = field(default_factory=list)
     lights: list[FileLight] = field(default_factory=list)
+    #: Where a node came from in its file, by node id (a USD prim path): what
+    #: ``--dump-world`` keys it by instead of its name.
+    node_paths: dict[int, str] = field(default_factory=dict)
+    #: node id -> more (label, value) rows the inspector shows for it (a USD prim's path
+    #: and op stack, read when shown); None: none.
+    describe_node: Callable[[int], tuple[tuple[str, str], ...]] | None = None
+    #: What the writers cannot carry over from the file the scene came from (a USD
+    #: stage's time samples, its instancers), one line per kind, said at each save.
+    save_notes: list[str] = field(default_factory=list)
 
     def look(self, node_id: int) -> Look:
         """The look of a node; nodes without one are drawn as pivots (mesh "none")."""

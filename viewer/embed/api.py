@@ -96,7 +96,7 @@ def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
 
 
 def show(
-    graph: SceneGraph | Scene,
+    graph: SceneGraph | Scene | object,
     *,
     on_frame: Callable[[SceneGraph, int, float], None] | None = None,
     meshes: MeshSpec = None,
@@ -116,7 +116,8 @@ def show(
     camera=None,
     widget: bool | None = None,
 ):
-    """Open the viewer on `graph` (a `SceneGraph`, or a loaded `Scene`): the window (or,
+    """Open the viewer on `graph` (a `SceneGraph`, a loaded `Scene`, or a ``pxr.Usd.Stage``
+    followed live: viewer/io/usd/live.py): the window (or,
     `headless`, EGL with no window), or in a Jupyter notebook the live widget.
 
     Parameters
@@ -156,6 +157,7 @@ def show(
     from viewer.window.runner import RunOptions, WindowError, run
 
     _not_running("show")
+    graph, on_frame = _live_stage(graph, on_frame, log)
     runs_to_end = headless or frames is not None or keys is not None or clicks is not None
     runs_to_end = runs_to_end or any(v is not None for v in (screenshot, record, trace))
     if widget is None:
@@ -215,6 +217,29 @@ def show(
     )  # fmt: skip
 
 
+def _live_stage(graph, on_frame, log):
+    """A ``pxr.Usd.Stage`` in place of a graph: its live scene (viewer/io/usd/live.py),
+    whose notices are applied in each frame before the user's `on_frame`; anything else
+    as given."""
+    from viewer.io.usd import is_stage
+
+    if not is_stage(graph):
+        return graph, on_frame
+    import sys
+
+    from viewer.io.usd.live import LiveStage
+
+    user = A.callback("on_frame", on_frame)
+    live = LiveStage(graph, out=sys.stdout if log is True else None)
+
+    def apply_then_user(g, frame: int, t: float) -> None:
+        live.on_frame(g, frame, t)
+        if user is not None:
+            user(g, frame, t)
+
+    return live.scene, apply_then_user
+
+
 def widget(
     graph: SceneGraph | Scene,
     *,
@@ -236,11 +261,13 @@ def widget(
     view has focus (click it), the glow and the panels; `on_frame` runs once per simulated
     frame as in `show`. It renders in the kernel (headless EGL) only when the picture can
     change, and a cell that changes the graph shows in the view when the cell ends.
-    `graph` is a `SceneGraph` (drawn as `meshes` says, see `scene_for`) or a loaded
-    `Scene`; the other arguments are `show`'s, `glow` is ``"fill"``, ``"rim"`` or
-    ``"heat"``. Needs the ``notebook`` extra (``pip install 'sgview[notebook]'``).
+    `graph` is a `SceneGraph` (drawn as `meshes` says, see `scene_for`), a loaded
+    `Scene` or a ``pxr.Usd.Stage`` (followed live, as in `show`); the other arguments
+    are `show`'s, `glow` is ``"fill"``, ``"rim"`` or ``"heat"``. Needs the ``notebook``
+    extra (``pip install 'sgview[notebook]'``).
     """
     _not_running("widget")
+    graph, on_frame = _live_stage(graph, on_frame, log)
     return _widget(graph, on_frame=on_frame, meshes=meshes, size=size, overlay=overlay,
                    panels=panels, log=log, title=title, select=select, camera=camera,
                    glow=glow)  # fmt: skip

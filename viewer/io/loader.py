@@ -1,8 +1,10 @@
 """`load_scene`: open any supported scene file, by its suffix.
 
 ``.toml`` is the native format (toml_scene.py); ``.gltf`` and ``.glb`` are glTF 2.0
-(gltf_scene.py). Loading reads the files and builds a new `Scene`; it has no other
-effect (no caches, no writes), so the viewer can call it again to reload.
+(gltf_read/); ``.usd``, ``.usda``, ``.usdc`` and ``.usdz`` are OpenUSD (usd/, through
+usd-core, imported only when such a file is opened). Loading reads the files and builds
+a new `Scene`; it has no other effect (no caches, no writes), so the viewer can call it
+again to reload.
 
 Whatever the input, the only exception that leaves `load_scene` is `SceneError`. The
 checks in the parsers are meant to catch every problem with a precise message; the last
@@ -29,15 +31,16 @@ from viewer.io.limits import (
 )
 from viewer.io.ranges import check_world_reach
 from viewer.io.toml_scene import load_toml_scene
+from viewer.io.usd import USD_SUFFIXES, missing_reason
 
 from ..content.scene import Scene
 from ..errors import floats_raise
 from ..scene.graph import SceneGraph
 from ..text import brief
 
-__all__ = ["file_signature", "load_gltf_scene", "load_scene"]
+__all__ = ["file_signature", "load_gltf_scene", "load_scene", "load_usd_scene"]
 
-SUFFIXES = (".toml", ".gltf", ".glb")
+SUFFIXES = (".toml", ".gltf", ".glb", *USD_SUFFIXES)
 
 
 def load_scene(
@@ -47,7 +50,8 @@ def load_scene(
     max_buffer_bytes: int = MAX_BUFFER_BYTES,
     max_json_bytes: int = MAX_JSON_BYTES,
 ) -> Scene:
-    """Load a ``.toml``, ``.gltf`` or ``.glb`` scene file.
+    """Load a ``.toml``, ``.gltf``, ``.glb`` or OpenUSD (``.usd``, ``.usda``, ``.usdc``,
+    ``.usdz``) scene file.
 
     Parameters
     ----------
@@ -82,6 +86,8 @@ def load_scene(
         suffix = file.suffix.lower()
         if suffix in SUFFIXES:
             load = load_toml_scene if suffix == ".toml" else load_gltf_scene
+            if suffix in USD_SUFFIXES:
+                load = load_usd_scene
             with floats_raise():  # a numpy warning is a SceneError, never printed
                 scene = load(file, display, limits=limits)
             reason = skinning_reason(scene, limits)
@@ -123,3 +129,16 @@ def load_gltf_scene(
     add_model(scene, model, None, "", UniqueNames(), display or str(path), limits)
     check_world_reach(scene, display or str(path))
     return scene
+
+
+def load_usd_scene(
+    path: str | Path, display: str | None = None, *, limits: Limits = DEFAULT_LIMITS
+) -> Scene:
+    """Open an OpenUSD file as a scene; without usd-core, one line says how to install it."""
+    display = display or str(path)
+    reason = missing_reason()
+    if reason is not None:
+        raise SceneError(reason, file=display)
+    from viewer.io.usd.scene import usd_scene  # pxr loads here, and only here
+
+    return usd_scene(Path(path), display, limits)

@@ -69,8 +69,9 @@ KEYS = (
          "panel lists them", ("Ctrl+Z", "Z", "undo"), ("Ctrl+Shift+Z", "Z", "redo")),
     _row("save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
          "own writer)", ("Ctrl+S", "S", "save")),
-    _row("open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
-         "the window; the Edit section lists the recent ones", ("Ctrl+O", "O", "open")),
+    _row("open a scene file (the system's file dialog); or drop a .toml, .gltf, .glb or "
+         "OpenUSD file on the window; the Edit section lists the recent ones",
+         ("Ctrl+O", "O", "open")),
     _row("gizmo axes: the world's / the selected node's own", ("X", "X", "gizmo axes")),
     _row("gizmo mode: move and turn / scale", ("E", "E", "gizmo mode")),
     _row("start / stop the scene's motion", ("S", "S", "motion")),

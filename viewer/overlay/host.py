@@ -57,6 +57,10 @@ class OverlayHost(Protocol):
         """`viewer.session.opening.SceneFiles`: `recent.paths`, `request_open`,
         `save_suggestion`."""
 
+    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
+        """(label, value) rows the scene's file gives about a node (a USD prim's path, op
+        stack and how its matrix is held; empty for other formats)."""
+
     def select(self, node_id: int | None) -> None: ...
     def save(self, path=None) -> bool: ...
     def toggle_pause(self) -> None: ...

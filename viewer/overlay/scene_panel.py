@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
+from ..text import printable
 from . import help_window
 from .animation_section import AnimationSection
 from .edit_panel import EditSection
@@ -122,7 +123,10 @@ class ScenePanel:
         color = c.local if local else c.world if world else c.dim
         imgui.text_colored(vec4(color), why)
         imgui.text_colored(vec4(c.dim), f"flags {when}: {flag_text(local, world, executed)}")
-        key_value_table("details", node_details(graph, node_id))
+        rows = node_details(graph, node_id) + [
+            (label, printable(value)) for label, value in host.file_rows(node_id)
+        ]
+        key_value_table("details", rows)
         peek = graph.peek  # as stored: reading must not execute the marks shown above
         world, stale = peek.world_matrix(node_id)
         for title, matrix in (

@@ -22,15 +22,17 @@ from viewer.errors import SgviewError, floats_raise
 from viewer.io.bundled import scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
-from viewer.io.loader import file_signature, load_scene
+from viewer.io.loader import SUFFIXES, file_signature, load_scene
 from viewer.io.save import save_scene
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.session.messages import Messages
 from viewer.session.reload_check import try_scene
 from viewer.text import brief, one_line, printable
 
-#: What can be opened (dropped on the window, or through the dialog) and saved.
+#: What can be saved (a writer's format).
 SCENE_SUFFIXES = (".toml", ".gltf", ".glb")
+#: What can be opened (dropped on the window, or through the dialog): OpenUSD too.
+OPEN_SUFFIXES = SUFFIXES
 #: Entries the recent-files list keeps.
 MAX_RECENT = 8
 
@@ -39,8 +41,8 @@ def open_scene(path: str | Path, *, load_limits: dict, time: float, motion_on: b
     """``path`` loaded and run for one frame at scene time ``time``; a one-line
     SceneError naming the file when anything on the way fails."""
     path = Path(path)
-    if path.suffix.lower() not in SCENE_SUFFIXES:
-        raise SceneError("cannot open it: sgview opens .toml, .gltf and .glb files",
+    if path.suffix.lower() not in OPEN_SUFFIXES:
+        raise SceneError(f"cannot open it: sgview opens {', '.join(OPEN_SUFFIXES)} files",
                          file=str(path))  # fmt: skip
     scene = load_scene(path, **load_limits)
     try_scene(scene, str(path), time=time, motion_on=motion_on)
@@ -52,6 +54,9 @@ def save_target(scene: Scene) -> Path:
     and it is not one of sgview's bundled scenes (those stay as shipped); else a
     SceneError saying a path must be given."""
     source = scene.source
+    if source is not None and _read_only(source):
+        raise SceneError("not saved: sgview does not write OpenUSD; give a .toml, .gltf or "
+                         ".glb path to save to", file=str(source))  # fmt: skip
     if source is None or Path(source).suffix.lower() not in SCENE_SUFFIXES:
         raise SceneError("not saved: this scene has no file of its own; give a path to save to")
     folder = scene_dir()
@@ -71,7 +76,15 @@ def save_as_suggestion(scene: Scene) -> str:
         source = scene.source
         if source is not None and Path(source).suffix.lower() in SCENE_SUFFIXES:
             return Path(source).name
+        if source is not None and _read_only(source):  # an OpenUSD stage: as glTF
+            return Path(source).with_suffix(".glb").name
         return "scene.toml"
+
+
+def _read_only(path) -> bool:
+    """A file sgview opens but has no writer for (OpenUSD)."""
+    suffix = Path(path).suffix.lower()
+    return suffix in OPEN_SUFFIXES and suffix not in SCENE_SUFFIXES
 
 
 def save_as(scene: Scene, path: str | Path) -> list[str]:
@@ -88,7 +101,7 @@ def save_as(scene: Scene, path: str | Path) -> list[str]:
     else:
         notes = save_gltf(scene, path)
     scene.source, scene.source_stamp = path, file_signature(path)
-    return notes
+    return [*notes, *scene.save_notes]
 
 
 class RecentFiles:

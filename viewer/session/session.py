@@ -110,6 +110,11 @@ class Session:
     def graph(self):
         return self.scene.graph
 
+    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
+        """What the scene's file says about a node (a USD prim's path and op stack)."""
+        describe = self.scene.describe_node
+        return () if describe is None else describe(int(node_id))
+
     @property
     def animation(self) -> AnimationPlayer | None:
         """The scene's glTF animation player; None when its files have no animation."""

@@ -321,7 +321,7 @@ class SgviewApp(mglw.WindowConfig):
         if self.trace is not None:
             self.trace.close()
             say_saved("trace", self.options.trace)
-        self.capture.finish(self.session.graph)
+        self.capture.finish(self.session.graph, self.session.scene.node_paths)
         if self.overlay is not None:
             self.overlay.release()  # its panel keeps what it showed last (tests read it)
 

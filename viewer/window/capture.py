@@ -118,8 +118,9 @@ class Capture:
         ``--log`` that a teacher compares with the textbook)."""
         say_saved(what, path)
 
-    def finish(self, graph) -> None:
-        """After the last frame: close the recording, write `--dump-world`."""
+    def finish(self, graph, keys: dict[int, str] | None = None) -> None:
+        """After the last frame: close the recording, write `--dump-world` (nodes keyed by
+        `keys` where given, a USD prim's path, else by name)."""
         if self.recorder is not None:
             if self._held is not None:  # the last frame's event: one more kept frame
                 self.recorder.add(self._held)
@@ -127,7 +128,7 @@ class Capture:
             self._saved("recording", self.recorder.close())
             self.recorder = None
         if self.dump_world_path is not None:
-            self._saved("world matrices", dump_world(graph, self.dump_world_path))
+            self._saved("world matrices", dump_world(graph, self.dump_world_path, keys))
         if self._resolve is not None:
             self._resolve.release()
             self._resolve = None
@@ -138,12 +139,15 @@ def say_saved(what: str, path) -> None:
     print(f"sgview: {what} saved: {printable(path, None)}", file=sys.stderr, flush=True)
 
 
-def dump_world(graph, path) -> Path:
-    """Write {name: world matrix as nested lists (row-major, column vectors)} as JSON."""
+def dump_world(graph, path, keys: dict[int, str] | None = None) -> Path:
+    """Write {name: world matrix as nested lists (row-major, column vectors)} as JSON; a
+    node in `keys` (a USD prim, by its path) is keyed by that instead of its name."""
     path = Path(path)
     world = graph.world_matrices()
+    keys = keys or {}
     rows = [
-        f"  {json.dumps(graph.name_of(int(i)))}: {json.dumps(world[int(i)].tolist())}"
+        f"  {json.dumps(keys.get(int(i)) or graph.name_of(int(i)))}: "
+        f"{json.dumps(world[int(i)].tolist())}"
         for i in graph.alive_ids()
     ]
     path.write_text("{\n" + ",\n".join(rows) + "\n}\n", encoding="utf-8")

@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from viewer.session.opening import SCENE_SUFFIXES
+from viewer.session.opening import OPEN_SUFFIXES
 
 #: The programs portable-file-dialogs drives on Linux and other Unix desktops.
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")
@@ -38,7 +38,7 @@ class OpenDialog:
             return "no file dialog on this system (zenity or kdialog): drop the file on the window"
         from imgui_bundle import portable_file_dialogs as pfd
 
-        patterns = " ".join(f"*{s}" for s in SCENE_SUFFIXES)
+        patterns = " ".join(f"*{s}" for s in OPEN_SUFFIXES)
         self._dialog = pfd.open_file("Open a scene", str(folder), ["Scenes", patterns])
         return None
 

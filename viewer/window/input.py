@@ -20,7 +20,7 @@ from typing import Protocol
 import viewer.gizmo as gizmo
 from viewer.io.ranges import WORLD_REACH
 from viewer.keys.controls import HELD_ACTIONS, KEY_BY_NAME, KEYS
-from viewer.session.opening import SCENE_SUFFIXES
+from viewer.session.opening import OPEN_SUFFIXES
 from viewer.window.file_dialog import OpenDialog
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
@@ -183,7 +183,7 @@ class WindowInput:
 
     def files_dropped(self, x: int, y: int, paths: list) -> None:
         """Files dropped on the window: the first scene file among them is asked for."""
-        scenes = [path for path in paths if str(path).lower().endswith(SCENE_SUFFIXES)]
+        scenes = [path for path in paths if str(path).lower().endswith(OPEN_SUFFIXES)]
         if scenes or paths:  # not a scene file: the panel says so
             self.app.session.files.request_open((scenes or paths)[0])
 

@@ -1,0 +1,158 @@
+"""Hostile USD files: one line naming the file, prim and property, exit status 2, no
+traceback, within the budgets; live reload keeps the last good stage."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+pytest.importorskip("pxr")
+
+from pxr import Usd, UsdGeom  # noqa: E402
+
+from viewer.cli.main import main  # noqa: E402
+from viewer.io import SceneError, SceneWatcher, load_scene  # noqa: E402
+from viewer.io.usd import timeline  # noqa: E402
+from viewer.session.session import Session  # noqa: E402
+
+HEADER = '#usda 1.0\n(\n    defaultPrim = "A"\n)\n'
+
+
+def _one_line(capsys, argv) -> str:
+    assert main([*argv, "--headless", "--frames", "1", "--size", "160x90"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("sgview: ") and "Traceback" not in err
+    return err
+
+
+def test_a_layer_that_does_not_parse(tmp_path, capsys):
+    path = tmp_path / "bad.usda"
+    path.write_text(HEADER + 'def Xform "A" {\n    double3 xformOp:translate = (1, 2\n}\n')
+    err = _one_line(capsys, [str(path)])
+    assert "bad.usda" in err and "prim /A" in err and "'xformOp:translate'" in err
+    assert "parse error" in err and "stage.cpp" not in err
+
+
+def test_a_missing_reference(tmp_path, capsys):
+    path = tmp_path / "main.usda"
+    path.write_text(HEADER + 'def Xform "A" (\n    references = @./gone.usda@\n)\n{\n}\n')
+    err = _one_line(capsys, [str(path)])
+    assert "prim /A" in err and "gone.usda" in err
+
+
+def test_a_cycle_of_references(tmp_path, capsys):
+    (tmp_path / "a.usda").write_text(
+        HEADER + 'def Xform "A" (\n  references = @./b.usda@\n)\n{\n}\n'
+    )
+    (tmp_path / "b.usda").write_text(
+        '#usda 1.0\n(\n  defaultPrim = "B"\n)\n'
+        'def Xform "B" (\n  references = @./a.usda@\n)\n{\n}\n'
+    )
+    err = _one_line(capsys, [str(tmp_path / "a.usda")])
+    assert "Cycle detected" in err and "prim /A" in err
+
+
+def test_a_usdz_that_is_not_a_zip(tmp_path, capsys):
+    path = tmp_path / "x.usdz"
+    path.write_bytes(b"PK\x03\x04 not really a zip archive" * 10)
+    assert "not one" in _one_line(capsys, [str(path)])
+
+
+def test_a_usdz_that_expands_beyond_the_budget(tmp_path, capsys):
+    path = tmp_path / "big.usdz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("scene.usda", HEADER + " " * (3 * 1024 * 1024))  # deflates to ~3 KB
+    assert path.stat().st_size < 64 * 1024
+    err = _one_line(capsys, [str(path), "--max-buffer-mb", "1"])
+    assert "uncompressed" in err and "--max-buffer-mb 1" in err
+
+
+def _animated(path, end: float, samples: int = 2) -> None:
+    stage = Usd.Stage.CreateNew(str(path))
+    stage.SetStartTimeCode(0)
+    stage.SetEndTimeCode(end)
+    xf = UsdGeom.Xform.Define(stage, "/A")
+    op = xf.AddRotateYOp()
+    for k in range(samples):
+        op.Set(float(k), k * end / max(1, samples - 1))
+    stage.SetDefaultPrim(xf.GetPrim())
+    stage.GetRootLayer().Save()
+
+
+def test_a_huge_time_range_is_refused_before_baking(tmp_path, capsys):
+    path = tmp_path / "long.usda"
+    _animated(path, 1e9)
+    err = _one_line(capsys, [str(path)])
+    assert "prim /A" in err and "frames" in err and "--max-buffer-mb" in err
+
+
+def test_too_many_time_samples_on_one_property(tmp_path, monkeypatch):
+    path = tmp_path / "dense.usda"
+    _animated(path, 100, samples=50)
+    monkeypatch.setattr(timeline, "MAX_SAMPLES", 20)
+    with pytest.raises(SceneError, match=r"prim /A, field 'xformOp:rotateY': 50 time samples"):
+        load_scene(path)
+
+
+def test_a_mesh_with_indices_out_of_range(tmp_path, capsys):
+    path = tmp_path / "mesh.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    mesh = UsdGeom.Mesh.Define(stage, "/A")
+    mesh.CreatePointsAttr([(0, 0, 0), (1, 0, 0), (0, 1, 0)])
+    mesh.CreateFaceVertexCountsAttr([3])
+    mesh.CreateFaceVertexIndicesAttr([0, 1, 7])
+    stage.GetRootLayer().Save()
+    err = _one_line(capsys, [str(path)])
+    assert "prim /A" in err and "'faceVertexIndices'" in err and "0..2" in err
+
+
+def test_point_instancer_indices_out_of_range(tmp_path, capsys):
+    path = tmp_path / "inst.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    inst = UsdGeom.PointInstancer.Define(stage, "/A")
+    UsdGeom.Cube.Define(stage, "/A/P")
+    inst.CreatePrototypesRel().AddTarget("/A/P")
+    inst.CreateProtoIndicesAttr([0, 3])
+    inst.CreatePositionsAttr([(0, 0, 0), (1, 0, 0)])
+    stage.GetRootLayer().Save()
+    err = _one_line(capsys, [str(path)])
+    assert "prim /A" in err and "'protoIndices'" in err
+
+
+def test_live_reload_keeps_the_last_good_stage(tmp_path):
+    path = tmp_path / "live.usda"
+    _animated(path, 10)
+    scene = load_scene(path)
+    session = Session(scene, out=io.StringIO(), err=io.StringIO())
+    now = [0.0]
+    session.watcher = SceneWatcher(path, clock=lambda: now[0], seen=scene.source_stamp)
+    path.write_text(HEADER + 'def Xform "A" {\n    double3 xformOp:translate = (1,\n}\n')
+    now[0] += 5.0
+    assert session.poll_reload() is None
+    assert session.scene is scene and "parse error" in session.reload_error
+    _animated(tmp_path / "v2.usda", 20)  # (pxr refuses CreateNew over an open layer)
+    path.write_bytes((tmp_path / "v2.usda").read_bytes())
+    now[0] += 5.0
+    fresh = session.poll_reload()
+    assert fresh is session.scene and fresh is not scene and session.reload_error is None
+
+
+def test_max_nodes_counts_what_references_bring(tmp_path, capsys):
+    from stages import write_composed
+
+    path = write_composed(tmp_path)  # 6 prims of its own, 8 more from references
+    err = _one_line(capsys, [path, "--max-nodes", "10"])
+    assert "the stage has more than 10 nodes, the limit (--max-nodes 10)" in err
+
+
+def test_ctrl_s_on_a_usd_scene_says_to_save_as_gltf(tmp_path):
+    from viewer.session.opening import save_as_suggestion, save_target
+
+    path = tmp_path / "stage.usda"
+    _animated(path, 10)
+    scene = load_scene(path)
+    with pytest.raises(SceneError, match="sgview does not write OpenUSD"):
+        save_target(scene)
+    assert save_as_suggestion(scene) == "stage.glb"

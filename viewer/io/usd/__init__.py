@@ -1,0 +1,38 @@
+"""OpenUSD scenes (.usda, .usdc, .usdz) read through Pixar's own bindings (usd-core).
+
+`pxr` is imported only by the modules of this package, and only when a USD file is opened
+(viewer/io/loader.py imports `read.py` lazily): without usd-core every other format still
+works, and opening a USD file says how to install it. No GL here.
+
+- stage.py opens a stage within the load's budgets and turns pxr's diagnostics into one
+  `SceneError` line naming the file, prim and property;
+- xforms.py turns each prim's op stack, as USD evaluates it, into local values;
+- traverse.py walks the prims into a node list (paths, parents, local matrices);
+- shapes.py and looks.py give meshes, implicit shapes and their materials;
+- instancer.py turns PointInstancers into GPU instances;
+- timeline.py bakes time-sampled transforms into an animation clip;
+- read.py assembles all of it into a model the shared builder adds to a scene;
+- live.py follows a user's own stage through ``Usd.Notice.ObjectsChanged``.
+"""
+
+__all__ = ["INSTALL_HINT", "USD_SUFFIXES", "is_stage", "missing_reason"]
+
+#: The file suffixes opened as USD.
+USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
+#: What a user without usd-core is told.
+INSTALL_HINT = "pip install 'sgview[usd]'"
+
+
+def missing_reason() -> str | None:
+    """Why USD files cannot be opened here (usd-core missing), or None when they can."""
+    try:
+        import pxr.Usd  # noqa: F401
+    except ImportError:
+        return f"OpenUSD files need usd-core, which is not installed: {INSTALL_HINT}"
+    return None
+
+
+def is_stage(value: object) -> bool:
+    """Whether `value` is a ``pxr.Usd.Stage`` (told without importing pxr)."""
+    kind = type(value)
+    return kind.__name__ == "Stage" and kind.__module__.startswith("pxr.Usd")

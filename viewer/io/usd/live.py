@@ -1,0 +1,198 @@
+"""A user's own open stage, live: edits their code makes through pxr show as propagation.
+
+`LiveStage(stage)` builds the scene once (read.py) and listens to
+``Usd.Notice.ObjectsChanged`` for that stage. The notices are only collected when they
+arrive; the session applies them once per frame, before its update (`on_frame`, a frame
+callback), so what an edit changed is exactly what that frame recomputes and glows:
+
+- a changed transform property (an ``xformOp:`` attribute or ``xformOpOrder``) of a prim
+  that is a node is a **local change** of that prim: its local values are set from USD's
+  local matrix at the frame's time code (rule 2: the same value changes nothing);
+- a resync (a prim added, removed, re-parented, made inactive, a reference or variant
+  changed) is a **structural change**: the nodes of the resynced subtree are removed and
+  the subtree is read again from the stage, its new nodes dirty;
+- anything else (a colour, points) changes no transform: noted, not shown.
+
+Each change is one line in `lines` (and on `out` when given) with its reason, e.g.
+``usd: /World/Arm: local change (xformOp:rotateZ)``. A prim whose stack becomes sheared,
+or stops being so, is resynced (its node count changes). The baked time samples are the
+stage's as first read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from pxr import Sdf, Tf, Usd, UsdGeom
+
+from viewer.content.scene import Look
+from viewer.io.limits import DEFAULT_LIMITS
+from viewer.io.usd.read import model_of_stage
+from viewer.io.usd.scene import scene_of_model
+from viewer.io.usd.timeline import timeline_of
+from viewer.io.usd.traverse import walk_prims
+from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
+from viewer.text import printable
+
+__all__ = ["LiveStage"]
+
+
+def _is_transform(prop: str) -> bool:
+    return prop.startswith("xformOp:") or prop == "xformOpOrder"
+
+
+class LiveStage:
+    """The scene of a user's stage and the notices that keep it in step (module notes)."""
+
+    def __init__(self, stage: Usd.Stage, display: str = "stage", out: TextIO | None = None):
+        self.stage = stage
+        self.display = display
+        self.out = out
+        path = Path(stage.GetRootLayer().realPath or "stage.usda")
+        self.scene = scene_of_model(model_of_stage(stage, path, display, DEFAULT_LIMITS),
+                                    display, DEFAULT_LIMITS)  # fmt: skip
+        self.timeline = timeline_of(stage, display)
+        self.lines: list[str] = []
+        self._changed: dict[str, set[str]] = {}  # prim path -> changed property names
+        self._resynced: set[str] = set()
+        self._index: dict[str, int] | None = None  # prim path -> node (see `_node_of`)
+        self._listener = Tf.Notice.Register(Usd.Notice.ObjectsChanged, self._notice, stage)
+
+    def close(self) -> None:
+        """Stop listening to the stage."""
+        if self._listener is not None:
+            self._listener.Revoke()
+            self._listener = None
+
+    # -- collecting (pxr calls this during the user's edit) -----------------------------
+    def _notice(self, notice, sender) -> None:
+        for path in notice.GetResyncedPaths():
+            if not path.IsPropertyPath():  # an added or removed property is no resync here
+                self._resynced.add(str(path.GetPrimPath()))
+                continue
+            self._changed.setdefault(str(path.GetPrimPath()), set()).add(path.name)
+        for path in notice.GetChangedInfoOnlyPaths():
+            prim = str(path.GetPrimPath())
+            self._changed.setdefault(prim, set()).add(path.name if path.IsPropertyPath() else "")
+
+    # -- applying (the session calls this before each frame's update) -------------------
+    def on_frame(self, graph, frame: int, t: float) -> None:
+        """Apply the changes collected since the last frame."""
+        resynced, self._resynced = self._resynced, set()
+        changed, self._changed = self._changed, {}
+        code = Usd.TimeCode(self.timeline.code_at(t))
+        for path in _outermost(resynced):
+            self._resync(path, code)
+        cache = UsdGeom.XformCache(code)
+        for path, props in sorted(changed.items()):
+            if any(path == r or path.startswith(r.rstrip("/") + "/") for r in resynced):
+                continue  # read again whole above
+            moved = sorted(p for p in props if _is_transform(p))
+            node = self._node_of(path)
+            if not moved:
+                self._say(f"{path}: no transform changed ({', '.join(sorted(props)) or 'metadata'}"
+                          "): not shown")  # fmt: skip
+            elif node is None:
+                self._say(f"{path}: {', '.join(moved)} changed on a prim that is no node")
+            else:
+                self._local(path, node, cache, moved)
+
+    def _say(self, text: str) -> None:
+        line = f"usd: {printable(text)}"
+        self.lines.append(line)
+        if self.out is not None:
+            print(line, file=self.out)
+
+    def _node_of(self, path: str) -> int | None:
+        """The node of a prim path (`node_paths` holds live nodes only: a resync drops
+        the removed ones), through a reverse index rebuilt after each resync."""
+        if self._index is None:
+            self._index = {key: node for node, key in self.scene.node_paths.items()}
+        return self._index.get(path)
+
+    def _local(self, path: str, node: int, cache, moved: list[str]) -> None:
+        prim = self.stage.GetPrimAtPath(path)
+        local = column_matrices([cache.GetLocalTransformation(prim)[0]])
+        t, q, s, exact = split_trs(local)
+        sheared = self._node_of(path + "[shear]") is not None
+        if not exact[0] or sheared:
+            self._resync(path, Usd.TimeCode(cache.GetTime()), why="its stack's shear changed")
+            return
+        self.scene.graph.set_locals([node], positions=t, rotations=q, scales=s)
+        self._say(f"{path}: local change ({', '.join(moved)})")
+
+    def _resync(self, path: str, code, why: str = "resynced") -> None:
+        """Remove the nodes at and below `path`, read the subtree again from the stage."""
+        scene, graph = self.scene, self.scene.graph
+        self._index = None
+        alive = set(graph.alive_ids().tolist())
+        under = {n: k for n, k in scene.node_paths.items()
+                 if n in alive and k != "/" and _below(k, path)}  # fmt: skip
+        tops = [n for n in under if graph.node(n).parent is None
+                or graph.node(n).parent.id not in under]  # fmt: skip
+        for n in tops:
+            graph.remove(graph.node(n))
+        for n in under:
+            scene.node_paths.pop(n, None)
+            scene.looks.pop(n, None)
+        prim = self.stage.GetPrimAtPath(path)
+        added = self._add_subtree(prim, code) if prim and prim.IsActive() else 0
+        self._index = None
+        self._say(f"{path}: structural change ({why}: {len(under)} nodes removed, "
+                  f"{added} added)")  # fmt: skip
+
+    def _parent_node(self, path: Sdf.Path) -> int | None:
+        """The node of the nearest ancestor prim that has one (else the stage's root)."""
+        probe = path.GetParentPath()
+        while probe != Sdf.Path.absoluteRootPath and not probe.isEmpty:
+            node = self._node_of(str(probe))
+            if node is not None:
+                return node
+            probe = probe.GetParentPath()
+        return self._node_of("/")
+
+    def _add_subtree(self, prim, code) -> int:
+        cache = UsdGeom.XformCache(code)
+        rows = walk_prims(self.stage, self.display, DEFAULT_LIMITS, cache, roots=[prim])
+        if not len(rows):
+            return 0
+        local = column_matrices(rows.locals)
+        t, q, s, exact = split_trs(local)
+        top = self._parent_node(prim.GetPath())
+        root = self._node_of("/")
+        graph, scene = self.scene.graph, self.scene
+        ids: list[int] = []
+        for i in range(len(rows.prims)):
+            parent = rows.parents[i]
+            parent_id = (root if rows.resets[i] else top) if parent < 0 else ids[parent]
+            parent_node = None if parent_id is None else graph.node(parent_id)
+            name = rows.names[i]
+            if not exact[i]:
+                st, su, ss, sv = split_shear(local[i : i + 1])
+                outer = graph.add(name + "[shear]", parent_node, position=st[0],
+                                  rotation=su[0], scale=ss[0])  # fmt: skip
+                scene.node_paths[outer.id] = rows.paths[i] + "[shear]"
+                node = graph.add(name, outer, rotation=sv[0])
+            else:
+                node = graph.add(name, parent_node, position=t[i], rotation=q[i], scale=s[i])
+            ids.append(node.id)
+            scene.node_paths[node.id] = rows.paths[i]
+            key = next((k for k in scene.mesh_data if k.endswith("#" + rows.paths[i])), None)
+            if key is not None:
+                scene.looks[node.id] = Look(mesh=key, size=(1.0, 1.0, 1.0))
+        return len(ids)
+
+
+def _below(key: str, path: str) -> bool:
+    key = key.removesuffix("[shear]")
+    return key == path or key.startswith(path.rstrip("/") + "/")
+
+
+def _outermost(paths: set[str]) -> list[str]:
+    """The paths not below another of them, sorted."""
+    out: list[str] = []
+    for path in sorted(paths):
+        if not any(_below(path, kept) for kept in out):
+            out.append(path)
+    return out

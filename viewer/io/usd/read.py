@@ -1,0 +1,227 @@
+"""A USD stage as a model the shared builder adds to a scene (viewer/io/_build.py).
+
+The model is the one glTF files become (`GltfModel`: names, parents, local values, looks,
+meshes, clips, instancing), plus each node's key: its prim path (what ``--dump-world``
+keys the node by; inspect.py reads the inspector's rows from the stage by it). A prim is
+one node, or two when its matrix is sheared (xforms.py). The stage's up axis and meters
+per unit become one root node, ``stage``, when they are not Y and 1: it turns the stage
+Y-up and scales it to metres, and the note printed at start says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from pxr import Usd, UsdGeom
+
+from viewer.animation.clip import Channel, Clip
+from viewer.content.scene import Look
+from viewer.io.gltf_read.scene import GltfModel
+from viewer.io.limits import Budget, Limits
+from viewer.io.usd.instancer import instanced_nodes
+from viewer.io.usd.looks import display_color, materials_of, mesh_surface
+from viewer.io.usd.shapes import SHAPES, MeshRead, mesh_arrays, shape_arrays
+from viewer.io.usd.stage import open_stage
+from viewer.io.usd.textures import TextureReader
+from viewer.io.usd.timeline import bake, timeline_of
+from viewer.io.usd.traverse import walk_prims
+from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
+from viewer.scene.math import quat_from_axis_angle
+
+__all__ = ["UsdModel", "model_of_stage", "read_usd"]
+
+#: The clip of a stage's time-sampled transforms.
+CLIP_NAME = "timeSamples"
+
+
+@dataclass
+class UsdModel(GltfModel):
+    """A `GltfModel` with, per row, its key (a prim path; ``PATH[shear]`` for the outer
+    node of a sheared prim, ``/`` for the stage's root node), and the stage with the
+    line about its up axis and units (for the inspector, inspect.py)."""
+
+    keys: list[str] = field(default_factory=list)
+    stage: object = None
+    root_line: str = ""
+
+
+def read_usd(path: Path, display: str, limits: Limits) -> UsdModel:
+    """Open the USD file `path` within `limits` (see stage.py) and read it."""
+    return model_of_stage(open_stage(path, display, limits), path, display, limits)
+
+
+def _stage_root(stage: Usd.Stage) -> tuple[np.ndarray | None, str]:
+    """The root rotation quaternion and uniform scale, or None when identity; the line
+    that says so."""
+    up = UsdGeom.GetStageUpAxis(stage)
+    meters = UsdGeom.GetStageMetersPerUnit(stage)
+    what = f"{up} up, {meters:g} m per unit"
+    if up == UsdGeom.Tokens.y and meters == 1.0:
+        return None, f"{what}: no root transform"
+    turn = quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), -90.0 if up == "Z" else 0.0)
+    root = np.concatenate([turn, [meters]])
+    return root, f"{what}: the root node 'stage' turns it Y up and scales it to metres"
+
+
+def _assemble(model: UsdModel, prims, trs, shear, sheared: np.ndarray, root) -> np.ndarray:
+    """Fill the model's rows in pre-order (the root node, then each prim, a sheared
+    prim's outer node just before it), in bulk; returns each prim's row."""
+    n = len(prims)
+    offset = 0 if root is None else 1
+    new_row = offset + np.arange(n) + np.cumsum(sheared)
+    total = offset + n + int(sheared.sum())
+    up = np.asarray(prims.parents, dtype=np.int64)
+    parent = np.where(up < 0, -1 if root is None else 0, new_row[np.maximum(up, 0)])
+    parents = np.full(total, -1, np.int64)
+    pos = np.zeros((total, 3))
+    rot = np.tile([0.0, 0.0, 0.0, 1.0], (total, 1))
+    scl = np.ones((total, 3))
+    plain = ~sheared
+    rows = new_row[plain]
+    parents[rows], pos[rows], rot[rows], scl[rows] = parent[plain], *(a[plain] for a in trs)
+    if shear is not None:
+        inner = new_row[sheared]
+        outer = inner - 1
+        parents[outer], pos[outer], rot[outer], scl[outer] = parent[sheared], *shear[:3]
+        parents[inner], rot[inner] = outer, shear[3]
+    names, keys = ([], []) if root is None else (["stage"], ["/"])
+    if root is not None:
+        rot[0], scl[0] = root[:4], root[4]
+    for name, key, cut in zip(prims.names, prims.paths, sheared.tolist(), strict=True):
+        if cut:
+            names.append(name + "[shear]")
+            keys.append(key + "[shear]")
+        names.append(name)
+        keys.append(key)
+    model.names, model.keys, model.parents = names, keys, parents
+    model.positions, model.rotations, model.scales = pos, rot, scl
+    model.looks = [None] * total
+    return new_row
+
+
+def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -> UsdModel:
+    """The model of an open stage (a file's, or a user's own)."""
+    budget = Budget(limits)
+    timeline = timeline_of(stage, display)
+    time = Usd.TimeCode(timeline.start)
+    prims = walk_prims(stage, display, limits, UsdGeom.XformCache(time))
+    local = column_matrices(prims.locals)
+    animated, times, frames = bake(prims.prims, timeline, display, limits)
+    t, q, s, exact = split_trs(local)
+    frame_split = [split_trs(frames[:, j]) for j in range(len(animated))]
+    for j, i in enumerate(animated):
+        exact[i] &= bool(frame_split[j][3].all())
+    root, root_line = _stage_root(stage)
+    model = UsdModel(path=path, title=path.stem, stage=stage, root_line=root_line)
+    model.notes.append(f"{display}: {root_line}; {timeline.describe()}")
+    sheared = ~exact
+    shear = split_shear(local[sheared]) if sheared.any() else None
+    new_row = _assemble(model, prims, (t, q, s), shear, sheared, root)
+    outer_of = {int(i): int(new_row[i]) - 1 for i in np.flatnonzero(sheared)}
+    _clip(model, animated, times, frames, frame_split, new_row, outer_of)
+    _geometry(model, prims, new_row, time, display, budget)
+    for purpose, count in sorted(prims.skipped.items()):
+        model.notes.append(f"{display}: {count:,} prims of purpose {purpose!r} are not shown")
+    return model
+
+
+def _clip(model, animated, times, frames, frame_split, new_row, outer_of) -> None:
+    """The baked frames as one clip: translation, rotation and scale channels of each
+    animated prim's node (a sheared prim's outer node, and its own node's rotation)."""
+    channels = []
+    for j, i in enumerate(animated):
+        if i in outer_of:
+            t, u, sigma, vt = split_shear(frames[:, j])
+            outer = outer_of[i]
+            channels += [Channel(outer, "translation", "LINEAR", times, t),
+                         Channel(outer, "rotation", "LINEAR", times, u),
+                         Channel(outer, "scale", "LINEAR", times, sigma),
+                         Channel(int(new_row[i]), "rotation", "LINEAR", times, vt)]  # fmt: skip
+            continue
+        t, q, s, _ = frame_split[j]
+        row = int(new_row[i])
+        channels += [Channel(row, "translation", "LINEAR", times, t),
+                     Channel(row, "rotation", "LINEAR", times, q),
+                     Channel(row, "scale", "LINEAR", times, s)]  # fmt: skip
+    if channels:
+        model.clips.append(Clip(CLIP_NAME, tuple(channels)))
+
+
+def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> None:
+    """Looks and meshes of the gprims, instances of the PointInstancers."""
+    resolved = str(model.path.resolve()) if model.path.exists() else str(model.path)
+    notes: set[str] = set()
+    drawn: dict[str, tuple[str, tuple] | None] = {}
+    folder = model.path.parent if model.path.exists() else None
+    textures = TextureReader(folder, display, budget)
+
+    def mesh_of(prim):
+        source = prim.GetPrimInPrototype() if prim.IsInstanceProxy() else prim
+        key = f"{resolved}#{source.GetPath()}"
+        if key not in drawn:
+            drawn[key] = _read_gprim(model, source, key, time, display, budget, notes,
+                                     textures)  # fmt: skip
+        return drawn[key]
+
+    for i in prims.drawn:
+        prim, row = prims.prims[i], int(new_row[i])
+        if prim.IsA(UsdGeom.PointInstancer):
+            model.geometry.instanced += instanced_nodes(prim, row, time, mesh_of, display,
+                                                        budget, notes)  # fmt: skip
+        elif prim.IsA(UsdGeom.Gprim):
+            got = mesh_of(prim)
+            if got is not None:
+                model.looks[row] = Look(mesh=got[0], size=(1.0, 1.0, 1.0), color=got[1])
+    model.notes += [f"{display}: {note}" for note in sorted(notes)]
+
+
+def _read_gprim(model, prim, key, time, display, budget, notes, textures):
+    """Read a gprim's mesh into the model once; (mesh key, colour), or None."""
+    kind = str(prim.GetTypeName())
+    if kind == "Mesh":
+        mesh = mesh_arrays(prim, time, display, budget)
+        if mesh is None:
+            return None
+    elif kind in SHAPES:
+        (pos, nrm, idx), _ = shape_arrays(prim, time)
+        mesh = MeshRead(pos, nrm, idx, np.arange(len(idx) // 3), idx, np.arange(len(pos)))
+    else:
+        notes.add(f"{kind} prims are not drawn")
+        return None
+    own, subsets, varname = materials_of(prim, notes, textures)
+    color, vcolors = display_color(prim, time, len(mesh.points))
+    uvs = None
+    if varname and kind == "Mesh":
+        mesh, uvs, vcolors = _coordinates(prim, mesh, varname, time, vcolors, notes)
+    idx, surface = mesh_surface(mesh.indices, mesh.faces, mesh.points, vcolors, uvs, own,
+                                subsets)  # fmt: skip
+    model.mesh_data[key] = (mesh.points, mesh.normals, idx)
+    if surface is not None:
+        model.surfaces[key] = surface
+        color = tuple(float(c) for c in surface.parts[0].material.base_color[:3]) if (
+            vcolors is None and surface.parts) else color  # fmt: skip
+    return key, color
+
+
+def _coordinates(prim, mesh, varname: str, time, vcolors, notes):
+    """(the mesh, its texture coordinates (n, 2) float32 with v = 1 - t, its vertex
+    colours), the mesh taken per face-vertex when the coordinates are face-varying."""
+    primvar = UsdGeom.PrimvarsAPI(prim).GetPrimvar(varname)
+    values = primvar.ComputeFlattened(time) if primvar else None
+    st = np.asarray(values if values is not None else [], dtype=np.float32).reshape(-1, 2)
+    if (
+        primvar
+        and primvar.GetInterpolation() == "faceVarying"
+        and len(st) == len(mesh.face_vertices)
+    ):
+        fv = mesh.face_vertices
+        mesh = mesh.per_corner()
+        vcolors = None if vcolors is None else vcolors[fv]
+    elif len(st) != len(mesh.points) or not np.isfinite(st).all():
+        notes.add(f"{prim.GetPath()}: texture coordinates {varname!r} not read (expected "
+                  "one finite pair per point or per face-vertex)")  # fmt: skip
+        return mesh, None, vcolors
+    uvs = np.stack([st[:, 0], 1.0 - st[:, 1]], axis=1).astype(np.float32)
+    return mesh, uvs, vcolors

@@ -1,0 +1,112 @@
+"""Which prims become nodes, and under which node each one hangs.
+
+One node per active, defined, non-abstract Xformable prim of the default prim's tree (the
+pseudo-root's without one), prims inside instances included (instance proxies,
+``Usd.TraverseInstanceProxies``). Not nodes: prims of guide or proxy purpose and their
+subtrees; a PointInstancer's subtree (its prototypes are drawn through its instances);
+non-Xformable prims (Scope, untyped ``def``), whose Xformable children hang from the
+nearest Xformable ancestor, as USD composes them (a non-Xformable prim adds no transform).
+A prim whose stack starts with ``!resetXformStack!`` ignores its ancestors' transforms:
+its node is a root of the stage (under the stage's up-axis node when there is one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pxr import Usd, UsdGeom
+
+from viewer.io.errors import SceneError
+from viewer.io.limits import Limits
+
+__all__ = ["PrimRows", "walk_prims"]
+
+_SKIPPED_PURPOSES = (UsdGeom.Tokens.guide, UsdGeom.Tokens.proxy)
+
+
+@dataclass
+class PrimRows:
+    """The node prims in pre-order: each one's prim, path and name, its parent row (-1:
+    none), its local matrix (pxr's, row vectors) and whether its stack resets the
+    ancestors' transforms."""
+
+    prims: list = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    parents: list[int] = field(default_factory=list)
+    locals: list = field(default_factory=list)
+    resets: list[bool] = field(default_factory=list)
+    #: The rows of the prims that may draw something (gprims, instancers).
+    drawn: list[int] = field(default_factory=list)
+    #: Prims left out for their purpose, by purpose ("guide": 3).
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.prims)
+
+
+def _roots(stage: Usd.Stage) -> list:
+    default = stage.GetDefaultPrim()
+    if default and default.IsValid():
+        return [default]
+    return list(stage.GetPseudoRoot().GetChildren())
+
+
+def walk_prims(
+    stage: Usd.Stage, display: str, limits: Limits, cache, roots: list | None = None
+) -> PrimRows:
+    """The node prims of `stage` in pre-order (see the module notes), or of the subtrees
+    of `roots` (their top prims get parent -1), with their local matrices as USD computes
+    them through `cache` (a `UsdGeom.XformCache` at the time wanted); `SceneError`
+    beyond ``limits.max_nodes``."""
+    rows = PrimRows()
+    local = cache.GetLocalTransformation
+    xformable, boundable = UsdGeom.Xformable, UsdGeom.Boundable
+    instancer = UsdGeom.PointInstancer
+    predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
+    attach: dict = {}  # prim path -> the row its children hang from (-1: none)
+    cap = limits.max_nodes
+    for root in _roots(stage) if roots is None else roots:
+        if not predicate(root):  # an inactive or abstract default prim: nothing below
+            continue
+        walk = iter(Usd.PrimRange(root, predicate))
+        for prim in walk:
+            path = prim.GetPath()
+            parent_row = attach.get(path.GetParentPath(), -1)
+            purpose = _authored_purpose(prim)
+            if purpose in _SKIPPED_PURPOSES:
+                rows.skipped[purpose] = rows.skipped.get(purpose, 0) + 1
+                walk.PruneChildren()
+                continue
+            if not prim.IsA(xformable):
+                attach[path] = parent_row
+                continue
+            row = len(rows.prims)
+            if row >= cap:
+                raise SceneError(f"the stage has more than {cap:,} nodes, the limit "
+                                 f"(--max-nodes {cap}), references and payloads counted",
+                                 file=display)  # fmt: skip
+            matrix, reset = local(prim)
+            rows.prims.append(prim)
+            rows.paths.append(str(path))
+            rows.names.append(path.name)
+            rows.locals.append(matrix)
+            rows.resets.append(reset)
+            rows.parents.append(-1 if reset else parent_row)
+            attach[path] = row
+            if prim.IsA(boundable):  # a gprim or an instancer: it may draw something
+                rows.drawn.append(row)
+                if prim.IsA(instancer):
+                    walk.PruneChildren()
+    return rows
+
+
+def _authored_purpose(prim) -> str | None:
+    """The prim's own authored purpose (a skipped purpose prunes the whole subtree, so
+    the inherited one never needs computing)."""
+    if not prim.IsA(UsdGeom.Imageable):
+        return None
+    attr = prim.GetAttribute("purpose")
+    if attr and attr.IsAuthored():
+        return attr.Get()
+    return None
