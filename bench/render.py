@@ -35,6 +35,7 @@ from benchutil import machine_lines, markdown_table, measure, others_busy_percen
 from viewer.io import generate_scene  # noqa: E402
 from viewer.render import Camera, Renderer  # noqa: E402
 from viewer.render.context import Target, create_headless_context  # noqa: E402
+from viewer.render.frame_view import FrameViews, ViewSettings  # noqa: E402
 from viewer.render.glow import STAMP_BYTES, STAMP_FORMAT  # noqa: E402
 from viewer.render.instances import MATRIX_BYTES  # noqa: E402
 
@@ -96,9 +97,10 @@ def run_case(ctx, n: int, size, samples: int, budget: float, glow: bool = True) 
     g = scene.graph
     g.update()
     renderer = Renderer(ctx, scene)
-    renderer.glow_on = glow  # as the overlay shows it
+    view = ViewSettings(glow_on=glow)  # as the overlay shows it
+    views = FrameViews()
     camera = Camera()
-    renderer.frame_camera(camera)
+    renderer.bounds.frame_camera(camera)
     bare = Bare(ctx, renderer)
     target = Target(ctx, size, samples=samples)
     alive = g.alive_ids()
@@ -114,13 +116,13 @@ def run_case(ctx, n: int, size, samples: int, budget: float, glow: bool = True) 
         g.set_locals(ids, rotations=quats)
 
     def ours(step: int, decorations: bool = True) -> float:
-        renderer.show_grid = renderer.show_links = renderer.show_axes = decorations
+        view.show_grid = view.show_links = view.show_axes = decorations
 
         def frame():
             change(step)
             report = g.update()
             renderer.sync(report, 1 / 60)
-            renderer.draw(target.fbo, camera, size)
+            renderer.draw(views.extract(g, view, target.fbo, size), camera)
             ctx.finish()
             stats["bytes"] += renderer.bytes_last
             stats["executed"] += len(report.executed)

@@ -64,6 +64,9 @@ class Overlay:
     canvas : OverlayCanvas
         The renderer drawing `host`'s scene (`reset` takes a new one after a reload).
     camera : OverlayCamera
+    settings : viewer.render.frame_view.ViewSettings
+        The app's view settings, which the panel's View section and the glow switches
+        change (the app hands them to each draw).
     deterministic : bool
         Headless: no wall-clock numbers in the picture.
     key_help : sequence of (key, what)
@@ -76,6 +79,7 @@ class Overlay:
         wnd,
         canvas: OverlayCanvas,
         camera: OverlayCamera,
+        settings,
         *,
         deterministic: bool = False,
         key_help=(),
@@ -84,6 +88,7 @@ class Overlay:
         self.wnd = wnd
         self.canvas = canvas
         self.camera = camera
+        self.settings = settings
         self.deterministic = deterministic
         self.key_help = tuple(key_help)
         self.visible = True
@@ -101,7 +106,7 @@ class Overlay:
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
-        canvas.glow_on = host.collision_mode is None
+        settings.glow_on = host.collision_mode is None
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
         self.name_boxes: list[tuple[float, float, float, float]] = []
@@ -124,25 +129,25 @@ class Overlay:
         self.panel = Panel(self)
         self._first = True
 
-    # -- the glow's view settings (kept by the renderer, which draws them) ---------------
+    # -- the glow's view settings (the app's, handed to each draw) -----------------------
     @property
     def glow_style(self) -> str:
         """How the view shows the frames' work: "fill" or "rim" glow, or "heat"
-        (`viewer.render.renderer.GLOW_STYLES`; the panel's View section switches it)."""
-        return self.canvas.glow_style
+        (`viewer.render.frame_view.GLOW_STYLES`; the panel's View section switches it)."""
+        return self.settings.glow_style
 
     @glow_style.setter
     def glow_style(self, style: str) -> None:
-        self.canvas.glow_style = style
+        self.settings.glow_style = style
 
     @property
     def glow_in_view(self) -> bool:
         """Glow in the 3D view at all (the panel's flags and the names stay coloured)."""
-        return self.canvas.glow_on
+        return self.settings.glow_on
 
     @glow_in_view.setter
     def glow_in_view(self, on: bool) -> None:
-        self.canvas.glow_on = bool(on)
+        self.settings.glow_on = bool(on)
 
     # -- per simulated frame -------------------------------------------------------------
     def frame_done(
@@ -199,11 +204,9 @@ class Overlay:
     def reset(self, canvas: OverlayCanvas) -> None:
         """A new scene (live reload) drawn by `canvas`: forget the old reports (their
         ids were the old scene's); the counters, totals and events stay, the next frame
-        is marked as a reload, and the glow's view settings carry over (the new
+        is marked as a reload; the view settings are the app's and stay (the new
         renderer's glow starts dark)."""
-        old, self.canvas = self.canvas, canvas
-        canvas.glow_style, canvas.glow_on = old.glow_style, old.glow_on
-        canvas.glow.fade = old.glow.fade
+        self.canvas = canvas
         self.history.drop_reports()
         self._events.append(("reload", "scene replaced"))
         self.timings.clear()
@@ -285,11 +288,12 @@ class Overlay:
         peek = self.host.graph.peek  # a watcher's read: nothing recomputed, no flag cleared
         ids = np.asarray(peek.alive_ids(), dtype=np.int64)
         selected = self.host.selected
-        ids = ids[self.canvas.speaks(ids) | (ids == (-1 if selected is None else selected))]
+        speaks = self.canvas.speaks(ids, self.settings.show_quiet)
+        ids = ids[speaks | (ids == (-1 if selected is None else selected))]
         if ids.size == 0:
             return
         size = tuple(self.wnd.buffer_size)
-        centres, radii = self.canvas.bounding_spheres(ids)
+        centres, radii = self.canvas.bounds.label_spheres(ids)
         right = self.camera.view_matrix()[0, :3]
         view_proj = self.camera.view_projection(size)
         index, xy = labels.place(centres, radii, view_proj, size, right)

@@ -111,26 +111,22 @@ class Instances:
         self.writes_last = 0
 
     # -- structure -------------------------------------------------------------------------
-    def build(self, graph, looks_of, world: np.ndarray, glow: Glow) -> None:
+    def build(self, graph, shapes, world: np.ndarray, glow: Glow) -> None:
         """(Re)create every buffer from the graph's current state and upload it all.
 
-        `looks_of(id)` returns the node's `Look`; `world` is `graph.world_matrices()`;
-        `glow` gives each row's stamp.
+        `shapes` (a `SceneBounds`) gives each node's mesh kind, size and colour; `world`
+        is `graph.world_matrices()`; `glow` gives each row's stamp.
         """
         self.release()
         n_ids = int(graph.capacity_ids)
         alive = self.order = np.asarray(graph.alive_ids(), dtype=np.int64)
         parents = np.asarray(graph.parents(), dtype=np.int64)
         kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.kind_of = np.full(n_ids, -1, dtype=np.int64)
+        known = np.array([kind_index.get(k, -1) for k in shapes.kinds] + [-1], dtype=np.int64)
+        self.kind_of = known[shapes.kind_of[:n_ids]]  # (-1 picks the spare last entry)
         self.row_of = np.full(n_ids, -1, dtype=np.int64)
-        colors = np.zeros((n_ids, 3), dtype=np.float32)
-        sizes = self.sizes = np.ones((n_ids, 3), dtype=np.float64)
-        for node_id in alive.tolist():
-            look = looks_of(node_id)
-            self.kind_of[node_id] = kind_index.get(look.mesh, -1)
-            colors[node_id] = look.color
-            sizes[node_id] = look.size
+        colors = shapes.colors[:n_ids]
+        sizes = self.sizes = shapes.sizes[:n_ids]
         #: Colour and size per id, as the looks buffers hold them (see `set_colors`).
         self.look_rows = np.hstack([colors, sizes]).astype(np.float32)
         written = 0
@@ -273,10 +269,10 @@ class Instances:
             written += len(data)
         return written
 
-    def placed(self, world: np.ndarray) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
-        """(batch, model matrices [n, 4, 4], look sizes [n, 3]) of each batch's
-        instances, in row order (for sorting blended parts)."""
-        return [(b, world[b.ids], self.sizes[b.ids]) for b in self.batches]
+    def placed(self, world: np.ndarray, which) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
+        """(batch, model matrices [n, 4, 4], look sizes [n, 3]) of the instances of each
+        batch whose kind `which(kind)` names, in row order (for sorting blended parts)."""
+        return [(b, world[b.ids], self.sizes[b.ids]) for b in self.batches if which(b.kind)]
 
     def release(self) -> None:
         for batch in self.batches:

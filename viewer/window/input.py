@@ -80,7 +80,7 @@ class InputHandlers:
         elif name == "Esc":
             self.quit()
         elif name == "F":
-            self.renderer.frame_camera(self.camera)
+            self.bounds.frame_camera(self.camera)
         elif name == "Home":
             self.camera.reset()
         elif name == "P":
@@ -96,9 +96,9 @@ class InputHandlers:
         elif name == "C":
             self.cycle_view()
         elif name == "G":
-            self.renderer.show_grid = not self.renderer.show_grid
+            self.settings.show_grid = not self.settings.show_grid
         elif name == "B":
-            self.renderer.show_links = not self.renderer.show_links
+            self.settings.show_links = not self.settings.show_links
         elif name == "T":
             session.touch_selected()
         elif name == "X":
@@ -118,7 +118,7 @@ class InputHandlers:
         elif name == "0":
             self.restart()
         elif name == "A":
-            self.renderer.show_axes = not self.renderer.show_axes
+            self.settings.show_axes = not self.settings.show_axes
         elif self.overlay is not None and name in ("?", "F1"):
             self.overlay.toggle_help()
         elif self.overlay is not None and name in ("[", "]"):
