@@ -116,12 +116,11 @@ class Glow:
         if world.size:  # heat: decay to now, then this frame's share of recent time
             decay = np.exp(-(self.now - self.time[world]) / HEAT_SECONDS)
             self.heat_at[world] = self.heat_at[world] * decay + -np.expm1(-dt / HEAT_SECONDS)
-        lit = world
-        if local.size:  # locals read without a world recomputation, once each
-            in_world = np.zeros(len(self.time), dtype=bool)
-            in_world[world] = True
-            lit = np.concatenate([world, local[~in_world[local]]])
-        self._supersede(self.frame_of[lit], self._weights(lit), 0)
+        before = self.frame_of[world]  # (the frames their last stamps were of)
+        self.frame_of[world] = self.frames  # tells the locals recomputed in world too
+        alone = local[self.frame_of[local] != self.frames]  # read without one, once each
+        lit = np.concatenate([world, alone]) if alone.size else world
+        self._supersede(np.concatenate([before, self.frame_of[alone]]), self._weights(lit), 0)
         for ids, own in ((world, False), (local, True)):
             self.time[ids] = self.now
             self.own[ids] = own

@@ -27,11 +27,15 @@ import moderngl
 import numpy as np
 
 from .glow import STAMP_BYTES, Glow
+from .scatter import RowScatter
 
 MATRIX_BYTES = 64
 LOOK_BYTES = 24
 ORIGIN_BYTES = 12
 LINK_STAMP_BYTES = 4
+#: Above this many runs of pre-order slots in one frame, the frame's rows go up in one
+#: staged write scattered on the GPU (`scatter.py`) instead of one write per run.
+DIRECT_RUNS_MAX = 8
 
 
 def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -69,6 +73,8 @@ class Batch:
     looks: moderngl.Buffer
     stamps: moderngl.Buffer
     vao: moderngl.VertexArray | None = None
+    #: The rows' slots on the GPU (uint32), for the scatter pass; None without one.
+    slot_buffer: moderngl.Buffer | None = None
 
     @property
     def count(self) -> int:
@@ -77,8 +83,9 @@ class Batch:
     def release(self) -> None:
         if self.vao is not None:
             self.vao.release()
-        for buf in (self.matrices, self.looks, self.stamps):
-            buf.release()
+        for buf in (self.matrices, self.looks, self.stamps, self.slot_buffer):
+            if buf is not None:
+                buf.release()
 
 
 class Instances:
@@ -90,11 +97,14 @@ class Instances:
     kinds : list[str]
         Mesh kinds that can be drawn; a node whose look names another kind (or "none")
         gets no instance but still has an origin for the parent -> child lines.
+    scatter : RowScatter, optional
+        Spread-out frames go up through it (when its context runs compute shaders).
     """
 
-    def __init__(self, ctx: moderngl.Context, kinds: list[str]):
+    def __init__(self, ctx: moderngl.Context, kinds: list[str], scatter: RowScatter | None = None):
         self.ctx = ctx
         self.kinds = list(kinds)
+        self.scatter = scatter if scatter is not None and scatter.available else None
         self.batches: list[Batch] = []
         self.origins: moderngl.Buffer | None = None
         self.link_times: moderngl.Buffer | None = None
@@ -149,6 +159,9 @@ class Instances:
                     self.ctx.buffer(mats.tobytes(), dynamic=True),
                     self.ctx.buffer(look_rows.tobytes()),
                     self.ctx.buffer(stamps.tobytes(), dynamic=True),
+                    slot_buffer=None
+                    if self.scatter is None
+                    else self.ctx.buffer(slots.astype(np.uint32).tobytes()),
                 )
             )
             written += mats.nbytes + look_rows.nbytes + stamps.nbytes
@@ -195,6 +208,9 @@ class Instances:
         ends = np.asarray(ends, dtype=np.int64)
         if starts.size == 0:
             return 0
+        first, last = merge_touching(starts, ends)  # runs of slots
+        if self.scatter is not None and first.size > DIRECT_RUNS_MAX:
+            return self._scatter(first, last, world, glow)
         written = 0
         for batch in self.batches:
             lo, hi = merge_touching(
@@ -206,11 +222,24 @@ class Instances:
             mats = _column_major(world[ids])
             written += self._write_runs(batch.matrices, mats, lo, hi, MATRIX_BYTES)
             written += self._write_runs(batch.stamps, glow.stamp_rows(ids), lo, hi, STAMP_BYTES)
-        lo, hi = merge_touching(starts, ends)
-        ids = self.order[aranges(lo, hi)]
+        ids = self.order[aranges(first, last)]
         origins = np.ascontiguousarray(world[ids, :3, 3], np.float32)
-        written += self._write_runs(self.origins, origins, lo, hi, ORIGIN_BYTES)
-        written += self._write_runs(self.link_times, glow.link_rows(ids), lo, hi, LINK_STAMP_BYTES)
+        written += self._write_runs(self.origins, origins, first, last, ORIGIN_BYTES)
+        links = glow.link_rows(ids)
+        written += self._write_runs(self.link_times, links, first, last, LINK_STAMP_BYTES)
+        self.bytes_last = written
+        return written
+
+    def _scatter(self, lo: np.ndarray, hi: np.ndarray, world: np.ndarray, glow: Glow) -> int:
+        """`sync` for a spread-out frame: the rows of slot runs [lo, hi) in one write,
+        put in place on the GPU (`scatter.py`)."""
+        slots = aranges(lo, hi)
+        ids = self.order[slots]
+        rows = RowScatter.stage(_column_major(world[ids]), glow.stamp_rows(ids),
+                                glow.link_rows(ids), slots)  # fmt: skip
+        written = self.scatter.upload(rows)
+        self.scatter.scatter(len(ids), self.batches, self.origins, self.link_times)
+        self.writes_last = 1
         self.bytes_last = written
         return written
 

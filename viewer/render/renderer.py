@@ -30,6 +30,7 @@ from .node_uniforms import node_uniforms
 from .outline import SelectionOutline
 from .quiet import QuietNodes
 from .ribbons import GlowRibbons
+from .scatter import RowScatter
 from .scene_bounds import SceneBounds
 from .shaders import load_program
 from .skins import SkinRenderer
@@ -86,7 +87,8 @@ class Renderer:
             if base in surfaces:
                 self.surface_pass.surfaces[kind] = surfaces[base]
         self.gpu_instances = NodeInstances(ctx, geometry, self.meshes, self.morphs.kind_of)
-        self.instances = Instances(ctx, list(self.meshes))
+        self.scatter = RowScatter(ctx)  # spread-out frames' uploads, with compute shaders
+        self.instances = Instances(ctx, list(self.meshes), self.scatter)
         skinning = scene.skinning
         self.skins = (
             SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, geometry) if skinning else None
@@ -343,6 +345,7 @@ class Renderer:
         self.backdrop.release()
         self.instances.release()
         self.gpu_instances.release()
+        self.scatter.release()
         self.morphs.release()
         for mesh in self.meshes.values():
             mesh.release()
