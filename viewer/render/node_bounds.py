@@ -67,9 +67,17 @@ def node_boxes(
 def box_corners(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """World-space corners, [n, 8, 3], of the boxes [lo, hi] ([n, 3] each) placed by
     `worlds` [n, 4, 4]; see `CORNER_BITS` for their order."""
-    picks_hi = (np.arange(8)[:, None] & np.array(CORNER_BITS)) != 0  # [8, 3]
-    local = np.where(picks_hi[None], hi[:, None, :], lo[:, None, :])  # [n, 8, 3]
-    return np.einsum("nij,nkj->nki", worlds[:, :3, :3], local) + worlds[:, None, :3, 3]
+    # Each axis's two ends, placed: R[:, :, a] * lo[:, a] and R[:, :, a] * hi[:, a] ([n, 3]
+    # each); a corner adds one end per axis to the origin (a few whole-array additions,
+    # not a small matrix product per box).
+    ends = [
+        (worlds[:, :3, a] * lo[:, a, None], worlds[:, :3, a] * hi[:, a, None]) for a in range(3)
+    ]
+    out = np.empty((len(worlds), 8, 3))
+    for k in range(8):
+        x, y, z = ((k & bit) != 0 for bit in CORNER_BITS)
+        out[:, k] = worlds[:, :3, 3] + ends[0][x] + ends[1][y] + ends[2][z]
+    return out
 
 
 def sphere_around(points: np.ndarray) -> tuple[np.ndarray, float]:

@@ -248,7 +248,7 @@ class Renderer:
         center, radius = self.bounds.sphere()
         self._flat = self.bounds.is_flat()
         self.backdrop.set_grid(center, radius, self._flat)
-        self._axes.write(*axis_lines(self.bounds.bound_points(), self.backdrop.step, self._flat))
+        self._axes.write(*axis_lines(self.bounds.extremes(), self.backdrop.step, self._flat))
 
     # -- drawing ---------------------------------------------------------------------------
     def draw(self, view: FrameView, camera: Camera) -> None:

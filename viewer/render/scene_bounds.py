@@ -97,6 +97,7 @@ class SceneBounds:
         self.kinds = list(self.bounds_of)
         self.instanced = [item for item in geometry.instanced if item.mesh in self.bounds_of]
         self._clip_box_of = None  # (clip, corners) for `clip_box`
+        self._points_of = None  # (state, points, extremes) for `bound_points`
         self.signature: tuple = ()
         self.refresh(force=True)
 
@@ -113,14 +114,29 @@ class SceneBounds:
         self.colors = np.zeros((n_ids, 3), dtype=np.float32)
         alive = np.zeros(n_ids, dtype=bool)
         alive[np.asarray(self.graph.alive_ids(), dtype=np.int64)] = True
-        looks = [(i, look) for i, look in self.scene.looks.items() if 0 <= i < n_ids and alive[i]]
-        if looks:
-            ids = np.fromiter((i for i, _ in looks), dtype=np.int64, count=len(looks))
-            names = [look.mesh if look.mesh == "none" else self.morphed.get(i, look.mesh)
-                     for i, look in looks]  # fmt: skip
-            self.kind_of[ids] = [index.get(name, -1) for name in names]
-            self.sizes[ids] = [look.size for _, look in looks]
-            self.colors[ids] = [look.color for _, look in looks]
+        looks = self.scene.looks
+        if looks:  # per distinct Look object once; per node only its number
+            ids = np.fromiter(looks.keys(), dtype=np.int64, count=len(looks))
+            number: dict[int, int] = {}
+            distinct = []
+            for look in looks.values():
+                if id(look) not in number:
+                    number[id(look)] = len(distinct)
+                    distinct.append(look)
+            code = np.fromiter((number[id(look)] for look in looks.values()), dtype=np.int64,
+                               count=len(looks))  # fmt: skip
+            keep = (ids >= 0) & (ids < n_ids)
+            keep[keep] = alive[ids[keep]]
+            ids, code = ids[keep], code[keep]
+            self.kind_of[ids] = np.array([index.get(x.mesh, -1) for x in distinct], np.int64)[code]
+            self.sizes[ids] = np.array([x.size for x in distinct], np.float64).reshape(-1, 3)[code]
+            self.colors[ids] = np.array([x.color for x in distinct], np.float32).reshape(-1, 3)[
+                code
+            ]
+            for node, kind in self.morphed.items():  # a morphed node draws its own copy
+                look = looks.get(node)
+                if look is not None and node < n_ids and alive[node] and look.mesh != "none":
+                    self.kind_of[node] = index[kind]
         self.kind_bounds = np.array([self.bounds_of[k] for k in self.kinds]).reshape(-1, 2, 3)
         self.pivot = pivot_half(self.sphere()[1])
 
@@ -177,7 +193,24 @@ class SceneBounds:
         origins), and the corners of the box around them at a few poses of the current
         animation clip (`pose_bounds`), so that a model framed at load stays in view as
         it plays."""
-        return np.vstack([self.points_at(self.graph.world_matrices()), self.clip_box()])
+        world = self.graph.world_matrices()
+        key = (self.graph.peek.edition, self.signature, self.clip_box_key())
+        if self._points_of is None or self._points_of[0] != key:  # once per state
+            points = np.vstack([self.points_at(world), self.clip_box()])
+            ends = np.array([points.min(axis=0), points.max(axis=0)]) if len(points) else points
+            self._points_of = (key, points, ends)
+        return self._points_of[1]
+
+    def extremes(self) -> np.ndarray:
+        """The two corners [2, 3] (lowest, highest) of the box around `bound_points`
+        ([0, 3] when there are none): all that the sphere and the axes need."""
+        self.bound_points()
+        return self._points_of[2]
+
+    def clip_box_key(self):
+        """The current clip (what `clip_box` depends on besides the graph)."""
+        player = self.scene.animation
+        return id(player.current) if player is not None and player.current is not None else None
 
     def clip_box(self) -> np.ndarray:
         """The 8 corners of the box around `points_at` the sampled poses of the current
@@ -207,7 +240,7 @@ class SceneBounds:
     def sphere(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own
         scale (millimetres or kilometres alike); a scene of one point gets radius 0.5."""
-        return sphere_around(self.bound_points())
+        return sphere_around(self.extremes())
 
     def frame_camera(self, camera) -> None:
         """Aim `camera` (a `Camera`) at the whole scene, its far reach past the grid."""
