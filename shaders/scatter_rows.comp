@@ -1,7 +1,7 @@
 #version 430
 // One frame's uploads, scattered on the GPU (viewer/render/scatter.py): each staged row
-// carries a node's world matrix (16 floats, column-major), its glow stamp (2), its link
-// stamp (1) and its pre-order slot (1, as uint bits). This pass writes one mesh kind's
+// carries a node's world matrix (16 floats, row-major: transposed here, where it is free),
+// its glow stamp (2), its link stamp (1) and its pre-order slot (1, as uint bits). This pass writes one mesh kind's
 // instance rows: the row of a slot is found by binary search in the batch's ascending
 // slots; a slot not in the batch writes nothing.
 layout(local_size_x = 64) in;
@@ -27,7 +27,9 @@ void main() {
         if (slots[mid] < slot) lo = mid + 1u; else hi = mid;
     }
     if (lo >= u_rows || slots[lo] != slot) return;
-    for (uint k = 0u; k < 16u; ++k) matrices[lo * 16u + k] = staged[base + k];
+    for (uint k = 0u; k < 16u; ++k) {  // column-major out: column k / 4, row k % 4
+        matrices[lo * 16u + k] = staged[base + (k % 4u) * 4u + k / 4u];
+    }
     stamps[lo * 2u] = staged[base + 16u];
     stamps[lo * 2u + 1u] = staged[base + 17u];
 }

@@ -1,7 +1,7 @@
 #version 430
 // One frame's uploads, scattered on the GPU (viewer/render/scatter.py): the per-slot
 // buffers of the parent -> child lines, the node's origin (its matrix's translation,
-// floats 12..14 of the column-major matrix) and the line's link stamp.
+// floats 3, 7 and 11 of the row-major matrix) and the line's link stamp.
 layout(local_size_x = 64) in;
 
 const uint ROW = 20u;
@@ -17,8 +17,8 @@ void main() {
     if (i >= u_count) return;
     uint base = i * ROW;
     uint slot = floatBitsToUint(staged[base + 19u]);
-    origins[slot * 3u] = staged[base + 12u];
-    origins[slot * 3u + 1u] = staged[base + 13u];
-    origins[slot * 3u + 2u] = staged[base + 14u];
+    origins[slot * 3u] = staged[base + 3u];
+    origins[slot * 3u + 1u] = staged[base + 7u];
+    origins[slot * 3u + 2u] = staged[base + 11u];
     link_times[slot] = staged[base + 18u];
 }

@@ -114,17 +114,24 @@ class Glow:
         local = np.asarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
         if world.size:  # heat: decay to now, then this frame's share of recent time
-            decay = np.exp(-(self.now - self.time[world]) / HEAT_SECONDS)
-            self.heat_at[world] = self.heat_at[world] * decay + -np.expm1(-dt / HEAT_SECONDS)
+            decay = self.time[world]
+            decay -= self.now
+            decay *= 1.0 / HEAT_SECONDS
+            np.exp(decay, out=decay)
+            decay *= self.heat_at[world]
+            decay += -np.expm1(-dt / HEAT_SECONDS)
+            self.heat_at[world] = decay
         before = self.frame_of[world]  # (the frames their last stamps were of)
         self.frame_of[world] = self.frames  # tells the locals recomputed in world too
         alone = local[self.frame_of[local] != self.frames]  # read without one, once each
         lit = np.concatenate([world, alone]) if alone.size else world
-        self._supersede(np.concatenate([before, self.frame_of[alone]]), self._weights(lit), 0)
-        for ids, own in ((world, False), (local, True)):
-            self.time[ids] = self.now
-            self.own[ids] = own
-            self.frame_of[ids] = self.frames
+        weights = self._weights(lit)
+        self._supersede(np.concatenate([before, self.frame_of[alone]]), weights, 0)
+        self.time[world] = self.now
+        self.own[world] = False
+        self.time[local] = self.now  # (world ids took the frame above)
+        self.own[local] = True
+        self.frame_of[local] = self.frames
         par = np.asarray(parents, dtype=np.int64)[world]
         has_parent = par >= 0
         lines = world[has_parent][self.frame_of[par[has_parent]] == self.frames]
@@ -133,7 +140,7 @@ class Glow:
         self.link_frame[lines] = self.frames
         if world.size or local.size:
             self._recent.append((self.now, self.frames, lit, lines))
-            self._live[self.frames] = [int(self._weights(lit).sum()), int(lines.size)]
+            self._live[self.frames] = [int(weights.sum()), int(lines.size)]
         self._forget_old()
 
     def _weights(self, ids: np.ndarray) -> np.ndarray:

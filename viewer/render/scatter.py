@@ -3,12 +3,13 @@
 A frame report's pre-order ranges are many short runs when the changes are spread out
 (1 % of a balanced tree's nodes: one run per changed leaf), and writing each run of each
 buffer with its own `buffer.write` costs a driver call per run: thousands a frame. Instead
-every node of the ranges becomes one staged row of `ROW_FLOATS` floats (its world matrix,
-column-major, its glow stamp, its link stamp and its pre-order slot), all rows go up in a
-single write, and two compute shaders (shaders/scatter_rows.comp, scatter_slots.comp) put
-them in place: one dispatch per mesh kind's batch (each finds a slot's row by binary
-search in the batch's ascending slots) and one for the per-slot origins and link stamps.
-80 bytes per node instead of 88, and one write instead of one per run and buffer.
+every node of the ranges becomes one staged row of `ROW_FLOATS` floats (its world matrix
+as the core stores it, row-major, its glow stamp, its link stamp and its pre-order slot),
+all rows go up in a single write, and two compute shaders (shaders/scatter_rows.comp,
+scatter_slots.comp) put them in place: one dispatch per mesh kind's batch (each finds a
+slot's row by binary search in the batch's ascending slots and writes the matrix
+column-major), one for the per-slot origins and link stamps. 80 bytes per node instead of
+88, and one write instead of one per run and buffer.
 
 Compute shaders need OpenGL 4.3 (`shaders.has_compute`); without them `Instances` keeps
 writing runs.
@@ -41,10 +42,13 @@ class RowScatter:
 
     @staticmethod
     def stage(mats: np.ndarray, stamps: np.ndarray, links: np.ndarray, slots: np.ndarray):
-        """The staged rows [n, ROW_FLOATS] float32 of `n` nodes: column-major matrices
-        [n, 16], stamps [n, 2], link stamps [n] and pre-order slots [n]."""
-        rows = np.empty((len(slots), ROW_FLOATS), dtype=np.float32)
-        rows[:, :16] = mats
+        """The staged rows [n, ROW_FLOATS] float32 of `n` nodes: world matrices [n, 16]
+        (row-major as the core stores them, cast here; the shader writes them column-major:
+        a transpose on the CPU would cost most of the staging), stamps [n, 2], link stamps
+        [n] and pre-order slots [n]."""
+        n = len(slots)
+        rows = np.empty((n, ROW_FLOATS), dtype=np.float32)
+        np.copyto(rows[:, :16], mats, "same_kind")
         rows[:, 16:18] = stamps
         rows[:, 18] = links
         rows[:, 19] = np.asarray(slots, dtype=np.uint32).view(np.float32)
