@@ -101,6 +101,9 @@ class OverlayCanvas(Protocol):
     def glow(self) -> GlowState: ...
     @property
     def bounds(self) -> LabelShapes: ...
+    @property
+    def version(self) -> int:
+        """Changes whenever what is drawn moved (an upload, a rebuild)."""
 
     def show_still(self, report, parents: np.ndarray) -> int:
         """Show a frame picked on the timeline at full strength (None: live again);

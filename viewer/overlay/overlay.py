@@ -109,6 +109,7 @@ class Overlay:
         settings.glow_on = host.collision_mode is None
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
+        self._placements = labels.Placements()  # where names go, kept while the view stands
         self.name_boxes: list[tuple[float, float, float, float]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
@@ -285,18 +286,17 @@ class Overlay:
             self.timings.add_draw(draw_ms)
 
     def _draw_names(self) -> None:
-        peek = self.host.graph.peek  # a watcher's read: nothing recomputed, no flag cleared
-        ids = np.asarray(peek.alive_ids(), dtype=np.int64)
-        selected = self.host.selected
-        speaks = self.canvas.speaks(ids, self.settings.show_quiet)
-        ids = ids[speaks | (ids == (-1 if selected is None else selected))]
+        graph, size, selected = self.host.graph, tuple(self.wnd.buffer_size), self.host.selected
+        peek, quiet = graph.peek, self.settings.show_quiet  # a watcher's read of the graph
+        view_proj = self.camera.view_projection(size)
+        key = (view_proj.tobytes(), size, graph, self.canvas, self.canvas.version, selected,
+               quiet, len(graph))  # fmt: skip
+        ids, centres, index, xy = self._placements.get(key, lambda: labels.place_named(
+            np.asarray(peek.alive_ids(), dtype=np.int64), lambda i: self.canvas.speaks(i, quiet),
+            selected, self.canvas.bounds.label_spheres, view_proj, size,
+            self.camera.view_matrix()[0, :3]))  # fmt: skip
         if ids.size == 0:
             return
-        size = tuple(self.wnd.buffer_size)
-        centres, radii = self.canvas.bounds.label_spheres(ids)
-        right = self.camera.view_matrix()[0, :3]
-        view_proj = self.camera.view_projection(size)
-        index, xy = labels.place(centres, radii, view_proj, size, right)
         ratio = self.wnd.size[0] / max(size[0], 1)
         line_h = imgui.get_text_line_height()
         selected = self.host.selected

@@ -2,11 +2,15 @@
 skinned meshes with their joints on top, and the glow of what each frame recomputed.
 
 World matrices come from the core's `world_matrices()`; after the first build only the
-pre-order ranges a frame report carries are uploaded (`sync`), with each recomputed
-node's stamp (`glow.py`), from which the shader draws the glow. The renderer is the
-glow's one owner and the only writer of GPU buffers. It composes transforms only where
-drawing needs them: a mesh's size into its model matrix (in the shader), skin joint
-matrices (`skins.py`), camera-facing strips and disks. One instanced draw per mesh kind.
+pre-order ranges a frame report carries are uploaded (`sync`: runs, or one staged write
+scattered on the GPU, `scatter.py`), with each recomputed node's stamp (`glow.py`), from
+which the shader draws the glow. `draw(view, camera)` draws one `FrameView` (what the app
+extracted for this redraw, `frame_view.py`) and reads nothing else of the scene's state;
+the nodes' shapes (picking, framing, names) are `scene_bounds.SceneBounds`, without GL.
+The renderer is the glow's one owner and the only writer of GPU buffers. It composes
+transforms only where drawing needs them: a mesh's size into its model matrix (in the
+shader), skin joint matrices (`skins.py`), camera-facing strips and disks. One instanced
+draw per mesh kind.
 """
 
 from __future__ import annotations
@@ -108,6 +112,9 @@ class Renderer:
             if skinning
             else None
         )
+        #: Counts the uploads that moved what is drawn (a sync that wrote, a rebuild):
+        #: what is placed over the picture (names) is placed again only when it changed.
+        self.version = 0
         #: The marks `show_pending` last drew, and the ids it drew.
         self._pending_at: PendingMarks | None = None
         self._pending_ids = np.zeros(0, dtype=np.int64)
@@ -117,6 +124,7 @@ class Renderer:
     # -- data ------------------------------------------------------------------------------
     def rebuild(self) -> None:
         """Re-create all instance data (after structural edits or look changes)."""
+        self.version += 1
         world = self.graph.world_matrices()
         self.bounds.refresh()
         self.instances.build(self.graph, self.bounds, world, self.glow)
@@ -147,6 +155,7 @@ class Renderer:
         written += self.morphs.sync(self.meshes)  # nodes whose morph weights changed
         if self.skins is not None:  # joint matrices of the skins whose joints moved
             written += self.skins.sync(report.executed, world)
+        self.version += written > 0
         self._bytes_last = written
         return written
 
