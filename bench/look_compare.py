@@ -38,6 +38,7 @@ from viewer.render.camera import Camera
 from viewer.render.context import Target, create_headless_context
 from viewer.render.environment import room_radiance
 from viewer.render.file_view import view_of
+from viewer.render.frame_view import FrameViews, ViewSettings
 from viewer.render.lights import Look
 from viewer.render.renderer import Renderer
 
@@ -82,16 +83,16 @@ def sgview_picture(ctx, path: Path, size: int, look: Look, framed: dict | None =
     scene = load_scene(path)
     scene.graph.update()
     r = Renderer(ctx, scene, look)
-    r.show_grid = r.show_axes = r.show_links = False
+    plain = ViewSettings(show_grid=False, show_axes=False, show_links=False)
     cam = Camera()
     if framed is None:
         cam.look_through(view_of(scene.cameras, 0, scene.graph.world_matrices()))
     else:
-        r.frame_camera(cam)
+        r.bounds.frame_camera(cam)
         framed |= {"eye": [float(v) for v in cam.eye], "fov": float(cam.fov),
                    "target": [float(v) for v in cam.target]}  # fmt: skip
     target = Target(ctx, (size, size), samples=0)
-    r.draw(target.fbo, cam, (size, size))
+    r.draw(FrameViews().extract(r.graph, plain, target.fbo, (size, size)), cam)
     picture = target.read()[..., :3].copy()
     vp = np.ascontiguousarray(cam.view_projection((size, size)).astype(np.float32).T)
     r.backdrop.draw(target.fbo, (size, size), vp.tobytes(), False)  # the background alone

@@ -94,16 +94,16 @@ def test_shift_r_turns_the_other_way(widget):
 
 
 def test_view_keys_reach_the_renderer_and_overlay(widget):
-    renderer, overlay = widget.app.renderer, widget.app.overlay
+    view, overlay = widget.app.settings, widget.app.overlay
     grid, links, names, panels = (
-        renderer.show_grid,
-        renderer.show_links,
+        view.show_grid,
+        view.show_links,
         overlay.show_names,
         overlay.visible,
     )
     for name in ("g", "b", "n", "Tab"):
         key(widget, name)
-    assert (renderer.show_grid, renderer.show_links) == (not grid, not links)
+    assert (view.show_grid, view.show_links) == (not grid, not links)
     assert (overlay.show_names, overlay.visible) == (not names, not panels)
     for name in ("g", "b", "n", "Tab"):
         key(widget, name)

@@ -58,7 +58,7 @@ def test_the_section_shows_only_for_scenes_with_animations(drive, rig):
 
 def test_clicking_pause_pick_and_scrub(drive, rig):
     d = drive(rig)
-    d.app.renderer.glow.fade = 0.0  # a glow lasts one frame: red = this frame's local
+    d.app.settings.glow_fade = 0.0  # a glow lasts one frame: red = this frame's local
     d.frame(3)
     player = d.app.session.animation
     section = d.app.overlay.panel.scene.animation
@@ -124,7 +124,7 @@ def test_scrub_shows_while_the_session_is_paused_and_while_motion_is_stopped(dri
 
 def test_while_a_clip_plays_the_red_nodes_are_the_local_flags(drive, rig):
     d = drive(rig)
-    d.app.renderer.glow.fade = 0.0
+    d.app.settings.glow_fade = 0.0
     seen = set()
     for _ in range(80):  # more than the clip's 1.25 s: through the loop
         d.frame()

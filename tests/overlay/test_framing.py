@@ -169,7 +169,7 @@ def test_framing_counts_the_meshes_not_cameras_lamps_or_empty_nodes(drive, tmp_p
     scene = load_scene(_model_with_camera_and_lamp(tmp_path / "m.gltf"))
     d = drive(scene, still=True)
     d.frame()
-    center, radius = d.app.renderer.bounds()
+    center, radius = d.app.bounds.sphere()
     np.testing.assert_allclose(center, 0.0, atol=1e-6)
     assert radius == pytest.approx(np.sqrt(3.0) / 2.0)  # the box's own sphere
     first = (d.app.camera.target.copy(), d.app.camera.distance)

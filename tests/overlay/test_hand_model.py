@@ -111,7 +111,7 @@ def test_a_phalanx_name_sits_beside_its_mesh(drive, hand_file):
     d.frame()
     g = scene.graph
     node = g["Middle_Proximal"]
-    centres, radii = d.app.renderer.bounding_spheres(np.array([node.id]))
+    centres, radii = d.app.bounds.label_spheres(np.array([node.id]))
     length, width = 0.027, 0.0115  # docs/make_hand_glb.py FINGERS
     tip = node.world_matrix[:3, :3] @ np.array([0.0, length, 0.0]) + node.world_position
     np.testing.assert_allclose(centres[0], 0.5 * (node.world_position + tip), atol=1e-6)

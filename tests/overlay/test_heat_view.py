@@ -10,7 +10,7 @@ def test_the_heat_view_colours_by_the_renderers_heat(drive):
     d = drive(default_scene(), glow="heat")  # Obj3, Obj7, Obj9 move every frame
     d.frame(20)
     app = d.app
-    assert app.renderer.glow_style == "heat"
+    assert app.settings.glow_style == "heat"
     g = app.session.graph
     heat = app.renderer.glow.heat([g[n].id for n in ("Obj3", "Obj6", "Obj9", "Obj2")])
     assert heat.tolist() == pytest.approx([1.0, 1.0, 1.0, 0.0])

@@ -62,7 +62,7 @@ def test_glow_stays_while_paused_and_fades_when_running(drive):
 
 def test_the_fade_time_is_adjustable(drive):
     d = drive(tree10(), still=True, touches={1: ["Obj4"]})
-    d.app.renderer.glow.fade = 2.0
+    d.app.settings.glow_fade = 2.0
     d.frame(61)
     assert d.app.renderer.glow.signed([d.app.session.graph["Obj4"].id]) == pytest.approx(
         [-0.5], abs=1e-4

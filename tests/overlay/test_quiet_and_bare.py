@@ -51,8 +51,8 @@ def test_no_overlay_draws_the_model_and_nothing_else(drive, tmp_path):
     path = write_rig(tmp_path, color=[1.0, 0.0, 0.0, 1.0])
     bare = drive(load_scene(path), still=True, overlay=False)
     img = bare.frame(2)
-    r = bare.app.renderer
-    assert not (r.show_grid or r.show_axes or r.show_links or r.show_joints)
+    r, view = bare.app.renderer, bare.app.settings
+    assert not (view.show_grid or view.show_axes or view.show_links or view.show_joints)
     # the joints lie inside the cylinder: without the markers they show its red (lit by
     # the room environment: a red with the white of its dielectric reflection, no marker's
     # grey)
@@ -74,7 +74,7 @@ def test_no_overlay_draws_the_model_and_nothing_else(drive, tmp_path):
     assert _background_only(img, empty, ~near_model)
     # with the overlay the joint markers and the grid are there
     full = drive(load_scene(path), still=True)
-    assert full.app.renderer.show_joints and full.app.renderer.show_grid
+    assert full.app.settings.show_joints and full.app.settings.show_grid
 
 
 def test_quiet_nodes_can_be_named_and_linked_on_request(drive, tmp_path):
@@ -86,9 +86,9 @@ def test_quiet_nodes_can_be_named_and_linked_on_request(drive, tmp_path):
     d.app.camera.distance *= 200.0  # far enough back to see the nodes 100 units away
     d.frame()
     assert [name for name, _ in d.app.overlay.names_drawn] == ["Box"]
-    d.app.renderer.show_quiet = True  # the panel's View checkbox
+    d.app.settings.show_quiet = True  # the panel's View checkbox
     d.frame()
     named = {name for name, _ in d.app.overlay.names_drawn}
     assert len(named) > 1 and "Box" in named, named
     ids = np.array([d.app.session.graph[n].id for n in ("Camera", "Lamp", "Empty")])
-    assert d.app.renderer.speaks(ids).all()
+    assert d.app.renderer.speaks(ids, d.app.settings.show_quiet).all()

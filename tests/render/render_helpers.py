@@ -60,13 +60,15 @@ class FakeReport:
         self.local_updated = np.asarray(local, dtype=np.int64)
 
 
-def light(renderer, values: dict[int, float]) -> None:
+def light(renderer, values: dict[int, float], settings=None) -> None:
     """Make node ids glow at signed strengths `values` now (negative: own change, red;
     positive: followed, orange), through the glow's own clock: each node is stamped
-    (1 - |strength|) seconds of a 1-second fade ago, then the stamps are uploaded."""
+    (1 - |strength|) seconds of a 1-second fade ago, then the stamps are uploaded;
+    `settings` (a `ViewSettings`, to draw with) get the glow on and that fade."""
     glow, parents = renderer.glow, renderer.graph.parents()
     glow.fade = 1.0
-    renderer.glow_on = True
+    if settings is not None:
+        settings.glow_on, settings.glow_fade = True, 1.0
     at = 0.0
     for node_id, value in sorted(values.items(), key=lambda kv: abs(kv[1])):
         own = [node_id] if value < 0 else []
@@ -74,3 +76,13 @@ def light(renderer, values: dict[int, float]) -> None:
         at = abs(value)
     glow.record(FakeReport(), parents, 1.0 - at)
     renderer.instances.write_stamps(glow)
+
+
+def draw(renderer, fbo, camera, size, settings=None, *, selected=None) -> None:
+    """Draw `renderer`'s scene into `fbo` the way the app does: one `FrameView` of the
+    graph now, with `settings` (default: `ViewSettings()`), the selection's box."""
+    from viewer.render.frame_view import FrameViews, ViewSettings
+
+    view = FrameViews().extract(renderer.graph, settings or ViewSettings(), fbo, size,
+                                selected=selected, bounds=renderer.bounds)  # fmt: skip
+    renderer.draw(view, camera)

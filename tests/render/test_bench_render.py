@@ -14,4 +14,4 @@ def test_render_benchmark_quick_run(gl_ctx, capsys):
     spec.loader.exec_module(module)
     assert module.main(["--quick"]) == 0
     out = capsys.readouterr().out
-    assert "| 200 |" in out and "bytes / executed node" in out
+    assert "| 200 |" in out and "bytes / executed node" in out and "writes / frame" in out

@@ -18,6 +18,7 @@ from viewer.animation import apply_animation
 from viewer.io import load_scene
 from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
+from viewer.render.frame_view import FrameViews, ViewSettings
 from viewer.render.renderer import Renderer
 from viewer.session.session import Session
 
@@ -33,14 +34,14 @@ class Picture:
         scene.graph.update()
         self.scene, self.target = scene, target
         self.r = Renderer(gl_ctx, scene)
-        self.r.unlit = True
-        self.r.show_grid = self.r.show_axes = self.r.show_links = False
+        self.view = ViewSettings(unlit=True, show_grid=False, show_axes=False, show_links=False)
         self.cam = Camera()
         self.cam.frame(np.asarray(center, float), radius)
         self.shoot()
 
     def shoot(self):
-        self.r.draw(self.target.fbo, self.cam, SIZE)
+        view = FrameViews().extract(self.scene.graph, self.view, self.target.fbo, SIZE)
+        self.r.draw(view, self.cam)
         self.img = self.target.read()
 
     def at(self, x, y, z=0.0):
@@ -135,7 +136,7 @@ def test_instances_stand_where_their_trs_says_and_follow_their_node(picture, tmp
     p.shoot()
     for x in (-2.0, 0.0, 2.0):
         assert p.is_red(x, 1.0) and not p.is_red(x, 0.0)
-    p.r.glow_on = True  # (as the overlay turns it on)
+    p.view.glow_on = True  # (as the overlay turns it on)
     p.r.light([node.id])  # its own change, at full strength: all instances take it
     p.shoot()
     glow = tuple(round(255 * c) for c in GLOW_LOCAL)
@@ -146,7 +147,7 @@ def test_instances_stand_where_their_trs_says_and_follow_their_node(picture, tmp
 def test_instances_count_in_the_framing(picture, tmp_path):
     scene = load_scene(instanced_quads(tmp_path / "i.gltf", [[-20, 0, 0], [20, 0, 0]]))
     p = picture(scene)
-    center, radius = p.r.bounds()
+    center, radius = p.r.bounds.sphere()
     assert radius >= 20.0
 
 
@@ -299,7 +300,7 @@ def test_a_click_on_an_instance_picks_its_node(picture, tmp_path):
 
     scene = load_scene(instanced_quads(tmp_path / "i.gltf", [[-2, 0, 0], [2, 0, 0]]))
     p = picture(scene, center=(0.0, 0.0, 0.0), radius=3.0)
-    ids, worlds, lo, hi = p.r.node_boxes()
+    ids, worlds, lo, hi = p.r.bounds.node_boxes()
     crowd = scene.graph["Crowd"].id
     for x in (-2.0, 2.0):
         eye = np.array([x, 0.0, 5.0])

@@ -6,9 +6,12 @@ from __future__ import annotations
 import example_graphs
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from render_helpers import FakeReport
 
 from viewer.render.glow import FOLLOWED, NONE, OWN, STILL_FOLLOWED, STILL_OWN, Glow
+from viewer.scene import SceneGraph
 
 DT = 1.0 / 60.0
 
@@ -147,3 +150,47 @@ def test_a_node_lit_without_a_report_glows_red_with_no_line():
     assert named(g, *glow.glowing()) == {"Obj3": -1.0, "Obj6": -1.0, "Obj10": 1.0, "Obj4": -1.0}
     assert sorted(g.name_of(i) for i in glow.links()[0].tolist()) == ["Obj10", "Obj6"]
     assert np.floor(glow.stamp_rows(ids(g, "Obj4"))[:, 1]).tolist() == [OWN]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_glow_counts_kept_per_frame_match_a_walk_over_the_glowing_nodes(data):
+    """`glowing_count` and `lit_line_count` (kept as frames are recorded, no walk) equal
+    the counts of `glowing()` and `links()` (which walk the recent frames' nodes) after
+    any sequence of touches, weight lights, fade changes, still frames and marks; with a
+    counted mask, only those nodes count."""
+    g = SceneGraph()
+    for i in range(data.draw(st.integers(1, 30))):
+        parent = data.draw(st.integers(-1, i - 1))
+        g.add(f"n{i}", parent=None if parent < 0 else g.node(parent), position=(0.0, 1.0, 0.0))
+    g.update()
+    glow = Glow(fade=data.draw(st.sampled_from([0.0, 0.05, 0.5])))
+    alive = np.asarray(g.alive_ids(), dtype=np.int64)
+    counted = None
+    for _ in range(data.draw(st.integers(1, 25))):
+        step = data.draw(st.sampled_from(["touch", "light", "idle", "mask", "still", "pending"]))
+        if step == "mask":
+            counted = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(alive),
+                                                    max_size=len(alive))), dtype=bool)  # fmt: skip
+            glow.count_drawn(counted)
+            continue
+        if step == "still":
+            report = g.update()
+            glow.set_still(report if data.draw(st.booleans()) else None, g.parents())
+            continue
+        if step == "pending":
+            picks = alive[: data.draw(st.integers(0, len(alive)))]
+            glow.set_pending(picks[::2], picks[1::2])
+            continue
+        if step in ("touch", "light"):
+            for node_id in data.draw(st.lists(st.sampled_from(alive.tolist()), max_size=4)):
+                g.touch(g.node(int(node_id)))
+        report = g.update()
+        glow.record(report, g.parents(), data.draw(st.sampled_from([0.0, DT, 0.2])))
+        if step == "light":
+            glow.light(alive[: data.draw(st.integers(0, len(alive)))])
+        lit, _ = glow.glowing()
+        weights = np.ones(len(lit)) if counted is None else counted[lit].astype(float)
+        assert glow.glowing_count() == int(weights.sum())
+        if not glow.still:
+            assert glow.lit_line_count() == glow.links()[0].size

@@ -2,10 +2,11 @@
 and lights its outline, heat colours every node by its value on the heat ramp."""
 
 import numpy as np
-from render_helpers import FakeReport, light, tree10
+from render_helpers import FakeReport, draw, light, tree10
 
 from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
+from viewer.render.frame_view import ViewSettings
 from viewer.render.renderer import GLOW_STYLES, Renderer
 
 SIZE = (320, 240)
@@ -16,18 +17,18 @@ def _draw(gl_ctx, target, style, values):
     scene.graph.update()
     r = Renderer(gl_ctx, scene)
     cam = Camera()
-    r.frame_camera(cam)
-    r.glow_style = style
+    r.bounds.frame_camera(cam)
+    view = ViewSettings(glow_style=style)
     g = scene.graph
     if style == "heat":  # `values` are shares of the frames: recompute them that often
-        r.glow_on = True
+        view.glow_on = True
         for frame in range(240):
             ids = [g[n].id for n, share in values.items() if frame % round(1 / share) == 0]
             r.glow.record(FakeReport(ids), g.parents(), 1 / 60)
         r.instances.write_stamps(r.glow)
     else:
-        light(r, {g[name].id: value for name, value in values.items()})
-    r.draw(target.fbo, cam, SIZE)
+        light(r, {g[name].id: value for name, value in values.items()}, view)
+    draw(r, target.fbo, cam, SIZE, view)
     world = scene.graph.world_matrices()
     px = {n.name: cam.project([world[n.id, :3, 3]], SIZE)[0] for n in scene.graph}
     return target.read().copy(), px  # read() reuses its buffer

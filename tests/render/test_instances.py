@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from render_helpers import tree10
 
 from viewer.content.scene import Look, Scene
@@ -176,3 +178,50 @@ def test_tiny_scenes_build(gl_ctx, n):
         g.add("only")
     r = _ready(gl_ctx, Scene(graph=g))
     assert r.instances.batches == [] and r.instances.link_count == 0
+
+
+def _buffers(renderer) -> list[bytes]:
+    inst = renderer.instances
+    out = [inst.origins.read(), inst.link_times.read()]
+    for batch in inst.batches:
+        out += [batch.matrices.read(), batch.stamps.read()]
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_spread_out_frame_goes_up_in_one_write_and_lands_as_the_runs_would(gl_ctx, data):
+    """Many runs in one frame: one staged write, scattered by compute shaders, leaves every
+    instance buffer byte for byte as one write per run does (a second renderer with the
+    scatter turned off is the oracle), on random trees of mixed looks (some drawn by no
+    mesh), frame after frame."""
+    from viewer.render.instances import DIRECT_RUNS_MAX
+    from viewer.render.shaders import has_compute
+
+    if not has_compute(gl_ctx):
+        pytest.skip("no compute shaders (OpenGL < 4.3): runs are written one by one")
+    g = SceneGraph()
+    n = data.draw(st.integers(30, 200), "nodes")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31), "seed"))
+    parents = [-1] + [int(rng.integers(0, i)) for i in range(1, n)]
+    ids = g.add_many([f"n{i}" for i in range(n)], np.array(parents),
+                     positions=rng.uniform(-1, 1, (n, 3)))  # fmt: skip
+    kinds = ("cube", "sphere", "none")
+    looks = {int(i): Look(kinds[int(rng.integers(0, 3))], (0.2, 0.2, 0.2)) for i in ids}
+    scene = Scene(graph=g, looks=looks)
+    scattered, runs = _ready(gl_ctx, scene), Renderer(gl_ctx, scene)
+    runs.instances.scatter = None
+    for _ in range(data.draw(st.integers(1, 4), "frames")):
+        for i in rng.choice(n, size=int(rng.integers(1, n // 2)), replace=False):
+            g.node(int(ids[i])).local_position = rng.uniform(-1, 1, 3)
+        report = g.update()
+        scattered.sync(report, 1 / 60)
+        runs.sync(report, 1 / 60)
+        spread = merge_touching(report.starts, report.ends)[0].size > DIRECT_RUNS_MAX
+        assert scattered.instances.writes_last == (1 if spread else runs.instances.writes_last)
+        assert _buffers(scattered) == _buffers(runs)
+        world = g.world_matrices()  # and both hold the world matrices now
+        for node_id, m in _gpu_matrices(scattered).items():
+            np.testing.assert_allclose(m, world[node_id], rtol=1e-6, atol=1e-6)
+    scattered.release()
+    runs.release()

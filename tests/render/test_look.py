@@ -21,6 +21,7 @@ from gltf_looks import Doc, quad  # noqa: E402
 
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
+from viewer.render.frame_view import FrameViews, ViewSettings  # noqa: E402
 from viewer.render.lights import Look  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 
@@ -74,11 +75,11 @@ def _render(gl_ctx, target, path: Path, look: Look):
     scene = load_scene(path)
     scene.graph.update()
     r = Renderer(gl_ctx, scene, look)
-    r.show_grid = r.show_axes = r.show_links = False
     cam = Camera()
     cam.look_from((0.0, 0.0, 6.0), (0.0, 0.0, 0.0))
     cam.extent = 10.0
-    r.draw(target.fbo, cam, SIZE)
+    plain = ViewSettings(show_grid=False, show_axes=False, show_links=False)
+    r.draw(FrameViews().extract(r.graph, plain, target.fbo, SIZE), cam)
     img = target.read().astype(int)
     r.release()
 

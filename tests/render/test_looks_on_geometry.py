@@ -124,7 +124,7 @@ def test_lines_and_points_without_normals_show_their_material_colour_unlit(
     scene = load_scene(mode_mesh(tmp_path / "s.gltf", mode, cross))
     p = Picture(gl_ctx, target, scene, (0.0, 0.0, 0.0), 1.5)
     try:
-        p.r.unlit = False
+        p.view.unlit = False
         p.shoot()
         px, py, _ = p.cam.project([(1.0, 0.0, 0.0) if mode == 0 else (0.5, 0.0, 0.0)], SIZE)[0]
         patch = p.img[int(py) - 1 : int(py) + 2, int(px) - 1 : int(px) + 2].reshape(-1, 3)

@@ -10,11 +10,12 @@ import json
 import numpy as np
 import pytest
 from PIL import Image
-from render_helpers import light
+from render_helpers import draw, light
 
 from viewer.io import SceneError, load_scene
 from viewer.palette import GLOW_LOCAL
 from viewer.render.camera import Camera
+from viewer.render.frame_view import ViewSettings
 from viewer.render.renderer import Renderer
 
 SIZE = (200, 200)
@@ -73,13 +74,12 @@ def quad_gltf(path, *, uv_scale=1.0, wrap=REPEAT, colors=None, factor=(1, 1, 1, 
 def _picture(gl_ctx, target, scene, highlight=None):
     scene.graph.update()
     r = Renderer(gl_ctx, scene)
-    r.unlit = True
-    r.show_grid = r.show_axes = r.show_links = False
+    view = ViewSettings(unlit=True, show_grid=False, show_axes=False, show_links=False)
     if highlight is not None:
-        light(r, {0: highlight})
+        light(r, {0: highlight}, view)
     cam = Camera()
     cam.frame(np.array([1.0, 1.0, 0.0]), 1.2)
-    r.draw(target.fbo, cam, SIZE)
+    draw(r, target.fbo, cam, SIZE, view)
     img = target.read()
     r.release()
 

@@ -19,12 +19,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_looks.py
 
 from gltf_looks import Doc, quad, sphere  # noqa: E402
-from render_helpers import light  # noqa: E402
+from render_helpers import draw, light  # noqa: E402
 from test_materials import srgb  # noqa: E402
 
 from viewer.io import load_scene  # noqa: E402
 from viewer.palette import GLOW_LOCAL  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
+from viewer.render.frame_view import ViewSettings  # noqa: E402
 from viewer.render.lights import Look  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 
@@ -40,14 +41,13 @@ def _shot(gl_ctx, target, path, *, unlit=False, highlight=None, eye=(0.0, 0.0, 6
     scene = load_scene(path)
     scene.graph.update()
     r = Renderer(gl_ctx, scene, look)
-    r.unlit = unlit
-    r.show_grid = r.show_axes = r.show_links = False
+    view = ViewSettings(unlit=unlit, show_grid=False, show_axes=False, show_links=False)
     if highlight is not None:
-        light(r, dict.fromkeys(range(len(scene.graph)), highlight))
+        light(r, dict.fromkeys(range(len(scene.graph)), highlight), view)
     cam = Camera()
     cam.look_from(eye, (0.0, 0.0, 0.0))
     cam.extent = 10.0
-    r.draw(target.fbo, cam, SIZE)
+    draw(r, target.fbo, cam, SIZE, view)
     img = target.read().astype(int)
     r.release()
 

@@ -15,7 +15,7 @@ from gltf_rig import write_rig  # noqa: E402
 from viewer.animation import apply_animation  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.pose_bounds import POSE_SAMPLES, clip_worlds, posed_worlds  # noqa: E402
-from viewer.render.renderer import Renderer  # noqa: E402
+from viewer.render.scene_bounds import SceneBounds, skinned_points  # noqa: E402
 from viewer.scene import SceneGraph  # noqa: E402
 
 
@@ -76,12 +76,13 @@ def _inside(points: np.ndarray, box_points: np.ndarray) -> bool:
     return bool(((points >= lo) & (points <= hi)).all())
 
 
-def test_the_renderer_frames_the_clip_poses_too(gl_ctx, tmp_path):
+def test_the_framing_takes_in_the_clip_poses_too(tmp_path):
+    """No GL: the scene's bounds (what picking and framing use) need no renderer."""
     scene = load_scene(write_rig(tmp_path))
     scene.graph.update()
-    r = Renderer(gl_ctx, scene)
-    framed = r.bound_points()
-    rest = r._points_at(scene.graph.world_matrices())
+    bounds = SceneBounds(scene)
+    framed = bounds.bound_points()
+    rest = bounds.points_at(scene.graph.world_matrices())
     player = scene.animation
     outside_rest = 0
     for t in np.linspace(0.0, player.current.duration, POSE_SAMPLES):
@@ -89,10 +90,10 @@ def test_the_renderer_frames_the_clip_poses_too(gl_ctx, tmp_path):
         apply_animation(scene, 0.0, running=False)
         scene.graph.update()
         world = scene.graph.world_matrices()
-        posed = r.skins.points(world)  # what is drawn: not the bones' origins
+        posed = skinned_points(scene.skinning, scene.mesh_data, world)  # what is drawn
         assert _inside(posed, framed)
         outside_rest += not _inside(posed, rest)
     assert outside_rest > 0  # the rest pose alone would not do
     player.pick(None)  # no clip: the current pose only
-    np.testing.assert_array_equal(r.bound_points(), r._points_at(scene.graph.world_matrices()))
-    r.release()
+    world = scene.graph.world_matrices()
+    np.testing.assert_array_equal(bounds.bound_points(), bounds.points_at(world))

@@ -32,3 +32,32 @@ def test_shader_folder_is_the_top_level_one():
 
     repo = Path(__file__).resolve().parents[2]
     assert shader_dir() == repo / "shaders"
+
+
+def test_every_compute_shader_compiles(gl_ctx):
+    """shaders/*.comp (the upload scatter) compile where compute shaders run (GL 4.3)."""
+    from viewer.render.shaders import has_compute, load_compute
+
+    names = sorted(p.stem for p in shader_dir().glob("*.comp"))
+    assert {"scatter_rows", "scatter_slots"} <= set(names)
+    if not has_compute(gl_ctx):
+        pytest.skip("no compute shaders (OpenGL < 4.3)")
+    for name in names:
+        load_compute(gl_ctx, name).release()
+
+
+def test_a_broken_compute_shader_names_its_file_and_line(gl_ctx, tmp_path, monkeypatch):
+    from viewer.render.shaders import SHADER_DIR_ENV, ShaderError, has_compute, load_compute
+
+    if not has_compute(gl_ctx):
+        pytest.skip("no compute shaders (OpenGL < 4.3)")
+    for path in shader_dir().iterdir():
+        (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    broken = tmp_path / "scatter_slots.comp"
+    lines = broken.read_text(encoding="utf-8").splitlines()
+    lines[-2] += " not glsl"
+    broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv(SHADER_DIR_ENV, str(tmp_path))
+    with pytest.raises(ShaderError) as err:
+        load_compute(gl_ctx, "scatter_slots")
+    assert str(err.value).startswith(f"{broken}:{len(lines) - 1}:"), str(err.value)

@@ -20,6 +20,7 @@ from viewer.animation import apply_animation  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
+from viewer.render.frame_view import FrameViews, ViewSettings  # noqa: E402
 from viewer.render.joints import NEUTRAL, joint_colors  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 
@@ -48,17 +49,19 @@ def _pose_at(scene, t: float) -> None:
     apply_animation(scene, 0.0, running=False)
 
 
-def _draw(renderer: Renderer, target, links: bool = True) -> np.ndarray:
-    renderer.unlit = True
-    renderer.show_grid = renderer.show_axes = False
-    renderer.show_links = links
-    renderer.draw(target.fbo, _camera(), SIZE)
+def _draw(renderer: Renderer, target, links: bool = True, view=None) -> np.ndarray:
+    """The picture unlit, without grid and axes (`view`: its glow settings)."""
+    view = view if view is not None else ViewSettings()
+    view.unlit = True
+    view.show_grid = view.show_axes = False
+    view.show_links = links
+    renderer.draw(FrameViews().extract(renderer.graph, view, target.fbo, SIZE), _camera())
     return target.read().astype(int)
 
 
-def _glow(renderer: Renderer, scene, report) -> None:
-    """The glow on show, as the overlay turns it on: `report` was the last frame synced."""
-    renderer.glow_on = True
+def _glow() -> ViewSettings:
+    """The glow on show, as the overlay turns it on (the last frame synced glows)."""
+    return ViewSettings(glow_on=True)
 
 
 def _pixel(scene, name: str) -> tuple[int, int]:
@@ -78,15 +81,15 @@ def test_a_moving_joint_glows_red_over_the_mesh_that_covers_it(gl_ctx, target, t
     report = scene.graph.update()
     assert scene.graph["Bone1"].id in np.asarray(report.local_updated)
     r.sync(report)
-    _glow(r, scene, report)
+    view = _glow()
     row, col = _pixel(scene, "Bone1")
-    covered = _draw(r, target, links=False)
+    covered = _draw(r, target, links=False, view=view)
     assert _near(_magenta(covered), row, col) == 25  # the mesh hides the joint ...
     assert not _red(covered).any()
-    shown = _draw(r, target)
+    shown = _draw(r, target, view=view)
     assert _near(_red(shown), row, col) >= 9  # ... whose marker is drawn over it, red
-    r.glow_style = "heat"  # the heat view colours nodes by heat: joints stay neutral
-    assert not _red(_draw(r, target)).any()
+    view.glow_style = "heat"  # the heat view colours nodes by heat: joints stay neutral
+    assert not _red(_draw(r, target, view=view)).any()
     r.release()
 
 
@@ -99,8 +102,7 @@ def test_no_glow_on_the_joints_while_the_animation_is_paused(gl_ctx, target, tmp
     report = scene.graph.update()
     assert len(report.local_updated) == 0
     r.sync(report)
-    _glow(r, scene, report)
-    img = _draw(r, target)
+    img = _draw(r, target, view=_glow())
     assert not _red(img).any()
     row, col = _pixel(scene, "Bone1")
     neutral = (np.abs(img[..., :3] - 255 * np.asarray(NEUTRAL[:3])) < 40).all(axis=-1)

@@ -21,6 +21,7 @@ from viewer.animation import apply_animation  # noqa: E402
 from viewer.content.scene import Look, Scene  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
+from viewer.render.frame_view import FrameViews, ViewSettings  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 from viewer.render.skins import load_skinned_program  # noqa: E402
 from viewer.scene import SceneGraph  # noqa: E402
@@ -37,12 +38,16 @@ def _camera() -> Camera:
 
 def _mask(gl_ctx, target, scene) -> np.ndarray:
     r = Renderer(gl_ctx, scene)
-    r.unlit = True
-    r.show_grid = r.show_axes = r.show_links = False
-    r.draw(target.fbo, _camera(), SIZE)
+    _draw(r, target, ViewSettings(unlit=True))
     img = target.read().astype(int)
     r.release()
     return (img[..., 0] > 200) & (img[..., 1] < 60) & (img[..., 2] > 200)
+
+
+def _draw(r: Renderer, target, view: ViewSettings) -> None:
+    """Draw the model alone (no grid, axes or lines) with `view`'s other settings."""
+    view.show_grid = view.show_axes = view.show_links = False
+    r.draw(FrameViews().extract(r.graph, view, target.fbo, SIZE), _camera())
 
 
 def _two_sided(doc: dict) -> None:
@@ -166,8 +171,7 @@ def test_a_blended_skinned_mesh_is_mixed_with_what_lies_behind(gl_ctx, target, t
         scene = _rig(tmp_path, None, change=change)
         scene.animation.pick(None)
         r = Renderer(gl_ctx, scene)
-        r.show_grid = r.show_axes = r.show_links = False
-        r.draw(target.fbo, _camera(), SIZE)
+        _draw(r, target, ViewSettings())
         img = target.read().astype(int)
         r.release()
         return img

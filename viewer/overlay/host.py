@@ -75,37 +75,39 @@ class OverlayHost(Protocol):
 class GlowState(Protocol):
     """The renderer's glow (`viewer.render.glow.Glow`), as the overlay reads it."""
 
-    fade: float  # seconds from full strength to none (the panel's slider sets it)
-
     def kinds(self, ids: np.ndarray) -> np.ndarray:
         """Per node of `ids`: -1 glowing red (own change), +1 orange (followed), 0 not."""
 
     def kind_of(self, node_id: int) -> int: ...
 
 
-class OverlayCanvas(Protocol):
-    """What the overlay needs from the renderer: the glow's view settings and state, label
-    spheres out, view toggles. The renderer owns the glow and writes the GPU; the overlay
-    only sets how it shows."""
+class LabelShapes(Protocol):
+    """The scene's shapes (`viewer.render.scene_bounds.SceneBounds`), for placing names."""
 
-    show_grid: bool
-    show_links: bool
-    show_quiet: bool  # names and lines of nodes whose subtree draws nothing
-    glow_style: str  # "fill", "rim" or "heat" (the overlay sets it)
-    glow_on: bool  # glow in the view at all (the overlay sets it)
+    def label_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""
+
+
+class OverlayCanvas(Protocol):
+    """What the overlay needs from the renderer: the glow's state, the shapes names are
+    placed around, which nodes are named. The renderer owns the glow and writes the GPU;
+    how it shows is the app's view settings, which the overlay changes."""
 
     @property
     def glow(self) -> GlowState: ...
+    @property
+    def bounds(self) -> LabelShapes: ...
+    @property
+    def version(self) -> int:
+        """Changes whenever what is drawn moved (an upload, a rebuild)."""
 
     def show_still(self, report, parents: np.ndarray) -> int:
         """Show a frame picked on the timeline at full strength (None: live again);
         returns bytes written."""
 
-    def bounding_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""
-
-    def speaks(self, ids: np.ndarray) -> np.ndarray:
-        """Which of `ids` are named (not the nodes whose subtree draws nothing)."""
+    def speaks(self, ids: np.ndarray, everyone: bool = False) -> np.ndarray:
+        """Which of `ids` are named (not the nodes whose subtree draws nothing;
+        `everyone`: all)."""
 
 
 class OverlayCamera(Protocol):

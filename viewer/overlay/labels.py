@@ -1,7 +1,7 @@
 """Where to write node names in the picture: pure numpy, no GL.
 
 A name sits just right of its node: the middle of the node's mesh (its origin when it has
-none; `OverlayCanvas.bounding_spheres`) is projected with the camera's view-projection
+none; `SceneBounds.label_spheres`) is projected with the camera's view-projection
 matrix, and moved right by the projected radius of the mesh.
 Names behind the camera or outside the image are left out, and so is everything past
 `MAX_LABELS` (nearest first), so that a big scene stays readable and fast.
@@ -10,6 +10,12 @@ Names never pile up: `declutter` keeps a name only where it overlaps no name alr
 kept, offering the places in order of importance (the selected node, then nodes whose
 own value changed (red), then those that followed (orange), then the rest; nearer first
 within each), and keeps at most `MAX_NAMES` per frame.
+
+Finding the candidates looks at every node (which are named, their spheres, their
+projection), so `Placements` keeps the answer while nothing it depends on changed: the
+camera, the image size, what is drawn (the renderer's `version`), the selection and which
+nodes speak. A still
+view redraws its names without looking at the nodes again.
 """
 
 from __future__ import annotations
@@ -76,6 +82,31 @@ def place(
     index = np.flatnonzero(ok)
     index = index[np.argsort(cw[:n][index], kind="stable")][:limit]
     return index, np.stack([lx[index], oy[index]], axis=1)
+
+
+def place_named(ids, speaks, selected, spheres, view_proj, size, right) -> tuple:
+    """(ids named, their sphere centres [k, 3], `place`'s index and xy) for the nodes
+    `ids` that speak (``speaks(ids)`` -> mask) or are `selected`, placed around their
+    spheres (``spheres(ids)`` -> (centres, radii))."""
+    ids = ids[speaks(ids) | (ids == (-1 if selected is None else selected))]
+    centres, radii = spheres(ids)
+    return (ids, centres, *place(centres, radii, view_proj, size, right))
+
+
+class Placements:
+    """`place`'s answer for the nodes that are named, kept while its inputs stand."""
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._answer: tuple | None = None
+
+    def get(self, key: tuple, work):
+        """The placement for `key` (a tuple of the inputs, compared with ==), from
+        ``work()`` (-> (ids, centres, index, xy)) only when the key changed."""
+        if self._answer is None or self._key != key:
+            self._answer = work()
+            self._key = key
+        return self._answer
 
 
 def project_xy(points: np.ndarray, view_proj: np.ndarray, size: tuple[int, int]) -> np.ndarray:

@@ -56,8 +56,9 @@ _NOTHING = _Nothing()
 class Overlay:
     """Glow, names and panels for one app (see the module notes): `host` the session on
     show, `wnd` the moderngl-window window, `canvas` the renderer drawing the host's scene
-    (`reset` takes a new one after a reload), `camera`; `deterministic` (headless): no
-    wall-clock numbers in the picture."""
+    (`reset` takes a new one after a reload), `camera`, `settings` the app's
+    `ViewSettings` (the View section and the glow switches change them; the app hands
+    them to each draw); `deterministic` (headless): no wall-clock numbers in the picture."""
 
     def __init__(
         self,
@@ -65,6 +66,7 @@ class Overlay:
         wnd,
         canvas: OverlayCanvas,
         camera: OverlayCamera,
+        settings,
         *,
         deterministic: bool = False,
     ):
@@ -72,6 +74,7 @@ class Overlay:
         self.wnd = wnd
         self.canvas = canvas
         self.camera = camera
+        self.settings = settings
         self.deterministic = deterministic
         self.visible = True
         self.history = History()
@@ -88,9 +91,10 @@ class Overlay:
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
-        canvas.glow_on = host.collision_mode is None
+        settings.glow_on = host.collision_mode is None
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
+        self._placements = labels.Placements()  # where names go, kept while the view stands
         self.name_boxes: list[tuple[float, float, float, float]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
@@ -111,25 +115,25 @@ class Overlay:
         self.panel = Panel(self)
         self._first = True
 
-    # -- the glow's view settings (kept by the renderer, which draws them) ---------------
+    # -- the glow's view settings (the app's, handed to each draw) -----------------------
     @property
     def glow_style(self) -> str:
         """How the view shows the frames' work: "fill" or "rim" glow, or "heat"
-        (`viewer.render.renderer.GLOW_STYLES`; the panel's View section switches it)."""
-        return self.canvas.glow_style
+        (`viewer.render.frame_view.GLOW_STYLES`; the panel's View section switches it)."""
+        return self.settings.glow_style
 
     @glow_style.setter
     def glow_style(self, style: str) -> None:
-        self.canvas.glow_style = style
+        self.settings.glow_style = style
 
     @property
     def glow_in_view(self) -> bool:
         """Glow in the 3D view at all (the panel's flags and the names stay coloured)."""
-        return self.canvas.glow_on
+        return self.settings.glow_on
 
     @glow_in_view.setter
     def glow_in_view(self, on: bool) -> None:
-        self.canvas.glow_on = bool(on)
+        self.settings.glow_on = bool(on)
 
     # -- per simulated frame -------------------------------------------------------------
     def frame_done(
@@ -186,11 +190,9 @@ class Overlay:
     def reset(self, canvas: OverlayCanvas) -> None:
         """A new scene (live reload) drawn by `canvas`: forget the old reports (their
         ids were the old scene's); the counters, totals and events stay, the next frame
-        is marked as a reload, and the glow's view settings carry over (the new
+        is marked as a reload; the view settings are the app's and stay (the new
         renderer's glow starts dark)."""
-        old, self.canvas = self.canvas, canvas
-        canvas.glow_style, canvas.glow_on = old.glow_style, old.glow_on
-        canvas.glow.fade = old.glow.fade
+        self.canvas = canvas
         self.history.drop_reports()
         self._events.append(("reload", "scene replaced"))
         self.timings.clear()
@@ -269,17 +271,17 @@ class Overlay:
             self.timings.add_draw(draw_ms)
 
     def _draw_names(self) -> None:
-        peek = self.host.graph.peek  # a watcher's read: nothing recomputed, no flag cleared
-        ids = np.asarray(peek.alive_ids(), dtype=np.int64)
-        selected = self.host.selected
-        ids = ids[self.canvas.speaks(ids) | (ids == (-1 if selected is None else selected))]
+        graph, size, selected = self.host.graph, tuple(self.wnd.buffer_size), self.host.selected
+        peek, quiet = graph.peek, self.settings.show_quiet  # a watcher's read of the graph
+        view_proj = self.camera.view_projection(size)
+        key = (view_proj.tobytes(), size, graph, self.canvas, self.canvas.version, selected,
+               quiet, len(graph))  # fmt: skip
+        ids, centres, index, xy = self._placements.get(key, lambda: labels.place_named(
+            np.asarray(peek.alive_ids(), dtype=np.int64), lambda i: self.canvas.speaks(i, quiet),
+            selected, self.canvas.bounds.label_spheres, view_proj, size,
+            self.camera.view_matrix()[0, :3]))  # fmt: skip
         if ids.size == 0:
             return
-        size = tuple(self.wnd.buffer_size)
-        centres, radii = self.canvas.bounding_spheres(ids)
-        right = self.camera.view_matrix()[0, :3]
-        view_proj = self.camera.view_projection(size)
-        index, xy = labels.place(centres, radii, view_proj, size, right)
         ratio = self.wnd.size[0] / max(size[0], 1)
         line_h = imgui.get_text_line_height()
         selected = self.host.selected

@@ -165,18 +165,17 @@ class ScenePanel:
         if not imgui.collapsing_header("View"):
             return
         ov = self.ov
-        glow = ov.canvas.glow
-        changed, fade = imgui.slider_float("glow fade (s)", glow.fade, 0.05, 3.0, "%.2f")
+        view = ov.settings
+        changed, fade = imgui.slider_float("glow fade (s)", view.glow_fade, 0.05, 3.0, "%.2f")
         if changed:
-            glow.fade = float(fade)
-        renderer = ov.canvas
-        _, renderer.show_grid = imgui.checkbox("grid (G)", renderer.show_grid)
+            view.glow_fade = float(fade)
+        _, view.show_grid = imgui.checkbox("grid (G)", view.show_grid)
         imgui.same_line()
-        _, renderer.show_links = imgui.checkbox("lines (B)", renderer.show_links)
+        _, view.show_links = imgui.checkbox("lines (B)", view.show_links)
         imgui.same_line()
         _, ov.show_names = imgui.checkbox("names (N)", ov.show_names)
-        _, renderer.show_quiet = imgui.checkbox(
-            "names and lines of nodes that draw nothing", renderer.show_quiet
+        _, view.show_quiet = imgui.checkbox(
+            "names and lines of nodes that draw nothing", view.show_quiet
         )
         if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
             ov.glow_in_view = not ov.glow_in_view

@@ -16,10 +16,11 @@ link on an axis (tree10's Obj6-Obj7) in the glow's red, and read as links.
 
 from __future__ import annotations
 
-import math
-
 import moderngl
 import numpy as np
+
+from .node_bounds import grid_span
+from .node_bounds import nice_step as nice_step  # (where the tests find it)
 
 BACKGROUND_TOP = (0.20, 0.22, 0.27)
 BACKGROUND_BOTTOM = (0.07, 0.075, 0.09)
@@ -29,16 +30,6 @@ GRID_MAJOR = (0.46, 0.49, 0.56)
 AXIS_COLORS = ((0.86, 0.52, 0.66, 1.0), (0.62, 0.84, 0.52, 1.0), (0.50, 0.66, 0.96, 1.0))
 #: Dashes per axis of the tripod.
 AXIS_DASHES = 4
-
-
-def nice_step(x: float) -> float:
-    """The smallest of 1, 2, 5 times a power of ten that is >= x (x > 0)."""
-    x = max(x, 1e-6)
-    base = 10.0 ** math.floor(math.log10(x))
-    for m in (1.0, 2.0, 5.0):
-        if m * base >= x:
-            return m * base
-    return 10.0 * base
 
 
 def grid_lines(half: float, step: float, flat: bool) -> np.ndarray:
@@ -102,9 +93,7 @@ class Backdrop:
 
     def set_grid(self, center, radius: float, flat: bool) -> None:
         """Size the grid for a scene with bounding sphere (`center`, `radius`)."""
-        reach = float(np.max(np.abs(center))) + radius
-        self.step = nice_step(reach / 6.0)
-        self.half = self.step * max(5, math.ceil(reach * 1.6 / self.step))
+        self.step, self.half = grid_span(center, radius)
         data = grid_lines(self.half, self.step, flat)
         if self.grid_vao is not None:
             self.grid_vao.release()

@@ -80,6 +80,11 @@ class Glow:
         # Recent frames' (time, frame, lit node ids, lit line child ids): what may still
         # glow, so that "what glows now" costs the recent work, not the graph's size.
         self._recent: deque[tuple[float, int, np.ndarray, np.ndarray]] = deque()
+        #: By id: counted by `glowing_count` (the renderer's drawn nodes); None: all.
+        self.counted: np.ndarray | None = None
+        # Per recent frame: [nodes counted, lines] whose latest stamp is that frame's,
+        # kept as frames are recorded, so that how many glow costs no walk at all.
+        self._live: dict[int, list[int]] = {}
         self._still: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: (ids marked with their own change, ids marked to follow), not yet executed.
         self._pending: tuple[np.ndarray, np.ndarray] = (_EMPTY_IDS, _EMPTY_IDS)
@@ -109,25 +114,70 @@ class Glow:
         local = np.asarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
         if world.size:  # heat: decay to now, then this frame's share of recent time
-            decay = np.exp(-(self.now - self.time[world]) / HEAT_SECONDS)
-            self.heat_at[world] = self.heat_at[world] * decay + -np.expm1(-dt / HEAT_SECONDS)
-        for ids, own in ((world, False), (local, True)):
-            self.time[ids] = self.now
-            self.own[ids] = own
-            self.frame_of[ids] = self.frames
+            decay = self.time[world]
+            decay -= self.now
+            decay *= 1.0 / HEAT_SECONDS
+            np.exp(decay, out=decay)
+            decay *= self.heat_at[world]
+            decay += -np.expm1(-dt / HEAT_SECONDS)
+            self.heat_at[world] = decay
+        before = self.frame_of[world]  # (the frames their last stamps were of)
+        self.frame_of[world] = self.frames  # tells the locals recomputed in world too
+        alone = local[self.frame_of[local] != self.frames]  # read without one, once each
+        lit = np.concatenate([world, alone]) if alone.size else world
+        weights = self._weights(lit)
+        self._supersede(np.concatenate([before, self.frame_of[alone]]), weights, 0)
+        self.time[world] = self.now
+        self.own[world] = False
+        self.time[local] = self.now  # (world ids took the frame above)
+        self.own[local] = True
+        self.frame_of[local] = self.frames
         par = np.asarray(parents, dtype=np.int64)[world]
         has_parent = par >= 0
         lines = world[has_parent][self.frame_of[par[has_parent]] == self.frames]
+        self._supersede(self.link_frame[lines], np.ones(lines.size), 1)
         self.link_time[lines] = self.now
         self.link_frame[lines] = self.frames
         if world.size or local.size:
-            lit = world
-            if local.size:  # locals read without a world recomputation, once each
-                in_world = np.zeros(len(self.time), dtype=bool)
-                in_world[world] = True
-                lit = np.concatenate([world, local[~in_world[local]]])
             self._recent.append((self.now, self.frames, lit, lines))
+            self._live[self.frames] = [int(weights.sum()), int(lines.size)]
         self._forget_old()
+
+    def _weights(self, ids: np.ndarray) -> np.ndarray:
+        """1 for each of `ids` that `glowing_count` counts, else 0."""
+        if self.counted is None:
+            return np.ones(ids.size)
+        inside = ids < len(self.counted)
+        weights = np.zeros(ids.size)
+        weights[inside] = self.counted[ids[inside]]
+        return weights
+
+    def _supersede(self, frames: np.ndarray, weights: np.ndarray, column: int) -> None:
+        """Take nodes (`column` 0) or lines (1) last stamped in recent `frames` off those
+        frames' live counts: they are about to be stamped anew."""
+        if not self._recent or frames.size == 0:
+            return
+        base = self._recent[0][1]
+        keep = frames >= base
+        if not keep.any():
+            return
+        gone = np.bincount(frames[keep] - base, weights=weights[keep])
+        for k in np.flatnonzero(gone).tolist():
+            live = self._live.get(base + k)
+            if live is not None:
+                live[column] -= int(gone[k])
+
+    def count_drawn(self, counted: np.ndarray | None) -> None:
+        """Count only nodes `counted` (a mask by id; None: all) in `glowing_count` from
+        now on; the recent frames' counts are worked out again (once, at a rebuild)."""
+        self.counted = counted
+        self._live = {}
+        for _t, frame, ids, lines in self._recent:
+            latest = ids[self.frame_of[ids] == frame]
+            newest = lines[self.link_frame[lines] == frame]
+            live = self._live.setdefault(frame, [0, 0])
+            live[0] += int(self._weights(latest).sum())
+            live[1] += int(newest.size)
 
     def light(self, ids: np.ndarray) -> None:
         """Stamp nodes `ids` as changed in their own values (red) in the frame just
@@ -139,14 +189,18 @@ class Glow:
         fresh = self.frame_of[ids] != self.frames  # not yet stamped in this frame
         decay = np.exp(-(self.now - self.time[ids[fresh]]) / HEAT_SECONDS)
         self.heat_at[ids[fresh]] *= decay  # the heat counts matrix recomputations only
+        self._supersede(self.frame_of[ids[fresh]], self._weights(ids[fresh]), 0)
         self.time[ids] = self.now
         self.own[ids] = True
         self.frame_of[ids] = self.frames
-        self._recent.append((self.now, self.frames, ids, _EMPTY_IDS))
+        self._recent.append((self.now, self.frames, ids[fresh], _EMPTY_IDS))
+        self._live.setdefault(self.frames, [0, 0])[0] += int(self._weights(ids[fresh]).sum())
 
     def _forget_old(self) -> None:
         while self._recent and self._strength_at(self._recent[0][0]) == 0.0:
-            self._recent.popleft()
+            frame = self._recent.popleft()[1]
+            if not (self._recent and self._recent[0][1] == frame):
+                self._live.pop(frame, None)
 
     def _strength_at(self, t: float) -> float:
         return float(self.strength_of_times(np.array([t]))[0])
@@ -288,6 +342,23 @@ class Glow:
         age = np.maximum(self.now - self.time[ids], 0.0)
         h = self.heat_at[ids] * np.exp(-age / HEAT_SECONDS) * self.uniforms()["u_heat_norm"]
         return np.clip(h, 0.0, 1.0)
+
+    def glowing_count(self) -> int:
+        """How many nodes (of those `count_drawn` names) glow now: from the recent
+        frames' live counts, no walk over nodes, while live and nothing is marked; a
+        picked frame or marks while paused count the ids themselves."""
+        if self._still is not None or self._pending[0].size or self._pending[1].size:
+            ids, _ = self.glowing()
+            return int(self._weights(ids).sum())
+        self._forget_old()
+        return sum(live[0] for live in self._live.values())
+
+    def lit_line_count(self) -> int:
+        """How many parent -> child lines are lit now (`links` without the walk)."""
+        if self._still is not None:
+            return int(self._still[2].size)
+        self._forget_old()
+        return sum(live[1] for live in self._live.values())
 
     def glowing(self) -> tuple[np.ndarray, np.ndarray]:
         """(ids [k], signed strengths [k]) of the nodes glowing now (each once)."""

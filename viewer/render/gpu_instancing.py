@@ -103,27 +103,16 @@ class NodeInstances:
                 written += self._stamp(b, glow)
         return written
 
-    def placed(self, world: np.ndarray) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
-        """(batch, instance matrices [n, 4, 4], sizes [n, 3] of ones) of each batch, in
-        row order (for sorting blended parts)."""
+    def placed(self, world: np.ndarray, which) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
+        """(batch, instance matrices [n, 4, 4], sizes [n, 3] of ones) of each batch whose
+        kind `which(kind)` names, in row order (for sorting blended parts)."""
         out = []
         for batch, item in zip(self.batches, self._built, strict=True):
+            if not which(batch.kind):
+                continue
             n = len(item.locals)
             out.append((batch, world[item.node] @ item.locals, np.ones((n, 3))))
         return out
-
-    def boxes(self, world: np.ndarray, bounds):
-        """(node ids [k], instance worlds [k, 4, 4], lo [k, 3], hi [k, 3]) of every
-        instance's mesh box, each named by its node: a click on an instance picks it."""
-        parts = [(np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 3)), np.zeros((0, 3)))]
-        for item in self.items:
-            if item.node >= len(world):
-                continue
-            lo, hi = bounds(item.mesh)
-            n = len(item.locals)
-            parts.append((np.full(n, item.node, np.int64), world[item.node] @ item.locals,
-                          np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
-        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
     def release(self) -> None:
         for batch in self.batches:

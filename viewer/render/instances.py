@@ -27,11 +27,15 @@ import moderngl
 import numpy as np
 
 from .glow import STAMP_BYTES, Glow
+from .scatter import RowScatter
 
 MATRIX_BYTES = 64
 LOOK_BYTES = 24
 ORIGIN_BYTES = 12
 LINK_STAMP_BYTES = 4
+#: Above this many runs of pre-order slots in one frame, the frame's rows go up in one
+#: staged write scattered on the GPU (`scatter.py`) instead of one write per run.
+DIRECT_RUNS_MAX = 8
 
 
 def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -69,6 +73,8 @@ class Batch:
     looks: moderngl.Buffer
     stamps: moderngl.Buffer
     vao: moderngl.VertexArray | None = None
+    #: The rows' slots on the GPU (uint32), for the scatter pass; None without one.
+    slot_buffer: moderngl.Buffer | None = None
 
     @property
     def count(self) -> int:
@@ -77,8 +83,9 @@ class Batch:
     def release(self) -> None:
         if self.vao is not None:
             self.vao.release()
-        for buf in (self.matrices, self.looks, self.stamps):
-            buf.release()
+        for buf in (self.matrices, self.looks, self.stamps, self.slot_buffer):
+            if buf is not None:
+                buf.release()
 
 
 class Instances:
@@ -90,11 +97,14 @@ class Instances:
     kinds : list[str]
         Mesh kinds that can be drawn; a node whose look names another kind (or "none")
         gets no instance but still has an origin for the parent -> child lines.
+    scatter : RowScatter, optional
+        Spread-out frames go up through it (when its context runs compute shaders).
     """
 
-    def __init__(self, ctx: moderngl.Context, kinds: list[str]):
+    def __init__(self, ctx: moderngl.Context, kinds: list[str], scatter: RowScatter | None = None):
         self.ctx = ctx
         self.kinds = list(kinds)
+        self.scatter = scatter if scatter is not None and scatter.available else None
         self.batches: list[Batch] = []
         self.origins: moderngl.Buffer | None = None
         self.link_times: moderngl.Buffer | None = None
@@ -111,26 +121,22 @@ class Instances:
         self.writes_last = 0
 
     # -- structure -------------------------------------------------------------------------
-    def build(self, graph, looks_of, world: np.ndarray, glow: Glow) -> None:
+    def build(self, graph, shapes, world: np.ndarray, glow: Glow) -> None:
         """(Re)create every buffer from the graph's current state and upload it all.
 
-        `looks_of(id)` returns the node's `Look`; `world` is `graph.world_matrices()`;
-        `glow` gives each row's stamp.
+        `shapes` (a `SceneBounds`) gives each node's mesh kind, size and colour; `world`
+        is `graph.world_matrices()`; `glow` gives each row's stamp.
         """
         self.release()
         n_ids = int(graph.capacity_ids)
         alive = self.order = np.asarray(graph.alive_ids(), dtype=np.int64)
         parents = np.asarray(graph.parents(), dtype=np.int64)
         kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.kind_of = np.full(n_ids, -1, dtype=np.int64)
+        known = np.array([kind_index.get(k, -1) for k in shapes.kinds] + [-1], dtype=np.int64)
+        self.kind_of = known[shapes.kind_of[:n_ids]]  # (-1 picks the spare last entry)
         self.row_of = np.full(n_ids, -1, dtype=np.int64)
-        colors = np.zeros((n_ids, 3), dtype=np.float32)
-        sizes = self.sizes = np.ones((n_ids, 3), dtype=np.float64)
-        for node_id in alive.tolist():
-            look = looks_of(node_id)
-            self.kind_of[node_id] = kind_index.get(look.mesh, -1)
-            colors[node_id] = look.color
-            sizes[node_id] = look.size
+        colors = shapes.colors[:n_ids]
+        sizes = self.sizes = shapes.sizes[:n_ids]
         #: Colour and size per id, as the looks buffers hold them (see `set_colors`).
         self.look_rows = np.hstack([colors, sizes]).astype(np.float32)
         written = 0
@@ -153,6 +159,9 @@ class Instances:
                     self.ctx.buffer(mats.tobytes(), dynamic=True),
                     self.ctx.buffer(look_rows.tobytes()),
                     self.ctx.buffer(stamps.tobytes(), dynamic=True),
+                    slot_buffer=None
+                    if self.scatter is None
+                    else self.ctx.buffer(slots.astype(np.uint32).tobytes()),
                 )
             )
             written += mats.nbytes + look_rows.nbytes + stamps.nbytes
@@ -199,6 +208,9 @@ class Instances:
         ends = np.asarray(ends, dtype=np.int64)
         if starts.size == 0:
             return 0
+        first, last = merge_touching(starts, ends)  # runs of slots
+        if self.scatter is not None and first.size > DIRECT_RUNS_MAX:
+            return self._scatter(first, last, world, glow)
         written = 0
         for batch in self.batches:
             lo, hi = merge_touching(
@@ -210,11 +222,25 @@ class Instances:
             mats = _column_major(world[ids])
             written += self._write_runs(batch.matrices, mats, lo, hi, MATRIX_BYTES)
             written += self._write_runs(batch.stamps, glow.stamp_rows(ids), lo, hi, STAMP_BYTES)
-        lo, hi = merge_touching(starts, ends)
-        ids = self.order[aranges(lo, hi)]
+        ids = self.order[aranges(first, last)]
         origins = np.ascontiguousarray(world[ids, :3, 3], np.float32)
-        written += self._write_runs(self.origins, origins, lo, hi, ORIGIN_BYTES)
-        written += self._write_runs(self.link_times, glow.link_rows(ids), lo, hi, LINK_STAMP_BYTES)
+        written += self._write_runs(self.origins, origins, first, last, ORIGIN_BYTES)
+        links = glow.link_rows(ids)
+        written += self._write_runs(self.link_times, links, first, last, LINK_STAMP_BYTES)
+        self.bytes_last = written
+        return written
+
+    def _scatter(self, lo: np.ndarray, hi: np.ndarray, world: np.ndarray, glow: Glow) -> int:
+        """`sync` for a spread-out frame: the rows of slot runs [lo, hi) in one write,
+        put in place on the GPU (`scatter.py`)."""
+        slots = aranges(lo, hi)
+        ids = self.order[slots]
+        mats = np.take(world.reshape(len(world), 16), ids, axis=0)  # (3x a 3D fancy index)
+        rows = RowScatter.stage(mats, glow.stamp_rows(ids),
+                                glow.link_rows(ids), slots)  # fmt: skip
+        written = self.scatter.upload(rows)
+        self.scatter.scatter(len(ids), self.batches, self.origins, self.link_times)
+        self.writes_last = 1
         self.bytes_last = written
         return written
 
@@ -273,10 +299,10 @@ class Instances:
             written += len(data)
         return written
 
-    def placed(self, world: np.ndarray) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
-        """(batch, model matrices [n, 4, 4], look sizes [n, 3]) of each batch's
-        instances, in row order (for sorting blended parts)."""
-        return [(b, world[b.ids], self.sizes[b.ids]) for b in self.batches]
+    def placed(self, world: np.ndarray, which) -> list[tuple[Batch, np.ndarray, np.ndarray]]:
+        """(batch, model matrices [n, 4, 4], look sizes [n, 3]) of the instances of each
+        batch whose kind `which(kind)` names, in row order (for sorting blended parts)."""
+        return [(b, world[b.ids], self.sizes[b.ids]) for b in self.batches if which(b.kind)]
 
     def release(self) -> None:
         for batch in self.batches:

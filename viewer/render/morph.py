@@ -17,17 +17,13 @@ from viewer.content import meshes
 from viewer.content.geometry import Geometry
 
 from .gpu_mesh import GpuMesh
+from .scene_bounds import morph_kind, reach
 from .shaders import load_program, source
 
 __all__ = ["MorphMeshes", "morph_kind"]
 
 #: Texels per row of a delta texture.
 TEXTURE_WIDTH = 4096
-
-
-def morph_kind(mesh: str, node: int) -> str:
-    """The mesh kind of node `node`'s morphed copy of mesh `mesh`."""
-    return f"{mesh}@morph{node}"
 
 
 _GLSL_TYPES = {"1f": "float", "2f": "vec2", "3f": "vec3", "4f": "vec4"}
@@ -52,15 +48,6 @@ def morph_program(ctx: moderngl.Context) -> moderngl.Program:
                         f"void pass_through() {{ {copies} }}")  # fmt: skip
     varyings = ["out_" + name[3:] for name in meshes.VERTEX_ATTRS]
     return load_program(ctx, "morph", text=text, varyings=varyings)
-
-
-def reach(base: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The box every vertex can reach with weights in [0, 1] (what animations use), so
-    that framing, picking and labels see the whole morph, not only the base shape."""
-    base = np.asarray(base, np.float64)
-    lo = base + np.minimum(deltas, 0.0).sum(axis=0)
-    hi = base + np.maximum(deltas, 0.0).sum(axis=0)
-    return lo.min(axis=0), hi.max(axis=0)
 
 
 class MorphMeshes:

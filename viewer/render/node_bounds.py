@@ -1,25 +1,40 @@
 """Boxes and spheres around the drawn nodes: picking, camera framing, labels, selection.
 
-Plain numpy over the renderer's instance data (each node's mesh kind and size) and the
+Plain numpy over each node's mesh kind and look size (`scene_bounds.SceneBounds`) and the
 graph's world matrices, kept apart from the drawing: none of it touches the GPU. A node's
 box is its mesh's bounds times its look's size, placed by its world matrix.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+import math
 
 import numpy as np
-
-if TYPE_CHECKING:  # for the annotations only: this module itself needs no GL
-    from .gpu_mesh import GpuMesh
-    from .instances import Instances
 
 #: Half the side of the box that stands for a node drawn without a mesh (a pivot) when it
 #: is selected, and the radius of its bounding sphere, in a scene 4 to 40 units across
 #: (`pivot_half` follows other scales).
 PIVOT_HALF = 0.15
+#: Bit of a corner's index that picks `hi` over `lo` on each axis (x, y, z).
+CORNER_BITS = (4, 2, 1)
+
+
+def nice_step(x: float) -> float:
+    """The smallest of 1, 2, 5 times a power of ten that is >= x (x > 0)."""
+    x = max(x, 1e-6)
+    base = 10.0 ** math.floor(math.log10(x))
+    for m in (1.0, 2.0, 5.0):
+        if m * base >= x:
+            return m * base
+    return 10.0 * base
+
+
+def grid_span(center: np.ndarray, radius: float) -> tuple[float, float]:
+    """(step, half side) of the ground grid for a scene of bounding sphere (`center`,
+    `radius`): lines a nice step apart, reaching well past the scene."""
+    reach = float(np.max(np.abs(center))) + radius
+    step = nice_step(reach / 6.0)
+    return step, step * max(5, math.ceil(reach * 1.6 / step))
 
 
 def pivot_half(radius: float) -> float:
@@ -29,21 +44,40 @@ def pivot_half(radius: float) -> float:
 
 
 def node_boxes(
-    instances: Instances, meshes: Mapping[str, GpuMesh], world: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box."""
-    ids, lo, hi = [], [], []
-    for batch in instances.batches:
-        mesh_lo, mesh_hi = meshes[batch.kind].bounds
-        size = instances.sizes[batch.ids]
-        ids.append(batch.ids)
-        lo.append(mesh_lo * size)
-        hi.append(mesh_hi * size)
-    if not ids:
-        empty = np.zeros((0, 3))
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 4, 4)), empty, empty
-    all_ids = np.concatenate(ids)
-    return all_ids, world[all_ids], np.vstack(lo), np.vstack(hi)
+    kind_of: np.ndarray, sizes: np.ndarray, kind_bounds: np.ndarray, order: np.ndarray,
+    world: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box,
+    grouped by mesh kind, in the order `order` (live ids, pre-order) within each kind.
+
+    `kind_of[id]` indexes `kind_bounds` [k, 2, 3] (each kind's (lo, hi)), -1 for a node
+    drawn without a mesh; `sizes[id]` is its look's size."""
+    order = np.asarray(order, dtype=np.int64)
+    order = order[order < len(kind_of)]
+    kinds = kind_of[order]
+    ids = [order[kinds == k] for k in range(len(kind_bounds))]
+    all_ids = np.concatenate([np.zeros(0, dtype=np.int64), *ids])
+    kind = kind_of[all_ids]
+    size = sizes[all_ids]
+    lo = kind_bounds[kind, 0] * size if len(all_ids) else np.zeros((0, 3))
+    hi = kind_bounds[kind, 1] * size if len(all_ids) else np.zeros((0, 3))
+    return all_ids, world[all_ids], lo, hi
+
+
+def box_corners(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """World-space corners, [n, 8, 3], of the boxes [lo, hi] ([n, 3] each) placed by
+    `worlds` [n, 4, 4]; see `CORNER_BITS` for their order."""
+    # Each axis's two ends, placed: R[:, :, a] * lo[:, a] and R[:, :, a] * hi[:, a] ([n, 3]
+    # each); a corner adds one end per axis to the origin (a few whole-array additions,
+    # not a small matrix product per box).
+    ends = [
+        (worlds[:, :3, a] * lo[:, a, None], worlds[:, :3, a] * hi[:, a, None]) for a in range(3)
+    ]
+    out = np.empty((len(worlds), 8, 3))
+    for k in range(8):
+        x, y, z = ((k & bit) != 0 for bit in CORNER_BITS)
+        out[:, k] = worlds[:, :3, 3] + ends[0][x] + ends[1][y] + ends[2][z]
+    return out
 
 
 def sphere_around(points: np.ndarray) -> tuple[np.ndarray, float]:
@@ -60,8 +94,8 @@ def sphere_around(points: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def label_spheres(
-    instances: Instances, meshes: Mapping[str, GpuMesh], world: np.ndarray, ids: np.ndarray,
-    pivot: float,
+    kind_of: np.ndarray, sizes: np.ndarray, kind_bounds: np.ndarray, world: np.ndarray,
+    ids: np.ndarray, pivot: float,
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """World-space spheres around nodes `ids` as drawn: centres [n, 3] (the middle of the
     node's box: its mesh's bounds times the look's size, which for a glTF mesh need not be
@@ -70,38 +104,35 @@ def label_spheres(
     one added since the last build: a unit box."""
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
     world = world[ids]
-    built = ids < len(instances.kind_of)
-    batch = np.full(len(ids), -1, dtype=np.int64)
-    batch[built] = instances.kind_of[ids[built]]
-    sizes = np.ones((len(ids), 3))
-    sizes[built] = instances.sizes[ids[built]]
+    built = ids < len(kind_of)
+    kind = np.full(len(ids), -1, dtype=np.int64)
+    kind[built] = kind_of[ids[built]]
+    size = np.ones((len(ids), 3))
+    size[built] = sizes[ids[built]]
     lo, hi = np.full((len(ids), 3), -0.5), np.full((len(ids), 3), 0.5)
-    drawn = batch >= 0
+    drawn = kind >= 0
     if drawn.any():
-        kind_bounds = np.array([meshes[b.kind].bounds for b in instances.batches])
-        lo[drawn], hi[drawn] = kind_bounds[batch[drawn], 0], kind_bounds[batch[drawn], 1]
-    middle = 0.5 * (lo + hi) * sizes
+        lo[drawn], hi[drawn] = kind_bounds[kind[drawn], 0], kind_bounds[kind[drawn], 1]
+    middle = 0.5 * (lo + hi) * size
     centres = np.einsum("nij,nj->ni", world[:, :3, :3], middle) + world[:, :3, 3]
     scale = np.linalg.norm(world[:, :3, :3], axis=1).max(axis=1, initial=0.0)
-    radii = 0.5 * np.linalg.norm((hi - lo) * sizes, axis=1) * scale
+    radii = 0.5 * np.linalg.norm((hi - lo) * size, axis=1) * scale
     return centres, np.where(built & ~drawn, pivot, radii)
 
 
 def selection_box(
-    instances: Instances, meshes: Mapping[str, GpuMesh], world: np.ndarray, node_id: int,
-    pivot: float,
+    kind_of: np.ndarray, sizes: np.ndarray, kind_bounds: np.ndarray, world: np.ndarray,
+    node_id: int, pivot: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
     """(world [4, 4], lo [3], hi [3]) of the box outlined around a selected node: its
     mesh's box with a 4 % margin, or a cube of half side `pivot` around a pivot; None if
     `node_id` is not a node of the last build."""
-    if not (0 <= node_id < len(instances.kind_of)):
+    if not (0 <= node_id < min(len(kind_of), len(world))):
         return None
-    b = int(instances.kind_of[node_id])
+    k = int(kind_of[node_id])
     matrix = world[node_id]
-    if b < 0:
+    if k < 0:
         return matrix, np.full(3, -pivot), np.full(3, pivot)
-    mesh_lo, mesh_hi = meshes[instances.batches[b].kind].bounds
-    size = instances.sizes[node_id]
-    lo, hi = mesh_lo * size, mesh_hi * size
+    lo, hi = kind_bounds[k, 0] * sizes[node_id], kind_bounds[k, 1] * sizes[node_id]
     pad = 0.04 * np.max(hi - lo)
     return matrix, lo - pad, hi + pad

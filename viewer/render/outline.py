@@ -11,20 +11,11 @@ import numpy as np
 
 from viewer.palette import SELECTION_COLOR
 
+from .node_bounds import CORNER_BITS, box_corners
 from .vertices import ColoredVertices
 
-#: Bit of a corner's index that picks `hi` over `lo` on each axis (x, y, z).
-CORNER_BITS = (4, 2, 1)
 #: The 12 edges of a box, as pairs of corner indices that differ in one bit.
 EDGES = [(a, a | bit) for a in range(8) for bit in CORNER_BITS[::-1] if not a & bit]
-
-
-def box_corners(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """World-space corners, [n, 8, 3], of the boxes [lo, hi] ([n, 3] each) placed by
-    `worlds` [n, 4, 4]; see `CORNER_BITS` for their order."""
-    picks_hi = (np.arange(8)[:, None] & np.array(CORNER_BITS)) != 0  # [8, 3]
-    local = np.where(picks_hi[None], hi[:, None, :], lo[:, None, :])  # [n, 8, 3]
-    return np.einsum("nij,nkj->nki", worlds[:, :3, :3], local) + worlds[:, None, :3, 3]
 
 
 class SelectionOutline:

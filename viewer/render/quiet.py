@@ -29,15 +29,24 @@ def quiet_nodes(parents: np.ndarray, alive: np.ndarray, drawn: np.ndarray) -> np
     if drawn.size == 0:
         speaks[alive] = True
         return ~speaks
-    frontier = np.unique(drawn)
+    first = np.zeros(len(parents), dtype=np.int64)  # scratch for `_once`
+    frontier = _once(drawn, first)
     while frontier.size:  # up the tree, each node visited once
         speaks[frontier] = True
         up = parents[frontier]
-        up = np.unique(up[up >= 0])
-        frontier = up[~speaks[up]]
+        up = up[up >= 0]
+        frontier = _once(up[~speaks[up]], first)
     quiet = np.zeros(len(parents), dtype=bool)
     quiet[alive] = ~speaks[alive]
     return quiet
+
+
+def _once(ids: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """`ids` with each id kept once (its first occurrence), without sorting: each id
+    writes its position into `scratch` and keeps it if the write that stayed is its own."""
+    where = np.arange(len(ids))
+    scratch[ids[::-1]] = where[::-1]  # the first occurrence's position is written last
+    return ids[scratch[ids] == where]
 
 
 def link_pairs(parents: np.ndarray, alive: np.ndarray, quiet: np.ndarray):
@@ -45,8 +54,8 @@ def link_pairs(parents: np.ndarray, alive: np.ndarray, quiet: np.ndarray):
     how many come first), so that one index buffer draws the lines with or without them."""
     child = alive[parents[alive] >= 0]
     pairs = np.stack([parents[child], child], axis=1).astype(np.uint32)
-    order = np.argsort(quiet[child], kind="stable")
-    return pairs[order], int(np.count_nonzero(~quiet[child]))
+    hushed = quiet[child]
+    return np.concatenate([pairs[~hushed], pairs[hushed]]), int(np.count_nonzero(~hushed))
 
 
 class QuietNodes:

@@ -108,6 +108,31 @@ def load_program(
         raise build_error(name, str(exc)) from None
 
 
+def load_compute(ctx: moderngl.Context, name: str) -> moderngl.ComputeShader:
+    """Compile `shaders/NAME.comp` (needs OpenGL 4.3; see `has_compute`); raises
+    `ShaderError` naming the file and line of the first compile error."""
+    text = source(name, "comp")
+    try:
+        return ctx.compute_shader(text)
+    except moderngl.Error as exc:
+        raise _compute_error(name, str(exc)) from None
+
+
+def has_compute(ctx: moderngl.Context) -> bool:
+    """Whether the context runs compute shaders (OpenGL 4.3 or later)."""
+    return ctx.version_code >= 430
+
+
+def _compute_error(name: str, log: str) -> ShaderError:
+    path = shader_dir() / f"{name}.comp"
+    for text in (line.strip() for line in log.splitlines()):
+        for form in _LINE_FORMS:
+            m = form.match(text)
+            if m:
+                return ShaderError(m.group(2), file=path, line=int(m.group(1)))
+    return ShaderError(f"the compute shader does not compile: {log}", file=path)
+
+
 _STAGE_SUFFIX = {"vertex_shader": "vert", "fragment_shader": "frag", "geometry_shader": "geom"}
 # "0:7(1): error: ..." (Mesa), "0(7) : error C0000: ..." (NVIDIA), "ERROR: 0:7: ..." (others)
 _LINE_FORMS = (

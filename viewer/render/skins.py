@@ -66,10 +66,8 @@ class SkinRenderer:
         for tex in self.textures:
             tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
         self._draws = []  # (vao, buffers, SkinnedMesh)
-        self._positions = {}  # mesh key -> positions (n, 3) float64
         for item in skinning.meshes:
             pos, nrm, idx = mesh_data[item.mesh]
-            self._positions[item.mesh] = np.asarray(pos, dtype=np.float64)
             data = meshes.from_arrays(pos, nrm, idx, surfaces.get(item.mesh))
             if geometry is not None:  # its parts may draw lines and points too
                 data.lines = geometry.lines.get(item.mesh)
@@ -91,18 +89,6 @@ class SkinRenderer:
     def vertex_buffers(self) -> dict[int, moderngl.Buffer]:
         """Each skinned node's vertex buffer (`meshes.VERTEX_FORMAT`), for the morph pass."""
         return {item.node: buffers[0] for _vao, buffers, item in self._draws}
-
-    def points(self, worlds: np.ndarray) -> np.ndarray:
-        """The skinned vertices of every skinned mesh now (k, 3), on the CPU: for framing
-        the camera, which must see the deformed meshes, not just the node origins."""
-        out = [np.zeros((0, 3))]
-        for _vao, _buffers, item in self._draws:
-            pos = self._positions[item.mesh]
-            joints, weights = self.skinning.attributes[item.mesh]
-            mats = self.skinning.skins[item.skin].matrices(worlds)  # (J, 4, 4)
-            blend = np.einsum("nk,nkij->nij", weights.astype(np.float64), mats[joints])
-            out.append(np.einsum("nij,nj->ni", blend[:, :3, :3], pos) + blend[:, :3, 3])
-        return np.vstack(out)
 
     def upload_all(self, worlds: np.ndarray) -> int:
         """Write every skin's joint matrices; returns the bytes written."""

@@ -47,6 +47,11 @@ class SurfacePass:
         else:
             self.environment.bind(prog, Look(look.tone_mapping, look.exposure, "none"))
 
+    def blends(self, kind: str) -> bool:
+        """Whether mesh kind `kind` has a blended (BLEND) part, drawn sorted."""
+        surface = self.surfaces.get(kind)
+        return surface is not None and any(p.material.alpha_mode == BLEND for p in surface.parts)
+
     def draw_batch(self, prog: moderngl.Program, batch, parts=None) -> None:
         """One instanced draw of `batch`: the built-in shading, or each glTF part with its
         material (`parts`: those given; default: every part not blended)."""

@@ -28,8 +28,10 @@ from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
 from viewer.render.file_view import view_of
+from viewer.render.frame_view import FrameViews, ViewSettings
 from viewer.render.lights import Look
 from viewer.render.renderer import Renderer
+from viewer.render.scene_bounds import SceneBounds
 from viewer.session.session import Frame, Session
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
@@ -71,24 +73,28 @@ class SgviewApp(mglw.WindowConfig):
         self.last_image: np.ndarray | None = None
         self._phases: list[tuple[str, float, float]] = []
         self._look = Look(options.tone_mapping, options.exposure, options.environment)
-        self.renderer = Renderer(self.ctx, scene, self._look)
+        #: How the picture shows (toggles, glow), for as long as the app runs.
+        self.settings = ViewSettings()
+        self._views = FrameViews()  # one `FrameView` per redraw
+        #: The scene's shapes: picking and framing (the renderer lays out its buffers by them).
+        self.bounds = SceneBounds(scene)
+        self.renderer = Renderer(self.ctx, scene, self._look, self.bounds)
         self._next_renderer: Renderer | None = None  # live reload's, until swapped in
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay = None
         if not options.overlay:  # the content and nothing else
-            self.renderer.show_grid = self.renderer.show_links = False
-            self.renderer.show_axes = self.renderer.show_joints = False
+            self.settings.bare()
         if options.overlay:
             from viewer.overlay.overlay import Overlay
 
             self.overlay = Overlay(
-                self.session, self.wnd, self.renderer, self.camera,
+                self.session, self.wnd, self.renderer, self.camera, self.settings,
                 deterministic=fixed,
             )  # fmt: skip
             self.overlay.glow_style = options.glow
             self.overlay.visible = options.panels  # off: glow and names only (Tab shows)
         self._fit_view_to_panels()
-        self.renderer.frame_camera(self.camera)
+        self.bounds.frame_camera(self.camera)
         self._apply_camera_spec()
         self.camera.set_home()
         #: The glTF camera looked through (index into the scene's cameras), or None.
@@ -160,17 +166,15 @@ class SgviewApp(mglw.WindowConfig):
     def _prepare_renderer(self, scene) -> None:
         """Live reload's last step before the swap: the new scene's GPU state (a failure
         here keeps the old scene and its renderer)."""
-        self._next_renderer = Renderer(self.ctx, scene, self._look)
+        self._next_renderer = Renderer(self.ctx, scene, self._look, SceneBounds(scene))
 
     def _scene_replaced(self) -> None:
-        """Live reload swapped the scene: new GPU state, same camera and view toggles."""
+        """Live reload swapped the scene: new GPU state, same camera and view settings."""
         old = self.renderer
         ready, self._next_renderer = self._next_renderer, None
-        if ready is None:
-            ready = Renderer(self.ctx, self.session.scene, self._look)
-        self.renderer = ready
-        for view in ("show_grid", "show_links", "show_axes", "show_joints", "show_quiet"):
-            setattr(self.renderer, view, getattr(old, view))
+        scene = self.session.scene
+        self.renderer = ready if ready is not None else Renderer(self.ctx, scene, self._look)
+        self.bounds = self.renderer.bounds
         old.release()
         if self.overlay is not None:
             self.overlay.reset(self.renderer)
@@ -197,8 +201,10 @@ class SgviewApp(mglw.WindowConfig):
         self._show_title()
         self._fit_view_to_panels()
         self._follow_view()
-        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
-                           selected=self.session.selected)  # fmt: skip
+        view = self._views.extract(self.session.graph, self.settings, self.wnd.fbo,
+                                   self.buffer_size, selected=self.session.selected,
+                                   bounds=self.bounds)  # fmt: skip
+        self.renderer.draw(view, self.camera)
         t1 = clock.perf_counter()
         self._phases.append(("draw", t0, t1))
         if self.overlay is not None and seen:
@@ -286,7 +292,7 @@ class SgviewApp(mglw.WindowConfig):
     def select_at(self, x: float, y: float) -> int | None:
         """Select the node under window position (x, y); return its id or None."""
         origin, direction = self.camera.ray(x, y, tuple(self.wnd.size))
-        ids, worlds, lo, hi = self.renderer.node_boxes()
+        ids, worlds, lo, hi = self.bounds.node_boxes()
         index, _ = pick(origin, direction, worlds, lo, hi)
         self.session.select(int(ids[index]) if index >= 0 else None)
         return self.session.selected
@@ -330,7 +336,7 @@ class SgviewApp(mglw.WindowConfig):
         spec = self.session.scene.camera
         self.camera.projection = spec.projection
         if spec.position is not None:
-            center, radius = self.renderer.bounds()
+            center, radius = self.bounds.sphere()
             target = spec.target if spec.target is not None else center
             if camera_gap_reason(spec.position, target) is not None:
                 # only without a target (the file's pair is checked at load): the eye is
@@ -345,5 +351,5 @@ class SgviewApp(mglw.WindowConfig):
             self.camera.distance = spec.height / (self.camera.ortho_height / self.camera.distance)
         # Whatever the file asks for, no part of the scene starts out of view or under the
         # panels: step back along the chosen direction as far as that needs.
-        fit = self.camera.fit_distance(self.renderer.bound_points())
+        fit = self.camera.fit_distance(self.bounds.bound_points())
         self.camera.distance = max(self.camera.distance, fit)

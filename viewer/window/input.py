@@ -32,13 +32,15 @@ CHARACTER_KEYS = {ord("?"): "?", ord("["): "[", ord("]"): "]"}
 
 
 class InputTarget(Protocol):
-    """What the input reads and acts on: the app's window, session, camera, renderer,
-    overlay (None without panels) and capture, and its window actions."""
+    """What the input reads and acts on: the app's window, session, camera, view settings
+    (`viewer.render.frame_view.ViewSettings`), the scene's bounds (framing), overlay (None
+    without panels) and capture, and its window actions."""
 
     wnd: object
     session: object
     camera: object
-    renderer: object
+    settings: object
+    bounds: object
     overlay: object
     capture: object
 
@@ -75,11 +77,11 @@ ACTIONS: dict[str, Callable[[WindowInput], None]] = {
     "event after": _overlay(lambda ov: ov.jump_to_event(1)),
     "restart": lambda inp: inp.app.restart(),
     "panels": _overlay(lambda ov: _toggle(ov, "visible")),
-    "grid": lambda inp: _toggle(inp.app.renderer, "show_grid"),
+    "grid": lambda inp: _toggle(inp.app.settings, "show_grid"),
     "names": _overlay(lambda ov: _toggle(ov, "show_names")),
-    "links": lambda inp: _toggle(inp.app.renderer, "show_links"),
-    "axes": lambda inp: _toggle(inp.app.renderer, "show_axes"),
-    "frame": lambda inp: inp.app.renderer.frame_camera(inp.app.camera),
+    "links": lambda inp: _toggle(inp.app.settings, "show_links"),
+    "axes": lambda inp: _toggle(inp.app.settings, "show_axes"),
+    "frame": lambda inp: inp.app.bounds.frame_camera(inp.app.camera),
     "home": lambda inp: inp.app.camera.reset(),
     "projection": lambda inp: inp.app.camera.toggle_projection(),
     "cameras": lambda inp: inp.app.cycle_view(),

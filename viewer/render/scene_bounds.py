@@ -1,0 +1,250 @@
+"""What a scene draws, as boxes, spheres and points, without GL: picking, framing, names.
+
+Built from the scene alone (its looks, its meshes' vertices, its morph targets, GPU
+instancing and skins), so the app picks and frames without a renderer and the renderer
+takes the same per-node shapes to lay out its instance buffers. A node's box is its
+shape's bounds times its look's size, placed by its world matrix; a morphed node's shape
+is the box every morph can reach (`reach`).
+
+`refresh()` takes nodes added or removed since the last build (the renderer calls it
+when it rebuilds); a node added since then counts as a unit box until then.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from viewer.content import meshes
+
+from .node_bounds import (
+    box_corners,
+    grid_span,
+    label_spheres,
+    node_boxes,
+    pivot_half,
+    selection_box,
+    sphere_around,
+)
+from .pose_bounds import clip_corners
+
+__all__ = ["FLAT_KINDS", "SceneBounds", "morph_kind", "reach", "skinned_points"]
+
+#: Mesh kinds of a 2D scene (the grid goes in the XY plane when only these are drawn).
+FLAT_KINDS = ("disk", "rect")
+
+
+def morph_kind(mesh: str, node: int) -> str:
+    """The mesh kind of node `node`'s morphed copy of mesh `mesh`."""
+    return f"{mesh}@morph{node}"
+
+
+def reach(base: np.ndarray, deltas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The box every vertex can reach with weights in [0, 1] (what animations use), so
+    that framing, picking and labels see the whole morph, not only the base shape."""
+    base = np.asarray(base, np.float64)
+    lo = base + np.minimum(deltas, 0.0).sum(axis=0)
+    hi = base + np.maximum(deltas, 0.0).sum(axis=0)
+    return lo.min(axis=0), hi.max(axis=0)
+
+
+def skinned_points(skinning, mesh_data: dict, worlds: np.ndarray) -> np.ndarray:
+    """The skinned vertices of every skinned mesh at world matrices `worlds`, (k, 3): the
+    camera must see the deformed meshes, not just the node origins."""
+    out = [np.zeros((0, 3))]
+    for item in skinning.meshes:
+        pos = np.asarray(mesh_data[item.mesh][0], dtype=np.float64)
+        joints, weights = skinning.attributes[item.mesh]
+        mats = skinning.skins[item.skin].matrices(worlds)  # (J, 4, 4)
+        blend = np.einsum("nk,nkij->nij", weights.astype(np.float64), mats[joints])
+        out.append(np.einsum("nij,nj->ni", blend[:, :3, :3], pos) + blend[:, :3, 3])
+    return np.vstack(out)
+
+
+def _mesh_bounds(positions) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) of a mesh's vertices as the GPU holds them (float32)."""
+    pos = np.asarray(positions, dtype=np.float32).reshape(-1, 3)
+    return pos.min(axis=0).astype(np.float64), pos.max(axis=0).astype(np.float64)
+
+
+class SceneBounds:
+    """Per-node shapes of a scene and the geometry questions asked of them.
+
+    `kinds` lists every mesh kind that can be drawn (built-in kinds, the file's meshes,
+    then one morphed copy per morphed node, `morph_kind`), in the renderer's batch order;
+    `kind_of[id]` indexes it (-1: drawn without a mesh), `sizes[id]` and `colors[id]` are
+    the look's.
+    """
+
+    def __init__(self, scene) -> None:
+        self.scene = scene
+        self.graph = scene.graph
+        self.bounds_of: dict[str, tuple[np.ndarray, np.ndarray]] = {
+            kind: _mesh_bounds(meshes.builtin(kind).positions) for kind in meshes.BUILDERS
+        }
+        for key, (pos, _nrm, _idx) in scene.mesh_data.items():
+            self.bounds_of[key] = _mesh_bounds(pos)
+        geometry = scene.geometry
+        #: Node -> its own morphed copy's kind (non-skinned morphed nodes).
+        self.morphed: dict[int, str] = {}
+        for item in geometry.morphed:
+            targets = geometry.targets.get(item.mesh)
+            if item.mesh not in self.bounds_of or targets is None or item.skinned:
+                continue
+            kind = morph_kind(item.mesh, item.node)
+            base = np.asarray(scene.mesh_data[item.mesh][0], np.float32).reshape(-1, 3)
+            self.bounds_of[kind] = reach(base, targets.positions)
+            self.morphed[item.node] = kind
+        self.kinds = list(self.bounds_of)
+        self.instanced = [item for item in geometry.instanced if item.mesh in self.bounds_of]
+        self._clip_box_of = None  # (clip, corners) for `clip_box`
+        self._points_of = None  # (state, points, extremes) for `bound_points`
+        self.signature: tuple = ()
+        self.refresh(force=True)
+
+    def refresh(self, force: bool = False) -> None:
+        """Take the graph's nodes as they are now (after nodes were added or removed)."""
+        signature = (int(self.graph.capacity_ids), len(self.graph))
+        if signature == self.signature and not force:
+            return
+        self.signature = signature
+        n_ids = signature[0]
+        index = {kind: k for k, kind in enumerate(self.kinds)}
+        self.kind_of = np.full(n_ids, -1, dtype=np.int64)
+        self.sizes = np.ones((n_ids, 3), dtype=np.float64)
+        self.colors = np.zeros((n_ids, 3), dtype=np.float32)
+        alive = np.zeros(n_ids, dtype=bool)
+        alive[np.asarray(self.graph.alive_ids(), dtype=np.int64)] = True
+        looks = self.scene.looks
+        if looks:  # per distinct Look object once; per node only its number
+            ids = np.fromiter(looks.keys(), dtype=np.int64, count=len(looks))
+            number: dict[int, int] = {}
+            distinct = []
+            for look in looks.values():
+                if id(look) not in number:
+                    number[id(look)] = len(distinct)
+                    distinct.append(look)
+            code = np.fromiter((number[id(look)] for look in looks.values()), dtype=np.int64,
+                               count=len(looks))  # fmt: skip
+            keep = (ids >= 0) & (ids < n_ids)
+            keep[keep] = alive[ids[keep]]
+            ids, code = ids[keep], code[keep]
+            self.kind_of[ids] = np.array([index.get(x.mesh, -1) for x in distinct], np.int64)[code]
+            self.sizes[ids] = np.array([x.size for x in distinct], np.float64).reshape(-1, 3)[code]
+            self.colors[ids] = np.array([x.color for x in distinct], np.float32).reshape(-1, 3)[
+                code
+            ]
+            for node, kind in self.morphed.items():  # a morphed node draws its own copy
+                look = looks.get(node)
+                if look is not None and node < n_ids and alive[node] and look.mesh != "none":
+                    self.kind_of[node] = index[kind]
+        self.kind_bounds = np.array([self.bounds_of[k] for k in self.kinds]).reshape(-1, 2, 3)
+        self.pivot = pivot_half(self.sphere()[1])
+
+    # -- boxes -------------------------------------------------------------------------
+    def node_boxes(self, world: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box
+        and every GPU instance's box (named by its node: a click on an instance picks it);
+        `world`: the matrices to place them by (default: the graph's as stored)."""
+        world = self.graph.peek.world_matrices() if world is None else world
+        boxes = node_boxes(self.kind_of, self.sizes, self.kind_bounds, self._order(), world)
+        if not self.instanced:
+            return boxes
+        return tuple(np.concatenate(pair) for pair in zip(boxes, self._instance_boxes(world),
+                                                          strict=True))  # fmt: skip
+
+    def _order(self) -> np.ndarray:
+        return np.asarray(self.graph.peek.alive_ids(), dtype=np.int64)
+
+    def _instance_boxes(self, world: np.ndarray) -> tuple[np.ndarray, ...]:
+        parts = [(np.zeros(0, np.int64), np.zeros((0, 4, 4)), np.zeros((0, 3)), np.zeros((0, 3)))]
+        for item in self.instanced:
+            if item.node >= len(world):
+                continue
+            lo, hi = self.bounds_of[item.mesh]
+            n = len(item.locals)
+            parts.append((np.full(n, item.node, np.int64), world[item.node] @ item.locals,
+                          np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
+        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
+
+    def selection_box(self, node_id: int | None, world: np.ndarray):
+        """(world [4, 4], lo [3], hi [3]) of the outline around node `node_id`, or None
+        (no node, or one not in the last build): one node's work."""
+        if node_id is None:
+            return None
+        return selection_box(self.kind_of, self.sizes, self.kind_bounds, world, node_id,
+                             self.pivot)  # fmt: skip
+
+    def label_spheres(self, ids: np.ndarray, world: np.ndarray | None = None):
+        """World-space spheres around nodes `ids` as drawn (centres [n, 3], radii [n]);
+        see `node_bounds.label_spheres`."""
+        world = self.graph.peek.world_matrices() if world is None else world
+        return label_spheres(self.kind_of, self.sizes, self.kind_bounds, world, ids, self.pivot)
+
+    # -- framing -----------------------------------------------------------------------
+    def is_flat(self) -> bool:
+        """A 2D scene: every drawn node is a disk or a rectangle."""
+        drawn = {self.kinds[k] for k in np.unique(self.kind_of[self.kind_of >= 0]).tolist()}
+        return bool(drawn) and drawn <= set(FLAT_KINDS)
+
+    def bound_points(self) -> np.ndarray:
+        """What must be seen of the scene, [m, 3]: the corners of every drawn node's box
+        and the skinned meshes' posed vertices (never the origins of cameras, lights or
+        empty nodes; only a scene that draws nothing at all is framed on its nodes'
+        origins), and the corners of the box around them at a few poses of the current
+        animation clip (`pose_bounds`), so that a model framed at load stays in view as
+        it plays."""
+        world = self.graph.world_matrices()
+        key = (self.graph.peek.edition, self.signature, self.clip_box_key())
+        if self._points_of is None or self._points_of[0] != key:  # once per state
+            points = np.vstack([self.points_at(world), self.clip_box()])
+            ends = np.array([points.min(axis=0), points.max(axis=0)]) if len(points) else points
+            self._points_of = (key, points, ends)
+        return self._points_of[1]
+
+    def extremes(self) -> np.ndarray:
+        """The two corners [2, 3] (lowest, highest) of the box around `bound_points`
+        ([0, 3] when there are none): all that the sphere and the axes need."""
+        self.bound_points()
+        return self._points_of[2]
+
+    def clip_box_key(self):
+        """The current clip (what `clip_box` depends on besides the graph)."""
+        player = self.scene.animation
+        return id(player.current) if player is not None and player.current is not None else None
+
+    def clip_box(self) -> np.ndarray:
+        """The 8 corners of the box around `points_at` the sampled poses of the current
+        clip ([0, 3] without one), computed once per clip: sampling a big scene's clip
+        costs a few tenths of a second, too much for every rebuild."""
+        player = self.scene.animation
+        clip = player.current if player is not None else None
+        if self._clip_box_of is None or self._clip_box_of[0] is not clip:
+            self._clip_box_of = (clip, clip_corners(self.scene, self.points_at))
+        return self._clip_box_of[1]
+
+    def points_at(self, world: np.ndarray) -> np.ndarray:
+        """`bound_points` for the world matrices `world` [N, 4, 4], without the clip."""
+        _, worlds, lo, hi = node_boxes(self.kind_of, self.sizes, self.kind_bounds,
+                                       self._order(), world)  # fmt: skip
+        points = [box_corners(worlds, lo, hi).reshape(-1, 3)]
+        if self.scene.skinning is not None:  # skinned vertices follow their joints
+            points.append(skinned_points(self.scene.skinning, self.scene.mesh_data, world))
+        if self.instanced:
+            _, worlds, lo, hi = self._instance_boxes(world)
+            points.append(box_corners(worlds, lo, hi).reshape(-1, 3))
+        points = np.vstack(points)
+        if len(points) == 0:  # nothing drawn: the nodes are all there is to see
+            points = world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3]
+        return points
+
+    def sphere(self) -> tuple[np.ndarray, float]:
+        """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own
+        scale (millimetres or kilometres alike); a scene of one point gets radius 0.5."""
+        return sphere_around(self.extremes())
+
+    def frame_camera(self, camera) -> None:
+        """Aim `camera` (a `Camera`) at the whole scene, its far reach past the grid."""
+        center, radius = self.sphere()
+        grid_half = grid_span(center, radius)[1]
+        camera.extent = max(radius + float(np.linalg.norm(center)), grid_half)
+        camera.frame(center, radius)
