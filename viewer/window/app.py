@@ -55,7 +55,7 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         super().__init__(**kwargs)
         self.options = options
         fixed = isinstance(self.timer, FixedTimer)
-        self.session = Session(
+        self.session = (options.session_factory or Session)(
             scene, still=options.still, touches=options.touches, log=options.log,
             fixed_step=self.timer.step if fixed else None,
             load_limits=options.load_limits, out=options.out, layout=options.layout,
@@ -167,6 +167,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         for view in ("show_grid", "show_links", "show_axes", "show_joints", "show_quiet"):
             setattr(self.renderer, view, getattr(old, view))
         old.release()
+        if len(old.graph) == 0:  # nothing was framed yet (`sgview listen` waiting): frame now
+            self.renderer.frame_camera(self.camera)
         if self.overlay is not None:
             self.overlay.reset(self.renderer)
 

@@ -41,3 +41,6 @@ class RunOptions:
     keep_image: bool = False  # keep the last picture drawn in `app.last_image`
     layout: bool = True  # Session(layout=...): False makes pending changes frame 1's
     view: int | None = None  # --camera: look through Scene.cameras[view] (None: orbit)
+    #: Makes the app's session (called as `Session` is); None: `Session` itself.
+    #: `sgview listen` passes `viewer.attach.adapter.AttachedSession` bound to its listener.
+    session_factory: Callable | None = None
