@@ -91,6 +91,10 @@ class AttachedSession(Session):
         for program in list(self.listener.programs):
             if program is self.shown or program in self._first:
                 continue
+            if not program.connected and not program.pending():  # left: its mirror goes
+                self.listener.forget(program)
+                self.mirrors.pop(program, None)
+                continue
             for _ in range(HIDDEN_FRAMES_PER_REDRAW if self.shown else 1):
                 frame = program.take()
                 report = None if frame is None else self._apply(program, frame)

@@ -30,7 +30,12 @@ def values_of(graph: SceneGraph, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     """Copies of the rows ``ids`` of the local positions, quaternions and scales (the
     column blocks of a frame's value rows, joined on the sending thread)."""
     pos, rot, scl = graph.local_values()
-    return pos[ids], rot[ids], scl[ids]
+    return _rows(pos, ids), _rows(rot, ids), _rows(scl, ids)
+
+
+def _rows(array: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``array[ids]``, copied: ``np.take`` gathers rows about 3x faster than indexing."""
+    return np.take(array, ids, axis=0)
 
 
 def frame_of(graph: SceneGraph, report: FrameReport) -> Frame:
@@ -40,7 +45,7 @@ def frame_of(graph: SceneGraph, report: FrameReport) -> Frame:
         frame=report.frame, merged=1, local_updated=report.local_updated, world_updated=world,
         cause=report.cause, value_ids=report.local_updated,
         values=values_of(graph, report.local_updated), world_ids=world,
-        worlds=graph.world_matrices()[world], structure_changed=report.structure_changed,
+        worlds=_rows(graph.world_matrices(), world), structure_changed=report.structure_changed,
         suppressed=report.suppressed, products=report.products,
         naive_products=report.naive_products,
         structure=structure_of(graph) if report.structure_changed else None,
@@ -101,7 +106,7 @@ class Backlog:
         frame = Frame(
             frame=self._last, merged=self.frames, local_updated=local, world_updated=world,
             cause=cause, value_ids=value_ids, values=values_of(graph, value_ids),
-            world_ids=world_ids, worlds=graph.world_matrices()[world_ids],
+            world_ids=world_ids, worlds=_rows(graph.world_matrices(), world_ids),
             structure_changed=self._structure, suppressed=suppressed, products=products,
             naive_products=naive,
             structure=structure_of(graph) if everything or self._structure else None,

@@ -162,6 +162,11 @@ class Link:
 
     # -- the user's side -------------------------------------------------------------------
     @property
+    def queued_bytes(self) -> int:
+        """What waits to be sent now (at most about ``queue_bytes``)."""
+        return self._queued_bytes
+
+    @property
     def connected(self) -> bool:
         """Whether a viewer has welcomed this program (frames are sent)."""
         return self._connected.is_set()

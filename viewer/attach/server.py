@@ -149,9 +149,11 @@ class Listener:
         with self._arrived:
             return self._arrived.wait_for(lambda: bool(self.programs), timeout)
 
-    def connected(self) -> list[Program]:
+    def forget(self, program: Program) -> None:
+        """Drop a program that left from the list (its frames all taken)."""
         with self._lock:
-            return [p for p in self.programs if p.connected or p.pending()]
+            if program in self.programs:
+                self.programs.remove(program)
 
     def close(self) -> None:
         if self._stopped is not None and self._thread.is_alive():
