@@ -49,6 +49,8 @@ def test_round_trip_keeps_every_field():
     assert (back.worlds == frame.worlds).all()
     assert (back.frame, back.merged, back.products) == (frame.frame, 1, frame.products)
     assert p.decode_hello(p.encode_hello("my app", "secret")) == ("secret", "my app")
+    empty = p.decode_structure(_structure([], [], []), LIMITS)  # every node removed
+    assert empty.ids.size == 0 and empty.names == []
     assert p.decode_welcome(p.encode_welcome(LIMITS)) == LIMITS
 
 

@@ -100,6 +100,9 @@ class Mirror:
         )  # fmt: skip
 
     def _restructure(self, structure: Structure) -> None:
+        if not self._places:  # the first structure: one bulk add, in the program's order
+            self._build(structure)
+            return
         graph = self.graph
         mine = dict(zip(self._pub.tolist(), self._mine.tolist(), strict=True))
         names = display_names(structure)
@@ -131,6 +134,23 @@ class Mirror:
         self._places = {i: (parents[k], prev[k], names[k]) for k, i in enumerate(ids)}
         self._pub = np.sort(structure.ids)
         self._mine = np.array([mine[i] for i in self._pub.tolist()], dtype=np.int64)
+
+    def _build(self, structure: Structure) -> None:
+        """The mirror's first nodes, all at once: listed in pre-order, each parent before
+        its children, so ``add_many`` links them in the program's order."""
+        ids, parents = structure.ids, structure.parents
+        first = self.graph.capacity_ids
+        order = np.argsort(ids, kind="stable")
+        position = order[np.searchsorted(ids, parents, sorter=order).clip(0, max(ids.size - 1, 0))]
+        mine = np.where(parents < 0, -1, first + position)
+        names = display_names(structure)
+        made = self.graph.add_many(names, mine)
+        self.scene.looks.update(dict.fromkeys(made.tolist(), NODE_LOOK))
+        prev = _previous_siblings(structure).tolist()
+        self._places = {i: (p, q, n) for i, p, q, n in
+                        zip(ids.tolist(), parents.tolist(), prev, names, strict=True)}  # fmt: skip
+        self._pub = ids[order]
+        self._mine = made[order]
 
     def _place(self, mine: dict[int, int], i: int, parent: int, previous: int,
                first_root: bool) -> None:  # fmt: skip

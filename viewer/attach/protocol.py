@@ -260,7 +260,7 @@ def decode_structure(data: bytes, limits: Limits) -> Structure:
     blob = bytes(reader.take(name_bytes))
     reader.end()
     ends = np.cumsum(lengths).tolist()
-    starts = [0, *ends[:-1]]
+    starts = [0, *ends[:-1]] if ends else []
     names = [
         _printable_text(blob[a:b], f"structure: the name of node {int(i)}")
         for a, b, i in zip(starts, ends, ids.tolist(), strict=True)
