@@ -17,7 +17,7 @@ from viewer import __version__
 from viewer.io.limits import MAX_BUFFER_BYTES, MAX_JSON_BYTES, MAX_NODES
 from viewer.text import one_line
 
-__all__ = ["OPTIONS", "PROG", "build_parser"]
+__all__ = ["LISTEN_OPTIONS", "OPTIONS", "PROG", "build_parser", "listen_parser"]
 
 PROG = "sgview"
 
@@ -246,5 +246,38 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for name, settings in OPTIONS:
+        parser.add_argument(name, **settings)
+    return parser
+
+
+#: `sgview listen`'s own arguments; it also takes the `OPTIONS` of `LISTEN_SHARED`.
+LISTEN_OPTIONS: tuple[tuple[str, dict], ...] = (
+    ("address", {
+        "nargs": "?", "default": "127.0.0.1:7878", "metavar": "HOST:PORT",
+        "help": "where programs connect (default: 127.0.0.1:7878; port 0: any free port)",
+    }),
+    ("--host", {
+        "metavar": "HOST",
+        "help": "listen on HOST instead (beyond this machine: needs --token)",
+    }),
+    ("--token", {
+        "metavar": "TOKEN",
+        "help": "a secret every program must send (default: $SGVIEW_TOKEN); required "
+        "when listening beyond the loopback address",
+    }),
+)  # fmt: skip
+LISTEN_SHARED = ("--headless", "--frames", "--size", "--screenshot", "--record", "--log",
+                 "--trace", "--no-overlay", "--no-panels", "--glow", "--dump-world",
+                 "--max-nodes", "--max-buffer-mb", "--backend", "--samples")  # fmt: skip
+
+
+def listen_parser() -> argparse.ArgumentParser:
+    """`sgview listen`: show the programs that connect (docs/attach.md)."""
+    parser = _OneLineParser(
+        prog=f"{PROG} listen",
+        description="Wait for programs to connect (viewer.publish, the three.js publisher) "
+        "and show their scene graphs' frames as they run.",
+    )
+    for name, settings in LISTEN_OPTIONS + tuple(o for o in OPTIONS if o[0] in LISTEN_SHARED):
         parser.add_argument(name, **settings)
     return parser

@@ -292,8 +292,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["listen"]:
+        return _listen(argv[1:])
     parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     if args.list_scenes:
         return list_scenes()
     if args.save is not None:
@@ -308,21 +311,46 @@ def _main(argv: list[str] | None) -> int:
         cold = start(announce=False)
         scene = load(args)
         options = options_from(args, scene)
-        if not args.headless:
-            from viewer.render.context import display_available
-
-            if not display_available():
-                raise UsageError(
-                    f"no display found (DISPLAY is not set); render headless instead: "
-                    f"{HEADLESS_HINT}"
-                )
+        check_display(args)
         _print_notes(scene)
         if cold is not None:
             cold.announce()
     except UsageError as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
+    return _run(scene, options, args)
 
+
+def check_display(args) -> None:
+    """`UsageError` when a window is asked for and there is no display."""
+    if not args.headless:
+        from viewer.render.context import display_available
+
+        if not display_available():
+            raise UsageError(
+                f"no display found (DISPLAY is not set); render headless instead: {HEADLESS_HINT}"
+            )
+
+
+def _listen(argv: list[str]) -> int:
+    """`sgview listen ...`: listen for programs (`viewer.cli.listen`), then run as for a scene."""
+    from viewer.attach.server import ListenError
+    from viewer.cli.args import listen_parser
+    from viewer.cli.listen import ListenUsageError, prepare
+
+    args = listen_parser().parse_args(argv)
+    try:
+        check_outputs(args)
+        check_display(args)
+        scene, options = prepare(args)
+    except (UsageError, ListenUsageError, ListenError) as exc:
+        print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
+        return 2
+    return _run(scene, options, args)
+
+
+def _run(scene, options, args) -> int:
+    """Run the window (or headless) on `scene`; a failure is one line and its exit status."""
     from viewer.render.context import ContextError, GLError
     from viewer.render.offscreen import RecordError
     from viewer.render.shaders import ShaderError

@@ -62,6 +62,7 @@ class ScenePanel:
             imgui.push_style_color(imgui.Col_.text, vec4(c.local))
             imgui.text_wrapped(note)
             imgui.pop_style_color()
+        self._programs()
         if self.ov.pinned is not None:
             imgui.text_colored(vec4(c.note), f"showing frame {self.ov.pinned} (timeline)")
             imgui.same_line()
@@ -101,6 +102,21 @@ class ScenePanel:
             imgui.push_style_color(imgui.Col_.text, vec4(c.pending))
             imgui.text_wrapped(pending_note(self._flags.count, host.paused))
             imgui.pop_style_color()
+
+    def _programs(self) -> None:
+        """`sgview listen` (`viewer.attach.adapter`): the connected programs, the one shown
+        highlighted (a click shows another), and the lines about refused ones."""
+        host = self.ov.host
+        if not hasattr(host, "show_program"):
+            return
+        rows = host.programs()
+        if not rows:
+            imgui.text_colored(vec4(self.colors.note), "waiting for programs to connect")
+        for k, (text, shown) in enumerate(rows):
+            if imgui.selectable(f"{text}##program{k}", shown)[0]:
+                host.show_program(k)
+        for line in host.notes():
+            imgui.text_colored(vec4(self.colors.local), line)
 
     def _selected(self, entry) -> None:
         c = self.colors

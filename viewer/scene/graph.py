@@ -11,7 +11,7 @@ nothing imports the graph (but ``coldstart.exercise``, which drives one).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -33,6 +33,7 @@ class SceneGraph:
 
     def __init__(self, capacity: int = 16) -> None:
         self._store = Storage(capacity)
+        self._listeners: list[Callable[[FrameReport], None]] = []
 
     # ------------------------------------------------------------------ building
     def add(
@@ -171,6 +172,11 @@ class SceneGraph:
             structure.remove_keeping_children(self._store, i)
         else:
             structure.remove_subtree(self._store, i)
+
+    def rename(self, node: Node | str, name: str) -> None:
+        """Call ``node`` ``name`` from now on (a non-empty name no other node has).
+        Reported as a structural change by the next ``update()``."""
+        structure.rename(self._store, self._own(node, "rename"), name)
 
     def detach_children(self, node: Node | str) -> None:
         """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
@@ -366,4 +372,19 @@ class SceneGraph:
         read would, and counted in this report's ``products``; every other dirty node
         keeps its flags and is reported by a later ``update()``.
         """
-        return self._store.end_frame(-1 if root is None else self._own(root, "root"))
+        report = self._store.end_frame(-1 if root is None else self._own(root, "root"))
+        for listener in self._listeners:
+            listener(report)
+        return report
+
+    def on_update(self, listener: Callable[[FrameReport], None]) -> Callable[[], None]:
+        """Call ``listener(report)`` at the end of every ``update()`` from now on (a
+        publisher sending the frames to a viewer: ``viewer.publish``); returns the
+        function that stops it. The listener runs on the thread that called update()."""
+        self._listeners.append(listener)
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return stop

@@ -42,7 +42,7 @@ class FrameReport:
     node_count : int
         Live nodes at the end of the frame.
     structure_changed : bool
-        Nodes were added, removed or re-parented since the previous frame (a renderer
+        Nodes were added, removed, re-parented or renamed since the previous frame (a renderer
         lays its instance buffers out again).
     starts, ends : ndarray, [r] int64
         The disjoint pre-order slot ranges ``[starts[k], ends[k])`` the frame was

@@ -88,7 +88,7 @@ def restore(s: Storage, state: GraphState) -> int:
         s.ids_by_name.update((state.names[i], i) for i in np.flatnonzero(alive_then).tolist())
     s.alive_count = int(alive_then.sum())
     ids = np.flatnonzero(differs).astype(np.int64)
-    if relinked:
+    if relinked or renamed:  # a rename alone is structural news too (structure.rename)
         s.structure_edited()
     s.changes += 1
     if ids.size:

@@ -163,6 +163,20 @@ def check_new_name(s: Storage, name: object) -> str:
     return name
 
 
+def rename(s: Storage, i: int, name: object) -> None:
+    """Give node ``i`` a new name no other node has. Counted as a structural change (the
+    frame report's ``structure_changed``), so whoever mirrors the graph hears of it; the
+    pre-order layout stays valid."""
+    if name == s.names[i]:
+        return
+    name = check_new_name(s, name)
+    del s.ids_by_name[s.names[i]]
+    s.names[i] = name
+    s.ids_by_name[name] = i
+    s.changes += 1
+    s.structure_changed = True
+
+
 def clone_subtree(s: Storage, i: int, parent: int, name: str | None) -> int:
     """Copy the subtree of ``i`` (local values, names renamed by `clone_names`) under
     ``parent`` (-1: a root), last among its siblings; returns the copy's root id."""

@@ -46,6 +46,9 @@ class Editing:
         self.gizmo_local = False
         #: The gizmo's mode: scale (True) or move and turn (E switches).
         self.gizmo_scale = False
+        #: Why the graph on show cannot be edited (a connected program's: editing it
+        #: would part it from the program), or None: every edit is refused with this line.
+        self.read_only: str | None = None
         self.use(graph)
 
     def use(self, graph, selected: int | None = None) -> None:
@@ -81,6 +84,8 @@ class Editing:
     def run(self, command: Command):
         """Do `command` as one undo step; a new node (duplicate, add child) becomes the
         selection. Returns what it did (the new node's id; None when refused)."""
+        if self._refused():
+            return None
         result = self._run(command)
         if command.makes_node and result is not None:
             self.select(result)
@@ -108,6 +113,12 @@ class Editing:
     def _say(self, line: str | None) -> None:
         self.messages.edit = line
 
+    def _refused(self) -> bool:
+        """Whether the graph is read-only (and the panel says why)."""
+        if self.read_only is not None:
+            self._say(self.read_only)
+        return self.read_only is not None
+
     def undo(self) -> bool:
         """Undo the last step (an open drag or hold is closed first); what came back glows."""
         return self._step_back_or_on(self.history.undo, "undid", "nothing to undo")
@@ -117,6 +128,8 @@ class Editing:
         return self._step_back_or_on(self.history.redo, "redid", "nothing to redo")
 
     def _step_back_or_on(self, move, done: str, none: str) -> bool:
+        if self._refused():
+            return False
         label = move()
         self._say(none if label is None else f"{done}: {label}")
         if label is not None:
@@ -127,6 +140,8 @@ class Editing:
     def grab(self, node: Node, drag, label: str) -> None:
         """A press on the gizmo: `drag` (`viewer.gizmo`) moves `node` from here on; the
         pose now is what the drag's undo step goes back to."""
+        if self._refused():
+            return
         self._drag = (node, drag, label)
         self.history.begin(label, "gizmo")
 
@@ -155,6 +170,8 @@ class Editing:
     # -- held keys -------------------------------------------------------------------
     def press_key(self, action: str, reverse: bool = False) -> None:
         """A movement key went down (`viewer.keys.controls.MOVES`, or "turn")."""
+        if self._refused():
+            return
         self.held.press(action)
         if action == "turn":
             self.reverse_turn = reverse

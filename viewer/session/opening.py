@@ -143,6 +143,12 @@ class SceneFiles:
         or the recent list: the window owns the GPU state a new scene needs)."""
         self._asked = path
 
+    def withdraw_request(self) -> str | Path | None:
+        """The path asked for and not yet taken, now dropped (a scene that is no file's,
+        such as a connected program's, opens none); None when none was asked for."""
+        asked, self._asked = self._asked, None
+        return asked
+
     def save_suggestion(self, scene: Scene) -> str:
         """The path the panel's "save as" field offers for `scene` (`save_as_suggestion`)."""
         return save_as_suggestion(scene)

@@ -59,7 +59,7 @@ class SgviewApp(mglw.WindowConfig):
         self.input = WindowInput(self)
         self.options = options
         fixed = isinstance(self.timer, FixedTimer)
-        self.session = Session(
+        self.session = (options.session_factory or Session)(
             scene, still=options.still, touches=options.touches, log=options.log,
             fixed_step=self.timer.step if fixed else None,
             load_limits=options.load_limits, out=options.out, layout=options.layout,
@@ -176,6 +176,8 @@ class SgviewApp(mglw.WindowConfig):
         self.renderer = ready if ready is not None else Renderer(self.ctx, scene, self._look)
         self.bounds = self.renderer.bounds
         old.release()
+        if len(old.graph) == 0:  # nothing was framed yet (`sgview listen` waiting): frame now
+            self.bounds.frame_camera(self.camera)
         if self.overlay is not None:
             self.overlay.reset(self.renderer)
 

@@ -1,0 +1,231 @@
+"""What publishing a graph to sgview costs the program (`viewer.publish`, docs/attach.md).
+
+The viewer runs in a child process (its own interpreter, so it takes no time from the
+program's thread): a `Listener` whose frames are applied to a `Mirror` as
+`sgview listen` does, minus the drawing. On the program's side, the publisher's share of
+each `update()` is timed exactly, between two `on_update` listeners registered around the
+link's own, with the timed frames 5 ms apart. Printed, each a median over the frames of
+this run:
+
+1. 100k nodes, 1 % of them (leaves) moved per frame: the publisher's cost against copying
+   that frame's changed world matrices once (the baseline, timed on the same ids in the
+   same run). Target: at most 2x the baseline + 50 us.
+2. 1M nodes, one leaf moved per frame: the publisher's cost. Target: at most 50 us.
+3. From the end of the program's `update()` to the viewer's mirror holding that frame
+   (same machine), at 100k nodes. Target: median at most 50 ms.
+4. The viewer stops reading (a debugger pause): the publisher's cost per frame and what
+   it holds (its queue's bytes), while frames are merged.
+
+    python bench/attach.py            # the sizes above
+    python bench/attach.py --quick    # 10x fewer nodes (a shared machine, a smoke run)
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import signal
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from viewer.attach.mirror import Mirror  # noqa: E402
+from viewer.attach.protocol import Limits  # noqa: E402
+from viewer.attach.publisher import publish  # noqa: E402
+from viewer.attach.server import Listener  # noqa: E402
+from viewer.scene.coldstart import exercise  # noqa: E402
+from viewer.scene.graph import SceneGraph  # noqa: E402
+
+#: Seconds between the timed frames: a program drawing at up to 200 frames a second, so
+#: the publisher's sending thread (which shares the interpreter) is not always busy.
+PACE = 0.005
+
+
+def viewer_process(conn, max_nodes: int) -> None:
+    """The viewer: listen, apply every frame to a mirror, note when each was applied."""
+    exercise()  # the compiled loops loaded before any frame, as after sgview's first launch
+    listener = Listener("127.0.0.1", 0, limits=Limits(max_nodes, 1 << 30))
+    conn.send(listener.start()[1])
+    listener.wait_program(60)
+    program, mirror, applied, reading = listener.programs[0], Mirror("bench"), {}, True
+    while True:
+        if conn.poll():
+            command = conn.recv()
+            if command == "stop":
+                break
+            if command == "last":
+                conn.send(max(applied, default=0))
+                continue
+            reading = command == "read"
+        frame = program.take(wait=0.01) if reading else None
+        if frame is None:
+            if not reading:
+                time.sleep(0.01)
+            continue
+        mirror.apply(frame)
+        applied[frame.frame] = time.perf_counter()
+    conn.send(applied)
+    listener.close()
+
+
+def balanced(count: int) -> tuple[SceneGraph, np.ndarray]:
+    """A tree of `count` nodes, branching 8, and its leaves."""
+    ids = np.arange(count)
+    parents = np.where(ids == 0, -1, (ids - 1) // 8)
+    graph = SceneGraph(capacity=count)
+    graph.add_many(None, parents)
+    graph.update()
+    leaves = np.setdiff1d(ids, parents[parents >= 0])
+    return graph, leaves
+
+
+class Timer:
+    """The publisher's time in each update, between listeners before and after the link's,
+    and the baseline: copying that frame's changed world matrices once, timed before the
+    link on even frames and after it on odd ones (so that neither gets the rows already
+    in the cache more often than the other)."""
+
+    def __init__(self, graph: SceneGraph) -> None:
+        self.graph = graph
+        self.costs: list[float] = []
+        self.copies: list[float] = []
+        self.ends: dict[int, float] = {}
+        self._start = 0.0
+        graph.on_update(self._before)
+
+    def after_link(self, graph: SceneGraph) -> None:
+        graph.on_update(self._after)
+
+    def clear(self) -> None:
+        self.costs.clear()
+        self.copies.clear()
+
+    def _copy(self, report) -> None:
+        world = self.graph.world_matrices()
+        start = time.perf_counter()
+        np.take(world, report.world_updated, axis=0)  # the fastest copy numpy has
+        self.copies.append(time.perf_counter() - start)
+
+    def _before(self, report) -> None:
+        if report.frame % 2 == 0:
+            self._copy(report)
+        self._start = time.perf_counter()
+
+    def _after(self, report) -> None:
+        now = time.perf_counter()
+        self.costs.append(now - self._start)
+        self.ends[report.frame] = now
+        if report.frame % 2:
+            self._copy(report)
+
+
+def connect(graph: SceneGraph, port: int, timer: Timer, **queue):
+    link = publish(graph, f"127.0.0.1:{port}", name="bench", **queue)
+    timer.after_link(graph)
+    if not link.wait_connected(60):
+        raise SystemExit("bench: the viewer process did not accept the connection")
+    graph.touch(graph.node(0))
+    graph.update()  # the snapshot: not a timed frame
+    link.flush(120)
+    return link
+
+
+def caught_up(viewer, last: int, timeout: float = 120.0) -> None:
+    """Wait until the viewer process applied frame `last` (its backlog done)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        viewer.send("last")
+        if viewer.recv() >= last:
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"bench: the viewer did not catch up with frame {last}")
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:9.1f} us"
+
+
+def moving(graph, leaves, count: int, frames: int, rng, pause: float = 0.0) -> None:
+    """`frames` updates, each moving `count` random leaves."""
+    for _ in range(frames):
+        ids = np.sort(rng.choice(leaves, count, replace=False))
+        graph.set_locals(ids, positions=rng.normal(size=(count, 3)))
+        graph.update()
+        if pause:
+            time.sleep(pause)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10x fewer nodes")
+    parser.add_argument("--frames", type=int, default=200)
+    args = parser.parse_args()
+    exercise()
+    scale = 10 if args.quick else 1
+    big, huge = 100_000 // scale, 1_000_000 // scale
+    rng = np.random.default_rng(7)
+    ctx = mp.get_context("spawn")
+    results = []
+
+    for nodes, moved, label in ((big, big // 100, "1 %"), (huge, 1, "one leaf")):
+        here, there = ctx.Pipe()
+        child = ctx.Process(target=viewer_process, args=(there, huge + 1), daemon=True)
+        child.start()
+        port = here.recv()
+        graph, leaves = balanced(nodes)
+        timer = Timer(graph)
+        link = connect(graph, port, timer)
+        caught_up(here, graph.frame)  # the snapshot is in the viewer: timing starts now
+        timer.clear()
+        moving(graph, leaves, moved, args.frames, rng, pause=PACE)
+        cost, copy = statistics.median(timer.costs), statistics.median(timer.copies)
+        results.append((nodes, label, cost, copy))
+        print(f"{nodes:>9,} nodes, {label} moved: publishing {us(cost)} per frame "
+              f"(median of {len(timer.costs)}), copying the changed world matrices "
+              f"{us(copy)}")  # fmt: skip
+        if moved > 1:
+            ratio = cost / copy
+            target = 2 * copy + 50e-6
+            print(f"    ratio to the copy {ratio:.2f}; target <= 2x copy + 50 us = {us(target)}: "
+                  f"{'met' if cost <= target else 'NOT met'}")  # fmt: skip
+            caught_up(here, graph.frame)
+            timer.ends.clear()
+            moving(graph, leaves, moved, 100, rng, pause=0.02)
+            link.flush(60)
+            time.sleep(0.5)
+            here.send("read")
+            here.send("stop")
+            applied = here.recv()
+            lags = [applied[f] - t for f, t in timer.ends.items() if f in applied]
+            lag = statistics.median(lags)
+            print(
+                f"    update() to the viewer's mirror: median {lag * 1e3:.1f} ms over "
+                f"{len(lags)} frames; target <= 50 ms: {'met' if lag <= 0.05 else 'NOT met'}"
+            )
+        else:
+            print(f"    target <= 50 us: {'met' if cost <= 50e-6 else 'NOT met'}")
+            os.kill(child.pid, signal.SIGSTOP)  # the viewer stops, as in a debugger
+            timer.clear()
+            moving(graph, leaves, max(1, nodes // 100), args.frames, rng, pause=PACE)
+            stalled = statistics.median(timer.costs)
+            slow = sum(c > 1e-3 for c in timer.costs)
+            print(f"    viewer stopped, 1 % moved: publishing {us(stalled)} per frame "
+                  f"({slow} of {len(timer.costs)} frames over 1 ms, max {us(max(timer.costs))}); "
+                  f"queued {link.queued_bytes / 2**20:.1f} MiB of its "
+                  f"{link.queue_bytes / 2**20:.0f} MiB bound, {link.frames_merged} frames "
+                  "merged so far")  # fmt: skip
+            os.kill(child.pid, signal.SIGCONT)
+            here.send("stop")
+            here.recv()
+        link.close()
+        child.join(30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+// The three.js publisher against `sgview listen --headless`: the viewer's --log shows
+// exactly what three's updateMatrixWorld recomputed each frame, with matrixAutoUpdate on
+// and off, and its --dump-world the matrices three holds (a position changed without
+// updateMatrix stays where three left it). Loopback only; every wait bounded.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as THREE from "three";
+import WebSocket from "ws";
+import { publish } from "../sgview-publish.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const PYTHON = process.env.SGVIEW_PYTHON ?? "python3";
+
+/** `sgview listen 127.0.0.1:0 --headless ...`: resolves with the address it listens on
+ * and a promise of its stdout once it exits. */
+function startViewer(frames, dump) {
+  const child = spawn(PYTHON, ["-m", "viewer", "listen", "127.0.0.1:0", "--headless",
+    "--frames", String(frames), "--log", "--dump-world", dump, "--size", "320x200",
+    "--samples", "0"], {
+    cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
+  });
+  let out = "", err = "";
+  child.stdout.on("data", (d) => { out += d; });
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`timeout: ${err}`)); }, 60000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      code === 0 ? resolve(out) : reject(new Error(`sgview exited ${code}: ${err}`));
+    });
+  });
+  const address = new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /^sgview: listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    done.catch(reject);
+  });
+  return { address, done };
+}
+
+async function until(check, ms = 30000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function arm() {
+  const scene = new THREE.Scene();
+  const names = ["Arm", "Hand", "Finger", "Lamp"];
+  const [armNode, hand, finger, lamp] = names.map((name) => {
+    const o = new THREE.Group();
+    o.name = name;
+    return o;
+  });
+  scene.add(armNode, lamp);
+  armNode.add(hand);
+  hand.add(finger);
+  armNode.position.set(1, 0, 0);
+  hand.position.set(0, 2, 0);
+  finger.position.set(0, 0.5, 0);
+  lamp.position.set(-3, 4, 0);
+  scene.updateMatrixWorld();
+  return { scene, arm: armNode, hand, finger, lamp };
+}
+
+function worldsOf(scene) {
+  const out = {};
+  scene.traverse((o) => {
+    const m = new THREE.Matrix4().copy(o.matrixWorld).transpose(); // rows, as dumped
+    const e = m.elements;
+    out[o.name || o.type] = [0, 1, 2, 3].map((r) => e.slice(4 * r, 4 * r + 4));
+  });
+  return out;
+}
+
+function assertWorlds(dumpPath, scene) {
+  const dumped = JSON.parse(readFileSync(dumpPath, "utf8"));
+  const mine = worldsOf(scene);
+  assert.deepEqual(Object.keys(dumped).sort(), Object.keys(mine).sort());
+  for (const [name, rows] of Object.entries(mine)) {
+    rows.flat().forEach((v, i) => {
+      assert.ok(Math.abs(dumped[name].flat()[i] - v) < 1e-9, `${name}[${i}]`);
+    });
+  }
+}
+
+const EVERY = ["Scene", "Arm", "Hand", "Finger", "Lamp"];
+const all = (frame) => [`# frame ${frame}`,
+  ...EVERY.flatMap((n) => [`*Update Local : ${n}*`, `=Update World : ${n}=`])];
+
+test("matrixAutoUpdate on: three recomputes every object every frame", async () => {
+  const dump = path.join(mkdtempSync(path.join(tmpdir(), "sgview-three-")), "world.json");
+  const viewer = startViewer(3, dump);
+  const { scene, hand } = arm();
+  const link = publish(scene, `ws://${await viewer.address}`, { WebSocket, name: "auto" });
+  await until(() => link.connected);
+  for (let k = 1; k <= 3; k++) {
+    hand.position.x = 0.5 * k; // one object moves; three recomputes them all
+    scene.updateMatrixWorld();
+    link.frame();
+  }
+  const out = await viewer.done;
+  link.close();
+  assert.equal(out, [1, 2, 3].flatMap(all).join("\n") + "\n");
+  assertWorlds(dump, scene);
+});
+
+test("matrixAutoUpdate off: only what was asked for, forced children included", async () => {
+  const dump = path.join(mkdtempSync(path.join(tmpdir(), "sgview-three-")), "world.json");
+  const viewer = startViewer(3, dump);
+  const { scene, arm: armNode, hand, finger } = arm();
+  for (const o of [scene, armNode, hand, finger]) o.matrixAutoUpdate = false;
+  const link = publish(scene, `ws://${await viewer.address}`, { WebSocket, name: "manual" });
+  await until(() => link.connected);
+  hand.position.x = 5; // no updateMatrix: three does not move it
+  scene.updateMatrixWorld();
+  link.frame();
+  const stale = hand.matrixWorld.elements[12];
+  hand.updateMatrix(); // now it does, and forces Finger's world
+  scene.updateMatrixWorld();
+  link.frame();
+  armNode.matrixWorldNeedsUpdate = true; // the world only, forcing the subtree
+  scene.updateMatrixWorld();
+  link.frame();
+  const out = await viewer.done;
+  link.close();
+  const lamp = ["*Update Local : Lamp*", "=Update World : Lamp="];
+  assert.equal(out, [
+    "# frame 1", ...lamp,
+    "# frame 2", "*Update Local : Hand*", "=Update World : Hand=", "=Update World : Finger=",
+    ...lamp,
+    "# frame 3", "=Update World : Arm=", "=Update World : Hand=", "=Update World : Finger=",
+    ...lamp,
+  ].join("\n") + "\n");
+  assert.equal(stale, 1); // Arm at x = 1, Hand where three left it
+  assert.equal(hand.matrixWorld.elements[12], 6);
+  assertWorlds(dump, scene);
+});

@@ -1,0 +1,326 @@
+"""The attach protocol (docs/attach.md): message kinds, byte layouts, strict decoding.
+
+Every message is one binary WebSocket message: an 8-byte header (magic ``SGVW``, the
+protocol version, the kind) and a body whose layout the kind fixes, all little-endian.
+`decode_*` check everything a message says (sizes, counts, ids, finite numbers, names
+as printable UTF-8, the limits) before returning it, and raise `ProtocolError` with one
+line saying what was wrong; nothing is applied from a message that fails. No pickle, no
+eval: numbers are read with `struct` and `numpy.frombuffer`, names with a strict UTF-8
+decoder.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from viewer.errors import SgviewError
+
+MAGIC = b"SGVW"
+VERSION = 1
+HELLO, WELCOME, STRUCTURE, FRAME = 1, 2, 3, 4
+KIND_NAMES = {HELLO: "hello", WELCOME: "welcome", STRUCTURE: "structure", FRAME: "frame"}
+HEADER = struct.Struct("<4sHH")  # magic, version, kind
+WELCOME_BODY = struct.Struct("<IQ")  # max nodes, max message bytes
+STRUCTURE_HEAD = struct.Struct("<II")  # node count, name bytes in all
+#: frame number, program frames merged into it, flags, suppressed, products,
+#: naive products, then the counts: local_updated, world_updated, values, worlds
+FRAME_HEAD = struct.Struct("<qIIQQQIIII")
+FLAG_STRUCTURE_CHANGED = 1
+#: A node name's longest encoding, and a hello's token or program name.
+NAME_BYTES_MAX = 1024
+#: A value row: position x y z, quaternion x y z w, scale x y z (float64).
+VALUE_WIDTH = 10
+#: A value row's quaternion needs a component at least this large (the core refuses
+#: zero-length ones).
+MIN_QUATERNION_NORM = 1e-6
+#: The largest magnitude of any number in a frame (values and matrices).
+MAGNITUDE_MAX = 1e12
+
+
+class ProtocolError(SgviewError, ValueError):
+    """A message that breaks the protocol: one line saying what and where."""
+
+
+@dataclass
+class Structure:
+    """The whole hierarchy in pre-order: ``parents[k]`` is -1 or an id listed before."""
+
+    ids: np.ndarray  # (n,) int64
+    parents: np.ndarray  # (n,) int64
+    names: list[str]
+
+
+@dataclass
+class Frame:
+    """One program frame (or several merged: ``merged`` > 1), in the program's ids."""
+
+    frame: int
+    merged: int
+    local_updated: np.ndarray  # (k,) int64, pre-order
+    world_updated: np.ndarray  # (m,) int64, pre-order
+    cause: np.ndarray  # (m,) int64
+    value_ids: np.ndarray  # (v,) int64
+    #: (v, 10) float64: position, quaternion (x y z w), scale; a publisher may keep the
+    #: three column blocks apart, (v, 3), (v, 4), (v, 3), joined when encoded.
+    values: np.ndarray | tuple[np.ndarray, ...]
+    world_ids: np.ndarray  # (w,) int64
+    worlds: np.ndarray  # (w, 4, 4) float64, row-major in memory (column vectors)
+    structure_changed: bool = False
+    suppressed: int = 0
+    products: int = 0
+    naive_products: int = 0
+    structure: Structure | None = field(default=None, repr=False)
+
+    @property
+    def nbytes(self) -> int:
+        """About what the frame takes in memory (the queues' budgets count this)."""
+        arrays = (self.local_updated, self.world_updated, self.cause, self.value_ids,
+                  *_blocks(self.values), self.world_ids, self.worlds)  # fmt: skip
+        extra = 0 if self.structure is None else 24 * len(self.structure.names)
+        return sum(a.nbytes for a in arrays) + extra + 256
+
+
+def _blocks(values: np.ndarray | tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    return values if isinstance(values, tuple) else (values,)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a viewer accepts from one program (`--max-nodes`, the message budget)."""
+
+    max_nodes: int = 2_000_000
+    max_message_bytes: int = 256 * 1024 * 1024
+
+
+# -- encoding ---------------------------------------------------------------------------
+def header(kind: int) -> bytes:
+    return HEADER.pack(MAGIC, VERSION, kind)
+
+
+def _text(value: str) -> bytes:
+    data = value.encode("utf-8")[:NAME_BYTES_MAX]
+    return data.decode("utf-8", "ignore").encode("utf-8")  # never cut inside a character
+
+
+def encode_hello(name: str, token: str = "") -> bytes:
+    """The client's first message: its token (empty: none) and its program's name."""
+    parts = [header(HELLO)]
+    for text in (token, name):
+        data = _text(text)
+        parts += [struct.pack("<I", len(data)), data]
+    return b"".join(parts)
+
+
+def encode_welcome(limits: Limits) -> bytes:
+    return header(WELCOME) + WELCOME_BODY.pack(limits.max_nodes, limits.max_message_bytes)
+
+
+def encode_structure(structure: Structure) -> bytes:
+    names = [_text(n) for n in structure.names]
+    lengths = np.fromiter((len(n) for n in names), dtype="<u4", count=len(names))
+    blob = b"".join(names)
+    return b"".join((
+        header(STRUCTURE), STRUCTURE_HEAD.pack(len(names), len(blob)),
+        structure.ids.astype("<u4").tobytes(), structure.parents.astype("<i4").tobytes(),
+        lengths.tobytes(), blob,
+    ))  # fmt: skip
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """A FRAME message (preceded by a STRUCTURE one when ``frame.structure`` is set)."""
+    flags = FLAG_STRUCTURE_CHANGED if frame.structure_changed else 0
+    head = FRAME_HEAD.pack(
+        frame.frame, frame.merged, flags, frame.suppressed, frame.products,
+        frame.naive_products, frame.local_updated.size, frame.world_updated.size,
+        frame.value_ids.size, frame.world_ids.size,
+    )  # fmt: skip
+    worlds = np.ascontiguousarray(frame.worlds.transpose(0, 2, 1), dtype="<f8")  # columns
+    return b"".join((
+        header(FRAME), head,
+        frame.local_updated.astype("<u4").tobytes(), frame.world_updated.astype("<u4").tobytes(),
+        frame.cause.astype("<u4").tobytes(), frame.value_ids.astype("<u4").tobytes(),
+        np.concatenate(_blocks(frame.values), axis=1).astype("<f8", copy=False).tobytes(),
+        frame.world_ids.astype("<u4").tobytes(), worlds.tobytes(),
+    ))  # fmt: skip
+
+
+# -- decoding ---------------------------------------------------------------------------
+def read_header(data: bytes) -> int:
+    """The kind of a message, after checking its magic and version."""
+    if len(data) < HEADER.size:
+        raise ProtocolError(f"a message of {len(data)} bytes is shorter than the 8-byte header")
+    magic, version, kind = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise ProtocolError(f"not an sgview attach message (starts with {magic!r})")
+    if version != VERSION:
+        raise ProtocolError(f"protocol version {version}; this viewer speaks version {VERSION}")
+    if kind not in KIND_NAMES:
+        raise ProtocolError(f"unknown message kind {kind}")
+    return kind
+
+
+class _Reader:
+    """Reads a body front to back, refusing to go past its end."""
+
+    def __init__(self, data: bytes, what: str) -> None:
+        self.view, self.at, self.what = memoryview(data), HEADER.size, what
+
+    def take(self, size: int) -> memoryview:
+        if self.at + size > len(self.view):
+            raise ProtocolError(f"{self.what}: truncated (needs {self.at + size} bytes, has "
+                                f"{len(self.view)})")  # fmt: skip
+        chunk = self.view[self.at : self.at + size]
+        self.at += size
+        return chunk
+
+    def unpack(self, fmt: struct.Struct) -> tuple:
+        return fmt.unpack(self.take(fmt.size))
+
+    def array(self, dtype: str, count: int, width: int = 1) -> np.ndarray:
+        item = np.dtype(dtype).itemsize * width
+        raw = np.frombuffer(self.take(item * count), dtype=dtype)
+        return raw.astype(np.float64 if dtype == "<f8" else np.int64).reshape(count, width)
+
+    def text(self, what: str) -> str:
+        (size,) = self.unpack(struct.Struct("<I"))
+        if size > NAME_BYTES_MAX:
+            raise ProtocolError(f"{self.what}: {what} of {size} bytes (at most {NAME_BYTES_MAX})")
+        return _printable_text(bytes(self.take(size)), f"{self.what}: {what}")
+
+    def end(self) -> None:
+        if self.at != len(self.view):
+            raise ProtocolError(f"{self.what}: {len(self.view) - self.at} bytes after its end")
+
+
+def _printable_text(data: bytes, what: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtocolError(f"{what} is not UTF-8 text") from None
+    if not text.isprintable():
+        raise ProtocolError(f"{what} holds control or format characters")
+    return text
+
+
+def decode_hello(data: bytes) -> tuple[str, str]:
+    """(token, program name) of a HELLO message."""
+    if read_header(data) != HELLO:
+        raise ProtocolError("the first message must be a hello")
+    reader = _Reader(data, "hello")
+    token, name = reader.text("token"), reader.text("program name")
+    reader.end()
+    return token, name
+
+
+def decode_welcome(data: bytes) -> Limits:
+    if read_header(data) != WELCOME:
+        raise ProtocolError("the viewer's first answer must be a welcome")
+    reader = _Reader(data, "welcome")
+    max_nodes, max_bytes = reader.unpack(WELCOME_BODY)
+    reader.end()
+    return Limits(max_nodes, max_bytes)
+
+
+def decode_structure(data: bytes, limits: Limits) -> Structure:
+    """A STRUCTURE message, checked: counts within the limits, unique ids, parents
+    listed before their children (so no cycle), names printable UTF-8."""
+    reader = _Reader(data, "structure")
+    count, name_bytes = reader.unpack(STRUCTURE_HEAD)
+    if count > limits.max_nodes:
+        raise ProtocolError(f"structure: {count} nodes (--max-nodes is {limits.max_nodes})")
+    need = HEADER.size + STRUCTURE_HEAD.size + 12 * count + name_bytes
+    if need != len(data):
+        raise ProtocolError(f"structure: {count} nodes and {name_bytes} name bytes make "
+                            f"{need} bytes; the message has {len(data)}")  # fmt: skip
+    ids = reader.array("<u4", count).ravel()
+    parents = reader.array("<i4", count).ravel()
+    lengths = reader.array("<u4", count).ravel()
+    if count and int(lengths.max()) > NAME_BYTES_MAX:
+        raise ProtocolError(f"structure: a name of {int(lengths.max())} bytes "
+                            f"(at most {NAME_BYTES_MAX})")  # fmt: skip
+    if int(lengths.sum()) != name_bytes:
+        raise ProtocolError(f"structure: name lengths add up to {int(lengths.sum())} bytes, "
+                            f"not {name_bytes}")  # fmt: skip
+    order = np.argsort(ids, kind="stable")
+    if count and (np.diff(ids[order]) == 0).any():
+        raise ProtocolError("structure: an id is listed twice")
+    rooted = parents >= 0
+    at = np.searchsorted(ids[order], parents[rooted])
+    at = np.minimum(at, max(count - 1, 0))
+    known = count > 0 and bool((ids[order][at] == parents[rooted]).all())
+    if rooted.any() and not known:
+        raise ProtocolError("structure: a parent id that is not a listed node")
+    if rooted.any() and (order[at] >= np.flatnonzero(rooted)).any():
+        raise ProtocolError("structure: a node listed before its parent (not pre-order)")
+    if (parents < -1).any():
+        raise ProtocolError("structure: a parent id below -1")
+    blob = bytes(reader.take(name_bytes))
+    reader.end()
+    ends = np.cumsum(lengths).tolist()
+    starts = [0, *ends[:-1]] if ends else []
+    names = [
+        _printable_text(blob[a:b], f"structure: the name of node {int(i)}")
+        for a, b, i in zip(starts, ends, ids.tolist(), strict=True)
+    ]
+    return Structure(ids, parents, names)
+
+
+def _check_ids(ids: np.ndarray, known: np.ndarray, what: str) -> None:
+    """Every id a node of the current structure (``known``: sorted), none twice."""
+    if ids.size == 0:
+        return
+    at = np.minimum(np.searchsorted(known, ids), max(known.size - 1, 0))
+    if known.size == 0 or not (known[at] == ids).all():
+        bad = ids[(known.size == 0) | (known[at] != ids)][0] if known.size else ids[0]
+        raise ProtocolError(f"frame: {what} names id {int(bad)}, not a node of the structure")
+    if np.unique(ids).size != ids.size:
+        raise ProtocolError(f"frame: {what} lists an id twice")
+
+
+def decode_frame(data: bytes, known: np.ndarray, last_frame: int) -> Frame:
+    """A FRAME message, checked against the structure's ids (``known``, sorted) and the
+    previous frame number (frames count up)."""
+    reader = _Reader(data, "frame")
+    (number, merged, flags, suppressed, products, naive,
+     n_local, n_world, n_values, n_worlds) = reader.unpack(FRAME_HEAD)  # fmt: skip
+    for count, what in ((n_local, "local_updated"), (n_world, "world_updated"),
+                        (n_values, "values"), (n_worlds, "worlds")):  # fmt: skip
+        if count > known.size:
+            raise ProtocolError(f"frame: {count} {what} for {known.size} nodes")
+    need = (HEADER.size + FRAME_HEAD.size + 4 * (n_local + 2 * n_world + n_values + n_worlds)
+            + 8 * VALUE_WIDTH * n_values + 128 * n_worlds)  # fmt: skip
+    if need != len(data):
+        raise ProtocolError(f"frame: its counts make {need} bytes; the message has {len(data)}")
+    if number <= last_frame:
+        raise ProtocolError(f"frame: number {number} after frame {last_frame} (must count up)")
+    if merged < 1 or flags & ~FLAG_STRUCTURE_CHANGED:
+        raise ProtocolError(f"frame {number}: merged count {merged} or flags {flags} invalid")
+    local = reader.array("<u4", n_local).ravel()
+    world = reader.array("<u4", n_world).ravel()
+    cause = reader.array("<u4", n_world).ravel()
+    value_ids = reader.array("<u4", n_values).ravel()
+    values = reader.array("<f8", n_values, VALUE_WIDTH)
+    world_ids = reader.array("<u4", n_worlds).ravel()
+    columns = reader.array("<f8", n_worlds, 16)
+    reader.end()
+    for ids, what in ((local, "local_updated"), (world, "world_updated"),
+                      (value_ids, "values"), (world_ids, "worlds")):  # fmt: skip
+        _check_ids(ids, known, what)
+    if cause.size:
+        _check_ids(np.unique(cause), known, "cause")
+    for block, what in ((values, "a value"), (columns, "a world matrix")):
+        if not (np.abs(block) <= MAGNITUDE_MAX).all():  # NaN fails the comparison too
+            raise ProtocolError(f"frame {number}: {what} that is not a finite number of "
+                                f"magnitude at most {MAGNITUDE_MAX:g}")  # fmt: skip
+    if n_values and (np.abs(values[:, 3:7]).max(axis=1) < MIN_QUATERNION_NORM).any():
+        raise ProtocolError(f"frame {number}: a rotation quaternion of zero length")
+    worlds = columns.reshape(n_worlds, 4, 4).transpose(0, 2, 1).copy()  # to row-major
+    return Frame(
+        frame=number, merged=merged, local_updated=local, world_updated=world, cause=cause,
+        value_ids=value_ids, values=values, world_ids=world_ids, worlds=worlds,
+        structure_changed=bool(flags & FLAG_STRUCTURE_CHANGED), suppressed=suppressed,
+        products=products, naive_products=naive,
+    )  # fmt: skip

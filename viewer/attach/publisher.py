@@ -1,0 +1,220 @@
+"""``viewer.publish(graph, "127.0.0.1:7878")``: every ``update()`` of a program's graph
+sent to a listening viewer (``sgview listen``), without ever blocking the program.
+
+The program's thread only takes the frame (`backlog.frame_of`: the report's arrays and one
+copy of the changed rows) and puts it in a bounded queue; a sending thread encodes and
+sends it. When the queue is full (the viewer fell behind, or stopped reading), frames
+are folded into a `Backlog` and sent as one merged frame once there is room. With no
+viewer the update costs one attribute read, and the sender tries to connect at most
+once a second; on every (re)connection the next update sends a full snapshot first.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections import deque
+
+from websockets.exceptions import InvalidHandshake, InvalidURI, WebSocketException
+from websockets.sync.client import connect
+
+from viewer.scene.graph import SceneGraph
+from viewer.scene.report import FrameReport
+from viewer.text import one_line
+
+from .backlog import Backlog, frame_of
+from .protocol import (
+    Frame,
+    ProtocolError,
+    decode_welcome,
+    encode_frame,
+    encode_hello,
+    encode_structure,
+)
+
+__all__ = ["DEFAULT_ADDRESS", "Link", "publish", "websocket_uri"]
+
+DEFAULT_ADDRESS = "127.0.0.1:7878"
+#: Seconds between two connection attempts (the issue's "at most once a second").
+RETRY_SECONDS = 1.0
+
+
+def websocket_uri(address: str) -> str:
+    """``HOST:PORT`` (or a ``ws://`` URI) as the URI to connect to."""
+    return address if address.startswith(("ws://", "wss://")) else f"ws://{address}"
+
+
+class Link:
+    """A graph published to a viewer (what `publish` returns); `close` stops it.
+
+    ``queue_frames`` and ``queue_bytes`` bound what waits to be sent: beyond them frames
+    are merged, so a viewer that stops reading costs at most that much memory."""
+
+    def __init__(self, graph: SceneGraph, address: str = DEFAULT_ADDRESS, *,
+                 name: str | None = None, token: str | None = None, queue_frames: int = 64,
+                 queue_bytes: int = 64 * 1024 * 1024) -> None:  # fmt: skip
+        self.graph = graph
+        self.uri = websocket_uri(address)
+        self.name = name if name is not None else os.path.basename(sys.argv[0] or "python")
+        self._token = token if token is not None else os.environ.get("SGVIEW_TOKEN", "")
+        self.queue_frames, self.queue_bytes = queue_frames, queue_bytes
+        #: Program frames sent, and those of them sent merged into another.
+        self.frames_sent = self.frames_merged = 0
+        #: Why the last connection ended or was refused (None: no trouble yet).
+        self.error: str | None = None
+        self._lock = threading.Condition()
+        self._queue: deque[Frame] = deque()
+        self._queued_bytes = 0
+        self._online = False  # welcomed by a viewer (read without the lock: one flag)
+        self._need_snapshot = False
+        self._backlog = Backlog()  # the program's thread's own
+        self._closed = threading.Event()
+        self._connected = threading.Event()
+        self._socket = None
+        self._stop = graph.on_update(self._on_update)
+        self._thread = threading.Thread(target=self._run, name="sgview-publish", daemon=True)
+        self._thread.start()
+
+    # -- the program's thread --------------------------------------------------------------
+    def _on_update(self, report: FrameReport) -> None:
+        if not self._online:
+            return
+        with self._lock:
+            snapshot, self._need_snapshot = self._need_snapshot, False
+            room = len(self._queue) < self.queue_frames and self._queued_bytes < self.queue_bytes
+        backlog = self._backlog
+        if snapshot:
+            backlog.clear()
+            backlog.fold(self.graph, report)
+            frame = backlog.take(self.graph, everything=True)
+        elif backlog.frames or not room:
+            backlog.fold(self.graph, report)
+            if not room:
+                return
+            frame = backlog.take(self.graph)
+        else:
+            frame = frame_of(self.graph, report)
+        self._enqueue(frame)
+
+    def _enqueue(self, frame: Frame) -> None:
+        with self._lock:
+            self._queue.append(frame)
+            self._queued_bytes += frame.nbytes
+            self._lock.notify()
+
+    # -- the sending thread ----------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            started = time.monotonic()
+            try:
+                self._session()
+            except (OSError, TimeoutError, WebSocketException, ProtocolError) as exc:
+                self.error = _why(exc)
+            finally:
+                self._offline()
+            self._closed.wait(max(0.0, RETRY_SECONDS - (time.monotonic() - started)))
+
+    def _session(self) -> None:
+        """One connection: hello, welcome, then send what the program queues."""
+        # No pings: a viewer that is busy or paused reads late, and is no dead viewer.
+        with connect(self.uri, open_timeout=RETRY_SECONDS, close_timeout=1.0, proxy=None,
+                     max_size=1 << 16, compression=None, ping_interval=None) as socket:  # fmt: skip
+            self._socket = socket
+            socket.send(encode_hello(self.name, self._token))
+            limits = decode_welcome(socket.recv(timeout=5.0))
+            with self._lock:
+                self._need_snapshot, self._online = True, True
+            self._connected.set()
+            while not self._closed.is_set():
+                frame = self._next()
+                if frame is None:
+                    continue
+                messages = [encode_frame(frame)]
+                if frame.structure is not None:
+                    messages.insert(0, encode_structure(frame.structure))
+                if max(len(m) for m in messages) > limits.max_message_bytes:
+                    raise ProtocolError(f"frame {frame.frame} is larger than the viewer's "
+                                        f"{limits.max_message_bytes} bytes a message")  # fmt: skip
+                for message in messages:
+                    socket.send(message)
+                self.frames_sent += frame.merged
+                self.frames_merged += frame.merged - 1
+
+    def _next(self) -> Frame | None:
+        with self._lock:
+            if not self._queue:
+                self._lock.wait(0.5)
+            if not self._queue:
+                return None
+            frame = self._queue.popleft()
+            self._queued_bytes -= frame.nbytes
+            return frame
+
+    def _offline(self) -> None:
+        with self._lock:
+            self._online = False
+            self._queue.clear()
+            self._queued_bytes = 0
+        self._connected.clear()
+        self._socket = None
+
+    # -- the user's side -------------------------------------------------------------------
+    @property
+    def queued_bytes(self) -> int:
+        """What waits to be sent now (at most about ``queue_bytes``)."""
+        return self._queued_bytes
+
+    @property
+    def connected(self) -> bool:
+        """Whether a viewer has welcomed this program (frames are sent)."""
+        return self._connected.is_set()
+
+    def wait_connected(self, timeout: float | None = None) -> bool:
+        """Wait until a viewer has welcomed this program; False after ``timeout`` seconds."""
+        return self._connected.wait(timeout)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """From the program's thread: send the frames merged while the viewer was behind
+        (they otherwise go with the next update), and wait until every queued frame was
+        handed to the connection; False after ``timeout`` seconds or without a viewer."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and self._online:
+            with self._lock:
+                room = len(self._queue) < self.queue_frames
+                if not self._queue and not self._backlog.frames:
+                    return True
+            if room and self._backlog.frames:
+                self._enqueue(self._backlog.take(self.graph))
+            time.sleep(0.005)
+        return False
+
+    def close(self) -> None:
+        """Stop publishing: no more frames are taken; the connection closes."""
+        self._stop()
+        self._closed.set()
+        with self._lock:
+            self._lock.notify()
+        socket = self._socket
+        if socket is not None:
+            socket.close()
+        self._thread.join(timeout=3.0)
+
+
+def _why(exc: BaseException) -> str:
+    reason = getattr(getattr(exc, "rcvd", None), "reason", "")
+    if isinstance(exc, InvalidURI | InvalidHandshake):
+        return one_line(exc)
+    return one_line(reason or exc) or type(exc).__name__
+
+
+def publish(graph: SceneGraph, address: str = DEFAULT_ADDRESS, *, name: str | None = None,
+            token: str | None = None, **queue) -> Link:  # fmt: skip
+    """Send every ``graph.update()`` from now on to the viewer listening at ``address``
+    (``sgview listen``); returns at once with the `Link` (``link.close()`` stops it).
+    ``token``: what a viewer listening beyond loopback asks for (default: the
+    ``SGVIEW_TOKEN`` environment variable)."""
+    if not isinstance(graph, SceneGraph):
+        raise TypeError(f"publish: expected a SceneGraph, got {type(graph).__name__}")
+    return Link(graph, address, name=name, token=token, **queue)

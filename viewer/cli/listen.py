@@ -1,0 +1,70 @@
+"""`sgview listen [HOST:PORT]`: start listening for programs and make the run that shows
+them (docs/attach.md). `viewer.cli.main` parses the words after ``listen`` with
+`viewer.cli.args.listen_parser` and runs what `prepare` returns like any scene's run.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import sys
+from functools import partial
+
+from viewer.attach.adapter import AttachedSession
+from viewer.attach.protocol import Limits
+from viewer.attach.server import Listener
+from viewer.content.scene import Scene
+from viewer.errors import SgviewError
+from viewer.scene.graph import SceneGraph
+from viewer.text import printable
+from viewer.window.run_options import RunOptions
+
+__all__ = ["ListenUsageError", "prepare"]
+
+
+class ListenUsageError(SgviewError, ValueError):
+    """A listen argument that cannot work: one line, exit status 2."""
+
+
+def split_address(address: str, host: str | None) -> tuple[str, int]:
+    """``HOST:PORT`` (``--host`` replacing the host) as (host, port)."""
+    given_host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise ListenUsageError(f"expected HOST:PORT such as 127.0.0.1:7878, got "
+                               f"{printable(address)!r}")  # fmt: skip
+    return (host or given_host.strip("[]") or "127.0.0.1"), int(port)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def prepare(args, err=None) -> tuple[Scene, RunOptions]:
+    """Listen where ``args`` ask (printing ``sgview: listening on HOST:PORT`` first on
+    stderr) and return the waiting scene and the run's options."""
+    host, port = split_address(args.address, args.host)
+    token = args.token if args.token is not None else os.environ.get("SGVIEW_TOKEN", "")
+    if not is_loopback(host) and not token:
+        raise ListenUsageError(f"listening on {printable(host)}, beyond this machine, needs "
+                               "--token TOKEN (programs send it)")  # fmt: skip
+    if args.samples < 0:
+        raise ListenUsageError(f"--samples must be 0 or more, got {args.samples}")
+    limits = Limits(max_nodes=args.max_nodes, max_message_bytes=args.max_buffer_mb)
+    listener = Listener(host, port, token=token, limits=limits, err=err)
+    host, port = listener.start()
+    shown_host = f"[{host}]" if ":" in host else host
+    print(f"sgview: listening on {shown_host}:{port}", file=err or sys.stderr, flush=True)
+    scene = Scene(SceneGraph(), title=f"waiting for programs on {shown_host}:{port}")
+    frames = args.frames if args.frames is not None else (1 if args.headless else None)
+    options = RunOptions(
+        size=args.size, frames=frames, log=args.log, screenshot=args.screenshot,
+        record=args.record, dump_world=args.dump_world, samples=args.samples,
+        overlay=args.overlay, panels=args.panels, glow=args.glow, trace=args.trace,
+        session_factory=partial(AttachedSession, listener=listener, wait=args.headless),
+    )  # fmt: skip
+    return scene, options
