@@ -38,13 +38,14 @@ from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.keys.controls import HeldKeys, apply_held, held_direction
+from viewer.keys.references import carry_names
 from viewer.palette import HIT_COLOR
 from viewer.scene.errors import HierarchyError
 from viewer.scene.node import Node
 from viewer.scene.report import FrameReport
 from viewer.session.edits import Editor
 from viewer.session.opening import RecentFiles, open_scene, save_as, save_as_suggestion, save_target
-from viewer.session.reload_check import carry_names, try_scene
+from viewer.session.reload_check import try_scene
 from viewer.text import brief, one_line, printable
 
 __all__ = ["Frame", "FrameError", "Session", "window_title"]

@@ -17,6 +17,7 @@ What the user does lives in the session (`viewer/session/session.py`); what is w
 
 from __future__ import annotations
 
+import sys
 import time as clock
 
 import moderngl_window as mglw
@@ -25,6 +26,7 @@ import numpy as np
 from viewer.collision.ray import pick
 from viewer.io.ranges import camera_gap_reason
 from viewer.keys.controls import KEY_HELP, MOUSE_HELP
+from viewer.keys.references import camera_name, carry_camera
 from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera
 from viewer.render.context import GL_VERSION
@@ -105,8 +107,12 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         session = self.session
         start = clock.perf_counter()
         self._phases = []
+        camera = camera_name(session.scene.cameras, self.view)  # carried over by name
         if session.poll_reload(prepare=self._prepare_renderer) is not None:
             self._scene_replaced()
+            self.view, notes = carry_camera(session.scene.cameras, camera)
+            for note in notes:
+                print(f"sgview: note: {note}", file=sys.stderr, flush=True)
         self.poll_open()  # a file picked in the dialog or the panel's recent list
         self.redraws += 1
         self.play_script(self.redraws)
