@@ -36,6 +36,7 @@ from viewer.content.motion import apply_events, apply_motions
 from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise
 from viewer.io.errors import SceneError
+from viewer.io.ranges import reach_reason
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.keys.controls import HeldKeys, apply_held, held_direction
 from viewer.keys.references import carry_names
@@ -280,6 +281,9 @@ class Session:
         t0 = clock.perf_counter()
         with self._phase("the update"):
             report = graph.update()
+            reason = reach_reason(graph, report.world_updated) if self.frame_callbacks else None
+        if reason is not None:  # a callback's value: the picture keeps the last good frame
+            raise FrameError(f"frame {self.frame}: after on_frame, {reason}")  # names made safe
         t1 = clock.perf_counter()
         phases.append(("update", t0, t1))
         self.last_report = report
