@@ -313,7 +313,7 @@ class Session:
         names = [printable(self.graph.name_of(i)) for i in sorted(weights)]
         lines = [*report.log_lines(), *(f"~Weights      : {name}~" for name in names)]
         if lines:
-            print(f"# frame {self.frame}", *lines, sep="\n", file=self._out or sys.stdout)
+            (self._out or sys.stdout).write(f"# frame {self.frame}\n" + "\n".join(lines) + "\n")
 
     def _apply_held_keys(self) -> None:
         actions = self.held.take()

@@ -28,7 +28,7 @@ from viewer.io.ranges import camera_gap_reason
 from viewer.keys.controls import KEY_HELP, MOUSE_HELP
 from viewer.keys.references import camera_name, carry_camera
 from viewer.progress import Progress
-from viewer.render.camera import ORTHOGRAPHIC, Camera
+from viewer.render.camera import ORTHOGRAPHIC, Camera, pixel_ray
 from viewer.render.context import GL_VERSION
 from viewer.render.file_view import view_of
 from viewer.render.renderer import Renderer
@@ -192,16 +192,19 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
         """Draw the scene, then the overlay over it, into the window's framebuffer.
 
         `seen` False: nobody will look at this picture (a headless frame before the last
-        one, not recorded), so the overlay's panels are not drawn.
+        one, not recorded), so the overlay's panels are not drawn, nor the scene unless
+        --trace times every frame's drawing (a long headless --log run spent nearly all
+        its time drawing pictures nobody saw).
         """
         t0 = clock.perf_counter()
         self._show_title()
         self._fit_view_to_panels()
         self._follow_view()
-        self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
-                           selected=self.session.selected)  # fmt: skip
+        if seen or self.trace is not None:
+            self.renderer.draw(self.wnd.fbo, self.camera, self.buffer_size,
+                               selected=self.session.selected)  # fmt: skip
+            self._phases.append(("draw", t0, clock.perf_counter()))
         t1 = clock.perf_counter()
-        self._phases.append(("draw", t0, t1))
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
             self._phases.append(("overlay", t1, clock.perf_counter()))
@@ -251,11 +254,19 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
     # -- window actions ----------------------------------------------------------------
     def select_at(self, x: float, y: float) -> int | None:
         """Select the node under window position (x, y); return its id or None."""
-        origin, direction = self.camera.ray(x, y, tuple(self.wnd.size))
-        ids, worlds, lo, hi = self.renderer.node_boxes()
-        index, _ = pick(origin, direction, worlds, lo, hi)
-        self.session.select(int(ids[index]) if index >= 0 else None)
+        self.select_at_each([(x, y)])
         return self.session.selected
+
+    def select_at_each(self, points: list[tuple[float, float]]) -> None:
+        """`select_at` for each point in turn (a redraw's scripted clicks): the camera
+        matrix and the node boxes, which cannot change between them, computed once."""
+        size = tuple(self.wnd.size)
+        view_projection = self.camera.view_projection(size)
+        ids, worlds, lo, hi = self.renderer.node_boxes()
+        for x, y in points:
+            origin, direction = pixel_ray(view_projection, size, x, y)
+            index, _ = pick(origin, direction, worlds, lo, hi)
+            self.session.select(int(ids[index]) if index >= 0 else None)
 
     def quit(self) -> None:
         """Close the window; --screenshot gets the current picture if no frame limit did."""

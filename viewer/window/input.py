@@ -140,8 +140,9 @@ class InputHandlers:
             self.key_up(name)
         for name in script.presses.get(redraw, ()):
             self.key_down(name)
-        for x, y in script.clicks.get(redraw, ()):
-            self.select_at(x + 0.5, y + 0.5)  # the pixel's centre, as a mouse click
+        clicks = script.clicks.get(redraw)
+        if clicks:  # at the pixels' centres, as a mouse click
+            self.select_at_each([(x + 0.5, y + 0.5) for x, y in clicks])
 
     def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
         """Files dropped on the window: open the first scene file among them."""
