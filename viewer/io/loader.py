@@ -25,6 +25,7 @@ from viewer.io.limits import (
     MAX_JSON_BYTES,
     MAX_NODES,
     Limits,
+    draw_reason,
     skinning_reason,
 )
 from viewer.io.ranges import check_world_reach
@@ -84,7 +85,7 @@ def load_scene(
             load = load_toml_scene if suffix == ".toml" else load_gltf_scene
             with floats_raise():  # a numpy warning is a SceneError, never printed
                 scene = load(file, display, limits=limits)
-            reason = skinning_reason(scene, limits)
+            reason = skinning_reason(scene, limits) or draw_reason(scene, limits)
             if reason is not None:
                 raise SceneError(reason, file=display)
             scene.source_stamp = stamp
