@@ -26,6 +26,8 @@ OPS = {
     "read clean world_position": "for _ in calls: {world_position}",
     "read clean world_matrix, new handle": "for _ in calls: {fresh_handle}",
     "touch elsewhere, then read world_matrix": "for _ in calls: {after_change}",
+    # Last: it grows the tree (each call adds a child of the timed node).
+    "add a node with position and scale": "for name, v, s in adds: {add}",
 }
 #: The tree both libraries build: balanced, branching 8, this many nodes; the timed node
 #: is id 9 (depth 2, with children, so a change has a subtree to mark).
@@ -46,6 +48,9 @@ def values(repeat: int) -> dict[str, list]:
         "rotations": [(0.0, math.sin(a), 0.0, math.cos(a)) for a in angles],
         "eulers": [(a, 10.0, 20.0) for a in angles],
         "scales": [(1.0 + a, 1.0, 2.0) for a in angles],
+        "adds": [
+            (f"Added{base + k}", (a, 1.0, 2.0), (1.0 + a, 1.0, 2.0)) for k, a in enumerate(angles)
+        ],
         "calls": range(CALLS),
     }
 

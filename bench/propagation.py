@@ -306,6 +306,7 @@ def bench_pernode_ours() -> dict[str, float]:
         "world_position": "node.world_position",
         "fresh_handle": f"g.node({pernode.TIMED_NODE}).world_matrix",
         "after_change": "other.touch(); node.world_matrix",
+        "add": "g.add(name, node, position=v, scale=s)",
     }
     other = g.node(len(parents) - 1)  # a leaf in another branch
     names = {"node": node, "g": g, "other": other}
@@ -336,6 +337,7 @@ PER_NODE_TARGETS = {
     "set local_scale": (1.0, None),
     "read clean world_matrix": (0.5, ("read clean world_matrix", 0.75)),
     "read clean world_position": (0.5, None),
+    "add a node with position and scale": (5.0, None),  # issue 36: was ~80 us
 }
 
 

@@ -34,8 +34,12 @@ def main() -> int:
         "scale": "obj.local.scale",
         "world_matrix": "obj.world.matrix",
         "world_position": "obj.world.position",
+        "add": "child = pygfx.WorldObject(name=name); child.local.position = v; "
+        "child.local.scale = s; obj.add(child)",
     }
-    timings = pernode.measure(templates, {"obj": obj}, after_repeat=lambda: obj.world.matrix)
+    timings = pernode.measure(
+        templates, {"obj": obj, "pygfx": pygfx}, after_repeat=lambda: obj.world.matrix
+    )
     print(json.dumps({"pygfx": pygfx.__version__, "us": timings}))
     return 0
 

@@ -54,6 +54,14 @@ def _far_graph():
     return g
 
 
+def _edited_far():
+    """A graph whose node an edit moved to 1e300 after its last frame."""
+    g = chain()
+    g.update()
+    g["Obj2"].local_position = (1e300, 0.0, 0.0)
+    return g
+
+
 def _bad_calls():
     """(case, function, graph maker, keyword arguments, words the line must have)."""
     show, image = viewer.show, viewer.render_image
@@ -81,6 +89,18 @@ def _bad_calls():
              (True, 10), (10.5, 10), (100_000, 10), None]  # fmt: skip
     for value in sizes:
         yield f"size {value!r}", image, chain, {"size": value}, ["size"]
+    # iterables that yield a good pair but are no size (a generator is used up by a look)
+    iterables = {
+        "a generator": lambda: (v for v in (64, 48)),
+        "an iterator": lambda: iter([64, 48]),
+        "a map": lambda: map(int, "12"),
+        "a set": lambda: {64, 48},
+        "dict keys": lambda: {64: 0, 48: 0}.keys(),
+        "a 2-D array": lambda: np.ones((2, 1)),
+    }
+    for what, make in iterables.items():
+        yield f"size: {what}", image, chain, {"size": make()}, ["size"]
+    yield "graph: an edit set 1e300", image, _edited_far, {}, ["graph", "Obj2"]
     yield "meshes: unknown name", image, chain, {"meshes": {"Obj9": "cube"}}, ["Obj9"]
     yield "meshes: a generator", image, chain, {"meshes": (n for n in [])}, ["meshes"]
     yield "meshes: a list", image, chain, {"meshes": ["cube"]}, ["meshes"]

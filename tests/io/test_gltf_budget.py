@@ -138,7 +138,7 @@ def test_node_decoding_touches_each_node_a_bounded_number_of_times(tmp_path, mon
             reads.append(key)
             return super().get(key, default)
 
-    import viewer.io.gltf_read.data as data_module
+    import viewer.io.gltf_read.container as data_module
 
     real = data_module.json.loads
 

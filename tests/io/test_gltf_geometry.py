@@ -378,15 +378,14 @@ def test_a_buffer_without_data_leaves_its_mesh_out_with_a_note(tmp_path):
     assert "mesh 0 is not drawn" in scene.animation.notes[0]
 
 
-def test_repeated_key_times_are_a_jump(tmp_path):
-    step = load_scene(morph_quad(tmp_path / "s.gltf",
-                                 channel=("LINEAR", [0.0, 1.0, 1.0, 2.0],
-                                          [[0.0], [0.5], [0.9], [1.0]])))  # fmt: skip
-    clip = step.animation.clips[0]
-    assert clip.weights(0.5)[0][0] == pytest.approx(0.25)  # 0 -> 0.5 before the jump
-    assert clip.weights(0.999)[0][0] == pytest.approx(0.4995)
-    assert clip.weights(1.0)[0][0] == pytest.approx(0.9)  # 0.9 -> 1 after it
-    assert clip.weights(1.5)[0][0] == pytest.approx(0.95)
+def test_repeated_key_times_are_refused(tmp_path):
+    """glTF 3.11: a sampler's input increases strictly (issue 36 turned the jump a repeated
+    time used to make into a refusal naming the key; tests/hostile/test_invalid_gltf.py
+    generates the class)."""
+    with pytest.raises(SceneError, match="increase strictly: key 2 is 1.0 after 1.0"):
+        load_scene(morph_quad(tmp_path / "s.gltf",
+                              channel=("LINEAR", [0.0, 1.0, 1.0, 2.0],
+                                       [[0.0], [0.5], [0.9], [1.0]])))  # fmt: skip
 
 
 def test_morphed_copies_count_against_the_data_budget(tmp_path):

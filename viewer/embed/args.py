@@ -17,6 +17,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 
+import numpy as np
+
 from viewer.content.scene import BUILTIN_MESHES, CameraSpec, Look
 from viewer.errors import SgviewError
 from viewer.io.ranges import camera_gap_reason, out_of_range, world_reach_reason
@@ -106,11 +108,10 @@ def frames(value: object) -> int | None:
 
 def size(value: object) -> tuple[int, int]:
     what = f"(width, height) in whole pixels, 1 to {MAX_PIXELS}"
-    if isinstance(value, str | bytes) or not isinstance(value, Sequence | tuple):
-        try:
-            value = tuple(value)  # a numpy array
-        except TypeError:
-            raise _fail("size", what, value) from None
+    if isinstance(value, np.ndarray):
+        value = value.tolist() if value.ndim == 1 else value
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise _fail("size", what, value)  # a generator or an iterator too: not a size
     if len(value) != 2:
         raise _fail("size", what, value)
     return tuple(_whole("size", v, 1, MAX_PIXELS, what) for v in value)  # type: ignore[return-value]

@@ -27,6 +27,7 @@ from viewer.io.limits import (
     MAX_JSON_BYTES,
     MAX_NODES,
     Limits,
+    draw_reason,
     skinning_reason,
 )
 from viewer.io.ranges import check_world_reach
@@ -90,7 +91,7 @@ def load_scene(
                 load = load_usd_scene
             with floats_raise():  # a numpy warning is a SceneError, never printed
                 scene = load(file, display, limits=limits)
-            reason = skinning_reason(scene, limits)
+            reason = skinning_reason(scene, limits) or draw_reason(scene, limits)
             if reason is not None:
                 raise SceneError(reason, file=display)
             scene.source_stamp = stamp

@@ -22,8 +22,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..content.motion import MAX_TIME
+from ..text import quoted
 
-__all__ = ["RANGES", "WORLD_REACH", "MAX_TIME", "Range", "check_world_reach", "out_of_range"]
+__all__ = [
+    "RANGES",
+    "WORLD_REACH",
+    "MAX_TIME",
+    "Range",
+    "check_world_reach",
+    "out_of_range",
+    "reach_reason",
+]
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,31 @@ def out_of_range(quantity: str, values) -> str | None:
     return None
 
 
+def reach_reason(graph, ids: np.ndarray) -> str | None:
+    """Why a node among `ids` (the frame's recomputed ones) lies beyond `WORLD_REACH`
+    (or holds a non-finite number) in its current world matrix, naming the first such
+    node and the value; None when all are in range. Costs a pass over those ids only.
+
+    For values a program sets at run time (an ``on_frame`` callback): a file's values are
+    bounded when it loads (`check_world_reach`), a callback's only once it ran."""
+    if ids.size == 0:
+        return None
+    worlds = graph.world_matrices()[ids].reshape(-1, 16)
+    bad = np.flatnonzero(~(np.abs(worlds).max(axis=1) <= WORLD_REACH))  # NaN is bad too
+    if bad.size == 0:
+        return None
+    row = int(bad[0])
+    name = quoted(graph.name_of(int(ids[row])))  # a name from a file or a program
+    position = worlds[row, [3, 7, 11]]
+    if not (np.abs(position) <= WORLD_REACH).all():
+        shown = ", ".join(f"{x:.6g}" for x in position.tolist())
+        return (f"node {name}: its world position ({shown}) is out of range (at most "
+                f"{_short(WORLD_REACH)} from the origin)")  # fmt: skip
+    value = float(worlds[row][~(np.abs(worlds[row]) <= WORLD_REACH)][0])
+    return (f"node {name}: its world matrix holds {value:.6g}, out of range (at most "
+            f"{_short(WORLD_REACH)}: a scale that large cannot be drawn)")  # fmt: skip
+
+
 def camera_gap_reason(position, target) -> str | None:
     """Why the camera's position and target are too close to tell apart, or None."""
     p = np.asarray(position, dtype=np.float64)
@@ -121,7 +155,8 @@ def _node_bounds(scene) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     alive[graph.alive_ids()] = True
     positions, _, scales = graph.local_values()
     scale = np.where(alive, np.abs(scales[:n]).max(axis=1), 0.0)
-    reach = np.where(alive, np.linalg.norm(positions[:n], axis=1), 0.0)
+    with np.errstate(over="ignore"):  # a position of 1e300: inf, refused by the caller
+        reach = np.where(alive, np.linalg.norm(positions[:n], axis=1), 0.0)
     for m in scene.motions:
         ids = m.ids
         if m.kind == "pulse":

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from viewer.io.ranges import camera_gap_reason, out_of_range, world_reach_reason
+from viewer.io.ranges import RANGES, camera_gap_reason, out_of_range, world_reach_reason
 
 __all__ = ["name_reason", "savable_reason"]
 
@@ -29,23 +29,34 @@ def name_reason(name: str) -> str | None:
     return None
 
 
+def _first_out(values: np.ndarray, quantity: str) -> int:
+    """The first row of `values` with a number outside `RANGES[quantity]` (-1: none)."""
+    rng = RANGES[quantity]
+    magnitude = np.abs(values)
+    bad = ((magnitude > rng.high) | (magnitude < rng.low)).any(axis=1)  # as Range.message
+    return int(np.argmax(bad)) if bad.any() else -1
+
+
 def savable_reason(scene) -> tuple[str | None, str | None, str] | None:
     """(node name, field, why) for the first thing of `scene` its file could not hold
     as the loader reads it (None: it all can)."""
     graph = scene.graph
-    positions, _, scales = graph.local_values()
-    for i in np.asarray(graph.alive_ids(), dtype=np.int64).tolist():
+    ids = np.asarray(graph.alive_ids(), dtype=np.int64)
+    positions, _, scales = (a[ids] for a in graph.local_values())
+    # one pass over all nodes per rule; the first node breaking any rule is named
+    bad_position = _first_out(positions, "position")
+    bad_scale = _first_out(scales, "scale")
+    for row, i in enumerate(ids.tolist()):
         name = graph.name_of(i)
         reason = name_reason(name)
         if reason is not None:
             return name, "name", reason
-        for field, quantity, values in (("position", "position", positions[i]),
-                                        ("scale", "scale", scales[i])):  # fmt: skip
-            reason = out_of_range(quantity, values)
-            if reason is not None:
-                return name, field, reason
+        for field, bad, values in (("position", bad_position, positions),
+                                   ("scale", bad_scale, scales)):  # fmt: skip
+            if row == bad:
+                return name, field, out_of_range(field, values[row])
         look = scene.looks.get(i)
-        if look is not None:
+        if look is not None and look.size != (1.0, 1.0, 1.0):
             reason = out_of_range("size", look.size)
             if reason is not None:
                 return name, "size", reason

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from viewer.io import _fields as F
 from viewer.io.errors import SceneError
 from viewer.io.paths import inside, write_whole
 from viewer.io.savable import savable_reason
+from viewer.scene.math import quats_from_eulers, quats_to_eulers
 
 from ..content.motion_kinds import KINDS
 from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
@@ -68,36 +68,41 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
         imported.update(int(i) for i in np.asarray(inc.ids).tolist())
         hosted.setdefault(inc.parent, []).append(inc)
 
-    rest = _rest_values(scene)
     motion_text = _motion_text(scene)
-    names = {}
-    for node in graph:
-        names[node.id] = node.name
-        if node.id in imported:
+    ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
+    quoted = {int(i): _str(graph.name_of(int(i))) for i in ids.tolist()}
+    names = {i: graph.name_of(i) for i in quoted}
+    parents = graph.parents()[ids].tolist()
+    position, rotation, scale = _rest_locals(scene, ids)
+    position_text = _rows(position, position.any(axis=1), _vec)
+    rotation_text = _rotations(rotation)
+    scale_text = _rows(scale, (scale != 1.0).any(axis=1), _vec_or_num)
+    look_text: dict[object, list[str]] = {}  # the same look is formatted once
+    for row, node_id in enumerate(ids.tolist()):
+        if node_id in imported:
             continue
         out.append("")
         out.append("[[node]]")
-        out.append(f"name = {_str(node.name)}")
-        parent = node.parent
-        if parent is not None:
-            out.append(f"parent = {_str(parent.name)}")
-        position = rest.get((node.id, "position"), node.local_position)
-        rotation = rest.get((node.id, "rotation"), node.local_rotation)
-        scale = rest.get((node.id, "scale"), node.local_scale)
-        if np.any(np.asarray(position) != 0.0):
-            out.append(f"position = {_vec(position)}")
-        out.extend(_rotation(rotation))
-        if np.any(np.asarray(scale) != 1.0):
-            out.append(f"scale = {_vec_or_num(scale)}")
-        includes = hosted.get(node.id, [])
-        look = scene.looks.get(node.id)
+        out.append(f"name = {quoted[node_id]}")
+        if parents[row] >= 0:
+            out.append(f"parent = {quoted[parents[row]]}")
+        for text, key in ((position_text, "position"), (rotation_text, None),
+                          (scale_text, "scale")):  # fmt: skip
+            line = text.get(row)
+            if line is not None:
+                out.append(line if key is None else f"{key} = {line}")
+        includes = hosted.get(node_id, [])
+        look = scene.looks.get(node_id)
         if len(includes) == 1 and (look is None or look.mesh == "none"):
             out.append(f"mesh = {_str(_relative(includes.pop().path, base_dir))}")
-            hosted[node.id] = []
+            hosted[node_id] = []
         else:
-            out.extend(_look(look))
-        if node.id in motion_text:
-            out.append(f"motion = {{ {', '.join(motion_text[node.id])} }}")
+            key = None if look is None else (look.mesh, tuple(look.size), tuple(look.color))
+            if key not in look_text:
+                look_text[key] = _look(look)
+            out.extend(look_text[key])
+        if node_id in motion_text:
+            out.append(f"motion = {{ {', '.join(motion_text[node_id])} }}")
 
     for parent, includes in hosted.items():
         for inc in includes:
@@ -154,18 +159,49 @@ def _collision(scene: Scene) -> list[str]:
     return lines
 
 
-def _rotation(q) -> list[str]:
+def _rest_locals(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The (k, 3), (k, 4), (k, 3) local values of the nodes `ids` to write: the current
+    ones, but a channel a motion drives at the motion's rest value."""
+    position, rotation, scale = (a[ids] for a in scene.graph.local_values())
+    arrays = {"position": position, "rotation": rotation, "scale": scale}
+    row_of = np.full(scene.graph.capacity_ids, -1, dtype=np.int64)
+    row_of[ids] = np.arange(ids.size)
+    for m in scene.motions:
+        rows = row_of[np.asarray(m.ids, dtype=np.int64)]
+        keep = rows >= 0
+        arrays[m.channel][rows[keep]] = np.asarray(m.rest)[keep]
+    return position, rotation, scale
+
+
+def _rows(values: np.ndarray, mask: np.ndarray, form) -> dict[int, str]:
+    """`form(row)` for each row of `values` where `mask` holds, by row index."""
+    where = np.flatnonzero(mask)
+    return dict(zip(where.tolist(), map(form, values[where].tolist()), strict=True))
+
+
+def _rotations(q: np.ndarray) -> dict[int, str]:
+    """The rotation line of each row of quaternions `q` (k, 4) that is not the identity:
+    Euler degrees (rounded to 9 places when that still converts back within 1e-13, as
+    the loader converts them), else the quaternion itself. All rows at once."""
     q = np.asarray(q, dtype=np.float64)
-    if np.array_equal(q, [0.0, 0.0, 0.0, 1.0]):
-        return []
-    euler = F.quat_to_euler(q).tolist()
-    for candidate in ([round(a, 9) for a in euler], list(euler)):
-        back = F.quat_from_euler(candidate)
-        if min(np.abs(back - q).max(), np.abs(back + q).max()) < 1e-13:
-            if not any(candidate):
-                return []
-            return [f"rotation = {_vec(candidate)}"]
-    return [f"quaternion = {_vec(q)}"]
+    todo = np.flatnonzero(~(q == [0.0, 0.0, 0.0, 1.0]).all(axis=1))
+    out: dict[int, str] = {}
+    if todo.size == 0:
+        return out
+    quats = q[todo]
+    euler = quats_to_eulers(quats)
+    done = np.zeros(todo.size, dtype=bool)
+    for candidate in (np.round(euler, 9), euler):
+        back = quats_from_eulers(candidate)
+        err = np.minimum(np.abs(back - quats).max(axis=1), np.abs(back + quats).max(axis=1))
+        take = ~done & (err < 1e-13)
+        for row in np.flatnonzero(take).tolist():
+            if candidate[row].any():
+                out[int(todo[row])] = f"rotation = {_vec(candidate[row])}"
+        done |= take
+    for row in np.flatnonzero(~done).tolist():
+        out[int(todo[row])] = f"quaternion = {_vec(quats[row])}"
+    return out
 
 
 def _look(look: Look | None) -> list[str]:
@@ -181,14 +217,6 @@ def _look(look: Look | None) -> list[str]:
         lines.append(f"size = {_vec_or_num(look.size)}")
     lines.append(f"color = {_color(look.color)}")
     return lines
-
-
-def _rest_values(scene: Scene) -> dict[tuple[int, str], np.ndarray]:
-    rest = {}
-    for m in scene.motions:
-        for row, node_id in enumerate(m.ids.tolist()):
-            rest[(node_id, m.channel)] = m.rest[row]
-    return rest
 
 
 def _motion_text(scene: Scene) -> dict[int, list[str]]:
@@ -239,7 +267,9 @@ def _num(x) -> str:
 
 
 def _vec(values) -> str:
-    return "[" + ", ".join(_num(v) for v in np.asarray(values, dtype=np.float64).ravel()) + "]"
+    if type(values) is not list:
+        values = np.asarray(values, dtype=np.float64).ravel().tolist()
+    return "[" + ", ".join(map(_num, values)) + "]"
 
 
 def _vec_or_num(values) -> str:
@@ -262,6 +292,9 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 def _str(text: str) -> str:
     """A TOML basic string."""
+    text = str(text)
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'  # nothing to escape: what the loop below would give
     out = []
     for ch in str(text):
         code = ord(ch)

@@ -37,7 +37,7 @@ class NodeArrays:
         "pos", "rot", "scl", "local", "world", "parent", "first_child", "last_child",
         "next_sib", "prev_sib", "slot", "size", "depth", "order", "cause", "version", "flags",
         "alive", "pos_v", "rot_v", "scl_v", "vector_v", "flags_v", "alive_v", "pos_b", "rot_b",
-        "scl_b", "world_b",
+        "scl_b", "world_b", "version_v", "links_v",
     )  # fmt: skip
 
     def __init__(self, capacity: int = 16) -> None:
@@ -103,6 +103,12 @@ class NodeArrays:
         self.rot_b = memoryview(self.rot).cast("B")
         self.scl_b = memoryview(self.scl).cast("B")
         self.world_b = memoryview(self.world).cast("B")
+        self.version_v = memoryview(self.version)
+        #: parent, first child, last child, next sibling, previous sibling: ``append_one``.
+        self.links_v = tuple(
+            memoryview(getattr(self, name))
+            for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib")
+        )
 
     # ------------------------------------------------------------------ one node's reads
     def check_alive(self, i: int) -> None:

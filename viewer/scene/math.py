@@ -125,6 +125,31 @@ def quat_to_euler(q: np.ndarray) -> np.ndarray:
     return np.degrees(np.array([rx, ry, rz]))
 
 
+def quats_to_eulers(q: np.ndarray) -> np.ndarray:
+    """`quat_to_euler` on rows: (k, 4) unit quaternions -> (k, 3) degrees, the same
+    formulas (gimbal lock: rx is 0), for writing many nodes at once."""
+    x, y, z, w = np.asarray(q, dtype=np.float64).T
+    m00, m11, m22 = 1 - 2 * (y * y + z * z), 1 - 2 * (x * x + z * z), 1 - 2 * (x * x + y * y)
+    m01, m10 = 2 * (x * y - z * w), 2 * (x * y + z * w)
+    m20, m21 = 2 * (x * z - y * w), 2 * (y * z + x * w)
+    sy = np.clip(-m20, -1.0, 1.0)
+    free = np.abs(sy) < 1.0 - 1e-12
+    rx = np.where(free, np.arctan2(m21, m22), 0.0)
+    ry = np.where(free, np.arcsin(sy), np.copysign(np.pi / 2, sy))
+    rz = np.where(free, np.arctan2(m10, m00), np.arctan2(-m01, m11))
+    return np.degrees(np.stack([rx, ry, rz], axis=1))
+
+
+def quats_from_eulers(euler: np.ndarray) -> np.ndarray:
+    """`quat_from_euler` on rows: (k, 3) degrees -> (k, 4), the same products."""
+    h = np.radians(np.asarray(euler, dtype=np.float64)) / 2.0
+    cx, cy, cz = np.cos(h).T
+    sx, sy, sz = np.sin(h).T
+    cxcy, sxsy, sxcy, cxsy = cx * cy, sx * sy, sx * cy, cx * sy
+    return np.stack([sxcy * cz - cxsy * sz, cxsy * cz + sxcy * sz,
+                     cxcy * sz - sxsy * cz, cxcy * cz + sxsy * sz], axis=1)  # fmt: skip
+
+
 def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """``T · R · S`` (docs/semantics.md section 1), by the kernels' own composition."""
     out = np.empty((1, 16))

@@ -82,7 +82,8 @@ def node_id(node: object, store: Storage, role: str) -> int:
         raise TypeError(f"{role}: expected a Node, a node name or None, got {node!r}")
     if node._store is not store:
         raise HierarchyError(f"{role} {node.name!r} belongs to another SceneGraph")
-    store.check_alive(node.id)
+    if not store.alive_v[node.id]:
+        store.check_alive(node.id)
     return node.id
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..text import printable
+from ..text import MAX_NAME, printable
 
 
 @dataclass(frozen=True)
@@ -81,11 +81,19 @@ class FrameReport:
         return int(self.cause[hits[0]]) if hits.size else None
 
     def log_lines(self) -> list[str]:
-        """docs/semantics.md section 3: per recomputed world, in pre-order, local line first."""
+        """docs/semantics.md section 3: per recomputed world, in pre-order, local line first.
+
+        Names come from files: each is made safe (`printable`; a short printable name, the
+        common case, is itself, so the check is made inline: a --log of a big scene
+        writes millions of these lines)."""
+        ids = self.world_updated.tolist()
+        names = [n if len(n) <= MAX_NAME and n.isprintable() else printable(n)
+                 for n in map(self._name_of, ids)]  # fmt: skip
         local = set(self.local_updated.tolist())
+        if not local:
+            return [f"=Update World : {name}=" for name in names]
         lines: list[str] = []
-        for i in self.world_updated.tolist():
-            name = printable(self._name_of(i))  # names come from files: no raw escapes
+        for i, name in zip(ids, names, strict=True):
             if i in local:
                 lines.append(f"*Update Local : {name}*")
             lines.append(f"=Update World : {name}=")

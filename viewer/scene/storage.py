@@ -38,13 +38,14 @@ class Storage(NodeArrays):
     handed to users, so its attributes are plain names.
     """
 
-    __slots__ = ("kernels", "heads", "roots", "n_roots", "products", "frame", "layout_valid",
-                 "structure_changed", "depth_sum", "ids_topological")  # fmt: skip
+    __slots__ = ("kernels", "heads", "heads_v", "roots", "n_roots", "products", "frame",
+                 "layout_valid", "structure_changed", "depth_sum", "ids_topological")  # fmt: skip
 
     def __init__(self, capacity: int = 16) -> None:
         super().__init__(capacity)
         self.kernels = current()
         self.heads = np.array([-1, -1], dtype=np.int64)  # first root, last root
+        self.heads_v = memoryview(self.heads)  # for the per-node path: never replaced
         self.roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
         self.n_roots = 0
         self.products = 0  # world products computed this frame so far (mid-frame reads)
@@ -92,6 +93,51 @@ class Storage(NodeArrays):
         self.mark(tops, force=True)
         self.structure_edited()
         return ids
+
+    def append_one(self, p: int, name: str, pos: tuple, rot: tuple, scl: tuple) -> int:
+        """``append`` for one checked node, in plain Python through the memoryviews (the
+        compiled loops' call overhead is most of a node's cost): the same links, flags,
+        dirty root and counters as ``append`` leaves. Returns the new id."""
+        if self.pending:
+            self.flush()  # as ``mark`` does, so dirty roots stay in the order of the edits
+        i = self.n
+        if i >= self.cap:
+            self.grow(i + 1)
+        pv, rv, sv = self.pos_v, self.rot_v, self.scl_v
+        pv[3 * i], pv[3 * i + 1], pv[3 * i + 2] = pos
+        rv[4 * i], rv[4 * i + 1], rv[4 * i + 2], rv[4 * i + 3] = rot
+        sv[3 * i], sv[3 * i + 1], sv[3 * i + 2] = scl
+        self.flags_v[i] = NEW  # what ``mark`` leaves on a new node (rule 1, subtree dirty)
+        self.version_v[i] = 0
+        self.alive_v[i] = True
+        parent, first, last, next_, prev = self.links_v
+        parent[i], first[i], last[i], next_[i] = p, -1, -1, -1
+        heads = self.heads_v
+        before = heads[1] if p < 0 else last[p]  # the new node's previous sibling
+        prev[i] = before
+        if before >= 0:
+            next_[before] = i
+        elif p < 0:
+            heads[0] = i
+        else:
+            first[p] = i
+        if p < 0:
+            heads[1] = i
+        else:
+            last[p] = i
+        self.names.append(name)
+        self.ids_by_name[name] = i
+        self.n = i + 1
+        self.alive_count += 1
+        k = self.n_roots
+        if k >= self.roots.shape[0]:
+            self.reserve_roots(1)
+        self.roots[k] = i
+        self.n_roots = k + 1
+        self.changes += 2  # the marking and the structural edit, as ``append`` counts
+        self.layout_valid = False
+        self.structure_changed = True
+        return i
 
     # ------------------------------------------------------------------ marking
     def flush(self) -> None:

@@ -122,6 +122,73 @@ def spatial(value: object, plane: float, node: str, field: str) -> np.ndarray:
     return vector(value, 3, node, field)
 
 
+#: Element types ``add`` converts in plain Python; anything else takes the checked path.
+_PLAIN = frozenset((float, int, np.float64))
+
+
+def _plain_floats(value: object) -> list | tuple | None:
+    """The items of a tuple, list or 1-D array when each is a plain int or float, else
+    None (then the caller takes the numpy path, which decides and words the error)."""
+    kind = type(value)
+    if kind is _ARRAY:
+        if value.ndim != 1:
+            return None
+        value, kind = value.tolist(), list
+    if kind is not tuple and kind is not list:
+        return None
+    for item in value:
+        if type(item) not in _PLAIN:
+            return None
+    return value
+
+
+def spatial_floats(value: object, plane: float, node: str, field: str) -> tuple:
+    """``spatial`` as three Python floats, for ``SceneGraph.add``: plain ints and floats
+    in a tuple, list or 1-D array (or one number, for a scale) are converted in plain
+    Python; anything else goes through ``spatial``, so what is accepted, what is refused
+    and every message stay those of the numpy path."""
+    if type(value) is tuple and len(value) == 3:  # the common case, first and shortest
+        x, y, z = value
+        if type(x) is float and type(y) is float and type(z) is float and _isfinite(x + y + z):
+            return value
+    items = _plain_floats(value)
+    if items is None and plane == 1.0 and type(value) in _PLAIN:
+        items = (value, value, value)
+    if items is not None and 2 <= len(items) <= 3:
+        try:
+            x, y = float(items[0]), float(items[1])
+            z = float(items[2]) if len(items) == 3 else plane
+        except OverflowError:  # an int past float's range: the numpy path words it
+            pass
+        else:
+            if _isfinite(x + y + z):
+                return x, y, z
+    return tuple(spatial(value, plane, node, field).tolist())
+
+
+def euler_floats(value: object, node: str, field: str) -> tuple:
+    """Three finite Euler angles as Python floats (``spatial_floats``'s rules, no 2-D)."""
+    items = _plain_floats(value)
+    if items is not None and len(items) == 3:
+        try:
+            x, y, z = float(items[0]), float(items[1]), float(items[2])
+        except OverflowError:
+            pass
+        else:
+            if _isfinite(x + y + z):
+                return x, y, z
+    return tuple(vector(value, 3, node, field).tolist())
+
+
+def unit_floats(value: object, node: str, field: str) -> tuple:
+    """A normalised quaternion as four Python floats (``spatial_floats``'s rules; the
+    arithmetic of the per-node setter, ``unit_four``)."""
+    items = _plain_floats(value)
+    if items is not None and len(items) == 4:
+        return unit_four(items, (node,), 0, field)
+    return tuple(unit_quaternion(value, node, field).tolist())
+
+
 def unit_four(value: object, names: Sequence[str], i: int, field: str) -> tuple:
     """``value`` as a normalised quaternion of four Python floats (see ``three``)."""
     kind = type(value)

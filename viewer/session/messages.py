@@ -43,4 +43,4 @@ class Messages:
 
     def log(self, lines: list[str]) -> None:
         """``--log`` lines, as they are, on stdout."""
-        print(*lines, sep="\n", file=self._out or sys.stdout)
+        (self._out or sys.stdout).write("\n".join(lines) + "\n")  # one write: long runs

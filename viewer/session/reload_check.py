@@ -10,9 +10,8 @@ wrong, from any layer, becomes one `SceneError` naming the file (and the node wh
 at fault); the caller keeps the last good scene. A scene that passes has simply been
 advanced to the frame it will be shown at.
 
-The touches and the selection of the old scene refer to nodes by name: `carry_names`
-keeps those whose name the new scene still has and says, in one note each, which were
-dropped.
+The touches and the selection of the old scene refer to nodes by name:
+`viewer.keys.references` carries them over.
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ from viewer.content.motion import apply_motions
 from viewer.content.scene import Scene
 from viewer.errors import floats_raise
 from viewer.io.errors import SceneError
-from viewer.text import brief, quoted
+from viewer.text import brief
 
-__all__ = ["carry_names", "try_scene"]
+__all__ = ["try_scene"]
 
 
 def try_scene(scene: Scene, display: str, *, time: float, motion_on: bool = True) -> None:
@@ -42,11 +41,11 @@ def try_scene(scene: Scene, display: str, *, time: float, motion_on: bool = True
             apply_animation(scene, time, running=motion_on)
             graph.update()
             worlds = np.asarray(graph.world_matrices(), dtype=np.float64)
-            _check_finite(scene, worlds.reshape(len(worlds), -1), "world matrix", display)
+            _check_finite(scene, worlds.reshape(-1, 16), "world matrix", display)
             skinning = scene.skinning
             for skin in [] if skinning is None else skinning.skins:
                 joints = skin.matrices(worlds.reshape(-1, 4, 4))
-                bad = np.flatnonzero(~np.isfinite(joints.reshape(len(joints), -1)).all(axis=1))
+                bad = np.flatnonzero(~np.isfinite(joints.reshape(-1, 16)).all(axis=1))
                 if bad.size:
                     node = graph.name_of(int(skin.joints[bad[0]]))
                     raise SceneError("its joint matrix is not finite", file=display, node=node)
@@ -65,28 +64,3 @@ def _check_finite(scene: Scene, rows: np.ndarray, what: str, display: str) -> No
     if bad.size:
         name = scene.graph.name_of(int(bad[0]))
         raise SceneError(f"its {what} is not finite", file=display, node=name)
-
-
-def carry_names(
-    scene: Scene, touches: dict[int, list[str]], selected: str | None
-) -> tuple[dict[int, list[str]], int | None, list[str]]:
-    """(the touches whose node `scene` still has, the id of the node named `selected` in
-    it or None, one note per thing dropped)."""
-    graph = scene.graph
-    notes: list[str] = []
-    kept: dict[int, list[str]] = {}
-    for frame, names in sorted(touches.items()):
-        for name in names:
-            if name in graph:
-                kept.setdefault(frame, []).append(name)
-            else:
-                notes.append(f"dropped the touch of {quoted(name)} at frame {frame}: the "
-                             "reloaded scene has no node of that name")  # fmt: skip
-    node_id = None
-    if selected is not None:
-        if selected in graph:
-            node_id = graph[selected].id
-        else:
-            notes.append(f"cleared the selection: the reloaded scene has no node named "
-                         f"{quoted(selected)}")  # fmt: skip
-    return kept, node_id, notes

@@ -32,13 +32,14 @@ from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_motions
 from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise
+from viewer.io.ranges import reach_reason
+from viewer.keys.references import carry_names
 from viewer.scene.report import FrameReport
 from viewer.session.collision_test import CollisionTest
 from viewer.session.edits import Editing
 from viewer.session.frame import Frame, FrameError, window_title
 from viewer.session.messages import Messages
 from viewer.session.opening import SceneFiles
-from viewer.session.reload_check import carry_names
 from viewer.session.start_pose import StartPose
 from viewer.text import brief, printable
 
@@ -110,8 +111,7 @@ class Session:
     def graph(self):
         return self.scene.graph
 
-    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
-        """What the scene's file says about a node (a USD prim's path and op stack)."""
+    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:  # a USD prim's path, ops
         describe = self.scene.describe_node
         return () if describe is None else describe(int(node_id))
 
@@ -122,18 +122,15 @@ class Session:
         return player if player is not None and player.clips else None
 
     @property
-    def collision_mode(self) -> str | None:
-        """The collision demo's motion mode ("oscillate" / "revolve"); None elsewhere."""
+    def collision_mode(self) -> str | None:  # "oscillate" / "revolve"; None: no demo
         return None if self.collision is None else self.collision.mode
 
     @property
-    def collision_reading(self) -> Reading | None:
-        """The collision demo's latest reading (None: no demo, or no test since restart)."""
+    def collision_reading(self) -> Reading | None:  # None: no demo, or no test yet
         return None if self._collision_test is None else self._collision_test.reading
 
     @property
-    def selected(self) -> int | None:
-        """The selected node's id (the editing room's selection)."""
+    def selected(self) -> int | None:  # the editing room's selection
         return self.editing.selected
 
     def select(self, node_id: int | None) -> None:
@@ -214,6 +211,8 @@ class Session:
             self.editing.apply_held(self.collision)
         with self._phase("the update", phases, "update"):
             report = graph.update()
+        if self.frame_callbacks and (reason := reach_reason(graph, report.world_updated)):
+            raise FrameError(f"frame {self.frame}: after on_frame, {reason}")  # last good kept
         self.last_report = report
         weights = scene.geometry.take_changed()
         if self.log:
@@ -331,10 +330,8 @@ class Session:
 
     # -- restart -------------------------------------------------------------------------
     def restart(self) -> FrameReport:
-        """Back to frame 0: the local values, motions and clip the scene started with
-        (`StartPose`), the clock at 0, so the scripted events and ``--touch`` touches play
-        again. Returns the layout update that puts the nodes back (not a frame; a
-        renderer uploads its executed nodes)."""
+        """Back to frame 0 (`StartPose`: the first local values, motions and clip; the
+        clock at 0: scripts play again). Returns the layout update (not a frame)."""
         if self._start is None or self._start.scene is not self.scene:  # no frame yet
             return self.graph.update()
         self._start.put_back()
@@ -348,7 +345,6 @@ class Session:
             self._collision_test.reading = None
         return self.graph.update()
 
-    def switch_collision_mode(self) -> None:
-        """M in the collision demo: the rectangle oscillates or revolves."""
+    def switch_collision_mode(self) -> None:  # M: the rectangle oscillates or revolves
         if self.collision is not None:
             self.collision.switch_mode(self.time)

@@ -24,8 +24,9 @@ import numpy as np
 
 from viewer.collision.ray import pick
 from viewer.io.ranges import camera_gap_reason
+from viewer.keys.references import camera_name, carry_camera
 from viewer.progress import Progress
-from viewer.render.camera import ORTHOGRAPHIC, Camera
+from viewer.render.camera import ORTHOGRAPHIC, Camera, pixel_ray
 from viewer.render.context import GL_VERSION
 from viewer.render.file_view import view_of
 from viewer.render.frame_view import FrameViews, ViewSettings
@@ -115,8 +116,13 @@ class SgviewApp(mglw.WindowConfig):
         start = clock.perf_counter()
         self._phases = []
         self.input.poll_dialog()  # a file picked in the dialog is asked for
+        source, camera = session.scene.source, camera_name(session.scene.cameras, self.view)
         if session.poll_files(prepare=self._prepare_renderer) is not None:
             self._scene_replaced()  # a file asked for, or the scene file saved again
+            if session.scene.source == source:  # reloaded: its camera carried over by name
+                self.view, notes = carry_camera(session.scene.cameras, camera)
+                for note in notes:
+                    session.messages.warn(f"note: {note}")
         self.redraws += 1
         self.input.play_script(self.options.script, self.redraws)
         frame = session.advance(frame_time)
@@ -197,18 +203,21 @@ class SgviewApp(mglw.WindowConfig):
         """Draw the scene, then the overlay over it, into the window's framebuffer.
 
         `seen` False: nobody will look at this picture (a headless frame before the last
-        one, not recorded), so the overlay's panels are not drawn.
+        one, not recorded), so the overlay's panels are not drawn, nor the scene unless
+        --trace times every frame's drawing (a long headless --log run spent nearly all
+        its time drawing pictures nobody saw).
         """
         t0 = clock.perf_counter()
         self._show_title()
         self._fit_view_to_panels()
         self._follow_view()
-        view = self._views.extract(self.session.graph, self.settings, self.wnd.fbo,
-                                   self.buffer_size, selected=self.session.selected,
-                                   bounds=self.bounds)  # fmt: skip
-        self.renderer.draw(view, self.camera)
+        if seen or self.trace is not None:
+            view = self._views.extract(self.session.graph, self.settings, self.wnd.fbo,
+                                       self.buffer_size, selected=self.session.selected,
+                                       bounds=self.bounds)  # fmt: skip
+            self.renderer.draw(view, self.camera)
+            self._phases.append(("draw", t0, clock.perf_counter()))
         t1 = clock.perf_counter()
-        self._phases.append(("draw", t0, t1))
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
             self._phases.append(("overlay", t1, clock.perf_counter()))
@@ -293,11 +302,19 @@ class SgviewApp(mglw.WindowConfig):
     # -- window actions ----------------------------------------------------------------
     def select_at(self, x: float, y: float) -> int | None:
         """Select the node under window position (x, y); return its id or None."""
-        origin, direction = self.camera.ray(x, y, tuple(self.wnd.size))
-        ids, worlds, lo, hi = self.bounds.node_boxes()
-        index, _ = pick(origin, direction, worlds, lo, hi)
-        self.session.select(int(ids[index]) if index >= 0 else None)
+        self.select_at_each([(x, y)])
         return self.session.selected
+
+    def select_at_each(self, points: list[tuple[float, float]]) -> None:
+        """`select_at` for each point in turn (a redraw's scripted clicks): the camera
+        matrix and the node boxes, which cannot change between them, computed once."""
+        size = tuple(self.wnd.size)
+        view_projection = self.camera.view_projection(size)
+        ids, worlds, lo, hi = self.bounds.node_boxes()
+        for x, y in points:
+            origin, direction = pixel_ray(view_projection, size, x, y)
+            index, _ = pick(origin, direction, worlds, lo, hi)
+            self.session.select(int(ids[index]) if index >= 0 else None)
 
     def quit(self) -> None:
         """Close the window; --screenshot gets the current picture if no frame limit did."""

@@ -48,6 +48,7 @@ class InputTarget(Protocol):
     def restart(self) -> None: ...
     def cycle_view(self) -> None: ...
     def select_at(self, x: float, y: float) -> int | None: ...
+    def select_at_each(self, points: list[tuple[float, float]]) -> None: ...
 
 
 def _toggle(obj, name: str) -> None:
@@ -161,8 +162,9 @@ class WindowInput:
             self.key_up(name)
         for name in script.presses.get(redraw, ()):
             self.key_down(name)
-        for x, y in script.clicks.get(redraw, ()):
-            self.app.select_at(x + 0.5, y + 0.5)  # the pixel's centre, as a mouse click
+        clicks = script.clicks.get(redraw)
+        if clicks:  # at the pixels' centres, as a mouse click
+            self.app.select_at_each([(x + 0.5, y + 0.5) for x, y in clicks])
 
     # -- files ---------------------------------------------------------------------------
     def dialog(self) -> OpenDialog:

@@ -129,9 +129,9 @@ def _array(gltf: GltfFile, obj: dict, key: str, where: str) -> list:
 def _sampler(gltf: GltfFile, sampler: object, where: str, width: int, path: str):
     """(times (k,), values (k, width) or (k, 3, width), interpolation), checked.
 
-    Key times may repeat (a jump: the sampler takes the first of the equal keys as the
-    end of the segment before and the last as the start of the one after). Weights keys
-    hold `width` values each, stored one after the other in a SCALAR accessor."""
+    Key times must increase strictly (glTF 3.11: ``input`` values are "strictly
+    increasing"; a repeated time is refused, naming the key). Weights keys hold `width`
+    values each, stored one after the other in a SCALAR accessor."""
     rotation = path == "rotation"
     sampler = gltf.obj(sampler, where)
     interpolation = sampler.get("interpolation", "LINEAR")
@@ -147,10 +147,16 @@ def _sampler(gltf: GltfFile, sampler: object, where: str, width: int, path: str)
                          f"or more, got {k}")  # fmt: skip
     if not np.all(np.isfinite(times)) or times[0] < 0 or times[-1] > MAX_KEY_TIME:
         raise gltf.error(where, f"key times must be finite seconds in 0..{MAX_KEY_TIME:g}")
-    if k > 1 and not np.all(np.diff(times) >= 0):
-        bad = int(np.flatnonzero(~(np.diff(times) >= 0))[0])
-        raise gltf.error(where, f"key times must not decrease: key {bad + 1} is "
-                         f"{float(times[bad + 1])!r} after {float(times[bad])!r}")  # fmt: skip
+    if k > 1 and not np.all(np.diff(times) > 0):
+        bad = int(np.flatnonzero(~(np.diff(times) > 0))[0])
+        after, now = float(times[bad]), float(times[bad + 1])
+        rule = "must increase strictly" if now == after else "must not decrease"
+        _i, acc = gltf.item(sampler.get("input"), "accessors", f"{where} input")
+        if acc.get("bufferView") is None and acc.get("sparse") is None:  # no data: zeros
+            raise DataUnavailable("key times without data (zeros, which repeat)",
+                                  file=gltf.display, section=f"{where} input")  # fmt: skip
+        raise gltf.error(f"{where} input", f"key times {rule}: key {bad + 1} is {now!r} "
+                         f"after {after!r}")  # fmt: skip
     types = ("SCALAR",) if path == "weights" else _TYPES[width]
     values = gltf.floats(sampler.get("output"), f"{where} output", types)
     if path == "weights":

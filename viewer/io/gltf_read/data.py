@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 import stat
-import struct
 import urllib.parse
 from pathlib import Path
 
@@ -32,6 +30,7 @@ import numpy as np
 
 from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.compression import meshopt_view
+from viewer.io.gltf_read.container import glb_chunks, parse_json
 from viewer.io.gltf_read.document import is_int, whole
 from viewer.io.gltf_read.sparse import apply_sparse
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
@@ -53,8 +52,6 @@ _MAX_COUNT = 1 << 28  # refuse absurd element counts before allocating anything
 #: A URI with a scheme other than file: and data: (http:, https:...): never read, and only
 #: refused when something reads it (an unused buffer may name one: the file is valid).
 _NETWORK = re.compile(r"^(?!file:)[A-Za-z][A-Za-z0-9+.-]*:")
-_GLB_JSON = 0x4E4F534A
-_GLB_BIN = 0x004E4942
 
 
 class DataUnavailable(SceneError):
@@ -85,11 +82,28 @@ class GltfFile:
         self.decoded: dict[int, np.ndarray] = {}
         #: Buffer views decoded from EXT_meshopt_compression, by index.
         self.unpacked: dict[int, bytes] = {}
+        #: One-line notes on what was ignored (the reader adds them to the model's).
+        self.notes: list[str] = []
+        #: The buffers without a ``uri`` (in a .glb, after buffer 0: the BIN chunk is
+        #: buffer 0's alone), and those something tried to read without data.
+        self.uriless: list[int] = []
+        self.unavailable: set[int] = set()
 
     def error(
         self, where: str | None, reason: str, *, node: str | None = None, field: str | None = None
     ) -> SceneError:
         return SceneError(reason, file=self.display, node=node, field=field, section=where)
+
+    @property
+    def no_data_reason(self) -> str:
+        """Why a buffer without a ``uri`` has no bytes here (what a note says)."""
+        return _NO_DATA_IN_GLB if self.is_glb else _NO_DATA
+
+    def note(self, where: str, text: str) -> None:
+        """Record, once, a one-line note that something in the file was ignored."""
+        note = f"{self.display}: {where}: {text}"
+        if note not in self.notes:
+            self.notes.append(note)
 
     def check_size(self, need: int, what: str, where: str | None) -> None:
         """Refuse `need` bytes of `what` over the size cap, before reading them."""
@@ -129,62 +143,18 @@ class GltfFile:
         if self.path.suffix.lower() == ".glb" and not is_glb:
             raise self.error(None, "not a binary glTF file: it does not start with 'glTF'")
         if is_glb:
-            chunk, self.bin = self._glb_chunks(memoryview(data))
+            chunk, self.bin = glb_chunks(memoryview(data), self.error)
             text, what = bytes(chunk), "the JSON chunk"
         else:
             text, what = data, "the .gltf file"
         reason = self.budget.charge_json(text)
         if reason is not None:
             raise self.error(None, reason)
-        self.doc = self._parse_json(text, what)
+        self.doc = parse_json(text, what, self.display)
         version = self.obj(self.doc.get("asset"), "asset").get("version")
         if not isinstance(version, str) or not version.startswith("2."):
             raise self.error("asset", f"expected glTF version 2.x, got {describe(version)}")
         self._check_uris()
-
-    def _glb_chunks(self, data: memoryview) -> tuple[memoryview, memoryview | None]:
-        """The JSON and (optional) BIN chunks of a binary glTF container."""
-        if len(data) < 20:
-            raise self.error(None, f"the .glb file is {len(data)} bytes, too short for a header")
-        _magic, version, total = struct.unpack_from("<4sII", data, 0)
-        if version != 2:
-            raise self.error(None, f"expected binary glTF version 2, got {version}")
-        if total > len(data):
-            raise self.error(None, f"the header says {total:,} bytes, the file has {len(data):,}")
-        chunks: list[tuple[int, memoryview]] = []
-        offset = 12
-        while offset + 8 <= total:
-            length, kind = struct.unpack_from("<II", data, offset)
-            if offset + 8 + length > total:
-                raise self.error(None, f"chunk {len(chunks)} runs past the end of the file")
-            chunks.append((kind, data[offset + 8 : offset + 8 + length]))
-            offset += 8 + (length + 3) // 4 * 4
-        if not chunks or chunks[0][0] != _GLB_JSON:
-            raise self.error(None, "the .glb file has no JSON chunk first")
-        blob = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _GLB_BIN else None
-        return chunks[0][1], blob
-
-    def _parse_json(self, text: bytes, what: str) -> dict:
-        try:
-            decoded = text.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = text.count(b"\n", 0, exc.start) + 1
-            raise SceneError(
-                f"{what} is not UTF-8 text ({exc.reason})", file=self.display, line=line
-            ) from None
-        try:
-            doc = json.loads(decoded)
-        except json.JSONDecodeError as exc:
-            raise SceneError(
-                f"{what} is not valid JSON: {exc.msg} (column {exc.colno})",
-                file=self.display,
-                line=exc.lineno,
-            ) from None
-        except ValueError as exc:  # e.g. an integer with more digits than Python converts
-            raise self.error(None, f"{what} is not valid JSON ({brief(exc)})") from None
-        if not isinstance(doc, dict):
-            raise self.error(None, f"expected a JSON object at the top, got {describe(doc)}")
-        return doc
 
     # ------------------------------------------------------------------ JSON access
     def obj(self, value: object, where: str) -> dict:
@@ -223,6 +193,9 @@ class GltfFile:
                 where = f"{kind[:-1]} {i}"
                 uri = self.obj(item, where).get("uri")
                 if uri is None:
+                    chunk = self.is_glb and i == 0  # glTF 4.4.3.3: buffer 0's alone
+                    if kind == "buffers" and not chunk and not _fallback(item):
+                        self.uriless.append(i)  # no data in the file: noted if unread
                     continue
                 if not isinstance(uri, str):
                     raise self.error(where, f"uri must be a string, got {describe(uri)}")
@@ -260,7 +233,8 @@ class GltfFile:
                 raise self.error(here, "no uri and no binary chunk to read it from")
             if index != 0 or self.bin is None:  # the data comes from elsewhere (a .gltf,
                 # or a .glb's later buffer without a uri: the spec gives it no bytes)
-                raise DataUnavailable("no uri and no binary chunk to read it from",
+                self.unavailable.add(index)
+                raise DataUnavailable(self.no_data_reason,
                                       file=self.display, section=here)  # fmt: skip
             data = self.bin
         elif uri.startswith("data:"):
@@ -410,6 +384,16 @@ class GltfFile:
             raise self.error(where, "an integer accessor here must be normalized")
         top = float(np.iinfo(arr.dtype).max)
         return np.maximum(arr.astype(np.float64) / top, -1.0)
+
+
+_NO_DATA = "no uri and no binary chunk to read it from"
+_NO_DATA_IN_GLB = "no uri, and a .glb's binary chunk is buffer 0's alone"
+
+
+def _fallback(buffer: dict) -> bool:
+    """Whether a buffer is an EXT_meshopt_compression fallback (its data is elsewhere)."""
+    ext = buffer.get("extensions")
+    return isinstance(ext, dict) and ext.get("EXT_meshopt_compression") is not None
 
 
 def _default(value: object, default: object) -> object:

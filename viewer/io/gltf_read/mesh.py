@@ -85,6 +85,8 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         if ext.get("KHR_draco_mesh_compression") is not None:
             decode_draco(gltf, prim, ext["KHR_draco_mesh_compression"], phere)
         attrs = gltf.obj(prim.get("attributes"), f"{phere} attributes")
+        if not attrs:  # glTF 5.24: required, one attribute at least; a client skips it
+            gltf.note(phere, "it has no attributes (glTF needs one at least): not drawn")
         if attrs.get("POSITION") is None:
             continue  # glTF: a primitive without positions draws nothing
         pos = gltf.floats(attrs["POSITION"], f"{phere} POSITION", ("VEC3",), integers=True)

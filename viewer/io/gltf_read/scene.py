@@ -41,10 +41,8 @@ folder are refused.
 from __future__ import annotations
 
 import gc
-import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -54,12 +52,13 @@ from viewer.animation.skin import SkinnedMesh, Skinning
 from viewer.content import meshes
 from viewer.content.geometry import Geometry, InstancedNode, MorphedNode
 from viewer.content.scene import FileCamera, FileLight, Look
-from viewer.io.errors import SceneError, describe
+from viewer.io.errors import SceneError
 from viewer.io.gltf_read.anim import read_animations
 from viewer.io.gltf_read.data import DataUnavailable, GltfFile, brief, is_int, whole
 from viewer.io.gltf_read.extensions import check_extensions
 from viewer.io.gltf_read.instancing import instance_matrices
 from viewer.io.gltf_read.mesh import MeshParts, read_mesh
+from viewer.io.gltf_read.node_values import bulk_values, matrix_trs, number_error
 from viewer.io.gltf_read.nodes import node_order
 from viewer.io.gltf_read.primitives import morph_weights
 from viewer.io.gltf_read.skin import check_joint_indices, read_skin, skin_index
@@ -67,7 +66,6 @@ from viewer.io.gltf_read.source import GltfSource, read_source
 from viewer.io.gltf_read.views import read_views
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.materials import MeshSurface
-from viewer.scene.math import decompose, trs_matrix
 
 __all__ = ["GltfModel", "read_gltf"]
 
@@ -179,7 +177,24 @@ class _Reader(GltfFile):
         notes = check_extensions(self)
         model = self._model()
         model.notes[:0] = notes
+        self._note_buffers_without_data()
+        model.notes.extend(n for n in self.notes if n not in model.notes)
         return model
+
+    def _note_buffers_without_data(self) -> None:
+        """One note for each buffer without data whose views nothing read (when something
+        read one, its own note said what was left out)."""
+        unread = set(self.uriless) - self.unavailable
+        if not unread:
+            return
+        views: dict[int, int] = {}
+        for view in self.array("bufferViews"):
+            b = whole(view.get("buffer")) if isinstance(view, dict) else None
+            if b in unread:
+                views[b] = views.get(b, 0) + 1
+        for b, count in sorted(views.items()):
+            self.note(f"buffer {b}", f"{self.no_data_reason}: its {count} buffer view(s) "
+                      "are ignored")  # fmt: skip
 
     def _model(self) -> GltfModel:
         nodes = self.array("nodes")
@@ -208,7 +223,7 @@ class _Reader(GltfFile):
                 v = node.get(f)
                 if v is not None:
                     if type(v) is not list or len(v) != width:
-                        raise self._number_error(i, name, f, width, v)
+                        raise number_error(self, i, name, f, width, v)
                     f_rows.append(row)
                     f_vals.append(v)
             if node.get("matrix") is not None:
@@ -217,7 +232,7 @@ class _Reader(GltfFile):
                 mesh_rows.append((row, i, node["mesh"], node.get("skin"), node))
         model.names = names
         model.positions, model.rotations, model.scales = (
-            self._bulk(k, *given[f], _DEFAULTS[f], order, names, f) for f in _DEFAULTS
+            bulk_values(self, k, *given[f], _DEFAULTS[f], order, names, f) for f in _DEFAULTS
         )
         norms = np.linalg.norm(model.rotations, axis=1)
         bad = np.flatnonzero(~(norms > 1e-12))
@@ -227,7 +242,7 @@ class _Reader(GltfFile):
                              node=names[row], field="rotation")  # fmt: skip
         model.rotations /= norms[:, None]
         for row, i, name, matrix in matrices:
-            t, r, s = self._matrix(matrix, i, name)
+            t, r, s = matrix_trs(self, matrix, i, name)
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
         morph_counts, material_notes = self._meshes(model, mesh_rows, names)
@@ -319,47 +334,6 @@ class _Reader(GltfFile):
         if note not in model.notes:
             model.notes.append(note)
 
-    def _number_error(self, i: int, name: str, field_name: str, width: int, value) -> SceneError:
-        got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)
-        return self.error(f"glTF node {i}", f"expected {width} numbers, got {got}", node=name,
-                          field=field_name)  # fmt: skip
-
-    def _bulk(self, k: int, rows: list[int], values: list, default: tuple, order: list[int],
-              names: list[str], field_name: str) -> np.ndarray:  # fmt: skip
-        """A (k, width) float64 array of `default` with the given rows set from `values`
-        (lists whose length is checked): their types checked in one pass over all of them,
-        then their values; the first bad row is named."""
-        arr = np.tile(np.asarray(default, dtype=np.float64), (k, 1))
-        if not rows:
-            return arr
-        width = len(default)
-        flat = list(chain.from_iterable(values))
-        if not set(map(type, flat)) <= {int, float}:
-            j = next(j for j, v in enumerate(values) if not _numbers(v))
-            row = rows[j]
-            raise self._number_error(order[row], names[row], field_name, width, values[j])
-        try:
-            got = np.fromiter(flat, dtype=np.float64, count=len(flat))
-        except OverflowError:  # an integer beyond float range
-            got = np.array([_to_float(c) for c in flat])
-        got = got.reshape(len(rows), width)
-        finite = np.isfinite(got).all(axis=1)
-        if not finite.all():
-            row = rows[int(np.flatnonzero(~finite)[0])]
-            raise self.error(f"glTF node {order[row]}", "expected finite numbers",
-                             node=names[row], field=field_name)  # fmt: skip
-        arr[np.asarray(rows, dtype=np.int64)] = got
-        return arr
-
-    def _matrix(self, matrix: object, i: int, name: str):
-        where = f"glTF node {i}"
-        if type(matrix) is not list or len(matrix) != 16 or not _numbers(matrix):
-            raise self._number_error(i, name, "matrix", 16, matrix)
-        m = np.array([_to_float(c) for c in matrix]).reshape(4, 4).T  # column-major
-        if not np.all(np.isfinite(m)):
-            raise self.error(where, "expected finite numbers", node=name, field="matrix")
-        return _decompose(m, lambda why: self.error(where, why, node=name, field="matrix"))
-
     def _title(self) -> str:
         scenes = self.array("scenes")
         chosen = whole(self.doc.get("scene"))
@@ -373,29 +347,3 @@ class _Reader(GltfFile):
 
 def read_mesh_nothing() -> MeshParts:
     return MeshParts(None, None, None, None)
-
-
-def _numbers(values: list) -> bool:
-    for c in values:
-        kind = type(c)
-        if kind is not float and kind is not int:
-            return False
-    return True
-
-
-def _to_float(value: float | int) -> float:
-    try:
-        return float(value)
-    except OverflowError:
-        return math.inf
-
-
-def _decompose(m: np.ndarray, error) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Split an affine matrix into translation, unit quaternion and scale; refuse shear
-    and projective rows, which TRS cannot hold."""
-    if not np.allclose(m[3], [0.0, 0.0, 0.0, 1.0], atol=1e-9):
-        raise error("the last row must be 0, 0, 0, 1")
-    t, q, s = decompose(m)
-    if not np.allclose(trs_matrix(t, q, s), m, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(m).max())):
-        raise error("it has shear, which TRS cannot represent")
-    return t, q, s

@@ -16,6 +16,7 @@ from collections import Counter
 
 import numpy as np
 
+from viewer.io.gltf_read.document import whole
 from viewer.io.gltf_read.source import GltfSource
 from viewer.io.gltf_write.pack import Packer
 from viewer.io.gltf_write.remap import (
@@ -249,7 +250,7 @@ def _view(packer: Packer, src: GltfSource, j: int, view: dict) -> int | None:
             if not more["extensions"]:
                 del more["extensions"]
         return packer.view(src.views[j], **more)
-    length = view.get("byteLength")
+    length = whole(view.get("byteLength"))  # 1.0 is 1 (JSON does not tell them apart)
     data = _slice(src, view.get("buffer"), view.get("byteOffset", 0), length)
     if data is not None:
         return packer.view(data, **more)

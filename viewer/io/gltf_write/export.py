@@ -78,6 +78,7 @@ def build_gltf(scene: Scene) -> GltfExport:
     ids = graph.alive_ids()  # pre-order: a parent before its children
     index_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
     trs = _local_values(scene, ids)
+    trs_fields = _trs_fields(trs)
     sourced = _sourced_nodes(scene, index_of)
     from_file = {k for _src, node_map in sourced for k in node_map.values()}
     nodes: list[dict] = []
@@ -86,7 +87,7 @@ def build_gltf(scene: Scene) -> GltfExport:
     for k, node_id in enumerate(ids.tolist()):
         entry: dict = {"name": graph.name_of(node_id)}
         if k not in from_file:
-            entry.update(_trs(trs, k))
+            entry.update(trs_fields(k))
             look = scene.look(node_id)
             mesh = builtin.mesh(look.mesh, look.size, look.color)
             if mesh is not None:
@@ -112,7 +113,7 @@ def build_gltf(scene: Scene) -> GltfExport:
                 nodes[k].update({f: list(src_node[f]) for f in _TRS_FIELDS
                                  if isinstance(src_node.get(f), list)})  # fmt: skip
             else:
-                nodes[k].update(_trs(trs, k))
+                nodes[k].update(trs_fields(k))
     _motions(scene, out, packer, index_of, notes)
     doc: dict = {"asset": {"version": "2.0", "generator": "sgview"}}
     if len(set(out.copyright)) == 1:
@@ -174,14 +175,20 @@ def _local_values(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     return pos, rot, scl
 
 
-def _trs(trs: tuple[np.ndarray, ...], k: int) -> dict:
-    """The non-default TRS fields of row `k`."""
-    entry = {}
+def _trs_fields(trs: tuple[np.ndarray, ...]):
+    """A function of row `k`: its non-default TRS fields, as glTF lists. Which rows
+    differ from the defaults, and the lists, are found for all rows at once."""
+    fields = []
     for key, values, default in zip(("translation", "rotation", "scale"), trs, _IDENTITY,
                                     strict=True):  # fmt: skip
-        if not np.array_equal(values[k], default):
-            entry[key] = values[k].tolist()
-    return entry
+        differs = (values != np.asarray(default)).any(axis=1)
+        rows = np.flatnonzero(differs)
+        fields.append((key, dict(zip(rows.tolist(), values[rows].tolist(), strict=True))))
+
+    def of_row(k: int) -> dict:
+        return {key: table[k] for key, table in fields if k in table}
+
+    return of_row
 
 
 def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: Counter) -> None:

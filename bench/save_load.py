@@ -1,0 +1,170 @@
+"""Saving and loading at size, and the memory a node costs (issue 36).
+
+    .venv/bin/python bench/save_load.py [--nodes N] [--repeats K] [--quick]
+
+For `--nodes` (default 1,000,000; `--quick`: 20,000) it generates ``chain:N`` once, then
+times, each run in a fresh process so its peak memory (ru_maxrss) is its own:
+
+- ``sgview --generate chain:N --save x.toml`` and ``--save x.glb`` (generation included,
+  as a user runs it), and ``load_scene`` of each file written;
+
+and prints a markdown table of median seconds and peak MB over `--repeats` runs, with the
+issue's targets (each within 10 s; a million-node glTF load at most 1 GB). Then the
+memory per node of the core, measured with tracemalloc over ``add_many`` of N nodes (the
+arrays at their grown capacity, the names and the name index), next to the bytes per node
+of each core array by its dtype and width.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(HERE), str(ROOT)]
+
+from benchutil import machine_lines, markdown_table  # noqa: E402
+
+#: One timed step in a child process: prints {"seconds": s, "peak_mb": m}.
+_CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t0 = time.perf_counter()
+if what == "save":
+    from viewer.cli.main import main
+    code = main(["--generate", f"chain:{{n}}", "--save", path, "--max-nodes", str(max(n, 2))])
+    assert code == 0, code
+else:
+    from viewer.io import SceneError, load_scene
+    try:
+        scene = load_scene(path, max_nodes=max(n, 2), max_buffer_bytes=1 << 31,
+                           max_json_bytes=1 << 30)
+    except SceneError as exc:  # a cap the loader keeps (the TOML file size): say which
+        print(json.dumps({{"error": str(exc)}}))
+        raise SystemExit(0)
+    assert len(scene.graph) == n
+seconds = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"seconds": seconds, "peak_mb": peak}}))
+"""
+
+#: The core's per-node arrays (viewer/scene/arrays.py): name -> (dtype, width).
+CORE_ARRAYS = {
+    "pos": (np.float64, 3), "rot": (np.float64, 4), "scl": (np.float64, 3),
+    "local": (np.float64, 16), "world": (np.float64, 16),
+    "parent, first_child, last_child, next_sib, prev_sib": (np.int64, 5),
+    "slot, size, depth, order, cause": (np.int64, 5), "version": (np.int64, 1),
+    "flags": (np.uint8, 1), "alive": (np.bool_, 1),
+}  # fmt: skip
+
+
+def child(what: str, path: Path, n: int) -> dict:
+    code = _CHILD.format(root=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code, what, str(path), str(n)],
+                         capture_output=True, text=True, check=True, timeout=900)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def core_bytes_per_node(n: int) -> float:
+    """Bytes tracemalloc sees per node after ``add_many`` of `n` named nodes."""
+    from viewer.scene import SceneGraph
+
+    names = [f"Node{i}" for i in range(n)]  # made before: the names' strings are counted
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    g = SceneGraph()
+    g.add_many(names, np.arange(-1, n - 1))
+    g.update()
+    used = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    return used / n
+
+
+def app_bytes_per_node(n: int) -> dict[str, float] | None:
+    """Bytes per node the running app keeps beyond the core (renderer, then renderer and
+    overlay; CPU side, tracemalloc) on ``random:n``, two headless frames; None: no GL."""
+    from viewer.io.generate import generate_scene
+    from viewer.window.run_options import RunOptions
+    from viewer.window.runner import run
+
+    out = {}
+    for label, overlay in (("renderer", False), ("renderer + overlay", True)):
+        scene = generate_scene(f"random:{n}")
+        scene.graph.update()
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        try:
+            app = run(scene, RunOptions(size=(160, 120), frames=2, overlay=overlay),
+                      headless=True)  # fmt: skip
+        except Exception:  # no OpenGL here: the row says so
+            tracemalloc.stop()
+            return None
+        out[label] = (tracemalloc.get_traced_memory()[0] - base) / n
+        tracemalloc.stop()
+        del app
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=1_000_000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="20,000 nodes, one run each")
+    args = ap.parse_args(argv)
+    n, repeats = (20_000, 1) if args.quick else (args.nodes, args.repeats)
+    rows, refused = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for suffix in ("toml", "glb"):
+            path = Path(tmp) / f"chain.{suffix}"
+            for what in ("save", "load"):
+                runs = [child(what, path, n) for _ in range(repeats)]
+                if "error" in runs[0]:
+                    refused.append(f"- {what} .{suffix}: refused: {runs[0]['error']}")
+                    continue
+                seconds = statistics.median(r["seconds"] for r in runs)
+                peak = statistics.median(r["peak_mb"] for r in runs)
+                rows.append((f"{what} .{suffix}", seconds, peak))
+    lines = [f"# Saving and loading chain:{n:,} (median of {repeats})", ""]
+    lines += markdown_table(("step", "seconds", "peak MB"),
+                            [(s, f"{t:.2f}", f"{m:,.0f}") for s, t, m in rows], "lrr")  # fmt: skip
+    lines += refused
+    lines += ["", f"Targets (issue 36, for 1,000,000 nodes; this run: {n:,}):"]
+    for step, seconds, _peak in rows:
+        lines.append(f"- {'PASS' if seconds <= 10 else 'FAIL'} {step} within 10 s: {seconds:.2f} s")
+    for step, _seconds, peak in rows:
+        if step == "load .glb":
+            lines.append(f"- {'PASS' if peak <= 1024 else 'FAIL'} load .glb peak at most 1 GB: "
+                         f"{peak:,.0f} MB")  # fmt: skip
+    per_node = core_bytes_per_node(min(n, 200_000))
+    cells = [(name, np.dtype(dtype).name, width, np.dtype(dtype).itemsize * width)
+             for name, (dtype, width) in CORE_ARRAYS.items()]  # fmt: skip
+    total = sum(c[3] for c in cells)
+    lines += ["", "# Core memory per node", ""]
+    lines += markdown_table(("array", "dtype", "width", "bytes per node"), cells, "llrr")
+    lines += ["", f"- arrays: {total} bytes per node at capacity (capacity grows by doubling: "
+              f"up to {2 * total} per live node just after a growth)",
+              f"- measured (tracemalloc, add_many of {min(n, 200_000):,} named nodes, then "
+              f"update): {per_node:.0f} bytes per node, names and name index included"]  # fmt: skip
+    app = app_bytes_per_node(min(n, 50_000))
+    for label, value in (app or {}).items():
+        lines.append(f"- {label} (CPU side, tracemalloc, random:{min(n, 50_000):,}, two "
+                     f"headless frames): {value:.0f} bytes per node beyond the core")  # fmt: skip
+    if app is None:
+        lines.append("- renderer and overlay: not measured (no OpenGL context here)")
+    lines += ["", *machine_lines()]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

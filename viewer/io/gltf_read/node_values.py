@@ -1,0 +1,93 @@
+"""glTF node values read in bulk: ``translation``, ``rotation``, ``scale`` and ``matrix``.
+
+Why a module of its own: the node tree (scene.py) collects, in one cheap pass over the
+JSON, only the values a node gives; these functions then check their types and numbers
+for all nodes at once (a 100,000-node file is a few numpy calls, not 100,000 checks),
+and split a ``matrix`` into TRS, refusing shear and projective rows. Each error names
+the glTF node, its name and the field.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import chain
+
+import numpy as np
+
+from viewer.io.errors import SceneError, describe
+from viewer.io.gltf_read.data import GltfFile
+from viewer.scene.math import decompose, trs_matrix
+
+
+def number_error(
+    gltf: GltfFile, i: int, name: str, field_name: str, width: int, value: object
+) -> SceneError:
+    """The error for node ``i``'s ``field_name`` that is not ``width`` numbers."""
+    got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)
+    return gltf.error(f"glTF node {i}", f"expected {width} numbers, got {got}", node=name,
+                      field=field_name)  # fmt: skip
+
+
+def bulk_values(gltf: GltfFile, k: int, rows: list[int], values: list, default: tuple,
+                order: list[int], names: list[str], field_name: str) -> np.ndarray:  # fmt: skip
+    """A (k, width) float64 array of `default` with the given rows set from `values`
+    (lists whose length is checked): their types checked in one pass over all of them,
+    then their values; the first bad row is named."""
+    arr = np.tile(np.asarray(default, dtype=np.float64), (k, 1))
+    if not rows:
+        return arr
+    width = len(default)
+    flat = list(chain.from_iterable(values))
+    if not set(map(type, flat)) <= {int, float}:
+        j = next(j for j, v in enumerate(values) if not _numbers(v))
+        row = rows[j]
+        raise number_error(gltf, order[row], names[row], field_name, width, values[j])
+    try:
+        got = np.fromiter(flat, dtype=np.float64, count=len(flat))
+    except OverflowError:  # an integer beyond float range
+        got = np.array([_to_float(c) for c in flat])
+    got = got.reshape(len(rows), width)
+    finite = np.isfinite(got).all(axis=1)
+    if not finite.all():
+        row = rows[int(np.flatnonzero(~finite)[0])]
+        raise gltf.error(f"glTF node {order[row]}", "expected finite numbers",
+                         node=names[row], field=field_name)  # fmt: skip
+    arr[np.asarray(rows, dtype=np.int64)] = got
+    return arr
+
+
+def matrix_trs(gltf: GltfFile, matrix: object, i: int, name: str):
+    """Node ``i``'s ``matrix`` (column-major) as translation, unit quaternion, scale."""
+    where = f"glTF node {i}"
+    if type(matrix) is not list or len(matrix) != 16 or not _numbers(matrix):
+        raise number_error(gltf, i, name, "matrix", 16, matrix)
+    m = np.array([_to_float(c) for c in matrix]).reshape(4, 4).T  # column-major
+    if not np.all(np.isfinite(m)):
+        raise gltf.error(where, "expected finite numbers", node=name, field="matrix")
+    return _decompose(m, lambda why: gltf.error(where, why, node=name, field="matrix"))
+
+
+def _numbers(values: list) -> bool:
+    for c in values:
+        kind = type(c)
+        if kind is not float and kind is not int:
+            return False
+    return True
+
+
+def _to_float(value: float | int) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _decompose(m: np.ndarray, error) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split an affine matrix into translation, unit quaternion and scale; refuse shear
+    and projective rows, which TRS cannot hold."""
+    if not np.allclose(m[3], [0.0, 0.0, 0.0, 1.0], atol=1e-9):
+        raise error("the last row must be 0, 0, 0, 1")
+    t, q, s = decompose(m)
+    if not np.allclose(trs_matrix(t, q, s), m, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(m).max())):
+        raise error("it has shear, which TRS cannot represent")
+    return t, q, s
