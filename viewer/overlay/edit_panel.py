@@ -53,6 +53,7 @@ class EditSection:
         self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
         #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
         self.field_rects: dict[str, tuple] = {}
+        self.save_rect: tuple | None = None  # the "save as" field's, likewise
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
 
@@ -147,6 +148,7 @@ class EditSection:
             self.save_path = self._save_default = default
         imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
         _, self.save_path = imgui.input_text("##save_as", self.save_path)
+        self.save_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())  # tests
         imgui.same_line()
         if imgui.small_button("Save as"):
             host.save(self.save_path)

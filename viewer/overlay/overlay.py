@@ -25,7 +25,7 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
 from viewer.text import printable
 
-from . import help_window, labels
+from . import help_window, keyboard, labels
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
@@ -38,8 +38,6 @@ NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
 #: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
 NAME_OUTLINE = (10, 12, 16, 235)
 _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
-#: Seconds the start hint ("? or F1: help") stays on screen in a window.
-HINT_SECONDS = 12.0
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
 
@@ -95,9 +93,9 @@ class Overlay:
         self._events: list[tuple[str, str]] = []
         #: The help window (? or F1) is open.
         self.show_help = False
-        #: Seconds the one-line "? or F1: help" hint stays at the start (0: not shown;
-        #: headless pictures stay as they were).
-        self.hint_left = 0.0 if deterministic else HINT_SECONDS
+        #: Above 0 while the one-line "? or F1: help" hint shows: from the start until the
+        #: first key or click (0: not shown; headless pictures stay as they were).
+        self.hint_left = 0.0 if deterministic else 1.0
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
@@ -271,7 +269,6 @@ class Overlay:
                 help_window.draw_hint(*self.wnd.size)
             imgui.render()
         self._first = False
-        self.hint_left = max(0.0, self.hint_left - io.delta_time)
         self.wnd.fbo.use()
         self.imgui.render(imgui.get_draw_data())
 
@@ -359,8 +356,11 @@ class Overlay:
 
     @property
     def wants_keyboard(self) -> bool:
-        """A panel's text field has the keyboard."""
-        return self._io_flag("want_text_input")
+        """A panel's text or number field has the keyboard (`keyboard.typing`)."""
+        if not self.visible or self._context is None:
+            return False
+        imgui.set_current_context(self._context)
+        return keyboard.typing()
 
     def _io_flag(self, name: str) -> bool:
         if not self.visible or self._context is None:
@@ -374,6 +374,10 @@ class Overlay:
         if self._context is None:
             return
         imgui.set_current_context(self._context)
+        if event in ("key_event", "mouse_press_event"):
+            self.hint_left = 0.0  # the first input: the start hint has been seen
+        if event == "key_event":
+            keyboard.send_edit_keys(self.wnd.keys, *args)
         if not self._queue_mouse(event, args):
             getattr(self.imgui, event)(*args)
 
