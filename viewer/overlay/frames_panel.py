@@ -1,7 +1,13 @@
 """The right panel, "Frames": the timeline of the session's frames (a click shows that
 frame's report everywhere; the wheel scrolls; marks show touches, edits, reloads and clip
 changes, and `[` / `]` jump to them), the frame's counters, the running totals of the
-method against the naive one with their plot, and the frame log (docs/semantics.md)."""
+method against the naive one with their plot, and the frame log (docs/semantics.md).
+
+The log follows what is on show (its "follow" toggle, on by default): live, the newest
+frame's lines stay in view as frames come; a frame picked on the timeline shows its
+lines at the top (with the frames after it below). Scrolling the log by hand lets go of
+it; going back to live (`]` past the last event, "live", "back to live") takes the
+timeline and the log back to the newest frame together."""
 
 from __future__ import annotations
 
@@ -18,6 +24,14 @@ TIMELINE_HEIGHT = 54.0
 MARK_HEIGHT = 5.0
 PLOT_HEIGHT = 110.0
 LOG_LINES = 4000
+FOLLOW_TIP = (
+    "keep the frame on show in view: the newest frame while live,\n"
+    "the picked frame at the top (scrolling by hand lets go)"
+)
+#: Lines the log box shows at least (below, the panel scrolls instead).
+LOG_MIN_LINES = 6
+#: Window heights below which the Totals section starts folded (the log keeps its room).
+TOTALS_OPEN_FROM = 900
 
 
 class FramesPanel:
@@ -37,8 +51,14 @@ class FramesPanel:
         self._followed: int | None = None
         self.timeline_first: int | None = None
         self.timeline_slot = MIN_BAR_WIDTH
-        self._log_end = None  # (frame, lines) of the log's last block at the last draw
-        self._log_scroll_to: int | None = None
+        #: The log keeps the frame on show in view (see the module notes).
+        self.follow = True
+        self._live_shown = True  # whether the last draw showed the latest frame
+        #: Lines of the log in view at the last frame: [first, stop) of `log_lines`.
+        self.log_view = (0, 0)
+        self.log_lines: list[str] = []
+        #: The log box's and the panel's (top, bottom) on screen at the last frame.
+        self.log_box: tuple[float, float] | None = None
         #: The log widget's text as drawn at the last frame: (frame, lines) blocks, each
         #: ``# frame N`` and that frame's log lines (tests compare it with the report).
         self.log_blocks: list[tuple[int, list[str]]] = []
@@ -64,7 +84,12 @@ class FramesPanel:
         if hovered and imgui.get_io().mouse_wheel:
             step = max(1, int(avail // MIN_BAR_WIDTH) // 4)
             self.back = max(0, self.back + int(round(imgui.get_io().mouse_wheel)) * step)
+        if ov.pinned is None and not self._live_shown:  # back to live: all of it
+            self.back, self.follow = 0, True
+        self._live_shown = ov.pinned is None
         pinned_at = history.index_of(ov.pinned) if ov.pinned is not None else None
+        if pinned_at is not None and pinned_at != self._followed:
+            self.follow = True  # a frame picked: its lines in view
         if pinned_at is not None and pinned_at != self._followed:
             self.back = timeline_back_to_show(avail, len(frames), pinned_at, self.back)
         self._followed = pinned_at
@@ -156,7 +181,9 @@ class FramesPanel:
         """The method, measured: running totals of products done against the naive
         method's, and both over the kept history."""
         c, ov = self.colors, self.ov
-        if not imgui.collapsing_header("Totals", imgui.TreeNodeFlags_.default_open):
+        if ov.wnd.size[1] >= TOTALS_OPEN_FROM:
+            imgui.set_next_item_open(True, imgui.Cond_.once)
+        if not imgui.collapsing_header("Totals"):
             return
         totals = ov.history.totals
         if totals.since is None:
@@ -186,24 +213,39 @@ class FramesPanel:
         c, ov = self.colors, self.ov
         if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
             return
-        blocks = ov.history.log(LOG_LINES, until=ov.pinned)
+        imgui.same_line()
+        _, self.follow = imgui.checkbox("follow", self.follow)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(FOLLOW_TIP)
+        history = ov.history
+        if ov.pinned is None:
+            blocks = history.log(LOG_LINES)
+        else:  # the picked frame and some after it, so that it can be at the top
+            blocks = history.log(LOG_LINES // 2, until=ov.pinned)
+            blocks += history.log_after(ov.pinned, LOG_LINES // 2)
         self.log_blocks = blocks
         lines: list[str] = []
         starts: dict[int, int] = {}
         for frame, block in blocks:
             starts[frame] = len(lines)
             lines.extend(block)
-        end = (blocks[-1][0], len(lines)) if blocks else None
-        new_content = end != self._log_end
-        self._log_end = end
+        self.log_lines = lines
         shown = ov.shown_entry
         shown_frame = shown.frame if shown is not None else None
-        child_flags = imgui.ChildFlags_.borders
         line_h = imgui.get_text_line_height_with_spacing()
-        room = max(imgui.get_content_region_avail().y, 8 * line_h)
-        imgui.begin_child("log", imgui.ImVec2(0.0, room), child_flags,
+        room = max(imgui.get_content_region_avail().y, LOG_MIN_LINES * line_h)
+        top = imgui.get_cursor_screen_pos().y
+        imgui.begin_child("log", imgui.ImVec2(0.0, room), imgui.ChildFlags_.borders,
                           imgui.WindowFlags_.horizontal_scrollbar)  # fmt: skip
-        at_bottom = imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0
+        io = imgui.get_io()
+        if imgui.is_window_hovered() and (io.mouse_wheel > 0.0 or io.mouse_down[0]):
+            self.follow = False  # the user reads back: the log stays where they put it
+        elif io.mouse_wheel < 0.0 and imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0:
+            self.follow = imgui.is_window_hovered() or self.follow  # down to the end: on
+        if self.follow and ov.pinned is not None and ov.pinned in starts:
+            imgui.set_scroll_y(starts[ov.pinned] * line_h)
+        scroll = imgui.get_scroll_y()
+        self.log_view = (int(scroll // line_h), int((scroll + room) // line_h))
         clipper = imgui.ListClipper()
         clipper.begin(len(lines), line_h)
         while clipper.step():
@@ -221,16 +263,11 @@ class FramesPanel:
                 imgui.text_colored(vec4(color), text)
         clipper.end()
         if not lines:
-            imgui.text_disabled(quiet_log_text(ov.history))
-        if ov.pinned is not None and self._log_scroll_to != ov.pinned:
-            self._log_scroll_to = ov.pinned
-            if ov.pinned in starts:
-                imgui.set_scroll_y(starts[ov.pinned] * line_h)
-        elif ov.pinned is None:
-            self._log_scroll_to = None
-            if new_content and at_bottom:
-                imgui.set_scroll_here_y(1.0)
+            imgui.text_disabled(quiet_log_text(history))
+        if self.follow and ov.pinned is None:
+            imgui.set_scroll_here_y(1.0)  # the newest lines at the bottom
         imgui.end_child()
+        self.log_box = (top, top + room)
 
     def block_of(self, frame: int) -> list[str] | None:
         """The log lines the panel shows for `frame` (without its ``# frame`` line)."""
