@@ -38,8 +38,9 @@ KEY_HELP = (
     ),
     (
         "Ctrl+O",
-        "open a scene file (the system's file dialog); or drop a .toml, .gltf or .glb on "
-        "the window; the Edit section lists the recent ones",
+        "open a scene file (the system's file dialog: zenity or kdialog on Linux; without "
+        "one, a file browser in the window); or drop a .toml, .gltf or .glb on the window; "
+        "the Edit section lists the recent ones",
     ),
     ("X", "gizmo axes: the world's / the selected node's own"),
     ("E", "gizmo mode: move and turn / scale"),

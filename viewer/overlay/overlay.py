@@ -26,6 +26,7 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 from viewer.text import printable
 
 from . import help_window, keyboard, labels
+from .file_browser import FileBrowser
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
@@ -120,6 +121,8 @@ class Overlay:
         self.window_rects: list[tuple[float, float, float, float]] = []
         self._pointer = (-1.0, -1.0)  # the mouse's last place in the window
         self.panel = Panel(self)
+        #: Ctrl+O's file browser in the window, where the desktop has no dialog.
+        self.browser = FileBrowser(host.request_open)
         self._first = True
 
     # -- the glow's view settings (kept by the renderer, which draws them) ---------------
@@ -267,6 +270,7 @@ class Overlay:
                 self.show_help = help_window.draw(self.key_help, *self.wnd.size)
             elif self.hint_left > 0.0:
                 help_window.draw_hint(*self.wnd.size)
+            self.browser.draw(*self.wnd.size)
             imgui.render()
         self._first = False
         self.wnd.fbo.use()
@@ -342,8 +346,8 @@ class Overlay:
         panels': ImGui says so from its last frame, or the point lies in a window drawn at
         the last frame (a move onto a panel and a press within one frame, which ImGui has
         not seen yet, must not reach the 3D view)."""
-        if self.wants_mouse:
-            return True
+        if self.wants_mouse or (self.browser.shown and self.browser.rect is not None):
+            return True  # the browser is modal: the view waits until it closes
         if not self.visible or self._context is None:
             return False
         px, py = self._pointer if x is None or y is None else (x, y)
@@ -356,7 +360,10 @@ class Overlay:
 
     @property
     def wants_keyboard(self) -> bool:
-        """A panel's text or number field has the keyboard (`keyboard.typing`)."""
+        """A panel's text or number field has the keyboard (`keyboard.typing`), or the
+        file browser is open (it takes every key until it closes)."""
+        if self.browser.shown:
+            return True
         if not self.visible or self._context is None:
             return False
         imgui.set_current_context(self._context)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import viewer.gizmo as gizmo
 from viewer.io.ranges import WORLD_REACH
 from viewer.session.opening import SCENE_SUFFIXES
-from viewer.window.file_dialog import OpenDialog
+from viewer.window.file_dialog import OpenDialog, start_folder
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
@@ -108,8 +108,11 @@ class InputHandlers:
         elif name == "Ctrl+S":
             session.save()
         elif name == "Ctrl+O":
-            why = self._dialog().start(folder=session.recent_folder())
-            if why is not None:
+            folder = start_folder(session)
+            why = self._dialog().start(folder=folder)
+            if why is not None and self.overlay is not None:
+                self.overlay.browser.start(folder, SCENE_SUFFIXES)  # the window's own
+            elif why is not None:
                 session.open_error = why
         elif name in ("Ctrl+Z", "Ctrl+Shift+Z"):
             session.undo() if name == "Ctrl+Z" else session.redo()

@@ -1,0 +1,72 @@
+"""The first hour in a real window (issue 34): sgview under Xvfb, keys typed with
+xdotool. With no zenity or kdialog on PATH, Ctrl+O opens the in-window file browser:
+letters typed into its path field (an ``l`` among them) move nothing, Esc closes it
+without quitting, and a typed path opens with Enter (the title names the new scene).
+Skips like tests/test_window_xvfb.py when Xvfb or xdotool is missing (a failure in CI).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from test_window_edits_xvfb import _saved
+from test_window_xvfb import PATIENCE, _sgview_command, _wait_for, _x, display, window_id
+
+from viewer.io import load_scene
+from viewer.io.loader import file_signature
+
+REPO = Path(__file__).resolve().parents[1]
+
+__all__ = ["display"]  # the fixture, used by name
+
+
+def _title(display, wid) -> str:
+    return _x(display, "xdotool", "getwindowname", wid)
+
+
+def test_ctrl_o_without_a_dialog_program_opens_the_browser_and_a_typed_path(display, tmp_path):
+    scene = tmp_path / "tree10.toml"
+    shutil.copy(REPO / "scenes" / "tree10.toml", scene)
+    other = tmp_path / "chain5.toml"
+    shutil.copy(REPO / "scenes" / "chain5.toml", other)
+    start = load_scene(scene).graph["Obj2"].local_position
+    empty = tmp_path / "bin"
+    empty.mkdir()  # PATH: no zenity, no kdialog, nothing
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), "PATH": str(empty)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(scene), "--size", "720x400", "--still", "--select", "Obj2"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        time.sleep(1.0)  # the first frames drawn
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
+        time.sleep(0.5)
+        _x(display, "xdotool", "type", "--window", wid, "--delay", "60", "lll hjk")
+        time.sleep(0.3)
+        _x(display, "xdotool", "key", "--window", wid, "Escape")  # closes the browser
+        time.sleep(0.3)
+        sig = file_signature(scene)
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+s")  # the window is alive
+        _saved(scene, sig)
+        assert load_scene(scene).graph["Obj2"].local_position.tolist() == start.tolist()
+        assert proc.poll() is None
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
+        time.sleep(0.5)
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+a")
+        _x(display, "xdotool", "type", "--window", wid, "--delay", "30", str(other))
+        _x(display, "xdotool", "key", "--window", wid, "Return")
+        chain = load_scene(other).title
+        _wait_for(lambda: chain in _title(display, wid), 30, f"the title to name {chain!r}")
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+        out, err = proc.stdout.read(), proc.stderr.read()
+        assert "Traceback" not in err and f"opened {other}" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
