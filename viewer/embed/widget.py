@@ -150,7 +150,9 @@ class SgviewWidget(RemoteFrameBuffer):
             return None
         image = self._draw()
         glowing = self.app.renderer.glow.glowing()[0].size > 0
-        if needs_next_frame(self.session, glowing=glowing):
+        overlay = self.app.overlay
+        replaying = overlay is not None and overlay.replay.active  # paused too (V)
+        if replaying or needs_next_frame(self.session, glowing=glowing):
             self.request_draw()
         return image
 

@@ -53,6 +53,12 @@ KEY_HELP = (
         "after the one shown; after the last, back to live",
     ),
     (
+        "V",
+        "replay the frame shown slowly: its recomputed nodes light one by one in the order "
+        "update() ran them, each with its log lines (the Frames panel sets the speed); "
+        "again: stop",
+    ),
+    (
         "0",
         "restart the scene from frame 0 (its first pose, motions and clip): its scripted "
         "events and --touch touches play again",

@@ -14,8 +14,11 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui, implot
 
+from viewer.text import printable
+
 from .history import EVENT_BITS, EVENT_KINDS
 from .model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_index, timeline_window
+from .replay import SPEED_RANGE, line_of_node
 from .stats import counter_rows, totals_rows
 from .widgets import COLORS, key_value_table, u32, vec4
 
@@ -59,6 +62,9 @@ class FramesPanel:
         self.log_lines: list[str] = []
         #: The log box's and the panel's (top, bottom) on screen at the last frame.
         self.log_box: tuple[float, float] | None = None
+        #: The log lines [first, stop) of the node the replay lit last (None: no replay).
+        self.log_highlight: tuple[int, int] | None = None
+        self.replay_note: str | None = None  # why V found nothing to replay
         #: The log widget's text as drawn at the last frame: (frame, lines) blocks, each
         #: ``# frame N`` and that frame's log lines (tests compare it with the report).
         self.log_blocks: list[tuple[int, list[str]]] = []
@@ -67,6 +73,7 @@ class FramesPanel:
 
     def draw(self, entry) -> None:
         self._timeline()
+        self._replay_row()
         self._counters(entry)
         self._method()
         self._log()
@@ -152,6 +159,30 @@ class FramesPanel:
                 action()
             imgui.same_line()
         imgui.new_line()
+
+    def _replay_row(self) -> None:
+        """The button that replays the frame on show slowly (V) and its speed; while
+        the replay runs, where it is."""
+        ov, c = self.ov, self.colors
+        replay = ov.replay
+        if imgui.small_button("stop replay (V)" if replay.active else
+                              "replay this frame slowly (V)"):  # fmt: skip
+            was_running = replay.active
+            started, entry = ov.replay_shown(), ov.shown_entry
+            quiet = not (was_running or started or entry is None)
+            self.replay_note = f"frame {entry.frame}: nothing to replay" if quiet else None
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("light the frame's recomputed nodes one by one, in the order\n"
+                              "update() ran them (pre-order), each with its log lines")  # fmt: skip
+        imgui.set_next_item_width(-1.0)  # the whole width: its own line
+        _, replay.speed = imgui.slider_float("##speed", replay.speed, *SPEED_RANGE,
+                                             "replay speed %.1f nodes/s")  # fmt: skip
+        if replay.active:
+            name = printable(ov.host.graph.peek.name_of(replay.current), 40)
+            imgui.text_colored(vec4(c.note), f"replay of frame {replay.frame}:")
+            imgui.text_colored(vec4(c.note), f"node {replay.lit} of {replay.order.size}, {name}")
+        elif self.replay_note:
+            imgui.text_colored(vec4(c.dim), self.replay_note)
 
     def _scroll_to_oldest(self) -> None:
         self.back = len(self.ov.history)
@@ -242,16 +273,29 @@ class FramesPanel:
             self.follow = False  # the user reads back: the log stays where they put it
         elif io.mouse_wheel < 0.0 and imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0:
             self.follow = imgui.is_window_hovered() or self.follow  # down to the end: on
+        self.log_highlight = self._highlight(blocks, starts)
         if self.follow and ov.pinned is not None and ov.pinned in starts:
-            imgui.set_scroll_y(starts[ov.pinned] * line_h)
+            top_line = starts[ov.pinned]
+            if self.log_highlight is not None:  # the lit node's lines mid-box
+                top_line = max(top_line, self.log_highlight[0] - int(room / line_h) // 2)
+            imgui.set_scroll_y(top_line * line_h)
         scroll = imgui.get_scroll_y()
         self.log_view = (int(scroll // line_h), int((scroll + room) // line_h))
+        lit, unlit = self.log_highlight or (0, 0), self._unlit(blocks, starts)
         clipper = imgui.ListClipper()
         clipper.begin(len(lines), line_h)
         while clipper.step():
             for k in range(clipper.display_start, clipper.display_end):
                 text = lines[k]
-                if text.startswith("#"):
+                if lit[0] <= k < lit[1]:  # the node the replay lit last
+                    p = imgui.get_cursor_screen_pos()
+                    imgui.get_window_draw_list().add_rect_filled(
+                        p, imgui.ImVec2(p.x + imgui.get_content_region_avail().x,
+                                        p.y + line_h), u32((1.0, 0.9, 0.45, 0.25)))  # fmt: skip
+                    color = c.note
+                elif unlit[0] <= k < unlit[1]:  # not lit yet
+                    color = c.off
+                elif text.startswith("#"):
                     pinned = shown_frame is not None and text == f"# frame {shown_frame}"
                     color = c.note if pinned and ov.pinned is not None else c.dim
                 elif text.startswith(("*", "~")):
@@ -268,6 +312,23 @@ class FramesPanel:
             imgui.set_scroll_here_y(1.0)  # the newest lines at the bottom
         imgui.end_child()
         self.log_box = (top, top + room)
+
+    def _highlight(self, blocks, starts) -> tuple[int, int] | None:
+        replay = self.ov.replay
+        if not replay.active or replay.frame not in starts:
+            return None
+        block = next(b for f, b in blocks if f == replay.frame)
+        span = line_of_node(block, replay.lit - 1)
+        return None if span is None else (starts[replay.frame] + span[0],
+                                          starts[replay.frame] + span[1])  # fmt: skip
+
+    def _unlit(self, blocks, starts) -> tuple[int, int]:
+        """The replayed frame's lines of the nodes not lit yet."""
+        if self.log_highlight is None:
+            return (0, 0)
+        frame = self.ov.replay.frame
+        end = starts[frame] + len(next(b for f, b in blocks if f == frame))
+        return self.log_highlight[1], end
 
     def block_of(self, frame: int) -> list[str] | None:
         """The log lines the panel shows for `frame` (without its ``# frame`` line)."""

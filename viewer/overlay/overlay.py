@@ -31,6 +31,7 @@ from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
 from .panel import Panel
+from .replay import Replay, tick_replay, toggle_replay
 from .stats import FrameStats, Timings
 
 #: Names start shown for scenes up to this many nodes (N toggles them).
@@ -123,6 +124,7 @@ class Overlay:
         self.panel = Panel(self)
         #: Ctrl+O's file browser in the window, where the desktop has no dialog.
         self.browser = FileBrowser(host.request_open)
+        self.replay = Replay()  #: the slow-motion replay of one frame (V)
         self._first = True
 
     # -- the glow's view settings (kept by the renderer, which draws them) ---------------
@@ -172,11 +174,13 @@ class Overlay:
         self.history.add(frame, report, stats, events, weights=names)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.history.find(self.pinned) is None:
+            self.replay.back = None
             self.pin(None)  # the picked frame left the history
         return stats
 
     def pin(self, frame: int | None) -> None:
         """Show `frame`'s report (tree, log, glow) instead of the latest; None: live."""
+        self.replay.stop()
         entry = self.history.find(frame) if frame is not None else None
         was = self.pinned
         if entry is None or entry is self.history.last:
@@ -187,6 +191,14 @@ class Overlay:
             self.pinned = entry.frame
             report = entry.report if entry.report is not None else _NOTHING
             self.canvas.show_still(report, self.host.graph.peek.parents())
+
+    def replay_shown(self) -> bool:
+        """V, or the Frames panel's button: replay the frame on show slowly, or stop."""
+        return toggle_replay(self)
+
+    def tick(self, seconds: float) -> None:
+        """Once per redraw, drawn or not: the replay's clock (`seconds` since the last)."""
+        tick_replay(self, seconds)
 
     @property
     def shown_entry(self):
@@ -206,6 +218,7 @@ class Overlay:
         canvas.glow_style, canvas.glow_on = old.glow_style, old.glow_on
         canvas.glow.fade = old.glow.fade
         self.history.drop_reports()
+        self.replay.stop()
         self._events.append(("reload", "scene replaced"))
         self.timings.clear()
         self.pinned = None

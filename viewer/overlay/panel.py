@@ -81,6 +81,12 @@ class Panel:
         """The flags of the frame shown (computed once per frame shown); live, with nodes
         marked and not yet executed (a touch or an edit while paused), those marks."""
         graph = self.ov.host.graph
+        replay = self.ov.replay
+        if replay.active:  # the nodes lit so far
+            if self._flags_frame != ("replay", replay.frame, replay.lit):
+                self._flags_frame = ("replay", replay.frame, replay.lit)
+                self._flags = Flags.of_report(replay.partial(), int(graph.capacity_ids))
+            return self._flags
         if self.ov.pinned is None and graph.peek.marked:
             edition = ("marks", graph.peek.edition)
             if edition != self._flags_frame:

@@ -196,6 +196,8 @@ class SgviewApp(InputHandlers, mglw.WindowConfig):
                            selected=self.session.selected)  # fmt: skip
         t1 = clock.perf_counter()
         self._phases.append(("draw", t0, t1))
+        if self.overlay is not None:
+            self.overlay.tick(frame_time)  # the slow replay's clock, also in unseen frames
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
             self._phases.append(("overlay", t1, clock.perf_counter()))

@@ -32,7 +32,7 @@ def _key_names(keys) -> dict:
         keys.K: "K", keys.L: "L", keys.R: "R", keys.S: "S", keys.M: "M", keys.TAB: "Tab",
         keys.G: "G", keys.N: "N", keys.B: "B", keys.F: "F", keys.HOME: "Home", keys.O: "O",
         keys.P: "P", keys.C: "C", keys.ESCAPE: "Esc", keys.A: "A", keys.F1: "F1", keys.X: "X",
-        keys.E: "E",
+        keys.E: "E", keys.V: "V",
         # "?" is Shift+/ on most layouts; a layout with "?" elsewhere still has F1.
         keys.SLASH: "?", keys.LEFT_BRACKET: "[", keys.RIGHT_BRACKET: "]", keys.NUMBER_0: "0",
     }  # fmt: skip
@@ -126,6 +126,8 @@ class InputHandlers:
             self.overlay.toggle_help()
         elif self.overlay is not None and name in ("[", "]"):
             self.overlay.jump_to_event(-1 if name == "[" else 1)
+        elif self.overlay is not None and name == "V":
+            self.overlay.replay_shown()
         elif self.overlay is not None and name == "Tab":
             self.overlay.visible = not self.overlay.visible
         elif self.overlay is not None and name == "N":
