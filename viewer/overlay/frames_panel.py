@@ -19,7 +19,7 @@ from viewer.text import printable
 from .history import EVENT_BITS, EVENT_KINDS
 from .model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_index, timeline_window
 from .replay import SPEED_RANGE, line_of_node
-from .stats import counter_rows, totals_rows
+from .stats import COUNTER_TIPS, counter_rows, totals_rows
 from .widgets import COLORS, key_value_table, u32, vec4
 
 TIMELINE_HEIGHT = 54.0
@@ -199,14 +199,15 @@ class FramesPanel:
             imgui.text_disabled("no frame yet")
             return
         imgui.text_colored(vec4(c.dim), f"frame {entry.frame}")
-        key_value_table("counters", counter_rows(entry.stats))
+        key_value_table("counters", counter_rows(entry.stats), tips=COUNTER_TIPS)
         if entry.weights:  # a change that moved no matrix
             imgui.text_colored(vec4(c.local), f"weights: {len(entry.weights)} node(s)")
         if ov.deterministic:
             imgui.text_colored(vec4(c.dim), "times: not shown headless")
         else:  # a row each: at 100k nodes one line of three times is wider than the panel
             fps = "paused" if ov.host.paused else f"{ov.timings.fps:.1f}"
-            key_value_table("times", [*ov.timings.rows(), ("frames per second", fps)])
+            key_value_table("times", [*ov.timings.rows(), ("frames per second", fps)],
+                            tips=COUNTER_TIPS)  # fmt: skip
 
     def _method(self) -> None:
         """The method, measured: running totals of products done against the naive
@@ -222,7 +223,7 @@ class FramesPanel:
         else:
             since = f"since frame {totals.since} ({totals.frames:,} frames)"
             imgui.text_colored(vec4(c.dim), since)
-            key_value_table("totals", totals_rows(totals))
+            key_value_table("totals", totals_rows(totals), tips=COUNTER_TIPS)
         if imgui.small_button("reset totals"):
             ov.reset_totals()
         frames, done, naive = ov.history.cumulative()

@@ -86,6 +86,13 @@ class GlowState(Protocol):
 
     def kind_of(self, node_id: int) -> int: ...
 
+    frames: int  # frames recorded so far
+    frame_of: np.ndarray  # by id: the frame (as `frames` counted) of its last recomputation
+    still: bool  # a picked frame (or a replay's part of one) is on show
+
+    def glowing(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, signed strengths) of the nodes glowing now (the tree's fading rows)."""
+
 
 class OverlayCanvas(Protocol):
     """What the overlay needs from the renderer: the glow's view settings and state, label

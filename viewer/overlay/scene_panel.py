@@ -8,6 +8,7 @@ from imgui_bundle import imgui
 from .animation_section import AnimationSection
 from .edit_panel import EditSection
 from .model import (
+    FLAG_TIPS,
     STALE_NOTE,
     Flags,
     cause_text,
@@ -93,6 +94,8 @@ class ScenePanel:
             imgui.text_colored(vec4(color), letter)
             imgui.same_line(0.0, 4.0)
             imgui.text_colored(vec4(c.dim), what)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(FLAG_TIPS[letter])
             imgui.same_line(0.0, 12.0)
         imgui.new_line()
         if self._flags.pending:

@@ -17,7 +17,7 @@ from imgui_bundle import imgui
 
 from viewer.text import printable
 
-from .model import Flags, TreeRows, ancestors, flag_text
+from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
 from .widgets import COLORS, vec4
 
 #: Rows the tree lists at most in one frame (a huge scene stays responsive).
@@ -70,6 +70,8 @@ class TreeView:
         self._dragged_from = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
+        #: Rows drawn fading at the last frame (an earlier frame's glow): name -> frames ago.
+        self.fading_drawn: dict[str, int] = {}
 
     def follow_selection(self, selected: int | None) -> None:
         """A selection made elsewhere: open the rows above it and scroll to it."""
@@ -104,6 +106,7 @@ class TreeView:
         )
         self.row_rects = {}
         self.tree_drawn = []
+        self.fading_drawn = {}
         if getattr(host, "editor", None) is not None:
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
@@ -131,7 +134,12 @@ class TreeView:
         imgui.table_setup_column("node", imgui.TableColumnFlags_.width_stretch)
         for letter in "LWE":
             imgui.table_setup_column(letter, fixed, imgui.calc_text_size("W").x + 6.0)
-        imgui.table_headers_row()
+        imgui.table_next_row(imgui.TableRowFlags_.headers)
+        for column, name in enumerate(("node", "L", "W", "E")):  # headers that explain
+            imgui.table_set_column_index(column)
+            imgui.table_header(name)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(FLAG_TIPS[name])
 
         selected = host.selected
         reveal = set()
@@ -176,12 +184,23 @@ class TreeView:
             if self._reveal == node_id:
                 imgui.set_scroll_here_y(0.5)
                 self._reveal = None
+            fade = dirty.fading.get(node_id)
+            if fade is not None:  # clean now, glowing from `age` frames ago: it fades
+                age, strength, own = fade
+                self.fading_drawn[label] = age
+                local, world, executed = own, True, True
+                imgui.same_line()
+                imgui.text_disabled(f"{age} ago")
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
             for on, letter, on_color in (
                 (local, "L", c.local),
                 (world, "W", c.world),
                 (executed, "E", c.executed),
             ):
                 imgui.table_next_column()
+                if on and fade is not None:
+                    on_color = (*on_color[:3], 0.25 + 0.75 * fade[1])
                 imgui.text_colored(vec4(on_color if on else c.off), letter if on else ".")
             rows += 1
             if not leaf and opened:

@@ -39,9 +39,15 @@ def u32(c) -> int:
 
 
 def key_value_table(
-    table_id: str, rows: Iterable[tuple[str, str]], *, key_color=COLORS.dim, wrap: bool = False
+    table_id: str,
+    rows: Iterable[tuple[str, str]],
+    *,
+    key_color=COLORS.dim,
+    wrap: bool = False,
+    tips: dict[str, str] | None = None,
 ) -> None:
-    """Two columns: a dimmed label, then its value (both wrapped when `wrap`).
+    """Two columns: a dimmed label, then its value (both wrapped when `wrap`); `tips`:
+    a tooltip by label, shown over the label and its value.
 
     Wrapped text needs a column whose width does not come from its content: a column
     that fits its content measures wrapped text at the width it had, which starts at
@@ -60,6 +66,7 @@ def key_value_table(
         imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     for label, value in rows:
         imgui.table_next_row()
+        tip = tips.get(label) if tips else None
         imgui.table_next_column()
         if wrap:
             imgui.push_style_color(imgui.Col_.text, vec4(key_color))
@@ -67,9 +74,17 @@ def key_value_table(
             imgui.pop_style_color()
         else:
             imgui.text_colored(vec4(key_color), label)
+        _tip(tip)
         imgui.table_next_column()
         if wrap:
             imgui.text_wrapped(value)
         else:
             imgui.text(value)
+        _tip(tip)
     imgui.end_table()
+
+
+def _tip(text: str | None) -> None:
+    """The item just drawn explains itself on hover."""
+    if text and imgui.is_item_hovered():
+        imgui.set_tooltip(text)
