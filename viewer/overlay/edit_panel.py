@@ -17,7 +17,7 @@ import viewer.gizmo as gizmo
 from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
-from .model import watched_values
+from .model import continuous_euler, watched_values
 from .widgets import COLORS, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
@@ -56,6 +56,7 @@ class EditSection:
         self.save_rect: tuple | None = None  # the "save as" field's, likewise
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
+        self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
 
     def draw(self) -> None:
         host = self.ov.host
@@ -93,6 +94,9 @@ class EditSection:
 
     def _inspector(self, host, node_id: int) -> None:
         local, worlds, stale = watched_values(host.graph.peek, node_id)
+        if self._euler_shown is not None and self._euler_shown[0] == node_id:  # no jumps
+            local["local_euler"] = continuous_euler(self._euler_shown[1], local["local_euler"])
+        self._euler_shown = (node_id, local["local_euler"])
         imgui.text_colored(vec4(self.colors.dim), "local: type, then Enter; world: read-only")
         for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
             typing = self._typing.get(field)

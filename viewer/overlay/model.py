@@ -221,6 +221,23 @@ def cause_text(report, node_id: int, frame: int) -> str:
     return f"dirty because of: {printable(report.name(cause))}"
 
 
+def continuous_euler(previous, current) -> np.ndarray:
+    """Of the Euler triples (degrees, R = Rz Ry Rx) that make the same rotation as
+    `current`, the one nearest `previous` (the one shown a frame before), so that a
+    spinning node's angles move on smoothly instead of jumping between equivalent
+    triples: ``(x, y, z)`` and ``(x + 180, 180 - y, z + 180)``, each angle shifted by
+    whole turns towards `previous`. A display choice only: the rotation is the same."""
+    previous = np.asarray(previous, dtype=np.float64)
+    x, y, z = np.asarray(current, dtype=np.float64)
+    best, best_distance = None, np.inf
+    for triple in (np.array([x, y, z]), np.array([x + 180.0, 180.0 - y, z + 180.0])):
+        triple = triple - 360.0 * np.round((triple - previous) / 360.0)
+        distance = float(np.abs(triple - previous).sum())
+        if distance < best_distance:
+            best, best_distance = triple, distance
+    return best
+
+
 #: After the label of a world value that is behind its node's values (marked, not yet
 #: executed): the value is the stored one, until the step.
 STALE_NOTE = " (stale)"
