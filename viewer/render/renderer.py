@@ -390,7 +390,7 @@ class Renderer:
         for batch in self._batches():  # opaque and masked parts
             self.surface_pass.draw_batch(prog, batch)
         if self.skins is not None:
-            self.skins.draw(prog, vp_bytes, self.surface_pass.materials)
+            self.skins.draw(prog, vp_bytes, self.surface_pass.materials, self.glow)
         placed = [*self.instances.placed(world), *self.gpu_instances.placed(world)]
         self.surface_pass.draw_blended(fbo, prog, camera, placed, self.skins)
 
