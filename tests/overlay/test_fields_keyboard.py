@@ -37,7 +37,7 @@ def key(d, name: str, ctrl: bool = False, char: str | None = None) -> None:
 @pytest.fixture
 def field(drive, monkeypatch):
     """(driver, session, node, edit section) with Obj5 selected, the Edit section open."""
-    monkeypatch.setattr(app_driver, "SIZE", (800, 1000))  # the tree and the fields in view
+    monkeypatch.setattr(app_driver, "SIZE", (1280, 1000))  # the tree and the fields in view
     d = drive(scene_for(tree10()), still=True)
     d.frame(2)
     session = d.app.session

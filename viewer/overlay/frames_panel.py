@@ -31,6 +31,8 @@ FOLLOW_TIP = (
     "keep the frame on show in view: the newest frame while live,\n"
     "the picked frame at the top (scrolling by hand lets go)"
 )
+#: Panels narrower than this (pixels) get the shorter labels and wrapped counters.
+NARROW_PX = 240
 #: Lines the log box shows at least (below, the panel scrolls instead).
 LOG_MIN_LINES = 6
 #: Window heights below which the Totals section starts folded (the log keeps its room).
@@ -83,7 +85,9 @@ class FramesPanel:
         history = ov.history
         rec = history.records()
         frames, local, world, events = rec["frame"], rec["local"], rec["world"], rec["events"]
-        imgui.text_colored(vec4(c.dim), "timeline (click a frame, wheel scrolls)")
+        imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
+        imgui.text_wrapped("timeline (click a frame, wheel scrolls)")
+        imgui.pop_style_color()
         avail = imgui.get_content_region_avail().x
         origin = imgui.get_cursor_screen_pos()
         imgui.invisible_button("timeline", imgui.ImVec2(max(avail, 1.0), TIMELINE_HEIGHT))
@@ -165,8 +169,9 @@ class FramesPanel:
         the replay runs, where it is."""
         ov, c = self.ov, self.colors
         replay = ov.replay
-        if imgui.small_button("stop replay (V)" if replay.active else
-                              "replay this frame slowly (V)"):  # fmt: skip
+        narrow = imgui.get_content_region_avail().x < NARROW_PX
+        label = "replay slowly (V)" if narrow else "replay this frame slowly (V)"
+        if imgui.small_button("stop replay (V)" if replay.active else label):
             was_running = replay.active
             started, entry = ov.replay_shown(), ov.shown_entry
             quiet = not (was_running or started or entry is None)
@@ -199,7 +204,8 @@ class FramesPanel:
             imgui.text_disabled("no frame yet")
             return
         imgui.text_colored(vec4(c.dim), f"frame {entry.frame}")
-        key_value_table("counters", counter_rows(entry.stats), tips=COUNTER_TIPS)
+        narrow = imgui.get_content_region_avail().x < NARROW_PX
+        key_value_table("counters", counter_rows(entry.stats), tips=COUNTER_TIPS, wrap=narrow)
         if entry.weights:  # a change that moved no matrix
             imgui.text_colored(vec4(c.local), f"weights: {len(entry.weights)} node(s)")
         if ov.deterministic:
@@ -207,7 +213,7 @@ class FramesPanel:
         else:  # a row each: at 100k nodes one line of three times is wider than the panel
             fps = "paused" if ov.host.paused else f"{ov.timings.fps:.1f}"
             key_value_table("times", [*ov.timings.rows(), ("frames per second", fps)],
-                            tips=COUNTER_TIPS)  # fmt: skip
+                            tips=COUNTER_TIPS, wrap=narrow)  # fmt: skip
 
     def _method(self) -> None:
         """The method, measured: running totals of products done against the naive
@@ -223,7 +229,8 @@ class FramesPanel:
         else:
             since = f"since frame {totals.since} ({totals.frames:,} frames)"
             imgui.text_colored(vec4(c.dim), since)
-            key_value_table("totals", totals_rows(totals), tips=COUNTER_TIPS)
+            narrow = imgui.get_content_region_avail().x < NARROW_PX
+            key_value_table("totals", totals_rows(totals), tips=COUNTER_TIPS, wrap=narrow)
         if imgui.small_button("reset totals"):
             ov.reset_totals()
         frames, done, naive = ov.history.cumulative()

@@ -35,6 +35,20 @@ ROW_PAYLOAD = "SGVIEW_NODE"
 EDGE = 0.3
 
 
+def fit_text(text: str, room: float) -> str:
+    """`text` as it fits in `room` pixels: whole, or cut with "..." at the end."""
+    if imgui.calc_text_size(text).x <= room:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest head that fits with the dots
+        mid = (lo + hi + 1) // 2
+        if imgui.calc_text_size(text[:mid] + "...").x <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "..."
+
+
 def drop_zone(y: float, top: float, bottom: float) -> str:
     """Where a drop at height ``y`` on a row spanning ``top``..``bottom`` puts the node:
     "before" (top edge), "after" (bottom edge) or "onto" (the middle: a child)."""
@@ -109,10 +123,12 @@ class TreeView:
         self.fading_drawn = {}
         if getattr(host, "editor", None) is not None:
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
-            _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
+            very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
+            label = "keep world pose" if very_narrow else "keep world pose on drop"
+            _, self.keep_world = imgui.checkbox(label, self.keep_world)
             if narrow_panel:  # no room beside it: the hint shows on hover
                 if imgui.is_item_hovered():
-                    imgui.set_tooltip(DROP_HINT)
+                    imgui.set_tooltip(f"{label} on drop: {DROP_HINT}")
             else:
                 imgui.same_line()
                 imgui.text_disabled(f"({DROP_HINT})")
@@ -172,12 +188,16 @@ class TreeView:
             color = c.local if local else c.world if world else c.text
             imgui.push_style_color(imgui.Col_.text, vec4(color))
             label = printable(graph.peek.name_of(node_id))  # names come from files
-            opened = imgui.tree_node_ex(f"{label}##{node_id}", flags)
+            room = imgui.get_content_region_avail().x - imgui.get_tree_node_to_label_spacing()
+            shown = fit_text(label, room)  # never over the flag columns
+            opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
             imgui.pop_style_color()
             self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             self.tree_drawn.append((label, flag_text(local, world, executed)))
             first_child = int(ids[r + 1]) if not leaf and opened else None
             dropped = self._drag_and_drop(node_id, label, first_child) or dropped
+            if shown != label and imgui.is_item_hovered():
+                imgui.set_tooltip(label)  # the whole name
             if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
                 host.select(node_id)
                 self._seen_selected = node_id  # chosen here: no need to scroll
@@ -189,10 +209,12 @@ class TreeView:
                 age, strength, own = fade
                 self.fading_drawn[label] = age
                 local, world, executed = own, True, True
-                imgui.same_line()
-                imgui.text_disabled(f"{age} ago")
-                if imgui.is_item_hovered():
-                    imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
+                note, gap = f"{age} ago", imgui.get_style().item_spacing.x
+                if imgui.calc_text_size(shown).x + gap + imgui.calc_text_size(note).x <= room:
+                    imgui.same_line()
+                    imgui.text_disabled(note)  # where it fits beside the name
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
             for on, letter, on_color in (
                 (local, "L", c.local),
                 (world, "W", c.world),

@@ -84,6 +84,34 @@ def key_value_table(
     imgui.end_table()
 
 
+class Flow:
+    """Items side by side while they fit the room, then on the next line: call `place`
+    with an item's width just before drawing it."""
+
+    def __init__(self) -> None:
+        self.room = imgui.get_content_region_avail().x
+        self.used: float | None = None
+
+    def place(self, width: float) -> None:
+        gap = imgui.get_style().item_spacing.x
+        if self.used is not None and self.used + gap + width <= self.room:
+            imgui.same_line()
+            self.used += gap + width
+        else:
+            self.used = width
+
+    @staticmethod
+    def button_width(label: str) -> float:
+        return imgui.calc_text_size(label.split("##")[0]).x + 2 * imgui.get_style().frame_padding.x
+
+    @staticmethod
+    def check_width(label: str) -> float:
+        """A checkbox's or radio button's width: its box and its label."""
+        style = imgui.get_style()
+        box = imgui.get_frame_height() + style.item_inner_spacing.x
+        return box + imgui.calc_text_size(label).x
+
+
 def _tip(text: str | None) -> None:
     """The item just drawn explains itself on hover."""
     if text and imgui.is_item_hovered():
