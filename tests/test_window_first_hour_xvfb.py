@@ -70,3 +70,50 @@ def test_ctrl_o_without_a_dialog_program_opens_the_browser_and_a_typed_path(disp
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
+    """Obj1 selected, its gizmo in the middle of the view; F1 opens the help window
+    there: no gizmo pixel inside it (it is drawn under every ImGui window)."""
+    import numpy as np
+    from test_window_xvfb import _grab
+
+    import viewer.gizmo as gizmo
+    from viewer.overlay import help_window
+
+    w, h = 720, 400
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(REPO / "scenes" / "tree10.toml"), "--size", f"{w}x{h}",
+         "--still", "--select", "Obj1"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+    def gizmo_pixels(img):
+        px = img.astype(np.float64)
+        mask = np.zeros(img.shape[:2], dtype=bool)
+        for rgb in gizmo.COLORS:
+            target = np.asarray(rgb) * 255.0
+            norm = np.linalg.norm(px, axis=2)
+            cos = (px @ target) / (norm * np.linalg.norm(target) + 1e-9)
+            mask |= (cos > 0.995) & (norm > 0.6 * np.linalg.norm(target))
+        return mask
+
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        time.sleep(1.5)
+        x, y, rw, rh = (int(v) for v in help_window.rect(w, h))
+        inside = np.zeros((h, w), dtype=bool)
+        inside[y + 2 : y + rh - 2, x + 2 : x + rw - 2] = True
+        before = _wait_for(lambda: (lambda m: m if m[inside].sum() > 30 else None)(
+            gizmo_pixels(_grab(display))), 30, "the gizmo in the view")  # fmt: skip
+        _x(display, "xdotool", "key", "--window", wid, "F1")
+        shown = _wait_for(lambda: (lambda m: m if m[inside].sum() == 0 else None)(
+            gizmo_pixels(_grab(display))), 30, "the help window over the gizmo")  # fmt: skip
+        assert before[inside].sum() > 30
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
