@@ -28,14 +28,14 @@ def test_a_row_recomputed_frames_ago_fades_with_its_glow_and_says_how_long_ago(d
 def test_the_start_hint_stays_until_the_first_input(drive):
     d = drive(load_scene(SCENES / "tree10.toml"), still=True)
     ov = d.app.overlay
-    ov.hint_left, ov.deterministic = 1.0, False  # as in a window (headless: no hint)
+    ov.show_hint, ov.deterministic = True, False  # as in a window (headless: no hint)
     for _ in range(3):
         d.app.draw(20.0)  # a minute of drawing, in three long frames
-    assert ov.hint_left > 0
+    assert ov.show_hint
     d.app.on_mouse_press_event(10, 300, 1)
     d.app.on_mouse_release_event(10, 300, 1)
     d.frame()
-    assert ov.hint_left == 0
+    assert not ov.show_hint
 
 
 def test_every_counter_and_flag_column_explains_itself_on_hover(drive, monkeypatch):

@@ -95,9 +95,9 @@ class Overlay:
         self._events: list[tuple[str, str]] = []
         #: The help window (? or F1) is open.
         self.show_help = False
-        #: Above 0 while the one-line "? or F1: help" hint shows: from the start until the
-        #: first key or click (0: not shown; headless pictures stay as they were).
-        self.hint_left = 0.0 if deterministic else 1.0
+        #: The one-line "? or F1: help" hint shows: from the start until the first key or
+        #: click (headless pictures stay as they were: none).
+        self.show_hint = not deterministic
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
@@ -281,7 +281,7 @@ class Overlay:
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(self.key_help, *self.wnd.size)
-            elif self.hint_left > 0.0:
+            elif self.show_hint:
                 help_window.draw_hint(*self.wnd.size)
             self.browser.draw(*self.wnd.size)
             imgui.render()
@@ -346,7 +346,7 @@ class Overlay:
     def toggle_help(self) -> None:
         """? or F1: open or close the help window (and the start hint goes)."""
         self.show_help = not self.show_help
-        self.hint_left = 0.0
+        self.show_hint = False
 
     # -- events (forwarded by the app) ---------------------------------------------------
     @property
@@ -395,7 +395,7 @@ class Overlay:
             return
         imgui.set_current_context(self._context)
         if event in ("key_event", "mouse_press_event"):
-            self.hint_left = 0.0  # the first input: the start hint has been seen
+            self.show_hint = False  # the first input: the start hint has been seen
         if event == "key_event":
             keyboard.send_edit_keys(self.wnd.keys, *args)
         if not self._queue_mouse(event, args):
