@@ -20,7 +20,7 @@ from .history import EVENT_BITS, EVENT_KINDS
 from .model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_index, timeline_window
 from .replay import SPEED_RANGE, line_of_node
 from .stats import COUNTER_TIPS, counter_rows, totals_rows
-from .widgets import COLORS, key_value_table, u32, vec4
+from .widgets import COLORS, Flow, key_value_table, u32, vec4
 
 TIMELINE_HEIGHT = 54.0
 #: Height of the event marks along the timeline's top.
@@ -33,6 +33,8 @@ FOLLOW_TIP = (
 )
 #: Panels narrower than this (pixels) get the shorter labels and wrapped counters.
 NARROW_PX = 240
+#: Share of a narrow panel the counters' labels keep (their numbers are short).
+NUMBERS_LABEL_SHARE = 0.62
 #: Lines the log box shows at least (below, the panel scrolls instead).
 LOG_MIN_LINES = 6
 #: Window heights below which the Totals section starts folded (the log keeps its room).
@@ -153,16 +155,16 @@ class FramesPanel:
                     ov.pin(frame)
         span = f"frames {frames[0]} to {frames[-1]}" if n else "no frames yet"
         imgui.text_colored(vec4(c.dim), span + (f" of {len(history):,}" if n else ""))
+        flow = Flow()  # side by side where they fit
         for label, action in (
             ("|<", lambda: self._scroll_to_oldest()),
             ("< event", lambda: ov.jump_to_event(-1)),
             ("event >", lambda: ov.jump_to_event(1)),
             ("live", lambda: self._live()),
         ):
+            flow.place(Flow.button_width(label))
             if imgui.small_button(label):
                 action()
-            imgui.same_line()
-        imgui.new_line()
 
     def _replay_row(self) -> None:
         """The button that replays the frame on show slowly (V) and its speed; while
@@ -180,8 +182,12 @@ class FramesPanel:
             imgui.set_tooltip("light the frame's recomputed nodes one by one, in the order\n"
                               "update() ran them (pre-order), each with its log lines")  # fmt: skip
         imgui.set_next_item_width(-1.0)  # the whole width: its own line
-        _, replay.speed = imgui.slider_float("##speed", replay.speed, *SPEED_RANGE,
-                                             "replay speed %.1f nodes/s")  # fmt: skip
+        changed, speed = imgui.drag_float("##speed", replay.speed, 0.05, *SPEED_RANGE,
+                                          "replay speed %.1f nodes/s")  # fmt: skip
+        if changed:  # a typed value too
+            replay.speed = min(max(speed, SPEED_RANGE[0]), SPEED_RANGE[1])
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("drag to change, or double-click and type")
         if replay.active:
             name = printable(ov.host.graph.peek.name_of(replay.current), 40)
             imgui.text_colored(vec4(c.note), f"replay of frame {replay.frame}:")
@@ -205,15 +211,22 @@ class FramesPanel:
             return
         imgui.text_colored(vec4(c.dim), f"frame {entry.frame}")
         narrow = imgui.get_content_region_avail().x < NARROW_PX
-        key_value_table("counters", counter_rows(entry.stats), tips=COUNTER_TIPS, wrap=narrow)
+        key_value_table(
+            "counters",
+            counter_rows(entry.stats),
+            tips=COUNTER_TIPS,
+            wrap=narrow,
+            label_share=NUMBERS_LABEL_SHARE,
+        )
         if entry.weights:  # a change that moved no matrix
             imgui.text_colored(vec4(c.local), f"weights: {len(entry.weights)} node(s)")
         if ov.deterministic:
             imgui.text_colored(vec4(c.dim), "times: not shown headless")
         else:  # a row each: at 100k nodes one line of three times is wider than the panel
             fps = "paused" if ov.host.paused else f"{ov.timings.fps:.1f}"
-            key_value_table("times", [*ov.timings.rows(), ("frames per second", fps)],
-                            tips=COUNTER_TIPS, wrap=narrow)  # fmt: skip
+            rows = [*ov.timings.rows(), ("frames per second", fps)]
+            key_value_table("times", rows, tips=COUNTER_TIPS, wrap=narrow,
+                            label_share=NUMBERS_LABEL_SHARE)  # fmt: skip
 
     def _method(self) -> None:
         """The method, measured: running totals of products done against the naive
@@ -230,7 +243,13 @@ class FramesPanel:
             since = f"since frame {totals.since} ({totals.frames:,} frames)"
             imgui.text_colored(vec4(c.dim), since)
             narrow = imgui.get_content_region_avail().x < NARROW_PX
-            key_value_table("totals", totals_rows(totals), tips=COUNTER_TIPS, wrap=narrow)
+            key_value_table(
+                "totals",
+                totals_rows(totals),
+                tips=COUNTER_TIPS,
+                wrap=narrow,
+                label_share=NUMBERS_LABEL_SHARE,
+            )
         if imgui.small_button("reset totals"):
             ov.reset_totals()
         frames, done, naive = ov.history.cumulative()

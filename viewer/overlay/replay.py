@@ -18,7 +18,7 @@ import numpy as np
 
 #: Nodes lit per second unless the user picks another speed (the Frames panel's slider).
 DEFAULT_SPEED = 4.0
-SPEED_RANGE = (0.5, 30.0)
+SPEED_RANGE = (0.5, 60.0)  # up to one node a frame at 60 frames a second
 #: Seconds the whole frame stays lit after the last node, before the view goes back.
 HOLD_SECONDS = 1.5
 

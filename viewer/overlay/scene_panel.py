@@ -68,8 +68,12 @@ class ScenePanel:
             imgui.text_wrapped(note)
             imgui.pop_style_color()
         if self.ov.pinned is not None:
-            imgui.text_colored(vec4(c.note), f"showing frame {self.ov.pinned} (timeline)")
-            imgui.same_line()
+            flow, shown = Flow(), f"showing frame {self.ov.pinned} (timeline)"
+            flow.place(imgui.calc_text_size(shown).x)
+            imgui.push_style_color(imgui.Col_.text, vec4(c.note))
+            imgui.text_wrapped(shown)
+            imgui.pop_style_color()
+            flow.place(Flow.button_width("back to live"))
             if imgui.small_button("back to live"):
                 self.ov.pin(None)
         buttons = (
@@ -123,7 +127,10 @@ class ScenePanel:
         node_id = host.selected
         graph = host.graph
         if node_id is None or self.tree.rows().row_of.get(node_id) is None:
-            imgui.text_disabled("click a node in the view or in the tree")
+            grey = imgui.get_style_color_vec4(imgui.Col_.text_disabled)
+            imgui.push_style_color(imgui.Col_.text, grey)
+            imgui.text_wrapped("click a node in the view or in the tree")
+            imgui.pop_style_color()
             return
         frame = entry.frame if entry is not None else host.frame
         report = entry.report if entry is not None else None

@@ -45,6 +45,7 @@ def key_value_table(
     key_color=COLORS.dim,
     wrap: bool = False,
     tips: dict[str, str] | None = None,
+    label_share: float = LABEL_SHARE,
 ) -> None:
     """Two columns: a dimmed label, then its value (both wrapped when `wrap`); `tips`:
     a tooltip by label, shown over the label and its value.
@@ -53,7 +54,7 @@ def key_value_table(
     that fits its content measures wrapped text at the width it had, which starts at
     nothing, so the text wraps after every letter and the column stays one letter wide.
     So with `wrap` the label column gets a set width (its longest label, at most
-    `LABEL_SHARE` of the room) and the value column stretches over the rest.
+    `label_share` of the room) and the value column stretches over the rest.
     """
     rows = list(rows)
     if not imgui.begin_table(table_id, 2, imgui.TableFlags_.sizing_fixed_fit):
@@ -61,7 +62,7 @@ def key_value_table(
     if wrap:
         widest = max((imgui.calc_text_size(label).x for label, _ in rows), default=0.0)
         room = imgui.get_content_region_avail().x
-        label_width = min(widest, LABEL_SHARE * room)
+        label_width = min(widest, label_share * room)
         imgui.table_setup_column("label", imgui.TableColumnFlags_.width_fixed, label_width)
         imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     for label, value in rows:
