@@ -120,3 +120,23 @@ def test_ctrl_backspace_deletes_a_word_of_the_path_field(field):
         d.app.on_unicode_char_entered(ch)
         d.frame()
     assert edit.save_path == "x.toml"
+
+
+def test_a_key_typed_in_the_same_frame_as_the_click_into_a_field_reaches_no_shortcut(field):
+    """A quick hand (or xdotool's `click 1 type l`): the press on the field and the key
+    come before any frame has drawn, so ImGui has not yet said the field has the keyboard;
+    the key still does not reach the scene."""
+    d, session, node, edit = field
+    before = node.local_position.copy()
+    x0 = edit.field_rects["local_position"][0]
+    x, y = int(x0.x + 6), int(x0.y + 6)
+    d.app.on_mouse_position_event(x, y, 0, 0)
+    d.frame()
+    d.app.on_mouse_press_event(x, y, 1)
+    d.app.on_mouse_release_event(x, y, 1)
+    key(d, "L", char="l")  # no frame between the click and the key
+    d.frame(3)
+    key(d, "ESCAPE")
+    np.testing.assert_array_equal(node.local_position, before)
+    assert session.editor.history.labels() == ([], [])
+    assert not d.app.wnd.is_closing

@@ -125,6 +125,7 @@ class Overlay:
         #: Ctrl+O's file browser in the window, where the desktop has no dialog.
         self.browser = FileBrowser(host.request_open)
         self.replay = Replay()  #: the slow-motion replay of one frame (V)
+        self._panel_press = False  # a press on a panel that no ImGui frame has seen yet
         self._first = True
 
     # -- the glow's view settings (kept by the renderer, which draws them) ---------------
@@ -286,6 +287,7 @@ class Overlay:
             self.browser.draw(*self.wnd.size)
             imgui.render()
         self._first = False
+        self._panel_press = False  # ImGui has seen it: its flags say where keys go
         self.wnd.fbo.use()
         self.imgui.render(imgui.get_draw_data())
 
@@ -375,8 +377,8 @@ class Overlay:
     def wants_keyboard(self) -> bool:
         """A panel's text or number field has the keyboard (`keyboard.typing`), or the
         file browser is open (it takes every key until it closes)."""
-        if self.browser.shown:
-            return True
+        if self.browser.shown or self._panel_press:  # a key right after a click on a
+            return True  # panel belongs to what the click activates (a field, maybe)
         if not self.visible or self._context is None:
             return False
         imgui.set_current_context(self._context)
@@ -396,6 +398,8 @@ class Overlay:
         imgui.set_current_context(self._context)
         if event in ("key_event", "mouse_press_event"):
             self.show_hint = False  # the first input: the start hint has been seen
+        if event == "mouse_press_event" and self.takes_mouse(args[0], args[1]):
+            self._panel_press = True
         if event == "key_event":
             keyboard.send_edit_keys(self.wnd.keys, *args)
         if not self._queue_mouse(event, args):
