@@ -117,11 +117,13 @@ def test_the_dialog_and_the_recent_list_open_through_the_open_action(drive, tmp_
 
 
 def test_ctrl_o_without_a_dialog_program_says_so(drive, monkeypatch):
+    """Without the overlay there is no in-window browser to fall back on (with it:
+    test_file_browser.py): the panel-less run says why in one line."""
     import viewer.window.file_dialog as fd
 
     monkeypatch.setattr(fd.shutil, "which", lambda name: None)
     monkeypatch.setattr(fd.sys, "platform", "linux")
-    d = drive(load_scene(TREE10), still=True)
+    d = drive(load_scene(TREE10), still=True, overlay=False)
     d.frame()
     graph = d.app.session.graph
     keys = d.window.keys

@@ -18,7 +18,6 @@ last frame drawn (a `viewer.image.Image`, which a notebook shows as a picture).
 
 from __future__ import annotations
 
-import asyncio
 import time as clock
 import weakref
 from contextlib import contextmanager
@@ -84,21 +83,8 @@ class SgviewWidget(RemoteFrameBuffer):
         self._image: np.ndarray | None = None
         self.title = self.session.title
         _LIVE.add(self)
-        self._redraw_when_hint_ends()
         if not _HOOKED["done"]:
             _HOOKED["done"] = after_each_cell(_redraw_live_widgets)
-
-    def _redraw_when_hint_ends(self) -> None:
-        """The overlay's start hint ("? or F1: help") goes after a few seconds: one frame
-        then, or an idle view would keep it."""
-        overlay = self.app.overlay
-        if overlay is None or overlay.hint_left <= 0:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop (a script): nothing redraws on its own anyway
-            return
-        loop.call_later(overlay.hint_left + 0.1, self.request_draw)
 
     @property
     def session(self):
@@ -150,7 +136,9 @@ class SgviewWidget(RemoteFrameBuffer):
             return None
         image = self._draw()
         glowing = self.app.renderer.glow.glowing()[0].size > 0
-        if needs_next_frame(self.session, glowing=glowing):
+        overlay = self.app.overlay
+        replaying = overlay is not None and overlay.replay.active  # paused too (V)
+        if replaying or needs_next_frame(self.session, glowing=glowing):
             self.request_draw()
         return image
 

@@ -69,9 +69,9 @@ KEYS = (
          "panel lists them", ("Ctrl+Z", "Z", "undo"), ("Ctrl+Shift+Z", "Z", "redo")),
     _row("save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
          "own writer)", ("Ctrl+S", "S", "save")),
-    _row("open a scene file (the system's file dialog); or drop a .toml, .gltf, .glb or "
-         "OpenUSD file on the window; the Edit section lists the recent ones",
-         ("Ctrl+O", "O", "open")),
+    _row("open a scene file (the system's file dialog: zenity or kdialog on Linux; without "
+         "one, a file browser in the window); or drop a .toml, .gltf, .glb or OpenUSD file "
+         "on the window; the Edit section lists the recent ones", ("Ctrl+O", "O", "open")),
     _row("gizmo axes: the world's / the selected node's own", ("X", "X", "gizmo axes")),
     _row("gizmo mode: move and turn / scale", ("E", "E", "gizmo mode")),
     _row("start / stop the scene's motion", ("S", "S", "motion")),
@@ -83,6 +83,9 @@ KEYS = (
     _row("timeline: show the frame of the event (touch, edit, reload, clip change) before / "
          "after the one shown; after the last, back to live",
          ("[", "LEFT_BRACKET", "event before"), ("]", "RIGHT_BRACKET", "event after")),
+    _row("replay the frame shown slowly: its recomputed nodes light one by one in the order "
+         "update() ran them, each with its log lines (the Frames panel sets the speed); "
+         "again: stop", ("V", "V", "replay")),
     _row("restart the scene from frame 0 (its first pose, motions and clip): its scripted "
          "events and --touch touches play again", ("0", "NUMBER_0", "restart")),
     _row("show / hide the panels", ("Tab", "TAB", "panels")),

@@ -18,8 +18,8 @@ from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetFi
 from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
-from .model import watched_values
-from .widgets import COLORS, vec4
+from .model import continuous_euler, watched_values
+from .widgets import COLORS, Flow, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -54,8 +54,10 @@ class EditSection:
         self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
         #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
         self.field_rects: dict[str, tuple] = {}
+        self.save_rect: tuple | None = None  # the "save as" field's, likewise
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
+        self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
 
     def draw(self) -> None:
         host = self.ov.host
@@ -70,11 +72,13 @@ class EditSection:
         if not self.drawn:
             return
         done, undone = editing.history.labels()
+        flow = Flow()  # side by side where they fit
+        flow.place(Flow.button_width("Undo (Ctrl+Z)"))
         imgui.begin_disabled(not done)
         if imgui.button("Undo (Ctrl+Z)"):
             editing.undo()
         imgui.end_disabled()
-        imgui.same_line()
+        flow.place(Flow.button_width("Redo (Ctrl+Shift+Z)"))
         imgui.begin_disabled(not undone)
         if imgui.button("Redo (Ctrl+Shift+Z)"):
             editing.redo()
@@ -93,13 +97,24 @@ class EditSection:
 
     def _inspector(self, host, node_id: int) -> None:
         local, worlds, stale = watched_values(host.graph.peek, node_id)
-        imgui.text_colored(vec4(self.colors.dim), "local: type, then Enter; world: read-only")
+        if self._euler_shown is not None and self._euler_shown[0] == node_id:  # no jumps
+            local["local_euler"] = continuous_euler(self._euler_shown[1], local["local_euler"])
+        self._euler_shown = (node_id, local["local_euler"])
+        imgui.push_style_color(imgui.Col_.text, vec4(self.colors.dim))
+        imgui.text_wrapped("local: type, then Enter; world: read-only")
+        imgui.pop_style_color()
         for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
             typing = self._typing.get(field)
             shown = typing[2] if typing else [float(v) + 0.0 for v in local[field]]  # no -0
-            imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.72)
+            gap = imgui.get_style().item_inner_spacing.x  # the label fits beside the field
+            room = imgui.get_content_region_avail().x - imgui.calc_text_size(label).x - gap
+            shown_label = f"{label}##{field}"
+            if room < 0.6 * imgui.get_content_region_avail().x:  # narrow: the label above
+                imgui.text(label)
+                room, shown_label = imgui.get_content_region_avail().x, f"##{field}"
+            imgui.set_next_item_width(room)
             entry = imgui.input_float3 if n == 3 else imgui.input_float4
-            changed, value = entry(f"{label}##{field}", shown, "%.4f")
+            changed, value = entry(shown_label, shown, "%.4f")
             self.field_rects[field] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             if changed:
                 graph, typed_for = typing[:2] if typing else (host.graph, node_id)
@@ -113,20 +128,22 @@ class EditSection:
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)
             note = " (stale)" if stale else ""
-            imgui.text_colored(vec4(self.colors.dim), f"  world{note} {world_text(world_values)}")
+            imgui.push_style_color(imgui.Col_.text, vec4(self.colors.dim))
+            imgui.text_wrapped(f"  world{note} {world_text(world_values)}")
+            imgui.pop_style_color()
 
     def _actions(self, host, node_id: int) -> None:
         keep = self.tree.keep_world
+        flow = Flow()
         for label, command in (
             ("Delete", Delete(node_id)),
             ("Duplicate", Duplicate(node_id)),
             ("Add child", AddChild(node_id)),
             ("Make root", Reparent(node_id, None, keep)),
         ):
+            flow.place(imgui.calc_text_size(label).x + 2 * imgui.get_style().frame_padding.x)
             if imgui.small_button(label):
                 host.editing.run(command)
-            imgui.same_line()
-        imgui.new_line()
 
     def _history(self, done: list[str], undone: list[str]) -> None:
         if not (done or undone):
@@ -146,8 +163,11 @@ class EditSection:
         default = host.files.save_suggestion(host.scene)  # never a bundled scene's own file
         if self.save_path is None or default != self._save_default:  # another file on show
             self.save_path = self._save_default = default
-        imgui.set_next_item_width(imgui.get_content_region_avail().x * 0.7)
+        room = imgui.get_content_region_avail().x
+        button = imgui.calc_text_size("Save as").x + 2 * imgui.get_style().frame_padding.x
+        imgui.set_next_item_width(room - button - imgui.get_style().item_spacing.x)
         _, self.save_path = imgui.input_text("##save_as", self.save_path)
+        self.save_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())  # tests
         imgui.same_line()
         if imgui.small_button("Save as"):
             host.save(self.save_path)

@@ -1,23 +1,44 @@
 """The right panel, "Frames": the timeline of the session's frames (a click shows that
 frame's report everywhere; the wheel scrolls; marks show touches, edits, reloads and clip
 changes, and `[` / `]` jump to them), the frame's counters, the running totals of the
-method against the naive one with their plot, and the frame log (docs/semantics.md)."""
+method against the naive one with their plot, and the frame log (docs/semantics.md).
+
+The log follows what is on show (its "follow" toggle, on by default): live, the newest
+frame's lines stay in view as frames come; a frame picked on the timeline shows its
+lines at the top (with the frames after it below). Scrolling the log by hand lets go of
+it; going back to live (`]` past the last event, "live", "back to live") takes the
+timeline and the log back to the newest frame together."""
 
 from __future__ import annotations
 
 import numpy as np
 from imgui_bundle import imgui, implot
 
+from viewer.text import printable
+
 from .history import EVENT_BITS, EVENT_KINDS
 from .model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_index, timeline_window
-from .stats import counter_rows, totals_rows
-from .widgets import COLORS, key_value_table, u32, vec4
+from .replay import SPEED_RANGE, line_of_node
+from .stats import COUNTER_TIPS, counter_rows, totals_rows
+from .widgets import COLORS, Flow, key_value_table, u32, vec4
 
 TIMELINE_HEIGHT = 54.0
 #: Height of the event marks along the timeline's top.
 MARK_HEIGHT = 5.0
 PLOT_HEIGHT = 110.0
 LOG_LINES = 4000
+FOLLOW_TIP = (
+    "keep the frame on show in view: the newest frame while live,\n"
+    "the picked frame at the top (scrolling by hand lets go)"
+)
+#: Panels narrower than this (pixels) get the shorter labels and wrapped counters.
+NARROW_PX = 240
+#: Share of a narrow panel the counters' labels keep (their numbers are short).
+NUMBERS_LABEL_SHARE = 0.62
+#: Lines the log box shows at least (below, the panel scrolls instead).
+LOG_MIN_LINES = 6
+#: Window heights below which the Totals section starts folded (the log keeps its room).
+TOTALS_OPEN_FROM = 900
 
 
 class FramesPanel:
@@ -37,8 +58,17 @@ class FramesPanel:
         self._followed: int | None = None
         self.timeline_first: int | None = None
         self.timeline_slot = MIN_BAR_WIDTH
-        self._log_end = None  # (frame, lines) of the log's last block at the last draw
-        self._log_scroll_to: int | None = None
+        #: The log keeps the frame on show in view (see the module notes).
+        self.follow = True
+        self._live_shown = True  # whether the last draw showed the latest frame
+        #: Lines of the log in view at the last frame: [first, stop) of `log_lines`.
+        self.log_view = (0, 0)
+        self.log_lines: list[str] = []
+        #: The log box's and the panel's (top, bottom) on screen at the last frame.
+        self.log_box: tuple[float, float] | None = None
+        #: The log lines [first, stop) of the node the replay lit last (None: no replay).
+        self.log_highlight: tuple[int, int] | None = None
+        self.replay_note: str | None = None  # why V found nothing to replay
         #: The log widget's text as drawn at the last frame: (frame, lines) blocks, each
         #: ``# frame N`` and that frame's log lines (tests compare it with the report).
         self.log_blocks: list[tuple[int, list[str]]] = []
@@ -47,6 +77,7 @@ class FramesPanel:
 
     def draw(self, entry) -> None:
         self._timeline()
+        self._replay_row()
         self._counters(entry)
         self._method()
         self._log()
@@ -56,7 +87,9 @@ class FramesPanel:
         history = ov.history
         rec = history.records()
         frames, local, world, events = rec["frame"], rec["local"], rec["world"], rec["events"]
-        imgui.text_colored(vec4(c.dim), "timeline (click a frame, wheel scrolls)")
+        imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
+        imgui.text_wrapped("timeline (click a frame, wheel scrolls)")
+        imgui.pop_style_color()
         avail = imgui.get_content_region_avail().x
         origin = imgui.get_cursor_screen_pos()
         imgui.invisible_button("timeline", imgui.ImVec2(max(avail, 1.0), TIMELINE_HEIGHT))
@@ -64,7 +97,12 @@ class FramesPanel:
         if hovered and imgui.get_io().mouse_wheel:
             step = max(1, int(avail // MIN_BAR_WIDTH) // 4)
             self.back = max(0, self.back + int(round(imgui.get_io().mouse_wheel)) * step)
+        if ov.pinned is None and not self._live_shown:  # back to live: all of it
+            self.back, self.follow = 0, True
+        self._live_shown = ov.pinned is None
         pinned_at = history.index_of(ov.pinned) if ov.pinned is not None else None
+        if pinned_at is not None and pinned_at != self._followed:
+            self.follow = True  # a frame picked: its lines in view
         if pinned_at is not None and pinned_at != self._followed:
             self.back = timeline_back_to_show(avail, len(frames), pinned_at, self.back)
         self._followed = pinned_at
@@ -117,16 +155,45 @@ class FramesPanel:
                     ov.pin(frame)
         span = f"frames {frames[0]} to {frames[-1]}" if n else "no frames yet"
         imgui.text_colored(vec4(c.dim), span + (f" of {len(history):,}" if n else ""))
+        flow = Flow()  # side by side where they fit
         for label, action in (
             ("|<", lambda: self._scroll_to_oldest()),
             ("< event", lambda: ov.jump_to_event(-1)),
             ("event >", lambda: ov.jump_to_event(1)),
             ("live", lambda: self._live()),
         ):
+            flow.place(Flow.button_width(label))
             if imgui.small_button(label):
                 action()
-            imgui.same_line()
-        imgui.new_line()
+
+    def _replay_row(self) -> None:
+        """The button that replays the frame on show slowly (V) and its speed; while
+        the replay runs, where it is."""
+        ov, c = self.ov, self.colors
+        replay = ov.replay
+        narrow = imgui.get_content_region_avail().x < NARROW_PX
+        label = "replay slowly (V)" if narrow else "replay this frame slowly (V)"
+        if imgui.small_button("stop replay (V)" if replay.active else label):
+            was_running = replay.active
+            started, entry = ov.replay_shown(), ov.shown_entry
+            quiet = not (was_running or started or entry is None)
+            self.replay_note = f"frame {entry.frame}: nothing to replay" if quiet else None
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("light the frame's recomputed nodes one by one, in the order\n"
+                              "update() ran them (pre-order), each with its log lines")  # fmt: skip
+        imgui.set_next_item_width(-1.0)  # the whole width: its own line
+        changed, speed = imgui.drag_float("##speed", replay.speed, 0.05, *SPEED_RANGE,
+                                          "replay speed %.1f nodes/s")  # fmt: skip
+        if changed:  # a typed value too
+            replay.speed = min(max(speed, SPEED_RANGE[0]), SPEED_RANGE[1])
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("drag to change, or double-click and type")
+        if replay.active:
+            name = printable(ov.host.graph.peek.name_of(replay.current), 40)
+            imgui.text_colored(vec4(c.note), f"replay of frame {replay.frame}:")
+            imgui.text_colored(vec4(c.note), f"node {replay.lit} of {replay.order.size}, {name}")
+        elif self.replay_note:
+            imgui.text_colored(vec4(c.dim), self.replay_note)
 
     def _scroll_to_oldest(self) -> None:
         self.back = len(self.ov.history)
@@ -143,20 +210,31 @@ class FramesPanel:
             imgui.text_disabled("no frame yet")
             return
         imgui.text_colored(vec4(c.dim), f"frame {entry.frame}")
-        key_value_table("counters", counter_rows(entry.stats))
+        narrow = imgui.get_content_region_avail().x < NARROW_PX
+        key_value_table(
+            "counters",
+            counter_rows(entry.stats),
+            tips=COUNTER_TIPS,
+            wrap=narrow,
+            label_share=NUMBERS_LABEL_SHARE,
+        )
         if entry.weights:  # a change that moved no matrix
             imgui.text_colored(vec4(c.local), f"weights: {len(entry.weights)} node(s)")
         if ov.deterministic:
             imgui.text_colored(vec4(c.dim), "times: not shown headless")
         else:  # a row each: at 100k nodes one line of three times is wider than the panel
             fps = "paused" if ov.host.paused else f"{ov.timings.fps:.1f}"
-            key_value_table("times", [*ov.timings.rows(), ("frames per second", fps)])
+            rows = [*ov.timings.rows(), ("frames per second", fps)]
+            key_value_table("times", rows, tips=COUNTER_TIPS, wrap=narrow,
+                            label_share=NUMBERS_LABEL_SHARE)  # fmt: skip
 
     def _method(self) -> None:
         """The method, measured: running totals of products done against the naive
         method's, and both over the kept history."""
         c, ov = self.colors, self.ov
-        if not imgui.collapsing_header("Totals", imgui.TreeNodeFlags_.default_open):
+        if ov.wnd.size[1] >= TOTALS_OPEN_FROM:
+            imgui.set_next_item_open(True, imgui.Cond_.once)
+        if not imgui.collapsing_header("Totals"):
             return
         totals = ov.history.totals
         if totals.since is None:
@@ -164,7 +242,14 @@ class FramesPanel:
         else:
             since = f"since frame {totals.since} ({totals.frames:,} frames)"
             imgui.text_colored(vec4(c.dim), since)
-            key_value_table("totals", totals_rows(totals))
+            narrow = imgui.get_content_region_avail().x < NARROW_PX
+            key_value_table(
+                "totals",
+                totals_rows(totals),
+                tips=COUNTER_TIPS,
+                wrap=narrow,
+                label_share=NUMBERS_LABEL_SHARE,
+            )
         if imgui.small_button("reset totals"):
             ov.reset_totals()
         frames, done, naive = ov.history.cumulative()
@@ -186,30 +271,58 @@ class FramesPanel:
         c, ov = self.colors, self.ov
         if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
             return
-        blocks = ov.history.log(LOG_LINES, until=ov.pinned)
+        imgui.same_line()
+        _, self.follow = imgui.checkbox("follow", self.follow)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(FOLLOW_TIP)
+        history = ov.history
+        if ov.pinned is None:
+            blocks = history.log(LOG_LINES)
+        else:  # the picked frame and some after it, so that it can be at the top
+            blocks = history.log(LOG_LINES // 2, until=ov.pinned)
+            blocks += history.log_after(ov.pinned, LOG_LINES // 2)
         self.log_blocks = blocks
         lines: list[str] = []
         starts: dict[int, int] = {}
         for frame, block in blocks:
             starts[frame] = len(lines)
             lines.extend(block)
-        end = (blocks[-1][0], len(lines)) if blocks else None
-        new_content = end != self._log_end
-        self._log_end = end
+        self.log_lines = lines
         shown = ov.shown_entry
         shown_frame = shown.frame if shown is not None else None
-        child_flags = imgui.ChildFlags_.borders
         line_h = imgui.get_text_line_height_with_spacing()
-        room = max(imgui.get_content_region_avail().y, 8 * line_h)
-        imgui.begin_child("log", imgui.ImVec2(0.0, room), child_flags,
+        room = max(imgui.get_content_region_avail().y, LOG_MIN_LINES * line_h)
+        top = imgui.get_cursor_screen_pos().y
+        imgui.begin_child("log", imgui.ImVec2(0.0, room), imgui.ChildFlags_.borders,
                           imgui.WindowFlags_.horizontal_scrollbar)  # fmt: skip
-        at_bottom = imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0
+        io = imgui.get_io()
+        if imgui.is_window_hovered() and (io.mouse_wheel > 0.0 or io.mouse_down[0]):
+            self.follow = False  # the user reads back: the log stays where they put it
+        elif io.mouse_wheel < 0.0 and imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0:
+            self.follow = imgui.is_window_hovered() or self.follow  # down to the end: on
+        self.log_highlight = self._highlight(blocks, starts)
+        if self.follow and ov.pinned is not None and ov.pinned in starts:
+            top_line = starts[ov.pinned]
+            if self.log_highlight is not None:  # the lit node's lines mid-box
+                top_line = max(top_line, self.log_highlight[0] - int(room / line_h) // 2)
+            imgui.set_scroll_y(top_line * line_h)
+        scroll = imgui.get_scroll_y()
+        self.log_view = (int(scroll // line_h), int((scroll + room) // line_h))
+        lit, unlit = self.log_highlight or (0, 0), self._unlit(blocks, starts)
         clipper = imgui.ListClipper()
         clipper.begin(len(lines), line_h)
         while clipper.step():
             for k in range(clipper.display_start, clipper.display_end):
                 text = lines[k]
-                if text.startswith("#"):
+                if lit[0] <= k < lit[1]:  # the node the replay lit last
+                    p = imgui.get_cursor_screen_pos()
+                    imgui.get_window_draw_list().add_rect_filled(
+                        p, imgui.ImVec2(p.x + imgui.get_content_region_avail().x,
+                                        p.y + line_h), u32((1.0, 0.9, 0.45, 0.25)))  # fmt: skip
+                    color = c.note
+                elif unlit[0] <= k < unlit[1]:  # not lit yet
+                    color = c.off
+                elif text.startswith("#"):
                     pinned = shown_frame is not None and text == f"# frame {shown_frame}"
                     color = c.note if pinned and ov.pinned is not None else c.dim
                 elif text.startswith(("*", "~")):
@@ -221,16 +334,28 @@ class FramesPanel:
                 imgui.text_colored(vec4(color), text)
         clipper.end()
         if not lines:
-            imgui.text_disabled(quiet_log_text(ov.history))
-        if ov.pinned is not None and self._log_scroll_to != ov.pinned:
-            self._log_scroll_to = ov.pinned
-            if ov.pinned in starts:
-                imgui.set_scroll_y(starts[ov.pinned] * line_h)
-        elif ov.pinned is None:
-            self._log_scroll_to = None
-            if new_content and at_bottom:
-                imgui.set_scroll_here_y(1.0)
+            imgui.text_disabled(quiet_log_text(history))
+        if self.follow and ov.pinned is None:
+            imgui.set_scroll_here_y(1.0)  # the newest lines at the bottom
         imgui.end_child()
+        self.log_box = (top, top + room)
+
+    def _highlight(self, blocks, starts) -> tuple[int, int] | None:
+        replay = self.ov.replay
+        if not replay.active or replay.frame not in starts:
+            return None
+        block = next(b for f, b in blocks if f == replay.frame)
+        span = line_of_node(block, replay.lit - 1)
+        return None if span is None else (starts[replay.frame] + span[0],
+                                          starts[replay.frame] + span[1])  # fmt: skip
+
+    def _unlit(self, blocks, starts) -> tuple[int, int]:
+        """The replayed frame's lines of the nodes not lit yet."""
+        if self.log_highlight is None:
+            return (0, 0)
+        frame = self.ov.replay.frame
+        end = starts[frame] + len(next(b for f, b in blocks if f == frame))
+        return self.log_highlight[1], end
 
     def block_of(self, frame: int) -> list[str] | None:
         """The log lines the panel shows for `frame` (without its ``# frame`` line)."""

@@ -1,4 +1,6 @@
-"""Draws the selected node's gizmo (viewer/gizmo) over the view with ImGui's draw list.
+"""Draws the selected node's gizmo (viewer/gizmo) over the view with ImGui's background
+draw list: over the 3D picture, under every ImGui window (the panels, the help window and
+popups are never covered).
 
 Move and turn: the axis handles with round tips, the plane squares (each tinted with
 the colour of the axis across it) and the rings. Scale: box-tipped handles and the
@@ -35,7 +37,7 @@ def draw_gizmo(host, wnd, camera) -> gizmo.Handles | None:
     world, _ = peek.world_matrix(host.selected)  # watched, not pulled
     size = tuple(wnd.size)
     view_proj = camera.view_projection(size)
-    draw = imgui.get_foreground_draw_list()
+    draw = imgui.get_background_draw_list()  # under the panels and the help
     mouse = imgui.get_mouse_pos()
     if host.editing.gizmo_scale:
         sh = gizmo.scale_handles(world, view_proj, size, host.editing.gizmo_local)

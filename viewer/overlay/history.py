@@ -341,22 +341,34 @@ class History:
         """(frame, block) for the kept frames up to `until` (None: the latest) that
         recomputed something and whose report is kept, oldest first, trimmed from the
         oldest so that at most about `max_lines` lines remain."""
-        rec = self.records()
-        busy = rec["frame"][rec["world"] > 0]
+        busy = self._busy()
         if until is not None:
             busy = busy[busy <= until]
+        return self._blocks(busy[::-1].tolist(), max_lines)[::-1]
+
+    def log_after(self, frame: int, max_lines: int = 4000) -> list[tuple[int, list[str]]]:
+        """The same for the frames after `frame`, oldest first, up to about `max_lines`
+        lines (the log's continuation below a picked frame)."""
+        busy = self._busy()
+        return self._blocks(busy[busy > frame].tolist(), max_lines)
+
+    def _busy(self) -> np.ndarray:  # the kept frames that recomputed something
+        return self.records()["frame"][self.records()["world"] > 0]
+
+    def _blocks(self, frames: list[int], max_lines: int) -> list[tuple[int, list[str]]]:
+        """Blocks of `frames` in their order until one has no report (those beyond lost
+        theirs too, but marked frames) or about `max_lines` lines are taken."""
         blocks: list[tuple[int, list[str]]] = []
         total = 0
-        for frame in busy[::-1].tolist():
+        for frame in frames:
             report = self.report(frame)
             if report is None:
-                break  # older reports are gone too (apart from marked frames)
+                break
             block = self._block(frame, report)
             if blocks and total + len(block) > max_lines:
                 break
             blocks.append((frame, block))
             total += len(block)
-        blocks.reverse()
         return blocks
 
     # -- resetting -----------------------------------------------------------------------

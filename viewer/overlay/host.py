@@ -80,6 +80,13 @@ class GlowState(Protocol):
 
     def kind_of(self, node_id: int) -> int: ...
 
+    frames: int  # frames recorded so far
+    frame_of: np.ndarray  # by id: the frame (as `frames` counted) of its last recomputation
+    still: bool  # a picked frame (or a replay's part of one) is on show
+
+    def glowing(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, signed strengths) of the nodes glowing now (the tree's fading rows)."""
+
 
 class LabelShapes(Protocol):
     """The scene's shapes (`viewer.render.scene_bounds.SceneBounds`), for placing names."""

@@ -6,7 +6,7 @@ selected node's details with "dirty because of", the panel sizes, the timeline's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -69,6 +69,9 @@ class Flags:
     world: np.ndarray
     executed: np.ndarray
     pending: bool = False
+    #: Nodes clean in this frame whose glow from an earlier one still fades: id ->
+    #: (frames ago, glow strength in (0, 1], own change). See `fading_of`.
+    fading: dict[int, tuple[int, float, bool]] = field(default_factory=dict)
 
     @classmethod
     def of_report(cls, report, n: int) -> Flags:
@@ -110,10 +113,36 @@ class Flags:
         return local, world, executed
 
 
+def fading_of(glow, flags: Flags) -> dict[int, tuple[int, float, bool]]:
+    """The nodes still glowing from an earlier frame than the one `flags` are of, so that
+    the tree's flags fade with the glow: id -> (frames ago, strength, own change). Costs
+    what glows now (`GlowState.glowing`), not the graph's size."""
+    ids, signed = glow.glowing()
+    out: dict[int, tuple[int, float, bool]] = {}
+    for node_id, value, stamped in zip(ids.tolist(), signed.tolist(),
+                                       glow.frame_of[ids].tolist()):  # fmt: skip
+        age = int(glow.frames - stamped)
+        if age > 0 and not any(flags.of(node_id)):
+            out[node_id] = (age, abs(float(value)), value < 0)
+    return out
+
+
 def pending_note(count: int, paused: bool) -> str:
     """The panel's line over the tree while flags are set and not yet executed."""
     when = "the next step (. or Step) executes them" if paused else "the next frame executes them"
     return f"pending: {count} node{'s' if count != 1 else ''} marked, not yet executed; {when}"
+
+
+#: What the tree's flag columns and the legend's letters mean (their tooltips).
+FLAG_TIPS = {
+    "L": "L, local: the node's local matrix was recomputed in the frame shown\n"
+    "(its own position, rotation or scale was set, or it was touched)",
+    "W": "W, world: its world matrix was recomputed (parent world x local):\n"
+    "it changed, or a node above it did",
+    "E": "E, to renderer: its new world matrix was handed to the renderer\n(uploaded to the GPU)",
+    "node": "the hierarchy; a row still fading says how many frames ago it was\n"
+    "recomputed (its letters fade with its glow)",
+}
 
 
 def flag_text(local: bool, world: bool, executed: bool) -> str:
@@ -190,6 +219,23 @@ def cause_text(report, node_id: int, frame: int) -> str:
     if cause == int(node_id):
         return f"dirty because of: {printable(report.name(cause))} (its own change)"
     return f"dirty because of: {printable(report.name(cause))}"
+
+
+def continuous_euler(previous, current) -> np.ndarray:
+    """Of the Euler triples (degrees, R = Rz Ry Rx) that make the same rotation as
+    `current`, the one nearest `previous` (the one shown a frame before), so that a
+    spinning node's angles move on smoothly instead of jumping between equivalent
+    triples: ``(x, y, z)`` and ``(x + 180, 180 - y, z + 180)``, each angle shifted by
+    whole turns towards `previous`. A display choice only: the rotation is the same."""
+    previous = np.asarray(previous, dtype=np.float64)
+    x, y, z = np.asarray(current, dtype=np.float64)
+    best, best_distance = None, np.inf
+    for triple in (np.array([x, y, z]), np.array([x + 180.0, 180.0 - y, z + 180.0])):
+        triple = triple - 360.0 * np.round((triple - previous) / 360.0)
+        distance = float(np.abs(triple - previous).sum())
+        if distance < best_distance:
+            best, best_distance = triple, distance
+    return best
 
 
 #: After the label of a world value that is behind its node's values (marked, not yet

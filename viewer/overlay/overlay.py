@@ -25,11 +25,13 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
 from viewer.text import printable
 
-from . import help_window, labels
+from . import help_window, keyboard, labels
+from .file_browser import FileBrowser
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
 from .panel import Panel
+from .replay import Replay, tick_replay, toggle_replay
 from .stats import FrameStats, Timings
 
 #: Names start shown for scenes up to this many nodes (N toggles them).
@@ -38,8 +40,6 @@ NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
 #: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
 NAME_OUTLINE = (10, 12, 16, 235)
 _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
-#: Seconds the start hint ("? or F1: help") stays on screen in a window.
-HINT_SECONDS = 12.0
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
 
@@ -85,9 +85,9 @@ class Overlay:
         self._events: list[tuple[str, str]] = []
         #: The help window (? or F1) is open.
         self.show_help = False
-        #: Seconds the one-line "? or F1: help" hint stays at the start (0: not shown;
-        #: headless pictures stay as they were).
-        self.hint_left = 0.0 if deterministic else HINT_SECONDS
+        #: The one-line "? or F1: help" hint shows: from the start until the first key or
+        #: click (headless pictures stay as they were: none).
+        self.show_hint = not deterministic
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
@@ -113,6 +113,10 @@ class Overlay:
         self.window_rects: list[tuple[float, float, float, float]] = []
         self._pointer = (-1.0, -1.0)  # the mouse's last place in the window
         self.panel = Panel(self)
+        #: Ctrl+O's file browser in the window, where the desktop has no dialog.
+        self.browser = FileBrowser(host.files.request_open)
+        self.replay = Replay()  #: the slow-motion replay of one frame (V)
+        self._panel_press = False  # a press on a panel that no ImGui frame has seen yet
         self._first = True
 
     # -- the glow's view settings (the app's, handed to each draw) -----------------------
@@ -162,11 +166,13 @@ class Overlay:
         self.history.add(frame, report, stats, events, weights=names)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.history.find(self.pinned) is None:
+            self.replay.back = None
             self.pin(None)  # the picked frame left the history
         return stats
 
     def pin(self, frame: int | None) -> None:
         """Show `frame`'s report (tree, log, glow) instead of the latest; None: live."""
+        self.replay.stop()
         entry = self.history.find(frame) if frame is not None else None
         was = self.pinned
         if entry is None or entry is self.history.last:
@@ -177,6 +183,14 @@ class Overlay:
             self.pinned = entry.frame
             report = entry.report if entry.report is not None else _NOTHING
             self.canvas.show_still(report, self.host.graph.peek.parents())
+
+    def replay_shown(self) -> bool:
+        """V, or the Frames panel's button: replay the frame on show slowly, or stop."""
+        return toggle_replay(self)
+
+    def tick(self, seconds: float) -> None:
+        """Once per redraw, drawn or not: the replay's clock (`seconds` since the last)."""
+        tick_replay(self, seconds)
 
     @property
     def shown_entry(self):
@@ -194,6 +208,7 @@ class Overlay:
         renderer's glow starts dark)."""
         self.canvas = canvas
         self.history.drop_reports()
+        self.replay.stop()
         self._events.append(("reload", "scene replaced"))
         self.timings.clear()
         self.pinned = None
@@ -256,11 +271,12 @@ class Overlay:
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(*self.wnd.size)
-            elif self.hint_left > 0.0:
+            elif self.show_hint:
                 help_window.draw_hint(*self.wnd.size)
+            self.browser.draw(*self.wnd.size)
             imgui.render()
         self._first = False
-        self.hint_left = max(0.0, self.hint_left - io.delta_time)
+        self._panel_press = False  # ImGui has seen it: its flags say where keys go
         self.wnd.fbo.use()
         self.imgui.render(imgui.get_draw_data())
 
@@ -321,7 +337,7 @@ class Overlay:
     def toggle_help(self) -> None:
         """? or F1: open or close the help window (and the start hint goes)."""
         self.show_help = not self.show_help
-        self.hint_left = 0.0
+        self.show_hint = False
 
     # -- events (forwarded by the app) ---------------------------------------------------
     @property
@@ -334,8 +350,8 @@ class Overlay:
         panels': ImGui says so from its last frame, or the point lies in a window drawn at
         the last frame (a move onto a panel and a press within one frame, which ImGui has
         not seen yet, must not reach the 3D view)."""
-        if self.wants_mouse:
-            return True
+        if self.wants_mouse or (self.browser.shown and self.browser.rect is not None):
+            return True  # the browser is modal: the view waits until it closes
         if not self.visible or self._context is None:
             return False
         px, py = self._pointer if x is None or y is None else (x, y)
@@ -348,8 +364,14 @@ class Overlay:
 
     @property
     def wants_keyboard(self) -> bool:
-        """A panel's text field has the keyboard."""
-        return self._io_flag("want_text_input")
+        """A panel's text or number field has the keyboard (`keyboard.typing`), or the
+        file browser is open (it takes every key until it closes)."""
+        if self.browser.shown or self._panel_press:  # a key right after a click on a
+            return True  # panel belongs to what the click activates (a field, maybe)
+        if not self.visible or self._context is None:
+            return False
+        imgui.set_current_context(self._context)
+        return keyboard.typing()
 
     def _io_flag(self, name: str) -> bool:
         if not self.visible or self._context is None:
@@ -363,6 +385,12 @@ class Overlay:
         if self._context is None:
             return
         imgui.set_current_context(self._context)
+        if event in ("key_event", "mouse_press_event"):
+            self.show_hint = False  # the first input: the start hint has been seen
+        if event == "mouse_press_event" and self.takes_mouse(args[0], args[1]):
+            self._panel_press = True
+        if event == "key_event":
+            keyboard.send_edit_keys(self.wnd.keys, *args)
         if not self._queue_mouse(event, args):
             getattr(self.imgui, event)(*args)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .frames_panel import FramesPanel
-from .model import Flags, panel_widths, panels_folded
+from .model import Flags, fading_of, panel_widths, panels_folded
 from .scene_panel import ScenePanel
 from .widgets import COLORS
 
@@ -81,6 +81,12 @@ class Panel:
         """The flags of the frame shown (computed once per frame shown); live, with nodes
         marked and not yet executed (a touch or an edit while paused), those marks."""
         graph = self.ov.host.graph
+        replay = self.ov.replay
+        if replay.active:  # the nodes lit so far
+            if self._flags_frame != ("replay", replay.frame, replay.lit):
+                self._flags_frame = ("replay", replay.frame, replay.lit)
+                self._flags = Flags.of_report(replay.partial(), int(graph.capacity_ids))
+            return self._flags
         if self.ov.pinned is None and graph.peek.marked:
             edition = ("marks", graph.peek.edition)
             if edition != self._flags_frame:
@@ -94,4 +100,7 @@ class Panel:
                 self._flags = Flags.none()
             else:
                 self._flags = Flags.of_report(entry.report, int(graph.capacity_ids))
+        glow = self.ov.canvas.glow
+        if self.ov.pinned is None and not glow.still:  # live: the earlier frames' glow
+            self._flags.fading = fading_of(glow, self._flags)
         return self._flags

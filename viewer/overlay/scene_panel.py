@@ -10,6 +10,7 @@ from . import help_window
 from .animation_section import AnimationSection
 from .edit_panel import EditSection
 from .model import (
+    FLAG_TIPS,
     STALE_NOTE,
     Flags,
     cause_text,
@@ -20,7 +21,7 @@ from .model import (
     reload_note,
 )
 from .tree_view import TreeView
-from .widgets import COLORS, key_value_table, vec4
+from .widgets import COLORS, Flow, key_value_table, vec4
 
 #: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
 #: names them.
@@ -36,6 +37,10 @@ class ScenePanel:
         self.tree = TreeView(overlay)
         self.animation = AnimationSection(overlay)
         self.edit = EditSection(overlay, self.tree)
+        #: Whether the selected node's matrices were unfolded at the last frame, and
+        #: where the Edit section's header lay then (top, bottom; tests).
+        self.matrices_open = False
+        self.edit_header_y: tuple[float, float] | None = None
 
     def reset(self) -> None:
         self.tree.reset()
@@ -48,7 +53,9 @@ class ScenePanel:
         self._selected(entry)
         self._collision()
         self.animation.draw()
+        top = imgui.get_cursor_screen_pos().y
         self.edit.draw()
+        self.edit_header_y = (top, top + imgui.get_frame_height())
         self._view_settings()
         self._keys()
 
@@ -64,8 +71,12 @@ class ScenePanel:
             imgui.pop_style_color()
         self._programs()
         if self.ov.pinned is not None:
-            imgui.text_colored(vec4(c.note), f"showing frame {self.ov.pinned} (timeline)")
-            imgui.same_line()
+            flow, shown = Flow(), f"showing frame {self.ov.pinned} (timeline)"
+            flow.place(imgui.calc_text_size(shown).x)
+            imgui.push_style_color(imgui.Col_.text, vec4(c.note))
+            imgui.text_wrapped(shown)
+            imgui.pop_style_color()
+            flow.place(Flow.button_width("back to live"))
             if imgui.small_button("back to live"):
                 self.ov.pin(None)
         buttons = (
@@ -87,15 +98,23 @@ class ScenePanel:
             if imgui.button(label):
                 action()
             imgui.end_disabled()
-        # Legend of the flags, in their colours.
+        # Legend of the flags, in their colours (on as few lines as fit).
+        room, used = imgui.get_content_region_avail().x, 0.0
         for letter, what, color in (
             ("L", "local", c.local),
             ("W", "world", c.world),
             ("E", "to renderer", c.executed),
         ):
+            width = imgui.calc_text_size(f"{letter} {what}").x + 12.0
+            if used and used + width > room:
+                imgui.new_line()
+                used = 0.0
+            used += width
             imgui.text_colored(vec4(color), letter)
             imgui.same_line(0.0, 4.0)
             imgui.text_colored(vec4(c.dim), what)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(FLAG_TIPS[letter])
             imgui.same_line(0.0, 12.0)
         imgui.new_line()
         if self._flags.pending:
@@ -126,7 +145,10 @@ class ScenePanel:
         node_id = host.selected
         graph = host.graph
         if node_id is None or self.tree.rows().row_of.get(node_id) is None:
-            imgui.text_disabled("click a node in the view or in the tree")
+            grey = imgui.get_style_color_vec4(imgui.Col_.text_disabled)
+            imgui.push_style_color(imgui.Col_.text, grey)
+            imgui.text_wrapped("click a node in the view or in the tree")
+            imgui.pop_style_color()
             return
         frame = entry.frame if entry is not None else host.frame
         report = entry.report if entry is not None else None
@@ -142,9 +164,14 @@ class ScenePanel:
         rows = node_details(graph, node_id) + [
             (label, printable(value)) for label, value in host.file_rows(node_id)
         ]
-        key_value_table("details", rows)
+        key_value_table("details", rows, wrap=True)
         peek = graph.peek  # as stored: reading must not execute the marks shown above
         world, stale = peek.world_matrix(node_id)
+        # Folded at first: open, they push the Edit section below a 720-pixel window.
+        self.matrices_open = imgui.tree_node("matrices")
+        if not self.matrices_open:
+            return
+        imgui.tree_pop()
         for title, matrix in (
             ("local matrix", peek.local_matrix(node_id)),
             ("world matrix" + (STALE_NOTE if stale else ""), world),
@@ -182,29 +209,36 @@ class ScenePanel:
             return
         ov = self.ov
         view = ov.settings
-        changed, fade = imgui.slider_float("glow fade (s)", view.glow_fade, 0.05, 3.0, "%.2f")
+        imgui.set_next_item_width(imgui.get_content_region_avail().x)  # its label inside
+        changed, fade = imgui.slider_float("##fade", view.glow_fade, 0.05, 3.0, "glow fade %.2f s")
         if changed:
             view.glow_fade = float(fade)
+        flow = Flow()
+        flow.place(Flow.check_width("grid (G)"))
         _, view.show_grid = imgui.checkbox("grid (G)", view.show_grid)
-        imgui.same_line()
+        flow.place(Flow.check_width("lines (B)"))
         _, view.show_links = imgui.checkbox("lines (B)", view.show_links)
-        imgui.same_line()
+        flow.place(Flow.check_width("names (N)"))
         _, ov.show_names = imgui.checkbox("names (N)", ov.show_names)
-        _, view.show_quiet = imgui.checkbox(
-            "names and lines of nodes that draw nothing", view.show_quiet
-        )
+        quiet = "names and lines of nodes that draw nothing"
+        short = Flow.check_width(quiet) > imgui.get_content_region_avail().x
+        _, view.show_quiet = imgui.checkbox("quiet nodes" if short else quiet,
+                                            view.show_quiet)  # fmt: skip
+        if short and imgui.is_item_hovered():
+            imgui.set_tooltip(quiet)
         if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
             ov.glow_in_view = not ov.glow_in_view
+        flow = Flow()
+        flow.place(imgui.calc_text_size("view:").x)
         imgui.text("view:")
         for style, label in GLOW_STYLE_LABELS:
-            imgui.same_line()
+            flow.place(Flow.check_width(label))
             if imgui.radio_button(label, ov.glow_style == style):
                 ov.glow_style = style
         if ov.glow_style == "heat":
-            imgui.text_colored(
-                vec4(self.colors.dim),
-                "heat: share of the last second or so that recomputed a node",
-            )
+            imgui.push_style_color(imgui.Col_.text, vec4(self.colors.dim))
+            imgui.text_wrapped("heat: share of the last second or so that recomputed a node")
+            imgui.pop_style_color()
 
     def _keys(self) -> None:
         if not imgui.collapsing_header("Keys"):

@@ -58,6 +58,31 @@ class FrameStats:
         return max(0.0, self.saved_products / self.naive_products)
 
 
+#: What each counter means (the panel's tooltips), by the label `counter_rows`,
+#: `totals_rows` and `Timings.rows` give it.
+COUNTER_TIPS = {
+    "nodes": "live nodes in the graph at the end of the frame",
+    "local (L)": "nodes whose local matrix was recomputed: their own position, rotation\n"
+    "or scale was set (or they were touched)",
+    "world (W)": "nodes whose world matrix was recomputed: parent world x local, for a\n"
+    "changed node and every node below it",
+    "to renderer (E)": "nodes whose new world matrix was handed to the renderer (uploaded\n"
+    "to the GPU); the rest kept what the GPU already had",
+    "products done": "4x4 matrix products done (one per recomputed node with a parent,\n"
+    "also those a read in the middle of the frame did)",
+    "naive products": "the products the naive method does: every world matrix from\n"
+    "scratch, every frame (the sum of the nodes' depths)",
+    "saved": "naive products minus products done, and its share of the naive",
+    "suppressed": "values set to what they already were: they marked nothing dirty",
+    "bytes uploaded": "every byte the frame wrote to the GPU: matrices, glow stamps, line\n"
+    "ends, skin joints, colours",
+    "update (ms)": "time of the recomputation (the graph's update)",
+    "upload (ms)": "time to write the frame's changes to the GPU",
+    "draw (ms)": "time to draw the scene and the panels",
+    "frames per second": "drawn frames per second, averaged over the last 30",
+}
+
+
 def counter_rows(stats: FrameStats) -> list[tuple[str, str]]:
     """The panel's counter table for one frame: (label, value) pairs."""
     return [

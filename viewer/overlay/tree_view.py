@@ -20,7 +20,7 @@ from imgui_bundle import imgui
 from viewer.session.commands import Place, Reparent
 from viewer.text import printable
 
-from .model import Flags, TreeRows, ancestors, flag_text
+from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
 from .widgets import COLORS, vec4
 
 #: Rows the tree lists at most in one frame (a huge scene stays responsive).
@@ -36,6 +36,20 @@ ROW_PAYLOAD = "SGVIEW_NODE"
 #: The part of a row's height, at its top and at its bottom, where a drop places the
 #: node beside the row instead of under it.
 EDGE = 0.3
+
+
+def fit_text(text: str, room: float) -> str:
+    """`text` as it fits in `room` pixels: whole, or cut with "..." at the end."""
+    if imgui.calc_text_size(text).x <= room:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest head that fits with the dots
+        mid = (lo + hi + 1) // 2
+        if imgui.calc_text_size(text[:mid] + "...").x <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "..."
 
 
 def drop_zone(y: float, top: float, bottom: float) -> str:
@@ -73,6 +87,8 @@ class TreeView:
         self._dragged_from = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
+        #: Rows drawn fading at the last frame (an earlier frame's glow): name -> frames ago.
+        self.fading_drawn: dict[str, int] = {}
 
     def follow_selection(self, selected: int | None) -> None:
         """A selection made elsewhere: open the rows above it and scroll to it."""
@@ -107,12 +123,15 @@ class TreeView:
         )
         self.row_rects = {}
         self.tree_drawn = []
+        self.fading_drawn = {}
         if getattr(host, "editor", None) is not None:
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
-            _, self.keep_world = imgui.checkbox("keep world pose on drop", self.keep_world)
+            very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
+            label = "keep world pose" if very_narrow else "keep world pose on drop"
+            _, self.keep_world = imgui.checkbox(label, self.keep_world)
             if narrow_panel:  # no room beside it: the hint shows on hover
                 if imgui.is_item_hovered():
-                    imgui.set_tooltip(DROP_HINT)
+                    imgui.set_tooltip(f"{label} on drop: {DROP_HINT}")
             else:
                 imgui.same_line()
                 imgui.text_disabled(f"({DROP_HINT})")
@@ -134,7 +153,12 @@ class TreeView:
         imgui.table_setup_column("node", imgui.TableColumnFlags_.width_stretch)
         for letter in "LWE":
             imgui.table_setup_column(letter, fixed, imgui.calc_text_size("W").x + 6.0)
-        imgui.table_headers_row()
+        imgui.table_next_row(imgui.TableRowFlags_.headers)
+        for column, name in enumerate(("node", "L", "W", "E")):  # headers that explain
+            imgui.table_set_column_index(column)
+            imgui.table_header(name)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(FLAG_TIPS[name])
 
         selected = host.selected
         reveal = set()
@@ -167,24 +191,41 @@ class TreeView:
             color = c.local if local else c.world if world else c.text
             imgui.push_style_color(imgui.Col_.text, vec4(color))
             label = printable(graph.peek.name_of(node_id))  # names come from files
-            opened = imgui.tree_node_ex(f"{label}##{node_id}", flags)
+            room = imgui.get_content_region_avail().x - imgui.get_tree_node_to_label_spacing()
+            shown = fit_text(label, room)  # never over the flag columns
+            opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
             imgui.pop_style_color()
             self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             self.tree_drawn.append((label, flag_text(local, world, executed)))
             first_child = int(ids[r + 1]) if not leaf and opened else None
             dropped = self._drag_and_drop(node_id, label, first_child) or dropped
+            if shown != label and imgui.is_item_hovered():
+                imgui.set_tooltip(label)  # the whole name
             if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
                 host.select(node_id)
                 self._seen_selected = node_id  # chosen here: no need to scroll
             if self._reveal == node_id:
                 imgui.set_scroll_here_y(0.5)
                 self._reveal = None
+            fade = dirty.fading.get(node_id)
+            if fade is not None:  # clean now, glowing from `age` frames ago: it fades
+                age, strength, own = fade
+                self.fading_drawn[label] = age
+                local, world, executed = own, True, True
+                note, gap = f"{age} ago", imgui.get_style().item_spacing.x
+                if imgui.calc_text_size(shown).x + gap + imgui.calc_text_size(note).x <= room:
+                    imgui.same_line()
+                    imgui.text_disabled(note)  # where it fits beside the name
+                    if imgui.is_item_hovered():
+                        imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
             for on, letter, on_color in (
                 (local, "L", c.local),
                 (world, "W", c.world),
                 (executed, "E", c.executed),
             ):
                 imgui.table_next_column()
+                if on and fade is not None:
+                    on_color = (*on_color[:3], 0.25 + 0.75 * fade[1])
                 imgui.text_colored(vec4(on_color if on else c.off), letter if on else ".")
             rows += 1
             if not leaf and opened:

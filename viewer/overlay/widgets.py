@@ -39,15 +39,22 @@ def u32(c) -> int:
 
 
 def key_value_table(
-    table_id: str, rows: Iterable[tuple[str, str]], *, key_color=COLORS.dim, wrap: bool = False
+    table_id: str,
+    rows: Iterable[tuple[str, str]],
+    *,
+    key_color=COLORS.dim,
+    wrap: bool = False,
+    tips: dict[str, str] | None = None,
+    label_share: float = LABEL_SHARE,
 ) -> None:
-    """Two columns: a dimmed label, then its value (both wrapped when `wrap`).
+    """Two columns: a dimmed label, then its value (both wrapped when `wrap`); `tips`:
+    a tooltip by label, shown over the label and its value.
 
     Wrapped text needs a column whose width does not come from its content: a column
     that fits its content measures wrapped text at the width it had, which starts at
     nothing, so the text wraps after every letter and the column stays one letter wide.
     So with `wrap` the label column gets a set width (its longest label, at most
-    `LABEL_SHARE` of the room) and the value column stretches over the rest.
+    `label_share` of the room) and the value column stretches over the rest.
     """
     rows = list(rows)
     if not imgui.begin_table(table_id, 2, imgui.TableFlags_.sizing_fixed_fit):
@@ -55,11 +62,12 @@ def key_value_table(
     if wrap:
         widest = max((imgui.calc_text_size(label).x for label, _ in rows), default=0.0)
         room = imgui.get_content_region_avail().x
-        label_width = min(widest, LABEL_SHARE * room)
+        label_width = min(widest, label_share * room)
         imgui.table_setup_column("label", imgui.TableColumnFlags_.width_fixed, label_width)
         imgui.table_setup_column("value", imgui.TableColumnFlags_.width_stretch)
     for label, value in rows:
         imgui.table_next_row()
+        tip = tips.get(label) if tips else None
         imgui.table_next_column()
         if wrap:
             imgui.push_style_color(imgui.Col_.text, vec4(key_color))
@@ -67,9 +75,45 @@ def key_value_table(
             imgui.pop_style_color()
         else:
             imgui.text_colored(vec4(key_color), label)
+        _tip(tip)
         imgui.table_next_column()
         if wrap:
             imgui.text_wrapped(value)
         else:
             imgui.text(value)
+        _tip(tip)
     imgui.end_table()
+
+
+class Flow:
+    """Items side by side while they fit the room, then on the next line: call `place`
+    with an item's width just before drawing it."""
+
+    def __init__(self) -> None:
+        self.room = imgui.get_content_region_avail().x
+        self.used: float | None = None
+
+    def place(self, width: float) -> None:
+        gap = imgui.get_style().item_spacing.x
+        if self.used is not None and self.used + gap + width <= self.room:
+            imgui.same_line()
+            self.used += gap + width
+        else:
+            self.used = width
+
+    @staticmethod
+    def button_width(label: str) -> float:
+        return imgui.calc_text_size(label.split("##")[0]).x + 2 * imgui.get_style().frame_padding.x
+
+    @staticmethod
+    def check_width(label: str) -> float:
+        """A checkbox's or radio button's width: its box and its label."""
+        style = imgui.get_style()
+        box = imgui.get_frame_height() + style.item_inner_spacing.x
+        return box + imgui.calc_text_size(label).x
+
+
+def _tip(text: str | None) -> None:
+    """The item just drawn explains itself on hover."""
+    if text and imgui.is_item_hovered():
+        imgui.set_tooltip(text)

@@ -34,7 +34,8 @@ MAX_LIGHTS = 8
 #: without the environment.
 DEFAULT_LIGHT = (2.3, 2.25, 2.15)
 _KINDS = {"directional": 0, "point": 1, "spot": 2}
-#: Texture units of the environment (0 is the skins' joints, 1 to 5 the material's).
+#: Texture units of the environment (0 is the skins' joints, 1 to 5 the material's; the
+#: skins' joint glow comes after these).
 RADIANCE_UNIT, LUT_UNIT = 6, 7
 
 

@@ -306,7 +306,7 @@ class Renderer:
         for batch in self._batches():  # opaque and masked parts
             self.surface_pass.draw_batch(prog, batch)
         if self.skins is not None:
-            self.skins.draw(prog, vp_bytes, self.surface_pass.materials)
+            self.skins.draw(prog, vp_bytes, self.surface_pass.materials, self.glow)
         self._draw_blended(view, prog, camera)
 
         ctx.enable(moderngl.BLEND)

@@ -4,7 +4,9 @@ Each skin has a float texture of 4 x J texels (one row per joint, one texel per 
 column) holding ``world(joint) @ inverseBind``. `sync(report)` rewrites it only for the
 skins with a joint the frame report says was executed, and counts the bytes; the vertex
 shader (shaders/skinned.vert, with instanced.frag for the shading) blends the four joint
-matrices of each vertex.
+matrices of each vertex. A second texture per skin holds each joint's glow stamp (as
+the node rows hold theirs), written at each draw from the glow, so a skinned mesh glows
+where its joints were recomputed, blended by the vertex weights.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from ..animation.skin import Skinning
 from ..content.geometry import Geometry
 from ..materials import BLEND
 from .gpu_mesh import POINT_SIZE, joined_indices
-from .material_uniforms import MaterialBinder
+from .lights import LUT_UNIT, RADIANCE_UNIT
+from .material_uniforms import FIRST_UNIT, SLOTS, MaterialBinder
 from .shaders import load_program
 
 __all__ = ["SkinRenderer"]
@@ -29,12 +32,18 @@ SKIN_FORMAT = "4f 4f"
 SKIN_ATTRS = ("in_joints", "in_weights")
 
 
+#: The texture unit of the joints' glow stamps: past the material's (0: the joints) and
+#: the environment's (`lights.RADIANCE_UNIT`, `LUT_UNIT`): samplers of two types on one
+#: unit make every draw of the program fail.
+JOINT_GLOW_UNIT = max(FIRST_UNIT + len(SLOTS), RADIANCE_UNIT, LUT_UNIT) + 1
+
 #: The node pass's uniforms this program shares (besides the view-projection).
 SHARED_UNIFORMS = (
     "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit", "u_glow_local",
     "u_glow_world", "u_halo", "u_glow_style", "u_light_count", "u_light_type", "u_light_pos",
     "u_light_to", "u_light_color", "u_light_range", "u_light_cone", "u_env_strength",
     "u_env_radiance", "u_env_levels", "u_env_sh", "u_brdf_lut", "u_exposure", "u_tone_mapping",
+    "u_glow_on", "u_time", "u_fade", "u_heat_seconds", "u_heat_norm",
 )  # fmt: skip
 
 
@@ -63,7 +72,11 @@ class SkinRenderer:
         self.textures = [
             ctx.texture((4, len(skin.joints)), 4, dtype="f4") for skin in skinning.skins
         ]
-        for tex in self.textures:
+        #: Per skin: its joints' glow stamps, one RG texel (time, reason) per joint.
+        self.glow_textures = [
+            ctx.texture((1, len(skin.joints)), 2, dtype="f4") for skin in skinning.skins
+        ]
+        for tex in self.textures + self.glow_textures:
             tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
         self._draws = []  # (vao, buffers, SkinnedMesh)
         for item in skinning.meshes:
@@ -120,11 +133,17 @@ class SkinRenderer:
             return None
         return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
 
-    def draw(self, node_prog, vp_bytes: bytes, materials: MaterialBinder) -> None:
+    def draw(self, node_prog, vp_bytes: bytes, materials: MaterialBinder, glow=None) -> None:
         """Draw every skinned mesh but its blended parts (`draw_blended`), with the
-        instanced program `node_prog`'s lighting, camera and glow uniforms."""
+        instanced program `node_prog`'s lighting, camera and glow uniforms, and the
+        joints' glow stamps of `glow` (`viewer.render.glow.Glow`; None: no glow)."""
         if not self._draws:
             return
+        for skin, tex in zip(self.skinning.skins, self.glow_textures, strict=True):
+            stamps = np.zeros((len(skin.joints), 2), dtype=np.float32)
+            if glow is not None and len(skin.joints):
+                stamps = glow.stamp_rows(np.asarray(skin.joints, dtype=np.int64))
+            tex.write(np.ascontiguousarray(stamps).tobytes())
         prog = self.program
         prog["u_view_proj"].write(vp_bytes)
         for name in SHARED_UNIFORMS:
@@ -139,11 +158,13 @@ class SkinRenderer:
     def _render(self, materials: MaterialBinder, blend: bool) -> None:
         prog = self.program
         prog["u_joints"].value = 0
+        prog["u_joint_glow"].value = JOINT_GLOW_UNIT
         for vao, _buffers, item in self._draws:
             parts = self._parts(item, blend)
             if parts is None and blend:
                 continue
             self.textures[item.skin].use(location=0)
+            self.glow_textures[item.skin].use(location=JOINT_GLOW_UNIT)
             prog["u_color"].value = tuple(item.color)
             if parts is None:
                 materials.builtin(prog)
@@ -160,6 +181,6 @@ class SkinRenderer:
             vao.release()
             for buf in buffers:
                 buf.release()
-        for tex in self.textures:
+        for tex in self.textures + self.glow_textures:
             tex.release()
         self.program.release()

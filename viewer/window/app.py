@@ -218,6 +218,8 @@ class SgviewApp(mglw.WindowConfig):
             self.renderer.draw(view, self.camera)
             self._phases.append(("draw", t0, clock.perf_counter()))
         t1 = clock.perf_counter()
+        if self.overlay is not None:
+            self.overlay.tick(frame_time)  # the slow replay's clock, also in unseen frames
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
             self._phases.append(("overlay", t1, clock.perf_counter()))

@@ -3,9 +3,9 @@
 imgui-bundle's portable-file-dialogs runs the desktop's own dialog (zenity, kdialog, ...
 on Linux) as a separate process; `OpenDialog.poll` asks once per redraw whether the
 user has picked a file, so the scene keeps drawing meanwhile. Where no dialog program
-exists, `start` says so in one line and the window stays as it was (dropping the file
-on the window still works). What happens with the picked file is the app's open action
-(`viewer.session.opening`, tested on its own).
+exists, `start` says so in one line and the app opens the overlay's file browser in the
+window instead (`viewer.overlay.file_browser`). What happens with the picked file is the
+app's open action (`viewer.session.opening`, tested on its own).
 """
 
 from __future__ import annotations
@@ -18,6 +18,15 @@ from viewer.session.opening import OPEN_SUFFIXES
 
 #: The programs portable-file-dialogs drives on Linux and other Unix desktops.
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")
+
+
+def start_folder(scene, recent_folder: str) -> Path:
+    """Where a dialog starts: the folder of the scene on show, else `recent_folder` (the
+    newest recent file's, else the working folder)."""
+    source = scene.source
+    if source is not None and Path(source).parent.is_dir():
+        return Path(source).parent
+    return Path(recent_folder)
 
 
 class OpenDialog:

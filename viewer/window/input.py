@@ -21,7 +21,7 @@ import viewer.gizmo as gizmo
 from viewer.io.ranges import WORLD_REACH
 from viewer.keys.controls import HELD_ACTIONS, KEY_BY_NAME, KEYS
 from viewer.session.opening import OPEN_SUFFIXES
-from viewer.window.file_dialog import OpenDialog
+from viewer.window.file_dialog import OpenDialog, start_folder
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
@@ -76,6 +76,7 @@ ACTIONS: dict[str, Callable[[WindowInput], None]] = {
     "help": _overlay(lambda ov: ov.toggle_help()),
     "event before": _overlay(lambda ov: ov.jump_to_event(-1)),
     "event after": _overlay(lambda ov: ov.jump_to_event(1)),
+    "replay": _overlay(lambda ov: ov.replay_shown()),
     "restart": lambda inp: inp.app.restart(),
     "panels": _overlay(lambda ov: _toggle(ov, "visible")),
     "grid": lambda inp: _toggle(inp.app.settings, "show_grid"),
@@ -174,9 +175,14 @@ class WindowInput:
         return self._dialog
 
     def start_dialog(self) -> None:
-        session = self.app.session
-        why = self.dialog().start(folder=session.files.recent_folder())
-        if why is not None:
+        """Ctrl+O: the system's dialog (zenity, kdialog); without one, the window's own
+        file browser (the overlay's), or the reason in the panel's open line."""
+        session, overlay = self.app.session, self.app.overlay
+        folder = start_folder(session.scene, session.files.recent_folder())
+        why = self.dialog().start(folder=folder)
+        if why is not None and overlay is not None:
+            overlay.browser.start(folder, OPEN_SUFFIXES)
+        elif why is not None:
             session.messages.open = why
 
     def poll_dialog(self) -> None:

@@ -1,0 +1,87 @@
+"""A log that follows (issue 34, item 1), in the default 1280x720 window: live, the newest
+frame's lines are in view without any scrolling, also after hundreds of frames; a frame
+picked with `[` shows its lines at the top of the log; `]` past the last event brings the
+timeline, the log and the panels back to live together; the wheel lets go of the log
+and the "follow" toggle takes it back."""
+
+from __future__ import annotations
+
+import app_driver
+import pytest
+
+from viewer.io.generate import default_scene
+
+
+@pytest.fixture
+def running(drive, monkeypatch):
+    monkeypatch.setattr(app_driver, "SIZE", (1280, 720))
+    d = drive(default_scene(), still=False, touches={40: ["Obj2"], 90: ["Obj4"]})
+    d.run(300)
+    d.frame()
+    return d
+
+
+def newest_busy(d) -> int:
+    """The newest frame that recomputed something (the newest with log lines)."""
+    rec = d.app.overlay.history.records()
+    return int(rec["frame"][rec["world"] > 0][-1])
+
+
+def header_in_view(frames, frame: int) -> int | None:
+    """Where ``# frame N`` lies among the log lines in view (None: not in view)."""
+    first, stop = frames.log_view
+    view = frames.log_lines[first:stop]
+    return view.index(f"# frame {frame}") if f"# frame {frame}" in view else None
+
+
+def test_live_the_newest_frame_is_in_view_after_300_frames(running):
+    d = running
+    frames = d.app.overlay.panel.frames
+    latest = newest_busy(d)
+    assert latest == d.app.overlay.history.last.frame > 300  # the motion: every frame
+    assert header_in_view(frames, latest) is not None, frames.log_view
+    top, bottom = frames.log_box
+    assert bottom <= app_driver.SIZE[1]  # the panel itself needs no scrolling either
+    assert bottom - top >= 6 * 15
+    d.frame(65)  # and it keeps up
+    assert newest_busy(d) > latest
+    assert header_in_view(frames, newest_busy(d)) is not None
+
+
+def test_a_picked_frame_shows_at_the_top_and_brackets_return_everything_to_live(running):
+    d = running
+    ov, frames = d.app.overlay, d.app.overlay.panel.frames
+    d.press("LEFT_BRACKET")
+    d.frame()
+    assert ov.pinned == 90
+    assert header_in_view(frames, 90) == 0  # the picked frame's lines at the top
+    d.press("LEFT_BRACKET")
+    d.frame()
+    assert ov.pinned == 40 and header_in_view(frames, 40) == 0
+    assert frames.back > 0  # the timeline went back to show it
+    d.press("RIGHT_BRACKET")
+    d.press("RIGHT_BRACKET")  # past the last event: live
+    d.frame(2)
+    assert ov.pinned is None
+    assert frames.back == 0  # the timeline ends at the latest frame
+    assert header_in_view(frames, newest_busy(d)) is not None
+    assert ov.panel.scene.tree.tree_drawn  # the panels show the live frame
+    assert ov.shown_entry is ov.history.last
+
+
+def test_the_wheel_lets_go_of_the_log_and_follow_takes_it_back(running):
+    d = running
+    frames = d.app.overlay.panel.frames
+    top, bottom = frames.log_box
+    x = app_driver.SIZE[0] - 100
+    d.app.on_mouse_position_event(x, int(0.5 * (top + bottom)), 0, 0)
+    d.frame()
+    d.app.on_mouse_scroll_event(0.0, 5.0)  # up: back in the log
+    d.frame(3)
+    assert not frames.follow
+    held = frames.log_view
+    d.frame(10)
+    assert frames.log_view == held  # new frames do not pull it down
+    frames.follow = True
+    d.frame(2)
+    assert header_in_view(frames, newest_busy(d)) is not None

@@ -1,0 +1,72 @@
+"""Say what things mean (issue 34, item 7): the tree's flags fade with the glow (a row
+recomputed a few frames ago shows its letters fading and how many frames ago); the start
+hint stays until the first input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from viewer.io.loader import load_scene
+
+SCENES = Path(__file__).resolve().parents[2] / "scenes"
+
+
+def test_a_row_recomputed_frames_ago_fades_with_its_glow_and_says_how_long_ago(drive):
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True, touches={2: ["Obj2"]})
+    d.run(2)
+    d.frame()  # frame 3: nothing recomputed, Obj2's subtree still glows from frame 2
+    tree = d.app.overlay.panel.scene.tree
+    rows = dict(tree.tree_drawn)
+    assert rows["Obj2"] == ". . ."  # this frame's flags: clean
+    assert tree.fading_drawn == {"Obj2": 1, "Obj5": 1, "Obj8": 1, "Obj9": 1}
+    d.frame(3)
+    assert set(tree.fading_drawn.values()) == {4}
+    d.frame(40)  # the glow has faded (0.5 s): the rows too
+    assert tree.fading_drawn == {}
+
+
+def test_the_start_hint_stays_until_the_first_input(drive):
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True)
+    ov = d.app.overlay
+    ov.show_hint, ov.deterministic = True, False  # as in a window (headless: no hint)
+    for _ in range(3):
+        d.app.draw(20.0)  # a minute of drawing, in three long frames
+    assert ov.show_hint
+    d.app.on_mouse_press_event(10, 300, 1)
+    d.app.on_mouse_release_event(10, 300, 1)
+    d.frame()
+    assert not ov.show_hint
+
+
+def test_every_counter_and_flag_column_explains_itself_on_hover(drive, monkeypatch):
+    """Every counter label and the tree's L / W / E headers have a tooltip, seen by
+    moving the mouse down the panels (ImGui's own hover test decides)."""
+    import app_driver
+    from imgui_bundle import imgui
+
+    from viewer.overlay.model import FLAG_TIPS, panel_widths
+    from viewer.overlay.stats import COUNTER_TIPS, FrameStats, counter_rows, totals_rows
+
+    labels = [label for label, _ in counter_rows(FrameStats(frame=1))]
+    labels += [label for label, _ in totals_rows(type("T", (), {"saved": 0, "saving": 0.0,
+               "products": 0, "naive_products": 0})())]  # fmt: skip
+    assert set(labels) <= set(COUNTER_TIPS)
+    monkeypatch.setattr(app_driver, "SIZE", (1280, 1000))  # Totals open too
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True, touches={2: ["Obj2"]})
+    d.run(2)
+    d.frame()
+    shown: set[str] = set()
+    real = imgui.set_tooltip
+    monkeypatch.setattr(imgui, "set_tooltip", lambda text: (shown.add(text), real(text)))
+    width, height = app_driver.SIZE
+    left, right = panel_widths(width)
+    tree = d.app.overlay.panel.scene.tree
+    top = min(r[0].y for r in tree.row_rects.values()) - 10  # the header row
+    for x in (left - 20, left - 40, left - 60):  # the flag columns' headers
+        d.app.on_mouse_position_event(int(x), int(top), 0, 0)
+        d.frame()
+    for y in range(120, 600, 6):
+        d.app.on_mouse_position_event(width - right + 30, y, 0, 0)
+        d.frame()
+    assert {FLAG_TIPS[k] for k in "LWE"} <= shown
+    assert {COUNTER_TIPS[label] for label in labels} <= shown

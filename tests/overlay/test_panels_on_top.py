@@ -1,0 +1,42 @@
+"""Panels on top: the gizmo, the names and the glow are drawn under every ImGui window,
+so the help window (and any panel) hides them; outside the window the gizmo still
+shows (the test could fail both ways)."""
+
+from __future__ import annotations
+
+import numpy as np
+from app_driver import SIZE
+from overlay_helpers import tree10
+
+import viewer.gizmo as gizmo
+from viewer.embed.api import scene_for
+from viewer.overlay import help_window
+
+
+def gizmo_pixels(img: np.ndarray) -> np.ndarray:
+    """Mask of pixels in one of the gizmo's axis colours (a shade within 2 %)."""
+    px = img.astype(np.float64)
+    mask = np.zeros(img.shape[:2], dtype=bool)
+    for rgb in gizmo.COLORS:
+        target = np.asarray(rgb) * 255.0
+        cos = (px @ target) / (np.linalg.norm(px, axis=2) * np.linalg.norm(target) + 1e-9)
+        bright = np.linalg.norm(px, axis=2) > 0.6 * np.linalg.norm(target)
+        mask |= (cos > 0.995) & bright
+    return mask
+
+
+def test_the_help_window_covers_the_gizmo(drive):
+    d = drive(scene_for(tree10()), still=True)
+    d.frame(2)
+    session = d.app.session
+    session.select(session.graph["Obj1"].id)
+    d.app.camera.distance *= 0.25  # the gizmo big: its rings reach under the help window
+    plain = d.frame()
+    x, y, w, h = (int(v) for v in help_window.rect(*SIZE))
+    inside = np.zeros(plain.shape[:2], dtype=bool)
+    inside[y : y + h, x : x + w] = True
+    assert gizmo_pixels(plain)[inside].sum() > 200  # the gizmo is there to be covered
+    d.app.overlay.show_help = True
+    shown = d.frame()
+    assert gizmo_pixels(shown)[inside].sum() == 0
+    assert gizmo_pixels(shown)[~inside].sum() > 0  # around the window it still shows

@@ -1,0 +1,118 @@
+"""The first hour in a real window (issue 34): sgview under Xvfb, keys typed with
+xdotool. With no zenity or kdialog on PATH, Ctrl+O opens the in-window file browser:
+letters typed into its path field (an ``l`` among them) move nothing, Esc closes it
+without quitting, and a typed path opens with Enter (the title names the new scene).
+Skips like tests/test_window_xvfb.py when Xvfb or xdotool is missing (a failure in CI).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from test_window_edits_xvfb import _saved
+from test_window_xvfb import PATIENCE, _sgview_command, _wait_for, _x, display, window_id
+
+from viewer.io import load_scene
+from viewer.io.loader import file_signature
+
+REPO = Path(__file__).resolve().parents[1]
+
+__all__ = ["display"]  # the fixture, used by name
+
+
+def _title(display, wid) -> str:
+    return _x(display, "xdotool", "getwindowname", wid)
+
+
+def test_ctrl_o_without_a_dialog_program_opens_the_browser_and_a_typed_path(display, tmp_path):
+    scene = tmp_path / "tree10.toml"
+    shutil.copy(REPO / "scenes" / "tree10.toml", scene)
+    other = tmp_path / "chain5.toml"
+    shutil.copy(REPO / "scenes" / "chain5.toml", other)
+    start = load_scene(scene).graph["Obj2"].local_position
+    empty = tmp_path / "bin"
+    empty.mkdir()  # PATH: no zenity, no kdialog, nothing
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), "PATH": str(empty)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(scene), "--size", "720x400", "--still", "--select", "Obj2"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        time.sleep(1.0)  # the first frames drawn
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
+        time.sleep(0.5)
+        _x(display, "xdotool", "type", "--window", wid, "--delay", "60", "lll hjk")
+        time.sleep(0.3)
+        _x(display, "xdotool", "key", "--window", wid, "Escape")  # closes the browser
+        time.sleep(0.3)
+        sig = file_signature(scene)
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+s")  # the window is alive
+        _saved(scene, sig)
+        assert load_scene(scene).graph["Obj2"].local_position.tolist() == start.tolist()
+        assert proc.poll() is None
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
+        time.sleep(0.5)
+        _x(display, "xdotool", "key", "--window", wid, "ctrl+a")
+        _x(display, "xdotool", "type", "--window", wid, "--delay", "30", str(other))
+        _x(display, "xdotool", "key", "--window", wid, "Return")
+        chain = load_scene(other).title
+        _wait_for(lambda: chain in _title(display, wid), 30, f"the title to name {chain!r}")
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+        out, err = proc.stdout.read(), proc.stderr.read()
+        assert "Traceback" not in err and f"opened {other}" in out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
+    """Obj1 selected, its gizmo in the middle of the view; F1 opens the help window
+    there: no gizmo pixel inside it (it is drawn under every ImGui window)."""
+    import numpy as np
+    from test_window_xvfb import _grab
+
+    import viewer.gizmo as gizmo
+    from viewer.overlay import help_window
+
+    w, h = 720, 400
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(REPO / "scenes" / "tree10.toml"), "--size", f"{w}x{h}",
+         "--still", "--select", "Obj1"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+    def gizmo_pixels(img):
+        px = img.astype(np.float64)
+        mask = np.zeros(img.shape[:2], dtype=bool)
+        for rgb in gizmo.COLORS:
+            target = np.asarray(rgb) * 255.0
+            norm = np.linalg.norm(px, axis=2)
+            cos = (px @ target) / (norm * np.linalg.norm(target) + 1e-9)
+            mask |= (cos > 0.995) & (norm > 0.6 * np.linalg.norm(target))
+        return mask
+
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        time.sleep(1.5)
+        x, y, rw, rh = (int(v) for v in help_window.rect(w, h))
+        inside = np.zeros((h, w), dtype=bool)
+        inside[y + 2 : y + rh - 2, x + 2 : x + rw - 2] = True
+        _wait_for(lambda: (lambda m: m if m[inside].sum() > 30 else None)(
+            gizmo_pixels(_grab(display))), 30, "the gizmo in the view")  # fmt: skip
+        _x(display, "xdotool", "key", "--window", wid, "F1")
+        _wait_for(lambda: (lambda m: m if m[inside].sum() == 0 else None)(
+            gizmo_pixels(_grab(display))), 30, "the help window over the gizmo")  # fmt: skip
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -1,0 +1,163 @@
+"""Ctrl+O where the desktop has no file dialog (no zenity or kdialog): a file browser in
+the window, made of plain ImGui widgets.
+
+A path field (typed paths open with Enter; a folder typed there is shown instead), the
+folder's sub-folders and its scene files (.toml, .gltf, .glb, and .usda / .usdc / .usdz
+where ``pxr`` imports), a click on a folder goes in, a click on a file puts it in the
+field, a double-click (or Open) opens it through the session's open request, as the
+recent files list does. It starts in the folder of the scene on show. While it is open
+it owns the keyboard (`Overlay.wants_keyboard`): Esc closes it, no key reaches the
+scene. imgui-bundle's ``im_file_dialog`` needs a texture loader the moderngl-window
+integration does not give it, hence plain widgets.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+from imgui_bundle import imgui
+
+from viewer.text import printable
+
+from .widgets import COLORS, vec4
+
+#: USD's suffixes, listed where the USD library (usd-core's ``pxr``) is installed.
+USD_SUFFIXES = (".usda", ".usdc", ".usdz")
+#: Entries listed at most (a folder of a million files stays responsive).
+MAX_ENTRIES = 2000
+#: The browser's share of the picture.
+WIDTH_SHARE, HEIGHT_SHARE = 0.7, 0.7
+MAX_WIDTH = 720.0
+
+
+def listed_suffixes(scene_suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    """The file suffixes the browser lists: the scene files the app opens, and USD's
+    where ``pxr`` imports."""
+    has_usd = importlib.util.find_spec("pxr") is not None
+    extra = tuple(s for s in USD_SUFFIXES if has_usd and s not in scene_suffixes)
+    return tuple(scene_suffixes) + extra
+
+
+def listing(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[str], str | None]:
+    """(sub-folders, scene files, why nothing could be listed or None) of `folder`, each
+    sorted by name, hidden entries left out, at most `MAX_ENTRIES` in all."""
+    folders: list[str] = []
+    files: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if len(folders) + len(files) >= MAX_ENTRIES:
+                    break
+                try:
+                    if entry.is_dir():
+                        folders.append(entry.name)
+                    elif entry.name.lower().endswith(suffixes):
+                        files.append(entry.name)
+                except OSError:
+                    continue  # a broken link, a vanished entry: not listed
+    except OSError as exc:
+        return [], [], f"cannot list {printable(str(folder), 200)}: {exc.strerror or exc}"
+    return sorted(folders, key=str.lower), sorted(files, key=str.lower), None
+
+
+class FileBrowser:
+    """The in-window file browser (see the module notes); `shown` while open."""
+
+    def __init__(self, request_open) -> None:
+        self._request_open = request_open  # the session's: opens at the next redraw
+        self.shown = False
+        self.folder = Path.cwd()
+        self.path_text = ""
+        self._focus = False
+        self.suffixes: tuple[str, ...] = ()
+        self._listed: tuple[Path, tuple[list[str], list[str], str | None]] | None = None
+        #: The window's rectangle at the last frame (x, y, w, h).
+        self.rect: tuple[float, float, float, float] | None = None
+
+    def start(self, folder, scene_suffixes: tuple[str, ...]) -> None:
+        """Open the browser in `folder` (the path field holds it, ready for typing),
+        listing the files with `scene_suffixes` (`listed_suffixes`)."""
+        self.shown = True
+        self.suffixes = listed_suffixes(scene_suffixes)
+        self._go(Path(folder))
+
+    def close(self) -> None:
+        self.shown = False
+
+    def _go(self, folder: Path) -> None:
+        self.folder = folder.expanduser().resolve()
+        self.path_text = str(self.folder) + os.sep
+        self._listed = None
+        self._focus = True
+
+    def _choose(self, text: str) -> None:
+        """The path in the field: a folder is shown, anything else is opened (a bad
+        file says why in the panel, as a dropped one does)."""
+        path = Path(text.strip()).expanduser()
+        if not path.is_absolute():
+            path = self.folder / path
+        if path.is_dir():
+            self._go(path)
+            return
+        self._request_open(path)
+        self.close()
+
+    def draw(self, width: float, height: float) -> None:
+        if not self.shown:
+            return
+        w = min(MAX_WIDTH, WIDTH_SHARE * width)
+        h = HEIGHT_SHARE * height
+        imgui.set_next_window_pos(imgui.ImVec2(0.5 * (width - w), 0.5 * (height - h)))
+        imgui.set_next_window_size(imgui.ImVec2(w, h))
+        imgui.set_next_window_focus()
+        imgui.set_next_window_bg_alpha(0.97)  # the panels behind would blur the names
+        flags = imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
+        opened, keep = imgui.begin("Open a scene   (Esc closes)", True, flags)
+        pos, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.rect = (pos.x, pos.y, size.x, size.y)
+        if opened:
+            self._contents()
+        imgui.end()
+        if not keep or imgui.is_key_pressed(imgui.Key.escape, False):
+            self.close()
+
+    def _contents(self) -> None:
+        if self._focus:
+            imgui.set_keyboard_focus_here()
+            self._focus = False
+        imgui.set_next_item_width(-110.0)
+        entered, self.path_text = imgui.input_text(
+            "##path", self.path_text, imgui.InputTextFlags_.enter_returns_true
+        )
+        imgui.same_line()
+        if imgui.button("Open") or entered:
+            self._choose(self.path_text)
+        imgui.same_line()
+        if imgui.button("Up"):
+            self._go(self.folder.parent)
+        if self._listed is None or self._listed[0] != self.folder:
+            self._listed = (self.folder, listing(self.folder, self.suffixes))
+        folders, files, why = self._listed[1]
+        kinds = ", ".join(self.suffixes)
+        imgui.text_colored(vec4(COLORS.dim), f"folders and scene files ({kinds})")
+        imgui.begin_child("entries", imgui.ImVec2(0.0, 0.0), imgui.ChildFlags_.borders)
+        if why is not None:
+            imgui.text_colored(vec4(COLORS.local), why)
+        for name in folders:
+            if imgui.selectable(f"{printable(name, 120)}/##d{name}", False)[0]:
+                self._go(self.folder / name)
+        for name in files:
+            path = self.folder / name
+            chosen = self.path_text == str(path)
+            if imgui.selectable(f"{printable(name, 120)}##f{name}", chosen,
+                                imgui.SelectableFlags_.allow_double_click)[0]:  # fmt: skip
+                self.path_text = str(path)
+                if imgui.is_mouse_double_clicked(imgui.MouseButton_.left):
+                    self._choose(str(path))
+        if not (folders or files or why):
+            imgui.text_disabled("no folders or scene files here")
+        imgui.end_child()
