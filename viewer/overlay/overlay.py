@@ -23,23 +23,18 @@ import numpy as np
 from imgui_bundle import imgui, implot
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
-from viewer.text import printable
-
 from . import help_window, keyboard, labels
 from .file_browser import FileBrowser
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
+from .names_view import draw_names
 from .panel import Panel
 from .replay import Replay, tick_replay, toggle_replay
 from .stats import FrameStats, Timings
 
 #: Names start shown for scenes up to this many nodes (N toggles them).
 NAMES_BELOW = 200
-NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
-#: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
-NAME_OUTLINE = (10, 12, 16, 235)
-_OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
 
@@ -287,52 +282,11 @@ class Overlay:
             self.timings.add_draw(draw_ms)
 
     def _draw_names(self) -> None:
-        graph, size, selected = self.host.graph, tuple(self.wnd.buffer_size), self.host.selected
-        peek, quiet = graph.peek, self.settings.show_quiet  # a watcher's read of the graph
-        view_proj = self.camera.view_projection(size)
-        key = (view_proj.tobytes(), size, graph, self.canvas, self.canvas.version, selected,
-               quiet, len(graph))  # fmt: skip
-        ids, centres, index, xy = self._placements.get(key, lambda: labels.place_named(
-            np.asarray(peek.alive_ids(), dtype=np.int64), lambda i: self.canvas.speaks(i, quiet),
-            selected, self.canvas.bounds.label_spheres, view_proj, size,
-            self.camera.view_matrix()[0, :3]))  # fmt: skip
-        if ids.size == 0:
-            return
-        ratio = self.wnd.size[0] / max(size[0], 1)
-        line_h = imgui.get_text_line_height()
-        selected = self.host.selected
-        node_ids = ids[index]
-        names = [printable(peek.name_of(int(i))) for i in node_ids.tolist()]
-        kinds = self.canvas.glow.kinds(node_ids).tolist()
-        ranks = [labels.rank_of(kind, int(i) == selected) for i, kind in zip(node_ids, kinds)]
-        widths = [imgui.calc_text_size(name).x for name in names]
-        origins = labels.project_xy(centres[index], view_proj, size) * ratio
-        keep, anchors = labels.declutter(
-            xy * ratio, widths, line_h, np.asarray(ranks, dtype=np.int64), origins
-        )
-        draw_list = imgui.get_background_draw_list()
-        outline = imgui.IM_COL32(*NAME_OUTLINE)
-        colors = {0: imgui.get_color_u32(imgui.ImVec4(*NAME_COLOR))}
-        for kind, rgb in ((-1, self.panel.colors.local), (1, self.panel.colors.world)):
-            colors[kind] = imgui.get_color_u32(imgui.ImVec4(*rgb))
-        if not self.glow_in_view:
-            # No glow in the view (the collision demo: red there means overlap): the names
-            # must not speak of own changes and followers in red and orange either.
-            colors = dict.fromkeys(colors, colors[0])
-        # Most important first, with their colours (tests read it, as ``tree_drawn``).
-        self.names_drawn = [(names[k], colors[kinds[k]]) for k in keep.tolist()]
-        #: Where each of those names was written: (left, top, right, bottom) pixels.
-        self.name_boxes = [
-            (x, y - 0.5 * line_h, x + widths[k], y + 0.5 * line_h)
-            for k, (x, y) in zip(keep.tolist(), anchors.tolist())
-        ]
-        for k, (x, y) in zip(keep.tolist()[::-1], anchors[::-1].tolist()):
-            y -= 0.5 * line_h  # the most important drawn last, on top
-            # A dark outline all round the letters: readable over the glow and the grid,
-            # while hiding no more of the scene than the letters do.
-            for dx, dy in _OUTLINE_OFFSETS:
-                draw_list.add_text(imgui.ImVec2(x + dx, y + dy), outline, names[k])
-            draw_list.add_text(imgui.ImVec2(x, y), colors[kinds[k]], names[k])
+        colors = (self.panel.colors.local, self.panel.colors.world)
+        drawn = draw_names(self.host, self.canvas, self.camera, self.wnd, self._placements,
+                           self.settings.show_quiet, colors, self.glow_in_view)  # fmt: skip
+        if drawn is not None:
+            self.names_drawn, self.name_boxes = drawn
 
     def toggle_help(self) -> None:
         """? or F1: open or close the help window (and the start hint goes)."""

@@ -54,8 +54,7 @@ def _frozen(arr: np.ndarray) -> np.ndarray:
 
 
 def unknown_name(name: str, store: Storage) -> KeyError:
-    """The error for a node name the graph does not hold, with the closest name it
-    does hold ("did you mean 'Obj2'?")."""
+    """The error for a name the graph lacks, with the closest it has ("did you mean")."""
     # A name far longer than any the graph holds is no misspelling (and a fuzzy match
     # over it would cost seconds).
     close = closest_name(name, store.ids_by_name) if len(name) <= FUZZY_LENGTH_MAX else None
