@@ -57,7 +57,7 @@ def test_ctrl_o_without_a_dialog_program_opens_the_browser_and_a_typed_path(disp
         assert load_scene(scene).graph["Obj2"].local_position.tolist() == start.tolist()
         assert proc.poll() is None
         _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
-        time.sleep(0.5)
+        time.sleep(1.5)  # the browser drawn once (its path field takes the keys from then on)
         _x(display, "xdotool", "key", "--window", wid, "ctrl+a")
         _x(display, "xdotool", "type", "--window", wid, "--delay", "30", str(other))
         _x(display, "xdotool", "key", "--window", wid, "Return")
