@@ -69,3 +69,42 @@ def test_a_typed_folder_is_shown_and_the_listing_has_only_folders_and_scene_file
     assert (folders, why) == (["sub"], None)
     assert files == sorted(["a.toml", "b.glb", "C.gltf", *usd], key=str.lower)
     assert listing(tmp_path / "missing", (".toml",))[2].startswith("cannot list")
+
+
+def test_a_double_click_on_a_folder_enters_it_and_opens_nothing(drive, tmp_path, monkeypatch):
+    """The second click of a double-click on a folder lands on the file that took the
+    folder's row in the new listing: it selects nothing and opens nothing."""
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # no zenity, no kdialog
+    inner = tmp_path / "a"
+    inner.mkdir()
+    shutil.copy(SCENES / "chain5.toml", inner / "chain5.toml")
+    shutil.copy(SCENES / "tree10.toml", tmp_path / "tree10.toml")
+    d = drive(load_scene(tmp_path / "tree10.toml"), still=True)
+    d.frame(2)
+    session, ov = d.app.session, d.app.overlay
+    key(d, "O", ctrl=True)
+    d.frame()
+    (x0, y0), (x1, y1) = (lambda r: ((r[0].x, r[0].y), (r[1].x, r[1].y)))(ov.browser.rows["a/"])
+    x, y = (x0 + x1) / 2, (y0 + y1) / 2
+    app = d.app
+    app.on_mouse_position_event(int(x), int(y), 0, 0)
+    d.frame()
+    app.on_mouse_press_event(int(x), int(y), 1)  # two clicks within a frame or two, as
+    d.frame()  # a hand makes a double-click: the first enters the folder
+    app.on_mouse_release_event(int(x), int(y), 1)
+    app.on_mouse_press_event(int(x), int(y), 1)
+    d.frame()
+    app.on_mouse_release_event(int(x), int(y), 1)
+    d.frame(3)
+    assert ov.browser.shown and ov.browser.folder == inner.resolve()
+    assert session.scene.source == tmp_path / "tree10.toml"  # nothing opened
+    (f0, f1) = ov.browser.rows["chain5.toml"]
+    fx, fy = (f0.x + f1.x) / 2, (f0.y + f1.y) / 2
+    d.frame(40)  # past ImGui's double-click time: the next two clicks are a new double
+    for _ in range(2):  # a double-click on the file itself opens it
+        app.on_mouse_press_event(int(fx), int(fy), 1)
+        d.frame()
+        app.on_mouse_release_event(int(fx), int(fy), 1)
+        d.frame()
+    d.frame(2)
+    assert session.scene.source == inner / "chain5.toml"

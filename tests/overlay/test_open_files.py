@@ -40,6 +40,20 @@ def test_a_dropped_scene_opens_and_joins_the_recent_list(drive, tmp_path):
     assert "Obj9" in dict(d.app.overlay.panel.scene.tree.tree_drawn)
 
 
+def test_an_opened_file_clears_the_old_scenes_edit_line(drive, tmp_path):
+    """The Edit section's line spoke of the old scene's steps: gone with its history."""
+    d = drive(load_scene(TREE10), still=True)
+    d.frame(2)
+    session = d.app.session
+    session.editing.run(SetField(session.graph["Obj3"].id, "local_euler", (0.0, 0.0, 30.0)))
+    assert session.messages.edit == "rotate Obj3 to (0, 0, 30)°"
+    glb = tmp_path / "tree.glb"
+    save_gltf(load_scene(TREE10), glb)
+    drop(d, glb)
+    assert session.scene.source == glb
+    assert session.messages.edit is None and session.editing.history.labels() == ([], [])
+
+
 def test_a_bad_file_keeps_the_scene_and_says_why_in_one_line(drive, tmp_path, capsys):
     d = drive(load_scene(TREE10), still=True)
     d.frame(2)

@@ -229,6 +229,7 @@ def _epilog() -> str:
         "  sgview path/to/model.glb                 a scene file (.toml, .gltf, .glb, .usd*)",
         "  sgview chain5 --headless --frames 1 --still --touch Obj3 --log",
         "  sgview --generate balanced:1000 --headless --frames 60 --record out.gif",
+        "  sgview listen                            watch running programs (sgview listen --help)",
     ]
     return "\n".join(lines)
 

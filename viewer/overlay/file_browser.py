@@ -77,6 +77,8 @@ class FileBrowser:
         self._listed: tuple[Path, tuple[list[str], list[str], str | None]] | None = None
         #: The window's rectangle at the last frame (x, y, w, h).
         self.rect: tuple[float, float, float, float] | None = None
+        #: Each listed row's rectangle at the last frame (folders end in "/"; tests).
+        self.rows: dict[str, tuple] = {}
 
     def start(self, folder, scene_suffixes: tuple[str, ...]) -> None:
         """Open the browser in `folder` (the path field holds it, ready for typing),
@@ -147,17 +149,23 @@ class FileBrowser:
         imgui.begin_child("entries", imgui.ImVec2(0.0, 0.0), imgui.ChildFlags_.borders)
         if why is not None:
             imgui.text_colored(vec4(COLORS.local), why)
+        self.rows = {}
         for name in folders:
             if imgui.selectable(f"{printable(name, 120)}/##d{name}", False)[0]:
                 self._go(self.folder / name)
+            self.rows[name + "/"] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
         for name in files:
             path = self.folder / name
             chosen = self.path_text == str(path)
             if imgui.selectable(f"{printable(name, 120)}##f{name}", chosen,
                                 imgui.SelectableFlags_.allow_double_click)[0]:  # fmt: skip
                 self.path_text = str(path)
-                if imgui.is_mouse_double_clicked(imgui.MouseButton_.left):
+                # Opened by a double-click on it, not by the second click of a
+                # double-click whose first went into a folder (and whose second then
+                # landed on whatever file took that folder's place in the listing).
+                if chosen and imgui.is_mouse_double_clicked(imgui.MouseButton_.left):
                     self._choose(str(path))
+            self.rows[name] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
         if not (folders or files or why):
             imgui.text_disabled("no folders or scene files here")
         imgui.end_child()

@@ -52,10 +52,12 @@ class Editing:
         self.use(graph)
 
     def use(self, graph, selected: int | None = None) -> None:
-        """Edit `graph` from now on (a new scene): a new history; a drag of the old
-        scene's node moves nothing more."""
+        """Edit `graph` from now on (a new scene): a new history, and the edit line of
+        the old one gone (it spoke of steps no longer there); a drag of the old scene's
+        node moves nothing more."""
         self.graph = graph
         self.history = EditHistory(graph)
+        self._say(None)
         self.selected = selected
         self._drag = None
 
