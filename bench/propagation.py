@@ -8,6 +8,8 @@ every node / 1 % of the nodes / one leaf, and prints a markdown table of medians
 then the issue's targets marked PASS or FAIL. Each timing covers setting the values and the
 end-of-frame update together. The numpy copy of the (N, 4, 4) world-matrix array is the
 memory-bandwidth floor. `--quick` runs small trees only (a smoke test; targets not judged).
+The build table also times building each tree node by node with `SceneGraph.add`
+(bench/nodewise_build.py) against three.js's build of the same tree.
 
 A second table times the per-node API call by call (bench/pernode.py): the four local
 setters and clean world reads, ours against pygfx run by `--pygfx-python` (an interpreter
@@ -40,6 +42,7 @@ from benchutil import (  # noqa: E402
     paused_gc,
     timed,
 )
+from nodewise_build import build_node_by_node, nodewise_targets  # noqa: E402
 from objtree import ObjTree  # noqa: E402
 from threejs_driver import ThreeJS  # noqa: E402
 from treegen import Tree, offset_positions, standard_trees  # noqa: E402
@@ -230,6 +233,8 @@ def build_table(builds: list[dict]) -> list[str]:
         "baseline: build",
         "baseline: first update_chain()",
         "three.js: build + first updateMatrixWorld()",
+        "ours: add node by node + first update()",
+        "add node by node / three.js",
     )
     cells = [
         (
@@ -239,10 +244,14 @@ def build_table(builds: list[dict]) -> list[str]:
             fmt_ms(b.get("base")),
             fmt_ms(b.get("base_first")),
             fmt_ms(b.get("three")),
+            fmt_ms(b.get("ours_add")),
+            fmt_ratio(
+                None if "ours_add" not in b or "three" not in b else b["ours_add"] / b["three"]
+            ),
         )
         for b in builds
     ]
-    return markdown_table(headings, cells, "lrrrrr")
+    return markdown_table(headings, cells, "lrrrrrrr")
 
 
 def targets(rows: list[dict]) -> list[str]:
@@ -412,10 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         tree = build()
         print(f"... {name} ({tree.n:,} nodes, {tree.depth:,} levels)", file=sys.stderr, flush=True)
         row_of = {c: {"tree": name, "n": tree.n, "case": c, "k": len(tree.cases[c])} for c in CASES}
-        build = {"tree": name}
+        build = {"tree": name, "n": tree.n}
         builds.append(build)
         ours = bench_ours(tree, row_of, build, args.quick)
-        checks = []
+        build["ours_add"], nodewise = build_node_by_node(tree)
+        checks = [("ours node by node", nodewise)]
         if not args.no_baseline:
             checks.append(("baseline", bench_baseline(tree, row_of, build)))
         if three is not None:
@@ -454,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         "### Targets",
         "",
         *targets(rows),
+        *nodewise_targets(builds),
         "",
         "### Per-node API (microseconds per call, median)",
         "",
