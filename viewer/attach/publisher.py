@@ -39,6 +39,12 @@ __all__ = ["DEFAULT_ADDRESS", "Link", "publish", "websocket_uri"]
 DEFAULT_ADDRESS = "127.0.0.1:7878"
 #: Seconds between two connection attempts (the issue's "at most once a second").
 RETRY_SECONDS = 1.0
+#: While frames keep coming, the sending thread looks at the queue this often instead of
+#: being woken by the program per frame: a wake from the program's thread costs that thread
+#: a context switch (the woken sender runs on its core, then waits for the GIL it holds).
+POLL_SECONDS = 0.002
+#: After this long without a frame the sending thread sleeps until the program wakes it.
+IDLE_SECONDS = 1.0
 
 
 def websocket_uri(address: str) -> str:
@@ -69,6 +75,8 @@ class Link:
         self._queued_bytes = 0
         self._online = False  # welcomed by a viewer (read without the lock: one flag)
         self._need_snapshot = False
+        self._sender_asleep = False  # waiting for a wake (set and cleared under the lock)
+        self._last_frame_at = 0.0  # when the sending thread last took a frame (its own)
         self._backlog = Backlog()  # the program's thread's own
         self._closed = threading.Event()
         self._connected = threading.Event()
@@ -102,7 +110,8 @@ class Link:
         with self._lock:
             self._queue.append(frame)
             self._queued_bytes += frame.nbytes
-            self._lock.notify()
+            if self._sender_asleep:
+                self._lock.notify()
 
     # -- the sending thread ----------------------------------------------------------------
     def _run(self) -> None:
@@ -127,6 +136,7 @@ class Link:
             with self._lock:
                 self._need_snapshot, self._online = True, True
             self._connected.set()
+            self._last_frame_at = time.monotonic()
             while not self._closed.is_set():
                 frame = self._next()
                 if frame is None:
@@ -143,14 +153,20 @@ class Link:
                 self.frames_merged += frame.merged - 1
 
     def _next(self) -> Frame | None:
+        """The next queued frame, or None after a short wait without one: a poll while the
+        program publishes, a sleep until it wakes this thread once it has been idle."""
         with self._lock:
-            if not self._queue:
+            if not self._queue and time.monotonic() - self._last_frame_at > IDLE_SECONDS:
+                self._sender_asleep = True
                 self._lock.wait(0.5)
-            if not self._queue:
-                return None
-            frame = self._queue.popleft()
-            self._queued_bytes -= frame.nbytes
-            return frame
+                self._sender_asleep = False
+            if self._queue:
+                frame = self._queue.popleft()
+                self._queued_bytes -= frame.nbytes
+                self._last_frame_at = time.monotonic()
+                return frame
+        self._closed.wait(POLL_SECONDS)
+        return None
 
     def _offline(self) -> None:
         with self._lock:
