@@ -26,6 +26,10 @@ from viewer.text import printable
 from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
 from .widgets import COLORS, vec4
 
+#: A tree of at most this many rows showing lays them all out, scrolled out of view or
+#: not (what was drawn stays whole for tests and screenshots); a bigger one only those
+#: in view.
+ALL_ROWS_UP_TO = 100
 #: Below this width (pixels) the tree indents its levels by `NARROW_INDENT` pixels
 #: instead of ImGui's 21, so deep rows keep room for their names.
 NARROW_TREE_PX = 260
@@ -211,6 +215,8 @@ class TreeView:
         dropped: tuple | None = None
         clipper = imgui.ListClipper()
         clipper.begin(len(shown_rows))
+        if len(shown_rows) <= ALL_ROWS_UP_TO:  # a small tree: every row, as cheap
+            clipper.include_items_by_index(0, len(shown_rows))
         if reveal_at is not None:
             clipper.include_item_by_index(reveal_at)
         while clipper.step():  # only the rows in the table's view
