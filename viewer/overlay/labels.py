@@ -3,8 +3,12 @@
 A name sits just right of its node: the middle of the node's mesh (its origin when it has
 none; `SceneBounds.label_spheres`) is projected with the camera's view-projection
 matrix, and moved right by the projected radius of the mesh.
-Names behind the camera or outside the image are left out, and so is everything past
-`MAX_LABELS` (nearest first), so that a big scene stays readable and fast.
+Names behind the camera or outside the image are left out; where more than `NAME_BUDGET`
+could be named, so are nodes drawn smaller than `MIN_NAME_PX` on screen unless they are
+selected or glowing (a touched node keeps its name at any distance); of the rest at most
+`NAME_BUDGET` are placed, the most important
+first (the selected node, then the glowing ones, then the nearest), so that a big scene
+stays readable and fast.
 
 Names never pile up: `declutter` keeps a name only where it overlaps no name already
 kept, offering the places in order of importance (the selected node, then nodes whose
@@ -24,6 +28,11 @@ import numpy as np
 
 #: At most this many names are drawn in one frame.
 MAX_LABELS = 300
+#: At most this many names are placed for `declutter` (`place_named`), most important first.
+NAME_BUDGET = 200
+#: A node whose projected radius is below this many pixels gets no name (unless it is
+#: selected or glowing): a name on a speck says nothing and hides its neighbours.
+MIN_NAME_PX = 3.0
 #: At most this many names are kept by `declutter` in one frame.
 MAX_NAMES = 60
 #: Gap in pixels between a node's projected edge and its name.
@@ -42,7 +51,22 @@ def place(
     right: np.ndarray,
     limit: int = MAX_LABELS,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel anchors of names.
+    """Pixel anchors of names, nearest first (at most `limit`): `project`'s nodes that
+    can show a name, ``(index [k], xy [k, 2])``."""
+    ok, xy, depth, _ = project(origins, radii, view_proj, size, right)
+    index = np.flatnonzero(ok)
+    index = index[np.argsort(depth[index], kind="stable")][:limit]
+    return index, xy[index]
+
+
+def project(
+    origins: np.ndarray,
+    radii: np.ndarray,
+    view_proj: np.ndarray,
+    size: tuple[int, int],
+    right: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where each node's name would go on screen.
 
     Parameters
     ----------
@@ -59,13 +83,15 @@ def place(
 
     Returns
     -------
-    (index [k], xy [k, 2]) : which of the `n` nodes get a name, nearest first, and the
-    pixel (top-left origin) where each name's left edge and vertical middle go.
+    (ok [n], xy [n, 2], depth [n], reach [n]) : which nodes can show a name (in front of
+    the camera, the name starting inside the image), the pixel (top-left origin) where
+    each name's left edge and vertical middle go, each node's distance along the view
+    (clip w) and its projected radius in pixels.
     """
     origins = np.asarray(origins, dtype=np.float64).reshape(-1, 3)
     n = len(origins)
     if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, 2))
+        return np.zeros(0, dtype=bool), np.zeros((0, 2)), np.zeros(0), np.zeros(0)
     w, h = size
     edge = origins + np.asarray(radii, dtype=np.float64)[:, None] * np.asarray(right)[None, :]
     pts = np.vstack([origins, edge])
@@ -79,18 +105,29 @@ def place(
     ok = front[:n] & front[n:] & (ox > -w) & (ox < w) & (oy >= 0) & (oy <= h)
     lx = np.maximum(ex, ox) + GAP
     ok &= lx < w
-    index = np.flatnonzero(ok)
-    index = index[np.argsort(cw[:n][index], kind="stable")][:limit]
-    return index, np.stack([lx[index], oy[index]], axis=1)
+    return ok, np.stack([lx, oy], axis=1), cw[:n], np.abs(ex - ox)
 
 
-def place_named(ids, speaks, selected, spheres, view_proj, size, right) -> tuple:
-    """(ids named, their sphere centres [k, 3], `place`'s index and xy) for the nodes
-    `ids` that speak (``speaks(ids)`` -> mask) or are `selected`, placed around their
-    spheres (``spheres(ids)`` -> (centres, radii))."""
-    ids = ids[speaks(ids) | (ids == (-1 if selected is None else selected))]
+def place_named(ids, speaks, selected, spheres, view_proj, size, right,
+                glowing=None, budget: int = NAME_BUDGET) -> tuple:  # fmt: skip
+    """(ids named, their sphere centres [k, 3], index into them [m], xy [m, 2]) for the
+    nodes `ids` that speak (``speaks(ids)`` -> mask) or are `selected`, placed around
+    their spheres (``spheres(ids)`` -> (centres, radii)). Where more than `budget` could
+    be named, nodes smaller on screen than `MIN_NAME_PX` are left out unless selected or
+    in `glowing` (ids); at most `budget` are placed: the selected node, then the glowing
+    ones, then the rest, nearer first."""
+    chosen = -1 if selected is None else selected
+    ids = ids[speaks(ids) | (ids == chosen)]
     centres, radii = spheres(ids)
-    return (ids, centres, *place(centres, radii, view_proj, size, right))
+    ok, xy, depth, reach = project(centres, radii, view_proj, size, right)
+    rank = np.where(ids == chosen, 0, 2)
+    if glowing is not None and len(glowing):
+        rank[(rank == 2) & np.isin(ids, glowing)] = 1
+    if np.count_nonzero(ok) > budget:  # crowded: specks go (in a small scene all may stay)
+        ok &= (reach >= MIN_NAME_PX) | (rank < 2)
+    index = np.flatnonzero(ok)
+    index = index[np.lexsort((depth[index], rank[index]))][:budget]
+    return ids, centres, index, xy[index]
 
 
 class Placements:
@@ -167,20 +204,25 @@ def declutter(
         above = np.stack([centred, origins[:, 1] - reach - 0.5 * height], axis=1)
         below = np.stack([centred, origins[:, 1] + reach + 0.5 * height], axis=1)
         places += [left, above, below]
-    order = np.argsort(np.asarray(ranks), kind="stable")  # nearer first within a rank
+    ranks = np.asarray(ranks)
+    order = np.argsort(ranks, kind="stable")  # nearer first within a rank
     boxes = np.zeros((0, 4))  # left, right, top, bottom of the names kept
     kept: list[int] = []
     anchors: list[np.ndarray] = []
+    everyone = np.ones(len(ranks), dtype=bool)
     for k in order.tolist():
         if len(kept) >= limit:
             break
-        for place_xy in places:
+        # Every centre counts; where no place is free, a selected or glowing name may still
+        # cover the centres of less important nodes (a touched speck keeps its name).
+        centres = [everyone] if ranks[k] == RANK_OTHER else [everyone, ranks <= ranks[k]]
+        for counted, place_xy in ((c, p) for c in centres for p in places):
             x, y = place_xy[k]
             box = np.array([x - MARGIN, x + widths[k] + MARGIN,
                             y - 0.5 * height - MARGIN, y + 0.5 * height + MARGIN])  # fmt: skip
             if _clashes(box, boxes):
                 continue
-            if origins is not None and _covers_a_centre(box, origins, k):
+            if origins is not None and _covers_a_centre(box, origins[counted], k, counted):
                 continue
             kept.append(k)
             anchors.append(place_xy[k])
@@ -206,12 +248,14 @@ def _clashes(box: np.ndarray, boxes: np.ndarray) -> bool:
 CENTRE_CLEAR = 4.0
 
 
-def _covers_a_centre(box: np.ndarray, origins: np.ndarray, own: int) -> bool:
+def _covers_a_centre(box: np.ndarray, origins: np.ndarray, own: int, counted) -> bool:
+    """`box` covers one of `origins` (the centres `counted`, a mask, of all names) other
+    than name `own`'s."""
     inside = (
         (origins[:, 0] + CENTRE_CLEAR > box[0])
         & (origins[:, 0] - CENTRE_CLEAR < box[1])
         & (origins[:, 1] + CENTRE_CLEAR > box[2])
         & (origins[:, 1] - CENTRE_CLEAR < box[3])
     )
-    inside[own] = False
+    inside[np.cumsum(counted)[own] - 1] = False  # its own centre (always counted)
     return bool(inside.any())

@@ -27,12 +27,13 @@ def draw_names(host, canvas, camera, wnd, placements: labels.Placements, quiet: 
     graph, size, selected = host.graph, tuple(wnd.buffer_size), host.selected
     peek = graph.peek  # a watcher's read of the graph
     view_proj = camera.view_projection(size)
+    glowing = canvas.glow.glowing()[0]  # what the frame shown changed: it keeps its names
     key = (view_proj.tobytes(), size, graph, canvas, canvas.version, selected, quiet,
-           len(graph))  # fmt: skip
+           len(graph), glowing.tobytes())  # fmt: skip
     ids, centres, index, xy = placements.get(key, lambda: labels.place_named(
         np.asarray(peek.alive_ids(), dtype=np.int64), lambda i: canvas.speaks(i, quiet),
         selected, canvas.bounds.label_spheres, view_proj, size,
-        camera.view_matrix()[0, :3]))  # fmt: skip
+        camera.view_matrix()[0, :3], glowing))  # fmt: skip
     if ids.size == 0:
         return None
     ratio = wnd.size[0] / max(size[0], 1)

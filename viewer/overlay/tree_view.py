@@ -1,20 +1,23 @@
 """The scene panel's hierarchy table: one row per node with its L / W / E flags.
 
-Rows are built once per structure (`model.TreeRows`, pre-order) and drawn as ImGui tree
-nodes; a click selects, and a selection made in the 3D view opens the rows above it and
-scrolls to it. Dragging a row onto another re-parents it there; dropping it on a row's
-top or bottom edge (`EDGE` of its height) places it before or after that row, under
-that row's parent (`drop_zone`; the bottom edge of an open row with children makes it
-the first child instead, where the line is drawn). Each is one undoable edit, keeping
-the world pose while the toggle above the table is on; a move into its own subtree is
-refused with the core's one-line reason. At most `MAX_TREE_ROWS` rows are drawn per
-frame, so a huge scene stays responsive.
+Rows are built once per structure (`model.TreeRows`, pre-order); which rows show follows
+the open rows this view keeps (`visible_rows`: the pre-order with every closed row's
+subtree left out), worked out again only when the structure or an open state changed.
+Per frame ImGui's list clipper lays out and draws only the rows in the table's view, so
+a million rows cost what the few dozen on screen cost. A click selects, and a selection
+made in the 3D view opens the rows above it and scrolls to it. Dragging a row onto
+another re-parents it there; dropping it on a row's top or bottom edge (`EDGE` of its
+height) places it before or after that row, under that row's parent (`drop_zone`; the
+bottom edge of an open row with children makes it the first child instead, where the
+line is drawn). Each is one undoable edit, keeping the world pose while the toggle above
+the table is on; a move into its own subtree is refused with the core's one-line reason.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 from imgui_bundle import imgui
 
 from viewer.session.commands import Place, Reparent
@@ -23,8 +26,10 @@ from viewer.text import printable
 from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
 from .widgets import COLORS, vec4
 
-#: Rows the tree lists at most in one frame (a huge scene stays responsive).
-MAX_TREE_ROWS = 1000
+#: A tree of at most this many rows showing lays them all out, scrolled out of view or
+#: not (what was drawn stays whole for tests and screenshots); a bigger one only those
+#: in view.
+ALL_ROWS_UP_TO = 100
 #: Below this width (pixels) the tree indents its levels by `NARROW_INDENT` pixels
 #: instead of ImGui's 21, so deep rows keep room for their names.
 NARROW_TREE_PX = 260
@@ -63,6 +68,17 @@ def drop_zone(y: float, top: float, bottom: float) -> str:
     return "onto"
 
 
+def visible_rows(tree: TreeRows, open_rows: np.ndarray) -> np.ndarray:
+    """Indexes into `tree` of the rows that show, in order: every row but those inside
+    the subtree of a row with children that is not open (`open_rows`: [n] bool by row)."""
+    n = len(tree)
+    closed = np.flatnonzero(tree.has_children & ~open_rows)
+    cover = np.zeros(n + 1, dtype=np.int64)  # +1 where a hidden span starts, -1 past it
+    np.add.at(cover, closed + 1, 1)
+    np.add.at(cover, tree.ends[closed], -1)
+    return np.flatnonzero(np.cumsum(cover[:n]) == 0)
+
+
 class TreeView:
     """The hierarchy table of one overlay (what it drew last is kept for tests)."""
 
@@ -89,6 +105,9 @@ class TreeView:
         self.tree_drawn: list[tuple[str, str]] = []
         #: Rows drawn fading at the last frame (an earlier frame's glow): name -> frames ago.
         self.fading_drawn: dict[str, int] = {}
+        #: Ids of the rows open (their children show), kept across structure changes.
+        self._open: set[int] = set()
+        self._visible: np.ndarray | None = None  # `visible_rows`, None: to work out
 
     def follow_selection(self, selected: int | None) -> None:
         """A selection made elsewhere: open the rows above it and scroll to it."""
@@ -100,9 +119,38 @@ class TreeView:
         graph = self.ov.host.graph
         key = (id(graph), int(graph.capacity_ids), len(graph), self._structure_version())
         if self._tree is None or key != self._tree_key:
+            before = None if self._tree_key is None or self._tree_key[0] != key[0] else self._tree
             self._tree = TreeRows(graph)
             self._tree_key = key
+            self._open_new_rows(before)
         return self._tree
+
+    def _open_new_rows(self, before: TreeRows | None) -> None:
+        """Open the rows new since `before` (all of them for another graph) that open by
+        default: every row of a small scene, the roots of a big one."""
+        tree = self._tree
+        new = np.ones(len(tree), dtype=bool)
+        if before is None:
+            self._open = set()
+        else:
+            new = ~np.isin(tree.ids, before.ids)
+        default = tree.has_children & new & (tree.open_all | (tree.depths == 0))
+        self._open.update(tree.ids[default].tolist())
+        self._visible = None
+
+    def visible(self) -> np.ndarray:
+        """Indexes into `rows()` of the rows that show (worked out once per change)."""
+        tree = self.rows()
+        if self._visible is None:
+            opened = np.isin(tree.ids, np.fromiter(self._open, np.int64, len(self._open)))
+            self._visible = visible_rows(tree, opened)
+        return self._visible
+
+    def set_open(self, node_id: int, opened: bool) -> None:
+        """Open or close the row of `node_id` (its children show or not)."""
+        if (node_id in self._open) != opened:
+            (self._open.add if opened else self._open.discard)(node_id)
+            self._visible = None
 
     def _structure_version(self) -> int:
         """Changes whenever a frame re-parented, added or removed nodes."""
@@ -139,14 +187,11 @@ class TreeView:
                 imgui.push_style_color(imgui.Col_.text, vec4(c.local))
                 imgui.text_wrapped(printable(self.drop_refused, 300))
                 imgui.pop_style_color()
-        dropped: tuple | None = None
         # A narrow panel (a notebook's view, a small window) indents less, so the names
         # of deep rows still show beside their flags.
         narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
-        imgui.push_style_var(imgui.StyleVar_.indent_spacing, NARROW_INDENT if narrow else
-                             imgui.get_style().indent_spacing)  # fmt: skip
+        indent = NARROW_INDENT if narrow else imgui.get_style().indent_spacing
         if not imgui.begin_table("tree", 4, table_flags, imgui.ImVec2(0.0, table_h)):
-            imgui.pop_style_var()
             return
         fixed = imgui.TableColumnFlags_.width_fixed
         imgui.table_setup_scroll_freeze(0, 1)
@@ -160,90 +205,27 @@ class TreeView:
             if imgui.is_item_hovered():
                 imgui.set_tooltip(FLAG_TIPS[name])
 
-        selected = host.selected
-        reveal = set()
+        reveal_at = None  # the position among the shown rows of the row to scroll to
         if self._reveal is not None and self._reveal in tree.row_of:
-            reveal = set(ancestors(graph.peek.parents(), self._reveal))
-        base = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.open_on_double_click
-        base |= imgui.TreeNodeFlags_.span_all_columns
-        stack: list[int] = []
-        r, rows, n = 0, 0, len(tree)
-        ids, depths, ends, has_children = tree.ids, tree.depths, tree.ends, tree.has_children
-        while r < n and rows < MAX_TREE_ROWS:
-            node_id, depth = int(ids[r]), int(depths[r])
-            while stack and stack[-1] >= depth:
-                imgui.tree_pop()
-                stack.pop()
-            local, world, executed = dirty.of(node_id)
-            imgui.table_next_row()
-            imgui.table_next_column()
-            flags = base
-            leaf = not has_children[r]
-            if leaf:
-                flags |= imgui.TreeNodeFlags_.leaf | imgui.TreeNodeFlags_.no_tree_push_on_open
-            if node_id == selected:
-                flags |= imgui.TreeNodeFlags_.selected
-            if not leaf:
-                if node_id in reveal:
-                    imgui.set_next_item_open(True, imgui.Cond_.always)
-                elif tree.open_all or depth == 0:
-                    imgui.set_next_item_open(True, imgui.Cond_.once)
-            color = c.local if local else c.world if world else c.text
-            imgui.push_style_color(imgui.Col_.text, vec4(color))
-            label = printable(graph.peek.name_of(node_id))  # names come from files
-            room = imgui.get_content_region_avail().x - imgui.get_tree_node_to_label_spacing()
-            shown = fit_text(label, room)  # never over the flag columns
-            opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
-            imgui.pop_style_color()
-            self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
-            self.tree_drawn.append((label, flag_text(local, world, executed)))
-            first_child = int(ids[r + 1]) if not leaf and opened else None
-            dropped = self._drag_and_drop(node_id, label, first_child) or dropped
-            if shown != label and imgui.is_item_hovered():
-                imgui.set_tooltip(label)  # the whole name
-            if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
-                host.select(node_id)
-                self._seen_selected = node_id  # chosen here: no need to scroll
-            if self._reveal == node_id:
-                imgui.set_scroll_here_y(0.5)
-                self._reveal = None
-            fade = dirty.fading.get(node_id)
-            if fade is not None:  # clean now, glowing from `age` frames ago: it fades
-                age, strength, own = fade
-                self.fading_drawn[label] = age
-                local, world, executed = own, True, True
-                note, gap = f"{age} ago", imgui.get_style().item_spacing.x
-                if imgui.calc_text_size(shown).x + gap + imgui.calc_text_size(note).x <= room:
-                    imgui.same_line()
-                    imgui.text_disabled(note)  # where it fits beside the name
-                    if imgui.is_item_hovered():
-                        imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
-            for on, letter, on_color in (
-                (local, "L", c.local),
-                (world, "W", c.world),
-                (executed, "E", c.executed),
-            ):
-                imgui.table_next_column()
-                if on and fade is not None:
-                    on_color = (*on_color[:3], 0.25 + 0.75 * fade[1])
-                imgui.text_colored(vec4(on_color if on else c.off), letter if on else ".")
-            rows += 1
-            if not leaf and opened:
-                stack.append(depth)
-                r += 1
-            elif not leaf:
-                r = int(ends[r])
-            else:
-                r += 1
-        while stack:
-            imgui.tree_pop()
-            stack.pop()
-        if r < n:
-            imgui.table_next_row()
-            imgui.table_next_column()
-            imgui.text_disabled(f"... first {MAX_TREE_ROWS} rows shown")
+            for above in ancestors(graph.peek.parents(), self._reveal):
+                self.set_open(above, True)
+            reveal_at = int(np.searchsorted(self.visible(), tree.row_of[self._reveal]))
+        shown_rows = self.visible()
+        toggled: list[tuple[int, bool]] = []  # applied after the loop: the rows stay put
+        dropped: tuple | None = None
+        clipper = imgui.ListClipper()
+        clipper.begin(len(shown_rows))
+        if len(shown_rows) <= ALL_ROWS_UP_TO:  # a small tree: every row, as cheap
+            clipper.include_items_by_index(0, len(shown_rows))
+        if reveal_at is not None:
+            clipper.include_item_by_index(reveal_at)
+        while clipper.step():  # only the rows in the table's view
+            for r in shown_rows[clipper.display_start : clipper.display_end].tolist():
+                dropped = self._draw_row(tree, r, dirty, indent, toggled) or dropped
+        clipper.end()
         imgui.end_table()
-        imgui.pop_style_var()
+        for node_id, opened in toggled:
+            self.set_open(node_id, opened)
         if dropped is not None and self._dragged_from is not graph:
             self.drop_refused = "not moved: the scene was replaced while the row was dragged"
         elif dropped is not None:
@@ -251,6 +233,73 @@ class TreeView:
             self.drop_refused = None if done else host.messages.edit
         if self._reveal is not None and self._reveal not in tree.row_of:
             self._reveal = None
+
+    def _draw_row(self, tree: TreeRows, r: int, dirty: Flags, indent: float,
+                  toggled: list) -> tuple | None:  # fmt: skip
+        """Row `r` of `tree`, indented `indent` pixels per level: its name (a tree node
+        that opens and closes, selects on a click and drags) and its L / W / E flags.
+        Returns the edit of a row dropped on it this frame; a toggle goes to `toggled`."""
+        host, c = self.ov.host, self.colors
+        node_id, depth = int(tree.ids[r]), int(tree.depths[r])
+        local, world, executed = dirty.of(node_id)
+        imgui.table_next_row()
+        imgui.table_next_column()
+        flags = imgui.TreeNodeFlags_.open_on_arrow | imgui.TreeNodeFlags_.open_on_double_click
+        flags |= imgui.TreeNodeFlags_.span_all_columns | imgui.TreeNodeFlags_.no_tree_push_on_open
+        leaf = not tree.has_children[r]
+        is_open = not leaf and node_id in self._open
+        if leaf:
+            flags |= imgui.TreeNodeFlags_.leaf
+        else:
+            imgui.set_next_item_open(is_open, imgui.Cond_.always)
+        if node_id == host.selected:
+            flags |= imgui.TreeNodeFlags_.selected
+        if depth:
+            imgui.indent(depth * indent)  # the level's indent (the flag columns have none)
+        color = c.local if local else c.world if world else c.text
+        imgui.push_style_color(imgui.Col_.text, vec4(color))
+        label = printable(host.graph.peek.name_of(node_id))  # names come from files
+        room = imgui.get_content_region_avail().x - imgui.get_tree_node_to_label_spacing()
+        shown = fit_text(label, room)  # never over the flag columns
+        opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
+        imgui.pop_style_color()
+        if not leaf and opened != is_open:
+            toggled.append((node_id, opened))
+        self.row_rects[node_id] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
+        self.tree_drawn.append((label, flag_text(local, world, executed)))
+        first_child = int(tree.ids[r + 1]) if is_open else None
+        dropped = self._drag_and_drop(node_id, label, first_child)
+        if shown != label and imgui.is_item_hovered():
+            imgui.set_tooltip(label)  # the whole name
+        if imgui.is_item_clicked() and not imgui.is_item_toggled_open():
+            host.select(node_id)
+            self._seen_selected = node_id  # chosen here: no need to scroll
+        if self._reveal == node_id:
+            imgui.set_scroll_here_y(0.5)
+            self._reveal = None
+        fade = dirty.fading.get(node_id)
+        if fade is not None:  # clean now, glowing from `age` frames ago: it fades
+            age, strength, own = fade
+            self.fading_drawn[label] = age
+            local, world, executed = own, True, True
+            note, gap = f"{age} ago", imgui.get_style().item_spacing.x
+            if imgui.calc_text_size(shown).x + gap + imgui.calc_text_size(note).x <= room:
+                imgui.same_line()
+                imgui.text_disabled(note)  # where it fits beside the name
+                if imgui.is_item_hovered():
+                    imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
+        if depth:
+            imgui.unindent(depth * indent)
+        for on, letter, on_color in (
+            (local, "L", c.local),
+            (world, "W", c.world),
+            (executed, "E", c.executed),
+        ):
+            imgui.table_next_column()
+            if on and fade is not None:
+                on_color = (*on_color[:3], 0.25 + 0.75 * fade[1])
+            imgui.text_colored(vec4(on_color if on else c.off), letter if on else ".")
+        return dropped
 
     def _drag_and_drop(self, node_id: int, label: str, first_child: int | None) -> tuple | None:
         """The row just drawn as a drag source and a drop target: the edit (a command
