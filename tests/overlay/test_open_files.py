@@ -54,6 +54,19 @@ def test_an_opened_file_clears_the_old_scenes_edit_line(drive, tmp_path):
     assert session.messages.edit is None and session.editing.history.labels() == ([], [])
 
 
+def test_an_opened_file_starts_the_timeline_afresh(drive, tmp_path):
+    """The opened scene's frames count from 1 again: the timeline holds only them (it read
+    'frames 638 to 19 of 706' with the old scene's frames before the new ones)."""
+    d = drive(load_scene(TREE10), still=True)
+    d.frame(40)
+    glb = tmp_path / "tree.glb"
+    save_gltf(load_scene(TREE10), glb)
+    drop(d, glb)
+    d.frame(5)
+    frames = d.app.overlay.history.records()["frame"].tolist()
+    assert frames == sorted(frames) and frames[-1] == d.app.session.frame <= 6, frames
+
+
 def test_a_bad_file_keeps_the_scene_and_says_why_in_one_line(drive, tmp_path, capsys):
     d = drive(load_scene(TREE10), still=True)
     d.frame(2)

@@ -196,13 +196,18 @@ class Overlay:
                 return entry
         return self.history.last
 
-    def reset(self, canvas: OverlayCanvas) -> None:
-        """A new scene (live reload) drawn by `canvas`: forget the old reports (their
-        ids were the old scene's); the counters, totals and events stay, the next frame
-        is marked as a reload; the view settings are the app's and stay (the new
-        renderer's glow starts dark)."""
+    def reset(self, canvas: OverlayCanvas, fresh: bool = False) -> None:
+        """A new scene drawn by `canvas`: forget the old reports (their ids were the old
+        scene's); after a live reload the counters, totals and events stay, the next frame
+        is marked as a reload; `fresh` (a file opened: its frames count from 0 again) the
+        history starts anew, as after a restart, so the timeline never mixes the two
+        scenes' frame numbers. The view settings are the app's and stay."""
         self.canvas = canvas
-        self.history.drop_reports()
+        if fresh:
+            self.history.clear()
+            self._events = []
+        else:
+            self.history.drop_reports()
         self.replay.stop()
         self._events.append(("reload", "scene replaced"))
         self.timings.clear()

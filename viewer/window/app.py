@@ -184,8 +184,8 @@ class SgviewApp(mglw.WindowConfig):
         old.release()
         if len(old.graph) == 0:  # nothing was framed yet (`sgview listen` waiting): frame now
             self.bounds.frame_camera(self.camera)
-        if self.overlay is not None:
-            self.overlay.reset(self.renderer)
+        if self.overlay is not None:  # an opened file's frames count from 0 again
+            self.overlay.reset(self.renderer, fresh=self.session.frame == 0)
 
     def restart(self) -> None:
         """Key 0: the scene from frame 0 again (`Session.restart`), the overlay's history
