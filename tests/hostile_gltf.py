@@ -111,9 +111,13 @@ def chain_document(
 
 
 def write_chain(folder: Path, name: str = "chain.gltf", **options) -> Path:
-    """`chain_document(**options)` written as ``folder/name``; returns the path."""
+    """`chain_document(**options)` written as ``folder/name`` in one step, as an editor
+    saves (a viewer watching the file never reads it half written: under load it once
+    counted a truncated read as a third failed reload); returns the path."""
     path = Path(folder) / name
-    path.write_text(json.dumps(chain_document(**options)))
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(chain_document(**options)))
+    part.replace(path)
     return path
 
 
