@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from pxr import Vt
 
+from viewer.scene.math import trs_matrices
+
 __all__ = ["EXACT", "column_matrices", "split_shear", "split_trs", "op_stack_text"]
 
 #: Largest entry-wise difference, relative to the matrix's largest entry, at which a
@@ -65,18 +67,9 @@ def quats_of(rot: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
-def _rotations(q: np.ndarray) -> np.ndarray:
-    x, y, z, w = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], 1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], 1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], 1),
-    ], axis=1)  # fmt: skip
-
-
 def _residual(a: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
     """How far ``R(q) · diag(s)`` is from `a`, relative to a's largest entry."""
-    back = _rotations(q) * s[:, None, :]
+    back = trs_matrices(np.zeros((len(q), 3)), q, s)[:, :3, :3]  # the core's R(q) · diag(s)
     scale = np.maximum(np.abs(a).reshape(len(a), 9).max(axis=1, initial=0.0), 1e-300)
     return np.abs(back - a).reshape(len(a), 9).max(axis=1, initial=0.0) / scale
 
