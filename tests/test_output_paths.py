@@ -131,6 +131,14 @@ def test_saved_files_get_the_usual_permissions(tmp_path, name):
     assert [p.name for p in tmp_path.iterdir()] == [name]  # no temporary left behind
 
 
+def test_save_says_what_it_wrote_as_every_message_does(tmp_path, capsys):
+    assert main([CHAIN5, "--save", str(tmp_path / "out.toml")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        f"sgview: saved 'Obj1-Obj5 chain (example A)' (5 nodes) to {tmp_path / 'out.toml'}"
+    ]
+
+
 def test_an_argument_mistake_is_one_line(capsys):
     with pytest.raises(SystemExit) as stop:
         main([CHAIN5, "--headless", "--frames", "0"])

@@ -256,7 +256,10 @@ def save(args) -> int:
         return 2
     for note in [*notes, *scene.save_notes]:
         print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
-    print(f"saved {quoted(scene.title)} ({len(scene.graph)} nodes) to {printable(args.save, None)}")
+    print(
+        f"{PROG}: saved {quoted(scene.title)} ({len(scene.graph)} nodes) to "
+        f"{printable(args.save, None)}"
+    )
     return 0
 
 
