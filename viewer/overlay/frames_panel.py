@@ -333,8 +333,12 @@ class FramesPanel:
                     color = c.dim
                 imgui.text_colored(vec4(color), text)
         clipper.end()
-        if not lines:
-            imgui.text_disabled(quiet_log_text(history))
+        if not lines:  # wrapped: at a narrow panel the sentence is read whole
+            imgui.push_style_color(
+                imgui.Col_.text, imgui.get_style_color_vec4(imgui.Col_.text_disabled)
+            )
+            imgui.text_wrapped(quiet_log_text(history))
+            imgui.pop_style_color()
         if self.follow and ov.pinned is None:
             imgui.set_scroll_here_y(1.0)  # the newest lines at the bottom
         imgui.end_child()
