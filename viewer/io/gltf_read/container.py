@@ -7,6 +7,8 @@ document. Each problem is a `SceneError` naming the file (and the line, for JSON
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import struct
 from collections.abc import Callable
@@ -67,3 +69,17 @@ def parse_json(text: bytes, what: str, display: str) -> dict:
     if not isinstance(doc, dict):
         raise SceneError(f"expected a JSON object at the top, got {describe(doc)}", file=display)
     return doc
+
+
+def data_uri_bytes(gltf, uri: str, where: str) -> bytes:
+    """The bytes of a ``data:...;base64,`` URI (a buffer's or an image's), counted against
+    `gltf`'s size cap and read budget before decoding (`gltf`: the `GltfFile` reading)."""
+    header, sep, payload = uri.partition(",")
+    if not sep or not header.endswith(";base64"):
+        raise gltf.error(where, "a data URI must be base64-encoded ('data:...;base64,')")
+    gltf.check_size(len(payload) // 4 * 3, "the data URI", where)
+    gltf.charge_read(len(payload) // 4 * 3, where)
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise gltf.error(where, "the data URI is not valid base64") from None

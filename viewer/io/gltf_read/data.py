@@ -19,8 +19,6 @@ the accessor data read out, against the scene's `Budget` (shared by all its glTF
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import stat
 import urllib.parse
@@ -30,7 +28,7 @@ import numpy as np
 
 from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.compression import meshopt_view
-from viewer.io.gltf_read.container import glb_chunks, parse_json
+from viewer.io.gltf_read.container import data_uri_bytes, glb_chunks, parse_json
 from viewer.io.gltf_read.document import is_int, whole
 from viewer.io.gltf_read.sparse import apply_sparse
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
@@ -238,15 +236,7 @@ class GltfFile:
                                       file=self.display, section=here)  # fmt: skip
             data = self.bin
         elif uri.startswith("data:"):
-            header, sep, payload = uri.partition(",")
-            if not sep or not header.endswith(";base64"):
-                raise self.error(here, "a data URI must be base64-encoded ('data:...;base64,')")
-            self.check_size(len(payload) // 4 * 3, "the data URI", here)
-            self.charge_read(len(payload) // 4 * 3, here)
-            try:
-                data = base64.b64decode(payload, validate=True)
-            except (binascii.Error, ValueError):
-                raise self.error(here, "the data URI is not valid base64") from None
+            data = data_uri_bytes(self, uri, here)
         else:
             file = self.local_file(uri, here)
             shown = uri if len(uri) <= 80 else uri[:77] + "..."

@@ -17,8 +17,6 @@ they are decoded, each once per file however often it is used.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
 import math
 import warnings
@@ -26,6 +24,7 @@ import warnings
 import numpy as np
 
 from viewer.io.errors import SceneError, describe
+from viewer.io.gltf_read.container import data_uri_bytes
 from viewer.io.gltf_read.data import GltfFile, brief, is_int, whole
 from viewer.materials import (
     BLEND,
@@ -253,15 +252,7 @@ def _image_bytes(gltf: GltfFile, image: dict, where: str) -> bytes:
     uri = image.get("uri")
     cap = gltf.limits.max_buffer_bytes
     if isinstance(uri, str) and uri.startswith("data:"):
-        header, sep, payload = uri.partition(",")
-        if not sep or not header.endswith(";base64"):
-            raise gltf.error(where, "a data URI must be base64-encoded ('data:...;base64,')")
-        gltf.check_size(len(payload) // 4 * 3, "the data URI", where)
-        gltf.charge_read(len(payload) // 4 * 3, where)
-        try:
-            return base64.b64decode(payload, validate=True)
-        except (binascii.Error, ValueError):
-            raise gltf.error(where, "the data URI is not valid base64") from None
+        return data_uri_bytes(gltf, uri, where)
     if isinstance(uri, str):
         file = gltf.local_file(uri, where)
         try:
