@@ -70,3 +70,49 @@ def test_every_counter_and_flag_column_explains_itself_on_hover(drive, monkeypat
         d.frame()
     assert {FLAG_TIPS[k] for k in "LWE"} <= shown
     assert {COUNTER_TIPS[label] for label in labels} <= shown
+
+
+def test_restart_while_paused_shows_frame_zero_as_at_launch(drive):
+    """0 while paused (issue 34's newcomer trial): the view's glow and the tree's rows
+    agree (nothing recomputed yet at frame 0: no glow, no fading row, as at launch),
+    and the scene runs again with its motion on, as it did at launch."""
+    from viewer.io.generate import default_scene
+
+    d = drive(default_scene())
+    session, ov = d.app.session, d.app.overlay
+    glow = d.app.renderer.glow
+    d.run(20)
+    d.press("S")  # the motion stopped, then paused: what a user does before a touch
+    d.run(2)
+    d.press("SPACE")
+    d.frame()
+    d.press("NUMBER_0")
+    d.frame()  # frame 1 of the run again: it runs, as at launch
+    assert session.frame == 1 and not session.paused and session.motion_on
+    tree = ov.panel.scene.tree
+    glowing = {session.graph.node(i).name for i in glow.glowing()[0].tolist()}
+    shown = {name for name, flags in tree.tree_drawn if flags != ". . ."}
+    assert glowing == shown | set(tree.fading_drawn)
+    # frame 1's work alone, as at launch: the three movers and what hangs below Obj3
+    assert glowing == {"Obj3", "Obj6", "Obj10", "Obj7", "Obj9"} and not tree.fading_drawn
+    assert dict(tree.tree_drawn)["Obj3"] == "L W E"
+
+
+def test_restart_keeps_a_still_launch_still_and_shows_no_glow_at_frame_zero(drive):
+    """Launched --still, the motion turned on with S, paused, then 0: frame 0 again with
+    the motion off as at launch; what the restart put back is no frame's work, so
+    nothing glows and the tree shows no row recomputed (they agreed neither way before)."""
+    from viewer.io.generate import default_scene
+
+    d = drive(default_scene(), still=True)
+    session, glow = d.app.session, d.app.renderer.glow
+    d.press("S")
+    d.run(10)
+    d.press("SPACE")
+    d.frame()
+    d.press("NUMBER_0")
+    assert not session.paused and not session.motion_on
+    d.frame()
+    tree = d.app.overlay.panel.scene.tree
+    assert glow.glowing()[0].size == 0
+    assert all(flags == ". . ." for _, flags in tree.tree_drawn) and not tree.fading_drawn

@@ -167,6 +167,18 @@ class Glow:
             if live is not None:
                 live[column] -= int(gone[k])
 
+    def forget(self) -> None:
+        """Forget every stamp, as before the first frame (the scene restarted at frame 0:
+        nothing has been recomputed yet, so nothing glows, as at launch)."""
+        self.now, self.frames = 0.0, 0
+        for name, empty in (("time", -np.inf), ("own", False), ("frame_of", 0),
+                            ("link_time", -np.inf), ("link_frame", 0), ("heat_at", 0)):  # fmt: skip
+            getattr(self, name).fill(empty)
+        self._recent.clear()
+        self._live = {}
+        self._still = None
+        self._pending = (_EMPTY_IDS, _EMPTY_IDS)
+
     def count_drawn(self, counted: np.ndarray | None) -> None:
         """Count only nodes `counted` (a mask by id; None: all) in `glowing_count` from
         now on; the recent frames' counts are worked out again (once, at a rebuild)."""

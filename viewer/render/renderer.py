@@ -165,6 +165,14 @@ class Renderer:
         self._bytes_last = written
         return written
 
+    def restart(self) -> None:
+        """The scene went back to frame 0 (its start pose is in the graph, updated): every
+        node's matrix uploaded again with no glow, as at launch (what the restart put back
+        was no frame's work, and the tree shows no frame yet)."""
+        self.glow.forget()
+        self._pending_at, self._pending_ids = None, np.zeros(0, dtype=np.int64)
+        self.rebuild()
+
     def light(self, ids) -> int:
         """Light nodes `ids` red in the frame just synced though no matrix of theirs moved
         (a change of their own the report cannot list: morph weights); returns bytes."""

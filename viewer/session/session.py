@@ -87,6 +87,7 @@ class Session:
         self.time = 0.0  # scene time: advances only while the motion runs
         self._moving_frames = 0
         self.motion_on = not still
+        self._still_at_launch = still  # what `restart` goes back to
         self.paused = False
         self._step_requested = False
         #: The requested step only shows an edit or a picked pose: the scene clock holds.
@@ -331,7 +332,9 @@ class Session:
     # -- restart -------------------------------------------------------------------------
     def restart(self) -> FrameReport:
         """Back to frame 0 (`StartPose`: the first local values, motions and clip; the
-        clock at 0: scripts play again). Returns the layout update (not a frame)."""
+        clock at 0: scripts play again), running as at launch: not paused, the motion on
+        (off where the launch said --still). Returns the layout update (not a frame)."""
+        self.paused, self.motion_on = False, not self._still_at_launch
         if self._start is None or self._start.scene is not self.scene:  # no frame yet
             return self.graph.update()
         self._start.put_back()

@@ -188,9 +188,10 @@ class SgviewApp(mglw.WindowConfig):
             self.overlay.reset(self.renderer, fresh=self.session.frame == 0)
 
     def restart(self) -> None:
-        """Key 0: the scene from frame 0 again (`Session.restart`), the overlay's history
-        and totals afresh."""
-        self.renderer.sync(self.session.restart())
+        """Key 0: the scene from frame 0 again (`Session.restart`), with no glow (no frame
+        has run yet), the overlay's history and totals afresh."""
+        self.session.restart()
+        self.renderer.restart()
         if self.overlay is not None:
             self.overlay.restart()
 
