@@ -223,3 +223,26 @@ def test_a_pure_reorder_leaves_the_picture_as_it_was(drive):
     d.run(5)
     after = d.frame(1)
     np.testing.assert_array_equal(after, before)
+
+
+def test_a_refused_drop_is_said_in_the_status_line_and_on_stderr(drive, capsys):
+    """Issue 34's newcomer trial: the refusal was said only inside the panel's sections.
+    Now it goes through the messages channel as a file that did not open does: the status
+    line at the panel's top shows it in red (until the next edit is done) and stderr has
+    it once, in one line."""
+    d = drive(scene_of(tree10()), still=True)
+    d.frame(2)
+    g = d.app.session.graph
+    d.app.session.select(g["Obj8"].id)
+    d.frame(3)
+    capsys.readouterr()
+    drag(d, row_centre(d, g["Obj2"].id), row_centre(d, g["Obj8"].id))
+    message = d.app.session.messages.edit
+    assert "cycle" in message
+    scene_panel = d.app.overlay.panel.scene
+    assert scene_panel.status_note == f"refused: {message}"
+    err = capsys.readouterr().err
+    assert err == f"sgview: refused: {message}\n"
+    d.app.session.editing.run(SetField(g["Obj4"].id, "local_euler", (0.0, 0.0, 45.0)))
+    d.frame()
+    assert scene_panel.status_note is None  # the next edit done: the refusal is old news

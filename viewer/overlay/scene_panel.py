@@ -41,6 +41,9 @@ class ScenePanel:
         #: where the Edit section's header lay then (top, bottom; tests).
         self.matrices_open = False
         self.edit_header_y: tuple[float, float] | None = None
+        #: The status line's note in red as last drawn: a refusal, a file not opened or
+        #: not reloaded (None: none).
+        self.status_note: str | None = None
 
     def reset(self) -> None:
         self.tree.reset()
@@ -65,6 +68,9 @@ class ScenePanel:
         note = reload_note(host.messages.reload)
         if host.messages.open:
             note = f"not opened, the scene on show stays: {host.messages.open}"
+        if host.messages.refused:  # where the eyes are, whichever section is open
+            note = f"refused: {printable(host.messages.refused, 300)}"
+        self.status_note = note
         if note is not None:
             imgui.push_style_color(imgui.Col_.text, vec4(c.local))
             imgui.text_wrapped(note)

@@ -98,22 +98,22 @@ class Editing:
         graph = self.graph
         for node_id in command.nodes():
             if node_id is not None and not graph.peek.is_alive(node_id):
-                self._say(f"not done: {printable(graph.name_of(node_id))} is no longer in the "
-                          "scene")  # fmt: skip
+                self.messages.refuse(f"not done: {printable(graph.name_of(node_id))} is no "
+                                     "longer in the scene")  # fmt: skip
                 return None
         recorded = self.history.recorded
         try:
             label = command.label(graph)  # a typed value that is no numbers fails here
             result = self.history.run(label, lambda: command.apply(graph), command.merge)
         except (HierarchyError, ValueError, TypeError) as exc:
-            self._say(one_line(exc))
+            self.messages.refuse(one_line(exc))
             return None
         changed = self.history.recorded != recorded
         self._say(label if changed else f"{label}: nothing changed (it was so already)")
         return result if command.makes_node else True
 
     def _say(self, line: str | None) -> None:
-        self.messages.edit = line
+        self.messages.edited(line)
 
     def _refused(self) -> bool:
         """Whether the graph is read-only (and the panel says why)."""
@@ -158,7 +158,7 @@ class Editing:
         try:
             drag.apply(node, x, y, snap)
         except ValueError as exc:  # a singular parent: say so, leave the node
-            self._say(str(exc).splitlines()[0])
+            self.messages.refuse(str(exc).splitlines()[0])
         self._shown(None)  # the drag shows (and glows) while paused
 
     def release(self) -> None:

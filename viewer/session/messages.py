@@ -26,6 +26,9 @@ class Messages:
         self.open: str | None = None
         #: Why the last save of the scene file did not load, shown until a good save.
         self.reload: str | None = None
+        #: The last edit refused (a re-parent that would make a cycle, a typed value that
+        #: is no number), shown in the status line until the next edit is done.
+        self.refused: str | None = None
 
     def tell(self, text: str) -> None:
         """``sgview: text`` on stdout (the streams are read when printing: tests swap them)."""
@@ -40,6 +43,18 @@ class Messages:
         "reload"), and on stderr what sgview does about it (`doing`) with the line."""
         setattr(self, topic, line)
         self.warn(f"{doing}: {line}")
+
+    def refuse(self, line: str) -> None:
+        """An edit refused: the edit line and the status line say why, and stderr once
+        (a drag refused at every mouse move says it once, not per move)."""
+        self.edit = line
+        if line != self.refused:
+            self.warn(f"refused: {line}")
+        self.refused = line
+
+    def edited(self, line: str | None) -> None:
+        """The last edit's outcome (None: nothing to say); a refusal shown before ends."""
+        self.edit, self.refused = line, None
 
     def log(self, lines: list[str]) -> None:
         """``--log`` lines, as they are, on stdout."""

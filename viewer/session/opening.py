@@ -227,11 +227,11 @@ class SceneFiles:
             target = path if path is not None else save_target(scene)
             notes = save_as(scene, target)
         except SgviewError as exc:
-            self.messages.edit = one_line(exc)
+            self.messages.refuse(one_line(exc))
             return False
         finally:
             scene.motions = running
         self.watcher = watch_scene(scene, **self.load_limits)
-        self.messages.edit = one_line(f"saved {printable(target, None)}" + (
-            f" ({len(notes)} notes: {notes[0]})" if notes else ""))  # fmt: skip
+        self.messages.edited(one_line(f"saved {printable(target, None)}" + (
+            f" ({len(notes)} notes: {notes[0]})" if notes else "")))  # fmt: skip
         return True
