@@ -10,8 +10,8 @@ so a GIF cannot play at 60 frames/s: it keeps every second frame (30 frames/s) w
 of 30 or 40 ms chosen so that the running total stays exact (100 ms per three frames).
 Recordings stream to disk, so memory stays bounded however long the run: mp4 frames go
 down ffmpeg's pipe; a GIF is written frame by frame (Pillow's documented `getheader` /
-`getdata` for animated GIFs, each frame with its own 256-colour table), holding only the
-last frame, so that identical frames fold into one longer frame.
+`getdata` for animated GIFs, each frame with its own 256-colour table, `gif_palette.py`),
+holding only the last frame, so that identical frames fold into one longer frame.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from viewer.errors import SgviewError
 from viewer.files import StreamedFile
 from viewer.text import one_line
 from viewer.timing import FPS
+
+from .gif_palette import quantize
 
 #: Frame rate of GIF recordings (see the module notes).
 GIF_FPS = 30
@@ -133,9 +135,7 @@ class Recorder:
             self._gif_last = (last[0], last[1], last[2] + delay)
             return
         self._gif_flush()
-        frame = Image.fromarray(rgb, "RGB").quantize(
-            colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
-        )
+        frame = quantize(rgb)  # the small coloured things keep their colour (gif_palette)
         self._gif_last = (rgb.copy(), frame, delay)
 
     def _gif_flush(self) -> None:
