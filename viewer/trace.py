@@ -9,7 +9,8 @@ started, on one process ("sgview") and one thread ("frame loop"). For each redra
   one per phase with its measured duration: ``motions`` (scripted events, touches and
   the scene's motions), ``on_frame`` (the user's callback, when there is one), ``keys``
   (held keys), ``update`` (`SceneGraph.update`), ``upload`` (world matrices and glow to
-  the GPU), ``draw`` (the scene) and ``overlay`` (the panels, when they are drawn);
+  the GPU), ``draw`` (the scene) and ``overlay`` (the panels), these two when they are
+  drawn (a headless frame nobody sees is not: the trace follows the run as it goes);
 - for a simulated frame, counter events (``"ph": "C"``), one per counter, each with one
   argument of the same name: ``local``, ``world``, ``executed``, ``products``,
   ``naive products``, ``suppressed`` (from the frame report) and ``bytes uploaded``
