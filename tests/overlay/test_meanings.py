@@ -116,3 +116,20 @@ def test_restart_keeps_a_still_launch_still_and_shows_no_glow_at_frame_zero(driv
     tree = d.app.overlay.panel.scene.tree
     assert glow.glowing()[0].size == 0
     assert all(flags == ". . ." for _, flags in tree.tree_drawn) and not tree.fading_drawn
+
+
+def test_the_panel_names_the_scene_so_the_default_and_tree10_are_told_apart(drive):
+    """Issue 34's newcomer trial took tree10 (still, a scripted touch each second) for the
+    default scene (the same tree, moving): the panel's first line names the scene on
+    show, and the two names say which moves."""
+    from viewer.io.generate import default_scene
+
+    lines = {}
+    for name, scene in (("default", default_scene()),
+                        ("tree10", load_scene(SCENES / "tree10.toml"))):  # fmt: skip
+        d = drive(scene)
+        d.frame()
+        lines[name] = d.app.overlay.panel.scene.scene_line
+    assert lines["default"].startswith("scene: Ten-node tree with motion")
+    assert "default scene" in lines["default"]
+    assert lines["tree10"].startswith("scene: Ten-node tree, no motion")

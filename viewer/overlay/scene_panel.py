@@ -44,6 +44,8 @@ class ScenePanel:
         #: The status line's note in red as last drawn: a refusal, a file not opened or
         #: not reloaded (None: none).
         self.status_note: str | None = None
+        #: The line naming the scene on show, as last drawn.
+        self.scene_line: str | None = None
 
     def reset(self) -> None:
         self.tree.reset()
@@ -64,6 +66,12 @@ class ScenePanel:
 
     def _status(self, entry) -> None:
         host, c = self.ov.host, self.colors
+        # Which scene this is (a window without a title bar, as under Xvfb, shows none):
+        # the built-in default and the bundled tree10 look alike but for their motion.
+        self.scene_line = f"scene: {printable(host.scene.title, 120)}"
+        imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
+        imgui.text_wrapped(self.scene_line)
+        imgui.pop_style_color()
         imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
         note = reload_note(host.messages.reload)
         if host.messages.open:
