@@ -2,6 +2,7 @@
 xdotool. With no zenity or kdialog on PATH, Ctrl+O opens the in-window file browser:
 letters typed into its path field (an ``l`` among them) move nothing, Esc closes it
 without quitting, and a typed path opens with Enter (the title names the new scene).
+0 while paused runs the default scene again with its motion, as at launch.
 Skips like tests/test_window_xvfb.py when Xvfb or xdotool is missing (a failure in CI).
 """
 
@@ -111,6 +112,42 @@ def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
         _x(display, "xdotool", "key", "--window", wid, "F1")
         _wait_for(lambda: (lambda m: m if m[inside].sum() == 0 else None)(
             gizmo_pixels(_grab(display))), 30, "the help window over the gizmo")  # fmt: skip
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_zero_while_paused_runs_the_default_scene_again_with_its_motion(display, tmp_path):
+    """Issue 34's newcomer trial: S (motion off), Space (paused), then 0 left the view
+    standing, still paused, with a glow the tree did not show. 0 is frame 0 of the same
+    run as at launch: the picture moves again (Obj3 spins, Obj7 slides, Obj9 pulses)."""
+    import numpy as np
+    from test_window_xvfb import VIEW, _grab
+
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), "--size", "720x400"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+    def moving() -> bool:
+        first = _grab(display)[:, VIEW].astype(int)
+        time.sleep(0.4)
+        return bool(np.abs(_grab(display)[:, VIEW].astype(int) - first).sum(axis=2).max() > 60)
+
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        _wait_for(moving, 30, "the default scene's motion")
+        _x(display, "xdotool", "key", "--window", wid, "s")
+        _x(display, "xdotool", "key", "--window", wid, "space")
+        time.sleep(0.5)  # paused: the picture stands, glow included
+        assert not moving(), "paused, the view should stand still"
+        _x(display, "xdotool", "key", "--window", wid, "0")
+        time.sleep(1.0)  # the jump back to the first pose is one change: past it, still
+        assert moving() and moving(), "the scene should run again with its motion after 0"
         _x(display, "xdotool", "key", "--window", wid, "Escape")
         assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
     finally:

@@ -234,13 +234,20 @@ def test_a_refused_drop_is_said_in_the_status_line_and_on_stderr(drive, capsys):
     d.frame(2)
     g = d.app.session.graph
     d.app.session.select(g["Obj8"].id)
+
+    def red_in_status_line() -> int:  # the panel's top lines, over the Pause button
+        img = d.frame().astype(int)[20:90, :300]
+        return int(((img[..., 0] > 180) & (img[..., 1] < 110) & (img[..., 2] < 110)).sum())
+
     d.frame(3)
+    assert red_in_status_line() == 0
     capsys.readouterr()
     drag(d, row_centre(d, g["Obj2"].id), row_centre(d, g["Obj8"].id))
     message = d.app.session.messages.edit
     assert "cycle" in message
     scene_panel = d.app.overlay.panel.scene
     assert scene_panel.status_note == f"refused: {message}"
+    assert red_in_status_line() > 200  # seen: red letters at the top of the panel
     err = capsys.readouterr().err
     assert err == f"sgview: refused: {message}\n"
     d.app.session.editing.run(SetField(g["Obj4"].id, "local_euler", (0.0, 0.0, 45.0)))
