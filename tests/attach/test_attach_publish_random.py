@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import viewer
 from viewer.attach.mirror import Mirror
 from viewer.attach.server import Listener
+from viewer.scene.graph import SceneGraph
 
 
 def _drain(program, mirror: Mirror, received: list) -> None:
@@ -61,6 +62,44 @@ def test_received_frames_rebuild_the_program_over_random_edits(data):
         # A node removed before its merged frame left is dropped from it; every other
         # node the program recomputed is shown recomputed.
         assert recomputed & alive <= got
+    finally:
+        link.close()
+        listener.close()
+
+
+def test_a_viewer_that_stops_reading_costs_at_most_the_queue_bound():
+    """The listener takes nothing until the end: the connection's buffers fill, then the
+    publisher's queue; its bytes never pass ``queue_bytes``, the rest is merged, and once
+    the viewer reads again everything arrives and rebuilds the program."""
+    graph = SceneGraph()
+    graph.add_many(None, np.arange(-1, 399))  # a chain of 400 nodes
+    graph.update()
+    listener = Listener("127.0.0.1", 0, err=io.StringIO())
+    host, port = listener.start()
+    bound = 256 * 1024
+    link = viewer.publish(graph, f"{host}:{port}", name="stalled", queue_bytes=bound)
+    rng = np.random.default_rng(5)
+    try:
+        assert link.wait_connected(10) and listener.wait_program(10)
+        held, updates = [], 0
+        while link.frames_sent < 20 or len(held) < 400:  # past the sockets' buffers
+            ids = np.sort(rng.choice(400, 50, replace=False))
+            graph.set_locals(ids, positions=rng.normal(size=(50, 3)))
+            graph.update()
+            updates += 1
+            held.append(link.queued_bytes)
+            assert updates < 20_000, "the queue never filled"
+        assert max(held) <= bound and max(held) > bound // 2
+        program, mirror, received = listener.programs[0], Mirror("stalled"), []
+        end = time.monotonic() + 30
+        while not link.flush(0.05) and time.monotonic() < end:
+            _drain(program, mirror, received)
+        while sum(f.merged for f in received) < updates and time.monotonic() < end:
+            _drain(program, mirror, received)
+            time.sleep(0.005)
+        assert sum(f.merged for f in received) == updates
+        assert max(f.merged for f in received) > 1
+        assert_mirrors(mirror.graph, graph)
     finally:
         link.close()
         listener.close()

@@ -57,8 +57,7 @@ class Link:
 
     ``queue_frames`` and ``queue_bytes`` bound what waits to be sent: beyond them frames
     are merged, so a viewer that stops reading costs at most that much memory (a frame is
-    never split: a snapshot, or a merged frame taken once there is room again, may pass
-    ``queue_bytes`` by itself)."""
+    never split: only a snapshot, or a frame alone in the queue, may pass ``queue_bytes``)."""
 
     def __init__(self, graph: SceneGraph, address: str = DEFAULT_ADDRESS, *,
                  name: str | None = None, token: str | None = None, queue_frames: int = 64,
@@ -119,7 +118,9 @@ class Link:
         backlog.fold(self.graph, report)
         if snapshot:
             return backlog.take(self.graph, everything=True)
-        return backlog.take(self.graph) if room else None
+        if room and self._fits(backlog.most_bytes(self.graph)):
+            return backlog.take(self.graph)
+        return None
 
     def _fits(self, nbytes: int) -> bool:
         """Whether a frame of ``nbytes`` keeps the queue within ``queue_bytes`` (an empty
@@ -221,6 +222,7 @@ class Link:
                 room = len(self._queue) < self.queue_frames
                 if not self._queue and not self._backlog.frames:
                     return True
+                room = room and self._fits(self._backlog.most_bytes(self.graph))
             if room and self._backlog.frames:
                 self._enqueue(self._backlog.take(self.graph))
             time.sleep(0.005)
