@@ -266,25 +266,33 @@ def no_viewer(nodes: int, rng) -> None:
     """Publishing to a port that accepts and closes every connection: the program's cost
     per frame, and the shortest time between two connection attempts over 3.5 s."""
     graph, leaves = balanced(nodes)
+    attempts: list[float] = []
+
+    def accepting(server: socket.socket) -> None:
+        while True:
+            try:
+                connection = server.accept()[0]
+            except OSError:
+                return  # closed: the measurement is over
+            attempts.append(time.monotonic())
+            connection.close()
+
     with socket.create_server(("127.0.0.1", 0)) as server:
-        server.settimeout(0.05)
+        threading.Thread(target=accepting, args=(server,), daemon=True).start()
         timer = Timer(graph)
         link = publish(graph, f"127.0.0.1:{server.getsockname()[1]}", name="bench")
         timer.after_link(graph)
-        attempts, started = [], time.monotonic()
+        started = time.monotonic()
         while time.monotonic() - started < 3.5:
             moving(graph, leaves, max(1, nodes // 100), 5, rng, pause=PACE)
-            try:
-                server.accept()[0].close()
-                attempts.append(time.monotonic())
-            except TimeoutError:
-                pass
         link.close()
+        server.shutdown(socket.SHUT_RDWR)
     cost = statistics.median(timer.costs)
     gap = min(np.diff(attempts), default=float("inf"))
     print(f"{nodes:>9,} nodes, no viewer, 1 % moved: publishing {us(cost)} per frame (median "
           f"of {len(timer.costs)}); {len(attempts)} connection attempts in 3.5 s, at least "
-          f"{gap:.2f} s apart: target at most one a second: {verdict(gap >= 0.95)}")  # fmt: skip
+          f"{gap:.2f} s apart: target at most one a second (0.05 s allowed for the accepting "
+          f"thread's scheduling): {verdict(gap >= 0.95)}")  # fmt: skip
 
 
 if __name__ == "__main__":
