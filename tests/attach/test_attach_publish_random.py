@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import viewer
 from viewer.attach.mirror import Mirror
+from viewer.attach.protocol import Limits
 from viewer.attach.server import Listener
 from viewer.scene.graph import SceneGraph
 
@@ -68,13 +69,14 @@ def test_received_frames_rebuild_the_program_over_random_edits(data):
 
 
 def test_a_viewer_that_stops_reading_costs_at_most_the_queue_bound():
-    """The listener takes nothing until the end: the connection's buffers fill, then the
+    """The listener takes nothing until the end (its inbox bounded at 1 MiB): the
+    program outruns the sending thread and the viewer's buffers fill, then the
     publisher's queue; its bytes never pass ``queue_bytes``, the rest is merged, and once
     the viewer reads again everything arrives and rebuilds the program."""
     graph = SceneGraph()
     graph.add_many(None, np.arange(-1, 399))  # a chain of 400 nodes
     graph.update()
-    listener = Listener("127.0.0.1", 0, err=io.StringIO())
+    listener = Listener("127.0.0.1", 0, err=io.StringIO(), limits=Limits(1000, 512 * 1024))
     host, port = listener.start()
     bound = 256 * 1024
     link = viewer.publish(graph, f"{host}:{port}", name="stalled", queue_bytes=bound)
