@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hypothesis import strategies as st
 
 from viewer.attach.protocol import (
     Limits,
@@ -15,6 +16,8 @@ from viewer.attach.protocol import (
     encode_structure,
 )
 from viewer.io import load_scene
+from viewer.scene.errors import HierarchyError
+from viewer.scene.graph import SceneGraph
 
 ROOT = Path(__file__).parents[2]
 TREE10 = ROOT / "scenes" / "tree10.toml"
@@ -71,3 +74,66 @@ def tree_of(graph) -> list[tuple[str, str | None]]:
 def worlds_by_name(graph) -> dict[str, np.ndarray]:
     world = graph.world_matrices()
     return {graph.name_of(i): world[i].copy() for i in graph.alive_ids().tolist()}
+
+
+def locals_by_name(graph) -> dict[str, np.ndarray]:
+    """Each live node's local position, quaternion and scale, as one row of 10."""
+    pos, rot, scl = graph.local_values()
+    return {graph.name_of(i): np.concatenate((pos[i], rot[i], scl[i]))
+            for i in graph.alive_ids().tolist()}  # fmt: skip
+
+
+def assert_mirrors(mirror_graph, graph) -> None:
+    """The viewer's copy equals the program's graph: tree, local values, world matrices."""
+    assert tree_of(mirror_graph) == tree_of(graph)
+    for by_name in (worlds_by_name, locals_by_name):
+        mine, theirs = by_name(mirror_graph), by_name(graph)
+        for name, value in theirs.items():
+            np.testing.assert_allclose(mine[name], value, rtol=0, atol=1e-9, err_msg=name)
+
+
+def random_graph(data) -> SceneGraph:
+    """A random hierarchy of 1 to 12 nodes (hypothesis draws it)."""
+    graph = SceneGraph()
+    count = data.draw(st.integers(1, 12), label="nodes")
+    for k in range(count):
+        parent = data.draw(st.integers(-1, k - 1), label="parent")
+        graph.add(f"N{k}", None if parent < 0 else f"N{parent}",
+                  position=(k * 0.5, 1.0, -0.25 * k), euler=(10.0 * k, 5.0, 0.0))  # fmt: skip
+    return graph
+
+
+def random_edit(graph: SceneGraph, data, serial: list[int]) -> None:
+    """One random edit of any kind the protocol carries (``serial``: a counter for
+    new names)."""
+    alive = [graph.name_of(i) for i in graph.alive_ids().tolist()]
+    kinds = ["touch", "move", "add", "remove", "reparent", "reorder", "rename", "nothing"]
+    kind = data.draw(st.sampled_from(kinds))
+    pick = st.sampled_from(alive) if alive else st.none()
+    node = data.draw(pick)
+    serial[0] += 1
+    try:
+        if kind == "add" or node is None:
+            graph.add(f"A{serial[0]}", node)
+        elif kind == "touch":
+            graph.touch(node)
+        elif kind == "move":
+            value = data.draw(st.floats(-50, 50, allow_nan=False))
+            graph[node].local_position = (value, -value, 0.5)
+            graph[node].local_scale = (1.0, 1.0 + abs(value) / 100, 1.0)
+        elif kind == "remove":
+            graph.remove(node, keep_children=data.draw(st.booleans()))
+        elif kind == "reparent":
+            target = data.draw(st.sampled_from([None, *alive]))
+            graph.set_parent(node, target, keep_world=data.draw(st.booleans()))
+        elif kind == "reorder":
+            parent = graph[node].parent
+            roots = [n.name for n in graph if n.parent is None]
+            siblings = [n.name for n in parent.children] if parent else roots
+            other = data.draw(st.sampled_from(siblings))
+            if other != node:
+                graph.set_parent(node, parent, before=other)
+        elif kind == "rename":
+            graph.rename(node, f"R{serial[0]}")
+    except HierarchyError:
+        pass  # a cycle or a shear the core refuses: no edit, as in a real program

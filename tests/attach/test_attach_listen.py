@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -136,3 +137,38 @@ def test_listen_refuses_what_cannot_work(tmp_path):
     bad = subprocess.run([*run, "nowhere", "--headless"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
+
+
+def test_the_listener_is_closed_when_the_run_ends(tmp_path, capsys):
+    """`sgview listen` stops its listener's thread before returning, a program still
+    connected: no thread of its own is left for the interpreter's exit to cut short (a
+    process once aborted there, 'terminate called without an active exception')."""
+    from viewer.cli.main import main
+
+    address = f"127.0.0.1:{free_port()}"
+    graph = tree10()
+    link = viewer.publish(graph, address, name="still running")
+    running = threading.Event()
+
+    def program() -> None:
+        while not running.is_set():
+            graph.touch("Obj4")
+            graph.update()
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=program)
+    thread.start()
+    try:
+        status = main(["listen", address, "--headless", "--frames", "3", "--size", "160x100",
+                       "--samples", "0", "--log"])  # fmt: skip
+        assert status == 0, capsys.readouterr().err
+        assert capsys.readouterr().out.count("# frame ") == 3
+        assert not [t for t in threading.enumerate() if t.name == "sgview-listen"]
+        deadline = time.monotonic() + 10
+        while link.connected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not link.connected  # the viewer closed the program's connection
+    finally:
+        running.set()
+        thread.join()
+        link.close()

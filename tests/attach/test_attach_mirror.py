@@ -6,72 +6,30 @@ program's own graph is the oracle: its log, its tree and its world matrices."""
 from __future__ import annotations
 
 import numpy as np
-from attach_helpers import scripted_step, tree10, tree_of, wire, worlds_by_name
+from attach_helpers import (
+    assert_mirrors,
+    random_edit,
+    random_graph,
+    scripted_step,
+    tree10,
+    wire,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 from viewer.attach.backlog import Backlog, frame_of
 from viewer.attach.mirror import Mirror, display_names
 from viewer.attach.protocol import Structure
-from viewer.scene.errors import HierarchyError
 from viewer.scene.graph import SceneGraph
 
 
-def _random_graph(data) -> SceneGraph:
-    graph = SceneGraph()
-    count = data.draw(st.integers(1, 12), label="nodes")
-    for k in range(count):
-        parent = data.draw(st.integers(-1, k - 1), label="parent")
-        graph.add(f"N{k}", None if parent < 0 else f"N{parent}",
-                  position=(k * 0.5, 1.0, -0.25 * k), euler=(10.0 * k, 5.0, 0.0))  # fmt: skip
-    return graph
-
-
-def _edit(graph: SceneGraph, data, serial: list[int]) -> None:
-    """One random edit of any kind the protocol carries."""
-    alive = [graph.name_of(i) for i in graph.alive_ids().tolist()]
-    kinds = ["touch", "move", "add", "remove", "reparent", "reorder", "rename", "nothing"]
-    kind = data.draw(st.sampled_from(kinds))
-    pick = st.sampled_from(alive) if alive else st.none()
-    node = data.draw(pick)
-    serial[0] += 1
-    try:
-        if kind == "add" or node is None:
-            graph.add(f"A{serial[0]}", node)
-        elif kind == "touch":
-            graph.touch(node)
-        elif kind == "move":
-            value = data.draw(st.floats(-50, 50, allow_nan=False))
-            graph[node].local_position = (value, -value, 0.5)
-            graph[node].local_scale = (1.0, 1.0 + abs(value) / 100, 1.0)
-        elif kind == "remove":
-            graph.remove(node, keep_children=data.draw(st.booleans()))
-        elif kind == "reparent":
-            target = data.draw(st.sampled_from([None, *alive]))
-            graph.set_parent(node, target, keep_world=data.draw(st.booleans()))
-        elif kind == "reorder":
-            parent = graph[node].parent
-            roots = [n.name for n in graph if n.parent is None]
-            siblings = [n.name for n in parent.children] if parent else roots
-            other = data.draw(st.sampled_from(siblings))
-            if other != node:
-                graph.set_parent(node, parent, before=other)
-        elif kind == "rename":
-            graph.rename(node, f"R{serial[0]}")
-    except HierarchyError:
-        pass  # a cycle or a shear the core refuses: no edit, as in a real program
-
-
 def _same(mirror: Mirror, graph: SceneGraph) -> None:
-    assert tree_of(mirror.graph) == tree_of(graph)
-    mine, theirs = worlds_by_name(mirror.graph), worlds_by_name(graph)
-    for name, world in theirs.items():
-        np.testing.assert_allclose(mine[name], world, rtol=0, atol=1e-9, err_msg=name)
+    assert_mirrors(mirror.graph, graph)
 
 
 @given(st.data())
 def test_mirror_follows_random_edits_frame_by_frame(data):
-    graph = _random_graph(data)
+    graph = random_graph(data)
     graph.update()
     mirror, backlog = Mirror("program"), Backlog()
     known, last, serial = np.zeros(0, dtype=np.int64), 0, [0]
@@ -79,7 +37,7 @@ def test_mirror_follows_random_edits_frame_by_frame(data):
     folded: list = []
     for _ in range(data.draw(st.integers(1, 8), label="frames")):
         for _ in range(data.draw(st.integers(0, 4), label="edits")):
-            _edit(graph, data, serial)
+            random_edit(graph, data, serial)
         report = graph.update()
         behind = data.draw(st.booleans(), label="viewer behind")
         if first or behind:  # a snapshot, or a frame folded while the viewer is behind

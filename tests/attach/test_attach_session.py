@@ -53,7 +53,8 @@ def test_programs_are_listed_shown_switched_and_dropped():
         _wait(lambda: len(listener.programs) == 2 and listener.programs[1].pending())
         rows = session.programs()
         assert [shown for _, shown in rows] == [True, False]
-        assert rows[0][0].startswith("first (127.0.0.1:") and "1 frames, 0 merged" in rows[0][0]
+        label, counts = rows[0][0].split("\n")  # the counts on a line of their own
+        assert label.startswith("first (127.0.0.1:") and counts.strip() == "1 frames, 0 merged"
         session.show_program(1)
         assert session.poll_files() is not None and [n.name for n in session.graph] == ["Solo"]
         session.editing.run(Delete(0))

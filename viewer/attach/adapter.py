@@ -58,7 +58,8 @@ class AttachedSession(Session):
         rows = []
         for program in self.listener.programs:
             state = "" if program.connected else ", left"
-            text = (f"{program.label}: {program.frames_received} frames, "
+            # Two lines: the counts stay in sight beside a long name in a narrow panel.
+            text = (f"{program.label}\n    {program.frames_received} frames, "
                     f"{program.frames_merged} merged{state}")  # fmt: skip
             mirror = self.mirrors.get(program)
             if mirror is not None and mirror.mismatches:

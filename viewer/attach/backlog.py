@@ -64,9 +64,11 @@ class Backlog:
         self._counters = np.zeros(3, dtype=np.int64)
         self._structure = False
         self._last = 0
+        self._rows = [0, 0]  # local and world rows folded, repeats counted
 
     def clear(self) -> None:
         self.frames = 0
+        self._rows = [0, 0]
         self._local[:] = self._world[:] = False
         self._counters[:] = 0
         self._structure = False
@@ -86,7 +88,17 @@ class Backlog:
         self._counters += (report.suppressed, report.products, report.naive_products)
         self._structure |= report.structure_changed
         self._last = report.frame
+        self._rows[0] += report.local_updated.size
+        self._rows[1] += report.world_updated.size
         self.frames += 1
+
+    def most_bytes(self, graph: SceneGraph) -> int:
+        """The most `Frame.nbytes` the merged frame can take (without gathering it): its
+        rows are at most those folded, and at most one per id."""
+        ids = graph.capacity_ids
+        local, world = (min(rows, ids) for rows in self._rows)
+        names = 24 * ids if self._structure else 0
+        return 8 * (12 * local + 19 * world) + names + 256
 
     def take(self, graph: SceneGraph, everything: bool = False) -> Frame:
         """The folded frames as one (and the backlog empty again). ``everything``: a

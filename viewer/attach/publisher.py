@@ -56,7 +56,8 @@ class Link:
     """A graph published to a viewer (what `publish` returns); `close` stops it.
 
     ``queue_frames`` and ``queue_bytes`` bound what waits to be sent: beyond them frames
-    are merged, so a viewer that stops reading costs at most that much memory."""
+    are merged, so a viewer that stops reading costs at most that much memory (a frame is
+    never split: only a snapshot, or a frame alone in the queue, may pass ``queue_bytes``)."""
 
     def __init__(self, graph: SceneGraph, address: str = DEFAULT_ADDRESS, *,
                  name: str | None = None, token: str | None = None, queue_frames: int = 64,
@@ -89,22 +90,42 @@ class Link:
     def _on_update(self, report: FrameReport) -> None:
         if not self._online:
             return
+        # One critical section a frame: the frame is taken under the lock (the sender only
+        # ever waits for it to pop the queue), instead of a second one to queue it.
         with self._lock:
             snapshot, self._need_snapshot = self._need_snapshot, False
             room = len(self._queue) < self.queue_frames and self._queued_bytes < self.queue_bytes
+            if snapshot or self._backlog.frames or not room:
+                frame = self._merged(report, snapshot, room)
+            else:
+                frame = frame_of(self.graph, report)
+                if not self._fits(frame.nbytes):  # the queue's bytes stay within the bound
+                    self._backlog.fold(self.graph, report)
+                    return
+            if frame is None:
+                return
+            self._queue.append(frame)
+            self._queued_bytes += frame.nbytes
+            if self._sender_asleep:
+                self._lock.notify()
+
+    def _merged(self, report: FrameReport, snapshot: bool, room: bool) -> Frame | None:
+        """A full snapshot (after a (re)connection), or the backlog with this update folded
+        in; None while the queue has no room (folded, sent later)."""
         backlog = self._backlog
         if snapshot:
             backlog.clear()
-            backlog.fold(self.graph, report)
-            frame = backlog.take(self.graph, everything=True)
-        elif backlog.frames or not room:
-            backlog.fold(self.graph, report)
-            if not room:
-                return
-            frame = backlog.take(self.graph)
-        else:
-            frame = frame_of(self.graph, report)
-        self._enqueue(frame)
+        backlog.fold(self.graph, report)
+        if snapshot:
+            return backlog.take(self.graph, everything=True)
+        if room and self._fits(backlog.most_bytes(self.graph)):
+            return backlog.take(self.graph)
+        return None
+
+    def _fits(self, nbytes: int) -> bool:
+        """Whether a frame of ``nbytes`` keeps the queue within ``queue_bytes`` (an empty
+        queue takes any frame: a frame is never split)."""
+        return not self._queue or self._queued_bytes + nbytes <= self.queue_bytes
 
     def _enqueue(self, frame: Frame) -> None:
         with self._lock:
@@ -201,6 +222,7 @@ class Link:
                 room = len(self._queue) < self.queue_frames
                 if not self._queue and not self._backlog.frames:
                     return True
+                room = room and self._fits(self._backlog.most_bytes(self.graph))
             if room and self._backlog.frames:
                 self._enqueue(self._backlog.take(self.graph))
             time.sleep(0.005)

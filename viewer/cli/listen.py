@@ -44,9 +44,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def prepare(args, err=None) -> tuple[Scene, RunOptions]:
+def prepare(args, err=None) -> tuple[Scene, RunOptions, Listener]:
     """Listen where ``args`` ask (printing ``sgview: listening on HOST:PORT`` first on
-    stderr) and return the waiting scene and the run's options."""
+    stderr) and return the waiting scene, the run's options and the listener (to close
+    once the run ends)."""
     host, port = split_address(args.address, args.host)
     token = args.token if args.token is not None else os.environ.get("SGVIEW_TOKEN", "")
     if not is_loopback(host) and not token:
@@ -67,4 +68,4 @@ def prepare(args, err=None) -> tuple[Scene, RunOptions]:
         overlay=args.overlay, panels=args.panels, glow=args.glow, trace=args.trace,
         session_factory=partial(AttachedSession, listener=listener, wait=args.headless),
     )  # fmt: skip
-    return scene, options
+    return scene, options, listener

@@ -345,11 +345,16 @@ def _listen(argv: list[str]) -> int:
     try:
         check_outputs(args)
         check_display(args)
-        scene, options = prepare(args)
+        scene, options, listener = prepare(args)
     except (UsageError, ListenUsageError, ListenError) as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
-    return _run(scene, options, args)
+    try:
+        return _run(scene, options, args)
+    finally:
+        # Its thread stopped before the interpreter exits: a daemon thread still serving a
+        # program then was once ended inside native code, and the process aborted.
+        listener.close()
 
 
 def _run(scene, options, args) -> int:
