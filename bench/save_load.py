@@ -9,10 +9,13 @@ times, each run in a fresh process so its peak memory (ru_maxrss) is its own:
   as a user runs it), and ``load_scene`` of each file written;
 
 and prints a markdown table of median seconds and peak MB over `--repeats` runs, with the
-issue's targets (each within 10 s; a million-node glTF load at most 1 GB). Then the
-memory per node of the core, measured with tracemalloc over ``add_many`` of N nodes (the
-arrays at their grown capacity, the names and the name index), next to the bytes per node
-of each core array by its dtype and width.
+baseline each child measures beside its step: the raw file I/O (writing the saved file's
+bytes again, or reading the file's bytes) as a ratio, and the peak memory the child had
+before the step (its imports); then the issue's targets (each within 10 s; a million-node
+glTF load at most 1 GB). Then the memory per node of the core, measured with
+tracemalloc over ``add_many`` of N nodes (the arrays at their grown capacity, the names
+and the name index), next to the bytes per node of each core array by its dtype and
+width.
 """
 
 from __future__ import annotations
@@ -39,13 +42,15 @@ _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+from pathlib import Path
+from viewer.cli.main import main
+from viewer.io import SceneError, load_scene
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0 = time.perf_counter()
 if what == "save":
-    from viewer.cli.main import main
     code = main(["--generate", f"chain:{{n}}", "--save", path, "--max-nodes", str(max(n, 2))])
     assert code == 0, code
 else:
-    from viewer.io import SceneError, load_scene
     try:
         scene = load_scene(path, max_nodes=max(n, 2), max_buffer_bytes=1 << 31,
                            max_json_bytes=1 << 30)
@@ -55,7 +60,13 @@ else:
     assert len(scene.graph) == n
 seconds = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": seconds, "peak_mb": peak}}))
+t1 = time.perf_counter()  # the baseline: the file's bytes, read (and written again)
+data = Path(path).read_bytes()
+if what == "save":
+    Path(path + ".copy").write_bytes(data)
+io_seconds = time.perf_counter() - t1
+print(json.dumps({{"seconds": seconds, "peak_mb": peak, "before_mb": before,
+                  "io_seconds": io_seconds}}))
 """
 
 #: The core's per-node arrays (viewer/scene/arrays.py): name -> (dtype, width).
@@ -133,15 +144,19 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 seconds = statistics.median(r["seconds"] for r in runs)
                 peak = statistics.median(r["peak_mb"] for r in runs)
-                rows.append((f"{what} .{suffix}", seconds, peak))
+                ratio = statistics.median(r["seconds"] / r["io_seconds"] for r in runs)
+                before = statistics.median(r["before_mb"] for r in runs)
+                rows.append((f"{what} .{suffix}", seconds, peak, ratio, before))
     lines = [f"# Saving and loading chain:{n:,} (median of {repeats})", ""]
-    lines += markdown_table(("step", "seconds", "peak MB"),
-                            [(s, f"{t:.2f}", f"{m:,.0f}") for s, t, m in rows], "lrr")  # fmt: skip
+    lines += markdown_table(
+        ("step", "seconds", "x raw file I/O", "peak MB", "MB before the step", "peak B/node"),
+        [(s, f"{t:.2f}", f"{r:,.0f}", f"{m:,.0f}", f"{b:,.0f}", f"{(m - b) * 2**20 / n:,.0f}")
+         for s, t, m, r, b in rows], "lrrrrr")  # fmt: skip
     lines += refused
     lines += ["", f"Targets (issue 36, for 1,000,000 nodes; this run: {n:,}):"]
-    for step, seconds, _peak in rows:
+    for step, seconds, *_ in rows:
         lines.append(f"- {'PASS' if seconds <= 10 else 'FAIL'} {step} within 10 s: {seconds:.2f} s")
-    for step, _seconds, peak in rows:
+    for step, _seconds, peak, *_ in rows:
         if step == "load .glb":
             lines.append(f"- {'PASS' if peak <= 1024 else 'FAIL'} load .glb peak at most 1 GB: "
                          f"{peak:,.0f} MB")  # fmt: skip
