@@ -9,10 +9,15 @@ times, each run in a fresh process so its peak memory (ru_maxrss) is its own:
   as a user runs it), and ``load_scene`` of each file written;
 
 and prints a markdown table of median seconds and peak MB over `--repeats` runs, with the
-issue's targets (each within 10 s; a million-node glTF load at most 1 GB). Then the
-memory per node of the core, measured with tracemalloc over ``add_many`` of N nodes (the
-arrays at their grown capacity, the names and the name index), next to the bytes per node
-of each core array by its dtype and width.
+baseline each child measures beside its step: the raw file I/O (writing the saved file's
+bytes again, or reading the file's bytes) as a ratio, and the peak memory the child had
+before the step (its imports); then the issue's targets (each within 10 s; a million-node
+glTF load at most 1 GB); then the peak of 1.5 N animated nodes (``random:1.5N`` with a
+spin on every node, ten frames; target: 1.5M nodes within 2 GB). Then the memory per
+node of the core, measured with
+tracemalloc over ``add_many`` of N nodes (the arrays at their grown capacity, the names
+and the name index), next to the bytes per node of each core array by its dtype and
+width.
 """
 
 from __future__ import annotations
@@ -39,13 +44,15 @@ _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+from pathlib import Path
+from viewer.cli.main import main
+from viewer.io import SceneError, load_scene
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0 = time.perf_counter()
 if what == "save":
-    from viewer.cli.main import main
     code = main(["--generate", f"chain:{{n}}", "--save", path, "--max-nodes", str(max(n, 2))])
     assert code == 0, code
 else:
-    from viewer.io import SceneError, load_scene
     try:
         scene = load_scene(path, max_nodes=max(n, 2), max_buffer_bytes=1 << 31,
                            max_json_bytes=1 << 30)
@@ -55,7 +62,47 @@ else:
     assert len(scene.graph) == n
 seconds = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": seconds, "peak_mb": peak}}))
+t1 = time.perf_counter()  # the baseline: the file's bytes, read (and written again)
+data = Path(path).read_bytes()
+if what == "save":
+    Path(path + ".copy").write_bytes(data)
+io_seconds = time.perf_counter() - t1
+print(json.dumps({{"seconds": seconds, "peak_mb": peak, "before_mb": before,
+                  "io_seconds": io_seconds}}))
+"""
+
+#: 1.5 N animated nodes in a child: ``random:M`` with a spin on every node, ten frames of
+#: motions and ``update()``; prints the median frame, one ``np.copyto`` of the world
+#: matrices (the baseline) and the peak.
+_ANIMATE = r"""
+import json, resource, statistics, sys, time
+import numpy as np
+sys.path.insert(0, {root!r})
+from viewer.content.motion import Motion, apply_motions
+from viewer.io.generate import generate_scene
+m = int(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+scene = generate_scene(f"random:{{m}}")
+graph = scene.graph
+ids = graph.alive_ids()
+driven = [x.ids for x in scene.motions if x.channel == "rotation"]
+spun = np.setdiff1d(ids, np.concatenate(driven))  # one rotation motion per node
+rest = graph.local_values()[1][spun]
+scene.motions.append(Motion.make("spin", spun, rest, axis=(0, 1, 0), speed=30.0))
+frames = []
+for frame in range(1, 11):
+    t0 = time.perf_counter()
+    apply_motions(scene, frame / 60)
+    graph.update()
+    frames.append(time.perf_counter() - t0)
+world = graph.world_matrices()
+copy = world.copy()  # its pages touched: the copy timed below is memory speed
+t0 = time.perf_counter()
+np.copyto(copy, world)
+baseline = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"frame_seconds": statistics.median(frames[1:]), "baseline": baseline,
+                  "peak_mb": peak, "before_mb": before, "animated": int(spun.size)}}))
 """
 
 #: The core's per-node arrays (viewer/scene/arrays.py): name -> (dtype, width).
@@ -71,6 +118,13 @@ CORE_ARRAYS = {
 def child(what: str, path: Path, n: int) -> dict:
     code = _CHILD.format(root=str(ROOT))
     out = subprocess.run([sys.executable, "-c", code, what, str(path), str(n)],
+                         capture_output=True, text=True, check=True, timeout=900)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def animated(m: int) -> dict:
+    code = _ANIMATE.format(root=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code, str(m)],
                          capture_output=True, text=True, check=True, timeout=900)  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -133,18 +187,32 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 seconds = statistics.median(r["seconds"] for r in runs)
                 peak = statistics.median(r["peak_mb"] for r in runs)
-                rows.append((f"{what} .{suffix}", seconds, peak))
+                ratio = statistics.median(r["seconds"] / r["io_seconds"] for r in runs)
+                before = statistics.median(r["before_mb"] for r in runs)
+                rows.append((f"{what} .{suffix}", seconds, peak, ratio, before))
     lines = [f"# Saving and loading chain:{n:,} (median of {repeats})", ""]
-    lines += markdown_table(("step", "seconds", "peak MB"),
-                            [(s, f"{t:.2f}", f"{m:,.0f}") for s, t, m in rows], "lrr")  # fmt: skip
+    lines += markdown_table(
+        ("step", "seconds", "x raw file I/O", "peak MB", "MB before the step", "peak B/node"),
+        [(s, f"{t:.2f}", f"{r:,.0f}", f"{m:,.0f}", f"{b:,.0f}", f"{(m - b) * 2**20 / n:,.0f}")
+         for s, t, m, r, b in rows], "lrrrrr")  # fmt: skip
     lines += refused
     lines += ["", f"Targets (issue 36, for 1,000,000 nodes; this run: {n:,}):"]
-    for step, seconds, _peak in rows:
+    for step, seconds, *_ in rows:
         lines.append(f"- {'PASS' if seconds <= 10 else 'FAIL'} {step} within 10 s: {seconds:.2f} s")
-    for step, _seconds, peak in rows:
+    for step, _seconds, peak, *_ in rows:
         if step == "load .glb":
             lines.append(f"- {'PASS' if peak <= 1024 else 'FAIL'} load .glb peak at most 1 GB: "
                          f"{peak:,.0f} MB")  # fmt: skip
+    m = n * 3 // 2
+    anim = animated(m)
+    lines += ["", f"# {m:,} animated nodes (random:{m:,}, a spin on every node, 10 frames)", ""]
+    lines += markdown_table(
+        ("frame (median)", "x one np.copyto of the world matrices", "peak MB", "peak B/node"),
+        [(f"{anim['frame_seconds']:.3f} s", f"{anim['frame_seconds'] / anim['baseline']:,.0f}",
+          f"{anim['peak_mb']:,.0f}", f"{(anim['peak_mb'] - anim['before_mb']) * 2**20 / m:,.0f}")],
+        "rrrr")  # fmt: skip
+    lines.append(f"- {'PASS' if anim['peak_mb'] <= 2048 else 'FAIL'} {m:,} animated nodes "
+                 f"peak at most 2 GB (target for 1.5M): {anim['peak_mb']:,.0f} MB")  # fmt: skip
     per_node = core_bytes_per_node(min(n, 200_000))
     cells = [(name, np.dtype(dtype).name, width, np.dtype(dtype).itemsize * width)
              for name, (dtype, width) in CORE_ARRAYS.items()]  # fmt: skip

@@ -56,9 +56,17 @@ def test_the_range_table_is_the_one_the_loader_checks():
 
 
 def test_the_documented_toml_limits_are_the_checked_ones():
-    from viewer.io.toml_precheck import MAX_KEY_PARTS, MAX_NESTING, MAX_TOML_BYTES
+    from viewer.io.toml_precheck import (
+        MAX_ANY_SHAPE_BYTES,
+        MAX_KEY_PARTS,
+        MAX_NESTING,
+        MAX_TOML_BYTES,
+        MIN_BYTES_PER_VALUE,
+    )
 
     text = " ".join(DOC.split())
     assert f"more than **{MAX_KEY_PARTS} parts**" in text
     assert f"more than **{MAX_NESTING} levels**" in text
-    assert f"larger than **{MAX_TOML_BYTES >> 20} MB**" in text
+    assert f"larger than **{MAX_TOML_BYTES >> 20} MB** is refused" in text
+    assert f"larger than **{MAX_ANY_SHAPE_BYTES >> 20} MB** must also average" in text
+    assert f"at least **{MIN_BYTES_PER_VALUE} bytes per value**" in text

@@ -86,12 +86,14 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     # in local units so that the world size shrinks by only 0.55 per level and deep
     # levels stay visible (still smaller than the gaps between siblings).
     grow = 0.55 / 0.4 if kind == "balanced" else 1.0
-    levels = int(depth.max()) + 1
-    by_depth = [
+    # Where the size does not change with depth, the depths that share a colour share a
+    # Look: a chain of a million nodes has a million depths but only a few colours.
+    level = depth if grow != 1.0 else depth % len(DEPTH_COLORS)
+    by_level = [
         Look("cube", (cube * grow**d,) * 3, DEPTH_COLORS[d % len(DEPTH_COLORS)])
-        for d in range(levels)
+        for d in range(int(level.max()) + 1)
     ]
-    scene.looks = dict(zip(ids.tolist(), [by_depth[d] for d in depth.tolist()], strict=True))
+    scene.looks = dict(zip(ids.tolist(), map(by_level.__getitem__, level.tolist()), strict=True))
     scene.motions = _motions(kind, ids, depth, positions, rotations, scales)
     # Reading the world matrices computes them now instead of at the first update(); the
     # first frame's report is the same either way (every node is new, so all are dirty).

@@ -46,20 +46,24 @@ def savable_reason(scene) -> tuple[str | None, str | None, str] | None:
     # one pass over all nodes per rule; the first node breaking any rule is named
     bad_position = _first_out(positions, "position")
     bad_scale = _first_out(scales, "scale")
+    size_reason: dict[int, str | None] = {}  # looks are shared: each checked once
+    looks = scene.looks
     for row, i in enumerate(ids.tolist()):
         name = graph.name_of(i)
         reason = name_reason(name)
         if reason is not None:
             return name, "name", reason
-        for field, bad, values in (("position", bad_position, positions),
-                                   ("scale", bad_scale, scales)):  # fmt: skip
-            if row == bad:
-                return name, field, out_of_range(field, values[row])
-        look = scene.looks.get(i)
-        if look is not None and look.size != (1.0, 1.0, 1.0):
-            reason = out_of_range("size", look.size)
-            if reason is not None:
-                return name, "size", reason
+        if row in (bad_position, bad_scale):
+            field = "position" if row == bad_position else "scale"
+            values = positions if row == bad_position else scales
+            return name, field, out_of_range(field, values[row])
+        look = looks.get(i)
+        if look is not None:
+            if id(look) not in size_reason:
+                size_reason[id(look)] = (None if look.size == (1.0, 1.0, 1.0)
+                                         else out_of_range("size", look.size))  # fmt: skip
+            if size_reason[id(look)] is not None:
+                return name, "size", size_reason[id(look)]
     camera = scene.camera
     for field in ("position", "target"):
         value = getattr(camera, field)

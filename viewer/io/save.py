@@ -70,37 +70,42 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
 
     motion_text = _motion_text(scene)
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
-    quoted = {int(i): _str(graph.name_of(int(i))) for i in ids.tolist()}
-    names = {i: graph.name_of(i) for i in quoted}
+    id_list = ids.tolist()
+    names = dict(zip(id_list, map(graph.name_of, id_list), strict=True))
+    quoted = dict(zip(id_list, map(_str, names.values()), strict=True))
     parents = graph.parents()[ids].tolist()
     position, rotation, scale = _rest_locals(scene, ids)
-    position_text = _rows(position, position.any(axis=1), _vec)
+    position_text = _row_texts(position, position.any(axis=1))
     rotation_text = _rotations(rotation)
-    scale_text = _rows(scale, (scale != 1.0).any(axis=1), _vec_or_num)
+    scale_text = _row_texts(scale, (scale != 1.0).any(axis=1), collapse=True)
+    position_text = {row: f"position = {t}" for row, t in position_text.items()}
+    scale_text = {row: f"scale = {t}" for row, t in scale_text.items()}
     look_text: dict[object, list[str]] = {}  # the same look is formatted once
-    for row, node_id in enumerate(ids.tolist()):
+    text_of_look: dict[int, list[str]] = {}  # by the Look object: looks are shared
+    looks = scene.looks
+    for row, node_id in enumerate(id_list):
         if node_id in imported:
             continue
-        out.append("")
-        out.append("[[node]]")
+        out.append("\n[[node]]")
         out.append(f"name = {quoted[node_id]}")
         if parents[row] >= 0:
             out.append(f"parent = {quoted[parents[row]]}")
-        for text, key in ((position_text, "position"), (rotation_text, None),
-                          (scale_text, "scale")):  # fmt: skip
-            line = text.get(row)
-            if line is not None:
-                out.append(line if key is None else f"{key} = {line}")
-        includes = hosted.get(node_id, [])
-        look = scene.looks.get(node_id)
-        if len(includes) == 1 and (look is None or look.mesh == "none"):
+        for text in (position_text, rotation_text, scale_text):
+            if row in text:
+                out.append(text[row])
+        look = looks.get(node_id)
+        includes = hosted.get(node_id) if hosted else None
+        if includes and len(includes) == 1 and (look is None or look.mesh == "none"):
             out.append(f"mesh = {_str(_relative(includes.pop().path, base_dir))}")
-            hosted[node_id] = []
+        elif id(look) in text_of_look:
+            out.extend(text_of_look[id(look)])
         else:
             key = None if look is None else (look.mesh, tuple(look.size), tuple(look.color))
             if key not in look_text:
                 look_text[key] = _look(look)
             out.extend(look_text[key])
+            if look is not None:
+                text_of_look[id(look)] = look_text[key]
         if node_id in motion_text:
             out.append(f"motion = {{ {', '.join(motion_text[node_id])} }}")
 
@@ -173,10 +178,11 @@ def _rest_locals(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     return position, rotation, scale
 
 
-def _rows(values: np.ndarray, mask: np.ndarray, form) -> dict[int, str]:
-    """`form(row)` for each row of `values` where `mask` holds, by row index."""
+def _row_texts(values: np.ndarray, mask: np.ndarray, collapse: bool = False) -> dict[int, str]:
+    """The TOML array of each row of `values` where `mask` holds, by row index (as `_vec`;
+    `collapse`: a row of equal numbers as one number, as `_vec_or_num`)."""
     where = np.flatnonzero(mask)
-    return dict(zip(where.tolist(), map(form, values[where].tolist()), strict=True))
+    return dict(zip(where.tolist(), _vec_rows(values[where], collapse), strict=True))
 
 
 def _rotations(q: np.ndarray) -> dict[int, str]:
@@ -195,12 +201,13 @@ def _rotations(q: np.ndarray) -> dict[int, str]:
         back = quats_from_eulers(candidate)
         err = np.minimum(np.abs(back - quats).max(axis=1), np.abs(back + quats).max(axis=1))
         take = ~done & (err < 1e-13)
-        for row in np.flatnonzero(take).tolist():
-            if candidate[row].any():
-                out[int(todo[row])] = f"rotation = {_vec(candidate[row])}"
+        rows = np.flatnonzero(take & candidate.any(axis=1))
+        texts = _vec_rows(candidate[rows])
+        out.update(zip(todo[rows].tolist(), [f"rotation = {t}" for t in texts], strict=True))
         done |= take
-    for row in np.flatnonzero(~done).tolist():
-        out[int(todo[row])] = f"quaternion = {_vec(quats[row])}"
+    rows = np.flatnonzero(~done)
+    texts = _vec_rows(quats[rows])
+    out.update(zip(todo[rows].tolist(), [f"quaternion = {t}" for t in texts], strict=True))
     return out
 
 
@@ -264,6 +271,30 @@ def _num(x) -> str:
     if x.is_integer() and abs(x) < 1e15:
         return str(int(x))
     return repr(x)
+
+
+def _num_texts(values: np.ndarray) -> list[str]:
+    """`_num` of each number of `values` (flattened), all at once."""
+    flat = np.asarray(values, dtype=np.float64).ravel()
+    finite = np.isfinite(flat)
+    if not finite.all():
+        _num(flat[~finite][0])  # raises its SceneError
+    texts = list(map(repr, flat.tolist()))
+    whole = np.flatnonzero((flat == np.trunc(flat)) & (np.abs(flat) < 1e15))
+    for i, text in zip(whole.tolist(), map(str, flat[whole].astype(np.int64).tolist())):
+        texts[i] = text
+    return texts
+
+
+def _vec_rows(rows: np.ndarray, collapse: bool = False) -> list[str]:
+    """`_vec` of each row of the (k, w) array `rows` (`collapse`: `_vec_or_num`)."""
+    k, width = rows.shape
+    texts = _num_texts(rows)
+    out = ["[" + ", ".join(texts[i : i + width]) + "]" for i in range(0, k * width, width)]
+    if collapse and width:
+        for row in np.flatnonzero((rows == rows[:, :1]).all(axis=1)).tolist():
+            out[row] = texts[row * width]
+    return out
 
 
 def _vec(values) -> str:

@@ -16,13 +16,30 @@ import re
 
 import numpy as np
 
-__all__ = ["MAX_KEY_PARTS", "MAX_NESTING", "MAX_TOML_BYTES", "toml_problem"]
+__all__ = [
+    "MAX_ANY_SHAPE_BYTES",
+    "MAX_KEY_PARTS",
+    "MAX_NESTING",
+    "MAX_TOML_BYTES",
+    "MIN_BYTES_PER_VALUE",
+    "density_problem",
+    "toml_problem",
+]
 
-#: The largest scene file read (checked on disk, before reading). Once the checks below
-#: hold, loading costs at most about 90 bytes of memory per byte of TOML (the smallest
-#: nodes, about 1.6 KB each; a file of richer nodes about 20), measured in
-#: tests/io/test_toml_memory.py. A 100,000-node file written by --save is about 17 MB.
-MAX_TOML_BYTES = 32 * 1024 * 1024
+#: The largest scene file read (checked on disk, before reading): a 1,000,000-node file
+#: written by --save is about 175 MB (170 to 200 bytes a node).
+MAX_TOML_BYTES = 256 * 1024 * 1024
+#: Files up to this size are read whatever their shape: once the checks below hold,
+#: loading costs at most about 90 bytes of memory per byte of TOML (the smallest nodes,
+#: about 1.6 KB each; a file of richer nodes about 20), measured in
+#: tests/io/test_toml_memory.py.
+MAX_ANY_SHAPE_BYTES = 32 * 1024 * 1024
+#: A larger file must hold no more values than a scene needs: at least this many bytes
+#: per value on average (a value counted by its ``=``, ``,``, ``[`` or ``{``; files that
+#: --save writes have 11 to 15). The costliest shapes (``{},{},...``: 3 bytes a value,
+#: ~270 bytes of memory each) would cost 90 bytes per byte; at 8 bytes a value they cost
+#: at most ~35, next to the ~21 of a --save file.
+MIN_BYTES_PER_VALUE = 8
 #: The most parts a dotted key may have (``a.b.c`` has 3).
 MAX_KEY_PARTS = 16
 #: The deepest nesting of ``[`` and ``{`` (a ``[[node]]`` header counts 2).
@@ -41,6 +58,23 @@ _BLANKED = re.compile(
 _PART = r'(?:[A-Za-z0-9_-]++|"")'
 _LONG_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{{MAX_KEY_PARTS},}}")
 _CHUNK = 1 << 20
+
+
+def density_problem(text: str) -> str | None:
+    """Why `text`, larger than `MAX_ANY_SHAPE_BYTES`, holds more values than a scene
+    file needs (see `MIN_BYTES_PER_VALUE`); None when it is smaller, or sparse enough."""
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) > MAX_ANY_SHAPE_BYTES else 0
+    if size <= MAX_ANY_SHAPE_BYTES:
+        return None
+    bare = _BLANKED.sub('""', text)
+    values = sum(bare.count(c) for c in "=,[{")
+    if values * MIN_BYTES_PER_VALUE <= size:
+        return None
+    return (
+        f"a scene file over {MAX_ANY_SHAPE_BYTES >> 20} MB must average at least "
+        f"{MIN_BYTES_PER_VALUE} bytes per value; this one has {values:,} values in "
+        f"{size:,} bytes (a file --save writes has 11 or more)"
+    )
 
 
 def toml_problem(text: str) -> tuple[int, str] | None:

@@ -25,7 +25,7 @@ from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.scene import GltfModel, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
-from viewer.io.toml_precheck import MAX_TOML_BYTES, toml_problem
+from viewer.io.toml_precheck import MAX_TOML_BYTES, density_problem, toml_problem
 from viewer.io.toml_sections import (
     NodeSpec,
     gltf_path,
@@ -88,6 +88,9 @@ _AT_END = re.compile(r"\s*\(at end of document\)\s*$")
 def _decode(text: str, display: str) -> dict:
     """tomllib.loads, with its errors turned into SceneError at the right line; text
     that would cost tomllib far more than its size is refused first (toml_precheck.py)."""
+    dense = density_problem(text)
+    if dense is not None:
+        raise SceneError(f"invalid scene file: {dense}", file=display)
     problem = toml_problem(text)
     if problem is not None:
         line, why = problem

@@ -73,6 +73,7 @@ class GltfFile:
         self.limits = limits
         self.budget = Budget(limits) if budget is None else budget
         self.doc: dict = {}
+        self.json_text: bytes | memoryview = b""  # the document's text, kept by the source
         self.bin: memoryview | None = None  # the .glb's BIN chunk
         self.is_glb = False
         self.buffers: dict[int, bytes | memoryview] = {}
@@ -145,6 +146,7 @@ class GltfFile:
             text, what = bytes(chunk), "the JSON chunk"
         else:
             text, what = data, "the .gltf file"
+        self.json_text = chunk if is_glb else data
         reason = self.budget.charge_json(text)
         if reason is not None:
             raise self.error(None, reason)

@@ -218,7 +218,9 @@ class _Reader(GltfFile):
             name = node.get("name")
             if type(name) is not str or not name:
                 name = f"node{i}"
-            names.append(name)
+            # a copy: the graph keeps the names, and the document's strings would keep its
+            # memory blocks (700 MB for a million nodes) from going back once it is dropped
+            names.append(name.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass"))
             for f, width, f_rows, f_vals in trs:
                 v = node.get(f)
                 if v is not None:
@@ -267,8 +269,10 @@ class _Reader(GltfFile):
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
         geometry = model.geometry
         morph_counts: dict[int, int] = {}
+        look_of: dict[int, Look] = {}  # one Look per mesh, shared by the nodes drawing it
         for row, i, mesh_index, skin, node in mesh_rows:
-            mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
+            if type(mesh_index) is not int or mesh_index not in parts_of:  # checked once
+                mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
             key = f"{resolved}#{mesh_index}"
             if mesh_index not in parts_of:
                 parts_of[mesh_index] = parts = self._read_mesh(model, mesh_index, textures)
@@ -311,7 +315,9 @@ class _Reader(GltfFile):
             if locals_ is not None:  # its instances share its (morphed) mesh
                 geometry.instanced.append(InstancedNode(row, key, color, locals_))
                 continue  # drawn once per instance, never at the node itself
-            model.looks[row] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
+            if mesh_index not in look_of:
+                look_of[mesh_index] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
+            model.looks[row] = look_of[mesh_index]
         return morph_counts, sorted(textures.get("notes", ()))[:1]  # one note is enough
 
     def _charge_morph(self, parts, i: int, mesh_index: int) -> None:

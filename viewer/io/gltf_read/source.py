@@ -4,8 +4,9 @@ The loader draws only part of a glTF file (triangles, colours, a base colour tex
 skins, TRS animations); the rest (every material property and extension, cameras,
 lights, morph targets, other attributes, instancing...) would be lost on export if the
 exporter rebuilt the file from what the viewer draws. So each loaded file keeps its
-`GltfSource`: the JSON document as read (already checked by the loader where it reads
-it), every buffer's bytes and every image's original bytes. The exporter (gltf_export.py)
+`GltfSource`: the JSON text as read (parsed again for each save: a parsed document costs
+about five times its text, 680 MB for a million nodes; the loader has checked it where
+it reads it), every buffer's bytes and every image's original bytes. The exporter (gltf_export.py)
 writes the nodes from the live graph and everything else from here, re-packing the
 binary data. Whatever a loader learns to read later is carried over without a change
 here.
@@ -13,10 +14,11 @@ here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from viewer.io.gltf_read.container import parse_json
 from viewer.io.gltf_read.data import GltfFile
 from viewer.io.gltf_read.material import image_bytes
 
@@ -27,15 +29,18 @@ __all__ = ["GltfSource", "image_mime", "read_source"]
 class GltfSource:
     """One glTF file as loaded.
 
-    `buffers[i]`: the bytes of buffer i (None: it has none, e.g. a meshopt fallback
-    buffer). `images[i]`: (original bytes, MIME type) of image i, None when it could
-    not be read. `rows[i]`: the model row of glTF node i (-1: not imported). `rest`:
+    `json_text`: the document's text as read (a .gltf file's bytes, or a view of a .glb's
+    JSON chunk); `display`: the file as messages name it. `buffers[i]`: the bytes of
+    buffer i (None: it has none, e.g. a meshopt fallback buffer). `images[i]`: (original
+    bytes, MIME type) of image i, None when it could not be read. `rows[i]`: the model
+    row of glTF node i (-1: not imported). `rest`:
     (translations, rotations, scales) of the rows as loaded, so that an unchanged node is
     written exactly as read (its ``matrix`` included). `views`: decoded replacements
     of buffer views, by index (a loader that decompresses a view puts its bytes here).
     """
 
-    doc: dict
+    json_text: bytes | memoryview
+    display: str
     buffers: list[bytes | memoryview | None]
     images: list[tuple[bytes, str] | None]
     rows: np.ndarray
@@ -43,6 +48,20 @@ class GltfSource:
     views: dict[int, bytes] = field(default_factory=dict)
     #: Buffers without data by design (a ``.gltf`` buffer with no URI).
     dataless: set[int] = field(default_factory=set)
+    #: The parsed document, held by the copy `with_doc` makes for one save.
+    parsed_doc: dict | None = None
+
+    @property
+    def doc(self) -> dict:
+        """The JSON document as read (parsed from `json_text` unless this is a `with_doc`
+        copy: keep that copy while the document is used, rather than reading this again)."""
+        if self.parsed_doc is not None:
+            return self.parsed_doc
+        return parse_json(bytes(self.json_text), "the JSON", self.display)
+
+    def with_doc(self) -> GltfSource:
+        """A copy holding the parsed document, for one save (dropped with it)."""
+        return replace(self, parsed_doc=self.doc)
 
 
 _MAGIC = (
@@ -97,7 +116,7 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
             by_uri[key] = _read(budget, lambda i=i, im=image: image_bytes(gltf, im, f"image {i}"))
         data = by_uri[key]
         images.append(None if data is None else (data, image_mime(data, image.get("mimeType"))))
-    return GltfSource(gltf.doc, buffers, images, np.asarray(rows).copy(),
+    return GltfSource(gltf.json_text, gltf.display, buffers, images, np.asarray(rows).copy(),
                       tuple(np.array(a, dtype=np.float64) for a in rest),
                       dataless=dataless)  # fmt: skip
 

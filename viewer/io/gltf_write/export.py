@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from viewer.content.scene import Scene
+from viewer.content.scene import Look, Scene
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.builtin import BuiltinMeshes
 from viewer.io.gltf_write.carry import Output, carry
@@ -78,25 +78,10 @@ def build_gltf(scene: Scene) -> GltfExport:
     ids = graph.alive_ids()  # pre-order: a parent before its children
     index_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
     trs = _local_values(scene, ids)
-    trs_fields = _trs_fields(trs)
+    trs_tables = _trs_tables(trs)
     sourced = _sourced_nodes(scene, index_of)
-    from_file = {k for _src, node_map in sourced for k in node_map.values()}
-    nodes: list[dict] = []
-    roots: list[int] = []
-    parent_ids = graph.parents()[ids].tolist()
-    for k, node_id in enumerate(ids.tolist()):
-        entry: dict = {"name": graph.name_of(node_id)}
-        if k not in from_file:
-            entry.update(trs_fields(k))
-            look = scene.look(node_id)
-            mesh = builtin.mesh(look.mesh, look.size, look.color)
-            if mesh is not None:
-                entry["mesh"] = mesh
-        nodes.append(entry)
-        if parent_ids[k] < 0:
-            roots.append(k)
-        else:
-            nodes[index_of[parent_ids[k]]].setdefault("children", []).append(k)
+    from_file = sorted({k for _src, node_map in sourced for k in node_map.values()})
+    nodes, roots = _node_entries(scene, ids, trs_tables, from_file, builtin)
     for s, (src, node_map) in enumerate(sourced):
         sh = carry(out, packer, src, node_map, notes)
         rows = np.asarray(src.rows)
@@ -113,7 +98,7 @@ def build_gltf(scene: Scene) -> GltfExport:
                 nodes[k].update({f: list(src_node[f]) for f in _TRS_FIELDS
                                  if isinstance(src_node.get(f), list)})  # fmt: skip
             else:
-                nodes[k].update(trs_fields(k))
+                nodes[k].update(_trs_of_row(trs_tables, k))
     _motions(scene, out, packer, index_of, notes)
     doc: dict = {"asset": {"version": "2.0", "generator": "sgview"}}
     if len(set(out.copyright)) == 1:
@@ -132,7 +117,10 @@ def build_gltf(scene: Scene) -> GltfExport:
         root_ext["KHR_materials_variants"] = {"variants": out.variants}
     if root_ext:
         doc["extensions"] = root_ext
-    used = sorted(_extensions_in(doc) | (out.declared - _CARRIED_AWAY))
+    # sgview's own node entries hold no extensions: only the others are walked
+    rest = {key: value for key, value in doc.items() if key != "nodes"}
+    found = _extensions_in(rest) | _extensions_in([nodes[k] for k in from_file])
+    used = sorted(found | (out.declared - _CARRIED_AWAY))
     if used:
         doc["extensionsUsed"] = used
         required = sorted(out.required & set(used))
@@ -157,7 +145,7 @@ def _sourced_nodes(scene: Scene, index_of: dict[int, int]) -> list[tuple]:
         for gi, row in enumerate(np.asarray(src.rows).tolist()):
             if row >= 0 and ids[row] in index_of:
                 node_map[gi] = index_of[ids[row]]
-        found.append((src, node_map))
+        found.append((src.with_doc(), node_map))  # parsed once for this save
     return found
 
 
@@ -175,20 +163,57 @@ def _local_values(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     return pos, rot, scl
 
 
-def _trs_fields(trs: tuple[np.ndarray, ...]):
-    """A function of row `k`: its non-default TRS fields, as glTF lists. Which rows
-    differ from the defaults, and the lists, are found for all rows at once."""
-    fields = []
+def _trs_tables(trs: tuple[np.ndarray, ...]) -> list[tuple[str, dict[int, list]]]:
+    """Per TRS field, {row: its glTF list} for the rows that differ from the default;
+    found for all rows at once."""
+    tables = []
     for key, values, default in zip(("translation", "rotation", "scale"), trs, _IDENTITY,
                                     strict=True):  # fmt: skip
-        differs = (values != np.asarray(default)).any(axis=1)
-        rows = np.flatnonzero(differs)
-        fields.append((key, dict(zip(rows.tolist(), values[rows].tolist(), strict=True))))
+        rows = np.flatnonzero((values != np.asarray(default)).any(axis=1))
+        tables.append((key, dict(zip(rows.tolist(), values[rows].tolist(), strict=True))))
+    return tables
 
-    def of_row(k: int) -> dict:
-        return {key: table[k] for key, table in fields if k in table}
 
-    return of_row
+def _trs_of_row(tables: list[tuple[str, dict[int, list]]], k: int) -> dict:
+    """Row `k`'s non-default TRS fields."""
+    return {key: table[k] for key, table in tables if k in table}
+
+
+def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list, from_file: list[int],
+                  builtin: BuiltinMeshes) -> tuple[list[dict], list[int]]:  # fmt: skip
+    """The glTF node entries of the nodes `ids` (rows in pre-order) and the root rows.
+    Each entry holds its name, then (unless its row is in `from_file`, filled later from
+    its file) its TRS fields and mesh, then its children: one pass per field over the
+    rows that have it, so the key order is the same in every entry."""
+    graph = scene.graph
+    nodes: list[dict] = [{"name": name} for name in map(graph.name_of, ids.tolist())]
+    own = np.ones(len(ids), bool)
+    own[from_file] = False
+    for key, table in trs_tables:
+        for k, value in table.items():
+            if own[k]:
+                nodes[k][key] = value
+    mesh_of_look: dict[int, int | None] = {}  # looks are shared: one lookup per distinct look
+    pivot = Look(mesh="none")
+    looks = scene.looks
+    for k, node_id in zip(np.flatnonzero(own).tolist(), ids[own].tolist(), strict=True):
+        look = looks.get(node_id, pivot)
+        if id(look) not in mesh_of_look:
+            mesh_of_look[id(look)] = builtin.mesh(look.mesh, look.size, look.color)
+        mesh = mesh_of_look[id(look)]
+        if mesh is not None:
+            nodes[k]["mesh"] = mesh
+    row_of = np.full(graph.capacity_ids, -1, np.int64)
+    row_of[ids] = np.arange(len(ids))
+    parent_ids = graph.parents()[ids]
+    parent_rows = np.where(parent_ids < 0, -1, row_of[np.maximum(parent_ids, 0)])
+    children = np.flatnonzero(parent_rows >= 0)  # rows in order: each parent's in order
+    by_parent = children[np.argsort(parent_rows[children], kind="stable")]
+    parents, starts = np.unique(parent_rows[by_parent], return_index=True)
+    flat, bounds = by_parent.tolist(), [*starts.tolist(), len(by_parent)]
+    for parent, start, end in zip(parents.tolist(), bounds, bounds[1:]):
+        nodes[parent]["children"] = flat[start:end]
+    return nodes, np.flatnonzero(parent_rows < 0).tolist()
 
 
 def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: Counter) -> None:
