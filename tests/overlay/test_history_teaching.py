@@ -217,3 +217,19 @@ def test_the_wheel_over_the_timeline_scrolls_it_back_and_live_returns(drive):
     frames._live()
     d.frame()
     assert frames.back == 0 and frames.timeline_first == latest_first + 4  # 4 frames on
+
+
+def test_the_timeline_caption_counts_to_the_newest_frame_number():
+    """An attached program's frames start at its own count: frames 3 to 7 are "of 7", not
+    "of 5" (how many are kept); a local scene reads as before."""
+    from viewer.overlay.frames_panel import timeline_span
+
+    g = chain5()
+    attached = History()
+    for frame in range(3, 8):
+        report = g.update()
+        attached.add(frame, report, FrameStats.of_report(frame, report))
+    frames = np.array([e.frame for e in attached])
+    assert timeline_span(frames, attached) == "frames 3 to 7 of 7"
+    assert timeline_span(frames[1:3], attached) == "frames 4 to 5 of 7"
+    assert timeline_span(frames[:0], attached) == "no frames yet"

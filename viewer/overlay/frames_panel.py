@@ -153,8 +153,7 @@ class FramesPanel:
                 imgui.set_tooltip(f"frame {frame}: {local[i]} local, {world[i]} world{notes}")
                 if clicked:
                     ov.pin(frame)
-        span = f"frames {frames[0]} to {frames[-1]}" if n else "no frames yet"
-        imgui.text_colored(vec4(c.dim), span + (f" of {len(history):,}" if n else ""))
+        imgui.text_colored(vec4(c.dim), timeline_span(frames, history))
         flow = Flow()  # side by side where they fit
         for label, action in (
             ("|<", lambda: self._scroll_to_oldest()),
@@ -367,6 +366,17 @@ class FramesPanel:
             if f == frame:
                 return block[1:]
         return None
+
+
+def timeline_span(frames: np.ndarray, history) -> str:
+    """The timeline's caption: the frames in view and the newest frame's number.
+
+    Frame numbers are the scene's (a program's own count when attached), so the newest
+    number, not how many frames are kept, is what "of" refers to.
+    """
+    if not len(frames):
+        return "no frames yet"
+    return f"frames {int(frames[0]):,} to {int(frames[-1]):,} of {history.last.frame:,}"
 
 
 def quiet_log_text(history) -> str:
