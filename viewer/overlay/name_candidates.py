@@ -57,7 +57,8 @@ class NameGrid:
         low = np.minimum.reduceat(inside, self.starts, axis=0)
         high = np.maximum.reduceat(inside, self.starts, axis=0)
         self.cell_centres = 0.5 * (low + high)
-        self.cell_radii = 0.5 * np.linalg.norm(high - low, axis=1) * (1.0 + 1e-9)
+        scale = np.abs(self.cell_centres).max(axis=1)  # (a margin for rounding at the edges)
+        self.cell_radii = 0.5 * np.linalg.norm(high - low, axis=1) * (1.0 + 1e-9) + 1e-9 * scale
 
     def near(self, view_proj: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
         """(ids, ranks) of the nodes in the cells that may hold a name in the picture of
