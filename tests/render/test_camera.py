@@ -210,3 +210,6 @@ def test_fit_distance_is_the_least_distance_that_shows_every_point(projection, s
     fit = cam.fit_distance(points)
     assert inside(fit * (1 + 1e-9)) and inside(fit * 3.0)
     assert not inside(fit * 0.97)
+    # The same from the points' support (what a big scene's boxes give without corners).
+    supported = cam.fit_distance(support=lambda d: (points @ d.T).max(axis=0))
+    assert supported == pytest.approx(fit, rel=1e-12)

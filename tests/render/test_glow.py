@@ -10,7 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from render_helpers import FakeReport
 
-from viewer.render.glow import FOLLOWED, NONE, OWN, STILL_FOLLOWED, STILL_OWN, Glow
+from viewer.render.glow import (
+    FOLLOWED,
+    HEAT_SECONDS,
+    NONE,
+    OWN,
+    STILL_FOLLOWED,
+    STILL_OWN,
+    Glow,
+)
 from viewer.scene import SceneGraph
 
 DT = 1.0 / 60.0
@@ -194,3 +202,66 @@ def test_the_glow_counts_kept_per_frame_match_a_walk_over_the_glowing_nodes(data
         assert glow.glowing_count() == int(weights.sum())
         if not glow.still:
             assert glow.lit_line_count() == glow.links()[0].size
+
+
+class ReferenceStamps:
+    """The stamps by the glow's contract, one node at a time (an oracle for `Glow`'s
+    vectorised bookkeeping): time, own change or followed, heat, and the lines' times."""
+
+    def __init__(self) -> None:
+        self.now, self.time, self.own, self.heat, self.line = 0.0, {}, {}, {}, {}
+
+    def record(self, report, parents, dt) -> None:
+        self.now += max(dt, 0.0)
+        world = report.world_updated.tolist()
+        for i in world:
+            age = self.now - self.time.get(i, -np.inf)
+            self.heat[i] = self.heat.get(i, 0.0) * np.exp(-age / HEAT_SECONDS) + (
+                1.0 - np.exp(-max(dt, 0.0) / HEAT_SECONDS)
+            )
+            self.time[i], self.own[i] = self.now, False
+        for i in report.local_updated.tolist():
+            self.time[i], self.own[i] = self.now, True
+        recomputed = set(world)
+        for i in world:
+            if parents[i] >= 0 and parents[i] in recomputed:
+                self.line[i] = self.now
+
+    def rows(self, ids) -> tuple[np.ndarray, np.ndarray]:
+        stamps = [(self.time.get(i, -3.0e38), (OWN if self.own[i] else FOLLOWED)
+                   + min(self.heat.get(i, 0.0), 0.999)) if i in self.time else (-3.0e38, NONE)
+                  for i in ids.tolist()]  # fmt: skip
+        lines = [self.line.get(i, -3.0e38) for i in ids.tolist()]
+        return np.array(stamps, dtype=np.float32).reshape(-1, 2), np.array(lines, np.float32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_stamps_uploaded_after_a_frame_match_a_node_by_node_reference(data):
+    """The rows the renderer uploads after a frame (`stamp_rows` / `link_rows` of the
+    frame's nodes, made from what `record` computed) and the same rows gathered in
+    another order equal a node-by-node reference, over random trees, edits and clocks."""
+    g = SceneGraph()
+    for i in range(data.draw(st.integers(1, 25))):
+        parent = data.draw(st.integers(-1, i - 1))
+        g.add(f"n{i}", parent=None if parent < 0 else g.node(parent), position=(0.0, 1.0, 0.0))
+    glow, reference = Glow(), ReferenceStamps()
+    alive = np.asarray(g.alive_ids(), dtype=np.int64)
+    for _ in range(data.draw(st.integers(1, 12))):
+        for node_id in data.draw(st.lists(st.sampled_from(alive.tolist()), max_size=4)):
+            if data.draw(st.booleans()):
+                g.touch(g.node(int(node_id)))
+            else:
+                g.node(int(node_id)).local_position = (data.draw(st.floats(-2, 2)), 0.0, 0.0)
+        report = g.update()
+        dt = data.draw(st.sampled_from([0.0, DT, 0.2, 1.5]))
+        glow.record(report, g.parents(), dt)
+        reference.record(report, np.asarray(g.parents()), dt)
+        world = report.world_updated
+        expected_stamps, expected_lines = reference.rows(world)
+        np.testing.assert_allclose(glow.stamp_rows(world), expected_stamps, rtol=1e-6)
+        np.testing.assert_allclose(glow.link_rows(world), expected_lines, rtol=1e-6)
+        everyone = alive[::-1]  # another order: gathered by id
+        expected_stamps, expected_lines = reference.rows(everyone)
+        np.testing.assert_allclose(glow.stamp_rows(everyone), expected_stamps, rtol=1e-6)
+        np.testing.assert_allclose(glow.link_rows(everyone), expected_lines, rtol=1e-6)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.content.scene import Look, Scene
-from viewer.render.node_bounds import CORNER_BITS, box_corners
+from viewer.render.node_bounds import CORNER_BITS, box_corners, box_extremes, box_support
 from viewer.render.quiet import quiet_nodes
 from viewer.render.scene_bounds import SceneBounds
 from viewer.scene import SceneGraph
@@ -59,6 +59,33 @@ def test_each_node_s_shape_is_its_look(data):
         np.testing.assert_array_equal(bounds.colors[node_id], np.float32(look.color))
     points = bounds.bound_points()
     np.testing.assert_array_equal(bounds.extremes(), [points.min(axis=0), points.max(axis=0)])
+    directions = np.random.default_rng(len(points)).normal(size=(5, 3))
+    np.testing.assert_allclose(bounds.support(directions), (points @ directions.T).max(axis=0),
+                               rtol=1e-12, atol=1e-12)  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 30))
+def test_box_extremes_and_support_are_those_of_the_corners(seed, n):
+    """Without making the corners: the lowest and highest corner on each axis (exactly the
+    same numbers) and the largest d . corner for any direction d, of any boxes (lo above
+    hi on some axes too) under any affine placement."""
+    rng = np.random.default_rng(seed)
+    worlds = rng.normal(size=(n, 4, 4)) * 10.0 ** rng.uniform(-3, 3)
+    worlds[:, 3] = (0.0, 0.0, 0.0, 1.0)
+    lo, hi = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    corners = box_corners(worlds, lo, hi).reshape(-1, 3)
+    directions = rng.normal(size=(4, 3))
+    if n == 0:
+        assert box_extremes(worlds, lo, hi).shape == (0, 3)
+        assert (box_support(worlds, lo, hi, directions) == -np.inf).all()
+        return
+    np.testing.assert_array_equal(box_extremes(worlds, lo, hi),
+                                  [corners.min(axis=0), corners.max(axis=0)])  # fmt: skip
+    expected = (corners @ directions.T).max(axis=0)
+    scale = np.abs(corners).max() * np.abs(directions).max()
+    np.testing.assert_allclose(box_support(worlds, lo, hi, directions), expected,
+                               rtol=1e-12, atol=1e-12 * scale)  # fmt: skip
 
 
 @settings(max_examples=40, deadline=None)

@@ -97,8 +97,8 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     scene.motions = _motions(kind, ids, depth, positions, rotations, scales)
     # Reading the world matrices computes them now instead of at the first update(); the
     # first frame's report is the same either way (every node is new, so all are dirty).
-    world = graph.world_matrices()[ids]
-    scene.camera = frame_camera(world[:, :3, 3], margin=cube)
+    origins = graph.world_matrices()[ids, :3, 3]  # (not every matrix copied: 128 MB at 1M)
+    scene.camera = frame_camera(origins, margin=cube)
     return scene
 
 

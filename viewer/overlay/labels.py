@@ -15,11 +15,12 @@ kept, offering the places in order of importance (the selected node, then nodes 
 own value changed (red), then those that followed (orange), then the rest; nearer first
 within each), and keeps at most `MAX_NAMES` per frame.
 
-Finding the candidates looks at every node (which are named, their spheres, their
-projection), so `Placements` keeps the answer while nothing it depends on changed: the
-camera, the image size, what is drawn (the renderer's `version`), the selection and which
-nodes speak. A still
-view redraws its names without looking at the nodes again.
+`place_named` looks at every node it is given (which are named, their spheres, their
+projection): in a big scene it is given a bounded set of candidates
+(`name_candidates.py`: the nearest cells in view of a grid kept while the scene stands),
+and `Placements` keeps the answer while nothing it depends on changed: the camera, the
+image size, what is drawn (the renderer's `version`), the selection and which nodes
+speak. A still view redraws its names without looking at the nodes again.
 """
 
 from __future__ import annotations

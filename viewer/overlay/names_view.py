@@ -11,6 +11,7 @@ from imgui_bundle import imgui
 from viewer.text import printable
 
 from . import labels
+from .name_candidates import NameCandidates
 
 NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
 #: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
@@ -19,21 +20,25 @@ _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or 
 
 
 def draw_names(host, canvas, camera, wnd, placements: labels.Placements, quiet: bool,
-               colors_local_world: tuple, glow_in_view: bool):  # fmt: skip
+               colors_local_world: tuple, glow_in_view: bool,
+               candidates: NameCandidates | None = None):  # fmt: skip
     """Draw the names that fit; returns (the names drawn, most important first, with
     their colours; where each was written: (left, top, right, bottom) pixels), or None
     when no node speaks. `quiet`: nodes that draw nothing get names too;
-    `glow_in_view` False: every name in one colour (red there means something else)."""
+    `glow_in_view` False: every name in one colour (red there means something else);
+    `candidates`: the kept grid that bounds the nodes looked at when the view moves."""
     graph, size, selected = host.graph, tuple(wnd.buffer_size), host.selected
     peek = graph.peek  # a watcher's read of the graph
     view_proj = camera.view_projection(size)
     glowing = canvas.glow.glowing()[0]  # what the frame shown changed: it keeps its names
     key = (view_proj.tobytes(), size, graph, canvas, canvas.version, selected, quiet,
            len(graph), glowing.tobytes())  # fmt: skip
-    ids, centres, index, xy = placements.get(key, lambda: labels.place_named(
-        np.asarray(peek.alive_ids(), dtype=np.int64), lambda i: canvas.speaks(i, quiet),
-        selected, canvas.bounds.label_spheres, view_proj, size,
-        camera.view_matrix()[0, :3], glowing))  # fmt: skip
+    candidates = NameCandidates() if candidates is None else candidates
+    scene = (graph, canvas, canvas.version, quiet, len(graph))  # what the grid stands for
+    right = camera.view_matrix()[0, :3]
+    ids, centres, index, xy = placements.get(key, lambda: candidates.place(
+        scene, peek.alive_ids, lambda i: canvas.speaks(i, quiet), selected,
+        canvas.bounds.label_spheres, view_proj, size, right, glowing))  # fmt: skip
     if ids.size == 0:
         return None
     ratio = wnd.size[0] / max(size[0], 1)

@@ -28,6 +28,7 @@ from .file_browser import FileBrowser
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .model import panel_widths
+from .name_candidates import NameCandidates
 from .names_view import draw_names
 from .panel import Panel
 from .replay import Replay, tick_replay, toggle_replay
@@ -90,6 +91,7 @@ class Overlay:
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
         self._placements = labels.Placements()  # where names go, kept while the view stands
+        self._name_candidates = NameCandidates()  # who may be named, kept while the scene stands
         self.name_boxes: list[tuple[float, float, float, float]] = []
         self._context = imgui.create_context()
         imgui.set_current_context(self._context)
@@ -289,7 +291,8 @@ class Overlay:
     def _draw_names(self) -> None:
         colors = (self.panel.colors.local, self.panel.colors.world)
         drawn = draw_names(self.host, self.canvas, self.camera, self.wnd, self._placements,
-                           self.settings.show_quiet, colors, self.glow_in_view)  # fmt: skip
+                           self.settings.show_quiet, colors, self.glow_in_view,
+                           self._name_candidates)  # fmt: skip
         if drawn is not None:
             self.names_drawn, self.name_boxes = drawn
 

@@ -148,21 +148,29 @@ class Camera:
         self.distance = FRAME_MARGIN * radius / math.sin(half)
         self.extent = max(self.extent, radius)
 
-    def fit_distance(self, points) -> float:
+    def fit_distance(self, points=None, *, support=None) -> float:
         """The least eye distance, looking from the current direction at the current
         target, at which every world point [n, 3] lies inside the framing region (with
-        `frame`'s margin) and in front of the near plane."""
-        pts = np.atleast_2d(np.asarray(points, dtype=np.float64))
-        if len(pts) == 0:
-            return 0.0
+        `frame`'s margin) and in front of the near plane. Instead of `points`, their
+        `support`: a function of directions [m, 3] giving the largest d . p over them [m]
+        (`SceneBounds.support`, which boxes answer without making their corners)."""
+        if support is None:
+            pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+            support = lambda d: (pts @ d.T).max(axis=0, initial=-np.inf)  # noqa: E731
         # Camera axes: right, up, and back towards the eye; the depth is distance - back.
-        right, up, back = ((pts - self.target) @ self.view_matrix()[:3, :3].T).T
+        # Every bound is the largest of a few linear functions of a point (back plus or
+        # minus a share of right or up): the largest of each over the points is a support.
+        right, up, back = self.view_matrix()[:3, :3]
         tan_y = math.tan(math.radians(self.fov) / 2.0)
         tan_x = max(self.frame_aspect, 0.05) * tan_y
-        across = FRAME_MARGIN * np.maximum(np.abs(right) / tan_x, np.abs(up) / tan_y)
-        need = across if self.projection == ORTHOGRAPHIC else back + across
+        sides = [s * FRAME_MARGIN * axis for axis, t in ((right, tan_x), (up, tan_y))
+                 for s in (1.0 / t, -1.0 / t)]  # fmt: skip
+        if self.projection != ORTHOGRAPHIC:
+            sides = [back + side for side in sides]
         in_front = back / (1.0 - NEAR_SHARE)  # the near plane lies at most that far out
-        return float(max(need.max(), in_front.max(), 0.0))
+        directions = np.array([*sides, in_front])
+        need = np.asarray(support(directions)) - directions @ self.target
+        return float(max(need.max(), 0.0))
 
     def set_home(self) -> None:
         """Remember the current placement for `reset()` (the Home key)."""

@@ -32,9 +32,9 @@ filled solid. The next recorded frame replaces them with the usual stamps.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
+
+from .glow_recent import LINES, NODES, RecentFrames
 
 #: Seconds a glow takes to fade out (adjustable in the panel).
 DEFAULT_FADE = 0.5
@@ -71,33 +71,34 @@ class Glow:
         self.now = 0.0
         #: Frames recorded so far.
         self.frames = 0
-        self.time = np.full(0, -np.inf)  # by id: time of the last recomputation
+        # By frame number (0: never): its time. A stamp's time is its frame's, so no
+        # array of times by id is written each frame (`_time_of`).
+        self._frame_time = np.full(64, -np.inf)
         self.own = np.zeros(0, dtype=bool)  # by id: that recomputation was its own change
         self.frame_of = np.zeros(0, dtype=np.int64)  # by id: frame of it (0: never)
-        self.link_time = np.full(0, -np.inf)  # by child id: both ends recomputed together
-        self.link_frame = np.zeros(0, dtype=np.int64)  # by child id: the frame of it
-        self.heat_at = np.zeros(0)  # by id: the heat at `time`
-        # Recent frames' (time, frame, lit node ids, lit line child ids): what may still
-        # glow, so that "what glows now" costs the recent work, not the graph's size.
-        self._recent: deque[tuple[float, int, np.ndarray, np.ndarray]] = deque()
+        # By child id: the frame both ends of the line to it were last recomputed in.
+        self.link_frame = np.zeros(0, dtype=np.int64)
+        self.heat_at = np.zeros(0)  # by id: the heat at the time of its stamp
+        # The recent frames that may still glow, with live counts of what is still theirs:
+        # "what glows now" costs the recent work, "how many" no walk at all.
+        self._recent = RecentFrames()
         #: By id: counted by `glowing_count` (the renderer's drawn nodes); None: all.
         self.counted: np.ndarray | None = None
-        # Per recent frame: [nodes counted, lines] whose latest stamp is that frame's,
-        # kept as frames are recorded, so that how many glow costs no walk at all.
-        self._live: dict[int, list[int]] = {}
+        self._counts_every_id = True
+        # (ids, new heat, line frames) the last `record` stamped: uploaded next (`_fresh`).
+        self._fresh: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._still: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: (ids marked with their own change, ids marked to follow), not yet executed.
         self._pending: tuple[np.ndarray, np.ndarray] = (_EMPTY_IDS, _EMPTY_IDS)
 
     # -- recording ---------------------------------------------------------------------
     def _grow(self, n: int) -> None:
-        if n <= len(self.time):
+        if n <= len(self.frame_of):
             return
-        size = max(n, 2 * len(self.time))
-        fills = {"time": -np.inf, "link_time": -np.inf}
-        for name in ("time", "own", "frame_of", "link_time", "link_frame", "heat_at"):
+        size = max(n, 2 * len(self.frame_of))
+        for name in ("own", "frame_of", "link_frame", "heat_at"):
             old = getattr(self, name)
-            new = np.full(size, fills.get(name, 0), dtype=old.dtype)
+            new = np.zeros(size, dtype=old.dtype)
             new[: len(old)] = old
             setattr(self, name, new)
 
@@ -110,86 +111,73 @@ class Glow:
         self._pending = (_EMPTY_IDS, _EMPTY_IDS)  # this frame executed them
         dt = max(float(dt), 0.0)
         self.now += dt
+        if self.frames >= len(self._frame_time):
+            self._frame_time = np.append(self._frame_time, np.full(self.frames, -np.inf))
+        self._frame_time[self.frames] = self.now
         world = np.asarray(report.world_updated, dtype=np.int64)
         local = np.asarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
-        if world.size:  # heat: decay to now, then this frame's share of recent time
-            decay = self.time[world]
-            decay -= self.now
-            decay *= 1.0 / HEAT_SECONDS
-            np.exp(decay, out=decay)
-            decay *= self.heat_at[world]
-            decay += -np.expm1(-dt / HEAT_SECONDS)
-            self.heat_at[world] = decay
         before = self.frame_of[world]  # (the frames their last stamps were of)
+        decay = self._frame_time[before]  # heat: decay to now, then this frame's share
+        decay -= self.now
+        decay *= 1.0 / HEAT_SECONDS
+        np.exp(decay, out=decay)
+        decay *= self.heat_at[world]
+        decay += -np.expm1(-dt / HEAT_SECONDS)
+        self.heat_at[world] = decay
         self.frame_of[world] = self.frames  # tells the locals recomputed in world too
         alone = local[self.frame_of[local] != self.frames]  # read without one, once each
         lit = np.concatenate([world, alone]) if alone.size else world
         weights = self._weights(lit)
-        self._supersede(np.concatenate([before, self.frame_of[alone]]), weights, 0)
-        self.time[world] = self.now
+        self._recent.supersede(np.concatenate([before, self.frame_of[alone]]), weights, NODES)
         self.own[world] = False
-        self.time[local] = self.now  # (world ids took the frame above)
         self.own[local] = True
         self.frame_of[local] = self.frames
-        par = np.asarray(parents, dtype=np.int64)[world]
-        has_parent = par >= 0
-        lines = world[has_parent][self.frame_of[par[has_parent]] == self.frames]
-        self._supersede(self.link_frame[lines], np.ones(lines.size), 1)
-        self.link_time[lines] = self.now
+        par = np.asarray(parents, dtype=np.int64)[world]  # (a root's -1 reads a stamp,
+        lit_line = (self.frame_of[par] == self.frames) & (par >= 0)  # then goes)
+        line_frames = self.link_frame[world]
+        lines = world[lit_line]
+        self._recent.supersede(line_frames[lit_line], None, LINES)
         self.link_frame[lines] = self.frames
+        line_frames[lit_line] = self.frames
+        self._fresh = (world, decay, line_frames) if world.size else None
         if world.size or local.size:
-            self._recent.append((self.now, self.frames, lit, lines))
-            self._live[self.frames] = [int(weights.sum()), int(lines.size)]
+            self._recent.add(self.now, self.frames, lit, lines, _total(weights, lit), lines.size)
         self._forget_old()
 
-    def _weights(self, ids: np.ndarray) -> np.ndarray:
-        """1 for each of `ids` that `glowing_count` counts, else 0."""
-        if self.counted is None:
-            return np.ones(ids.size)
+    def _time_of(self, ids: np.ndarray) -> np.ndarray:
+        """The time of node `ids`' last stamps (-inf: never stamped)."""
+        return self._frame_time[self.frame_of[ids]]
+
+    def _weights(self, ids: np.ndarray) -> np.ndarray | None:
+        """1 for each of `ids` that `glowing_count` counts, else 0; None: all count."""
+        if self.counted is None or (
+            self._counts_every_id and (ids.size == 0 or int(ids.max()) < len(self.counted))
+        ):
+            return None
         inside = ids < len(self.counted)
         weights = np.zeros(ids.size)
         weights[inside] = self.counted[ids[inside]]
         return weights
 
-    def _supersede(self, frames: np.ndarray, weights: np.ndarray, column: int) -> None:
-        """Take nodes (`column` 0) or lines (1) last stamped in recent `frames` off those
-        frames' live counts: they are about to be stamped anew."""
-        if not self._recent or frames.size == 0:
-            return
-        base = self._recent[0][1]
-        keep = frames >= base
-        if not keep.any():
-            return
-        gone = np.bincount(frames[keep] - base, weights=weights[keep])
-        for k in np.flatnonzero(gone).tolist():
-            live = self._live.get(base + k)
-            if live is not None:
-                live[column] -= int(gone[k])
-
     def forget(self) -> None:
         """Forget every stamp, as before the first frame (the scene restarted at frame 0:
         nothing has been recomputed yet, so nothing glows, as at launch)."""
         self.now, self.frames = 0.0, 0
-        for name, empty in (("time", -np.inf), ("own", False), ("frame_of", 0),
-                            ("link_time", -np.inf), ("link_frame", 0), ("heat_at", 0)):  # fmt: skip
-            getattr(self, name).fill(empty)
-        self._recent.clear()
-        self._live = {}
-        self._still = None
+        self._frame_time.fill(-np.inf)
+        for name in ("own", "frame_of", "link_frame", "heat_at"):
+            getattr(self, name).fill(0)
+        self._recent = RecentFrames()
+        self._fresh = self._still = None
         self._pending = (_EMPTY_IDS, _EMPTY_IDS)
 
     def count_drawn(self, counted: np.ndarray | None) -> None:
         """Count only nodes `counted` (a mask by id; None: all) in `glowing_count` from
         now on; the recent frames' counts are worked out again (once, at a rebuild)."""
         self.counted = counted
-        self._live = {}
-        for _t, frame, ids, lines in self._recent:
-            latest = ids[self.frame_of[ids] == frame]
-            newest = lines[self.link_frame[lines] == frame]
-            live = self._live.setdefault(frame, [0, 0])
-            live[0] += int(self._weights(latest).sum())
-            live[1] += int(newest.size)
+        self._counts_every_id = counted is None or bool(np.all(counted))  # (no gather then)
+        self._recent.recount(self.frame_of, self.link_frame,
+                             lambda ids: _total(self._weights(ids), ids))  # fmt: skip
 
     def light(self, ids: np.ndarray) -> None:
         """Stamp nodes `ids` as changed in their own values (red) in the frame just
@@ -198,24 +186,18 @@ class Glow:
         if ids.size == 0:
             return
         self._grow(int(ids.max()) + 1)
+        self._fresh = None
         fresh = self.frame_of[ids] != self.frames  # not yet stamped in this frame
-        decay = np.exp(-(self.now - self.time[ids[fresh]]) / HEAT_SECONDS)
+        decay = np.exp(-(self.now - self._time_of(ids[fresh])) / HEAT_SECONDS)
         self.heat_at[ids[fresh]] *= decay  # the heat counts matrix recomputations only
-        self._supersede(self.frame_of[ids[fresh]], self._weights(ids[fresh]), 0)
-        self.time[ids] = self.now
+        self._recent.supersede(self.frame_of[ids[fresh]], self._weights(ids[fresh]), NODES)
         self.own[ids] = True
         self.frame_of[ids] = self.frames
-        self._recent.append((self.now, self.frames, ids[fresh], _EMPTY_IDS))
-        self._live.setdefault(self.frames, [0, 0])[0] += int(self._weights(ids[fresh]).sum())
+        counted = _total(self._weights(ids[fresh]), ids[fresh])
+        self._recent.add(self.now, self.frames, ids[fresh], _EMPTY_IDS, counted, 0)
 
     def _forget_old(self) -> None:
-        while self._recent and self._strength_at(self._recent[0][0]) == 0.0:
-            frame = self._recent.popleft()[1]
-            if not (self._recent and self._recent[0][1] == frame):
-                self._live.pop(frame, None)
-
-    def _strength_at(self, t: float) -> float:
-        return float(self.strength_of_times(np.array([t]))[0])
+        self._recent.forget_faded(lambda t: float(self.strength_of_times(np.array([t]))[0]))
 
     def strength_of_times(self, times: np.ndarray) -> np.ndarray:
         """Glow strength now, in [0, 1], of stamps `times` (the shader's formula)."""
@@ -235,11 +217,10 @@ class Glow:
         world = np.asarray(report.world_updated, dtype=np.int64)
         local = np.asarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
-        in_frame = np.zeros(len(self.time), dtype=bool)
+        in_frame = np.zeros(len(self.frame_of), dtype=bool)
         in_frame[world] = True
         par = np.asarray(parents, dtype=np.int64)[world]
-        has_parent = par >= 0
-        lines = world[has_parent][in_frame[par[has_parent]]]
+        lines = world[in_frame[par] & (par >= 0)]  # (a root's -1 reads in_frame, then goes)
         self._still = (world, local, lines)
 
     def set_pending(self, own: np.ndarray, followed: np.ndarray) -> None:
@@ -250,6 +231,7 @@ class Glow:
         followed = np.asarray(followed, dtype=np.int64).reshape(-1)
         self._grow(int(max(own.max(initial=-1), followed.max(initial=-1))) + 1)
         self._pending = (own, followed)
+        self._fresh = None
 
     @property
     def pending(self) -> np.ndarray:
@@ -262,7 +244,7 @@ class Glow:
         own, followed = self._pending
         if not (own.size or followed.size):
             return None
-        mark = np.zeros(len(self.time), dtype=np.int64)
+        mark = np.zeros(len(self.frame_of), dtype=np.int64)
         mark[followed] = 1
         mark[own] = -1
         return mark[ids]
@@ -276,13 +258,19 @@ class Glow:
     def stamp_rows(self, ids: np.ndarray) -> np.ndarray:
         """[k, 2] float32 stamps of node `ids`: (time, reason + heat) (`STAMP_FORMAT`)."""
         ids = np.asarray(ids, dtype=np.int64)
+        fresh = self._fresh_of(ids)
+        if fresh is not None:  # stamped now: own or followed, their new heat
+            rows = np.empty((ids.size, 2), dtype=np.float32)
+            rows[:, 0] = max(self.now, -3.0e38)
+            rows[:, 1] = np.where(self.own[ids], OWN, FOLLOWED) + np.minimum(fresh[1], _HEAT_MAX)
+            return rows
         self._grow(int(ids.max()) + 1 if ids.size else 0)
         reason = np.where(self.own[ids], OWN, FOLLOWED)
         reason[self.frame_of[ids] == 0] = NONE
         if self._still is not None:
             reason[:] = NONE
             world, local, _ = self._still
-            mark = np.zeros(len(self.time), dtype=np.int64)
+            mark = np.zeros(len(self.frame_of), dtype=np.int64)
             mark[world] = STILL_FOLLOWED
             mark[local] = STILL_OWN
             reason = mark[ids]
@@ -292,9 +280,20 @@ class Glow:
                 reason[pending < 0] = PENDING_OWN
                 reason[pending > 0] = PENDING_FOLLOWED
         rows = np.empty((ids.size, 2), dtype=np.float32)
-        rows[:, 0] = np.maximum(self.time[ids], -3.0e38)
+        rows[:, 0] = np.maximum(self._time_of(ids), -3.0e38)
         rows[:, 1] = reason + np.minimum(self.heat_at[ids], _HEAT_MAX)
         return rows
+
+    def _fresh_of(self, ids: np.ndarray) -> tuple | None:
+        """(ids, new heat, line frames) of the last `record` when `ids` are exactly the
+        nodes it stamped (what the renderer uploads next: their rows are made from what
+        it computed, not gathered again); None if others, or marks or a picked frame show."""
+        if self._fresh is None or self._still is not None or self.pending.size:
+            return None
+        world = self._fresh[0]
+        if ids is not world and (ids.shape != world.shape or not np.array_equal(ids, world)):
+            return None
+        return self._fresh
 
     def link_rows(self, ids: np.ndarray) -> np.ndarray:
         """[k] float32: the time the line to each of node `ids` was last lit (both ends
@@ -302,10 +301,12 @@ class Glow:
         ids = np.asarray(ids, dtype=np.int64)
         self._grow(int(ids.max()) + 1 if ids.size else 0)
         if self._still is not None:
-            lit = np.zeros(len(self.time), dtype=bool)
+            lit = np.zeros(len(self.frame_of), dtype=bool)
             lit[self._still[2]] = True
             return np.where(lit[ids], 3.0e38, -3.0e38).astype(np.float32)
-        return np.maximum(self.link_time[ids], -3.0e38).astype(np.float32)
+        fresh = self._fresh_of(ids)
+        frames = self.link_frame[ids] if fresh is None else fresh[2]
+        return np.maximum(self._frame_time[frames], -3.0e38).astype(np.float32)
 
     def uniforms(self) -> dict[str, float]:
         """The shader's clock: ``u_time``, ``u_fade``, ``u_heat_seconds``, ``u_heat_norm``
@@ -326,11 +327,11 @@ class Glow:
         self._grow(int(ids.max()) + 1 if ids.size else 0)
         if self._still is not None:
             world, local, _ = self._still
-            mark = np.zeros(len(self.time), dtype=np.float32)
+            mark = np.zeros(len(self.frame_of), dtype=np.float32)
             mark[world] = 1.0
             mark[local] = -1.0
             return mark[ids]
-        s = self.strength_of_times(self.time[ids])
+        s = self.strength_of_times(self._time_of(ids))
         s[self.frame_of[ids] == 0] = 0.0
         signed = np.where(self.own[ids], -s, s).astype(np.float32)
         pending = self._pending_mark(ids)
@@ -351,7 +352,7 @@ class Glow:
         weighted to the recent (`HEAT_SECONDS`)."""
         ids = np.asarray(ids, dtype=np.int64)
         self._grow(int(ids.max()) + 1 if ids.size else 0)
-        age = np.maximum(self.now - self.time[ids], 0.0)
+        age = np.maximum(self.now - self._time_of(ids), 0.0)
         h = self.heat_at[ids] * np.exp(-age / HEAT_SECONDS) * self.uniforms()["u_heat_norm"]
         return np.clip(h, 0.0, 1.0)
 
@@ -361,16 +362,16 @@ class Glow:
         picked frame or marks while paused count the ids themselves."""
         if self._still is not None or self._pending[0].size or self._pending[1].size:
             ids, _ = self.glowing()
-            return int(self._weights(ids).sum())
+            return _total(self._weights(ids), ids)
         self._forget_old()
-        return sum(live[0] for live in self._live.values())
+        return self._recent.total(NODES)
 
     def lit_line_count(self) -> int:
         """How many parent -> child lines are lit now (`links` without the walk)."""
         if self._still is not None:
             return int(self._still[2].size)
         self._forget_old()
-        return sum(live[1] for live in self._live.values())
+        return self._recent.total(LINES)
 
     def glowing(self) -> tuple[np.ndarray, np.ndarray]:
         """(ids [k], signed strengths [k]) of the nodes glowing now (each once)."""
@@ -378,7 +379,8 @@ class Glow:
             world, local, _ = self._still
             ids = np.concatenate([world, local])
         else:
-            ids = self._latest(1)
+            self._forget_old()  # (each id once, from its newest frame, without sorting)
+            ids = self._recent.latest(NODES, self.frame_of)
             if self._pending[0].size or self._pending[1].size:
                 recent = ids[self._pending_mark(ids) == 0]
                 ids = np.concatenate([self.pending, recent])
@@ -393,18 +395,15 @@ class Glow:
         if self._still is not None:
             lines = self._still[2]
             return lines, np.ones(lines.size, dtype=np.float32)
-        ids = self._latest(2)
+        self._forget_old()
+        ids = self._recent.latest(LINES, self.link_frame)
         if ids.size == 0:
             return _EMPTY_IDS, _EMPTY_VALUES
-        s = self.strength_of_times(self.link_time[ids]).astype(np.float32)
+        s = self.strength_of_times(self._frame_time[self.link_frame[ids]]).astype(np.float32)
         keep = s > 0
         return ids[keep], s[keep]
 
-    def _latest(self, column: int) -> np.ndarray:
-        """Ids of the recent frames' nodes (`column` 1) or lines (2) whose latest stamp is
-        that frame's: each id once, from its newest frame, without sorting."""
-        self._forget_old()
-        stamp = self.frame_of if column == 1 else self.link_frame
-        found = [entry[column + 1] for entry in self._recent]
-        found = [ids[stamp[ids] == entry[1]] for ids, entry in zip(found, self._recent)]
-        return np.concatenate(found) if found else _EMPTY_IDS
+
+def _total(weights: np.ndarray | None, ids: np.ndarray) -> int:
+    """How many of `ids` count, by their `weights` (None: all)."""
+    return ids.size if weights is None else int(weights.sum())

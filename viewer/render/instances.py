@@ -198,10 +198,12 @@ class Instances:
         return (int(graph.capacity_ids), len(graph)) != self.signature
 
     # -- per frame ---------------------------------------------------------------------
-    def sync(self, starts: np.ndarray, ends: np.ndarray, world: np.ndarray, glow: Glow) -> int:
+    def sync(self, starts: np.ndarray, ends: np.ndarray, world: np.ndarray, glow: Glow,
+             recomputed: np.ndarray | None = None) -> int:  # fmt: skip
         """Upload the world matrices, stamps, origins and link stamps of the nodes in the
-        pre-order slot
-        ranges ``[starts[k], ends[k])`` (a frame report's); return the bytes written."""
+        pre-order slot ranges ``[starts[k], ends[k])`` (a frame report's); return the
+        bytes written. `recomputed` (the report's ``world_updated``, in pre-order, all
+        inside the ranges) are those nodes when there are as many: no gather of them."""
         self.bytes_last = 0
         self.writes_last = 0
         starts = np.asarray(starts, dtype=np.int64)
@@ -210,7 +212,7 @@ class Instances:
             return 0
         first, last = merge_touching(starts, ends)  # runs of slots
         if self.scatter is not None and first.size > DIRECT_RUNS_MAX:
-            return self._scatter(first, last, world, glow)
+            return self._scatter(first, last, world, glow, recomputed)
         written = 0
         for batch in self.batches:
             lo, hi = merge_touching(
@@ -230,11 +232,13 @@ class Instances:
         self.bytes_last = written
         return written
 
-    def _scatter(self, lo: np.ndarray, hi: np.ndarray, world: np.ndarray, glow: Glow) -> int:
+    def _scatter(self, lo: np.ndarray, hi: np.ndarray, world: np.ndarray, glow: Glow,
+                 recomputed: np.ndarray | None) -> int:  # fmt: skip
         """`sync` for a spread-out frame: the rows of slot runs [lo, hi) in one write,
         put in place on the GPU (`scatter.py`)."""
         slots = aranges(lo, hi)
-        ids = self.order[slots]
+        exact = recomputed is not None and len(recomputed) == len(slots)
+        ids = recomputed if exact else self.order[slots]
         mats = np.take(world.reshape(len(world), 16), ids, axis=0)  # (3x a 3D fancy index)
         rows = RowScatter.stage(mats, glow.stamp_rows(ids),
                                 glow.link_rows(ids), slots)  # fmt: skip

@@ -80,6 +80,39 @@ def box_corners(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarra
     return out
 
 
+def box_extremes(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """[2, 3]: the lowest and highest of `box_corners(worlds, lo, hi)` on each axis, exactly
+    (the same products summed in the same order: rounding is monotonic, so each axis's
+    extreme corner is the sum of each term's extreme), without making the 8 corners a box
+    ([0, 3] without boxes)."""
+    if len(worlds) == 0:
+        return np.zeros((0, 3))
+    low, high = worlds[:, :3, 3].copy(), worlds[:, :3, 3].copy()
+    for a in range(3):
+        ends = (worlds[:, :3, a] * lo[:, a, None], worlds[:, :3, a] * hi[:, a, None])
+        low += np.minimum(*ends)
+        high += np.maximum(*ends)
+    return np.array([low.min(axis=0), high.max(axis=0)])
+
+
+def box_support(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                directions: np.ndarray) -> np.ndarray:  # fmt: skip
+    """[m]: for each of `directions` [m, 3], the largest d . p over the corners p of the
+    boxes (-inf without boxes): the centre's plus each axis's reach, |d . axis| times its
+    half length, so the corners are not made."""
+    directions = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
+    if len(worlds) == 0:
+        return np.full(len(directions), -np.inf)
+    linear = worlds[:, :3, :3]
+    centres = worlds[:, :3, 3] + np.einsum("nij,nj->ni", linear, 0.5 * (lo + hi))
+    half = np.abs(0.5 * (hi - lo))
+    best = []
+    for d in directions:
+        reach = np.abs(np.einsum("i,nij->nj", d, linear))  # |d . axis j| per box
+        best.append(float(np.max(centres @ d + np.einsum("nj,nj->n", reach, half))))
+    return np.array(best)
+
+
 def sphere_around(points: np.ndarray) -> tuple[np.ndarray, float]:
     """Bounding sphere (centre [3], radius) of `points` [m, 3], at their own scale
     (millimetres or kilometres alike); one point gets radius 0.5, none radius 1."""

@@ -156,7 +156,8 @@ class Renderer:
             self._bytes_last = self.instances.bytes_last + self.gpu_instances.bytes_last
             return self._bytes_last
         world = self.graph.world_matrices()
-        written = self.instances.sync(report.starts, report.ends, world, self.glow)
+        written = self.instances.sync(report.starts, report.ends, world, self.glow,
+                                      report.world_updated)  # fmt: skip
         written += self.gpu_instances.sync(report.starts, report.ends, world, self.glow)
         written += self.morphs.sync(self.meshes)  # nodes whose morph weights changed
         if self.skins is not None:  # joint matrices of the skins whose joints moved

@@ -18,6 +18,8 @@ from viewer.content import meshes
 
 from .node_bounds import (
     box_corners,
+    box_extremes,
+    box_support,
     grid_span,
     label_spheres,
     node_boxes,
@@ -97,7 +99,8 @@ class SceneBounds:
         self.kinds = list(self.bounds_of)
         self.instanced = [item for item in geometry.instanced if item.mesh in self.bounds_of]
         self._clip_box_of = None  # (clip, corners) for `clip_box`
-        self._points_of = None  # (state, points, extremes) for `bound_points`
+        self._points_of = None  # (state, points) for `bound_points`
+        self._extremes_of = None  # (state, [2, 3]) for `extremes`
         self.signature: tuple = ()
         self.refresh(force=True)
 
@@ -117,14 +120,12 @@ class SceneBounds:
         looks = self.scene.looks
         if looks:  # per distinct Look object once; per node only its number
             ids = np.fromiter(looks.keys(), dtype=np.int64, count=len(looks))
-            number: dict[int, int] = {}
-            distinct = []
-            for look in looks.values():
-                if id(look) not in number:
-                    number[id(look)] = len(distinct)
-                    distinct.append(look)
-            code = np.fromiter((number[id(look)] for look in looks.values()), dtype=np.int64,
-                               count=len(looks))  # fmt: skip
+            # Which Look object each node has, by identity (a generated million nodes
+            # share a few): numbered without a Python loop over the nodes.
+            who = np.fromiter(map(id, looks.values()), dtype=np.int64, count=len(looks))
+            _, first, code = np.unique(who, return_index=True, return_inverse=True)
+            values = list(looks.values())
+            distinct = [values[k] for k in first.tolist()]
             keep = (ids >= 0) & (ids < n_ids)
             keep[keep] = alive[ids[keep]]
             ids, code = ids[keep], code[keep]
@@ -193,19 +194,43 @@ class SceneBounds:
         origins), and the corners of the box around them at a few poses of the current
         animation clip (`pose_bounds`), so that a model framed at load stays in view as
         it plays."""
-        world = self.graph.world_matrices()
-        key = (self.graph.peek.edition, self.signature, self.clip_box_key())
+        key = self._state()
         if self._points_of is None or self._points_of[0] != key:  # once per state
-            points = np.vstack([self.points_at(world), self.clip_box()])
-            ends = np.array([points.min(axis=0), points.max(axis=0)]) if len(points) else points
-            self._points_of = (key, points, ends)
+            world = self.graph.world_matrices()
+            self._points_of = (key, np.vstack([self.points_at(world), self.clip_box()]))
         return self._points_of[1]
 
     def extremes(self) -> np.ndarray:
         """The two corners [2, 3] (lowest, highest) of the box around `bound_points`
-        ([0, 3] when there are none): all that the sphere and the axes need."""
-        self.bound_points()
-        return self._points_of[2]
+        ([0, 3] when there are none): all that the sphere and the axes need, the same
+        numbers worked out from the boxes without making their corners (`box_extremes`)."""
+        key = self._state()
+        if self._extremes_of is None or self._extremes_of[0] != key:  # once per state
+            parts = self._parts(self.graph.world_matrices(), by_kind=False)
+            ends = [box_extremes(*part) if len(part) == 3 else _point_extremes(part[0])
+                    for part in parts]  # fmt: skip
+            ends = np.array([e for e in [*ends, _point_extremes(self.clip_box())] if len(e)])
+            both = np.array([ends[:, 0].min(axis=0), ends[:, 1].max(axis=0)]) if len(ends) else None
+            self._extremes_of = (key, np.zeros((0, 3)) if both is None else both)
+        return self._extremes_of[1]
+
+    def support(self, directions: np.ndarray) -> np.ndarray:
+        """[m]: for each of `directions` [m, 3], the largest d . p over `bound_points`
+        (-inf where there are none), from the boxes without making their corners
+        (`box_support`): what `Camera.fit_distance` needs of a big scene."""
+        directions = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
+        best = [np.full(len(directions), -np.inf)]
+        parts = self._parts(self.graph.world_matrices(), by_kind=False)
+        for part in [*parts, (self.clip_box(),)]:
+            if len(part) == 3:
+                best.append(box_support(*part, directions))
+            elif len(part[0]):
+                best.append((part[0] @ directions.T).max(axis=0))
+        return np.max(best, axis=0)
+
+    def _state(self) -> tuple:
+        """What `bound_points` depends on: the graph's edition, the nodes, the clip."""
+        return (self.graph.peek.edition, self.signature, self.clip_box_key())
 
     def clip_box_key(self):
         """The current clip (what `clip_box` depends on besides the graph)."""
@@ -224,18 +249,32 @@ class SceneBounds:
 
     def points_at(self, world: np.ndarray) -> np.ndarray:
         """`bound_points` for the world matrices `world` [N, 4, 4], without the clip."""
-        _, worlds, lo, hi = node_boxes(self.kind_of, self.sizes, self.kind_bounds,
-                                       self._order(), world)  # fmt: skip
-        points = [box_corners(worlds, lo, hi).reshape(-1, 3)]
+        return np.vstack([box_corners(*part).reshape(-1, 3) if len(part) == 3 else part[0]
+                          for part in self._parts(world)])  # fmt: skip
+
+    def _parts(self, world: np.ndarray, by_kind: bool = True) -> list[tuple]:
+        """What `points_at(world)` is made of, in order: boxes (worlds, lo, hi) of the
+        drawn nodes and of the GPU instances, points (skinned vertices,) as 1-tuples;
+        nothing drawn: the nodes' origins, all there is to see. `by_kind` False: the
+        drawn nodes' boxes by id, their matrices a view of `world` when every id is drawn
+        (no copy of a million matrices where the order does not matter)."""
+        if by_kind:
+            _, worlds, lo, hi = node_boxes(self.kind_of, self.sizes, self.kind_bounds,
+                                           self._order(), world)  # fmt: skip
+        else:
+            drawn = np.flatnonzero(self.kind_of[: len(world)] >= 0)
+            every = len(drawn) == len(self.kind_of) <= len(world)
+            worlds = world[: len(drawn)] if every else world[drawn]
+            lo = self.kind_bounds[self.kind_of[drawn], 0] * self.sizes[drawn]
+            hi = self.kind_bounds[self.kind_of[drawn], 1] * self.sizes[drawn]
+        parts: list[tuple] = [(worlds, lo, hi)]
         if self.scene.skinning is not None:  # skinned vertices follow their joints
-            points.append(skinned_points(self.scene.skinning, self.scene.mesh_data, world))
+            parts.append((skinned_points(self.scene.skinning, self.scene.mesh_data, world),))
         if self.instanced:
-            _, worlds, lo, hi = self._instance_boxes(world)
-            points.append(box_corners(worlds, lo, hi).reshape(-1, 3))
-        points = np.vstack(points)
-        if len(points) == 0:  # nothing drawn: the nodes are all there is to see
-            points = world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3]
-        return points
+            parts.append(self._instance_boxes(world)[1:])
+        if not any(len(part[0]) for part in parts):
+            parts = [(world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3],)]
+        return parts
 
     def sphere(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own
@@ -248,3 +287,8 @@ class SceneBounds:
         grid_half = grid_span(center, radius)[1]
         camera.extent = max(radius + float(np.linalg.norm(center)), grid_half)
         camera.frame(center, radius)
+
+
+def _point_extremes(points: np.ndarray) -> np.ndarray:
+    """[2, 3] lowest and highest of `points` [m, 3] ([0, 3] without any)."""
+    return np.array([points.min(axis=0), points.max(axis=0)]) if len(points) else points

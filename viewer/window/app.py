@@ -374,5 +374,5 @@ class SgviewApp(mglw.WindowConfig):
             self.camera.distance = spec.height / (self.camera.ortho_height / self.camera.distance)
         # Whatever the file asks for, no part of the scene starts out of view or under the
         # panels: step back along the chosen direction as far as that needs.
-        fit = self.camera.fit_distance(self.bounds.bound_points())
+        fit = self.camera.fit_distance(support=self.bounds.support)
         self.camera.distance = max(self.camera.distance, fit)
