@@ -40,7 +40,10 @@ void main() {
     vec3 c2 = column(m, 2u) * looks[l + 5u];
     vec3 centre = c0 * u_sphere.x + c1 * u_sphere.y + c2 * u_sphere.z + column(m, 3u);
     vec3 lengths = vec3(dot(c0, c0), dot(c1, c1), dot(c2, c2));
-    float bound = u_sphere.w * sqrt(lengths.x + lengths.y + lengths.z);
+    vec3 across = abs(vec3(dot(c1, c2), dot(c0, c2), dot(c0, c1)));
+    float stretch2 = max(lengths.x + across.y + across.z,
+                         max(lengths.y + across.x + across.z, lengths.z + across.x + across.y));
+    float bound = u_sphere.w * sqrt(stretch2);
     for (int k = 0; k < 6; ++k) {
         if (dot(u_planes[k].xyz, centre) + u_planes[k].w < -bound) return;  // outside
     }
