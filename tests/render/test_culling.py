@@ -174,7 +174,7 @@ def test_a_marked_node_stays_seen_as_a_far_sprite(gl_ctx, target):
 def test_no_instance_with_a_vertex_in_view_is_culled(gl_ctx, seed):
     """Oracle: any instance one of whose mesh vertices lies inside the clip volume is
     kept, under any world matrix (sheared, mirrored, scaled): culling never loses a
-    visible instance."""
+    visible instance; and the rows kept keep their order."""
     from viewer.content import meshes
     from viewer.render.gpu_mesh import GpuMesh
     from viewer.render.instances import Batch
@@ -198,7 +198,8 @@ def test_no_instance_with_a_vertex_in_view_is_culled(gl_ctx, seed):
     culler.cull(vp, (160, 120), lod=False)
     _rows, full, sprites = culler.drawn()
     kept_rows = np.frombuffer(culler.culled[id(batch)].matrices.read(), np.float32)
-    kept = {tuple(np.round(r[12:15], 4)) for r in kept_rows.reshape(n, 16)[:full]}
+    kept_order = [tuple(np.round(r[12:15], 4)) for r in kept_rows.reshape(n, 16)[:full]]
+    kept = set(kept_order)
     corners = mesh.data.positions  # the mesh's vertices, local
     for k in range(n):
         model = world[k].copy()
@@ -209,6 +210,9 @@ def test_no_instance_with_a_vertex_in_view_is_culled(gl_ctx, seed):
         if inside:
             assert key in kept, k
     assert sprites == 0 and full < n  # some culled (the view holds a part of the cube)
+    row_of = {tuple(np.round(world[k, :3, 3].astype(np.float32), 4)): k for k in range(n)}
+    order = [row_of[key] for key in kept_order]
+    assert order == sorted(order)  # the rows kept, in the order they were drawn before
     culler.release()
     mesh.release()
     batch.release()
@@ -218,3 +222,38 @@ def _program(ctx):
     from viewer.render.shaders import load_program
 
     return load_program(ctx, "instanced")
+
+
+def test_a_large_batch_keeps_its_rows_in_order_at_every_level(gl_ctx):
+    """20,000 rows (313 work groups: the prefix sum's runs span several groups), near and
+    far ones: the full rows and the sprite rows each come out in row order, none twice,
+    and the counts add up."""
+    from viewer.content import meshes
+    from viewer.render.gpu_mesh import GpuMesh
+    from viewer.render.instances import Batch
+
+    rng = np.random.default_rng(5)
+    n = 20000
+    world = np.tile(np.eye(4), (n, 1, 1))
+    world[:, :3, 3] = rng.uniform(-60.0, 60.0, (n, 3)) * [1.0, 1.0, 4.0]
+    looks = np.hstack([np.full((n, 3), 0.5), np.full((n, 3), 0.4)]).astype(np.float32)
+    mats = np.ascontiguousarray(np.transpose(world, (0, 2, 1)), np.float32).reshape(n, 16)
+    mats[:, 3] = np.arange(n)  # each row's index where the cull reads nothing (row 3, col 0)
+    stamps = np.zeros((n, 2), np.float32)
+    batch = Batch("cube", np.arange(n), np.arange(n), gl_ctx.buffer(mats.tobytes()),
+                  gl_ctx.buffer(looks.tobytes()), gl_ctx.buffer(stamps.tobytes()))  # fmt: skip
+    mesh = GpuMesh(gl_ctx, meshes.builtin("cube"))
+    culler = culling_module.InstanceCuller(gl_ctx, _program(gl_ctx))
+    culler.build([batch], {"cube": mesh}, {})
+    vp = frustum("perspective", 0.3, 1.5, 0.5, 400.0, 0.0) @ look_at((0.0, 0.0, 250.0), (0, 0, 0))
+    culler.cull(vp, (640, 480))
+    _rows, full, sprites = culler.drawn()
+    assert full > 100 and sprites > 100 and full + sprites < n
+    out = np.frombuffer(culler.culled[id(batch)].matrices.read(), np.float32).reshape(n, 16)
+    order = out[: full + sprites, 3].astype(np.int64)
+    assert (out[: full + sprites] == mats[order]).all()  # each kept row copied whole
+    assert len(set(order.tolist())) == full + sprites  # none twice
+    assert (np.diff(order[:full]) > 0).all() and (np.diff(order[full:]) > 0).all()
+    culler.release()
+    mesh.release()
+    batch.release()

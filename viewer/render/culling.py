@@ -6,11 +6,12 @@ either way. Each frame, before the node pass, a compute shader (shaders/
 cull_instances.comp) reads every row of each big batch from the buffers the renderer
 already keeps (`instances.Batch`: matrices, looks, stamps), tests the row's bounding
 sphere against the six frustum planes, and copies the rows inside into the batch's
-output rows: from the front those drawn as the full mesh, from the back those under
+output rows, in their order (a prefix sum over the work groups' counts between two
+phases, cull_finish.comp): first those drawn as the full mesh, then those under
 `LOD_PX` pixels across, drawn as one point sprite each (shaders/instanced.vert,
-``u_sprite``). A second pass (cull_finish.comp) writes the counts into indirect draw
-commands, so the CPU never waits for them: the batch's draws go through
-`render_indirect` (`CulledBatch.vao` stands in for the batch's vertex array).
+``u_sprite``). The counts go into indirect draw commands on the GPU, so the CPU never
+waits for them: the batch's draws go through `render_indirect` (`CulledBatch.vao`
+stands in for the batch's vertex array).
 
 A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide, in its glow's
 colour: a touched subtree is seen among a million nodes. Picking and framing do not
@@ -104,7 +105,9 @@ class CulledBatch:
         self.matrices = ctx.buffer(reserve=rows * MATRIX_BYTES)
         self.looks = ctx.buffer(reserve=rows * LOOK_BYTES)
         self.stamps = ctx.buffer(reserve=rows * STAMP_ROW_BYTES)
-        self.counts = ctx.buffer(np.zeros(2, np.uint32).tobytes())
+        #: Work groups of the cull passes, and their scratch (cull_instances.comp).
+        self.groups = (rows + GROUP - 1) // GROUP
+        self.work = ctx.buffer(reserve=4 * (2 + 2 * self.groups + rows))
         total = int(mesh.ibo.size // 4)
         ranges = [(0, -1, total)] + [(f, c, c) for _m, f, c in mesh.ranges]
         ranges += [(p.first, p.count, p.count) for p in parts]
@@ -115,7 +118,7 @@ class CulledBatch:
                 index[(first, key)] = len(commands)
                 commands.append((count, 0, first, 0, 0))
         self.sprite_command = len(commands)
-        commands.append((1, 0, 0, 0, 0))  # one point per sprite row (the finish pass)
+        commands.append((1, 0, 0, 0, 0))  # one point per sprite row (cull_finish.comp)
         self.command_count = len(commands) - 1
         self.commands = ctx.buffer(np.array(commands, np.uint32).tobytes())
         self._vao = ctx.vertex_array(
@@ -141,7 +144,7 @@ class CulledBatch:
         return int(words[0, 1]), int(words[self.sprite_command, 1])
 
     def release(self) -> None:
-        for thing in (self._vao, self.matrices, self.looks, self.stamps, self.counts,
+        for thing in (self._vao, self.matrices, self.looks, self.stamps, self.work,
                       self.commands):  # fmt: skip
             thing.release()
 
@@ -186,23 +189,31 @@ class InstanceCuller:
         prog["u_w_row"].value = tuple(float(v) for v in vp[3])
         prog["u_px_scale"].value = pixel_scale(vp, size)
         prog["u_lod_px"].value = LOD_PX if lod else 0.0
+        self._phase(0)  # classify, count per work group
+        finish = self._finish
+        for culled in self.culled.values():  # offsets per group, the draw commands
+            finish["u_groups"].value = culled.groups
+            finish["u_commands"].value = culled.command_count
+            culled.work.bind_to_storage_buffer(0)
+            culled.commands.bind_to_storage_buffer(1)
+            finish.run(1)
+        self.ctx.memory_barrier()
+        self._phase(1)  # copy the rows kept, in order
+
+    def _phase(self, phase: int) -> None:
+        """Run phase `phase` of cull_instances.comp over every culled batch."""
+        prog = self._cull
+        prog["u_phase"].value = phase
         for culled in self.culled.values():
             batch = culled.batch
             prog["u_rows"].value = batch.count
+            prog["u_groups"].value = culled.groups
             prog["u_sphere"].value = culled.sphere
             for binding, buf in enumerate((batch.matrices, batch.looks, batch.stamps,
                                            culled.matrices, culled.looks, culled.stamps,
-                                           culled.counts)):  # fmt: skip
+                                           culled.work)):  # fmt: skip
                 buf.bind_to_storage_buffer(binding)
-            prog.run((batch.count + GROUP - 1) // GROUP)
-        self.ctx.memory_barrier()
-        finish = self._finish
-        for culled in self.culled.values():
-            finish["u_commands"].value = culled.command_count
-            finish["u_rows"].value = culled.count
-            culled.counts.bind_to_storage_buffer(0)
-            culled.commands.bind_to_storage_buffer(1)
-            finish.run(1)
+            prog.run(culled.groups)
         self.ctx.memory_barrier()
 
     def batches(self, batches) -> list:
