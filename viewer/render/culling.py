@@ -16,7 +16,7 @@ stands in for the batch's vertex array).
 A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide, in its glow's
 colour: a touched subtree is seen among a million nodes. Picking and framing do not
 use this (they are `scene_bounds.py`, on the CPU). Batches under `CULL_MIN_ROWS` rows
-are drawn as they are (two dispatches cost more than they save), and so is every batch
+are drawn as they are (three dispatches cost more than they save), and so is every batch
 without compute shaders (OpenGL below 4.3) or with `enabled` off: then everything is
 drawn in full, as before.
 """
@@ -163,9 +163,9 @@ class InstanceCuller:
         self._finish = load_compute(ctx, "cull_finish") if self.available else None
         self.culled: dict[int, CulledBatch] = {}  # id(batch) -> its culled rows
 
-    def build(self, batches, meshes: dict, surfaces: dict, whole=()) -> None:
+    def build(self, batches, gpu_meshes: dict, surfaces: dict, whole=()) -> None:
         """Make the culled rows of each batch of `batches` with `CULL_MIN_ROWS` rows or
-        more (`meshes`: GpuMesh by kind; `surfaces`: glTF parts by kind); kinds in
+        more (`gpu_meshes`: GpuMesh by kind; `surfaces`: glTF parts by kind); kinds in
         `whole` (meshes whose vertices move: morphed copies) are always drawn whole."""
         self._forget()
         if not self.available:
@@ -175,7 +175,7 @@ class InstanceCuller:
                 continue
             surface = surfaces.get(batch.kind)
             parts = surface.parts if surface is not None else ()
-            culled = CulledBatch(self.ctx, self.prog, batch, meshes[batch.kind], parts)
+            culled = CulledBatch(self.ctx, self.prog, batch, gpu_meshes[batch.kind], parts)
             self.culled[id(batch)] = culled
 
     def cull(self, vp: np.ndarray, size: tuple[int, int], lod: bool = True) -> None:
