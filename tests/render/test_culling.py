@@ -257,3 +257,12 @@ def test_a_large_batch_keeps_its_rows_in_order_at_every_level(gl_ctx):
     culler.release()
     mesh.release()
     batch.release()
+
+
+def test_glowing_sprites_are_wide_while_few_glow_and_narrower_in_a_crowd():
+    from viewer.render.culling import GLOW_CROWD_PX, GLOW_SPRITE_PX, glow_sprite_px
+
+    widths = [glow_sprite_px(k) for k in (0, 1, 100, 101, 1000, 10**4, 10**6)]
+    assert widths[:3] == [GLOW_SPRITE_PX] * 3
+    assert all(a >= b for a, b in zip(widths, widths[1:], strict=False))
+    assert widths[-1] == GLOW_CROWD_PX >= 3.0  # a crowd's sprites still cover pixels

@@ -13,8 +13,9 @@ phases, cull_finish.comp): first those drawn as the full mesh, then those under
 waits for them: the batch's draws go through `render_indirect` (`CulledBatch.vao`
 stands in for the batch's vertex array).
 
-A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide, in its glow's
-colour: a touched subtree is seen among a million nodes. Picking and framing do not
+A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide (less when a crowd
+glows: `glow_sprite_px`), in its glow's colour: a touched subtree is seen among a
+million nodes. Picking and framing do not
 use this (they are `scene_bounds.py`, on the CPU). Batches under `CULL_MIN_ROWS` rows
 are drawn as they are (three dispatches cost more than they save), and so is every batch
 without compute shaders (OpenGL below 4.3) or with `enabled` off: then everything is
@@ -32,14 +33,21 @@ from .glow import STAMP_FORMAT
 from .instances import LOOK_BYTES, MATRIX_BYTES
 from .shaders import has_compute, load_compute
 
-__all__ = ["CULL_MIN_ROWS", "GLOW_SPRITE_PX", "LOD_PX", "InstanceCuller", "frustum_planes"]
+__all__ = ["CULL_MIN_ROWS", "GLOW_SPRITE_PX", "LOD_PX", "InstanceCuller", "frustum_planes",
+           "glow_sprite_px"]  # fmt: skip
 
 #: Batches with fewer rows are drawn whole, without culling.
 CULL_MIN_ROWS = 64
 #: Instances whose bounding sphere looks narrower than this many pixels are point sprites.
 LOD_PX = 2.0
-#: The least width in pixels of a glowing or marked (pending) sprite.
+#: The least width in pixels of a glowing or marked (pending) sprite, while few glow...
 GLOW_SPRITE_PX = 12.0
+#: ... and while a crowd glows (a subtree of thousands reads as a region by itself; at
+#: 12 pixels each it would be one blot hiding its shape and its neighbours).
+GLOW_CROWD_PX = 3.0
+#: Up to this many glowing or marked nodes each sprite gets `GLOW_SPRITE_PX`; beyond,
+#: the width shrinks with the square root of the count (the area they cover stays put).
+GLOW_FEW = 100
 #: Threads per work group of cull_instances.comp.
 GROUP = 64
 #: uint32 per DrawElementsIndirectCommand.
@@ -65,6 +73,14 @@ def sprite_width(lo: np.ndarray, hi: np.ndarray) -> float:
     overstate a round mesh)."""
     a, b, c = np.asarray(hi, np.float64) - np.asarray(lo, np.float64)
     return float(0.85 * np.sqrt((a * b + b * c + c * a) / 2.0))
+
+
+def glow_sprite_px(marked: int) -> float:
+    """The least width in pixels of a glowing or marked sprite while `marked` nodes glow
+    or are marked: `GLOW_SPRITE_PX` for a few, down to `GLOW_CROWD_PX` for a crowd."""
+    if marked <= GLOW_FEW:
+        return GLOW_SPRITE_PX
+    return max(GLOW_CROWD_PX, GLOW_SPRITE_PX * float(np.sqrt(GLOW_FEW / marked)))
 
 
 def bounding_sphere(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
@@ -223,16 +239,17 @@ class InstanceCuller:
         return [self.culled.get(id(b), b) for b in batches]
 
     def draw_sprites(self, prog: moderngl.Program, materials, vp: np.ndarray,
-                     size: tuple[int, int]) -> None:  # fmt: skip
+                     size: tuple[int, int], marked: int = 0) -> None:  # fmt: skip
         """Draw the sprite rows of every culled batch (one point each), with the built-in
-        shading (`materials`: the pass's `MaterialBinder`)."""
+        shading (`materials`: the pass's `MaterialBinder`); `marked`: how many nodes glow
+        or are marked (`glow_sprite_px`)."""
         if not (self.enabled and self.culled):
             return
         materials.builtin(prog)
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
         prog["u_sprite"].value = 1
         prog["u_px_scale"].value = pixel_scale(vp, size)
-        prog["u_glow_min_px"].value = GLOW_SPRITE_PX
+        prog["u_glow_min_px"].value = glow_sprite_px(marked)
         for culled in self.culled.values():
             prog["u_sphere"].value = culled.sphere
             prog["u_sprite_width"].value = culled.sprite_width

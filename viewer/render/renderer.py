@@ -314,7 +314,8 @@ class Renderer:
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
         self.surface_pass.draw_opaque(fbo, prog, batches, self.depth_prepass)
-        self.culler.draw_sprites(prog, self.surface_pass.materials, vp, size)
+        marked = glowing + len(self._pending_ids)  # how wide a glowing sprite is drawn
+        self.culler.draw_sprites(prog, self.surface_pass.materials, vp, size, marked)
         if self.skins is not None:
             self.skins.draw(prog, vp_bytes, self.surface_pass.materials, self.glow)
         self._draw_blended(view, prog, camera)
