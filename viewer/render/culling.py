@@ -17,7 +17,8 @@ A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide (less when a 
 glows: `glow_sprite_px`), in its glow's colour: a touched subtree is seen among a
 million nodes. Picking and framing do not
 use this (they are `scene_bounds.py`, on the CPU). Batches under `CULL_MIN_ROWS` rows
-are drawn as they are (three dispatches cost more than they save), and so is every batch
+are drawn as they are (three dispatches cost more than they save), so are those over
+`CULL_MAX_ROWS` (more work groups than a dispatch may have), and so is every batch
 without compute shaders (OpenGL below 4.3) or with `enabled` off: then everything is
 drawn in full, as before.
 """
@@ -50,6 +51,9 @@ GLOW_CROWD_PX = 3.0
 GLOW_FEW = 100
 #: Threads per work group of cull_instances.comp.
 GROUP = 64
+#: Batches with more rows are drawn whole: one dispatch has at most 65,535 work groups
+#: (OpenGL's guaranteed GL_MAX_COMPUTE_WORK_GROUP_COUNT).
+CULL_MAX_ROWS = GROUP * 65535
 #: uint32 per DrawElementsIndirectCommand.
 COMMAND_UINTS = 5
 STAMP_ROW_BYTES = 8
@@ -187,7 +191,7 @@ class InstanceCuller:
         if not self.available:
             return
         for batch in batches:
-            if batch.count < CULL_MIN_ROWS or batch.kind in whole:
+            if not CULL_MIN_ROWS <= batch.count <= CULL_MAX_ROWS or batch.kind in whole:
                 continue
             surface = surfaces.get(batch.kind)
             parts = surface.parts if surface is not None else ()
