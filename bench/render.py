@@ -1,7 +1,8 @@
 """Render benchmark: where a frame's time goes, from 10k to 1M nodes, headless.
 
     python bench/render.py [--quick] [--sizes 10000,100000,1000000] [--drawn 10000,100000]
-                           [--size 1280x720] [--samples 4] [--frames 9] [--out FILE]
+                           [--size 1280x720] [--samples 4] [--frames 9] [--zoom 8]
+                           [--out FILE]
 
 Balanced trees of cubes (`generate_scene("balanced:N")`, motions off); each changed frame
 sets new rotations on 1 % of the nodes (random, fixed seed), then runs the app's frame:
@@ -20,7 +21,10 @@ Two tables, every number a median over the frames of this run:
   target: update, sync, the draw's CPU, the GPU time of the draw from a timer query
   (`ctx.query(time=True)`, where the driver has one), the frame with `ctx.finish()`, and
   frames per second; against a bare floor (one full upload and one instanced draw per mesh
-  kind, nothing else) in the same run.
+  kind, nothing else) in the same run. Each size is drawn framed (every node in view) and
+  `--zoom` times closer (most nodes out of view), and each frame once more with the GPU
+  culling and level of detail off (`culling.py`: everything drawn whole, as before it),
+  with the instances of the last frame per level: full meshes / sprites / culled.
 
 Run on the code before issue 31 too (the renderer that took settings as attributes and
 `draw(fbo, camera, size)`): the few lines of `_Api` adapt, so before and after are
@@ -84,7 +88,8 @@ class _Api:
 @contextlib.contextmanager
 def draws_skipped():
     """GL work that runs on the GPU (draws, dispatches, clears, copies) does nothing."""
-    stubs = [(moderngl.VertexArray, "render"), (moderngl.Context, "clear"),
+    stubs = [(moderngl.VertexArray, "render"), (moderngl.VertexArray, "render_indirect"),
+             (moderngl.Context, "clear"),
              (moderngl.Framebuffer, "clear"), (moderngl.Context, "copy_framebuffer")]  # fmt: skip
     if hasattr(moderngl, "ComputeShader"):
         stubs.append((moderngl.ComputeShader, "run"))
@@ -256,19 +261,29 @@ def skipped_row(ctx, n: int, frames: int) -> dict:
     return row
 
 
-def drawn_row(ctx, n: int, frames: int, size, samples: int) -> dict:
-    """The drawn measurements of `n` nodes (1 % changed every frame)."""
+def drawn_row(ctx, n: int, frames: int, size, samples: int, zoom: float = 1.0) -> dict:
+    """The drawn measurements of `n` nodes (1 % changed every frame), the camera `zoom`
+    times closer than framed (8: most nodes out of view), with the GPU culling and level
+    of detail (`culling.py`) on, and off (everything drawn whole, as before it) in the
+    same frames' loop."""
     case = Case(ctx, n)
+    case.camera.distance /= zoom
     target = Target(ctx, size, samples=samples)
     bare = Bare(ctx, case.renderer)
     try:
         query = ctx.query(time=True)
     except moderngl.Error:
         query = None
-    ours, floor = [], []
+    culler = getattr(case.renderer, "culler", None)
+    ours, whole, floor = [], [], []
     case.frame(target, size, changed=True)
     for _ in range(frames):
         ours.append(case.frame(target, size, changed=True, gpu_query=query))
+        if culler is not None:
+            drawn = culler.drawn()  # (rows, full meshes, sprites) of this frame's cull
+            culler.enabled = False
+            whole.append(case.frame(target, size, changed=True, gpu_query=query))
+            culler.enabled = culler.available
         with paused_gc():
             case.change()
             t0 = time.perf_counter()
@@ -278,7 +293,9 @@ def drawn_row(ctx, n: int, frames: int, size, samples: int) -> dict:
             floor.append(1000.0 * (time.perf_counter() - t0))
     row = {key: _median(ours, key) for key in ("update", "sync", "draw", "frame")}
     row["gpu"] = _median(ours, "gpu") if query is not None else None
-    row["n"], row["bare"] = case.n, float(np.median(floor))
+    row["n"], row["bare"], row["zoom"] = case.n, float(np.median(floor)), zoom
+    row["whole"] = {key: _median(whole, key) for key in ("frame", "gpu")} if whole else None
+    row["drawn"] = drawn if culler is not None and culler.culled else None
     target.release()
     case.release()
     return row
@@ -300,13 +317,25 @@ def skipped_table(rows: list[dict]) -> list[str]:
 
 
 def drawn_table(rows: list[dict]) -> list[str]:
-    headings = ("nodes", "update ms", "sync ms", "draw CPU ms", "GPU ms (timer query)",
-                "frame ms (fps)", "bare floor ms")  # fmt: skip
-    cells = [(f"{r['n']:,}", f"{r['update']:.2f}", f"{r['sync']:.2f}", f"{r['draw']:.2f}",
-              _gpu_cell(r["gpu"]),
-              f"{r['frame']:.1f} ({1000 / r['frame']:.1f})", f"{r['bare']:.1f}")
+    headings = ("nodes", "view", "update ms", "sync ms", "draw CPU ms", "GPU ms (timer query)",
+                "frame ms (fps)", "culling off: GPU ms", "culling off: frame ms",
+                "full meshes / sprites / culled", "bare floor ms")  # fmt: skip
+    cells = [(f"{r['n']:,}", "framed" if r["zoom"] == 1 else f"{r['zoom']:g}x closer",
+              f"{r['update']:.2f}", f"{r['sync']:.2f}", f"{r['draw']:.2f}", _gpu_cell(r["gpu"]),
+              f"{r['frame']:.1f} ({1000 / r['frame']:.1f})",
+              _gpu_cell(r["whole"]["gpu"]) if r["whole"] else "n/a",
+              f"{r['whole']['frame']:.1f}" if r["whole"] else "n/a", _levels(r["drawn"]),
+              f"{r['bare']:.1f}")
              for r in rows]  # fmt: skip
     return markdown_table(headings, cells, "r" * len(headings))
+
+
+def _levels(drawn) -> str:
+    """Instances per level of detail of the last frame: full meshes / sprites / culled."""
+    if drawn is None:
+        return "n/a"
+    rows, full, sprites = drawn
+    return f"{full:,} / {sprites:,} / {rows - full - sprites:,}"
 
 
 def _gpu_cell(ms: float | None) -> str:
@@ -346,6 +375,12 @@ def main(argv=None) -> int:
     parser.add_argument("--size", default="1280x720")
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--frames", type=int, default=9)
+    parser.add_argument(
+        "--zoom",
+        type=float,
+        default=8.0,
+        help="the drawn sizes again this many times closer than framed",
+    )
     parser.add_argument("--out", type=Path, help="also write the markdown here")
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -355,7 +390,8 @@ def main(argv=None) -> int:
     busy_at_start = None if args.quick else others_busy_percent()
     ctx = create_headless_context("egl")
     skipped = [skipped_row(ctx, n, frames) for n in sizes]
-    shown = [drawn_row(ctx, n, frames, size, args.samples) for n in drawn]
+    shown = [drawn_row(ctx, n, frames, size, args.samples, zoom) for n in drawn
+             for zoom in (1.0, args.zoom)]  # fmt: skip
     lines = ["## Rendering", "",
              "Draws skipped (sgview's CPU work only; medians; 1 % of the nodes changed in "
              "the changed frames):", "", *skipped_table(skipped), ""]  # fmt: skip

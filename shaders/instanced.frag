@@ -13,6 +13,9 @@
 //    sRGB. KHR_materials_unlit: the base colour as is (no exposure, no tone mapping). Alpha: OPAQUE, MASK (u_alpha_cutoff) or BLEND (the renderer
 //    draws those last, back to front, without depth writes).
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
+// u_depth_only = 1 is the depth pre-pass (viewer/render/surface_pass.py): only the
+// discards run (a glTF back face, a masked texel), so the depth it leaves is the shading
+// pass's, and that pass shades each pixel once.
 // A highlighted instance (see instanced.vert) shows its glow on top, by u_glow_style:
 //   0 fill: it turns into its glow colour, emissive (at full strength the glow colour with
 //     a little shading to keep its shape);
@@ -29,6 +32,7 @@ uniform vec3 u_eye;         // camera position, world space (perspective)
 uniform vec3 u_view_dir;    // camera forward, world space (orthographic)
 uniform int u_ortho;
 uniform int u_unlit;
+uniform int u_depth_only;
 uniform int u_halo;
 uniform int u_glow_style;   // 0 fill, 1 rim, 2 heat
 uniform vec3 u_glow_local;  // red: the node's own value changed
@@ -313,6 +317,7 @@ void main() {
         f_color = vec4(mix(glow, vec3(1.0, 0.93, 0.75), 0.45), strength);
         return;
     }
+    if (u_depth_only == 1 && u_pbr == 0) return;
     vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - v_world_pos);
     float len = length(v_normal);
     vec3 n = len > 0.0 ? v_normal / len : vec3(0.0, 1.0, 0.0);
@@ -325,6 +330,7 @@ void main() {
         if (!front) n = -n;
         float a = u_base_color.a * v_vcolor.a * (u_tex_on[0] == 1 ? tex(0).a : 1.0);
         if (u_alpha_mode == 1 && a < u_alpha_cutoff) discard;
+        if (u_depth_only == 1) return;
         if (u_glow_style == 2) {
             color = vec4(heat_ramp(clamp(v_highlight, 0.0, 1.0)), 1.0);
             strength = 0.0;

@@ -14,6 +14,11 @@
 // u_halo = 1 is the halo pass, drawn before the scene: only glowing instances, each
 // grown by u_halo_px pixels around its projected origin, in flat glow colour; the scene
 // drawn afterwards covers all but the rim, which outlines the glowing nodes.
+//
+// u_sprite = 1 draws each instance as one point (the level of detail of instances a few
+// pixels across, viewer/render/culling.py): at the centre of the mesh's bounding sphere
+// u_sphere, as wide as the sphere looks, facing the eye; a glowing or marked instance at
+// least u_glow_min_px wide, so a touched subtree is seen at any distance.
 uniform mat4 u_view_proj;
 uniform int u_halo;
 uniform vec2 u_viewport;    // pixels
@@ -24,6 +29,14 @@ uniform float u_time;         // simulation seconds (the stamps' clock)
 uniform float u_fade;         // seconds from full glow to none; <= 0: one frame
 uniform float u_heat_seconds; // time constant of the heat's weighting
 uniform float u_heat_norm;    // 1 / the weight of all the time so far
+uniform int u_sprite;
+uniform vec4 u_sphere;        // sprites: the mesh's local bounding sphere (centre, radius)
+uniform float u_sprite_width; // sprites: the mesh's mean width on screen (local units)
+uniform float u_px_scale;     // sprites: pixels per world unit at clip w = 1
+uniform float u_glow_min_px;  // sprites: the least width of a glowing or marked one
+uniform vec3 u_eye;           // camera position, world space (perspective)
+uniform vec3 u_view_dir;      // camera forward, world space (orthographic)
+uniform int u_ortho;
 uniform int u_only;         // >= 0: draw only this instance (blended parts, back to front)
 
 in vec3 in_position;
@@ -65,6 +78,35 @@ float glow_value() {
     return (reason == 1.0 || reason == 3.0 || reason == 5.0) ? -s : s;
 }
 
+// One instance as a point: at its bounding sphere's centre, as wide as the mesh looks on
+// average (u_sprite_width, local units). Under a pixel, a point would cover a whole one:
+// it is kept with the chance of its area (hashed from its centre: steady while it is
+// still), so a crowd of them shades as much of the picture as their meshes would.
+void sprite(vec3 c0, vec3 c1, vec3 c2) {
+    vec3 centre = c0 * u_sphere.x + c1 * u_sphere.y + c2 * u_sphere.z + in_world[3].xyz;
+    vec4 clip = u_view_proj * vec4(centre, 1.0);
+    float stretch = sqrt(max(dot(c0, c0), max(dot(c1, c1), dot(c2, c2))));
+    float px = u_sprite_width * stretch * u_px_scale / max(clip.w, 1e-6);
+    bool marked = (v_highlight != 0.0 && u_glow_style != 2) || v_pending > 0.0;
+    float chance = fract(sin(dot(centre, vec3(12.9898, 78.233, 37.719))) * 43758.5453);
+    if (!marked && px < 1.0 && chance >= px * px) {
+        gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // outside the clip volume: dropped
+        return;
+    }
+    gl_PointSize = max(px, marked ? u_glow_min_px : 1.0);
+    vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - centre);
+    // Lit as a face towards the eye; a sprite has no silhouette, so in the rim style a
+    // glowing one gets a normal across the view (all rim: its glow fills it).
+    vec3 across = normalize(cross(to_eye, abs(to_eye.y) < 0.9 ? vec3(0.0, 1.0, 0.0)
+                                                              : vec3(1.0, 0.0, 0.0)));
+    v_normal = (u_glow_style == 1 && marked) ? across : to_eye;
+    v_world_pos = centre;
+    v_color = in_color;
+    v_vcolor = vec4(1.0);
+    v_mirror = 1.0;
+    gl_Position = clip;
+}
+
 void main() {
     if (u_only >= 0 && gl_InstanceID != u_only) {
         gl_Position = vec4(0.0, 0.0, 2.0, 1.0);  // outside the clip volume: dropped
@@ -89,6 +131,10 @@ void main() {
     v_uv1 = in_uv1;
     v_vcolor = in_vcolor;
     v_mirror = det < 0.0 ? -1.0 : 1.0;
+    if (u_sprite == 1) {
+        sprite(c0, c1, c2);
+        return;
+    }
     vec4 clip = u_view_proj * vec4(p, 1.0);
     if (u_halo == 1) {
         vec4 center = u_view_proj * vec4(in_world[3].xyz, 1.0);

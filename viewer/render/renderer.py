@@ -22,6 +22,7 @@ from viewer.content import meshes
 
 from .backdrop import Backdrop, axis_lines
 from .camera import Camera
+from .culling import InstanceCuller
 from .frame_view import GLOW_STYLES, FrameView, PendingMarks
 from .glow import STAMP_FORMAT, Glow
 from .gpu_instancing import NodeInstances
@@ -99,6 +100,11 @@ class Renderer:
         self.gpu_instances = NodeInstances(ctx, geometry, self.meshes, self.morphs.kind_of)
         self.scatter = RowScatter(ctx)  # spread-out frames' uploads, with compute shaders
         self.instances = Instances(ctx, list(self.meshes), self.scatter)
+        #: Frustum culling and level of detail of the big batches, on the GPU.
+        self.culler = InstanceCuller(ctx, self.programs["instanced"])
+        #: Lay down the glTF-material parts' depth first, then shade only the nearest
+        #: (`SurfacePass.draw_opaque`); off: slower on llvmpipe, unmeasured on a GPU.
+        self.depth_prepass = False
         skinning = scene.skinning
         self.skins = (
             SkinRenderer(ctx, skinning, scene.mesh_data, surfaces, geometry) if skinning else None
@@ -139,6 +145,8 @@ class Renderer:
         self.morphs.sync(self.meshes, force=True)
         self._find_quiet()
         self._make_vaos()
+        self.culler.build(self._batches(), self.meshes, self.surface_pass.surfaces,
+                          whole=self.morphs.copies())  # fmt: skip
         self._make_grid()
         if self.skins is not None:
             self.skins.upload_all(self.graph.world_matrices())
@@ -301,19 +309,22 @@ class Renderer:
         self.surface_pass.begin(prog, self.scene.lights, world, prog["u_light_dir"].value,
                                 self.look)  # fmt: skip
         prog["u_only"].value = -1
+        self.culler.cull(vp, size)
+        batches = self.culler.batches(self._batches())  # the culled ones' rows in view
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < glowing <= GLOW_EXTRAS_MAX:
             ctx.disable(moderngl.DEPTH_TEST)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             prog["u_halo"].value = 1
-            for batch in self._batches():
+            for batch in batches:
                 self.meshes[batch.kind].render(batch.vao, batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
         prog["u_halo"].value = 0
-        for batch in self._batches():  # opaque and masked parts
-            self.surface_pass.draw_batch(prog, batch)
+        self.surface_pass.draw_opaque(fbo, prog, batches, self.depth_prepass)
+        marked = glowing + len(self._pending_ids)  # how wide a glowing sprite is drawn
+        self.culler.draw_sprites(prog, self.surface_pass.materials, vp, size, marked)
         if self.skins is not None:
             self.skins.draw(prog, vp_bytes, self.surface_pass.materials, self.glow)
         self._draw_blended(view, prog, camera)
@@ -367,6 +378,7 @@ class Renderer:
             self.skins.release()
         self.surface_pass.release()
         self.backdrop.release()
+        self.culler.release()
         self.instances.release()
         self.gpu_instances.release()
         self.scatter.release()

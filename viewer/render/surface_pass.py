@@ -70,6 +70,27 @@ class SurfacePass:
             batch.vao.render(part.mode, vertices=part.count, first=part.first,
                              instances=batch.count)  # fmt: skip
 
+    def draw_opaque(self, fbo, prog: moderngl.Program, batches, depth_first: bool) -> None:
+        """Every batch's opaque and masked parts. With `depth_first`, the batches drawn
+        with glTF materials (the costly shading) lay down their depth first (the same
+        program and draws, colour writes off, the fragment stage stopping after its
+        discards), then the shading pass shades only where the depth equals the nearest:
+        each such pixel is shaded once however many instances cover it. The built-in
+        shading is cheaper than a second pass over the vertices (on llvmpipe 1.8x slower
+        with one, docs/performance.md), so it never has one."""
+        costly = [b for b in batches if b.kind in self.surfaces] if depth_first else []
+        if costly:
+            fbo.color_mask = False, False, False, False
+            prog["u_depth_only"].value = 1
+            for batch in costly:
+                self.draw_batch(prog, batch)
+            prog["u_depth_only"].value = 0
+            fbo.color_mask = True, True, True, True
+            self.ctx.depth_func = "<="
+        for batch in batches:
+            self.draw_batch(prog, batch)
+        self.ctx.depth_func = "<"
+
     def draw_blended(self, fbo, prog, camera: Camera, placed: list, skins) -> None:
         """The BLEND parts of the instanced batches and of the skinned meshes (`skins`, a
         `SkinRenderer` or None), after everything opaque. `placed`: (batch, model

@@ -1,0 +1,289 @@
+"""Frustum culling and level of detail of the instance batches, on the GPU.
+
+A big scene seen from close has most of its instances outside the view, and seen from far
+most of them a few pixels wide; drawing each as its full mesh costs the GPU the same
+either way. Each frame, before the node pass, a compute shader (shaders/
+cull_instances.comp) reads every row of each big batch from the buffers the renderer
+already keeps (`instances.Batch`: matrices, looks, stamps), tests the row's bounding
+sphere against the six frustum planes, and copies the rows inside into the batch's
+output rows, in their order (a prefix sum over the work groups' counts between two
+phases, cull_finish.comp): first those drawn as the full mesh, then those under
+`LOD_PX` pixels across, drawn as one point sprite each (shaders/instanced.vert,
+``u_sprite``). The counts go into indirect draw commands on the GPU, so the CPU never
+waits for them: the batch's draws go through `render_indirect` (`CulledBatch.vao`
+stands in for the batch's vertex array).
+
+A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide (less when a crowd
+glows: `glow_sprite_px`), in its glow's colour: a touched subtree is seen among a
+million nodes. Picking and framing do not
+use this (they are `scene_bounds.py`, on the CPU). Batches under `CULL_MIN_ROWS` rows
+are drawn as they are (three dispatches cost more than they save), so are those over
+`CULL_MAX_ROWS` (more work groups than a dispatch may have), and so is every batch
+without compute shaders (OpenGL below 4.3) or with `enabled` off: then everything is
+drawn in full, as before.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+
+from viewer.content import meshes
+
+from .glow import STAMP_FORMAT
+from .instances import LOOK_BYTES, MATRIX_BYTES
+from .shaders import has_compute, load_compute
+
+__all__ = ["CULL_MIN_ROWS", "GLOW_SPRITE_PX", "LOD_PX", "InstanceCuller", "frustum_planes",
+           "glow_sprite_px"]  # fmt: skip
+
+#: Batches with fewer rows are drawn whole, without culling.
+CULL_MIN_ROWS = 64
+#: Instances whose bounding sphere looks narrower than this many pixels are point sprites.
+LOD_PX = 2.0
+#: The least width in pixels of a glowing or marked (pending) sprite, while few glow...
+GLOW_SPRITE_PX = 12.0
+#: ... and while a crowd glows (a subtree of thousands reads as a region by itself; at
+#: 12 pixels each it would be one blot hiding its shape and its neighbours).
+GLOW_CROWD_PX = 3.0
+#: Up to this many glowing or marked nodes each sprite gets `GLOW_SPRITE_PX`; beyond,
+#: the width shrinks with the square root of the count (the area they cover stays put).
+GLOW_FEW = 100
+#: Threads per work group of cull_instances.comp.
+GROUP = 64
+#: Batches with more rows are drawn whole: one dispatch has at most 65,535 work groups
+#: (OpenGL's guaranteed GL_MAX_COMPUTE_WORK_GROUP_COUNT).
+CULL_MAX_ROWS = GROUP * 65535
+#: uint32 per DrawElementsIndirectCommand.
+COMMAND_UINTS = 5
+STAMP_ROW_BYTES = 8
+
+
+def frustum_planes(vp: np.ndarray) -> np.ndarray:
+    """The six planes [6, 4] of view-projection `vp` (row-major, column vectors), each
+    normalised so that ``plane[:3] @ p + plane[3]`` is the signed distance of world point
+    `p` (positive inside): left, right, bottom, top, near, far."""
+    vp = np.asarray(vp, dtype=np.float64)
+    rows = [vp[3] + vp[0], vp[3] - vp[0], vp[3] + vp[1], vp[3] - vp[1], vp[3] + vp[2],
+            vp[3] - vp[2]]  # fmt: skip
+    planes = np.array(rows)
+    norms = np.linalg.norm(planes[:, :3], axis=1, keepdims=True)
+    return planes / np.where(norms > 0, norms, 1.0)
+
+
+def sprite_width(lo: np.ndarray, hi: np.ndarray) -> float:
+    """The width of a square as big as box [lo, hi] looks on average: the square root of
+    its mean projected area (a quarter of its surface), times 0.85 (a box's corners
+    overstate a round mesh)."""
+    a, b, c = np.asarray(hi, np.float64) - np.asarray(lo, np.float64)
+    return float(0.85 * np.sqrt((a * b + b * c + c * a) / 2.0))
+
+
+def glow_sprite_px(marked: int) -> float:
+    """The least width in pixels of a glowing or marked sprite while `marked` nodes glow
+    or are marked: `GLOW_SPRITE_PX` for a few, down to `GLOW_CROWD_PX` for a crowd."""
+    if marked <= GLOW_FEW:
+        return GLOW_SPRITE_PX
+    return max(GLOW_CROWD_PX, GLOW_SPRITE_PX * float(np.sqrt(GLOW_FEW / marked)))
+
+
+def bounding_sphere(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
+    """The sphere (centre, radius) around the box [lo, hi] (a mesh's local bounds)."""
+    lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
+    centre = (lo + hi) / 2.0
+    return (*(float(v) for v in centre), float(np.linalg.norm(hi - lo) / 2.0))
+
+
+class IndirectDraws:
+    """Stands in for a batch's vertex array: each `render(mode, vertices, first,
+    instances)` the node pass makes becomes the indirect command of that index range,
+    whose instance count the GPU wrote."""
+
+    def __init__(self, vao: moderngl.VertexArray, commands: moderngl.Buffer, index: dict):
+        self.ctx = vao.ctx
+        self.vao = vao
+        self.commands = commands
+        self._index = index  # (first, vertices) -> command number
+
+    def render(self, mode=None, vertices: int = -1, first: int = 0, instances: int = 1) -> None:
+        del instances  # the GPU's count
+        command = self._index[(int(first), int(vertices))]
+        self.vao.render_indirect(self.commands, mode, count=1, first=command)
+
+
+class CulledBatch:
+    """A batch's culled rows and their draws (the node pass draws it as the batch)."""
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, batch, mesh, parts):
+        """Output rows, counts and commands for `batch` (of GpuMesh `mesh`, drawn by glTF
+        `parts` or, without, by the mesh's index ranges)."""
+        self.batch = batch
+        self.kind = batch.kind
+        self.sphere = bounding_sphere(*mesh.bounds)
+        self.sprite_width = sprite_width(*mesh.bounds)
+        rows = batch.count
+        self.matrices = ctx.buffer(reserve=rows * MATRIX_BYTES)
+        self.looks = ctx.buffer(reserve=rows * LOOK_BYTES)
+        self.stamps = ctx.buffer(reserve=rows * STAMP_ROW_BYTES)
+        #: Work groups of the cull passes, and their scratch (cull_instances.comp).
+        self.groups = (rows + GROUP - 1) // GROUP
+        self.work = ctx.buffer(reserve=4 * (2 + 2 * self.groups + rows))
+        total = int(mesh.ibo.size // 4)
+        ranges = [(0, -1, total)] + [(f, c, c) for _m, f, c in mesh.ranges]
+        ranges += [(p.first, p.count, p.count) for p in parts]
+        index: dict = {}
+        commands = []
+        for first, key, count in ranges:
+            if (first, key) not in index:
+                index[(first, key)] = len(commands)
+                commands.append((count, 0, first, 0, 0))
+        self.sprite_command = len(commands)
+        commands.append((1, 0, 0, 0, 0))  # one point per sprite row (cull_finish.comp)
+        self.command_count = len(commands) - 1
+        self.commands = ctx.buffer(np.array(commands, np.uint32).tobytes())
+        self._vao = ctx.vertex_array(
+            prog,
+            [
+                (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+                (self.matrices, "16f/i", "in_world"),
+                (self.looks, "3f 3f/i", "in_color", "in_size"),
+                (self.stamps, STAMP_FORMAT, "in_stamp"),
+            ],
+            index_buffer=mesh.ibo,
+            index_element_size=4,
+        )
+        self.vao = IndirectDraws(self._vao, self.commands, index)
+
+    @property
+    def count(self) -> int:
+        return self.batch.count
+
+    def drawn(self) -> tuple[int, int]:
+        """(full meshes, sprites) the last cull kept: reads the GPU (tests and bench)."""
+        words = np.frombuffer(self.commands.read(), np.uint32).reshape(-1, COMMAND_UINTS)
+        return int(words[0, 1]), int(words[self.sprite_command, 1])
+
+    def release(self) -> None:
+        for thing in (self._vao, self.matrices, self.looks, self.stamps, self.work,
+                      self.commands):  # fmt: skip
+            thing.release()
+
+
+class InstanceCuller:
+    """The culling and level-of-detail passes of one renderer's node program."""
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program) -> None:
+        self.ctx = ctx
+        self.prog = prog
+        #: Whether this context runs compute shaders; without, everything is drawn whole.
+        self.available = has_compute(ctx)
+        #: Cull (and draw sprites) when available; off: everything drawn whole.
+        self.enabled = self.available
+        self._cull = load_compute(ctx, "cull_instances") if self.available else None
+        self._finish = load_compute(ctx, "cull_finish") if self.available else None
+        self.culled: dict[int, CulledBatch] = {}  # id(batch) -> its culled rows
+
+    def build(self, batches, gpu_meshes: dict, surfaces: dict, whole=()) -> None:
+        """Make the culled rows of each batch of `batches` with `CULL_MIN_ROWS` rows or
+        more (`gpu_meshes`: GpuMesh by kind; `surfaces`: glTF parts by kind); kinds in
+        `whole` (meshes whose vertices move: morphed copies) are always drawn whole."""
+        self._forget()
+        if not self.available:
+            return
+        for batch in batches:
+            if not CULL_MIN_ROWS <= batch.count <= CULL_MAX_ROWS or batch.kind in whole:
+                continue
+            surface = surfaces.get(batch.kind)
+            parts = surface.parts if surface is not None else ()
+            culled = CulledBatch(self.ctx, self.prog, batch, gpu_meshes[batch.kind], parts)
+            self.culled[id(batch)] = culled
+
+    def cull(self, vp: np.ndarray, size: tuple[int, int], lod: bool = True) -> None:
+        """Cull every culled batch for view-projection `vp` (row-major) in a viewport of
+        `size` pixels; with `lod`, instances under `LOD_PX` become sprites."""
+        if not (self.enabled and self.culled):
+            return
+        prog = self._cull
+        planes = frustum_planes(vp).astype(np.float32)
+        prog["u_planes"].write(planes.tobytes())
+        prog["u_w_row"].value = tuple(float(v) for v in vp[3])
+        prog["u_px_scale"].value = pixel_scale(vp, size)
+        prog["u_lod_px"].value = LOD_PX if lod else 0.0
+        self._phase(0)  # classify, count per work group
+        finish = self._finish
+        for culled in self.culled.values():  # offsets per group, the draw commands
+            finish["u_groups"].value = culled.groups
+            finish["u_commands"].value = culled.command_count
+            culled.work.bind_to_storage_buffer(0)
+            culled.commands.bind_to_storage_buffer(1)
+            finish.run(1)
+        self.ctx.memory_barrier()
+        self._phase(1)  # copy the rows kept, in order
+
+    def _phase(self, phase: int) -> None:
+        """Run phase `phase` of cull_instances.comp over every culled batch."""
+        prog = self._cull
+        prog["u_phase"].value = phase
+        for culled in self.culled.values():
+            batch = culled.batch
+            prog["u_rows"].value = batch.count
+            prog["u_groups"].value = culled.groups
+            prog["u_sphere"].value = culled.sphere
+            for binding, buf in enumerate((batch.matrices, batch.looks, batch.stamps,
+                                           culled.matrices, culled.looks, culled.stamps,
+                                           culled.work)):  # fmt: skip
+                buf.bind_to_storage_buffer(binding)
+            prog.run(culled.groups)
+        self.ctx.memory_barrier()
+
+    def batches(self, batches) -> list:
+        """`batches` as the node pass draws them: each culled one by its culled rows."""
+        if not (self.enabled and self.culled):
+            return list(batches)
+        return [self.culled.get(id(b), b) for b in batches]
+
+    def draw_sprites(self, prog: moderngl.Program, materials, vp: np.ndarray,
+                     size: tuple[int, int], marked: int = 0) -> None:  # fmt: skip
+        """Draw the sprite rows of every culled batch (one point each), with the built-in
+        shading (`materials`: the pass's `MaterialBinder`); `marked`: how many nodes glow
+        or are marked (`glow_sprite_px`)."""
+        if not (self.enabled and self.culled):
+            return
+        materials.builtin(prog)
+        self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
+        prog["u_sprite"].value = 1
+        prog["u_px_scale"].value = pixel_scale(vp, size)
+        prog["u_glow_min_px"].value = glow_sprite_px(marked)
+        for culled in self.culled.values():
+            prog["u_sphere"].value = culled.sphere
+            prog["u_sprite_width"].value = culled.sprite_width
+            culled.vao.vao.render_indirect(
+                culled.commands, moderngl.POINTS, count=1, first=culled.sprite_command
+            )
+        prog["u_sprite"].value = 0
+        self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
+
+    def drawn(self) -> tuple[int, int, int]:
+        """(rows, full meshes, sprites) over the culled batches, as the last cull left
+        them: reads the GPU, for tests and the benchmark."""
+        counts = [c.drawn() for c in self.culled.values()]
+        rows = sum(c.count for c in self.culled.values())
+        return rows, sum(f for f, _s in counts), sum(s for _f, s in counts)
+
+    def _forget(self) -> None:
+        for culled in self.culled.values():
+            culled.release()
+        self.culled = {}
+
+    def release(self) -> None:
+        self._forget()
+        for shader in (self._cull, self._finish):
+            if shader is not None:
+                shader.release()
+
+
+def pixel_scale(vp: np.ndarray, size: tuple[int, int]) -> float:
+    """Pixels per world unit across the view at clip w = 1: the projection's vertical
+    scale (the length of `vp`'s second row's 3x3 part, the view being rigid) times half
+    the viewport's height."""
+    return float(np.linalg.norm(np.asarray(vp, np.float64)[1, :3]) * size[1] / 2.0)
