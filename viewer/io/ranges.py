@@ -212,7 +212,7 @@ def _animated_bounds(scene, n: int, scale: np.ndarray, reach: np.ndarray) -> Non
     for clip in [] if player is None else player.clips:
         for channel in clip.channels:
             i = channel.node
-            if not 0 <= i < n or channel.path in ("rotation", "weights"):
+            if not 0 <= i < n or channel.path in ("rotation", "weights", "instances"):
                 continue
             bound = _channel_bound(channel)
             if channel.path == "scale":
@@ -272,6 +272,15 @@ def _gltf_geometry_reach(scene, drawn: np.ndarray, radius: dict[str, float]) -> 
             extra = 2.0 * weight_max.get(item.node, 0.0) * float(per_target) * math.sqrt(3.0)
             base = mesh_radius(item.mesh) * math.sqrt(3.0)
             drawn[item.node] = max(drawn[item.node], base) + extra
+        played: dict[int, tuple[float, float]] = {}  # node -> (farthest, largest) played
+        for clip in [] if player is None else player.clips:
+            for c in clip.channels:
+                if c.path == "instances":
+                    m = np.asarray(c.values).reshape(-1, 4, 4)
+                    far = float(np.linalg.norm(m[:, :3, 3], axis=1).max(initial=0.0))
+                    big = float(np.abs(m[:, :3, :3]).sum(axis=2).max(initial=0.0))
+                    was = played.get(c.node, (0.0, 0.0))
+                    played[c.node] = (max(was[0], far), max(was[1], big))
         for item in geometry.instanced:
             if item.node >= n or item.mesh not in scene.mesh_data:
                 continue
@@ -279,6 +288,9 @@ def _gltf_geometry_reach(scene, drawn: np.ndarray, radius: dict[str, float]) -> 
             spread = np.linalg.norm(m[:, :3, 3], axis=1)
             size = np.abs(m[:, :3, :3]).sum(axis=2).max(axis=1) * mesh_radius(item.mesh)
             drawn[item.node] = max(drawn[item.node], float((spread + size).max(initial=0.0)))
+            if item.node in played:  # any key of its animation, bounded as a whole
+                far, big = played[item.node]
+                drawn[item.node] = max(drawn[item.node], far + big * mesh_radius(item.mesh))
 
 
 def world_reach_reason(scene) -> tuple[int, str] | None:

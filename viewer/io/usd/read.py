@@ -120,17 +120,18 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
     shear = split_shear(local[sheared]) if sheared.any() else None
     new_row = _assemble(model, prims, (t, q, s), shear, sheared, root)
     outer_of = {int(i): int(new_row[i]) - 1 for i in np.flatnonzero(sheared)}
-    _clip(model, animated, times, frames, frame_split, new_row, outer_of)
-    _geometry(model, prims, new_row, time, display, budget)
+    played = _geometry(model, prims, new_row, timeline, display, budget)
+    _clip(model, animated, times, frames, frame_split, new_row, outer_of, played)
     for purpose, count in sorted(prims.skipped.items()):
         model.notes.append(f"{display}: {count:,} prims of purpose {purpose!r} are not shown")
     return model
 
 
-def _clip(model, animated, times, frames, frame_split, new_row, outer_of) -> None:
+def _clip(model, animated, times, frames, frame_split, new_row, outer_of, played) -> None:
     """The baked frames as one clip: translation, rotation and scale channels of each
-    animated prim's node (a sheared prim's outer node, and its own node's rotation)."""
-    channels = []
+    animated prim's node (a sheared prim's outer node, and its own node's rotation), and
+    the `played` instance channels of the animated PointInstancers."""
+    channels = list(played)
     for j, i in enumerate(animated):
         if i in outer_of:
             t, u, sigma, vt = split_shear(frames[:, j])
@@ -149,8 +150,11 @@ def _clip(model, animated, times, frames, frame_split, new_row, outer_of) -> Non
         model.clips.append(Clip(CLIP_NAME, tuple(channels)))
 
 
-def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> None:
-    """Looks and meshes of the gprims, instances of the PointInstancers."""
+def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -> list:
+    """Looks and meshes of the gprims, instances of the PointInstancers; returns the
+    instance channels of those whose instances move."""
+    time = Usd.TimeCode(timeline.start)
+    played: list = []
     resolved = str(model.path.resolve()) if model.path.exists() else str(model.path)
     notes: set[str] = set()
     drawn: dict[str, tuple[str, tuple] | None] = {}
@@ -168,13 +172,16 @@ def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> No
     for i in prims.drawn:
         prim, row = prims.prims[i], int(new_row[i])
         if prim.IsA(UsdGeom.PointInstancer):
-            model.geometry.instanced += instanced_nodes(prim, row, time, mesh_of, display,
-                                                        budget, notes)  # fmt: skip
+            items, channels = instanced_nodes(prim, row, time, mesh_of, display, budget,
+                                              timeline)  # fmt: skip
+            model.geometry.instanced += items
+            played += channels
         elif prim.IsA(UsdGeom.Gprim):
             got = mesh_of(prim)
             if got is not None:
                 model.looks[row] = Look(mesh=got[0], size=(1.0, 1.0, 1.0), color=got[1])
     model.notes += [f"{display}: {note}" for note in sorted(notes)]
+    return played
 
 
 def _read_gprim(model, prim, key, time, display, budget, notes, textures):
