@@ -30,7 +30,7 @@ from viewer.io.usd.traverse import walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.scene.math import quat_from_axis_angle
 
-__all__ = ["UsdModel", "model_of_stage", "read_usd"]
+__all__ = ["CLIP_NAME", "UsdModel", "model_of_stage", "prim_channels", "read_usd"]
 
 #: The clip of a stage's time-sampled transforms.
 CLIP_NAME = "timeSamples"
@@ -128,26 +128,32 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
 
 
 def _clip(model, animated, times, frames, frame_split, new_row, outer_of, played) -> None:
-    """The baked frames as one clip: translation, rotation and scale channels of each
-    animated prim's node (a sheared prim's outer node, and its own node's rotation), and
-    the `played` instance channels of the animated PointInstancers."""
+    """The baked frames as one clip: each animated prim's channels (`prim_channels`),
+    and the `played` instance channels of the animated PointInstancers."""
     channels = list(played)
     for j, i in enumerate(animated):
-        if i in outer_of:
-            t, u, sigma, vt = split_shear(frames[:, j])
-            outer = outer_of[i]
-            channels += [Channel(outer, "translation", "LINEAR", times, t),
-                         Channel(outer, "rotation", "LINEAR", times, u),
-                         Channel(outer, "scale", "LINEAR", times, sigma),
-                         Channel(int(new_row[i]), "rotation", "LINEAR", times, vt)]  # fmt: skip
-            continue
-        t, q, s, _ = frame_split[j]
-        row = int(new_row[i])
-        channels += [Channel(row, "translation", "LINEAR", times, t),
-                     Channel(row, "rotation", "LINEAR", times, q),
-                     Channel(row, "scale", "LINEAR", times, s)]  # fmt: skip
+        channels += prim_channels(times, frames[:, j], int(new_row[i]), outer_of.get(i),
+                                  None if i in outer_of else frame_split[j])  # fmt: skip
     if channels:
         model.clips.append(Clip(CLIP_NAME, tuple(channels)))
+
+
+def prim_channels(times: np.ndarray, frames: np.ndarray, node: int, outer: int | None,
+                  split=None) -> list[Channel]:  # fmt: skip
+    """The channels that play one prim's baked local matrices `frames` (F, 4, 4) at key
+    `times`: translation, rotation and scale of its `node` (`split`: `split_trs` of the
+    frames, when known), or, sheared, those of its `outer` node and its own node's
+    rotation."""
+    if outer is not None:
+        t, u, sigma, vt = split_shear(frames)
+        return [Channel(outer, "translation", "LINEAR", times, t),
+                Channel(outer, "rotation", "LINEAR", times, u),
+                Channel(outer, "scale", "LINEAR", times, sigma),
+                Channel(node, "rotation", "LINEAR", times, vt)]  # fmt: skip
+    t, q, s, _ = split_trs(frames) if split is None else split
+    return [Channel(node, "translation", "LINEAR", times, t),
+            Channel(node, "rotation", "LINEAR", times, q),
+            Channel(node, "scale", "LINEAR", times, s)]  # fmt: skip
 
 
 def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -> list:
