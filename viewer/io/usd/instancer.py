@@ -73,7 +73,8 @@ def _instances_at(inst, code, count: int, where: dict, budget) -> tuple[np.ndarr
         raise SceneError(f"expected prototype indices in 0..{count - 1}", **where,
                          field="protoIndices")  # fmt: skip
     matrices = inst.ComputeInstanceTransformsAtTime(code, code)
-    kept = np.asarray(inst.ComputeMaskAtTime(code) or [True] * len(proto_ids), dtype=bool)
+    mask = inst.ComputeMaskAtTime(code)
+    kept = np.asarray(mask, dtype=bool) if len(mask) else np.ones(len(proto_ids), bool)
     ids = proto_ids[kept] if len(kept) == len(proto_ids) else proto_ids
     if matrices is not None and len(matrices) == len(proto_ids) != len(ids):
         matrices = np.asarray(matrices)[kept]  # pxr leaves a lone hidden instance unmasked
