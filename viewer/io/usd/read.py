@@ -26,7 +26,7 @@ from viewer.io.usd.shapes import SHAPES, MeshRead, mesh_arrays, shape_arrays
 from viewer.io.usd.stage import open_stage
 from viewer.io.usd.textures import TextureReader
 from viewer.io.usd.timeline import bake, timeline_of
-from viewer.io.usd.traverse import walk_prims
+from viewer.io.usd.traverse import Visibility, walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.scene.math import quat_from_axis_angle
 
@@ -175,8 +175,13 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
                                      textures)  # fmt: skip
         return drawn[key]
 
+    visibility = Visibility(time)
+    hidden = 0
     for i in prims.drawn:
         prim, row = prims.prims[i], int(new_row[i])
+        if visibility.hidden(prim):  # its node stays: only what it draws is left out
+            hidden += 1
+            continue
         if prim.IsA(UsdGeom.PointInstancer):
             items, channels = instanced_nodes(prim, row, time, mesh_of, display, budget,
                                               timeline)  # fmt: skip
@@ -186,6 +191,8 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
             got = mesh_of(prim)
             if got is not None:
                 model.looks[row] = Look(mesh=got[0], size=(1.0, 1.0, 1.0), color=got[1])
+    if hidden:
+        notes.add(f"{hidden:,} invisible prims are not drawn (their nodes are kept)")
     model.notes += [f"{display}: {note}" for note in sorted(notes)]
     return played
 
