@@ -20,6 +20,7 @@ from viewer.animation.clip import Channel, Clip
 from viewer.content.scene import Look
 from viewer.io.gltf_read.scene import GltfModel
 from viewer.io.limits import Budget, Limits
+from viewer.io.usd.cameras import camera_of
 from viewer.io.usd.instancer import instanced_nodes
 from viewer.io.usd.looks import display_color, materials_of, mesh_surface
 from viewer.io.usd.shapes import SHAPES, MeshRead, mesh_arrays, shape_arrays
@@ -121,6 +122,11 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
     new_row = _assemble(model, prims, (t, q, s), shear, sheared, root)
     outer_of = {int(i): int(new_row[i]) - 1 for i in np.flatnonzero(sheared)}
     played = _geometry(model, prims, new_row, timeline, display, budget)
+    notes: set[str] = set()
+    meters = UsdGeom.GetStageMetersPerUnit(stage)
+    found = (camera_of(prims.prims[i], int(new_row[i]), time, meters, notes) for i in prims.cameras)
+    model.cameras = [cam for cam in found if cam is not None]
+    model.notes += [f"{display}: {note}" for note in sorted(notes)]
     _clip(model, animated, times, frames, frame_split, new_row, outer_of, played)
     for purpose, count in sorted(prims.skipped.items()):
         model.notes.append(f"{display}: {count:,} prims of purpose {purpose!r} are not shown")

@@ -38,6 +38,8 @@ class PrimRows:
     resets: list[bool] = field(default_factory=list)
     #: The rows of the prims that may draw something (gprims, instancers).
     drawn: list[int] = field(default_factory=list)
+    #: The rows of the cameras.
+    cameras: list[int] = field(default_factory=list)
     #: Prims left out for their purpose, by purpose ("guide": 3).
     skipped: dict[str, int] = field(default_factory=dict)
 
@@ -98,6 +100,8 @@ def walk_prims(
                 rows.drawn.append(row)
                 if prim.IsA(instancer):
                     walk.PruneChildren()
+            elif prim.GetTypeName() == "Camera":
+                rows.cameras.append(row)
     return rows
 
 
