@@ -288,3 +288,49 @@ def test_random_time_sample_edits_match_xformcache_at_several_times(edits, held)
         op = ops[name]
         op.Set((value, 1.0, -value) if name == "move" else value, code)
         _check_frames(live, stage, [frame, frame + 17, frame + 61])
+
+
+def _instancer_stage():
+    stage, ops = _animated_stage()
+    inst = UsdGeom.PointInstancer.Define(stage, "/World/Scatter")
+    UsdGeom.Cube.Define(stage, "/World/Scatter/Protos/Box")
+    inst.CreatePrototypesRel().SetTargets(["/World/Scatter/Protos/Box"])
+    inst.CreateProtoIndicesAttr([0, 0, 0])
+    inst.CreatePositionsAttr([(0, 0, 0), (2, 0, 0), (4, 0, 0)])
+    return stage, inst
+
+
+def _instances_match(live, stage, inst, code):
+    """The instancer's drawn instances are pxr's (ComputeInstanceTransformsAtTime)."""
+    node = _ids(live, "/World/Scatter")[0]
+    (item,) = [i for i in live.scene.geometry.instanced if i.node == node]
+    want = np.array(inst.ComputeInstanceTransformsAtTime(code, code)).transpose(0, 2, 1)
+    np.testing.assert_allclose(item.locals, want, rtol=0, atol=1e-12)
+    return node
+
+
+def test_instance_data_edited_live_moves_the_instances_and_plays_its_samples():
+    from test_time import _code
+
+    stage, inst = _instancer_stage()
+    live = LiveStage(stage)
+    _play(live, [0])
+    live.scene.geometry.take_changed()
+    inst.GetPositionsAttr().Set([(0, 1, 0), (2, 1, 0), (4, 1, 0)])  # a still edit
+    _play(live, [1])
+    assert "instances changed (positions)" in live.lines[-1]
+    node = _instances_match(live, stage, inst, _code(stage, 1))
+    assert node in live.scene.geometry.take_changed()  # its own change: it glows
+    positions = inst.GetPositionsAttr()
+    positions.Set([(0, 0, 0), (2, 0, 0), (4, 0, 0)], 0)  # now sampled: it plays
+    positions.Set([(0, 5, 0), (2, 0, 5), (4, -5, 0)], 48)
+    _play(live, [2])
+    assert "baked again" in live.lines[-1]
+    for frame in (3, 40, 61, 119, 150):
+        _play(live, [frame])
+        _instances_match(live, stage, inst, _code(stage, frame))
+    inst.GetProtoIndicesAttr().Set([0, 0])  # fewer instances: noted, not drawn wrong
+    inst.GetPositionsAttr().Clear()
+    inst.GetPositionsAttr().Set([(0, 0, 0), (1, 1, 1)])
+    _play(live, [151])
+    assert any("how many instances" in line for line in live.lines[-2:])

@@ -28,14 +28,14 @@ from viewer.io.errors import SceneError
 from viewer.io.usd.timeline import MAX_SAMPLES, Timeline
 from viewer.io.usd.xforms import column_matrices
 
-__all__ = ["instanced_nodes"]
+__all__ = ["INSTANCE_ATTRIBUTES", "instanced_nodes"]
 
 #: How much earlier (seconds) a stepped key starts than the frame it is keyed at: a later
 #: loop's frame time lands an ulp beside its key (timeline.py), and stepping from an ulp
 #: short of a key would show the key before it.
 STEP_EARLY = 1e-9
 #: The instancer's attributes whose samples move instances.
-_ANIMATED = ("positions", "orientations", "orientationsf", "scales", "velocities",
+INSTANCE_ATTRIBUTES = ("positions", "orientations", "orientationsf", "scales", "velocities",
              "angularVelocities", "accelerations", "protoIndices", "invisibleIds")  # fmt: skip
 
 
@@ -49,7 +49,7 @@ def _varies(inst, prototypes: list, where: dict) -> bool:
     within `MAX_SAMPLES`)."""
     prim = inst.GetPrim()
     varies = False
-    for name in _ANIMATED:
+    for name in INSTANCE_ATTRIBUTES:
         attr = prim.GetAttribute(name)
         count = attr.GetNumTimeSamples() if attr else 0
         if count > MAX_SAMPLES:

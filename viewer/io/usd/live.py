@@ -11,6 +11,9 @@ callback), so what an edit changed is exactly what that frame recomputes and glo
 - a resync (a prim added, removed, re-parented, made inactive, a reference or variant
   changed) is a **structural change**: the nodes of the resynced subtree are removed and
   the subtree is read again from the stage, its new nodes dirty;
+- a PointInstancer's instance data (positions, orientations, scales, prototype
+  indices...) edited: its instances are read again, the node's own change (no matrix of
+  it moves: `Geometry.set_instances`), and its instance channel baked again;
 - anything else (a colour, points) changes no transform: noted, not shown.
 
 Each change is one line in `lines` (and on `out` when given) with its reason, e.g.
@@ -28,12 +31,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
+import numpy as np
 from pxr import Sdf, Tf, Usd, UsdGeom
 
 from viewer.animation.clip import Clip
 from viewer.animation.player import AnimationPlayer
 from viewer.content.scene import Look
-from viewer.io.limits import DEFAULT_LIMITS
+from viewer.io.limits import DEFAULT_LIMITS, Budget
+from viewer.io.usd.instancer import INSTANCE_ATTRIBUTES, instanced_nodes
 from viewer.io.usd.read import CLIP_NAME, model_of_stage, prim_channels
 from viewer.io.usd.scene import scene_of_model
 from viewer.io.usd.timeline import bake, timeline_of
@@ -96,7 +101,10 @@ class LiveStage:
                 continue  # read again whole above
             moved = sorted(p for p in props if _is_transform(p))
             node = self._node_of(path)
-            if not moved:
+            placed = sorted(props & {*INSTANCE_ATTRIBUTES, "prototypes"})
+            if placed and node is not None and not moved:
+                self._instances(path, node, code, placed)
+            elif not moved:
                 self._say(f"{path}: no transform changed ({', '.join(sorted(props)) or 'metadata'}"
                           "): not shown")  # fmt: skip
             elif node is None:
@@ -134,14 +142,42 @@ class LiveStage:
                   + (f"; its time samples baked again ({len(times):,} keys)" if animated else "")
                   + ("; no longer animated" if baked and not animated else ""))  # fmt: skip
 
-    def _play(self, nodes: set[int], channels: list) -> bool:
-        """Replace the channels of `nodes` in the stage's clip by `channels` (a player and
-        a clip made when there were none); whether any of `nodes` had channels."""
+    def _instances(self, path: str, node: int, code, placed: list[str]) -> None:
+        """A PointInstancer's instance data edited: its instances read again at the
+        frame's time code (a change of the node's own, `Geometry.set_instances`) and its
+        instance channel baked again; an edit that changes how many instances each
+        gprim draws is only noted (the GPU batches keep their sizes until reopened)."""
+        geometry = self.scene.geometry
+        old = [item for item in geometry.instanced if item.node == node]
+        colour = {item.mesh: item.color for item in old}
+
+        def mesh_of(gprim):
+            source = gprim.GetPrimInPrototype() if gprim.IsInstanceProxy() else gprim
+            key = next((k for k in colour if k.endswith("#" + str(source.GetPath()))), None)
+            return None if key is None else (key, colour[key])
+
+        prim = self.stage.GetPrimAtPath(path)
+        items, channels = instanced_nodes(prim, node, code, mesh_of, self.display,
+                                          Budget(DEFAULT_LIMITS), self.timeline)  # fmt: skip
+        if [(i.mesh, i.locals.shape) for i in items] != [(i.mesh, i.locals.shape) for i in old]:
+            self._say(f"{path}: {', '.join(placed)} changed how many instances it draws: "
+                      "shown when the stage is opened again")  # fmt: skip
+            return
+        if items:
+            geometry.set_instances(node, np.concatenate([i.locals.reshape(-1) for i in items]))
+        self._play({node}, channels, paths={"instances"})
+        self._say(f"{path}: instances changed ({', '.join(placed)})"
+                  + ("; their time samples baked again" if channels else ""))  # fmt: skip
+
+    def _play(self, nodes: set[int], channels: list, paths: set[str] | None = None) -> bool:
+        """Replace the channels of `nodes` (those of `paths` only, when given) in the
+        stage's clip by `channels` (a player and a clip made when there were none);
+        whether any of `nodes` had such channels."""
         player = self.scene.animation
         clip = None if player is None else next(
             (c for c in player.clips if c.name == CLIP_NAME), None)  # fmt: skip
         old = () if clip is None else clip.channels
-        kept = tuple(c for c in old if c.node not in nodes)
+        kept = tuple(c for c in old if c.node not in nodes or (paths and c.path not in paths))
         if clip is None and not channels:
             return False
         new = Clip(CLIP_NAME, kept + tuple(channels))
