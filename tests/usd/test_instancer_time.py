@@ -150,3 +150,22 @@ def test_a_still_instancer_has_no_channel():
     scene = scene_of(stage)
     paths = {c.path for clip in scene.animation.clips for c in clip.channels}
     assert "instances" not in paths and "translation" in paths
+
+
+def test_rows_a_frame_does_not_use_are_not_picked_or_framed():
+    """Where a prototype's instance count changes, its items keep the most rows any key
+    needs; the rows a frame leaves unused (zero matrices) are no boxes to pick or frame."""
+    from viewer.render.scene_bounds import SceneBounds
+
+    rng = np.random.default_rng(9)
+    stage = _instancer_stage(rng, [0.0, 12.0, 24.0], 24.0, True, [8, 2, 8], False)
+    scene = scene_of(stage)
+    apply_animation(scene, 0.75)  # code 18, held at the second sample: 2 instances
+    scene.graph.update()
+    rows = sum(len(item.locals) for item in scene.geometry.instanced)
+    used = sum(int((item.locals[:, 3, 3] != 0).sum()) for item in scene.geometry.instanced)
+    assert used == 2 < rows
+    ids, worlds, lo, hi = SceneBounds(scene).node_boxes()
+    node = next(i for i, p in scene.node_paths.items() if p == "/World/Scatter")
+    assert int((ids == node).sum()) == used  # the instancer itself draws no box of its own
+    assert np.isfinite(worlds).all() and (np.abs(worlds[ids == node][:, 3, 3]) > 0).all()
