@@ -169,3 +169,18 @@ def test_rows_a_frame_does_not_use_are_not_picked_or_framed():
     node = next(i for i, p in scene.node_paths.items() if p == "/World/Scatter")
     assert int((ids == node).sum()) == used  # the instancer itself draws no box of its own
     assert np.isfinite(worlds).all() and (np.abs(worlds[ids == node][:, 3, 3]) > 0).all()
+
+
+def test_the_log_names_the_instancer_whose_instances_moved(tmp_path, capsys):
+    """`--log`: a frame whose instances moved (no matrix of the node did) says so."""
+    from viewer.cli.main import main
+
+    rng = np.random.default_rng(11)
+    stage = _instancer_stage(rng, [0.0, 48.0], 24.0, False, [3, 3], False)
+    path = tmp_path / "scatter.usda"
+    stage.GetRootLayer().Export(str(path))
+    assert main([str(path), "--headless", "--frames", "4", "--log", "--size", "64x64"]) == 0
+    out = capsys.readouterr().out
+    # linear samples: the instances move on every frame, the instancer's node does not
+    said = "~Instances    : Scatter~"
+    assert out.splitlines() == [x for f in (1, 2, 3, 4) for x in (f"# frame {f}", said)]
