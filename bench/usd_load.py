@@ -1,6 +1,6 @@
 """OpenUSD loading benchmark: a stage to sgview's first frame against pxr's own floor.
 
-    .venv/bin/python bench/usd_load.py [--quick] [--prims N] [--repeats R]
+    .venv/bin/python bench/usd_load.py [--quick] [--prims N] [--repeats R] [--only STAGE]
 
 Generates (with pxr's Sdf API, in a temporary folder) two binary stages, then times on
 each, in one process:
@@ -15,12 +15,14 @@ each, in one process:
 Stages: a random tree of N Xform prims (default 100,000), each with a translate and a
 rotateXYZ op; and one PointInstancer of N instances (positions, orientations, scales)
 of a Cube. The target (issue 33): sgview within 1.5x the floor. Prints a markdown table
-of medians and the ratios. `--quick` uses 5,000 prims (a smoke test).
+of medians (the two taken in turn, wall clock and this process's CPU time) and the
+ratios. `--quick` uses 5,000 prims (a smoke test); `--only` times one stage.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -31,7 +33,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # the sibling modules, then `viewer` from the repo
 
-from benchutil import machine_lines, measure, others_busy_percent, timed  # noqa: E402
+from benchutil import machine_lines, others_busy_percent, timed  # noqa: E402
 from pxr import Sdf, Usd, UsdGeom, Vt  # noqa: E402
 
 from viewer.io import load_scene  # noqa: E402
@@ -96,9 +98,20 @@ def first_frame(path: Path) -> None:
     load_scene(path).graph.update()
 
 
-def _timer(fn, path: Path):
-    """`measure`'s step: one timed call of fn(path)."""
-    return lambda _step: timed(lambda: fn(path))
+def _interleaved(path: Path, repeats: int) -> dict[str, tuple[float, float]]:
+    """{"floor" | "sgview": (median wall ms, median CPU ms)}: one untimed warm-up of each,
+    then the two taken in turn `repeats` times, so that the machine's other work weighs
+    on both alike; CPU time (this process's, all its threads) moves less with that work
+    than the wall clock does."""
+    samples: dict[str, list[tuple[float, float]]] = {"floor": [], "sgview": []}
+    for rep in range(repeats + 1):
+        for name, fn in (("floor", floor), ("sgview", first_frame)):
+            cpu = time.process_time()
+            wall = timed(lambda fn=fn: fn(path))
+            if rep:
+                samples[name].append((wall * 1e3, (time.process_time() - cpu) * 1e3))
+    return {name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got))
+            for name, got in samples.items()}  # fmt: skip
 
 
 def main(argv=None) -> int:
@@ -106,25 +119,33 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--prims", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", choices=("xform", "instancer"), default=None,
+                        help="time one of the two stages alone")  # fmt: skip
     args = parser.parse_args(argv)
     n = 5_000 if args.quick else args.prims
     repeats = 3 if args.quick else args.repeats
     busy = others_busy_percent()
-    print("| stage | MB | floor: Stage.Open + XformCache ms | sgview first frame ms | ratio |")
-    print("|---|--:|--:|--:|--:|")
+    print(
+        "| stage | MB | floor: Stage.Open + XformCache ms | sgview first frame ms | ratio "
+        "| floor CPU ms | sgview CPU ms | CPU ratio |"
+    )
+    print("|---|--:|--:|--:|--:|--:|--:|--:|")
     with tempfile.TemporaryDirectory() as tmp:
-        for label, make in ((f"{n:,} Xform prims", xform_tree),
-                            (f"PointInstancer, {n:,} instances", instancer)):  # fmt: skip
+        stages = {"xform": (f"{n:,} Xform prims", xform_tree),
+                  "instancer": (f"PointInstancer, {n:,} instances", instancer)}  # fmt: skip
+        for key, (label, make) in stages.items():
+            if args.only not in (None, key):
+                continue
             path = Path(tmp) / f"{make.__name__}.usdc"
             start = time.perf_counter()
             make(path, n)
-            rows = {}
-            for name, fn in (("floor", floor), ("sgview", first_frame)):
-                rows[name] = measure(_timer(fn, path), warmup=1, min_repeats=repeats,
-                                     max_repeats=repeats).median_ms  # fmt: skip
-            print(f"| {label} | {path.stat().st_size / 1e6:.1f} | {rows['floor']:.0f} "
-                  f"| {rows['sgview']:.0f} | {rows['sgview'] / rows['floor']:.2f} |",
-                  flush=True)  # fmt: skip
+            rows = _interleaved(path, repeats)
+            (fw, fc), (sw, sc) = rows["floor"], rows["sgview"]
+            print(
+                f"| {label} | {path.stat().st_size / 1e6:.1f} | {fw:.0f} | {sw:.0f} "
+                f"| {sw / fw:.2f} | {fc:.0f} | {sc:.0f} | {sc / fc:.2f} |",
+                flush=True,
+            )
             print(f"<!-- {label}: {time.perf_counter() - start:.0f} s -->", file=sys.stderr)
     print()
     print("\n".join(machine_lines(busy_at_start=busy)))

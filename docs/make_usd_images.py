@@ -6,9 +6,9 @@ The stage is built here with pxr (usd-core) and written to a temporary .usda: Z 
 centimetres (the root node 'stage' turns it and scales it), an arm whose op stack turns
 about a pivot (translate:pivot, a time-sampled rotateZ, the pivot's !invert! twin) with
 a hand below it, and a PointInstancer of 24 spheres in a ring, turning on its own time
-samples. Frame 30 is shot with the arm selected: the arm and the ring glow red (their
-own values changed), the hand orange (it followed), and the inspector shows the arm's
-op stack and prim path.
+samples while a wave runs round it (its positions time-sampled). Frame 30 is shot with
+the arm selected: the arm and the ring glow red (their own values changed), the hand
+orange (it followed), and the inspector shows the arm's op stack and prim path.
 """
 
 from __future__ import annotations
@@ -61,8 +61,12 @@ def write_stage(path: Path) -> Path:
     ball.CreateDisplayColorAttr([(0.5, 0.8, 0.4)])
     ring.CreatePrototypesRel().AddTarget("/World/Ring/Protos/Ball")
     ring.CreateProtoIndicesAttr([0] * 24)
-    ring.CreatePositionsAttr([(90 * math.cos(k * math.tau / 24), 90 * math.sin(k * math.tau / 24),
-                               5) for k in range(24)])  # fmt: skip
+    positions = ring.CreatePositionsAttr()
+    for code in range(0, 97, 12):  # a wave runs round the ring: animated instance data
+        phase = code * math.tau / 96
+        positions.Set([(90 * math.cos(k * math.tau / 24), 90 * math.sin(k * math.tau / 24),
+                        8 + 14 * math.sin(3 * k * math.tau / 24 - phase)) for k in range(24)],
+                      code)  # fmt: skip
     stage.GetRootLayer().Save()
     return path
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gltf_geometry import QUAD, QUAD_INDICES, Doc, mode_mesh, morph_quad  # noqa: E402
@@ -419,6 +421,24 @@ def test_morphs_and_instances_count_in_the_world_reach(tmp_path, how):
         load_scene(path)
 
 
+def test_instances_near_the_world_edge_are_judged_by_their_exact_reach(tmp_path):
+    """An instance 5e8 away on a node scaled 1800 reaches 9e11 and passes (its cheap
+    bound, 4.3e12, alone would refuse it: the exact reach decides); scaled 2200 it reaches
+    1.1e12 and is refused with that exact reach."""
+    from gltf_geometry import instanced_quads
+
+    for scale, name in ((1800, "ok"), (2200, "far")):
+        path = instanced_quads(tmp_path / f"{name}.gltf", [[0, 0, 0], [5e8, 0, 0]])
+        doc = json.loads(path.read_text())
+        doc["nodes"][0]["scale"] = [scale] * 3
+        path.write_text(json.dumps(doc))
+        if name == "ok":
+            load_scene(path)
+            continue
+        with pytest.raises(SceneError, match=r"can reach 1\.1e\+12"):
+            load_scene(path)
+
+
 def test_a_draco_primitive_is_charged_before_it_is_decoded(tmp_path):
     """A small stream whose accessors declare 100 million vertices is refused by the data
     budget before the decoder allocates anything."""
@@ -451,3 +471,20 @@ def test_mesh_parts_count_indices_after_mode_conversion(tmp_path):
     (surface,) = scene.surfaces.values()
     got = [(p.mode, p.first, p.count, p.material.base_color[0] * 4) for p in surface.parts]
     assert got == [(1, 12, 6, 0), (4, 0, 6, 1), (0, 18, 4, 2), (4, 6, 6, 3)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 20_000), st.floats(0.0, 10.0), st.integers(0, 2**31))
+def test_theinstance_reach_is_the_whole_array_expression(count, radius, seed):
+    """The chunked instance reach equals the plain expression it replaces: the largest
+    |translation| + radius * largest absolute row sum of the 3x3 part, over every
+    instance (random matrices, chunk edges crossed); the cheap bound is never below it."""
+    from viewer.io.ranges import instance_reach
+
+    m = np.random.default_rng(seed).normal(scale=1e3, size=(count, 4, 4))
+    spread = np.linalg.norm(m[:, :3, 3], axis=1)
+    size = np.abs(m[:, :3, :3]).sum(axis=2).max(axis=1, initial=0.0)
+    want = float((spread + radius * size).max(initial=0.0))
+    assert instance_reach(m, radius) == pytest.approx(want, rel=1e-12, abs=0.0)
+    assert instance_reach(m.reshape(count, 16), radius) == pytest.approx(want, rel=1e-12)
+    assert instance_reach(m, radius, exact=False) >= want  # the first check's bound

@@ -275,6 +275,47 @@ def test_instances_follow_every_recompute_of_their_node(gl_ctx, data):
         r.release()
 
 
+def test_instances_set_by_an_animation_are_rewritten_and_lit(gl_ctx):
+    """An "instances" channel (an animated USD PointInstancer) writes the instance
+    matrices (`Geometry.set_instances`), records the node, and the renderer's `light`
+    rewrites exactly those rows: world(node) @ the new locals."""
+    from viewer.animation.clip import Channel, Clip
+    from viewer.animation.player import AnimationPlayer
+    from viewer.content.geometry import Geometry, InstancedNode
+    from viewer.content.scene import Scene
+    from viewer.scene import SceneGraph
+    from viewer.scene.math import trs_matrices
+
+    g = SceneGraph()
+    node = g.add("scatter", position=(1.0, 2.0, 3.0))
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(2, 5, 4))
+    keys = trs_matrices(rng.normal(size=(10, 3)), (q / np.linalg.norm(q, axis=2)[..., None])
+                        .reshape(-1, 4), np.ones((10, 3))).reshape(2, 5, 4, 4)  # fmt: skip
+    scene = Scene(graph=g, mesh_data={"m": (QUAD_F, np.zeros_like(QUAD_F), QUAD_I)})
+    scene.geometry = Geometry(instanced=[InstancedNode(node.id, "m", (1, 0, 0),
+                                                       keys[0].copy())])  # fmt: skip
+    channel = Channel(node.id, "instances", "LINEAR", np.array([0.0, 1.0]), keys.reshape(2, -1))
+    scene.animation = AnimationPlayer([Clip("c", (channel,))])
+    g.update()
+    r = Renderer(gl_ctx, scene)
+    try:
+        apply_animation(scene, 0.25)
+        r.sync(g.update())
+        changed = scene.geometry.take_changed()
+        assert changed == {node.id}
+        r.light(sorted(changed))
+        (batch,) = r.gpu_instances.batches
+        got = np.frombuffer(batch.matrices.read(), np.float32).reshape(5, 4, 4)
+        blend = 0.75 * keys[0] + 0.25 * keys[1]  # LINEAR, a quarter of the way
+        want = np.transpose(g.world_matrices()[node.id] @ blend, (0, 2, 1))
+        np.testing.assert_allclose(got, want, atol=1e-5)
+        apply_animation(scene, 0.25)  # the same pose again: nothing changed
+        assert not scene.geometry.take_changed()
+    finally:
+        r.release()
+
+
 QUAD_F = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], np.float32)
 QUAD_I = np.array([0, 1, 2, 0, 2, 3], np.uint32)
 

@@ -156,3 +156,34 @@ def test_ctrl_s_on_a_usd_scene_says_to_save_as_gltf(tmp_path):
     with pytest.raises(SceneError, match="sgview does not write OpenUSD"):
         save_target(scene)
     assert save_as_suggestion(scene) == "stage.glb"
+
+
+def _moving_instancer(path, instances: int, end: float) -> None:
+    stage = Usd.Stage.CreateNew(str(path))
+    stage.SetStartTimeCode(0)
+    stage.SetEndTimeCode(end)
+    inst = UsdGeom.PointInstancer.Define(stage, "/A")
+    UsdGeom.Cube.Define(stage, "/A/P")
+    inst.CreatePrototypesRel().AddTarget("/A/P")
+    inst.CreateProtoIndicesAttr([0] * instances)
+    positions = inst.CreatePositionsAttr()
+    for code in range(0, int(end) + 1, max(1, int(end) // 40)):
+        positions.Set([(k, code, 0) for k in range(instances)], code)
+    stage.GetRootLayer().Save()
+
+
+def test_too_many_instance_samples_are_refused(tmp_path, monkeypatch):
+    from viewer.io.usd import instancer
+
+    path = tmp_path / "dense.usda"
+    _moving_instancer(path, 2, 100)
+    monkeypatch.setattr(instancer, "MAX_SAMPLES", 20)
+    with pytest.raises(SceneError, match=r"prim /A, field 'positions': 51 time samples"):
+        load_scene(path)
+
+
+def test_animated_instances_beyond_the_budget_are_refused_in_one_line(tmp_path, capsys):
+    path = tmp_path / "crowd.usda"
+    _moving_instancer(path, 2000, 240)  # 601 keys of 2,000 matrices: 154 MB
+    err = _one_line(capsys, [str(path), "--max-buffer-mb", "16"])
+    assert "prim /A" in err and "--max-buffer-mb" in err

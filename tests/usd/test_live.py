@@ -182,3 +182,155 @@ def test_random_structural_edits_keep_the_nodes_and_matrices_usds(steps):
         want = {str(p.GetPath()) for p in stage.Traverse() if p.IsA(UsdGeom.Xformable)}
         assert shown == want
         assert_matches_usd(live.scene, stage, 0.0)
+
+
+# -- time samples edited live ------------------------------------------------------------
+def _animated_stage():
+    """Arm (translate sampled at 0 and 48, rotateZ still) > Hand (sheared under Arm at
+    some times: a scale then a turn), and a still Ball; codes 0..48 at 24 a second."""
+    stage = Usd.Stage.CreateInMemory()
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    stage.SetStartTimeCode(0)
+    stage.SetEndTimeCode(48)
+    stage.SetTimeCodesPerSecond(24)
+    world = UsdGeom.Xform.Define(stage, "/World")
+    stage.SetDefaultPrim(world.GetPrim())
+    arm = UsdGeom.Xform.Define(stage, "/World/Arm")
+    move = arm.AddTranslateOp()
+    move.Set((0, 0, 0), 0)
+    move.Set((4, 0, 0), 48)
+    turn = arm.AddRotateZOp()
+    turn.Set(10.0)
+    hand = UsdGeom.Cube.Define(stage, "/World/Arm/Hand")
+    hand.AddTranslateOp().Set((0, 2, 0))
+    ball = UsdGeom.Sphere.Define(stage, "/World/Ball")
+    spin = ball.AddRotateYOp()
+    spin.Set(10)
+    return stage, {"move": move, "turn": turn, "spin": spin}
+
+
+def _play(live, frames):
+    """Run `frames` as the session does (the animation, then the notices, then the
+    update); each frame's report."""
+    from viewer.animation import apply_animation
+
+    out = []
+    for frame in frames:
+        apply_animation(live.scene, frame * (1 / 60))
+        live.on_frame(live.scene.graph, frame, frame * (1 / 60))
+        out.append(live.scene.graph.update())
+    return out
+
+
+def _check_frames(live, stage, frames):
+    """Every prim's world matrix equals XformCache's at each frame's time code."""
+    from test_time import _code
+
+    for frame in frames:
+        _play(live, [frame])
+        assert_matches_usd(live.scene, stage, _code(stage, frame))
+
+
+def test_a_time_sample_set_live_plays_at_every_time():
+    stage, ops = _animated_stage()
+    live = LiveStage(stage)
+    _play(live, [0])
+    ops["move"].Set((0, 9, 0), 24)  # a new sample mid-range (frame 60)
+    (report,) = _play(live, [1])
+    assert "time samples baked again" in live.lines[-1]
+    _check_frames(live, stage, [5, 30, 59, 60, 61, 90, 119, 120, 185])
+
+
+def test_a_still_op_given_samples_starts_playing_and_stops_when_cleared():
+    stage, ops = _animated_stage()
+    live = LiveStage(stage)
+    _play(live, [0])
+    (ball,) = _ids(live, "/World/Ball")
+    ops["spin"].Set(0.0, 0)
+    ops["spin"].Set(90.0, 48)
+    _play(live, [1])
+    reports = _play(live, [2, 3])
+    assert all(ball in r.local_updated.tolist() for r in reports)  # it plays, it glows
+    _check_frames(live, stage, [10, 70, 119, 121])
+    ops["spin"].GetAttr().Clear()
+    ops["spin"].Set(5.0)
+    _play(live, [122])
+    assert "no longer animated" in live.lines[-1]
+    reports = _play(live, [123, 124])
+    assert not any(ball in r.local_updated.tolist() for r in reports)
+    _check_frames(live, stage, [130, 200])
+
+
+def test_a_prim_added_with_samples_plays():
+    stage, _ = _animated_stage()
+    live = LiveStage(stage)
+    _play(live, [0])
+    new = UsdGeom.Xform.Define(stage, "/World/Ball/Moon")
+    orbit = new.AddRotateXYZOp()
+    orbit.Set((0, 0, 0), 0)
+    orbit.Set((30, 60, 90), 48)
+    new.AddTranslateOp().Set((0, 3, 0))
+    _play(live, [1])
+    assert "/World/Ball/Moon" in live.scene.node_paths.values()
+    _check_frames(live, stage, [7, 33, 100, 150])
+
+
+@given(st.lists(st.tuples(st.sampled_from(["move", "turn", "spin"]), st.integers(-10, 60),
+                          st.floats(-50, 50)), min_size=1, max_size=6),
+       st.booleans())  # fmt: skip
+def test_random_time_sample_edits_match_xformcache_at_several_times(edits, held):
+    stage, ops = _animated_stage()
+    if held:
+        stage.SetInterpolationType(Usd.InterpolationTypeHeld)
+    live = LiveStage(stage)
+    _play(live, [0])
+    for frame, (name, code, value) in enumerate(edits, start=1):
+        op = ops[name]
+        op.Set((value, 1.0, -value) if name == "move" else value, code)
+        _check_frames(live, stage, [frame, frame + 17, frame + 61])
+
+
+def _instancer_stage():
+    stage, ops = _animated_stage()
+    inst = UsdGeom.PointInstancer.Define(stage, "/World/Scatter")
+    UsdGeom.Cube.Define(stage, "/World/Scatter/Protos/Box")
+    inst.CreatePrototypesRel().SetTargets(["/World/Scatter/Protos/Box"])
+    inst.CreateProtoIndicesAttr([0, 0, 0])
+    inst.CreatePositionsAttr([(0, 0, 0), (2, 0, 0), (4, 0, 0)])
+    return stage, inst
+
+
+def _instances_match(live, stage, inst, code):
+    """The instancer's drawn instances are pxr's (ComputeInstanceTransformsAtTime)."""
+    node = _ids(live, "/World/Scatter")[0]
+    (item,) = [i for i in live.scene.geometry.instanced if i.node == node]
+    want = np.array(inst.ComputeInstanceTransformsAtTime(code, code)).transpose(0, 2, 1)
+    np.testing.assert_allclose(item.locals, want, rtol=0, atol=1e-12)
+    return node
+
+
+def test_instance_data_edited_live_moves_the_instances_and_plays_its_samples():
+    from test_time import _code
+
+    stage, inst = _instancer_stage()
+    live = LiveStage(stage)
+    _play(live, [0])
+    live.scene.geometry.take_changed()
+    inst.GetPositionsAttr().Set([(0, 1, 0), (2, 1, 0), (4, 1, 0)])  # a still edit
+    _play(live, [1])
+    assert "instances changed (positions)" in live.lines[-1]
+    node = _instances_match(live, stage, inst, _code(stage, 1))
+    assert node in live.scene.geometry.take_changed()  # its own change: it glows
+    positions = inst.GetPositionsAttr()
+    positions.Set([(0, 0, 0), (2, 0, 0), (4, 0, 0)], 0)  # now sampled: it plays
+    positions.Set([(0, 5, 0), (2, 0, 5), (4, -5, 0)], 48)
+    _play(live, [2])
+    assert "baked again" in live.lines[-1]
+    for frame in (3, 40, 61, 119, 150):
+        _play(live, [frame])
+        _instances_match(live, stage, inst, _code(stage, frame))
+    inst.GetProtoIndicesAttr().Set([0, 0])  # fewer instances: noted, not drawn wrong
+    inst.GetPositionsAttr().Clear()
+    inst.GetPositionsAttr().Set([(0, 0, 0), (1, 1, 1)])
+    _play(live, [151])
+    assert any("how many instances" in line for line in live.lines[-2:])

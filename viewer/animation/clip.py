@@ -11,7 +11,8 @@ from .sampler import sample
 __all__ = ["Channel", "Clip"]
 
 #: The node fields a channel can drive, and the width of their values. A channel may
-#: also drive a node's morph ``"weights"`` (one value per morph target of its mesh).
+#: also drive a node's morph ``"weights"`` (one value per morph target of its mesh) or its
+#: GPU ``"instances"`` (every instance matrix of the node, flat: `Geometry.set_instances`).
 PATHS = {"translation": 3, "rotation": 4, "scale": 3}
 
 
@@ -24,7 +25,7 @@ class Channel:
     """
 
     node: int
-    path: str  # "translation", "rotation", "scale" or "weights"
+    path: str  # "translation", "rotation", "scale", "weights" or "instances"
     interpolation: str  # "STEP", "LINEAR" or "CUBICSPLINE"
     times: np.ndarray
     values: np.ndarray
@@ -59,7 +60,7 @@ class Clip:
         channels drive the same field of a node, the later one wins (weights: `weights`)."""
         grouped: dict[str, dict[int, np.ndarray]] = {}
         for c in self.channels:
-            if c.path != "weights":
+            if c.path in PATHS:
                 grouped.setdefault(c.path, {})[c.node] = c.at(t)
         return {
             path: (
@@ -72,3 +73,7 @@ class Clip:
     def weights(self, t: float) -> dict[int, np.ndarray]:
         """The morph weights at clip time `t`: {node id: weights}; the later channel wins."""
         return {c.node: c.at(t) for c in self.channels if c.path == "weights"}
+
+    def instances(self, t: float) -> dict[int, np.ndarray]:
+        """The GPU instance matrices at clip time `t`: {node id: matrices, flat}."""
+        return {c.node: c.at(t) for c in self.channels if c.path == "instances"}

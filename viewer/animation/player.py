@@ -6,7 +6,8 @@ it): small, pure Python, so a panel can drive it (`pick`, `play`, `pause`, `scru
 next to ``apply_motions(scene, t)``: it advances the player to the scene clock `t` and
 writes the clip's pose through the core's bulk setter (`SceneGraph.set_locals`), so the
 frame report flags exactly the animated nodes whose values changed as local-dirty; morph
-weights go to the scene's geometry (`Geometry.set_weights`), which records who changed.
+weights and GPU instance matrices go to the scene's geometry (`Geometry.set_weights`,
+`Geometry.set_instances`), which records who changed.
 
 The clock: while a clip plays from the start, clip time equals the scene clock (headless
 frame N is at t = N/60 s), modulo the clip's duration (clips loop). Pausing freezes clip
@@ -132,6 +133,8 @@ def apply_animation(scene, t: float, running: bool = True) -> None:
     pose = player.current.pose(player.clip_time)
     for node, weights in player.current.weights(player.clip_time).items():
         scene.geometry.set_weights(node, weights)
+    for node, matrices in player.current.instances(player.clip_time).items():
+        scene.geometry.set_instances(node, matrices)
     graph = scene.graph
     for path, (ids, values) in pose.items():
         if path == "translation":

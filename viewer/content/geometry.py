@@ -91,8 +91,27 @@ class Geometry:
             now[: len(w)] = w
             self._changed.add(node)
 
+    def set_instances(self, node: int, matrices: np.ndarray) -> None:
+        """Set the instance matrices of every instanced item of `node`, in their order,
+        from `matrices` (their rows' 4x4 matrices, flat); a change is recorded for
+        `take_changed` (an animated USD PointInstancer: no matrix of the node moves)."""
+        flat = np.asarray(matrices, dtype=np.float64).reshape(-1)
+        start, changed = 0, False
+        for item in self.instanced:
+            if item.node != node:
+                continue
+            size = item.locals.size
+            part = flat[start : start + size].reshape(item.locals.shape)
+            start += size
+            if part.shape == item.locals.shape and not np.array_equal(item.locals, part):
+                item.locals[...] = part
+                changed = True
+        if changed:
+            self._changed.add(node)
+
     def take_changed(self) -> frozenset[int]:
-        """The nodes whose weights changed since the last call (and forget them)."""
+        """The nodes whose weights or instances changed since the last call (and forget
+        them)."""
         changed, self._changed = frozenset(self._changed), set()
         return changed
 

@@ -218,7 +218,7 @@ class FramesPanel:
             label_share=NUMBERS_LABEL_SHARE,
         )
         if entry.weights:  # a change that moved no matrix
-            imgui.text_colored(vec4(c.local), f"weights: {len(entry.weights)} node(s)")
+            imgui.text_colored(vec4(c.local), f"weights/instances: {len(entry.weights)} node(s)")
         if ov.deterministic:
             imgui.text_colored(vec4(c.dim), "times: not shown headless")
         else:  # a row each: at 100k nodes one line of three times is wider than the panel

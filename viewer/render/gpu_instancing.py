@@ -81,6 +81,19 @@ class NodeInstances:
         self.bytes_last = written
         return written
 
+    def repose(self, ids, world: np.ndarray) -> int:
+        """Rewrite the matrices of node `ids`' instances from their current locals (their
+        instance data changed, no matrix of the node moved: an animated USD
+        PointInstancer); returns bytes written."""
+        written = 0
+        for node in np.asarray(ids, np.int64).reshape(-1).tolist():
+            for b in self._batch_of.get(int(node), ()):
+                item, batch = self._built[b], self.batches[b]
+                data = _rows(world[item.node], item.locals).tobytes()
+                batch.matrices.write(data)
+                written += len(data)
+        return written
+
     def _write(self, b: int, world: np.ndarray, glow: Glow) -> int:
         item, batch = self._built[b], self.batches[b]
         data = _rows(world[item.node], item.locals).tobytes()

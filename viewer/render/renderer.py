@@ -184,9 +184,11 @@ class Renderer:
 
     def light(self, ids) -> int:
         """Light nodes `ids` red in the frame just synced though no matrix of theirs moved
-        (a change of their own the report cannot list: morph weights); returns bytes."""
+        (a change of their own the report cannot list: morph weights, GPU instance
+        matrices, which are rewritten here); returns bytes."""
         self.glow.light(ids)
         written = self.instances.write_stamps_of(ids, self.glow)
+        written += self.gpu_instances.repose(ids, self.graph.world_matrices())
         return written + self.gpu_instances.write_stamps(self.glow, ids)
 
     def show_still(self, report, parents) -> int:

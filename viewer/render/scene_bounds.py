@@ -162,8 +162,9 @@ class SceneBounds:
             if item.node >= len(world):
                 continue
             lo, hi = self.bounds_of[item.mesh]
-            n = len(item.locals)
-            parts.append((np.full(n, item.node, np.int64), world[item.node] @ item.locals,
+            used = item.locals[item.locals[:, 3, 3] != 0]  # rows an animation left unused
+            n = len(used)
+            parts.append((np.full(n, item.node, np.int64), world[item.node] @ used,
                           np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
         return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 

@@ -241,8 +241,10 @@ class Session:
             timings.append((name, start, clock.perf_counter()))
 
     def _print_log(self, report: FrameReport, weights=frozenset()) -> None:
-        names = [printable(self.graph.name_of(i)) for i in sorted(weights)]
-        lines = [*report.log_lines(), *(f"~Weights      : {name}~" for name in names)]
+        instanced = {item.node for item in self.scene.geometry.instanced}
+        what = {True: "~Instances    : ", False: "~Weights      : "}  # the node's own change
+        lines = [*report.log_lines(), *(f"{what[i in instanced]}{printable(self.graph.name_of(i))}~"
+                                        for i in sorted(weights))]  # fmt: skip
         if lines:
             self.messages.log([f"# frame {self.frame}", *lines])
 

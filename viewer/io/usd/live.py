@@ -11,12 +11,19 @@ callback), so what an edit changed is exactly what that frame recomputes and glo
 - a resync (a prim added, removed, re-parented, made inactive, a reference or variant
   changed) is a **structural change**: the nodes of the resynced subtree are removed and
   the subtree is read again from the stage, its new nodes dirty;
+- a PointInstancer's instance data (positions, orientations, scales, prototype
+  indices...) edited: its instances are read again, the node's own change (no matrix of
+  it moves: `Geometry.set_instances`), and its instance channel baked again;
 - anything else (a colour, points) changes no transform: noted, not shown.
 
 Each change is one line in `lines` (and on `out` when given) with its reason, e.g.
 ``usd: /World/Arm: local change (xformOp:rotateZ)``. A prim whose stack becomes sheared,
-or stops being so, is resynced (its node count changes). The baked time samples are the
-stage's as first read.
+or stops being so, is resynced (its node count changes).
+
+Time samples follow the edits: a changed transform property bakes that prim's frames again
+(timeline.py: pxr at every keyed frame's time code) and replaces its channels in the
+stage's clip (none left when it no longer varies); a resync bakes the prims it reads
+again. So an ``op.Set(value, time)`` shows on the frames whose time codes it changes.
 """
 
 from __future__ import annotations
@@ -24,13 +31,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
+import numpy as np
 from pxr import Sdf, Tf, Usd, UsdGeom
 
+from viewer.animation.clip import Clip
+from viewer.animation.player import AnimationPlayer
 from viewer.content.scene import Look
-from viewer.io.limits import DEFAULT_LIMITS
-from viewer.io.usd.read import model_of_stage
+from viewer.io.limits import DEFAULT_LIMITS, Budget
+from viewer.io.usd.instancer import INSTANCE_ATTRIBUTES, instanced_nodes
+from viewer.io.usd.read import CLIP_NAME, model_of_stage, prim_channels
 from viewer.io.usd.scene import scene_of_model
-from viewer.io.usd.timeline import timeline_of
+from viewer.io.usd.timeline import bake, timeline_of
 from viewer.io.usd.traverse import walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.text import printable
@@ -90,7 +101,10 @@ class LiveStage:
                 continue  # read again whole above
             moved = sorted(p for p in props if _is_transform(p))
             node = self._node_of(path)
-            if not moved:
+            placed = sorted(props & {*INSTANCE_ATTRIBUTES, "prototypes"})
+            if placed and node is not None and not moved:
+                self._instances(path, node, code, placed)
+            elif not moved:
                 self._say(f"{path}: no transform changed ({', '.join(sorted(props)) or 'metadata'}"
                           "): not shown")  # fmt: skip
             elif node is None:
@@ -99,7 +113,7 @@ class LiveStage:
                 self._local(path, node, cache, moved)
 
     def _say(self, text: str) -> None:
-        line = f"usd: {printable(text)}"
+        line = f"usd: {printable(text, 200)}"
         self.lines.append(line)
         if self.out is not None:
             print(line, file=self.out)
@@ -115,12 +129,65 @@ class LiveStage:
         prim = self.stage.GetPrimAtPath(path)
         local = column_matrices([cache.GetLocalTransformation(prim)[0]])
         t, q, s, exact = split_trs(local)
+        animated, times, frames = bake([prim], self.timeline, self.display, DEFAULT_LIMITS)
+        split = split_trs(frames[:, 0]) if animated else None
         sheared = self._node_of(path + "[shear]") is not None
-        if not exact[0] or sheared:
+        if not exact[0] or sheared or (split is not None and not split[3].all()):
             self._resync(path, Usd.TimeCode(cache.GetTime()), why="its stack's shear changed")
             return
         self.scene.graph.set_locals([node], positions=t, rotations=q, scales=s)
-        self._say(f"{path}: local change ({', '.join(moved)})")
+        channels = prim_channels(times, frames[:, 0], node, None, split) if animated else []
+        baked = self._play({node}, channels)
+        self._say(f"{path}: local change ({', '.join(moved)})"
+                  + (f"; its time samples baked again ({len(times):,} keys)" if animated else "")
+                  + ("; no longer animated" if baked and not animated else ""))  # fmt: skip
+
+    def _instances(self, path: str, node: int, code, placed: list[str]) -> None:
+        """A PointInstancer's instance data edited: its instances read again at the
+        frame's time code (a change of the node's own, `Geometry.set_instances`) and its
+        instance channel baked again; an edit that changes how many instances each
+        gprim draws is only noted (the GPU batches keep their sizes until reopened)."""
+        geometry = self.scene.geometry
+        old = [item for item in geometry.instanced if item.node == node]
+        colour = {item.mesh: item.color for item in old}
+
+        def mesh_of(gprim):
+            source = gprim.GetPrimInPrototype() if gprim.IsInstanceProxy() else gprim
+            key = next((k for k in colour if k.endswith("#" + str(source.GetPath()))), None)
+            return None if key is None else (key, colour[key])
+
+        prim = self.stage.GetPrimAtPath(path)
+        items, channels = instanced_nodes(prim, node, code, mesh_of, self.display,
+                                          Budget(DEFAULT_LIMITS), self.timeline)  # fmt: skip
+        if [(i.mesh, i.locals.shape) for i in items] != [(i.mesh, i.locals.shape) for i in old]:
+            self._say(f"{path}: {', '.join(placed)} changed how many instances it draws: "
+                      "shown when the stage is opened again")  # fmt: skip
+            return
+        if items:
+            geometry.set_instances(node, np.concatenate([i.locals.reshape(-1) for i in items]))
+        self._play({node}, channels, paths={"instances"})
+        self._say(f"{path}: instances changed ({', '.join(placed)})"
+                  + ("; their time samples baked again" if channels else ""))  # fmt: skip
+
+    def _play(self, nodes: set[int], channels: list, paths: set[str] | None = None) -> bool:
+        """Replace the channels of `nodes` (those of `paths` only, when given) in the
+        stage's clip by `channels` (a player and a clip made when there were none);
+        whether any of `nodes` had such channels."""
+        player = self.scene.animation
+        clip = None if player is None else next(
+            (c for c in player.clips if c.name == CLIP_NAME), None)  # fmt: skip
+        old = () if clip is None else clip.channels
+        kept = tuple(c for c in old if c.node not in nodes or (paths and c.path not in paths))
+        if clip is None and not channels:
+            return False
+        new = Clip(CLIP_NAME, kept + tuple(channels))
+        if player is None or not player.clips:
+            self.scene.animation = AnimationPlayer([new])  # clip time = the scene clock
+        elif clip is None:
+            player.clips.append(new)
+        else:
+            player.clips[player.clips.index(clip)] = new
+        return len(kept) != len(old)
 
     def _resync(self, path: str, code, why: str = "resynced") -> None:
         """Remove the nodes at and below `path`, read the subtree again from the stage."""
@@ -137,7 +204,8 @@ class LiveStage:
             scene.node_paths.pop(n, None)
             scene.looks.pop(n, None)
         prim = self.stage.GetPrimAtPath(path)
-        added = self._add_subtree(prim, code) if prim and prim.IsActive() else 0
+        added, channels = self._add_subtree(prim, code) if prim and prim.IsActive() else (0, [])
+        self._play(set(under), channels)
         self._index = None
         self._say(f"{path}: structural change ({why}: {len(under)} nodes removed, "
                   f"{added} added)")  # fmt: skip
@@ -152,13 +220,20 @@ class LiveStage:
             probe = probe.GetParentPath()
         return self._node_of("/")
 
-    def _add_subtree(self, prim, code) -> int:
+    def _add_subtree(self, prim, code) -> tuple[int, list]:
+        """Read `prim`'s subtree as new nodes: (how many, the channels of its animated
+        prims, baked as read.py bakes them)."""
         cache = UsdGeom.XformCache(code)
         rows = walk_prims(self.stage, self.display, DEFAULT_LIMITS, cache, roots=[prim])
         if not len(rows):
-            return 0
+            return 0, []
         local = column_matrices(rows.locals)
         t, q, s, exact = split_trs(local)
+        animated, times, frames = bake(rows.prims, self.timeline, self.display, DEFAULT_LIMITS)
+        splits = [split_trs(frames[:, j]) for j in range(len(animated))]
+        for j, i in enumerate(animated):
+            exact[i] &= bool(splits[j][3].all())
+        outer_of: dict[int, int] = {}
         top = self._parent_node(prim.GetPath())
         root = self._node_of("/")
         graph, scene = self.scene.graph, self.scene
@@ -173,6 +248,7 @@ class LiveStage:
                 outer = graph.add(name + "[shear]", parent_node, position=st[0],
                                   rotation=su[0], scale=ss[0])  # fmt: skip
                 scene.node_paths[outer.id] = rows.paths[i] + "[shear]"
+                outer_of[i] = outer.id
                 node = graph.add(name, outer, rotation=sv[0])
             else:
                 node = graph.add(name, parent_node, position=t[i], rotation=q[i], scale=s[i])
@@ -181,7 +257,12 @@ class LiveStage:
             key = next((k for k in scene.mesh_data if k.endswith("#" + rows.paths[i])), None)
             if key is not None:
                 scene.looks[node.id] = Look(mesh=key, size=(1.0, 1.0, 1.0))
-        return len(ids)
+        channels = []
+        for j, i in enumerate(animated):
+            outer = outer_of.get(i)
+            channels += prim_channels(times, frames[:, j], ids[i], outer,
+                                      None if outer is not None else splits[j])  # fmt: skip
+        return len(ids), channels
 
 
 def _below(key: str, path: str) -> bool:

@@ -20,17 +20,18 @@ from viewer.animation.clip import Channel, Clip
 from viewer.content.scene import Look
 from viewer.io.gltf_read.scene import GltfModel
 from viewer.io.limits import Budget, Limits
+from viewer.io.usd.cameras import camera_of
 from viewer.io.usd.instancer import instanced_nodes
 from viewer.io.usd.looks import display_color, materials_of, mesh_surface
 from viewer.io.usd.shapes import SHAPES, MeshRead, mesh_arrays, shape_arrays
 from viewer.io.usd.stage import open_stage
 from viewer.io.usd.textures import TextureReader
 from viewer.io.usd.timeline import bake, timeline_of
-from viewer.io.usd.traverse import walk_prims
+from viewer.io.usd.traverse import Visibility, walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.scene.math import quat_from_axis_angle
 
-__all__ = ["UsdModel", "model_of_stage", "read_usd"]
+__all__ = ["CLIP_NAME", "UsdModel", "model_of_stage", "prim_channels", "read_usd"]
 
 #: The clip of a stage's time-sampled transforms.
 CLIP_NAME = "timeSamples"
@@ -120,37 +121,52 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
     shear = split_shear(local[sheared]) if sheared.any() else None
     new_row = _assemble(model, prims, (t, q, s), shear, sheared, root)
     outer_of = {int(i): int(new_row[i]) - 1 for i in np.flatnonzero(sheared)}
-    _clip(model, animated, times, frames, frame_split, new_row, outer_of)
-    _geometry(model, prims, new_row, time, display, budget)
+    played = _geometry(model, prims, new_row, timeline, display, budget)
+    notes: set[str] = set()
+    meters = UsdGeom.GetStageMetersPerUnit(stage)
+    found = (camera_of(prims.prims[i], int(new_row[i]), time, meters, notes) for i in prims.cameras)
+    model.cameras = [cam for cam in found if cam is not None]
+    model.notes += [f"{display}: {note}" for note in sorted(notes)]
+    _clip(model, animated, times, frames, frame_split, new_row, outer_of, played)
     for purpose, count in sorted(prims.skipped.items()):
         model.notes.append(f"{display}: {count:,} prims of purpose {purpose!r} are not shown")
     return model
 
 
-def _clip(model, animated, times, frames, frame_split, new_row, outer_of) -> None:
-    """The baked frames as one clip: translation, rotation and scale channels of each
-    animated prim's node (a sheared prim's outer node, and its own node's rotation)."""
-    channels = []
+def _clip(model, animated, times, frames, frame_split, new_row, outer_of, played) -> None:
+    """The baked frames as one clip: each animated prim's channels (`prim_channels`),
+    and the `played` instance channels of the animated PointInstancers."""
+    channels = list(played)
     for j, i in enumerate(animated):
-        if i in outer_of:
-            t, u, sigma, vt = split_shear(frames[:, j])
-            outer = outer_of[i]
-            channels += [Channel(outer, "translation", "LINEAR", times, t),
-                         Channel(outer, "rotation", "LINEAR", times, u),
-                         Channel(outer, "scale", "LINEAR", times, sigma),
-                         Channel(int(new_row[i]), "rotation", "LINEAR", times, vt)]  # fmt: skip
-            continue
-        t, q, s, _ = frame_split[j]
-        row = int(new_row[i])
-        channels += [Channel(row, "translation", "LINEAR", times, t),
-                     Channel(row, "rotation", "LINEAR", times, q),
-                     Channel(row, "scale", "LINEAR", times, s)]  # fmt: skip
+        channels += prim_channels(times, frames[:, j], int(new_row[i]), outer_of.get(i),
+                                  None if i in outer_of else frame_split[j])  # fmt: skip
     if channels:
         model.clips.append(Clip(CLIP_NAME, tuple(channels)))
 
 
-def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> None:
-    """Looks and meshes of the gprims, instances of the PointInstancers."""
+def prim_channels(times: np.ndarray, frames: np.ndarray, node: int, outer: int | None,
+                  split=None) -> list[Channel]:  # fmt: skip
+    """The channels that play one prim's baked local matrices `frames` (F, 4, 4) at key
+    `times`: translation, rotation and scale of its `node` (`split`: `split_trs` of the
+    frames, when known), or, sheared, those of its `outer` node and its own node's
+    rotation."""
+    if outer is not None:
+        t, u, sigma, vt = split_shear(frames)
+        return [Channel(outer, "translation", "LINEAR", times, t),
+                Channel(outer, "rotation", "LINEAR", times, u),
+                Channel(outer, "scale", "LINEAR", times, sigma),
+                Channel(node, "rotation", "LINEAR", times, vt)]  # fmt: skip
+    t, q, s, _ = split_trs(frames) if split is None else split
+    return [Channel(node, "translation", "LINEAR", times, t),
+            Channel(node, "rotation", "LINEAR", times, q),
+            Channel(node, "scale", "LINEAR", times, s)]  # fmt: skip
+
+
+def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -> list:
+    """Looks and meshes of the gprims, instances of the PointInstancers; returns the
+    instance channels of those whose instances move."""
+    time = Usd.TimeCode(timeline.start)
+    played: list = []
     resolved = str(model.path.resolve()) if model.path.exists() else str(model.path)
     notes: set[str] = set()
     drawn: dict[str, tuple[str, tuple] | None] = {}
@@ -165,16 +181,26 @@ def _geometry(model: UsdModel, prims, new_row, time, display: str, budget) -> No
                                      textures)  # fmt: skip
         return drawn[key]
 
+    visibility = Visibility(time)
+    hidden = 0
     for i in prims.drawn:
         prim, row = prims.prims[i], int(new_row[i])
+        if visibility.hidden(prim):  # its node stays: only what it draws is left out
+            hidden += 1
+            continue
         if prim.IsA(UsdGeom.PointInstancer):
-            model.geometry.instanced += instanced_nodes(prim, row, time, mesh_of, display,
-                                                        budget, notes)  # fmt: skip
+            items, channels = instanced_nodes(prim, row, time, mesh_of, display, budget,
+                                              timeline)  # fmt: skip
+            model.geometry.instanced += items
+            played += channels
         elif prim.IsA(UsdGeom.Gprim):
             got = mesh_of(prim)
             if got is not None:
                 model.looks[row] = Look(mesh=got[0], size=(1.0, 1.0, 1.0), color=got[1])
+    if hidden:
+        notes.add(f"{hidden:,} invisible prims are not drawn (their nodes are kept)")
     model.notes += [f"{display}: {note}" for note in sorted(notes)]
+    return played
 
 
 def _read_gprim(model, prim, key, time, display, budget, notes, textures):

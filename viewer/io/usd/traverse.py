@@ -19,7 +19,7 @@ from pxr import Usd, UsdGeom
 from viewer.io.errors import SceneError
 from viewer.io.limits import Limits
 
-__all__ = ["PrimRows", "walk_prims"]
+__all__ = ["PrimRows", "Visibility", "walk_prims"]
 
 _SKIPPED_PURPOSES = (UsdGeom.Tokens.guide, UsdGeom.Tokens.proxy)
 
@@ -38,6 +38,8 @@ class PrimRows:
     resets: list[bool] = field(default_factory=list)
     #: The rows of the prims that may draw something (gprims, instancers).
     drawn: list[int] = field(default_factory=list)
+    #: The rows of the cameras.
+    cameras: list[int] = field(default_factory=list)
     #: Prims left out for their purpose, by purpose ("guide": 3).
     skipped: dict[str, int] = field(default_factory=dict)
 
@@ -98,6 +100,8 @@ def walk_prims(
                 rows.drawn.append(row)
                 if prim.IsA(instancer):
                     walk.PruneChildren()
+            elif prim.GetTypeName() == "Camera":
+                rows.cameras.append(row)
     return rows
 
 
@@ -110,3 +114,27 @@ def _authored_purpose(prim) -> str | None:
     if attr and attr.IsAuthored():
         return attr.Get()
     return None
+
+
+class Visibility:
+    """Whether prims are invisible at time code `time`, as USD inherits it: a prim whose
+    own ``visibility`` is ``invisible`` hides its whole subtree. Each path is looked up
+    once (memoised), climbing only as far as the first ancestor already known, so asking
+    for every gprim costs one attribute read per distinct ancestor."""
+
+    def __init__(self, time) -> None:
+        self.time = time
+        self._hidden: dict = {}  # prim path -> hidden
+
+    def hidden(self, prim) -> bool:
+        climb = []
+        while prim and not prim.IsPseudoRoot() and prim.GetPath() not in self._hidden:
+            climb.append(prim)
+            prim = prim.GetParent()
+        above = self._hidden.get(prim.GetPath(), False) if prim else False
+        for p in reversed(climb):  # from the top down
+            attr = p.GetAttribute("visibility") if p.IsA(UsdGeom.Imageable) else None
+            own = bool(attr) and attr.Get(self.time) == UsdGeom.Tokens.invisible
+            above = above or own
+            self._hidden[p.GetPath()] = above
+        return above
