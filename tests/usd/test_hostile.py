@@ -187,3 +187,18 @@ def test_animated_instances_beyond_the_budget_are_refused_in_one_line(tmp_path, 
     _moving_instancer(path, 2000, 240)  # 601 keys of 2,000 matrices: 154 MB
     err = _one_line(capsys, [str(path), "--max-buffer-mb", "16"])
     assert "prim /A" in err and "--max-buffer-mb" in err
+
+
+def test_a_mesh_over_the_data_budget_is_said_to_be_usd_data(tmp_path, capsys):
+    """The budget's reason names the format read (it said "the glTF data" for USD too)."""
+    path = tmp_path / "big_mesh.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    mesh = UsdGeom.Mesh.Define(stage, "/A")
+    n = 40_000  # 480 KB of points and 1.4 MB of triangle indices: over 1 MB
+    mesh.GetPointsAttr().Set([(float(i), 0.0, 0.0) for i in range(n)])
+    mesh.GetFaceVertexCountsAttr().Set([3] * (n // 3))
+    mesh.GetFaceVertexIndicesAttr().Set(list(range(3 * (n // 3))))
+    stage.SetDefaultPrim(mesh.GetPrim())
+    stage.GetRootLayer().Save()
+    err = _one_line(capsys, [str(path), "--max-buffer-mb", "1"])
+    assert "the USD data of the scene" in err and "glTF" not in err, err

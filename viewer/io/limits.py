@@ -131,19 +131,21 @@ class Budget:
 
     One budget per load, so that a scene including N models cannot use N times the caps.
     Each `charge_*` method adds its bytes and returns why they are refused (None: they fit).
+    `format` names the data in those reasons ("glTF", "USD").
     """
 
-    def __init__(self, limits: Limits | None = None) -> None:
+    def __init__(self, limits: Limits | None = None, format: str = "glTF") -> None:
         self.limits = DEFAULT_LIMITS if limits is None else limits
+        self.format = format
         self.data_bytes = 0
         self.read_bytes = 0
         self.json_bytes = 0
         self.json_memory = 0
 
     def charge_data(self, nbytes: int) -> str | None:
-        """Accessor data (vertices, indices, keyframes) read out of any glTF file."""
+        """Accessor data (vertices, indices, keyframes) read out of any scene file."""
         self.data_bytes += nbytes
-        return self.limits.bytes_reason(self.data_bytes, "the glTF data of the scene")
+        return self.limits.bytes_reason(self.data_bytes, f"the {self.format} data of the scene")
 
     def charge_read(self, nbytes: int) -> str | None:
         """Bytes materialised from files and data URIs (glTF files, buffers, images),

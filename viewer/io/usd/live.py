@@ -157,8 +157,9 @@ class LiveStage:
             return None if key is None else (key, colour[key])
 
         prim = self.stage.GetPrimAtPath(path)
+        budget = Budget(DEFAULT_LIMITS, format="USD")
         items, channels = instanced_nodes(prim, node, code, mesh_of, self.display,
-                                          Budget(DEFAULT_LIMITS), self.timeline)  # fmt: skip
+                                          budget, self.timeline)  # fmt: skip
         if [(i.mesh, i.locals.shape) for i in items] != [(i.mesh, i.locals.shape) for i in old]:
             self._say(f"{path}: {', '.join(placed)} changed how many instances it draws: "
                       "shown when the stage is opened again")  # fmt: skip

@@ -104,7 +104,7 @@ def _assemble(model: UsdModel, prims, trs, shear, sheared: np.ndarray, root) -> 
 
 def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -> UsdModel:
     """The model of an open stage (a file's, or a user's own)."""
-    budget = Budget(limits)
+    budget = Budget(limits, format="USD")
     timeline = timeline_of(stage, display)
     time = Usd.TimeCode(timeline.start)
     prims = walk_prims(stage, display, limits, UsdGeom.XformCache(time))
