@@ -253,3 +253,27 @@ def test_a_refused_drop_is_said_in_the_status_line_and_on_stderr(drive, capsys):
     d.app.session.editing.run(SetField(g["Obj4"].id, "local_euler", (0.0, 0.0, 45.0)))
     d.frame()
     assert scene_panel.status_note is None  # the next edit done: the refusal is old news
+
+
+def test_the_keep_world_toggle_and_a_refused_drop_show_over_the_tree(drive, monkeypatch):
+    """The toggle the docs tell users to untick was drawn only for a host with an
+    `editor` (the session's room is `editing` since it was split): it never showed. It
+    is drawn now, and a refused drop is said in the panel's status line."""
+    from imgui_bundle import imgui
+
+    drawn: list[str] = []
+    checkbox, wrapped = imgui.checkbox, imgui.text_wrapped
+    monkeypatch.setattr(imgui, "checkbox", lambda label, v: (drawn.append(label),
+                        checkbox(label, v))[1])  # fmt: skip
+    monkeypatch.setattr(imgui, "text_wrapped", lambda text: (drawn.append(text),
+                        wrapped(text))[1])  # fmt: skip
+    d = drive(scene_of(tree10()), still=True)
+    g = d.app.session.graph
+    d.app.session.select(g["Obj8"].id)
+    d.frame(3)
+    assert {"keep world pose on drop", "keep world pose"} & set(drawn)  # (narrow: short)
+    drag(d, row_centre(d, g["Obj2"].id), row_centre(d, g["Obj8"].id))
+    drawn.clear()
+    d.frame()
+    message = d.app.session.messages.edit
+    assert "cycle" in message and f"refused: {message}" in drawn

@@ -96,7 +96,7 @@ class TreeView:
         self._reveal: int | None = None  # node to open and scroll to
         #: Screen rectangle (min, max) of each row drawn at the last frame, by node id.
         self.row_rects: dict[int, tuple] = {}
-        #: Why the last drop was refused (shown under the toggle), None after a good one.
+        #: Why the last drop was refused (the status line says it), None after a good one.
         self.drop_refused: str | None = None
         #: The graph whose row is being dragged: a drop names its node by id, which
         #: means another node once a reload or an opened file replaced the graph.
@@ -157,7 +157,7 @@ class TreeView:
         return self.ov.history.structure_changes
 
     def draw(self, height: float, dirty: Flags) -> None:
-        host, c = self.ov.host, self.colors
+        host = self.ov.host
         tree = self.rows()
         graph = host.graph
         row_h = imgui.get_text_line_height_with_spacing() + 2.0
@@ -172,7 +172,7 @@ class TreeView:
         self.row_rects = {}
         self.tree_drawn = []
         self.fading_drawn = {}
-        if getattr(host, "editor", None) is not None:
+        if host.editing is not None:  # (a host with no editing room has no drops)
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
             label = "keep world pose" if very_narrow else "keep world pose on drop"
@@ -183,10 +183,6 @@ class TreeView:
             else:
                 imgui.same_line()
                 imgui.text_disabled(f"({DROP_HINT})")
-            if self.drop_refused is not None:  # the last drop's one-line reason
-                imgui.push_style_color(imgui.Col_.text, vec4(c.local))
-                imgui.text_wrapped(printable(self.drop_refused, 300))
-                imgui.pop_style_color()
         # A narrow panel (a notebook's view, a small window) indents less, so the names
         # of deep rows still show beside their flags.
         narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
@@ -228,6 +224,7 @@ class TreeView:
             self.set_open(node_id, opened)
         if dropped is not None and self._dragged_from is not graph:
             self.drop_refused = "not moved: the scene was replaced while the row was dragged"
+            host.messages.refuse(self.drop_refused)  # said in the status line, as all refusals
         elif dropped is not None:
             done = host.editing.run(dropped(self.keep_world))
             self.drop_refused = None if done else host.messages.edit
