@@ -151,7 +151,9 @@ def flag_text(local: bool, world: bool, executed: bool) -> str:
 
 
 class TreeRows:
-    """The graph's nodes in pre-order with what a tree widget needs.
+    """The graph's nodes in pre-order with what a tree widget needs, built with whole-array
+    passes (a million rows: no Python loop over the nodes; the panel makes text only for
+    the rows it shows).
 
     Attributes
     ----------
@@ -165,22 +167,40 @@ class TreeRows:
     def __init__(self, graph):
         peek = graph.peek  # a watcher's read: the graph's state stays as it is
         self.ids = np.asarray(peek.alive_ids(), dtype=np.int64)
-        depth_by_id = np.asarray(peek.depths(), dtype=np.int64)
-        self.depths = depth_by_id[self.ids] if self.ids.size else np.zeros(0, dtype=np.int64)
+        parents = np.asarray(peek.parents(), dtype=np.int64)
         n = len(self.ids)
-        self.ends = np.full(n, n, dtype=np.int64)
-        depths = self.depths.tolist()
-        stack: list[int] = []
-        for r, d in enumerate(depths):  # once per structure change
-            while stack and depths[stack[-1]] >= d:
-                self.ends[stack.pop()] = r
-            stack.append(r)
+        # By id (one more at the end: a root's parent -1 reads it): its row, -1 for none.
+        self._row_by_id = np.full(len(parents) + 1, -1, dtype=np.int64)
+        self._row_by_id[self.ids] = np.arange(n)
+        self.depths = np.asarray(peek.depths(), dtype=np.int64)[self.ids]
+        self.ends = _subtree_ends(self._row_by_id[parents[self.ids]])
         self.has_children = self.ends > np.arange(n) + 1
-        self.row_of = {int(i): r for r, i in enumerate(self.ids.tolist())}
         self.open_all = n <= OPEN_ALL_BELOW
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def row(self, node_id: int) -> int | None:
+        """The row of node `node_id`, None when it has none (gone, or not of this tree)."""
+        inside = 0 <= node_id < len(self._row_by_id) - 1
+        r = int(self._row_by_id[node_id]) if inside else -1
+        return r if r >= 0 else None
+
+
+def _subtree_ends(parent_rows: np.ndarray) -> np.ndarray:
+    """For rows in pre-order with their parents' rows (-1: a root), the row just past each
+    row's subtree: one past its last descendant, which is its last child's last descendant
+    (a leaf: itself). Followed by pointer doubling, log2(depth) passes over the rows."""
+    n = len(parent_rows)
+    rows = np.arange(n)
+    last = rows.copy()  # last child's row, or the row itself for a leaf
+    child = parent_rows >= 0
+    np.maximum.at(last, parent_rows[child], rows[child])
+    while True:
+        further = last[last]
+        if np.array_equal(further, last):
+            return last + 1
+        last = further
 
 
 def ancestors(parents: np.ndarray, node_id: int) -> list[int]:

@@ -158,7 +158,7 @@ class ScenePanel:
         host = self.ov.host
         node_id = host.selected
         graph = host.graph
-        if node_id is None or self.tree.rows().row_of.get(node_id) is None:
+        if node_id is None or self.tree.rows().row(node_id) is None:
             grey = imgui.get_style_color_vec4(imgui.Col_.text_disabled)
             imgui.push_style_color(imgui.Col_.text, grey)
             imgui.text_wrapped("click a node in the view or in the tree")

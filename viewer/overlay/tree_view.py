@@ -202,10 +202,10 @@ class TreeView:
                 imgui.set_tooltip(FLAG_TIPS[name])
 
         reveal_at = None  # the position among the shown rows of the row to scroll to
-        if self._reveal is not None and self._reveal in tree.row_of:
+        if self._reveal is not None and tree.row(self._reveal) is not None:
             for above in ancestors(graph.peek.parents(), self._reveal):
                 self.set_open(above, True)
-            reveal_at = int(np.searchsorted(self.visible(), tree.row_of[self._reveal]))
+            reveal_at = int(np.searchsorted(self.visible(), tree.row(self._reveal)))
         shown_rows = self.visible()
         toggled: list[tuple[int, bool]] = []  # applied after the loop: the rows stay put
         dropped: tuple | None = None
@@ -228,7 +228,7 @@ class TreeView:
         elif dropped is not None:
             done = host.editing.run(dropped(self.keep_world))
             self.drop_refused = None if done else host.messages.edit
-        if self._reveal is not None and self._reveal not in tree.row_of:
+        if self._reveal is not None and tree.row(self._reveal) is None:
             self._reveal = None
 
     def _draw_row(self, tree: TreeRows, r: int, dirty: Flags, indent: float,

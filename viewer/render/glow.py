@@ -117,25 +117,25 @@ class Glow:
         world = np.asarray(report.world_updated, dtype=np.int64)
         local = np.asarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
-        before = self.frame_of[world]  # (the frames their last stamps were of)
-        decay = self._frame_time[before]  # heat: decay to now, then this frame's share
+        before = np.take(self.frame_of, world)  # (the frames their last stamps were of)
+        decay = np.take(self._frame_time, before)  # heat: decay to now, then this frame's
         decay -= self.now
         decay *= 1.0 / HEAT_SECONDS
         np.exp(decay, out=decay)
-        decay *= self.heat_at[world]
+        decay *= np.take(self.heat_at, world)
         decay += -np.expm1(-dt / HEAT_SECONDS)
         self.heat_at[world] = decay
         self.frame_of[world] = self.frames  # tells the locals recomputed in world too
-        alone = local[self.frame_of[local] != self.frames]  # read without one, once each
+        alone = local[np.take(self.frame_of, local) != self.frames]  # without one, once each
         lit = np.concatenate([world, alone]) if alone.size else world
         weights = self._weights(lit)
         self._recent.supersede(np.concatenate([before, self.frame_of[alone]]), weights, NODES)
         self.own[world] = False
         self.own[local] = True
         self.frame_of[local] = self.frames
-        par = np.asarray(parents, dtype=np.int64)[world]  # (a root's -1 reads a stamp,
-        lit_line = (self.frame_of[par] == self.frames) & (par >= 0)  # then goes)
-        line_frames = self.link_frame[world]
+        par = np.take(parents, world)  # (a root's -1 reads a stamp, then goes)
+        lit_line = (np.take(self.frame_of, par) == self.frames) & (par >= 0)
+        line_frames = np.take(self.link_frame, world)
         lines = world[lit_line]
         self._recent.supersede(line_frames[lit_line], None, LINES)
         self.link_frame[lines] = self.frames
@@ -306,7 +306,7 @@ class Glow:
             return np.where(lit[ids], 3.0e38, -3.0e38).astype(np.float32)
         fresh = self._fresh_of(ids)
         frames = self.link_frame[ids] if fresh is None else fresh[2]
-        return np.maximum(self._frame_time[frames], -3.0e38).astype(np.float32)
+        return np.maximum(np.take(self._frame_time, frames), -3.0e38).astype(np.float32)
 
     def uniforms(self) -> dict[str, float]:
         """The shader's clock: ``u_time``, ``u_fade``, ``u_heat_seconds``, ``u_heat_norm``

@@ -239,9 +239,7 @@ class Instances:
         slots = aranges(lo, hi)
         exact = recomputed is not None and len(recomputed) == len(slots)
         ids = recomputed if exact else self.order[slots]
-        mats = np.take(world.reshape(len(world), 16), ids, axis=0)  # (3x a 3D fancy index)
-        rows = RowScatter.stage(mats, glow.stamp_rows(ids),
-                                glow.link_rows(ids), slots)  # fmt: skip
+        rows = RowScatter.stage(world, ids, glow.stamp_rows(ids), glow.link_rows(ids), slots)
         written = self.scatter.upload(rows)
         self.scatter.scatter(len(ids), self.batches, self.origins, self.link_times)
         self.writes_last = 1

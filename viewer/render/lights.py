@@ -91,8 +91,7 @@ class EnvironmentLight:
             values["u_env_levels"] = float(self._textures[0].size[2])
             values["u_env_sh"] = self._sh
         for name, value in values.items():
-            if name in prog:
-                prog[name].value = value
+            _set(prog, name, value)
 
     def release(self) -> None:
         for tex in self._textures or ():
@@ -104,7 +103,7 @@ def light_uniforms(prog, lights, world: np.ndarray, default_dir, look: Look = Lo
     """Set the light uniforms of `prog` for `lights` (`FileLight`s; empty and without the
     environment: the default light towards world direction `default_dir`), their nodes
     placed by `world`."""
-    if "u_light_count" not in prog:
+    if prog.get("u_light_count", None) is None:
         return
     n = min(len(lights), MAX_LIGHTS)
     kinds, pos, to, color, rng, cone = [], [], [], [], [], []
@@ -134,5 +133,12 @@ def light_uniforms(prog, lights, world: np.ndarray, default_dir, look: Look = Lo
         ("u_light_to", to, (0.0, -1.0, 0.0)), ("u_light_color", color, (0.0, 0.0, 0.0)),
         ("u_light_range", rng, 0.0), ("u_light_cone", cone, (1.0, 0.0)),
     ):  # fmt: skip
-        if name in prog:
-            prog[name].value = list(values) + [blank] * pad
+        _set(prog, name, list(values) + [blank] * pad)
+
+
+def _set(prog: moderngl.Program, name: str, value) -> None:
+    """Set uniform `name` where `prog` has it (the GLSL compiler drops unused ones):
+    `Program.get` is one dict lookup, where `name in prog` walks every uniform."""
+    uniform = prog.get(name, None)
+    if uniform is not None:
+        uniform.value = value

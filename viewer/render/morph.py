@@ -147,8 +147,9 @@ class MorphMeshes:
         for name, value in (("u_width", TEXTURE_WIDTH), ("u_count", targets.count),
                             ("u_vertices", n), ("u_normals", int(targets.normals is not None)),
                             ("u_deltas", 0)):  # fmt: skip
-            if name in prog:
-                prog[name].value = value
+            uniform = prog.get(name, None)  # (`name in prog` walks every uniform)
+            if uniform is not None:
+                uniform.value = value
         self._textures[mesh].use(location=0)
         bound = self.ctx.fbo
         self._fbo.use()

@@ -41,14 +41,19 @@ class RowScatter:
         self._staged: moderngl.Buffer | None = None
 
     @staticmethod
-    def stage(mats: np.ndarray, stamps: np.ndarray, links: np.ndarray, slots: np.ndarray):
-        """The staged rows [n, ROW_FLOATS] float32 of `n` nodes: world matrices [n, 16]
-        (row-major as the core stores them, cast here; the shader writes them column-major:
-        a transpose on the CPU would cost most of the staging), stamps [n, 2], link stamps
-        [n] and pre-order slots [n]."""
+    def stage(world: np.ndarray, ids: np.ndarray, stamps: np.ndarray, links: np.ndarray,
+              slots: np.ndarray):  # fmt: skip
+        """The staged rows [n, ROW_FLOATS] float32 of nodes `ids`: their world matrices
+        (gathered from `world` [N, 4, 4] straight into the float32 rows, row-major as the
+        core stores them: the shader writes them column-major; a transpose or a float64
+        copy on the CPU would cost most of the staging), stamps [n, 2], link stamps [n] and
+        pre-order slots [n]."""
         n = len(slots)
         rows = np.empty((n, ROW_FLOATS), dtype=np.float32)
-        np.copyto(rows[:, :16], mats, "same_kind")
+        # (`clip` lets take cast into the strided float32 rows; the ids are all in range;
+        # a matrix beyond float32 casts as `copyto` did, silently: inf where it overflows)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.take(world.reshape(len(world), 16), ids, axis=0, out=rows[:, :16], mode="clip")
         rows[:, 16:18] = stamps
         rows[:, 18] = links
         rows[:, 19] = np.asarray(slots, dtype=np.uint32).view(np.float32)

@@ -147,8 +147,9 @@ class SkinRenderer:
         prog = self.program
         prog["u_view_proj"].write(vp_bytes)
         for name in SHARED_UNIFORMS:
-            if name in prog and name in node_prog:
-                prog[name].value = node_prog[name].value
+            mine, theirs = prog.get(name, None), node_prog.get(name, None)  # (not `in`:
+            if mine is not None and theirs is not None:  # that walks every uniform)
+                mine.value = theirs.value
         self._render(materials, blend=False)
 
     def draw_blended(self, materials: MaterialBinder) -> None:

@@ -63,7 +63,9 @@ class NodeArrays:
         n = self.n
 
         def grown(old: np.ndarray | None, shape: tuple, dtype: type, fill: object) -> np.ndarray:
-            arr = np.full((cap, *shape), fill, dtype=dtype)
+            # (zeros: pages the system zeroes on first touch, not written twice at 1M ids)
+            make = np.zeros if fill == 0 else lambda s, dtype: np.full(s, fill, dtype=dtype)
+            arr = make((cap, *shape), dtype=dtype)
             if old is not None:
                 arr[:n] = old[:n]
             return arr

@@ -109,15 +109,15 @@ class SceneGraph:
         names = list(names)
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
-        if len(set(names)) != k or not self._store.ids_by_name.keys().isdisjoint(names):
+        index = dict(zip(names, range(first, first + k)))  # (hashed once: the store's)
+        existing = self._store.ids_by_name
+        if len(index) != k or (existing and not existing.keys().isdisjoint(index)):
             seen: set[str] = set()
             for nm in names:
-                if nm in seen or nm in self._store.ids_by_name:
+                if nm in seen or nm in existing:
                     raise HierarchyError(f"duplicate node name {nm!r}")
                 seen.add(nm)
-        for nm in names:
-            if not isinstance(nm, str) or not nm:
-                raise ValueError(f"node names must be non-empty strings, got {nm!r}")
+        validate.node_names(names)
 
         def row_name(r: int) -> str:
             return names[r]
@@ -133,7 +133,7 @@ class SceneGraph:
             else (validate.unit_quaternion_rows(rotations, k, "rotations", row_name))
         )
         scl = np.ones((k, 3)) if scales is None else validate.rows(scales, k, 3, "scales", row_name)
-        return self._store.append(par, names, pos, rot, scl)
+        return self._store.append(par, names, pos, rot, scl, index)
 
     def _own(self, node: object, role: str) -> int:
         """The id of a live node of this graph, given as its handle or its name, or an

@@ -63,8 +63,10 @@ class Storage(NodeArrays):
         pos: np.ndarray,
         rot: np.ndarray,
         scl: np.ndarray,
+        index: dict[str, int] | None = None,
     ) -> np.ndarray:
-        """Store checked new nodes, link them, mark them dirty. Nothing here can fail."""
+        """Store checked new nodes, link them, mark them dirty. Nothing here can fail.
+        `index`: their names to their ids when the caller has it already."""
         k = par.shape[0]
         first = self.n
         self.grow(first + k)
@@ -84,7 +86,9 @@ class Storage(NodeArrays):
             self.heads,
         )
         self.names.extend(names)
-        self.ids_by_name.update(zip(names, range(first, first + k), strict=True))
+        self.ids_by_name.update(
+            zip(names, range(first, first + k), strict=True) if index is None else index
+        )
         self.n += k
         self.alive_count += k
         # A node whose parent is new too lies inside that parent's subtree already.

@@ -264,3 +264,16 @@ def unit_quaternion_rows(
             f"non-zero length, got {q[row].tolist()!r}"
         )
     return q / norms[:, None]
+
+
+def node_names(names: list) -> None:
+    """Every one of `names` a non-empty string, or ValueError naming the first that is
+    not (one C-level pass when all are: a million names in a batch)."""
+    try:
+        named = all(map(str.__len__, names))  # (TypeError: one is no string)
+    except TypeError:
+        named = False
+    if not named:
+        for nm in names:
+            if not isinstance(nm, str) or not nm:
+                raise ValueError(f"node names must be non-empty strings, got {nm!r}")
