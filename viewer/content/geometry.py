@@ -78,6 +78,8 @@ class Geometry:
     weights: dict[int, np.ndarray] = field(default_factory=dict)
     #: Nodes drawn as GPU instances.
     instanced: list[InstancedNode] = field(default_factory=list)
+    #: Counts `replace_instanced` calls: a renderer built at another count rebuilds.
+    instancing_version: int = 0
     _changed: set[int] = field(default_factory=set, repr=False)
 
     def set_weights(self, node: int, weights: np.ndarray) -> None:
@@ -108,6 +110,15 @@ class Geometry:
                 changed = True
         if changed:
             self._changed.add(node)
+
+    def replace_instanced(self, nodes, items: list[InstancedNode]) -> None:
+        """Drop the instanced items of `nodes` and add `items` (a live USD stage whose
+        PointInstancer now draws other instances, or one added or removed); the nodes
+        that still draw instances are recorded for `take_changed` (their own change)."""
+        gone = {int(n) for n in nodes}
+        self.instanced = [item for item in self.instanced if item.node not in gone] + list(items)
+        self.instancing_version += 1
+        self._changed |= {item.node for item in items}
 
     def take_changed(self) -> frozenset[int]:
         """The nodes whose weights or instances changed since the last call (and forget

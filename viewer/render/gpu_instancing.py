@@ -26,9 +26,9 @@ class NodeInstances:
 
     def __init__(self, ctx: moderngl.Context, geometry: Geometry, kinds, morphed=None) -> None:
         self.ctx = ctx
-        self.items = [item for item in geometry.instanced if item.mesh in kinds]
-        #: Node -> the mesh kind its instances draw: its morphed copy, if it has one.
-        self._kind = {item.node: (morphed or {}).get(item.node, item.mesh) for item in self.items}
+        self._geometry, self._kinds, self._morphed = geometry, kinds, morphed or {}
+        #: The instanced items drawn, as taken from the geometry at the last `build`.
+        self.items: list = []
         self.batches: list[Batch] = []
         self._built: list = []  # the item of each batch
         self._batch_of: dict[int, list[int]] = {}  # node -> indices into batches
@@ -37,8 +37,11 @@ class NodeInstances:
 
     def build(self, world: np.ndarray, glow: Glow, order: np.ndarray) -> int:
         """(Re)create every batch from the world matrices and the nodes' glow stamps;
-        `order` is the live ids in pre-order (a node's slot is its position there)."""
+        `order` is the live ids in pre-order (a node's slot is its position there).
+        The items are taken from the geometry again: a live stage may have replaced them
+        (`Geometry.replace_instanced`)."""
         self.release()
+        self.items = [item for item in self._geometry.instanced if item.mesh in self._kinds]
         slot_of = np.full(len(world), -1, dtype=np.int64)
         slot_of[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
         written = 0
@@ -54,7 +57,7 @@ class NodeInstances:
             self._built.append(item)
             self.batches.append(
                 Batch(
-                    self._kind[item.node],
+                    self._morphed.get(item.node, item.mesh),  # its morphed copy, if any
                     np.full(n, item.node, np.int64),
                     np.zeros(n, np.int64),  # (its rows follow the node, not the ranges)
                     self.ctx.buffer(mats.tobytes(), dynamic=True),

@@ -6,10 +6,25 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from viewer.content import meshes
 from viewer.content.meshes import MeshData
 
 #: Pixel size of glTF POINTS.
 POINT_SIZE = 4.0
+
+
+def upload_scene_meshes(ctx, scene, into: dict) -> list[str]:
+    """Upload the scene's meshes (with their material parts, lines and points) that
+    `into` (mesh key -> GpuMesh) lacks; returns their keys (a live stage reads new
+    meshes after the first upload)."""
+    surfaces, geometry = scene.surfaces, scene.geometry
+    new = [key for key in scene.mesh_data if key not in into]
+    for key in new:
+        pos, nrm, idx = scene.mesh_data[key]
+        data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
+        data.lines, data.points = geometry.lines.get(key), geometry.points.get(key)
+        into[key] = GpuMesh(ctx, data)
+    return new
 
 
 class GpuMesh:

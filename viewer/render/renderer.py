@@ -26,7 +26,7 @@ from .culling import InstanceCuller
 from .frame_view import GLOW_STYLES, FrameView, PendingMarks
 from .glow import STAMP_FORMAT, Glow
 from .gpu_instancing import NodeInstances
-from .gpu_mesh import GpuMesh
+from .gpu_mesh import GpuMesh, upload_scene_meshes
 from .instances import Instances
 from .joints import JointMarkers
 from .lights import Look
@@ -88,10 +88,7 @@ class Renderer:
         for kind in meshes.BUILDERS:
             self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
         surfaces, geometry = scene.surfaces, scene.geometry
-        for key, (pos, nrm, idx) in scene.mesh_data.items():
-            data = meshes.from_arrays(pos, nrm, idx, surfaces.get(key))
-            data.lines, data.points = geometry.lines.get(key), geometry.points.get(key)
-            self.meshes[key] = GpuMesh(ctx, data)
+        upload_scene_meshes(ctx, scene, self.meshes)
         self.surface_pass = SurfacePass(ctx, dict(surfaces))  # (plus the morphed copies)
         self.morphs = MorphMeshes(ctx, geometry, self.meshes)  # adds the morphed copies
         for kind, base in self.morphs.copies().items():  # drawn with their mesh's materials
@@ -135,8 +132,11 @@ class Renderer:
 
     # -- data ------------------------------------------------------------------------------
     def rebuild(self) -> None:
-        """Re-create all instance data (after structural edits or look changes)."""
+        """Re-create all instance data (after structural edits or look changes, or a live
+        stage's new meshes and GPU instances)."""
         self.version += 1
+        self._take_new_meshes()
+        self._instancing = self.scene.geometry.instancing_version
         world = self.graph.world_matrices()
         self.bounds.refresh()
         self.instances.build(self.graph, self.bounds, world, self.glow)
@@ -151,15 +151,24 @@ class Renderer:
         if self.skins is not None:
             self.skins.upload_all(self.graph.world_matrices())
 
+    def _take_new_meshes(self) -> None:
+        """Upload the meshes a live stage read since the last build (with materials)."""
+        for key in upload_scene_meshes(self.ctx, self.scene, self.meshes):
+            self.instances.kinds.append(key)
+            if key in self.scene.surfaces:
+                self.surface_pass.surfaces[key] = self.scene.surfaces[key]
+
     def sync(self, report, dt: float = 0.0) -> int:
         """Let `dt` seconds of simulation pass for the glow, stamp what `report` (a
         FrameReport) recomputed and upload its ranges; return the bytes written.
 
-        Structural changes since the last build (nodes added, removed, re-parented) trigger
-        a full rebuild instead.
+        Structural changes since the last build (nodes added, removed, re-parented; GPU
+        instances added, removed or resized, `Geometry.replace_instanced`) trigger a full
+        rebuild instead.
         """
         self.glow.record(report, self.graph.parents(), dt)
-        if self.instances.structure_changed(self.graph, report):
+        instancing = self.scene.geometry.instancing_version != self._instancing
+        if instancing or self.instances.structure_changed(self.graph, report):
             self.rebuild()
             self._bytes_last = self.instances.bytes_last + self.gpu_instances.bytes_last
             return self._bytes_last

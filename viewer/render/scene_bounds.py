@@ -6,8 +6,9 @@ takes the same per-node shapes to lay out its instance buffers. A node's box is 
 shape's bounds times its look's size, placed by its world matrix; a morphed node's shape
 is the box every morph can reach (`reach`).
 
-`refresh()` takes nodes added or removed since the last build (the renderer calls it
-when it rebuilds); a node added since then counts as a unit box until then.
+`refresh()` takes nodes added or removed since the last build, and meshes and GPU
+instances a live stage added or replaced (the renderer calls it when it rebuilds); a node
+added since then counts as a unit box until then.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class SceneBounds:
             self.bounds_of[kind] = reach(base, targets.positions)
             self.morphed[item.node] = kind
         self.kinds = list(self.bounds_of)
-        self.instanced = [item for item in geometry.instanced if item.mesh in self.bounds_of]
+        self.instanced: list = []  # the GPU-instanced items, taken by `refresh`
         self._clip_box_of = None  # (clip, corners) for `clip_box`
         self._points_of = None  # (state, points) for `bound_points`
         self._extremes_of = None  # (state, [2, 3]) for `extremes`
@@ -105,11 +106,19 @@ class SceneBounds:
         self.refresh(force=True)
 
     def refresh(self, force: bool = False) -> None:
-        """Take the graph's nodes as they are now (after nodes were added or removed)."""
-        signature = (int(self.graph.capacity_ids), len(self.graph))
+        """Take the graph's nodes as they are now (after nodes were added or removed), and
+        the meshes and GPU instances a live stage added or replaced since."""
+        geometry = self.scene.geometry
+        signature = (int(self.graph.capacity_ids), len(self.graph),
+                     geometry.instancing_version, len(self.scene.mesh_data))  # fmt: skip
         if signature == self.signature and not force:
             return
         self.signature = signature
+        for key, (pos, _nrm, _idx) in self.scene.mesh_data.items():
+            if key not in self.bounds_of:  # a mesh read since the last refresh
+                self.bounds_of[key] = _mesh_bounds(pos)
+                self.kinds.append(key)
+        self.instanced = [item for item in geometry.instanced if item.mesh in self.bounds_of]
         n_ids = signature[0]
         index = {kind: k for k, kind in enumerate(self.kinds)}
         self.kind_of = np.full(n_ids, -1, dtype=np.int64)

@@ -10,10 +10,14 @@ callback), so what an edit changed is exactly what that frame recomputes and glo
   local matrix at the frame's time code (rule 2: the same value changes nothing);
 - a resync (a prim added, removed, re-parented, made inactive, a reference or variant
   changed) is a **structural change**: the nodes of the resynced subtree are removed and
-  the subtree is read again from the stage, its new nodes dirty;
+  the subtree is read again from the stage, its new nodes dirty, with what they draw:
+  meshes and shapes (read anew where the stage had none), and the GPU instances of its
+  PointInstancers in place of the removed nodes' ones;
 - a PointInstancer's instance data (positions, orientations, scales, prototype
-  indices...) edited: its instances are read again, the node's own change (no matrix of
-  it moves: `Geometry.set_instances`), and its instance channel baked again;
+  indices, prototypes...) edited: its instances are read again, the node's own change
+  (no matrix of it moves: `Geometry.set_instances`, or `Geometry.replace_instanced`
+  when it now draws another number of instances, which the renderer takes at its next
+  frame), and its instance channel baked again;
 - anything else (a colour, points) changes no transform: noted, not shown.
 
 Each change is one line in `lines` (and on `out` when given) with its reason, e.g.
@@ -39,10 +43,11 @@ from viewer.animation.player import AnimationPlayer
 from viewer.content.scene import Look
 from viewer.io.limits import DEFAULT_LIMITS, Budget
 from viewer.io.usd.instancer import INSTANCE_ATTRIBUTES, instanced_nodes
-from viewer.io.usd.read import CLIP_NAME, model_of_stage, prim_channels
+from viewer.io.usd.read import CLIP_NAME, mesh_prefix, model_of_stage, prim_channels, read_gprim
 from viewer.io.usd.scene import scene_of_model
+from viewer.io.usd.textures import TextureReader
 from viewer.io.usd.timeline import bake, timeline_of
-from viewer.io.usd.traverse import walk_prims
+from viewer.io.usd.traverse import Visibility, walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.text import printable
 
@@ -64,6 +69,9 @@ class LiveStage:
         self.scene = scene_of_model(model_of_stage(stage, path, display, DEFAULT_LIMITS),
                                     display, DEFAULT_LIMITS)  # fmt: skip
         self.timeline = timeline_of(stage, display)
+        self._prefix = mesh_prefix(path)
+        self._folder = path.parent if path.exists() else None
+        self._drawn: dict[str, tuple[str, tuple] | None] = {}  # this frame's `_mesh_of`
         self.lines: list[str] = []
         self._changed: dict[str, set[str]] = {}  # prim path -> changed property names
         self._resynced: set[str] = set()
@@ -92,6 +100,7 @@ class LiveStage:
         """Apply the changes collected since the last frame."""
         resynced, self._resynced = self._resynced, set()
         changed, self._changed = self._changed, {}
+        self._drawn = {}
         code = Usd.TimeCode(self.timeline.code_at(t))
         for path in _outermost(resynced):
             self._resync(path, code)
@@ -144,31 +153,44 @@ class LiveStage:
 
     def _instances(self, path: str, node: int, code, placed: list[str]) -> None:
         """A PointInstancer's instance data edited: its instances read again at the
-        frame's time code (a change of the node's own, `Geometry.set_instances`) and its
-        instance channel baked again; an edit that changes how many instances each
-        gprim draws is only noted (the GPU batches keep their sizes until reopened)."""
+        frame's time code (a change of the node's own) and its instance channel baked
+        again; where it now draws another number of instances (or other meshes), its
+        items are replaced (`Geometry.replace_instanced`: the renderer rebuilds)."""
         geometry = self.scene.geometry
-        old = [item for item in geometry.instanced if item.node == node]
-        colour = {item.mesh: item.color for item in old}
-
-        def mesh_of(gprim):
-            source = gprim.GetPrimInPrototype() if gprim.IsInstanceProxy() else gprim
-            key = next((k for k in colour if k.endswith("#" + str(source.GetPath()))), None)
-            return None if key is None else (key, colour[key])
-
+        old = [(i.mesh, i.locals.shape) for i in geometry.instanced if i.node == node]
         prim = self.stage.GetPrimAtPath(path)
         budget = Budget(DEFAULT_LIMITS, format="USD")
-        items, channels = instanced_nodes(prim, node, code, mesh_of, self.display,
+        items, channels = instanced_nodes(prim, node, code, self._mesh_of, self.display,
                                           budget, self.timeline)  # fmt: skip
-        if [(i.mesh, i.locals.shape) for i in items] != [(i.mesh, i.locals.shape) for i in old]:
-            self._say(f"{path}: {', '.join(placed)} changed how many instances it draws: "
-                      "shown when the stage is opened again")  # fmt: skip
-            return
-        if items:
+        if [(i.mesh, i.locals.shape) for i in items] != old:
+            geometry.replace_instanced([node], items)
+            drawn = sum(len(i.locals) for i in items)
+            placed = [*placed, f"it now draws {drawn:,} instance matrices"]
+        elif items:
             geometry.set_instances(node, np.concatenate([i.locals.reshape(-1) for i in items]))
         self._play({node}, channels, paths={"instances"})
         self._say(f"{path}: instances changed ({', '.join(placed)})"
                   + ("; their time samples baked again" if channels else ""))  # fmt: skip
+
+    def _mesh_of(self, gprim) -> tuple[str, tuple] | None:
+        """(mesh key, colour) of a gprim (its prototype's, inside an instance), read into
+        the scene where it has no such mesh yet; None when it draws nothing."""
+        source = gprim.GetPrimInPrototype() if gprim.IsInstanceProxy() else gprim
+        key = f"{self._prefix}#{source.GetPath()}"
+        if key not in self._drawn:
+            read = _Read()
+            budget = Budget(DEFAULT_LIMITS, format="USD")
+            notes: set[str] = set()
+            textures = TextureReader(self._folder, self.display, budget)
+            self._drawn[key] = read_gprim(read, source, key, Usd.TimeCode(self.timeline.start),
+                                          self.display, budget, notes, textures)  # fmt: skip
+            for name, table in (("mesh_data", self.scene.mesh_data),
+                                ("surfaces", self.scene.surfaces)):  # fmt: skip
+                for k, value in getattr(read, name).items():
+                    table.setdefault(k, value)  # a mesh already uploaded stays as drawn
+            for note in sorted(notes):
+                self._say(note)
+        return self._drawn[key]
 
     def _play(self, nodes: set[int], channels: list, paths: set[str] | None = None) -> bool:
         """Replace the channels of `nodes` (those of `paths` only, when given) in the
@@ -205,7 +227,11 @@ class LiveStage:
             scene.node_paths.pop(n, None)
             scene.looks.pop(n, None)
         prim = self.stage.GetPrimAtPath(path)
-        added, channels = self._add_subtree(prim, code) if prim and prim.IsActive() else (0, [])
+        added, channels, items = (self._add_subtree(prim, code) if prim and prim.IsActive()
+                                  else (0, [], []))  # fmt: skip
+        geometry = self.scene.geometry
+        if items or any(item.node in under for item in geometry.instanced):
+            geometry.replace_instanced(under, items)
         self._play(set(under), channels)
         self._index = None
         self._say(f"{path}: structural change ({why}: {len(under)} nodes removed, "
@@ -221,13 +247,13 @@ class LiveStage:
             probe = probe.GetParentPath()
         return self._node_of("/")
 
-    def _add_subtree(self, prim, code) -> tuple[int, list]:
+    def _add_subtree(self, prim, code) -> tuple[int, list, list]:
         """Read `prim`'s subtree as new nodes: (how many, the channels of its animated
-        prims, baked as read.py bakes them)."""
+        prims, baked as read.py bakes them, and the GPU instances of its instancers)."""
         cache = UsdGeom.XformCache(code)
         rows = walk_prims(self.stage, self.display, DEFAULT_LIMITS, cache, roots=[prim])
         if not len(rows):
-            return 0, []
+            return 0, [], []
         local = column_matrices(rows.locals)
         t, q, s, exact = split_trs(local)
         animated, times, frames = bake(rows.prims, self.timeline, self.display, DEFAULT_LIMITS)
@@ -255,15 +281,40 @@ class LiveStage:
                 node = graph.add(name, parent_node, position=t[i], rotation=q[i], scale=s[i])
             ids.append(node.id)
             scene.node_paths[node.id] = rows.paths[i]
-            key = next((k for k in scene.mesh_data if k.endswith("#" + rows.paths[i])), None)
-            if key is not None:
-                scene.looks[node.id] = Look(mesh=key, size=(1.0, 1.0, 1.0))
-        channels = []
+        channels, items = self._draws(rows, ids, code)
         for j, i in enumerate(animated):
             outer = outer_of.get(i)
             channels += prim_channels(times, frames[:, j], ids[i], outer,
                                       None if outer is not None else splits[j])  # fmt: skip
-        return len(ids), channels
+        return len(ids), channels, items
+
+    def _draws(self, rows, ids: list[int], code) -> tuple[list, list]:
+        """What the new nodes draw, as read.py reads it: each visible gprim's look, each
+        visible PointInstancer's GPU instances; (their instance channels, the items)."""
+        visibility = Visibility(code)
+        budget = Budget(DEFAULT_LIMITS, format="USD")
+        channels, items = [], []
+        for i in rows.drawn:
+            prim, node = rows.prims[i], ids[i]
+            if visibility.hidden(prim):
+                continue
+            if prim.IsA(UsdGeom.PointInstancer):
+                got, played = instanced_nodes(prim, node, code, self._mesh_of, self.display,
+                                              budget, self.timeline)  # fmt: skip
+                items += got
+                channels += played
+            elif (drawn := self._mesh_of(prim)) is not None:
+                self.scene.looks[node] = Look(mesh=drawn[0], size=(1.0, 1.0, 1.0),
+                                              color=drawn[1])  # fmt: skip
+        return channels, items
+
+
+class _Read:
+    """Where `read_gprim` puts a mesh it reads (copied into the scene where new)."""
+
+    def __init__(self) -> None:
+        self.mesh_data: dict = {}
+        self.surfaces: dict = {}
 
 
 def _below(key: str, path: str) -> bool:

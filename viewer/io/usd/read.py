@@ -31,7 +31,15 @@ from viewer.io.usd.traverse import Visibility, walk_prims
 from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
 from viewer.scene.math import quat_from_axis_angle
 
-__all__ = ["CLIP_NAME", "UsdModel", "model_of_stage", "prim_channels", "read_usd"]
+__all__ = [
+    "CLIP_NAME",
+    "UsdModel",
+    "mesh_prefix",
+    "model_of_stage",
+    "prim_channels",
+    "read_gprim",
+    "read_usd",
+]
 
 #: The clip of a stage's time-sampled transforms.
 CLIP_NAME = "timeSamples"
@@ -167,7 +175,7 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
     instance channels of those whose instances move."""
     time = Usd.TimeCode(timeline.start)
     played: list = []
-    resolved = str(model.path.resolve()) if model.path.exists() else str(model.path)
+    resolved = mesh_prefix(model.path)
     notes: set[str] = set()
     drawn: dict[str, tuple[str, tuple] | None] = {}
     folder = model.path.parent if model.path.exists() else None
@@ -177,7 +185,7 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
         source = prim.GetPrimInPrototype() if prim.IsInstanceProxy() else prim
         key = f"{resolved}#{source.GetPath()}"
         if key not in drawn:
-            drawn[key] = _read_gprim(model, source, key, time, display, budget, notes,
+            drawn[key] = read_gprim(model, source, key, time, display, budget, notes,
                                      textures)  # fmt: skip
         return drawn[key]
 
@@ -203,8 +211,14 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
     return played
 
 
-def _read_gprim(model, prim, key, time, display, budget, notes, textures):
-    """Read a gprim's mesh into the model once; (mesh key, colour), or None."""
+def mesh_prefix(path: Path) -> str:
+    """What the mesh keys of the stage read from `path` start with (``PREFIX#/prim``)."""
+    return str(path.resolve()) if path.exists() else str(path)
+
+
+def read_gprim(model, prim, key, time, display, budget, notes, textures):
+    """Read a gprim's mesh into `model` (anything with ``mesh_data`` and ``surfaces``,
+    a model or a live stage's scene) under `key`; (mesh key, colour), or None."""
     kind = str(prim.GetTypeName())
     if kind == "Mesh":
         mesh = mesh_arrays(prim, time, display, budget)

@@ -63,8 +63,7 @@ def walk_prims(
     beyond ``limits.max_nodes``."""
     rows = PrimRows()
     local = cache.GetLocalTransformation
-    xformable, boundable = UsdGeom.Xformable, UsdGeom.Boundable
-    instancer = UsdGeom.PointInstancer
+    kinds: dict[str, tuple[bool, bool, bool, bool]] = {}  # type name -> `_kind_of`
     predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
     attach: dict = {}  # prim path -> the row its children hang from (-1: none)
     cap = limits.max_nodes
@@ -75,12 +74,17 @@ def walk_prims(
         for prim in walk:
             path = prim.GetPath()
             parent_row = attach.get(path.GetParentPath(), -1)
-            purpose = _authored_purpose(prim)
+            type_name = prim.GetTypeName()
+            kind = kinds.get(type_name)
+            if kind is None:
+                kind = kinds[type_name] = _kind_of(prim)
+            imageable, xformable, boundable, instancer = kind
+            purpose = _authored_purpose(prim) if imageable else None
             if purpose in _SKIPPED_PURPOSES:
                 rows.skipped[purpose] = rows.skipped.get(purpose, 0) + 1
                 walk.PruneChildren()
                 continue
-            if not prim.IsA(xformable):
+            if not xformable:
                 attach[path] = parent_row
                 continue
             row = len(rows.prims)
@@ -96,20 +100,26 @@ def walk_prims(
             rows.resets.append(reset)
             rows.parents.append(-1 if reset else parent_row)
             attach[path] = row
-            if prim.IsA(boundable):  # a gprim or an instancer: it may draw something
+            if boundable:  # a gprim or an instancer: it may draw something
                 rows.drawn.append(row)
-                if prim.IsA(instancer):
+                if instancer:
                     walk.PruneChildren()
-            elif prim.GetTypeName() == "Camera":
+            elif type_name == "Camera":
                 rows.cameras.append(row)
     return rows
 
 
+def _kind_of(prim) -> tuple[bool, bool, bool, bool]:
+    """Whether `prim` is Imageable, Xformable, Boundable, a PointInstancer. `IsA` asks
+    the prim's typed schema, which its type name fixes on one stage (fallback types are
+    the stage's, per type name): asked once per type name, not once per prim."""
+    return (prim.IsA(UsdGeom.Imageable), prim.IsA(UsdGeom.Xformable),
+            prim.IsA(UsdGeom.Boundable), prim.IsA(UsdGeom.PointInstancer))  # fmt: skip
+
+
 def _authored_purpose(prim) -> str | None:
-    """The prim's own authored purpose (a skipped purpose prunes the whole subtree, so
-    the inherited one never needs computing)."""
-    if not prim.IsA(UsdGeom.Imageable):
-        return None
+    """The Imageable prim's own authored purpose (a skipped purpose prunes the whole
+    subtree, so the inherited one never needs computing)."""
     attr = prim.GetAttribute("purpose")
     if attr and attr.IsAuthored():
         return attr.Get()
