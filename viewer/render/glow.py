@@ -9,16 +9,13 @@ fades linearly over `fade` seconds of the current time (`u_time`), the way pygfx
 recomputes nothing writes nothing, fading glows included; while the simulation is paused
 the time stands still and the glow stays.
 
-The same stamps answer the CPU's questions at the same time: the names' colours, the joint
-markers (`joints.py`) and the lit parent -> child lines (`ribbons.py`), which are drawn
-from what is glowing now. The line from a parent to a child is lit when both were
-recomputed in the same frame (that line is on the path the change travelled) and fades
-like a node.
+The same stamps answer the CPU's questions: the names' colours, the joint markers
+(`joints.py`) and the lit parent -> child lines (`ribbons.py`; a line is lit when both
+ends were recomputed in the same frame, the path the change travelled), fading alike.
 
-The heat view reads the same stamp: each recomputation adds to an exponentially weighted
-share of recent time (`HEAT_SECONDS`) that is stored at the stamp's time and decays in the
-shader, so heat too needs no writes between recomputations. A frame picked on the timeline
-(`set_still`) shows one report at full strength until it is let go.
+The heat view reads the same stamp: an exponentially weighted share of recent time
+(`HEAT_SECONDS`) stored at the stamp's time and decayed in the shader (no writes between
+recomputations). A frame picked on the timeline (`set_still`) shows at full strength.
 
 Marked but not yet executed (`set_pending`): a touch or an edit while paused marks nodes
 (update_local on the changed node, update_world and execute on its subtree) that the next
