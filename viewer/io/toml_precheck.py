@@ -1,8 +1,10 @@
-"""Cheap checks on TOML text before tomllib parses it.
+"""Cheap checks on TOML text before the TOML parser reads it.
 
-tomllib's cost is not linear in every input. A key of k dotted parts costs O(k²) time
-and memory (a 60 kB key ``a.a.a…`` takes 20 s and 3.4 GB), and deeply nested empty arrays
-cost about 44 bytes of memory per byte of text. The scene format needs neither: its
+A parser's cost is not linear in every input. In Python's tomllib a key of k dotted
+parts costs O(k²) time and memory (a 60 kB key ``a.a.a…`` takes 20 s and 3.4 GB), and
+deeply nested empty arrays cost about 44 bytes of memory per byte of text; toml_rs, the
+compiled parser sgview uses, overflows its stack on a few thousand nested brackets and
+ends the process. The scene format needs neither: its
 deepest key is ``motion.spin.axis`` and its deepest value three levels of brackets. So
 before parsing, with the strings and comments blanked out, the text may hold no dotted
 key of more than `MAX_KEY_PARTS` parts and no brackets nested deeper than `MAX_NESTING`.
