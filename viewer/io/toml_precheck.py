@@ -24,6 +24,7 @@ __all__ = [
     "MAX_NESTING",
     "MAX_TOML_BYTES",
     "MIN_BYTES_PER_VALUE",
+    "blanked",
     "density_problem",
     "toml_problem",
 ]
@@ -62,13 +63,20 @@ _LONG_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{
 _CHUNK = 1 << 20
 
 
-def density_problem(text: str) -> str | None:
+def blanked(text: str) -> str:
+    """`text` with every string and comment made ``""``: what both checks below read
+    (made once and handed to both, it is most of their cost on a large file)."""
+    return _BLANKED.sub('""', text)
+
+
+def density_problem(text: str, bare: str | None = None) -> str | None:
     """Why `text`, larger than `MAX_ANY_SHAPE_BYTES`, holds more values than a scene
-    file needs (see `MIN_BYTES_PER_VALUE`); None when it is smaller, or sparse enough."""
+    file needs (see `MIN_BYTES_PER_VALUE`); None when it is smaller, or sparse enough.
+    `bare`: `blanked(text)`, when the caller has it."""
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) > MAX_ANY_SHAPE_BYTES else 0
     if size <= MAX_ANY_SHAPE_BYTES:
         return None
-    bare = _BLANKED.sub('""', text)
+    bare = blanked(text) if bare is None else bare
     values = sum(bare.count(c) for c in "=,[{")
     if values * MIN_BYTES_PER_VALUE <= size:
         return None
@@ -79,9 +87,10 @@ def density_problem(text: str) -> str | None:
     )
 
 
-def toml_problem(text: str) -> tuple[int, str] | None:
-    """(line, why) when `text` holds a key or a nesting tomllib would choke on, else None."""
-    found = _first_problem(_BLANKED.sub('""', text))
+def toml_problem(text: str, bare: str | None = None) -> tuple[int, str] | None:
+    """(line, why) when `text` holds a key or a nesting the parser would choke on, else
+    None. `bare`: `blanked(text)`, when the caller has it."""
+    found = _first_problem(blanked(text) if bare is None else bare)
     if found is None:
         return None
     # again with every newline kept, so that the offset gives the line (rare: slower)

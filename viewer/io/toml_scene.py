@@ -21,11 +21,11 @@ import toml_rs
 from viewer.io import _fields as F
 from viewer.io._build import UniqueNames, add_many, add_model
 from viewer.io.errors import SceneError, describe
-from viewer.io.gltf_read.scene import GltfModel, read_gltf
+from viewer.io.gltf_read.scene import GltfModel, collector_paused, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
 from viewer.io.toml_nodes import parse_nodes
-from viewer.io.toml_precheck import MAX_TOML_BYTES, density_problem, toml_problem
+from viewer.io.toml_precheck import MAX_TOML_BYTES, blanked, density_problem, toml_problem
 from viewer.io.toml_sections import (
     NodeSpec,
     gltf_path,
@@ -84,13 +84,15 @@ def _decode(text: str, display: str) -> dict:
     """The parsed TOML (toml_rs, read as TOML 1.0), its errors turned into SceneError at
     the right line; text that would cost the parser far more than its size, or nest deeper
     than its stack allows, is refused first (toml_precheck.py)."""
-    dense = density_problem(text)
+    bare = blanked(text)
+    dense = density_problem(text, bare)
     if dense is not None:
         raise SceneError(f"invalid scene file: {dense}", file=display)
-    problem = toml_problem(text)
+    problem = toml_problem(text, bare)
     if problem is not None:
         line, why = problem
         raise SceneError(f"invalid scene file: {why}", file=display, line=line)
+    del bare  # as large as the text: not kept while the parser builds its tables
     try:
         return toml_rs.loads(text, toml_version="1.0.0")
     except toml_rs.TOMLDecodeError as exc:
@@ -128,9 +130,13 @@ def parse_scene_text(
     limits : Limits
         Caps on the node count and on glTF sizes (see limits.py).
     """
+    with collector_paused():  # millions of tables and specs, no reference cycles
+        return _parse(text, display, Path(base_dir), source, limits)
+
+
+def _parse(text: str, display: str, base_dir: Path, source: Path | None, limits: Limits):
     doc = _decode(text, display)
     locator = F.Locator(text)
-    base_dir = Path(base_dir)
     top = F.Where(display, locator)
     F.check_keys(top, doc, TOP_KEYS)
 
