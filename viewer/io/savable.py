@@ -37,33 +37,55 @@ def _first_out(values: np.ndarray, quantity: str) -> int:
     return int(np.argmax(bad)) if bad.any() else -1
 
 
+def _first_bad_name(names: list[str]) -> int:
+    """The first row whose name `name_reason` refuses (-1: none)."""
+    try:
+        "\n".join(names).encode("utf-8")  # no unpaired surrogate in any name
+        return next((row for row, name in enumerate(names) if not name.strip()), -1)
+    except UnicodeEncodeError:
+        return next(row for row, name in enumerate(names) if name_reason(name) is not None)
+
+
+def _first_bad_size(scene, id_list: list[int]) -> int:
+    """The first row whose look has a size out of range (-1: none); looks are shared,
+    each is checked once."""
+    reason: dict[int, bool] = {}
+    bad = set()
+    for i, look in scene.looks.items():
+        if id(look) not in reason:
+            reason[id(look)] = look.size != (1.0, 1.0, 1.0) and (
+                out_of_range("size", look.size) is not None
+            )
+        if reason[id(look)]:
+            bad.add(i)
+    if not bad:
+        return -1
+    return next((row for row, i in enumerate(id_list) if i in bad), -1)
+
+
 def savable_reason(scene) -> tuple[str | None, str | None, str] | None:
     """(node name, field, why) for the first thing of `scene` its file could not hold
     as the loader reads it (None: it all can)."""
     graph = scene.graph
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)
+    id_list = ids.tolist()
+    names = list(map(graph.name_of, id_list))
     positions, _, scales = (a[ids] for a in graph.local_values())
-    # one pass over all nodes per rule; the first node breaking any rule is named
-    bad_position = _first_out(positions, "position")
-    bad_scale = _first_out(scales, "scale")
-    size_reason: dict[int, str | None] = {}  # looks are shared: each checked once
-    looks = scene.looks
-    for row, i in enumerate(ids.tolist()):
-        name = graph.name_of(i)
-        reason = name_reason(name)
-        if reason is not None:
-            return name, "name", reason
-        if row in (bad_position, bad_scale):
-            field = "position" if row == bad_position else "scale"
-            values = positions if row == bad_position else scales
+    # one pass over all nodes per rule; the first node breaking any rule is named, and
+    # within that node the rules in this order: name, position, scale, size
+    firsts = [_first_bad_name(names), _first_out(positions, "position"),
+              _first_out(scales, "scale"), _first_bad_size(scene, id_list)]  # fmt: skip
+    found = [row for row in firsts if row >= 0]
+    if found:
+        row = min(found)
+        name = names[row]
+        if row == firsts[0]:
+            return name, "name", name_reason(name)
+        if row in firsts[1:3]:
+            field = "position" if row == firsts[1] else "scale"
+            values = positions if row == firsts[1] else scales
             return name, field, out_of_range(field, values[row])
-        look = looks.get(i)
-        if look is not None:
-            if id(look) not in size_reason:
-                size_reason[id(look)] = (None if look.size == (1.0, 1.0, 1.0)
-                                         else out_of_range("size", look.size))  # fmt: skip
-            if size_reason[id(look)] is not None:
-                return name, "size", size_reason[id(look)]
+        return name, "size", out_of_range("size", scene.looks[id_list[row]].size)
     camera = scene.camera
     for field in ("position", "target"):
         value = getattr(camera, field)

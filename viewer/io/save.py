@@ -72,42 +72,31 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
     id_list = ids.tolist()
     names = dict(zip(id_list, map(graph.name_of, id_list), strict=True))
-    quoted = dict(zip(id_list, map(_str, names.values()), strict=True))
-    parents = graph.parents()[ids].tolist()
+    quoted = list(map(_str, names.values()))  # by row
+    row_of = np.full(graph.capacity_ids + 1, -1, dtype=np.int64)  # id -1 -> row -1
+    row_of[ids] = np.arange(ids.size)
+    parent_rows = row_of[graph.parents()[ids]].tolist()
     position, rotation, scale = _rest_locals(scene, ids)
-    position_text = _row_texts(position, position.any(axis=1))
-    rotation_text = _rotations(rotation)
-    scale_text = _row_texts(scale, (scale != 1.0).any(axis=1), collapse=True)
-    position_text = {row: f"position = {t}" for row, t in position_text.items()}
-    scale_text = {row: f"scale = {t}" for row, t in scale_text.items()}
-    look_text: dict[object, list[str]] = {}  # the same look is formatted once
-    text_of_look: dict[int, list[str]] = {}  # by the Look object: looks are shared
-    looks = scene.looks
-    for row, node_id in enumerate(id_list):
-        if node_id in imported:
-            continue
-        out.append("\n[[node]]")
-        out.append(f"name = {quoted[node_id]}")
-        if parents[row] >= 0:
-            out.append(f"parent = {quoted[parents[row]]}")
-        for text in (position_text, rotation_text, scale_text):
-            if row in text:
-                out.append(text[row])
-        look = looks.get(node_id)
-        includes = hosted.get(node_id) if hosted else None
-        if includes and len(includes) == 1 and (look is None or look.mesh == "none"):
-            out.append(f"mesh = {_str(_relative(includes.pop().path, base_dir))}")
-        elif id(look) in text_of_look:
-            out.extend(text_of_look[id(look)])
-        else:
-            key = None if look is None else (look.mesh, tuple(look.size), tuple(look.color))
-            if key not in look_text:
-                look_text[key] = _look(look)
-            out.extend(look_text[key])
-            if look is not None:
-                text_of_look[id(look)] = look_text[key]
-        if node_id in motion_text:
-            out.append(f"motion = {{ {', '.join(motion_text[node_id])} }}")
+    # each node's block a column at a time: one string per node and per part
+    columns = [
+        [f"\n[[node]]\nname = {q}" for q in quoted],
+        ["" if p < 0 else f"\nparent = {quoted[p]}" for p in parent_rows],
+        _column(_row_texts(position, position.any(axis=1)), "position = ", len(id_list)),
+        _column(_rotations(rotation), "", len(id_list)),
+        _column(
+            _row_texts(scale, (scale != 1.0).any(axis=1), collapse=True), "scale = ", len(id_list)
+        ),
+        _look_column(scene, id_list, imported, hosted, base_dir),
+        [
+            f"\nmotion = {{ {', '.join(motion_text[i])} }}" if i in motion_text else ""
+            for i in id_list
+        ],
+    ]
+    blocks = map("".join, zip(*columns, strict=True))
+    if imported:
+        keep = [i not in imported for i in id_list]
+        blocks = (b for b, k in zip(blocks, keep, strict=True) if k)
+    out.extend(blocks)
 
     for parent, includes in hosted.items():
         for inc in includes:
@@ -162,6 +151,45 @@ def _collision(scene: Scene) -> list[str]:
     if spec.revolve is not None:
         lines.append(f"revolve = {_str(spec.revolve)}")
     return lines
+
+
+def _column(texts: dict[int, str], prefix: str, n: int) -> list[str]:
+    """`n` strings: ``"\\n" + prefix + text`` at the rows of `texts`, empty elsewhere."""
+    out = [""] * n
+    for row, text in texts.items():
+        out[row] = f"\n{prefix}{text}"
+    return out
+
+
+def _look_column(
+    scene: Scene, id_list: list[int], imported: set[int], hosted: dict, base_dir: Path
+) -> list[str]:
+    """Each node's look lines (or its glTF ``mesh``; nothing for an imported node), each
+    distinct look formatted once; a host's single include is taken out of `hosted` (it
+    is written as the mesh)."""
+    looks = scene.looks
+    by_value: dict[object, str] = {}  # the same look is formatted once
+    by_object: dict[int, str] = {}  # by the Look object: looks are shared
+    out = []
+    for node_id in id_list:
+        if imported and node_id in imported:
+            out.append("")
+            continue
+        look = looks.get(node_id)
+        includes = hosted.get(node_id) if hosted else None
+        if includes and len(includes) == 1 and (look is None or look.mesh == "none"):
+            out.append(f"\nmesh = {_str(_relative(includes.pop().path, base_dir))}")
+            continue
+        text = by_object.get(id(look))
+        if text is None:
+            key = None if look is None else (look.mesh, tuple(look.size), tuple(look.color))
+            if key not in by_value:
+                by_value[key] = "".join("\n" + line for line in _look(look))
+            text = by_value[key]
+            if look is not None:
+                by_object[id(look)] = text
+        out.append(text)
+    return out
 
 
 def _rest_locals(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -279,11 +307,14 @@ def _num_texts(values: np.ndarray) -> list[str]:
     finite = np.isfinite(flat)
     if not finite.all():
         _num(flat[~finite][0])  # raises its SceneError
-    texts = list(map(repr, flat.tolist()))
-    whole = np.flatnonzero((flat == np.trunc(flat)) & (np.abs(flat) < 1e15))
-    for i, text in zip(whole.tolist(), map(str, flat[whole].astype(np.int64).tolist())):
+    # each distinct value formatted once (equal floats have the same text: 0.0 and -0.0
+    # are both written "0"), then handed out to its places
+    values, places = np.unique(flat, return_inverse=True)
+    texts = list(map(repr, values.tolist()))
+    whole = np.flatnonzero((values == np.trunc(values)) & (np.abs(values) < 1e15))
+    for i, text in zip(whole.tolist(), map(str, values[whole].astype(np.int64).tolist())):
         texts[i] = text
-    return texts
+    return np.array(texts, dtype=object)[places.ravel()].tolist()
 
 
 def _vec_rows(rows: np.ndarray, collapse: bool = False) -> list[str]:

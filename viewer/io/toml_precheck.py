@@ -1,8 +1,10 @@
-"""Cheap checks on TOML text before tomllib parses it.
+"""Cheap checks on TOML text before the TOML parser reads it.
 
-tomllib's cost is not linear in every input. A key of k dotted parts costs O(k²) time
-and memory (a 60 kB key ``a.a.a…`` takes 20 s and 3.4 GB), and deeply nested empty arrays
-cost about 44 bytes of memory per byte of text. The scene format needs neither: its
+A parser's cost is not linear in every input. In Python's tomllib a key of k dotted
+parts costs O(k²) time and memory (a 60 kB key ``a.a.a…`` takes 20 s and 3.4 GB), and
+deeply nested empty arrays cost about 44 bytes of memory per byte of text; toml_rs, the
+compiled parser sgview uses, overflows its stack on a few thousand nested brackets and
+ends the process. The scene format needs neither: its
 deepest key is ``motion.spin.axis`` and its deepest value three levels of brackets. So
 before parsing, with the strings and comments blanked out, the text may hold no dotted
 key of more than `MAX_KEY_PARTS` parts and no brackets nested deeper than `MAX_NESTING`.
@@ -22,6 +24,7 @@ __all__ = [
     "MAX_NESTING",
     "MAX_TOML_BYTES",
     "MIN_BYTES_PER_VALUE",
+    "blanked",
     "density_problem",
     "toml_problem",
 ]
@@ -60,13 +63,20 @@ _LONG_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{
 _CHUNK = 1 << 20
 
 
-def density_problem(text: str) -> str | None:
+def blanked(text: str) -> str:
+    """`text` with every string and comment made ``""``: what both checks below read
+    (made once and handed to both, it is most of their cost on a large file)."""
+    return _BLANKED.sub('""', text)
+
+
+def density_problem(text: str, bare: str | None = None) -> str | None:
     """Why `text`, larger than `MAX_ANY_SHAPE_BYTES`, holds more values than a scene
-    file needs (see `MIN_BYTES_PER_VALUE`); None when it is smaller, or sparse enough."""
+    file needs (see `MIN_BYTES_PER_VALUE`); None when it is smaller, or sparse enough.
+    `bare`: `blanked(text)`, when the caller has it."""
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) > MAX_ANY_SHAPE_BYTES else 0
     if size <= MAX_ANY_SHAPE_BYTES:
         return None
-    bare = _BLANKED.sub('""', text)
+    bare = blanked(text) if bare is None else bare
     values = sum(bare.count(c) for c in "=,[{")
     if values * MIN_BYTES_PER_VALUE <= size:
         return None
@@ -77,9 +87,10 @@ def density_problem(text: str) -> str | None:
     )
 
 
-def toml_problem(text: str) -> tuple[int, str] | None:
-    """(line, why) when `text` holds a key or a nesting tomllib would choke on, else None."""
-    found = _first_problem(_BLANKED.sub('""', text))
+def toml_problem(text: str, bare: str | None = None) -> tuple[int, str] | None:
+    """(line, why) when `text` holds a key or a nesting the parser would choke on, else
+    None. `bare`: `blanked(text)`, when the caller has it."""
+    found = _first_problem(blanked(text) if bare is None else bare)
     if found is None:
         return None
     # again with every newline kept, so that the offset gives the line (rare: slower)

@@ -1,4 +1,4 @@
-"""The native scene format: TOML read with the standard library's tomllib.
+"""The native scene format: TOML read with toml_rs (a compiled TOML 1.0 parser).
 
 `parse_scene_text` turns the text into a `Scene` in three steps: check every table and
 value (raising `SceneError` with the file, line, node and field), order the nodes so every
@@ -12,27 +12,26 @@ The format is documented in docs/scene-format.md.
 
 from __future__ import annotations
 
-import re
 import stat
-import tomllib
 from pathlib import Path
 
 import numpy as np
+import toml_rs
 
 from viewer.io import _fields as F
 from viewer.io._build import UniqueNames, add_many, add_model
 from viewer.io.errors import SceneError, describe
-from viewer.io.gltf_read.scene import GltfModel, read_gltf
+from viewer.io.gltf_read.scene import GltfModel, collector_paused, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
-from viewer.io.toml_precheck import MAX_TOML_BYTES, density_problem, toml_problem
+from viewer.io.toml_nodes import parse_nodes
+from viewer.io.toml_precheck import MAX_TOML_BYTES, blanked, density_problem, toml_problem
 from viewer.io.toml_sections import (
     NodeSpec,
     gltf_path,
     parse_camera,
     parse_collision,
     parse_event,
-    parse_node,
 )
 
 from ..content.motion import Motion, merge_motions
@@ -81,36 +80,30 @@ def load_toml_scene(
     return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
 
 
-_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
-_AT_END = re.compile(r"\s*\(at end of document\)\s*$")
-
-
 def _decode(text: str, display: str) -> dict:
-    """tomllib.loads, with its errors turned into SceneError at the right line; text
-    that would cost tomllib far more than its size is refused first (toml_precheck.py)."""
-    dense = density_problem(text)
+    """The parsed TOML (toml_rs, read as TOML 1.0), its errors turned into SceneError at
+    the right line; text that would cost the parser far more than its size, or nest deeper
+    than its stack allows, is refused first (toml_precheck.py)."""
+    bare = blanked(text)
+    dense = density_problem(text, bare)
     if dense is not None:
         raise SceneError(f"invalid scene file: {dense}", file=display)
-    problem = toml_problem(text)
+    problem = toml_problem(text, bare)
     if problem is not None:
         line, why = problem
         raise SceneError(f"invalid scene file: {why}", file=display, line=line)
+    del bare  # as large as the text: not kept while the parser builds its tables
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        line = None
-        m = _POSITION.search(message)
-        if m:
-            line = int(m.group(1))
-            message = message[: m.start()] + f" (column {m.group(2)})"
-        elif _AT_END.search(message):
-            message = _AT_END.sub(" (at the end of the file)", message)
-            line = text.count("\n") + 1
-        raise SceneError(f"invalid TOML: {message}", file=display, line=line) from None
-    except RecursionError:
-        raise SceneError("invalid TOML: values nested too deeply", file=display) from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        return toml_rs.loads(text, toml_version="1.0.0")
+    except toml_rs.TOMLDecodeError as exc:
+        # "TOML parse error at line L, column C", the line with a caret, then the reason
+        reason = next((s for s in reversed(str(exc).splitlines()) if s.strip()), "")
+        column = f" (column {exc.colno})" if getattr(exc, "colno", None) else ""
+        line = getattr(exc, "lineno", None) or None
+        raise SceneError(
+            f"invalid TOML: {one_line(reason, 120)}{column}", file=display, line=line
+        ) from None
+    except ValueError as exc:  # a number with more digits than Python converts
         raise SceneError(f"invalid TOML: {one_line(exc, 120)}", file=display) from None
 
 
@@ -137,9 +130,13 @@ def parse_scene_text(
     limits : Limits
         Caps on the node count and on glTF sizes (see limits.py).
     """
+    with collector_paused():  # millions of tables and specs, no reference cycles
+        return _parse(text, display, Path(base_dir), source, limits)
+
+
+def _parse(text: str, display: str, base_dir: Path, source: Path | None, limits: Limits):
     doc = _decode(text, display)
     locator = F.Locator(text)
-    base_dir = Path(base_dir)
     top = F.Where(display, locator)
     F.check_keys(top, doc, TOP_KEYS)
 
@@ -154,7 +151,7 @@ def parse_scene_text(
 
     node_items = _array(doc, "node", top)
     limits.check_nodes(len(node_items), display)
-    specs = [parse_node(item, i, display, locator, base_dir) for i, item in enumerate(node_items)]
+    specs = parse_nodes(node_items, display, locator, base_dir)
     order, parent_rows = _order(specs, display, locator)
 
     graph = SceneGraph()
@@ -216,7 +213,25 @@ def _array(doc: dict, key: str, top: F.Where) -> list:
 
 
 def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
-    """Pre-order of the nodes (roots and siblings in file order) and each row's parent row."""
+    """Pre-order of the nodes (roots and siblings in file order) and each row's parent row.
+
+    A file without a fault (names unique, parents known, no cycle: then the pre-order
+    reaches every node) is ordered in one pass; one with a fault goes through
+    `_checked_order`, which names the first."""
+    row_of = dict(zip((spec.name for spec in specs), range(len(specs)), strict=True))
+    if len(row_of) == len(specs):
+        parents = [-1 if s.parent is None else row_of.get(s.parent, -2) for s in specs]
+        parent_rows = np.array(parents, dtype=np.int64)
+        if not ((parent_rows == -2) | (parent_rows == np.arange(len(specs)))).any():
+            order = _preorder(parent_rows)
+            if len(order) == len(specs):  # else a cycle kept some nodes from the roots
+                return order, parent_rows
+    return _checked_order(specs, display, locator)
+
+
+def _checked_order(specs: list[NodeSpec], display: str, locator: F.Locator):
+    """`_order`, node by node: raises naming the first duplicate name, unknown or own
+    parent, or parent cycle."""
     row_of: dict[str, int] = {}
     for row, spec in enumerate(specs):
         if spec.name in row_of:
@@ -257,7 +272,12 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
             raise where.error("parent", f"parent cycle: {names}")
         for r in path:
             state[r] = 2
-    children: list[list[int]] = [[] for _ in specs]
+    return _preorder(parent_rows), parent_rows
+
+
+def _preorder(parent_rows: np.ndarray) -> list[int]:
+    """The rows reachable from the roots, in pre-order (siblings in row order)."""
+    children: list[list[int]] = [[] for _ in range(len(parent_rows))]
     roots = []
     for row, p in enumerate(parent_rows.tolist()):
         (children[p] if p >= 0 else roots).append(row)
@@ -267,7 +287,7 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
         row = stack.pop()
         order.append(row)
         stack.extend(children[row][::-1])
-    return order, parent_rows
+    return order
 
 
 def _build(graph: SceneGraph, specs, order, parent_rows, display: str) -> np.ndarray:

@@ -20,7 +20,7 @@ from viewer.io.ranges import camera_gap_reason, out_of_range
 from ..content.motion_kinds import CHANNELS, KINDS, Param
 from ..content.scene import BUILTIN_MESHES, CameraSpec, CollisionSpec, Event, Look
 
-__all__ = ["NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
+__all__ = ["NO_ROTATION", "NodeSpec", "parse_camera", "parse_event", "parse_node", "gltf_path"]
 
 CAMERA_KEYS = ("position", "target", "fov", "projection", "height")
 COLLISION_KEYS = ("disk", "rect", "revolve")
@@ -39,8 +39,8 @@ NODE_KEYS = (
 EVENT_KEYS = ("frame", "touch", "set")
 SET_KEYS = ("node", "position", "rotation", "quaternion", "scale")
 GLTF_SUFFIXES = (".gltf", ".glb")
-_NO_ROTATION = np.array([0.0, 0.0, 0.0, 1.0])
-_NO_ROTATION.flags.writeable = False
+NO_ROTATION = np.array([0.0, 0.0, 0.0, 1.0])
+NO_ROTATION.flags.writeable = False
 
 
 @dataclass(slots=True)
@@ -136,7 +136,7 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
         )
     if "rotation" in table and "quaternion" in table:
         raise where.error("quaternion", "give rotation (Euler degrees) or quaternion, not both")
-    rotation = _NO_ROTATION  # shared: a large file of plain nodes holds one, not one each
+    rotation = NO_ROTATION  # shared: a large file of plain nodes holds one, not one each
     if "rotation" in table:
         euler = F.vector(where, "rotation", table["rotation"], 3)
         rotation = F.quat_from_euler(in_range(where, "rotation", euler, "rotation"))

@@ -67,7 +67,7 @@ from viewer.io.gltf_read.views import read_views
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.materials import MeshSurface
 
-__all__ = ["GltfModel", "read_gltf"]
+__all__ = ["GltfModel", "collector_paused", "read_gltf"]
 
 #: Bytes per vertex of a mesh copy on the GPU (`meshes.VERTEX_FORMAT`, all floats).
 _VERTEX_BYTES = 4 * sum(int(kind[0]) for kind in meshes.VERTEX_FORMAT.split())
@@ -134,7 +134,7 @@ def read_gltf(
     path = Path(path)
     display = str(path) if display is None else display
     try:
-        with _collector_paused():
+        with collector_paused():
             return _Reader(path, display, limits, budget).read()
     except SceneError:
         raise
@@ -152,7 +152,7 @@ _DEFAULTS = {
 
 
 @contextmanager
-def _collector_paused():
+def collector_paused():
     """Python's cyclic garbage collector off while a file is parsed and decoded.
 
     Parsing allocates hundreds of thousands of lists and dicts, and each few hundred
