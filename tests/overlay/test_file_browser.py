@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+from moderngl_window.context.base import KeyModifiers
 from test_fields_keyboard import key
 
 from viewer.io.loader import load_scene
@@ -46,6 +47,41 @@ def test_ctrl_o_without_a_system_dialog_opens_the_browser_and_a_typed_path(
     assert session.scene.source == tmp_path / "chain5.toml"
     assert [p.name for p in session.files.recent.paths][:1] == ["chain5.toml"]
     assert not d.app.wnd.is_closing
+
+
+def test_keys_typed_at_once_after_ctrl_o_reach_the_path_field(drive, tmp_path, monkeypatch):
+    """At a few frames per second a person's Ctrl+O, Ctrl+A, path and Enter all arrive
+    before the browser has drawn its field: they wait for it (Ctrl+A was lost, so the path
+    was appended to the prefilled folder), and none reaches the scene."""
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # no zenity, no kdialog
+    shutil.copy(SCENES / "tree10.toml", tmp_path / "tree10.toml")
+    other = tmp_path / "sub" / "chain5.toml"
+    other.parent.mkdir()
+    shutil.copy(SCENES / "chain5.toml", other)
+    d = drive(load_scene(tmp_path / "tree10.toml"), still=True)
+    d.frame(2)
+    session, keys = d.app.session, d.window.keys
+    session.select(session.graph["Obj2"].id)
+    ctrl, plain = KeyModifiers(), KeyModifiers()
+    ctrl.ctrl = True
+
+    def tap(code, mods):
+        d.app.on_key_event(code, keys.ACTION_PRESS, mods)
+        d.app.on_key_event(code, keys.ACTION_RELEASE, mods)
+
+    d.app.on_key_event(keys.LEFT_CTRL, keys.ACTION_PRESS, ctrl)
+    tap(keys.O, ctrl)
+    tap(keys.A, ctrl)
+    d.app.on_key_event(keys.LEFT_CTRL, keys.ACTION_RELEASE, ctrl)
+    tap(keys.L, plain)  # would move Obj2 if it reached the scene
+    for ch in str(other):
+        d.app.on_unicode_char_entered(ch)
+    tap(keys.ENTER, plain)
+    d.frame(6)
+    assert session.scene.source == other, session.scene.source
+    fresh = load_scene(other).graph["Obj2"].local_position
+    np.testing.assert_array_equal(session.graph["Obj2"].local_position, fresh)
+    assert not d.app.overlay.browser.shown
 
 
 def test_esc_closes_the_browser_and_does_not_quit(drive, tmp_path, monkeypatch):

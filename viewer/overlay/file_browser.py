@@ -7,7 +7,9 @@ where ``pxr`` imports), a click on a folder goes in, a click on a file puts it i
 field, a double-click (or Open) opens it through the session's open request, as the
 recent files list does. It starts in the folder of the scene on show. While it is open
 it owns the keyboard (`Overlay.wants_keyboard`): Esc closes it, no key reaches the
-scene. imgui-bundle's ``im_file_dialog`` needs a texture loader the moderngl-window
+scene; keys that come before its path field is active (typed at once after Ctrl+O, at a
+few frames per second) wait for it (`focusing`) instead of being lost. imgui-bundle's
+``im_file_dialog`` needs a texture loader the moderngl-window
 integration does not give it, hence plain widgets.
 """
 
@@ -27,6 +29,8 @@ from .widgets import COLORS, vec4
 USD_SUFFIXES = (".usda", ".usdc", ".usdz")
 #: Entries listed at most (a folder of a million files stays responsive).
 MAX_ENTRIES = 2000
+#: Frames the browser waits for its path field to take the keyboard (then keys flow anyway).
+FOCUS_FRAMES = 4
 #: The browser's share of the picture.
 WIDTH_SHARE, HEIGHT_SHARE = 0.7, 0.7
 MAX_WIDTH = 720.0
@@ -73,6 +77,7 @@ class FileBrowser:
         self.folder = Path.cwd()
         self.path_text = ""
         self._focus = False
+        self._focusing = 0  # frames left to wait for the path field to be active
         self.suffixes: tuple[str, ...] = ()
         self._listed: tuple[Path, tuple[list[str], list[str], str | None]] | None = None
         #: The window's rectangle at the last frame (x, y, w, h).
@@ -89,12 +94,20 @@ class FileBrowser:
 
     def close(self) -> None:
         self.shown = False
+        self._focusing = 0
+
+    @property
+    def focusing(self) -> bool:
+        """Just opened (or moved to a folder): its path field is not active yet, so a key
+        now would reach no field; the overlay holds such keys until this is False."""
+        return self.shown and self._focusing > 0
 
     def _go(self, folder: Path) -> None:
         self.folder = folder.expanduser().resolve()
         self.path_text = str(self.folder) + os.sep
         self._listed = None
         self._focus = True
+        self._focusing = FOCUS_FRAMES
 
     def _choose(self, text: str) -> None:
         """The path in the field: a folder is shown, anything else is opened (a bad
@@ -135,6 +148,8 @@ class FileBrowser:
         entered, self.path_text = imgui.input_text(
             "##path", self.path_text, imgui.InputTextFlags_.enter_returns_true
         )
+        if self._focusing:
+            self._focusing = 0 if imgui.is_item_active() else self._focusing - 1
         imgui.same_line()
         if imgui.button("Open") or entered:
             self._choose(self.path_text)

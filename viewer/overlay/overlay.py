@@ -108,6 +108,8 @@ class Overlay:
         self.imgui = ModernglWindowRenderer(self.wnd)
         #: The panels' and the help window's rectangles at the last frame (x, y, w, h).
         self.window_rects: list[tuple[float, float, float, float]] = []
+        #: Key and character events held while the file browser's field takes the keyboard.
+        self._held: list[tuple[str, tuple]] = []
         self._pointer = (-1.0, -1.0)  # the mouse's last place in the window
         self.panel = Panel(self)
         #: Ctrl+O's file browser in the window, where the desktop has no dialog.
@@ -279,6 +281,10 @@ class Overlay:
             imgui.render()
         self._first = False
         self._panel_press = False  # ImGui has seen it: its flags say where keys go
+        if self._held and not self.browser.focusing:  # the browser's field is active now
+            held, self._held = self._held, []
+            for event, args in held:
+                self.forward(event, *args)
         self.wnd.fbo.use()
         self.imgui.render(imgui.get_draw_data())
 
@@ -351,6 +357,9 @@ class Overlay:
             self.show_hint = False  # the first input: the start hint has been seen
         if event == "mouse_press_event" and self.takes_mouse(args[0], args[1]):
             self._panel_press = True
+        if event in ("key_event", "unicode_char_entered") and self.browser.focusing:
+            self._held.append((event, args))  # for its path field, active in a frame or two
+            return
         if event == "key_event":
             keyboard.send_edit_keys(self.wnd.keys, *args)
         if not self._queue_mouse(event, args):
