@@ -1,5 +1,6 @@
 """What issue 34's newcomer trial saw in a real window (sgview under Xvfb, xdotool):
-``?`` toggles the help every time, not only at its first use.
+``?`` toggles the help every time, not only at its first use; at 640x360 a single click
+on the folded Frames panel's title opens it.
 Skips like tests/test_window_xvfb.py when Xvfb or xdotool is missing (a failure in CI).
 """
 
@@ -60,6 +61,39 @@ def test_question_mark_toggles_the_help_every_time(display, tmp_path):
         for shown in (True, False, True, False):
             _x(display, "xdotool", "key", "--window", wid, "question")
             _wait_for(lambda s=shown: help_shown(s), 30, f"? to {'open' if shown else 'close'}")
+        _x(display, "xdotool", "key", "--window", wid, "Escape")
+        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_a_click_on_the_folded_frames_title_opens_it(display, tmp_path):
+    """At 640x360 the Frames panel folds to its title bar; one click on the word
+    "Frames" (not the arrow) opens it over the view: its opaque background fills the
+    right of the window."""
+    w, h = 640, 360
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [*_sgview_command(), str(REPO / "scenes" / "tree10.toml"), "--size", f"{w}x{h}",
+         "--still"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    panel_x = w - 220  # a folded panel opens NARROW_OPEN (220) pixels wide
+
+    def panel_share() -> float:
+        below = _grab(display)[40:h, panel_x + 10 : w - 10].astype(int)
+        return float((np.abs(below - (18, 20, 26)).sum(axis=2) <= 3).mean())
+
+    try:
+        wid = window_id(display)
+        _x(display, "xdotool", "windowfocus", "--sync", wid)
+        time.sleep(1.5)
+        _wait_for(lambda: panel_share() < 0.3, 30, "the folded Frames panel")
+        _x(display, "xdotool", "mousemove", str(panel_x + 60), "9")  # the window is at 0, 0
+        time.sleep(0.3)
+        _x(display, "xdotool", "click", "1")  # a real click (XTest), as a hand's
+        _wait_for(lambda: panel_share() > 0.3, 30, "the Frames panel open")
         _x(display, "xdotool", "key", "--window", wid, "Escape")
         assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
     finally:
