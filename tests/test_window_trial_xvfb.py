@@ -89,7 +89,14 @@ def test_a_click_on_the_folded_frames_title_opens_it(display, tmp_path):
         wid = window_id(display)
         _x(display, "xdotool", "windowfocus", "--sync", wid)
         time.sleep(1.5)
-        _wait_for(lambda: panel_share() < 0.3, 30, "the folded Frames panel")
+
+        def title_drawn() -> bool:  # the folded title bar, of one dark colour mostly
+            bar = _grab(display)[2:16, panel_x + 5 : w - 5].astype(int)
+            same = float((np.abs(bar - bar[7, 100]).sum(axis=2) <= 3).mean())
+            return same > 0.7 and bar[7, 100].sum() > 40  # not the black of no frame yet
+
+        _wait_for(title_drawn, 30, "the folded Frames title bar")
+        assert panel_share() < 0.3  # folded: the view shows below it
         _x(display, "xdotool", "mousemove", str(panel_x + 60), "9")  # the window is at 0, 0
         time.sleep(0.3)
         _x(display, "xdotool", "click", "1")  # a real click (XTest), as a hand's
