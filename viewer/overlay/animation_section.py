@@ -58,10 +58,9 @@ class AnimationSection:
         if changed:
             host.scrub_animation(float(t))
         dim = vec4(COLORS.dim)
-        if clip is not None and not host.motion_on:
-            imgui.text_colored(dim, "motion stopped (S): the clip waits; scrubbing shows")
-        for note in player.notes:
-            imgui.push_style_color(imgui.Col_.text, dim)
+        stopped = ["motion stopped (S): the clip waits; scrubbing shows"]
+        for note in (stopped if clip is not None and not host.motion_on else []) + player.notes:
+            imgui.push_style_color(imgui.Col_.text, dim)  # wrapped: read whole at any width
             imgui.text_wrapped(printable(note, None))
             imgui.pop_style_color()
 

@@ -15,7 +15,7 @@ from imgui_bundle import imgui
 
 import viewer.gizmo as gizmo
 from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetField
-from viewer.text import printable
+from viewer.text import MAX_MESSAGE, printable
 
 from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
@@ -85,7 +85,7 @@ class EditSection:
         imgui.end_disabled()
         if host.messages.edit:
             imgui.push_style_color(imgui.Col_.text, vec4(self.colors.note))
-            imgui.text_wrapped(printable(host.messages.edit, 200))  # a refusal is read whole
+            imgui.text_wrapped(printable(host.messages.edit, MAX_MESSAGE))  # read whole
             imgui.pop_style_color()
         if host.selected is not None and host.graph.peek.is_alive(host.selected):
             self._inspector(host, host.selected)

@@ -292,6 +292,9 @@ class FramesPanel:
         line_h = imgui.get_text_line_height_with_spacing()
         room = max(imgui.get_content_region_avail().y, LOG_MIN_LINES * line_h)
         top = imgui.get_cursor_screen_pos().y
+        # a short window's panel cuts the box (the panel scrolls): lines go where it is seen
+        seen = min(room, imgui.get_window_draw_list().get_clip_rect_max().y - top)
+        rows_seen = max(1, int((seen - imgui.get_style().window_padding.y) // line_h))
         imgui.begin_child("log", imgui.ImVec2(0.0, room), imgui.ChildFlags_.borders,
                           imgui.WindowFlags_.horizontal_scrollbar)  # fmt: skip
         io = imgui.get_io()
@@ -303,10 +306,11 @@ class FramesPanel:
         if self.follow and ov.pinned is not None and ov.pinned in starts:
             top_line = starts[ov.pinned]
             if self.log_highlight is not None:  # the lit node's lines mid-box
-                top_line = max(top_line, self.log_highlight[0] - int(room / line_h) // 2)
+                mid = sum(self.log_highlight) // 2  # (its world line, when one row is seen)
+                top_line = max(top_line, mid - rows_seen // 2)
             imgui.set_scroll_y(top_line * line_h)
-        scroll = imgui.get_scroll_y()
-        self.log_view = (int(scroll // line_h), int((scroll + room) // line_h))
+        first_seen = int(imgui.get_scroll_y() // line_h)
+        self.log_view = (first_seen, first_seen + rows_seen)
         lit, unlit = self.log_highlight or (0, 0), self._unlit(blocks, starts)
         clipper = imgui.ListClipper()
         clipper.begin(len(lines), line_h)
@@ -338,8 +342,12 @@ class FramesPanel:
             )
             imgui.text_wrapped(quiet_log_text(history))
             imgui.pop_style_color()
-        if self.follow and ov.pinned is None:
+        if self.follow and ov.pinned is None and seen < room:  # the newest lines seen
+            imgui.set_scroll_y(max(0.0, (len(lines) - rows_seen) * line_h))
+        elif self.follow and ov.pinned is None:
             imgui.set_scroll_here_y(1.0)  # the newest lines at the bottom
+        if lines and seen < room:  # room to scroll the lines into the part seen
+            imgui.dummy(imgui.ImVec2(1.0, room - rows_seen * line_h))
         imgui.end_child()
         self.log_box = (top, top + room)
 

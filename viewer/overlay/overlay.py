@@ -104,7 +104,9 @@ class Overlay:
         io.set_log_filename("")
         style = imgui.get_style()
         style.window_rounding = 0.0
-        style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.07, 0.08, 0.10, 0.94))
+        # Opaque: the names, gizmo and grid drawn under the panels must not show through
+        # them (long names once printed over the Frames panel's counters).
+        style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.07, 0.08, 0.10, 1.0))
         self.imgui = ModernglWindowRenderer(self.wnd)
         #: The panels' and the help window's rectangles at the last frame (x, y, w, h).
         self.window_rects: list[tuple[float, float, float, float]] = []

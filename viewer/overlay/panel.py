@@ -39,6 +39,10 @@ class Panel:
         #: Whether each panel (left, right) was folded at the last frame (None: not yet
         #: drawn): a change of width folds or opens it once, a click on it may undo that.
         self._folded: list[bool | None] = [None, None]
+        #: A folded title clicked: opened at the next frame unless the click was its arrow's
+        #: (which ImGui opens itself); and whether the last click on it opened it.
+        self._title_clicked = [False, False]
+        self._opened_by_click = [False, False]
         self._flags = Flags.none()
         self._flags_frame: object = None  # the frame, or ("marks", edition)
         self.scene.reset()
@@ -75,7 +79,22 @@ class Panel:
         imgui.set_next_window_size(imgui.ImVec2(w, h))
         shown = imgui.begin(title, None, window_flags)[0]
         self.ov.note_window()
+        self._open_on_click(k, folded and not shown)
         return shown
+
+    def _open_on_click(self, k: int, collapsed: bool) -> None:
+        """A single click on a folded title opens the panel: ImGui itself opens it only
+        for its arrow or a double-click. Seen a frame later, still folded: open it. A
+        double-click toggles in ImGui: one whose first click opened the panel keeps it
+        open; one on the open panel's title folds it again."""
+        if self._title_clicked[k] and collapsed:
+            imgui.set_window_collapsed(False)
+            self._opened_by_click[k] = True
+        self._title_clicked[k] = False
+        if imgui.is_window_hovered() and imgui.is_mouse_clicked(0):
+            double = imgui.is_mouse_double_clicked(0)
+            self._title_clicked[k] = collapsed and (self._opened_by_click[k] or not double)
+            self._opened_by_click[k] = self._opened_by_click[k] and double
 
     def _flags_of(self, entry) -> Flags:
         """The flags of the frame shown (computed once per frame shown); live, with nodes

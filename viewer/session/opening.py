@@ -162,7 +162,8 @@ class SceneFiles:
     ) -> Checked | None:
         """The scene to show next, checked: the file asked for, else the scene file's new
         contents after a save; None when there is none. The scene is loaded, run for one
-        frame at scene time `time` (`try_scene`) and handed to `prepare` (the window's GPU
+        frame (`try_scene`: a saved scene at scene time `time`, an opened one at 0, where
+        it starts) and handed to `prepare` (the window's GPU
         set-up); whatever fails on the way, in any layer, is one line on the channel
         and the scene on show stays."""
         asked, self._asked = self._asked, None
@@ -171,7 +172,7 @@ class SceneFiles:
             return None
 
         def load_asked() -> Scene:
-            return open_scene(asked, load_limits=self.load_limits, time=time, motion_on=motion_on)
+            return open_scene(asked, load_limits=self.load_limits, time=0.0, motion_on=motion_on)
 
         def load_saved() -> Scene:
             if isinstance(saved, Exception):  # the save did not load

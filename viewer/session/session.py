@@ -254,7 +254,8 @@ class Session:
         back (a file asked for with `files.request_open`, or the scene file saved again;
         `prepare`: the window's GPU set-up for it); None when there is none. A reloaded
         scene keeps the clock, touches and selection (by node name); an opened one
-        starts at frame 0 with none."""
+        starts at frame 0 and scene time 0 with none (its clips and motions from their
+        start, also when the motion is stopped: S then starts them there)."""
         checked = self.files.take(time=self.time, motion_on=self.motion_on, prepare=prepare)
         if checked is None:
             return None
@@ -263,6 +264,7 @@ class Session:
         else:
             self._use(checked.scene, layout=False)  # try_scene laid it out already
             self.touches, self.frame, self._scene_frames = {}, 0, 0
+            self.time, self._moving_frames = 0.0, 0
         self.files.shown(checked)
         return checked.scene
 

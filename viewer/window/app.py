@@ -295,7 +295,7 @@ class SgviewApp(mglw.WindowConfig):
         self.input.forward("mouse_position_event", x, y, dx, dy)
 
     def on_unicode_char_entered(self, char: str) -> None:
-        self.input.forward("unicode_char_entered", char)
+        self.input.char_entered(char)
 
     def on_resize(self, width: int, height: int) -> None:
         self.input.forward("resize", width, height)

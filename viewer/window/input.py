@@ -29,6 +29,11 @@ CLICK_SLOP = 4
 #: symbols: moderngl-window's key table has no "?" (pyglet's QUESTION, sent where "?" is
 #: Shift+/ on some systems), and names pyglet's "{" and "}" as its brackets.
 CHARACTER_KEYS = {ord("?"): "?", ord("["): "[", ord("]"): "]"}
+#: Keys that also come as the character they type. pyglet reports a press of "?" only
+#: while it thinks the key is up: the release comes as "/" when Shift is let go first
+#: (as xdotool and many people do), so "?" stays "held" and later presses never arrive as
+#: keys. Their characters always do: the press a key event missed is the character's.
+TYPED_KEYS = frozenset("?")
 
 
 class InputTarget(Protocol):
@@ -105,6 +110,8 @@ class WindowInput:
         #: The left button went down on the gizmo: the drag moves the node, not the camera.
         self._gizmo_held = False
         self._dialog: OpenDialog | None = None
+        #: The last key press was a `TYPED_KEYS` key: its character is not a second press.
+        self._typed_key_pressed = False
         keys = app.wnd.keys
         #: moderngl-window's key -> its name in the key table (`Key.code`); a window
         #: without keys (headless: all "undefined") has none.
@@ -118,6 +125,8 @@ class WindowInput:
     def key_event(self, key, action, modifiers) -> None:
         keys = self.app.wnd.keys
         overlay = self.app.overlay
+        if action == keys.ACTION_PRESS:
+            self._typed_key_pressed = False
         if overlay is not None:
             overlay.forward("key_event", key, action, modifiers)
             if overlay.wants_keyboard and action != keys.ACTION_RELEASE:
@@ -127,6 +136,7 @@ class WindowInput:
         if name is None:
             return
         if action == keys.ACTION_PRESS:
+            self._typed_key_pressed = name in TYPED_KEYS
             self.key_down(name)
         elif action == keys.ACTION_RELEASE:
             self.key_up(name)
@@ -166,6 +176,15 @@ class WindowInput:
         clicks = script.clicks.get(redraw)
         if clicks:  # at the pixels' centres, as a mouse click
             self.app.select_at_each([(x + 0.5, y + 0.5) for x, y in clicks])
+
+    def char_entered(self, char: str) -> None:
+        """A typed character: ImGui's; a `TYPED_KEYS` key whose press did not come as a
+        key event (see there) acts here, unless a field has the keyboard."""
+        self.forward("unicode_char_entered", char)
+        pressed, self._typed_key_pressed = self._typed_key_pressed, False
+        typing = self.app.overlay is not None and self.app.overlay.wants_keyboard
+        if char in TYPED_KEYS and not pressed and not typing:
+            self.key_down(char)
 
     # -- files ---------------------------------------------------------------------------
     def dialog(self) -> OpenDialog:
