@@ -119,7 +119,7 @@ def test_restart_keeps_a_still_launch_still_and_shows_no_glow_at_frame_zero(driv
 
 
 def test_the_panel_names_the_scene_so_the_default_and_tree10_are_told_apart(drive):
-    """Issue 34's newcomer trial took tree10 (still, a scripted touch every 60 frames) for the
+    """Issue 34's newcomer trial took tree10 (still, scripted touches) for the
     default scene (the same tree, moving): the panel's first line names the scene on
     show, and the two names say which moves."""
     from viewer.io.generate import default_scene
