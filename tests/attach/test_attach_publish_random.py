@@ -49,8 +49,13 @@ def test_received_frames_rebuild_the_program_over_random_edits(data):
             recomputed.update(report.world_updated.tolist())
             if data.draw(st.booleans(), label="viewer reads now"):
                 _drain(program, mirror, received)
-        assert link.flush(10)
-        end = time.monotonic() + 10
+        # The viewer reads while the program flushes, as a listening viewer does (a
+        # listener that reads nothing can fill its bounded inbox before the flush ends).
+        end = time.monotonic() + 30
+        while not (flushed := link.flush(0.05)) and time.monotonic() < end:
+            _drain(program, mirror, received)
+        assert flushed
+        end = time.monotonic() + 30
         while sum(f.merged for f in received) < updates and time.monotonic() < end:
             _drain(program, mirror, received)
             time.sleep(0.005)
