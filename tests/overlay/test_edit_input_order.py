@@ -430,3 +430,28 @@ def test_a_deleted_node_brought_back_by_undo_can_be_picked_and_touched(drive):
     d.frame()
     assert picked in session.last_report.local_updated.tolist()
     assert d.app.renderer.glow.kinds(np.array([picked]))[0] == -1
+
+
+def test_a_movement_key_tapped_while_paused_moves_the_selection_at_once(drive):
+    """Paused, a K tapped and let go moves the node selected then, at once (README: an
+    edit while paused shows at once); a later step does not move whatever node is
+    selected by then (the newcomer's re-trial saw Obj2 move at the step after a tap on
+    Obj4)."""
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True)
+    d.frame(2)
+    session = d.app.session
+    session.toggle_pause()
+    d.frame()
+    obj4, obj2 = session.graph["Obj4"], session.graph["Obj2"]
+    start4, start2 = obj4.local_position.copy(), obj2.local_position.copy()
+    session.select(obj4.id)
+    key(d, "K", True)
+    key(d, "K", False)
+    d.frame()
+    assert not np.array_equal(obj4.local_position, start4)  # moved at once
+    moved4 = obj4.local_position.copy()
+    session.select(obj2.id)
+    session.request_step()  # "." : one step
+    d.frame(2)
+    np.testing.assert_array_equal(obj2.local_position, start2)
+    np.testing.assert_array_equal(obj4.local_position, moved4)

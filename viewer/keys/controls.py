@@ -60,7 +60,8 @@ KEYS = (
     _row("step one frame while paused", (".", "PERIOD", "step")),
     _row("touch the selected node (see it glow, in the panel and in --log)", ("T", "T", "touch")),
     _row("move the selected node left / down / up / right, 0.05 per frame (held; H wins "
-         "over L, J over K); collision scene: the disk",
+         "over L, J over K; paused, each press moves it one step at once); collision "
+         "scene: the disk",
          ("H", "H", "left"), ("J", "J", "down"), ("K", "K", "up"), ("L", "L", "right")),
     _row("turn the selected node +1 / -1 degree per frame about Z (held); "
          "collision scene: the rectangle", ("R", "R", "turn"), ("Shift+R", "R", "turn back")),

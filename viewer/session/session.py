@@ -296,6 +296,13 @@ class Session:
             self._clock_held = still and (self._clock_held or not self._step_requested)
             self._step_requested = True
 
+    def press_move_key(self, action: str, reverse: bool = False) -> None:
+        """A movement key went down: held, it moves the selection each frame; paused, its
+        press moves it one frame's step at once (as an edit is shown), not at a later step."""
+        self.editing.press_key(action, reverse)
+        if self.paused and self.editing.held.active() and self.editing.keys_act(self.collision):
+            self.request_step(still=True)
+
     def toggle_motion(self) -> None:
         self.motion_on = not self.motion_on
 

@@ -157,7 +157,7 @@ class WindowInput:
         action = KEY_BY_NAME[name].action
         if action in HELD_ACTIONS:
             turn_back = action == "turn back"
-            self.app.session.editing.press_key("turn" if turn_back else action, turn_back)
+            self.app.session.press_move_key("turn" if turn_back else action, turn_back)
         else:
             ACTIONS[action](self)
 
