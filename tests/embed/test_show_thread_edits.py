@@ -43,6 +43,7 @@ class Editor:
         self.rng = np.random.default_rng(seed)
         self.last: dict[tuple[int, str], tuple[float, ...]] = {}
         self.count = 0
+        self.first_position_edits = 0  # edits of node 0's position so far (frames read it)
         self.stop = threading.Event()
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -62,18 +63,20 @@ class Editor:
                     setattr(self.nodes[k], f"local_{channel}", value)
                     self.last[(k, channel)] = value
                     self.count += 1
+                    self.first_position_edits += k == 0 and channel == "position"
                 time.sleep(0.0005)  # a program editing in a loop, not spinning
         except BaseException as exc:  # reported by the test
             self.error = exc
 
 
 def run_show(graph: SceneGraph, editor: Editor | None) -> tuple[object, list, int, int]:
-    """(show's result, node 0's position seen by each frame, current and peak traced
-    bytes of the run)."""
-    seen: list[tuple[float, ...]] = []
+    """(show's result, (node 0's position, edits of it made so far) seen by each frame,
+    current and peak traced bytes of the run)."""
+    seen: list[tuple[tuple[float, ...], int]] = []
 
     def on_frame(g, frame, t):
-        seen.append(tuple(g["n0"].local_position.tolist()))
+        edits = 0 if editor is None else editor.first_position_edits
+        seen.append((tuple(g["n0"].local_position.tolist()), edits))
 
     tracemalloc.start()
     try:
@@ -112,8 +115,8 @@ def test_a_thread_editing_during_show(egl, seed):
     assert not editor.thread.is_alive()
     assert alone.frames == result.frames == FRAMES
     assert editor.count > 0
-    if any(k == 0 and channel == "position" for k, channel in editor.last):
-        assert len(set(seen)) > 1, "the frames never saw the thread's edits"
+    if len({edits for _, edits in seen}) > 1:  # node 0 moved between two frames' reads
+        assert len({p for p, _ in seen}) > 1, "the frames never saw the thread's edits"
     # every edit landed: each edited node holds the last values the thread set ...
     for (k, channel), value in editor.last.items():
         got = getattr(editor.nodes[k], f"local_{channel}")
