@@ -28,10 +28,7 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from viewer.content import meshes
-
-from .glow import STAMP_FORMAT
-from .instances import LOOK_BYTES, MATRIX_BYTES
+from .instances import LOOK_BYTES, MATRIX_BYTES, instanced_vao
 from .shaders import has_compute, load_compute
 
 __all__ = ["CULL_MIN_ROWS", "GLOW_SPRITE_PX", "LOD_PX", "InstanceCuller", "frustum_planes",
@@ -141,17 +138,7 @@ class CulledBatch:
         commands.append((1, 0, 0, 0, 0))  # one point per sprite row (cull_finish.comp)
         self.command_count = len(commands) - 1
         self.commands = ctx.buffer(np.array(commands, np.uint32).tobytes())
-        self._vao = ctx.vertex_array(
-            prog,
-            [
-                (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
-                (self.matrices, "16f/i", "in_world"),
-                (self.looks, "3f 3f/i", "in_color", "in_size"),
-                (self.stamps, STAMP_FORMAT, "in_stamp"),
-            ],
-            index_buffer=mesh.ibo,
-            index_element_size=4,
-        )
+        self._vao = instanced_vao(ctx, prog, mesh, self.matrices, self.looks, self.stamps)
         self.vao = IndirectDraws(self._vao, self.commands, index)
 
     @property

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 import moderngl
 import numpy as np
 
-from .glow import STAMP_BYTES, Glow
+from viewer.content import meshes
+
+from .glow import STAMP_BYTES, STAMP_FORMAT, Glow
 from .scatter import RowScatter
 
 MATRIX_BYTES = 64
@@ -36,6 +38,29 @@ LINK_STAMP_BYTES = 4
 #: Above this many runs of pre-order slots in one frame, the frame's rows go up in one
 #: staged write scattered on the GPU (`scatter.py`) instead of one write per run.
 DIRECT_RUNS_MAX = 8
+
+
+def instanced_vao(
+    ctx: moderngl.Context,
+    prog: moderngl.Program,
+    mesh,
+    matrices: moderngl.Buffer,
+    looks: moderngl.Buffer,
+    stamps: moderngl.Buffer,
+) -> moderngl.VertexArray:
+    """One mesh drawn once per row of (`matrices`, `looks`, `stamps`): the instance layout
+    every batch shares, whole (the renderer's) or culled (`culling.py`'s compacted rows)."""
+    return ctx.vertex_array(
+        prog,
+        [
+            (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+            (matrices, "16f/i", "in_world"),
+            (looks, "3f 3f/i", "in_color", "in_size"),
+            (stamps, STAMP_FORMAT, "in_stamp"),
+        ],
+        index_buffer=mesh.ibo,
+        index_element_size=4,
+    )
 
 
 def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

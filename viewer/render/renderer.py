@@ -24,10 +24,10 @@ from .backdrop import Backdrop, axis_lines
 from .camera import Camera
 from .culling import InstanceCuller
 from .frame_view import GLOW_STYLES, FrameView, PendingMarks
-from .glow import STAMP_FORMAT, Glow
+from .glow import Glow
 from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh, upload_scene_meshes
-from .instances import Instances
+from .instances import Instances, instanced_vao
 from .joints import JointMarkers
 from .lights import Look
 from .morph import MorphMeshes
@@ -257,17 +257,8 @@ class Renderer:
         prog = self.programs["instanced"]
         for batch in self._batches():
             mesh = self.meshes[batch.kind]
-            batch.vao = self.ctx.vertex_array(
-                prog,
-                [
-                    (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
-                    (batch.matrices, "16f/i", "in_world"),
-                    (batch.looks, "3f 3f/i", "in_color", "in_size"),
-                    (batch.stamps, STAMP_FORMAT, "in_stamp"),
-                ],
-                index_buffer=mesh.ibo,
-                index_element_size=4,
-            )
+            batch.vao = instanced_vao(self.ctx, prog, mesh, batch.matrices, batch.looks,
+                                      batch.stamps)  # fmt: skip
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
             self._links.release()
