@@ -62,6 +62,8 @@ def test_reload_keeps_the_references_whose_node_is_still_there(
     kept = [n for n in names if n in keep]  # the chain order stays valid: parents first
     path.write_text(_toml(kept) if kept else empty, encoding="utf-8")
     clock.t += 1.0
+    assert session.poll_files() is None  # the change noted; read once it held
+    clock.t += 1.0
     new = session.poll_files()
     assert session.messages.reload is None, session.messages.reload
     assert new is session.scene and len(new.graph) == len(kept)

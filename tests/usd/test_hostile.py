@@ -130,11 +130,15 @@ def test_live_reload_keeps_the_last_good_stage(tmp_path):
     session.files.watcher = SceneWatcher(path, clock=lambda: now[0], seen=scene.source_stamp)
     path.write_text(HEADER + 'def Xform "A" {\n    double3 xformOp:translate = (1,\n}\n')
     now[0] += 5.0
-    assert session.poll_files() is None
+    assert session.poll_files() is None  # the change noted
+    now[0] += 1.0
+    assert session.poll_files() is None  # and read, settled: refused
     assert session.scene is scene and "parse error" in session.messages.reload
     _animated(tmp_path / "v2.usda", 20)  # (pxr refuses CreateNew over an open layer)
     path.write_bytes((tmp_path / "v2.usda").read_bytes())
     now[0] += 5.0
+    assert session.poll_files() is None
+    now[0] += 1.0
     fresh = session.poll_files()
     assert fresh is session.scene and fresh is not scene and session.messages.reload is None
 
