@@ -16,6 +16,7 @@ from pathlib import Path
 
 from test_window_edits_xvfb import _saved
 from test_window_xvfb import PATIENCE, _sgview_command, _wait_for, _x, display, window_id
+from window_process import Viewer
 
 from viewer.io import load_scene
 from viewer.io.loader import file_signature
@@ -37,40 +38,28 @@ def test_ctrl_o_without_a_dialog_program_opens_the_browser_and_a_typed_path(disp
     start = load_scene(scene).graph["Obj2"].local_position
     empty = tmp_path / "bin"
     empty.mkdir()  # PATH: no zenity, no kdialog, nothing
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), "PATH": str(empty)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), str(scene), "--size", "720x400", "--still", "--select", "Obj2"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    args = [scene, "--size", "720x400", "--still", "--select", "Obj2"]
+    with Viewer(display, tmp_path, args, env={"PATH": str(empty)}) as viewer:
         time.sleep(1.0)  # the first frames drawn
-        _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
+        viewer.key("ctrl+o")
         time.sleep(0.5)
-        _x(display, "xdotool", "type", "--window", wid, "--delay", "60", "lll hjk")
+        viewer.type("lll hjk", delay_ms=60)
         time.sleep(0.3)
-        _x(display, "xdotool", "key", "--window", wid, "Escape")  # closes the browser
+        viewer.key("Escape")  # closes the browser
         time.sleep(0.3)
         sig = file_signature(scene)
-        _x(display, "xdotool", "key", "--window", wid, "ctrl+s")  # the window is alive
+        viewer.key("ctrl+s")  # the window is alive
         _saved(scene, sig)
         assert load_scene(scene).graph["Obj2"].local_position.tolist() == start.tolist()
-        assert proc.poll() is None
-        _x(display, "xdotool", "key", "--window", wid, "ctrl+o")
+        assert viewer.proc.poll() is None
+        viewer.key("ctrl+o")
         time.sleep(1.5)  # the browser drawn once (its path field takes the keys from then on)
-        _x(display, "xdotool", "key", "--window", wid, "ctrl+a")
-        _x(display, "xdotool", "type", "--window", wid, "--delay", "30", str(other))
-        _x(display, "xdotool", "key", "--window", wid, "Return")
-        chain = load_scene(other).title
-        _wait_for(lambda: chain in _title(display, wid), 30, f"the title to name {chain!r}")
-        _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-        out, err = proc.stdout.read(), proc.stderr.read()
-        assert "Traceback" not in err and f"opened {other}" in out
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        viewer.key("ctrl+a")
+        viewer.type(str(other))
+        viewer.key("Return")
+        viewer.wait_title(load_scene(other).title)
+        assert viewer.quit() == 0, viewer.err
+        assert "Traceback" not in viewer.err and f"opened {other}" in viewer.out
 
 
 def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
