@@ -8,9 +8,7 @@ Xvfb or xdotool is missing (a failure in CI).
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -20,13 +18,12 @@ from test_window_xvfb import (
     VIEW,
     _grab,
     _near,
-    _sgview_command,
     _solid_squares,
     _wait_for,
     _x,
     display,
-    window_id,
 )
+from window_process import Viewer
 
 from viewer.io import load_scene
 from viewer.io.loader import file_signature
@@ -48,14 +45,9 @@ def test_hold_l_save_undo_save_gives_back_the_file_values(display, tmp_path):
     scene = tmp_path / "tree10.toml"
     shutil.copy(REPO / "scenes" / "tree10.toml", scene)
     start = load_scene(scene).graph["Obj2"].local_position
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), str(scene), "--size", "720x400", "--still", "--select", "Obj2"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    args = [scene, "--size", "720x400", "--still", "--select", "Obj2"]
+    with Viewer(display, tmp_path, args) as viewer:
+        wid = viewer.wid
         time.sleep(1.0)  # the first frames drawn
         _x(display, "xdotool", "keydown", "--window", wid, "l")
         time.sleep(0.5)
@@ -73,12 +65,8 @@ def test_hold_l_save_undo_save_gives_back_the_file_values(display, tmp_path):
         back = load_scene(scene).graph["Obj2"].local_position
         np.testing.assert_array_equal(back, start)  # exactly
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-        assert "Traceback" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        assert viewer.proc.wait(timeout=PATIENCE) == 0, viewer.err
+        assert "Traceback" not in viewer.err
 
 
 #: The gizmo's x colour (viewer/gizmo), as the overlay draws it.
@@ -113,14 +101,9 @@ def test_a_scale_drag_with_the_real_mouse_changes_one_axis_and_undoes_exactly(di
     scene.write_text(text.split("[[event]]")[0])  # no scripted touches: only the drag glows
     start = load_scene(scene).graph["Obj2"]
     values = [start.local_position, start.local_rotation, start.local_scale]
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), str(scene), "--size", "720x400", "--still", "--select", "Obj2"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    args = [scene, "--size", "720x400", "--still", "--select", "Obj2"]
+    with Viewer(display, tmp_path, args) as viewer:
+        wid = viewer.wid
         time.sleep(1.0)  # the first frames drawn
         _x(display, "xdotool", "mousemove", "--window", wid, "700", "390")  # off the gizmo
         _x(display, "xdotool", "key", "--window", wid, "e")
@@ -159,12 +142,8 @@ def test_a_scale_drag_with_the_real_mouse_changes_one_axis_and_undoes_exactly(di
                              values, strict=True):  # fmt: skip
             np.testing.assert_array_equal(got, want)  # exactly
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-        assert "Traceback" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        assert viewer.proc.wait(timeout=PATIENCE) == 0, viewer.err
+        assert "Traceback" not in viewer.err
 
 
 def _try_box_tip(img: np.ndarray):

@@ -8,14 +8,12 @@ Skips like tests/test_window_xvfb.py when Xvfb or xdotool is missing (a failure 
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
 from test_window_edits_xvfb import _saved
-from test_window_xvfb import PATIENCE, _sgview_command, _wait_for, _x, display, window_id
+from test_window_xvfb import PATIENCE, _wait_for, _x, display
 from window_process import Viewer
 
 from viewer.io import load_scene
@@ -72,12 +70,6 @@ def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
     from viewer.overlay import help_window
 
     w, h = 720, 400
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), str(REPO / "scenes" / "tree10.toml"), "--size", f"{w}x{h}",
-         "--still", "--select", "Obj1"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
 
     def gizmo_pixels(img):
         px = img.astype(np.float64)
@@ -89,9 +81,9 @@ def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
             mask |= (cos > 0.995) & (norm > 0.6 * np.linalg.norm(target))
         return mask
 
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    args = [REPO / "scenes" / "tree10.toml", "--size", f"{w}x{h}", "--still", "--select", "Obj1"]
+    with Viewer(display, tmp_path, args) as viewer:
+        wid = viewer.wid
         time.sleep(1.5)
         x, y, rw, rh = (int(v) for v in help_window.rect(w, h))
         inside = np.zeros((h, w), dtype=bool)
@@ -102,10 +94,7 @@ def test_the_help_window_covers_the_gizmo_in_a_real_window(display, tmp_path):
         _wait_for(lambda: (lambda m: m if m[inside].sum() == 0 else None)(
             gizmo_pixels(_grab(display))), 30, "the help window over the gizmo")  # fmt: skip
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        assert viewer.proc.wait(timeout=PATIENCE) == 0, viewer.err
 
 
 def test_zero_while_paused_runs_the_default_scene_again_with_its_motion(display, tmp_path):
@@ -115,20 +104,13 @@ def test_zero_while_paused_runs_the_default_scene_again_with_its_motion(display,
     import numpy as np
     from test_window_xvfb import VIEW, _grab
 
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), "--size", "720x400"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-
     def moving() -> bool:
         first = _grab(display)[:, VIEW].astype(int)
         time.sleep(0.4)
         return bool(np.abs(_grab(display)[:, VIEW].astype(int) - first).sum(axis=2).max() > 60)
 
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    with Viewer(display, tmp_path, ["--size", "720x400"]) as viewer:
+        wid = viewer.wid
         _wait_for(moving, 30, "the default scene's motion")
         _x(display, "xdotool", "key", "--window", wid, "s")
         _x(display, "xdotool", "key", "--window", wid, "space")
@@ -138,7 +120,4 @@ def test_zero_while_paused_runs_the_default_scene_again_with_its_motion(display,
         time.sleep(1.0)  # the jump back to the first pose is one change: past it, still
         assert moving() and moving(), "the scene should run again with its motion after 0"
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        assert viewer.proc.wait(timeout=PATIENCE) == 0, viewer.err

@@ -6,13 +6,12 @@ Skips like tests/test_window_xvfb.py when Xvfb or xdotool is missing (a failure 
 
 from __future__ import annotations
 
-import os
-import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
-from test_window_xvfb import PATIENCE, _grab, _sgview_command, _wait_for, _x, display, window_id
+from test_window_xvfb import PATIENCE, _grab, _wait_for, _x, display
+from window_process import Viewer
 
 import viewer.gizmo as gizmo
 from viewer.overlay import help_window
@@ -39,12 +38,6 @@ def test_question_mark_toggles_the_help_every_time(display, tmp_path):
     and never reported its press again, so only the first ? opened the help. Obj1's gizmo
     lies where the help window opens: its pixels there say whether the help is shown."""
     w, h = 720, 400
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), str(REPO / "scenes" / "tree10.toml"), "--size", f"{w}x{h}",
-         "--still", "--select", "Obj1"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
     x, y, rw, rh = (int(v) for v in help_window.rect(w, h))
     inside = np.zeros((h, w), dtype=bool)
     inside[y + 2 : y + rh - 2, x + 2 : x + rw - 2] = True
@@ -53,19 +46,16 @@ def test_question_mark_toggles_the_help_every_time(display, tmp_path):
         count = int(_gizmo_pixels(_grab(display))[inside].sum())
         return (count == 0) if shown else (count > 30)
 
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    args = [REPO / "scenes" / "tree10.toml", "--size", f"{w}x{h}", "--still", "--select", "Obj1"]
+    with Viewer(display, tmp_path, args) as viewer:
+        wid = viewer.wid
         time.sleep(1.5)
         _wait_for(lambda: help_shown(False), 30, "the gizmo in the view")
         for shown in (True, False, True, False):
             _x(display, "xdotool", "key", "--window", wid, "question")
             _wait_for(lambda s=shown: help_shown(s), 30, f"? to {'open' if shown else 'close'}")
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        assert viewer.proc.wait(timeout=PATIENCE) == 0, viewer.err
 
 
 def test_a_click_on_the_folded_frames_title_opens_it(display, tmp_path):
@@ -73,21 +63,15 @@ def test_a_click_on_the_folded_frames_title_opens_it(display, tmp_path):
     "Frames" (not the arrow) opens it over the view: its opaque background fills the
     right of the window."""
     w, h = 640, 360
-    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(
-        [*_sgview_command(), str(REPO / "scenes" / "tree10.toml"), "--size", f"{w}x{h}",
-         "--still"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
     panel_x = w - 220  # a folded panel opens NARROW_OPEN (220) pixels wide
 
     def panel_share() -> float:
         below = _grab(display)[40:h, panel_x + 10 : w - 10].astype(int)
         return float((np.abs(below - (18, 20, 26)).sum(axis=2) <= 3).mean())
 
-    try:
-        wid = window_id(display)
-        _x(display, "xdotool", "windowfocus", "--sync", wid)
+    args = [REPO / "scenes" / "tree10.toml", "--size", f"{w}x{h}", "--still"]
+    with Viewer(display, tmp_path, args) as viewer:
+        wid = viewer.wid
         time.sleep(1.5)
 
         def title_drawn() -> bool:  # the folded title bar, of one dark colour mostly
@@ -102,7 +86,4 @@ def test_a_click_on_the_folded_frames_title_opens_it(display, tmp_path):
         _x(display, "xdotool", "click", "1")  # a real click (XTest), as a hand's
         _wait_for(lambda: panel_share() > 0.3, 30, "the Frames panel open")
         _x(display, "xdotool", "key", "--window", wid, "Escape")
-        assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+        assert viewer.proc.wait(timeout=PATIENCE) == 0, viewer.err

@@ -24,12 +24,15 @@ class Viewer:
     and gives it the keyboard; on leaving, a viewer still running is killed."""
 
     def __init__(
-        self, display: str, folder: Path, args: list[str], env: dict | None = None
+        self, display: str, folder: Path, args: list, env: dict[str, str | None] | None = None
     ) -> None:
         self.display = display
         self.folder = Path(folder)
         self.args = [str(a) for a in args]
-        self.env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(REPO), **(env or {})}
+        base = {"DISPLAY": display, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+        merged = {**os.environ, **base, **(env or {})}
+        #: `env` adds to the test's environment; a value of None removes that variable.
+        self.env = {k: v for k, v in merged.items() if v is not None}
         self._out_path = self.folder / "sgview.stdout"
         self._err_path = self.folder / "sgview.stderr"
         self.proc: subprocess.Popen | None = None
@@ -70,6 +73,11 @@ class Viewer:
     @property
     def err(self) -> str:
         return self._err_path.read_text(errors="replace")
+
+    def lines(self) -> list[str]:
+        """The whole lines printed on stdout so far (a line being written is left out)."""
+        text = self.out
+        return text[: text.rfind("\n") + 1].splitlines()
 
     # Input ------------------------------------------------------------------------------
     def key(self, *keys: str) -> None:
