@@ -3,9 +3,9 @@ first simulated frame, a compiled kernel, the GPU set-up) keeps the last good sc
 running, with one line in `messages.reload` and on stderr, no traceback and no warning;
 touches and the selection follow node names.
 
-In process, with the watcher's clock faked so that each save is seen at once. Each case
-records its time and peak of traced memory (printed with ``-s``; the bounds are generous
-guards, not speed claims).
+In process, with the watcher's clock faked so that each poll looks at the disk (a save
+is read at the second look, once it held). Each case records its time and peak of
+traced memory (printed with ``-s``; the bounds are generous guards, not speed claims).
 """
 
 from __future__ import annotations
@@ -57,8 +57,15 @@ def _save(path: Path, write) -> None:
         os.utime(path, ns=(ns, ns))
 
 
+def _settled(session: Session, prepare=None):
+    """The first look after a save notes the change; the next one (it held) reads it."""
+    assert session.poll_files(prepare) is None
+    return session.poll_files(prepare)
+
+
 def _poll_bounded(session: Session, prepare=None):
     """poll_files under the contract's eyes: (result, seconds, peak MB); no warning."""
+    assert session.poll_files(prepare) is None  # the change noted, read at the next look
     tracemalloc.start()
     start = time.perf_counter()
     try:
@@ -127,7 +134,7 @@ def test_a_broken_save_keeps_the_last_good_scene(tmp_path, case, options):
     print(f"{case}: {seconds * 1000:.0f} ms, peak {peak:.1f} MB: {session.messages.reload}")
     # ... and the next good save is taken
     _save(path, lambda: write_chain(tmp_path, depth=4, skin=True))
-    assert session.poll_files() is not None and session.messages.reload is None
+    assert _settled(session) is not None and session.messages.reload is None
     assert "reloaded" in out.getvalue()
 
 
@@ -187,7 +194,7 @@ def test_touches_and_the_selection_follow_names_across_a_reload(tmp_path):
     session.select(session.graph["B"].id)
     session.step(1 / 60)
     _save(path, lambda: path.write_text(_toml("two", "C", "A")))  # B gone, ids moved
-    assert session.poll_files() is not None
+    assert _settled(session) is not None
     notes = err.getvalue().splitlines()
     assert len(notes) == 2 and all(n.startswith("sgview: note: ") for n in notes), notes
     assert "touch of 'B' at frame 3" in notes[0] and "selection" in notes[1]
@@ -196,5 +203,5 @@ def test_touches_and_the_selection_follow_names_across_a_reload(tmp_path):
         session.step(1 / 60)
     session.select(session.graph["A"].id)
     _save(path, lambda: path.write_text(_toml("three", "B", "A")))
-    assert session.poll_files() is not None
+    assert _settled(session) is not None
     assert session.selected == session.graph["A"].id  # same name, new id
