@@ -455,3 +455,27 @@ def test_a_movement_key_tapped_while_paused_moves_the_selection_at_once(drive):
     d.frame(2)
     np.testing.assert_array_equal(obj2.local_position, start2)
     np.testing.assert_array_equal(obj4.local_position, moved4)
+
+
+def test_a_movement_key_tapped_with_nothing_selected_moves_nothing_later(drive):
+    """Paused with nothing selected, K tapped and let go moves nothing; a node selected
+    afterwards is not moved by the step that follows (the third trial saw Obj3 move at
+    the '.' after a K tapped before it was selected). Running, the same."""
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True)
+    d.frame(2)
+    session = d.app.session
+    obj3 = session.graph["Obj3"]
+    start = obj3.local_position.copy()
+    for paused in (True, False):
+        if paused != session.paused:
+            session.toggle_pause()
+        d.frame()
+        session.select(None)
+        key(d, "K", True)
+        key(d, "K", False)
+        d.frame()
+        session.select(obj3.id)
+        if paused:
+            session.request_step()  # "."
+        d.frame(3)
+        np.testing.assert_array_equal(obj3.local_position, start)

@@ -84,9 +84,9 @@ KEYS = (
     _row("timeline: show the frame of the event (touch, edit, reload, clip change) before / "
          "after the one shown; after the last, back to live",
          ("[", "LEFT_BRACKET", "event before"), ("]", "RIGHT_BRACKET", "event after")),
-    _row("replay the frame shown slowly: its recomputed nodes light one by one in the order "
-         "update() ran them, each with its log lines (the Frames panel sets the speed); "
-         "again: stop", ("V", "V", "replay")),
+    _row("replay the frame shown slowly (live, the newest frame that recomputed something): "
+         "its recomputed nodes light one by one in the order update() ran them, each with "
+         "its log lines (the Frames panel sets the speed); again: stop", ("V", "V", "replay")),
     _row("restart the scene from frame 0 (its first pose, motions and clip), running as at "
          "launch (not paused, motion on unless --still): its scripted events and --touch "
          "touches play again", ("0", "NUMBER_0", "restart")),
@@ -149,9 +149,13 @@ class HeldKeys:
         self.down: set[str] = set()
         self._tapped: set[str] = set()
 
-    def press(self, action: str) -> None:
+    def press(self, action: str, tap: bool = True) -> None:
+        """`action`'s key went down; `tap`: its press counts for the next frame even if
+        released before it (False where nothing would move: a key pressed then must not
+        act later, on whatever is selected by then)."""
         self.down.add(action)
-        self._tapped.add(action)
+        if tap:
+            self._tapped.add(action)
 
     def release(self, action: str) -> None:
         self.down.discard(action)

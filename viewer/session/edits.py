@@ -170,11 +170,12 @@ class Editing:
         self._shown(label)
 
     # -- held keys -------------------------------------------------------------------
-    def press_key(self, action: str, reverse: bool = False) -> None:
-        """A movement key went down (`viewer.keys.controls.MOVES`, or "turn")."""
+    def press_key(self, action: str, reverse: bool = False, demo=None) -> None:
+        """A movement key went down (`viewer.keys.controls.MOVES`, or "turn"); a press
+        while nothing would move (`keys_act`) moves nothing later either."""
         if self._refused():
             return
-        self.held.press(action)
+        self.held.press(action, tap=self.keys_act(demo))
         if action == "turn":
             self.reverse_turn = reverse
 

@@ -299,7 +299,7 @@ class Session:
     def press_move_key(self, action: str, reverse: bool = False) -> None:
         """A movement key went down: held, it moves the selection each frame; paused, its
         press moves it one frame's step at once (as an edit is shown), not at a later step."""
-        self.editing.press_key(action, reverse)
+        self.editing.press_key(action, reverse, self.collision)
         if self.paused and self.editing.held.active() and self.editing.keys_act(self.collision):
             self.request_step(still=True)
 
