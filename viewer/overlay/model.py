@@ -258,6 +258,20 @@ def continuous_euler(previous, current) -> np.ndarray:
     return best
 
 
+def readable_euler(euler) -> np.ndarray:
+    """Of the Euler triples that make the rotation, the one nearest no rotation at all
+    (each angle within a half turn): a spin of 106.8 degrees about y reads (0, 106.8, 0),
+    not the equivalent (180, 73.2, 180) the arcsine gives."""
+    return continuous_euler(np.zeros(3), euler)
+
+
+def readable_quaternion(q) -> np.ndarray:
+    """`q` or `-q` (the same rotation), the one with w >= 0: a node and its world
+    rotation read alike when its parent does not turn."""
+    q = np.asarray(q, dtype=np.float64)
+    return -q if q[3] < 0.0 else q
+
+
 #: After the label of a world value that is behind its node's values (marked, not yet
 #: executed): the value is the stored one, until the step.
 STALE_NOTE = " (stale)"
@@ -274,11 +288,12 @@ def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.n
     w_pos, w_rot, w_scl = decompose(world)
     local = {
         "local_position": pos,
-        "local_euler": quat_to_euler(rot),
-        "local_rotation": rot,
+        "local_euler": readable_euler(quat_to_euler(rot)),
+        "local_rotation": readable_quaternion(rot),
         "local_scale": scl,
     }
-    return local, [w_pos, quat_to_euler(w_rot), w_rot, w_scl], stale
+    world = [w_pos, readable_euler(quat_to_euler(w_rot)), readable_quaternion(w_rot), w_scl]
+    return local, world, stale
 
 
 def node_details(graph, node_id: int) -> list[tuple[str, str]]:
