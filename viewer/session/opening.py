@@ -233,6 +233,7 @@ class SceneFiles:
         finally:
             scene.motions = running
         self.watcher = watch_scene(scene, **self.load_limits)
-        self.messages.edited(one_line(f"saved {printable(target, None)}" + (
+        where = Path(target).resolve()  # "saved my.toml" did not say which folder
+        self.messages.edited(one_line(f"saved {printable(where, None)}" + (
             f" ({len(notes)} notes: {notes[0]})" if notes else "")))  # fmt: skip
         return True
