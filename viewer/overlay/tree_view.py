@@ -34,6 +34,10 @@ ALL_ROWS_UP_TO = 100
 #: instead of ImGui's 21, so deep rows keep room for their names.
 NARROW_TREE_PX = 260
 NARROW_INDENT = 9.0
+#: Never less indent per level than this (pixels), however deep the tree.
+LEAST_INDENT = 3.0
+#: How many characters of a name the deepest row keeps room for (with "..." after).
+NAME_START_CHARS = 4
 #: How re-parenting by drag works, beside the keep-world toggle.
 DROP_HINT = "drag a row onto a row, or its edge"
 #: The ImGui drag-and-drop payload type of a dragged row (its node id).
@@ -55,6 +59,17 @@ def fit_text(text: str, room: float) -> str:
         else:
             hi = mid - 1
     return text[:lo] + "..."
+
+
+def row_indent(depth: int, deepest: int, column: float, name_room: float, normal: float) -> float:
+    """Pixels to indent a row at ``depth`` in a name ``column`` that many pixels wide:
+    ``normal`` per level while the deepest row (``deepest``) still keeps ``name_room``
+    pixels for its name; less per level (down to `LEAST_INDENT`) when it would not; and
+    never so much that this row keeps less than ``name_room`` (deeper rows then line up
+    at that indent), so every level shows a readable start of its name."""
+    spare = max(0.0, column - name_room)
+    per_level = normal if deepest * normal <= spare else max(LEAST_INDENT, spare / deepest)
+    return min(depth * per_level, spare)
 
 
 def drop_zone(y: float, top: float, bottom: float) -> str:
@@ -251,12 +266,16 @@ class TreeView:
             imgui.set_next_item_open(is_open, imgui.Cond_.always)
         if node_id == host.selected:
             flags |= imgui.TreeNodeFlags_.selected
-        if depth:
-            imgui.indent(depth * indent)  # the level's indent (the flag columns have none)
+        spacing = imgui.get_tree_node_to_label_spacing()
+        name_room = spacing + imgui.calc_text_size("0" * NAME_START_CHARS + "...").x
+        column = imgui.get_content_region_avail().x  # the name column, not indented yet
+        pad = row_indent(depth, tree.deepest, column, name_room, indent)
+        if pad:
+            imgui.indent(pad)  # the level's indent (the flag columns have none)
         color = c.local if local else c.world if world else c.text
         imgui.push_style_color(imgui.Col_.text, vec4(color))
         label = printable(host.graph.peek.name_of(node_id))  # names come from files
-        room = imgui.get_content_region_avail().x - imgui.get_tree_node_to_label_spacing()
+        room = imgui.get_content_region_avail().x - spacing
         shown = fit_text(label, room)  # never over the flag columns
         opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
         imgui.pop_style_color()
@@ -285,8 +304,8 @@ class TreeView:
                 imgui.text_disabled(note)  # where it fits beside the name
                 if imgui.is_item_hovered():
                     imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
-        if depth:
-            imgui.unindent(depth * indent)
+        if pad:
+            imgui.unindent(pad)
         for on, letter, on_color in (
             (local, "L", c.local),
             (world, "W", c.world),
