@@ -38,7 +38,8 @@ NARROW_INDENT = 9.0
 LEAST_INDENT = 3.0
 #: How many characters of a name the deepest row keeps room for (with "..." after).
 NAME_START_CHARS = 4
-#: How re-parenting by drag works, beside the keep-world toggle.
+#: The keep-world toggle's label, and how re-parenting by drag works (beside it).
+KEEP_WORLD_LABEL = "keep world pose on drop"
 DROP_HINT = "drag a row onto a row, or its edge"
 #: The ImGui drag-and-drop payload type of a dragged row (its node id).
 ROW_PAYLOAD = "SGVIEW_NODE"
@@ -190,11 +191,11 @@ class TreeView:
         if host.editing is not None:  # (a host with no editing room has no drops)
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
-            label = "keep world pose" if very_narrow else "keep world pose on drop"
+            label = "keep world pose" if very_narrow else KEEP_WORLD_LABEL
             _, self.keep_world = imgui.checkbox(label, self.keep_world)
             if narrow_panel:  # no room beside it: the hint shows on hover
                 if imgui.is_item_hovered():
-                    imgui.set_tooltip(f"{label} on drop: {DROP_HINT}")
+                    imgui.set_tooltip(f"{KEEP_WORLD_LABEL}: {DROP_HINT}")
             else:
                 imgui.same_line()
                 imgui.text_disabled(f"({DROP_HINT})")
