@@ -41,6 +41,8 @@ NAME_START_CHARS = 4
 #: The keep-world toggle's label, and how re-parenting by drag works (beside it).
 KEEP_WORLD_LABEL = "keep world pose on drop"
 DROP_HINT = "drag a row onto a row, or its edge"
+#: What a user can do in the window when keeping the world pose would need shear.
+SHEAR_REMEDY = f"untick '{KEEP_WORLD_LABEL}' to move it anyway"
 #: The ImGui drag-and-drop payload type of a dragged row (its node id).
 ROW_PAYLOAD = "SGVIEW_NODE"
 #: The part of a row's height, at its top and at its bottom, where a drop places the
@@ -348,10 +350,10 @@ class TreeView:
         """The edit a drop in ``zone`` of ``row`` makes (see the module notes), as a
         command for a keep-world setting."""
         if zone == "onto":
-            return partial(Reparent, dragged, row)
+            return partial(Reparent, dragged, row, shear_remedy=SHEAR_REMEDY)
         if zone == "after" and first_child is not None:  # the line is above its children
-            return partial(Place, dragged, first_child, "before")
-        return partial(Place, dragged, row, zone)
+            return partial(Place, dragged, first_child, "before", shear_remedy=SHEAR_REMEDY)
+        return partial(Place, dragged, row, zone, shear_remedy=SHEAR_REMEDY)
 
     def _show_drop(self, zone: str, top, bottom) -> None:
         """A frame around the row (a drop makes a child) or a line on its edge."""
