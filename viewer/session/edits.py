@@ -61,6 +61,15 @@ class Editing:
         self.selected = selected
         self._drag = None
 
+    def restart(self) -> None:
+        """The scene restarted (`0`): the undo history starts empty, so no undo brings
+        back an edit of the run before; no key stays held, no drag goes on. The
+        selection stays."""
+        self.held.clear()
+        self.history = EditHistory(self.graph)
+        self._drag = None
+        self._say(None)  # the line spoke of a step no longer there
+
     @property
     def recording(self) -> bool:
         """Whether a lasting step (a drag, a key hold) is open."""
