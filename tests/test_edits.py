@@ -4,6 +4,8 @@ sequences."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -403,5 +405,7 @@ def test_a_shear_refusal_names_the_way_out_of_where_the_edit_came_from(make, par
     assert not editing.run(make(c.id, child.id))
     assert editing.messages.edit.endswith(f"{reason} (untick the box)")
     assert "keep_world" not in editing.messages.edit
+    again = pickle.loads(pickle.dumps(api.value))
+    assert str(again) == str(api.value) and isinstance(again, HierarchyError)
     plain = Reparent(c.id, g[parent].id, True)  # no way out given: the core's own words
     assert not editing.run(plain) and editing.messages.edit.endswith(str(api.value))

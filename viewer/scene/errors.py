@@ -24,3 +24,6 @@ class ShearError(HierarchyError):
     def with_remedy(self, remedy: str) -> ShearError:
         """The same refusal with another way out."""
         return ShearError(self.reason, remedy)
+
+    def __reduce__(self):  # pickled (across processes): both parts, not the message
+        return (ShearError, (self.reason, self.remedy))
