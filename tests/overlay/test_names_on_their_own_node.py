@@ -15,7 +15,14 @@ from test_edit_panel import drag, row_centre
 
 from viewer.io.generate import default_scene
 from viewer.overlay import labels
-from viewer.overlay.labels import CENTRE_CLEAR, FOOTPRINT_SHARE, GAP, MARGIN, declutter
+from viewer.overlay.labels import (
+    CENTRE_CLEAR,
+    FOOTPRINT_SHARE,
+    GAP,
+    LARGE_SHAPE_PX,
+    MARGIN,
+    declutter,
+)
 from viewer.session.commands import SetField
 
 H = 13.0
@@ -24,7 +31,8 @@ H = 13.0
 def covered(box, origins, radii, ranks, own) -> list[int]:
     """The nodes as important as `own`'s or more whose shapes `box` covers (a selected
     name with no free place may cover shapes: then only centres count for it)."""
-    half = np.maximum(CENTRE_CLEAR, FOOTPRINT_SHARE * radii)
+    half = np.where(radii > LARGE_SHAPE_PX, CENTRE_CLEAR, FOOTPRINT_SHARE * radii)
+    half = np.maximum(CENTRE_CLEAR, half)
     if ranks[own] == labels.RANK_SELECTED:
         return []
     limit = ranks[own] if ranks[own] != labels.RANK_OTHER else labels.RANK_OTHER
@@ -40,7 +48,7 @@ def covered(box, origins, radii, ranks, own) -> list[int]:
     n=st.integers(1, 40),
     seed=st.integers(0, 2**31 - 1),
     spread=st.floats(50.0, 600.0),
-    biggest=st.floats(0.0, 80.0),
+    biggest=st.floats(0.0, 2.0 * LARGE_SHAPE_PX),
 )
 def test_no_name_covers_an_as_important_node(n, seed, spread, biggest):
     rng = np.random.default_rng(seed)
@@ -89,3 +97,17 @@ def test_after_the_trials_drop_no_name_sits_on_another_cube(monkeypatch, drive):
         box = (x0 - MARGIN, x1 + MARGIN, y0 - MARGIN, y1 + MARGIN)
         on = covered(box, origins, reach, ranks, row[name])
         assert on == [], (name, [g.name_of(int(ids[j])) for j in on])
+
+
+def test_a_floor_under_everything_keeps_only_its_centre_clear():
+    """A shape far bigger than a name (a floor under the scene) is not mistaken for a
+    name's node: the names of the small nodes on it all show (the materials picture
+    once lost all but two to the floor's footprint)."""
+    origins = np.array(
+        [[300.0, 200.0]] + [[150.0 + 60 * k, 160.0 + 25 * (k % 2)] for k in range(5)]
+    )
+    radii = np.array([260.0] + [10.0] * 5)
+    xy = origins + np.stack([radii + GAP, np.zeros(6)], axis=1)
+    widths = np.full(6, 40.0)
+    keep, _ = declutter(xy, widths, H, np.full(6, labels.RANK_OTHER), origins)
+    assert set(range(1, 6)) <= set(keep.tolist())

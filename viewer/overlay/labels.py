@@ -17,7 +17,8 @@ within each), and keeps at most `MAX_NAMES` per frame. Nor does a name sit on an
 node's shape (the middle `FOOTPRINT_SHARE` of its projected sphere), where it would read
 as that node's name (a drop that brought a node beside another put "Obj8" on Obj3's
 cube); only the selected node's name, with no free place, may cover less important
-shapes, never their centres.
+shapes, never their centres. A shape far bigger than a name (`LARGE_SHAPE_PX`: a floor)
+keeps only its centre clear.
 
 `place_named` looks at every node it is given (which are named, their spheres, their
 projection): in a big scene it is given a bounded set of candidates
@@ -253,6 +254,10 @@ CENTRE_CLEAR = 4.0
 #: The share of a node's projected sphere radius kept clear of other nodes' names: about
 #: the half-width of the shape inside it (a cube's face: 0.5 of its 0.87 half-diagonal).
 FOOTPRINT_SHARE = 0.6
+#: A shape whose projected sphere radius is over this many pixels (a floor, a wall, a
+#: node near the camera) is far bigger than a name, which does not read as its name:
+#: only its centre is kept clear (else one floor would keep every name off itself).
+LARGE_SHAPE_PX = 100.0
 
 
 def _kept_clear(ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None) -> dict:
@@ -266,6 +271,7 @@ def _kept_clear(ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None) -
     if origins is not None:  # projected sphere radius: the anchor's distance less the gap
         radius = np.maximum(xy[:, 0] - origins[:, 0] - GAP, 0.0)
         shape = np.maximum(CENTRE_CLEAR, FOOTPRINT_SHARE * radius)
+        shape[radius > LARGE_SHAPE_PX] = CENTRE_CLEAR
     clear = {}
     for rank in np.unique(ranks).tolist():
         tries = [(everyone, shape)]
