@@ -4,6 +4,8 @@ sequences."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -380,3 +382,30 @@ def test_only_the_editing_room_opens_or_closes_undo_steps():
         if pattern.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize("make, parent", [
+    (lambda c, child: Reparent(c, child, True, "untick the box"), "child"),
+    (lambda c, child: Place(c, child, "before", True, "untick the box"), "root"),
+])  # fmt: skip
+def test_a_shear_refusal_names_the_way_out_of_where_the_edit_came_from(make, parent):
+    """The Python API names its argument; an edit from the window names what the user
+    can do there (the shear refusal once ended with keep_world='lossy' in the panel):
+    the same reason, one way out each."""
+    g = SceneGraph()
+    root = g.add("root", scale=(2.0, 1.0, 1.0))
+    child = g.add("child", root)
+    c = g.add("c", euler=(0.0, 0.0, 45.0))
+    g.update()
+    with pytest.raises(HierarchyError) as api:
+        c.set_parent(g[parent], keep_world=True)
+    assert str(api.value).endswith("(keep_world='lossy' accepts that)")
+    reason = str(api.value).removesuffix(" (keep_world='lossy' accepts that)")
+    editing = Editing(g)
+    assert not editing.run(make(c.id, child.id))
+    assert editing.messages.edit.endswith(f"{reason} (untick the box)")
+    assert "keep_world" not in editing.messages.edit
+    again = pickle.loads(pickle.dumps(api.value))
+    assert str(again) == str(api.value) and isinstance(again, HierarchyError)
+    plain = Reparent(c.id, g[parent].id, True)  # no way out given: the core's own words
+    assert not editing.run(plain) and editing.messages.edit.endswith(str(api.value))

@@ -479,3 +479,23 @@ def test_a_movement_key_tapped_with_nothing_selected_moves_nothing_later(drive):
             session.request_step()  # "."
         d.frame(3)
         np.testing.assert_array_equal(obj3.local_position, start)
+
+
+def test_the_edit_line_names_a_gizmo_drag_and_a_key_hold_once_done(drive):
+    """The Edit section's line names the last edit: after a drag it still named the edit
+    before it (the second newcomer trial); a key hold too, as every command does."""
+    d, session, node = setup(drive)
+    session.editing.run(SetField(node.id, "local_scale", (1.0, 1.0, 2.0)))
+    assert session.messages.edit == "scale Obj5 to (1, 1, 2)"
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(4)
+    drag.release()
+    done = session.editing.history.done[-1].label
+    assert done.startswith("move Obj5") and session.messages.edit == done
+    key(d, "K", True)
+    d.frame(2)
+    key(d, "K", False)
+    d.frame()
+    assert session.messages.edit == session.editing.history.done[-1].label == "move Obj5"
+    assert len(session.editing.history.done) == 3

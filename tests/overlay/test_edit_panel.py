@@ -10,6 +10,7 @@ import numpy as np
 from overlay_helpers import tree10
 
 from viewer.embed.api import scene_for
+from viewer.overlay.tree_view import KEEP_WORLD_LABEL, SHEAR_REMEDY
 from viewer.session.commands import AddChild, Delete, Duplicate, Place, SetField
 
 
@@ -115,6 +116,9 @@ def test_a_drop_that_would_need_shear_is_refused_and_the_toggle_keeps_the_locals
     tree = d.app.overlay.panel.scene.tree
     drag(d, row_centre(d, g["Obj8"].id), row_centre(d, g["Obj3"].id))
     assert "shear" in tree.drop_refused and "'Obj8'" in tree.drop_refused
+    # the way out in the window's words, not the Python argument (the second trial)
+    assert tree.drop_refused.endswith(f"({SHEAR_REMEDY})"), tree.drop_refused
+    assert "keep_world" not in tree.drop_refused and KEEP_WORLD_LABEL in SHEAR_REMEDY
     assert arrays(g) == before
     tree.keep_world = False  # the toggle off: the local values stay
     local = g["Obj8"].local_position.copy()

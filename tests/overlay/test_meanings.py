@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from viewer.io.loader import load_scene
+from viewer.session.commands import Reparent, SetField
 
 SCENES = Path(__file__).resolve().parents[2] / "scenes"
 
@@ -133,3 +136,28 @@ def test_the_panel_names_the_scene_so_the_default_and_tree10_are_told_apart(driv
     assert lines["default"].startswith("scene: Ten-node tree with motion")
     assert "default scene" in lines["default"]
     assert lines["tree10"].startswith("scene: Ten-node tree, no motion")
+
+
+def test_restart_starts_the_undo_history_empty(drive):
+    """After 0, undo never brings back an edit of the run before (the second newcomer
+    trial's history still listed its held K after two restarts, and Ctrl+Z put that
+    move back over the restarted pose): the history starts empty, as docs/viewer.md says."""
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True)
+    session = d.app.session
+    g = session.graph
+    d.run(3)
+    start = g["Obj2"].local_position.copy()
+    session.editing.run(SetField(g["Obj2"].id, "local_position", (1.0, 2.0, 3.0)))
+    session.editing.run(Reparent(g["Obj8"].id, g["Obj3"].id))  # a re-parent stays
+    session.select(g["Obj2"].id)
+    d.frame()
+    assert len(session.editing.history.done) == 2
+    d.press("NUMBER_0")
+    d.frame()
+    editing = session.editing
+    assert editing.history.labels() == ([], []) and session.messages.edit is None
+    np.testing.assert_array_equal(g["Obj2"].local_position, start)  # the first pose
+    assert not editing.undo() and session.messages.edit == "nothing to undo"
+    d.frame()
+    np.testing.assert_array_equal(g["Obj2"].local_position, start)
+    assert g["Obj8"].parent == g["Obj3"] and session.selected == g["Obj2"].id

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import SgviewError
 from ..text import MAX_MESSAGE, one_line, printable, quoted, shorten
 
-__all__ = ["SceneError", "describe"]
+__all__ = ["SceneError", "decode_utf8", "describe"]
 
 
 class SceneError(SgviewError, ValueError):
@@ -102,3 +102,26 @@ def describe(value: object) -> str:
     if isinstance(value, list):
         return f"a list of {len(value)}"
     return f"a {type(value).__name__}"
+
+
+#: The byte order mark a UTF-8 file may start with (JSON readers skip it; TOML has none).
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def decode_utf8(data: bytes, what: str, display: str | Path, *, start: int = 0,
+                bom: bool = False) -> str:  # fmt: skip
+    """`data` (`what`: "the file", "the JSON chunk", ..., which starts `start` bytes into
+    the file `display`) as text; a leading byte order mark is skipped where `bom`. Bytes
+    that are not UTF-8 raise one SceneError for every reader alike: the file, the line,
+    and the first bad byte's offset in the file, its value and why it is not UTF-8."""
+    skip = len(UTF8_BOM) if bom and data[: len(UTF8_BOM)] == UTF8_BOM else 0
+    try:
+        return bytes(data[skip:]).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = skip + exc.start
+        line = bytes(data[:at]).count(b"\n") + 1
+        raise SceneError(
+            f"{what} is not UTF-8 text: byte {start + at:,} (0x{data[at]:02X}): {exc.reason}",
+            file=display,
+            line=line,
+        ) from None

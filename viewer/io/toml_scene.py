@@ -20,7 +20,7 @@ import toml_rs
 
 from viewer.io import _fields as F
 from viewer.io._build import UniqueNames, add_many, add_model
-from viewer.io.errors import SceneError, describe
+from viewer.io.errors import SceneError, decode_utf8, describe
 from viewer.io.gltf_read.scene import GltfModel, collector_paused, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
@@ -70,13 +70,7 @@ def load_toml_scene(
         raise SceneError("expected a scene file, got a directory", file=display) from None
     except OSError as exc:
         raise SceneError(f"cannot read the file ({exc.strerror or exc})", file=display) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SceneError(
-            f"the file is not UTF-8 text (byte {exc.start})", file=display, line=line
-        ) from None
+    text = decode_utf8(data, "the file", display)
     return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
 
 

@@ -89,7 +89,7 @@ KEYS = (
          "its log lines (the Frames panel sets the speed); again: stop", ("V", "V", "replay")),
     _row("restart the scene from frame 0 (its first pose, motions and clip), running as at "
          "launch (not paused, motion on unless --still): its scripted events and --touch "
-         "touches play again", ("0", "NUMBER_0", "restart")),
+         "touches play again; the undo history starts empty", ("0", "NUMBER_0", "restart")),
     _row("show / hide the panels", ("Tab", "TAB", "panels")),
     _row("show / hide the ground grid", ("G", "G", "grid")),
     _row("show / hide the node names", ("N", "N", "names")),

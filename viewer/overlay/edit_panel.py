@@ -19,6 +19,7 @@ from viewer.text import MAX_MESSAGE, printable
 
 from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
+from .tree_view import SHEAR_REMEDY
 from .widgets import COLORS, Flow, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
@@ -139,7 +140,7 @@ class EditSection:
             ("Delete", Delete(node_id)),
             ("Duplicate", Duplicate(node_id)),
             ("Add child", AddChild(node_id)),
-            ("Make root", Reparent(node_id, None, keep)),
+            ("Make root", Reparent(node_id, None, keep, SHEAR_REMEDY)),
         ):
             flow.place(imgui.calc_text_size(label).x + 2 * imgui.get_style().frame_padding.x)
             if imgui.small_button(label):

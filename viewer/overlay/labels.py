@@ -13,7 +13,12 @@ stays readable and fast.
 Names never pile up: `declutter` keeps a name only where it overlaps no name already
 kept, offering the places in order of importance (the selected node, then nodes whose
 own value changed (red), then those that followed (orange), then the rest; nearer first
-within each), and keeps at most `MAX_NAMES` per frame.
+within each), and keeps at most `MAX_NAMES` per frame. Nor does a name sit on another
+node's shape (the middle `FOOTPRINT_SHARE` of its projected sphere), where it would read
+as that node's name (a drop that brought a node beside another put "Obj8" on Obj3's
+cube); only the selected node's name, with no free place, may cover less important
+shapes, never their centres. A shape far bigger than a name (`LARGE_SHAPE_PX`: a floor)
+keeps only its centre clear.
 
 `place_named` looks at every node it is given (which are named, their spheres, their
 projection): in a big scene it is given a bounded set of candidates
@@ -187,7 +192,7 @@ def declutter(
         Importance, smaller first (`rank_of`).
     origins : ndarray, [k, 2], optional
         The nodes' projected centres. Given, a name also tries the left of its node, then
-        above and below it, and no name covers another node's centre.
+        above and below it, and no name covers another node's shape (`_kept_clear`).
 
     Returns
     -------
@@ -206,24 +211,23 @@ def declutter(
         below = np.stack([centred, origins[:, 1] + reach + 0.5 * height], axis=1)
         places += [left, above, below]
     ranks = np.asarray(ranks)
+    clear = _kept_clear(ranks, xy, origins)
     order = np.argsort(ranks, kind="stable")  # nearer first within a rank
     boxes = np.zeros((0, 4))  # left, right, top, bottom of the names kept
     kept: list[int] = []
     anchors: list[np.ndarray] = []
-    everyone = np.ones(len(ranks), dtype=bool)
     for k in order.tolist():
         if len(kept) >= limit:
             break
         # Every centre counts; where no place is free, a selected or glowing name may still
         # cover the centres of less important nodes (a touched speck keeps its name).
-        centres = [everyone] if ranks[k] == RANK_OTHER else [everyone, ranks <= ranks[k]]
-        for counted, place_xy in ((c, p) for c in centres for p in places):
+        for counted, half, place_xy in ((c, h, p) for c, h in clear[ranks[k]] for p in places):
             x, y = place_xy[k]
             box = np.array([x - MARGIN, x + widths[k] + MARGIN,
                             y - 0.5 * height - MARGIN, y + 0.5 * height + MARGIN])  # fmt: skip
             if _clashes(box, boxes):
                 continue
-            if origins is not None and _covers_a_centre(box, origins[counted], k, counted):
+            if origins is not None and _covers_a_node(box, origins, half, k, counted):
                 continue
             kept.append(k)
             anchors.append(place_xy[k])
@@ -247,16 +251,48 @@ def _clashes(box: np.ndarray, boxes: np.ndarray) -> bool:
 
 #: Half-size in pixels of the square round a node's centre that no name may cover.
 CENTRE_CLEAR = 4.0
+#: The share of a node's projected sphere radius kept clear of other nodes' names: about
+#: the half-width of the shape inside it (a cube's face: 0.5 of its 0.87 half-diagonal).
+FOOTPRINT_SHARE = 0.6
+#: A shape whose projected sphere radius is over this many pixels (a floor, a wall, a
+#: node near the camera) is far bigger than a name, which does not read as its name:
+#: only its centre is kept clear (else one floor would keep every name off itself).
+LARGE_SHAPE_PX = 100.0
 
 
-def _covers_a_centre(box: np.ndarray, origins: np.ndarray, own: int, counted) -> bool:
-    """`box` covers one of `origins` (the centres `counted`, a mask, of all names) other
-    than name `own`'s."""
+def _kept_clear(ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None) -> dict:
+    """By rank: the tries, in order, of what a name of that rank keeps clear, each
+    (which nodes [k] bool, half-sizes [k] of their squares): every node's shape; for a
+    glowing or selected name then the shapes of nodes as important or more; for the
+    selected name last the centres alone of nodes as important (itself)."""
+    everyone = np.ones(len(ranks), dtype=bool)
+    centre = np.full(len(ranks), CENTRE_CLEAR)
+    shape = centre
+    if origins is not None:  # projected sphere radius: the anchor's distance less the gap
+        radius = np.maximum(xy[:, 0] - origins[:, 0] - GAP, 0.0)
+        shape = np.maximum(CENTRE_CLEAR, FOOTPRINT_SHARE * radius)
+        shape[radius > LARGE_SHAPE_PX] = CENTRE_CLEAR
+    clear = {}
+    for rank in np.unique(ranks).tolist():
+        tries = [(everyone, shape)]
+        if rank != RANK_OTHER:
+            tries.append((ranks <= rank, shape))
+        if rank == RANK_SELECTED:
+            tries.append((ranks <= rank, centre))
+        clear[rank] = tries
+    return clear
+
+
+def _covers_a_node(box: np.ndarray, origins: np.ndarray, half: np.ndarray, own: int,
+                   counted: np.ndarray) -> bool:  # fmt: skip
+    """`box` covers the square (half-size `half`) round one of `origins` of the nodes
+    `counted` (a mask) other than name `own`'s node."""
     inside = (
-        (origins[:, 0] + CENTRE_CLEAR > box[0])
-        & (origins[:, 0] - CENTRE_CLEAR < box[1])
-        & (origins[:, 1] + CENTRE_CLEAR > box[2])
-        & (origins[:, 1] - CENTRE_CLEAR < box[3])
+        counted
+        & (origins[:, 0] + half > box[0])
+        & (origins[:, 0] - half < box[1])
+        & (origins[:, 1] + half > box[2])
+        & (origins[:, 1] - half < box[3])
     )
-    inside[np.cumsum(counted)[own] - 1] = False  # its own centre (always counted)
+    inside[own] = False  # its own node
     return bool(inside.any())

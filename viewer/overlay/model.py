@@ -159,6 +159,8 @@ class TreeRows:
     ----------
     ids, depths : ndarray, [n] int64
         Live node ids in pre-order and their depths.
+    deepest : int
+        The largest depth (0 for an empty tree): how many levels the names share room with.
     ends : ndarray, [n] int64
         For row r, the row just past its subtree: skip a collapsed node with ``r = ends[r]``.
     has_children : ndarray, [n] bool
@@ -173,6 +175,7 @@ class TreeRows:
         self._row_by_id = np.full(len(parents) + 1, -1, dtype=np.int64)
         self._row_by_id[self.ids] = np.arange(n)
         self.depths = np.asarray(peek.depths(), dtype=np.int64)[self.ids]
+        self.deepest = int(self.depths.max()) if n else 0
         self.ends = _subtree_ends(self._row_by_id[parents[self.ids]])
         self.has_children = self.ends > np.arange(n) + 1
         self.open_all = n <= OPEN_ALL_BELOW

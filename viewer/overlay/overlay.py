@@ -20,13 +20,13 @@ per second), so that the same command still gives the same picture.
 from __future__ import annotations
 
 import numpy as np
-from imgui_bundle import imgui, implot
-from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
+from imgui_bundle import imgui
 
 from . import help_window, keyboard, labels
 from .file_browser import FileBrowser
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
+from .imgui_io import ImguiIO
 from .model import panel_widths
 from .name_candidates import NameCandidates
 from .names_view import draw_names
@@ -93,26 +93,11 @@ class Overlay:
         self._placements = labels.Placements()  # where names go, kept while the view stands
         self._name_candidates = NameCandidates()  # who may be named, kept while the scene stands
         self.name_boxes: list[tuple[float, float, float, float]] = []
-        self._context = imgui.create_context()
-        imgui.set_current_context(self._context)
-        # ImPlot (shipped with imgui-bundle) draws the totals' plot through ImGui's own
-        # draw lists, so moderngl-window's ImGui renderer draws it too.
-        self._plot_context = implot.create_context()
-        implot.set_current_context(self._plot_context)
-        io = imgui.get_io()
-        io.set_ini_filename("")  # no imgui.ini in the user's folder
-        io.set_log_filename("")
-        style = imgui.get_style()
-        style.window_rounding = 0.0
-        # Opaque: the names, gizmo and grid drawn under the panels must not show through
-        # them (long names once printed over the Frames panel's counters).
-        style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(0.07, 0.08, 0.10, 1.0))
-        self.imgui = ModernglWindowRenderer(self.wnd)
+        self.gui = ImguiIO(wnd)  # the ImGui context: look, events, rendering
         #: The panels' and the help window's rectangles at the last frame (x, y, w, h).
         self.window_rects: list[tuple[float, float, float, float]] = []
         #: Key and character events held while the file browser's field takes the keyboard.
         self._held: list[tuple[str, tuple]] = []
-        self._pointer = (-1.0, -1.0)  # the mouse's last place in the window
         self.panel = Panel(self)
         #: Ctrl+O's file browser in the window, where the desktop has no dialog.
         self.browser = FileBrowser(host.files.request_open)
@@ -255,10 +240,8 @@ class Overlay:
 
     def draw(self, frame_time: float) -> None:
         """Lay out and render the panels and names over the picture just drawn."""
-        if self._context is None:  # released
+        if not self.gui.use():  # released
             return
-        imgui.set_current_context(self._context)
-        implot.set_current_context(self._plot_context)
         io = imgui.get_io()
         io.display_size = imgui.ImVec2(*self.wnd.size)
         io.delta_time = 1.0 / 60.0 if self.deterministic else max(float(frame_time), 1e-4)
@@ -287,8 +270,7 @@ class Overlay:
             held, self._held = self._held, []
             for event, args in held:
                 self.forward(event, *args)
-        self.wnd.fbo.use()
-        self.imgui.render(imgui.get_draw_data())
+        self.gui.render()
 
     def note_draw_time(self, draw_ms: float) -> None:
         """Time of the first drawing of the latest frame (redraws while paused do not
@@ -322,9 +304,9 @@ class Overlay:
         not seen yet, must not reach the 3D view)."""
         if self.wants_mouse or (self.browser.shown and self.browser.rect is not None):
             return True  # the browser is modal: the view waits until it closes
-        if not self.visible or self._context is None:
+        if not self.visible or not self.gui.alive:
             return False
-        px, py = self._pointer if x is None or y is None else (x, y)
+        px, py = self.gui.pointer if x is None or y is None else (x, y)
         return any(x0 <= px < x0 + w and y0 <= py < y0 + h for x0, y0, w, h in self.window_rects)
 
     def note_window(self) -> None:
@@ -338,23 +320,20 @@ class Overlay:
         file browser is open (it takes every key until it closes)."""
         if self.browser.shown or self._panel_press:  # a key right after a click on a
             return True  # panel belongs to what the click activates (a field, maybe)
-        if not self.visible or self._context is None:
+        if not self.visible or not self.gui.use():
             return False
-        imgui.set_current_context(self._context)
         return keyboard.typing()
 
     def _io_flag(self, name: str) -> bool:
-        if not self.visible or self._context is None:
+        if not self.visible or not self.gui.use():
             return False
-        imgui.set_current_context(self._context)
         return bool(getattr(imgui.get_io(), name))
 
     def forward(self, event: str, *args) -> None:
         """Pass a window event (a moderngl-window callback name, e.g. ``"key_event"``, and
         its arguments) to ImGui, which sees every event before the 3D view."""
-        if self._context is None:
+        if not self.gui.use():
             return
-        imgui.set_current_context(self._context)
         if event in ("key_event", "mouse_press_event"):
             self.show_hint = False  # the first input: the start hint has been seen
         if event == "mouse_press_event" and self.takes_mouse(args[0], args[1]):
@@ -362,40 +341,8 @@ class Overlay:
         if event in ("key_event", "unicode_char_entered") and self.browser.focusing:
             self._held.append((event, args))  # for its path field, active in a frame or two
             return
-        if event == "key_event":
-            keyboard.send_edit_keys(self.wnd.keys, *args)
-        if not self._queue_mouse(event, args):
-            getattr(self.imgui, event)(*args)
-
-    def _queue_mouse(self, event: str, args: tuple) -> bool:
-        """Mouse events go through ImGui's input queue, which hands a press and its
-        release to separate frames: moderngl-window's integration writes the button state
-        directly, so a click shorter than a frame (a quick click at 15 frames per second,
-        a script's) was lost. False: not a mouse event."""
-        io = imgui.get_io()
-        if event in ("mouse_position_event", "mouse_drag_event"):
-            self._pointer = (float(args[0]), float(args[1]))
-            io.add_mouse_pos_event(*self._pointer)
-        elif event in ("mouse_press_event", "mouse_release_event"):
-            x, y, button = args
-            self._pointer = (float(x), float(y))
-            io.add_mouse_pos_event(*self._pointer)
-            mouse = self.wnd.mouse
-            index = {mouse.left: 0, mouse.right: 1, mouse.middle: 2}.get(button)
-            if index is not None:
-                io.add_mouse_button_event(index, event == "mouse_press_event")
-        elif event == "mouse_scroll_event":
-            io.add_mouse_wheel_event(float(args[0]), float(args[1]))
-        else:
-            return False
-        return True
+        self.gui.feed(event, args)
 
     def release(self) -> None:
         """Free the ImGui context and its GL objects."""
-        if self._context is None:
-            return
-        imgui.set_current_context(self._context)
-        self.imgui.shutdown()
-        implot.destroy_context(self._plot_context)
-        imgui.destroy_context(self._context)
-        self._context = None
+        self.gui.release()

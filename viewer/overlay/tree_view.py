@@ -34,8 +34,15 @@ ALL_ROWS_UP_TO = 100
 #: instead of ImGui's 21, so deep rows keep room for their names.
 NARROW_TREE_PX = 260
 NARROW_INDENT = 9.0
-#: How re-parenting by drag works, beside the keep-world toggle.
+#: Never less indent per level than this (pixels), however deep the tree.
+LEAST_INDENT = 3.0
+#: How many characters of a name the deepest row keeps room for (with "..." after).
+NAME_START_CHARS = 4
+#: The keep-world toggle's label, and how re-parenting by drag works (beside it).
+KEEP_WORLD_LABEL = "keep world pose on drop"
 DROP_HINT = "drag a row onto a row, or its edge"
+#: What a user can do in the window when keeping the world pose would need shear.
+SHEAR_REMEDY = f"untick '{KEEP_WORLD_LABEL}' to move it anyway"
 #: The ImGui drag-and-drop payload type of a dragged row (its node id).
 ROW_PAYLOAD = "SGVIEW_NODE"
 #: The part of a row's height, at its top and at its bottom, where a drop places the
@@ -55,6 +62,17 @@ def fit_text(text: str, room: float) -> str:
         else:
             hi = mid - 1
     return text[:lo] + "..."
+
+
+def row_indent(depth: int, deepest: int, column: float, name_room: float, normal: float) -> float:
+    """Pixels to indent a row at ``depth`` in a name ``column`` that many pixels wide:
+    ``normal`` per level while the deepest row (``deepest``) still keeps ``name_room``
+    pixels for its name; less per level (down to `LEAST_INDENT`) when it would not; and
+    never so much that this row keeps less than ``name_room`` (deeper rows then line up
+    at that indent), so every level shows a readable start of its name."""
+    spare = max(0.0, column - name_room)
+    per_level = normal if deepest * normal <= spare else max(LEAST_INDENT, spare / deepest)
+    return min(depth * per_level, spare)
 
 
 def drop_zone(y: float, top: float, bottom: float) -> str:
@@ -175,11 +193,11 @@ class TreeView:
         if host.editing is not None:  # (a host with no editing room has no drops)
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
-            label = "keep world pose" if very_narrow else "keep world pose on drop"
+            label = "keep world pose" if very_narrow else KEEP_WORLD_LABEL
             _, self.keep_world = imgui.checkbox(label, self.keep_world)
             if narrow_panel:  # no room beside it: the hint shows on hover
                 if imgui.is_item_hovered():
-                    imgui.set_tooltip(f"{label} on drop: {DROP_HINT}")
+                    imgui.set_tooltip(f"{KEEP_WORLD_LABEL}: {DROP_HINT}")
             else:
                 imgui.same_line()
                 imgui.text_disabled(f"({DROP_HINT})")
@@ -251,12 +269,16 @@ class TreeView:
             imgui.set_next_item_open(is_open, imgui.Cond_.always)
         if node_id == host.selected:
             flags |= imgui.TreeNodeFlags_.selected
-        if depth:
-            imgui.indent(depth * indent)  # the level's indent (the flag columns have none)
+        spacing = imgui.get_tree_node_to_label_spacing()
+        name_room = spacing + imgui.calc_text_size("0" * NAME_START_CHARS + "...").x
+        column = imgui.get_content_region_avail().x  # the name column, not indented yet
+        pad = row_indent(depth, tree.deepest, column, name_room, indent)
+        if pad:
+            imgui.indent(pad)  # the level's indent (the flag columns have none)
         color = c.local if local else c.world if world else c.text
         imgui.push_style_color(imgui.Col_.text, vec4(color))
         label = printable(host.graph.peek.name_of(node_id))  # names come from files
-        room = imgui.get_content_region_avail().x - imgui.get_tree_node_to_label_spacing()
+        room = imgui.get_content_region_avail().x - spacing
         shown = fit_text(label, room)  # never over the flag columns
         opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
         imgui.pop_style_color()
@@ -285,8 +307,8 @@ class TreeView:
                 imgui.text_disabled(note)  # where it fits beside the name
                 if imgui.is_item_hovered():
                     imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
-        if depth:
-            imgui.unindent(depth * indent)
+        if pad:
+            imgui.unindent(pad)
         for on, letter, on_color in (
             (local, "L", c.local),
             (world, "W", c.world),
@@ -328,10 +350,10 @@ class TreeView:
         """The edit a drop in ``zone`` of ``row`` makes (see the module notes), as a
         command for a keep-world setting."""
         if zone == "onto":
-            return partial(Reparent, dragged, row)
+            return partial(Reparent, dragged, row, shear_remedy=SHEAR_REMEDY)
         if zone == "after" and first_child is not None:  # the line is above its children
-            return partial(Place, dragged, first_child, "before")
-        return partial(Place, dragged, row, zone)
+            return partial(Place, dragged, first_child, "before", shear_remedy=SHEAR_REMEDY)
+        return partial(Place, dragged, row, zone, shear_remedy=SHEAR_REMEDY)
 
     def _show_drop(self, zone: str, top, bottom) -> None:
         """A frame around the row (a drop makes a child) or a line on its edge."""

@@ -17,12 +17,8 @@ The heat view reads the same stamp: an exponentially weighted share of recent ti
 (`HEAT_SECONDS`) stored at the stamp's time and decayed in the shader (no writes between
 recomputations). A frame picked on the timeline (`set_still`) shows at full strength.
 
-Marked but not yet executed (`set_pending`): a touch or an edit while paused marks nodes
-(update_local on the changed node, update_world and execute on its subtree) that the next
-step will recompute. Until then those nodes carry the reasons PENDING_OWN / PENDING_FOLLOWED,
-which the shaders draw as the *pending look*: a halo outline and diagonal hatching in the
-glow's colour (red: its own value changed, orange: it follows), where an executed node is
-filled solid. The next recorded frame replaces them with the usual stamps.
+A picked frame and nodes marked but not yet executed (`set_pending`: the *pending look*)
+show instead of the live stamps; `glow_marks.py` keeps them.
 
 `STAMP_FORMAT` is the per-instance layout: (time, code), code = reason + heat in [0, 1).
 """
@@ -31,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .glow_marks import GlowMarks
 from .glow_recent import LINES, NODES, RecentFrames
 
 #: Seconds a glow takes to fade out (adjustable in the panel).
@@ -44,7 +41,7 @@ STAMP_BYTES = 8
 STAMP_FORMAT = "2f/i"
 #: Reasons (the integer part of the stamp's code; the shader uses the same numbers).
 NONE, OWN, FOLLOWED, STILL_OWN, STILL_FOLLOWED = 0, 1, 2, 3, 4
-#: Marked, not yet executed (drawn hatched and outlined, see the module notes).
+#: Marked, not yet executed (drawn hatched and outlined: `glow_marks.py`).
 PENDING_OWN, PENDING_FOLLOWED = 5, 6
 #: The heat stored in the code's fraction stays below 1 so the reason survives.
 _HEAT_MAX = 0.999
@@ -84,9 +81,8 @@ class Glow:
         self._counts_every_id = True
         # (ids, new heat, line frames) the last `record` stamped: uploaded next (`_fresh`).
         self._fresh: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._still: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        #: (ids marked with their own change, ids marked to follow), not yet executed.
-        self._pending: tuple[np.ndarray, np.ndarray] = (_EMPTY_IDS, _EMPTY_IDS)
+        #: A picked frame, or nodes marked and not yet executed: shown instead.
+        self.marks = GlowMarks()
 
     # -- recording ---------------------------------------------------------------------
     def _grow(self, n: int) -> None:
@@ -105,7 +101,7 @@ class Glow:
         `parents` is the graph's parent id per node id (``graph.parents()``).
         """
         self.frames += 1
-        self._pending = (_EMPTY_IDS, _EMPTY_IDS)  # this frame executed them
+        self.marks.clear_pending()  # this frame executed them
         dt = max(float(dt), 0.0)
         self.now += dt
         if self.frames >= len(self._frame_time):
@@ -165,8 +161,8 @@ class Glow:
         for name in ("own", "frame_of", "link_frame", "heat_at"):
             getattr(self, name).fill(0)
         self._recent = RecentFrames()
-        self._fresh = self._still = None
-        self._pending = (_EMPTY_IDS, _EMPTY_IDS)
+        self._fresh = None
+        self.marks = GlowMarks()
 
     def count_drawn(self, counted: np.ndarray | None) -> None:
         """Count only nodes `counted` (a mask by id; None: all) in `glowing_count` from
@@ -208,48 +204,25 @@ class Glow:
 
     def set_still(self, report, parents: np.ndarray) -> None:
         """Show `report` (a frame picked on the timeline) at full strength; None: live."""
-        if report is None:
-            self._still = None
-            return
-        world = np.asarray(report.world_updated, dtype=np.int64)
-        local = np.asarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
-        in_frame = np.zeros(len(self.frame_of), dtype=bool)
-        in_frame[world] = True
-        par = np.asarray(parents, dtype=np.int64)[world]
-        lines = world[in_frame[par] & (par >= 0)]  # (a root's -1 reads in_frame, then goes)
-        self._still = (world, local, lines)
+        self.marks.set_still(report, parents, len(self.frame_of))
 
     def set_pending(self, own: np.ndarray, followed: np.ndarray) -> None:
-        """Show nodes as marked and not yet executed: `own` changed their own values
-        (update_local), `followed` only follow a change above them (update_world /
-        execute). Replaced by the next `set_pending` and cleared by `record`."""
-        own = np.asarray(own, dtype=np.int64).reshape(-1)
-        followed = np.asarray(followed, dtype=np.int64).reshape(-1)
-        self._grow(int(max(own.max(initial=-1), followed.max(initial=-1))) + 1)
-        self._pending = (own, followed)
+        """Show nodes as marked and not yet executed (`GlowMarks.set_pending`); replaced
+        by the next `set_pending` and cleared by `record`."""
+        self.marks.set_pending(own, followed)
+        self._grow(self.marks.pending_top + 1)
         self._fresh = None
 
     @property
     def pending(self) -> np.ndarray:
         """Ids shown as marked and not yet executed (own changes first)."""
-        own, followed = self._pending
-        return np.concatenate([own, followed]) if own.size or followed.size else _EMPTY_IDS
-
-    def _pending_mark(self, ids: np.ndarray) -> np.ndarray | None:
-        """Per node of `ids`: 0 not pending, -1 own change, +1 follows; None: none are."""
-        own, followed = self._pending
-        if not (own.size or followed.size):
-            return None
-        mark = np.zeros(len(self.frame_of), dtype=np.int64)
-        mark[followed] = 1
-        mark[own] = -1
-        return mark[ids]
+        return self.marks.pending
 
     @property
     def still(self) -> bool:
         """A picked frame is on show."""
-        return self._still is not None
+        return self.marks.still is not None
 
     # -- what the GPU holds ------------------------------------------------------------
     def stamp_rows(self, ids: np.ndarray) -> np.ndarray:
@@ -264,15 +237,10 @@ class Glow:
         self._grow(int(ids.max()) + 1 if ids.size else 0)
         reason = np.where(self.own[ids], OWN, FOLLOWED)
         reason[self.frame_of[ids] == 0] = NONE
-        if self._still is not None:
-            reason[:] = NONE
-            world, local, _ = self._still
-            mark = np.zeros(len(self.frame_of), dtype=np.int64)
-            mark[world] = STILL_FOLLOWED
-            mark[local] = STILL_OWN
-            reason = mark[ids]
+        if self.marks.still is not None:
+            reason = self.marks.still_mark(ids, len(self.frame_of), STILL_OWN, STILL_FOLLOWED)
         else:
-            pending = self._pending_mark(ids)
+            pending = self.marks.pending_mark(ids, len(self.frame_of))
             if pending is not None:
                 reason[pending < 0] = PENDING_OWN
                 reason[pending > 0] = PENDING_FOLLOWED
@@ -285,7 +253,7 @@ class Glow:
         """(ids, new heat, line frames) of the last `record` when `ids` are exactly the
         nodes it stamped (what the renderer uploads next: their rows are made from what
         it computed, not gathered again); None if others, or marks or a picked frame show."""
-        if self._fresh is None or self._still is not None or self.pending.size:
+        if self._fresh is None or self.marks.still is not None or self.marks.any_pending:
             return None
         world = self._fresh[0]
         if ids is not world and (ids.shape != world.shape or not np.array_equal(ids, world)):
@@ -297,9 +265,9 @@ class Glow:
         recomputed in one frame); in a picked frame, far future for its lines."""
         ids = np.asarray(ids, dtype=np.int64)
         self._grow(int(ids.max()) + 1 if ids.size else 0)
-        if self._still is not None:
+        if self.marks.still is not None:
             lit = np.zeros(len(self.frame_of), dtype=bool)
-            lit[self._still[2]] = True
+            lit[self.marks.still[2]] = True
             return np.where(lit[ids], 3.0e38, -3.0e38).astype(np.float32)
         fresh = self._fresh_of(ids)
         frames = self.link_frame[ids] if fresh is None else fresh[2]
@@ -322,16 +290,12 @@ class Glow:
         orange (followed), 0 for none."""
         ids = np.asarray(ids, dtype=np.int64)
         self._grow(int(ids.max()) + 1 if ids.size else 0)
-        if self._still is not None:
-            world, local, _ = self._still
-            mark = np.zeros(len(self.frame_of), dtype=np.float32)
-            mark[world] = 1.0
-            mark[local] = -1.0
-            return mark[ids]
+        if self.marks.still is not None:
+            return self.marks.still_mark(ids, len(self.frame_of), -1, 1).astype(np.float32)
         s = self.strength_of_times(self._time_of(ids))
         s[self.frame_of[ids] == 0] = 0.0
         signed = np.where(self.own[ids], -s, s).astype(np.float32)
-        pending = self._pending_mark(ids)
+        pending = self.marks.pending_mark(ids, len(self.frame_of))
         if pending is not None:  # marked, not executed: full strength until the step
             signed[pending != 0] = pending[pending != 0]
         return signed
@@ -357,7 +321,7 @@ class Glow:
         """How many nodes (of those `count_drawn` names) glow now: from the recent
         frames' live counts, no walk over nodes, while live and nothing is marked; a
         picked frame or marks while paused count the ids themselves."""
-        if self._still is not None or self._pending[0].size or self._pending[1].size:
+        if self.marks.still is not None or self.marks.any_pending:
             ids, _ = self.glowing()
             return _total(self._weights(ids), ids)
         self._forget_old()
@@ -365,22 +329,22 @@ class Glow:
 
     def lit_line_count(self) -> int:
         """How many parent -> child lines are lit now (`links` without the walk)."""
-        if self._still is not None:
-            return int(self._still[2].size)
+        if self.marks.still is not None:
+            return int(self.marks.still[2].size)
         self._forget_old()
         return self._recent.total(LINES)
 
     def glowing(self) -> tuple[np.ndarray, np.ndarray]:
         """(ids [k], signed strengths [k]) of the nodes glowing now (each once)."""
-        if self._still is not None:
-            world, local, _ = self._still
+        if self.marks.still is not None:
+            world, local, _ = self.marks.still
             ids = np.concatenate([world, local])
         else:
             self._forget_old()  # (each id once, from its newest frame, without sorting)
             ids = self._recent.latest(NODES, self.frame_of)
-            if self._pending[0].size or self._pending[1].size:
-                recent = ids[self._pending_mark(ids) == 0]
-                ids = np.concatenate([self.pending, recent])
+            if self.marks.any_pending:
+                recent = ids[self.marks.pending_mark(ids, len(self.frame_of)) == 0]
+                ids = np.concatenate([self.marks.pending, recent])
         if ids.size == 0:
             return _EMPTY_IDS, _EMPTY_VALUES
         values = self.signed(ids)
@@ -389,8 +353,8 @@ class Glow:
 
     def links(self) -> tuple[np.ndarray, np.ndarray]:
         """(child ids [k], strengths [k] float32) of the lit parent -> child lines."""
-        if self._still is not None:
-            lines = self._still[2]
+        if self.marks.still is not None:
+            lines = self.marks.still[2]
             return lines, np.ones(lines.size, dtype=np.float32)
         self._forget_old()
         ids = self._recent.latest(LINES, self.link_frame)

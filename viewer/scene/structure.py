@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import world_space
-from .errors import HierarchyError
+from .errors import HierarchyError, ShearError
 from .storage import Storage
 
 #: How far (relative) ``keep_world=True`` may leave a world matrix: rounding only.
@@ -110,10 +110,10 @@ def kept_locals(s: Storage, i: int, p: int, mode: bool | str) -> tuple[tuple, fl
         )
     values, residual = world_space.reparented_locals(parent_world, s.world_of(i))
     if mode is True and not residual <= KEEP_WORLD_TOLERANCE:
-        raise HierarchyError(
+        raise ShearError(
             f"cannot keep the world transform of {name!r} {where}: it would need shear "
             f"(non-uniform scale above a rotated node); the nearest position, rotation and "
-            f"scale are off by {residual:.3g} (keep_world='lossy' accepts that)"
+            f"scale are off by {residual:.3g}"
         )
     return values, residual
 

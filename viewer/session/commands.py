@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from viewer.scene.errors import ShearError
 from viewer.text import printable
 
 __all__ = ["AddChild", "Command", "Delete", "Duplicate", "Place", "Reparent", "SetField"]
@@ -32,6 +33,17 @@ FIELDS = {
 
 def _name(graph, node_id: int) -> str:
     return printable(graph.name_of(node_id))
+
+
+def _set_parent(node, parent, keep_world: bool, remedy: str | None, **place) -> None:
+    """``node.set_parent``; a refusal for shear names `remedy` (what the user can do
+    where the edit came from) instead of the Python argument, when one is given."""
+    try:
+        node.set_parent(parent, keep_world=keep_world, **place)
+    except ShearError as exc:
+        if remedy is None:
+            raise
+        raise exc.with_remedy(remedy) from None
 
 
 def numbers(values) -> str:
@@ -71,11 +83,13 @@ class SetField:
 @dataclass(frozen=True)
 class Reparent:
     """Make a node the last child of another (None: a root), keeping its world pose
-    exactly when `keep_world` (refused when it cannot: docs/semantics.md section 4)."""
+    exactly when `keep_world` (refused when it cannot: docs/semantics.md section 4;
+    `shear_remedy`: that refusal's way out in the words of where the edit came from)."""
 
     node_id: int
     parent_id: int | None
     keep_world: bool = True
+    shear_remedy: str | None = None
 
     def nodes(self) -> tuple[int | None, ...]:
         return (self.node_id, self.parent_id)
@@ -86,7 +100,7 @@ class Reparent:
 
     def apply(self, graph) -> None:
         parent = None if self.parent_id is None else graph.node(self.parent_id)
-        graph.node(self.node_id).set_parent(parent, keep_world=self.keep_world)
+        _set_parent(graph.node(self.node_id), parent, self.keep_world, self.shear_remedy)
 
     merge = None
     makes_node = False
@@ -102,6 +116,7 @@ class Place:
     sibling_id: int
     where: str
     keep_world: bool = True
+    shear_remedy: str | None = None
 
     def __post_init__(self) -> None:
         if self.where not in ("before", "after"):
@@ -116,7 +131,8 @@ class Place:
     def apply(self, graph) -> None:
         sibling = graph.node(self.sibling_id)
         place = {self.where: sibling}
-        graph.node(self.node_id).set_parent(sibling.parent, keep_world=self.keep_world, **place)
+        node = graph.node(self.node_id)
+        _set_parent(node, sibling.parent, self.keep_world, self.shear_remedy, **place)
 
     merge = None
     makes_node = False

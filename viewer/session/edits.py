@@ -61,6 +61,15 @@ class Editing:
         self.selected = selected
         self._drag = None
 
+    def restart(self) -> None:
+        """The scene restarted (`0`): the undo history starts empty, so no undo brings
+        back an edit of the run before; no key stays held, no drag goes on. The
+        selection stays."""
+        self.held.clear()
+        self.history = EditHistory(self.graph)
+        self._drag = None
+        self._say(None)  # the line spoke of a step no longer there
+
     @property
     def recording(self) -> bool:
         """Whether a lasting step (a drag, a key hold) is open."""
@@ -166,7 +175,7 @@ class Editing:
         if self._drag is None:
             return
         label, self._drag = self._drag[2], None
-        self.history.end("gizmo")
+        self._close("gizmo")
         self._shown(label)
 
     # -- held keys -------------------------------------------------------------------
@@ -184,7 +193,7 @@ class Editing:
         the next frame, which does not come while paused)."""
         self.held.release(action)
         if not self.held.down:
-            self.history.end("keys")
+            self._close("keys")
 
     def keys_act(self, demo) -> bool:
         """Whether the movement keys move something: the collision demo's nodes (while
@@ -197,7 +206,7 @@ class Editing:
         """One frame of the held keys on the selection or the collision demo (`demo`)."""
         actions = self.held.take()
         if not actions:
-            self.history.end("keys")  # a key hold is one undo step, closed when the keys are up
+            self._close("keys")  # a key hold is one undo step, closed when the keys are up
             return
         if self.keys_act(demo):
             what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
@@ -211,4 +220,12 @@ class Editing:
         elif (node := self.selected_node()) is not None:
             apply_held(node, actions, self.reverse_turn)
         if not self.held.down:
-            self.history.end("keys")  # a tap, already let go: this frame was all of it
+            self._close("keys")  # a tap, already let go: this frame was all of it
+
+    def _close(self, by: str) -> None:
+        """End the lasting step `by` ("gizmo", "keys") opened; once it is recorded, the
+        edit line names it, as it names every other edit (it kept the line before)."""
+        recorded = self.history.recorded
+        self.history.end(by)
+        if self.history.recorded != recorded:
+            self._say(self.history.done[-1].label)

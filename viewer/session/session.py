@@ -353,7 +353,7 @@ class Session:
             self.collision.reset()
         self.frame, self.time, self._moving_frames, self._scene_frames = 0, 0.0, 0, 0
         self._events, self._step_requested, self._clock_held = [], False, False
-        self.editing.held.clear()
+        self.editing.restart()
         self.last_report = None
         if self._collision_test is not None:
             self._collision_test.reading = None

@@ -13,10 +13,12 @@ import json
 import struct
 from collections.abc import Callable
 
-from viewer.io.errors import SceneError, describe
+from viewer.io.errors import SceneError, decode_utf8, describe
 from viewer.text import brief
 
 _GLB_JSON = 0x4E4F534A
+#: Where a .glb's JSON chunk starts in the file: the header (12 bytes), its chunk header (8).
+GLB_JSON_AT = 20
 _GLB_BIN = 0x004E4942
 
 
@@ -46,16 +48,11 @@ def glb_chunks(
     return chunks[0][1], blob
 
 
-def parse_json(text: bytes, what: str, display: str) -> dict:
-    """``text`` (``what``: the .gltf file or a .glb's JSON chunk) parsed to its top
-    object; errors name ``display`` and, where JSON can say, the line."""
-    try:
-        decoded = text.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = text.count(b"\n", 0, exc.start) + 1
-        raise SceneError(
-            f"{what} is not UTF-8 text ({exc.reason})", file=display, line=line
-        ) from None
+def parse_json(text: bytes, what: str, display: str, start: int = 0) -> dict:
+    """``text`` (``what``: the .gltf file or a .glb's JSON chunk, ``start`` bytes into
+    the file) parsed to its top object; errors name ``display`` and, where JSON can say,
+    the line (bytes that are not UTF-8: also their offset in the file)."""
+    decoded = decode_utf8(text, what, display, start=start, bom=True)
     try:
         doc = json.loads(decoded)
     except json.JSONDecodeError as exc:

@@ -28,7 +28,7 @@ import numpy as np
 
 from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.compression import meshopt_view
-from viewer.io.gltf_read.container import data_uri_bytes, glb_chunks, parse_json
+from viewer.io.gltf_read.container import GLB_JSON_AT, data_uri_bytes, glb_chunks, parse_json
 from viewer.io.gltf_read.document import is_int, whole
 from viewer.io.gltf_read.sparse import apply_sparse
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
@@ -150,7 +150,7 @@ class GltfFile:
         reason = self.budget.charge_json(text)
         if reason is not None:
             raise self.error(None, reason)
-        self.doc = parse_json(text, what, self.display)
+        self.doc = parse_json(text, what, self.display, start=GLB_JSON_AT if is_glb else 0)
         version = self.obj(self.doc.get("asset"), "asset").get("version")
         if not isinstance(version, str) or not version.startswith("2."):
             raise self.error("asset", f"expected glTF version 2.x, got {describe(version)}")
