@@ -107,7 +107,7 @@ def test_one_save_is_one_reload(tmp_path):
 
 
 def test_a_save_under_a_bare_name_says_the_folder_it_went_to(tmp_path, monkeypatch):
-    """"Save as" my-tree.toml writes into the folder sgview was started from: the line
+    """Save as my-tree.toml writes into the folder sgview was started from: the line
     names that folder (the third trial could not tell where the file went)."""
     session, _path, _clock, _out, _err = _session(tmp_path)
     elsewhere = tmp_path / "started-here"
