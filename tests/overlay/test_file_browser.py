@@ -144,3 +144,36 @@ def test_a_double_click_on_a_folder_enters_it_and_opens_nothing(drive, tmp_path,
         d.frame()
     d.frame(2)
     assert session.scene.source == inner / "chain5.toml"
+
+
+def test_a_quick_double_click_opens_a_file_at_four_frames_per_second(drive, tmp_path, monkeypatch):
+    """ImGui hands a click's press and release to separate frames and times a double
+    click by frame time: at 4 frames per second two quick clicks on a file came 0.5 s
+    apart, over its 0.3 s, and never opened it (the third newcomer trial)."""
+    from viewer.overlay.overlay import double_click_time
+
+    assert double_click_time(1 / 60) == 0.3 and double_click_time(0.25) == 1.0
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # no zenity, no kdialog
+    shutil.copy(SCENES / "tree10.toml", tmp_path / "tree10.toml")
+    shutil.copy(SCENES / "chain5.toml", tmp_path / "chain5.toml")
+    d = drive(load_scene(tmp_path / "tree10.toml"), still=True)
+    d.frame(2)
+    session, ov, app = d.app.session, d.app.overlay, d.app
+    key(d, "O", ctrl=True)
+    d.frame()
+    (f0, f1) = ov.browser.rows["chain5.toml"]
+    x, y = int((f0.x + f1.x) / 2), int((f0.y + f1.y) / 2)
+    ov.deterministic = False  # frames timed as they come: a quarter of a second each
+
+    def slow_frame():
+        app.on_render(0.0, 0.25)
+
+    app.on_mouse_position_event(x, y, 0, 0)
+    slow_frame()
+    app.on_mouse_press_event(x, y, 1)  # two clicks within a tenth of a second: all four
+    app.on_mouse_release_event(x, y, 1)  # events before the next frame
+    app.on_mouse_press_event(x, y, 1)
+    app.on_mouse_release_event(x, y, 1)
+    for _ in range(6):
+        slow_frame()
+    assert session.scene.source == tmp_path / "chain5.toml"

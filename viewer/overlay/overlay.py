@@ -38,6 +38,17 @@ from .stats import FrameStats, Timings
 NAMES_BELOW = 200
 #: Pixels kept free for names when framing the scene between the panels.
 LABEL_ROOM = 60
+#: ImGui's double-click window in seconds, and in frames where frames are slow: ImGui
+#: hands a click's press and release to separate frames and times clicks by frame time,
+#: so at 4 frames per second two quick clicks came 0.5 s apart and never made a double
+#: click (the third trial could not open a file in the browser by double-clicking it).
+DOUBLE_CLICK_S = 0.3
+DOUBLE_CLICK_FRAMES = 4
+
+
+def double_click_time(frame_time: float) -> float:
+    """How far apart (ImGui's time) two clicks still make a double click."""
+    return max(DOUBLE_CLICK_S, DOUBLE_CLICK_FRAMES * frame_time)
 
 
 class _Nothing:
@@ -245,6 +256,7 @@ class Overlay:
         io = imgui.get_io()
         io.display_size = imgui.ImVec2(*self.wnd.size)
         io.delta_time = 1.0 / 60.0 if self.deterministic else max(float(frame_time), 1e-4)
+        io.mouse_double_click_time = double_click_time(io.delta_time)
         if not self.deterministic and not self.host.paused:
             self.timings.add_frame_time(frame_time)
         # ImGui sizes tables and auto-fitting columns from what the previous frame drew, so
