@@ -39,6 +39,7 @@ class ImguiIO:
         style.window_rounding = 0.0
         style.set_color_(imgui.Col_.window_bg, imgui.ImVec4(*WINDOW_BG))
         self._renderer = ModernglWindowRenderer(wnd)
+        self._edit_keys = keyboard.EditKeys()
         #: The mouse's last place in the window (pixels; -1: not seen yet).
         self.pointer = (-1.0, -1.0)
 
@@ -56,10 +57,10 @@ class ImguiIO:
 
     def feed(self, event: str, args: tuple) -> None:
         """Give ImGui one window event (a moderngl-window callback name and arguments):
-        a key with its modifiers and editing letters (`keyboard.send_edit_keys`), the
+        a key with its modifiers and editing letters (`keyboard.EditKeys`), the
         mouse through ImGui's input queue, anything else to the integration."""
         if event == "key_event":
-            keyboard.send_edit_keys(self.wnd.keys, *args)
+            self._edit_keys.send(self.wnd.keys, *args)
         io = imgui.get_io()
         if event in ("mouse_position_event", "mouse_drag_event"):
             self.pointer = (float(args[0]), float(args[1]))
