@@ -13,11 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from imgui_bundle import imgui
 
-from viewer.overlay.keyboard import send_edit_keys
-
-class EditKeys:
-    def send(self, *a):
-        send_edit_keys(*a)
+from viewer.overlay.keyboard import EditKeys
 
 KEYS = SimpleNamespace(ACTION_PRESS="press", ACTION_RELEASE="release", A="A", C="C", V="V",
                        X="X", Y="Y", Z="Z", LEFT_CTRL="LC", RIGHT_CTRL="RC",

@@ -177,4 +177,3 @@ def test_a_quick_double_click_opens_a_file_at_four_frames_per_second(drive, tmp_
     for _ in range(6):
         slow_frame()
     assert session.scene.source == tmp_path / "chain5.toml"
-
