@@ -178,6 +178,7 @@ class Overlay:
         was = self.pinned
         if entry is None or entry is self.history.last:
             self.pinned = None
+            self.panel.frames.back_to_live()
             if was is not None:
                 self.canvas.show_still(None, self.host.graph.peek.parents())
         else:
