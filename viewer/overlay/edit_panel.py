@@ -15,11 +15,11 @@ from imgui_bundle import imgui
 
 import viewer.gizmo as gizmo
 from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetField
-from viewer.text import MAX_MESSAGE, printable
+from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
-from .widgets import COLORS, Flow, vec4
+from .widgets import COLORS, Flow, message_line, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -55,6 +55,7 @@ class EditSection:
         #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
         self.field_rects: dict[str, tuple] = {}
         self.save_rect: tuple | None = None  # the "save as" field's, likewise
+        self.message_rect: tuple | None = None  # the outcome line's, likewise
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
         self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
@@ -83,10 +84,7 @@ class EditSection:
         if imgui.button("Redo (Ctrl+Shift+Z)"):
             editing.redo()
         imgui.end_disabled()
-        if host.messages.edit:
-            imgui.push_style_color(imgui.Col_.text, vec4(self.colors.note))
-            imgui.text_wrapped(printable(host.messages.edit, MAX_MESSAGE))  # read whole
-            imgui.pop_style_color()
+        self.message_rect = message_line(host.messages.edit, self.colors.note)  # fields stay
         if host.selected is not None and host.graph.peek.is_alive(host.selected):
             self._inspector(host, host.selected)
             self._actions(host, host.selected)
@@ -123,7 +121,9 @@ class EditSection:
                 # to the node typed for: the click that ends the typing may have
                 # selected another (a tree row is drawn, and clicked, before this)
                 graph, typed_for, numbers = self._typing.pop(field)
-                if graph is host.graph and graph.peek.is_alive(typed_for):
+                # Esc ended it: ImGui put the old numbers back (an "edit"), nothing to run
+                cancelled = imgui.is_key_down(imgui.Key.escape)
+                if not cancelled and graph is host.graph and graph.peek.is_alive(typed_for):
                     host.editing.run(SetField(typed_for, field, tuple(numbers)))
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)

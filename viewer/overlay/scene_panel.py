@@ -21,7 +21,7 @@ from .model import (
     reload_note,
 )
 from .tree_view import TreeView
-from .widgets import COLORS, Flow, key_value_table, vec4
+from .widgets import COLORS, Flow, key_value_table, message_line, vec4
 
 #: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
 #: names them.
@@ -44,6 +44,7 @@ class ScenePanel:
         #: The status line's note in red as last drawn: a refusal, a file not opened or
         #: not reloaded (None: none).
         self.status_note: str | None = None
+        self.status_rect: tuple | None = None  # its line's (min, max) on screen
         #: The line naming the scene on show, as last drawn.
         self.scene_line: str | None = None
 
@@ -79,10 +80,7 @@ class ScenePanel:
         if host.messages.refused:  # where the eyes are, whichever section is open
             note = f"refused: {printable(host.messages.refused, 300)}"
         self.status_note = note
-        if note is not None:
-            imgui.push_style_color(imgui.Col_.text, vec4(c.local))
-            imgui.text_wrapped(note)
-            imgui.pop_style_color()
+        self.status_rect = message_line(note, c.local)  # one line: nothing below moves
         self._programs()
         if self.ov.pinned is not None:
             flow, shown = Flow(), f"showing frame {self.ov.pinned} (timeline)"
