@@ -28,6 +28,18 @@ from .widgets import COLORS, Flow, key_value_table, message_line, vec4
 GLOW_STYLE_LABELS = (("fill", "glow"), ("rim", "rim glow"), ("heat", "heat"))
 
 
+#: The motion button's label in a scene where nothing moves with time.
+NO_MOTION = "Motion: none in this scene"
+
+
+def motion_label(host) -> str:
+    """What the motion button says: whether the scene's motions run, or that it has none
+    (a scene without any once read "Motion: on", and S seemed to do nothing)."""
+    if not host.has_motion:
+        return NO_MOTION
+    return "Motion: on" if host.motion_on else "Motion: off"
+
+
 class ScenePanel:
     """Draws the left panel's sections (inside its ImGui window)."""
 
@@ -95,7 +107,7 @@ class ScenePanel:
             ("Resume" if host.paused else "Pause", host.toggle_pause, True),
             ("Step", host.request_step, host.paused),
             ("Touch", host.touch_selected, host.selected is not None),
-            ("Motion: on" if host.motion_on else "Motion: off", host.toggle_motion, True),
+            (motion_label(host), host.toggle_motion, host.has_motion),
         )
         style = imgui.get_style()
         room, used = imgui.get_content_region_avail().x, None
@@ -110,6 +122,10 @@ class ScenePanel:
             if imgui.button(label):
                 action()
             imgui.end_disabled()
+            if label == NO_MOTION and imgui.is_item_hovered(
+                imgui.HoveredFlags_.allow_when_disabled
+            ):
+                imgui.set_tooltip("no motions or animation clips here: S has nothing to stop")
         # Legend of the flags, in their colours (on as few lines as fit).
         room, used = imgui.get_content_region_avail().x, 0.0
         for letter, what, color in (
