@@ -60,12 +60,19 @@ class EditSection:
         self.open_next = False
         self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
 
+    def draw_gizmo(self) -> None:
+        """The selected node's gizmo over the view; also with the panels hidden (Tab):
+        its handles take a drag there too, so they must be seen."""
+        host = self.ov.host
+        if getattr(host, "editing", None) is not None:
+            self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
+
     def draw(self) -> None:
         host = self.ov.host
         editing = getattr(host, "editing", None)
         if editing is None:
             return
-        self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
+        self.draw_gizmo()
         if self.open_next:
             imgui.set_next_item_open(True, imgui.Cond_.always)
             self.open_next = False

@@ -275,6 +275,8 @@ class Overlay:
                 self._draw_names()
             if self.visible:
                 self.panel.draw()
+            else:
+                self.panel.draw_hidden()
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(*self.wnd.size)

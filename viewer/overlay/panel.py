@@ -48,6 +48,10 @@ class Panel:
         self.scene.reset()
         self.frames.reset()
 
+    def draw_hidden(self) -> None:
+        """The panels hidden (Tab): of what they draw, only the selected node's gizmo."""
+        self.scene.edit.draw_gizmo()
+
     def draw(self) -> None:
         width, height = self.ov.wnd.size
         left, right = panel_widths(width)
