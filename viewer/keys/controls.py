@@ -104,7 +104,7 @@ KEYS = (
          ("O", "O", "projection")),
     _row("look through the glTF file's cameras in turn, then the orbit camera again",
          ("C", "C", "cameras")),
-    _row("save a screenshot sgview-NNNN.png in the working folder and print its path",
+    _row("save a screenshot sgview-NNNN.png in the working folder and name it on stderr",
          ("P", "P", "screenshot")),
     _row("quit", ("Esc", "ESCAPE", "quit")),
 )  # fmt: skip

@@ -154,7 +154,7 @@ class FileBrowser:
         imgui.set_next_window_pos(imgui.ImVec2(0.5 * (width - w), 0.5 * (height - h)))
         imgui.set_next_window_size(imgui.ImVec2(w, h))
         imgui.set_next_window_focus()
-        imgui.set_next_window_bg_alpha(0.97)  # the panels behind would blur the names
+        # Opaque, as the panels (the style's window colour): at 97 % their text showed through.
         flags = imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
         opened, keep = imgui.begin("Open a scene   (Esc closes)", True, flags)
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
