@@ -91,12 +91,16 @@ class EditSection:
         if imgui.button("Redo (Ctrl+Shift+Z)"):
             editing.redo()
         imgui.end_disabled()
-        self.message_rect = message_line(host.messages.edit, self.colors.note)  # fields stay
-        if host.selected is not None and host.graph.peek.is_alive(host.selected):
+        selected = host.selected is not None and host.graph.peek.is_alive(host.selected)
+        # One line: the last edit's outcome, else the hint in its place (the fields below
+        # never move when an outcome comes, goes or changes).
+        self.message_rect = message_line(host.messages.edit, self.colors.note)
+        if self.message_rect is None:
+            hint = "local: type, then Enter; world: read-only" if selected else "select a node"
+            message_line(hint, self.colors.dim)
+        if selected:
             self._inspector(host, host.selected)
             self._actions(host, host.selected)
-        else:
-            imgui.text_disabled("select a node to edit it")
         self._history(done, undone)
         self._files(host)
 
@@ -105,9 +109,6 @@ class EditSection:
         if self._euler_shown is not None and self._euler_shown[0] == node_id:  # no jumps
             local["local_euler"] = continuous_euler(self._euler_shown[1], local["local_euler"])
         self._euler_shown = (node_id, local["local_euler"])
-        imgui.push_style_color(imgui.Col_.text, vec4(self.colors.dim))
-        imgui.text_wrapped("local: type, then Enter; world: read-only")
-        imgui.pop_style_color()
         for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
             typing = self._typing.get(field)
             shown = typing[2] if typing else [float(v) + 0.0 for v in local[field]]  # no -0

@@ -115,14 +115,14 @@ class Flow:
 
 
 def message_line(text: str | None, color) -> tuple | None:
-    """A message on exactly one line, also when there is none (an empty line): cut with
-    "..." to the room, the whole text in a tooltip. A message that wrapped onto two to
-    five lines pushed the fields and rows below it down, so that the click meant for a
-    field landed beside it and the digits typed next went to the scene's shortcuts.
-    Returns the line's (min, max) on screen (None: no message)."""
+    """A message on exactly one line: cut with "..." to the room, the whole text in a
+    tooltip. A message that wrapped onto two to five lines pushed the fields and rows
+    below it down, so that the click meant for a field landed beside it and the digits
+    typed next went to the scene's shortcuts; the callers show another one-line text in
+    its place when there is none. Returns the line's (min, max) on screen (None: no
+    text, nothing drawn)."""
     if not text:
-        imgui.dummy(imgui.ImVec2(0.0, imgui.get_text_line_height()))
-        return
+        return None
     text = one_line(text)  # a line break would make it two
     room = imgui.get_content_region_avail().x
     shown = text
