@@ -273,10 +273,7 @@ class Overlay:
             self.window_rects = []
             if self.show_names:
                 self._draw_names()
-            if self.visible:
-                self.panel.draw()
-            else:
-                self.panel.draw_hidden()
+            self.panel.draw(hidden=not self.visible)
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(*self.wnd.size)
