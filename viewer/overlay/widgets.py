@@ -114,6 +114,20 @@ class Flow:
         return box + imgui.calc_text_size(label).x
 
 
+def cut_to_width(text: str, room: float) -> str:
+    """`text` as it fits in `room` pixels: whole, or its longest head with "..." after."""
+    if imgui.calc_text_size(text).x <= room:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if imgui.calc_text_size(text[:mid] + "...").x <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "..."
+
+
 def message_line(text: str | None, color) -> tuple | None:
     """A message on exactly one line: cut with "..." to the room, the whole text in a
     tooltip. A message that wrapped onto two to five lines pushed the fields and rows
@@ -124,17 +138,7 @@ def message_line(text: str | None, color) -> tuple | None:
     if not text:
         return None
     text = one_line(text)  # a line break would make it two
-    room = imgui.get_content_region_avail().x
-    shown = text
-    if imgui.calc_text_size(text).x > room:
-        lo, hi = 0, len(text)
-        while lo < hi:  # the longest head that fits with the dots
-            mid = (lo + hi + 1) // 2
-            if imgui.calc_text_size(text[:mid] + "...").x <= room:
-                lo = mid
-            else:
-                hi = mid - 1
-        shown = text[:lo] + "..."
+    shown = cut_to_width(text, imgui.get_content_region_avail().x)
     imgui.text_colored(vec4(color), shown)
     if shown != text and imgui.is_item_hovered():
         imgui.begin_tooltip()
