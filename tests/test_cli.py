@@ -166,6 +166,11 @@ def test_no_display_says_so_and_names_the_headless_command(monkeypatch, capsys):
         ([TREE10, "--record", "out.avi"], ".mp4 or .gif"),
         ([TREE10, "--generate", "chain:3"], "not both"),
         (["--generate", "nonsense"], "nonsense"),
+        # the option the user gave is named, not "--keys/--click" (trial 3)
+        ([TREE10, "--keys", "Q@3"], "sgview: --keys: unknown key 'Q'"),
+        ([TREE10, "--click", "10,x@3"], "sgview: --click: "),
+        ([TREE10, "--keys", "L@9", "--frames", "5"], "sgview: --keys: frame 9 is after"),
+        ([TREE10, "--click", "1,1@9", "--frames", "5"], "sgview: --click: frame 9 is after"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(capsys, argv, needle):

@@ -179,8 +179,8 @@ def test_window_shows_the_scene_and_answers_keys_and_clicks(display, tmp_path):
         # Esc quits cleanly, and --screenshot gets the last picture (selection included).
         _x(display, "xdotool", "key", "--window", wid, "Escape")
         assert proc.wait(timeout=PATIENCE) == 0, proc.stderr.read()
-        out = proc.stdout.read()
-        assert f"screenshot saved: {shot}" in out
+        err = proc.stderr.read()  # as every file written: stdout stays the --log
+        assert f"sgview: screenshot saved: {shot}" in err
         last = np.asarray(Image.open(tmp_path / "last.png").convert("RGB"))
         assert _near(last, TEAL).sum() > 100 and _near(last, (255, 242, 89)).sum() > 20
     finally:

@@ -95,8 +95,9 @@ def test_esc_closes_the_browser_and_does_not_quit(drive, tmp_path, monkeypatch):
 
 
 def test_a_typed_folder_is_shown_and_the_listing_has_only_folders_and_scene_files(tmp_path):
-    for name in ("b.glb", "a.toml", "C.gltf", "notes.txt", ".hidden.toml", "x.usda"):
+    for name in ("b.glb", "C.gltf", "notes.txt", ".hidden.toml", "x.usda"):
         (tmp_path / name).write_text("")
+    (tmp_path / "a.toml").write_text("[[node]]\nname = 'a'\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / ".git").mkdir()
     suffixes = listed_suffixes((".toml", ".gltf", ".glb"))
@@ -177,3 +178,61 @@ def test_a_quick_double_click_opens_a_file_at_four_frames_per_second(drive, tmp_
     for _ in range(6):
         slow_frame()
     assert session.scene.source == tmp_path / "chain5.toml"
+
+
+def test_a_toml_is_listed_only_when_it_starts_like_a_scene(tmp_path, monkeypatch):
+    """Trial 3: pyproject.toml was listed as a scene. Each scene table counts, also
+    after comments; a file is read for its first few KB only, and past a number of
+    files per listing the rest are listed unread (a folder of thousands stays quick)."""
+    import viewer.overlay.file_browser as browser
+
+    scenes = {
+        "s.toml": "[scene]\ntitle = 'x'\n",
+        "n.toml": "# comment\n\n  [[ node ]]\nname = 'a'\n",
+        "c.toml": "[camera.orbit]\ndistance = 3\n",
+        "i.toml": "[[include]]\nfile = 'x.glb'\n",
+        "late.toml": "#" * 100 + "\n[[event]]\n",
+    }
+    others = {
+        "pyproject.toml": "[build-system]\nrequires = []\n[project]\nname = 'x'\n",
+        "empty.toml": "",
+        "far.toml": "# padding\n" * 1000 + "[[node]]\nname = 'a'\n",  # past the bytes read
+        "nodes.toml": "[tool.node]\nx = 1\n",
+    }
+    for name, text in {**scenes, **others}.items():
+        (tmp_path / name).write_text(text)
+    assert listing(tmp_path, (".toml",))[1] == sorted(scenes, key=str.lower)
+    many = tmp_path / "many"
+    many.mkdir()
+    for k in range(5):
+        (many / f"settings{k}.toml").write_text("[tool]\n")
+    monkeypatch.setattr(browser, "SNIFF_FILES", 2)  # two are read and left out
+    assert len(listing(many, (".toml",))[1]) == 3
+
+
+def test_a_file_that_is_no_scene_says_why_on_one_line(drive, tmp_path, monkeypatch, capsys):
+    """Trial 3: opening pyproject.toml from the browser gave an eight-line red message
+    that pushed the panel's buttons and tree out of a small window. One line now, the
+    rows stay where they were, and the whole message is on stderr."""
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    (tmp_path / "pyproject.toml").write_text(
+        "[build-system]\nrequires = ['setuptools']\n[project]\nname = 'a-long-project-name'\n"
+    )
+    d = drive(load_scene(SCENES / "tree10.toml"), still=True)
+    d.frame(2)
+    session, ov = d.app.session, d.app.overlay
+    scene_panel = ov.panel.scene
+    rows = {k: rect[0].y for k, rect in scene_panel.tree.row_rects.items()}
+    key(d, "O", ctrl=True)
+    key(d, "A", ctrl=True)
+    for ch in str(tmp_path / "pyproject.toml"):
+        d.app.on_unicode_char_entered(ch)
+    d.frame()
+    key(d, "ENTER")
+    d.frame(2)
+    assert session.messages.open is not None and "build-system" in session.messages.open
+    low, high = scene_panel.status_rect
+    assert high.y - low.y <= 1.5 * 13  # one line (the font is 13 pixels)
+    assert {k: rect[0].y for k, rect in scene_panel.tree.row_rects.items()} == rows
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "build-system" in err[0] and str(tmp_path) in err[0]

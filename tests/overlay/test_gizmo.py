@@ -165,3 +165,26 @@ def test_a_drag_along_a_ring_turns_about_that_axis_only(drive, axis):
     angle = np.degrees(np.arctan2(turn[j, i], turn[i, i]))
     assert 20.0 < angle < 90.0  # the ring's own way round is the positive turn
     assert session.editing.history.labels()[0] == [f"turn Obj5 about {'xyz'[axis]}"]
+
+
+def test_tab_hides_the_panels_and_leaves_the_gizmo_seen_and_working(drive):
+    """Trial 3: Tab hid the gizmo with the panels, while its handles still took a drag
+    (README: Tab shows / hides the panels). The gizmo stays, drawn and draggable."""
+    d = drive(scene_for(tree10()), still=True)
+    session = d.app.session
+    node = session.graph["Obj5"]
+    session.select(node.id)
+    d.frame(2)
+    with_panels = d.app.overlay.panel.scene.edit.gizmo_drawn
+    assert with_panels is not None
+    d.press("TAB")
+    d.app.overlay.panel.scene.edit.gizmo_drawn = None
+    img = d.frame(2)
+    assert not d.app.overlay.visible
+    drawn = d.app.overlay.panel.scene.edit.gizmo_drawn
+    assert drawn is not None  # drawn, where the view now centres the node
+    x, y = (drawn.origin + 0.8 * (drawn.tips[0] - drawn.origin)).astype(int)
+    assert img[y - 1 : y + 2, x - 1 : x + 2].max(axis=(0, 1))[0] > 180  # the red x handle
+    before = node.local_position.copy()
+    drag_handle(d, node, 0, 40)
+    assert node.local_position[0] > before[0] and node.local_position[1] == before[1]

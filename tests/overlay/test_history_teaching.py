@@ -173,7 +173,7 @@ def test_the_log_keeps_its_frames_through_a_long_quiet_spell(drive):
     """After 400 frames that recompute nothing the log still shows the touch before them
     (it said "no frame has recomputed anything yet" once 300 quiet frames had passed); a
     history of quiet frames only says so."""
-    from viewer.overlay.frames_panel import quiet_log_text
+    from viewer.overlay.model import quiet_log_text
 
     d = drive(tree10(), still=True, touches={2: ["Obj4"]})
     d.run(400)
@@ -222,7 +222,7 @@ def test_the_wheel_over_the_timeline_scrolls_it_back_and_live_returns(drive):
 def test_the_timeline_caption_counts_to_the_newest_frame_number():
     """An attached program's frames start at its own count: frames 3 to 7 are "of 7", not
     "of 5" (how many are kept); a local scene reads as before."""
-    from viewer.overlay.frames_panel import timeline_span
+    from viewer.overlay.model import timeline_span
 
     g = chain5()
     attached = History()

@@ -85,3 +85,47 @@ def test_the_wheel_lets_go_of_the_log_and_follow_takes_it_back(running):
     frames.follow = True
     d.frame(2)
     assert header_in_view(frames, newest_busy(d)) is not None
+
+
+def let_go(d, frames) -> None:
+    """The wheel up over the log: follow lets go."""
+    top, bottom = frames.log_box
+    d.app.on_mouse_position_event(app_driver.SIZE[0] - 100, int(0.5 * (top + bottom)), 0, 0)
+    d.frame()
+    d.app.on_mouse_scroll_event(0.0, 5.0)
+    d.frame(3)
+    assert not frames.follow
+
+
+def test_a_click_on_the_follow_toggle_switches_it_and_leaves_the_log_open(running):
+    """The toggle once sat on the Log's header, which took the click and folded the log."""
+    d = running
+    frames = d.app.overlay.panel.frames
+    for expected, at in ((False, 0.05), (True, 0.5), (False, 0.95)):  # box ... label's end
+        low, high = frames.follow_rect
+        frames.log_box = None
+        d.click(low.x + at * (high.x - low.x), 0.5 * (low.y + high.y))
+        d.frame()
+        assert frames.follow is expected
+        assert frames.log_box is not None  # the Log section was drawn: not folded
+
+
+@pytest.mark.parametrize("how", ["live button", "bracket", "wheel to the end"])
+def test_live_and_the_end_of_the_log_take_follow_back(running, how):
+    """Also when live already: the log follows again, the newest frame in view."""
+    d = running
+    frames = d.app.overlay.panel.frames
+    let_go(d, frames)
+    d.frame(5)
+    if how == "live button":
+        frames._live()  # what the "live" button runs
+    elif how == "bracket":
+        d.press("RIGHT_BRACKET")  # live already: `]` finds no later event
+    else:
+        for _ in range(40):
+            d.app.on_mouse_scroll_event(0.0, -3.0)
+            d.frame()
+    d.frame(2)
+    assert frames.follow
+    d.frame(20)
+    assert header_in_view(frames, newest_busy(d)) is not None

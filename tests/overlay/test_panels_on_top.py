@@ -48,3 +48,18 @@ def test_the_help_window_covers_the_gizmo(drive):
     below[y + h :, x + w // 4 : x + 3 * w // 4] = True  # under the window, between the panels
     assert gizmo_pixels(plain)[below].sum() > 0
     assert gizmo_pixels(shown)[below].sum() > 0  # around the window it still shows
+
+
+def test_the_help_window_is_opaque_like_the_panels(drive):
+    """Trial 3: the panels' text showed through the help window (drawn at 97 %). Opaque,
+    its inside is the same whatever lies behind it: the panels or the bare view."""
+    d = drive(scene_for(tree10()), still=True)
+    d.frame(2)
+    d.app.overlay.show_help = True
+    x, y, w, h = (int(v) for v in help_window.rect(*SIZE))
+    inside = (slice(y + 3, y + h - 3), slice(x + 3, x + w - 3))
+    over_panels = d.frame(2)[inside]
+    d.press("TAB")  # the panels hidden: the view behind changes, the window must not
+    over_view = d.frame(2)[inside]
+    assert d.app.overlay.show_help and not d.app.overlay.visible
+    assert np.abs(over_panels.astype(int) - over_view.astype(int)).max() == 0

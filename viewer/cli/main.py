@@ -172,15 +172,17 @@ def _script(args, frames: int | None):
     """--keys and --click as one `KeyScript` (one line on a bad spec)."""
     from viewer.keys.script import ScriptError, parse_clicks, parse_keys
 
-    try:
-        script = parse_keys(args.keys or "").add(parse_clicks(args.click))
-    except ScriptError as exc:
-        raise UsageError(f"--keys/--click: {exc}") from None
-    if frames is not None and script.last_frame > frames:
-        raise UsageError(
-            f"--keys/--click: frame {script.last_frame} is after the last frame ({frames})"
-        )
-    return script
+    parts = {}
+    for option, parse, spec in (("--keys", parse_keys, args.keys or ""),
+                                ("--click", parse_clicks, args.click)):  # fmt: skip
+        try:  # the error names the option the user gave
+            parts[option] = parse(spec)
+        except ScriptError as exc:
+            raise UsageError(f"{option}: {exc}") from None
+        last = parts[option].last_frame
+        if frames is not None and last > frames:
+            raise UsageError(f"{option}: frame {last} is after the last frame ({frames})")
+    return parts["--keys"].add(parts["--click"])
 
 
 def pick_animation(scene, choice: str) -> None:

@@ -90,7 +90,9 @@ KEYS = (
     _row("restart the scene from frame 0 (its first pose, motions and clip), running as at "
          "launch (not paused, motion on unless --still): its scripted events and --touch "
          "touches play again; the undo history starts empty", ("0", "NUMBER_0", "restart")),
-    _row("show / hide the panels", ("Tab", "TAB", "panels")),
+    _row("show / hide the panels (the glow, the names and the selected node's gizmo stay; N "
+         "hides the names, a click on empty space drops the selection and its gizmo)",
+         ("Tab", "TAB", "panels")),
     _row("show / hide the ground grid", ("G", "G", "grid")),
     _row("show / hide the node names", ("N", "N", "names")),
     _row("show / hide the parent-child lines", ("B", "B", "links")),
@@ -102,7 +104,7 @@ KEYS = (
          ("O", "O", "projection")),
     _row("look through the glTF file's cameras in turn, then the orbit camera again",
          ("C", "C", "cameras")),
-    _row("save a screenshot sgview-NNNN.png in the working folder and print its path",
+    _row("save a screenshot sgview-NNNN.png in the working folder and name it on stderr",
          ("P", "P", "screenshot")),
     _row("quit", ("Esc", "ESCAPE", "quit")),
 )  # fmt: skip

@@ -15,12 +15,12 @@ from imgui_bundle import imgui
 
 import viewer.gizmo as gizmo
 from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetField
-from viewer.text import MAX_MESSAGE, printable
+from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
 from .tree_view import SHEAR_REMEDY
-from .widgets import COLORS, Flow, vec4
+from .widgets import COLORS, Flow, message_line, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -56,16 +56,24 @@ class EditSection:
         #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
         self.field_rects: dict[str, tuple] = {}
         self.save_rect: tuple | None = None  # the "save as" field's, likewise
+        self.message_rect: tuple | None = None  # the outcome line's, likewise
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
         self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
+
+    def draw_gizmo(self) -> None:
+        """The selected node's gizmo over the view; also with the panels hidden (Tab):
+        its handles take a drag there too, so they must be seen."""
+        host = self.ov.host
+        if getattr(host, "editing", None) is not None:
+            self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
 
     def draw(self) -> None:
         host = self.ov.host
         editing = getattr(host, "editing", None)
         if editing is None:
             return
-        self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
+        self.draw_gizmo()
         if self.open_next:
             imgui.set_next_item_open(True, imgui.Cond_.always)
             self.open_next = False
@@ -84,15 +92,16 @@ class EditSection:
         if imgui.button("Redo (Ctrl+Shift+Z)"):
             editing.redo()
         imgui.end_disabled()
-        if host.messages.edit:
-            imgui.push_style_color(imgui.Col_.text, vec4(self.colors.note))
-            imgui.text_wrapped(printable(host.messages.edit, MAX_MESSAGE))  # read whole
-            imgui.pop_style_color()
-        if host.selected is not None and host.graph.peek.is_alive(host.selected):
+        selected = host.selected is not None and host.graph.peek.is_alive(host.selected)
+        # One line: the last edit's outcome, else the hint in its place (the fields below
+        # never move when an outcome comes, goes or changes).
+        self.message_rect = message_line(host.messages.edit, self.colors.note)
+        if self.message_rect is None:
+            hint = "local: type, then Enter; world: read-only" if selected else "select a node"
+            message_line(hint, self.colors.dim)
+        if selected:
             self._inspector(host, host.selected)
             self._actions(host, host.selected)
-        else:
-            imgui.text_disabled("select a node to edit it")
         self._history(done, undone)
         self._files(host)
 
@@ -101,9 +110,6 @@ class EditSection:
         if self._euler_shown is not None and self._euler_shown[0] == node_id:  # no jumps
             local["local_euler"] = continuous_euler(self._euler_shown[1], local["local_euler"])
         self._euler_shown = (node_id, local["local_euler"])
-        imgui.push_style_color(imgui.Col_.text, vec4(self.colors.dim))
-        imgui.text_wrapped("local: type, then Enter; world: read-only")
-        imgui.pop_style_color()
         for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
             typing = self._typing.get(field)
             shown = typing[2] if typing else [float(v) + 0.0 for v in local[field]]  # no -0
@@ -124,7 +130,9 @@ class EditSection:
                 # to the node typed for: the click that ends the typing may have
                 # selected another (a tree row is drawn, and clicked, before this)
                 graph, typed_for, numbers = self._typing.pop(field)
-                if graph is host.graph and graph.peek.is_alive(typed_for):
+                # Esc ended it: ImGui put the old numbers back (an "edit"), nothing to run
+                cancelled = imgui.is_key_down(imgui.Key.escape)
+                if not cancelled and graph is host.graph and graph.peek.is_alive(typed_for):
                     host.editing.run(SetField(typed_for, field, tuple(numbers)))
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)

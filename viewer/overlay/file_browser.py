@@ -3,20 +3,21 @@ the window, made of plain ImGui widgets.
 
 A path field (typed paths open with Enter; a folder typed there is shown instead), the
 folder's sub-folders and its scene files (.toml, .gltf, .glb, and .usda / .usdc / .usdz
-where ``pxr`` imports), a click on a folder goes in, a click on a file puts it in the
-field, a double-click (or Open) opens it through the session's open request, as the
-recent files list does. It starts in the folder of the scene on show. While it is open
-it owns the keyboard (`Overlay.wants_keyboard`): Esc closes it, no key reaches the
-scene; keys that come before its path field is active (typed at once after Ctrl+O, at a
-few frames per second) wait for it (`focusing`) instead of being lost. imgui-bundle's
-``im_file_dialog`` needs a texture loader the moderngl-window
-integration does not give it, hence plain widgets.
+where ``pxr`` imports; a .toml only when it starts like a scene), a click on a folder
+goes in, a click on a file puts it in the field, a double-click (or Open) opens it
+through the session's open request, as the recent files list does. It starts in the
+folder of the scene on show. While it is open it owns the keyboard
+(`Overlay.wants_keyboard`): Esc closes it, no key reaches the scene; keys that come
+before its path field is active (typed at once after Ctrl+O, at a few frames per second)
+wait for it (`focusing`) instead of being lost. imgui-bundle's ``im_file_dialog`` needs
+a texture loader the moderngl-window integration does not give it, hence plain widgets.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from pathlib import Path
 
 from imgui_bundle import imgui
@@ -31,6 +32,14 @@ USD_SUFFIXES = (".usda", ".usdc", ".usdz")
 MAX_ENTRIES = 2000
 #: Frames the browser waits for its path field to take the keyboard (then keys flow anyway).
 FOCUS_FRAMES = 4
+#: A .toml is listed when its first bytes hold one of a scene's tables (docs/scene-format.md):
+#: pyproject.toml and other settings files are not scenes. At most `SNIFF_FILES` are
+#: read per listing, `SNIFF_BYTES` each (the rest are listed unread).
+SCENE_TABLE = re.compile(
+    rb"^[ \t]*\[\[?[ \t]*(scene|camera|collision|node|event|include)[ \t]*[\].]", re.MULTILINE
+)
+SNIFF_BYTES = 4096
+SNIFF_FILES = 200
 #: The browser's share of the picture.
 WIDTH_SHARE, HEIGHT_SHARE = 0.7, 0.7
 MAX_WIDTH = 720.0
@@ -44,11 +53,23 @@ def listed_suffixes(scene_suffixes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(scene_suffixes) + extra
 
 
+def looks_like_scene(path: Path) -> bool:
+    """Whether the .toml file at `path` starts like a scene (one of its tables within its
+    first `SNIFF_BYTES`); a file that cannot be read is listed, and opening it says why."""
+    try:
+        with open(path, "rb") as f:
+            return SCENE_TABLE.search(f.read(SNIFF_BYTES)) is not None
+    except OSError:
+        return True
+
+
 def listing(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[str], str | None]:
     """(sub-folders, scene files, why nothing could be listed or None) of `folder`, each
-    sorted by name, hidden entries left out, at most `MAX_ENTRIES` in all."""
+    sorted by name, hidden entries left out, at most `MAX_ENTRIES` in all; a .toml that
+    is no scene (`looks_like_scene`) is left out."""
     folders: list[str] = []
     files: list[str] = []
+    sniffed = 0
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -60,6 +81,10 @@ def listing(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[st
                     if entry.is_dir():
                         folders.append(entry.name)
                     elif entry.name.lower().endswith(suffixes):
+                        if entry.name.lower().endswith(".toml") and sniffed < SNIFF_FILES:
+                            sniffed += 1
+                            if not looks_like_scene(Path(entry.path)):
+                                continue
                         files.append(entry.name)
                 except OSError:
                     continue  # a broken link, a vanished entry: not listed
@@ -129,7 +154,7 @@ class FileBrowser:
         imgui.set_next_window_pos(imgui.ImVec2(0.5 * (width - w), 0.5 * (height - h)))
         imgui.set_next_window_size(imgui.ImVec2(w, h))
         imgui.set_next_window_focus()
-        imgui.set_next_window_bg_alpha(0.97)  # the panels behind would blur the names
+        # Opaque, as the panels (the style's window colour): at 97 % their text showed through.
         flags = imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
         opened, keep = imgui.begin("Open a scene   (Esc closes)", True, flags)
         pos, size = imgui.get_window_pos(), imgui.get_window_size()

@@ -17,7 +17,14 @@ from imgui_bundle import imgui, implot
 from viewer.text import printable
 
 from .history import EVENT_BITS, EVENT_KINDS
-from .model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_index, timeline_window
+from .model import (
+    MIN_BAR_WIDTH,
+    quiet_log_text,
+    timeline_back_to_show,
+    timeline_index,
+    timeline_span,
+    timeline_window,
+)
 from .replay import SPEED_RANGE, line_of_node
 from .stats import COUNTER_TIPS, counter_rows, totals_rows
 from .widgets import COLORS, Flow, key_value_table, u32, vec4
@@ -29,7 +36,8 @@ PLOT_HEIGHT = 110.0
 LOG_LINES = 4000
 FOLLOW_TIP = (
     "keep the frame on show in view: the newest frame while live,\n"
-    "the picked frame at the top (scrolling by hand lets go)"
+    "the picked frame at the top (scrolling up by hand lets go;\n"
+    "scrolling back to the end, live or ] take it back)"
 )
 #: Panels narrower than this (pixels) get the shorter labels and wrapped counters.
 NARROW_PX = 240
@@ -74,6 +82,7 @@ class FramesPanel:
         self.log_blocks: list[tuple[int, list[str]]] = []
         #: The timeline's (x, y, width, height) on screen at the last frame.
         self.timeline_rect: tuple[float, float, float, float] | None = None
+        self.follow_rect: tuple | None = None  # the follow toggle's (min, max) on screen
 
     def draw(self, entry) -> None:
         self._timeline()
@@ -101,9 +110,8 @@ class FramesPanel:
             self.back, self.follow = 0, True
         self._live_shown = ov.pinned is None
         pinned_at = history.index_of(ov.pinned) if ov.pinned is not None else None
-        if pinned_at is not None and pinned_at != self._followed:
-            self.follow = True  # a frame picked: its lines in view
-        if pinned_at is not None and pinned_at != self._followed:
+        if pinned_at is not None and pinned_at != self._followed:  # picked: its lines in view
+            self.follow = True
             self.back = timeline_back_to_show(avail, len(frames), pinned_at, self.back)
         self._followed = pinned_at
         first, stop, slot = timeline_window(avail, len(frames), self.back)
@@ -199,7 +207,12 @@ class FramesPanel:
 
     def _live(self) -> None:
         self.ov.pin(None)
-        self.back = 0
+        self.back_to_live()
+
+    def back_to_live(self) -> None:
+        """Live asked for (`live`, `]` past the last event): the timeline's right end at
+        the latest frame and the log following it, also when already live."""
+        self.back, self.follow = 0, True
 
     def _counters(self, entry) -> None:
         c, ov = self.colors, self.ov
@@ -270,8 +283,11 @@ class FramesPanel:
         c, ov = self.colors, self.ov
         if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
             return
-        imgui.same_line()
-        _, self.follow = imgui.checkbox("follow", self.follow)
+        # Its own line inside the section: on the header, a click folded the section.
+        narrow = imgui.get_content_region_avail().x < NARROW_PX
+        label = "follow" if narrow else "follow the frame on show"
+        _, self.follow = imgui.checkbox(label, self.follow)
+        self.follow_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
         if imgui.is_item_hovered():
             imgui.set_tooltip(FOLLOW_TIP)
         history = ov.history
@@ -374,25 +390,3 @@ class FramesPanel:
             if f == frame:
                 return block[1:]
         return None
-
-
-def timeline_span(frames: np.ndarray, history) -> str:
-    """The timeline's caption: the frames in view and the newest frame's number.
-
-    Frame numbers are the scene's (a program's own count when attached), so the newest
-    number, not how many frames are kept, is what "of" refers to.
-    """
-    if not len(frames):
-        return "no frames yet"
-    return f"frames {int(frames[0]):,} to {int(frames[-1]):,} of {history.last.frame:,}"
-
-
-def quiet_log_text(history) -> str:
-    """What the empty log says: why there is nothing to show."""
-    if not len(history):
-        return "no frame yet"
-    first, last = history[0].frame, history.last.frame
-    busy = int((history.records()["world"] > 0).sum())
-    if busy:
-        return f"frames {first} to {last}: the reports of those that recomputed were not kept"
-    return f"frames {first} to {last} recomputed nothing"

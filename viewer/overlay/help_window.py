@@ -31,7 +31,7 @@ def draw(width: float, height: float) -> bool:
     imgui.set_next_window_pos(imgui.ImVec2(x, y))
     imgui.set_next_window_size(imgui.ImVec2(w, h))
     imgui.set_next_window_focus()
-    imgui.set_next_window_bg_alpha(0.97)  # the panels behind would blur the letters
+    # Opaque, as the panels (the style's window colour): at 97 % their text showed through.
     flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize
     flags |= imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
     opened, still_open = imgui.begin("Help   (? or F1 closes)", True, flags)

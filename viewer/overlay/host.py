@@ -29,6 +29,10 @@ class OverlayHost(Protocol):
     @property
     def motion_on(self) -> bool: ...
     @property
+    def has_motion(self) -> bool:
+        """Whether anything moves with scene time (motions, a clip): what S stops."""
+
+    @property
     def selected(self) -> int | None: ...
     @property
     def collision_mode(self) -> str | None:

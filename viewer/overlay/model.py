@@ -354,3 +354,25 @@ def timeline_index(x: float, left: float, width: float, count: int) -> int | Non
     if count <= 0 or width <= 0 or x < left or x >= left + width:
         return None
     return min(count - 1, int((x - left) / width * count))
+
+
+def timeline_span(frames: np.ndarray, history) -> str:
+    """The timeline's caption: the frames in view and the newest frame's number.
+
+    Frame numbers are the scene's (a program's own count when attached), so the newest
+    number, not how many frames are kept, is what "of" refers to.
+    """
+    if not len(frames):
+        return "no frames yet"
+    return f"frames {int(frames[0]):,} to {int(frames[-1]):,} of {history.last.frame:,}"
+
+
+def quiet_log_text(history) -> str:
+    """What the empty log says: why there is nothing to show."""
+    if not len(history):
+        return "no frame yet"
+    first, last = history[0].frame, history.last.frame
+    busy = int((history.records()["world"] > 0).sum())
+    if busy:
+        return f"frames {first} to {last}: the reports of those that recomputed were not kept"
+    return f"frames {first} to {last} recomputed nothing"

@@ -174,6 +174,7 @@ class Overlay:
         was = self.pinned
         if entry is None or entry is self.history.last:
             self.pinned = None
+            self.panel.frames.back_to_live()
             if was is not None:
                 self.canvas.show_still(None, self.host.graph.peek.parents())
         else:
@@ -267,8 +268,7 @@ class Overlay:
             self.window_rects = []
             if self.show_names:
                 self._draw_names()
-            if self.visible:
-                self.panel.draw()
+            self.panel.draw(hidden=not self.visible)
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(*self.wnd.size)

@@ -48,7 +48,11 @@ class Panel:
         self.scene.reset()
         self.frames.reset()
 
-    def draw(self) -> None:
+    def draw(self, hidden: bool = False) -> None:
+        """Both panels; `hidden` (Tab): of what they draw, only the selected node's gizmo."""
+        if hidden:
+            self.scene.edit.draw_gizmo()
+            return
         width, height = self.ov.wnd.size
         left, right = panel_widths(width)
         folded = panels_folded(width)

@@ -21,11 +21,24 @@ from .model import (
     reload_note,
 )
 from .tree_view import TreeView
-from .widgets import COLORS, Flow, key_value_table, vec4
+from .widgets import COLORS, Flow, key_value_table, message_line, vec4
 
 #: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
 #: names them.
 GLOW_STYLE_LABELS = (("fill", "glow"), ("rim", "rim glow"), ("heat", "heat"))
+
+
+#: The motion button's label in a scene where nothing moves with time.
+NO_MOTION = "Motion: none in this scene"
+
+
+def motion_label(host, room: float) -> str:
+    """What the motion button says: whether the scene's motions run, or that it has none
+    (a scene without any once read "Motion: on", and S seemed to do nothing); shorter
+    where the long label does not fit `room` pixels."""
+    if not host.has_motion:
+        return NO_MOTION if Flow.button_width(NO_MOTION) <= room else "Motion: none"
+    return "Motion: on" if host.motion_on else "Motion: off"
 
 
 class ScenePanel:
@@ -44,6 +57,7 @@ class ScenePanel:
         #: The status line's note in red as last drawn: a refusal, a file not opened or
         #: not reloaded (None: none).
         self.status_note: str | None = None
+        self.status_rect: tuple | None = None  # its line's (min, max) on screen
         #: The line naming the scene on show, as last drawn.
         self.scene_line: str | None = None
 
@@ -69,20 +83,18 @@ class ScenePanel:
         # Which scene this is (a window without a title bar, as under Xvfb, shows none):
         # the built-in default and the bundled tree10 look alike but for their motion.
         self.scene_line = f"scene: {printable(host.scene.title, 120)}"
-        imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
-        imgui.text_wrapped(self.scene_line)
-        imgui.pop_style_color()
-        imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
         note = reload_note(host.messages.reload)
         if host.messages.open:
             note = f"not opened, the scene on show stays: {host.messages.open}"
         if host.messages.refused:  # where the eyes are, whichever section is open
             note = f"refused: {printable(host.messages.refused, 300)}"
         self.status_note = note
-        if note is not None:
-            imgui.push_style_color(imgui.Col_.text, vec4(c.local))
-            imgui.text_wrapped(note)
-            imgui.pop_style_color()
+        # One line, the note in red in the scene line's place (the window's title names
+        # the scene too): nothing below moves when a note comes, goes or changes.
+        self.status_rect = message_line(note, c.local)
+        if self.status_rect is None:
+            message_line(self.scene_line, c.dim)
+        imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
         self._programs()
         if self.ov.pinned is not None:
             flow, shown = Flow(), f"showing frame {self.ov.pinned} (timeline)"
@@ -93,14 +105,15 @@ class ScenePanel:
             flow.place(Flow.button_width("back to live"))
             if imgui.small_button("back to live"):
                 self.ov.pin(None)
+        room = imgui.get_content_region_avail().x
         buttons = (
             ("Resume" if host.paused else "Pause", host.toggle_pause, True),
             ("Step", host.request_step, host.paused),
             ("Touch", host.touch_selected, host.selected is not None),
-            ("Motion: on" if host.motion_on else "Motion: off", host.toggle_motion, True),
+            (motion_label(host, room), host.toggle_motion, host.has_motion),
         )
         style = imgui.get_style()
-        room, used = imgui.get_content_region_avail().x, None
+        used = None
         for label, action, enabled in buttons:
             width = imgui.calc_text_size(label).x + 2 * style.frame_padding.x
             if used is not None and used + style.item_spacing.x + width <= room:
@@ -112,6 +125,10 @@ class ScenePanel:
             if imgui.button(label):
                 action()
             imgui.end_disabled()
+            if label.startswith("Motion: none") and imgui.is_item_hovered(
+                imgui.HoveredFlags_.allow_when_disabled
+            ):
+                imgui.set_tooltip("no motions or animation clips here: S has nothing to stop")
         # Legend of the flags, in their colours (on as few lines as fit).
         room, used = imgui.get_content_region_avail().x, 0.0
         for letter, what, color in (

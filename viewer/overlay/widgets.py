@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from imgui_bundle import imgui
 
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
+from viewer.text import one_line
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,41 @@ class Flow:
         style = imgui.get_style()
         box = imgui.get_frame_height() + style.item_inner_spacing.x
         return box + imgui.calc_text_size(label).x
+
+
+def cut_to_width(text: str, room: float) -> str:
+    """`text` as it fits in `room` pixels: whole, or its longest head with "..." after."""
+    if imgui.calc_text_size(text).x <= room:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if imgui.calc_text_size(text[:mid] + "...").x <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + "..."
+
+
+def message_line(text: str | None, color) -> tuple | None:
+    """A message on exactly one line: cut with "..." to the room, the whole text in a
+    tooltip. A message that wrapped onto two to five lines pushed the fields and rows
+    below it down, so that the click meant for a field landed beside it and the digits
+    typed next went to the scene's shortcuts; the callers show another one-line text in
+    its place when there is none. Returns the line's (min, max) on screen (None: no
+    text, nothing drawn)."""
+    if not text:
+        return None
+    text = one_line(text)  # a line break would make it two
+    shown = cut_to_width(text, imgui.get_content_region_avail().x)
+    imgui.text_colored(vec4(color), shown)
+    if shown != text and imgui.is_item_hovered():
+        imgui.begin_tooltip()
+        imgui.push_text_wrap_pos(36.0 * imgui.get_font_size())
+        imgui.text_unformatted(text)
+        imgui.pop_text_wrap_pos()
+        imgui.end_tooltip()
+    return imgui.get_item_rect_min(), imgui.get_item_rect_max()
 
 
 def _tip(text: str | None) -> None:

@@ -303,6 +303,15 @@ class Session:
         if self.paused and self.editing.held.active() and self.editing.keys_act(self.collision):
             self.request_step(still=True)
 
+    @property
+    def has_motion(self) -> bool:
+        """Whether anything here moves with scene time (what S stops): the scene's
+        motions, a glTF clip, the collision demo, or an `on_frame` callback (it gets the
+        time)."""
+        scene = self.scene
+        return (any(len(m) for m in scene.motions) or scene.animation is not None
+                or scene.collision is not None or bool(self.frame_callbacks))  # fmt: skip
+
     def toggle_motion(self) -> None:
         self.motion_on = not self.motion_on
 

@@ -103,7 +103,7 @@ class SgviewApp(mglw.WindowConfig):
         self._follow_view(enter=True)
         self.capture = Capture(
             self.ctx, self.buffer_size, screenshot=options.screenshot, record=options.record,
-            dump_world=options.dump_world, out=options.out,
+            dump_world=options.dump_world,
         )  # fmt: skip
         self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
         if options.select is not None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
 
 import numpy as np
 
@@ -40,13 +39,11 @@ class Capture:
         screenshot: Path | None = None,
         record: Path | None = None,
         dump_world: Path | None = None,
-        out: TextIO | None = None,
     ) -> None:
         self.ctx = ctx
         self.screenshot = screenshot
         self.dump_world_path = dump_world
         self.recorder = Recorder(record, size) if record is not None else None
-        self._out = out
         self._resolve = None  # a single-sample framebuffer to resolve into
         self._screenshot_done = False
         self._want_shot = False
@@ -92,8 +89,7 @@ class Capture:
             path = _next_free(Path.cwd(), "sgview-{:04d}.png")
             save_png(self.grab(fbo, size), path)
             self.shots_saved.append(path)
-            print(f"screenshot saved: {printable(path, None)}", file=self._out or sys.stdout,
-                  flush=True)  # fmt: skip
+            say_saved("screenshot", path)  # as every file sgview writes: stdout is the log
 
     def _record(self, image: np.ndarray, eventful: bool) -> None:
         kept = self.recorder.frames % self._keep_every == 0  # this frame, by the count
