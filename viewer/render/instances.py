@@ -247,7 +247,7 @@ class Instances:
             if lo.size == 0:
                 continue
             ids = batch.ids[aranges(lo, hi)]
-            mats = _column_major(world[ids])
+            mats = _gather_column_major(world, ids)
             written += self._write_runs(batch.matrices, mats, lo, hi, MATRIX_BYTES)
             written += self._write_runs(batch.stamps, glow.stamp_rows(ids), lo, hi, STAMP_BYTES)
         ids = self.order[aranges(first, last)]
@@ -275,7 +275,7 @@ class Instances:
     def _write_runs(self, buf, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, size: int) -> int:
         """Write `rows` (the runs ``[lo[k], hi[k])`` one after another) into `buf`, one
         write per run at its row offset."""
-        data = np.ascontiguousarray(rows).tobytes()
+        data = memoryview(np.ascontiguousarray(rows)).cast("B")  # (slices: no copies)
         at = 0
         for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
             n = (b - a) * size
@@ -347,16 +347,12 @@ GATHER_ROWS = 16384
 
 
 def _gather_column_major(world: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """`_column_major(world[ids])` a block at a time: no float64 copy of every gathered
-    matrix (128 MB at a million nodes) on the way to the float32 rows."""
+    """[n, 16] float32 rows of `world[ids]` ([N, 4, 4] row-major float64) in GLSL's column
+    order, gathered a block at a time: no float64 copy of every gathered matrix (128 MB at
+    a million nodes) on the way."""
     out = np.empty((len(ids), 16), dtype=np.float32)
     rows = out.reshape(-1, 4, 4)
     for start in range(0, len(ids), GATHER_ROWS):
         block = ids[start : start + GATHER_ROWS]
         rows[start : start + len(block)] = np.transpose(world[block], (0, 2, 1))
     return out
-
-
-def _column_major(mats: np.ndarray) -> np.ndarray:
-    """[n, 4, 4] row-major float64 matrices -> [n, 16] float32 in GLSL column order."""
-    return np.ascontiguousarray(np.transpose(mats, (0, 2, 1)), dtype=np.float32).reshape(-1, 16)
