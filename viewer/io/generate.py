@@ -111,6 +111,9 @@ def _quat_y(degrees: np.ndarray) -> np.ndarray:
     return q
 
 
+# Each layout returns (parents, positions, rotations, scales); rotations or scales None
+# where every node has the identity's (the graph fills those in itself: no million-row
+# array of them made here, then checked and normalised there).
 def _chain(n: int):
     """A helix: each link one step along its parent's x axis, turned about y."""
     per_turn = max(12, int(round(np.sqrt(n))))
@@ -121,22 +124,22 @@ def _chain(n: int):
     positions = np.tile([step, rise, 0.0], (n, 1))
     positions[0] = 0.0
     rotations = _quat_y(np.full(n, turn))
-    return parents, positions, rotations, np.ones((n, 3))
+    return parents, positions, rotations, None
 
 
 def _balanced(n: int):
-    """Level by level, eight children fanned out on a ring below their parent."""
-    ids = np.arange(n, dtype=np.int64)
-    parents = (ids - 1) // BRANCHING
-    parents[0] = -1
-    slot = (ids - 1) % BRANCHING
-    angle = 2.0 * np.pi * (slot + 0.5) / BRANCHING
-    positions = np.stack([3.0 * np.cos(angle), np.full(n, -2.5), 3.0 * np.sin(angle)], axis=1)
+    """Level by level, eight children fanned out on a ring below their parent: node k > 0
+    is child (k - 1) % 8 of node (k - 1) // 8, and every node's children sit at the same
+    eight places, worked out once and repeated."""
+    parents = np.arange(-1, n - 1, dtype=np.int64) // BRANCHING  # (-1 // 8 is -1: the root)
+    angle = 2.0 * np.pi * (np.arange(BRANCHING) + 0.5) / BRANCHING
+    ring = np.stack([3.0 * np.cos(angle), np.full(BRANCHING, -2.5), 3.0 * np.sin(angle)], axis=1)
+    positions = np.empty((n, 3))
     positions[0] = 0.0
+    positions[1:] = np.resize(ring, (n - 1, 3))  # (repeats the ring's rows in order)
     scales = np.full((n, 3), 0.4)
     scales[0] = 1.0
-    rotations = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
-    return parents, positions, rotations, scales
+    return parents, positions, None, scales
 
 
 def _random(n: int):
@@ -153,7 +156,7 @@ def _random(n: int):
     positions[0] = 0.0
     rotations = _quat_y(rng.random(n) * 360.0)
     rotations[0] = (0.0, 0.0, 0.0, 1.0)
-    return parents, positions, rotations, np.ones((n, 3))
+    return parents, positions, rotations, None
 
 
 _LAYOUTS = {"chain": _chain, "balanced": _balanced, "random": _random}
@@ -204,6 +207,10 @@ GENERATED_PARAMS = {
 }
 
 
+#: A node's rotation and scale where its layout gave None: the identity's (one row).
+IDENTITY = {"rotation": np.array([[0.0, 0.0, 0.0, 1.0]]), "scale": np.ones((1, 3))}
+
+
 def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
     """Motion on a handful of nodes spread through the tree (each moves its subtree)."""
     n = ids.shape[0]
@@ -235,7 +242,11 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
         if rows.size == 0:
             continue
         channel = {"position": positions, "rotation": rotations, "scale": scales}
-        rest = channel[KINDS[motion_kind].channel][rows]
+        values = channel[KINDS[motion_kind].channel]
+        if values is None:  # the identity's, one row per node
+            rest = np.repeat(IDENTITY[KINDS[motion_kind].channel], len(rows), axis=0)
+        else:
+            rest = values[rows]
         motions.append(Motion.make(motion_kind, ids[rows], rest, **GENERATED_PARAMS[motion_kind]))
     return merge_motions(motions)
 
