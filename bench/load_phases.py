@@ -39,10 +39,11 @@ from benchutil import machine_lines, markdown_table, others_busy_percent  # noqa
 
 #: Run in the child: wrap the phases' entry points with wall-clock stamps, then run sgview.
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 stamps = []
 def stamp(name):
-    stamps.append((name, time.time(), time.process_time()))
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    stamps.append((name, time.time(), time.process_time(), use.ru_utime, use.ru_minflt / 1e3))
 def timed(owner, attr, name):
     real = getattr(owner, attr)
     def wrapper(*args, **kwargs):
@@ -70,6 +71,11 @@ print("PHASES " + json.dumps(stamps), file=sys.stderr)
 sys.exit(status)
 """
 
+#: What each stamp reads, in order: wall seconds from the launch, the process's CPU
+#: seconds (user + system), its user CPU seconds alone, and the thousands of page faults
+#: it took (first touches of memory: on this virtual machine each costs system time that
+#: swings with the host's load, so user time and faults say more than CPU time does).
+CLOCKS = ("wall", "CPU", "user CPU", "faults (k)")
 #: (label, from stamp, to stamp) of the table's columns.
 COLUMNS = (
     ("imports", "launch", "imported"),
@@ -83,11 +89,9 @@ COLUMNS = (
 )
 
 
-def launch_once(
-    spec: str, size: str, root: Path = REPO
-) -> tuple[dict[str, float], dict[str, float]]:
-    """One launch of the code under `root`: each stamp's seconds from the launch (the
-    first of a name), in wall time and in the process's CPU time."""
+def launch_once(spec: str, size: str, root: Path = REPO) -> tuple[dict[str, float], ...]:
+    """One launch of the code under `root`: per clock of `CLOCKS`, each stamp's reading
+    (the first of a name) from the launch."""
     argv = ["--generate", spec, "--headless", "--frames", "1", "--size", size]
     start = time.time()
     done = subprocess.run([sys.executable, "-c", CHILD, *argv], cwd=root, capture_output=True,
@@ -95,11 +99,11 @@ def launch_once(
     lines = [line for line in done.stderr.splitlines() if line.startswith("PHASES ")]
     if done.returncode != 0 or not lines:
         raise SystemExit(f"launch failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-    wall, cpu = {"launch": 0.0}, {"launch": 0.0}
-    for name, at, used in json.loads(lines[-1][len("PHASES ") :]):
-        wall.setdefault(name, at - start)
-        cpu.setdefault(name, used)
-    return wall, cpu
+    clocks: tuple[dict[str, float], ...] = tuple({"launch": 0.0} for _ in CLOCKS)
+    for name, at, *used in json.loads(lines[-1][len("PHASES ") :]):
+        for clock, value in zip(clocks, (at - start, *used), strict=True):
+            clock.setdefault(name, value)
+    return clocks
 
 
 def unpack_revision(rev: str, into: Path) -> Path:
@@ -121,7 +125,7 @@ def warm_up(root: Path) -> None:
 
 
 def medians(runs: list, clock: int) -> list[float | None]:
-    """Per column, the median span over `runs` on `clock` (0 wall, 1 CPU)."""
+    """Per column, the median span over `runs` on `clock` (an index into `CLOCKS`)."""
     out = []
     for _label, a, b in COLUMNS:
         spans = [
@@ -135,9 +139,10 @@ def table(title: str, runs: list, against: list | None = None) -> list[str]:
     """A markdown table of `runs`' medians, wall and CPU; with `against` (the old code's
     runs) a ratio row per clock as well."""
     rows = []
-    for k, clock in enumerate(("wall", "CPU")):
+    for k, clock in enumerate(CLOCKS):
         ours = medians(runs, k)
-        rows.append([clock, *("n/a" if v is None else f"{v:.2f}" for v in ours)])
+        digits = 0 if clock.startswith("faults") else 2
+        rows.append([clock, *("n/a" if v is None else f"{v:.{digits}f}" for v in ours)])
         if against is not None:
             theirs = medians(against, k)
             ratios = ("n/a" if a is None or not b else f"{a / b:.2f}x"
