@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.io import generate_scene
-from viewer.io.generate import BRANCHING, SEED
+from viewer.io.generate import BRANCHING, DEPTH_COLORS, SEED, frame_camera
 from viewer.scene.graph import SceneGraph
 
 
@@ -60,6 +60,26 @@ def old_layout(kind: str, n: int):
     return parents, positions, rotations, np.ones((n, 3))
 
 
+def old_depths(parents: np.ndarray) -> np.ndarray:
+    """Each node's depth as the old generator worked it out (pointer jumping)."""
+    depth = (parents >= 0).astype(np.int64)
+    jump = parents.copy()
+    while (live := jump >= 0).any():
+        target = jump[live]
+        depth[live] += depth[target]
+        jump[live] = jump[target]
+    return depth
+
+
+def first_of_depth(depth: np.ndarray) -> np.ndarray:
+    """By depth: the first node of that depth (the nodes of a level share one Look)."""
+    first = np.full(int(depth.max()) + 1, -1)
+    for node, d in enumerate(depth.tolist()):
+        if first[d] < 0:
+            first[d] = node
+    return first
+
+
 def check_exact(kind: str, n: int) -> None:
     scene = generate_scene(f"{kind}:{n}")
     parents, positions, rotations, scales = old_layout(kind, n)
@@ -73,7 +93,22 @@ def check_exact(kind: str, n: int) -> None:
     for got, expected in zip(g.local_values(), old.local_values(), strict=True):
         assert got.tobytes() == expected.tobytes()  # bit for bit
     assert g.world_matrices().tobytes() == old.world_matrices().tobytes()
-    # What the old generator derived from its arrays: the motions' rest values.
+    # What the old generator derived from its arrays: the looks by depth (its pointer
+    # jumping), the camera on the origins, the motions' rest values.
+    depth = old_depths(parents)
+    cube = {"chain": 0.45, "balanced": 0.6, "random": 0.4}[kind]
+    grow = 0.55 / 0.4 if kind == "balanced" else 1.0
+    for node, d in zip(first_of_depth(depth).tolist(), range(int(depth.max()) + 1), strict=True):
+        look = scene.looks[node]  # the old generator's Look of depth d, exactly
+        assert (look.mesh, look.size, look.color) == (
+            "cube",
+            (cube * grow**d,) * 3,
+            DEPTH_COLORS[d % len(DEPTH_COLORS)],
+        )
+    assert [id(scene.looks[i]) for i in range(n)] == [id(scene.looks[int(k)]) for k in
+                                                      first_of_depth(depth)[depth]]  # fmt: skip
+    camera = frame_camera(old.world_matrices()[:, :3, 3], margin=cube)
+    assert (scene.camera.position, scene.camera.target) == (camera.position, camera.target)
     by_channel = {"position": positions, "rotation": rotations, "scale": scales}
     assert scene.motions
     for motion in scene.motions:

@@ -8,9 +8,9 @@
 - ``random``: node k's parent drawn uniformly from the nodes before it (fixed seed, so the
   same N always gives the same tree).
 
-The whole tree goes into the graph with one `SceneGraph.add_many` call; depths, world
-positions (for the camera) and looks are computed with numpy, without a Python loop over
-the nodes' structure. A few nodes get motions, so the viewer shows partial updates.
+The whole tree goes into the graph with one `SceneGraph.add_many` call; depths and world
+positions (for the camera) are the graph's, looks are computed with numpy, without a
+Python loop over the nodes' structure. A few nodes get motions, so the viewer shows partial updates.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     graph = SceneGraph()
     names = [f"Obj{i}" for i in range(1, n + 1)]
     ids = add_many(graph, names, parents, positions, rotations, scales, where)
-    depth = _depths(parents)
+    depth = np.asarray(graph.depths())[ids]  # (the graph lays its tree out once anyway)
     scene = Scene(graph=graph, title=f"{kind} tree of {n:,} nodes")
     cube = {"chain": 0.45, "balanced": 0.6, "random": 0.4}[kind]
     # One Look per depth, shared by the nodes of that depth: a million Look objects would
@@ -97,7 +97,8 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     scene.motions = _motions(kind, ids, depth, positions, rotations, scales)
     # Reading the world matrices computes them now instead of at the first update(); the
     # first frame's report is the same either way (every node is new, so all are dirty).
-    origins = graph.world_matrices()[ids, :3, 3]  # (not every matrix copied: 128 MB at 1M)
+    # (a view: the ids are consecutive, so not even the origins are copied)
+    origins = graph.world_matrices()[ids[0] : ids[-1] + 1, :3, 3]
     scene.camera = frame_camera(origins, margin=cube)
     return scene
 
@@ -162,20 +163,7 @@ def _random(n: int):
 _LAYOUTS = {"chain": _chain, "balanced": _balanced, "random": _random}
 
 
-# ---------------------------------------------------------------------------- tree maths
-def _depths(parents: np.ndarray) -> np.ndarray:
-    """Depth of every node (roots 0) by pointer jumping: O(n log depth), vectorised."""
-    depth = (parents >= 0).astype(np.int64)
-    jump = parents.copy()
-    while True:
-        live = jump >= 0
-        if not live.any():
-            return depth
-        target = jump[live]
-        depth[live] += depth[target]
-        jump[live] = jump[target]
-
-
+# ---------------------------------------------------------------------------- camera
 def frame_camera(points: np.ndarray, *, margin: float = 0.5, fov: float = 45.0) -> CameraSpec:
     """A perspective camera that sees every point (plus `margin`), from above and in front."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
