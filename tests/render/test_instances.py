@@ -1,5 +1,7 @@
 """Instance buffers: only the report's ranges are uploaded, in merged runs, and correctly."""
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -7,6 +9,7 @@ from hypothesis import strategies as st
 from render_helpers import tree10
 
 from viewer.content.scene import Look, Scene
+from viewer.render import instances
 from viewer.render.glow import FOLLOWED, NONE, OWN, STAMP_BYTES
 from viewer.render.instances import (
     LINK_STAMP_BYTES,
@@ -225,3 +228,18 @@ def test_a_spread_out_frame_goes_up_in_one_write_and_lands_as_the_runs_would(gl_
             np.testing.assert_allclose(m, world[node_id], rtol=1e-6, atol=1e-6)
     scattered.release()
     runs.release()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(0, 40), st.integers(1, 9))
+def test_build_gathers_the_matrices_a_block_at_a_time_as_a_whole_gather(seed, n, block):
+    """The build's blockwise gather equals the whole gather's rows, bit for bit, for any
+    ids (repeated, unordered) and any block size (blocks of 1 to 9 rows here)."""
+    rng = np.random.default_rng(seed)
+    world = rng.normal(size=(50, 4, 4)) * 10.0 ** rng.uniform(-5, 5)
+    ids = rng.integers(0, 50, size=n)
+    with patch.object(instances, "GATHER_ROWS", block):
+        got = instances._gather_column_major(world, ids)
+    expected = np.ascontiguousarray(world[ids].transpose(0, 2, 1), np.float32).reshape(-1, 16)
+    assert got.dtype == np.float32 and got.shape == (n, 16)
+    np.testing.assert_array_equal(got, expected)

@@ -73,13 +73,14 @@ def add_many(
     names: list[str],
     parents: np.ndarray,
     positions: np.ndarray,
-    rotations: np.ndarray,
-    scales: np.ndarray,
+    rotations: np.ndarray | None,
+    scales: np.ndarray | None,
     display: str,
 ) -> np.ndarray:
     """`graph.add_many`, checking that the new ids follow on from `graph.capacity_ids`.
 
-    Callers compute parent ids before the call, so they rely on that numbering.
+    Callers compute parent ids before the call, so they rely on that numbering. None for
+    rotations or scales: every node's is the identity's.
     """
     base = graph.capacity_ids
     try:

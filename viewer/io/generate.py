@@ -8,9 +8,9 @@
 - ``random``: node k's parent drawn uniformly from the nodes before it (fixed seed, so the
   same N always gives the same tree).
 
-The whole tree goes into the graph with one `SceneGraph.add_many` call; depths, world
-positions (for the camera) and looks are computed with numpy, without a Python loop over
-the nodes' structure. A few nodes get motions, so the viewer shows partial updates.
+The whole tree goes into the graph with one `SceneGraph.add_many` call; depths and world
+positions (for the camera) are the graph's, looks are computed with numpy, without a
+Python loop over the nodes' structure. A few nodes get motions, so the viewer shows partial updates.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     graph = SceneGraph()
     names = [f"Obj{i}" for i in range(1, n + 1)]
     ids = add_many(graph, names, parents, positions, rotations, scales, where)
-    depth = _depths(parents)
+    depth = np.asarray(graph.depths())[ids]  # (the graph lays its tree out once anyway)
     scene = Scene(graph=graph, title=f"{kind} tree of {n:,} nodes")
     cube = {"chain": 0.45, "balanced": 0.6, "random": 0.4}[kind]
     # One Look per depth, shared by the nodes of that depth: a million Look objects would
@@ -97,7 +97,8 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     scene.motions = _motions(kind, ids, depth, positions, rotations, scales)
     # Reading the world matrices computes them now instead of at the first update(); the
     # first frame's report is the same either way (every node is new, so all are dirty).
-    origins = graph.world_matrices()[ids, :3, 3]  # (not every matrix copied: 128 MB at 1M)
+    # (a view: the ids are consecutive, so not even the origins are copied)
+    origins = graph.world_matrices()[ids[0] : ids[-1] + 1, :3, 3]
     scene.camera = frame_camera(origins, margin=cube)
     return scene
 
@@ -111,6 +112,9 @@ def _quat_y(degrees: np.ndarray) -> np.ndarray:
     return q
 
 
+# Each layout returns (parents, positions, rotations, scales); rotations or scales None
+# where every node has the identity's (the graph fills those in itself: no million-row
+# array of them made here, then checked and normalised there).
 def _chain(n: int):
     """A helix: each link one step along its parent's x axis, turned about y."""
     per_turn = max(12, int(round(np.sqrt(n))))
@@ -121,22 +125,22 @@ def _chain(n: int):
     positions = np.tile([step, rise, 0.0], (n, 1))
     positions[0] = 0.0
     rotations = _quat_y(np.full(n, turn))
-    return parents, positions, rotations, np.ones((n, 3))
+    return parents, positions, rotations, None
 
 
 def _balanced(n: int):
-    """Level by level, eight children fanned out on a ring below their parent."""
-    ids = np.arange(n, dtype=np.int64)
-    parents = (ids - 1) // BRANCHING
-    parents[0] = -1
-    slot = (ids - 1) % BRANCHING
-    angle = 2.0 * np.pi * (slot + 0.5) / BRANCHING
-    positions = np.stack([3.0 * np.cos(angle), np.full(n, -2.5), 3.0 * np.sin(angle)], axis=1)
+    """Level by level, eight children fanned out on a ring below their parent: node k > 0
+    is child (k - 1) % 8 of node (k - 1) // 8, and every node's children sit at the same
+    eight places, worked out once and repeated."""
+    parents = np.arange(-1, n - 1, dtype=np.int64) // BRANCHING  # (-1 // 8 is -1: the root)
+    angle = 2.0 * np.pi * (np.arange(BRANCHING) + 0.5) / BRANCHING
+    ring = np.stack([3.0 * np.cos(angle), np.full(BRANCHING, -2.5), 3.0 * np.sin(angle)], axis=1)
+    positions = np.empty((n, 3))
     positions[0] = 0.0
+    positions[1:] = np.resize(ring, (n - 1, 3))  # (repeats the ring's rows in order)
     scales = np.full((n, 3), 0.4)
     scales[0] = 1.0
-    rotations = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
-    return parents, positions, rotations, scales
+    return parents, positions, None, scales
 
 
 def _random(n: int):
@@ -153,26 +157,13 @@ def _random(n: int):
     positions[0] = 0.0
     rotations = _quat_y(rng.random(n) * 360.0)
     rotations[0] = (0.0, 0.0, 0.0, 1.0)
-    return parents, positions, rotations, np.ones((n, 3))
+    return parents, positions, rotations, None
 
 
 _LAYOUTS = {"chain": _chain, "balanced": _balanced, "random": _random}
 
 
-# ---------------------------------------------------------------------------- tree maths
-def _depths(parents: np.ndarray) -> np.ndarray:
-    """Depth of every node (roots 0) by pointer jumping: O(n log depth), vectorised."""
-    depth = (parents >= 0).astype(np.int64)
-    jump = parents.copy()
-    while True:
-        live = jump >= 0
-        if not live.any():
-            return depth
-        target = jump[live]
-        depth[live] += depth[target]
-        jump[live] = jump[target]
-
-
+# ---------------------------------------------------------------------------- camera
 def frame_camera(points: np.ndarray, *, margin: float = 0.5, fov: float = 45.0) -> CameraSpec:
     """A perspective camera that sees every point (plus `margin`), from above and in front."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
@@ -202,6 +193,10 @@ GENERATED_PARAMS = {
     "oscillate": {"amplitude": 0.5, "period": 4.0},
     "pulse": {"amplitude": 0.25, "period": 4.0},
 }
+
+
+#: A node's rotation and scale where its layout gave None: the identity's (one row).
+IDENTITY = {"rotation": np.array([[0.0, 0.0, 0.0, 1.0]]), "scale": np.ones((1, 3))}
 
 
 def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
@@ -235,7 +230,11 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
         if rows.size == 0:
             continue
         channel = {"position": positions, "rotation": rotations, "scale": scales}
-        rest = channel[KINDS[motion_kind].channel][rows]
+        values = channel[KINDS[motion_kind].channel]
+        if values is None:  # the identity's, one row per node
+            rest = np.repeat(IDENTITY[KINDS[motion_kind].channel], len(rows), axis=0)
+        else:
+            rest = values[rows]
         motions.append(Motion.make(motion_kind, ids[rows], rest, **GENERATED_PARAMS[motion_kind]))
     return merge_motions(motions)
 

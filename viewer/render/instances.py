@@ -173,20 +173,20 @@ class Instances:
                 continue
             ids = alive[slots]
             self.row_of[ids] = np.arange(len(ids))
-            mats = _column_major(world[ids])
+            mats = _gather_column_major(world, ids)
             look_rows = self.look_rows[ids]
             stamps = glow.stamp_rows(ids)
-            self.batches.append(
+            self.batches.append(  # (arrays handed over as they are: no copy as bytes)
                 Batch(
                     kind,
                     ids,
                     slots,
-                    self.ctx.buffer(mats.tobytes(), dynamic=True),
-                    self.ctx.buffer(look_rows.tobytes()),
-                    self.ctx.buffer(stamps.tobytes(), dynamic=True),
+                    self.ctx.buffer(mats, dynamic=True),
+                    self.ctx.buffer(look_rows),
+                    self.ctx.buffer(stamps, dynamic=True),
                     slot_buffer=None
                     if self.scatter is None
-                    else self.ctx.buffer(slots.astype(np.uint32).tobytes()),
+                    else self.ctx.buffer(slots.astype(np.uint32)),
                 )
             )
             written += mats.nbytes + look_rows.nbytes + stamps.nbytes
@@ -197,16 +197,17 @@ class Instances:
         self.kind_of = batch_of_kind[self.kind_of]  # -1 maps to the spare last slot (-1)
         origins = np.zeros((max(len(alive), 1), 3), dtype=np.float32)
         origins[: len(alive)] = world[alive, :3, 3]
-        self.origins = self.ctx.buffer(origins.tobytes(), dynamic=True)
+        self.origins = self.ctx.buffer(origins, dynamic=True)
         link_times = np.zeros(max(len(alive), 1), dtype=np.float32)
         link_times[: len(alive)] = glow.link_rows(alive)
-        self.link_times = self.ctx.buffer(link_times.tobytes(), dynamic=True)
+        self.link_times = self.ctx.buffer(link_times, dynamic=True)
         slot_of = np.full(n_ids, -1, dtype=np.int64)
         slot_of[alive] = np.arange(len(alive))
         child = alive[parents[alive] >= 0]
-        pairs = np.stack([slot_of[parents[child]], slot_of[child]], axis=1).astype(np.uint32)
+        pairs = np.empty((len(child), 2), dtype=np.uint32)  # (parent's slot, child's slot)
+        pairs[:, 0], pairs[:, 1] = slot_of[parents[child]], slot_of[child]
         self.link_count = len(child)
-        self.links = self.ctx.buffer(pairs.tobytes() if len(child) else b"\0" * 8)
+        self.links = self.ctx.buffer(pairs if len(child) else b"\0" * 8)
         written += origins.nbytes + link_times.nbytes + pairs.nbytes
         self.signature = (n_ids, len(graph))
         self.bytes_last = written
@@ -246,7 +247,7 @@ class Instances:
             if lo.size == 0:
                 continue
             ids = batch.ids[aranges(lo, hi)]
-            mats = _column_major(world[ids])
+            mats = _gather_column_major(world, ids)
             written += self._write_runs(batch.matrices, mats, lo, hi, MATRIX_BYTES)
             written += self._write_runs(batch.stamps, glow.stamp_rows(ids), lo, hi, STAMP_BYTES)
         ids = self.order[aranges(first, last)]
@@ -274,7 +275,7 @@ class Instances:
     def _write_runs(self, buf, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, size: int) -> int:
         """Write `rows` (the runs ``[lo[k], hi[k])`` one after another) into `buf`, one
         write per run at its row offset."""
-        data = np.ascontiguousarray(rows).tobytes()
+        data = memoryview(np.ascontiguousarray(rows)).cast("B")  # (slices: no copies)
         at = 0
         for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
             n = (b - a) * size
@@ -341,6 +342,17 @@ class Instances:
         self.origins = self.link_times = self.links = None
 
 
-def _column_major(mats: np.ndarray) -> np.ndarray:
-    """[n, 4, 4] row-major float64 matrices -> [n, 16] float32 in GLSL column order."""
-    return np.ascontiguousarray(np.transpose(mats, (0, 2, 1)), dtype=np.float32).reshape(-1, 16)
+#: Rows gathered at a time by `_gather_column_major` (a few MB of float64 in flight).
+GATHER_ROWS = 16384
+
+
+def _gather_column_major(world: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """[n, 16] float32 rows of `world[ids]` ([N, 4, 4] row-major float64) in GLSL's column
+    order, gathered a block at a time: no float64 copy of every gathered matrix (128 MB at
+    a million nodes) on the way."""
+    out = np.empty((len(ids), 16), dtype=np.float32)
+    rows = out.reshape(-1, 4, 4)
+    for start in range(0, len(ids), GATHER_ROWS):
+        block = ids[start : start + GATHER_ROWS]
+        rows[start : start + len(block)] = np.transpose(world[block], (0, 2, 1))
+    return out

@@ -30,8 +30,11 @@ from .node_bounds import (
 )
 from .pose_bounds import clip_corners
 
-__all__ = ["FLAT_KINDS", "SceneBounds", "morph_kind", "reach", "skinned_points"]
+__all__ = ["BLOCK_ROWS", "FLAT_KINDS", "SceneBounds", "morph_kind", "reach", "skinned_points"]
 
+#: Boxes per block where a million are reduced to a few numbers (`SceneBounds.extremes`,
+#: `SceneBounds.support`).
+BLOCK_ROWS = 16384
 #: Mesh kinds of a 2D scene (the grid goes in the XY plane when only these are drawn).
 FLAT_KINDS = ("disk", "rect")
 
@@ -266,18 +269,14 @@ class SceneBounds:
         """What `points_at(world)` is made of, in order: boxes (worlds, lo, hi) of the
         drawn nodes and of the GPU instances, points (skinned vertices,) as 1-tuples;
         nothing drawn: the nodes' origins, all there is to see. `by_kind` False: the
-        drawn nodes' boxes by id, their matrices a view of `world` when every id is drawn
-        (no copy of a million matrices where the order does not matter)."""
+        drawn nodes' boxes by id in blocks (`_box_blocks`), where the order does not
+        matter."""
         if by_kind:
             _, worlds, lo, hi = node_boxes(self.kind_of, self.sizes, self.kind_bounds,
                                            self._order(), world)  # fmt: skip
+            parts: list[tuple] = [(worlds, lo, hi)]
         else:
-            drawn = np.flatnonzero(self.kind_of[: len(world)] >= 0)
-            every = len(drawn) == len(self.kind_of) <= len(world)
-            worlds = world[: len(drawn)] if every else world[drawn]
-            lo = self.kind_bounds[self.kind_of[drawn], 0] * self.sizes[drawn]
-            hi = self.kind_bounds[self.kind_of[drawn], 1] * self.sizes[drawn]
-        parts: list[tuple] = [(worlds, lo, hi)]
+            parts = list(self._box_blocks(world))
         if self.scene.skinning is not None:  # skinned vertices follow their joints
             parts.append((skinned_points(self.scene.skinning, self.scene.mesh_data, world),))
         if self.instanced:
@@ -285,6 +284,19 @@ class SceneBounds:
         if not any(len(part[0]) for part in parts):
             parts = [(world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3],)]
         return parts
+
+    def _box_blocks(self, world: np.ndarray):
+        """The drawn nodes' boxes (worlds, lo, hi) by id, `BLOCK_ROWS` at a time (at least
+        one, maybe empty): what `_parts(by_kind=False)` reduces to extremes or supports,
+        each block's temporaries small enough to stay in the processor's cache (a million
+        boxes at once took twice as long). Every id drawn: the matrices are views."""
+        drawn = np.flatnonzero(self.kind_of[: len(world)] >= 0)
+        every = len(drawn) == len(self.kind_of) <= len(world)
+        for start in range(0, max(len(drawn), 1), BLOCK_ROWS):
+            rows = drawn[start : start + BLOCK_ROWS]
+            worlds = world[start : start + len(rows)] if every else world[rows]
+            kind, size = self.kind_of[rows], self.sizes[rows]
+            yield worlds, self.kind_bounds[kind, 0] * size, self.kind_bounds[kind, 1] * size
 
     def sphere(self) -> tuple[np.ndarray, float]:
         """Bounding sphere (centre [3], radius) of `bound_points`, at the scene's own

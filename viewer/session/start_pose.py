@@ -19,7 +19,7 @@ class StartPose:
         graph = scene.graph
         self.scene = scene
         self.ids = graph.alive_ids().copy()
-        self.pos, self.rot, self.scl = (a[self.ids].copy() for a in graph.local_values())
+        self.pos, self.rot, self.scl = (a[self.ids] for a in graph.local_values())  # (copies)
         self.motions = list(scene.motions)
         player = scene.animation
         self.clip = player.index if player is not None and player.clips else None
