@@ -10,6 +10,8 @@ import struct
 import urllib.parse
 from dataclasses import dataclass
 
+import msgspec
+
 from viewer.io.gltf_write.pack import Packer
 
 __all__ = ["GltfExport", "glb_bytes", "gltf_files", "json_bytes"]
@@ -39,7 +41,18 @@ class GltfExport:
 
 
 def json_bytes(doc: dict) -> bytes:
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+    """The document as compact UTF-8 JSON: msgspec's encoder (about ten times faster than
+    ``json.dumps`` on a million nodes), but ``json.dumps`` wherever msgspec refuses a value
+    or the text has a ``null``, which is how msgspec writes a number that is not finite:
+    JSON has none, and ``json.dumps`` refuses it as it always did."""
+    try:
+        text = msgspec.json.encode(doc)
+    except Exception:  # e.g. a lone surrogate: json.dumps raises its own error below
+        text = b"null"
+    if b"null" in text:
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode()  # fmt: skip
+    return text
 
 
 def _buffers(export: GltfExport, blob_uri: str | None) -> None:
