@@ -6,7 +6,8 @@ For `--nodes` (default 1,000,000; `--quick`: 20,000) it generates ``chain:N`` on
 times, each run in a fresh process so its peak memory (ru_maxrss) is its own:
 
 - ``sgview --generate chain:N --save x.toml`` and ``--save x.glb`` (generation included,
-  as a user runs it), and ``load_scene`` of each file written;
+  as a user runs it), and ``load_scene`` of each file written; the .glb also read the
+  old way (``load-json``: ``json.loads`` and node dicts, msgspec's column-wise nodes off);
 
 and prints a markdown table of median seconds and peak MB over `--repeats` runs, with the
 baseline each child measures beside its step: the raw file I/O (writing the saved file's
@@ -47,6 +48,9 @@ what, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 from pathlib import Path
 from viewer.cli.main import main
 from viewer.io import SceneError, load_scene
+if what == "load-json":  # the glTF reader's old way (json.loads, dicts), as a baseline
+    import viewer.io.gltf_read.data as gltf_data
+    gltf_data.fast_parse = lambda text: None
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0 = time.perf_counter()
 if what == "save":
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for suffix in ("toml", "glb"):
             path = Path(tmp) / f"chain.{suffix}"
-            for what in ("save", "load"):
+            for what in ("save", "load", *(("load-json",) if suffix == "glb" else ())):
                 runs = [child(what, path, n) for _ in range(repeats)]
                 if "error" in runs[0]:
                     refused.append(f"- {what} .{suffix}: refused: {runs[0]['error']}")
