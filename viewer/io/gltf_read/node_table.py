@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from itertools import chain
-from operator import attrgetter
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_not
 
 import msgspec
 import numpy as np
@@ -158,14 +158,15 @@ def _chunk_columns(records: list, start: int, columns: dict, trs: dict) -> bool:
     columns["counts"].append(np.fromiter(map(len, children), np.int64, len(records)))
     columns["flat"].append(np.fromiter(chain.from_iterable(children), np.int64))
     meshes = list(map(attrgetter("mesh"), records))
-    mesh = np.fromiter((-1 if m is None else m for m in meshes), np.int64, len(meshes))
+    mesh = np.fromiter([-1 if m is None else m for m in meshes], np.int64, len(meshes))
     if (mesh < -1).any() or np.count_nonzero(mesh == -1) != meshes.count(None):
         return False  # a negative mesh index
     columns["mesh"].append(mesh)
     for f, width in TRS_WIDTHS.items():
         given = list(map(attrgetter(f), records))
-        rows = [j for j, v in enumerate(given) if v is not None]
-        given = [given[j] for j in rows]
+        present = np.fromiter(map(is_not, given, repeat(None)), bool, len(given))
+        rows = np.flatnonzero(present)
+        given = list(compress(given, present.tolist()))
         if not set(map(len, given)) <= {width}:
             return False
         got = np.fromiter(chain.from_iterable(given), np.float64, width * len(given))
@@ -176,7 +177,7 @@ def _chunk_columns(records: list, start: int, columns: dict, trs: dict) -> bool:
             with np.errstate(over="ignore", under="ignore"):  # huge values: checked the old way
                 if not (np.linalg.norm(got, axis=1) > 1e-12).all():
                     return False
-        trs[f][0].append(start + np.asarray(rows, dtype=np.int64))
+        trs[f][0].append(start + rows)
         trs[f][1].append(got)
     return True
 

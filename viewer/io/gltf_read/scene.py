@@ -229,7 +229,11 @@ class _Reader(GltfFile):
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
         morph_counts, material_notes = self._meshes(model, mesh_rows, names)
-        model.cameras, model.lights = read_views(self, nodes, order, names)
+        rows = None  # every row may have a camera or a light, but in a table only a node
+        if self.node_table is not None:  # with other fields than the table's can
+            at = np.sort(model.rows[self.node_table.others])
+            rows = at[at >= 0].tolist()
+        model.cameras, model.lights = read_views(self, nodes, order, names, rows)
         model.clips, notes = read_animations(self, model.rows, morph_counts)
         model.notes.extend(notes)
         for note in material_notes:
