@@ -42,9 +42,9 @@ class _Plain(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
     name: str | None = None
     children: list[int] | None = None
-    translation: list[float] | None = None
-    rotation: list[float] | None = None
-    scale: list[float] | None = None
+    translation: tuple[float, float, float] | None = None  # another length: the old way
+    rotation: tuple[float, float, float, float] | None = None
+    scale: tuple[float, float, float] | None = None
     mesh: int | None = None
 
 
@@ -167,8 +167,6 @@ def _chunk_columns(records: list, start: int, columns: dict, trs: dict) -> bool:
         present = np.fromiter(map(is_not, given, repeat(None)), bool, len(given))
         rows = np.flatnonzero(present)
         given = list(compress(given, present.tolist()))
-        if not set(map(len, given)) <= {width}:
-            return False
         got = np.fromiter(chain.from_iterable(given), np.float64, width * len(given))
         got = got.reshape(len(given), width)
         if not np.isfinite(got).all():
