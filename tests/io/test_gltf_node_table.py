@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from viewer.io.gltf_read import data as gltf_data
 from viewer.io.gltf_read import node_table
 from viewer.io.gltf_read.data import GltfFile
 from viewer.io.gltf_read.scene import read_gltf
+from viewer.io.limits import json_memory_bound
 
 _ASSET = {"version": "2.0"}
 #: Two meshes whose positions are zeros (an accessor without a view) and a camera.
@@ -206,3 +208,25 @@ def test_a_plain_file_takes_the_fast_path(tmp_path):
     assert gltf.doc["nodes"][5] == nodes[5]
     model = read_gltf(path)
     assert model.names[:2] == ["n0", "n1"] and model.cameras[0].node == 5
+
+
+@pytest.mark.parametrize(
+    "node",
+    ["{}", '{"extras":0}', '{"a":[]}', '{"children":[]}', '{"mesh":0,"x":{}}',
+     '{"translation":[0,0,0]}', '{"name":"x","y":1}'],
+)  # fmt: skip
+def test_the_fast_path_holds_no_more_than_the_caps_allow_for(node):
+    """The JSON caps bound the parsed JSON by `json_memory_bound` of its text (a check
+    before parsing): the fast path stays within it, but for one chunk's records and text
+    (a constant: at most 256 bytes a node of a chunk)."""
+    n = 100_000
+    text = ('{"asset":{"version":"2.0"},"nodes":[' + ",".join([node] * n) + "]}").encode()
+    tracemalloc.start()
+    try:
+        table = node_table.fast_parse(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert table is not None and len(table[1]) == n
+    allowed = json_memory_bound(text) + 256 * node_table._CHUNK
+    assert peak <= allowed, (peak / n, allowed / n)

@@ -104,7 +104,7 @@ def fast_parse(text: bytes | memoryview) -> tuple[dict, NodeTable] | None:
         doc: dict = {}
         for key, raw in top.items():
             doc[key] = None if key == "nodes" else json.loads(bytes(raw).decode("utf-8"))
-        table = _table(_RAWS.decode(top["nodes"]))
+        table = _table(_RAWS.decode(top.pop("nodes")))
     except Exception:  # any doubt: the old way says what is wrong, as it always did
         return None
     if table is None:
@@ -114,54 +114,61 @@ def fast_parse(text: bytes | memoryview) -> tuple[dict, NodeTable] | None:
 
 
 def _table(raws: list) -> NodeTable | None:
+    """The table of the nodes' raw texts (consumed: each chunk's are dropped once read, so
+    that the fast path never holds more than ``json.loads`` would; tested)."""
     n = len(raws)
     names: list[str | None] = []
     objects: list[dict] = []
-    columns: dict[str, list[np.ndarray]] = {"counts": [], "flat": [], "mesh": [], "others": []}
+    start = np.zeros(n + 1, np.int64)  # the children counts, then their running sum
+    mesh = np.empty(n, np.int64)
+    flat: list[np.ndarray] = []
+    others: list[np.ndarray] = []
     trs: dict[str, tuple[list, list]] = {f: ([], []) for f in TRS_WIDTHS}
-    for start in range(0, n, _CHUNK):
-        part = raws[start : start + _CHUNK]
+    for at in range(0, n, _CHUNK):
+        part = raws[:_CHUNK]
+        del raws[:_CHUNK]
         try:
-            records, others = _PLAIN_LIST.decode(b"[" + b",".join(part) + b"]"), None
+            records, objs = _PLAIN_LIST.decode(b"[" + b",".join(part) + b"]"), None
         except msgspec.ValidationError:  # a node with other fields: one by one
-            records, others = _one_by_one(part)
-        if not _chunk_columns(records, start, columns, trs):
+            records, objs = _one_by_one(part)
+        del part
+        end = at + len(records)
+        if not _chunk_columns(records, at, start[at + 1 : end + 1], mesh[at:end], flat, trs):
             return None
         names += map(attrgetter("name"), records)
-        if others is None:
+        if objs is None:
             objects += [_PLAIN] * len(records)
         else:
-            objects += others
-            columns["others"].append(start + np.flatnonzero([o is not _PLAIN for o in others]))
-    counts, flat, mesh, others = (np.concatenate([np.zeros(0, np.int64), *columns[key]])
-                                  for key in ("counts", "flat", "mesh", "others"))  # fmt: skip
-    if flat.size:
-        owners = np.repeat(np.arange(n), counts)
-        if flat.min() < 0 or flat.max() >= n or (flat == owners).any():
+            objects += objs
+            others.append(at + np.flatnonzero([o is not _PLAIN for o in objs]))
+    children = np.concatenate([np.zeros(0, np.int64), *flat])
+    if children.size:
+        owners = np.repeat(np.arange(n), start[1:])
+        if children.min() < 0 or children.max() >= n or (children == owners).any():
             return None
-        if np.bincount(flat, minlength=n).max() > 1:  # a node with two parents
+        if np.bincount(children, minlength=n).max() > 1:  # a node with two parents
             return None
-    start = np.zeros(n + 1, np.int64)
-    np.cumsum(counts, out=start[1:])
+    np.cumsum(start, out=start)
     values = {}
     for f, (rows, got) in trs.items():
         width = TRS_WIDTHS[f]
         values[f] = (np.concatenate([np.zeros(0, np.int64), *rows]),
                      np.concatenate([np.zeros((0, width)), *got]))  # fmt: skip
-    return NodeTable(names, start, flat, values, mesh, objects, others)
+    others_column = np.concatenate([np.zeros(0, np.int64), *others])
+    return NodeTable(names, start, children, values, mesh, objects, others_column)
 
 
-def _chunk_columns(records: list, start: int, columns: dict, trs: dict) -> bool:
-    """Append a chunk's children, meshes and TRS values to the columns; False when one is
-    not certainly valid."""
+def _chunk_columns(records: list, at: int, counts: np.ndarray, mesh: np.ndarray, flat: list,
+                   trs: dict) -> bool:  # fmt: skip
+    """Fill a chunk's children counts and meshes, append its children and TRS values;
+    False when one is not certainly valid."""
     children = [r.children or () for r in records]
-    columns["counts"].append(np.fromiter(map(len, children), np.int64, len(records)))
-    columns["flat"].append(np.fromiter(chain.from_iterable(children), np.int64))
+    counts[:] = np.fromiter(map(len, children), np.int64, len(records))
+    flat.append(np.fromiter(chain.from_iterable(children), np.int64))
     meshes = list(map(attrgetter("mesh"), records))
-    mesh = np.fromiter([-1 if m is None else m for m in meshes], np.int64, len(meshes))
+    mesh[:] = np.fromiter([-1 if m is None else m for m in meshes], np.int64, len(meshes))
     if (mesh < -1).any() or np.count_nonzero(mesh == -1) != meshes.count(None):
         return False  # a negative mesh index
-    columns["mesh"].append(mesh)
     for f, width in TRS_WIDTHS.items():
         given = list(map(attrgetter(f), records))
         present = np.fromiter(map(is_not, given, repeat(None)), bool, len(given))
@@ -175,20 +182,25 @@ def _chunk_columns(records: list, start: int, columns: dict, trs: dict) -> bool:
             with np.errstate(over="ignore", under="ignore"):  # huge values: checked the old way
                 if not (np.linalg.norm(got, axis=1) > 1e-12).all():
                     return False
-        trs[f][0].append(start + rows)
+        trs[f][0].append(at + rows)
         trs[f][1].append(got)
     return True
 
 
 def _one_by_one(part: list) -> tuple[list, list[dict]]:
     """The records of a chunk with some nodes that have other fields, and each node's
-    object (those with other fields parsed whole by ``json``, as the old way does)."""
-    records, objects = [], []
-    for raw in part:
+    object (those with other fields parsed whole by ``json``, as the old way does: in one
+    call per chunk, so that their keys are shared strings as in one document)."""
+    records, objects, whole = [], [], []
+    for j, raw in enumerate(part):
         try:
             records.append(_ONE_PLAIN.decode(raw))
             objects.append(_PLAIN)
         except msgspec.ValidationError:
             records.append(_KNOWN.decode(raw))  # a column field of another type: raises
-            objects.append(json.loads(bytes(raw).decode("utf-8")))
+            objects.append(_PLAIN)  # its own object below
+            whole.append(j)
+    parsed = json.loads((b"[" + b",".join(part[j] for j in whole) + b"]").decode("utf-8"))
+    for j, obj in zip(whole, parsed, strict=True):
+        objects[j] = obj
     return records, objects
