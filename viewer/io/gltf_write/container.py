@@ -87,12 +87,13 @@ def glb_bytes(export: GltfExport) -> bytes:
         del export.doc["bufferViews"]
     _buffers(export, None)
     text = json_bytes(export.doc)
-    text += b" " * (-len(text) % 4)
-    blob = bytes(export.blob) + b"\0" * (-len(export.blob) % 4)
-    chunks = struct.pack("<I4s", len(text), b"JSON") + text
-    if blob:
-        chunks += struct.pack("<I4s", len(blob), b"BIN\0") + blob
-    return struct.pack("<4sII", b"glTF", 2, 12 + len(chunks)) + chunks
+    text_pad, blob_pad = -len(text) % 4, -len(export.blob) % 4
+    parts = [struct.pack("<I4s", len(text) + text_pad, b"JSON"), text, b" " * text_pad]
+    if export.blob:
+        parts += [struct.pack("<I4s", len(export.blob) + blob_pad, b"BIN\0"), export.blob,
+                  b"\0" * blob_pad]  # fmt: skip
+    total = 12 + sum(map(len, parts))
+    return b"".join([struct.pack("<4sII", b"glTF", 2, total), *parts])  # one copy of each part
 
 
 def _data_uri(data: bytes, mime: str) -> str:
