@@ -20,9 +20,11 @@ compares both ways on generated files).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import attrgetter, is_not
+from types import MappingProxyType
 
 import msgspec
 import numpy as np
@@ -33,8 +35,8 @@ __all__ = ["TRS_WIDTHS", "NodeTable", "fast_parse"]
 TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
 #: Nodes decoded at once: their records are what the fast path holds beyond the columns.
 _CHUNK = 1 << 14
-#: The JSON object of a node with nothing but the columns' fields (shared, never changed).
-_PLAIN: dict = {}
+#: The JSON object of a node with nothing but the columns' fields (one, shared, read-only).
+_PLAIN: Mapping = MappingProxyType({})
 
 
 class _Plain(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -67,14 +69,14 @@ class NodeTable:
     ``child_flat[child_start[i]:child_start[i + 1]]``. `trs[field]`: (the nodes giving the
     field, their values as a (k, width) float64 array). `mesh[i]`: its mesh index, -1
     for none. `objects[i]`: the node's JSON object when it has other fields too, else an
-    empty dict (the document's ``nodes`` list for every other reader)."""
+    empty read-only mapping (the document's ``nodes`` list for every other reader)."""
 
     names: list[str | None]
     child_start: np.ndarray
     child_flat: np.ndarray
     trs: dict[str, tuple[np.ndarray, np.ndarray]]
     mesh: np.ndarray
-    objects: list[dict]
+    objects: list[Mapping]
     #: The nodes whose `objects` entry is their JSON object (they have other fields).
     others: np.ndarray
 
@@ -118,7 +120,7 @@ def _table(raws: list) -> NodeTable | None:
     that the fast path never holds more than ``json.loads`` would; tested)."""
     n = len(raws)
     names: list[str | None] = []
-    objects: list[dict] = []
+    objects: list[Mapping] = []
     start = np.zeros(n + 1, np.int64)  # the children counts, then their running sum
     mesh = np.empty(n, np.int64)
     flat: list[np.ndarray] = []
@@ -187,7 +189,7 @@ def _chunk_columns(records: list, at: int, counts: np.ndarray, mesh: np.ndarray,
     return True
 
 
-def _one_by_one(part: list) -> tuple[list, list[dict]]:
+def _one_by_one(part: list) -> tuple[list, list[Mapping]]:
     """The records of a chunk with some nodes that have other fields, and each node's
     object (those with other fields parsed whole by ``json``, as the old way does: in one
     call per chunk, so that their keys are shared strings as in one document)."""
