@@ -30,6 +30,7 @@ from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.compression import meshopt_view
 from viewer.io.gltf_read.container import GLB_JSON_AT, data_uri_bytes, glb_chunks, parse_json
 from viewer.io.gltf_read.document import is_int, whole
+from viewer.io.gltf_read.node_table import NodeTable, fast_parse
 from viewer.io.gltf_read.sparse import apply_sparse
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.paths import confined
@@ -73,6 +74,8 @@ class GltfFile:
         self.limits = limits
         self.budget = Budget(limits) if budget is None else budget
         self.doc: dict = {}
+        #: The nodes read column-wise (None: read the old way, as dicts in `doc`).
+        self.node_table: NodeTable | None = None
         self.json_text: bytes | memoryview = b""  # the document's text, kept by the source
         self.bin: memoryview | None = None  # the .glb's BIN chunk
         self.is_glb = False
@@ -143,14 +146,17 @@ class GltfFile:
             raise self.error(None, "not a binary glTF file: it does not start with 'glTF'")
         if is_glb:
             chunk, self.bin = glb_chunks(memoryview(data), self.error)
-            text, what = bytes(chunk), "the JSON chunk"
-        else:
-            text, what = data, "the .gltf file"
         self.json_text = chunk if is_glb else data
-        reason = self.budget.charge_json(text)
+        reason = self.budget.charge_json(bytes(chunk) if is_glb else data)
         if reason is not None:
             raise self.error(None, reason)
-        self.doc = parse_json(text, what, self.display, start=GLB_JSON_AT if is_glb else 0)
+        fast = fast_parse(self.json_text)  # None: not certainly valid, read the old way
+        if fast is None:
+            what = "the JSON chunk" if is_glb else "the .gltf file"
+            start = GLB_JSON_AT if is_glb else 0  # a byte's place is counted in the file
+            self.doc = parse_json(bytes(self.json_text), what, self.display, start=start)
+        else:
+            self.doc, self.node_table = fast
         version = self.obj(self.doc.get("asset"), "asset").get("version")
         if not isinstance(version, str) or not version.startswith("2."):
             raise self.error("asset", f"expected glTF version 2.x, got {describe(version)}")

@@ -16,7 +16,15 @@ import numpy as np
 
 from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.data import GltfFile
+from viewer.io.gltf_read.node_table import NodeTable
 from viewer.scene.math import decompose, trs_matrix
+
+#: Each TRS field's value when a node does not give it.
+TRS_DEFAULTS = {
+    "translation": (0.0, 0.0, 0.0),
+    "rotation": (0.0, 0.0, 0.0, 1.0),
+    "scale": (1.0, 1.0, 1.0),
+}
 
 
 def number_error(
@@ -54,6 +62,36 @@ def bulk_values(gltf: GltfFile, k: int, rows: list[int], values: list, default: 
                          node=names[row], field=field_name)  # fmt: skip
     arr[np.asarray(rows, dtype=np.int64)] = got
     return arr
+
+
+def table_values(table: NodeTable, rows: np.ndarray, order: list[int]):
+    """What the importer's pass over node objects gives, from a `NodeTable` (whose values
+    are checked already): the imported nodes' names and (k, width) TRS arrays by row, the
+    (row, node, name, matrix) of those with a ``matrix`` and the (row, node, mesh, skin,
+    object) of those with a mesh, each in row order."""
+    names = [table.names[i] or f"node{i}" for i in order]
+    values = []
+    for f, default in TRS_DEFAULTS.items():
+        arr = np.tile(np.asarray(default, dtype=np.float64), (len(order), 1))
+        nodes, got = table.trs[f]
+        at = rows[nodes]
+        kept = at >= 0
+        arr[at[kept]] = got[kept]
+        values.append(arr)
+    objects = table.objects
+    matrices = []
+    for row in np.sort(rows[table.others][rows[table.others] >= 0]).tolist():
+        i = order[row]
+        if objects[i].get("matrix") is not None:
+            matrices.append((row, i, names[row], objects[i]["matrix"]))
+    by_row = np.asarray(order, dtype=np.int64)
+    mesh = table.mesh[by_row]
+    with_mesh = np.flatnonzero(mesh >= 0)
+    nodes = by_row[with_mesh].tolist()
+    skins = [objects[i].get("skin") for i in nodes]
+    mesh_rows = list(zip(with_mesh.tolist(), nodes, mesh[with_mesh].tolist(), skins,
+                         map(objects.__getitem__, nodes), strict=True))  # fmt: skip
+    return names, values, matrices, mesh_rows
 
 
 def matrix_trs(gltf: GltfFile, matrix: object, i: int, name: str):

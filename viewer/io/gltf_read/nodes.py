@@ -18,7 +18,8 @@ __all__ = ["node_order"]
 
 def node_order(gltf: GltfFile, nodes: list) -> tuple[list[int], np.ndarray]:
     """The imported nodes in pre-order and each one's parent row (-1: a root)."""
-    kids, parent = _links(gltf, nodes)
+    table = gltf.node_table
+    kids, parent = _links(gltf, nodes) if table is None else table.links()
     roots = _roots(gltf, parent)
     order: list[int] = []
     add, stack = order.append, roots[::-1]

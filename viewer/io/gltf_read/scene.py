@@ -58,7 +58,13 @@ from viewer.io.gltf_read.data import DataUnavailable, GltfFile, brief, is_int, w
 from viewer.io.gltf_read.extensions import check_extensions
 from viewer.io.gltf_read.instancing import instance_matrices
 from viewer.io.gltf_read.mesh import MeshParts, read_mesh
-from viewer.io.gltf_read.node_values import bulk_values, matrix_trs, number_error
+from viewer.io.gltf_read.node_values import (
+    TRS_DEFAULTS,
+    bulk_values,
+    matrix_trs,
+    number_error,
+    table_values,
+)
 from viewer.io.gltf_read.nodes import node_order
 from viewer.io.gltf_read.primitives import morph_weights
 from viewer.io.gltf_read.skin import check_joint_indices, read_skin, skin_index
@@ -144,13 +150,6 @@ def read_gltf(
         raise SceneError(f"not a valid glTF 2.0 file ({brief(exc)})", file=display) from None
 
 
-_DEFAULTS = {
-    "translation": (0.0, 0.0, 0.0),
-    "rotation": (0.0, 0.0, 0.0, 1.0),
-    "scale": (1.0, 1.0, 1.0),
-}
-
-
 @contextmanager
 def collector_paused():
     """Python's cyclic garbage collector off while a file is parsed and decoded.
@@ -207,12 +206,51 @@ class _Reader(GltfFile):
         model.parents = np.asarray(parent_rows, dtype=np.int64)
         model.rows = np.full(n, -1, dtype=np.int64)
         model.rows[order] = np.arange(k)
+        if self.node_table is None:
+            names, trs, matrices, mesh_rows = self._dict_values(nodes, order, k)
+        else:
+            names, trs, matrices, mesh_rows = table_values(self.node_table, model.rows, order)
+        model.names = names
+        model.positions, model.rotations, model.scales = trs
+        with np.errstate(over="ignore"):
+            norms = np.linalg.norm(model.rotations, axis=1)
+        huge = ~np.isfinite(norms)  # components near the float limit: scaled down first
+        if huge.any():
+            model.rotations[huge] /= np.abs(model.rotations[huge]).max(axis=1, keepdims=True)
+            norms[huge] = np.linalg.norm(model.rotations[huge], axis=1)
+        bad = np.flatnonzero(~(norms > 1e-12))
+        if bad.size:
+            row = int(bad[0])
+            raise self.error(f"glTF node {order[row]}", "expected a non-zero quaternion",
+                             node=names[row], field="rotation")  # fmt: skip
+        model.rotations /= norms[:, None]
+        for row, i, name, matrix in matrices:
+            t, r, s = matrix_trs(self, matrix, i, name)
+            model.positions[row], model.rotations[row], model.scales[row] = t, r, s
+        model.looks = [None] * k
+        morph_counts, material_notes = self._meshes(model, mesh_rows, names)
+        rows = None  # every row may have a camera or a light, but in a table only a node
+        if self.node_table is not None:  # with other fields than the table's can
+            at = np.sort(model.rows[self.node_table.others])
+            rows = at[at >= 0].tolist()
+        model.cameras, model.lights = read_views(self, nodes, order, names, rows)
+        model.clips, notes = read_animations(self, model.rows, morph_counts)
+        model.notes.extend(notes)
+        for note in material_notes:
+            self._note(model, note)
+        model.source = read_source(self, model.rows,
+                                   (model.positions, model.rotations, model.scales))  # fmt: skip
+        return model
+
+    def _dict_values(self, nodes: list, order: list[int], k: int):
+        """`table_values` from the node objects (the old way): one cheap pass collects the
+        values each node gives, checked in bulk after."""
         names: list[str] = []
         # only the values present are collected (row, value); absent ones keep the default
-        given: dict[str, tuple[list[int], list]] = {f: ([], []) for f in _DEFAULTS}
+        given: dict[str, tuple[list[int], list]] = {f: ([], []) for f in TRS_DEFAULTS}
         matrices: list[tuple[int, int, str, object]] = []
         mesh_rows: list[tuple[int, int, object]] = []
-        trs = [(f, len(_DEFAULTS[f]), *given[f]) for f in _DEFAULTS]
+        trs = [(f, len(TRS_DEFAULTS[f]), *given[f]) for f in TRS_DEFAULTS]
         for row, i in enumerate(order):
             node = nodes[i]
             name = node.get("name")
@@ -232,30 +270,9 @@ class _Reader(GltfFile):
                 matrices.append((row, i, name, node["matrix"]))
             if node.get("mesh") is not None:
                 mesh_rows.append((row, i, node["mesh"], node.get("skin"), node))
-        model.names = names
-        model.positions, model.rotations, model.scales = (
-            bulk_values(self, k, *given[f], _DEFAULTS[f], order, names, f) for f in _DEFAULTS
-        )
-        norms = np.linalg.norm(model.rotations, axis=1)
-        bad = np.flatnonzero(~(norms > 1e-12))
-        if bad.size:
-            row = int(bad[0])
-            raise self.error(f"glTF node {order[row]}", "expected a non-zero quaternion",
-                             node=names[row], field="rotation")  # fmt: skip
-        model.rotations /= norms[:, None]
-        for row, i, name, matrix in matrices:
-            t, r, s = matrix_trs(self, matrix, i, name)
-            model.positions[row], model.rotations[row], model.scales[row] = t, r, s
-        model.looks = [None] * k
-        morph_counts, material_notes = self._meshes(model, mesh_rows, names)
-        model.cameras, model.lights = read_views(self, nodes, order, names)
-        model.clips, notes = read_animations(self, model.rows, morph_counts)
-        model.notes.extend(notes)
-        for note in material_notes:
-            self._note(model, note)
-        model.source = read_source(self, model.rows,
-                                   (model.positions, model.rotations, model.scales))  # fmt: skip
-        return model
+        trs = [bulk_values(self, k, *given[f], TRS_DEFAULTS[f], order, names, f)
+               for f in TRS_DEFAULTS]  # fmt: skip
+        return names, trs, matrices, mesh_rows
 
     def _meshes(
         self, model: GltfModel, mesh_rows: list, names: list[str]
@@ -270,7 +287,12 @@ class _Reader(GltfFile):
         geometry = model.geometry
         morph_counts: dict[int, int] = {}
         look_of: dict[int, Look] = {}  # one Look per mesh, shared by the nodes drawing it
+        plain: dict[int, Look] = {}  # meshes drawn as they are (no morph): their Look
         for row, i, mesh_index, skin, node in mesh_rows:
+            simple = skin is None and node.get("extensions") is None  # no skin, no instances
+            if simple and type(mesh_index) is int and mesh_index in plain:
+                model.looks[row] = plain[mesh_index]  # what the rest of the loop does for it
+                continue
             if type(mesh_index) is not int or mesh_index not in parts_of:  # checked once
                 mesh_index = self.index_into(mesh_index, "meshes", f"node {i}")
             key = f"{resolved}#{mesh_index}"
@@ -318,6 +340,8 @@ class _Reader(GltfFile):
             if mesh_index not in look_of:
                 look_of[mesh_index] = Look(mesh=key, size=(1.0, 1.0, 1.0), color=color)
             model.looks[row] = look_of[mesh_index]
+            if targets is None:
+                plain[mesh_index] = look_of[mesh_index]
         return morph_counts, sorted(textures.get("notes", ()))[:1]  # one note is enough
 
     def _charge_morph(self, parts, i: int, mesh_index: int) -> None:

@@ -12,6 +12,7 @@ recorded once per node that names it, with the node's row.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from viewer.content.scene import FileCamera, FileLight
 from viewer.io.errors import describe
@@ -22,13 +23,16 @@ __all__ = ["read_views"]
 _LIGHT_KINDS = ("directional", "point", "spot")
 
 
-def read_views(gltf: GltfFile, nodes: list, order: list[int], names: list[str]):
+def read_views(gltf: GltfFile, nodes: list, order: list[int], names: list[str],
+               rows: Iterable[int] | None = None):  # fmt: skip
     """(cameras, lights) of the imported nodes, each on its row (`order[row]` is the
-    glTF node index, `names[row]` its name)."""
+    glTF node index, `names[row]` its name); `rows`: the only rows, in order, that can
+    have one (default: every row)."""
     cameras: list[FileCamera] = []
     lights: list[FileLight] = []
     light_defs = _light_list(gltf)
-    for row, i in enumerate(order):
+    for row in range(len(order)) if rows is None else rows:
+        i = order[row]
         node = nodes[i]
         if node.get("camera") is not None:
             c, cam = gltf.item(node["camera"], "cameras", f"node {i}")

@@ -26,6 +26,7 @@ import numpy as np
 
 from viewer.content.scene import Look, Scene
 from viewer.io.errors import SceneError
+from viewer.io.gltf_read.scene import collector_paused
 from viewer.io.gltf_write.builtin import BuiltinMeshes
 from viewer.io.gltf_write.carry import Output, carry
 from viewer.io.gltf_write.container import GltfExport, glb_bytes, gltf_files, json_bytes
@@ -50,20 +51,21 @@ def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[st
     ``<stem>_<n>.<ext>`` beside it, or (`embed`) everything as data URIs inside it.
     Raises SceneError when the scene cannot be exported or the files cannot be written."""
     path = Path(path)
-    try:
-        export = build_gltf(scene)
-    except SceneError:
-        raise
-    except Exception as exc:  # malformed carried data: one clear line, never a traceback
-        raise SceneError(f"cannot export the scene as glTF ({brief(exc)})",
-                         file=str(path)) from None  # fmt: skip
-    if path.suffix.lower() == ".glb":
-        write_whole(path, glb_bytes(export))
-        return export.notes
-    files = gltf_files(export, path.stem, embed)
+    glb = path.suffix.lower() == ".glb"
+    with collector_paused():  # a million nodes' entries hold no cycles: see read_gltf
+        try:
+            export = build_gltf(scene)
+            files = [] if glb else gltf_files(export, path.stem, embed)
+            text = glb_bytes(export) if glb else json_bytes(export.doc)
+        except SceneError:
+            raise
+        except Exception as exc:  # malformed carried data (a NaN in its extras, a lone
+            # surrogate in a name): one clear line, never a traceback, nothing written
+            raise SceneError(f"cannot export the scene as glTF ({brief(exc)})",
+                             file=str(path)) from None  # fmt: skip
     for name, data in files:  # the resources first: the .gltf names them
         write_whole(path.with_name(name), data)
-    write_whole(path, json_bytes(export.doc))
+    write_whole(path, text)
     return export.notes
 
 
@@ -187,20 +189,21 @@ def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list, from_file: li
     rows that have it, so the key order is the same in every entry."""
     graph = scene.graph
     nodes: list[dict] = [{"name": name} for name in map(graph.name_of, ids.tolist())]
-    own = np.ones(len(ids), bool)
-    own[from_file] = False
+    own_rows = np.ones(len(ids), bool)
+    own_rows[from_file] = False
+    own = own_rows.tolist()
     for key, table in trs_tables:
-        for k, value in table.items():
-            if own[k]:
-                nodes[k][key] = value
+        items = [(k, v) for k, v in table.items() if own[k]] if from_file else table.items()
+        for k, value in items:
+            nodes[k][key] = value
     mesh_of_look: dict[int, int | None] = {}  # looks are shared: one lookup per distinct look
     pivot = Look(mesh="none")
-    looks = scene.looks
-    for k, node_id in zip(np.flatnonzero(own).tolist(), ids[own].tolist(), strict=True):
-        look = looks.get(node_id, pivot)
-        if id(look) not in mesh_of_look:
-            mesh_of_look[id(look)] = builtin.mesh(look.mesh, look.size, look.color)
-        mesh = mesh_of_look[id(look)]
+    rows = np.flatnonzero(own_rows).tolist()
+    for k, look in zip(rows, map(scene.looks.get, ids[own_rows].tolist()), strict=True):
+        look = pivot if look is None else look
+        mesh = mesh_of_look.get(id(look), -1)
+        if mesh == -1:
+            mesh = mesh_of_look[id(look)] = builtin.mesh(look.mesh, look.size, look.color)
         if mesh is not None:
             nodes[k]["mesh"] = mesh
     row_of = np.full(graph.capacity_ids, -1, np.int64)
