@@ -20,21 +20,36 @@ import numpy as np
 from viewer.io import _fields as F
 from viewer.io.errors import SceneError
 from viewer.io.ranges import RANGES
+from viewer.io.toml_plain import PlainNodes
 from viewer.io.toml_sections import NO_ROTATION, NodeSpec, parse_node
 
 from ..content.scene import BUILTIN_MESHES, Look
 
-__all__ = ["parse_nodes"]
+__all__ = ["NotVouched", "parse_nodes"]
 
 PLAIN_KEYS = frozenset(("name", "parent", "position", "rotation", "scale", "mesh", "size", "color"))
 _NUMBER_TYPES = frozenset((int, float))  # bool is not one: TOML booleans are refused
 
 
-def parse_nodes(items: list, display: str, locator: F.Locator, base_dir: Path) -> list[NodeSpec]:
-    """`parse_node` of each item of `items`, the plain ones a column at a time."""
+class NotVouched(Exception):
+    """A plain block (toml_plain.py) holds a value these checks refuse: the file is read
+    again the usual way, so that `parse_node` names the error."""
+
+
+def parse_nodes(
+    items: list,
+    display: str,
+    locator: F.Locator,
+    base_dir: Path,
+    plain: PlainNodes | None = None,
+) -> list[NodeSpec]:
+    """`parse_node` of each item of `items`, the plain ones a column at a time. With
+    `plain`, its rows are nodes read from the text (their items are None); raises
+    `NotVouched` when one of them fails a check."""
     n = len(items)
-    plain = np.array([type(t) is dict and PLAIN_KEYS.issuperset(t) for t in items], bool)
-    rows = np.flatnonzero(plain).tolist()
+    specs: list[NodeSpec | None] = [None] * n
+    plain_rows = np.array([type(t) is dict and PLAIN_KEYS.issuperset(t) for t in items], bool)
+    rows = np.flatnonzero(plain_rows).tolist()
     tables = [items[r] for r in rows]
     ok = np.ones(len(rows), dtype=bool)
     names = [t.get("name") for t in tables]
@@ -42,16 +57,23 @@ def parse_nodes(items: list, display: str, locator: F.Locator, base_dir: Path) -
     parents = [t.get("parent") for t in tables]
     ok &= np.array([x is None or type(x) is str for x in parents], dtype=bool)
     meshes = [t.get("mesh") for t in tables]
-    ok &= np.array(
-        [x is None or (type(x) is str and x in BUILTIN_MESHES) for x in meshes], dtype=bool
-    )
+    ok &= _meshes_ok(meshes)
     colors = _colors([t.get("color") for t in tables], ok)
     position = _column(tables, "position", "position", ok)
     euler = _column(tables, "rotation", "rotation", ok)
     scale = _column(tables, "scale", "scale", ok, collapse=True, nonzero=True)
     size = _column(tables, "size", "size", ok, collapse=True, positive=True)
+    _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size)
+    if plain is not None:
+        _fill_plain(specs, plain)
+    for row in range(n):  # the rest, in file order: the first error is the first node's
+        if specs[row] is None:
+            specs[row] = parse_node(items[row], row, display, locator, base_dir)
+    return specs
 
-    specs: list[NodeSpec | None] = [None] * n
+
+def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size):
+    """A `NodeSpec` at each row of `rows` whose `ok` holds, from the checked columns."""
     quats: dict[bytes, np.ndarray] = {}  # by the angles' bits: -0.0 is not 0.0 here
     for k, row in enumerate(rows):
         if not ok[k]:
@@ -66,10 +88,98 @@ def parse_nodes(items: list, display: str, locator: F.Locator, base_dir: Path) -
             row, names[k], parents[k], position[k] or (0.0,) * 3, rotation,
             scale[k] or (1.0, 1.0, 1.0), look,
         )  # fmt: skip
-    for row in range(n):  # the rest, in file order: the first error is the first node's
-        if specs[row] is None:
-            specs[row] = parse_node(items[row], row, display, locator, base_dir)
-    return specs
+
+
+def _fill_plain(specs: list, plain: PlainNodes) -> None:
+    """`_fill` for the plain blocks, their numbers checked and handed out a column at a
+    time (raises `NotVouched` when a value fails a check)."""
+    k = plain.rows.size
+    ok = np.array([x is not None and bool(x.strip()) for x in plain.strings["name"]], bool)
+    meshes = plain.strings["mesh"]
+    ok &= _meshes_ok(meshes)
+    colors = _colors(plain.strings["color"], ok)
+    columns = {}
+    for key, quantity, checks in (
+        ("position", "position", {}), ("rotation", "rotation", {}),
+        ("scale", "scale", {"nonzero": True}), ("size", "size", {"positive": True}),
+    ):  # fmt: skip
+        given = plain.present[key]
+        ok[given] &= _in_range(plain.numbers[key][given], quantity, **checks)
+        columns[key] = given
+    if not ok.all():
+        raise NotVouched
+    numbers = plain.numbers
+    position = np.where(columns["position"][:, None], numbers["position"], 0.0)
+    scale = np.where(columns["scale"][:, None], numbers["scale"], 1.0)
+    sizes: list = [None] * k
+    for row, value in zip(np.flatnonzero(columns["size"]).tolist(),
+                          numbers["size"][columns["size"]].tolist()):  # fmt: skip
+        sizes[row] = tuple(value)
+    looks = _shared_looks(meshes, sizes, colors)
+    specs_rows = map(NodeSpec, plain.rows.tolist(), plain.strings["name"],
+                     plain.strings["parent"], map(tuple, position.tolist()),
+                     _rotations(numbers["rotation"], columns["rotation"]),
+                     map(tuple, scale.tolist()), looks)  # fmt: skip
+    for spec in specs_rows:
+        specs[spec.index] = spec
+
+
+def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
+    """Each row's quaternion (`F.quat_from_euler` of its angles; `NO_ROTATION` where none
+    is given), one read-only array for angles of the same bits."""
+    out = [NO_ROTATION] * given.size
+    rows = np.flatnonzero(given)
+    if rows.size:
+        angles = euler[rows]
+        bits = map(tuple, angles.view(np.int64).tolist())  # -0.0 is not 0.0 here
+        first: dict[tuple, int] = {}
+        which = [first.setdefault(key, k) for k, key in enumerate(bits)]
+        quats = {}
+        for k in first.values():
+            quats[k] = F.quat_from_euler(tuple(angles[k].tolist()))
+            quats[k].flags.writeable = False
+        for row, k in zip(rows.tolist(), which):
+            out[row] = quats[k]
+    return out
+
+
+def _shared_looks(meshes: list, sizes: list, colors: list) -> list[Look]:
+    """Each row's `Look`, one object for rows that look the same (looks are replaced,
+    never changed in place, once a scene is built)."""
+    known: dict[tuple, Look] = {}
+
+    def look(key: tuple) -> Look:
+        found = known.get(key)
+        if found is None:
+            mesh, size, color = key
+            found = known[key] = Look() if mesh is None else Look(mesh=mesh)
+            if size is not None:
+                found.size = size
+            if color is not None:
+                found.color = color
+        return found
+
+    return list(map(look, zip(meshes, sizes, colors)))
+
+
+def _meshes_ok(meshes: list) -> np.ndarray:
+    """Where a mesh is absent or a built-in mesh's name."""
+    return np.array(
+        [x is None or (type(x) is str and x in BUILTIN_MESHES) for x in meshes], dtype=bool
+    )
+
+
+def _in_range(array: np.ndarray, quantity: str, *, nonzero=False, positive=False) -> np.ndarray:
+    """Which rows of the (k, 3) `array` are finite and within `RANGES[quantity]` (and
+    non-zero, or positive, where asked)."""
+    rng = RANGES[quantity]
+    magnitude = np.abs(array)
+    good = np.isfinite(array) & (magnitude <= rng.high) & (magnitude >= rng.low)
+    if nonzero:
+        good &= array != 0.0
+    if positive:
+        good &= array > 0.0
+    return good.all(axis=1)
 
 
 def _quaternion(euler: tuple[float, float, float], known: dict) -> np.ndarray:
@@ -107,14 +217,7 @@ def _column(tables, key, quantity, ok, *, collapse=False, nonzero=False, positiv
         ok[rows] = False
         return out
     array = np.array(tuples, dtype=np.float64).reshape(len(rows), 3)
-    rng = RANGES[quantity]
-    magnitude = np.abs(array)
-    good = np.isfinite(array) & (magnitude <= rng.high) & (magnitude >= rng.low)
-    if nonzero:
-        good &= array != 0.0
-    if positive:
-        good &= array > 0.0
-    ok[rows] &= good.all(axis=1)
+    ok[rows] &= _in_range(array, quantity, nonzero=nonzero, positive=positive)
     for k, t in zip(rows, tuples, strict=True):
         out[k] = t
     return out

@@ -60,6 +60,9 @@ _BLANKED = re.compile(
 )
 _PART = r'(?:[A-Za-z0-9_-]++|"")'
 _LONG_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{{MAX_KEY_PARTS},}}")
+#: The start of each line with at least `MAX_KEY_PARTS` dots: only those can hold a
+#: key that long (found without splitting the text into lines).
+_DOTTED_LINE = re.compile(rf"^(?:[^\n.]*+\.){{{MAX_KEY_PARTS}}}", re.M)
 _CHUNK = 1 << 20
 
 
@@ -100,16 +103,13 @@ def toml_problem(text: str, bare: str | None = None) -> tuple[int, str] | None:
 
 
 def _first_problem(bare: str) -> tuple[int, str] | None:
-    offset = 0
-    for line in bare.split("\n"):  # a key never spans lines; most lines hold few dots
-        if line.count(".") >= MAX_KEY_PARTS:
-            m = _LONG_KEY.search(line)
-            if m:
-                parts = m.group().count(".") + 1
-                return offset + m.start(), (
-                    f"a dotted key of {parts} or more parts (at most {MAX_KEY_PARTS})"
-                )
-        offset += len(line) + 1
+    for dotted in _DOTTED_LINE.finditer(bare):  # a key never spans lines
+        start = dotted.start()
+        end = bare.find("\n", start)
+        m = _LONG_KEY.search(bare, start, len(bare) if end < 0 else end)
+        if m:
+            parts = m.group().count(".") + 1
+            return m.start(), f"a dotted key of {parts} or more parts (at most {MAX_KEY_PARTS})"
     deep = _too_deep(bare)
     if deep is not None:
         return deep, f"values nested too deeply (over {MAX_NESTING} levels of brackets)"

@@ -24,7 +24,8 @@ from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.scene import GltfModel, collector_paused, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
-from viewer.io.toml_nodes import parse_nodes
+from viewer.io.toml_nodes import NotVouched, parse_nodes
+from viewer.io.toml_plain import PlainNodes, merge_plain, split_plain
 from viewer.io.toml_precheck import MAX_TOML_BYTES, blanked, density_problem, toml_problem
 from viewer.io.toml_sections import (
     NodeSpec,
@@ -80,7 +81,25 @@ def load_toml_scene(
     return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
 
 
-def _decode(text: str, display: str) -> dict:
+def _decode(text: str, display: str, fast: bool) -> tuple[dict, PlainNodes | None]:
+    """The parsed document, with `fast` its plain [[node]] tables read column-wise
+    (toml_plain.py: the document's ``node`` list then holds None at their rows); the
+    whole text through the parser where that reader does not vouch for the file."""
+    split = split_plain(text) if fast else None
+    if split is not None:
+        rest, plain = split
+        try:
+            doc = _read_toml(rest, display)
+        except SceneError:  # the whole file again, for the error it gives
+            doc = None
+        items = None if doc is None else merge_plain(doc.get("node"), plain)
+        if items is not None:
+            doc["node"] = items
+            return doc, plain
+    return _read_toml(text, display), None
+
+
+def _read_toml(text: str, display: str) -> dict:
     """The parsed TOML (toml_rs, read as TOML 1.0), its errors turned into SceneError at
     the right line; text that would cost the parser far more than its size, or nest deeper
     than its stack allows, is refused first (toml_precheck.py)."""
@@ -131,11 +150,14 @@ def parse_scene_text(
         Caps on the node count and on glTF sizes (see limits.py).
     """
     with collector_paused():  # millions of tables and specs, no reference cycles
-        return _parse(text, display, Path(base_dir), source, limits)
+        try:
+            return _parse(text, display, Path(base_dir), source, limits, fast=True)
+        except NotVouched:  # a plain block with a value out of range: parse_node names it
+            return _parse(text, display, Path(base_dir), source, limits, fast=False)
 
 
-def _parse(text: str, display: str, base_dir: Path, source: Path | None, limits: Limits):
-    doc = _decode(text, display)
+def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limits, fast):
+    doc, plain = _decode(text, display, fast)
     locator = F.Locator(text)
     top = F.Where(display, locator)
     F.check_keys(top, doc, TOP_KEYS)
@@ -151,7 +173,7 @@ def _parse(text: str, display: str, base_dir: Path, source: Path | None, limits:
 
     node_items = _array(doc, "node", top)
     limits.check_nodes(len(node_items), display)
-    specs = parse_nodes(node_items, display, locator, base_dir)
+    specs = parse_nodes(node_items, display, locator, base_dir, plain)
     order, parent_rows = _order(specs, display, locator)
 
     graph = SceneGraph()

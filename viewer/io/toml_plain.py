@@ -1,0 +1,261 @@
+"""Reading the plain [[node]] tables of a scene file a column at a time.
+
+A file --save writes of a million nodes is a million tables of the same few lines
+(``name = "Obj2"``, ``position = [0.8, 0.0038, 0]``, ...). A TOML parser builds a dict, its
+strings, lists and floats for each (toml_rs: about 6 µs a node), and the checks then take
+them apart again. Here such tables are read straight from the bytes with numpy: a
+*plain block* is a ``[[node]]`` header line, then only lines of the exact forms
+
+    name = "…"  parent = "…"  mesh = "…"  color = "…"     (no escape, quote or control)
+    position = [N, N, N]  rotation = [N, N, N]            (N a TOML integer or float)
+    scale = [N, N, N] or N  size = [N, N, N] or N
+    (empty lines)
+
+each key at most once, up to the next line that starts with ``[`` (or the end). Every
+other part of the file (its other tables, and any node table written another way) is
+left for the TOML parser, with each run of plain blocks cut down to one ``[[node]]``
+header and the run's newlines, so that the parser's line numbers stay the file's. The
+parser must then see exactly one empty table per run, and no more node tables than the
+``[[node]]`` header lines found here; anything else, or a file with a multi-line string
+(in which a header line could hide), reads the whole file the usual way. Why that is
+safe: without multi-line strings, a line that is exactly ``[[node]]`` is either a table
+header or (inside a multi-line array) a syntax error, which the parser then reports for
+the header kept in the run's place.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["PlainNodes", "merge_plain", "split_plain"]
+
+_HEADER = b"[[node]]"
+#: Files with shorter lines on average are left to the parser (and its density rule):
+#: the arrays here cost about 70 bytes a line (a --save file has about 19 bytes a line).
+MIN_BYTES_PER_LINE = 8
+#: The keys of a plain block, with their prefixes; strings first, then numbers.
+_STRINGS = ("name", "parent", "mesh", "color")
+_VECTORS = ("position", "rotation")  # three numbers
+_SCALARS = ("scale", "size")  # three numbers, or one for all three
+_KEYS = _STRINGS + _VECTORS + _SCALARS
+_PREFIX = {k: f'{k} = "'.encode() if k in _STRINGS else f"{k} = ".encode() for k in _KEYS}
+# TOML 1.0 numbers in the forms that read the same with Python's float(): no sign on
+# zero (-0 is the integer 0), no '+', no '_', no inf or nan, an integer within 18 digits
+_EXPONENT = r"[eE][-+]?[0-9]{1,4}"
+_NUMBER = (
+    rf"(?:0|-?[1-9][0-9]{{0,17}}"  # an integer
+    rf"|-?(?:0|[1-9][0-9]{{0,30}})(?:\.[0-9]{{1,40}}(?:{_EXPONENT})?|{_EXPONENT}))"  # a float
+)
+_TRIPLE = rf"\[{_NUMBER}, {_NUMBER}, {_NUMBER}\]"
+_VALUE = {"vector": re.compile(_TRIPLE), "scalar": re.compile(rf"{_TRIPLE}|{_NUMBER}")}
+#: Bytes a plain string may not hold: controls (tab too), the quote, the backslash.
+_UNSAFE = np.zeros(256, dtype=bool)
+_UNSAFE[:32] = _UNSAFE[34] = _UNSAFE[92] = _UNSAFE[127] = True
+_UNSAFE[10] = False  # newlines end lines: never inside a line
+_SPANS = 1 << 16
+
+
+@dataclass
+class PlainNodes:
+    """The plain blocks' values, by their index among all the file's [[node]] tables.
+
+    `strings[key]` and `numbers[key]`: one entry per row of `rows` (None / NaN rows where
+    the block has no such line; `scalar[key]` marks a scale or size written as one
+    number)."""
+
+    count: int  # the [[node]] header lines of the file, plain or not
+    rows: np.ndarray  # (k,) indices among the [[node]] tables, increasing
+    strings: dict[str, list[str | None]]
+    numbers: dict[str, np.ndarray]  # (k, 3) float64; NaN where absent
+    present: dict[str, np.ndarray]  # (k,) bool
+    runs: list[int]  # per run of consecutive plain blocks, its number of blocks
+
+
+def split_plain(text: str) -> tuple[str, PlainNodes] | None:
+    """(the text left for the TOML parser, the plain blocks), or None when the file has
+    no plain block or a shape this reader does not vouch for."""
+    if _HEADER.decode() not in text or '"""' in text or "'''" in text:
+        return None
+    data = text.encode("utf-8", "surrogatepass")
+    if data.count(b"\n") * MIN_BYTES_PER_LINE > len(data):
+        return None  # a file of short lines: its arrays would cost more than it is worth
+    buf = np.frombuffer(data + b"\n", dtype=np.uint8)  # every line ends in a newline
+    stops = np.flatnonzero(buf == 10)
+    starts = np.concatenate(([0], stops[:-1] + 1))
+    length = stops - starts
+    first = buf[starts]
+    bracket = first == ord("[")
+    segment = np.cumsum(bracket)  # line -> its segment (0: before the first '[' line)
+    heads = np.flatnonzero(bracket)
+    is_node = _matches(buf, starts[heads], length[heads], _HEADER, exact=True)
+    plain_seg = np.zeros(heads.size + 1, dtype=bool)
+    plain_seg[1:] = is_node
+    if not is_node.any():
+        return None
+
+    # every line of a node segment: its header, an empty line or a key line
+    in_node = plain_seg[segment] & ~bracket
+    key_of = np.full(starts.size, -1, dtype=np.int64)
+    key_of[in_node & (length == 0)] = len(_KEYS)  # empty
+    lines = np.flatnonzero(in_node & (length > 0))
+    for k, key in enumerate(_KEYS):
+        prefix = _PREFIX[key]
+        cand = lines[first[lines] == prefix[0]]
+        hit = cand[_matches(buf, starts[cand], length[cand], prefix, exact=False)]
+        key_of[hit] = k
+    bad = in_node & (key_of < 0)
+    plain_seg[segment[bad]] = False
+    keyed = np.flatnonzero(in_node & (key_of >= 0) & (key_of < len(_KEYS)))
+    pairs = segment[keyed] * len(_KEYS) + key_of[keyed]
+    counts = np.bincount(pairs, minlength=(heads.size + 1) * len(_KEYS))
+    twice = np.flatnonzero(counts > 1) // len(_KEYS)
+    plain_seg[twice] = False
+
+    # the values: strings with nothing to unescape, numbers in the plain forms
+    unsafe = np.flatnonzero(_UNSAFE[buf])
+    by_key = {}
+    for k, key in enumerate(_KEYS):
+        rows = keyed[key_of[keyed] == k]
+        begin = starts[rows] + len(_PREFIX[key])
+        if key in _STRINGS:
+            end = stops[rows] - 1  # the closing quote
+            good = (buf[np.maximum(end, 0)] == 34) & (end >= begin)
+            good &= np.searchsorted(unsafe, end) == np.searchsorted(unsafe, begin)
+        else:
+            end = stops[rows]
+            good = _numbers_ok(buf, begin, end, "vector" if key in _VECTORS else "scalar")
+        plain_seg[segment[rows[~good]]] = False
+        by_key[key] = (rows, begin, end)
+    del unsafe
+
+    plain_seg[0] = False
+    if not plain_seg.any():
+        return None
+    return _assemble(data, buf, starts, segment, heads, is_node, plain_seg, by_key)
+
+
+def _matches(buf, starts, length, literal: bytes, *, exact: bool) -> np.ndarray:
+    """Which lines (by start and length) are `literal` (`exact`) or start with it."""
+    size = len(literal)
+    ok = (length == size) if exact else (length > size)
+    cand = np.flatnonzero(ok)
+    if cand.size:
+        window = buf[starts[cand, None] + np.arange(size)]
+        ok[cand] = (window == np.frombuffer(literal, dtype=np.uint8)).all(axis=1)
+    return ok
+
+
+def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> bytes:
+    """The bytes [begin, end] of `buf` (each span with the byte that ends it), in one
+    string; a few thousand spans at a time, to keep the index arrays small."""
+    out = []
+    for at in range(0, begin.size, _SPANS):
+        b, e = begin[at : at + _SPANS], end[at : at + _SPANS] + 1
+        sizes = e - b
+        shift = np.repeat(b - (np.cumsum(sizes) - sizes), sizes)
+        out.append(buf[shift + np.arange(shift.size)].tobytes())
+    return b"".join(out)
+
+
+def _numbers_ok(buf: np.ndarray, begin, end, form: str) -> np.ndarray:
+    """Which spans [begin, end) (`end`: the line's newline) hold a value of `form`
+    ("vector": [N, N, N]; "scalar": that or N)."""
+    good = np.ones(begin.size, dtype=bool)
+    if not begin.size:
+        return good
+    text = _gather(buf, begin, end)
+    pattern = _VALUE[form]
+    try:
+        whole = re.compile(rf"(?:(?:{pattern.pattern})\n)*+").fullmatch(text.decode("ascii"))
+    except UnicodeDecodeError:
+        whole = None
+    if whole is None:  # some span is not plain: find which, one by one
+        lines = text.decode("utf-8", "replace").split("\n")[:-1]
+        good[:] = [pattern.fullmatch(s) is not None for s in lines]
+    return good
+
+
+def _assemble(data, buf, starts, segment, heads, is_node, plain_seg, by_key) -> tuple:
+    """The text with each run of plain blocks cut to one header, and the columns."""
+    node_segs = np.flatnonzero(is_node) + 1  # segment ids of the [[node]] segments
+    plain_nodes = plain_seg[node_segs]
+    rows = np.flatnonzero(plain_nodes)  # index among the node tables
+    plain_ids = node_segs[plain_nodes]
+    # runs: consecutive segment ids; each becomes '[[node]]' + its other lines' newlines
+    breaks = np.flatnonzero(np.diff(plain_ids) != 1) + 1
+    run_first = plain_ids[np.concatenate(([0], breaks))]
+    run_last = plain_ids[np.concatenate((breaks - 1, [plain_ids.size - 1]))]
+    first_line = heads[run_first - 1]
+    after = np.append(heads, starts.size)[run_last]  # the line after the run's last
+    pieces, cursor = [], 0
+    end_of_text = len(data)
+    for a, b in zip(first_line.tolist(), after.tolist()):
+        pieces.append(data[cursor : int(starts[a])])
+        pieces.append(_HEADER + b"\n" * (b - a - 1))
+        cursor = int(starts[b]) - 1 if b < starts.size else end_of_text
+    pieces.append(data[cursor:])
+    rest = b"".join(pieces).decode("utf-8", "surrogatepass")
+
+    slot = np.full(segment.max() + 1 if segment.size else 1, -1, dtype=np.int64)
+    slot[plain_ids] = np.arange(plain_ids.size)
+    k = plain_ids.size
+    strings, numbers, present = {}, {}, {}
+    for key, (lines, begin, end) in by_key.items():
+        where = slot[segment[lines]]
+        keep = where >= 0
+        where, begin, end = where[keep], begin[keep], end[keep]
+        present[key] = np.zeros(k, dtype=bool)
+        present[key][where] = True
+        if key in _STRINGS:
+            column: list[str | None] = [None] * k
+            text = _gather(buf, begin, end).decode("utf-8", "surrogatepass")
+            values = text.split('"')  # each value ends at its closing quote
+            for row, value in zip(where.tolist(), values):
+                column[row] = value
+            strings[key] = column
+        else:
+            numbers[key] = _read_numbers(data, buf, begin, end, where, k)
+    runs = np.diff(np.concatenate((np.searchsorted(plain_ids, run_first), [k]))).tolist()
+    return rest, PlainNodes(int(node_segs.size), rows, strings, numbers, present, runs)
+
+
+def _read_numbers(data, buf, begin, end, where, k) -> np.ndarray:
+    """(k, 3) floats of the spans (each "[a, b, c]" or "a"), NaN in rows not given."""
+    out = np.full((k, 3), np.nan)
+    if not begin.size:
+        return out
+    text = _gather(buf, begin, end).decode("ascii")
+    tokens = text.replace("[", "").replace("]", "").replace(", ", "\n").split("\n")[:-1]
+    values = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
+    triple = buf[begin] == ord("[")
+    width = np.where(triple, 3, 1)
+    offset = np.concatenate(([0], np.cumsum(width)[:-1]))
+    picked = values[offset[:, None] + np.where(triple[:, None], np.arange(3), 0)]
+    out[where] = picked
+    return out
+
+
+def merge_plain(tables: object, plain: PlainNodes) -> list | None:
+    """The file's node items: the parser's `tables` (the doc's ``node`` value, read from
+    the text `split_plain` left) with None at each plain row; None when the parser did
+    not see one empty table for each run and one table for each other [[node]] header."""
+    k = plain.rows.size
+    if type(tables) is not list or len(tables) != plain.count - k + len(plain.runs):
+        return None
+    items: list = [None] * plain.count
+    others = np.ones(plain.count, dtype=bool)
+    others[plain.rows] = False
+    run_rows = plain.rows[np.concatenate(([0], np.cumsum(plain.runs)[:-1]))]
+    # a run's empty table comes after the tables of the other nodes before it
+    before = run_rows - np.searchsorted(plain.rows, run_rows) + np.arange(len(plain.runs))
+    placeholder = np.zeros(len(tables), dtype=bool)
+    placeholder[before] = True
+    if any(type(tables[i]) is not dict or tables[i] for i in before.tolist()):
+        return None
+    rest = [t for t, skip in zip(tables, placeholder.tolist(), strict=True) if not skip]
+    for row, table in zip(np.flatnonzero(others).tolist(), rest, strict=True):
+        items[row] = table
+    return items
