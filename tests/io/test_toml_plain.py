@@ -48,27 +48,44 @@ def triples(draw) -> str:
     return "[" + sep.join(parts) + "]"
 
 
-def _string(draw, plain: str) -> str:
+def _string(draw, plain: str, tidy: bool) -> str:
+    if tidy and draw(st.integers(0, 29)):
+        return f'"{plain}"'
     odd = [f"'{plain}'", f'"{plain}\\t"', f'"a\\"{plain}"', f'"{plain}" # note', f'"{plain}"  ']
     return draw(st.sampled_from([f'"{plain}"'] * 6 + odd))
 
 
 @st.composite
-def node_lines(draw, i: int, names: list[str]) -> list[str]:
+def tidy_triples(draw) -> str:
+    return "[" + ", ".join(repr(draw(st.floats(-1e3, 1e3))) for _ in range(3)) + "]"
+
+
+@st.composite
+def node_lines(draw, i: int, names: list[str], tidy: bool) -> list[str]:
+    """A node's lines; `tidy`: a valid node, now and then one odd line."""
     lines = []
     name = draw(st.sampled_from([f"N{i}", f"N{i}", f"Ñ{i} é", " ", "", f"N{max(i - 1, 0)}"]))
-    if draw(st.integers(0, 9)):
-        lines.append("name = " + _string(draw, name))
+    if tidy:
+        name = f"N{i}" if draw(st.integers(0, 9)) else f"Ñ{i} é"
+    if tidy or draw(st.integers(0, 9)):
+        lines.append("name = " + _string(draw, name, tidy))
     if names and draw(st.booleans()):
-        lines.append("parent = " + _string(draw, draw(st.sampled_from([*names, "missing"]))))
+        parent = draw(st.sampled_from(names if tidy else [*names, "missing"]))
+        lines.append("parent = " + _string(draw, parent, tidy))
     for key in ("position", "rotation", "scale", "size"):
         if draw(st.booleans()):
-            value = draw(triples()) if draw(st.integers(0, 3)) else draw(numbers())
+            if tidy and draw(st.integers(0, 19)):
+                value = draw(tidy_triples()) if key != "size" else "[1, 2, 3]"
+            else:
+                value = draw(triples()) if draw(st.integers(0, 3)) else draw(numbers())
             lines.append(f"{key} = {value}")
+    meshes, colors = ["cube", "sphere", "x"], ["#4c72b0", "#abc", "#1"]
     if draw(st.booleans()):
-        lines.append("mesh = " + _string(draw, draw(st.sampled_from(["cube", "sphere", "x"]))))
+        lines.append("mesh = " + _string(draw, draw(st.sampled_from(meshes[: 3 - tidy])), tidy))
     if draw(st.booleans()):
-        lines.append("color = " + _string(draw, draw(st.sampled_from(["#4c72b0", "#abc", "#1"]))))
+        lines.append("color = " + _string(draw, draw(st.sampled_from(colors[: 3 - tidy])), tidy))
+    if tidy and draw(st.integers(0, 4)):
+        return lines
     extras = [
         "", "", "motion = { spin = { speed = 30 } }", "quaternion = [0, 0, 0, 1]",
         "x = 1", "# a comment", 'name="squeezed"', "position=[1, 2, 3]",
@@ -92,13 +109,14 @@ SECTIONS = [
 @st.composite
 def scene_texts(draw) -> str:
     parts, names = [], []
+    tidy = draw(st.booleans())
     if draw(st.booleans()):
         parts.append('[scene]\ntitle = "random"')
     for i in range(draw(st.integers(0, 12))):
-        if draw(st.integers(0, 6)) == 0:
+        if draw(st.integers(0, 30 if tidy else 6)) == 0:
             parts.append(draw(st.sampled_from(SECTIONS)))
             continue
-        parts.append("\n".join(["[[node]]", *draw(node_lines(i, names))]))
+        parts.append("\n".join(["[[node]]", *draw(node_lines(i, names, tidy))]))
         names.append(f"N{i}")
     sep = draw(st.sampled_from(["\n", "\n\n"]))
     return sep.join(parts) + draw(st.sampled_from(["\n", "", "\n\n"]))

@@ -25,6 +25,7 @@ the header kept in the run's place.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -115,26 +116,21 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     plain_seg[twice] = False
 
     # the values: strings with nothing to unescape, numbers in the plain forms
-    unsafe = np.flatnonzero(_UNSAFE[buf])
-    by_key = {}
+    values = {}
     for k, key in enumerate(_KEYS):
         rows = keyed[key_of[keyed] == k]
         begin = starts[rows] + len(_PREFIX[key])
         if key in _STRINGS:
-            end = stops[rows] - 1  # the closing quote
-            good = (buf[np.maximum(end, 0)] == 34) & (end >= begin)
-            good &= np.searchsorted(unsafe, end) == np.searchsorted(unsafe, begin)
+            good, read = _strings(buf, begin, stops[rows] - 1)  # up to the closing quote
         else:
-            end = stops[rows]
-            good = _numbers_ok(buf, begin, end, "vector" if key in _VECTORS else "scalar")
+            good, read = _numbers(buf, begin, stops[rows], key in _VECTORS)
         plain_seg[segment[rows[~good]]] = False
-        by_key[key] = (rows, begin, end)
-    del unsafe
+        values[key] = (rows, read)
 
     plain_seg[0] = False
     if not plain_seg.any():
         return None
-    return _assemble(data, buf, starts, segment, heads, is_node, plain_seg, by_key)
+    return _assemble(data, starts, segment, heads, is_node, plain_seg, values)
 
 
 def _matches(buf, starts, length, literal: bytes, *, exact: bool) -> np.ndarray:
@@ -148,37 +144,59 @@ def _matches(buf, starts, length, literal: bytes, *, exact: bool) -> np.ndarray:
     return ok
 
 
-def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> bytes:
-    """The bytes [begin, end] of `buf` (each span with the byte that ends it), in one
-    string; a few thousand spans at a time, to keep the index arrays small."""
+def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The bytes [begin, end] of `buf` (each span with the byte that ends it), one after
+    the other; a few thousand spans at a time, to keep the index arrays small."""
     out = []
     for at in range(0, begin.size, _SPANS):
         b, e = begin[at : at + _SPANS], end[at : at + _SPANS] + 1
         sizes = e - b
         shift = np.repeat(b - (np.cumsum(sizes) - sizes), sizes)
-        out.append(buf[shift + np.arange(shift.size)].tobytes())
-    return b"".join(out)
+        out.append(buf[shift + np.arange(shift.size)])
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.uint8)
 
 
-def _numbers_ok(buf: np.ndarray, begin, end, form: str) -> np.ndarray:
-    """Which spans [begin, end) (`end`: the line's newline) hold a value of `form`
-    ("vector": [N, N, N]; "scalar": that or N)."""
+def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
+    """(which spans [begin, end) are plain strings closed by a quote at `end`, the
+    strings); a string is plain when it holds no quote, backslash or control."""
+    gathered = _gather(buf, begin, end)
+    closing = np.cumsum(end - begin + 1) - 1  # where each span's closing byte landed
+    good = gathered[closing] == 34 if closing.size else np.ones(0, dtype=bool)
+    unsafe = np.flatnonzero(_UNSAFE[gathered])
+    span = np.searchsorted(closing, unsafe)
+    good[span[closing[span] != unsafe]] = False
+    text = gathered.tobytes().decode("utf-8", "surrogatepass")
+    if good.all():
+        return good, text.split('"')  # each string ends at its closing quote
+    ends = np.cumsum(end - begin + 1).tolist()  # else cut at the span ends, not at quotes
+    return good, [gathered[a : b - 1].tobytes().decode("utf-8", "surrogatepass")
+                  for a, b in zip([0, *ends[:-1]], ends)]  # fmt: skip
+
+
+def _numbers(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
+    """(which spans [begin, end) (`end`: the line's newline) hold a plain value: three
+    numbers ``[a, b, c]``, or with `vector` False also one number for all three; the
+    (k, 3) values, NaN in rows that are not plain)."""
+    read = np.full((begin.size, 3), np.nan)
     good = np.ones(begin.size, dtype=bool)
     if not begin.size:
-        return good
-    text = _gather(buf, begin, end)
-    pattern = _VALUE[form]
-    try:
-        whole = re.compile(rf"(?:(?:{pattern.pattern})\n)*+").fullmatch(text.decode("ascii"))
-    except UnicodeDecodeError:
-        whole = None
-    if whole is None:  # some span is not plain: find which, one by one
-        lines = text.decode("utf-8", "replace").split("\n")[:-1]
-        good[:] = [pattern.fullmatch(s) is not None for s in lines]
-    return good
+        return good, read
+    text = _gather(buf, begin, end).tobytes().decode("utf-8", "surrogatepass")
+    pattern = _VALUE["vector" if vector else "scalar"]
+    if re.compile(rf"(?:(?:{pattern.pattern})\n)*+").fullmatch(text) is None:
+        lines = text.split("\n")[:-1]  # some span is not plain: find which
+        good[:] = [pattern.fullmatch(line) is not None for line in lines]
+        text = "".join(line + "\n" for line, ok in zip(lines, good.tolist()) if ok)
+    tokens = text.replace("[", "").replace("]", "").replace(", ", "\n").split("\n")[:-1]
+    numbers = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
+    triple = buf[begin[good]] == ord("[")
+    width = np.where(triple, 3, 1)
+    offset = np.cumsum(width) - width
+    read[good] = numbers[offset[:, None] + np.where(triple[:, None], np.arange(3), 0)]
+    return good, read
 
 
-def _assemble(data, buf, starts, segment, heads, is_node, plain_seg, by_key) -> tuple:
+def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple:
     """The text with each run of plain blocks cut to one header, and the columns."""
     node_segs = np.flatnonzero(is_node) + 1  # segment ids of the [[node]] segments
     plain_nodes = plain_seg[node_segs]
@@ -191,51 +209,32 @@ def _assemble(data, buf, starts, segment, heads, is_node, plain_seg, by_key) -> 
     first_line = heads[run_first - 1]
     after = np.append(heads, starts.size)[run_last]  # the line after the run's last
     pieces, cursor = [], 0
-    end_of_text = len(data)
     for a, b in zip(first_line.tolist(), after.tolist()):
         pieces.append(data[cursor : int(starts[a])])
         pieces.append(_HEADER + b"\n" * (b - a - 1))
-        cursor = int(starts[b]) - 1 if b < starts.size else end_of_text
+        cursor = int(starts[b]) - 1 if b < starts.size else len(data)
     pieces.append(data[cursor:])
     rest = b"".join(pieces).decode("utf-8", "surrogatepass")
 
-    slot = np.full(segment.max() + 1 if segment.size else 1, -1, dtype=np.int64)
+    slot = np.full(segment[-1] + 1, -1, dtype=np.int64)
     slot[plain_ids] = np.arange(plain_ids.size)
     k = plain_ids.size
     strings, numbers, present = {}, {}, {}
-    for key, (lines, begin, end) in by_key.items():
+    for key, (lines, read) in values.items():
         where = slot[segment[lines]]
         keep = where >= 0
-        where, begin, end = where[keep], begin[keep], end[keep]
         present[key] = np.zeros(k, dtype=bool)
-        present[key][where] = True
+        present[key][where[keep]] = True
         if key in _STRINGS:
             column: list[str | None] = [None] * k
-            text = _gather(buf, begin, end).decode("utf-8", "surrogatepass")
-            values = text.split('"')  # each value ends at its closing quote
-            for row, value in zip(where.tolist(), values):
+            for row, value in zip(where[keep].tolist(), itertools.compress(read, keep.tolist())):
                 column[row] = value
             strings[key] = column
         else:
-            numbers[key] = _read_numbers(data, buf, begin, end, where, k)
+            numbers[key] = np.full((k, 3), np.nan)
+            numbers[key][where[keep]] = read[keep]
     runs = np.diff(np.concatenate((np.searchsorted(plain_ids, run_first), [k]))).tolist()
     return rest, PlainNodes(int(node_segs.size), rows, strings, numbers, present, runs)
-
-
-def _read_numbers(data, buf, begin, end, where, k) -> np.ndarray:
-    """(k, 3) floats of the spans (each "[a, b, c]" or "a"), NaN in rows not given."""
-    out = np.full((k, 3), np.nan)
-    if not begin.size:
-        return out
-    text = _gather(buf, begin, end).decode("ascii")
-    tokens = text.replace("[", "").replace("]", "").replace(", ", "\n").split("\n")[:-1]
-    values = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
-    triple = buf[begin] == ord("[")
-    width = np.where(triple, 3, 1)
-    offset = np.concatenate(([0], np.cumsum(width)[:-1]))
-    picked = values[offset[:, None] + np.where(triple[:, None], np.arange(3), 0)]
-    out[where] = picked
-    return out
 
 
 def merge_plain(tables: object, plain: PlainNodes) -> list | None:

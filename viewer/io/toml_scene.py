@@ -179,9 +179,10 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
     graph = SceneGraph()
     scene = Scene(graph=graph, title=title, camera=camera, source=source)
     ids = _build(graph, specs, order, parent_rows, display)
-    id_of = {specs[row].name: int(ids[k]) for k, row in enumerate(order)}
-    for k, row in enumerate(order):
-        scene.looks[int(ids[k])] = specs[row].look
+    ordered = [specs[row] for row in order]
+    id_list = ids.tolist()
+    id_of = dict(zip([spec.name for spec in ordered], id_list, strict=True))
+    scene.looks.update(zip(id_list, [spec.look for spec in ordered], strict=True))
     scene.motions = _motions(specs, id_of)
 
     # glTF files: a node's mesh first (file order), then [[include]] tables
@@ -322,13 +323,14 @@ def _build(graph: SceneGraph, specs, order, parent_rows, display: str) -> np.nda
     rows = np.asarray(order, dtype=np.int64)
     prow = parent_rows[rows]
     parents = np.where(prow >= 0, slot[np.maximum(prow, 0)] + base, -1)
+    ordered = [specs[r] for r in order]
     return add_many(
         graph,
-        [specs[r].name for r in order],
+        [spec.name for spec in ordered],
         parents,
-        np.array([specs[r].position for r in order], dtype=np.float64).reshape(n, 3),
-        np.array([specs[r].rotation for r in order], dtype=np.float64).reshape(n, 4),
-        np.array([specs[r].scale for r in order], dtype=np.float64).reshape(n, 3),
+        np.array([spec.position for spec in ordered], dtype=np.float64).reshape(n, 3),
+        np.array([spec.rotation for spec in ordered], dtype=np.float64).reshape(n, 4),
+        np.array([spec.scale for spec in ordered], dtype=np.float64).reshape(n, 3),
         display,
     )
 
