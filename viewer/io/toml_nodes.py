@@ -28,7 +28,8 @@ from ..content.scene import BUILTIN_MESHES, Look
 __all__ = ["NotVouched", "parse_nodes"]
 
 PLAIN_KEYS = frozenset(("name", "parent", "position", "rotation", "scale", "mesh", "size", "color"))
-_NUMBER_TYPES = frozenset((int, float))  # bool is not one: TOML booleans are refused
+_NUMBER_TYPES = frozenset((int, float))
+_NOT_A_COLOR = object()  # bool is not one: TOML booleans are refused
 
 
 class NotVouched(Exception):
@@ -126,40 +127,44 @@ def _fill_plain(specs: list, plain: PlainNodes) -> None:
 
 def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
     """Each row's quaternion (`F.quat_from_euler` of its angles; `NO_ROTATION` where none
-    is given), one read-only array for angles of the same bits."""
+    is given), one read-only array for angles of the same bits (-0.0 is not 0.0 here)."""
     out = [NO_ROTATION] * given.size
     rows = np.flatnonzero(given)
-    if rows.size:
-        angles = euler[rows]
-        bits = map(tuple, angles.view(np.int64).tolist())  # -0.0 is not 0.0 here
-        first: dict[tuple, int] = {}
-        which = [first.setdefault(key, k) for k, key in enumerate(bits)]
-        quats = {}
-        for k in first.values():
-            quats[k] = F.quat_from_euler(tuple(angles[k].tolist()))
-            quats[k].flags.writeable = False
-        for row, k in zip(rows.tolist(), which):
-            out[row] = quats[k]
+    if not rows.size:
+        return out
+    angles = euler[rows]
+    bits = angles.view(np.uint64)
+    mixed = bits[:, 0] ^ (bits[:, 1] * np.uint64(0x9E3779B97F4A7C15))
+    mixed ^= bits[:, 2] * np.uint64(0xC2B2AE3D27D4EB4F)
+    _, first, which = np.unique(mixed, return_index=True, return_inverse=True)
+    if not (bits == bits[first[which]]).all():  # two angles with one hash: by the bits
+        keys = list(map(tuple, bits.tolist()))
+        seen: dict[tuple, int] = {}
+        which = np.array([seen.setdefault(key, len(seen)) for key in keys])
+        first = np.unique(which, return_index=True)[1]
+    quats = []
+    for angle in angles[first].tolist():
+        q = F.quat_from_euler(tuple(angle))
+        q.flags.writeable = False
+        quats.append(q)
+    for row, q in zip(rows.tolist(), map(quats.__getitem__, which.ravel().tolist())):
+        out[row] = q
     return out
 
 
 def _shared_looks(meshes: list, sizes: list, colors: list) -> list[Look]:
     """Each row's `Look`, one object for rows that look the same (looks are replaced,
     never changed in place, once a scene is built)."""
-    known: dict[tuple, Look] = {}
-
-    def look(key: tuple) -> Look:
-        found = known.get(key)
-        if found is None:
-            mesh, size, color = key
-            found = known[key] = Look() if mesh is None else Look(mesh=mesh)
-            if size is not None:
-                found.size = size
-            if color is not None:
-                found.color = color
-        return found
-
-    return list(map(look, zip(meshes, sizes, colors)))
+    keys = list(zip(meshes, sizes, colors))
+    known = dict.fromkeys(keys)
+    for key in known:
+        mesh, size, color = key
+        look = known[key] = Look() if mesh is None else Look(mesh=mesh)
+        if size is not None:
+            look.size = size
+        if color is not None:
+            look.color = color
+    return list(map(known.__getitem__, keys))
 
 
 def _meshes_ok(meshes: list) -> np.ndarray:
@@ -226,23 +231,22 @@ def _column(tables, key, quantity, ok, *, collapse=False, nonzero=False, positiv
 def _colors(values: list, ok: np.ndarray) -> list:
     """Each colour as `F.color` reads a ``#rgb`` or ``#rrggbb`` string (each distinct one
     read once); clears `ok` where it is anything else."""
-    known: dict[str, tuple[float, float, float] | None] = {}
     where = F.Where("", None, "node", 0)  # its errors are only caught
-    out = []
-    for k, v in enumerate(values):
-        if v is None:
-            out.append(None)
-            continue
-        if type(v) is not str:
-            ok[k] = False
-            out.append(None)
-            continue
-        if v not in known:
-            try:
-                known[v] = F.color(where, "color", v)
-            except SceneError:
-                known[v] = None
-        if known[v] is None:
-            ok[k] = False
-        out.append(known[v])
+    known: dict = {None: None}
+    for v in set(map(_hashable, values)) - {None}:
+        try:
+            known[v] = F.color(where, "color", v) if type(v) is str else _NOT_A_COLOR
+        except SceneError:
+            known[v] = _NOT_A_COLOR
+    out = list(map(known.__getitem__, map(_hashable, values)))
+    bad = [c is _NOT_A_COLOR for c in out]
+    if any(bad):
+        ok &= ~np.array(bad, dtype=bool)
+        out = [None if c is _NOT_A_COLOR else c for c in out]
     return out
+
+
+def _hashable(value: object) -> object:
+    """`value` as a dict key: a string or None as it is, anything else (a list, a table)
+    by its identity, since only strings are colours."""
+    return value if value is None or type(value) is str else ("not a string", id(value))

@@ -246,7 +246,7 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
         parents = [-1 if s.parent is None else row_of.get(s.parent, -2) for s in specs]
         parent_rows = np.array(parents, dtype=np.int64)
         if not ((parent_rows == -2) | (parent_rows == np.arange(len(specs)))).any():
-            order = _preorder(parent_rows)
+            order = list(range(len(specs))) if _in_preorder(parents) else _preorder(parent_rows)
             if len(order) == len(specs):  # else a cycle kept some nodes from the roots
                 return order, parent_rows
     return _checked_order(specs, display, locator)
@@ -298,6 +298,22 @@ def _checked_order(specs: list[NodeSpec], display: str, locator: F.Locator):
     return _preorder(parent_rows), parent_rows
 
 
+def _in_preorder(parent_rows: list[int]) -> bool:
+    """Whether the rows are already in `_preorder`'s order (as --save writes them): each
+    row's parent is the row before it or one of that row's ancestors."""
+    path: list[int] = []  # from a root down to the row before
+    for row, parent in enumerate(parent_rows):
+        if parent < 0:
+            path.clear()
+        else:
+            while path and path[-1] != parent:
+                path.pop()
+            if not path:
+                return False
+        path.append(row)
+    return True
+
+
 def _preorder(parent_rows: np.ndarray) -> list[int]:
     """The rows reachable from the roots, in pre-order (siblings in row order)."""
     children: list[list[int]] = [[] for _ in range(len(parent_rows))]
@@ -329,10 +345,19 @@ def _build(graph: SceneGraph, specs, order, parent_rows, display: str) -> np.nda
         [spec.name for spec in ordered],
         parents,
         np.array([spec.position for spec in ordered], dtype=np.float64).reshape(n, 3),
-        np.array([spec.rotation for spec in ordered], dtype=np.float64).reshape(n, 4),
+        _stacked([spec.rotation for spec in ordered]).reshape(n, 4),
         np.array([spec.scale for spec in ordered], dtype=np.float64).reshape(n, 3),
         display,
     )
+
+
+def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.array(arrays)``, each distinct array object converted once: a large file's
+    rotations are a few shared read-only arrays."""
+    distinct = dict(zip(map(id, arrays), arrays))
+    slot = dict(zip(distinct, range(len(distinct))))
+    table = np.array(list(distinct.values()), dtype=np.float64)
+    return table[np.fromiter(map(slot.__getitem__, map(id, arrays)), np.int64, len(arrays))]
 
 
 def _motions(specs: list[NodeSpec], id_of: dict[str, int]) -> list[Motion]:
