@@ -182,18 +182,32 @@ def _numbers(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) 
     if not begin.size:
         return good, read
     text = _gather(buf, begin, end).tobytes().decode("utf-8", "surrogatepass")
+    lines = text.split("\n")[:-1]
+    # each distinct value checked and read once (nodes often share an offset, a size)
+    distinct = list(dict.fromkeys(lines))
     pattern = _VALUE["vector" if vector else "scalar"]
-    if re.compile(rf"(?:(?:{pattern.pattern})\n)*+").fullmatch(text) is None:
-        lines = text.split("\n")[:-1]  # some span is not plain: find which
-        good[:] = [pattern.fullmatch(line) is not None for line in lines]
-        text = "".join(line + "\n" for line, ok in zip(lines, good.tolist()) if ok)
-    tokens = text.replace("[", "").replace("]", "").replace(", ", "\n").split("\n")[:-1]
+    whole = re.compile(rf"(?:(?:{pattern.pattern})\n)*+")
+    if whole.fullmatch("".join(value + "\n" for value in distinct)) is None:
+        plain = {value: pattern.fullmatch(value) is not None for value in distinct}
+        good[:] = list(map(plain.__getitem__, lines))  # some value is not plain: which
+        distinct = [value for value in distinct if plain[value]]
+        lines = list(itertools.compress(lines, good.tolist()))
+    slot = dict(zip(distinct, range(len(distinct))))
+    which = np.fromiter(map(slot.__getitem__, lines), np.int64, len(lines))
+    read[good] = _values(distinct)[which]
+    return good, read
+
+
+def _values(lines: list[str]) -> np.ndarray:
+    """(k, 3) floats of plain values, each ``[a, b, c]`` or one number for all three."""
+    if not lines:
+        return np.zeros((0, 3))
+    tokens = "\n".join(lines).replace("[", "").replace("]", "").replace(", ", "\n").split("\n")
     numbers = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
-    triple = buf[begin[good]] == ord("[")
+    triple = np.fromiter((line[0] == "[" for line in lines), dtype=bool, count=len(lines))
     width = np.where(triple, 3, 1)
     offset = np.cumsum(width) - width
-    read[good] = numbers[offset[:, None] + np.where(triple[:, None], np.arange(3), 0)]
-    return good, read
+    return numbers[offset[:, None] + np.where(triple[:, None], np.arange(3), 0)]
 
 
 def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple:
