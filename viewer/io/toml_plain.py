@@ -102,9 +102,10 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     key_of = np.full(starts.size, -1, dtype=np.int64)
     key_of[in_node & (length == 0)] = len(_KEYS)  # empty
     lines = np.flatnonzero(in_node & (length > 0))
+    firsts = first[lines]
     for k, key in enumerate(_KEYS):
         prefix = _PREFIX[key]
-        cand = lines[first[lines] == prefix[0]]
+        cand = lines[firsts == prefix[0]]
         hit = cand[_matches(buf, starts[cand], length[cand], prefix, exact=False)]
         key_of[hit] = k
     bad = in_node & (key_of < 0)
@@ -240,10 +241,9 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
         present[key] = np.zeros(k, dtype=bool)
         present[key][where[keep]] = True
         if key in _STRINGS:
-            column: list[str | None] = [None] * k
-            for row, value in zip(where[keep].tolist(), itertools.compress(read, keep.tolist())):
-                column[row] = value
-            strings[key] = column
+            column = np.full(k, None, dtype=object)
+            column[where[keep]] = np.array(read[: keep.size], dtype=object)[keep]
+            strings[key] = column.tolist()
         else:
             numbers[key] = np.full((k, 3), np.nan)
             numbers[key][where[keep]] = read[keep]
