@@ -94,7 +94,6 @@ def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scal
 def _fill_plain(specs: list, plain: PlainNodes) -> None:
     """`_fill` for the plain blocks, their numbers checked and handed out a column at a
     time (raises `NotVouched` when a value fails a check)."""
-    k = plain.rows.size
     ok = np.array([x is not None and bool(x.strip()) for x in plain.strings["name"]], bool)
     meshes = plain.strings["mesh"]
     ok &= _meshes_ok(meshes)
@@ -112,10 +111,9 @@ def _fill_plain(specs: list, plain: PlainNodes) -> None:
     numbers = plain.numbers
     position = np.where(columns["position"][:, None], numbers["position"], 0.0)
     scale = np.where(columns["scale"][:, None], numbers["scale"], 1.0)
-    sizes: list = [None] * k
-    for row, value in zip(np.flatnonzero(columns["size"]).tolist(),
-                          numbers["size"][columns["size"]].tolist()):  # fmt: skip
-        sizes[row] = tuple(value)
+    sizes: list = list(map(tuple, numbers["size"].tolist()))
+    for row in np.flatnonzero(~columns["size"]).tolist():
+        sizes[row] = None
     looks = _shared_looks(meshes, sizes, colors)
     specs_rows = map(NodeSpec, plain.rows.tolist(), plain.strings["name"],
                      plain.strings["parent"], map(tuple, position.tolist()),
@@ -128,10 +126,9 @@ def _fill_plain(specs: list, plain: PlainNodes) -> None:
 def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
     """Each row's quaternion (`F.quat_from_euler` of its angles; `NO_ROTATION` where none
     is given), one read-only array for angles of the same bits (-0.0 is not 0.0 here)."""
-    out = [NO_ROTATION] * given.size
     rows = np.flatnonzero(given)
     if not rows.size:
-        return out
+        return [NO_ROTATION] * given.size
     angles = euler[rows]
     bits = angles.view(np.uint64)
     mixed = bits[:, 0] ^ (bits[:, 1] * np.uint64(0x9E3779B97F4A7C15))
@@ -142,14 +139,14 @@ def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
         seen: dict[tuple, int] = {}
         which = np.array([seen.setdefault(key, len(seen)) for key in keys])
         first = np.unique(which, return_index=True)[1]
-    quats = []
+    table = [NO_ROTATION]  # slot 0: no rotation given
     for angle in angles[first].tolist():
         q = F.quat_from_euler(tuple(angle))
         q.flags.writeable = False
-        quats.append(q)
-    for row, q in zip(rows.tolist(), map(quats.__getitem__, which.ravel().tolist())):
-        out[row] = q
-    return out
+        table.append(q)
+    slot = np.zeros(given.size, dtype=np.int64)
+    slot[rows] = which.ravel() + 1
+    return list(map(table.__getitem__, slot.tolist()))
 
 
 def _shared_looks(meshes: list, sizes: list, colors: list) -> list[Look]:
