@@ -52,7 +52,7 @@ from pathlib import Path
 from viewer.cli.main import main
 from viewer.io import SceneError, load_scene
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 if what == "save":
     code = main(["--generate", f"chain:{{n}}", "--save", path, "--max-nodes", str(max(n, 2))])
     assert code == 0, code
@@ -64,7 +64,7 @@ else:
         print(json.dumps({{"error": str(exc)}}))
         raise SystemExit(0)
     assert len(scene.graph) == n
-seconds = time.perf_counter() - t0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t1 = time.perf_counter()  # the baseline: the file's bytes, read (and written again)
 data = Path(path).read_bytes()
@@ -72,7 +72,7 @@ if what == "save":
     Path(path + ".copy").write_bytes(data)
 io_seconds = time.perf_counter() - t1
 print(json.dumps({{"seconds": seconds, "peak_mb": peak, "before_mb": before,
-                  "io_seconds": io_seconds}}))
+                  "io_seconds": io_seconds, "cpu": cpu}}))
 """
 
 #: 1.5 N animated nodes in a child: ``random:M`` with a spin on every node, ten frames of
@@ -202,27 +202,31 @@ def main(argv: list[str] | None = None) -> int:
                 peak = statistics.median(r["peak_mb"] for r in runs)
                 ratio = statistics.median(r["seconds"] / r["io_seconds"] for r in runs)
                 before = statistics.median(r["before_mb"] for r in runs)
-                rows.append((f"{what} .{suffix}", seconds, peak, ratio, before))
+                cpu = statistics.median(r["cpu"] for r in runs)
+                rows.append((f"{what} .{suffix}", seconds, peak, ratio, before, cpu))
                 if others and "error" not in others[0]:
                     theirs = statistics.median(r["seconds"] for r in others)
+                    their_cpu = statistics.median(r["cpu"] for r in others)
                     their_peak = statistics.median(r["peak_mb"] for r in others)
                     against.append((f"{what} .{suffix}", f"{theirs:.2f}", f"{seconds:.2f}",
-                                    f"{seconds / theirs:.2f}", f"{their_peak:,.0f}"))  # fmt: skip
+                                    f"{seconds / theirs:.2f}", f"{their_cpu:.2f}", f"{cpu:.2f}",
+                                    f"{cpu / their_cpu:.2f}", f"{their_peak:,.0f}"))  # fmt: skip
                 elif others:
-                    against.append((f"{what} .{suffix}", "refused", f"{seconds:.2f}", "", ""))
+                    against.append((f"{what} .{suffix}", "refused", f"{seconds:.2f}", "", "",
+                                    f"{cpu:.2f}", "", ""))  # fmt: skip
     lines = [f"# Saving and loading chain:{n:,} (median of {repeats})", ""]
     lines += markdown_table(
-        ("step", "seconds", "x raw file I/O", "peak MB", "MB before the step", "peak B/node"),
-        [(s, f"{t:.2f}", f"{r:,.0f}", f"{m:,.0f}", f"{b:,.0f}", f"{(m - b) * 2**20 / n:,.0f}")
-         for s, t, m, r, b in rows], "lrrrrr")  # fmt: skip
+        ("step", "seconds", "CPU s", "x raw file I/O", "peak MB", "MB before the step",
+         "peak B/node"),
+        [(s, f"{t:.2f}", f"{c:.2f}", f"{r:,.0f}", f"{m:,.0f}", f"{b:,.0f}",
+          f"{(m - b) * 2**20 / n:,.0f}") for s, t, m, r, b, c in rows], "lrrrrrr")  # fmt: skip
     lines += refused
     if against:
         lines += ["", f"Against {args.against} (its runs taking turns with this tree's):", ""]
         lines += markdown_table(
-            ("step", "against s", "this tree s", "this / against", "against peak MB"),
-            against,
-            "lrrrr",
-        )
+            ("step", "against s", "this tree s", "this / against", "against CPU s",
+             "this tree CPU s", "CPU this / against", "against peak MB"),
+            against, "lrrrrrrr")  # fmt: skip
     lines += ["", f"Targets (issue 36, for 1,000,000 nodes; this run: {n:,}):"]
     for step, seconds, *_ in rows:
         lines.append(f"- {'PASS' if seconds <= 10 else 'FAIL'} {step} within 10 s: {seconds:.2f} s")
