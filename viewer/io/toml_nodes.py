@@ -228,17 +228,22 @@ def _column(tables, key, quantity, ok, *, collapse=False, nonzero=False, positiv
 def _colors(values: list, ok: np.ndarray) -> list:
     """Each colour as `F.color` reads a ``#rgb`` or ``#rrggbb`` string (each distinct one
     read once); clears `ok` where it is anything else."""
+    try:
+        distinct = set(values)
+    except TypeError:  # a list or a table among them: by identity (not a colour anyway)
+        values = list(map(_hashable, values))
+        distinct = set(values)
     where = F.Where("", None, "node", 0)  # its errors are only caught
     known: dict = {None: None}
-    for v in set(map(_hashable, values)) - {None}:
+    for v in distinct - {None}:
         try:
             known[v] = F.color(where, "color", v) if type(v) is str else _NOT_A_COLOR
         except SceneError:
             known[v] = _NOT_A_COLOR
-    out = list(map(known.__getitem__, map(_hashable, values)))
-    bad = [c is _NOT_A_COLOR for c in out]
-    if any(bad):
-        ok &= ~np.array(bad, dtype=bool)
+    out = list(map(known.__getitem__, values))
+    if any(c is _NOT_A_COLOR for c in known.values()):
+        bad = np.array([c is _NOT_A_COLOR for c in out], dtype=bool)
+        ok &= ~bad
         out = [None if c is _NOT_A_COLOR else c for c in out]
     return out
 

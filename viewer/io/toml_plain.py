@@ -83,7 +83,10 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     data = text.encode("utf-8", "surrogatepass")
     if data.count(b"\n") * MIN_BYTES_PER_LINE > len(data):
         return None  # a file of short lines: its arrays would cost more than it is worth
-    buf = np.frombuffer(data + b"\n", dtype=np.uint8)  # every line ends in a newline
+    padded = data + b"\n" + bytes(8)  # every line ends in a newline; 8 bytes to spare
+    buf = np.frombuffer(padded, dtype=np.uint8, count=len(data) + 1)
+    # the 8 bytes from each offset as one little-endian integer (a view: no copy)
+    words = np.ndarray((buf.size,), dtype="<u8", buffer=padded, strides=(1,))
     stops = np.flatnonzero(buf == 10)
     starts = np.concatenate(([0], stops[:-1] + 1))
     length = stops - starts
@@ -91,7 +94,7 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     bracket = first == ord("[")
     segment = np.cumsum(bracket)  # line -> its segment (0: before the first '[' line)
     heads = np.flatnonzero(bracket)
-    is_node = _matches(buf, starts[heads], length[heads], _HEADER, exact=True)
+    is_node = _matches(words, starts[heads], length[heads], _HEADER, exact=True)
     plain_seg = np.zeros(heads.size + 1, dtype=bool)
     plain_seg[1:] = is_node
     if not is_node.any():
@@ -106,7 +109,7 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     for k, key in enumerate(_KEYS):
         prefix = _PREFIX[key]
         cand = lines[firsts == prefix[0]]
-        hit = cand[_matches(buf, starts[cand], length[cand], prefix, exact=False)]
+        hit = cand[_matches(words, starts[cand], length[cand], prefix, exact=False)]
         key_of[hit] = k
     bad = in_node & (key_of < 0)
     plain_seg[segment[bad]] = False
@@ -134,14 +137,16 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     return _assemble(data, starts, segment, heads, is_node, plain_seg, values)
 
 
-def _matches(buf, starts, length, literal: bytes, *, exact: bool) -> np.ndarray:
-    """Which lines (by start and length) are `literal` (`exact`) or start with it."""
+def _matches(words, starts, length, literal: bytes, *, exact: bool) -> np.ndarray:
+    """Which lines (by start and length) are `literal` (`exact`) or start with it;
+    `words`: the 8 bytes at each offset, compared 8 at a time."""
     size = len(literal)
     ok = (length == size) if exact else (length > size)
-    cand = np.flatnonzero(ok)
-    if cand.size:
-        window = buf[starts[cand, None] + np.arange(size)]
-        ok[cand] = (window == np.frombuffer(literal, dtype=np.uint8)).all(axis=1)
+    for at in range(0, size, 8):
+        part = literal[at : at + 8]
+        mask = np.uint64((1 << (8 * len(part))) - 1)
+        cand = np.flatnonzero(ok)
+        ok[cand] = (words[starts[cand] + at] & mask) == np.uint64(int.from_bytes(part, "little"))
     return ok
 
 

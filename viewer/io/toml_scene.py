@@ -13,6 +13,8 @@ The format is documented in docs/scene-format.md.
 from __future__ import annotations
 
 import stat
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
@@ -241,9 +243,10 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
     A file without a fault (names unique, parents known, no cycle: then the pre-order
     reaches every node) is ordered in one pass; one with a fault goes through
     `_checked_order`, which names the first."""
-    row_of = dict(zip((spec.name for spec in specs), range(len(specs)), strict=True))
+    row_of = dict(zip(map(attrgetter("name"), specs), range(len(specs))))
     if len(row_of) == len(specs):
-        parents = [-1 if s.parent is None else row_of.get(s.parent, -2) for s in specs]
+        row_of[None] = -1  # no parent (names are strings: None is no name)
+        parents = list(map(row_of.get, map(attrgetter("parent"), specs), repeat(-2)))
         parent_rows = np.array(parents, dtype=np.int64)
         if not ((parent_rows == -2) | (parent_rows == np.arange(len(specs)))).any():
             order = list(range(len(specs))) if _in_preorder(parents) else _preorder(parent_rows)
