@@ -68,3 +68,15 @@ def test_a_long_key_anywhere_is_found(dots, line, noise):
     key = ".".join(["k"] * (dots + 1))
     bare = "\n" * line + noise.replace(".", "") + "\n" + key + " = 1\n" + noise
     assert P._first_problem(bare) == _line_by_line(bare)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='ab=,[{}]"#\n é', max_size=200), st.integers(0, 120))
+def test_sparse_at_a_glance_never_passes_what_the_density_rule_refuses(text, cap):
+    """The loader skips the density rule's blanking only where this says so."""
+    import pytest
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(P, "MAX_ANY_SHAPE_BYTES", cap)
+        if P.sparse_at_a_glance(text):
+            assert P.density_problem(text) is None

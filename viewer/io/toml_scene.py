@@ -28,7 +28,13 @@ from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
 from viewer.io.toml_nodes import NotVouched, parse_nodes
 from viewer.io.toml_plain import PlainNodes, merge_plain, split_plain
-from viewer.io.toml_precheck import MAX_TOML_BYTES, blanked, density_problem, toml_problem
+from viewer.io.toml_precheck import (
+    MAX_TOML_BYTES,
+    blanked,
+    density_problem,
+    sparse_at_a_glance,
+    toml_problem,
+)
 from viewer.io.toml_sections import (
     NodeSpec,
     gltf_path,
@@ -87,7 +93,8 @@ def _decode(text: str, display: str, fast: bool) -> tuple[dict, PlainNodes | Non
     """The parsed document, with `fast` its plain [[node]] tables read column-wise
     (toml_plain.py: the document's ``node`` list then holds None at their rows); the
     whole text through the parser where that reader does not vouch for the file."""
-    split = split_plain(text) if fast else None
+    # a file the density rule might refuse is read the usual way, which applies it
+    split = split_plain(text) if fast and sparse_at_a_glance(text) else None
     if split is not None:
         rest, plain = split
         try:
