@@ -106,11 +106,12 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     key_of[in_node & (length == 0)] = len(_KEYS)  # empty
     lines = np.flatnonzero(in_node & (length > 0))
     firsts = first[lines]
+    hits = []  # each key's lines, in file order
     for k, key in enumerate(_KEYS):
         prefix = _PREFIX[key]
         cand = lines[firsts == prefix[0]]
-        hit = cand[_matches(words, starts[cand], length[cand], prefix, exact=False)]
-        key_of[hit] = k
+        hits.append(cand[_matches(words, starts[cand], length[cand], prefix, exact=False)])
+        key_of[hits[-1]] = k
     bad = in_node & (key_of < 0)
     plain_seg[segment[bad]] = False
     keyed = np.flatnonzero(in_node & (key_of >= 0) & (key_of < len(_KEYS)))
@@ -121,8 +122,7 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
 
     # the values: strings with nothing to unescape, numbers in the plain forms
     values = {}
-    for k, key in enumerate(_KEYS):
-        rows = keyed[key_of[keyed] == k]
+    for key, rows in zip(_KEYS, hits, strict=True):
         begin = starts[rows] + len(_PREFIX[key])
         if key in _STRINGS:
             good, read = _strings(buf, begin, stops[rows] - 1)  # up to the closing quote
