@@ -24,6 +24,7 @@ from viewer.io.toml_plain import PlainNodes
 from viewer.io.toml_sections import NO_ROTATION, NodeSpec, parse_node
 
 from ..content.scene import BUILTIN_MESHES, Look
+from ..scene.math import quat_from_euler_floats
 
 __all__ = ["NotVouched", "parse_nodes"]
 
@@ -139,11 +140,10 @@ def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
         seen: dict[tuple, int] = {}
         which = np.array([seen.setdefault(key, len(seen)) for key in keys])
         first = np.unique(which, return_index=True)[1]
-    table = [NO_ROTATION]  # slot 0: no rotation given
-    for angle in angles[first].tolist():
-        q = F.quat_from_euler(tuple(angle))
-        q.flags.writeable = False
-        table.append(q)
+    # F.quat_from_euler's own formula (the same float operations), one distinct row each
+    quats = np.array(list(map(quat_from_euler_floats, *angles[first].T.tolist())))
+    quats.flags.writeable = False  # and so each row of it
+    table = [NO_ROTATION, *quats.reshape(-1, 4)]  # slot 0: no rotation given
     slot = np.zeros(given.size, dtype=np.int64)
     slot[rows] = which.ravel() + 1
     return list(map(table.__getitem__, slot.tolist()))
