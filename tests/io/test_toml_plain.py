@@ -148,6 +148,7 @@ def _outcome(text: str, fast: bool, monkeypatch) -> object:
 @example(text='[[node]]\nname = "a"\nposition = [1e400, 0, 0]\n')  # out of range: parse_node says
 @example(text='[[node]]\nname = "a"\n[node.motion]\nspin = { speed = 1 }\n')
 @example(text='x = [\n[[node]]\nname = "a"\n[1]]\n')
+@example(text='[[node]]\nname = "a\ud800"\n')  # a lone surrogate: text given in code
 def test_the_loader_reads_the_same_with_and_without_the_plain_reader(text, monkeypatch):
     assert _outcome(text, True, monkeypatch) == _outcome(text, False, monkeypatch)
 

@@ -81,7 +81,10 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     no plain block or a shape this reader does not vouch for."""
     if _HEADER.decode() not in text or '"""' in text or "'''" in text:
         return None
-    data = text.encode("utf-8", "surrogatepass")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (text given in code): the parser says
+        return None
     if data.count(b"\n") * MIN_BYTES_PER_LINE > len(data):
         return None  # a file of short lines: its arrays would cost more than it is worth
     padded = data + b"\n" + bytes(8)  # every line ends in a newline; 8 bytes to spare
@@ -172,11 +175,11 @@ def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
     unsafe = np.flatnonzero(_UNSAFE[gathered])
     span = np.searchsorted(closing, unsafe)
     good[span[closing[span] != unsafe]] = False
-    text = gathered.tobytes().decode("utf-8", "surrogatepass")
+    text = gathered.tobytes().decode("utf-8")
     if good.all():
         return good, text.split('"')  # each string ends at its closing quote
     ends = np.cumsum(end - begin + 1).tolist()  # else cut at the span ends, not at quotes
-    return good, [gathered[a : b - 1].tobytes().decode("utf-8", "surrogatepass")
+    return good, [gathered[a : b - 1].tobytes().decode("utf-8")
                   for a, b in zip([0, *ends[:-1]], ends)]  # fmt: skip
 
 
@@ -188,7 +191,7 @@ def _numbers(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) 
     good = np.ones(begin.size, dtype=bool)
     if not begin.size:
         return good, read
-    text = _gather(buf, begin, end).tobytes().decode("utf-8", "surrogatepass")
+    text = _gather(buf, begin, end).tobytes().decode("utf-8")
     lines = text.split("\n")[:-1]
     # each distinct value checked and read once (nodes often share an offset, a size)
     distinct = list(dict.fromkeys(lines))
@@ -235,7 +238,7 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
         pieces.append(_HEADER + b"\n" * (b - a - 1))
         cursor = int(starts[b]) - 1 if b < starts.size else len(data)
     pieces.append(data[cursor:])
-    rest = b"".join(pieces).decode("utf-8", "surrogatepass")
+    rest = b"".join(pieces).decode("utf-8")
 
     slot = np.full(segment[-1] + 1, -1, dtype=np.int64)
     slot[plain_ids] = np.arange(plain_ids.size)
