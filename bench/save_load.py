@@ -1,6 +1,7 @@
 """Saving and loading at size, and the memory a node costs (issue 36).
 
     .venv/bin/python bench/save_load.py [--nodes N] [--repeats K] [--quick]
+        [--only toml|glb] [--against DIR]
 
 For `--nodes` (default 1,000,000; `--quick`: 20,000) it generates ``chain:N`` once, then
 times, each run in a fresh process so its peak memory (ru_maxrss) is its own:
@@ -9,17 +10,19 @@ times, each run in a fresh process so its peak memory (ru_maxrss) is its own:
   as a user runs it), and ``load_scene`` of each file written; the .glb also read the
   old way (``load-json``: ``json.loads`` and node dicts, msgspec's column-wise nodes off);
 
-and prints a markdown table of median seconds and peak MB over `--repeats` runs, with the
-baseline each child measures beside its step: the raw file I/O (writing the saved file's
-bytes again, or reading the file's bytes) as a ratio, and the peak memory the child had
-before the step (its imports); then the issue's targets (each within 10 s, the step's
-CPU time beside it, for a shared machine; a million-node
-glTF load at most 1 GB); then the peak of 1.5 N animated nodes (``random:1.5N`` with a
-spin on every node, ten frames; target: 1.5M nodes within 2 GB). Then the memory per
-node of the core, measured with
-tracemalloc over ``add_many`` of N nodes (the arrays at their grown capacity, the names
-and the name index), next to the bytes per node of each core array by its dtype and
-width.
+(``--only toml`` or ``--only glb``: that format's steps alone, and nothing after them)
+and prints a markdown table of median seconds and peak MB over `--repeats` runs, with
+the baseline each child measures beside its step: the raw file I/O (writing the saved
+file's bytes again, or reading the file's bytes) as a ratio, and the peak memory the
+child had before the step (its imports); then the issue's targets (each within 10 s; a
+million-node glTF load at most 1 GB); then the peak of 1.5 N animated nodes
+(``random:1.5N`` with a spin on every node, ten frames; target: 1.5M nodes within 2 GB).
+Then the memory per node of the core, measured with tracemalloc over ``add_many`` of N
+nodes (the arrays at their grown capacity, the names and the name index), next to the
+bytes per node of each core array by its dtype and
+width. ``--against DIR`` also times each step with the code of another checkout (for
+example ``git worktree add /tmp/main main``), its runs taking turns with this tree's, and
+prints its seconds and this tree's over them (the machine's load then weighs on both).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ if what == "load-json":  # the glTF reader's old way (json.loads, dicts), as a b
     import viewer.io.gltf_read.data as gltf_data
     gltf_data.fast_parse = lambda text: None
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-t0, cpu0 = time.perf_counter(), time.process_time()
+t0, c0 = time.perf_counter(), time.process_time()
 if what == "save":
     code = main(["--generate", f"chain:{{n}}", "--save", path, "--max-nodes", str(max(n, 2))])
     assert code == 0, code
@@ -65,15 +68,15 @@ else:
         print(json.dumps({{"error": str(exc)}}))
         raise SystemExit(0)
     assert len(scene.graph) == n
-seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t1 = time.perf_counter()  # the baseline: the file's bytes, read (and written again)
 data = Path(path).read_bytes()
 if what == "save":
     Path(path + ".copy").write_bytes(data)
 io_seconds = time.perf_counter() - t1
-print(json.dumps({{"seconds": seconds, "cpu_seconds": cpu, "peak_mb": peak, "before_mb": before,
-                  "io_seconds": io_seconds}}))
+print(json.dumps({{"seconds": seconds, "peak_mb": peak, "before_mb": before,
+                  "io_seconds": io_seconds, "cpu": cpu}}))
 """
 
 #: 1.5 N animated nodes in a child: ``random:M`` with a spin on every node, ten frames of
@@ -120,8 +123,8 @@ CORE_ARRAYS = {
 }  # fmt: skip
 
 
-def child(what: str, path: Path, n: int) -> dict:
-    code = _CHILD.format(root=str(ROOT))
+def child(what: str, path: Path, n: int, root: Path = ROOT) -> dict:
+    code = _CHILD.format(root=str(root))
     out = subprocess.run([sys.executable, "-c", code, what, str(path), str(n)],
                          capture_output=True, text=True, check=True, timeout=900)  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -179,14 +182,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=1_000_000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="20,000 nodes, one run each")
+    ap.add_argument("--only", choices=("toml", "glb"), help="one format's steps alone")
+    ap.add_argument("--against", type=Path, help="another checkout, timed in turn")
     args = ap.parse_args(argv)
     n, repeats = (20_000, 1) if args.quick else (args.nodes, args.repeats)
-    rows, refused, cpu = [], [], {}
+    rows, refused, against = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for suffix in ("toml", "glb"):
+        for suffix in ("toml", "glb") if args.only is None else (args.only,):
             path = Path(tmp) / f"chain.{suffix}"
             for what in ("save", "load", *(("load-json",) if suffix == "glb" else ())):
-                runs = [child(what, path, n) for _ in range(repeats)]
+                runs, others = [], []
+                for _ in range(repeats):  # in turn, so that both see the same load
+                    runs.append(child(what, path, n))
+                    if args.against is not None and "error" not in runs[-1]:
+                        other = Path(tmp) / f"against.{suffix}"  # the same file to load
+                        if what.startswith("load"):
+                            other.write_bytes(path.read_bytes())
+                        others.append(child(what, other, n, args.against.resolve()))
                 if "error" in runs[0]:
                     refused.append(f"- {what} .{suffix}: refused: {runs[0]['error']}")
                     continue
@@ -194,25 +206,45 @@ def main(argv: list[str] | None = None) -> int:
                 peak = statistics.median(r["peak_mb"] for r in runs)
                 ratio = statistics.median(r["seconds"] / r["io_seconds"] for r in runs)
                 before = statistics.median(r["before_mb"] for r in runs)
-                rows.append((f"{what} .{suffix}", seconds, peak, ratio, before))
-                cpu[rows[-1][0]] = statistics.median(r["cpu_seconds"] for r in runs)
+                cpu = statistics.median(r["cpu"] for r in runs)
+                rows.append((f"{what} .{suffix}", seconds, peak, ratio, before, cpu))
+                if others and "error" not in others[0]:
+                    theirs = statistics.median(r["seconds"] for r in others)
+                    their_cpu = statistics.median(r["cpu"] for r in others)
+                    their_peak = statistics.median(r["peak_mb"] for r in others)
+                    against.append((f"{what} .{suffix}", f"{theirs:.2f}", f"{seconds:.2f}",
+                                    f"{seconds / theirs:.2f}", f"{their_cpu:.2f}", f"{cpu:.2f}",
+                                    f"{cpu / their_cpu:.2f}", f"{their_peak:,.0f}"))  # fmt: skip
+                elif others:
+                    against.append((f"{what} .{suffix}", "refused", f"{seconds:.2f}", "", "",
+                                    f"{cpu:.2f}", "", ""))  # fmt: skip
     lines = [f"# Saving and loading chain:{n:,} (median of {repeats})", ""]
     lines += markdown_table(
-        ("step", "seconds", "x raw file I/O", "peak MB", "MB before the step", "peak B/node"),
-        [(s, f"{t:.2f}", f"{r:,.0f}", f"{m:,.0f}", f"{b:,.0f}", f"{(m - b) * 2**20 / n:,.0f}")
-         for s, t, m, r, b in rows], "lrrrrr")  # fmt: skip
+        ("step", "seconds", "CPU s", "x raw file I/O", "peak MB", "MB before the step",
+         "peak B/node"),
+        [(s, f"{t:.2f}", f"{c:.2f}", f"{r:,.0f}", f"{m:,.0f}", f"{b:,.0f}",
+          f"{(m - b) * 2**20 / n:,.0f}") for s, t, m, r, b, c in rows], "lrrrrrr")  # fmt: skip
     lines += refused
+    if against:
+        lines += ["", f"Against {args.against} (its runs taking turns with this tree's):", ""]
+        lines += markdown_table(
+            ("step", "against s", "this tree s", "this / against", "against CPU s",
+             "this tree CPU s", "CPU this / against", "against peak MB"),
+            against, "lrrrrrrr")  # fmt: skip
     lines += ["", f"Targets (issue 36, for 1,000,000 nodes; this run: {n:,}):"]
-    for step, seconds, *_ in rows:
+    for step, seconds, _peak, _ratio, _before, cpu in rows:
         if step.startswith("load-json"):  # the baseline, not a target
             continue
         lines.append(f"- {'PASS' if seconds <= 10 else 'FAIL'} {step} within 10 s: {seconds:.2f} s"
-                     f" (CPU {cpu[step]:.2f} s)")  # fmt: skip
+                     f" (CPU {cpu:.2f} s)")  # fmt: skip
     lines.append("- (CPU: the step's processor time; wall time beyond it waited for the cores)")
     for step, _seconds, peak, *_ in rows:
         if step == "load .glb":
             lines.append(f"- {'PASS' if peak <= 1024 else 'FAIL'} load .glb peak at most 1 GB: "
                          f"{peak:,.0f} MB")  # fmt: skip
+    if args.only is not None:  # the steps alone: no animation, no memory per node
+        print("\n".join([*lines, "", *machine_lines()]))
+        return 0
     m = n * 3 // 2
     anim = animated(m)
     lines += ["", f"# {m:,} animated nodes (random:{m:,}, a spin on every node, 10 frames)", ""]

@@ -23,6 +23,9 @@ NUMBERS = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, -3.0, 1e15 - 1, 1e15, -1e15, 2.5e15, 0.1, 1e-300]),
     st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False),
     st.integers(-(10**6), 10**6).map(float),
+    # the whole range: subnormals, the largest exponents
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e300]),
 )
 
 
@@ -35,6 +38,30 @@ def test_row_texts_are_the_per_value_texts(rows, collapse):
     values = np.array(rows, dtype=np.float64).reshape(len(rows), width)
     one_by_one = [S._vec_or_num(r) if collapse else S._vec(r) for r in values]
     assert S._vec_rows(values, collapse) == one_by_one
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(NUMBERS, min_size=3, max_size=3), min_size=1, max_size=12))
+def test_written_numbers_read_back_exactly(rows):
+    """Every number the writer formats reads back to the same float (-0.0 is written 0),
+    through the loader's plain reader and through toml_rs."""
+    import toml_rs
+
+    from viewer.io.toml_plain import _values
+
+    values = np.array(rows, dtype=np.float64)
+    texts = S._vec_rows(values)
+    back = _values(texts)
+    want = np.where(values == 0.0, 0.0, values)  # both zeros are written "0"
+    assert back.view(np.int64).tolist() == want.view(np.int64).tolist()
+    parsed = toml_rs.loads("".join(f"v{i} = {t}\n" for i, t in enumerate(texts)))
+    assert [[float(x) for x in parsed[f"v{i}"]] for i in range(len(texts))] == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=6), st.sampled_from(["Obj1", "a b", ""])), max_size=8))
+def test_names_quoted_at_once_are_the_per_name_texts(names):
+    assert S._quoted(names) == list(map(S._str, names))
 
 
 def test_a_non_finite_number_is_refused_by_the_array_path_too():

@@ -39,8 +39,10 @@ mesh is refused. Each glTF file is read once per load however often it is includ
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
+from operator import attrgetter
 
 from viewer.content import meshes
 from viewer.io.errors import SceneError
@@ -261,7 +263,8 @@ def draw_reason(scene, limits: Limits) -> str | None:
     def vertices(key: str) -> int:
         return len(data[key][0]) if key in data else _builtin_vertices(key)
 
-    total = sum(vertices(look.mesh) for look in scene.looks.values())
+    meshes_drawn = Counter(map(attrgetter("mesh"), scene.looks.values()))  # 1M looks: C loops
+    total = sum(count * vertices(mesh) for mesh, count in meshes_drawn.items())
     geometry = getattr(scene, "geometry", None)
     for item in [] if geometry is None else geometry.instanced:
         total += len(item.locals) * vertices(item.mesh)

@@ -72,7 +72,7 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
     id_list = ids.tolist()
     names = dict(zip(id_list, map(graph.name_of, id_list), strict=True))
-    quoted = list(map(_str, names.values()))  # by row
+    quoted = _quoted(list(names.values()))  # by row
     row_of = np.full(graph.capacity_ids + 1, -1, dtype=np.int64)  # id -1 -> row -1
     row_of[ids] = np.arange(ids.size)
     parent_rows = row_of[graph.parents()[ids]].tolist()
@@ -321,7 +321,9 @@ def _vec_rows(rows: np.ndarray, collapse: bool = False) -> list[str]:
     """`_vec` of each row of the (k, w) array `rows` (`collapse`: `_vec_or_num`)."""
     k, width = rows.shape
     texts = _num_texts(rows)
-    out = ["[" + ", ".join(texts[i : i + width]) + "]" for i in range(0, k * width, width)]
+    pattern = "[" + ", ".join(["{}"] * width) + "]"  # one format for the whole column
+    columns = [texts[j::width] for j in range(width)]
+    out = list(map(pattern.format, *columns)) if width else ["[]"] * k
     if collapse and width:
         for row in np.flatnonzero((rows == rows[:, :1]).all(axis=1)).tolist():
             out[row] = texts[row * width]
@@ -347,6 +349,14 @@ def _color(rgb) -> str:
     if all(0 <= v <= 255 and v / 255.0 == c for v, c in zip(levels, rgb, strict=True)):
         return '"#' + "".join(f"{v:02x}" for v in levels) + '"'
     return _vec(rgb)
+
+
+def _quoted(texts: list[str]) -> list[str]:
+    """`_str` of each text; all at once when none has anything to escape."""
+    whole = "".join(texts)
+    if whole.isprintable() and '"' not in whole and "\\" not in whole:
+        return list(map('"{}"'.format, texts))
+    return list(map(_str, texts))
 
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}

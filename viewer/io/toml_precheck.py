@@ -26,6 +26,7 @@ __all__ = [
     "MIN_BYTES_PER_VALUE",
     "blanked",
     "density_problem",
+    "sparse_at_a_glance",
     "toml_problem",
 ]
 
@@ -60,6 +61,9 @@ _BLANKED = re.compile(
 )
 _PART = r'(?:[A-Za-z0-9_-]++|"")'
 _LONG_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*+\.[ \t]*+{_PART}){{{MAX_KEY_PARTS},}}")
+#: The start of each line with at least `MAX_KEY_PARTS` dots: only those can hold a
+#: key that long (found without splitting the text into lines).
+_DOTTED_LINE = re.compile(rf"^(?:[^\n.]*+\.){{{MAX_KEY_PARTS}}}", re.M)
 _CHUNK = 1 << 20
 
 
@@ -87,6 +91,18 @@ def density_problem(text: str, bare: str | None = None) -> str | None:
     )
 
 
+def sparse_at_a_glance(text: str) -> bool:
+    """True when `density_problem` surely finds nothing: the text is small, or its values
+    counted with the strings and comments in (more than it really holds) are few enough.
+    Cheap: no blanking."""
+    if len(text) * 4 <= MAX_ANY_SHAPE_BYTES:  # UTF-8: at most 4 bytes a character
+        return True
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size <= MAX_ANY_SHAPE_BYTES or (
+        sum(text.count(c) for c in "=,[{") * MIN_BYTES_PER_VALUE <= size
+    )
+
+
 def toml_problem(text: str, bare: str | None = None) -> tuple[int, str] | None:
     """(line, why) when `text` holds a key or a nesting the parser would choke on, else
     None. `bare`: `blanked(text)`, when the caller has it."""
@@ -100,16 +116,13 @@ def toml_problem(text: str, bare: str | None = None) -> tuple[int, str] | None:
 
 
 def _first_problem(bare: str) -> tuple[int, str] | None:
-    offset = 0
-    for line in bare.split("\n"):  # a key never spans lines; most lines hold few dots
-        if line.count(".") >= MAX_KEY_PARTS:
-            m = _LONG_KEY.search(line)
-            if m:
-                parts = m.group().count(".") + 1
-                return offset + m.start(), (
-                    f"a dotted key of {parts} or more parts (at most {MAX_KEY_PARTS})"
-                )
-        offset += len(line) + 1
+    for dotted in _DOTTED_LINE.finditer(bare):  # a key never spans lines
+        start = dotted.start()
+        end = bare.find("\n", start)
+        m = _LONG_KEY.search(bare, start, len(bare) if end < 0 else end)
+        if m:
+            parts = m.group().count(".") + 1
+            return m.start(), f"a dotted key of {parts} or more parts (at most {MAX_KEY_PARTS})"
     deep = _too_deep(bare)
     if deep is not None:
         return deep, f"values nested too deeply (over {MAX_NESTING} levels of brackets)"

@@ -13,6 +13,8 @@ The format is documented in docs/scene-format.md.
 from __future__ import annotations
 
 import stat
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +26,15 @@ from viewer.io.errors import SceneError, decode_utf8, describe
 from viewer.io.gltf_read.scene import GltfModel, collector_paused, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
-from viewer.io.toml_nodes import parse_nodes
-from viewer.io.toml_precheck import MAX_TOML_BYTES, blanked, density_problem, toml_problem
+from viewer.io.toml_nodes import NotVouched, parse_nodes
+from viewer.io.toml_plain import PlainNodes, merge_plain, split_plain
+from viewer.io.toml_precheck import (
+    MAX_TOML_BYTES,
+    blanked,
+    density_problem,
+    sparse_at_a_glance,
+    toml_problem,
+)
 from viewer.io.toml_sections import (
     NodeSpec,
     gltf_path,
@@ -74,7 +83,26 @@ def load_toml_scene(
     return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
 
 
-def _decode(text: str, display: str) -> dict:
+def _decode(text: str, display: str, fast: bool) -> tuple[dict, PlainNodes | None]:
+    """The parsed document, with `fast` its plain [[node]] tables read column-wise
+    (toml_plain.py: the document's ``node`` list then holds None at their rows); the
+    whole text through the parser where that reader does not vouch for the file."""
+    # a file the density rule might refuse is read the usual way, which applies it
+    split = split_plain(text) if fast and sparse_at_a_glance(text) else None
+    if split is not None:
+        rest, plain = split
+        try:
+            doc = _read_toml(rest, display)
+        except SceneError:  # the whole file again, for the error it gives
+            doc = None
+        items = None if doc is None else merge_plain(doc.get("node"), plain)
+        if items is not None:
+            doc["node"] = items
+            return doc, plain
+    return _read_toml(text, display), None
+
+
+def _read_toml(text: str, display: str) -> dict:
     """The parsed TOML (toml_rs, read as TOML 1.0), its errors turned into SceneError at
     the right line; text that would cost the parser far more than its size, or nest deeper
     than its stack allows, is refused first (toml_precheck.py)."""
@@ -125,11 +153,14 @@ def parse_scene_text(
         Caps on the node count and on glTF sizes (see limits.py).
     """
     with collector_paused():  # millions of tables and specs, no reference cycles
-        return _parse(text, display, Path(base_dir), source, limits)
+        try:
+            return _parse(text, display, Path(base_dir), source, limits, fast=True)
+        except NotVouched:  # a plain block with a value out of range: parse_node names it
+            return _parse(text, display, Path(base_dir), source, limits, fast=False)
 
 
-def _parse(text: str, display: str, base_dir: Path, source: Path | None, limits: Limits):
-    doc = _decode(text, display)
+def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limits, fast):
+    doc, plain = _decode(text, display, fast)
     locator = F.Locator(text)
     top = F.Where(display, locator)
     F.check_keys(top, doc, TOP_KEYS)
@@ -145,15 +176,16 @@ def _parse(text: str, display: str, base_dir: Path, source: Path | None, limits:
 
     node_items = _array(doc, "node", top)
     limits.check_nodes(len(node_items), display)
-    specs = parse_nodes(node_items, display, locator, base_dir)
+    specs = parse_nodes(node_items, display, locator, base_dir, plain)
     order, parent_rows = _order(specs, display, locator)
 
     graph = SceneGraph()
     scene = Scene(graph=graph, title=title, camera=camera, source=source)
     ids = _build(graph, specs, order, parent_rows, display)
-    id_of = {specs[row].name: int(ids[k]) for k, row in enumerate(order)}
-    for k, row in enumerate(order):
-        scene.looks[int(ids[k])] = specs[row].look
+    ordered = [specs[row] for row in order]
+    id_list = ids.tolist()
+    id_of = dict(zip([spec.name for spec in ordered], id_list, strict=True))
+    scene.looks.update(zip(id_list, [spec.look for spec in ordered], strict=True))
     scene.motions = _motions(specs, id_of)
 
     # glTF files: a node's mesh first (file order), then [[include]] tables
@@ -212,12 +244,13 @@ def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
     A file without a fault (names unique, parents known, no cycle: then the pre-order
     reaches every node) is ordered in one pass; one with a fault goes through
     `_checked_order`, which names the first."""
-    row_of = dict(zip((spec.name for spec in specs), range(len(specs)), strict=True))
+    row_of = dict(zip(map(attrgetter("name"), specs), range(len(specs))))
     if len(row_of) == len(specs):
-        parents = [-1 if s.parent is None else row_of.get(s.parent, -2) for s in specs]
+        row_of[None] = -1  # no parent (names are strings: None is no name)
+        parents = list(map(row_of.get, map(attrgetter("parent"), specs), repeat(-2)))
         parent_rows = np.array(parents, dtype=np.int64)
         if not ((parent_rows == -2) | (parent_rows == np.arange(len(specs)))).any():
-            order = _preorder(parent_rows)
+            order = list(range(len(specs))) if _in_preorder(parents) else _preorder(parent_rows)
             if len(order) == len(specs):  # else a cycle kept some nodes from the roots
                 return order, parent_rows
     return _checked_order(specs, display, locator)
@@ -269,6 +302,22 @@ def _checked_order(specs: list[NodeSpec], display: str, locator: F.Locator):
     return _preorder(parent_rows), parent_rows
 
 
+def _in_preorder(parent_rows: list[int]) -> bool:
+    """Whether the rows are already in `_preorder`'s order (as --save writes them): each
+    row's parent is the row before it or one of that row's ancestors."""
+    path: list[int] = []  # from a root down to the row before
+    for row, parent in enumerate(parent_rows):
+        if parent < 0:
+            path.clear()
+        else:
+            while path and path[-1] != parent:
+                path.pop()
+            if not path:
+                return False
+        path.append(row)
+    return True
+
+
 def _preorder(parent_rows: np.ndarray) -> list[int]:
     """The rows reachable from the roots, in pre-order (siblings in row order)."""
     children: list[list[int]] = [[] for _ in range(len(parent_rows))]
@@ -294,15 +343,25 @@ def _build(graph: SceneGraph, specs, order, parent_rows, display: str) -> np.nda
     rows = np.asarray(order, dtype=np.int64)
     prow = parent_rows[rows]
     parents = np.where(prow >= 0, slot[np.maximum(prow, 0)] + base, -1)
+    ordered = [specs[r] for r in order]
     return add_many(
         graph,
-        [specs[r].name for r in order],
+        [spec.name for spec in ordered],
         parents,
-        np.array([specs[r].position for r in order], dtype=np.float64).reshape(n, 3),
-        np.array([specs[r].rotation for r in order], dtype=np.float64).reshape(n, 4),
-        np.array([specs[r].scale for r in order], dtype=np.float64).reshape(n, 3),
+        np.array([spec.position for spec in ordered], dtype=np.float64).reshape(n, 3),
+        _stacked([spec.rotation for spec in ordered]).reshape(n, 4),
+        np.array([spec.scale for spec in ordered], dtype=np.float64).reshape(n, 3),
         display,
     )
+
+
+def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.array(arrays)``, each distinct array object converted once: a large file's
+    rotations are a few shared read-only arrays."""
+    distinct = dict(zip(map(id, arrays), arrays))
+    slot = dict(zip(distinct, range(len(distinct))))
+    table = np.array(list(distinct.values()), dtype=np.float64)
+    return table[np.fromiter(map(slot.__getitem__, map(id, arrays)), np.int64, len(arrays))]
 
 
 def _motions(specs: list[NodeSpec], id_of: dict[str, int]) -> list[Motion]:
