@@ -58,3 +58,47 @@ def test_ctrl_c_while_loading_exits_130_quietly(big_file, delay):
     assert code == 130, rest
     assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
     assert len(rest.splitlines()) <= 1, rest  # at most the load's "done" line
+
+
+LOST_IN_A_CALLBACK = """
+import ctypes, signal, sys, time
+from viewer.cli.interrupt import ctrl_c_anywhere
+
+@ctypes.CFUNCTYPE(None)
+def callback():  # as llvmlite's, called from C while numba compiles
+    signal.raise_signal(signal.SIGINT)
+    for _ in range(10_000):  # the handler runs here: its KeyboardInterrupt is lost
+        pass
+
+def run():
+    callback()
+    time.sleep(3)
+    print("not interrupted")
+
+if sys.argv[1] == "guarded":
+    try:
+        with ctrl_c_anywhere():
+            run()
+    except KeyboardInterrupt:
+        print("interrupted")
+else:
+    run()
+"""
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_an_interrupt_lost_in_a_c_callback_is_raised_again(guarded):
+    """CI once pressed Ctrl+C while numba compiled during a load: the KeyboardInterrupt
+    came inside llvmlite's ctypes callback, ctypes printed it as ignored, and the run
+    went on to exit 0. Under `ctrl_c_anywhere` (the command's whole run) it is raised
+    again outside the callback, silently; without it, the old behaviour shows."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", LOST_IN_A_CALLBACK, "guarded" if guarded else "bare"],
+        env=env, capture_output=True, text=True, timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    if guarded:
+        assert done.stdout.strip() == "interrupted" and done.stderr == "", done
+    else:  # what the guard is for
+        assert done.stdout.strip() == "not interrupted" and "KeyboardInterrupt" in done.stderr

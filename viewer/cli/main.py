@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from viewer.cli.args import PROG, build_parser
+from viewer.cli.interrupt import ctrl_c_anywhere
 from viewer.errors import SgviewError
 from viewer.text import one_line, printable, quoted
 
@@ -280,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     traceback; an error no layer turned into a one-line `SgviewError` (a bug) is still
     one line, with exit status 1 (``SGVIEW_DEBUG=1`` shows its traceback instead)."""
     try:
-        return _main(argv)
+        with ctrl_c_anywhere():  # also where a C callback would swallow it
+            return _main(argv)
     except KeyboardInterrupt:
         return 130
     except SgviewError as exc:
