@@ -213,6 +213,8 @@ class SgviewApp(mglw.WindowConfig):
         self._show_title()
         self._fit_view_to_panels()
         self._follow_view()
+        if self.overlay is not None:  # the slow replay's clock, also in unseen frames:
+            self.overlay.tick(frame_time)  # before the scene, which shows what it lit
         if seen:
             view = self._views.extract(self.session.graph, self.settings, self.wnd.fbo,
                                        self.buffer_size, selected=self.session.selected,
@@ -220,8 +222,6 @@ class SgviewApp(mglw.WindowConfig):
             self.renderer.draw(view, self.camera)
             self._phases.append(("draw", t0, clock.perf_counter()))
         t1 = clock.perf_counter()
-        if self.overlay is not None:
-            self.overlay.tick(frame_time)  # the slow replay's clock, also in unseen frames
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
             self._phases.append(("overlay", t1, clock.perf_counter()))
