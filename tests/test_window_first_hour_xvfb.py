@@ -24,10 +24,6 @@ REPO = Path(__file__).resolve().parents[1]
 __all__ = ["display"]  # the fixture, used by name
 
 
-def _title(display, wid) -> str:
-    return _x(display, "xdotool", "getwindowname", wid)
-
-
 def test_ctrl_o_without_a_dialog_program_opens_the_browser_and_a_typed_path(display, tmp_path):
     scene = tmp_path / "tree10.toml"
     shutil.copy(REPO / "scenes" / "tree10.toml", scene)

@@ -24,7 +24,7 @@ from viewer.session.commands import Place, Reparent
 from viewer.text import printable
 
 from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
-from .widgets import COLORS, vec4
+from .widgets import COLORS, cut_to_width, vec4
 
 #: A tree of at most this many rows showing lays them all out, scrolled out of view or
 #: not (what was drawn stays whole for tests and screenshots); a bigger one only those
@@ -48,20 +48,6 @@ ROW_PAYLOAD = "SGVIEW_NODE"
 #: The part of a row's height, at its top and at its bottom, where a drop places the
 #: node beside the row instead of under it.
 EDGE = 0.3
-
-
-def fit_text(text: str, room: float) -> str:
-    """`text` as it fits in `room` pixels: whole, or cut with "..." at the end."""
-    if imgui.calc_text_size(text).x <= room:
-        return text
-    lo, hi = 0, len(text)
-    while lo < hi:  # the longest head that fits with the dots
-        mid = (lo + hi + 1) // 2
-        if imgui.calc_text_size(text[:mid] + "...").x <= room:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo] + "..."
 
 
 def row_indent(depth: int, deepest: int, column: float, name_room: float, normal: float) -> float:
@@ -279,7 +265,7 @@ class TreeView:
         imgui.push_style_color(imgui.Col_.text, vec4(color))
         label = printable(host.graph.peek.name_of(node_id))  # names come from files
         room = imgui.get_content_region_avail().x - spacing
-        shown = fit_text(label, room)  # never over the flag columns
+        shown = cut_to_width(label, room)  # never over the flag columns
         opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
         imgui.pop_style_color()
         if not leaf and opened != is_open:
