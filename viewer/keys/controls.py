@@ -66,8 +66,10 @@ KEYS = (
     _row("turn the selected node +1 / -1 degree per frame about Z (held); "
          "collision scene: the rectangle", ("R", "R", "turn"), ("Shift+R", "R", "turn back")),
     _row("undo / redo the last edit (a gizmo drag, a held move, a typed value, a re-parent "
-         "or reorder, a deletion, a duplicate, a new child; touches are not edits); the "
-         "panel lists them", ("Ctrl+Z", "Z", "undo"), ("Ctrl+Shift+Z", "Z", "redo")),
+         "or reorder, a deletion, a duplicate, a new child; touches are not edits): the "
+         "whole scene goes back to its state before that edit, so nodes the motion turned "
+         "since turn back too; the panel lists them",
+         ("Ctrl+Z", "Z", "undo"), ("Ctrl+Shift+Z", "Z", "redo")),
     _row("save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
          "own writer)", ("Ctrl+S", "S", "save")),
     _row("open a scene file (the system's file dialog: zenity or kdialog on Linux; without "
