@@ -136,6 +136,7 @@ def test_restart_replays_the_scripted_events_from_frame_zero(drive):
     session.select(session.graph["Obj4"].id)
     d.press("H")  # an edit of the user's: moved away from the start pose
     d.run(5)
+    d.press("NUMBER_0")  # over an edit, 0 asks first (test_restart_asks.py)
     d.press("NUMBER_0")  # restart
     assert session.frame == 0 and len(ov.history) == 0
     again = run()
