@@ -87,7 +87,7 @@ def test_the_timeline_jumps_to_a_touch_a_thousand_frames_back(drive):
     tree = dict(ov.panel.scene.tree.tree_drawn)
     assert tree["Obj2"] == "L W E" and tree["Obj5"] == ". W E"
     # The log shows that frame's block, the timeline has scrolled to it.
-    assert ov.panel.frames.block_of(touch)[0] == "*Update Local : Obj2*"
+    assert ov.panel.frames.log.block_of(touch)[0] == "*Update Local : Obj2*"
     frames = ov.panel.frames
     assert frames.timeline_first <= touch
     assert touch < frames.timeline_first + frames.timeline_rect[2] // frames.timeline_slot
@@ -136,6 +136,7 @@ def test_restart_replays_the_scripted_events_from_frame_zero(drive):
     session.select(session.graph["Obj4"].id)
     d.press("H")  # an edit of the user's: moved away from the start pose
     d.run(5)
+    d.press("NUMBER_0")  # over an edit, 0 asks first (test_restart_asks.py)
     d.press("NUMBER_0")  # restart
     assert session.frame == 0 and len(ov.history) == 0
     again = run()
@@ -178,7 +179,7 @@ def test_the_log_keeps_its_frames_through_a_long_quiet_spell(drive):
     d = drive(tree10(), still=True, touches={2: ["Obj4"]})
     d.run(400)
     d.frame()
-    blocks = d.app.overlay.panel.frames.log_blocks
+    blocks = d.app.overlay.panel.frames.log.blocks
     assert [f for f, _ in blocks] == [2] and blocks[0][1][1] == "*Update Local : Obj4*"
     quiet = History()
     g = chain5()

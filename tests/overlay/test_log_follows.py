@@ -29,8 +29,8 @@ def newest_busy(d) -> int:
 
 def header_in_view(frames, frame: int) -> int | None:
     """Where ``# frame N`` lies among the log lines in view (None: not in view)."""
-    first, stop = frames.log_view
-    view = frames.log_lines[first:stop]
+    first, stop = frames.log.view
+    view = frames.log.lines[first:stop]
     return view.index(f"# frame {frame}") if f"# frame {frame}" in view else None
 
 
@@ -39,8 +39,8 @@ def test_live_the_newest_frame_is_in_view_after_300_frames(running):
     frames = d.app.overlay.panel.frames
     latest = newest_busy(d)
     assert latest == d.app.overlay.history.last.frame > 300  # the motion: every frame
-    assert header_in_view(frames, latest) is not None, frames.log_view
-    top, bottom = frames.log_box
+    assert header_in_view(frames, latest) is not None, frames.log.view
+    top, bottom = frames.log.box
     assert bottom <= app_driver.SIZE[1]  # the panel itself needs no scrolling either
     assert bottom - top >= 6 * 15
     d.frame(65)  # and it keeps up
@@ -72,29 +72,29 @@ def test_a_picked_frame_shows_at_the_top_and_brackets_return_everything_to_live(
 def test_the_wheel_lets_go_of_the_log_and_follow_takes_it_back(running):
     d = running
     frames = d.app.overlay.panel.frames
-    top, bottom = frames.log_box
+    top, bottom = frames.log.box
     x = app_driver.SIZE[0] - 100
     d.app.on_mouse_position_event(x, int(0.5 * (top + bottom)), 0, 0)
     d.frame()
     d.app.on_mouse_scroll_event(0.0, 5.0)  # up: back in the log
     d.frame(3)
-    assert not frames.follow
-    held = frames.log_view
+    assert not frames.log.follow
+    held = frames.log.view
     d.frame(10)
-    assert frames.log_view == held  # new frames do not pull it down
-    frames.follow = True
+    assert frames.log.view == held  # new frames do not pull it down
+    frames.log.follow = True
     d.frame(2)
     assert header_in_view(frames, newest_busy(d)) is not None
 
 
 def let_go(d, frames) -> None:
     """The wheel up over the log: follow lets go."""
-    top, bottom = frames.log_box
+    top, bottom = frames.log.box
     d.app.on_mouse_position_event(app_driver.SIZE[0] - 100, int(0.5 * (top + bottom)), 0, 0)
     d.frame()
     d.app.on_mouse_scroll_event(0.0, 5.0)
     d.frame(3)
-    assert not frames.follow
+    assert not frames.log.follow
 
 
 def test_a_click_on_the_follow_toggle_switches_it_and_leaves_the_log_open(running):
@@ -102,12 +102,12 @@ def test_a_click_on_the_follow_toggle_switches_it_and_leaves_the_log_open(runnin
     d = running
     frames = d.app.overlay.panel.frames
     for expected, at in ((False, 0.05), (True, 0.5), (False, 0.95)):  # box ... label's end
-        low, high = frames.follow_rect
-        frames.log_box = None
+        low, high = frames.log.follow_rect
+        frames.log.box = None
         d.click(low.x + at * (high.x - low.x), 0.5 * (low.y + high.y))
         d.frame()
-        assert frames.follow is expected
-        assert frames.log_box is not None  # the Log section was drawn: not folded
+        assert frames.log.follow is expected
+        assert frames.log.box is not None  # the Log section was drawn: not folded
 
 
 @pytest.mark.parametrize("how", ["live button", "bracket", "wheel to the end"])
@@ -126,6 +126,33 @@ def test_live_and_the_end_of_the_log_take_follow_back(running, how):
             d.app.on_mouse_scroll_event(0.0, -3.0)
             d.frame()
     d.frame(2)
-    assert frames.follow
+    assert frames.log.follow
     d.frame(20)
     assert header_in_view(frames, newest_busy(d)) is not None
+
+
+def test_when_the_motion_stops_the_log_shows_its_end_on_every_frame_of_a_window(drive, monkeypatch):
+    """The fourth trial: in a window, once the motion stopped, the old frames' reports
+    went one a frame and the followed log showed past its end (empty, then the newest
+    frame's last 2 lines at its top). A window lays each frame out once (headless runs
+    twice, which hid it): so does this run."""
+    monkeypatch.setattr(app_driver, "SIZE", (1280, 720))
+    d = drive(default_scene(), still=False)
+    d.app.overlay.history.plain_reports = 100  # reports go after 100 frames, not 600
+    d.app.overlay.deterministic = False  # each frame laid out once, as in a window
+    d.run(150)
+    d.frame()
+    d.press("S")  # the motion stops: no new lines, the oldest frames' go one a frame
+    log = d.app.overlay.panel.frames.log
+    emptied = False
+    for _ in range(110):
+        d.frame()
+        if not log.lines:
+            emptied = True  # every report dropped: the log says so
+            continue
+        first, stop = log.view
+        assert stop == len(log.lines), (log.view, len(log.lines))  # the newest line seen
+        assert stop - first >= min(len(log.lines), 10)  # and the box filled
+        header = len(log.lines) - len(log.blocks[-1][1])
+        assert first <= header  # the newest frame's `# frame` line too
+    assert emptied

@@ -84,7 +84,7 @@ def test_report_glows_at_the_nodes_and_fills_the_panel(
     assert seen == expected
 
     panel = app.overlay.panel
-    assert panel.frames.block_of(frames) == report.log_lines()
+    assert panel.frames.log.block_of(frames) == report.log_lines()
     flags = dict(panel.scene.tree.tree_drawn)
     assert set(flags) == set(seen)  # every node listed (the tree starts open)
     for name in seen:

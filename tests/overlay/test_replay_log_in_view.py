@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import app_driver
-from imgui_bundle import imgui
 
 from viewer.io.loader import load_scene
 
@@ -16,11 +15,13 @@ SCENES = Path(__file__).resolve().parents[2] / "scenes"
 
 
 def _rows_on_screen(frames, height: int) -> range:
-    """The log's rows a person sees: those in its view that lie above the window's edge."""
-    first, stop = frames.log_view
-    line_h = imgui.get_text_line_height_with_spacing()
-    top = frames.log_box[0]
-    return range(first, min(stop, first + int((height - top) // line_h)))
+    """The log's rows a person sees (in part, at least their top): from the rectangles
+    ImGui gave the rows drawn, those that begin inside the box's part seen, above the
+    window's edge."""
+    top, bottom = frames.log.seen
+    bottom = min(bottom, height)
+    seen = sorted(k for k, (y0, y1) in frames.log.drawn.items() if top <= y0 < bottom)
+    return range(seen[0], seen[-1] + 1) if seen else range(0)
 
 
 def test_each_lit_node_s_lines_are_on_screen_at_960x540(drive, monkeypatch):
@@ -30,16 +31,16 @@ def test_each_lit_node_s_lines_are_on_screen_at_960x540(drive, monkeypatch):
     d.press("SPACE")
     d.frame(2)
     frames = d.app.overlay.panel.frames
-    latest = len(frames.log_lines) - 1
-    assert latest in _rows_on_screen(frames, 540), frames.log_view  # live: the newest seen
+    latest = len(frames.log.lines) - 1
+    assert latest in _rows_on_screen(frames, 540), frames.log.view  # live: the newest seen
     d.app.overlay.replay.speed = 30.0  # a node each two drawn frames: the log scrolls to
     d.press("V")  # the lit node's lines in the first, they are seen in the second
     seen_lit: dict[str, bool] = {}
     for _ in range(24):  # ten nodes, then the hold on the last
         d.frame()
-        first, stop = frames.log_highlight
+        first, stop = frames.log.highlight
         rows = _rows_on_screen(frames, 540)
         whole = stop - 1 in rows and (first in rows or len(rows) < stop - first)
-        node = frames.log_lines[stop - 1]  # its world line (all it fits, in one row)
+        node = frames.log.lines[stop - 1]  # its world line (all it fits, in one row)
         seen_lit[node] = seen_lit.get(node, False) or whole
     assert len(seen_lit) == 10 and all(seen_lit.values()), seen_lit

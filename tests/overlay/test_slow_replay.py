@@ -55,9 +55,9 @@ def replay_steps(d, expect: int) -> list[int]:
         order.append(new.pop())
         seen = now
         frames = d.app.overlay.panel.frames
-        first, stop = frames.log_highlight
+        first, stop = frames.log.highlight
         name = d.app.session.graph.name_of(order[-1])
-        assert frames.log_lines[stop - 1] == f"=Update World : {name}="
+        assert frames.log.lines[stop - 1] == f"=Update World : {name}="
         rows = dict(d.app.overlay.panel.scene.tree.tree_drawn)
         assert sum(flag != ". . ." for flag in rows.values()) == len(seen)
     return order

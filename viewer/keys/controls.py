@@ -91,7 +91,9 @@ KEYS = (
          "its log lines (the Frames panel sets the speed); again: stop", ("V", "V", "replay")),
     _row("restart the scene from frame 0 (its first pose, motions and clip), running as at "
          "launch (not paused, motion on unless --still): its scripted events and --touch "
-         "touches play again; the undo history starts empty", ("0", "NUMBER_0", "restart")),
+         "touches play again; the undo history starts empty (over edits, a first 0 asks and "
+         "a second within 3 s restarts; a --keys script's 0 restarts at once)",
+         ("0", "NUMBER_0", "restart")),
     _row("show / hide the panels (the glow, the names and the selected node's gizmo stay; N "
          "hides the names, a click on empty space drops the selection and its gizmo)",
          ("Tab", "TAB", "panels")),

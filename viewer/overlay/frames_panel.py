@@ -3,11 +3,9 @@ frame's report everywhere; the wheel scrolls; marks show touches, edits, reloads
 changes, and `[` / `]` jump to them), the frame's counters, the running totals of the
 method against the naive one with their plot, and the frame log (docs/semantics.md).
 
-The log follows what is on show (its "follow" toggle, on by default): live, the newest
-frame's lines stay in view as frames come; a frame picked on the timeline shows its
-lines at the top (with the frames after it below). Scrolling the log by hand lets go of
-it; going back to live (`]` past the last event, "live", "back to live") takes the
-timeline and the log back to the newest frame together."""
+The log (frame_log.py) follows what is on show; going back to live (`]` past the last
+event, "live", "back to live") takes the timeline and the log back to the newest frame
+together."""
 
 from __future__ import annotations
 
@@ -16,6 +14,7 @@ from imgui_bundle import imgui, implot
 
 from viewer.text import printable
 
+from .frame_log import NARROW_PX, FrameLog
 from .history import EVENT_BITS, EVENT_KINDS
 from .model import (
     MIN_BAR_WIDTH,
@@ -25,7 +24,7 @@ from .model import (
     timeline_span,
     timeline_window,
 )
-from .replay import SPEED_RANGE, line_of_node
+from .replay import SPEED_RANGE
 from .stats import COUNTER_TIPS, counter_rows, totals_rows
 from .widgets import COLORS, Flow, key_value_table, u32, vec4
 
@@ -34,17 +33,8 @@ TIMELINE_HEIGHT = 54.0
 MARK_HEIGHT = 5.0
 PLOT_HEIGHT = 110.0
 LOG_LINES = 4000
-FOLLOW_TIP = (
-    "keep the frame on show in view: the newest frame while live,\n"
-    "the picked frame at the top (scrolling up by hand lets go;\n"
-    "scrolling back to the end, live or ] take it back)"
-)
-#: Panels narrower than this (pixels) get the shorter labels and wrapped counters.
-NARROW_PX = 240
 #: Share of a narrow panel the counters' labels keep (their numbers are short).
 NUMBERS_LABEL_SHARE = 0.62
-#: Lines the log box shows at least (below, the panel scrolls instead).
-LOG_MIN_LINES = 6
 #: Window heights below which the Totals section starts folded (the log keeps its room).
 TOTALS_OPEN_FROM = 900
 
@@ -66,23 +56,12 @@ class FramesPanel:
         self._followed: int | None = None
         self.timeline_first: int | None = None
         self.timeline_slot = MIN_BAR_WIDTH
-        #: The log keeps the frame on show in view (see the module notes).
-        self.follow = True
+        #: The Log section (it follows the frame on show: frame_log.py).
+        self.log = FrameLog()
         self._live_shown = True  # whether the last draw showed the latest frame
-        #: Lines of the log in view at the last frame: [first, stop) of `log_lines`.
-        self.log_view = (0, 0)
-        self.log_lines: list[str] = []
-        #: The log box's and the panel's (top, bottom) on screen at the last frame.
-        self.log_box: tuple[float, float] | None = None
-        #: The log lines [first, stop) of the node the replay lit last (None: no replay).
-        self.log_highlight: tuple[int, int] | None = None
         self.replay_note: str | None = None  # why V found nothing to replay
-        #: The log widget's text as drawn at the last frame: (frame, lines) blocks, each
-        #: ``# frame N`` and that frame's log lines (tests compare it with the report).
-        self.log_blocks: list[tuple[int, list[str]]] = []
         #: The timeline's (x, y, width, height) on screen at the last frame.
         self.timeline_rect: tuple[float, float, float, float] | None = None
-        self.follow_rect: tuple | None = None  # the follow toggle's (min, max) on screen
 
     def draw(self, entry) -> None:
         self._timeline()
@@ -107,11 +86,11 @@ class FramesPanel:
             step = max(1, int(avail // MIN_BAR_WIDTH) // 4)
             self.back = max(0, self.back + int(round(imgui.get_io().mouse_wheel)) * step)
         if ov.pinned is None and not self._live_shown:  # back to live: all of it
-            self.back, self.follow = 0, True
+            self.back, self.log.follow = 0, True
         self._live_shown = ov.pinned is None
         pinned_at = history.index_of(ov.pinned) if ov.pinned is not None else None
         if pinned_at is not None and pinned_at != self._followed:  # picked: its lines in view
-            self.follow = True
+            self.log.follow = True
             self.back = timeline_back_to_show(avail, len(frames), pinned_at, self.back)
         self._followed = pinned_at
         first, stop, slot = timeline_window(avail, len(frames), self.back)
@@ -212,7 +191,7 @@ class FramesPanel:
     def back_to_live(self) -> None:
         """Live asked for (`live`, `]` past the last event): the timeline's right end at
         the latest frame and the log following it, also when already live."""
-        self.back, self.follow = 0, True
+        self.back, self.log.follow = 0, True
 
     def _counters(self, entry) -> None:
         c, ov = self.colors, self.ov
@@ -280,113 +259,13 @@ class FramesPanel:
             implot.end_plot()
 
     def _log(self) -> None:
-        c, ov = self.colors, self.ov
-        if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
-            return
-        # Its own line inside the section: on the header, a click folded the section.
-        narrow = imgui.get_content_region_avail().x < NARROW_PX
-        label = "follow" if narrow else "follow the frame on show"
-        _, self.follow = imgui.checkbox(label, self.follow)
-        self.follow_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
-        if imgui.is_item_hovered():
-            imgui.set_tooltip(FOLLOW_TIP)
+        ov = self.ov
         history = ov.history
         if ov.pinned is None:
             blocks = history.log(LOG_LINES)
         else:  # the picked frame and some after it, so that it can be at the top
             blocks = history.log(LOG_LINES // 2, until=ov.pinned)
             blocks += history.log_after(ov.pinned, LOG_LINES // 2)
-        self.log_blocks = blocks
-        lines: list[str] = []
-        starts: dict[int, int] = {}
-        for frame, block in blocks:
-            starts[frame] = len(lines)
-            lines.extend(block)
-        self.log_lines = lines
         shown = ov.shown_entry
-        shown_frame = shown.frame if shown is not None else None
-        line_h = imgui.get_text_line_height_with_spacing()
-        room = max(imgui.get_content_region_avail().y, LOG_MIN_LINES * line_h)
-        top = imgui.get_cursor_screen_pos().y
-        # a short window's panel cuts the box (the panel scrolls): lines go where it is seen
-        seen = min(room, imgui.get_window_draw_list().get_clip_rect_max().y - top)
-        rows_seen = max(1, int((seen - imgui.get_style().window_padding.y) // line_h))
-        imgui.begin_child("log", imgui.ImVec2(0.0, room), imgui.ChildFlags_.borders,
-                          imgui.WindowFlags_.horizontal_scrollbar)  # fmt: skip
-        io = imgui.get_io()
-        if imgui.is_window_hovered() and (io.mouse_wheel > 0.0 or io.mouse_down[0]):
-            self.follow = False  # the user reads back: the log stays where they put it
-        elif io.mouse_wheel < 0.0 and imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0:
-            self.follow = imgui.is_window_hovered() or self.follow  # down to the end: on
-        self.log_highlight = self._highlight(blocks, starts)
-        if self.follow and ov.pinned is not None and ov.pinned in starts:
-            top_line = starts[ov.pinned]
-            if self.log_highlight is not None:  # the lit node's lines mid-box
-                mid = sum(self.log_highlight) // 2  # (its world line, when one row is seen)
-                top_line = max(top_line, mid - rows_seen // 2)
-            imgui.set_scroll_y(top_line * line_h)
-        first_seen = int(imgui.get_scroll_y() // line_h)
-        self.log_view = (first_seen, first_seen + rows_seen)
-        lit, unlit = self.log_highlight or (0, 0), self._unlit(blocks, starts)
-        clipper = imgui.ListClipper()
-        clipper.begin(len(lines), line_h)
-        while clipper.step():
-            for k in range(clipper.display_start, clipper.display_end):
-                text = lines[k]
-                if lit[0] <= k < lit[1]:  # the node the replay lit last
-                    p = imgui.get_cursor_screen_pos()
-                    imgui.get_window_draw_list().add_rect_filled(
-                        p, imgui.ImVec2(p.x + imgui.get_content_region_avail().x,
-                                        p.y + line_h), u32((1.0, 0.9, 0.45, 0.25)))  # fmt: skip
-                    color = c.note
-                elif unlit[0] <= k < unlit[1]:  # not lit yet
-                    color = c.off
-                elif text.startswith("#"):
-                    pinned = shown_frame is not None and text == f"# frame {shown_frame}"
-                    color = c.note if pinned and ov.pinned is not None else c.dim
-                elif text.startswith(("*", "~")):
-                    color = c.local
-                elif text.startswith("="):
-                    color = c.world
-                else:
-                    color = c.dim
-                imgui.text_colored(vec4(color), text)
-        clipper.end()
-        if not lines:  # wrapped: at a narrow panel the sentence is read whole
-            imgui.push_style_color(
-                imgui.Col_.text, imgui.get_style_color_vec4(imgui.Col_.text_disabled)
-            )
-            imgui.text_wrapped(quiet_log_text(history))
-            imgui.pop_style_color()
-        if self.follow and ov.pinned is None and seen < room:  # the newest lines seen
-            imgui.set_scroll_y(max(0.0, (len(lines) - rows_seen) * line_h))
-        elif self.follow and ov.pinned is None:
-            imgui.set_scroll_here_y(1.0)  # the newest lines at the bottom
-        if lines and seen < room:  # room to scroll the lines into the part seen
-            imgui.dummy(imgui.ImVec2(1.0, room - rows_seen * line_h))
-        imgui.end_child()
-        self.log_box = (top, top + room)
-
-    def _highlight(self, blocks, starts) -> tuple[int, int] | None:
-        replay = self.ov.replay
-        if not replay.active or replay.frame not in starts:
-            return None
-        block = next(b for f, b in blocks if f == replay.frame)
-        span = line_of_node(block, replay.lit - 1)
-        return None if span is None else (starts[replay.frame] + span[0],
-                                          starts[replay.frame] + span[1])  # fmt: skip
-
-    def _unlit(self, blocks, starts) -> tuple[int, int]:
-        """The replayed frame's lines of the nodes not lit yet."""
-        if self.log_highlight is None:
-            return (0, 0)
-        frame = self.ov.replay.frame
-        end = starts[frame] + len(next(b for f, b in blocks if f == frame))
-        return self.log_highlight[1], end
-
-    def block_of(self, frame: int) -> list[str] | None:
-        """The log lines the panel shows for `frame` (without its ``# frame`` line)."""
-        for f, block in self.log_blocks:
-            if f == frame:
-                return block[1:]
-        return None
+        self.log.draw(blocks, ov.pinned, shown.frame if shown is not None else None,
+                      ov.replay, quiet_log_text(history))  # fmt: skip

@@ -88,10 +88,13 @@ class ScenePanel:
             note = f"not opened, the scene on show stays: {host.messages.open}"
         if host.messages.refused:  # where the eyes are, whichever section is open
             note = f"refused: {printable(host.messages.refused, 300)}"
+        color = c.local
+        if host.messages.question:  # waiting for its key (the restart's second 0)
+            note, color = host.messages.question, c.note
         self.status_note = note
-        # One line, the note in red in the scene line's place (the window's title names
-        # the scene too): nothing below moves when a note comes, goes or changes.
-        self.status_rect = message_line(note, c.local)
+        # One line, the note in the scene line's place (the window's title names the
+        # scene too): nothing below moves when a note comes, goes or changes.
+        self.status_rect = message_line(note, color)
         if self.status_rect is None:
             message_line(self.scene_line, c.dim)
         imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))

@@ -10,6 +10,7 @@ made safe to show by their makers (`viewer.text.one_line`, `printable`).
 from __future__ import annotations
 
 import sys
+import time
 from typing import TextIO
 
 __all__ = ["Messages"]
@@ -29,6 +30,32 @@ class Messages:
         #: The last edit refused (a re-parent that would make a cycle, a typed value that
         #: is no number), shown in the status line until the next edit is done.
         self.refused: str | None = None
+        #: A question waiting for its key (topic, line, until when on `clock`).
+        self._question: tuple[str, str, float] | None = None
+        self.clock = time.monotonic  # seconds; tests set their own
+
+    def ask(self, topic: str, line: str, seconds: float) -> None:
+        """A question for the status line (and stderr) that waits `seconds` for its
+        answer: `asked(topic)` until then."""
+        self._question = (topic, line, self.clock() + seconds)
+        self.warn(line)
+
+    def asked(self, topic: str) -> bool:
+        """Whether the question on `topic` still waits."""
+        return (
+            self._question is not None and self._question[0] == topic and self.question is not None
+        )
+
+    @property
+    def question(self) -> str | None:
+        """The line of the question that waits; None once answered or timed out."""
+        if self._question is None or self.clock() >= self._question[2]:
+            return None
+        return self._question[1]
+
+    def answered(self) -> None:
+        """The question (if any) is answered, or another key went: it waits no more."""
+        self._question = None
 
     def tell(self, text: str) -> None:
         """``sgview: text`` on stdout (the streams are read when printing: tests swap them)."""

@@ -25,6 +25,9 @@ from viewer.window.file_dialog import OpenDialog, start_folder
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
+#: How long (seconds) a first `0` from the keyboard waits for the second that restarts
+#: over edits.
+RESTART_ASK_S = 3.0
 #: Keys by their character's code, which pyglet (and GLFW, for [ and ]) use as key
 #: symbols: moderngl-window's key table has no "?" (pyglet's QUESTION, sent where "?" is
 #: Shift+/ on some systems), and names pyglet's "{" and "}" as its brackets.
@@ -137,9 +140,29 @@ class WindowInput:
             return
         if action == keys.ACTION_PRESS:
             self._typed_key_pressed = name in TYPED_KEYS
+            if KEY_BY_NAME[name].action == "restart":
+                self._restart_asked()
+                return
+            self.app.session.messages.answered()  # another key: a question waits no more
             self.key_down(name)
         elif action == keys.ACTION_RELEASE:
             self.key_up(name)
+
+    def _restart_asked(self) -> None:
+        """`0` from the keyboard. A restart empties the undo history, and the key sits
+        among those typed into number fields (a click that missed the field lost the
+        edits for good): over edits it asks first, and a second `0` within
+        `RESTART_ASK_S` restarts. A script's or a notebook's `0` (`key_down`) restarts
+        at once: it was written ahead."""
+        messages, history = self.app.session.messages, self.app.session.editing.history
+        steps = len(history.done) + len(history.undone)
+        if steps and not messages.asked("restart"):
+            edits = f"{steps} edit{'s' if steps > 1 else ''}"
+            messages.ask("restart", f"press 0 again to restart: {edits} will be lost",
+                         RESTART_ASK_S)  # fmt: skip
+            return
+        messages.answered()
+        ACTIONS["restart"](self)
 
     def key_name(self, code: str | None, ctrl: bool, shift: bool) -> str | None:
         """The key table's name for a key pressed with these modifiers: the key as named

@@ -1,0 +1,206 @@
+"""The Frames panel's Log section: the kept frames' log lines in a box that follows the
+frame on show (its "follow" toggle, on by default). Live, the newest lines fill the box
+to its bottom; a frame picked on the timeline has its ``# frame`` line at the top (with
+the frames after it below). Scrolling the box by hand lets go of it.
+
+ImGui applies a scroll asked for inside a window (set_scroll_y, set_scroll_here_y) at the
+next frame, clamped to the content drawn at the frame before. The log's content changes
+between frames (a new frame's lines below, old frames' lines going at the top once their
+reports are dropped), so such a scroll showed the log one frame late and, while old
+frames went, past its end: an empty box in a real window (headless runs lay each frame
+out twice, which hid it). Here the box's content height and scroll are given to ImGui
+before the box begins (set_next_window_content_size, set_next_window_scroll): both are
+this frame's, applied in this frame."""
+
+from __future__ import annotations
+
+from imgui_bundle import imgui
+
+from .replay import line_of_node
+from .widgets import COLORS, u32, vec4
+
+FOLLOW_TIP = (
+    "keep the frame on show in view: the newest frame while live,\n"
+    "the picked frame at the top (scrolling up by hand lets go;\n"
+    "scrolling back to the end, live or ] take it back)"
+)
+#: Panels narrower than this (pixels) get the shorter label.
+NARROW_PX = 240
+#: Lines the log box shows at least (below, the panel scrolls instead).
+LOG_MIN_LINES = 6
+
+
+class FrameLog:
+    """Draws the Log section inside the Frames panel's window."""
+
+    def __init__(self) -> None:
+        self.colors = COLORS
+        self.reset()
+
+    def reset(self) -> None:
+        #: The log keeps the frame on show in view (see the module notes).
+        self.follow = True
+        #: Lines of the log a person sees at the last frame: [first, stop) of `lines`.
+        self.view = (0, 0)
+        self.lines: list[str] = []
+        #: The log box's (top, bottom) on screen at the last frame.
+        self.box: tuple[float, float] | None = None
+        #: The part of the box seen at the last frame, (top, bottom) on screen: the box's
+        #: clip rectangle, cut by the panel's when the panel scrolls.
+        self.seen: tuple[float, float] | None = None
+        #: The rows drawn at the last frame: line index -> (top, bottom) of its item
+        #: rectangle on screen, as ImGui placed it.
+        self.drawn: dict[int, tuple[float, float]] = {}
+        #: The log lines [first, stop) of the node the replay lit last (None: no replay).
+        self.highlight: tuple[int, int] | None = None
+        #: The box's text as drawn at the last frame: (frame, lines) blocks, each
+        #: ``# frame N`` and that frame's log lines (tests compare it with the report).
+        self.blocks: list[tuple[int, list[str]]] = []
+        self.follow_rect: tuple | None = None  # the follow toggle's (min, max) on screen
+        self._bar_below = 0.0  # the box's horizontal scrollbar height at the last frame
+        self._was_seen = False  # whether a part of the box was seen at the last frame
+
+    def draw(self, blocks, pinned: int | None, shown_frame: int | None, replay,
+             quiet: str) -> None:  # fmt: skip
+        """The section: `blocks` as `FrameHistory.log` gives them, `pinned` the frame
+        picked on the timeline (None: live), `quiet` what an empty log says."""
+        if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
+            return
+        # Its own line inside the section: on the header, a click folded the section.
+        narrow = imgui.get_content_region_avail().x < NARROW_PX
+        _, self.follow = imgui.checkbox("follow" if narrow else "follow the frame on show",
+                                        self.follow)  # fmt: skip
+        self.follow_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
+        if imgui.is_item_hovered():
+            imgui.set_tooltip(FOLLOW_TIP)
+        self.blocks = blocks
+        lines: list[str] = []
+        starts: dict[int, int] = {}
+        for frame, block in blocks:
+            starts[frame] = len(lines)
+            lines.extend(block)
+        self.lines = lines
+        self.highlight = self._highlight(replay, starts)
+        line_h = imgui.get_text_line_height_with_spacing()
+        avail = imgui.get_content_region_avail()
+        room = max(avail.y, LOG_MIN_LINES * line_h)
+        corner = imgui.get_cursor_screen_pos()
+        top = corner.y
+        # a short window's panel cuts the box (the panel scrolls): lines go where it is seen
+        seen_bottom = min(top + room, imgui.get_window_draw_list().get_clip_rect_max().y)
+        self._let_go(corner, imgui.ImVec2(corner.x + avail.x, top + room))
+        # the lines' height, and the box's part below what is seen: its end can be scrolled up
+        hidden = max(0.0, top + room - self._bar_below - seen_bottom)
+        content = len(lines) * line_h - imgui.get_style().item_spacing.y + hidden
+        if self.follow:
+            at = self._scroll_to(starts, pinned, content if lines else 0.0, room, top,
+                                 seen_bottom, line_h)  # fmt: skip
+            imgui.set_next_window_scroll(imgui.ImVec2(-1.0, at))
+        if lines:
+            imgui.set_next_window_content_size(imgui.ImVec2(0.0, content))
+        imgui.begin_child("log", imgui.ImVec2(0.0, room), imgui.ChildFlags_.borders,
+                          imgui.WindowFlags_.horizontal_scrollbar)  # fmt: skip
+        io = imgui.get_io()
+        if io.mouse_wheel < 0.0 and imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0:
+            self.follow = imgui.is_window_hovered() or self.follow  # down to the end: on
+        self._bar_below = imgui.get_style().scrollbar_size if imgui.get_scroll_max_x() else 0.0
+        self._lines(lines, starts, replay, shown_frame, pinned, line_h)
+        if not lines:  # wrapped: at a narrow panel the sentence is read whole
+            imgui.push_style_color(
+                imgui.Col_.text, imgui.get_style_color_vec4(imgui.Col_.text_disabled)
+            )
+            imgui.text_wrapped(quiet)
+            imgui.pop_style_color()
+        draw = imgui.get_window_draw_list()
+        self.seen = (draw.get_clip_rect_min().y, draw.get_clip_rect_max().y)
+        self._was_seen = self.seen[1] > self.seen[0]
+        imgui.end_child()
+        self.box = (top, top + room)
+        inside = [k for k, (y0, y1) in self.drawn.items()
+                  if y0 >= self.seen[0] and y1 <= self.seen[1]]  # fmt: skip
+        self.view = (min(inside), max(inside) + 1) if inside else (0, 0)
+
+    def _let_go(self, low, high) -> None:
+        """The wheel up, or a press, over the box: the user reads back, the log stays
+        where they put it (known before the box begins, where its scroll is set)."""
+        io = imgui.get_io()
+        over = imgui.is_window_hovered(imgui.HoveredFlags_.child_windows)
+        reading = io.mouse_wheel > 0.0 or io.mouse_down[0]
+        if over and reading and imgui.is_mouse_hovering_rect(low, high):
+            self.follow = False
+
+    def _scroll_to(self, starts: dict[int, int], pinned: int | None, content: float,
+                   room: float, top: float, seen_bottom: float, line_h: float,
+                   ) -> float:  # fmt: skip
+        """The box's scroll for this frame (its `content` that high): live, its end (the
+        newest line at the bottom of the part seen); a picked frame's ``# frame`` line at
+        the top, or the end where the lines after it are fewer than the box holds."""
+        style = imgui.get_style()
+        pad = style.window_padding.y
+        # ImGui clamps a scroll past the end to the end (its horizontal scrollbar counted),
+        # except in a box wholly out of sight at the frame before: there, the scrollbar is
+        # taken as it was then
+        bar = style.scrollbar_size if self._was_seen else self._bar_below
+        end = max(0.0, content + 2.0 * pad - (room - bar))
+        if pinned is None or pinned not in starts:
+            return end
+        top_line = starts[pinned]
+        if self.highlight is not None:  # the lit node's lines mid-box
+            rows_seen = max(1, int((seen_bottom - top - pad) // line_h))
+            mid = sum(self.highlight) // 2  # (its world line, when one row is seen)
+            top_line = max(top_line, mid - rows_seen // 2)
+        return min(top_line * line_h, end)
+
+    def _lines(self, lines, starts, replay, shown_frame, pinned, line_h) -> None:
+        """The rows in view (ImGui's clipper skips the others), each noted in `drawn`."""
+        c = self.colors
+        lit, unlit = self.highlight or (0, 0), self._unlit(replay, starts)
+        self.drawn = {}
+        clipper = imgui.ListClipper()
+        clipper.begin(len(lines), line_h)
+        while clipper.step():
+            for k in range(clipper.display_start, clipper.display_end):
+                text = lines[k]
+                if lit[0] <= k < lit[1]:  # the node the replay lit last
+                    p = imgui.get_cursor_screen_pos()
+                    imgui.get_window_draw_list().add_rect_filled(
+                        p, imgui.ImVec2(p.x + imgui.get_content_region_avail().x,
+                                        p.y + line_h), u32((1.0, 0.9, 0.45, 0.25)))  # fmt: skip
+                    color = c.note
+                elif unlit[0] <= k < unlit[1]:  # not lit yet
+                    color = c.off
+                elif text.startswith("#"):
+                    picked = pinned is not None and text == f"# frame {shown_frame}"
+                    color = c.note if picked else c.dim
+                elif text.startswith(("*", "~")):
+                    color = c.local
+                elif text.startswith("="):
+                    color = c.world
+                else:
+                    color = c.dim
+                imgui.text_colored(vec4(color), text)
+                self.drawn[k] = (imgui.get_item_rect_min().y, imgui.get_item_rect_max().y)
+        clipper.end()
+
+    def _highlight(self, replay, starts) -> tuple[int, int] | None:
+        if not replay.active or replay.frame not in starts:
+            return None
+        block = next(b for f, b in self.blocks if f == replay.frame)
+        span = line_of_node(block, replay.lit - 1)
+        return None if span is None else (starts[replay.frame] + span[0],
+                                          starts[replay.frame] + span[1])  # fmt: skip
+
+    def _unlit(self, replay, starts) -> tuple[int, int]:
+        """The replayed frame's lines of the nodes not lit yet."""
+        if self.highlight is None:
+            return (0, 0)
+        frame = replay.frame
+        end = starts[frame] + len(next(b for f, b in self.blocks if f == frame))
+        return self.highlight[1], end
+
+    def block_of(self, frame: int) -> list[str] | None:
+        """The log lines the box shows for `frame` (without its ``# frame`` line)."""
+        for f, block in self.blocks:
+            if f == frame:
+                return block[1:]
+        return None
