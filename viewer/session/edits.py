@@ -241,5 +241,9 @@ class Editing:
         self.history.end(by)
         if self.history.recorded != recorded:
             self._say(self.history.done[-1].label)
-        elif self.history.open_label is None and self.messages.edit == self._progress_line:
+        if label is None or self.history.open_label is not None:
+            return  # no step was open, or it stays open (a drag's, at a key's release)
+        named = self._progress_line is not None and self.messages.edit == self._progress_line
+        if named and self.history.recorded == recorded:  # the line named it: say how it ended
             self._say(f"{label}: nothing changed")
+        self._progress_line = None
