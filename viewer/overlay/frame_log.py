@@ -68,8 +68,8 @@ class FrameLog:
             return
         # Its own line inside the section: on the header, a click folded the section.
         narrow = imgui.get_content_region_avail().x < NARROW_PX
-        _, self.follow = checkbox("follow" if narrow else "follow the frame on show",
-                                        self.follow)  # fmt: skip
+        label = "follow" if narrow else "follow the frame on show"
+        _, self.follow = checkbox(label, self.follow)
         self.follow_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
         if imgui.is_item_hovered():
             imgui.set_tooltip(FOLLOW_TIP)

@@ -256,8 +256,7 @@ class ScenePanel:
         _, ov.show_names = checkbox("names (N)", ov.show_names)
         quiet = "names and lines of nodes that draw nothing"
         short = Flow.check_width(quiet) > imgui.get_content_region_avail().x
-        _, view.show_quiet = checkbox("quiet nodes" if short else quiet,
-                                            view.show_quiet)  # fmt: skip
+        _, view.show_quiet = checkbox("quiet nodes" if short else quiet, view.show_quiet)
         if short and imgui.is_item_hovered():
             imgui.set_tooltip(quiet)
         if checkbox("glow in the view", ov.glow_in_view)[0]:
