@@ -499,3 +499,45 @@ def test_the_edit_line_names_a_gizmo_drag_and_a_key_hold_once_done(drive):
     d.frame()
     assert session.messages.edit == session.editing.history.done[-1].label == "move Obj5"
     assert len(session.editing.history.done) == 3
+
+
+def test_the_edit_line_names_the_step_in_progress_while_it_goes_on(drive):
+    """During a key hold or a drag the line named the edit before it until the step
+    ended (the fourth newcomer trial held K and read a stale outcome): it names the step
+    in progress (the Edit section draws that line), then the step once done."""
+    d, session, node = setup(drive)
+    session.editing.run(SetField(node.id, "local_scale", (1.0, 1.0, 2.0)))
+    key(d, "K", True)
+    for _ in range(3):
+        d.frame()
+        assert session.messages.edit == "move Obj5 (keys held: one step when let go)"
+    key(d, "K", False)
+    d.frame()
+    assert session.messages.edit == "move Obj5" == session.editing.history.done[-1].label
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(4)
+    label = session.editing.history.open_label
+    assert label.startswith("move Obj5") and label != "move Obj5"
+    assert session.messages.edit == f"{label} (dragging: one step at the release)"
+    drag.release()
+    assert session.messages.edit == session.editing.history.done[-1].label == label
+
+
+def test_a_drag_back_to_where_it_began_says_it_changed_nothing(drive):
+    """The in-progress line never outlives its step: a drag that ends where it began
+    records no step, and the line says so instead of naming a drag still going on."""
+    d, session, node = setup(drive)
+    start = node.local_position.copy()
+    drag = AxisDragger(d, node)
+    drag.press()
+    drag.move(3)
+    assert session.messages.edit.endswith("(dragging: one step at the release)")
+    x, y = (int(v) for v in drag.start)
+    d.app.on_mouse_drag_event(x, y, 0, 0)  # back to the press
+    d.frame()
+    d.app.on_mouse_release_event(x, y, 1)
+    d.frame()
+    np.testing.assert_array_equal(node.local_position, start)
+    assert not session.editing.history.done
+    assert session.messages.edit.endswith(": nothing changed"), session.messages.edit

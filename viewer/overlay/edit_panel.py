@@ -20,7 +20,7 @@ from viewer.text import printable
 from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
 from .tree_view import SHEAR_REMEDY
-from .widgets import COLORS, Flow, message_line, vec4
+from .widgets import COLORS, Flow, input_doubles, message_line, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -110,7 +110,7 @@ class EditSection:
         if self._euler_shown is not None and self._euler_shown[0] == node_id:  # no jumps
             local["local_euler"] = continuous_euler(self._euler_shown[1], local["local_euler"])
         self._euler_shown = (node_id, local["local_euler"])
-        for (label, field, n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
+        for (label, field, _n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
             typing = self._typing.get(field)
             shown = typing[2] if typing else [float(v) + 0.0 for v in local[field]]  # no -0
             gap = imgui.get_style().item_inner_spacing.x  # the label fits beside the field
@@ -120,8 +120,7 @@ class EditSection:
                 imgui.text(label)
                 room, shown_label = imgui.get_content_region_avail().x, f"##{field}"
             imgui.set_next_item_width(room)
-            entry = imgui.input_float3 if n == 3 else imgui.input_float4
-            changed, value = entry(shown_label, shown, "%.4f")
+            changed, value = input_doubles(shown_label, shown, "%.4f")
             self.field_rects[field] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             if changed:
                 graph, typed_for = typing[:2] if typing else (host.graph, node_id)

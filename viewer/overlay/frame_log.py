@@ -17,7 +17,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .replay import line_of_node
-from .widgets import COLORS, u32, vec4
+from .widgets import COLORS, checkbox, u32, vec4
 
 FOLLOW_TIP = (
     "keep the frame on show in view: the newest frame while live,\n"
@@ -68,8 +68,8 @@ class FrameLog:
             return
         # Its own line inside the section: on the header, a click folded the section.
         narrow = imgui.get_content_region_avail().x < NARROW_PX
-        _, self.follow = imgui.checkbox("follow" if narrow else "follow the frame on show",
-                                        self.follow)  # fmt: skip
+        label = "follow" if narrow else "follow the frame on show"
+        _, self.follow = checkbox(label, self.follow)
         self.follow_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
         if imgui.is_item_hovered():
             imgui.set_tooltip(FOLLOW_TIP)

@@ -32,11 +32,30 @@ TIMELINE_HEIGHT = 54.0
 #: Height of the event marks along the timeline's top.
 MARK_HEIGHT = 5.0
 PLOT_HEIGHT = 110.0
+#: Pixels between the timeline's tooltip and the timeline (or the panel's edge).
+TIP_GAP = 4.0
 LOG_LINES = 4000
 #: Share of a narrow panel the counters' labels keep (their numbers are short).
 NUMBERS_LABEL_SHARE = 0.62
 #: Window heights below which the Totals section starts folded (the log keeps its room).
 TOTALS_OPEN_FROM = 900
+
+
+def place_tip_above(text: str, top: float) -> None:
+    """The next tooltip (`text`) above the timeline whose top is at `top`: at the mouse,
+    it covered the buttons below the timeline (`|<`, `< event`, `event >`, `live`, the
+    fourth newcomer trial). Where the window's top leaves no room above, it goes to the
+    left of the panel, over the view."""
+    style = imgui.get_style()
+    w = imgui.calc_text_size(text).x + 2.0 * style.window_padding.x
+    h = imgui.calc_text_size(text).y + 2.0 * style.window_padding.y
+    if top - TIP_GAP - h >= 0.0:
+        screen_w = imgui.get_io().display_size.x
+        x = min(max(imgui.get_mouse_pos().x - 0.5 * w, 0.0), max(screen_w - w, 0.0))
+        imgui.set_next_window_pos(imgui.ImVec2(x, top - TIP_GAP), pivot=imgui.ImVec2(0.0, 1.0))
+    else:
+        left = imgui.get_window_pos().x - TIP_GAP
+        imgui.set_next_window_pos(imgui.ImVec2(left, top), pivot=imgui.ImVec2(1.0, 0.0))
 
 
 class FramesPanel:
@@ -56,6 +75,7 @@ class FramesPanel:
         self._followed: int | None = None
         self.timeline_first: int | None = None
         self.timeline_slot = MIN_BAR_WIDTH
+        self.buttons_rect: tuple | None = None
         #: The Log section (it follows the frame on show: frame_log.py).
         self.log = FrameLog()
         self._live_shown = True  # whether the last draw showed the latest frame
@@ -137,11 +157,14 @@ class FramesPanel:
             if i is not None:
                 frame = int(frames[i])
                 notes = "".join(f"\n{kind}: {what}" for kind, what in history.notes(frame))
-                imgui.set_tooltip(f"frame {frame}: {local[i]} local, {world[i]} world{notes}")
+                tip = f"frame {frame}: {local[i]} local, {world[i]} world{notes}"
+                place_tip_above(tip, y0)
+                imgui.set_tooltip(tip)
                 if clicked:
                     ov.pin(frame)
         imgui.text_colored(vec4(c.dim), timeline_span(frames, history))
         flow = Flow()  # side by side where they fit
+        first_button = imgui.get_cursor_screen_pos()
         for label, action in (
             ("|<", lambda: self._scroll_to_oldest()),
             ("< event", lambda: ov.jump_to_event(-1)),
@@ -151,6 +174,8 @@ class FramesPanel:
             flow.place(Flow.button_width(label))
             if imgui.small_button(label):
                 action()
+        #: The row of buttons below the timeline: (min, max) on screen.
+        self.buttons_rect = (first_button, imgui.get_item_rect_max())
 
     def _replay_row(self) -> None:
         """The button that replays the frame on show slowly (V) and its speed; while

@@ -21,7 +21,7 @@ from .model import (
     reload_note,
 )
 from .tree_view import TreeView
-from .widgets import COLORS, Flow, key_value_table, message_line, vec4
+from .widgets import COLORS, Flow, checkbox, key_value_table, message_line, vec4
 
 #: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
 #: names them.
@@ -249,18 +249,17 @@ class ScenePanel:
             view.glow_fade = float(fade)
         flow = Flow()
         flow.place(Flow.check_width("grid (G)"))
-        _, view.show_grid = imgui.checkbox("grid (G)", view.show_grid)
+        _, view.show_grid = checkbox("grid (G)", view.show_grid)
         flow.place(Flow.check_width("lines (B)"))
-        _, view.show_links = imgui.checkbox("lines (B)", view.show_links)
+        _, view.show_links = checkbox("lines (B)", view.show_links)
         flow.place(Flow.check_width("names (N)"))
-        _, ov.show_names = imgui.checkbox("names (N)", ov.show_names)
+        _, ov.show_names = checkbox("names (N)", ov.show_names)
         quiet = "names and lines of nodes that draw nothing"
         short = Flow.check_width(quiet) > imgui.get_content_region_avail().x
-        _, view.show_quiet = imgui.checkbox("quiet nodes" if short else quiet,
-                                            view.show_quiet)  # fmt: skip
+        _, view.show_quiet = checkbox("quiet nodes" if short else quiet, view.show_quiet)
         if short and imgui.is_item_hovered():
             imgui.set_tooltip(quiet)
-        if imgui.checkbox("glow in the view", ov.glow_in_view)[0]:
+        if checkbox("glow in the view", ov.glow_in_view)[0]:
             ov.glow_in_view = not ov.glow_in_view
         flow = Flow()
         flow.place(imgui.calc_text_size("view:").x)

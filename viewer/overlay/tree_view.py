@@ -24,7 +24,7 @@ from viewer.session.commands import Place, Reparent
 from viewer.text import printable
 
 from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
-from .widgets import COLORS, cut_to_width, vec4
+from .widgets import COLORS, checkbox, cut_to_width, vec4
 
 #: A tree of at most this many rows showing lays them all out, scrolled out of view or
 #: not (what was drawn stays whole for tests and screenshots); a bigger one only those
@@ -180,7 +180,7 @@ class TreeView:
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
             label = "keep world pose" if very_narrow else KEEP_WORLD_LABEL
-            _, self.keep_world = imgui.checkbox(label, self.keep_world)
+            _, self.keep_world = checkbox(label, self.keep_world)
             if narrow_panel:  # no room beside it: the hint shows on hover
                 if imgui.is_item_hovered():
                     imgui.set_tooltip(f"{KEEP_WORLD_LABEL}: {DROP_HINT}")

@@ -27,6 +27,9 @@ class Colors:
 
 
 COLORS = Colors()
+#: The edge of a checkbox's square: unticked, ImGui's dark square on the dark panel was
+#: hard to see (the fourth newcomer trial); the edge shows it, nothing else changes.
+CHECKBOX_EDGE = (0.56, 0.61, 0.72, 1.0)
 #: Widest share of a wrapped table's room its label column takes.
 LABEL_SHARE = 0.35
 
@@ -37,6 +40,45 @@ def vec4(c) -> imgui.ImVec4:
 
 def u32(c) -> int:
     return imgui.get_color_u32(imgui.ImVec4(*c))
+
+
+def checkbox(label: str, value: bool) -> tuple[bool, bool]:
+    """`imgui.checkbox` with its square's edge drawn (`CHECKBOX_EDGE`): (clicked, value)."""
+    imgui.push_style_var(imgui.StyleVar_.frame_border_size, 1.0)
+    imgui.push_style_color(imgui.Col_.border, vec4(CHECKBOX_EDGE))
+    try:
+        return imgui.checkbox(label, value)
+    finally:
+        imgui.pop_style_color()
+        imgui.pop_style_var()
+
+
+def input_doubles(label: str, values: list[float], fmt: str) -> tuple[bool, list[float]]:
+    """A row of number fields in float64, laid out as ImGui's input_float3 / 4 lays out
+    its own (one group: the item queries after it speak of the whole row), so that a
+    typed value is kept exactly: float32 fields saved a typed -0.15 as
+    -0.15000000596046448 (the fourth newcomer trial). (changed, values)."""
+    n = len(values)
+    spacing = imgui.get_style().item_inner_spacing.x
+    width = imgui.calc_item_width()
+    each = max(1.0, (width - spacing * (n - 1)) / n)
+    changed, out = False, list(values)
+    imgui.begin_group()
+    imgui.push_id(label)
+    for i in range(n):
+        if i:
+            imgui.same_line(0.0, spacing)
+        # the last field takes what rounding left, so the row is as wide as asked
+        imgui.set_next_item_width(each if i < n - 1 else width - (each + spacing) * (n - 1))
+        edited, out[i] = imgui.input_double(f"##{i}", float(values[i]), 0.0, 0.0, fmt)
+        changed = changed or edited
+    imgui.pop_id()
+    shown = label.split("##", 1)[0]
+    if shown:
+        imgui.same_line(0.0, spacing)
+        imgui.text(shown)
+    imgui.end_group()
+    return changed, out
 
 
 def key_value_table(

@@ -49,6 +49,7 @@ class Editing:
         #: Why the graph on show cannot be edited (a connected program's: editing it
         #: would part it from the program), or None: every edit is refused with this line.
         self.read_only: str | None = None
+        self._progress_line: str | None = None  # the edit line a lasting step set last
         self.use(graph)
 
     def use(self, graph, selected: int | None = None) -> None:
@@ -166,6 +167,7 @@ class Editing:
         self.history.begin(label, "gizmo")
         try:
             drag.apply(node, x, y, snap)
+            self._in_progress("dragging: one step at the release")
         except ValueError as exc:  # a singular parent: say so, leave the node
             self.messages.refuse(str(exc).splitlines()[0])
         self._shown(None)  # the drag shows (and glows) while paused
@@ -211,6 +213,7 @@ class Editing:
         if self.keys_act(demo):
             what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
             self.history.begin(f"move {printable(what)}", "keys")
+            self._in_progress("keys held: one step when let go")
         if demo is not None:
             dx, dy = held_direction(actions)
             if dx or dy:
@@ -222,10 +225,25 @@ class Editing:
         if not self.held.down:
             self._close("keys")  # a tap, already let go: this frame was all of it
 
+    def _in_progress(self, how: str) -> None:
+        """While a lasting step (a key hold, a drag) goes on, the edit line names it: it
+        kept the last edit's outcome until the step ended (the fourth newcomer trial)."""
+        label = self.history.open_label
+        if label is not None:
+            self._progress_line = f"{label} ({how})"
+            self._say(self._progress_line)
+
     def _close(self, by: str) -> None:
         """End the lasting step `by` ("gizmo", "keys") opened; once it is recorded, the
-        edit line names it, as it names every other edit (it kept the line before)."""
-        recorded = self.history.recorded
+        edit line names it, as it names every other edit; a step that changed nothing
+        says so."""
+        recorded, label = self.history.recorded, self.history.open_label
         self.history.end(by)
         if self.history.recorded != recorded:
             self._say(self.history.done[-1].label)
+        if label is None or self.history.open_label is not None:
+            return  # no step was open, or it stays open (a drag's, at a key's release)
+        named = self._progress_line is not None and self.messages.edit == self._progress_line
+        if named and self.history.recorded == recorded:  # the line named it: say how it ended
+            self._say(f"{label}: nothing changed")
+        self._progress_line = None

@@ -110,6 +110,11 @@ class EditHistory:
         """Whether a lasting step is open."""
         return self._open is not None
 
+    @property
+    def open_label(self) -> str | None:
+        """The label of the lasting step open (None: none is)."""
+        return None if self._open is None else self._open.label
+
     def _push(self, step: Step, changed: bool = False) -> None:
         self._mergeable = False
         if not changed and step.state.same_as(self.graph.snapshot()):
