@@ -1,4 +1,4 @@
-"""The glow's one owner: when each node was last recomputed, and why (numpy only, no GL).
+"""The glow's one owner: when each node was last recomputed, and why (no GL).
 
 Each frame report stamps the nodes it recomputed with the simulation time and the reason:
 its own value changed (a local recomputation: red) or it followed a change above it

@@ -43,8 +43,7 @@ import numpy as np
 from . import kernel_set, kernels
 from .kernel_set import COMPILED, NAMES, KernelSet, current, python_twins
 
-__all__ = ["PYTHON_MAX_LENGTH", "compiled_ready", "compiling", "exercise", "python_loops",
-           "start"]
+__all__ = ["PYTHON_MAX_LENGTH", "compiled_ready", "compiling", "exercise", "python_loops", "start"]
 
 #: The folder holding the `viewer` package: the background process starts there.
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
