@@ -22,7 +22,7 @@ from viewer.render.scatter import ROW_FLOATS, RowScatter
 from viewer.render.shaders import has_compute
 from viewer.scene import SceneGraph, coldstart
 
-LOOPS = ("gather_before", "stamp_nodes", "stage_rows")
+LOOPS = ("stamp_nodes", "stamp_late", "stage_rows")
 
 
 @contextmanager
@@ -60,6 +60,23 @@ def _random_tree(data) -> SceneGraph:
 @given(st.data())
 def test_the_compiled_record_keeps_the_numpy_paths_state_and_rows(data):
     g = _random_tree(data)
+    # (a short window: nodes last stamped before it get their heat's decay one by one)
+    window = data.draw(st.sampled_from([1, 2, 3, glow_loops.WINDOW]))
+    with _window(window):
+        _record_both(data, g)
+
+
+@contextmanager
+def _window(frames: int):
+    real = glow_loops.WINDOW
+    glow_loops.WINDOW = frames
+    try:
+        yield
+    finally:
+        glow_loops.WINDOW = real
+
+
+def _record_both(data, g: SceneGraph) -> None:
     fade = data.draw(st.sampled_from([0.0, 0.05, 0.5]))
     compiled, oracle = Glow(fade=fade), Glow(fade=fade)
     alive = np.asarray(g.alive_ids(), dtype=np.int64)

@@ -102,7 +102,7 @@ print(json.dumps({n: sorted(set(after[n]) - set(before[n])) for n in after}))
 RENDER_LOOPS = """
 from viewer.render import glow_loops as loops
 loops.exercise()
-print(sum(len(getattr(loops, n).stats.cache_misses) for n in ("gather_before", "stamp_nodes",
+print(sum(len(getattr(loops, n).stats.cache_misses) for n in ("stamp_nodes", "stamp_late",
                                                               "stage_rows")))
 """
 

@@ -21,7 +21,16 @@ from numba import njit
 
 from viewer.scene import coldstart
 
-__all__ = ["exercise", "gather_before", "serving", "stage_rows", "stamp_frame", "stamp_nodes"]
+__all__ = [
+    "WINDOW",
+    "exercise",
+    "serving",
+    "stage",
+    "stage_rows",
+    "stamp_frame",
+    "stamp_late",
+    "stamp_nodes",
+]
 
 
 def serving() -> bool:
@@ -30,42 +39,55 @@ def serving() -> bool:
     return not coldstart.compiling()
 
 
-@njit(cache=True, nogil=True)
-def gather_before(world, frame_of, heat_at, frame_time, now, inv_seconds, before, decay, heat):
-    """For each recomputed node `world[i]`: the frame of its last stamp (`before`), the
-    exponent of its heat's decay since then (`decay`) and its heat then (`heat`)."""
-    for i in range(world.size):
-        node = world[i]
-        frame = frame_of[node]
-        before[i] = frame
-        age = frame_time[frame] - now
-        decay[i] = age * inv_seconds
-        heat[i] = heat_at[node]
+#: Frames back whose decay of the heat `stamp_frame` works out once per frame (in numpy,
+#: the same bits as per node); a node last stamped earlier gets its own, afterwards.
+WINDOW = 1024
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _code(own_flag, heat, codes):
+    """A stamp's code, as `Glow.stamp_rows` makes it: reason + heat (below the top)."""
+    heat = codes[3] if heat > codes[3] else heat  # (as np.minimum: NaN stays)
+    return np.float32((codes[1] if own_flag else codes[2]) + heat)
 
 
 @njit(cache=True, nogil=True)
-def stamp_nodes(world, local, parents, frame, heat_now, before, own, frame_of, link_frame,
-                heat_at, counted, every, limit, base, node_gone, line_gone, alone, lines,
-                line_frames, codes, stamps, frame_time, links):  # fmt: skip
-    """Stamp frame `frame` on nodes `world` (new heat `heat_now`) and `local` (own
-    changes; each id once in each), light the lines to those whose parent was recomputed
-    too, and count what the recent frames from `base` on lose (`node_gone`, `line_gone`
-    by frame - base + 1; -1: no recent frame). A node counts (weight 1) when below
-    `limit` and, unless `every`, `counted[node]`. Fills per node of `world` its
-    `line_frames` and the rows the GPU takes (`Glow.stamp_rows`, `link_rows`): `stamps`
-    from `codes` (time, own reason, followed reason, heat's top), `links` from the line
-    frames' times (`frame_time`). Returns (a, b, counted nodes): `alone[:a]` the locals
-    not in `world`, `lines[:b]` the lit lines."""
+def stamp_nodes(world, local, parents, frame, decays, first, heat_added, own, frame_of,
+                link_frame, heat_at, counted, every, limit, base, node_gone, line_gone, alone,
+                lines, line_frames, codes, stamps, frame_time, links, heat_now, late,
+                late_frames):  # fmt: skip
+    """Stamp frame `frame` on nodes `world` and `local` (own changes; each id once in
+    each), light the lines to those whose parent was recomputed too, and count what the
+    recent frames from `base` on lose (`node_gone`, `line_gone` by frame - base + 1; -1:
+    no recent frame). A node counts (weight 1) when below `limit` and, unless `every`,
+    `counted[node]`. A node's new heat is its old one times its decay since its last
+    stamp (`decays[0]` for none, `decays[f - first + 1]` for frame f >= `first`) plus
+    `heat_added`; one stamped before `first` is left to `stamp_late` (`late[:c]` its
+    place in `world`, `late_frames` its frame). Fills per node of `world` its
+    `heat_now`, `line_frames` and the rows the GPU takes (`Glow.stamp_rows`,
+    `link_rows`): `stamps` from `codes` (time, own reason, followed reason, heat's top),
+    `links` from the line frames' times (`frame_time`). Returns (a, b, counted nodes,
+    c): `alone[:a]` the locals not in `world`, `lines[:b]` the lit lines."""
     total = 0.0
+    n_late = 0
     for i in range(world.size):
         node = world[i]
-        heat_at[node] = heat_now[i]
+        was = frame_of[node]
+        if was == 0 or was >= first:
+            heat = decays[0 if was == 0 else was - first + 1] * heat_at[node]
+            heat = heat + heat_added  # (apart: the multiply and add round as numpy's)
+            heat_now[i] = heat
+            heat_at[node] = heat
+        else:
+            late[n_late] = i
+            late_frames[n_late] = was
+            n_late += 1
         frame_of[node] = frame
         own[node] = False
         weight = 1.0 if node < limit and (every or counted[node]) else 0.0
         total += weight
         if base >= 0:
-            node_gone[max(before[i] - (base - 1), 0)] += weight
+            node_gone[max(was - (base - 1), 0)] += weight
     n_alone = 0
     for j in range(local.size):
         node = local[j]
@@ -79,7 +101,6 @@ def stamp_nodes(world, local, parents, frame, heat_now, before, own, frame_of, l
                 node_gone[max(was - (base - 1), 0)] += weight
         own[node] = True
         frame_of[node] = frame
-    stamp_time, own_code, followed_code, heat_top = codes
     n_lines = 0
     for i in range(world.size):
         node = world[i]
@@ -92,13 +113,25 @@ def stamp_nodes(world, local, parents, frame, heat_now, before, own, frame_of, l
             n_lines += 1
             link_frame[node] = frame
             line_frames[i] = frame
-        heat = heat_now[i]
-        heat = heat_top if heat > heat_top else heat  # (as np.minimum: NaN stays)
-        stamps[i, 0] = np.float32(stamp_time)
-        stamps[i, 1] = np.float32((own_code if own[node] else followed_code) + heat)
+        stamps[i, 0] = np.float32(codes[0])
+        stamps[i, 1] = _code(own[node], heat_now[i], codes)  # (a late one's: again later)
         lit = frame_time[line_frames[i]]
         links[i] = np.float32(-3.0e38 if lit < -3.0e38 else lit)  # (as np.maximum)
-    return n_alone, n_lines, total
+    return n_alone, n_lines, total, n_late
+
+
+@njit(cache=True, nogil=True)
+def stamp_late(world, late, decays, heat_added, own, heat_at, codes, stamps, heat_now):
+    """`stamp_nodes`' heat and stamp of the nodes `world[late[j]]` stamped before its
+    window, with their own `decays[j]`."""
+    for j in range(late.size):
+        i = late[j]
+        node = world[i]
+        heat = decays[j] * heat_at[node]
+        heat = heat + heat_added
+        heat_now[i] = heat
+        heat_at[node] = heat
+        stamps[i, 1] = _code(own[node], heat, codes)
 
 
 @njit(cache=True, nogil=True)
@@ -123,21 +156,18 @@ def stage_rows(world16, ids, stamps, links, lo, hi, rows, row_bits):
 def stamp_frame(world, local, parents, frame: int, base: int | None, clock: tuple,
                 frame_time: np.ndarray, state: tuple, counted: np.ndarray | None,
                 every: bool, codes: tuple) -> tuple:  # fmt: skip
-    """`Glow.record`'s stamps of frame `frame` through the two loops: `clock` is (now,
-    1 / the heat's seconds, this frame's heat), `state` the glow's (own, frame_of,
-    link_frame, heat_at) by id, `base` its oldest recent frame (None: none), `codes` as
-    `stamp_nodes` takes them. Returns (new heat, line frames, (stamps, link stamps)) per
-    node of `world`, the locals not in it, the lit lines, how many nodes count, and
-    (nodes, lines) each recent frame loses, from `base` - 1 on."""
+    """`Glow.record`'s stamps of frame `frame` through the loops: `clock` is (now, 1 / the
+    heat's seconds, this frame's heat), `state` the glow's (own, frame_of, link_frame,
+    heat_at) by id, `base` its oldest recent frame (None: none), `codes` as `stamp_nodes`
+    takes them. Returns (new heat, line frames, (stamps, link stamps)) per node of
+    `world`, the locals not in it, the lit lines, how many nodes count, and (nodes,
+    lines) each recent frame loses, from `base` - 1 on."""
     own, frame_of, link_frame, heat_at = state
     now, inv_seconds, heat_added = clock
     world, local = _read_only(world, np.int64), _read_only(local, np.int64)
     k = world.size
-    before, decay, heat = np.empty(k, dtype=np.int64), np.empty(k), np.empty(k)
-    gather_before(world, frame_of, heat_at, frame_time, now, inv_seconds, before, decay, heat)
-    np.exp(decay, out=decay)  # (in numpy, as the numpy path: the same bits)
-    decay *= heat
-    decay += heat_added
+    first = max(frame - WINDOW, 1)
+    decays = _decays(np.concatenate((frame_time[:1], frame_time[first:frame])), now, inv_seconds)
     span = frame - base + 2 if base is not None else 1
     node_gone, line_gone = np.zeros(span), np.zeros(span, dtype=np.int64)
     limit = np.iinfo(np.int64).max if counted is None else len(counted)
@@ -147,13 +177,28 @@ def stamp_frame(world, local, parents, frame: int, base: int | None, clock: tupl
         np.empty(k, np.int64),
         np.empty(k, np.int64),
     )
+    late, late_frames = np.empty(k, np.int64), np.empty(k, np.int64)
     stamps, links = np.empty((k, 2), dtype=np.float32), np.empty(k, dtype=np.float32)
-    n_alone, n_lines, total = stamp_nodes(
-        world, local, _read_only(parents, np.int64), frame, decay, before, own, frame_of,
-        link_frame, heat_at, counted, every, limit, -1 if base is None else base, node_gone,
-        line_gone, alone, lines, line_frames, codes, stamps, frame_time, links)  # fmt: skip
-    return (decay, line_frames, (stamps, links), alone[:n_alone], lines[:n_lines],
+    heat_now = np.empty(k)
+    n_alone, n_lines, total, n_late = stamp_nodes(
+        world, local, _read_only(parents, np.int64), frame, decays, first, heat_added, own,
+        frame_of, link_frame, heat_at, counted, every, limit, -1 if base is None else base,
+        node_gone, line_gone, alone, lines, line_frames, codes, stamps, frame_time, links,
+        heat_now, late, late_frames)  # fmt: skip
+    if n_late:
+        late_decays = _decays(frame_time[late_frames[:n_late]], now, inv_seconds)
+        stamp_late(world, late[:n_late], late_decays, heat_added, own, heat_at, codes, stamps,
+                   heat_now)  # fmt: skip
+    return (heat_now, line_frames, (stamps, links), alone[:n_alone], lines[:n_lines],
             int(total), (node_gone, line_gone))  # fmt: skip
+
+
+def _decays(times: np.ndarray, now: float, inv_seconds: float) -> np.ndarray:
+    """How much heat stamped at `times` keeps by `now`: numpy's operations, in numpy's
+    order, as the numpy path does them per node (numba's exp differs in the last bit)."""
+    decays = times - now
+    decays *= inv_seconds
+    return np.exp(decays, out=decays)
 
 
 def stage(world: np.ndarray, ids: np.ndarray, stamps: np.ndarray, links: np.ndarray,
@@ -179,8 +224,9 @@ def exercise() -> None:
     """Call every loop with the argument types the renderer passes, so each is compiled
     (or loaded from the cache) here rather than at a frame (the first run's step)."""
     ids, floats, flags = np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.bool_)
-    state = (flags, ids.copy(), ids.copy(), floats.copy())
-    stamp_frame(ids, ids, ids - 1, 1, 1, (0.0, 1.0, 0.0), floats, state, flags, True,
-                (0.0, 1, 2, 0.5))  # fmt: skip
+    frame = WINDOW + 2  # node 0 last stamped in frame 1, before the window: `stamp_late`
+    state = (flags, np.ones(1, np.int64), ids.copy(), floats.copy())
+    stamp_frame(ids, ids, ids - 1, frame, 1, (0.0, 1.0, 0.0), np.zeros(frame), state, flags,
+                True, (0.0, 1, 2, 0.5))  # fmt: skip
     stage(np.zeros((1, 4, 4)), ids, np.zeros((1, 2), np.float32), np.zeros(1, np.float32), ids,
           ids + 1, np.zeros((1, 20), np.float32))  # fmt: skip
