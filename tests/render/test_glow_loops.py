@@ -126,23 +126,27 @@ def _record_both(data, g: SceneGraph) -> None:
 
 
 def test_the_compiled_record_runs_while_serving_and_not_while_compiling(monkeypatch):
-    """Which path `record` takes: the loops when they serve; numpy while the first run
-    compiles them (a cold start in progress)."""
-    calls = []
+    """Which path `record` takes: the loops when they serve (all of them loaded at the
+    first use); numpy while the first run compiles them (a cold start in progress)."""
+    calls, exercised = [], []
     real = glow_loops.stamp_frame
     monkeypatch.setattr(glow_loops, "stamp_frame", lambda *a: calls.append(1) or real(*a))
+    real_exercise = glow_loops.exercise
+    monkeypatch.setattr(glow_loops, "exercise", lambda: exercised.append(1) or real_exercise())
+    monkeypatch.setattr(glow_loops, "_exercised", False)  # (white-box: a fresh process)
     g = SceneGraph()
     g.add_many(None, [-1, 0, 0, 1])
     g.update()
     glow = Glow()
     g.touch(g.node(0))
     glow.record(g.update(), g.parents(), 0.1)
-    assert calls == [1] and glow_loops.serving()
+    assert exercised == [1]  # every loop loaded at the first use, once (none later)
+    assert calls == [1, 1] and glow_loops.serving()  # `exercise`'s call, then the frame's
     monkeypatch.setattr(coldstart, "compiling", lambda: True)
     assert not glow_loops.serving()
     g.touch(g.node(1))
     glow.record(g.update(), g.parents(), 0.1)
-    assert calls == [1]
+    assert calls == [1, 1] and exercised == [1]
 
 
 values = st.one_of(

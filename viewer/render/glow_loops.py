@@ -35,9 +35,18 @@ __all__ = [
 
 def serving() -> bool:
     """Whether the compiled loops serve now: not while the first run compiles them in
-    the background (the numpy path runs then, as the core's Python twins do)."""
-    return not coldstart.compiling()
+    the background (the numpy path runs then, as the core's Python twins do). The first
+    time they do, every loop is loaded (or, where no first-run step ran, compiled) at
+    once, so none is compiled later in a session (`stamp_late` may first be needed
+    thousands of frames in)."""
+    if coldstart.compiling():
+        return False
+    if not _exercised:
+        exercise()
+    return True
 
+
+_exercised = False  # (`exercise` ran in this process)
 
 #: Frames back whose decay of the heat `stamp_frame` works out once per frame (in numpy,
 #: the same bits as per node); a node last stamped earlier gets its own, afterwards.
@@ -223,6 +232,7 @@ def _read_only(array, dtype) -> np.ndarray:
 def exercise() -> None:
     """Call every loop with the argument types the renderer passes, so each is compiled
     (or loaded from the cache) here rather than at a frame (the first run's step)."""
+    global _exercised
     ids, floats, flags = np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.bool_)
     frame = WINDOW + 2  # node 0 last stamped in frame 1, before the window: `stamp_late`
     state = (flags, np.ones(1, np.int64), ids.copy(), floats.copy())
@@ -230,3 +240,4 @@ def exercise() -> None:
                 True, (0.0, 1, 2, 0.5))  # fmt: skip
     stage(np.zeros((1, 4, 4)), ids, np.zeros((1, 2), np.float32), np.zeros(1, np.float32), ids,
           ids + 1, np.zeros((1, 20), np.float32))  # fmt: skip
+    _exercised = True
