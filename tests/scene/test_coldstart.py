@@ -98,6 +98,15 @@ print(json.dumps({n: sorted(set(after[n]) - set(before[n])) for n in after}))
 """
 
 
+#: The renderer's compiled loops, compiled in the same background step: loaded, not compiled.
+RENDER_LOOPS = """
+from viewer.render import glow_loops as loops
+loops.exercise()
+print(sum(len(getattr(loops, n).stats.cache_misses) for n in ("stamp_nodes", "stamp_late",
+                                                              "stage_rows")))
+"""
+
+
 def test_a_cold_launch_shows_frames_at_once_and_fills_the_cache(tmp_path):
     cache = tmp_path / "numba-cache"
     args = ["-m", "viewer", "--headless", "--still", "--touch", "Obj2", "--log", "--frames",
@@ -118,6 +127,8 @@ def test_a_cold_launch_shows_frames_at_once_and_fills_the_cache(tmp_path):
     warm = _run(args, cache)
     assert warm.returncode == 0 and warm.stderr == ""
     assert warm.stdout == cold.stdout
+    loaded = _run(["-c", RENDER_LOOPS], cache)  # the command line named them to the step
+    assert loaded.returncode == 0 and loaded.stdout.strip() == "0", loaded.stderr
 
     coverage = _run(["-c", COVERAGE], cache, SGVIEW_COLDSTART="off")
     assert coverage.returncode == 0, coverage.stderr

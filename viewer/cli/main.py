@@ -315,7 +315,7 @@ def _main(argv: list[str] | None) -> int:
         scene_path(args)
         # The first run after an install: compile in the background, show frames now. Its
         # note waits until the arguments are known to be good (one line for a mistake).
-        cold = start(announce=False)
+        cold = start(announce=False, also=("viewer.render.glow_loops",))
         scene = load(args)
         options = options_from(args, scene)
         check_display(args)

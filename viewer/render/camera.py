@@ -8,6 +8,7 @@ y down, as window mouse events report them; pixel (i, j) covers [i, i+1) x [j, j
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -28,7 +29,15 @@ FALLBACK_UP = (0.0, 0.0, -1.0)
 
 def look_at(eye, target, up=(0.0, 1.0, 0.0)) -> np.ndarray:
     """The view matrix, [4, 4]: world to camera space (camera looks down its -Z)."""
-    eye, target, up = (np.asarray(v, dtype=np.float64) for v in (eye, target, up))
+    points = (np.asarray(v, dtype=np.float64).reshape(3) for v in (eye, target, up))
+    return _look_at(tuple(float(x) for v in points for x in v)).copy()
+
+
+@functools.lru_cache(maxsize=8)
+def _look_at(numbers: tuple[float, ...]) -> np.ndarray:
+    """`look_at` of (eye, target, up) given as 9 numbers, kept for the next calls: a
+    frame asks for the same view several times (about 70 us each through pyrr)."""
+    eye, target, up = (np.array(numbers[k : k + 3]) for k in (0, 3, 6))
     if np.linalg.norm(np.cross(target - eye, up)) < 1e-9 * np.linalg.norm(target - eye):
         up = np.asarray(FALLBACK_UP)  # looking straight along `up`: no side vector
     return from_pyrr(matrix44.create_look_at(eye, target, up))

@@ -1,4 +1,4 @@
-"""The glow's one owner: when each node was last recomputed, and why (numpy only, no GL).
+"""The glow's one owner: when each node was last recomputed, and why (no GL).
 
 Each frame report stamps the nodes it recomputed with the simulation time and the reason:
 its own value changed (a local recomputation: red) or it followed a change above it
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import glow_loops
 from .glow_marks import GlowMarks
 from .glow_recent import LINES, NODES, RecentFrames
 
@@ -79,8 +80,9 @@ class Glow:
         #: By id: counted by `glowing_count` (the renderer's drawn nodes); None: all.
         self.counted: np.ndarray | None = None
         self._counts_every_id = True
-        # (ids, new heat, line frames) the last `record` stamped: uploaded next (`_fresh`).
-        self._fresh: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # (ids, new heat, line frames, their GPU rows or None) the last `record` stamped:
+        # uploaded next (`_fresh_of`).
+        self._fresh: tuple | None = None
         #: A picked frame, or nodes marked and not yet executed: shown instead.
         self.marks = GlowMarks()
 
@@ -107,9 +109,19 @@ class Glow:
         if self.frames >= len(self._frame_time):
             self._frame_time = np.append(self._frame_time, np.full(self.frames, -np.inf))
         self._frame_time[self.frames] = self.now
-        world = np.asarray(report.world_updated, dtype=np.int64)
-        local = np.asarray(report.local_updated, dtype=np.int64)
+        world = np.ascontiguousarray(report.world_updated, dtype=np.int64)
+        local = np.ascontiguousarray(report.local_updated, dtype=np.int64)
         self._grow(len(parents))
+        stamp = self._stamp_compiled if glow_loops.serving() else self._stamp_numpy
+        decay, line_frames, rows, lit, lines, counted = stamp(world, local, parents, dt)
+        self._fresh = (world, decay, line_frames, rows) if world.size else None
+        if world.size or local.size:
+            self._recent.add(self.now, self.frames, lit, lines, counted, lines.size)
+        self._forget_old()
+
+    def _stamp_numpy(self, world, local, parents, dt: float) -> tuple:
+        """`record`'s stamps in numpy (until the compiled loops serve; their oracle):
+        (new heat, line frames) per node of `world`, the lit ids, lines, counted nodes."""
         before = np.take(self.frame_of, world)  # (the frames their last stamps were of)
         decay = np.take(self._frame_time, before)  # heat: decay to now, then this frame's
         decay -= self.now
@@ -133,10 +145,22 @@ class Glow:
         self._recent.supersede(line_frames[lit_line], None, LINES)
         self.link_frame[lines] = self.frames
         line_frames[lit_line] = self.frames
-        self._fresh = (world, decay, line_frames) if world.size else None
-        if world.size or local.size:
-            self._recent.add(self.now, self.frames, lit, lines, _total(weights, lit), lines.size)
-        self._forget_old()
+        return decay, line_frames, None, lit, lines, _total(weights, lit)
+
+    def _stamp_compiled(self, world, local, parents, dt: float) -> tuple:
+        """`_stamp_numpy` in compiled passes (`glow_loops.stamp_frame`): the same bits."""
+        base = self._recent.oldest_frame()
+        decay, line_frames, rows, alone, lines, counted, gone = glow_loops.stamp_frame(
+            world, local, parents, self.frames, base, (self.now, 1.0 / HEAT_SECONDS,
+            -np.expm1(-dt / HEAT_SECONDS)), self._frame_time,
+            (self.own, self.frame_of, self.link_frame, self.heat_at),
+            self.counted, self._counts_every_id,
+            (max(self.now, -3.0e38), OWN, FOLLOWED, _HEAT_MAX))  # fmt: skip
+        if base is not None:
+            self._recent.take_off(gone[0], NODES)
+            self._recent.take_off(gone[1], LINES)
+        lit = np.concatenate([world, alone]) if alone.size else world
+        return decay, line_frames, rows, lit, lines, counted
 
     def _time_of(self, ids: np.ndarray) -> np.ndarray:
         """The time of node `ids`' last stamps (-inf: never stamped)."""
@@ -229,6 +253,8 @@ class Glow:
         """[k, 2] float32 stamps of node `ids`: (time, reason + heat) (`STAMP_FORMAT`)."""
         ids = np.asarray(ids, dtype=np.int64)
         fresh = self._fresh_of(ids)
+        if fresh is not None and fresh[3] is not None:  # made by the compiled record
+            return fresh[3][0]
         if fresh is not None:  # stamped now: own or followed, their new heat
             rows = np.empty((ids.size, 2), dtype=np.float32)
             rows[:, 0] = max(self.now, -3.0e38)
@@ -250,7 +276,7 @@ class Glow:
         return rows
 
     def _fresh_of(self, ids: np.ndarray) -> tuple | None:
-        """(ids, new heat, line frames) of the last `record` when `ids` are exactly the
+        """(ids, new heat, line frames, rows) of the last `record` when `ids` are exactly the
         nodes it stamped (what the renderer uploads next: their rows are made from what
         it computed, not gathered again); None if others, or marks or a picked frame show."""
         if self._fresh is None or self.marks.still is not None or self.marks.any_pending:
@@ -270,6 +296,8 @@ class Glow:
             lit[self.marks.still[2]] = True
             return np.where(lit[ids], 3.0e38, -3.0e38).astype(np.float32)
         fresh = self._fresh_of(ids)
+        if fresh is not None and fresh[3] is not None:  # made by the compiled record
+            return fresh[3][1]
         frames = self.link_frame[ids] if fresh is None else fresh[2]
         return np.maximum(np.take(self._frame_time, frames), -3.0e38).astype(np.float32)
 

@@ -49,7 +49,17 @@ class RecentFrames:
         if not self._frames or frames.size == 0:
             return
         base = self._frames[0][1]  # (older frames are forgotten: their bin 0 is dropped)
-        gone = np.bincount(np.maximum(frames - (base - 1), 0), weights)[1:]
+        self.take_off(np.bincount(np.maximum(frames - (base - 1), 0), weights), column)
+
+    def oldest_frame(self) -> int | None:
+        """The number of the oldest frame kept (None: none)."""
+        return self._frames[0][1] if self._frames else None
+
+    def take_off(self, gone: np.ndarray, column: int) -> None:
+        """Take `gone[k]` nodes (`column` NODES) or lines (LINES) off the live count of
+        frame `oldest_frame() - 1 + k` (bin 0: frames forgotten already)."""
+        base = self._frames[0][1]
+        gone = gone[1:]
         for k in np.flatnonzero(gone).tolist():
             live = self._live.get(base + k)
             if live is not None:

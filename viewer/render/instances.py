@@ -29,7 +29,7 @@ import numpy as np
 from viewer.content import meshes
 
 from .glow import STAMP_BYTES, STAMP_FORMAT, Glow
-from .scatter import RowScatter
+from .scatter import RowScatter, aranges
 
 MATRIX_BYTES = 64
 LOOK_BYTES = 24
@@ -61,19 +61,6 @@ def instanced_vao(
         index_buffer=mesh.ibo,
         index_element_size=4,
     )
-
-
-def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(lo[k], hi[k])`` over k (each hi >= lo), in one go.
-
-    `aranges([2, 7], [4, 9])` is `[2, 3, 7, 8]`.
-    """
-    lengths = hi - lo
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.cumsum(lengths) - lengths  # where each run starts in the output
-    return np.repeat(lo - first, lengths) + np.arange(total, dtype=np.int64)
 
 
 def merge_touching(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -262,10 +249,9 @@ class Instances:
                  recomputed: np.ndarray | None) -> int:  # fmt: skip
         """`sync` for a spread-out frame: the rows of slot runs [lo, hi) in one write,
         put in place on the GPU (`scatter.py`)."""
-        slots = aranges(lo, hi)
-        exact = recomputed is not None and len(recomputed) == len(slots)
-        ids = recomputed if exact else self.order[slots]
-        rows = RowScatter.stage(world, ids, glow.stamp_rows(ids), glow.link_rows(ids), slots)
+        exact = recomputed is not None and len(recomputed) == int((hi - lo).sum())
+        ids = recomputed if exact else self.order[aranges(lo, hi)]
+        rows = RowScatter.stage(world, ids, glow.stamp_rows(ids), glow.link_rows(ids), lo, hi)
         written = self.scatter.upload(rows)
         self.scatter.scatter(len(ids), self.batches, self.origins, self.link_times)
         self.writes_last = 1

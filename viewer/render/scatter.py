@@ -20,14 +20,28 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from . import glow_loops
 from .shaders import has_compute, load_compute
 
-__all__ = ["ROW_FLOATS", "RowScatter"]
+__all__ = ["ROW_FLOATS", "RowScatter", "aranges"]
 
 #: Floats per staged row: matrix (16), glow stamp (2), link stamp (1), slot (1, uint bits).
 ROW_FLOATS = 20
 #: Threads per work group (the shaders' local_size_x).
 GROUP = 64
+
+
+def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(lo[k], hi[k])`` over k (each hi >= lo), in one go.
+
+    `aranges([2, 7], [4, 9])` is `[2, 3, 7, 8]`.
+    """
+    lengths = hi - lo
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.cumsum(lengths) - lengths  # where each run starts in the output
+    return np.repeat(lo - first, lengths) + np.arange(total, dtype=np.int64)
 
 
 class RowScatter:
@@ -42,14 +56,19 @@ class RowScatter:
 
     @staticmethod
     def stage(world: np.ndarray, ids: np.ndarray, stamps: np.ndarray, links: np.ndarray,
-              slots: np.ndarray):  # fmt: skip
+              lo: np.ndarray, hi: np.ndarray):  # fmt: skip
         """The staged rows [n, ROW_FLOATS] float32 of nodes `ids`: their world matrices
         (gathered from `world` [N, 4, 4] straight into the float32 rows, row-major as the
         core stores them: the shader writes them column-major; a transpose or a float64
         copy on the CPU would cost most of the staging), stamps [n, 2], link stamps [n] and
-        pre-order slots [n]."""
-        n = len(slots)
-        rows = np.empty((n, ROW_FLOATS), dtype=np.float32)
+        pre-order slots: those of the runs [lo[k], hi[k]) one after another."""
+        if len(ids) != int((hi - lo).sum()):
+            raise ValueError(f"{len(ids)} nodes for {int((hi - lo).sum())} slots")
+        rows = np.empty((len(ids), ROW_FLOATS), dtype=np.float32)
+        if glow_loops.serving():  # one compiled pass, the same bytes (`glow_loops.py`)
+            glow_loops.stage(world, ids, stamps, links, lo, hi, rows)
+            return rows
+        slots = aranges(lo, hi)
         # (`clip` lets take cast into the strided float32 rows; the ids are all in range;
         # a matrix beyond float32 casts as `copyto` did, silently: inf where it overflows)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -26,6 +26,7 @@ internals are read, and deleting numba's cache folder deletes the stamp with it.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import platform
 import subprocess
@@ -42,7 +43,7 @@ import numpy as np
 from . import kernel_set, kernels
 from .kernel_set import COMPILED, NAMES, KernelSet, current, python_twins
 
-__all__ = ["PYTHON_MAX_LENGTH", "compiled_ready", "exercise", "python_loops", "start"]
+__all__ = ["PYTHON_MAX_LENGTH", "compiled_ready", "compiling", "exercise", "python_loops", "start"]
 
 #: The folder holding the `viewer` package: the background process starts there.
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -96,26 +97,36 @@ def compiled_ready() -> bool:
     return _ready
 
 
-def start(err=None, *, announce: bool = True) -> ColdStart | None:
+def start(err=None, *, announce: bool = True, also: tuple[str, ...] = ()) -> ColdStart | None:
     """On a cold cache: compile in the background and run the Python twins meanwhile (see
     the module notes); says so on `err` (default stderr), or, with ``announce=False``, only
     once `ColdStart.announce` is called (the command line first checks its arguments, so
-    a mistyped command prints its one line and nothing else). None when the cache is warm."""
+    a mistyped command prints its one line and nothing else). None when the cache is warm.
+
+    `also` names modules above the core with compiled loops of their own, each with an
+    ``exercise()``: the same background step compiles them, and loads them here before
+    `compiling()` turns False (the caller names them: the core imports none)."""
     global _pending
     with _lock:
         if _pending is not None:
             return _pending
         if compiled_ready() or os.environ.get("SGVIEW_COLDSTART") == "off":
             return None
-        _pending = ColdStart(err if err is not None else sys.stderr, announce)
+        _pending = ColdStart(err if err is not None else sys.stderr, announce, also)
         return _pending
+
+
+def compiling() -> bool:
+    """True while a first run's background compile runs (until its loops are loaded)."""
+    return _pending is not None
 
 
 class ColdStart:
     """One background compile and the Python twins that stand in meanwhile."""
 
-    def __init__(self, err, announce: bool = True) -> None:
+    def __init__(self, err, announce: bool = True, also: tuple[str, ...] = ()) -> None:
         self._err = err
+        self._also = tuple(also)
         self._announced = announce
         self._held: list[str] = []  # notes waiting for `announce`
         self.started = time.perf_counter()
@@ -126,7 +137,7 @@ class ColdStart:
             "idle machine); frames run meanwhile on a slower path"
         )
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "viewer.scene.coldstart"],
+            [sys.executable, "-m", "viewer.scene.coldstart", *self._also],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -148,6 +159,7 @@ class ColdStart:
         kernel_set.stand_in(None)
         if self.failed is None:
             try:  # load from the disk cache, here, rather than at the next frame's calls
+                _exercise_also(self._also)
                 exercise()
             except Exception as exc:  # a call then compiles what it needs, as before
                 self.failed = f"loading the compiled loops: {exc}"
@@ -253,7 +265,14 @@ def exercise() -> None:
         _record_ready()
 
 
+def _exercise_also(names: tuple[str, ...]) -> None:
+    """Compile (or load) the loops of the modules `start` was asked to cover too."""
+    for name in names:
+        importlib.import_module(name).exercise()
+
+
 if __name__ == "__main__":
     with suppress(OSError):  # below the viewer: its first frames come first on a busy CPU
         os.nice(10)
+    _exercise_also(tuple(sys.argv[1:]))  # (first: the stamp below says all are cached)
     exercise()
