@@ -13,5 +13,8 @@ GLOW_LOCAL = (1.0, 0.13, 0.08)
 GLOW_WORLD = (1.0, 0.56, 0.0)
 #: The box drawn around the selected node.
 SELECTION_COLOR = (1.0, 0.95, 0.35, 1.0)
-#: The collision demo's disk and rectangle while they overlap.
+#: The collision demo's rectangle while the disk overlaps it.
 HIT_COLOR = (0.84, 0.15, 0.16)
+#: The collision demo's disk while it overlaps the rectangle: a paler red, so that it
+#: reads against the rectangle's.
+HIT_DISK_COLOR = (1.0, 0.62, 0.58)

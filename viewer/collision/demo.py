@@ -5,7 +5,8 @@ app moves the disk (H J K L) and turns the rectangle (R, Shift+R) through this c
 ``graph.update()``, then asks ``read()`` whether they overlap. The rectangle's axes come
 from its world matrix, so when it is a child of a turning pivot the oriented test runs;
 at multiples of 90 degrees the axis-aligned one does, with width and height swapped at odd
-multiples. Both are drawn red while they overlap (the app does the drawing).
+multiples. Both are drawn red while they overlap, the disk a paler red in front of the
+rectangle (the app does the drawing).
 
 M swaps the rectangle's motion between oscillating along X and revolving about a centre
 (the pivot's spin) without a jump: the new motion starts from the current pose. Going to

@@ -14,6 +14,15 @@ from functools import cache
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent.parent
+#: What the built-in default scene's title adds to its own words, said on screen only: a
+#: copy saved under a path of its own is that file's scene, not the default.
+DEFAULT_TITLE_NOTE = " (the default scene; tree10 is it still)"
+
+
+def file_title(title: str) -> str:
+    """The title a saved file gets: the default scene's note left out (a reopened copy
+    claimed to be the default scene: the fourth and fifth newcomer trials)."""
+    return title.removesuffix(DEFAULT_TITLE_NOTE)
 
 
 @cache

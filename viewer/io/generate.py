@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from viewer.io._build import add_many
-from viewer.io.bundled import scene_dir
+from viewer.io.bundled import DEFAULT_TITLE_NOTE, scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.limits import MAX_NODES
 from viewer.io.toml_scene import parse_scene_text
@@ -243,7 +243,7 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
 #: The built-in scene is the bundled scenes/tree10.toml (docs/semantics.md example B)
 #: under its own title, without the file's scripted touches and with gentle motion on a
 #: few nodes, so that only their subtrees update each frame: (node, kind, parameters).
-DEFAULT_TITLE = "Ten-node tree with motion (the default scene; tree10 is it still)"
+DEFAULT_TITLE = "Ten-node tree with motion" + DEFAULT_TITLE_NOTE
 DEFAULT_MOTIONS = (
     ("Obj3", "spin", {"axis": (0.0, 1.0, 0.0), "speed": 25.0}),
     ("Obj7", "oscillate", {"axis": (1.0, 0.0, 0.0), "amplitude": 0.6, "period": 4.0}),

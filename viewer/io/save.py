@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from viewer.io.bundled import file_title
 from viewer.io.errors import SceneError
 from viewer.io.paths import inside, write_whole
 from viewer.io.savable import savable_reason
@@ -58,7 +59,7 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
     graph = scene.graph
     base_dir = Path(base_dir)
     out = ["# Written by sgview (viewer.io.save_scene).", "", "[scene]"]
-    out.append(f"title = {_str(scene.title)}")
+    out.append(f"title = {_str(file_title(scene.title))}")
     out.extend(_camera(scene.camera))
     out.extend(_collision(scene))
 

@@ -185,10 +185,14 @@ class FileBrowser:
             self._listed = (self.folder, listing(self.folder, self.suffixes))
         folders, files, why = self._listed[1]
         kinds = ", ".join(self.suffixes)
+        imgui.push_text_wrap_pos(0.0)  # wrapped: at 640x360 the kinds ran past the edge
         imgui.text_colored(vec4(COLORS.dim), f"folders and scene files ({kinds})")
+        imgui.pop_text_wrap_pos()
         imgui.begin_child("entries", imgui.ImVec2(0.0, 0.0), imgui.ChildFlags_.borders)
         if why is not None:
+            imgui.push_text_wrap_pos(0.0)
             imgui.text_colored(vec4(COLORS.local), why)
+            imgui.pop_text_wrap_pos()
         self.rows = {}
         for name in folders:
             if imgui.selectable(f"{printable(name, 120)}/##d{name}", False)[0]:

@@ -42,15 +42,47 @@ def draw(width: float, height: float) -> bool:
     return bool(still_open)
 
 
-def draw_hint(width: float, height: float) -> None:
-    """The start hint: one line at the bottom middle of the picture, outlined so that it
-    reads over any scene."""
-    draw_list = imgui.get_foreground_draw_list()
+def free_span(width: float, top: float, bottom: float, panels) -> tuple[float, float]:
+    """The stretch of the rows `top`..`bottom` between the panels (x, y, w, h) that
+    reach into those rows: a panel left of the middle of what is left bounds it on the
+    left, one right of it on the right (a folded panel's title bar bounds nothing
+    below it)."""
+    left, right = 0.0, float(width)
+    for x, y, w, h in panels:
+        if y >= bottom or y + h <= top or x >= right or x + w <= left:
+            continue
+        if x + 0.5 * w < 0.5 * (left + right):
+            left = max(left, x + w)
+        else:
+            right = min(right, x)
+    return left, max(left, right)
+
+
+def draw_hint(width: float, height: float, panels=()) -> tuple[float, float, float, float]:
+    """The start hint at the bottom of the 3D view, centred between the `panels` (x, y,
+    w, h) and clear of them (at 640x360 the picture's middle put it over the left panel:
+    the fifth newcomer trial); on two lines where one does not fit. Outlined so that it
+    reads over any scene; returns its box (x, y, w, h)."""
+    pad, margin = 6.0, 12.0
+    lines = [HINT]
     size = imgui.calc_text_size(HINT)
-    x, y = 0.5 * (width - size.x), height - size.y - 12.0
-    pad = 6.0
+    left, right = free_span(width, height - margin - size.y - 2 * pad, height, panels)
+    if size.x + 2 * pad > right - left:
+        lines = [part.strip() for part in HINT.split("  ") if part.strip()]
+    sizes = [imgui.calc_text_size(line) for line in lines]
+    text_w, line_h = max(s.x for s in sizes), imgui.get_text_line_height_with_spacing()
+    text_h = line_h * (len(lines) - 1) + sizes[-1].y
+    y = height - margin - text_h
+    if len(lines) > 1:
+        left, right = free_span(width, y - pad, height, panels)
+    x = max(left + pad, 0.5 * (left + right - text_w))
+    draw_list = imgui.get_foreground_draw_list()
     draw_list.add_rect_filled(
-        imgui.ImVec2(x - pad, y - pad), imgui.ImVec2(x + size.x + pad, y + size.y + pad),
+        imgui.ImVec2(x - pad, y - pad), imgui.ImVec2(x + text_w + pad, y + text_h + pad),
         imgui.IM_COL32(10, 12, 16, 210), 4.0,
     )  # fmt: skip
-    draw_list.add_text(imgui.ImVec2(x, y), imgui.get_color_u32(vec4(COLORS.note)), HINT)
+    color = imgui.get_color_u32(vec4(COLORS.note))
+    for k, (line, line_size) in enumerate(zip(lines, sizes, strict=True)):
+        line_x = x + 0.5 * (text_w - line_size.x)
+        draw_list.add_text(imgui.ImVec2(line_x, y + k * line_h), color, line)
+    return x - pad, y - pad, text_w + 2 * pad, text_h + 2 * pad

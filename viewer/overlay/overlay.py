@@ -107,6 +107,8 @@ class Overlay:
         self.gui = ImguiIO(wnd)  # the ImGui context: look, events, rendering
         #: The panels' and the help window's rectangles at the last frame (x, y, w, h).
         self.window_rects: list[tuple[float, float, float, float]] = []
+        #: Where the start hint was drawn last (x, y, w, h), None before it was.
+        self.hint_rect: tuple[float, float, float, float] | None = None
         #: Key and character events held while the file browser's field takes the keyboard.
         self._held: list[tuple[str, tuple]] = []
         self.panel = Panel(self)
@@ -273,7 +275,7 @@ class Overlay:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(*self.wnd.size)
             elif self.show_hint:
-                help_window.draw_hint(*self.wnd.size)
+                self.hint_rect = help_window.draw_hint(*self.wnd.size, self.window_rects)
             self.browser.draw(*self.wnd.size)
             imgui.render()
         self._first = False

@@ -225,7 +225,7 @@ class ScenePanel:
             return
         c = self.colors
         if reading.hit:
-            imgui.text_colored(vec4(c.local), "overlap: YES (both drawn red)")
+            imgui.text_colored(vec4(c.local), "overlap: YES (drawn red, the disk paler)")
         else:
             imgui.text("overlap: no")
         imgui.text(f"test: {reading.test}   rectangle at {reading.angle:.1f} deg")

@@ -25,7 +25,25 @@ from viewer.session.messages import Messages
 from viewer.session.undo import EditHistory
 from viewer.text import one_line, printable
 
-__all__ = ["Editing"]
+__all__ = ["Editing", "held_kinds", "hold_label"]
+
+
+def held_kinds(actions: set[str]) -> set[str]:
+    """What one frame of the held `actions` does: "move" (a direction), "turn" (R)."""
+    kinds = {"turn"} if "turn" in actions else set()
+    return kinds | ({"move"} if any(held_direction(actions)) else set())
+
+
+def hold_label(name: str | None, kinds: set[str]) -> str:
+    """The undo step's name for a key hold that did `kinds` to the node `name` (None: the
+    collision demo, whose keys move the disk and turn the rectangle): an R hold is a turn
+    about z, as the gizmo's ring drags are named, not a move (the fifth newcomer trial)."""
+    if name is None:
+        parts = ["move the disk"] if "move" in kinds or not kinds else []
+        return " and ".join(parts + (["turn the rectangle"] if "turn" in kinds else []))
+    if kinds == {"turn"}:
+        return f"turn {name} about z"
+    return f"move and turn {name}" if "turn" in kinds else f"move {name}"
 
 
 class Editing:
@@ -50,6 +68,7 @@ class Editing:
         #: would part it from the program), or None: every edit is refused with this line.
         self.read_only: str | None = None
         self._progress_line: str | None = None  # the edit line a lasting step set last
+        self._hold_did: set[str] = set()  # what the key hold going on did: "move", "turn"
         self.use(graph)
 
     def use(self, graph, selected: int | None = None) -> None:
@@ -211,8 +230,13 @@ class Editing:
             self._close("keys")  # a key hold is one undo step, closed when the keys are up
             return
         if self.keys_act(demo):
-            what = "the collision demo" if demo is not None else self.graph.name_of(self.selected)
-            self.history.begin(f"move {printable(what)}", "keys")
+            if not self.history.recording:
+                self._hold_did = set()
+            self._hold_did |= held_kinds(actions)
+            name = None if demo is not None else printable(self.graph.name_of(self.selected))
+            label = hold_label(name, self._hold_did)
+            self.history.begin(label, "keys")
+            self.history.rename(label, "keys")  # an R joined to a K hold: "move and turn"
             self._in_progress("keys held: one step when let go")
         if demo is not None:
             dx, dy = held_direction(actions)

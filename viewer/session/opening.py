@@ -19,7 +19,7 @@ from pathlib import Path
 
 from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise
-from viewer.io.bundled import scene_dir
+from viewer.io.bundled import file_title, scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
 from viewer.io.loader import SUFFIXES, file_signature, load_scene
@@ -90,7 +90,8 @@ def _read_only(path) -> bool:
 def save_as(scene: Scene, path: str | Path) -> list[str]:
     """Write ``scene`` to ``path`` in the format its suffix names; returns the writer's
     notes (what the format could not carry). The scene then counts as that file's, as
-    it is now on disk (live reload does not read the save back). SceneError on failure."""
+    it is now on disk (live reload does not read the save back), titled as written there
+    (the default scene's note left out: `file_title`). SceneError on failure."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SCENE_SUFFIXES:
@@ -101,6 +102,7 @@ def save_as(scene: Scene, path: str | Path) -> list[str]:
     else:
         notes = save_gltf(scene, path)
     scene.source, scene.source_stamp = path, file_signature(path)
+    scene.title = file_title(scene.title)  # that file's scene now, as it is titled there
     return [*notes, *scene.save_notes]
 
 

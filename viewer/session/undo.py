@@ -96,6 +96,12 @@ class EditHistory:
             self._open = Step(label, self.graph.snapshot())
             self._opened_by = by
 
+    def rename(self, label: str, by: str) -> None:
+        """Name the open step anew, where ``by`` began it (a key hold says what it did
+        once it did it; a drag's step keeps its name while a key joins it)."""
+        if self._open is not None and self._opened_by == by:
+            self._open.label = label
+
     def end(self, by: str | None = None) -> None:
         """Close the open step: the one ``by`` began (the keys going up never close a
         drag's step, nor a drag's end a key hold's), or any with ``None``."""

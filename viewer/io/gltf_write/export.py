@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from viewer.content.scene import Look, Scene
+from viewer.io.bundled import file_title
 from viewer.io.errors import SceneError
 from viewer.io.gltf_read.scene import collector_paused
 from viewer.io.gltf_write.builtin import BuiltinMeshes
@@ -106,7 +107,8 @@ def build_gltf(scene: Scene) -> GltfExport:
     if len(set(out.copyright)) == 1:
         doc["asset"]["copyright"] = out.copyright[0]
     doc["scene"] = 0
-    doc["scenes"] = [{"name": scene.title, "nodes": roots} if roots else {"name": scene.title}]
+    title = file_title(scene.title)  # the default scene's note is not the file's
+    doc["scenes"] = [{"name": title, "nodes": roots} if roots else {"name": title}]
     if nodes:
         doc["nodes"] = nodes
     for name, items in out.arrays.items():
