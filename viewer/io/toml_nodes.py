@@ -6,13 +6,17 @@ one by one (`parse_node`), each costs about 100 µs of Python; here the plain on
 scale and size) are checked a column at a time with numpy, against the same ranges.
 Any table this does not vouch for (another key, a value of another shape or out of
 range) goes through `parse_node`, in file order, so that an error is raised by the same
-code, with the same message, for the same first node as before; the specs of vouched
-tables equal what `parse_node` returns (tests/io/test_toml_nodes.py compares them).
+code, with the same message, for the same first node as before. The result is columns
+(`NodeColumns`: names, parents, arrays of positions, rotations and scales, looks), not an
+object per node; they hold what `parse_node` returns for each table (tests/io/
+test_toml_nodes.py compares them), and a `NodeSpec` is kept only for a node with a glTF
+mesh or motions.
 """
 
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +30,7 @@ from viewer.io.toml_sections import NO_ROTATION, NodeSpec, parse_node
 from ..content.scene import BUILTIN_MESHES, Look
 from ..scene.math import quat_from_euler_floats
 
-__all__ = ["NotVouched", "parse_nodes"]
+__all__ = ["NodeColumns", "NotVouched", "parse_nodes"]
 
 PLAIN_KEYS = frozenset(("name", "parent", "position", "rotation", "scale", "mesh", "size", "color"))
 _NUMBER_TYPES = frozenset((int, float))
@@ -38,16 +42,30 @@ class NotVouched(Exception):
     again the usual way, so that `parse_node` names the error."""
 
 
+@dataclass
+class NodeColumns:
+    """The checked [[node]] tables a column per field, row = the table's index in the file
+    (a million nodes as a few arrays and lists, not a million objects)."""
+
+    names: list[str]
+    parents: list[str | None]
+    positions: np.ndarray  # (n, 3) float64
+    rotations: np.ndarray  # (n, 4) unit quaternions (x, y, z, w)
+    scales: np.ndarray  # (n, 3)
+    looks: list[Look]
+    extras: list[NodeSpec]  # the nodes with a glTF mesh or motions, in file order
+
+
 def parse_nodes(
     items: list,
     display: str,
     locator: F.Locator,
     base_dir: Path,
     plain: PlainNodes | None = None,
-) -> list[NodeSpec]:
-    """`parse_node` of each item of `items`, the plain ones a column at a time. With
-    `plain`, its rows are nodes read from the text (their items are None); raises
-    `NotVouched` when one of them fails a check."""
+) -> NodeColumns:
+    """`parse_node` of each item of `items` as columns, the plain ones checked a column at
+    a time. With `plain`, its rows are nodes read from the text (their items are None);
+    raises `NotVouched` when one of them fails a check."""
     n = len(items)
     specs: list[NodeSpec | None] = [None] * n
     plain_rows = np.array([type(t) is dict and PLAIN_KEYS.issuperset(t) for t in items], bool)
@@ -66,12 +84,45 @@ def parse_nodes(
     scale = _column(tables, "scale", "scale", ok, collapse=True, nonzero=True)
     size = _column(tables, "size", "size", ok, collapse=True, positive=True)
     _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size)
+    columns = _plain_columns(n, plain)  # raises NotVouched before any parse_node
+    from_text = np.zeros(n, dtype=bool)
     if plain is not None:
-        _fill_plain(specs, plain)
-    for row in range(n):  # the rest, in file order: the first error is the first node's
-        if specs[row] is None:
+        from_text[plain.rows] = True
+    for row in np.flatnonzero(~from_text).tolist():  # in file order: the first error is
+        if specs[row] is None:  # the first node's
             specs[row] = parse_node(items[row], row, display, locator, base_dir)
-    return specs
+    _put_specs(columns, [spec for spec in specs if spec is not None])
+    return columns
+
+
+def _put_specs(columns: NodeColumns, specs: list[NodeSpec]) -> None:
+    """Write the checked nodes `specs` into their rows (``spec.index``) of `columns`."""
+    if not specs:
+        return
+    rows = np.array([spec.index for spec in specs], dtype=np.int64)
+    if len(specs) == len(columns.names):  # every row: the lists as they are
+        columns.names = [spec.name for spec in specs]
+        columns.parents = [spec.parent for spec in specs]
+        columns.looks = [spec.look for spec in specs]
+    else:
+        for spec in specs:
+            columns.names[spec.index] = spec.name
+            columns.parents[spec.index] = spec.parent
+            columns.looks[spec.index] = spec.look
+    k = len(specs)
+    columns.positions[rows] = np.array([spec.position for spec in specs]).reshape(k, 3)
+    columns.rotations[rows] = _stacked([spec.rotation for spec in specs]).reshape(k, 4)
+    columns.scales[rows] = np.array([spec.scale for spec in specs]).reshape(k, 3)
+    columns.extras = [spec for spec in specs if spec.gltf is not None or spec.motions]
+
+
+def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.array(arrays)``, each distinct array object converted once: most rotations
+    are a few shared read-only arrays (`NO_ROTATION`, equal angles)."""
+    distinct = dict(zip(map(id, arrays), arrays))
+    slot = dict(zip(distinct, range(len(distinct))))
+    table = np.array(list(distinct.values()), dtype=np.float64).reshape(-1, 4)
+    return table[np.fromiter(map(slot.__getitem__, map(id, arrays)), np.int64, len(arrays))]
 
 
 def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size):
@@ -92,76 +143,103 @@ def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scal
         )  # fmt: skip
 
 
-def _fill_plain(specs: list, plain: PlainNodes) -> None:
-    """`_fill` for the plain blocks, their numbers checked and handed out a column at a
-    time (raises `NotVouched` when a value fails a check)."""
-    ok = np.array([x is not None and bool(x.strip()) for x in plain.strings["name"]], bool)
+def _plain_columns(n: int, plain: PlainNodes | None) -> NodeColumns:
+    """Columns of `n` rows holding the plain blocks' nodes at their rows (the other rows
+    as `parse_node` would read an empty table, until they are written), their values
+    checked a column at a time; raises `NotVouched` when a value fails a check."""
+    columns = NodeColumns(
+        [""] * n, [None] * n, np.zeros((n, 3)), np.tile(NO_ROTATION, (n, 1)), np.ones((n, 3)),
+        [None] * n, [],
+    )  # fmt: skip
+    if plain is None or not plain.rows.size:
+        return columns
+    names = plain.strings["name"]
+    ok = np.array([x is not None and bool(x.strip()) for x in names], bool)
     meshes = plain.strings["mesh"]
     ok &= _meshes_ok(meshes)
     colors = _colors(plain.strings["color"], ok)
-    columns = {}
-    for key, quantity, checks in (
-        ("position", "position", {}), ("rotation", "rotation", {}),
-        ("scale", "scale", {"nonzero": True}), ("size", "size", {"positive": True}),
+    numbers, present = plain.numbers, plain.present
+    for key, checks in (
+        ("position", {}), ("rotation", {}), ("scale", {"nonzero": True}),
+        ("size", {"positive": True}),
     ):  # fmt: skip
-        given = plain.present[key]
-        ok[given] &= _in_range(plain.numbers[key][given], quantity, **checks)
-        columns[key] = given
+        given = present[key]
+        ok[given] &= _in_range(numbers[key][given], key, **checks)
     if not ok.all():
         raise NotVouched
-    numbers = plain.numbers
-    position = np.where(columns["position"][:, None], numbers["position"], 0.0)
-    scale = np.where(columns["scale"][:, None], numbers["scale"], 1.0)
-    sizes: list = list(map(tuple, numbers["size"].tolist()))
-    for row in np.flatnonzero(~columns["size"]).tolist():
-        sizes[row] = None
-    looks = _shared_looks(meshes, sizes, colors)
-    specs_rows = map(NodeSpec, plain.rows.tolist(), plain.strings["name"],
-                     plain.strings["parent"], map(tuple, position.tolist()),
-                     _rotations(numbers["rotation"], columns["rotation"]),
-                     map(tuple, scale.tolist()), looks)  # fmt: skip
-    for spec in specs_rows:
-        specs[spec.index] = spec
+    rows = plain.rows
+    looks = _shared_looks(meshes, numbers["size"], present["size"], colors)
+    columns.positions[rows] = np.where(present["position"][:, None], numbers["position"], 0.0)
+    columns.rotations[rows] = _rotations(numbers["rotation"], present["rotation"])
+    columns.scales[rows] = np.where(present["scale"][:, None], numbers["scale"], 1.0)
+    if rows.size == n:  # every node is plain (a file --save wrote): the lists as read
+        columns.names, columns.parents, columns.looks = names, plain.strings["parent"], looks
+        return columns
+    for column, values in ((columns.names, names), (columns.parents, plain.strings["parent"]),
+                           (columns.looks, looks)):  # fmt: skip
+        held, given = np.empty(n, dtype=object), np.empty(rows.size, dtype=object)
+        held[:], given[:] = column, values  # (element by element: nothing is unpacked)
+        held[rows] = given
+        column[:] = held.tolist()
+    return columns
 
 
-def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
+def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:
     """Each row's quaternion (`F.quat_from_euler` of its angles; `NO_ROTATION` where none
-    is given), one read-only array for angles of the same bits (-0.0 is not 0.0 here)."""
+    is given), (k, 4); each distinct row of angle bits converted once (-0.0 is not 0.0)."""
     rows = np.flatnonzero(given)
     if not rows.size:
-        return [NO_ROTATION] * given.size
+        return np.tile(NO_ROTATION, (given.size, 1))
     angles = euler[rows]
-    bits = angles.view(np.uint64)
-    mixed = bits[:, 0] ^ (bits[:, 1] * np.uint64(0x9E3779B97F4A7C15))
-    mixed ^= bits[:, 2] * np.uint64(0xC2B2AE3D27D4EB4F)
-    _, first, which = np.unique(mixed, return_index=True, return_inverse=True)
-    if not (bits == bits[first[which]]).all():  # two angles with one hash: by the bits
-        keys = list(map(tuple, bits.tolist()))
-        seen: dict[tuple, int] = {}
-        which = np.array([seen.setdefault(key, len(seen)) for key in keys])
-        first = np.unique(which, return_index=True)[1]
+    first, which = _distinct(angles)
     # F.quat_from_euler's own formula (the same float operations), one distinct row each
     quats = np.array(list(map(quat_from_euler_floats, *angles[first].T.tolist())))
-    quats.flags.writeable = False  # and so each row of it
-    table = [NO_ROTATION, *quats.reshape(-1, 4)]  # slot 0: no rotation given
+    table = np.vstack([NO_ROTATION, quats.reshape(-1, 4)])  # row 0: no rotation given
     slot = np.zeros(given.size, dtype=np.int64)
-    slot[rows] = which.ravel() + 1
-    return list(map(table.__getitem__, slot.tolist()))
+    slot[rows] = which + 1
+    return table[slot]
 
 
-def _shared_looks(meshes: list, sizes: list, colors: list) -> list[Look]:
+def _shared_looks(meshes: list, sizes: np.ndarray, sized: np.ndarray, colors: list) -> list:
     """Each row's `Look`, one object for rows that look the same (looks are replaced,
-    never changed in place, once a scene is built)."""
-    keys = list(zip(meshes, sizes, colors))
+    never changed in place, once a scene is built); `sizes` (k, 3) where `sized` holds."""
+    size_codes = _row_codes(sizes, sized)
+    keys = list(zip(meshes, size_codes.tolist(), colors))
     known = dict.fromkeys(keys)
+    size_of = dict(zip(size_codes.tolist(), map(tuple, sizes.tolist())))
     for key in known:
-        mesh, size, color = key
+        mesh, code, color = key
         look = known[key] = Look() if mesh is None else Look(mesh=mesh)
-        if size is not None:
-            look.size = size
+        if code >= 0:
+            look.size = size_of[code]
         if color is not None:
             look.color = color
     return list(map(known.__getitem__, keys))
+
+
+def _row_codes(values: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """A small integer per row of the (k, 3) `values`, equal for rows of equal bits (-1
+    where not `given`)."""
+    codes = np.full(given.size, -1, dtype=np.int64)
+    rows = np.flatnonzero(given)
+    if rows.size:
+        codes[rows] = _distinct(values[rows])[1]
+    return codes
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the first row of each distinct row of bits of the (k, 3) float `values`, each
+    row's distinct row): one 64-bit hash a row sorted, collisions checked bit for bit."""
+    bits = np.ascontiguousarray(values).view(np.uint64)
+    mixed = bits[:, 0] ^ (bits[:, 1] * np.uint64(0x9E3779B97F4A7C15))
+    mixed ^= bits[:, 2] * np.uint64(0xC2B2AE3D27D4EB4F)
+    _, first, which = np.unique(mixed, return_index=True, return_inverse=True)
+    which = which.ravel()
+    if not (bits == bits[first[which]]).all():  # two rows with one hash: by the bits
+        seen: dict[tuple, int] = {}
+        which = np.array([seen.setdefault(key, len(seen)) for key in map(tuple, bits.tolist())])
+        first = np.unique(which, return_index=True)[1]
+    return first, which
 
 
 def _meshes_ok(meshes: list) -> np.ndarray:
