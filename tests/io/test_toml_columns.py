@@ -140,10 +140,15 @@ def test_the_loader_builds_the_graph_the_oracle_builds(text):
         assert str(exc) == expected
         return
     assert not isinstance(expected, str), expected
-    graph = scene.graph
-    looks = {i: (k.mesh, tuple(k.size), tuple(k.color)) for i, k in scene.looks.items()}
-    motions = {(graph.name_of(i), m.kind) for m in scene.motions for i in m.ids.tolist()}
-    assert _contents(graph, looks, motions) == _contents(*expected)
+    # as a file is read: its bytes given with the text (then not encoded again)
+    as_file = toml_scene.parse_scene_text(
+        text, "f.toml", limits=Limits.make(100, 1, 1), encoded=text.encode("utf-8")
+    )
+    for loaded in (scene, as_file):
+        graph = loaded.graph
+        looks = {i: (k.mesh, tuple(k.size), tuple(k.color)) for i, k in loaded.looks.items()}
+        motions = {(graph.name_of(i), m.kind) for m in loaded.motions for i in m.ids.tolist()}
+        assert _contents(graph, looks, motions) == _contents(*expected)
 
 
 def test_a_large_plain_file_builds_no_node_specs(monkeypatch):

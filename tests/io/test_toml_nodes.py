@@ -167,3 +167,55 @@ def test_one_pass_order_matches_the_checked_order(forest):
     else:
         order = list(range(len(names))) if fast[0] is None else fast[0]  # None: file order
         assert order == slow[0] and np.array_equal(fast[1], slow[1])
+        assert {name: fast[2][name] for name in names} == slow[2]
+
+
+def _in_preorder_by_walking(parent_rows: list[int]) -> bool:
+    """The oracle: walk the rows keeping the path from the root to the row before."""
+    path: list[int] = []
+    for row, parent in enumerate(parent_rows):
+        if parent < 0:
+            path.clear()
+        else:
+            while path and path[-1] != parent:
+                path.pop()
+            if not path:
+                return False
+        path.append(row)
+    return True
+
+
+@st.composite
+def forests_in_some_order(draw):
+    """A random forest's parent rows, in a pre-order, in an order with each parent before
+    its children (a pre-order now and then), or in any order."""
+    n = draw(st.integers(1, 40))
+    parent = [-1] + [draw(st.one_of(st.just(-1), st.integers(0, i - 1))) for i in range(1, n)]
+    children: dict[int, list[int]] = {}
+    for row, p in enumerate(parent):
+        children.setdefault(p, []).append(row)
+    kind = draw(st.sampled_from(["pre-order", "parents first", "any"]))
+    if kind == "pre-order":  # siblings in a random order
+        order, stack = [], list(reversed(draw(st.permutations(children[-1]))))
+        while stack:
+            row = stack.pop()
+            order.append(row)
+            stack.extend(reversed(draw(st.permutations(children.get(row, [])))))
+    elif kind == "parents first":  # each next row drawn from those whose parent is placed
+        order, ready = [], list(children[-1])
+        while ready:
+            row = ready.pop(draw(st.integers(0, len(ready) - 1)))
+            order.append(row)
+            ready.extend(children.get(row, []))
+    else:
+        order = draw(st.permutations(range(n)))
+    row_of = {old: new for new, old in enumerate(order)}
+    return [-1 if parent[old] < 0 else row_of[parent[old]] for old in order]
+
+
+@settings(max_examples=500, deadline=None)
+@given(forests_in_some_order())
+def test_the_preorder_test_matches_a_walk(parent_rows):
+    from viewer.io.toml_order import _in_preorder
+
+    assert _in_preorder(np.array(parent_rows)) == _in_preorder_by_walking(parent_rows)

@@ -178,8 +178,10 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
     _animated_bounds(scene, n, scale, reach)
     drawn = np.zeros(n)
     radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
-    for i, look in scene.looks.items():
-        if i >= n or look.mesh == "none":
+    sizes: dict[int, float] = {}  # by Look object: looks are shared, each sized once
+    for look in {id(look): look for look in scene.looks.values()}.values():
+        if look.mesh == "none":
+            sizes[id(look)] = 0.0  # not drawn
             continue
         extent = 1.0  # a built-in mesh fits the unit box
         if look.mesh in scene.mesh_data:
@@ -189,7 +191,12 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
                     far = float(np.abs(positions).max(initial=0.0))
                 radius[look.mesh] = 2.0 * far  # 2x: the built-in unit box spans ±0.5
             extent = radius[look.mesh]
-        drawn[i] = extent * max(look.size) * math.sqrt(3.0)
+        sizes[id(look)] = extent * max(look.size) * math.sqrt(3.0)
+    ids = np.fromiter(scene.looks.keys(), np.int64, len(scene.looks))
+    values = np.fromiter(map(sizes.__getitem__, map(id, scene.looks.values())), np.float64,
+                         len(scene.looks))  # fmt: skip
+    inside = (ids >= 0) & (ids < n)
+    drawn[ids[inside]] = values[inside]
     _skinned_bounds(scene, n, drawn)
     _gltf_geometry_reach(scene, drawn, radius, exact)
     return scale, reach, drawn

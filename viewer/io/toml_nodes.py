@@ -24,7 +24,7 @@ import numpy as np
 from viewer.io import _fields as F
 from viewer.io.errors import SceneError
 from viewer.io.ranges import RANGES
-from viewer.io.toml_plain import PlainNodes
+from viewer.io.toml_plain import PlainNodes, spread
 from viewer.io.toml_sections import NO_ROTATION, NodeSpec, parse_node
 
 from ..content.scene import BUILTIN_MESHES, Look
@@ -67,9 +67,12 @@ def parse_nodes(
     a time. With `plain`, its rows are nodes read from the text (their items are None);
     raises `NotVouched` when one of them fails a check."""
     n = len(items)
-    specs: list[NodeSpec | None] = [None] * n
-    plain_rows = np.array([type(t) is dict and PLAIN_KEYS.issuperset(t) for t in items], bool)
-    rows = np.flatnonzero(plain_rows).tolist()
+    from_text = np.zeros(n, dtype=bool)
+    if plain is not None:
+        from_text[plain.rows] = True
+    other_rows = np.flatnonzero(~from_text).tolist()
+    specs: dict[int, NodeSpec] = {}
+    rows = [r for r in other_rows if type(items[r]) is dict and PLAIN_KEYS.issuperset(items[r])]
     tables = [items[r] for r in rows]
     ok = np.ones(len(rows), dtype=bool)
     names = [t.get("name") for t in tables]
@@ -84,36 +87,36 @@ def parse_nodes(
     scale = _column(tables, "scale", "scale", ok, collapse=True, nonzero=True)
     size = _column(tables, "size", "size", ok, collapse=True, positive=True)
     _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size)
-    columns = _plain_columns(n, plain)  # raises NotVouched before any parse_node
-    from_text = np.zeros(n, dtype=bool)
-    if plain is not None:
-        from_text[plain.rows] = True
-    for row in np.flatnonzero(~from_text).tolist():  # in file order: the first error is
-        if specs[row] is None:  # the first node's
+    from_plain = _plain_columns(plain)  # raises NotVouched before any parse_node
+    for row in other_rows:  # in file order: the first error is the first node's
+        if row not in specs:
             specs[row] = parse_node(items[row], row, display, locator, base_dir)
-    _put_specs(columns, [spec for spec in specs if spec is not None])
-    return columns
+    return _merged(n, from_plain, [specs[row] for row in other_rows])
 
 
-def _put_specs(columns: NodeColumns, specs: list[NodeSpec]) -> None:
-    """Write the checked nodes `specs` into their rows (``spec.index``) of `columns`."""
+def _merged(n: int, plain: NodeColumns, specs: list[NodeSpec]) -> NodeColumns:
+    """The columns of all `n` rows: the plain blocks' (`plain`, at the rows the other
+    nodes, `specs` in file order, leave free) and the specs' (at ``spec.index``)."""
     if not specs:
-        return
-    rows = np.array([spec.index for spec in specs], dtype=np.int64)
-    if len(specs) == len(columns.names):  # every row: the lists as they are
-        columns.names = [spec.name for spec in specs]
-        columns.parents = [spec.parent for spec in specs]
-        columns.looks = [spec.look for spec in specs]
-    else:
-        for spec in specs:
-            columns.names[spec.index] = spec.name
-            columns.parents[spec.index] = spec.parent
-            columns.looks[spec.index] = spec.look
+        return plain
+    at = np.array([spec.index for spec in specs], dtype=np.int64)
+    free = np.ones(n, dtype=bool)
+    free[at] = False
+    rows = np.flatnonzero(free)
     k = len(specs)
-    columns.positions[rows] = np.array([spec.position for spec in specs]).reshape(k, 3)
-    columns.rotations[rows] = _stacked([spec.rotation for spec in specs]).reshape(k, 4)
-    columns.scales[rows] = np.array([spec.scale for spec in specs]).reshape(k, 3)
-    columns.extras = [spec for spec in specs if spec.gltf is not None or spec.motions]
+    positions, rotations, scales = np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 3))
+    positions[rows], rotations[rows], scales[rows] = plain.positions, plain.rotations, plain.scales
+    positions[at] = np.array([spec.position for spec in specs]).reshape(k, 3)
+    rotations[at] = _stacked([spec.rotation for spec in specs]).reshape(k, 4)
+    scales[at] = np.array([spec.scale for spec in specs]).reshape(k, 3)
+    lists = []
+    for column, field in ((plain.names, "name"), (plain.parents, "parent"), (plain.looks, "look")):
+        merged = spread(column, rows, n)
+        for row, spec in zip(at.tolist(), specs, strict=True):
+            merged[row] = getattr(spec, field)
+        lists.append(merged)
+    extras = [spec for spec in specs if spec.gltf is not None or spec.motions]
+    return NodeColumns(*lists[:2], positions, rotations, scales, lists[2], extras)
 
 
 def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
@@ -126,7 +129,8 @@ def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
 
 
 def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size):
-    """A `NodeSpec` at each row of `rows` whose `ok` holds, from the checked columns."""
+    """A `NodeSpec` for each row of `rows` whose `ok` holds, from the checked columns, in
+    `specs` (by row)."""
     quats: dict[bytes, np.ndarray] = {}  # by the angles' bits: -0.0 is not 0.0 here
     for k, row in enumerate(rows):
         if not ok[k]:
@@ -143,18 +147,14 @@ def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scal
         )  # fmt: skip
 
 
-def _plain_columns(n: int, plain: PlainNodes | None) -> NodeColumns:
-    """Columns of `n` rows holding the plain blocks' nodes at their rows (the other rows
-    as `parse_node` would read an empty table, until they are written), their values
-    checked a column at a time; raises `NotVouched` when a value fails a check."""
-    columns = NodeColumns(
-        [""] * n, [None] * n, np.zeros((n, 3)), np.tile(NO_ROTATION, (n, 1)), np.ones((n, 3)),
-        [None] * n, [],
-    )  # fmt: skip
+def _plain_columns(plain: PlainNodes | None) -> NodeColumns:
+    """The plain blocks' nodes (one row each), their values checked a column at a time;
+    raises `NotVouched` when a value fails a check."""
     if plain is None or not plain.rows.size:
-        return columns
+        empty = np.zeros((0, 3))
+        return NodeColumns([], [], empty, np.zeros((0, 4)), empty, [], [])
     names = plain.strings["name"]
-    ok = np.array([x is not None and bool(x.strip()) for x in names], bool)
+    ok = _names_ok(names)
     meshes = plain.strings["mesh"]
     ok &= _meshes_ok(meshes)
     colors = _colors(plain.strings["color"], ok)
@@ -167,21 +167,20 @@ def _plain_columns(n: int, plain: PlainNodes | None) -> NodeColumns:
         ok[given] &= _in_range(numbers[key][given], key, **checks)
     if not ok.all():
         raise NotVouched
-    rows = plain.rows
-    looks = _shared_looks(meshes, numbers["size"], present["size"], colors)
-    columns.positions[rows] = np.where(present["position"][:, None], numbers["position"], 0.0)
-    columns.rotations[rows] = _rotations(numbers["rotation"], present["rotation"])
-    columns.scales[rows] = np.where(present["scale"][:, None], numbers["scale"], 1.0)
-    if rows.size == n:  # every node is plain (a file --save wrote): the lists as read
-        columns.names, columns.parents, columns.looks = names, plain.strings["parent"], looks
-        return columns
-    for column, values in ((columns.names, names), (columns.parents, plain.strings["parent"]),
-                           (columns.looks, looks)):  # fmt: skip
-        held, given = np.empty(n, dtype=object), np.empty(rows.size, dtype=object)
-        held[:], given[:] = column, values  # (element by element: nothing is unpacked)
-        held[rows] = given
-        column[:] = held.tolist()
-    return columns
+    return NodeColumns(
+        names, plain.strings["parent"],
+        np.where(present["position"][:, None], numbers["position"], 0.0),
+        _rotations(numbers["rotation"], present["rotation"]),
+        np.where(present["scale"][:, None], numbers["scale"], 1.0),
+        _shared_looks(meshes, numbers["size"], present["size"], colors), [],
+    )  # fmt: skip
+
+
+def _names_ok(names: list) -> np.ndarray:
+    """Where a name is given and not blank."""
+    if None in names:
+        return np.array([x is not None and bool(x.strip()) for x in names], dtype=bool)
+    return np.fromiter(map(bool, map(str.strip, names)), dtype=bool, count=len(names))
 
 
 def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:
@@ -203,10 +202,11 @@ def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:
 def _shared_looks(meshes: list, sizes: np.ndarray, sized: np.ndarray, colors: list) -> list:
     """Each row's `Look`, one object for rows that look the same (looks are replaced,
     never changed in place, once a scene is built); `sizes` (k, 3) where `sized` holds."""
-    size_codes = _row_codes(sizes, sized)
-    keys = list(zip(meshes, size_codes.tolist(), colors))
+    size_codes, firsts = _row_codes(sizes, sized)
+    codes = size_codes.tolist()
+    keys = list(zip(meshes, codes, colors))
     known = dict.fromkeys(keys)
-    size_of = dict(zip(size_codes.tolist(), map(tuple, sizes.tolist())))
+    size_of = {codes[row]: tuple(sizes[row].tolist()) for row in firsts.tolist()}
     for key in known:
         mesh, code, color = key
         look = known[key] = Look() if mesh is None else Look(mesh=mesh)
@@ -217,14 +217,15 @@ def _shared_looks(meshes: list, sizes: np.ndarray, sized: np.ndarray, colors: li
     return list(map(known.__getitem__, keys))
 
 
-def _row_codes(values: np.ndarray, given: np.ndarray) -> np.ndarray:
-    """A small integer per row of the (k, 3) `values`, equal for rows of equal bits (-1
-    where not `given`)."""
+def _row_codes(values: np.ndarray, given: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(a small integer per row of the (k, 3) `values`, equal for rows of equal bits (-1
+    where not `given`); the first row of each)."""
     codes = np.full(given.size, -1, dtype=np.int64)
     rows = np.flatnonzero(given)
-    if rows.size:
-        codes[rows] = _distinct(values[rows])[1]
-    return codes
+    if not rows.size:
+        return codes, rows
+    first, codes[rows] = _distinct(values[rows])
+    return codes, rows[first]
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +244,16 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _meshes_ok(meshes: list) -> np.ndarray:
-    """Where a mesh is absent or a built-in mesh's name."""
+    """Where a mesh is absent or a built-in mesh's name (each distinct one looked at once
+    where all can be hashed)."""
+    try:
+        odd = {
+            x for x in set(meshes) if not (x is None or (type(x) is str and x in BUILTIN_MESHES))
+        }
+    except TypeError:  # a list or a table among them: one by one
+        odd = None
+    if odd is not None and not odd:
+        return np.ones(len(meshes), dtype=bool)
     return np.array(
         [x is None or (type(x) is str and x in BUILTIN_MESHES) for x in meshes], dtype=bool
     )

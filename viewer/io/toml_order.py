@@ -21,7 +21,7 @@ __all__ = ["checked_order", "node_order"]
 
 def node_order(names: list[str], parents: list[str | None], display: str, locator: F.Locator):
     """Pre-order of the nodes (roots and siblings in file order; None when that is the
-    file's order) and each row's parent row.
+    file's order), each row's parent row, and each name's row.
 
     A file without a fault (names unique, parents known, no cycle: then the pre-order
     reaches every node) is ordered in one pass; one with a fault goes through
@@ -34,11 +34,11 @@ def node_order(names: list[str], parents: list[str | None], display: str, locato
         rows = list(map(row_of.get, parents, repeat(-2)))
         parent_rows = np.array(rows, dtype=np.int64)
         if not ((parent_rows == -2) | (parent_rows == np.arange(n))).any():
-            if _in_preorder(rows):
-                return None, parent_rows
+            if _in_preorder(parent_rows):
+                return None, parent_rows, row_of
             order = _preorder(parent_rows)
             if len(order) == n:  # else a cycle kept some nodes from the roots
-                return order, parent_rows
+                return order, parent_rows, row_of
     return checked_order(names, parents, display, locator)
 
 
@@ -84,22 +84,32 @@ def checked_order(names: list[str], parents: list[str | None], display: str, loc
             raise where.error("parent", f"parent cycle: {names}")
         for r in path:
             state[r] = 2
-    return _preorder(parent_rows), parent_rows
+    return _preorder(parent_rows), parent_rows, row_of
 
 
-def _in_preorder(parent_rows: list[int]) -> bool:
+def _in_preorder(parent_rows: np.ndarray) -> bool:
     """Whether the rows are already in `_preorder`'s order (as --save writes them): each
-    row's parent is the row before it or one of that row's ancestors."""
-    path: list[int] = []  # from a root down to the row before
-    for row, parent in enumerate(parent_rows):
-        if parent < 0:
-            path.clear()
-        else:
-            while path and path[-1] != parent:
-                path.pop()
-            if not path:
-                return False
-        path.append(row)
+    row's parent comes before it and is the row before it or one of that row's
+    ancestors, that is: every row between the parent and the row has a parent at or
+    after that parent (then, row by row, each of them lies in the parent's subtree).
+    The minimum of the parents over each such span from a sparse table, a level at a
+    time (a chain has no span; a tree of a million nodes needs about 20 levels)."""
+    child = np.flatnonzero(parent_rows >= 0)
+    parent = parent_rows[child]
+    if (parent >= child).any():
+        return False
+    span = child - parent - 1  # the rows strictly between the parent and the row
+    start, parent, span = parent[span > 0] + 1, parent[span > 0], span[span > 0]
+    if not span.size:
+        return True
+    level = np.frexp(span.astype(np.float64))[1] - 1  # floor(log2(span)), exactly
+    lowest = parent_rows  # lowest[i]: the least parent row among rows i .. i + 2**k - 1
+    for k in range(int(level.max()) + 1):
+        at = level == k
+        first, last = start[at], start[at] + span[at] - (1 << k)
+        if (np.minimum(lowest[first], lowest[last]) < parent[at]).any():
+            return False
+        lowest = np.minimum(lowest[: -(1 << k)], lowest[1 << k :])
     return True
 
 

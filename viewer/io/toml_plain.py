@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PlainNodes", "merge_plain", "split_plain"]
+__all__ = ["PlainNodes", "merge_plain", "split_plain", "spread"]
 
 _HEADER = b"[[node]]"
 #: Files with shorter lines on average are left to the parser (and its density rule):
@@ -76,14 +76,17 @@ class PlainNodes:
     runs: list[int]  # per run of consecutive plain blocks, its number of blocks
 
 
-def split_plain(text: str) -> tuple[str, PlainNodes] | None:
+def split_plain(text: str, data: bytes | None = None) -> tuple[str, PlainNodes] | None:
     """(the text left for the TOML parser, the plain blocks), or None when the file has
-    no plain block or a shape this reader does not vouch for."""
-    if _HEADER.decode() not in text or '"""' in text or "'''" in text:
-        return None
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (text given in code): the parser says
+    no plain block or a shape this reader does not vouch for. `data`: the text's UTF-8
+    bytes, where the caller has them (a file's); else the text is encoded here."""
+    if data is None:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (text given in code): the parser says
+            return None
+    # (an ASCII character is the same one byte in UTF-8, never part of another's bytes)
+    if _HEADER not in data or b'"""' in data or b"'''" in data:
         return None
     if data.count(b"\n") * MIN_BYTES_PER_LINE > len(data):
         return None  # a file of short lines: its arrays would cost more than it is worth
@@ -109,31 +112,34 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
     key_of = np.full(starts.size, -1, dtype=np.int64)
     key_of[in_node & (length == 0)] = len(_KEYS)  # empty
     lines = np.flatnonzero(in_node & (length > 0))
-    firsts = first[lines]
-    hits = []  # each key's lines, in file order
+    head = words[starts[lines]]  # each line's first 8 bytes (one gather for all keys)
+    hits = []  # each key's lines, in file order, and their segments
     for k, key in enumerate(_KEYS):
         prefix = _PREFIX[key]
-        cand = lines[firsts == prefix[0]]
-        hits.append(cand[_matches(words, starts[cand], length[cand], prefix, exact=False)])
-        key_of[hits[-1]] = k
+        mask = np.uint64((1 << (8 * min(len(prefix), 8))) - 1)
+        cand = lines[(head & mask) == np.uint64(int.from_bytes(prefix[:8], "little"))]
+        if len(prefix) > 8:  # the rest of the prefix, on the candidates only
+            cand = cand[_matches(words, starts[cand] + 8, length[cand] - 8, prefix[8:],
+                                 exact=False)]  # fmt: skip
+        else:
+            cand = cand[length[cand] > len(prefix)]
+        key_of[cand] = k
+        seg = segment[cand]
+        plain_seg[seg[1:][seg[1:] == seg[:-1]]] = False  # the key twice in a block
+        hits.append((cand, seg))
     bad = in_node & (key_of < 0)
     plain_seg[segment[bad]] = False
-    keyed = np.flatnonzero(in_node & (key_of >= 0) & (key_of < len(_KEYS)))
-    pairs = segment[keyed] * len(_KEYS) + key_of[keyed]
-    counts = np.bincount(pairs, minlength=(heads.size + 1) * len(_KEYS))
-    twice = np.flatnonzero(counts > 1) // len(_KEYS)
-    plain_seg[twice] = False
 
     # the values: strings with nothing to unescape, numbers in the plain forms
     values = {}
-    for key, rows in zip(_KEYS, hits, strict=True):
+    for key, (rows, seg) in zip(_KEYS, hits, strict=True):
         begin = starts[rows] + len(_PREFIX[key])
         if key in _STRINGS:
             good, read = _strings(buf, begin, stops[rows] - 1)  # up to the closing quote
         else:
             good, read = _numbers(buf, begin, stops[rows], key in _VECTORS)
-        plain_seg[segment[rows[~good]]] = False
-        values[key] = (rows, read)
+        plain_seg[seg[~good]] = False
+        values[key] = (seg, read)
 
     plain_seg[0] = False
     if not plain_seg.any():
@@ -244,20 +250,39 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
     slot[plain_ids] = np.arange(plain_ids.size)
     k = plain_ids.size
     strings, numbers, present = {}, {}, {}
-    for key, (lines, read) in values.items():
-        where = slot[segment[lines]]
+    for key, (seg, read) in values.items():
+        where = slot[seg]
         keep = where >= 0
+        at = where[keep]  # increasing: one line of a key in a plain block
         present[key] = np.zeros(k, dtype=bool)
-        present[key][where[keep]] = True
+        present[key][at] = True
+        every = keep.all()
         if key in _STRINGS:
-            column = np.full(k, None, dtype=object)
-            column[where[keep]] = np.array(read[: keep.size], dtype=object)[keep]
-            strings[key] = column.tolist()
+            kept = read[: keep.size] if every else list(itertools.compress(read, keep.tolist()))
+            strings[key] = spread(kept, at, k)
+        elif at.size == k:  # a line in every block: the rows as read
+            numbers[key] = read if every else read[keep]
         else:
             numbers[key] = np.full((k, 3), np.nan)
-            numbers[key][where[keep]] = read[keep]
+            numbers[key][at] = read[keep]
     runs = np.diff(np.concatenate((np.searchsorted(plain_ids, run_first), [k]))).tolist()
     return rest, PlainNodes(int(node_segs.size), rows, strings, numbers, present, runs)
+
+
+def spread(values: list, at: np.ndarray, size: int) -> list:
+    """A list of `size` items: `values` at the increasing positions `at`, None elsewhere
+    (copied a run of consecutive positions at a time)."""
+    if at.size == size:  # every position
+        return values
+    out: list = [None] * size
+    if not at.size:
+        return out
+    breaks = np.flatnonzero(np.diff(at) != 1) + 1
+    firsts = np.concatenate(([0], breaks)).astype(np.int64)
+    lasts = np.concatenate((breaks, [at.size])).astype(np.int64)
+    for first, last, to in zip(firsts.tolist(), lasts.tolist(), at[firsts].tolist()):
+        out[to : to + last - first] = values[first:last]
+    return out
 
 
 def merge_plain(tables: object, plain: PlainNodes) -> list | None:

@@ -26,7 +26,7 @@ from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
 from viewer.io.toml_nodes import NodeColumns, NotVouched, parse_nodes
 from viewer.io.toml_order import node_order
-from viewer.io.toml_plain import PlainNodes, merge_plain, split_plain
+from viewer.io.toml_plain import merge_plain, split_plain
 from viewer.io.toml_precheck import (
     MAX_TOML_BYTES,
     blanked,
@@ -79,15 +79,18 @@ def load_toml_scene(
     except OSError as exc:
         raise SceneError(f"cannot read the file ({exc.strerror or exc})", file=display) from None
     text = decode_utf8(data, "the file", display)
-    return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
+    return parse_scene_text(
+        text, display, base_dir=path.parent, source=path, limits=limits, encoded=data
+    )
 
 
-def _decode(text: str, display: str, fast: bool) -> tuple[dict, PlainNodes | None]:
+def _decode(text: str, display: str, fast: bool, encoded: bytes | None):
     """The parsed document, with `fast` its plain [[node]] tables read column-wise
     (toml_plain.py: the document's ``node`` list then holds None at their rows); the
     whole text through the parser where that reader does not vouch for the file."""
     # a file the density rule might refuse is read the usual way, which applies it
-    split = split_plain(text) if fast and sparse_at_a_glance(text) else None
+    glance = fast and sparse_at_a_glance(text, encoded)
+    split = split_plain(text, encoded) if glance else None
     if split is not None:
         rest, plain = split
         try:
@@ -135,6 +138,7 @@ def parse_scene_text(
     base_dir: str | Path = ".",
     source: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    encoded: bytes | None = None,
 ) -> Scene:
     """Parse native-format text into a `Scene`.
 
@@ -150,16 +154,18 @@ def parse_scene_text(
         Recorded as `Scene.source`.
     limits : Limits
         Caps on the node count and on glTF sizes (see limits.py).
+    encoded : bytes, optional
+        The text's UTF-8 bytes, where the caller has them (a file's): not encoded again.
     """
     with collector_paused():  # millions of tables and specs, no reference cycles
         try:
-            return _parse(text, display, Path(base_dir), source, limits, fast=True)
+            return _parse(text, display, Path(base_dir), source, limits, encoded)
         except NotVouched:  # a plain block with a value out of range: parse_node names it
-            return _parse(text, display, Path(base_dir), source, limits, fast=False)
+            return _parse(text, display, Path(base_dir), source, limits, None, fast=False)
 
 
-def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limits, fast):
-    doc, plain = _decode(text, display, fast)
+def _parse(text, display: str, base_dir: Path, source, limits: Limits, encoded, fast=True):
+    doc, plain = _decode(text, display, fast, encoded)
     locator = F.Locator(text)
     top = F.Where(display, locator)
     F.check_keys(top, doc, TOP_KEYS)
@@ -178,17 +184,22 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
     nodes = parse_nodes(node_items, display, locator, base_dir, plain)
     del node_items, plain  # read into `nodes`
     doc.pop("node", None)
-    order, parent_rows = node_order(nodes.names, nodes.parents, display, locator)
+    order, parent_rows, row_of = node_order(nodes.names, nodes.parents, display, locator)
 
     graph = SceneGraph()
     scene = Scene(graph=graph, title=title, camera=camera, source=source)
-    ids, id_of = _build(graph, nodes, order, parent_rows, display)
+    ids = _build(graph, nodes, order, parent_rows, display)
     looks = nodes.looks if order is None else [nodes.looks[row] for row in order]
     scene.looks.update(zip(ids.tolist(), looks, strict=True))
-    scene.motions = _motions(nodes.extras, id_of)
+    id_by_row = ids.copy()  # each row's node id
+    if order is not None:
+        id_by_row[np.asarray(order, dtype=np.int64)] = ids
+    scene.motions = _motions(nodes.extras, id_by_row)
 
-    # glTF files: a node's mesh first (file order), then [[include]] tables
-    used = UniqueNames(id_of)
+    # glTF files: a node's mesh first (file order), then [[include]] tables; the names
+    # taken (a set of every name) only made for a scene that has them
+    has_gltf = doc.get("include") or any(spec.gltf is not None for spec in nodes.extras)
+    used = UniqueNames(nodes.names if has_gltf else ())
     models: dict[Path, GltfModel] = {}
     budget = Budget(limits)  # one for all the glTF files of the scene
 
@@ -201,7 +212,8 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
     for spec in nodes.extras:
         if spec.gltf is not None:
             model = read(spec.gltf)
-            add_model(scene, model, id_of[spec.name], spec.name + "/", used, display, limits)
+            host = int(id_by_row[spec.index])
+            add_model(scene, model, host, spec.name + "/", used, display, limits)
     for i, item in enumerate(_array(doc, "include", top)):
         where = F.Where(display, locator, "include", i, label=f"include {i + 1}")
         table = F.table(where, None, item)
@@ -212,9 +224,9 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
         parent, pname = None, ""
         if "parent" in table:
             pname = F.string(where, "parent", table["parent"], what="a node name")
-            if pname not in id_of:
+            if pname not in row_of:
                 raise where.error("parent", f"unknown node {pname!r}")
-            parent = id_of[pname]
+            parent = int(id_by_row[row_of[pname]])
         model = read(file)
         add_model(scene, model, parent, pname + "/" if pname else "", used, display, limits)
 
@@ -222,7 +234,7 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
         parse_event(item, i, display, locator, graph)
         for i, item in enumerate(_array(doc, "event", top))
     ]
-    scene.collision = parse_collision(doc, display, locator, id_of.keys())
+    scene.collision = parse_collision(doc, display, locator, row_of.keys())
     check_world_reach(scene, display)
     return scene
 
@@ -238,11 +250,11 @@ def _array(doc: dict, key: str, top: F.Where) -> list:
 
 
 def _build(graph: SceneGraph, nodes: NodeColumns, order, parent_rows, display: str):
-    """The nodes added to `graph` in `order` (None: file order, already a pre-order):
-    (their ids by position in the order, each name's id)."""
+    """The nodes added to `graph` in `order` (None: file order, already a pre-order);
+    their ids, by position in the order."""
     n = len(nodes.names)
     if n == 0:
-        return np.zeros(0, dtype=np.int64), {}
+        return np.zeros(0, dtype=np.int64)
     base = graph.capacity_ids
     if order is None:
         names, parents = nodes.names, np.where(parent_rows >= 0, parent_rows + base, -1)
@@ -256,17 +268,16 @@ def _build(graph: SceneGraph, nodes: NodeColumns, order, parent_rows, display: s
         names = [nodes.names[row] for row in order]
         positions, rotations = nodes.positions[rows], nodes.rotations[rows]
         scales = nodes.scales[rows]
-    ids = add_many(graph, names, parents, positions, rotations, scales, display)
-    return ids, dict(zip(names, ids.tolist(), strict=True))
+    return add_many(graph, names, parents, positions, rotations, scales, display)
 
 
-def _motions(specs: list[NodeSpec], id_of: dict[str, int]) -> list[Motion]:
+def _motions(specs: list[NodeSpec], id_by_row: np.ndarray) -> list[Motion]:
     """One `Motion` per kind over every node of `specs` that has it; rests are the file's
     values."""
     rows: dict[str, list[tuple[int, dict, NodeSpec]]] = {}
     for spec in specs:
         for kind, params in spec.motions:
-            rows.setdefault(kind, []).append((id_of[spec.name], params, spec))
+            rows.setdefault(kind, []).append((int(id_by_row[spec.index]), params, spec))
     motions = []
     for kind, items in rows.items():
         channel = KINDS[kind].channel
