@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from viewer.io import _fields as F
+from viewer.io.distinct import distinct_rows
 from viewer.io.errors import SceneError
 from viewer.io.ranges import RANGES
 from viewer.io.toml_plain import PlainNodes, spread
@@ -190,7 +191,7 @@ def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:
     if not rows.size:
         return np.tile(NO_ROTATION, (given.size, 1))
     angles = euler[rows]
-    first, which = _distinct(angles)
+    first, which = distinct_rows(angles)
     # F.quat_from_euler's own formula (the same float operations), one distinct row each
     quats = np.array(list(map(quat_from_euler_floats, *angles[first].T.tolist())))
     table = np.vstack([NO_ROTATION, quats.reshape(-1, 4)])  # row 0: no rotation given
@@ -224,23 +225,8 @@ def _row_codes(values: np.ndarray, given: np.ndarray) -> tuple[np.ndarray, np.nd
     rows = np.flatnonzero(given)
     if not rows.size:
         return codes, rows
-    first, codes[rows] = _distinct(values[rows])
+    first, codes[rows] = distinct_rows(values[rows])
     return codes, rows[first]
-
-
-def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the first row of each distinct row of bits of the (k, 3) float `values`, each
-    row's distinct row): one 64-bit hash a row sorted, collisions checked bit for bit."""
-    bits = np.ascontiguousarray(values).view(np.uint64)
-    mixed = bits[:, 0] ^ (bits[:, 1] * np.uint64(0x9E3779B97F4A7C15))
-    mixed ^= bits[:, 2] * np.uint64(0xC2B2AE3D27D4EB4F)
-    _, first, which = np.unique(mixed, return_index=True, return_inverse=True)
-    which = which.ravel()
-    if not (bits == bits[first[which]]).all():  # two rows with one hash: by the bits
-        seen: dict[tuple, int] = {}
-        which = np.array([seen.setdefault(key, len(seen)) for key in map(tuple, bits.tolist())])
-        first = np.unique(which, return_index=True)[1]
-    return first, which
 
 
 def _meshes_ok(meshes: list) -> np.ndarray:
