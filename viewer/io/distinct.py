@@ -16,10 +16,14 @@ _MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB866
 
 
 def distinct_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the first row of each distinct row of bits of the (k, w) float `values`, w at most
-    4; each row's index into those): one 64-bit hash a row, sorted, and collisions
-    checked bit for bit (-0.0 and 0.0 are distinct here; so are NaNs of other bits)."""
-    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)  # (k, w)
+    """(the first row of each distinct row of bits of the (k, w) float or uint64 `values`,
+    w at most 4; each row's index into those): one 64-bit hash a row, sorted, and
+    collisions checked bit for bit (-0.0 and 0.0 are distinct here; so are NaNs of
+    other bits)."""
+    values = np.ascontiguousarray(values)
+    if values.dtype != np.uint64:
+        values = values.astype(np.float64, copy=False)
+    bits = values.view(np.uint64)  # (k, w)
     mixed = np.zeros(len(bits), dtype=np.uint64)
     for column, factor in zip(bits.T, _MIX, strict=False):
         mixed ^= column * np.uint64(factor)

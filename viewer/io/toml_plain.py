@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from viewer.io.distinct import distinct_rows
+
 __all__ = ["PlainNodes", "merge_plain", "split_plain", "spread"]
 
 _HEADER = b"[[node]]"
@@ -40,6 +42,7 @@ _HEADER = b"[[node]]"
 MIN_BYTES_PER_LINE = 8
 #: The keys of a plain block, with their prefixes; strings first, then numbers.
 _STRINGS = ("name", "parent", "mesh", "color")
+_CODED = ("mesh", "color")  # few distinct values, short
 _VECTORS = ("position", "rotation")  # three numbers
 _SCALARS = ("scale", "size")  # three numbers, or one for all three
 _KEYS = _STRINGS + _VECTORS + _SCALARS
@@ -134,7 +137,10 @@ def split_plain(text: str, data: bytes | None = None) -> tuple[str, PlainNodes] 
     values = {}
     for key, (rows, seg) in zip(_KEYS, hits, strict=True):
         begin = starts[rows] + len(_PREFIX[key])
-        if key in _STRINGS:
+        if key in _CODED:  # a mesh, a colour: a few distinct values, each decoded once
+            coded = _coded_strings(buf, words, begin, stops[rows] - 1)
+            good, read = coded or _strings(buf, begin, stops[rows] - 1)
+        elif key in _STRINGS:
             good, read = _strings(buf, begin, stops[rows] - 1)  # up to the closing quote
         else:
             good, read = _numbers(buf, begin, stops[rows], key in _VECTORS)
@@ -170,6 +176,31 @@ def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
         shift = np.repeat(b - (np.cumsum(sizes) - sizes), sizes)
         out.append(buf[shift + np.arange(shift.size)])
     return np.concatenate(out) if out else np.zeros(0, dtype=np.uint8)
+
+
+def _coded_strings(buf, words, begin: np.ndarray, end: np.ndarray) -> tuple | None:
+    """`_strings` for a column of short values (16 bytes at most; else None): the spans
+    are told apart by their bytes as two integers and their length, and each distinct
+    one is checked and decoded once (no string object per row)."""
+    size = end - begin
+    if not size.size or size.max() > 16:
+        return None
+    low = np.minimum(size, 8).astype(np.uint64) * np.uint64(8)
+    high = np.clip(size - 8, 0, 8).astype(np.uint64) * np.uint64(8)
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)  # a shift by 64 is undefined: masks made apart
+    mask_low = np.where(low == 64, full, (np.uint64(1) << (low % np.uint64(64))) - np.uint64(1))
+    mask_high = np.where(high == 64, full, (np.uint64(1) << (high % np.uint64(64))) - np.uint64(1))
+    second = np.minimum(begin + 8, words.size - 1)  # (masked to nothing when past the span)
+    key = np.stack([words[begin] & mask_low, words[second] & mask_high,
+                    size.astype(np.uint64)], axis=1)  # fmt: skip
+    first, which = distinct_rows(key)
+    texts, fine = [], []
+    for b, e in zip(begin[first].tolist(), end[first].tolist()):
+        raw = buf[b:e]
+        fine.append(not _UNSAFE[raw].any())
+        texts.append(raw.tobytes().decode("utf-8", "replace"))  # (a bad one goes unused)
+    good = (buf[end] == 34) & np.array(fine, dtype=bool)[which]
+    return good, np.array(texts, dtype=object)[which].tolist()
 
 
 def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
