@@ -14,12 +14,14 @@ them apart again. Here such tables are read straight from the bytes with numpy: 
 each key at most once, up to the next line that starts with ``[`` (or the end). Every
 other part of the file (its other tables, and any node table written another way) is
 left for the TOML parser, with each run of plain blocks cut down to one ``[[node]]``
-header and the run's newlines, so that the parser's line numbers stay the file's. The
-parser must then see exactly one empty table per run, and no more node tables than the
+header line (blank lines mean nothing to TOML outside multi-line strings; the parser's
+line numbers are not the file's, but an error it finds there is never reported: the
+whole file is then read again the usual way, which names the line). The parser must
+then see exactly one empty table per run, and no more node tables than the
 ``[[node]]`` header lines found here; anything else, or a file with a multi-line string
 (in which a header line could hide), reads the whole file the usual way. Why that is
 safe: without multi-line strings, a line that is exactly ``[[node]]`` is either a table
-header or (inside a multi-line array) a syntax error, which the parser then reports for
+header or (inside a multi-line array) a syntax error, which the parser then finds at
 the header kept in the run's place. Lines are told apart by their first bytes (8 at a
 time, as one integer), and each distinct value text is checked and read once.
 """
@@ -263,7 +265,7 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
     plain_nodes = plain_seg[node_segs]
     rows = np.flatnonzero(plain_nodes)  # index among the node tables
     plain_ids = node_segs[plain_nodes]
-    # runs: consecutive segment ids; each becomes '[[node]]' + its other lines' newlines
+    # runs: consecutive segment ids; each becomes one '[[node]]' line
     breaks = np.flatnonzero(np.diff(plain_ids) != 1) + 1
     run_first = plain_ids[np.concatenate(([0], breaks))]
     run_last = plain_ids[np.concatenate((breaks - 1, [plain_ids.size - 1]))]
@@ -272,7 +274,7 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
     pieces, cursor = [], 0
     for a, b in zip(first_line.tolist(), after.tolist()):
         pieces.append(data[cursor : int(starts[a])])
-        pieces.append(_HEADER + b"\n" * (b - a - 1))
+        pieces.append(_HEADER)  # (the newline that ends the run's last line follows)
         cursor = int(starts[b]) - 1 if b < starts.size else len(data)
     pieces.append(data[cursor:])
     rest = b"".join(pieces).decode("utf-8")
