@@ -165,6 +165,38 @@ def _value(text_value: object) -> tuple:
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scene_texts())
 def test_plain_columns_equal_what_toml_rs_reads(text):
+    _check_columns(text)
+
+
+@st.composite
+def repetitive_texts(draw) -> str:
+    """Many nodes whose values come from a few texts each (as a chain's do), plain or
+    not: the reader then reads each distinct value once and hands it to its rows."""
+    pools = {key: draw(st.lists(st.one_of(triples(), numbers()) if key != "mesh" else
+                                st.sampled_from(['"cube"', '"sphere"', '"x"', '"c\\"be"']),
+                                min_size=1, max_size=3))  # fmt: skip
+             for key in ("position", "rotation", "size", "mesh")}  # fmt: skip
+    pools["color"] = draw(st.lists(st.sampled_from(['"#4c72b0"', '"#abc"', '"#1"', "'#abc'"]),
+                                   min_size=1, max_size=2))  # fmt: skip
+    blocks = []
+    for i in range(draw(st.integers(1, 60))):
+        lines = ["[[node]]", f'name = "N{i}"'] + ([f'parent = "N{i - 1}"'] if i else [])
+        for key, pool in pools.items():
+            if draw(st.integers(0, 4)):
+                lines.append(f"{key} = {draw(st.sampled_from(pool))}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=repetitive_texts())
+def test_repeated_values_read_once_are_read_alike(text, monkeypatch):
+    _check_columns(text)
+    assert _outcome(text, True, monkeypatch) == _outcome(text, False, monkeypatch)
+
+
+def _check_columns(text: str) -> None:
+    """The plain reader's columns hold what toml_rs reads from the same text."""
     split = split_plain(text)
     try:
         doc = toml_rs.loads(text, toml_version="1.0.0")

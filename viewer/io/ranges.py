@@ -192,7 +192,7 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
     drawn = np.zeros(n)
     radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
     sizes: dict[int, float] = {}  # by Look object: looks are shared, each sized once
-    for look in {id(look): look for look in scene.looks.values()}.values():
+    for look in dict(zip(map(id, scene.looks.values()), scene.looks.values())).values():
         if look.mesh == "none":
             sizes[id(look)] = 0.0  # not drawn
             continue

@@ -63,6 +63,8 @@ _UNSAFE = np.zeros(256, dtype=bool)
 _UNSAFE[:32] = _UNSAFE[34] = _UNSAFE[92] = _UNSAFE[127] = True
 _UNSAFE[10] = False  # newlines end lines: never inside a line
 _SPANS = 1 << 16  # spans gathered at a time (the index arrays: ~16 bytes a byte)
+_SAMPLE = 4096  # spans looked at to judge whether a column repeats its values
+_NUMBER_BYTES = 96  # longer number values are read as text (12 words a row at most)
 
 
 @dataclass
@@ -114,15 +116,18 @@ def split_plain(text: str, data: bytes | None = None) -> tuple[str, PlainNodes] 
 
     # every line of a node segment: its header, an empty line or a key line
     in_node = plain_seg[segment] & ~bracket
-    key_of = np.full(starts.size, -1, dtype=np.int64)
+    key_of = np.full(starts.size, -1, dtype=np.int8)
     key_of[in_node & (length == 0)] = len(_KEYS)  # empty
     lines = np.flatnonzero(in_node & (length > 0))
     head = words[starts[lines]]  # each line's first 8 bytes (one gather for all keys)
     hits = []  # each key's lines, in file order, and their segments
     for k, key in enumerate(_KEYS):
         prefix = _PREFIX[key]
-        mask = np.uint64((1 << (8 * min(len(prefix), 8))) - 1)
-        cand = lines[(head & mask) == np.uint64(int.from_bytes(prefix[:8], "little"))]
+        value = np.uint64(int.from_bytes(prefix[:8], "little"))
+        if len(prefix) < 8:  # ('size = ': its 7 bytes alone)
+            cand = lines[(head & np.uint64((1 << (8 * len(prefix))) - 1)) == value]
+        else:
+            cand = lines[head == value]
         if len(prefix) > 8:  # the rest of the prefix, on the candidates only
             cand = cand[_matches(words, starts[cand] + 8, length[cand] - 8, prefix[8:],
                                  exact=False)]  # fmt: skip
@@ -145,7 +150,7 @@ def split_plain(text: str, data: bytes | None = None) -> tuple[str, PlainNodes] 
         elif key in _STRINGS:
             good, read = _strings(buf, begin, stops[rows] - 1)  # up to the closing quote
         else:
-            good, read = _numbers(buf, begin, stops[rows], key in _VECTORS)
+            good, read = _numbers(buf, words, begin, stops[rows], key in _VECTORS)
         plain_seg[seg[~good]] = False
         values[key] = (seg, read)
 
@@ -181,21 +186,12 @@ def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 
 def _coded_strings(buf, words, begin: np.ndarray, end: np.ndarray) -> tuple | None:
-    """`_strings` for a column of short values (16 bytes at most; else None): the spans
-    are told apart by their bytes as two integers and their length, and each distinct
-    one is checked and decoded once (no string object per row)."""
-    size = end - begin
-    if not size.size or size.max() > 16:
+    """`_strings` for a column of short values with few distinct ones (else None): each
+    distinct one is checked and decoded once, and its rows share its string."""
+    codes = _span_codes(words, begin, end, max_bytes=16)
+    if codes is None:
         return None
-    low = np.minimum(size, 8).astype(np.uint64) * np.uint64(8)
-    high = np.clip(size - 8, 0, 8).astype(np.uint64) * np.uint64(8)
-    full = np.uint64(0xFFFFFFFFFFFFFFFF)  # a shift by 64 is undefined: masks made apart
-    mask_low = np.where(low == 64, full, (np.uint64(1) << (low % np.uint64(64))) - np.uint64(1))
-    mask_high = np.where(high == 64, full, (np.uint64(1) << (high % np.uint64(64))) - np.uint64(1))
-    second = np.minimum(begin + 8, words.size - 1)  # (masked to nothing when past the span)
-    key = np.stack([words[begin] & mask_low, words[second] & mask_high,
-                    size.astype(np.uint64)], axis=1)  # fmt: skip
-    first, which = distinct_rows(key)
+    first, which = codes
     texts, fine = [], []
     for b, e in zip(begin[first].tolist(), end[first].tolist()):
         raw = buf[b:e]
@@ -203,6 +199,34 @@ def _coded_strings(buf, words, begin: np.ndarray, end: np.ndarray) -> tuple | No
         texts.append(raw.tobytes().decode("utf-8", "replace"))  # (a bad one goes unused)
     good = (buf[end] == 34) & np.array(fine, dtype=bool)[which]
     return good, np.array(texts, dtype=object)[which].tolist()
+
+
+def _span_codes(words, begin: np.ndarray, end: np.ndarray, max_bytes: int) -> tuple | None:
+    """(the first span of each distinct byte content of the spans [begin, end), each
+    span's index into those), or None where a span is longer than `max_bytes` or most
+    of them differ (judged on the first few thousand): the spans as rows of integers,
+    8 bytes each and the length, grouped by `distinct_rows`."""
+    size = end - begin
+    if not size.size or size.max() > max_bytes:
+        return None
+    head = size[:_SAMPLE]
+    sample = np.stack([words[begin[:_SAMPLE]] & _masks(head), head.astype(np.uint64)], 1)
+    if distinct_rows(sample)[0].size * 2 > head.size:  # mostly distinct: no gain here
+        return None
+    columns = [size.astype(np.uint64)]
+    for at in range(0, int(size.max()), 8):
+        column = words[np.minimum(begin + at, words.size - 1)]  # (masked out past the span)
+        columns.append(column & _masks(np.clip(size - at, 0, 8)))
+    first, which = distinct_rows(np.stack(columns, axis=1))
+    return None if first.size * 2 > size.size else (first, which)
+
+
+def _masks(count: np.ndarray) -> np.ndarray:
+    """Per row, the mask that keeps the low `count` bytes (0 to 8) of a 64-bit word."""
+    bits = np.minimum(count, 7).astype(np.uint64) * np.uint64(8)
+    return np.where(
+        count >= 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << bits) - np.uint64(1)
+    )
 
 
 def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
@@ -222,7 +246,18 @@ def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
                   for a, b in zip([0, *ends[:-1]], ends)]  # fmt: skip
 
 
-def _numbers(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
+def _numbers(buf, words, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
+    """`_number_texts`, on each distinct span alone where few of them are distinct (a
+    chain repeats its offset and turn: no string is made per row)."""
+    codes = _span_codes(words, begin, end, max_bytes=_NUMBER_BYTES)
+    if codes is None:
+        return _number_texts(buf, begin, end, vector)
+    first, which = codes
+    good, read = _number_texts(buf, begin[first], end[first], vector)
+    return good[which], read[which]
+
+
+def _number_texts(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
     """(which spans [begin, end) (`end`: the line's newline) hold a plain value: three
     numbers ``[a, b, c]``, or with `vector` False also one number for all three; the
     (k, 3) values, NaN in rows that are not plain)."""
