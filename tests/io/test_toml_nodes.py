@@ -1,5 +1,6 @@
 """The column-wise node check (viewer/io/toml_nodes.py) against `parse_node`, its oracle:
-on random node tables, valid or not, it returns equal specs or raises the same error."""
+on random node tables, valid or not, it returns the same values (bit for bit) or raises
+the same error."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewer.content.scene import Look
 from viewer.io import SceneError
 from viewer.io import _fields as F
 from viewer.io.toml_nodes import parse_nodes
-from viewer.io.toml_sections import NO_ROTATION, NodeSpec, parse_node
+from viewer.io.toml_order import checked_order, node_order
+from viewer.io.toml_sections import parse_node
 
 numbers = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
@@ -87,15 +88,25 @@ def _outcome(call):
         return str(exc)
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return len(a) == len(b) and all(
-        (x.index, x.name, x.parent, x.position, x.scale, x.look, x.gltf, x.motions)
-        == (y.index, y.name, y.parent, y.position, y.scale, y.look, y.gltf, y.motions)
-        and np.array_equal(x.rotation, y.rotation)
-        and type(x.position[0]) is type(y.position[0])
-        for x, y in zip(a, b, strict=True)
+def _bits(rows, width: int) -> list:
+    return np.array(rows, dtype=np.float64).reshape(-1, width).view(np.int64).tolist()
+
+
+def _same(columns, specs) -> bool:
+    """`parse_nodes`'s columns hold what `parse_node` gave each table, bit for bit."""
+    if isinstance(columns, str) or isinstance(specs, str):
+        return columns == specs
+    n = len(specs)
+    return (
+        [s.index for s in specs] == list(range(n))
+        and columns.names == [s.name for s in specs]
+        and columns.parents == [s.parent for s in specs]
+        and columns.positions.shape == (n, 3)
+        and _bits(columns.positions, 3) == _bits([s.position for s in specs], 3)
+        and _bits(columns.rotations, 4) == _bits([s.rotation for s in specs], 4)
+        and _bits(columns.scales, 3) == _bits([s.scale for s in specs], 3)
+        and columns.looks == [s.look for s in specs]
+        and columns.extras == [s for s in specs if s.gltf is not None or s.motions]
     )
 
 
@@ -118,8 +129,8 @@ def test_plain_nodes_take_the_column_path(monkeypatch):
     items = [{"name": f"N{i}", "position": [i, 0.5, 0], "color": "#4c72b0"} for i in range(50)]
     calls = []
     monkeypatch.setattr(module, "parse_node", lambda *a: calls.append(a))
-    specs = parse_nodes(items, "f.toml", F.Locator(""), Path("."))
-    assert not calls and [s.name for s in specs] == [f"N{i}" for i in range(50)]
+    columns = parse_nodes(items, "f.toml", F.Locator(""), Path("."))
+    assert not calls and columns.names == [f"N{i}" for i in range(50)]
 
 
 @st.composite
@@ -147,17 +158,64 @@ def parent_names(draw):
 @given(parent_names())
 def test_one_pass_order_matches_the_checked_order(forest):
     """The one-pass order equals the node-by-node one, and a fault raises its message."""
-    from viewer.io import toml_scene
-
     names, parents = forest
-    specs = [
-        NodeSpec(i, name, parent, (0.0,) * 3, NO_ROTATION, (1.0,) * 3, Look())
-        for i, (name, parent) in enumerate(zip(names, parents, strict=True))
-    ]
     locator = F.Locator("")
-    fast = _outcome(lambda: toml_scene._order(specs, "f.toml", locator))
-    slow = _outcome(lambda: toml_scene._checked_order(specs, "f.toml", locator))
+    fast = _outcome(lambda: node_order(names, parents, "f.toml", locator))
+    slow = _outcome(lambda: checked_order(names, parents, "f.toml", locator))
     if isinstance(slow, str):
         assert fast == slow
     else:
-        assert fast[0] == slow[0] and np.array_equal(fast[1], slow[1])
+        order = list(range(len(names))) if fast[0] is None else fast[0]  # None: file order
+        assert order == slow[0] and np.array_equal(fast[1], slow[1])
+        assert {name: fast[2][name] for name in names} == slow[2]
+
+
+def _in_preorder_by_walking(parent_rows: list[int]) -> bool:
+    """The oracle: walk the rows keeping the path from the root to the row before."""
+    path: list[int] = []
+    for row, parent in enumerate(parent_rows):
+        if parent < 0:
+            path.clear()
+        else:
+            while path and path[-1] != parent:
+                path.pop()
+            if not path:
+                return False
+        path.append(row)
+    return True
+
+
+@st.composite
+def forests_in_some_order(draw):
+    """A random forest's parent rows, in a pre-order, in an order with each parent before
+    its children (a pre-order now and then), or in any order."""
+    n = draw(st.integers(1, 40))
+    parent = [-1] + [draw(st.one_of(st.just(-1), st.integers(0, i - 1))) for i in range(1, n)]
+    children: dict[int, list[int]] = {}
+    for row, p in enumerate(parent):
+        children.setdefault(p, []).append(row)
+    kind = draw(st.sampled_from(["pre-order", "parents first", "any"]))
+    if kind == "pre-order":  # siblings in a random order
+        order, stack = [], list(reversed(draw(st.permutations(children[-1]))))
+        while stack:
+            row = stack.pop()
+            order.append(row)
+            stack.extend(reversed(draw(st.permutations(children.get(row, [])))))
+    elif kind == "parents first":  # each next row drawn from those whose parent is placed
+        order, ready = [], list(children[-1])
+        while ready:
+            row = ready.pop(draw(st.integers(0, len(ready) - 1)))
+            order.append(row)
+            ready.extend(children.get(row, []))
+    else:
+        order = draw(st.permutations(range(n)))
+    row_of = {old: new for new, old in enumerate(order)}
+    return [-1 if parent[old] < 0 else row_of[parent[old]] for old in order]
+
+
+@settings(max_examples=500, deadline=None)
+@given(forests_in_some_order())
+def test_the_preorder_test_matches_a_walk(parent_rows):
+    from viewer.io.toml_order import _in_preorder
+
+    assert _in_preorder(np.array(parent_rows)) == _in_preorder_by_walking(parent_rows)

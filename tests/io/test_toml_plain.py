@@ -126,7 +126,7 @@ def _outcome(text: str, fast: bool, monkeypatch) -> object:
     """The loaded scene's contents (exact bits), or the error's message."""
     with monkeypatch.context() as m:
         if not fast:
-            m.setattr(toml_scene, "split_plain", lambda text: None)
+            m.setattr(toml_scene, "split_plain", lambda *a: None)
         try:
             scene = toml_scene.parse_scene_text(text, "f.toml", limits=Limits.make(100, 1, 1))
         except SceneError as exc:
@@ -165,6 +165,38 @@ def _value(text_value: object) -> tuple:
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scene_texts())
 def test_plain_columns_equal_what_toml_rs_reads(text):
+    _check_columns(text)
+
+
+@st.composite
+def repetitive_texts(draw) -> str:
+    """Many nodes whose values come from a few texts each (as a chain's do), plain or
+    not: the reader then reads each distinct value once and hands it to its rows."""
+    pools = {key: draw(st.lists(st.one_of(triples(), numbers()) if key != "mesh" else
+                                st.sampled_from(['"cube"', '"sphere"', '"x"', '"c\\"be"']),
+                                min_size=1, max_size=3))  # fmt: skip
+             for key in ("position", "rotation", "size", "mesh")}  # fmt: skip
+    pools["color"] = draw(st.lists(st.sampled_from(['"#4c72b0"', '"#abc"', '"#1"', "'#abc'"]),
+                                   min_size=1, max_size=2))  # fmt: skip
+    blocks = []
+    for i in range(draw(st.integers(1, 60))):
+        lines = ["[[node]]", f'name = "N{i}"'] + ([f'parent = "N{i - 1}"'] if i else [])
+        for key, pool in pools.items():
+            if draw(st.integers(0, 4)):
+                lines.append(f"{key} = {draw(st.sampled_from(pool))}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=repetitive_texts())
+def test_repeated_values_read_once_are_read_alike(text, monkeypatch):
+    _check_columns(text)
+    assert _outcome(text, True, monkeypatch) == _outcome(text, False, monkeypatch)
+
+
+def _check_columns(text: str) -> None:
+    """The plain reader's columns hold what toml_rs reads from the same text."""
     split = split_plain(text)
     try:
         doc = toml_rs.loads(text, toml_version="1.0.0")
@@ -173,7 +205,8 @@ def test_plain_columns_equal_what_toml_rs_reads(text):
     if split is None:
         return
     rest, plain = split
-    assert rest.count("\n") == text.count("\n")  # the parser's line numbers hold
+    # each run of plain blocks is one header line in what the parser sees
+    assert rest.count("[[node]]") == text.count("[[node]]") - plain.rows.size + len(plain.runs)
     items = merge_plain(toml_rs.loads(rest, toml_version="1.0.0").get("node"), plain)
     if items is None:  # the loader reads the whole file the usual way
         return

@@ -147,6 +147,19 @@ def _along_paths(parent: np.ndarray, value: np.ndarray) -> np.ndarray:
     return acc
 
 
+def _surely_within(scale: np.ndarray, reach: np.ndarray, drawn: np.ndarray) -> bool:
+    """Whether no node can leave `WORLD_REACH` even if every node's scale and offset lay
+    on its one path: a bound over all nodes at once (the product of every scale above 1,
+    times the sum of every offset plus the largest drawn size), which spares the walks
+    up the tree for the many scenes far inside the box; NaN or inf never pass here."""
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        grow = float(np.maximum(np.log(np.maximum(scale, 1e-300)), 0.0).sum())
+        if not grow < math.log(WORLD_REACH) - 1e-6:
+            return False
+        extent = math.exp(grow) * (float(reach.sum()) + float(drawn.max(initial=0.0)))
+    return extent <= WORLD_REACH * (1.0 - 1e-6)
+
+
 def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per node id, over all values its motions and events can give it: the largest
     scale factor, the largest distance from its parent's origin, and its drawn size
@@ -178,8 +191,10 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
     _animated_bounds(scene, n, scale, reach)
     drawn = np.zeros(n)
     radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
-    for i, look in scene.looks.items():
-        if i >= n or look.mesh == "none":
+    sizes: dict[int, float] = {}  # by Look object: looks are shared, each sized once
+    for look in dict(zip(map(id, scene.looks.values()), scene.looks.values())).values():
+        if look.mesh == "none":
+            sizes[id(look)] = 0.0  # not drawn
             continue
         extent = 1.0  # a built-in mesh fits the unit box
         if look.mesh in scene.mesh_data:
@@ -189,7 +204,12 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
                     far = float(np.abs(positions).max(initial=0.0))
                 radius[look.mesh] = 2.0 * far  # 2x: the built-in unit box spans ±0.5
             extent = radius[look.mesh]
-        drawn[i] = extent * max(look.size) * math.sqrt(3.0)
+        sizes[id(look)] = extent * max(look.size) * math.sqrt(3.0)
+    ids = np.fromiter(scene.looks.keys(), np.int64, len(scene.looks))
+    values = np.fromiter(map(sizes.__getitem__, map(id, scene.looks.values())), np.float64,
+                         len(scene.looks))  # fmt: skip
+    inside = (ids >= 0) & (ids < n)
+    drawn[ids[inside]] = values[inside]
     _skinned_bounds(scene, n, drawn)
     _gltf_geometry_reach(scene, drawn, radius, exact)
     return scale, reach, drawn
@@ -330,8 +350,10 @@ def _reach_reason(scene, exact: bool) -> tuple[int, str] | None:
     graph = scene.graph
     if graph.capacity_ids == 0:
         return None
-    parent = np.asarray(graph.parents(), dtype=np.int64)
     scale, reach, drawn = _node_bounds(scene, exact)
+    if _surely_within(scale, reach, drawn):
+        return None
+    parent = np.asarray(graph.parents(), dtype=np.int64)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         log_scale = _along_paths(parent, np.log(np.maximum(scale, 1e-300)))
     limit = math.log(WORLD_REACH)

@@ -41,9 +41,16 @@ def _first_bad_name(names: list[str]) -> int:
     """The first row whose name `name_reason` refuses (-1: none)."""
     try:
         "\n".join(names).encode("utf-8")  # no unpaired surrogate in any name
+        if all(map(str.strip, names)):  # (at C speed: none blank)
+            return -1
         return next((row for row, name in enumerate(names) if not name.strip()), -1)
     except UnicodeEncodeError:
         return next(row for row, name in enumerate(names) if name_reason(name) is not None)
+
+
+def _bad_size(look) -> bool:
+    """Whether a look's size is out of range (the default is never)."""
+    return look.size != (1.0, 1.0, 1.0) and out_of_range("size", look.size) is not None
 
 
 def _first_bad_size(scene, id_list: list[int]) -> int:
@@ -51,11 +58,12 @@ def _first_bad_size(scene, id_list: list[int]) -> int:
     each is checked once."""
     reason: dict[int, bool] = {}
     bad = set()
+    distinct = dict(zip(map(id, scene.looks.values()), scene.looks.values()))
+    if not any(_bad_size(look) for look in distinct.values()):  # each shared Look once
+        return -1
     for i, look in scene.looks.items():
         if id(look) not in reason:
-            reason[id(look)] = look.size != (1.0, 1.0, 1.0) and (
-                out_of_range("size", look.size) is not None
-            )
+            reason[id(look)] = _bad_size(look)
         if reason[id(look)]:
             bad.add(i)
     if not bad:
@@ -63,13 +71,17 @@ def _first_bad_size(scene, id_list: list[int]) -> int:
     return next((row for row, i in enumerate(id_list) if i in bad), -1)
 
 
-def savable_reason(scene) -> tuple[str | None, str | None, str] | None:
+def savable_reason(
+    scene, names: list[str] | None = None
+) -> tuple[str | None, str | None, str] | None:
     """(node name, field, why) for the first thing of `scene` its file could not hold
-    as the loader reads it (None: it all can)."""
+    as the loader reads it (None: it all can). `names`: the live nodes' names in
+    pre-order, where the caller has them."""
     graph = scene.graph
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)
     id_list = ids.tolist()
-    names = list(map(graph.name_of, id_list))
+    if names is None:
+        names = list(map(graph.name_of, id_list))
     positions, _, scales = (a[ids] for a in graph.local_values())
     # one pass over all nodes per rule; the first node breaking any rule is named, and
     # within that node the rules in this order: name, position, scale, size

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from viewer.io.bundled import file_title
+from viewer.io.distinct import distinct_rows
 from viewer.io.errors import SceneError
 from viewer.io.paths import inside, write_whole
 from viewer.io.savable import savable_reason
@@ -41,12 +43,13 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     written next to it, then renamed). Raises SceneError when the file cannot be written,
     or when the scene holds what the loader would refuse (viewer/io/savable.py)."""
     path = Path(path)
-    refused = savable_reason(scene)  # what the loader would refuse is not written
+    names = list(map(scene.graph.name_of, scene.graph.alive_ids().tolist()))  # (once)
+    refused = savable_reason(scene, names)  # what the loader would refuse is not written
     if refused is not None:
         node, field, reason = refused
         raise SceneError(f"not saved: {reason}", file=str(path), node=node, field=field)
     try:
-        text = scene_to_toml(scene, base_dir=path.parent)
+        text = scene_to_toml(scene, base_dir=path.parent, names=names)
     except SceneError as exc:
         if exc.file is not None:
             raise
@@ -54,8 +57,9 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     write_whole(path, text.encode("utf-8"))
 
 
-def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
-    """The native-format text of `scene`; glTF paths are written relative to `base_dir`."""
+def scene_to_toml(scene: Scene, base_dir: str | Path = ".", names: list[str] | None = None) -> str:
+    """The native-format text of `scene`; glTF paths are written relative to `base_dir`.
+    `names`: the live nodes' names in pre-order, where the caller has them."""
     graph = scene.graph
     base_dir = Path(base_dir)
     out = ["# Written by sgview (viewer.io.save_scene).", "", "[scene]"]
@@ -72,7 +76,9 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
     motion_text = _motion_text(scene)
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
     id_list = ids.tolist()
-    names = dict(zip(id_list, map(graph.name_of, id_list), strict=True))
+    if names is None:
+        names = list(map(graph.name_of, id_list))
+    names = dict(zip(id_list, names, strict=True))
     quoted = _quoted(list(names.values()))  # by row
     row_of = np.full(graph.capacity_ids + 1, -1, dtype=np.int64)  # id -1 -> row -1
     row_of[ids] = np.arange(ids.size)
@@ -82,12 +88,17 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".") -> str:
     columns = [
         [f"\n[[node]]\nname = {q}" for q in quoted],
         ["" if p < 0 else f"\nparent = {quoted[p]}" for p in parent_rows],
-        _column(_row_texts(position, position.any(axis=1)), "position = ", len(id_list)),
-        _column(_rotations(rotation), "", len(id_list)),
-        _column(
-            _row_texts(scale, (scale != 1.0).any(axis=1), collapse=True), "scale = ", len(id_list)
+        _once_each(
+            position, lambda v: _column(_row_texts(v, v.any(axis=1)), "position = ", len(v))
         ),
-        _look_column(scene, id_list, imported, hosted, base_dir),
+        _once_each(rotation, lambda v: _column(_rotations(v), "", len(v))),
+        _once_each(
+            scale,
+            lambda v: _column(
+                _row_texts(v, (v != 1.0).any(axis=1), collapse=True), "scale = ", len(v)
+            ),
+        ),
+        _look_column(scene, id_list, row_of, imported, hosted, base_dir),
         [
             f"\nmotion = {{ {', '.join(motion_text[i])} }}" if i in motion_text else ""
             for i in id_list
@@ -154,6 +165,17 @@ def _collision(scene: Scene) -> list[str]:
     return lines
 
 
+def _once_each(values: np.ndarray, texts: Callable[[np.ndarray], list[str]]) -> list[str]:
+    """``texts(values)``, one string per row, made once for each distinct row where at
+    most half the rows are distinct (a large scene repeats its offsets and turns)."""
+    if len(values) < 2:
+        return texts(values)
+    first, which = distinct_rows(values)
+    if first.size * 2 > len(values):
+        return texts(values)
+    return np.array(texts(values[first]), dtype=object)[which].tolist()
+
+
 def _column(texts: dict[int, str], prefix: str, n: int) -> list[str]:
     """`n` strings: ``"\\n" + prefix + text`` at the rows of `texts`, empty elsewhere."""
     out = [""] * n
@@ -162,34 +184,27 @@ def _column(texts: dict[int, str], prefix: str, n: int) -> list[str]:
     return out
 
 
-def _look_column(
-    scene: Scene, id_list: list[int], imported: set[int], hosted: dict, base_dir: Path
-) -> list[str]:
-    """Each node's look lines (or its glTF ``mesh``; nothing for an imported node), each
-    distinct look formatted once; a host's single include is taken out of `hosted` (it
-    is written as the mesh)."""
+def _look_column(scene: Scene, id_list: list[int], row_of: np.ndarray, imported: set[int],
+                 hosted: dict, base_dir: Path) -> list[str]:  # fmt: skip
+    """Each node's look lines (or its glTF ``mesh``), each Look object and each distinct
+    look formatted once; a host's single include is taken out of `hosted` (it is written
+    as the mesh). (An imported node's block is not written.)"""
     looks = scene.looks
-    by_value: dict[object, str] = {}  # the same look is formatted once
-    by_object: dict[int, str] = {}  # by the Look object: looks are shared
-    out = []
-    for node_id in id_list:
-        if imported and node_id in imported:
-            out.append("")
-            continue
+    objects = list(map(looks.get, id_list))
+    codes = list(map(id, objects))
+    by_value: dict[object, str] = {}
+    by_object: dict[int, str] = {}
+    for code, look in dict(zip(codes, objects)).items():
+        key = None if look is None else (look.mesh, tuple(look.size), tuple(look.color))
+        if key not in by_value:
+            by_value[key] = "".join("\n" + line for line in _look(look))
+        by_object[code] = by_value[key]
+    out = list(map(by_object.__getitem__, codes))
+    for node_id, includes in hosted.items():
+        row = -1 if node_id is None or node_id in imported else int(row_of[node_id])
         look = looks.get(node_id)
-        includes = hosted.get(node_id) if hosted else None
-        if includes and len(includes) == 1 and (look is None or look.mesh == "none"):
-            out.append(f"\nmesh = {_str(_relative(includes.pop().path, base_dir))}")
-            continue
-        text = by_object.get(id(look))
-        if text is None:
-            key = None if look is None else (look.mesh, tuple(look.size), tuple(look.color))
-            if key not in by_value:
-                by_value[key] = "".join("\n" + line for line in _look(look))
-            text = by_value[key]
-            if look is not None:
-                by_object[id(look)] = text
-        out.append(text)
+        if row >= 0 and len(includes) == 1 and (look is None or look.mesh == "none"):
+            out[row] = f"\nmesh = {_str(_relative(includes.pop().path, base_dir))}"
     return out
 
 

@@ -6,27 +6,32 @@ one by one (`parse_node`), each costs about 100 µs of Python; here the plain on
 scale and size) are checked a column at a time with numpy, against the same ranges.
 Any table this does not vouch for (another key, a value of another shape or out of
 range) goes through `parse_node`, in file order, so that an error is raised by the same
-code, with the same message, for the same first node as before; the specs of vouched
-tables equal what `parse_node` returns (tests/io/test_toml_nodes.py compares them).
+code, with the same message, for the same first node as before. The result is columns
+(`NodeColumns`: names, parents, arrays of positions, rotations and scales, looks), not an
+object per node; they hold what `parse_node` returns for each table (tests/io/
+test_toml_nodes.py compares them), and a `NodeSpec` is kept only for a node with a glTF
+mesh or motions.
 """
 
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from viewer.io import _fields as F
+from viewer.io.distinct import distinct_rows
 from viewer.io.errors import SceneError
 from viewer.io.ranges import RANGES
-from viewer.io.toml_plain import PlainNodes
+from viewer.io.toml_plain import PlainNodes, spread
 from viewer.io.toml_sections import NO_ROTATION, NodeSpec, parse_node
 
 from ..content.scene import BUILTIN_MESHES, Look
 from ..scene.math import quat_from_euler_floats
 
-__all__ = ["NotVouched", "parse_nodes"]
+__all__ = ["NodeColumns", "NotVouched", "parse_nodes"]
 
 PLAIN_KEYS = frozenset(("name", "parent", "position", "rotation", "scale", "mesh", "size", "color"))
 _NUMBER_TYPES = frozenset((int, float))
@@ -38,20 +43,37 @@ class NotVouched(Exception):
     again the usual way, so that `parse_node` names the error."""
 
 
+@dataclass
+class NodeColumns:
+    """The checked [[node]] tables a column per field, row = the table's index in the file
+    (a million nodes as a few arrays and lists, not a million objects)."""
+
+    names: list[str]
+    parents: list[str | None]
+    positions: np.ndarray  # (n, 3) float64
+    rotations: np.ndarray  # (n, 4) unit quaternions (x, y, z, w)
+    scales: np.ndarray  # (n, 3)
+    looks: list[Look]
+    extras: list[NodeSpec]  # the nodes with a glTF mesh or motions, in file order
+
+
 def parse_nodes(
     items: list,
     display: str,
     locator: F.Locator,
     base_dir: Path,
     plain: PlainNodes | None = None,
-) -> list[NodeSpec]:
-    """`parse_node` of each item of `items`, the plain ones a column at a time. With
-    `plain`, its rows are nodes read from the text (their items are None); raises
-    `NotVouched` when one of them fails a check."""
+) -> NodeColumns:
+    """`parse_node` of each item of `items` as columns, the plain ones checked a column at
+    a time. With `plain`, its rows are nodes read from the text (their items are None);
+    raises `NotVouched` when one of them fails a check."""
     n = len(items)
-    specs: list[NodeSpec | None] = [None] * n
-    plain_rows = np.array([type(t) is dict and PLAIN_KEYS.issuperset(t) for t in items], bool)
-    rows = np.flatnonzero(plain_rows).tolist()
+    from_text = np.zeros(n, dtype=bool)
+    if plain is not None:
+        from_text[plain.rows] = True
+    other_rows = np.flatnonzero(~from_text).tolist()
+    specs: dict[int, NodeSpec] = {}
+    rows = [r for r in other_rows if type(items[r]) is dict and PLAIN_KEYS.issuperset(items[r])]
     tables = [items[r] for r in rows]
     ok = np.ones(len(rows), dtype=bool)
     names = [t.get("name") for t in tables]
@@ -66,16 +88,50 @@ def parse_nodes(
     scale = _column(tables, "scale", "scale", ok, collapse=True, nonzero=True)
     size = _column(tables, "size", "size", ok, collapse=True, positive=True)
     _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size)
-    if plain is not None:
-        _fill_plain(specs, plain)
-    for row in range(n):  # the rest, in file order: the first error is the first node's
-        if specs[row] is None:
+    from_plain = _plain_columns(plain)  # raises NotVouched before any parse_node
+    for row in other_rows:  # in file order: the first error is the first node's
+        if row not in specs:
             specs[row] = parse_node(items[row], row, display, locator, base_dir)
-    return specs
+    return _merged(n, from_plain, [specs[row] for row in other_rows])
+
+
+def _merged(n: int, plain: NodeColumns, specs: list[NodeSpec]) -> NodeColumns:
+    """The columns of all `n` rows: the plain blocks' (`plain`, at the rows the other
+    nodes, `specs` in file order, leave free) and the specs' (at ``spec.index``)."""
+    if not specs:
+        return plain
+    at = np.array([spec.index for spec in specs], dtype=np.int64)
+    free = np.ones(n, dtype=bool)
+    free[at] = False
+    rows = np.flatnonzero(free)
+    k = len(specs)
+    positions, rotations, scales = np.empty((n, 3)), np.empty((n, 4)), np.empty((n, 3))
+    positions[rows], rotations[rows], scales[rows] = plain.positions, plain.rotations, plain.scales
+    positions[at] = np.array([spec.position for spec in specs]).reshape(k, 3)
+    rotations[at] = _stacked([spec.rotation for spec in specs]).reshape(k, 4)
+    scales[at] = np.array([spec.scale for spec in specs]).reshape(k, 3)
+    lists = []
+    for column, field in ((plain.names, "name"), (plain.parents, "parent"), (plain.looks, "look")):
+        merged = spread(column, rows, n)
+        for row, spec in zip(at.tolist(), specs, strict=True):
+            merged[row] = getattr(spec, field)
+        lists.append(merged)
+    extras = [spec for spec in specs if spec.gltf is not None or spec.motions]
+    return NodeColumns(*lists[:2], positions, rotations, scales, lists[2], extras)
+
+
+def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.array(arrays)``, each distinct array object converted once: most rotations
+    are a few shared read-only arrays (`NO_ROTATION`, equal angles)."""
+    distinct = dict(zip(map(id, arrays), arrays))
+    slot = dict(zip(distinct, range(len(distinct))))
+    table = np.array(list(distinct.values()), dtype=np.float64).reshape(-1, 4)
+    return table[np.fromiter(map(slot.__getitem__, map(id, arrays)), np.int64, len(arrays))]
 
 
 def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scale, size):
-    """A `NodeSpec` at each row of `rows` whose `ok` holds, from the checked columns."""
+    """A `NodeSpec` for each row of `rows` whose `ok` holds, from the checked columns, in
+    `specs` (by row)."""
     quats: dict[bytes, np.ndarray] = {}  # by the angles' bits: -0.0 is not 0.0 here
     for k, row in enumerate(rows):
         if not ok[k]:
@@ -92,80 +148,98 @@ def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scal
         )  # fmt: skip
 
 
-def _fill_plain(specs: list, plain: PlainNodes) -> None:
-    """`_fill` for the plain blocks, their numbers checked and handed out a column at a
-    time (raises `NotVouched` when a value fails a check)."""
-    ok = np.array([x is not None and bool(x.strip()) for x in plain.strings["name"]], bool)
+def _plain_columns(plain: PlainNodes | None) -> NodeColumns:
+    """The plain blocks' nodes (one row each), their values checked a column at a time;
+    raises `NotVouched` when a value fails a check."""
+    if plain is None or not plain.rows.size:
+        empty = np.zeros((0, 3))
+        return NodeColumns([], [], empty, np.zeros((0, 4)), empty, [], [])
+    names = plain.strings["name"]
+    ok = _names_ok(names)
     meshes = plain.strings["mesh"]
     ok &= _meshes_ok(meshes)
     colors = _colors(plain.strings["color"], ok)
-    columns = {}
-    for key, quantity, checks in (
-        ("position", "position", {}), ("rotation", "rotation", {}),
-        ("scale", "scale", {"nonzero": True}), ("size", "size", {"positive": True}),
+    numbers, present = plain.numbers, plain.present
+    for key, checks in (
+        ("position", {}), ("rotation", {}), ("scale", {"nonzero": True}),
+        ("size", {"positive": True}),
     ):  # fmt: skip
-        given = plain.present[key]
-        ok[given] &= _in_range(plain.numbers[key][given], quantity, **checks)
-        columns[key] = given
+        given = present[key]
+        ok[given] &= _in_range(numbers[key][given], key, **checks)
     if not ok.all():
         raise NotVouched
-    numbers = plain.numbers
-    position = np.where(columns["position"][:, None], numbers["position"], 0.0)
-    scale = np.where(columns["scale"][:, None], numbers["scale"], 1.0)
-    sizes: list = list(map(tuple, numbers["size"].tolist()))
-    for row in np.flatnonzero(~columns["size"]).tolist():
-        sizes[row] = None
-    looks = _shared_looks(meshes, sizes, colors)
-    specs_rows = map(NodeSpec, plain.rows.tolist(), plain.strings["name"],
-                     plain.strings["parent"], map(tuple, position.tolist()),
-                     _rotations(numbers["rotation"], columns["rotation"]),
-                     map(tuple, scale.tolist()), looks)  # fmt: skip
-    for spec in specs_rows:
-        specs[spec.index] = spec
+    return NodeColumns(
+        names, plain.strings["parent"],
+        np.where(present["position"][:, None], numbers["position"], 0.0),
+        _rotations(numbers["rotation"], present["rotation"]),
+        np.where(present["scale"][:, None], numbers["scale"], 1.0),
+        _shared_looks(meshes, numbers["size"], present["size"], colors), [],
+    )  # fmt: skip
 
 
-def _rotations(euler: np.ndarray, given: np.ndarray) -> list[np.ndarray]:
+def _names_ok(names: list) -> np.ndarray:
+    """Where a name is given and not blank."""
+    if None in names:
+        return np.array([x is not None and bool(x.strip()) for x in names], dtype=bool)
+    return np.fromiter(map(bool, map(str.strip, names)), dtype=bool, count=len(names))
+
+
+def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:
     """Each row's quaternion (`F.quat_from_euler` of its angles; `NO_ROTATION` where none
-    is given), one read-only array for angles of the same bits (-0.0 is not 0.0 here)."""
+    is given), (k, 4); each distinct row of angle bits converted once (-0.0 is not 0.0)."""
     rows = np.flatnonzero(given)
     if not rows.size:
-        return [NO_ROTATION] * given.size
+        return np.tile(NO_ROTATION, (given.size, 1))
     angles = euler[rows]
-    bits = angles.view(np.uint64)
-    mixed = bits[:, 0] ^ (bits[:, 1] * np.uint64(0x9E3779B97F4A7C15))
-    mixed ^= bits[:, 2] * np.uint64(0xC2B2AE3D27D4EB4F)
-    _, first, which = np.unique(mixed, return_index=True, return_inverse=True)
-    if not (bits == bits[first[which]]).all():  # two angles with one hash: by the bits
-        keys = list(map(tuple, bits.tolist()))
-        seen: dict[tuple, int] = {}
-        which = np.array([seen.setdefault(key, len(seen)) for key in keys])
-        first = np.unique(which, return_index=True)[1]
+    first, which = distinct_rows(angles)
     # F.quat_from_euler's own formula (the same float operations), one distinct row each
     quats = np.array(list(map(quat_from_euler_floats, *angles[first].T.tolist())))
-    quats.flags.writeable = False  # and so each row of it
-    table = [NO_ROTATION, *quats.reshape(-1, 4)]  # slot 0: no rotation given
+    table = np.vstack([NO_ROTATION, quats.reshape(-1, 4)])  # row 0: no rotation given
     slot = np.zeros(given.size, dtype=np.int64)
-    slot[rows] = which.ravel() + 1
-    return list(map(table.__getitem__, slot.tolist()))
+    slot[rows] = which + 1
+    return table[slot]
 
 
-def _shared_looks(meshes: list, sizes: list, colors: list) -> list[Look]:
+def _shared_looks(meshes: list, sizes: np.ndarray, sized: np.ndarray, colors: list) -> list:
     """Each row's `Look`, one object for rows that look the same (looks are replaced,
-    never changed in place, once a scene is built)."""
-    keys = list(zip(meshes, sizes, colors))
+    never changed in place, once a scene is built); `sizes` (k, 3) where `sized` holds."""
+    size_codes, firsts = _row_codes(sizes, sized)
+    codes = size_codes.tolist()
+    keys = list(zip(meshes, codes, colors))
     known = dict.fromkeys(keys)
+    size_of = {codes[row]: tuple(sizes[row].tolist()) for row in firsts.tolist()}
     for key in known:
-        mesh, size, color = key
+        mesh, code, color = key
         look = known[key] = Look() if mesh is None else Look(mesh=mesh)
-        if size is not None:
-            look.size = size
+        if code >= 0:
+            look.size = size_of[code]
         if color is not None:
             look.color = color
     return list(map(known.__getitem__, keys))
 
 
+def _row_codes(values: np.ndarray, given: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(a small integer per row of the (k, 3) `values`, equal for rows of equal bits (-1
+    where not `given`); the first row of each)."""
+    codes = np.full(given.size, -1, dtype=np.int64)
+    rows = np.flatnonzero(given)
+    if not rows.size:
+        return codes, rows
+    first, codes[rows] = distinct_rows(values[rows])
+    return codes, rows[first]
+
+
 def _meshes_ok(meshes: list) -> np.ndarray:
-    """Where a mesh is absent or a built-in mesh's name."""
+    """Where a mesh is absent or a built-in mesh's name (each distinct one looked at once
+    where all can be hashed)."""
+    try:
+        odd = {
+            x for x in set(meshes) if not (x is None or (type(x) is str and x in BUILTIN_MESHES))
+        }
+    except TypeError:  # a list or a table among them: one by one
+        odd = None
+    if odd is not None and not odd:
+        return np.ones(len(meshes), dtype=bool)
     return np.array(
         [x is None or (type(x) is str and x in BUILTIN_MESHES) for x in meshes], dtype=bool
     )

@@ -14,12 +14,14 @@ them apart again. Here such tables are read straight from the bytes with numpy: 
 each key at most once, up to the next line that starts with ``[`` (or the end). Every
 other part of the file (its other tables, and any node table written another way) is
 left for the TOML parser, with each run of plain blocks cut down to one ``[[node]]``
-header and the run's newlines, so that the parser's line numbers stay the file's. The
-parser must then see exactly one empty table per run, and no more node tables than the
+header line (blank lines mean nothing to TOML outside multi-line strings; the parser's
+line numbers are not the file's, but an error it finds there is never reported: the
+whole file is then read again the usual way, which names the line). The parser must
+then see exactly one empty table per run, and no more node tables than the
 ``[[node]]`` header lines found here; anything else, or a file with a multi-line string
 (in which a header line could hide), reads the whole file the usual way. Why that is
 safe: without multi-line strings, a line that is exactly ``[[node]]`` is either a table
-header or (inside a multi-line array) a syntax error, which the parser then reports for
+header or (inside a multi-line array) a syntax error, which the parser then finds at
 the header kept in the run's place. Lines are told apart by their first bytes (8 at a
 time, as one integer), and each distinct value text is checked and read once.
 """
@@ -32,7 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["PlainNodes", "merge_plain", "split_plain"]
+from viewer.io.distinct import distinct_rows
+
+__all__ = ["PlainNodes", "merge_plain", "split_plain", "spread"]
 
 _HEADER = b"[[node]]"
 #: Files with shorter lines on average are left to the parser (and its density rule):
@@ -40,6 +44,7 @@ _HEADER = b"[[node]]"
 MIN_BYTES_PER_LINE = 8
 #: The keys of a plain block, with their prefixes; strings first, then numbers.
 _STRINGS = ("name", "parent", "mesh", "color")
+_CODED = ("mesh", "color")  # few distinct values, short
 _VECTORS = ("position", "rotation")  # three numbers
 _SCALARS = ("scale", "size")  # three numbers, or one for all three
 _KEYS = _STRINGS + _VECTORS + _SCALARS
@@ -58,6 +63,8 @@ _UNSAFE = np.zeros(256, dtype=bool)
 _UNSAFE[:32] = _UNSAFE[34] = _UNSAFE[92] = _UNSAFE[127] = True
 _UNSAFE[10] = False  # newlines end lines: never inside a line
 _SPANS = 1 << 16  # spans gathered at a time (the index arrays: ~16 bytes a byte)
+_SAMPLE = 4096  # spans looked at to judge whether a column repeats its values
+_NUMBER_BYTES = 96  # longer number values are read as text (12 words a row at most)
 
 
 @dataclass
@@ -76,14 +83,17 @@ class PlainNodes:
     runs: list[int]  # per run of consecutive plain blocks, its number of blocks
 
 
-def split_plain(text: str) -> tuple[str, PlainNodes] | None:
+def split_plain(text: str, data: bytes | None = None) -> tuple[str, PlainNodes] | None:
     """(the text left for the TOML parser, the plain blocks), or None when the file has
-    no plain block or a shape this reader does not vouch for."""
-    if _HEADER.decode() not in text or '"""' in text or "'''" in text:
-        return None
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (text given in code): the parser says
+    no plain block or a shape this reader does not vouch for. `data`: the text's UTF-8
+    bytes, where the caller has them (a file's); else the text is encoded here."""
+    if data is None:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (text given in code): the parser says
+            return None
+    # (an ASCII character is the same one byte in UTF-8, never part of another's bytes)
+    if _HEADER not in data or b'"""' in data or b"'''" in data:
         return None
     if data.count(b"\n") * MIN_BYTES_PER_LINE > len(data):
         return None  # a file of short lines: its arrays would cost more than it is worth
@@ -106,34 +116,43 @@ def split_plain(text: str) -> tuple[str, PlainNodes] | None:
 
     # every line of a node segment: its header, an empty line or a key line
     in_node = plain_seg[segment] & ~bracket
-    key_of = np.full(starts.size, -1, dtype=np.int64)
+    key_of = np.full(starts.size, -1, dtype=np.int8)
     key_of[in_node & (length == 0)] = len(_KEYS)  # empty
     lines = np.flatnonzero(in_node & (length > 0))
-    firsts = first[lines]
-    hits = []  # each key's lines, in file order
+    head = words[starts[lines]]  # each line's first 8 bytes (one gather for all keys)
+    hits = []  # each key's lines, in file order, and their segments
     for k, key in enumerate(_KEYS):
         prefix = _PREFIX[key]
-        cand = lines[firsts == prefix[0]]
-        hits.append(cand[_matches(words, starts[cand], length[cand], prefix, exact=False)])
-        key_of[hits[-1]] = k
+        value = np.uint64(int.from_bytes(prefix[:8], "little"))
+        if len(prefix) < 8:  # ('size = ': its 7 bytes alone)
+            cand = lines[(head & np.uint64((1 << (8 * len(prefix))) - 1)) == value]
+        else:
+            cand = lines[head == value]
+        if len(prefix) > 8:  # the rest of the prefix, on the candidates only
+            cand = cand[_matches(words, starts[cand] + 8, length[cand] - 8, prefix[8:],
+                                 exact=False)]  # fmt: skip
+        else:
+            cand = cand[length[cand] > len(prefix)]
+        key_of[cand] = k
+        seg = segment[cand]
+        plain_seg[seg[1:][seg[1:] == seg[:-1]]] = False  # the key twice in a block
+        hits.append((cand, seg))
     bad = in_node & (key_of < 0)
     plain_seg[segment[bad]] = False
-    keyed = np.flatnonzero(in_node & (key_of >= 0) & (key_of < len(_KEYS)))
-    pairs = segment[keyed] * len(_KEYS) + key_of[keyed]
-    counts = np.bincount(pairs, minlength=(heads.size + 1) * len(_KEYS))
-    twice = np.flatnonzero(counts > 1) // len(_KEYS)
-    plain_seg[twice] = False
 
     # the values: strings with nothing to unescape, numbers in the plain forms
     values = {}
-    for key, rows in zip(_KEYS, hits, strict=True):
+    for key, (rows, seg) in zip(_KEYS, hits, strict=True):
         begin = starts[rows] + len(_PREFIX[key])
-        if key in _STRINGS:
+        if key in _CODED:  # a mesh, a colour: a few distinct values, each decoded once
+            coded = _coded_strings(buf, words, begin, stops[rows] - 1)
+            good, read = coded or _strings(buf, begin, stops[rows] - 1)
+        elif key in _STRINGS:
             good, read = _strings(buf, begin, stops[rows] - 1)  # up to the closing quote
         else:
-            good, read = _numbers(buf, begin, stops[rows], key in _VECTORS)
-        plain_seg[segment[rows[~good]]] = False
-        values[key] = (rows, read)
+            good, read = _numbers(buf, words, begin, stops[rows], key in _VECTORS)
+        plain_seg[seg[~good]] = False
+        values[key] = (seg, read)
 
     plain_seg[0] = False
     if not plain_seg.any():
@@ -166,6 +185,50 @@ def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, dtype=np.uint8)
 
 
+def _coded_strings(buf, words, begin: np.ndarray, end: np.ndarray) -> tuple | None:
+    """`_strings` for a column of short values with few distinct ones (else None): each
+    distinct one is checked and decoded once, and its rows share its string."""
+    codes = _span_codes(words, begin, end, max_bytes=16)
+    if codes is None:
+        return None
+    first, which = codes
+    texts, fine = [], []
+    for b, e in zip(begin[first].tolist(), end[first].tolist()):
+        raw = buf[b:e]
+        fine.append(not _UNSAFE[raw].any())
+        texts.append(raw.tobytes().decode("utf-8", "replace"))  # (a bad one goes unused)
+    good = (buf[end] == 34) & np.array(fine, dtype=bool)[which]
+    return good, np.array(texts, dtype=object)[which].tolist()
+
+
+def _span_codes(words, begin: np.ndarray, end: np.ndarray, max_bytes: int) -> tuple | None:
+    """(the first span of each distinct byte content of the spans [begin, end), each
+    span's index into those), or None where a span is longer than `max_bytes` or most
+    of them differ (judged on the first few thousand): the spans as rows of integers,
+    8 bytes each and the length, grouped by `distinct_rows`."""
+    size = end - begin
+    if not size.size or size.max() > max_bytes:
+        return None
+    head = size[:_SAMPLE]
+    sample = np.stack([words[begin[:_SAMPLE]] & _masks(head), head.astype(np.uint64)], 1)
+    if distinct_rows(sample)[0].size * 2 > head.size:  # mostly distinct: no gain here
+        return None
+    columns = [size.astype(np.uint64)]
+    for at in range(0, int(size.max()), 8):
+        column = words[np.minimum(begin + at, words.size - 1)]  # (masked out past the span)
+        columns.append(column & _masks(np.clip(size - at, 0, 8)))
+    first, which = distinct_rows(np.stack(columns, axis=1))
+    return None if first.size * 2 > size.size else (first, which)
+
+
+def _masks(count: np.ndarray) -> np.ndarray:
+    """Per row, the mask that keeps the low `count` bytes (0 to 8) of a 64-bit word."""
+    bits = np.minimum(count, 7).astype(np.uint64) * np.uint64(8)
+    return np.where(
+        count >= 8, np.uint64(0xFFFFFFFFFFFFFFFF), (np.uint64(1) << bits) - np.uint64(1)
+    )
+
+
 def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
     """(which spans [begin, end) are plain strings closed by a quote at `end`, the
     strings); a string is plain when it holds no quote, backslash or control."""
@@ -183,7 +246,18 @@ def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
                   for a, b in zip([0, *ends[:-1]], ends)]  # fmt: skip
 
 
-def _numbers(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
+def _numbers(buf, words, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
+    """`_number_texts`, on each distinct span alone where few of them are distinct (a
+    chain repeats its offset and turn: no string is made per row)."""
+    codes = _span_codes(words, begin, end, max_bytes=_NUMBER_BYTES)
+    if codes is None:
+        return _number_texts(buf, begin, end, vector)
+    first, which = codes
+    good, read = _number_texts(buf, begin[first], end[first], vector)
+    return good[which], read[which]
+
+
+def _number_texts(buf: np.ndarray, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:
     """(which spans [begin, end) (`end`: the line's newline) hold a plain value: three
     numbers ``[a, b, c]``, or with `vector` False also one number for all three; the
     (k, 3) values, NaN in rows that are not plain)."""
@@ -226,7 +300,7 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
     plain_nodes = plain_seg[node_segs]
     rows = np.flatnonzero(plain_nodes)  # index among the node tables
     plain_ids = node_segs[plain_nodes]
-    # runs: consecutive segment ids; each becomes '[[node]]' + its other lines' newlines
+    # runs: consecutive segment ids; each becomes one '[[node]]' line
     breaks = np.flatnonzero(np.diff(plain_ids) != 1) + 1
     run_first = plain_ids[np.concatenate(([0], breaks))]
     run_last = plain_ids[np.concatenate((breaks - 1, [plain_ids.size - 1]))]
@@ -235,7 +309,7 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
     pieces, cursor = [], 0
     for a, b in zip(first_line.tolist(), after.tolist()):
         pieces.append(data[cursor : int(starts[a])])
-        pieces.append(_HEADER + b"\n" * (b - a - 1))
+        pieces.append(_HEADER)  # (the newline that ends the run's last line follows)
         cursor = int(starts[b]) - 1 if b < starts.size else len(data)
     pieces.append(data[cursor:])
     rest = b"".join(pieces).decode("utf-8")
@@ -244,20 +318,39 @@ def _assemble(data, starts, segment, heads, is_node, plain_seg, values) -> tuple
     slot[plain_ids] = np.arange(plain_ids.size)
     k = plain_ids.size
     strings, numbers, present = {}, {}, {}
-    for key, (lines, read) in values.items():
-        where = slot[segment[lines]]
+    for key, (seg, read) in values.items():
+        where = slot[seg]
         keep = where >= 0
+        at = where[keep]  # increasing: one line of a key in a plain block
         present[key] = np.zeros(k, dtype=bool)
-        present[key][where[keep]] = True
+        present[key][at] = True
+        every = keep.all()
         if key in _STRINGS:
-            column = np.full(k, None, dtype=object)
-            column[where[keep]] = np.array(read[: keep.size], dtype=object)[keep]
-            strings[key] = column.tolist()
+            kept = read[: keep.size] if every else list(itertools.compress(read, keep.tolist()))
+            strings[key] = spread(kept, at, k)
+        elif at.size == k:  # a line in every block: the rows as read
+            numbers[key] = read if every else read[keep]
         else:
             numbers[key] = np.full((k, 3), np.nan)
-            numbers[key][where[keep]] = read[keep]
+            numbers[key][at] = read[keep]
     runs = np.diff(np.concatenate((np.searchsorted(plain_ids, run_first), [k]))).tolist()
     return rest, PlainNodes(int(node_segs.size), rows, strings, numbers, present, runs)
+
+
+def spread(values: list, at: np.ndarray, size: int) -> list:
+    """A list of `size` items: `values` at the increasing positions `at`, None elsewhere
+    (copied a run of consecutive positions at a time)."""
+    if at.size == size:  # every position
+        return values
+    out: list = [None] * size
+    if not at.size:
+        return out
+    breaks = np.flatnonzero(np.diff(at) != 1) + 1
+    firsts = np.concatenate(([0], breaks)).astype(np.int64)
+    lasts = np.concatenate((breaks, [at.size])).astype(np.int64)
+    for first, last, to in zip(firsts.tolist(), lasts.tolist(), at[firsts].tolist()):
+        out[to : to + last - first] = values[first:last]
+    return out
 
 
 def merge_plain(tables: object, plain: PlainNodes) -> list | None:

@@ -13,8 +13,6 @@ The format is documented in docs/scene-format.md.
 from __future__ import annotations
 
 import stat
-from itertools import repeat
-from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +24,9 @@ from viewer.io.errors import SceneError, decode_utf8, describe
 from viewer.io.gltf_read.scene import GltfModel, collector_paused, read_gltf
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.ranges import check_world_reach
-from viewer.io.toml_nodes import NotVouched, parse_nodes
-from viewer.io.toml_plain import PlainNodes, merge_plain, split_plain
+from viewer.io.toml_nodes import NodeColumns, NotVouched, parse_nodes
+from viewer.io.toml_order import node_order
+from viewer.io.toml_plain import merge_plain, split_plain
 from viewer.io.toml_precheck import (
     MAX_TOML_BYTES,
     blanked,
@@ -47,7 +46,7 @@ from ..content.motion import Motion, merge_motions
 from ..content.motion_kinds import KINDS
 from ..content.scene import Scene
 from ..scene.graph import SceneGraph
-from ..text import one_line, printable
+from ..text import one_line
 
 __all__ = ["load_toml_scene", "parse_scene_text"]
 
@@ -80,15 +79,18 @@ def load_toml_scene(
     except OSError as exc:
         raise SceneError(f"cannot read the file ({exc.strerror or exc})", file=display) from None
     text = decode_utf8(data, "the file", display)
-    return parse_scene_text(text, display, base_dir=path.parent, source=path, limits=limits)
+    return parse_scene_text(
+        text, display, base_dir=path.parent, source=path, limits=limits, encoded=data
+    )
 
 
-def _decode(text: str, display: str, fast: bool) -> tuple[dict, PlainNodes | None]:
+def _decode(text: str, display: str, fast: bool, encoded: bytes | None):
     """The parsed document, with `fast` its plain [[node]] tables read column-wise
     (toml_plain.py: the document's ``node`` list then holds None at their rows); the
     whole text through the parser where that reader does not vouch for the file."""
     # a file the density rule might refuse is read the usual way, which applies it
-    split = split_plain(text) if fast and sparse_at_a_glance(text) else None
+    glance = fast and sparse_at_a_glance(text, encoded)
+    split = split_plain(text, encoded) if glance else None
     if split is not None:
         rest, plain = split
         try:
@@ -136,6 +138,7 @@ def parse_scene_text(
     base_dir: str | Path = ".",
     source: Path | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    encoded: bytes | None = None,
 ) -> Scene:
     """Parse native-format text into a `Scene`.
 
@@ -151,16 +154,18 @@ def parse_scene_text(
         Recorded as `Scene.source`.
     limits : Limits
         Caps on the node count and on glTF sizes (see limits.py).
+    encoded : bytes, optional
+        The text's UTF-8 bytes, where the caller has them (a file's): not encoded again.
     """
     with collector_paused():  # millions of tables and specs, no reference cycles
         try:
-            return _parse(text, display, Path(base_dir), source, limits, fast=True)
+            return _parse(text, display, Path(base_dir), source, limits, encoded)
         except NotVouched:  # a plain block with a value out of range: parse_node names it
-            return _parse(text, display, Path(base_dir), source, limits, fast=False)
+            return _parse(text, display, Path(base_dir), source, limits, None, fast=False)
 
 
-def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limits, fast):
-    doc, plain = _decode(text, display, fast)
+def _parse(text, display: str, base_dir: Path, source, limits: Limits, encoded, fast=True):
+    doc, plain = _decode(text, display, fast, encoded)
     locator = F.Locator(text)
     top = F.Where(display, locator)
     F.check_keys(top, doc, TOP_KEYS)
@@ -176,20 +181,25 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
 
     node_items = _array(doc, "node", top)
     limits.check_nodes(len(node_items), display)
-    specs = parse_nodes(node_items, display, locator, base_dir, plain)
-    order, parent_rows = _order(specs, display, locator)
+    nodes = parse_nodes(node_items, display, locator, base_dir, plain)
+    del node_items, plain  # read into `nodes`
+    doc.pop("node", None)
+    order, parent_rows, row_of = node_order(nodes.names, nodes.parents, display, locator)
 
     graph = SceneGraph()
     scene = Scene(graph=graph, title=title, camera=camera, source=source)
-    ids = _build(graph, specs, order, parent_rows, display)
-    ordered = [specs[row] for row in order]
-    id_list = ids.tolist()
-    id_of = dict(zip([spec.name for spec in ordered], id_list, strict=True))
-    scene.looks.update(zip(id_list, [spec.look for spec in ordered], strict=True))
-    scene.motions = _motions(specs, id_of)
+    ids = _build(graph, nodes, order, parent_rows, display)
+    looks = nodes.looks if order is None else [nodes.looks[row] for row in order]
+    scene.looks.update(zip(ids.tolist(), looks, strict=True))
+    id_by_row = ids.copy()  # each row's node id
+    if order is not None:
+        id_by_row[np.asarray(order, dtype=np.int64)] = ids
+    scene.motions = _motions(nodes.extras, id_by_row)
 
-    # glTF files: a node's mesh first (file order), then [[include]] tables
-    used = UniqueNames(id_of)
+    # glTF files: a node's mesh first (file order), then [[include]] tables; the names
+    # taken (a set of every name) only made for a scene that has them
+    has_gltf = doc.get("include") or any(spec.gltf is not None for spec in nodes.extras)
+    used = UniqueNames(nodes.names if has_gltf else ())
     models: dict[Path, GltfModel] = {}
     budget = Budget(limits)  # one for all the glTF files of the scene
 
@@ -199,10 +209,11 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
             models[key] = read_gltf(file, limits=limits, budget=budget)
         return models[key]
 
-    for spec in specs:
+    for spec in nodes.extras:
         if spec.gltf is not None:
             model = read(spec.gltf)
-            add_model(scene, model, id_of[spec.name], spec.name + "/", used, display, limits)
+            host = int(id_by_row[spec.index])
+            add_model(scene, model, host, spec.name + "/", used, display, limits)
     for i, item in enumerate(_array(doc, "include", top)):
         where = F.Where(display, locator, "include", i, label=f"include {i + 1}")
         table = F.table(where, None, item)
@@ -213,9 +224,9 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
         parent, pname = None, ""
         if "parent" in table:
             pname = F.string(where, "parent", table["parent"], what="a node name")
-            if pname not in id_of:
+            if pname not in row_of:
                 raise where.error("parent", f"unknown node {pname!r}")
-            parent = id_of[pname]
+            parent = int(id_by_row[row_of[pname]])
         model = read(file)
         add_model(scene, model, parent, pname + "/" if pname else "", used, display, limits)
 
@@ -223,7 +234,7 @@ def _parse(text, display: str, base_dir: Path, source: Path | None, limits: Limi
         parse_event(item, i, display, locator, graph)
         for i, item in enumerate(_array(doc, "event", top))
     ]
-    scene.collision = parse_collision(doc, display, locator, set(id_of))
+    scene.collision = parse_collision(doc, display, locator, row_of.keys())
     check_world_reach(scene, display)
     return scene
 
@@ -238,138 +249,35 @@ def _array(doc: dict, key: str, top: F.Where) -> list:
     return value
 
 
-def _order(specs: list[NodeSpec], display: str, locator: F.Locator):
-    """Pre-order of the nodes (roots and siblings in file order) and each row's parent row.
-
-    A file without a fault (names unique, parents known, no cycle: then the pre-order
-    reaches every node) is ordered in one pass; one with a fault goes through
-    `_checked_order`, which names the first."""
-    row_of = dict(zip(map(attrgetter("name"), specs), range(len(specs))))
-    if len(row_of) == len(specs):
-        row_of[None] = -1  # no parent (names are strings: None is no name)
-        parents = list(map(row_of.get, map(attrgetter("parent"), specs), repeat(-2)))
-        parent_rows = np.array(parents, dtype=np.int64)
-        if not ((parent_rows == -2) | (parent_rows == np.arange(len(specs)))).any():
-            order = list(range(len(specs))) if _in_preorder(parents) else _preorder(parent_rows)
-            if len(order) == len(specs):  # else a cycle kept some nodes from the roots
-                return order, parent_rows
-    return _checked_order(specs, display, locator)
-
-
-def _checked_order(specs: list[NodeSpec], display: str, locator: F.Locator):
-    """`_order`, node by node: raises naming the first duplicate name, unknown or own
-    parent, or parent cycle."""
-    row_of: dict[str, int] = {}
-    for row, spec in enumerate(specs):
-        if spec.name in row_of:
-            where = F.Where(display, locator, "node", spec.index, spec.name)
-            first = specs[row_of[spec.name]].index + 1
-            raise where.error("name", f"duplicate name: node {first} has the same name")
-        row_of[spec.name] = row
-    parent_rows = np.full(len(specs), -1, dtype=np.int64)
-    for row, spec in enumerate(specs):
-        if spec.parent is None:
-            continue
-        where = F.Where(display, locator, "node", spec.index, spec.name)
-        if spec.parent == spec.name:
-            raise where.error("parent", "a node cannot be its own parent")
-        if spec.parent not in row_of:
-            raise where.error("parent", f"unknown parent {spec.parent!r}")
-        parent_rows[row] = row_of[spec.parent]
-    # cycles: walk up from each node; a walk that meets itself is a cycle
-    state = np.zeros(len(specs), dtype=np.int8)  # 0 new, 1 on the current walk, 2 done
-    for start in range(len(specs)):
-        path = []
-        row = start
-        while row >= 0 and state[row] == 0:
-            state[row] = 1
-            path.append(row)
-            row = int(parent_rows[row])
-        if row >= 0 and state[row] == 1:
-            cycle = path[path.index(row) :]
-            loop = [*cycle, row]
-            if len(loop) > 7:  # a 200,000-node cycle: its start and end, and its length
-                shown = [printable(specs[r].name, 40) for r in loop[:3]]
-                tail = [printable(specs[r].name, 40) for r in loop[-2:]]
-                names = " -> ".join([*shown, f"... ({len(cycle):,} nodes) ...", *tail])
-            else:
-                names = " -> ".join(printable(specs[r].name, 40) for r in loop)
-            first = min(cycle)
-            where = F.Where(display, locator, "node", specs[first].index, specs[first].name)
-            raise where.error("parent", f"parent cycle: {names}")
-        for r in path:
-            state[r] = 2
-    return _preorder(parent_rows), parent_rows
-
-
-def _in_preorder(parent_rows: list[int]) -> bool:
-    """Whether the rows are already in `_preorder`'s order (as --save writes them): each
-    row's parent is the row before it or one of that row's ancestors."""
-    path: list[int] = []  # from a root down to the row before
-    for row, parent in enumerate(parent_rows):
-        if parent < 0:
-            path.clear()
-        else:
-            while path and path[-1] != parent:
-                path.pop()
-            if not path:
-                return False
-        path.append(row)
-    return True
-
-
-def _preorder(parent_rows: np.ndarray) -> list[int]:
-    """The rows reachable from the roots, in pre-order (siblings in row order)."""
-    children: list[list[int]] = [[] for _ in range(len(parent_rows))]
-    roots = []
-    for row, p in enumerate(parent_rows.tolist()):
-        (children[p] if p >= 0 else roots).append(row)
-    order: list[int] = []
-    stack = roots[::-1]
-    while stack:
-        row = stack.pop()
-        order.append(row)
-        stack.extend(children[row][::-1])
-    return order
-
-
-def _build(graph: SceneGraph, specs, order, parent_rows, display: str) -> np.ndarray:
-    n = len(order)
+def _build(graph: SceneGraph, nodes: NodeColumns, order, parent_rows, display: str):
+    """The nodes added to `graph` in `order` (None: file order, already a pre-order);
+    their ids, by position in the order."""
+    n = len(nodes.names)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     base = graph.capacity_ids
-    slot = np.empty(len(specs), dtype=np.int64)
-    slot[np.asarray(order, dtype=np.int64)] = np.arange(n)
-    rows = np.asarray(order, dtype=np.int64)
-    prow = parent_rows[rows]
-    parents = np.where(prow >= 0, slot[np.maximum(prow, 0)] + base, -1)
-    ordered = [specs[r] for r in order]
-    return add_many(
-        graph,
-        [spec.name for spec in ordered],
-        parents,
-        np.array([spec.position for spec in ordered], dtype=np.float64).reshape(n, 3),
-        _stacked([spec.rotation for spec in ordered]).reshape(n, 4),
-        np.array([spec.scale for spec in ordered], dtype=np.float64).reshape(n, 3),
-        display,
-    )
+    if order is None:
+        names, parents = nodes.names, np.where(parent_rows >= 0, parent_rows + base, -1)
+        positions, rotations, scales = nodes.positions, nodes.rotations, nodes.scales
+    else:
+        rows = np.asarray(order, dtype=np.int64)
+        slot = np.empty(n, dtype=np.int64)
+        slot[rows] = np.arange(n)
+        prow = parent_rows[rows]
+        parents = np.where(prow >= 0, slot[np.maximum(prow, 0)] + base, -1)
+        names = [nodes.names[row] for row in order]
+        positions, rotations = nodes.positions[rows], nodes.rotations[rows]
+        scales = nodes.scales[rows]
+    return add_many(graph, names, parents, positions, rotations, scales, display)
 
 
-def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
-    """``np.array(arrays)``, each distinct array object converted once: a large file's
-    rotations are a few shared read-only arrays."""
-    distinct = dict(zip(map(id, arrays), arrays))
-    slot = dict(zip(distinct, range(len(distinct))))
-    table = np.array(list(distinct.values()), dtype=np.float64)
-    return table[np.fromiter(map(slot.__getitem__, map(id, arrays)), np.int64, len(arrays))]
-
-
-def _motions(specs: list[NodeSpec], id_of: dict[str, int]) -> list[Motion]:
-    """One `Motion` per kind over every node that has it; rests are the file's values."""
+def _motions(specs: list[NodeSpec], id_by_row: np.ndarray) -> list[Motion]:
+    """One `Motion` per kind over every node of `specs` that has it; rests are the file's
+    values."""
     rows: dict[str, list[tuple[int, dict, NodeSpec]]] = {}
     for spec in specs:
         for kind, params in spec.motions:
-            rows.setdefault(kind, []).append((id_of[spec.name], params, spec))
+            rows.setdefault(kind, []).append((int(id_by_row[spec.index]), params, spec))
     motions = []
     for kind, items in rows.items():
         channel = KINDS[kind].channel
