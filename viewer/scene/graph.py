@@ -109,31 +109,19 @@ class SceneGraph:
         names = list(names)
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
-        index = dict(zip(names, range(first, first + k)))  # (hashed once: the store's)
-        existing = self._store.ids_by_name
-        if len(index) != k or (existing and not existing.keys().isdisjoint(index)):
-            seen: set[str] = set()
-            for nm in names:
-                if nm in seen or nm in existing:
-                    raise HierarchyError(f"duplicate node name {nm!r}")
-                seen.add(nm)
-        validate.node_names(names)
+        structure.check_new_names(self._store, names)
 
         def row_name(r: int) -> str:
             return names[r]
 
-        pos = (
-            np.zeros((k, 3))
-            if positions is None
-            else validate.rows(positions, k, 3, "positions", row_name)
-        )
+        pos = None if positions is None else validate.rows(positions, k, 3, "positions", row_name)
         rot = (
-            np.tile([0.0, 0.0, 0.0, 1.0], (k, 1))
+            None
             if rotations is None
-            else (validate.unit_quaternion_rows(rotations, k, "rotations", row_name))
+            else validate.unit_quaternion_rows(rotations, k, "rotations", row_name)
         )
-        scl = np.ones((k, 3)) if scales is None else validate.rows(scales, k, 3, "scales", row_name)
-        return self._store.append(par, names, pos, rot, scl, index)
+        scl = None if scales is None else validate.rows(scales, k, 3, "scales", row_name)
+        return self._store.append(par, names, pos, rot, scl)
 
     def _own(self, node: object, role: str) -> int:
         """The id of a live node of this graph, given as its handle or its name, or an
