@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.scene import HierarchyError, SceneGraph
+from viewer.scene.names import NumberedNames
 
 # Short names over a few letters (duplicates are common), unicode and the empty name.
 name = st.one_of(
@@ -193,3 +194,44 @@ def test_a_large_batch_leaves_the_index_to_its_first_use():
     assert "x1" not in g and g.node("y0").id == 4
     with pytest.raises(HierarchyError, match="duplicate node name 'y5'"):
         g.add_many(["z", "y5"], [-1, -1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["Obj", "Node", "", "n_", "é"]),
+    st.integers(-30, 30),
+    st.integers(0, 40),
+    st.lists(st.sampled_from(["Obj1", "Obj7", "Node3", "1", "-2", "é0", "n_5", "x"]), max_size=3),
+)
+def test_numbered_names_are_the_list_they_stand_for(prefix, start, count, before):
+    """`NumberedNames` reads as the list of its names, and a graph takes it as it takes
+    that list: the same ids and names, or the same error for the first that is taken."""
+    listed = [f"{prefix}{i}" for i in range(start, start + count)]
+    numbered = NumberedNames(prefix, start, count)
+    assert list(numbered) == listed and len(numbered) == count
+    assert [numbered[j] for j in range(-count, count)] == listed + listed
+    assert numbered[2:-1:3] == listed[2:-1:3]
+    with pytest.raises(IndexError):
+        numbered[count]
+    outcomes = []
+    for names in (numbered, listed):
+        g = SceneGraph()
+        if len(set(before)) == len(before):
+            g.add_many(before, [-1] * len(before))
+        try:
+            ids = g.add_many(names, [-1] * count)
+        except HierarchyError as e:
+            outcomes.append(("error", str(e), len(g)))
+        else:
+            outcomes.append((ids.tolist(), [g.name_of(i) for i in range(g.capacity_ids)]))
+            assert all(g.node(g.name_of(i)).id == i for i in ids.tolist())
+    assert outcomes[0] == outcomes[1]
+
+
+def test_unnamed_nodes_are_refused_a_taken_name():
+    g = SceneGraph()
+    g.add("Node2")
+    with pytest.raises(HierarchyError, match="duplicate node name 'Node2'"):
+        g.add_many(None, [-1, -1, -1])
+    assert len(g) == 1
+    assert g.add_many(None, [-1]).tolist() == [1] and g.node("Node1").id == 1

@@ -27,6 +27,7 @@ from ..content.motion import Motion, merge_motions
 from ..content.motion_kinds import KINDS
 from ..content.scene import CameraSpec, Look, Scene
 from ..scene.graph import SceneGraph
+from ..scene.names import NumberedNames
 
 __all__ = ["GENERATORS", "MAX_GENERATED", "default_scene", "frame_camera", "generate_scene"]
 
@@ -75,7 +76,7 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
         )
     parents, positions, rotations, scales = _LAYOUTS[kind](n)
     graph = SceneGraph()
-    names = [f"Obj{i}" for i in range(1, n + 1)]
+    names = NumberedNames("Obj", 1, n)  # Obj1 .. ObjN: unique by construction, not compared
     ids = add_many(graph, names, parents, positions, rotations, scales, where)
     depth = np.asarray(graph.depths())[ids]  # (the graph lays its tree out once anyway)
     scene = Scene(graph=graph, title=f"{kind} tree of {n:,} nodes")

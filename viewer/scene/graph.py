@@ -18,6 +18,7 @@ import numpy as np
 from . import state, structure, validate
 from .errors import HierarchyError
 from .math import quat_from_euler_floats
+from .names import NumberedNames
 from .node import Node, id_of_name, node_id
 from .peek import Peek
 from .report import FrameReport
@@ -87,7 +88,9 @@ class SceneGraph:
         """Add ``k`` nodes at once; returns their ids (consecutive, in the order given).
 
         ``parents[j]`` is ``-1`` for a root or the id of an earlier node: an existing
-        live node or one earlier in this batch. ``names=None`` names them ``Node<id>``.
+        live node or one earlier in this batch. ``names=None`` names them ``Node<id>``;
+        ``names`` may be a `NumberedNames` (``names.py``), which are not compared with
+        each other (they cannot repeat), only with the live nodes' names.
         Values are ``(k, 3)`` positions, ``(k, 4)`` quaternions, ``(k, 3)`` scales.
         """
         par = validate.ids(parents, "parents").copy()
@@ -105,11 +108,12 @@ class SceneGraph:
                 "not a live node added before it"
             )
         if names is None:
-            names = [f"Node{i}" for i in range(first, first + k)]
-        names = list(names)
+            names = NumberedNames("Node", first, k)
+        numbered = isinstance(names, NumberedNames)  # (no two alike: not compared)
+        names = names.to_list() if numbered else list(names)
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
-        structure.check_new_names(self._store, names)
+        structure.check_new_names(self._store, names, distinct=numbered)
 
         def row_name(r: int) -> str:
             return names[r]

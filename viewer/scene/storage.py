@@ -65,6 +65,7 @@ class Storage(NodeArrays):
         scl: np.ndarray | None,
     ) -> np.ndarray:
         """Store checked new nodes, link them, mark them dirty. Nothing here can fail.
+        ``names`` is the caller's own list, which the storage may keep as it is.
         None for a channel: every new node's is the identity's (no million-row array
         of zeros or ones made to be copied)."""
         k = par.shape[0]
@@ -91,7 +92,10 @@ class Storage(NodeArrays):
             self.prev_sib,
             self.heads,
         )
-        self.names.extend(names)
+        if self.names:
+            self.names.extend(names)
+        else:  # (a fresh graph takes the list over: no copy of a million references)
+            self.names = names
         self.n += k
         self.alive_count += k
         self.index_added(first)

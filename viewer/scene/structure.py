@@ -162,17 +162,21 @@ def check_new_name(s: Storage, name: object) -> str:
     return name
 
 
-def check_new_names(s: Storage, names: list) -> None:
+def check_new_names(s: Storage, names: list, distinct: bool = False) -> None:
     """Refuse a batch of names for new nodes in which one repeats an earlier one or names
     a live node (the first such, in batch order, is the error's), or one is no
     non-empty string. An unhashable name is a TypeError, as a dict key would be.
+    ``distinct``: non-empty strings known to differ (`NumberedNames`'), checked only
+    against the live nodes' names.
 
     Without a dict of the batch: the names' hashes, sorted, all differ (then no two
     names are equal), else the names are compared one by one. The live nodes' index is
     only consulted (and built) when the graph has live nodes."""
-    hashes = np.fromiter(map(hash, names), dtype=np.int64, count=len(names))
-    hashes.sort()
-    repeats = bool((hashes[1:] == hashes[:-1]).any())
+    repeats = False
+    if not distinct:
+        hashes = np.fromiter(map(hash, names), dtype=np.int64, count=len(names))
+        hashes.sort()
+        repeats = bool((hashes[1:] == hashes[:-1]).any())
     if repeats or (s.alive_count and not s.ids_by_name.keys().isdisjoint(names)):
         taken = s.ids_by_name if s.alive_count else {}
         seen: set = set()
@@ -180,7 +184,8 @@ def check_new_names(s: Storage, names: list) -> None:
             if nm in seen or nm in taken:
                 raise HierarchyError(f"duplicate node name {nm!r}")
             seen.add(nm)
-    validate.node_names(names)
+    if not distinct:
+        validate.node_names(names)
 
 
 def rename(s: Storage, i: int, name: object) -> None:
