@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.scene import HierarchyError, SceneGraph
-from viewer.scene.names import NumberedNames
+from viewer.scene.names import NodeNames, NumberedNames
 
 # Short names over a few letters (duplicates are common), unicode and the empty name.
 name = st.one_of(
@@ -235,3 +235,51 @@ def test_unnamed_nodes_are_refused_a_taken_name():
         g.add_many(None, [-1, -1, -1])
     assert len(g) == 1
     assert g.add_many(None, [-1]).tolist() == [1] and g.node("Node1").id == 1
+
+
+names_op = st.one_of(
+    st.tuples(
+        st.just("numbered"), st.sampled_from(["Obj", "N", ""]), st.integers(0, 9), st.integers(0, 5)
+    ),  # fmt: skip
+    st.tuples(st.just("listed"), st.lists(name, max_size=4)),
+    st.tuples(st.just("append"), name),
+    st.tuples(st.just("set"), st.integers(-20, 20), name),
+    st.tuples(st.just("set_slice"), st.integers(0, 20), st.lists(name, max_size=3)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(names_op, max_size=12), st.integers(-25, 25), st.integers(-25, 25))
+def test_node_names_read_and_write_as_a_list(ops, a, b):
+    """`NodeNames` (a graph's names, a first numbered batch unmade) against a plain list."""
+    names, oracle = NodeNames(), []
+    for step in ops:
+        if step[0] == "numbered":
+            batch = NumberedNames(step[1], step[2], step[3])
+            names.add(batch)
+            oracle += list(batch)
+        elif step[0] == "listed":
+            names.add(list(step[1]))
+            oracle += step[1]
+        elif step[0] == "append":
+            names.append(step[1])
+            oracle.append(step[1])
+        elif step[0] == "set":
+            if -len(oracle) <= step[1] < len(oracle):
+                names[step[1]] = step[2]
+                oracle[step[1]] = step[2]
+            else:
+                with pytest.raises(IndexError):
+                    names[step[1]] = step[2]
+        else:
+            names[: step[1]] = step[2]
+            oracle[: step[1]] = step[2]
+        assert len(names) == len(oracle) and list(names) == oracle and names == oracle
+    for i in range(-len(oracle) - 2, len(oracle) + 2):
+        if -len(oracle) <= i < len(oracle):
+            assert names[i] == oracle[i]
+        else:
+            with pytest.raises(IndexError):
+                names[i]
+    assert names[a:b] == oracle[a:b] and names[a:] == oracle[a:] and names[::-2] == oracle[::-2]
+    assert tuple(names) == tuple(oracle)

@@ -22,6 +22,7 @@ from . import validate
 from .errors import HierarchyError
 from .flags import LOCAL, PENDING, WORLD
 from .math import quat_from_euler_floats
+from .names import NodeNames
 
 _FLOAT = np.dtype(np.float64)
 _VEC3, _VEC4 = (3,), (4,)
@@ -43,7 +44,7 @@ class NodeArrays:
     def __init__(self, capacity: int = 16) -> None:
         self.n = 0
         self.alive_count = 0
-        self.names: list[str] = []
+        self.names = NodeNames()  # (a list's reads and writes; a numbered batch unmade)
         #: Each live node's id by its name, or None until first asked for (``ids_by_name``).
         self.name_index: dict[str, int] | None = None
         self.suppressed = 0  # values set to what they were this frame

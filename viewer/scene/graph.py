@@ -110,7 +110,8 @@ class SceneGraph:
         if names is None:
             names = NumberedNames("Node", first, k)
         numbered = isinstance(names, NumberedNames)  # (no two alike: not compared)
-        names = names.to_list() if numbered else list(names)
+        if not numbered:
+            names = list(names)
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
         structure.check_new_names(self._store, names, distinct=numbered)

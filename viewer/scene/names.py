@@ -4,11 +4,13 @@ Why: ``SceneGraph.add_many`` must check that no two names of a batch are equal, 
 for a million names costs hashing and sorting them all (about 0.15 s). Names such as
 ``Node0, Node1, ...`` (what ``names=None`` gives) or a generated scene's ``Obj1 ... ObjN``
 cannot repeat: ``str`` of distinct integers differ, and so do they after one prefix. A
-batch given as `NumberedNames` is checked only against the graph's live names.
+batch given as `NumberedNames` is checked only against the graph's live names, and
+`NodeNames`, which holds a graph's names, keeps a first such batch unmade.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 
 
@@ -50,3 +52,75 @@ class NumberedNames(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"NumberedNames({self._prefix!r}, {self._start}, {self._count})"
+
+
+class NodeNames:
+    """The names of a graph's ids, in id order, read and written as a list would be.
+
+    A fresh graph's first batch, given as `NumberedNames`, stays unmade: a million names
+    are 64 MB of strings and 0.1 s to make, and before the first frame nothing reads
+    more than a few (one node's name is made when asked for). Everything is made, once,
+    when a name of that batch is written (a rename, a restore)."""
+
+    __slots__ = ("_head", "_rest")
+
+    def __init__(self) -> None:
+        self._head: NumberedNames | None = None  # the names of ids 0 .. len(head) - 1
+        self._rest: list[str] = []  # the names of the ids after the head's
+
+    def _made(self) -> list[str]:
+        """Every name, in the list that holds them from now on."""
+        if self._head is not None:
+            made = self._head.to_list()
+            made.extend(self._rest)
+            self._head, self._rest = None, made
+        return self._rest
+
+    def add(self, names: NumberedNames | list[str]) -> None:
+        """Append a batch: a `NumberedNames` (kept unmade when it comes first), or a list
+        the caller hands over (kept as it is when it comes first)."""
+        if isinstance(names, NumberedNames):
+            if len(self) == 0:
+                self._head = names
+                return
+            names = names.to_list()
+        if len(self) == 0:
+            self._rest = names
+        else:
+            self._rest.extend(names)
+
+    def append(self, name: str) -> None:
+        self._rest.append(name)
+
+    def __len__(self) -> int:
+        return len(self._rest) + (0 if self._head is None else len(self._head))
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        head = self._head
+        if head is None:
+            return self._rest[i]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        m = len(head)
+        if i < 0:
+            i += m + len(self._rest)
+        if 0 <= i < m:
+            return head[i]
+        if i < 0:
+            raise IndexError("name index out of range")
+        return self._rest[i - m]
+
+    def __setitem__(self, i, value) -> None:  # type: ignore[no-untyped-def]
+        self._made()[i] = value
+
+    def __iter__(self) -> Iterator[str]:
+        if self._head is None:
+            return iter(self._rest)
+        return itertools.chain(self._head.to_list(), self._rest)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NodeNames):
+            other = list(other)
+        return isinstance(other, list) and list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]

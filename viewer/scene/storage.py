@@ -24,6 +24,7 @@ import numpy as np
 from .arrays import NodeArrays
 from .flags import NEW, WORLD, changed_itself, touched_this_frame
 from .kernel_set import current
+from .names import NumberedNames
 from .report import FrameReport
 
 _FLOAT = np.dtype(np.float64)
@@ -59,13 +60,14 @@ class Storage(NodeArrays):
     def append(
         self,
         par: np.ndarray,
-        names: list[str],
+        names: list[str] | NumberedNames,
         pos: np.ndarray | None,
         rot: np.ndarray | None,
         scl: np.ndarray | None,
     ) -> np.ndarray:
         """Store checked new nodes, link them, mark them dirty. Nothing here can fail.
-        ``names`` is the caller's own list, which the storage may keep as it is.
+        ``names``: the caller's own list, which the storage may keep as it is, or a
+        `NumberedNames`, which it may keep unmade (``NodeNames.add``).
         None for a channel: every new node's is the identity's (no million-row array
         of zeros or ones made to be copied)."""
         k = par.shape[0]
@@ -92,10 +94,7 @@ class Storage(NodeArrays):
             self.prev_sib,
             self.heads,
         )
-        if self.names:
-            self.names.extend(names)
-        else:  # (a fresh graph takes the list over: no copy of a million references)
-            self.names = names
+        self.names.add(names)
         self.n += k
         self.alive_count += k
         self.index_added(first)
