@@ -62,61 +62,59 @@ class NodeNames:
     more than a few (one node's name is made when asked for). Everything is made, once,
     when a name of that batch is written (a rename, a restore)."""
 
-    __slots__ = ("_head", "_rest")
+    __slots__ = ("_parts",)
 
     def __init__(self) -> None:
-        self._head: NumberedNames | None = None  # the names of ids 0 .. len(head) - 1
-        self._rest: list[str] = []  # the names of the ids after the head's
+        #: (the names of ids 0 .. len(head) - 1 or None, the names of the ids after
+        #: them): one attribute, replaced whole, so a reader never sees half a change.
+        self._parts: tuple[NumberedNames | None, list[str]] = (None, [])
 
     def _made(self) -> list[str]:
         """Every name, in the list that holds them from now on."""
-        if self._head is not None:
-            made = self._head.to_list()
-            made.extend(self._rest)
-            self._head, self._rest = None, made
-        return self._rest
+        head, rest = self._parts
+        if head is not None:
+            made = head.to_list()
+            made.extend(rest)
+            self._parts = (None, made)
+            return made
+        return rest
 
     def add(self, names: NumberedNames | list[str]) -> None:
         """Append a batch: a `NumberedNames` (kept unmade when it comes first), or a list
         the caller hands over (kept as it is when it comes first)."""
-        if isinstance(names, NumberedNames):
-            if len(self) == 0:
-                self._head = names
-                return
-            names = names.to_list()
         if len(self) == 0:
-            self._rest = names
+            self._parts = (names, []) if isinstance(names, NumberedNames) else (None, names)
         else:
-            self._rest.extend(names)
+            self._parts[1].extend(names.to_list() if isinstance(names, NumberedNames) else names)
 
     def append(self, name: str) -> None:
-        self._rest.append(name)
+        self._parts[1].append(name)
 
     def __len__(self) -> int:
-        return len(self._rest) + (0 if self._head is None else len(self._head))
+        head, rest = self._parts
+        return len(rest) + (0 if head is None else len(head))
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
-        head = self._head
+        head, rest = self._parts
         if head is None:
-            return self._rest[i]
+            return rest[i]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         m = len(head)
         if i < 0:
-            i += m + len(self._rest)
+            i += m + len(rest)
         if 0 <= i < m:
             return head[i]
         if i < 0:
             raise IndexError("name index out of range")
-        return self._rest[i - m]
+        return rest[i - m]
 
     def __setitem__(self, i, value) -> None:  # type: ignore[no-untyped-def]
         self._made()[i] = value
 
     def __iter__(self) -> Iterator[str]:
-        if self._head is None:
-            return iter(self._rest)
-        return itertools.chain(self._head.to_list(), self._rest)
+        head, rest = self._parts
+        return iter(rest) if head is None else itertools.chain(head.to_list(), rest)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, NodeNames):
