@@ -283,3 +283,20 @@ def test_node_names_read_and_write_as_a_list(ops, a, b):
                 names[i]
     assert names[a:b] == oracle[a:b] and names[a:] == oracle[a:] and names[::-2] == oracle[::-2]
     assert tuple(names) == tuple(oracle)
+
+
+def test_a_subclass_of_numbered_names_is_compared_as_any_names():
+    """Only `NumberedNames` itself is trusted to hold no two names alike."""
+
+    class Repeating(NumberedNames):
+        def to_list(self) -> list[str]:
+            return ["a"] * len(self)
+
+        def __iter__(self):
+            return iter(self.to_list())
+
+        def __getitem__(self, j):
+            return "a"
+
+    with pytest.raises(HierarchyError, match="duplicate node name 'a'"):
+        SceneGraph().add_many(Repeating("x", 0, 2), [-1, -1])

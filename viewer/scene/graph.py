@@ -109,7 +109,7 @@ class SceneGraph:
             )
         if names is None:
             names = NumberedNames("Node", first, k)
-        numbered = isinstance(names, NumberedNames)  # (no two alike: not compared)
+        numbered = type(names) is NumberedNames  # (no two alike: not compared; a subclass is)
         if not numbered:
             names = list(names)
         if len(names) != k:
