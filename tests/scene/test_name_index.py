@@ -8,11 +8,14 @@ index is built at different moments, or never)."""
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.scene import HierarchyError, SceneGraph
+from viewer.scene import names as names_module
 from viewer.scene.names import NodeNames, NumberedNames
 
 # Short names over a few letters (duplicates are common), unicode and the empty name.
@@ -249,9 +252,20 @@ names_op = st.one_of(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(names_op, max_size=12), st.integers(-25, 25), st.integers(-25, 25))
-def test_node_names_read_and_write_as_a_list(ops, a, b):
-    """`NodeNames` (a graph's names, a first numbered batch unmade) against a plain list."""
+@given(
+    st.lists(names_op, max_size=12),
+    st.integers(-25, 25),
+    st.integers(-25, 25),
+    st.integers(0, 6),
+)
+def test_node_names_read_and_write_as_a_list(ops, a, b, made_after):
+    """`NodeNames` (a graph's names, a first numbered batch unmade) against a plain list;
+    `made_after` small, so that reads make the batch at different moments too."""
+    with patch.object(names_module, "MADE_AFTER", made_after):
+        _node_names_against_a_list(ops, a, b)
+
+
+def _node_names_against_a_list(ops, a, b) -> None:
     names, oracle = NodeNames(), []
     for step in ops:
         if step[0] == "numbered":
@@ -274,7 +288,9 @@ def test_node_names_read_and_write_as_a_list(ops, a, b):
         else:
             names[: step[1]] = step[2]
             oracle[: step[1]] = step[2]
-        assert len(names) == len(oracle) and list(names) == oracle and names == oracle
+        assert len(names) == len(oracle)
+        assert [names[j] for j in range(len(oracle))] == oracle  # (reads one by one)
+    assert list(names) == oracle and names == oracle
     for i in range(-len(oracle) - 2, len(oracle) + 2):
         if -len(oracle) <= i < len(oracle):
             assert names[i] == oracle[i]

@@ -10,7 +10,6 @@ batch given as `NumberedNames` is checked only against the graph's live names, a
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
 
 
@@ -54,20 +53,28 @@ class NumberedNames(Sequence[str]):
         return f"NumberedNames({self._prefix!r}, {self._start}, {self._count})"
 
 
+#: One-by-one reads of a numbered batch's names after which `NodeNames` makes them all
+#: (or a sixteenth of the batch, if more): a few panels' worth stays cheap, a save not.
+MADE_AFTER = 4096
+
+
 class NodeNames:
     """The names of a graph's ids, in id order, read and written as a list would be.
 
     A fresh graph's first batch, given as `NumberedNames`, stays unmade: a million names
     are 64 MB of strings and 0.1 s to make, and before the first frame nothing reads
     more than a few (one node's name is made when asked for). Everything is made, once,
-    when a name of that batch is written (a rename, a restore)."""
+    when a name of that batch is written (a rename, a restore), when all are read (an
+    iteration: the name index, a snapshot), or after `MADE_AFTER` reads of one name
+    each (a save reads every name: made one by one, they cost 2.5 times as much)."""
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_parts", "_reads")
 
     def __init__(self) -> None:
         #: (the names of ids 0 .. len(head) - 1 or None, the names of the ids after
         #: them): one attribute, replaced whole, so a reader never sees half a change.
         self._parts: tuple[NumberedNames | None, list[str]] = (None, [])
+        self._reads = 0  # names of the head made one by one so far
 
     def _made(self) -> list[str]:
         """Every name, in the list that holds them from now on."""
@@ -104,6 +111,9 @@ class NodeNames:
         if i < 0:
             i += m + len(rest)
         if 0 <= i < m:
+            self._reads += 1
+            if self._reads > max(MADE_AFTER, m >> 4):
+                return self._made()[i]
             return head[i]
         if i < 0:
             raise IndexError("name index out of range")
@@ -113,8 +123,7 @@ class NodeNames:
         self._made()[i] = value
 
     def __iter__(self) -> Iterator[str]:
-        head, rest = self._parts
-        return iter(rest) if head is None else itertools.chain(head.to_list(), rest)
+        return iter(self._made())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, NodeNames):
