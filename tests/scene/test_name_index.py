@@ -290,6 +290,7 @@ def _node_names_against_a_list(ops, a, b) -> None:
             oracle[: step[1]] = step[2]
         assert len(names) == len(oracle)
         assert [names[j] for j in range(len(oracle))] == oracle  # (reads one by one)
+        assert [names.at(j) for j in range(len(oracle))] == oracle
     assert list(names) == oracle and names == oracle
     for i in range(-len(oracle) - 2, len(oracle) + 2):
         if -len(oracle) <= i < len(oracle):

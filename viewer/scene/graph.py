@@ -248,9 +248,9 @@ class SceneGraph:
     def name_of(self, node_id: int) -> str:
         """The name a node id had (also after it was removed)."""
         i = int(node_id)
-        if not 0 <= i < len(self._store.names):  # a negative index would name a node from the end
+        if not 0 <= i < self._store.n:  # a negative index would name a node from the end
             raise KeyError(f"no node with id {i}")
-        return self._store.names[i]
+        return self._store.names.at(i)
 
     def alive_ids(self) -> np.ndarray:
         """Ids of the live nodes in pre-order."""

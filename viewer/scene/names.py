@@ -68,13 +68,19 @@ class NodeNames:
     iteration: the name index, a snapshot), or after `MADE_AFTER` reads of one name
     each (a save reads every name: made one by one, they cost 2.5 times as much)."""
 
-    __slots__ = ("_parts", "_reads")
+    __slots__ = ("_parts", "_reads", "at")
 
     def __init__(self) -> None:
+        self._reads = 0  # names of the head made one by one so far
+        self._use(None, [])
+
+    def _use(self, head: NumberedNames | None, rest: list[str]) -> None:
         #: (the names of ids 0 .. len(head) - 1 or None, the names of the ids after
         #: them): one attribute, replaced whole, so a reader never sees half a change.
-        self._parts: tuple[NumberedNames | None, list[str]] = (None, [])
-        self._reads = 0  # names of the head made one by one so far
+        self._parts = (head, rest)
+        #: ``at(i)``: the name of id ``i`` (0 <= i < len), for the hot readers: the
+        #: list's own C method once every name is made (``[i]`` costs twice as much).
+        self.at = rest.__getitem__ if head is None else self.__getitem__
 
     def _made(self) -> list[str]:
         """Every name, in the list that holds them from now on."""
@@ -82,7 +88,7 @@ class NodeNames:
         if head is not None:
             made = head.to_list()
             made.extend(rest)
-            self._parts = (None, made)
+            self._use(None, made)
             return made
         return rest
 
@@ -90,7 +96,7 @@ class NodeNames:
         """Append a batch: a `NumberedNames` (kept unmade when it comes first), or a list
         the caller hands over (kept as it is when it comes first)."""
         if len(self) == 0:
-            self._parts = (names, []) if isinstance(names, NumberedNames) else (None, names)
+            self._use(*((names, []) if isinstance(names, NumberedNames) else (None, names)))
         else:
             self._parts[1].extend(names.to_list() if isinstance(names, NumberedNames) else names)
 
