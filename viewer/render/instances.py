@@ -150,7 +150,8 @@ class Instances:
         colors = shapes.colors[:n_ids]
         sizes = self.sizes = shapes.sizes[:n_ids]
         #: Colour and size per id, as the looks buffers hold them (see `set_colors`).
-        self.look_rows = np.hstack([colors, sizes]).astype(np.float32)
+        self.look_rows = np.empty((n_ids, 6), dtype=np.float32)  # (no float64 copy first)
+        self.look_rows[:, :3], self.look_rows[:, 3:] = colors, sizes
         written = 0
         self.batches = []
         kind_by_slot = self.kind_of[alive]

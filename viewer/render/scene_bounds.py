@@ -141,11 +141,15 @@ class SceneBounds:
             keep = (ids >= 0) & (ids < n_ids)
             keep[keep] = alive[ids[keep]]
             ids, code = ids[keep], code[keep]
-            self.kind_of[ids] = np.array([index.get(x.mesh, -1) for x in distinct], np.int64)[code]
-            self.sizes[ids] = np.array([x.size for x in distinct], np.float64).reshape(-1, 3)[code]
-            self.colors[ids] = np.array([x.color for x in distinct], np.float32).reshape(-1, 3)[
-                code
-            ]
+            tables = (np.array([index.get(x.mesh, -1) for x in distinct], np.int64),
+                      np.array([x.size for x in distinct], np.float64).reshape(-1, 3),
+                      np.array([x.color for x in distinct], np.float32).reshape(-1, 3))  # fmt: skip
+            every = ids.shape[0] == n_ids and np.array_equal(ids, np.arange(n_ids))
+            for out, table in zip((self.kind_of, self.sizes, self.colors), tables, strict=True):
+                if every:  # every id has a look, in id order: a gather, not a scatter (5x)
+                    np.take(table, code, axis=0, out=out)
+                else:
+                    out[ids] = table[code]
             for node, kind in self.morphed.items():  # a morphed node draws its own copy
                 look = looks.get(node)
                 if look is not None and node < n_ids and alive[node] and look.mesh != "none":

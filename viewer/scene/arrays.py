@@ -22,6 +22,7 @@ from . import validate
 from .errors import HierarchyError
 from .flags import LOCAL, PENDING, WORLD
 from .math import quat_from_euler_floats
+from .names import NodeNames
 
 _FLOAT = np.dtype(np.float64)
 _VEC3, _VEC4 = (3,), (4,)
@@ -33,7 +34,7 @@ class NodeArrays:
     slots, so that the per-node path finds them (and its methods) without a dict."""
 
     __slots__ = (
-        "n", "alive_count", "names", "ids_by_name", "suppressed", "changes", "pending", "cap",
+        "n", "alive_count", "names", "name_index", "suppressed", "changes", "pending", "cap",
         "pos", "rot", "scl", "local", "world", "parent", "first_child", "last_child",
         "next_sib", "prev_sib", "slot", "size", "depth", "order", "cause", "version", "flags",
         "alive", "pos_v", "rot_v", "scl_v", "vector_v", "flags_v", "alive_v", "pos_b", "rot_b",
@@ -43,8 +44,9 @@ class NodeArrays:
     def __init__(self, capacity: int = 16) -> None:
         self.n = 0
         self.alive_count = 0
-        self.names: list[str] = []
-        self.ids_by_name: dict[str, int] = {}
+        self.names = NodeNames()  # (a list's reads and writes; a numbered batch unmade)
+        #: Each live node's id by its name, or None until first asked for (``ids_by_name``).
+        self.name_index: dict[str, int] | None = None
         self.suppressed = 0  # values set to what they were this frame
         #: Bumped by every edit that can change a world matrix or a node's liveness:
         #: a node handle reuses the matrix it handed out while this is unchanged.
@@ -53,6 +55,43 @@ class NodeArrays:
         self.pending: list[int] = []
         self.cap = 0
         self.grow(max(int(capacity), 1))
+
+    # ------------------------------------------------------------------ names
+    @property
+    def ids_by_name(self) -> dict[str, int]:
+        """Each live node's id by its name, built from ``names`` on first use. Lazy
+        because a bulk add rarely needs it: a million names hashed into a dict (and a
+        million int objects) cost about 0.3 s and 80 MB, and nothing before a generated
+        scene's first frame looks a node up by name. Once built it is kept up to date."""
+        index = self.name_index
+        if index is None:
+            n = self.n
+            if self.alive_count == n:
+                index = dict(zip(self.names, range(n)))
+            else:
+                live = np.flatnonzero(self.alive[:n]).tolist()
+                index = dict(zip(map(self.names.__getitem__, live), live))
+            self.name_index = index
+        return index
+
+    def index_added(self, first: int) -> None:
+        """Bring a built name index up to date with the ids ``first`` .. ``n - 1`` just
+        added; a batch larger than the index drops it instead (rebuilt on first use,
+        at most about twice the batch's cost, and never if no one asks)."""
+        index = self.name_index
+        if index is None:
+            return
+        if self.n - first > len(index):
+            self.name_index = None
+        else:
+            index.update(zip(self.names[first:], range(first, self.n)))
+
+    def unindex(self, ids: list[int]) -> None:
+        """Take the names of removed ``ids`` out of a built name index."""
+        index = self.name_index
+        if index is not None:
+            for i in ids:
+                del index[self.names[i]]
 
     # ------------------------------------------------------------------ growth
     def grow(self, need: int) -> None:
@@ -76,10 +115,11 @@ class NodeArrays:
         self.rot = grown(get("rot"), (4,), np.float64, 0.0)
         self.scl = grown(get("scl"), (3,), np.float64, 1.0)
         # Matrices flat, (N, 16) row-major: what the compiled loops index fastest.
-        # Row 3 of every matrix is (0, 0, 0, 1) from here on; the kernels never write it.
+        # Row 3 of every world matrix is (0, 0, 0, 1) from here on; the kernels never
+        # write it. Local matrices are written whole, only when one is read (never by
+        # update()): their 128 MB at a million ids stay zero pages nothing touched.
         self.local = grown(get("local"), (16,), np.float64, 0.0)
         self.world = grown(get("world"), (16,), np.float64, 0.0)
-        self.local[n:, 15] = 1.0
         self.world[n:, 15] = 1.0
         for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib"):
             setattr(self, name, grown(get(name), (), np.int64, -1))

@@ -18,6 +18,7 @@ import numpy as np
 from . import state, structure, validate
 from .errors import HierarchyError
 from .math import quat_from_euler_floats
+from .names import NumberedNames
 from .node import Node, id_of_name, node_id
 from .peek import Peek
 from .report import FrameReport
@@ -87,7 +88,9 @@ class SceneGraph:
         """Add ``k`` nodes at once; returns their ids (consecutive, in the order given).
 
         ``parents[j]`` is ``-1`` for a root or the id of an earlier node: an existing
-        live node or one earlier in this batch. ``names=None`` names them ``Node<id>``.
+        live node or one earlier in this batch. ``names=None`` names them ``Node<id>``;
+        ``names`` may be a `NumberedNames` (``names.py``), which are not compared with
+        each other (they cannot repeat), only with the live nodes' names.
         Values are ``(k, 3)`` positions, ``(k, 4)`` quaternions, ``(k, 3)`` scales.
         """
         par = validate.ids(parents, "parents").copy()
@@ -105,35 +108,25 @@ class SceneGraph:
                 "not a live node added before it"
             )
         if names is None:
-            names = [f"Node{i}" for i in range(first, first + k)]
-        names = list(names)
+            names = NumberedNames("Node", first, k)
+        numbered = type(names) is NumberedNames  # (no two alike: not compared; a subclass is)
+        if not numbered:
+            names = list(names)
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
-        index = dict(zip(names, range(first, first + k)))  # (hashed once: the store's)
-        existing = self._store.ids_by_name
-        if len(index) != k or (existing and not existing.keys().isdisjoint(index)):
-            seen: set[str] = set()
-            for nm in names:
-                if nm in seen or nm in existing:
-                    raise HierarchyError(f"duplicate node name {nm!r}")
-                seen.add(nm)
-        validate.node_names(names)
+        structure.check_new_names(self._store, names, distinct=numbered)
 
         def row_name(r: int) -> str:
             return names[r]
 
-        pos = (
-            np.zeros((k, 3))
-            if positions is None
-            else validate.rows(positions, k, 3, "positions", row_name)
-        )
+        pos = None if positions is None else validate.rows(positions, k, 3, "positions", row_name)
         rot = (
-            np.tile([0.0, 0.0, 0.0, 1.0], (k, 1))
+            None
             if rotations is None
-            else (validate.unit_quaternion_rows(rotations, k, "rotations", row_name))
+            else validate.unit_quaternion_rows(rotations, k, "rotations", row_name)
         )
-        scl = np.ones((k, 3)) if scales is None else validate.rows(scales, k, 3, "scales", row_name)
-        return self._store.append(par, names, pos, rot, scl, index)
+        scl = None if scales is None else validate.rows(scales, k, 3, "scales", row_name)
+        return self._store.append(par, names, pos, rot, scl)
 
     def _own(self, node: object, role: str) -> int:
         """The id of a live node of this graph, given as its handle or its name, or an
@@ -255,9 +248,9 @@ class SceneGraph:
     def name_of(self, node_id: int) -> str:
         """The name a node id had (also after it was removed)."""
         i = int(node_id)
-        if not 0 <= i < len(self._store.names):  # a negative index would name a node from the end
+        if not 0 <= i < self._store.n:  # a negative index would name a node from the end
             raise KeyError(f"no node with id {i}")
-        return self._store.names[i]
+        return self._store.names.at(i)
 
     def alive_ids(self) -> np.ndarray:
         """Ids of the live nodes in pre-order."""

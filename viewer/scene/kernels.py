@@ -48,8 +48,8 @@ def _store_local(i, pos, rot, scl, local):
     compiles best (row views cost reference counting, 3-D indexing was 2x slower).
     """
     m = trs_row(i, pos, rot, scl)
-    for k in range(12):
-        local[i, k] = m[k]
+    for k in range(16):  # row 3 too: `grow` leaves the array's pages untouched
+        local[i, k] = m[k] if k < 12 else (1.0 if k == 15 else 0.0)
 
 
 @njit(cache=True, inline="always")

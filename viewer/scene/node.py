@@ -111,7 +111,7 @@ class Node:
     # ------------------------------------------------------------------ structure
     @property
     def name(self) -> str:
-        return self._store.names[self.id]
+        return self._store.names.at(self.id)
 
     @property
     def alive(self) -> bool:

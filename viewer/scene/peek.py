@@ -80,7 +80,7 @@ class Peek:
 
     def name_of(self, node_id: int) -> str:
         """The name node id had (also after its removal)."""
-        return self._store.names[int(node_id)]
+        return self._store.names.at(int(node_id))
 
     def is_alive(self, node_id: int) -> bool:
         i = int(node_id)

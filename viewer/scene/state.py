@@ -84,8 +84,7 @@ def restore(s: Storage, state: GraphState) -> int:
     renamed = len(s.names) != k or s.names != list(state.names)
     if relinked or renamed:  # who is alive, or what they are called, changed
         s.names[:k] = state.names
-        s.ids_by_name.clear()
-        s.ids_by_name.update((state.names[i], i) for i in np.flatnonzero(alive_then).tolist())
+        s.name_index = None  # (rebuilt from the names on first use)
     s.alive_count = int(alive_then.sum())
     ids = np.flatnonzero(differs).astype(np.int64)
     if relinked or renamed:  # a rename alone is structural news too (structure.rename)

@@ -24,6 +24,7 @@ import numpy as np
 from .arrays import NodeArrays
 from .flags import NEW, WORLD, changed_itself, touched_this_frame
 from .kernel_set import current
+from .names import NumberedNames
 from .report import FrameReport
 
 _FLOAT = np.dtype(np.float64)
@@ -59,19 +60,27 @@ class Storage(NodeArrays):
     def append(
         self,
         par: np.ndarray,
-        names: list[str],
-        pos: np.ndarray,
-        rot: np.ndarray,
-        scl: np.ndarray,
-        index: dict[str, int] | None = None,
+        names: list[str] | NumberedNames,
+        pos: np.ndarray | None,
+        rot: np.ndarray | None,
+        scl: np.ndarray | None,
     ) -> np.ndarray:
         """Store checked new nodes, link them, mark them dirty. Nothing here can fail.
-        `index`: their names to their ids when the caller has it already."""
+        ``names``: the caller's own list, which the storage may keep as it is, or a
+        `NumberedNames`, which it may keep unmade (``NodeNames.add``).
+        None for a channel: every new node's is the identity's (no million-row array
+        of zeros or ones made to be copied)."""
         k = par.shape[0]
         first = self.n
         self.grow(first + k)
         sl = slice(first, first + k)
-        self.pos[sl], self.rot[sl], self.scl[sl] = pos, rot, scl
+        self.pos[sl] = 0.0 if pos is None else pos
+        self.scl[sl] = 1.0 if scl is None else scl
+        if rot is None:
+            self.rot[sl, :3] = 0.0
+            self.rot[sl, 3] = 1.0
+        else:
+            self.rot[sl] = rot
         self.flags[sl] = NEW
         self.version[sl] = 0
         self.alive[sl] = True
@@ -85,12 +94,10 @@ class Storage(NodeArrays):
             self.prev_sib,
             self.heads,
         )
-        self.names.extend(names)
-        self.ids_by_name.update(
-            zip(names, range(first, first + k), strict=True) if index is None else index
-        )
+        self.names.add(names)
         self.n += k
         self.alive_count += k
+        self.index_added(first)
         # A node whose parent is new too lies inside that parent's subtree already.
         ids = np.arange(first, first + k, dtype=np.int64)
         tops = ids[par < first]
@@ -130,7 +137,8 @@ class Storage(NodeArrays):
         else:
             last[p] = i
         self.names.append(name)
-        self.ids_by_name[name] = i
+        if self.name_index is not None:  # (``add`` built it, checking the name is new)
+            self.name_index[name] = i
         self.n = i + 1
         self.alive_count += 1
         k = self.n_roots

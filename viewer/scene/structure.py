@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import world_space
+from . import validate, world_space
 from .errors import HierarchyError, ShearError
 from .storage import Storage
 
@@ -127,8 +127,7 @@ def remove_subtree(s: Storage, i: int) -> None:
     _unlink(s, i)
     s.alive[gone] = False
     s.flags[gone] = 0
-    for g in gone.tolist():
-        del s.ids_by_name[s.names[g]]
+    s.unindex(gone.tolist())
     s.alive_count -= n
     s.structure_edited()
 
@@ -161,6 +160,32 @@ def check_new_name(s: Storage, name: object) -> str:
     if name in s.ids_by_name:
         raise HierarchyError(f"duplicate node name {name!r}")
     return name
+
+
+def check_new_names(s: Storage, names: list, distinct: bool = False) -> None:
+    """Refuse a batch of names for new nodes in which one repeats an earlier one or names
+    a live node (the first such, in batch order, is the error's), or one is no
+    non-empty string. An unhashable name is a TypeError, as a dict key would be.
+    ``distinct``: non-empty strings known to differ (`NumberedNames`'), checked only
+    against the live nodes' names.
+
+    Without a dict of the batch: the names' hashes, sorted, all differ (then no two
+    names are equal), else the names are compared one by one. The live nodes' index is
+    only consulted (and built) when the graph has live nodes."""
+    repeats = False
+    if not distinct:
+        hashes = np.fromiter(map(hash, names), dtype=np.int64, count=len(names))
+        hashes.sort()
+        repeats = bool((hashes[1:] == hashes[:-1]).any())
+    if repeats or (s.alive_count and not s.ids_by_name.keys().isdisjoint(names)):
+        taken = s.ids_by_name if s.alive_count else {}
+        seen: set = set()
+        for nm in names:
+            if nm in seen or nm in taken:
+                raise HierarchyError(f"duplicate node name {nm!r}")
+            seen.add(nm)
+    if not distinct:
+        validate.node_names(names)
 
 
 def rename(s: Storage, i: int, name: object) -> None:

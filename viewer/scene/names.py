@@ -1,0 +1,139 @@
+"""Names made of a prefix and a running number: a batch of names unique by construction.
+
+Why: ``SceneGraph.add_many`` must check that no two names of a batch are equal, which
+for a million names costs hashing and sorting them all (about 0.15 s). Names such as
+``Node0, Node1, ...`` (what ``names=None`` gives) or a generated scene's ``Obj1 ... ObjN``
+cannot repeat: ``str`` of distinct integers differ, and so do they after one prefix. A
+batch given as `NumberedNames` is checked only against the graph's live names, and
+`NodeNames`, which holds a graph's names, keeps a first such batch unmade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+
+class NumberedNames(Sequence[str]):
+    """``prefix + str(start + j)`` for ``j`` in ``range(count)``, as a read-only sequence."""
+
+    __slots__ = ("_prefix", "_start", "_count")
+
+    def __init__(self, prefix: str, start: int, count: int) -> None:
+        if type(prefix) is not str:  # (a subclass could format itself as anything)
+            raise TypeError(f"the prefix must be a str, got {prefix!r}")
+        if not (isinstance(start, int) and isinstance(count, int)) or count < 0:
+            raise ValueError(f"expected whole numbers, count >= 0, got {start!r}, {count!r}")
+        self._prefix, self._start, self._count = prefix, start, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, j):  # type: ignore[override]
+        if isinstance(j, slice):
+            return [self._name(i) for i in range(*j.indices(self._count))]
+        j = int(j)
+        if j < 0:
+            j += self._count
+        if not 0 <= j < self._count:
+            raise IndexError("name index out of range")
+        return self._name(j)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_list())
+
+    def _name(self, j: int) -> str:
+        return f"{self._prefix}{self._start + j}"
+
+    def to_list(self) -> list[str]:
+        """Every name, as a list (one comprehension: the quickest way to make them)."""
+        prefix = self._prefix
+        return [f"{prefix}{i}" for i in range(self._start, self._start + self._count)]
+
+    def __repr__(self) -> str:
+        return f"NumberedNames({self._prefix!r}, {self._start}, {self._count})"
+
+
+#: One-by-one reads of a numbered batch's names after which `NodeNames` makes them all
+#: (or a sixteenth of the batch, if more): a few panels' worth stays cheap, a save not.
+MADE_AFTER = 4096
+
+
+class NodeNames:
+    """The names of a graph's ids, in id order, read and written as a list would be.
+
+    A fresh graph's first batch, given as `NumberedNames`, stays unmade: a million names
+    are 64 MB of strings and 0.1 s to make, and before the first frame nothing reads
+    more than a few (one node's name is made when asked for). Everything is made, once,
+    when a name of that batch is written (a rename, a restore), when all are read (an
+    iteration: the name index, a snapshot), or after `MADE_AFTER` reads of one name
+    each (a save reads every name: made one by one, they cost 2.5 times as much)."""
+
+    __slots__ = ("_parts", "_reads", "at")
+
+    def __init__(self) -> None:
+        self._reads = 0  # names of the head made one by one so far
+        self._use(None, [])
+
+    def _use(self, head: NumberedNames | None, rest: list[str]) -> None:
+        #: (the names of ids 0 .. len(head) - 1 or None, the names of the ids after
+        #: them): one attribute, replaced whole, so a reader never sees half a change.
+        self._parts = (head, rest)
+        #: ``at(i)``: the name of id ``i`` (0 <= i < len), for the hot readers: the
+        #: list's own C method once every name is made (``[i]`` costs twice as much).
+        self.at = rest.__getitem__ if head is None else self.__getitem__
+
+    def _made(self) -> list[str]:
+        """Every name, in the list that holds them from now on."""
+        head, rest = self._parts
+        if head is not None:
+            made = head.to_list()
+            made.extend(rest)
+            self._use(None, made)
+            return made
+        return rest
+
+    def add(self, names: NumberedNames | list[str]) -> None:
+        """Append a batch: a `NumberedNames` (kept unmade when it comes first), or a list
+        the caller hands over (kept as it is when it comes first)."""
+        if len(self) == 0:
+            self._use(*((names, []) if isinstance(names, NumberedNames) else (None, names)))
+        else:
+            self._parts[1].extend(names.to_list() if isinstance(names, NumberedNames) else names)
+
+    def append(self, name: str) -> None:
+        self._parts[1].append(name)
+
+    def __len__(self) -> int:
+        head, rest = self._parts
+        return len(rest) + (0 if head is None else len(head))
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        head, rest = self._parts
+        if head is None:
+            return rest[i]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        m = len(head)
+        if i < 0:
+            i += m + len(rest)
+        if 0 <= i < m:
+            self._reads += 1
+            if self._reads > max(MADE_AFTER, m >> 4):
+                return self._made()[i]
+            return head[i]
+        if i < 0:
+            raise IndexError("name index out of range")
+        return rest[i - m]
+
+    def __setitem__(self, i, value) -> None:  # type: ignore[no-untyped-def]
+        self._made()[i] = value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NodeNames):
+            other = list(other)
+        return isinstance(other, list) and list(self) == other
+
+    __hash__ = None  # type: ignore[assignment]
