@@ -3,7 +3,8 @@ more lines than the box holds shows its last lines (the newest line stays in vie
 test_replay_log_in_view.py), its ``# frame N`` line scrolled away above (the fourth
 trial's screenshot 72; the fifth trial, step 48: "in the cut box you cannot tell which
 frame the lines are"). A row pinned at the box's top then names that frame, over the row
-there; where a ``# frame`` line is the top row seen, none is drawn."""
+there; where a ``# frame`` line is seen, none is drawn (the lines above it are the frame
+before's)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,18 @@ def test_the_fifth_trial_s_cut_box_names_the_newest_frame(drive, monkeypatch, si
     assert log.lines.index(f"# frame {newest}") < first  # its own header scrolled away
     assert log.pinned_header == newest  # the pinned row names it
     assert log.pinned_rect[0] == log.seen[0]  # at the top of the part seen
+
+
+def test_live_with_the_newest_header_seen_no_row_is_pinned(drive, monkeypatch):
+    """The default scene live: the box shows the frame before's last lines, then the
+    newest frame whole with its header: nothing to name, no line hidden."""
+    monkeypatch.setattr(app_driver, "SIZE", (1280, 720))
+    d = drive(default_scene(), still=False)
+    d.run(100)
+    for _ in range(5):
+        d.frame()
+        log = d.app.overlay.panel.frames.log
+        first, stop = log.view
+        shown = log.lines[first:stop]
+        assert f"# frame {newest_busy(d)}" in shown and not shown[0].startswith("#")
+        assert log.pinned_header is None

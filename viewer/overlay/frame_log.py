@@ -1,8 +1,8 @@
 """The Frames panel's Log section: the kept frames' log lines in a box that follows the
 frame on show (its "follow" toggle, on by default). Live, the newest lines fill the box
 to its bottom; a frame picked on the timeline has its ``# frame`` line at the top (with
-the frames after it below). Scrolling the box by hand lets go of it. Where the top row
-seen is not a ``# frame`` line, a row pinned at the box's top names the frame.
+the frames after it below). Scrolling the box by hand lets go of it. Where no ``# frame``
+line is seen, a row pinned at the box's top names the frame whose lines it shows.
 
 ImGui applies a scroll asked for inside a window (set_scroll_y, set_scroll_here_y) at the
 next frame, clamped to the content drawn at the frame before. The log's content changes
@@ -127,17 +127,19 @@ class FrameLog:
         self.view = (min(inside), max(inside) + 1) if inside else (0, 0)
 
     def _pin_header(self, starts: dict[int, int], line_h: float) -> float:
-        """Where the top row seen is not a ``# frame`` line (a frame longer than the box,
+        """Where no ``# frame`` line is among the rows seen (a frame longer than the box,
         scrolled to its end: live, the newest frame's last lines), a row pinned at the
         box's top names the frame those lines are of, over the row there (the fifth
-        trial: "in the cut box you cannot tell which frame the lines are"). Returns where
-        the rows seen now begin on screen."""
+        trial: "in the cut box you cannot tell which frame the lines are"; where a
+        header is seen, the lines above it are the frame before). Returns where the rows
+        seen now begin on screen."""
         self.pinned_header = self.pinned_rect = None
         top, bottom = self.seen
         whole = sorted(k for k, (y0, y1) in self.drawn.items() if y0 >= top - 0.5 and y1 <= bottom)
         lit = self.highlight or (0, 0)
-        if len(whole) < 3 or self.lines[whole[0]].startswith("#") or lit[0] <= whole[0] < lit[1]:
-            return top  # its header in view, or too few rows to give one up, or lit
+        named = any(self.lines[k].startswith("#") for k in whole)
+        if len(whole) < 3 or named or lit[0] <= whole[0] < lit[1]:
+            return top  # a header in view, or too few rows to give one up, or lit
         frame = max((f for f, at in starts.items() if at <= whole[0]), key=starts.get)
         low = self.drawn[whole[0]][0] + line_h  # the partly seen row above it, and it
         draw, style = imgui.get_window_draw_list(), imgui.get_style()
