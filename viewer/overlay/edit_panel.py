@@ -57,6 +57,7 @@ class EditSection:
         self.field_rects: dict[str, tuple] = {}
         self.save_rect: tuple | None = None  # the "save as" field's, likewise
         self.message_rect: tuple | None = None  # the outcome line's, likewise
+        self.message: str | None = None  # what the outcome line said last (None: its hint)
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
         self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
@@ -94,8 +95,11 @@ class EditSection:
         imgui.end_disabled()
         selected = host.selected is not None and host.graph.peek.is_alive(host.selected)
         # One line: the last edit's outcome, else the hint in its place (the fields below
-        # never move when an outcome comes, goes or changes).
-        self.message_rect = message_line(host.messages.edit, self.colors.note)
+        # never move when an outcome comes, goes or changes). A question about the edits
+        # (the restart's "press 0 again") takes it while it waits: near the Edit buttons,
+        # where the panel's first line is scrolled away.
+        self.message = host.messages.question or host.messages.edit
+        self.message_rect = message_line(self.message, self.colors.note)
         if self.message_rect is None:
             hint = "local: type, then Enter; world: read-only" if selected else "select a node"
             message_line(hint, self.colors.dim)

@@ -1,7 +1,8 @@
 """The Frames panel's Log section: the kept frames' log lines in a box that follows the
 frame on show (its "follow" toggle, on by default). Live, the newest lines fill the box
 to its bottom; a frame picked on the timeline has its ``# frame`` line at the top (with
-the frames after it below). Scrolling the box by hand lets go of it.
+the frames after it below). Scrolling the box by hand lets go of it. Where no ``# frame``
+line is seen, a row pinned at the box's top names the frame whose lines it shows.
 
 ImGui applies a scroll asked for inside a window (set_scroll_y, set_scroll_here_y) at the
 next frame, clamped to the content drawn at the frame before. The log's content changes
@@ -17,7 +18,7 @@ from __future__ import annotations
 from imgui_bundle import imgui
 
 from .replay import line_of_node
-from .widgets import COLORS, checkbox, u32, vec4
+from .widgets import COLORS, checkbox, cut_to_width, u32, vec4
 
 FOLLOW_TIP = (
     "keep the frame on show in view: the newest frame while live,\n"
@@ -57,6 +58,10 @@ class FrameLog:
         #: ``# frame N`` and that frame's log lines (tests compare it with the report).
         self.blocks: list[tuple[int, list[str]]] = []
         self.follow_rect: tuple | None = None  # the follow toggle's (min, max) on screen
+        #: The frame the row pinned at the box's top names (None: no such row drawn) and
+        #: that row's (top, bottom) on screen.
+        self.pinned_header: int | None = None
+        self.pinned_rect: tuple[float, float] | None = None
         self._bar_below = 0.0  # the box's horizontal scrollbar height at the last frame
         self._was_seen = False  # whether a part of the box was seen at the last frame
 
@@ -114,11 +119,41 @@ class FrameLog:
         draw = imgui.get_window_draw_list()
         self.seen = (draw.get_clip_rect_min().y, draw.get_clip_rect_max().y)
         self._was_seen = self.seen[1] > self.seen[0]
+        seen_top = self._pin_header(starts, line_h)
         imgui.end_child()
         self.box = (top, top + room)
         inside = [k for k, (y0, y1) in self.drawn.items()
-                  if y0 >= self.seen[0] and y1 <= self.seen[1]]  # fmt: skip
+                  if y0 >= seen_top and y1 <= self.seen[1]]  # fmt: skip
         self.view = (min(inside), max(inside) + 1) if inside else (0, 0)
+
+    def _pin_header(self, starts: dict[int, int], line_h: float) -> float:
+        """Where no ``# frame`` line is among the rows seen (a frame longer than the box,
+        scrolled to its end: live, the newest frame's last lines), a row pinned at the
+        box's top names the frame those lines are of, over the row there (the fifth
+        trial: "in the cut box you cannot tell which frame the lines are"; where a
+        header is seen, the lines above it are the frame before). Returns where the rows
+        seen now begin on screen."""
+        self.pinned_header = self.pinned_rect = None
+        top, bottom = self.seen
+        whole = sorted(k for k, (y0, y1) in self.drawn.items() if y0 >= top - 0.5 and y1 <= bottom)
+        lit = self.highlight or (0, 0)
+        named = any(self.lines[k].startswith("#") for k in whole)
+        if len(whole) < 3 or named or lit[0] <= whole[0] < lit[1]:
+            return top  # a header in view, or too few rows to give one up, or lit
+        frame = max((f for f, at in starts.items() if at <= whole[0]), key=starts.get)
+        low = self.drawn[whole[0]][0] + line_h  # the partly seen row above it, and it
+        draw, style = imgui.get_window_draw_list(), imgui.get_style()
+        left = imgui.get_window_pos().x
+        right = left + imgui.get_window_size().x - style.scrollbar_size
+        draw.add_rect_filled(imgui.ImVec2(left, top), imgui.ImVec2(right, low),
+                             imgui.get_color_u32(imgui.Col_.window_bg))  # fmt: skip
+        draw.add_line(imgui.ImVec2(left, low), imgui.ImVec2(right, low), u32(self.colors.off))
+        x = left + style.window_padding.x
+        text = cut_to_width(f"# frame {frame} (continued)", right - x)
+        middle = 0.5 * (top + low - imgui.get_text_line_height())
+        draw.add_text(imgui.ImVec2(x, middle), u32(self.colors.dim), text)
+        self.pinned_header, self.pinned_rect = frame, (top, low)
+        return low
 
     def _let_go(self, low, high) -> None:
         """The wheel up, or a press, over the box: the user reads back, the log stays

@@ -70,8 +70,13 @@ class FramesPanel:
         self.reset()
 
     def reset(self) -> None:
-        #: Frames between the timeline's right end and the latest (0: it follows live).
+        #: Frames between the timeline's right end and the latest at the last draw (0: at
+        #: the latest).
         self.back = 0
+        #: The frame at the timeline's right end while it is scrolled back or shows a
+        #: picked frame: it holds still on those frames while new ones come (None: it
+        #: ends at the latest frame and follows it).
+        self.end_frame: int | None = None
         self._followed: int | None = None
         self.timeline_first: int | None = None
         self.timeline_slot = MIN_BAR_WIDTH
@@ -102,19 +107,9 @@ class FramesPanel:
         origin = imgui.get_cursor_screen_pos()
         imgui.invisible_button("timeline", imgui.ImVec2(max(avail, 1.0), TIMELINE_HEIGHT))
         hovered, clicked = imgui.is_item_hovered(), imgui.is_item_clicked()
-        if hovered and imgui.get_io().mouse_wheel:
-            step = max(1, int(avail // MIN_BAR_WIDTH) // 4)
-            self.back = max(0, self.back + int(round(imgui.get_io().mouse_wheel)) * step)
-        if ov.pinned is None and not self._live_shown:  # back to live: all of it
-            self.back, self.log.follow = 0, True
-        self._live_shown = ov.pinned is None
-        pinned_at = history.index_of(ov.pinned) if ov.pinned is not None else None
-        if pinned_at is not None and pinned_at != self._followed:  # picked: its lines in view
-            self.log.follow = True
-            self.back = timeline_back_to_show(avail, len(frames), pinned_at, self.back)
-        self._followed = pinned_at
-        first, stop, slot = timeline_window(avail, len(frames), self.back)
-        self.back = len(frames) - stop
+        if hovered:  # the wheel scrolls the timeline, not the panel under it too
+            imgui.set_item_key_owner(imgui.Key.mouse_wheel_y)
+        first, stop, slot = self._scroll(frames, avail, hovered)
         #: What the timeline shows: (x, y, width, height), its first frame, pixels a frame.
         self.timeline_rect = (origin.x, origin.y, avail, TIMELINE_HEIGHT)
         self.timeline_first = int(frames[first]) if stop > first else None
@@ -177,6 +172,33 @@ class FramesPanel:
         #: The row of buttons below the timeline: (min, max) on screen.
         self.buttons_rect = (first_button, imgui.get_item_rect_max())
 
+    def _scroll(self, frames: np.ndarray, avail: float, hovered: bool) -> tuple[int, int, float]:
+        """The timeline's window on the kept `frames` (see `timeline_window`). Scrolled
+        back, or showing a picked frame, it stays on the same frame numbers while new
+        frames come (at 5-20 frames a second the bar under the pointer slid away), until
+        the wheel, `live`, or those frames leaving the history (then: the oldest kept)."""
+        ov, count = self.ov, len(frames)
+        held, back = self.end_frame is not None, 0
+        if held:  # frames after its right end (one before the oldest kept: the oldest)
+            back = count - int(np.searchsorted(frames, self.end_frame, side="right"))
+        wheel = round(imgui.get_io().mouse_wheel) if hovered else 0
+        if wheel:
+            back = max(0, back + int(wheel) * max(1, int(avail // MIN_BAR_WIDTH) // 4))
+            held = back > 0  # scrolled to the latest: it follows again
+        if ov.pinned is None and not self._live_shown:  # back to live: all of it
+            back, held, self.log.follow = 0, False, True
+        self._live_shown = ov.pinned is None
+        pinned_at = ov.history.index_of(ov.pinned) if ov.pinned is not None else None
+        if pinned_at is not None and pinned_at != self._followed:  # picked: its lines in view
+            self.log.follow = True
+            back = timeline_back_to_show(avail, count, pinned_at, back)
+        self._followed = pinned_at
+        first, stop, slot = timeline_window(avail, count, back)
+        self.back = count - stop
+        held = stop > 0 and (held or pinned_at is not None)
+        self.end_frame = int(frames[stop - 1]) if held else None  # held on what it shows
+        return first, stop, slot
+
     def _replay_row(self) -> None:
         """The button that replays the frame on show slowly (V) and its speed; while
         the replay runs, where it is."""
@@ -207,7 +229,7 @@ class FramesPanel:
             imgui.text_colored(vec4(c.dim), self.replay_note)
 
     def _scroll_to_oldest(self) -> None:
-        self.back = len(self.ov.history)
+        self.end_frame = -1  # before every kept frame: its window starts at the oldest
 
     def _live(self) -> None:
         self.ov.pin(None)
@@ -216,7 +238,7 @@ class FramesPanel:
     def back_to_live(self) -> None:
         """Live asked for (`live`, `]` past the last event): the timeline's right end at
         the latest frame and the log following it, also when already live."""
-        self.back, self.log.follow = 0, True
+        self.back, self.end_frame, self.log.follow = 0, None, True
 
     def _counters(self, entry) -> None:
         c, ov = self.colors, self.ov

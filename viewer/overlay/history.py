@@ -5,10 +5,11 @@ touches, edits, reloads, clip changes) in a numpy ring of `capacity` frames, abo
 hundred bytes each, so ten thousand frames (nearly three minutes at 60 fps) cost about a
 megabyte. The frame's `FrameReport` (the ids it recomputed, which the tree's flags, the
 glow and the log are made from) is kept apart: for the latest `plain_reports` frames,
-and for frames with an event, all under a budget of `id_budget` ids: beyond it the
-oldest reports go first, those of frames with an event last, so a touch long ago can
-still be shown whole. The log lines of a frame are made from its report
-when first asked for.
+for frames with an event, and for the newest frame that recomputed something (so that
+the live log never goes empty while nothing moves), all under a budget of `id_budget`
+ids: beyond it the oldest reports go first, those of frames with an event last, so a
+touch long ago can still be shown whole. The log lines of a frame are made from its
+report when first asked for (log_lines.py).
 
 Running totals (products done, naive products, saved) count every frame since the last
 `reset_totals` (or since the history began), also those the ring no longer holds.
@@ -25,6 +26,7 @@ import numpy as np
 
 from viewer.text import printable
 
+from .log_lines import log_block
 from .stats import FrameStats
 
 #: Frames kept for the timeline: a few minutes at 60 frames per second.
@@ -38,8 +40,6 @@ REPORT_COST = 128
 #: Reports kept of frames without an event: the latest ten seconds at 60 frames/s (older
 #: frames keep their record; those with an event keep their report within the budget).
 PLAIN_REPORTS = 600
-#: Log lines kept per frame; a bigger frame's block ends with a line saying how many more.
-BLOCK_LINES = 500
 
 #: Event kinds, as bits of a record's ``events`` field, and as the timeline names them.
 EVENT_KINDS = ("touch", "edit", "reload", "clip")
@@ -93,30 +93,6 @@ class Totals:
     def saving(self) -> float:
         """Fraction of the naive products saved, in [0, 1] (0 when the naive did none)."""
         return max(0.0, self.saved / self.naive_products) if self.naive_products > 0 else 0.0
-
-
-def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
-    """The ``--log`` block of a frame: ``# frame N`` and the report's log lines, or [] when
-    the frame recomputed nothing (docs/semantics.md section 3: such a frame prints nothing).
-
-    A frame with more than `limit` recomputed worlds keeps the lines of the first `limit`
-    and ends with ``... N more world updates`` (names are made only for what is kept).
-    """
-    world = report.world_updated
-    if world.size == 0:
-        return []
-    if world.size <= limit:
-        return [f"# frame {frame}", *report.log_lines()]
-    head = world[:limit]
-    local = np.isin(head, report.local_updated)
-    lines = [f"# frame {frame}"]
-    for node_id, is_local in zip(head.tolist(), local.tolist()):
-        name = printable(report.name(node_id))
-        if is_local:
-            lines.append(f"*Update Local : {name}*")
-        lines.append(f"=Update World : {name}=")
-    lines.append(f"... {world.size - limit:,} more world updates")
-    return lines
 
 
 def _ids_of(report) -> int:
@@ -187,14 +163,22 @@ class History:
     def _keep_report(self, frame: int, report, marked: bool) -> None:
         (self._marked if marked else self._plain)[frame] = report
         self._ids_held += _ids_of(report)
-        while len(self._plain) > self.plain_reports:
-            self._forget_report(next(iter(self._plain)))
+        if report.world_updated.size:  # the live log shows it until a later frame recomputes
+            self._newest_busy = frame
+        keep = (frame, self._newest_busy)  # the newest report and the newest busy one stay
+        while len(self._plain) > self.plain_reports and self._forget_oldest(self._plain, keep):
+            pass
         for pool in (self._plain, self._marked):  # plain frames' reports go first
-            while self._ids_held > self.id_budget and pool:
-                old = next(iter(pool))
-                if old == frame:  # the newest report always stays
-                    break
-                self._forget_report(old)
+            while self._ids_held > self.id_budget and self._forget_oldest(pool, keep):
+                pass
+
+    def _forget_oldest(self, pool: OrderedDict, keep: tuple) -> bool:
+        """Forget the oldest report in `pool` but those of the frames in `keep`; False
+        when there is none to forget."""
+        old = next((frame for frame in pool if frame not in keep), None)
+        if old is not None:
+            self._forget_report(old)
+        return old is not None
 
     def _forget_report(self, frame: int) -> None:
         for pool in (self._plain, self._marked):
@@ -395,6 +379,7 @@ class History:
         self._weights: dict[int, tuple[str, ...]] = {}
         self._ids_held = 0
         self._last: Entry | None = None
+        self._newest_busy: int | None = None  # the newest frame that recomputed something
         #: Frames that re-parented, added or removed nodes (the tree rebuilds its rows).
         self.structure_changes = 0
         self.totals = Totals()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from imgui_bundle import imgui
 
-from . import help_window, keyboard, labels
+from . import help_window, keyboard, labels, view_banner
 from .file_browser import FileBrowser
 from .history import History
 from .host import OverlayCamera, OverlayCanvas, OverlayHost
@@ -95,6 +95,8 @@ class Overlay:
         #: The one-line "? or F1: help" hint shows: from the start until the first key or
         #: click (headless pictures stay as they were: none).
         self.show_hint = not deterministic
+        #: The banner over the view at the last frame, (x, y, w, h) (None: none drawn).
+        self.banner_rect: tuple[float, float, float, float] | None = None
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
@@ -271,6 +273,7 @@ class Overlay:
             if self.show_names:
                 self._draw_names()
             self.panel.draw(hidden=not self.visible)
+            self._draw_banner()
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
                 self.show_help = help_window.draw(*self.wnd.size)
@@ -291,6 +294,15 @@ class Overlay:
         count: the numbers on screen stay put)."""
         if self.history.note_draw(draw_ms):
             self.timings.add_draw(draw_ms)
+
+    def _draw_banner(self) -> None:
+        """A question waiting for its key, at the view's top between the panels: seen
+        however the panel that also says it is scrolled, or hidden (Tab)."""
+        question, width = self.host.messages.question, self.wnd.size[0]
+        self.banner_rect = None
+        if question:
+            left, right = panel_widths(width) if self.visible else (0, 0)
+            self.banner_rect = view_banner.draw(question, left, width - right)
 
     def _draw_names(self) -> None:
         colors = (self.panel.colors.local, self.panel.colors.world)
