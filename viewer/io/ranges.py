@@ -176,10 +176,24 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
         if event.position is not None:
             reach[i] = max(reach[i], math.hypot(*event.position))
     _animated_bounds(scene, n, scale, reach)
-    drawn = np.zeros(n)
     radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
-    for i, look in scene.looks.items():
-        if i >= n or look.mesh == "none":
+    drawn = _drawn_sizes(scene, n, radius)
+    _skinned_bounds(scene, n, drawn)
+    _gltf_geometry_reach(scene, drawn, radius, exact)
+    return scale, reach, drawn
+
+
+def _drawn_sizes(scene, n: int, radius: dict[str, float]) -> np.ndarray:
+    """Per node id, the size its look is drawn at (0: none); worked out once per look
+    object (looks are shared: a million nodes may have a handful), filling `radius`."""
+    drawn = np.zeros(n)
+    looks = list(scene.looks.values())
+    ids = np.fromiter(scene.looks.keys(), np.int64, len(looks))
+    objects = np.fromiter(map(id, looks), np.int64, len(looks))
+    _, first, which = np.unique(objects, return_index=True, return_inverse=True)
+    size = np.zeros(first.size)
+    for u, look in enumerate(map(looks.__getitem__, first.tolist())):
+        if look.mesh == "none":
             continue
         extent = 1.0  # a built-in mesh fits the unit box
         if look.mesh in scene.mesh_data:
@@ -189,10 +203,10 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
                     far = float(np.abs(positions).max(initial=0.0))
                 radius[look.mesh] = 2.0 * far  # 2x: the built-in unit box spans ±0.5
             extent = radius[look.mesh]
-        drawn[i] = extent * max(look.size) * math.sqrt(3.0)
-    _skinned_bounds(scene, n, drawn)
-    _gltf_geometry_reach(scene, drawn, radius, exact)
-    return scale, reach, drawn
+        size[u] = extent * max(look.size) * math.sqrt(3.0)
+    kept = ids < n
+    drawn[ids[kept]] = size[which.reshape(-1)[kept]]
+    return drawn
 
 
 def _channel_bound(channel) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from itertools import chain
+from operator import not_
 
 import numpy as np
 
@@ -68,8 +69,12 @@ def table_values(table: NodeTable, rows: np.ndarray, order: list[int]):
     """What the importer's pass over node objects gives, from a `NodeTable` (whose values
     are checked already): the imported nodes' names and (k, width) TRS arrays by row, the
     (row, node, name, matrix) of those with a ``matrix`` and the (row, node, mesh, skin,
-    object) of those with a mesh, each in row order."""
-    names = [table.names[i] or f"node{i}" for i in order]
+    object) of those with a mesh, each in row order. Per field, not per node."""
+    by_row = np.asarray(order, dtype=np.int64)
+    in_file_order = by_row.size == len(table) and bool((by_row == np.arange(by_row.size)).all())
+    names = list(table.names) if in_file_order else list(map(table.names.__getitem__, order))
+    for row in np.flatnonzero(np.fromiter(map(not_, names), bool, len(names))).tolist():
+        names[row] = f"node{order[row]}"  # no name, or an empty one
     values = []
     for f, default in TRS_DEFAULTS.items():
         arr = np.tile(np.asarray(default, dtype=np.float64), (len(order), 1))
@@ -84,13 +89,15 @@ def table_values(table: NodeTable, rows: np.ndarray, order: list[int]):
         i = order[row]
         if objects[i].get("matrix") is not None:
             matrices.append((row, i, names[row], objects[i]["matrix"]))
-    by_row = np.asarray(order, dtype=np.int64)
     mesh = table.mesh[by_row]
     with_mesh = np.flatnonzero(mesh >= 0)
-    nodes = by_row[with_mesh].tolist()
-    skins = [objects[i].get("skin") for i in nodes]
-    mesh_rows = list(zip(with_mesh.tolist(), nodes, mesh[with_mesh].tolist(), skins,
-                         map(objects.__getitem__, nodes), strict=True))  # fmt: skip
+    nodes = by_row[with_mesh]
+    mesh_objects = list(map(objects.__getitem__, nodes.tolist()))
+    skins = [None] * len(mesh_objects)  # only a node with other fields can have a skin
+    for j in np.flatnonzero(np.isin(nodes, table.others)).tolist():
+        skins[j] = mesh_objects[j].get("skin")
+    mesh_rows = list(zip(with_mesh.tolist(), nodes.tolist(), mesh[with_mesh].tolist(), skins,
+                         mesh_objects, strict=True))  # fmt: skip
     return names, values, matrices, mesh_rows
 
 
