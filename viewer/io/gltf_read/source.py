@@ -64,10 +64,11 @@ class GltfSource:
     """One glTF file as loaded.
 
     `json_text`: the document's text as read (a .gltf file's bytes, or a view of a .glb's
-    JSON chunk), or a `JsonOnDisk` to read it from for a large one; `display`: the file as messages name it. `buffers[i]`: the bytes of
-    buffer i (None: it has none, e.g. a meshopt fallback buffer). `images[i]`: (original
-    bytes, MIME type) of image i, None when it could not be read. `rows[i]`: the model
-    row of glTF node i (-1: not imported). `rest`:
+    JSON chunk), or a `JsonOnDisk` to read it from for a large one; `display`: the file
+    as messages name it. `buffers[i]`: the bytes of buffer i (None: it has none, e.g. a
+    meshopt fallback buffer). `images[i]`: (original bytes, MIME type) of image i, None
+    when it could not be read. `rows[i]`: the model row of glTF node i (-1: not
+    imported). `rest`:
     (translations, rotations, scales) of the rows as loaded, so that an unchanged node is
     written exactly as read (its ``matrix`` included). `views`: decoded replacements
     of buffer views, by index (a loader that decompresses a view puts its bytes here).
