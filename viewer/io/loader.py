@@ -128,6 +128,7 @@ def load_gltf_scene(
     model = read_gltf(path, display, limits=limits)
     scene = Scene(graph=SceneGraph(), title=model.title, source=path)
     add_model(scene, model, None, "", UniqueNames(), display or str(path), limits)
+    del model  # what the graph copied goes before the check's arrays come (peak memory)
     check_world_reach(scene, display or str(path))
     return scene
 
