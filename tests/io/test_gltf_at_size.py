@@ -300,3 +300,45 @@ def test_a_json_changed_on_disk_is_refused_in_one_line(tmp_path, monkeypatch, ch
     assert "\n" not in message and str(src) in message
     assert ("changed since it was loaded" if change == "edit" else "cannot read") in message
     assert not (tmp_path / "out.glb").exists()
+
+
+# ------------------------------------------------------------------ the mesh rows in bulk
+@settings(max_examples=60, deadline=None, suppress_health_check=_SLOW)
+@given(st.lists(st.tuples(st.sampled_from([None, 0, 1, 2]), st.sampled_from(["", "weights",
+                                                                            "extras"])),
+                min_size=1, max_size=12), st.booleans())  # fmt: skip
+def test_nodes_sharing_meshes_get_what_the_loop_gives(tmp_path, monkeypatch, picks, morphed):
+    """Plain nodes drawing a mesh a plain node drew before them get its look in bulk; a
+    mesh with morph targets sends every row through the loop (each its own copy): the
+    looks, the morphed copies and their weights are those of the old path, in order."""
+    from gltf_looks import Doc, quad
+
+    from viewer.io.gltf_read.scene import read_gltf
+
+    d = Doc()
+    targets = [{"POSITION": np.full((4, 3), 0.5)}] if morphed else ()
+    meshes = [d.mesh(quad()), d.mesh(quad(), targets=targets, weights=[0.25] if morphed else None),
+              d.mesh(quad(1.0))]  # fmt: skip
+    for k, (mesh, extra) in enumerate(picks):
+        fields = {} if mesh is None else {"mesh": meshes[mesh]}
+        if extra == "weights" and mesh == 1 and morphed:
+            fields["weights"] = [0.75]
+        elif extra == "extras":
+            fields["extras"] = {"k": k}
+        d.node(f"n{k}", **fields)
+    path = d.write(tmp_path / "m.gltf")
+    models = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(gltf_data, "fast_parse", lambda text: None)
+            models.append(read_gltf(path))
+    new, old = models
+    assert [None if x is None else (x.mesh, x.color) for x in new.looks] == [
+        None if x is None else (x.mesh, x.color) for x in old.looks]  # fmt: skip
+    assert [id(x) for x in new.looks].count(id(new.looks[0])) == [
+        id(x) for x in old.looks].count(id(old.looks[0]))  # the same sharing  # fmt: skip
+    g_new, g_old = new.geometry, old.geometry
+    assert [(k, v.tolist()) for k, v in g_new.weights.items()] == [
+        (k, v.tolist()) for k, v in g_old.weights.items()]  # fmt: skip
+    assert [(x.node, x.mesh) for x in g_new.morphed] == [(x.node, x.mesh) for x in g_old.morphed]
