@@ -155,7 +155,7 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
         images.append(None if data is None else (data, image_mime(data, image.get("mimeType"))))
     text: bytes | memoryview | JsonOnDisk = gltf.json_text
     if _reread(gltf):  # the file's bytes go with the reader: no view of them is kept
-        text = JsonOnDisk(gltf.path, gltf.json_offset, len(text), zlib.crc32(text))
+        text = JsonOnDisk(gltf.path.resolve(), gltf.json_offset, len(text), zlib.crc32(text))
         buffers = [bytes(b) if isinstance(b, memoryview) else b for b in buffers]
         images = [None if i is None else (bytes(i[0]), i[1]) for i in images]
     return GltfSource(text, gltf.display, buffers, images, _frozen(rows),
