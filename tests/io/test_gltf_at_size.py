@@ -8,6 +8,7 @@
 - `UniqueNames.claim_all`: `claim` called name by name; `json_memory_bound`: the counts
   ``bytes.count`` gives; `peek.names_of`: `name_of` per id; the drawn sizes of
   `check_world_reach`: the loop over every look.
+- `return_free_heap`: freed heap pages between live ones go back to the system.
 - A large JSON text read again for a save: the same bytes as a kept one, and one line
   when the file changed or is gone.
 """
@@ -26,7 +27,7 @@ from oracle import local_matrix
 from scene_helpers import glb_bytes
 
 from viewer.content.scene import Look, Scene
-from viewer.io import SceneError, load_scene
+from viewer.io import SceneError, heap, load_scene
 from viewer.io import ranges as R
 from viewer.io._build import UniqueNames
 from viewer.io.gltf_read import data as gltf_data
@@ -342,3 +343,28 @@ def test_nodes_sharing_meshes_get_what_the_loop_gives(tmp_path, monkeypatch, pic
     assert [(k, v.tolist()) for k, v in g_new.weights.items()] == [
         (k, v.tolist()) for k, v in g_old.weights.items()]  # fmt: skip
     assert [(x.node, x.mesh) for x in g_new.morphed] == [(x.node, x.mesh) for x in g_old.morphed]
+
+
+# ------------------------------------------------------------------ the heap given back
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+
+
+@pytest.mark.skipif(heap._LIBC is None, reason="glibc only")
+def test_free_heap_pages_go_back_to_the_system():
+    """Blocks freed between blocks that stay (as a large load leaves them) are held by
+    glibc until `return_free_heap`."""
+    kept, freed = [], []
+    for _ in range(2000):
+        freed.append(bytearray(60_000))  # in the heap (under the mmap threshold)
+        kept.append(bytearray(100))
+    for block in freed:
+        block[::4096] = b"\1" * len(block[::4096])  # touched: resident
+    before = _rss_mb()
+    freed.clear()
+    held = _rss_mb()
+    heap.return_free_heap()
+    assert held > before - 40  # glibc held on to most of the 114 MB freed
+    assert _rss_mb() < held - 60
+    assert len(kept) == 2000
