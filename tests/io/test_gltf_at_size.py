@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 from oracle import local_matrix
 from scene_helpers import glb_bytes
 
+from viewer import heap
 from viewer.content.scene import Look, Scene
-from viewer.io import SceneError, heap, load_scene
+from viewer.io import SceneError, load_scene
 from viewer.io import ranges as R
 from viewer.io._build import UniqueNames
 from viewer.io.gltf_read import data as gltf_data

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from viewer.heap import return_free_heap
 from viewer.io._build import UniqueNames, add_model
 from viewer.io.errors import SceneError
 from viewer.io.gltf_read.scene import read_gltf
-from viewer.io.heap import return_free_heap
 from viewer.io.limits import (
     DEFAULT_LIMITS,
     MAX_BUFFER_BYTES,
