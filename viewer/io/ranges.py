@@ -141,9 +141,11 @@ def _along_paths(parent: np.ndarray, value: np.ndarray) -> np.ndarray:
     up = parent.copy()
     live = np.flatnonzero(up >= 0)
     while live.size:
-        acc[live] = acc[live] + acc[up[live]]
-        up[live] = up[up[live]]
-        live = live[up[live] >= 0]
+        above = up[live]  # each gathered once a round
+        acc[live] = acc[live] + acc[above]
+        further = up[above]
+        up[live] = further
+        live = live[further >= 0]
     return acc
 
 
