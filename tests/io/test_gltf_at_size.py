@@ -269,6 +269,24 @@ def test_a_json_read_again_saves_what_a_kept_one_saves(tmp_path, monkeypatch, su
         assert a.read_bytes() == (tmp_path / "b" / a.name).read_bytes(), a.name
 
 
+@pytest.mark.parametrize("name", ["features.gltf", "rig.gltf"])
+def test_a_rich_file_read_again_saves_what_a_kept_one_saves(tmp_path, monkeypatch, name):
+    """Materials, textures, images, skins, animations, cameras, instancing and extras
+    (tests/io/gltf_features.py, tests/gltf_rig.py) come from the JSON read again."""
+    from gltf_features import write_features
+    from gltf_rig import write_rig
+
+    src = (write_features if name.startswith("features") else write_rig)(tmp_path, name)
+    kept = load_scene(src)
+    monkeypatch.setattr(gltf_source, "REREAD_BYTES", 0)
+    reread = load_scene(src)
+    assert isinstance(reread.includes[0].source.json_text, gltf_source.JsonOnDisk)
+    for folder, scene in (("a", kept), ("b", reread)):
+        (tmp_path / folder).mkdir()
+        save_gltf(scene, tmp_path / folder / "out.glb")
+    assert (tmp_path / "a" / "out.glb").read_bytes() == (tmp_path / "b" / "out.glb").read_bytes()
+
+
 def test_a_glb_whose_binary_chunk_is_larger_keeps_its_json(tmp_path, monkeypatch):
     """The binary chunk is kept as a view of the file's bytes: the JSON, a view of the
     same bytes, costs nothing more, and is kept."""
