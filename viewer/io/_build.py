@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import compress, repeat
+from operator import is_not
 
 import numpy as np
 
@@ -41,6 +43,18 @@ class UniqueNames:
             self._next[name] = k + 1
         self.taken.add(candidate)
         return candidate
+
+    def claim_all(self, names: list[str]) -> list[str]:
+        """`claim` of each name in turn. When the names are distinct and none is taken (a
+        file's usual case) that is the names themselves: one set, no call per name."""
+        fresh = set(names)
+        if len(fresh) != len(names) or not self.taken.isdisjoint(fresh):
+            return [self.claim(name) for name in names]
+        if self.taken:
+            self.taken |= fresh
+        else:
+            self.taken = fresh
+        return list(names)
 
 
 def _add_clips(scene: Scene, clips: list, notes: list[str]) -> None:
@@ -123,7 +137,7 @@ def add_model(
     graph = scene.graph
     n = len(model)
     limits.check_nodes(len(graph) + n, display or str(model.path))
-    names = [used.claim(prefix + name) for name in model.names]
+    names = used.claim_all([prefix + name for name in model.names] if prefix else model.names)
     base = graph.capacity_ids
     root_parent = -1 if parent is None else parent
     parents = np.where(model.parents >= 0, model.parents + base, root_parent)
@@ -140,9 +154,8 @@ def add_model(
         if n
         else np.zeros(0, dtype=np.int64)
     )
-    for k, look in enumerate(model.looks):
-        if look is not None:
-            scene.looks[int(ids[k])] = look
+    drawn = list(map(is_not, model.looks, repeat(None)))
+    scene.looks.update(zip(compress(ids.tolist(), drawn), compress(model.looks, drawn)))
     scene.mesh_data.update(model.mesh_data)
     if model.surfaces:
         scene.surfaces.update(model.surfaces)

@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from functools import cache
 from operator import attrgetter
 
+import numpy as np
+
 from viewer.content import meshes
 from viewer.io.errors import SceneError
 
@@ -225,7 +227,7 @@ def skinning_reason(scene, limits: Limits) -> str | None:
     )
 
 
-def json_memory_bound(text: bytes) -> int:
+def json_memory_bound(text: bytes | memoryview) -> int:
     """An upper bound of the memory `json.loads(text)` takes (CPython 3.11 and later, 64 bit).
 
     Counts the characters that start something the parser allocates: ``{`` a dict (72
@@ -233,17 +235,22 @@ def json_memory_bound(text: bytes) -> int:
     list (64), ``,`` a further item (40: a pointer, room for the list to grow, a float or
     int object), ``"`` half a string (28). Characters inside strings count too, which only
     raises the bound. The worst shapes measured (``[{},{},...]``, ``[[[]],...]``, floats)
-    stay below it (tests/io/test_gltf_budget.py).
+    stay below it (tests/io/test_gltf_budget.py). Counted with numpy a block at a time
+    (``bytes.count`` took 0.3 s for a million-node file's 157 MB).
     """
-    return (
-        len(text)
-        + 72 * text.count(b"{")
-        + 104 * text.count(b":")
-        + 64 * text.count(b"[")
-        + 40 * text.count(b",")
-        + 28 * text.count(b'"')
-        + 4096  # the parser's own state
-    )
+    data = np.frombuffer(text, np.uint8)
+    counts = dict.fromkeys(_JSON_COSTS, 0)
+    for at in range(0, data.size, _COUNT_BLOCK):
+        block = data[at : at + _COUNT_BLOCK]
+        for char in _JSON_COSTS:
+            counts[char] += int(np.count_nonzero(block == char))
+    return len(data) + sum(_JSON_COSTS[c] * k for c, k in counts.items()) + 4096  # + state
+
+
+#: Bytes `json.loads` may allocate per character that starts something (see above).
+_JSON_COSTS = {ord("{"): 72, ord(":"): 104, ord("["): 64, ord(","): 40, ord('"'): 28}
+#: Bytes compared at a time (the comparison's temporary stays small).
+_COUNT_BLOCK = 1 << 22
 
 
 def _megabytes(n: int) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from viewer.heap import return_free_heap
 from viewer.io._build import UniqueNames, add_model
 from viewer.io.errors import SceneError
 from viewer.io.gltf_read.scene import read_gltf
@@ -128,6 +129,8 @@ def load_gltf_scene(
     model = read_gltf(path, display, limits=limits)
     scene = Scene(graph=SceneGraph(), title=model.title, source=path)
     add_model(scene, model, None, "", UniqueNames(), display or str(path), limits)
+    del model  # what the graph copied goes before the check's arrays come (peak memory)
+    return_free_heap()  # and what reading the file left free in the heap
     check_world_reach(scene, display or str(path))
     return scene
 

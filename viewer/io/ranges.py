@@ -141,9 +141,11 @@ def _along_paths(parent: np.ndarray, value: np.ndarray) -> np.ndarray:
     up = parent.copy()
     live = np.flatnonzero(up >= 0)
     while live.size:
-        acc[live] = acc[live] + acc[up[live]]
-        up[live] = up[up[live]]
-        live = live[up[live] >= 0]
+        above = up[live]  # each gathered once a round
+        acc[live] = acc[live] + acc[above]
+        further = up[above]
+        up[live] = further
+        live = live[further >= 0]
     return acc
 
 
@@ -189,12 +191,24 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
         if event.position is not None:
             reach[i] = max(reach[i], math.hypot(*event.position))
     _animated_bounds(scene, n, scale, reach)
-    drawn = np.zeros(n)
     radius: dict[str, float] = {}  # a glTF mesh's farthest vertex from its origin
-    sizes: dict[int, float] = {}  # by Look object: looks are shared, each sized once
-    for look in dict(zip(map(id, scene.looks.values()), scene.looks.values())).values():
+    drawn = _drawn_sizes(scene, n, radius)
+    _skinned_bounds(scene, n, drawn)
+    _gltf_geometry_reach(scene, drawn, radius, exact)
+    return scale, reach, drawn
+
+
+def _drawn_sizes(scene, n: int, radius: dict[str, float]) -> np.ndarray:
+    """Per node id, the size its look is drawn at (0: none); worked out once per look
+    object (looks are shared: a million nodes may have a handful), filling `radius`."""
+    drawn = np.zeros(n)
+    looks = list(scene.looks.values())
+    ids = np.fromiter(scene.looks.keys(), np.int64, len(looks))
+    objects = np.fromiter(map(id, looks), np.int64, len(looks))
+    _, first, which = np.unique(objects, return_index=True, return_inverse=True)
+    size = np.zeros(first.size)
+    for u, look in enumerate(map(looks.__getitem__, first.tolist())):
         if look.mesh == "none":
-            sizes[id(look)] = 0.0  # not drawn
             continue
         extent = 1.0  # a built-in mesh fits the unit box
         if look.mesh in scene.mesh_data:
@@ -204,15 +218,10 @@ def _node_bounds(scene, exact: bool = True) -> tuple[np.ndarray, np.ndarray, np.
                     far = float(np.abs(positions).max(initial=0.0))
                 radius[look.mesh] = 2.0 * far  # 2x: the built-in unit box spans ±0.5
             extent = radius[look.mesh]
-        sizes[id(look)] = extent * max(look.size) * math.sqrt(3.0)
-    ids = np.fromiter(scene.looks.keys(), np.int64, len(scene.looks))
-    values = np.fromiter(map(sizes.__getitem__, map(id, scene.looks.values())), np.float64,
-                         len(scene.looks))  # fmt: skip
-    inside = (ids >= 0) & (ids < n)
-    drawn[ids[inside]] = values[inside]
-    _skinned_bounds(scene, n, drawn)
-    _gltf_geometry_reach(scene, drawn, radius, exact)
-    return scale, reach, drawn
+        size[u] = extent * max(look.size) * math.sqrt(3.0)
+    kept = (ids >= 0) & (ids < n)
+    drawn[ids[kept]] = size[which.reshape(-1)[kept]]
+    return drawn
 
 
 def _channel_bound(channel) -> np.ndarray:

@@ -82,6 +82,11 @@ class Peek:
         """The name node id had (also after its removal)."""
         return self._store.names.at(int(node_id))
 
+    def names_of(self, node_ids: np.ndarray) -> list[str]:
+        """The names of many node ids at once, as `name_of` gives each (for writers of a
+        million nodes: no call per node)."""
+        return list(map(self._store.names.__getitem__, np.asarray(node_ids).tolist()))
+
     def is_alive(self, node_id: int) -> bool:
         i = int(node_id)
         return 0 <= i < self._store.n and bool(self._store.alive[i])

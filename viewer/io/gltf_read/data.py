@@ -77,6 +77,7 @@ class GltfFile:
         #: The nodes read column-wise (None: read the old way, as dicts in `doc`).
         self.node_table: NodeTable | None = None
         self.json_text: bytes | memoryview = b""  # the document's text, kept by the source
+        self.json_offset = 0  # where it starts in the file
         self.bin: memoryview | None = None  # the .glb's BIN chunk
         self.is_glb = False
         self.buffers: dict[int, bytes | memoryview] = {}
@@ -147,7 +148,8 @@ class GltfFile:
         if is_glb:
             chunk, self.bin = glb_chunks(memoryview(data), self.error)
         self.json_text = chunk if is_glb else data
-        reason = self.budget.charge_json(bytes(chunk) if is_glb else data)
+        self.json_offset = GLB_JSON_AT if is_glb else 0
+        reason = self.budget.charge_json(self.json_text)
         if reason is not None:
             raise self.error(None, reason)
         fast = fast_parse(self.json_text)  # None: not certainly valid, read the old way

@@ -86,13 +86,17 @@ class NodeTable:
     def links(self) -> tuple[list, list[int]]:
         """Each node's children list (None: it has none) and its parent (-1: none), as
         `nodes._links` gives them (the table holds no node with two parents)."""
-        n = len(self)
         flat = self.child_flat.tolist()
         bounds = self.child_start.tolist()
         kids = [flat[a:b] if a < b else None for a, b in zip(bounds, bounds[1:])]
+        return kids, self.parents().tolist()
+
+    def parents(self) -> np.ndarray:
+        """Each node's parent (-1: none)."""
+        n = len(self)
         parent = np.full(n, -1, np.int64)
         parent[self.child_flat] = np.repeat(np.arange(n), np.diff(self.child_start))
-        return kids, parent.tolist()
+        return parent
 
 
 def fast_parse(text: bytes | memoryview) -> tuple[dict, NodeTable] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from itertools import chain
+from operator import not_
 
 import numpy as np
 
@@ -64,12 +65,18 @@ def bulk_values(gltf: GltfFile, k: int, rows: list[int], values: list, default: 
     return arr
 
 
-def table_values(table: NodeTable, rows: np.ndarray, order: list[int]):
+def table_values(gltf: GltfFile, rows: np.ndarray, order: list[int]):
     """What the importer's pass over node objects gives, from a `NodeTable` (whose values
     are checked already): the imported nodes' names and (k, width) TRS arrays by row, the
-    (row, node, name, matrix) of those with a ``matrix`` and the (row, node, mesh, skin,
-    object) of those with a mesh, each in row order."""
-    names = [table.names[i] or f"node{i}" for i in order]
+    (row, node, name, matrix) of those with a ``matrix`` and the rows with a mesh
+    (`_mesh_rows`), each in row order. Per field, not per node."""
+    table = gltf.node_table
+    by_row = np.asarray(order, dtype=np.int64)
+    in_file_order = by_row.size == len(table) and bool((by_row == np.arange(by_row.size)).all())
+    names = list(table.names) if in_file_order else list(map(table.names.__getitem__, order))
+    if not all(names):  # a node without a name, or with an empty one
+        for row in np.flatnonzero(np.fromiter(map(not_, names), bool, len(names))).tolist():
+            names[row] = f"node{order[row]}"
     values = []
     for f, default in TRS_DEFAULTS.items():
         arr = np.tile(np.asarray(default, dtype=np.float64), (len(order), 1))
@@ -84,14 +91,47 @@ def table_values(table: NodeTable, rows: np.ndarray, order: list[int]):
         i = order[row]
         if objects[i].get("matrix") is not None:
             matrices.append((row, i, names[row], objects[i]["matrix"]))
-    by_row = np.asarray(order, dtype=np.int64)
+    return names, values, matrices, _mesh_rows(gltf, table, by_row)
+
+
+def _mesh_rows(gltf: GltfFile, table: NodeTable, by_row: np.ndarray) -> tuple[list, tuple | None]:
+    """The (row, node, mesh, skin, object) of the rows with a mesh that the importer's
+    loop (`scene._Reader._meshes`) must see, in row order, and the (rows, meshes) of the
+    others: nodes without other fields whose mesh such a node drew before them, to
+    which the loop would only give that node's look (its first branch), so it gives them
+    that in bulk. None: the loop sees every row, as where a mesh may have morph targets
+    (each node drawing it then gets its own morphed copy)."""
     mesh = table.mesh[by_row]
     with_mesh = np.flatnonzero(mesh >= 0)
-    nodes = by_row[with_mesh].tolist()
-    skins = [objects[i].get("skin") for i in nodes]
-    mesh_rows = list(zip(with_mesh.tolist(), nodes, mesh[with_mesh].tolist(), skins,
-                         map(objects.__getitem__, nodes), strict=True))  # fmt: skip
-    return names, values, matrices, mesh_rows
+    nodes, meshes = by_row[with_mesh], mesh[with_mesh]
+    plain = np.flatnonzero(~np.isin(nodes, table.others))
+    again = np.ones(plain.size, bool)
+    again[np.unique(meshes[plain], return_index=True)[1]] = False  # the first ones go first
+    bulk = plain[again]
+    if not _unmorphed(gltf, np.unique(meshes[bulk]).tolist()):
+        bulk = bulk[:0]
+    loop = np.setdiff1d(np.arange(nodes.size), bulk, assume_unique=True)
+    looped = nodes[loop].tolist()
+    objects = list(map(table.objects.__getitem__, looped))
+    skins = [None] * len(objects)  # only a node with other fields can have a skin
+    for j in np.flatnonzero(np.isin(nodes[loop], table.others)).tolist():
+        skins[j] = objects[j].get("skin")
+    mesh_rows = list(zip(with_mesh[loop].tolist(), looped, meshes[loop].tolist(), skins,
+                         objects, strict=True))  # fmt: skip
+    return mesh_rows, (with_mesh[bulk].tolist(), meshes[bulk].tolist()) if bulk.size else None
+
+
+def _unmorphed(gltf: GltfFile, mesh_indices: list[int]) -> bool:
+    """Whether none of these meshes can have morph targets (no primitive gives any)."""
+    meshes = gltf.array("meshes")
+    for m in mesh_indices:
+        mesh = meshes[m] if 0 <= m < len(meshes) else None
+        prims = mesh.get("primitives") if isinstance(mesh, dict) else None
+        if not isinstance(prims, list) or not all(
+            isinstance(p, dict) and p.get("targets") is None for p in prims
+        ):
+            return False
+    return True
 
 
 def matrix_trs(gltf: GltfFile, matrix: object, i: int, name: str):

@@ -19,8 +19,15 @@ __all__ = ["node_order"]
 def node_order(gltf: GltfFile, nodes: list) -> tuple[list[int], np.ndarray]:
     """The imported nodes in pre-order and each one's parent row (-1: a root)."""
     table = gltf.node_table
-    kids, parent = _links(gltf, nodes) if table is None else table.links()
-    roots = _roots(gltf, parent)
+    if table is not None:
+        parent = table.parents()
+        roots = _roots(gltf, parent)
+        if file_order_is_preorder(parent, table.child_start, table.child_flat, roots):
+            return list(range(len(parent))), parent  # rows are node indices
+        kids, parent = table.links()
+    else:
+        kids, parent = _links(gltf, nodes)
+        roots = _roots(gltf, parent)
     order: list[int] = []
     add, stack = order.append, roots[::-1]
     pop, push = stack.pop, stack.extend
@@ -41,6 +48,51 @@ def node_order(gltf: GltfFile, nodes: list) -> tuple[list[int], np.ndarray]:
     row_of = np.full(len(nodes) + 1, -1, dtype=np.int64)  # row_of[-1]: a root's parent
     row_of[rows] = np.arange(len(rows))
     return order, row_of[np.asarray(parent, dtype=np.int64)[rows]]
+
+
+def file_order_is_preorder(parent: np.ndarray, child_start: np.ndarray,
+                           child_flat: np.ndarray, roots: list[int]) -> bool:  # fmt: skip
+    """Whether the nodes in file order are the pre-order a walk from `roots` gives (each
+    node's children in their listed order): as exporters often write them, checked for
+    all nodes at once instead of walked node by node (tests/io/test_gltf_preorder.py).
+
+    It is iff every node is reached (the roots are the parentless nodes, ascending), each
+    node comes after its parent, lists its children ascending, and the spans from a
+    parent to its child never cross (no node between them has a parent before that
+    parent): then every subtree is one run of indices, its root first, and the runs of
+    siblings follow one another in their listed order."""
+    n = parent.size
+    index = np.arange(n)
+    parentless = np.flatnonzero(parent < 0)
+    if n == 0 or not np.array_equal(np.asarray(roots, np.int64), parentless):
+        return False
+    if (parent >= index).any():
+        return False
+    owner = np.repeat(index, np.diff(child_start))
+    if ((np.diff(child_flat) <= 0) & (np.diff(owner) == 0)).any():
+        return False
+    child = np.flatnonzero(parent >= 0)
+    return _spans_hold(parent, parent[child] + 1, child, parent[child])
+
+
+def _spans_hold(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, bound: np.ndarray) -> bool:
+    """Whether ``values[lo[q]:hi[q]].min() >= bound[q]`` for every query q (an empty span
+    holds): a sparse table of minima over spans of 2**j, one level at a time."""
+    length = hi - lo
+    keep = length > 0
+    lo, hi, bound = lo[keep], hi[keep], bound[keep]
+    if not lo.size:
+        return True
+    level = np.frexp(length[keep])[1] - 1  # floor(log2(length)), exact for integers
+    lowest = values
+    for j in range(int(level.max()) + 1):  # lowest[i]: min(values[i : i + 2**j])
+        at = np.flatnonzero(level == j)
+        if at.size:
+            low = np.minimum(lowest[lo[at]], lowest[hi[at] - (1 << j)])
+            if (low < bound[at]).any():
+                return False
+        lowest = np.minimum(lowest[: -(1 << j)], lowest[1 << j :])
+    return True
 
 
 def _links(gltf: GltfFile, nodes: list) -> tuple[list, list[int]]:
@@ -96,12 +148,12 @@ def _cycle_error(gltf: GltfFile, start: int, parent: list[int]) -> SceneError:
     )
 
 
-def _roots(gltf: GltfFile, parent: list[int]) -> list[int]:
+def _roots(gltf: GltfFile, parent: list[int] | np.ndarray) -> list[int]:
     """The default scene's root nodes (``scene``, else the first one), else every node
     that is nobody's child; a listed root must be parentless and listed once."""
     scenes = gltf.array("scenes")
     if not scenes and gltf.doc.get("scene") is None:
-        return [i for i, p in enumerate(parent) if p < 0]
+        return np.flatnonzero(np.asarray(parent, dtype=np.int64) < 0).tolist()
     chosen = gltf.doc.get("scene")
     chosen = 0 if chosen is None else chosen
     chosen, scene = gltf.item(chosen, "scenes", "scene")
@@ -113,7 +165,7 @@ def _roots(gltf: GltfFile, parent: list[int]) -> list[int]:
     roots = [gltf.index_into(r, "nodes", where) for r in roots]
     for r in roots:
         if parent[r] >= 0:
-            raise gltf.error(where, f"node {r} is listed as a root, but node {parent[r]} "
+            raise gltf.error(where, f"node {r} is listed as a root, but node {int(parent[r])} "
                              "lists it as a child")  # fmt: skip
         if r in listed:
             raise gltf.error(where, f"node {r} is listed twice")

@@ -206,10 +206,11 @@ class _Reader(GltfFile):
         model.parents = np.asarray(parent_rows, dtype=np.int64)
         model.rows = np.full(n, -1, dtype=np.int64)
         model.rows[order] = np.arange(k)
+        bulk = None
         if self.node_table is None:
             names, trs, matrices, mesh_rows = self._dict_values(nodes, order, k)
         else:
-            names, trs, matrices, mesh_rows = table_values(self.node_table, model.rows, order)
+            names, trs, matrices, (mesh_rows, bulk) = table_values(self, model.rows, order)
         model.names = names
         model.positions, model.rotations, model.scales = trs
         with np.errstate(over="ignore"):
@@ -228,7 +229,7 @@ class _Reader(GltfFile):
             t, r, s = matrix_trs(self, matrix, i, name)
             model.positions[row], model.rotations[row], model.scales[row] = t, r, s
         model.looks = [None] * k
-        morph_counts, material_notes = self._meshes(model, mesh_rows, names)
+        morph_counts, material_notes = self._meshes(model, mesh_rows, bulk)
         rows = None  # every row may have a camera or a light, but in a table only a node
         if self.node_table is not None:  # with other fields than the table's can
             at = np.sort(model.rows[self.node_table.others])
@@ -275,11 +276,12 @@ class _Reader(GltfFile):
         return names, trs, matrices, mesh_rows
 
     def _meshes(
-        self, model: GltfModel, mesh_rows: list, names: list[str]
+        self, model: GltfModel, mesh_rows: list, bulk: tuple | None
     ) -> tuple[dict[int, int], list[str]]:
         """Looks, skins, morphs and instances of the mesh nodes; returns the morph target
         count of each glTF node whose mesh has targets (for the weights channels) and the
-        materials' notes (at most one)."""
+        materials' notes (at most one). `bulk`: (rows, meshes) of the nodes the loop would
+        only give the look of a node before them (`node_values.table_values`)."""
         resolved = str(self.path.resolve())
         parts_of: dict[int, object] = {}
         textures: dict = {}  # materials and textures decoded once per file
@@ -342,6 +344,9 @@ class _Reader(GltfFile):
             model.looks[row] = look_of[mesh_index]
             if targets is None:
                 plain[mesh_index] = look_of[mesh_index]
+        if bulk is not None:  # what the loop's first branch would give each of them
+            for row, mesh_index in zip(*bulk):
+                model.looks[row] = plain.get(mesh_index)
         return morph_counts, sorted(textures.get("notes", ()))[:1]  # one note is enough
 
     def _charge_morph(self, parts, i: int, mesh_index: int) -> None:

@@ -6,7 +6,10 @@ lights, morph targets, other attributes, instancing...) would be lost on export 
 exporter rebuilt the file from what the viewer draws. So each loaded file keeps its
 `GltfSource`: the JSON text as read (parsed again for each save: a parsed document costs
 about five times its text, 680 MB for a million nodes; the loader has checked it where
-it reads it), every buffer's bytes and every image's original bytes. The exporter (gltf_export.py)
+it reads it), every buffer's bytes and every image's original bytes. A large JSON text
+(`REREAD_BYTES` and over, 157 MB for a million nodes) is not kept: a save reads it from
+the file again, checked against the length and CRC-32 it had when loaded, and refuses in
+one line when the file no longer holds it. The exporter (gltf_export.py)
 writes the nodes from the live graph and everything else from here, re-packing the
 binary data. Whatever a loader learns to read later is carried over without a change
 here.
@@ -14,15 +17,46 @@ here.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
+from viewer.io.errors import SceneError
 from viewer.io.gltf_read.container import parse_json
 from viewer.io.gltf_read.data import GltfFile
 from viewer.io.gltf_read.material import image_bytes
 
-__all__ = ["GltfSource", "image_mime", "read_source"]
+__all__ = ["REREAD_BYTES", "GltfSource", "JsonOnDisk", "image_mime", "read_source"]
+
+#: JSON texts this long or longer are read again from the file for a save, not kept.
+REREAD_BYTES = 32 << 20
+
+
+@dataclass(frozen=True)
+class JsonOnDisk:
+    """Where a JSON text not kept in memory lies in its file, and its CRC-32 then."""
+
+    path: Path
+    offset: int
+    length: int
+    crc32: int
+
+    def read(self, display: str) -> bytes:
+        """The text, as it was when loaded; a `SceneError` naming `display` otherwise."""
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(self.offset)
+                text = file.read(self.length)
+        except OSError as exc:
+            raise SceneError(f"cannot read its JSON again for the save ({exc.strerror or exc})",
+                             file=display) from None  # fmt: skip
+        if len(text) != self.length or zlib.crc32(text) != self.crc32:
+            raise SceneError("the file changed since it was loaded, so what it holds besides "
+                             "its nodes cannot be carried over; load it again to save it",
+                             file=display)  # fmt: skip
+        return text
 
 
 @dataclass
@@ -30,16 +64,17 @@ class GltfSource:
     """One glTF file as loaded.
 
     `json_text`: the document's text as read (a .gltf file's bytes, or a view of a .glb's
-    JSON chunk); `display`: the file as messages name it. `buffers[i]`: the bytes of
-    buffer i (None: it has none, e.g. a meshopt fallback buffer). `images[i]`: (original
-    bytes, MIME type) of image i, None when it could not be read. `rows[i]`: the model
-    row of glTF node i (-1: not imported). `rest`:
+    JSON chunk), or a `JsonOnDisk` to read it from for a large one; `display`: the file
+    as messages name it. `buffers[i]`: the bytes of buffer i (None: it has none, e.g. a
+    meshopt fallback buffer). `images[i]`: (original bytes, MIME type) of image i, None
+    when it could not be read. `rows[i]`: the model row of glTF node i (-1: not
+    imported). `rest`:
     (translations, rotations, scales) of the rows as loaded, so that an unchanged node is
     written exactly as read (its ``matrix`` included). `views`: decoded replacements
     of buffer views, by index (a loader that decompresses a view puts its bytes here).
     """
 
-    json_text: bytes | memoryview
+    json_text: bytes | memoryview | JsonOnDisk
     display: str
     buffers: list[bytes | memoryview | None]
     images: list[tuple[bytes, str] | None]
@@ -57,7 +92,9 @@ class GltfSource:
         copy: keep that copy while the document is used, rather than reading this again)."""
         if self.parsed_doc is not None:
             return self.parsed_doc
-        return parse_json(bytes(self.json_text), "the JSON", self.display)
+        text = self.json_text
+        text = text.read(self.display) if isinstance(text, JsonOnDisk) else bytes(text)
+        return parse_json(text, "the JSON", self.display)
 
     def with_doc(self) -> GltfSource:
         """A copy holding the parsed document, for one save (dropped with it)."""
@@ -116,8 +153,21 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
             by_uri[key] = _read(budget, lambda i=i, im=image: image_bytes(gltf, im, f"image {i}"))
         data = by_uri[key]
         images.append(None if data is None else (data, image_mime(data, image.get("mimeType"))))
-    return GltfSource(gltf.json_text, gltf.display, buffers, images, _frozen(rows),
+    text: bytes | memoryview | JsonOnDisk = gltf.json_text
+    if _reread(gltf):  # the file's bytes go with the reader: no view of them is kept
+        text = JsonOnDisk(gltf.path.resolve(), gltf.json_offset, len(text), zlib.crc32(text))
+        buffers = [bytes(b) if isinstance(b, memoryview) else b for b in buffers]
+        images = [None if i is None else (bytes(i[0]), i[1]) for i in images]
+    return GltfSource(text, gltf.display, buffers, images, _frozen(rows),
                       tuple(_frozen(a) for a in rest), dataless=dataless)  # fmt: skip
+
+
+def _reread(gltf: GltfFile) -> bool:
+    """Whether the source reads the JSON text from the file again rather than keeping it:
+    a large text, unless the .glb's binary chunk (kept) is larger still and the text,
+    a view of the same bytes, costs nothing more."""
+    size = len(gltf.json_text)
+    return size >= REREAD_BYTES and (gltf.bin is None or len(gltf.bin) <= size)
 
 
 def _frozen(values: np.ndarray) -> np.ndarray:

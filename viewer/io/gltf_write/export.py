@@ -20,6 +20,7 @@ What cannot be carried over is returned as one-line notes, one per kind.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import compress
 from pathlib import Path
 
 import numpy as np
@@ -167,47 +168,69 @@ def _local_values(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     return pos, rot, scl
 
 
-def _trs_tables(trs: tuple[np.ndarray, ...]) -> list[tuple[str, dict[int, list]]]:
-    """Per TRS field, {row: its glTF list} for the rows that differ from the default;
-    found for all rows at once."""
-    tables = []
-    for key, values, default in zip(("translation", "rotation", "scale"), trs, _IDENTITY,
-                                    strict=True):  # fmt: skip
-        rows = np.flatnonzero((values != np.asarray(default)).any(axis=1))
-        tables.append((key, dict(zip(rows.tolist(), values[rows].tolist(), strict=True))))
-    return tables
+class _Column:
+    """One TRS field of the written rows: the rows that differ from its default (ascending)
+    and their glTF lists, with the place of each row among them (-1: the default)."""
+
+    def __init__(self, key: str, values: np.ndarray, default: np.ndarray) -> None:
+        self.key = key
+        self.rows = np.flatnonzero((values != default).any(axis=1))
+        self.values: list[list[float]] = values[self.rows].tolist()
+        self.at = np.full(len(values), -1, np.int64)
+        self.at[self.rows] = np.arange(self.rows.size)
+
+    def get(self, k: int) -> list[float] | None:
+        at = int(self.at[k])
+        return None if at < 0 else self.values[at]
 
 
-def _trs_of_row(tables: list[tuple[str, dict[int, list]]], k: int) -> dict:
+def _trs_tables(trs: tuple[np.ndarray, ...]) -> list[_Column]:
+    """Per TRS field, the rows that differ from the default and their glTF lists; found
+    for all rows at once."""
+    keys = ("translation", "rotation", "scale")
+    return [_Column(key, values, np.asarray(default))
+            for key, values, default in zip(keys, trs, _IDENTITY, strict=True)]  # fmt: skip
+
+
+def _trs_of_row(tables: list[_Column], k: int) -> dict:
     """Row `k`'s non-default TRS fields."""
-    return {key: table[k] for key, table in tables if k in table}
+    return {c.key: c.get(k) for c in tables if c.get(k) is not None}
 
 
-def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list, from_file: list[int],
+def _set_all(nodes: list[dict], rows: list[int], key: str, values) -> None:
+    """``nodes[row][key] = value`` for each row and value (a plain loop: faster here than
+    ``map`` over ``dict.__setitem__``)."""
+    for row, value in zip(rows, values):
+        nodes[row][key] = value
+
+
+def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list[_Column], from_file: list[int],
                   builtin: BuiltinMeshes) -> tuple[list[dict], list[int]]:  # fmt: skip
     """The glTF node entries of the nodes `ids` (rows in pre-order) and the root rows.
     Each entry holds its name, then (unless its row is in `from_file`, filled later from
     its file) its TRS fields and mesh, then its children: one pass per field over the
     rows that have it, so the key order is the same in every entry."""
     graph = scene.graph
-    nodes: list[dict] = [{"name": name} for name in map(graph.name_of, ids.tolist())]
+    nodes: list[dict] = [{"name": name} for name in graph.peek.names_of(ids)]
     own_rows = np.ones(len(ids), bool)
     own_rows[from_file] = False
-    own = own_rows.tolist()
-    for key, table in trs_tables:
-        items = [(k, v) for k, v in table.items() if own[k]] if from_file else table.items()
-        for k, value in items:
-            nodes[k][key] = value
-    mesh_of_look: dict[int, int | None] = {}  # looks are shared: one lookup per distinct look
+    for column in trs_tables:
+        own = own_rows[column.rows].tolist()
+        _set_all(nodes, list(compress(column.rows.tolist(), own)), column.key,
+                 compress(column.values, own))  # fmt: skip
+    rows = np.flatnonzero(own_rows)
     pivot = Look(mesh="none")
-    rows = np.flatnonzero(own_rows).tolist()
-    for k, look in zip(rows, map(scene.looks.get, ids[own_rows].tolist()), strict=True):
-        look = pivot if look is None else look
-        mesh = mesh_of_look.get(id(look), -1)
-        if mesh == -1:
-            mesh = mesh_of_look[id(look)] = builtin.mesh(look.mesh, look.size, look.color)
-        if mesh is not None:
-            nodes[k]["mesh"] = mesh
+    looks = [pivot if look is None else look for look in map(scene.looks.get, ids[rows].tolist())]
+    _, first, which = np.unique(np.fromiter(map(id, looks), np.int64, len(looks)),
+                                return_index=True, return_inverse=True)  # fmt: skip
+    meshes = np.full(first.size, -1, np.int64)  # looks are shared: one lookup per distinct look
+    for u in np.argsort(first).tolist():  # in row order, as the meshes are numbered
+        look = looks[int(first[u])]
+        mesh = builtin.mesh(look.mesh, look.size, look.color)
+        meshes[u] = -1 if mesh is None else mesh
+    mesh = meshes[which.reshape(-1)]
+    drawn = np.flatnonzero(mesh >= 0)
+    _set_all(nodes, rows[drawn].tolist(), "mesh", mesh[drawn].tolist())
     row_of = np.full(graph.capacity_ids, -1, np.int64)
     row_of[ids] = np.arange(len(ids))
     parent_ids = graph.parents()[ids]
@@ -216,8 +239,8 @@ def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list, from_file: li
     by_parent = children[np.argsort(parent_rows[children], kind="stable")]
     parents, starts = np.unique(parent_rows[by_parent], return_index=True)
     flat, bounds = by_parent.tolist(), [*starts.tolist(), len(by_parent)]
-    for parent, start, end in zip(parents.tolist(), bounds, bounds[1:]):
-        nodes[parent]["children"] = flat[start:end]
+    kids = map(flat.__getitem__, map(slice, bounds, bounds[1:]))
+    _set_all(nodes, parents.tolist(), "children", kids)
     return nodes, np.flatnonzero(parent_rows < 0).tolist()
 
 
