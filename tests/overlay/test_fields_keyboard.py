@@ -6,13 +6,10 @@ of quitting."""
 
 from __future__ import annotations
 
-import app_driver
 import numpy as np
 import pytest
 from moderngl_window.context.base import KeyModifiers
-from overlay_helpers import tree10
 
-from viewer.embed.api import scene_for
 from viewer.session.commands import numbers
 
 
@@ -36,18 +33,9 @@ def key(d, name: str, ctrl: bool = False, char: str | None = None) -> None:
 
 
 @pytest.fixture
-def field(drive, monkeypatch):
+def field(edit_open):
     """(driver, session, node, edit section) with Obj5 selected, the Edit section open."""
-    monkeypatch.setattr(app_driver, "SIZE", (1280, 1000))  # the tree and the fields in view
-    d = drive(scene_for(tree10()), still=True)
-    d.frame(2)
-    session = d.app.session
-    node = session.graph["Obj5"]
-    session.select(node.id)
-    edit = d.app.overlay.panel.scene.edit
-    edit.open_next = True
-    d.frame(3)
-    return d, session, node, edit
+    return edit_open((1280, 1000))  # the tree and the fields in view
 
 
 def click_into(d, edit, field: str) -> None:

@@ -6,28 +6,18 @@ nothing."""
 
 from __future__ import annotations
 
-import app_driver
 import pytest
 from imgui_bundle import imgui
-from overlay_helpers import tree10
 from test_fields_keyboard import click_into, key
 
-from viewer.embed.api import scene_for
 from viewer.session.commands import Reparent
 from viewer.text import one_line
 
 
 @pytest.fixture(params=[(1280, 1000), (1280, 720)])
-def editing(drive, monkeypatch, request):
+def editing(edit_open, request):
     """(driver, session, edit section): Obj5 selected, the Edit section open."""
-    monkeypatch.setattr(app_driver, "SIZE", request.param)
-    d = drive(scene_for(tree10()), still=True)
-    d.frame(2)
-    session = d.app.session
-    session.select(session.graph["Obj5"].id)
-    edit = d.app.overlay.panel.scene.edit
-    edit.open_next = True
-    d.frame(3)
+    d, session, _, edit = edit_open(request.param)
     return d, session, edit
 
 

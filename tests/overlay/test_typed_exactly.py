@@ -7,25 +7,14 @@ from __future__ import annotations
 
 import tomllib
 
-import app_driver
 import pytest
-from overlay_helpers import tree10
 
-from viewer.embed.api import scene_for
 from viewer.io.loader import load_scene
 
 
 @pytest.mark.parametrize("text", ["-0.15", "0.1", "1234.5678", "-2.3"])
-def test_a_typed_position_round_trips_through_save(drive, monkeypatch, tmp_path, text):
-    monkeypatch.setattr(app_driver, "SIZE", (800, 1000))
-    d = drive(scene_for(tree10()), still=True)
-    d.frame(2)
-    session = d.app.session
-    node = session.graph["Obj5"]
-    session.select(node.id)
-    edit = d.app.overlay.panel.scene.edit
-    edit.open_next = True
-    d.frame(3)
+def test_a_typed_position_round_trips_through_save(edit_open, tmp_path, text):
+    d, session, node, edit = edit_open((800, 1000))
     low, _ = edit.field_rects["local_position"]
     d.click(low.x + 6, low.y + 6)  # the first number, x: its text selected whole
     for char in text:

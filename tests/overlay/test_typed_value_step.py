@@ -1,23 +1,11 @@
-import app_driver
 import numpy as np
-from overlay_helpers import tree10
-
-from viewer.embed.api import scene_for
 
 
-def test_a_rotation_typed_number_by_number_is_one_undo_step_named_in_words(drive, monkeypatch):
+def test_a_rotation_typed_number_by_number_is_one_undo_step_named_in_words(edit_open):
     """Three numbers typed into the rotation field with Tab between them and Enter at the
     end: the inspector commits each number as it leaves it, and the editing room merges
     them into one step named by the value (it was three "set Obj5.local_euler" steps)."""
-    monkeypatch.setattr(app_driver, "SIZE", (800, 1000))
-    d = drive(scene_for(tree10()), still=True)
-    d.frame(2)
-    session = d.app.session
-    node = session.graph["Obj5"]
-    session.select(node.id)
-    edit = d.app.overlay.panel.scene.edit
-    edit.open_next = True
-    d.frame(3)
+    d, session, node, edit = edit_open((800, 1000))
     before = node.local_position.copy()
     x0 = edit.field_rects["local_euler"][0]
     d.click(x0.x + 6, x0.y + 6)
