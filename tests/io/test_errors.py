@@ -19,6 +19,8 @@ CASES = [
     ("own parent", GOOD_NODE + 'parent = "Obj1"\n', "Obj1", "parent", 3, "its own parent"),
     ("cycle", '[[node]]\nname = "A"\nparent = "C"\n\n[[node]]\nname = "B"\nparent = "A"\n\n'
               '[[node]]\nname = "C"\nparent = "B"\n', "A", "parent", 3, "cycle: A -> C -> B -> A"),
+    ("cycle of long names", '[[node]]\nname = "Alpha"\nparent = "Beta"\n\n[[node]]\n'
+     'name = "Beta"\nparent = "Alpha"\n', "Alpha", "parent", 3, "cycle: Alpha -> Beta -> Alpha"),
     ("duplicate name", GOOD_NODE + "\n" + GOOD_NODE, "Obj1", "name", 5, "duplicate name"),
     ("missing name", "[[node]]\nposition = [0, 0, 0]\n", None, "name", 1, "needs a name"),
     ("short vector", GOOD_NODE + "position = [1, 2]\n", "Obj1", "position", 3,

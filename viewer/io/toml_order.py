@@ -76,12 +76,12 @@ def checked_order(names: list[str], parents: list[str | None], display: str, loc
             if len(loop) > 7:  # a 200,000-node cycle: its start and end, and its length
                 shown = [printable(names[r], 40) for r in loop[:3]]
                 tail = [printable(names[r], 40) for r in loop[-2:]]
-                names = " -> ".join([*shown, f"... ({len(cycle):,} nodes) ...", *tail])
+                chain = " -> ".join([*shown, f"... ({len(cycle):,} nodes) ...", *tail])
             else:
-                names = " -> ".join(printable(names[r], 40) for r in loop)
+                chain = " -> ".join(printable(names[r], 40) for r in loop)
             first = min(cycle)
             where = F.Where(display, locator, "node", first, names[first])
-            raise where.error("parent", f"parent cycle: {names}")
+            raise where.error("parent", f"parent cycle: {chain}")
         for r in path:
             state[r] = 2
     return _preorder(parent_rows), parent_rows, row_of
