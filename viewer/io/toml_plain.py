@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from viewer.io.distinct import distinct_rows
+from viewer.spans import aranges
 
 __all__ = ["PlainNodes", "merge_plain", "split_plain", "spread"]
 
@@ -178,10 +179,7 @@ def _gather(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> np.ndarray:
     the other; a few thousand spans at a time, to keep the index arrays small."""
     out = []
     for at in range(0, begin.size, _SPANS):
-        b, e = begin[at : at + _SPANS], end[at : at + _SPANS] + 1
-        sizes = e - b
-        shift = np.repeat(b - (np.cumsum(sizes) - sizes), sizes)
-        out.append(buf[shift + np.arange(shift.size)])
+        out.append(buf[aranges(begin[at : at + _SPANS], end[at : at + _SPANS] + 1)])
     return np.concatenate(out) if out else np.zeros(0, dtype=np.uint8)
 
 

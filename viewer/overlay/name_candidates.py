@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from viewer.spans import aranges
+
 from . import labels
 
 #: At most this many nodes are offered to `place_named` per view from the grid, besides
@@ -29,13 +31,6 @@ CANDIDATES = 2000
 CELLS_PER_AXIS = 16
 CELLS_MAX = CELLS_PER_AXIS**3
 PER_CELL = 64
-
-
-def _aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(lo[k], hi[k])`` over k."""
-    lengths = hi - lo
-    first = np.cumsum(lengths) - lengths
-    return np.repeat(lo - first, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
 class NameGrid:
@@ -77,7 +72,7 @@ class NameGrid:
         cells = cells[np.argsort(nearest, kind="stable")]
         sizes = self.ends[cells] - self.starts[cells]
         cells = cells[: int(np.searchsorted(np.cumsum(sizes), limit)) + 1]
-        rows = _aranges(self.starts[cells], self.ends[cells])[:limit]
+        rows = aranges(self.starts[cells], self.ends[cells])[:limit]
         return self.ids[rows], self.rank[rows]
 
 

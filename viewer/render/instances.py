@@ -27,9 +27,10 @@ import moderngl
 import numpy as np
 
 from viewer.content import meshes
+from viewer.spans import aranges
 
 from .glow import STAMP_BYTES, STAMP_FORMAT, Glow
-from .scatter import RowScatter, aranges
+from .scatter import RowScatter
 
 MATRIX_BYTES = 64
 LOOK_BYTES = 24

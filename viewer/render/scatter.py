@@ -20,28 +20,17 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
+from viewer.spans import aranges
+
 from . import glow_loops
 from .shaders import has_compute, load_compute
 
-__all__ = ["ROW_FLOATS", "RowScatter", "aranges"]
+__all__ = ["ROW_FLOATS", "RowScatter"]
 
 #: Floats per staged row: matrix (16), glow stamp (2), link stamp (1), slot (1, uint bits).
 ROW_FLOATS = 20
 #: Threads per work group (the shaders' local_size_x).
 GROUP = 64
-
-
-def aranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(lo[k], hi[k])`` over k (each hi >= lo), in one go.
-
-    `aranges([2, 7], [4, 9])` is `[2, 3, 7, 8]`.
-    """
-    lengths = hi - lo
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    first = np.cumsum(lengths) - lengths  # where each run starts in the output
-    return np.repeat(lo - first, lengths) + np.arange(total, dtype=np.int64)
 
 
 class RowScatter:
