@@ -45,10 +45,7 @@ class GlowMarks:
         """Per node of `ids` (all below `n`) in the picked frame: `own` for a local
         recomputation, `followed` for a world one only, 0 for none."""
         world, local, _ = self.still
-        mark = np.zeros(n, dtype=np.int64)
-        mark[world] = followed
-        mark[local] = own
-        return mark[ids]
+        return _marks(ids, n, local, world, own, followed)
 
     def set_pending(self, own: np.ndarray, followed: np.ndarray) -> None:
         """Show nodes as marked and not yet executed: `own` changed their own values
@@ -82,7 +79,13 @@ class GlowMarks:
         None: none are marked."""
         if not self.any_pending:
             return None
-        mark = np.zeros(n, dtype=np.int64)
-        mark[self.pending_followed] = 1
-        mark[self.pending_own] = -1
-        return mark[ids]
+        return _marks(ids, n, self.pending_own, self.pending_followed, -1, 1)
+
+
+def _marks(ids: np.ndarray, n: int, own_ids, followed_ids, own, followed) -> np.ndarray:
+    """Per node of `ids` (all below `n`): `own` where in `own_ids`, else `followed` where
+    in `followed_ids`, else 0."""
+    mark = np.zeros(n, dtype=np.int64)
+    mark[followed_ids] = followed
+    mark[own_ids] = own
+    return mark[ids]
