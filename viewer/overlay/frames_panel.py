@@ -232,8 +232,7 @@ class FramesPanel:
         self.end_frame = -1  # before every kept frame: its window starts at the oldest
 
     def _live(self) -> None:
-        self.ov.pin(None)
-        self.back_to_live()
+        self.ov.pin(None)  # which also brings the timeline and the log back to live
 
     def back_to_live(self) -> None:
         """Live asked for (`live`, `]` past the last event): the timeline's right end at

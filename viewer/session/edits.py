@@ -86,9 +86,7 @@ class Editing:
         back an edit of the run before; no key stays held, no drag goes on. The
         selection stays."""
         self.held.clear()
-        self.history = EditHistory(self.graph)
-        self._drag = None
-        self._say(None)  # the line spoke of a step no longer there
+        self.use(self.graph, self.selected)
 
     @property
     def recording(self) -> bool:
