@@ -112,6 +112,8 @@ class SceneGraph:
         numbered = type(names) is NumberedNames  # (no two alike: not compared; a subclass is)
         if not numbered:
             names = list(names)
+        elif self._store.n:  # joined to earlier ids' names, they are made: once, here
+            names = names.to_list()
         if len(names) != k:
             raise ValueError(f"add_many: {len(names)} names for {k} parents")
         structure.check_new_names(self._store, names, distinct=numbered)

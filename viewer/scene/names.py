@@ -82,8 +82,9 @@ class NodeNames:
         #: list's own C method once every name is made (``[i]`` costs twice as much).
         self.at = rest.__getitem__ if head is None else self.__getitem__
 
-    def _made(self) -> list[str]:
-        """Every name, in the list that holds them from now on."""
+    def made(self) -> list[str]:
+        """Every name, in the list that holds them from now on (made now if not yet: a
+        reader of every name wants them all)."""
         head, rest = self._parts
         if head is not None:
             made = head.to_list()
@@ -119,17 +120,17 @@ class NodeNames:
         if 0 <= i < m:
             self._reads += 1
             if self._reads > max(MADE_AFTER, m >> 4):
-                return self._made()[i]
+                return self.made()[i]
             return head[i]
         if i < 0:
             raise IndexError("name index out of range")
         return rest[i - m]
 
     def __setitem__(self, i, value) -> None:  # type: ignore[no-untyped-def]
-        self._made()[i] = value
+        self.made()[i] = value
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._made())
+        return iter(self.made())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, NodeNames):

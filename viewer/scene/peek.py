@@ -85,7 +85,7 @@ class Peek:
     def names_of(self, node_ids: np.ndarray) -> list[str]:
         """The names of many node ids at once, as `name_of` gives each (for writers of a
         million nodes: no call per node)."""
-        return list(map(self._store.names.__getitem__, np.asarray(node_ids).tolist()))
+        return list(map(self._store.names.made().__getitem__, np.asarray(node_ids).tolist()))
 
     def is_alive(self, node_id: int) -> bool:
         i = int(node_id)
