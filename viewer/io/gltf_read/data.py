@@ -155,8 +155,8 @@ class GltfFile:
         fast = fast_parse(self.json_text)  # None: not certainly valid, read the old way
         if fast is None:
             what = "the JSON chunk" if is_glb else "the .gltf file"
-            start = GLB_JSON_AT if is_glb else 0  # a byte's place is counted in the file
-            self.doc = parse_json(bytes(self.json_text), what, self.display, start=start)
+            text = bytes(self.json_text)  # (a byte's place is counted in the file)
+            self.doc = parse_json(text, what, self.display, start=self.json_offset)
         else:
             self.doc, self.node_table = fast
         version = self.obj(self.doc.get("asset"), "asset").get("version")
