@@ -56,18 +56,11 @@ def _bad_size(look) -> bool:
 def _first_bad_size(scene, id_list: list[int]) -> int:
     """The first row whose look has a size out of range (-1: none); looks are shared,
     each is checked once."""
-    reason: dict[int, bool] = {}
-    bad = set()
     distinct = dict(zip(map(id, scene.looks.values()), scene.looks.values()))
-    if not any(_bad_size(look) for look in distinct.values()):  # each shared Look once
+    bad_looks = {key for key, look in distinct.items() if _bad_size(look)}  # each Look once
+    if not bad_looks:
         return -1
-    for i, look in scene.looks.items():
-        if id(look) not in reason:
-            reason[id(look)] = _bad_size(look)
-        if reason[id(look)]:
-            bad.add(i)
-    if not bad:
-        return -1
+    bad = {i for i, look in scene.looks.items() if id(look) in bad_looks}
     return next((row for row, i in enumerate(id_list) if i in bad), -1)
 
 

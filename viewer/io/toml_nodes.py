@@ -187,17 +187,13 @@ def _names_ok(names: list) -> np.ndarray:
 def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:
     """Each row's quaternion (`F.quat_from_euler` of its angles; `NO_ROTATION` where none
     is given), (k, 4); each distinct row of angle bits converted once (-0.0 is not 0.0)."""
-    rows = np.flatnonzero(given)
-    if not rows.size:
+    codes, firsts = _row_codes(euler, given)
+    if not firsts.size:
         return np.tile(NO_ROTATION, (given.size, 1))
-    angles = euler[rows]
-    first, which = distinct_rows(angles)
     # F.quat_from_euler's own formula (the same float operations), one distinct row each
-    quats = np.array(list(map(quat_from_euler_floats, *angles[first].T.tolist())))
-    table = np.vstack([NO_ROTATION, quats.reshape(-1, 4)])  # row 0: no rotation given
-    slot = np.zeros(given.size, dtype=np.int64)
-    slot[rows] = which + 1
-    return table[slot]
+    quats = np.array(list(map(quat_from_euler_floats, *euler[firsts].T.tolist())))
+    table = np.vstack([quats.reshape(-1, 4), NO_ROTATION])  # code -1: no rotation given
+    return table[codes]
 
 
 def _shared_looks(meshes: list, sizes: np.ndarray, sized: np.ndarray, colors: list) -> list:
