@@ -74,7 +74,7 @@ def savable_reason(
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)
     id_list = ids.tolist()
     if names is None:
-        names = list(map(graph.name_of, id_list))
+        names = graph.peek.names_of(id_list)
     positions, _, scales = (a[ids] for a in graph.local_values())
     # one pass over all nodes per rule; the first node breaking any rule is named, and
     # within that node the rules in this order: name, position, scale, size

@@ -43,7 +43,7 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     written next to it, then renamed). Raises SceneError when the file cannot be written,
     or when the scene holds what the loader would refuse (viewer/io/savable.py)."""
     path = Path(path)
-    names = list(map(scene.graph.name_of, scene.graph.alive_ids().tolist()))  # (once)
+    names = scene.graph.peek.names_of(scene.graph.alive_ids())  # (once)
     refused = savable_reason(scene, names)  # what the loader would refuse is not written
     if refused is not None:
         node, field, reason = refused
@@ -77,7 +77,7 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".", names: list[str] | N
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
     id_list = ids.tolist()
     if names is None:
-        names = list(map(graph.name_of, id_list))
+        names = graph.peek.names_of(id_list)
     names = dict(zip(id_list, names, strict=True))
     quoted = _quoted(list(names.values()))  # by row
     row_of = np.full(graph.capacity_ids + 1, -1, dtype=np.int64)  # id -1 -> row -1
