@@ -29,10 +29,16 @@ from types import MappingProxyType
 import msgspec
 import numpy as np
 
-__all__ = ["TRS_WIDTHS", "NodeTable", "fast_parse"]
+__all__ = ["TRS_DEFAULTS", "TRS_WIDTHS", "NodeTable", "fast_parse"]
 
+#: The TRS fields in glTF's order, each with its value where a node leaves it out.
+TRS_DEFAULTS = {
+    "translation": (0.0, 0.0, 0.0),
+    "rotation": (0.0, 0.0, 0.0, 1.0),
+    "scale": (1.0, 1.0, 1.0),
+}
 #: The TRS fields and their widths, as read column-wise.
-TRS_WIDTHS = {"translation": 3, "rotation": 4, "scale": 3}
+TRS_WIDTHS = {f: len(default) for f, default in TRS_DEFAULTS.items()}
 #: Nodes decoded at once: their records are what the fast path holds beyond the columns.
 _CHUNK = 1 << 14
 #: The JSON object of a node with nothing but the columns' fields (one, shared, read-only).

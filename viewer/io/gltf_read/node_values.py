@@ -17,15 +17,8 @@ import numpy as np
 
 from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.data import GltfFile
-from viewer.io.gltf_read.node_table import NodeTable
+from viewer.io.gltf_read.node_table import TRS_DEFAULTS, NodeTable
 from viewer.scene.math import decompose, trs_matrix
-
-#: Each TRS field's value when a node does not give it.
-TRS_DEFAULTS = {
-    "translation": (0.0, 0.0, 0.0),
-    "rotation": (0.0, 0.0, 0.0, 1.0),
-    "scale": (1.0, 1.0, 1.0),
-}
 
 
 def number_error(

@@ -58,13 +58,8 @@ from viewer.io.gltf_read.data import DataUnavailable, GltfFile, brief, is_int, w
 from viewer.io.gltf_read.extensions import check_extensions
 from viewer.io.gltf_read.instancing import instance_matrices
 from viewer.io.gltf_read.mesh import MeshParts, read_mesh
-from viewer.io.gltf_read.node_values import (
-    TRS_DEFAULTS,
-    bulk_values,
-    matrix_trs,
-    number_error,
-    table_values,
-)
+from viewer.io.gltf_read.node_table import TRS_DEFAULTS
+from viewer.io.gltf_read.node_values import bulk_values, matrix_trs, number_error, table_values
 from viewer.io.gltf_read.nodes import node_order
 from viewer.io.gltf_read.primitives import morph_weights
 from viewer.io.gltf_read.skin import check_joint_indices, read_skin, skin_index

@@ -28,6 +28,7 @@ import numpy as np
 from viewer.content.scene import Look, Scene
 from viewer.io.bundled import file_title
 from viewer.io.errors import SceneError
+from viewer.io.gltf_read.node_table import TRS_DEFAULTS
 from viewer.io.gltf_read.scene import collector_paused
 from viewer.io.gltf_write.builtin import BuiltinMeshes
 from viewer.io.gltf_write.carry import Output, carry
@@ -44,7 +45,6 @@ GLTF_SUFFIXES = (".gltf", ".glb")
 #: Extensions whose data the export takes out (decoded views are written plain).
 _CARRIED_AWAY = {"EXT_meshopt_compression"}
 _TRS_FIELDS = ("matrix", "translation", "rotation", "scale")
-_IDENTITY = (np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0]), np.ones(3))
 
 
 def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[str]:
@@ -187,9 +187,8 @@ class _Column:
 def _trs_tables(trs: tuple[np.ndarray, ...]) -> list[_Column]:
     """Per TRS field, the rows that differ from the default and their glTF lists; found
     for all rows at once."""
-    keys = ("translation", "rotation", "scale")
     return [_Column(key, values, np.asarray(default))
-            for key, values, default in zip(keys, trs, _IDENTITY, strict=True)]  # fmt: skip
+            for (key, default), values in zip(TRS_DEFAULTS.items(), trs, strict=True)]  # fmt: skip
 
 
 def _trs_of_row(tables: list[_Column], k: int) -> dict:
