@@ -193,7 +193,7 @@ def _trs_tables(trs: tuple[np.ndarray, ...]) -> list[_Column]:
 
 def _trs_of_row(tables: list[_Column], k: int) -> dict:
     """Row `k`'s non-default TRS fields."""
-    return {c.key: c.get(k) for c in tables if c.get(k) is not None}
+    return {c.key: value for c in tables if (value := c.get(k)) is not None}
 
 
 def _set_all(nodes: list[dict], rows: list[int], key: str, values) -> None:
