@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchutil import machine_lines, others_busy_percent  # noqa: E402
 
 from viewer.attach.mirror import Mirror  # noqa: E402
-from viewer.attach.protocol import Limits  # noqa: E402
+from viewer.attach.protocol import ProgramLimits  # noqa: E402
 from viewer.attach.publisher import publish  # noqa: E402
 from viewer.attach.server import Listener  # noqa: E402
 from viewer.scene.coldstart import exercise  # noqa: E402
@@ -62,7 +62,7 @@ PACE = 0.005
 def viewer_process(conn, max_nodes: int) -> None:
     """The viewer: listen, apply every frame to a mirror, note when each was applied."""
     exercise()  # the compiled loops loaded before any frame, as after sgview's first launch
-    listener = Listener("127.0.0.1", 0, limits=Limits(max_nodes, 1 << 30))
+    listener = Listener("127.0.0.1", 0, limits=ProgramLimits(max_nodes, 1 << 30))
     conn.send(listener.start()[1])
     listener.wait_program(60)
     program, mirror, applied, reading = listener.programs[0], Mirror("bench"), {}, True

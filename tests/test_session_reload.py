@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from viewer.frames.runner import swap
 from viewer.io import SceneWatcher, load_scene
 from viewer.overlay.model import reload_note
 from viewer.session.session import Session
@@ -18,6 +19,13 @@ title = "{title}"
 name = "Box"
 mesh = "cube"
 """
+
+
+def _swap(session, prepare=None):
+    """One redraw's scene swap without a window (`viewer.frames.runner.swap`): the scene
+    swapped in, or None; `prepare` stands for the window's GPU set-up of the candidate."""
+    swapped = swap(session, prepare or (lambda scene: None))
+    return None if swapped is None else swapped.candidate.scene
 
 
 class Clock:
@@ -47,10 +55,10 @@ def _save(path: Path, clock: Clock, text: str) -> None:
 
 
 def _poll(session: Session, clock: Clock, times: int = 1):
-    """What `poll_files` returned over `times` frames a second apart."""
+    """What `_swap` returned over `times` frames a second apart."""
     got = []
     for _ in range(times):
-        got.append(session.poll_files())
+        got.append(_swap(session))
         clock.t += 1.0
     return got
 

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from viewer.attach.protocol import (
-    Limits,
+    ProgramLimits,
     decode_frame,
     decode_structure,
     encode_frame,
@@ -49,12 +49,12 @@ def scripted_step(graph, k: int) -> None:
         graph.touch(names[k % 7])
 
 
-def wire(frame, known: np.ndarray, last: int, limits: Limits | None = None):
+def wire(frame, known: np.ndarray, last: int, limits: ProgramLimits | None = None):
     """A publisher's frame through the bytes and the viewer's checks, as a socket would
     carry it: (the decoded frame, the ids now known)."""
     structure = None
     if frame.structure is not None:
-        structure = decode_structure(encode_structure(frame.structure), limits or Limits())
+        structure = decode_structure(encode_structure(frame.structure), limits or ProgramLimits())
         known = np.sort(structure.ids)
     decoded = decode_frame(encode_frame(frame), known, last)
     decoded.structure = structure

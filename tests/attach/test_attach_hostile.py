@@ -22,7 +22,7 @@ from viewer.attach import server as server_module
 from viewer.attach.backlog import Backlog
 from viewer.attach.server import Listener
 
-LIMITS = p.Limits(max_nodes=1000, max_message_bytes=64 * 1024)
+LIMITS = p.ProgramLimits(max_nodes=1000, max_message_bytes=64 * 1024)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from viewer.attach import protocol as p
 from viewer.attach.backlog import Backlog
 
-LIMITS = p.Limits(max_nodes=1000, max_message_bytes=1 << 20)
+LIMITS = p.ProgramLimits(max_nodes=1000, max_message_bytes=1 << 20)
 
 
 def _snapshot():
@@ -150,7 +150,7 @@ def test_names_that_are_not_utf8_and_a_million_nodes_announced_and_not_sent():
     bad[-2:] = b"\xff\xfe"
     _refused(p.decode_structure, bytes(bad), LIMITS, match="UTF-8")
     million = p.header(p.STRUCTURE) + p.STRUCTURE_HEAD.pack(1_000_000, 0)
-    _refused(p.decode_structure, million, p.Limits(max_nodes=2_000_000), match="make")
+    _refused(p.decode_structure, million, p.ProgramLimits(max_nodes=2_000_000), match="make")
     _refused(p.decode_structure, million, LIMITS, match="--max-nodes")
     announced = p.header(p.FRAME) + p.FRAME_HEAD.pack(1, 1, 0, 0, 0, 0, 10**6, 0, 0, 0)
     _refused(p.decode_frame, announced, np.arange(10), 0, match="for 10 nodes")

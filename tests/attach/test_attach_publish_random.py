@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import viewer
 from viewer.attach.mirror import Mirror
-from viewer.attach.protocol import Limits
+from viewer.attach.protocol import ProgramLimits
 from viewer.attach.server import Listener
 from viewer.scene.graph import SceneGraph
 
@@ -81,7 +81,7 @@ def test_a_viewer_that_stops_reading_costs_at_most_the_queue_bound():
     graph = SceneGraph()
     graph.add_many(None, np.arange(-1, 399))  # a chain of 400 nodes
     graph.update()
-    listener = Listener("127.0.0.1", 0, err=io.StringIO(), limits=Limits(1000, 512 * 1024))
+    listener = Listener("127.0.0.1", 0, err=io.StringIO(), limits=ProgramLimits(1000, 512 * 1024))
     host, port = listener.start()
     bound = 256 * 1024
     link = viewer.publish(graph, f"{host}:{port}", name="stalled", queue_bytes=bound)

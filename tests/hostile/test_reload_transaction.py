@@ -23,6 +23,7 @@ import pytest
 from hostile_gltf import SINGULAR_BINDS, write_chain
 from kernel_faults import faulty_kernel
 
+from viewer.frames.runner import swap
 from viewer.io import load_scene
 from viewer.io.watch import SceneWatcher
 from viewer.session.session import Session
@@ -30,6 +31,13 @@ from viewer.text import MAX_MESSAGE
 
 CASE_SECONDS = 30.0
 CASE_MEGABYTES = 64.0
+
+
+def _poll(session, prepare=None):
+    """One redraw's scene swap without a window (`viewer.frames.runner.swap`): the scene
+    swapped in, or None; `prepare` stands for the window's GPU set-up of the candidate."""
+    swapped = swap(session, prepare or (lambda scene: None))
+    return None if swapped is None else swapped.candidate.scene
 
 
 class _Clock:
@@ -59,19 +67,19 @@ def _save(path: Path, write) -> None:
 
 def _settled(session: Session, prepare=None):
     """The first look after a save notes the change; the next one (it held) reads it."""
-    assert session.poll_files(prepare) is None
-    return session.poll_files(prepare)
+    assert _poll(session, prepare) is None
+    return _poll(session, prepare)
 
 
 def _poll_bounded(session: Session, prepare=None):
-    """poll_files under the contract's eyes: (result, seconds, peak MB); no warning."""
-    assert session.poll_files(prepare) is None  # the change noted, read at the next look
+    """_poll under the contract's eyes: (result, seconds, peak MB); no warning."""
+    assert _poll(session, prepare) is None  # the change noted, read at the next look
     tracemalloc.start()
     start = time.perf_counter()
     try:
         with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
             warnings.simplefilter("always")
-            result = session.poll_files(prepare)
+            result = _poll(session, prepare)
         seconds = time.perf_counter() - start
         peak = tracemalloc.get_traced_memory()[1] / 2**20
     finally:

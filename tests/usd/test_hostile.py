@@ -13,11 +13,19 @@ pytest.importorskip("pxr")
 from pxr import Usd, UsdGeom  # noqa: E402
 
 from viewer.cli.main import main  # noqa: E402
+from viewer.frames.runner import swap  # noqa: E402
 from viewer.io import SceneError, SceneWatcher, load_scene  # noqa: E402
 from viewer.io.usd import timeline  # noqa: E402
 from viewer.session.session import Session  # noqa: E402
 
 HEADER = '#usda 1.0\n(\n    defaultPrim = "A"\n)\n'
+
+
+def _poll(session, prepare=None):
+    """One redraw's scene swap without a window (`viewer.frames.runner.swap`): the scene
+    swapped in, or None; `prepare` stands for the window's GPU set-up of the candidate."""
+    swapped = swap(session, prepare or (lambda scene: None))
+    return None if swapped is None else swapped.candidate.scene
 
 
 def _one_line(capsys, argv) -> str:
@@ -130,16 +138,16 @@ def test_live_reload_keeps_the_last_good_stage(tmp_path):
     session.files.watcher = SceneWatcher(path, clock=lambda: now[0], seen=scene.source_stamp)
     path.write_text(HEADER + 'def Xform "A" {\n    double3 xformOp:translate = (1,\n}\n')
     now[0] += 5.0
-    assert session.poll_files() is None  # the change noted
+    assert _poll(session) is None  # the change noted
     now[0] += 1.0
-    assert session.poll_files() is None  # and read, settled: refused
+    assert _poll(session) is None  # and read, settled: refused
     assert session.scene is scene and "parse error" in session.messages.reload
     _animated(tmp_path / "v2.usda", 20)  # (pxr refuses CreateNew over an open layer)
     path.write_bytes((tmp_path / "v2.usda").read_bytes())
     now[0] += 5.0
-    assert session.poll_files() is None
+    assert _poll(session) is None
     now[0] += 1.0
-    fresh = session.poll_files()
+    fresh = _poll(session)
     assert fresh is session.scene and fresh is not scene and session.messages.reload is None
 
 

@@ -1,4 +1,4 @@
-"""What a publisher takes from the program's graph after an ``update()``, as `Frame`s.
+"""What a publisher takes from the program's graph after an ``update()``, as `ProgramFrame`s.
 
 Runs on the program's thread, so each step costs what the frame changed: a frame is its
 report's id arrays (kept, not copied) and one copy of the changed rows' local values and
@@ -10,12 +10,13 @@ writes per recomputed node; the merged frame is taken once the queue has room ag
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
 from viewer.text import printable
 
-from .protocol import Frame, Structure
+from .protocol import ProgramFrame, Structure
 
 
 def structure_of(graph: SceneGraph) -> Structure:
@@ -26,30 +27,37 @@ def structure_of(graph: SceneGraph) -> Structure:
     return Structure(order, parents, names)
 
 
-def values_of(graph: SceneGraph, ids: np.ndarray) -> tuple[np.ndarray, ...]:
+def values_of(graph: SceneGraph, ids: NDArray[np.int64]) -> tuple[NDArray[np.float64], ...]:
     """Copies of the rows ``ids`` of the local positions, quaternions and scales (the
     column blocks of a frame's value rows, joined on the sending thread)."""
     pos, rot, scl = graph.local_values()
     return _rows(pos, ids), _rows(rot, ids), _rows(scl, ids)
 
 
-def _rows(array: np.ndarray, ids: np.ndarray) -> np.ndarray:
+def _rows(array: NDArray[np.float64], ids: NDArray[np.int64]) -> NDArray[np.float64]:
     """``array[ids]``, copied: ``np.take`` gathers rows about 3x faster than indexing."""
     return np.take(array, ids, axis=0)
 
 
-def frame_of(graph: SceneGraph, report: FrameReport) -> Frame:
+def frame_of(graph: SceneGraph, report: FrameReport) -> ProgramFrame:
     """One frame as it happened: its report, the recomputed locals and worlds."""
     world = report.world_updated
-    return Frame(
-        frame=report.frame, merged=1, local_updated=report.local_updated, world_updated=world,
-        cause=report.cause, value_ids=report.local_updated,
-        values=values_of(graph, report.local_updated), world_ids=world,
-        worlds=_rows(graph.world_matrices(), world), structure_changed=report.structure_changed,
-        suppressed=report.suppressed, products=report.products,
+    return ProgramFrame(
+        frame=report.frame,
+        merged=1,
+        local_updated=report.local_updated,
+        world_updated=world,
+        cause=report.cause,
+        value_ids=report.local_updated,
+        values=values_of(graph, report.local_updated),
+        world_ids=world,
+        worlds=_rows(graph.world_matrices(), world),
+        structure_changed=report.structure_changed,
+        suppressed=report.suppressed,
+        products=report.products,
         naive_products=report.naive_products,
         structure=structure_of(graph) if report.structure_changed else None,
-    )  # fmt: skip
+    )
 
 
 class Backlog:
@@ -93,14 +101,14 @@ class Backlog:
         self.frames += 1
 
     def most_bytes(self, graph: SceneGraph) -> int:
-        """The most `Frame.nbytes` the merged frame can take (without gathering it): its
+        """The most `ProgramFrame.nbytes` the merged frame can take (without gathering it): its
         rows are at most those folded, and at most one per id."""
         ids = graph.capacity_ids
         local, world = (min(rows, ids) for rows in self._rows)
         names = 24 * ids if self._structure else 0
         return 8 * (12 * local + 19 * world) + names + 256
 
-    def take(self, graph: SceneGraph, everything: bool = False) -> Frame:
+    def take(self, graph: SceneGraph, everything: bool = False) -> ProgramFrame:
         """The folded frames as one (and the backlog empty again). ``everything``: a
         snapshot, with the structure and every node's values and world matrix."""
         order = graph.alive_ids()
@@ -115,13 +123,21 @@ class Backlog:
         value_ids = order if everything else local
         world_ids = order if everything else world
         suppressed, products, naive = self._counters.tolist()
-        frame = Frame(
-            frame=self._last, merged=self.frames, local_updated=local, world_updated=world,
-            cause=cause, value_ids=value_ids, values=values_of(graph, value_ids),
-            world_ids=world_ids, worlds=_rows(graph.world_matrices(), world_ids),
-            structure_changed=self._structure, suppressed=suppressed, products=products,
+        frame = ProgramFrame(
+            frame=self._last,
+            merged=self.frames,
+            local_updated=local,
+            world_updated=world,
+            cause=cause,
+            value_ids=value_ids,
+            values=values_of(graph, value_ids),
+            world_ids=world_ids,
+            worlds=_rows(graph.world_matrices(), world_ids),
+            structure_changed=self._structure,
+            suppressed=suppressed,
+            products=products,
             naive_products=naive,
             structure=structure_of(graph) if everything or self._structure else None,
-        )  # fmt: skip
+        )
         self.clear()
         return frame

@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.content.scene import Look, Scene
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
 
-from .protocol import Frame, Structure
+from .protocol import ProgramFrame, Structure
 
 #: How a program's node is drawn (the protocol carries transforms only).
 NODE_LOOK = Look(mesh="cube", size=(0.3, 0.3, 0.3))
@@ -41,7 +42,7 @@ def display_names(structure: Structure) -> list[str]:
     return out
 
 
-def _previous_siblings(structure: Structure) -> np.ndarray:
+def _previous_siblings(structure: Structure) -> NDArray[np.int64]:
     """Per listed node, the id of the sibling listed just before it (-2: none)."""
     parents = structure.parents
     order = np.argsort(parents, kind="stable")  # siblings grouped, in pre-order
@@ -64,20 +65,24 @@ class Mirror:
         #: Nodes whose received world matrix differs from the mirror's, last frame.
         self.mismatches = 0
 
-    def ids(self, program_ids: np.ndarray) -> np.ndarray:
+    def ids(self, program_ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """The mirror's ids of nodes of the current structure."""
         return self._mine[np.searchsorted(self._pub, program_ids)]
 
-    def apply(self, frame: Frame) -> FrameReport:
+    def apply(self, frame: ProgramFrame) -> FrameReport:
         """Bring the mirror to the program's state after ``frame``; returns the report
         to show: the program's, in the mirror's ids."""
         if frame.structure is not None:
             self._restructure(frame.structure)
         graph = self.graph
         if frame.value_ids.size:
-            values = frame.values
-            graph.set_locals(self.ids(frame.value_ids), positions=values[:, :3],
-                             rotations=values[:, 3:7], scales=values[:, 7:])  # fmt: skip
+            values = frame.value_rows()
+            graph.set_locals(
+                self.ids(frame.value_ids),
+                positions=values[:, :3],
+                rotations=values[:, 3:7],
+                scales=values[:, 7:],
+            )
         own = graph.update()
         if own.structure_changed or self._slot.size != graph.capacity_ids:
             order = graph.alive_ids()
@@ -92,12 +97,19 @@ class Mirror:
             self.mismatches = int(off.sum())
         starts, ends = _covering(own.starts, own.ends, self._slot[world])
         return replace(
-            own, frame=frame.frame, local_updated=self.ids(frame.local_updated),
-            world_updated=world, cause=self.ids(frame.cause), executed=world,
-            suppressed=frame.suppressed, products=frame.products,
-            naive_products=frame.naive_products, starts=starts, ends=ends,
+            own,
+            frame=frame.frame,
+            local_updated=self.ids(frame.local_updated),
+            world_updated=world,
+            cause=self.ids(frame.cause),
+            executed=world,
+            suppressed=frame.suppressed,
+            products=frame.products,
+            naive_products=frame.naive_products,
+            starts=starts,
+            ends=ends,
             structure_changed=own.structure_changed or frame.structure_changed,
-        )  # fmt: skip
+        )
 
     def _restructure(self, structure: Structure) -> None:
         if not self._places:  # the first structure: one bulk add, in the program's order
@@ -125,8 +137,9 @@ class Mirror:
                 graph.remove(graph.node(mine[i]))
         for i in gone:
             self.scene.looks.pop(mine.pop(i), None)
-        renamed = [(i, n) for i, n in zip(ids, names, strict=True)
-                   if i in fresh or placed[i][2] != n]  # fmt: skip
+        renamed = [
+            (i, n) for i, n in zip(ids, names, strict=True) if i in fresh or placed[i][2] != n
+        ]
         for i, _ in renamed:  # two steps: a name may pass from one node to another
             graph.rename(graph.node(mine[i]), f"\x01{mine[i]}")
         for i, name in renamed:
@@ -147,13 +160,16 @@ class Mirror:
         made = self.graph.add_many(names, mine)
         self.scene.looks.update(dict.fromkeys(made.tolist(), NODE_LOOK))
         prev = _previous_siblings(structure).tolist()
-        self._places = {i: (p, q, n) for i, p, q, n in
-                        zip(ids.tolist(), parents.tolist(), prev, names, strict=True)}  # fmt: skip
+        self._places = {
+            i: (p, q, n)
+            for i, p, q, n in zip(ids.tolist(), parents.tolist(), prev, names, strict=True)
+        }
         self._pub = ids[order]
         self._mine = made[order]
 
-    def _place(self, mine: dict[int, int], i: int, parent: int, previous: int,
-               first_root: bool) -> None:  # fmt: skip
+    def _place(
+        self, mine: dict[int, int], i: int, parent: int, previous: int, first_root: bool
+    ) -> None:
         """Node ``i`` under ``parent`` (-1: a root), just after ``previous`` (-2: first)."""
         graph, node = self.graph, self.graph.node(mine[i])
         target = None if parent < 0 else graph.node(mine[parent])
@@ -170,14 +186,17 @@ class Mirror:
             graph.set_parent(node, target)
 
 
-def _covering(starts: np.ndarray, ends: np.ndarray, slots: np.ndarray) -> tuple:
+def _covering(
+    starts: NDArray[np.int64], ends: NDArray[np.int64], slots: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Sorted, disjoint slot ranges covering ``[starts, ends)`` and every slot in ``slots``
     (what the renderer uploads: the mirror's recomputed nodes and the program's)."""
     slots = np.sort(slots)
     breaks = np.flatnonzero(np.diff(slots) != 1) + 1
     lo = np.concatenate((starts, slots[np.r_[0, breaks]] if slots.size else slots))
-    hi = np.concatenate((ends, slots[np.r_[breaks - 1, slots.size - 1]] + 1 if slots.size
-                         else slots))  # fmt: skip
+    hi = np.concatenate(
+        (ends, slots[np.r_[breaks - 1, slots.size - 1]] + 1 if slots.size else slots)
+    )
     if lo.size == 0:
         return lo.astype(np.int64), hi.astype(np.int64)
     order = np.argsort(lo, kind="stable")

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.errors import SgviewError
 
@@ -48,26 +50,26 @@ class ProtocolError(SgviewError, ValueError):
 class Structure:
     """The whole hierarchy in pre-order: ``parents[k]`` is -1 or an id listed before."""
 
-    ids: np.ndarray  # (n,) int64
-    parents: np.ndarray  # (n,) int64
+    ids: NDArray[np.int64]  # (n,)
+    parents: NDArray[np.int64]  # (n,)
     names: list[str]
 
 
 @dataclass
-class Frame:
+class ProgramFrame:
     """One program frame (or several merged: ``merged`` > 1), in the program's ids."""
 
     frame: int
     merged: int
-    local_updated: np.ndarray  # (k,) int64, pre-order
-    world_updated: np.ndarray  # (m,) int64, pre-order
-    cause: np.ndarray  # (m,) int64
-    value_ids: np.ndarray  # (v,) int64
-    #: (v, 10) float64: position, quaternion (x y z w), scale; a publisher may keep the
-    #: three column blocks apart, (v, 3), (v, 4), (v, 3), joined when encoded.
-    values: np.ndarray | tuple[np.ndarray, ...]
-    world_ids: np.ndarray  # (w,) int64
-    worlds: np.ndarray  # (w, 4, 4) float64, row-major in memory (column vectors)
+    local_updated: NDArray[np.int64]  # (k,), pre-order
+    world_updated: NDArray[np.int64]  # (m,), pre-order
+    cause: NDArray[np.int64]  # (m,)
+    value_ids: NDArray[np.int64]  # (v,)
+    #: (v, 10): position, quaternion (x y z w), scale; a publisher may keep the three
+    #: column blocks apart, (v, 3), (v, 4), (v, 3), joined when encoded.
+    values: NDArray[np.float64] | tuple[NDArray[np.float64], ...]
+    world_ids: NDArray[np.int64]  # (w,)
+    worlds: NDArray[np.float64]  # (w, 4, 4), row-major in memory (column vectors)
     structure_changed: bool = False
     suppressed: int = 0
     products: int = 0
@@ -77,18 +79,33 @@ class Frame:
     @property
     def nbytes(self) -> int:
         """About what the frame takes in memory (the queues' budgets count this)."""
-        arrays = (self.local_updated, self.world_updated, self.cause, self.value_ids,
-                  *_blocks(self.values), self.world_ids, self.worlds)  # fmt: skip
+        arrays = (
+            self.local_updated,
+            self.world_updated,
+            self.cause,
+            self.value_ids,
+            *_blocks(self.values),
+            self.world_ids,
+            self.worlds,
+        )
         extra = 0 if self.structure is None else 24 * len(self.structure.names)
         return sum(a.nbytes for a in arrays) + extra + 256
 
+    def value_rows(self) -> NDArray[np.float64]:
+        """`values` as (v, 10) rows: a decoded frame's as they are, a publisher's column
+        blocks joined."""
+        values = self.values
+        return np.concatenate(values, axis=1) if isinstance(values, tuple) else values
 
-def _blocks(values: np.ndarray | tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+
+def _blocks(
+    values: NDArray[np.float64] | tuple[NDArray[np.float64], ...],
+) -> tuple[NDArray[np.float64], ...]:
     return values if isinstance(values, tuple) else (values,)
 
 
 @dataclass(frozen=True)
-class Limits:
+class ProgramLimits:
     """What a viewer accepts from one program (`--max-nodes`, the message budget)."""
 
     max_nodes: int = 2_000_000
@@ -114,7 +131,7 @@ def encode_hello(name: str, token: str = "") -> bytes:
     return b"".join(parts)
 
 
-def encode_welcome(limits: Limits) -> bytes:
+def encode_welcome(limits: ProgramLimits) -> bytes:
     return header(WELCOME) + WELCOME_BODY.pack(limits.max_nodes, limits.max_message_bytes)
 
 
@@ -122,29 +139,47 @@ def encode_structure(structure: Structure) -> bytes:
     names = [_text(n) for n in structure.names]
     lengths = np.fromiter((len(n) for n in names), dtype="<u4", count=len(names))
     blob = b"".join(names)
-    return b"".join((
-        header(STRUCTURE), STRUCTURE_HEAD.pack(len(names), len(blob)),
-        structure.ids.astype("<u4").tobytes(), structure.parents.astype("<i4").tobytes(),
-        lengths.tobytes(), blob,
-    ))  # fmt: skip
+    return b"".join(
+        (
+            header(STRUCTURE),
+            STRUCTURE_HEAD.pack(len(names), len(blob)),
+            structure.ids.astype("<u4").tobytes(),
+            structure.parents.astype("<i4").tobytes(),
+            lengths.tobytes(),
+            blob,
+        )
+    )
 
 
-def encode_frame(frame: Frame) -> bytes:
+def encode_frame(frame: ProgramFrame) -> bytes:
     """A FRAME message (preceded by a STRUCTURE one when ``frame.structure`` is set)."""
     flags = FLAG_STRUCTURE_CHANGED if frame.structure_changed else 0
     head = FRAME_HEAD.pack(
-        frame.frame, frame.merged, flags, frame.suppressed, frame.products,
-        frame.naive_products, frame.local_updated.size, frame.world_updated.size,
-        frame.value_ids.size, frame.world_ids.size,
-    )  # fmt: skip
+        frame.frame,
+        frame.merged,
+        flags,
+        frame.suppressed,
+        frame.products,
+        frame.naive_products,
+        frame.local_updated.size,
+        frame.world_updated.size,
+        frame.value_ids.size,
+        frame.world_ids.size,
+    )
     worlds = np.ascontiguousarray(frame.worlds.transpose(0, 2, 1), dtype="<f8")  # columns
-    return b"".join((
-        header(FRAME), head,
-        frame.local_updated.astype("<u4").tobytes(), frame.world_updated.astype("<u4").tobytes(),
-        frame.cause.astype("<u4").tobytes(), frame.value_ids.astype("<u4").tobytes(),
-        np.concatenate(_blocks(frame.values), axis=1).astype("<f8", copy=False).tobytes(),
-        frame.world_ids.astype("<u4").tobytes(), worlds.tobytes(),
-    ))  # fmt: skip
+    return b"".join(
+        (
+            header(FRAME),
+            head,
+            frame.local_updated.astype("<u4").tobytes(),
+            frame.world_updated.astype("<u4").tobytes(),
+            frame.cause.astype("<u4").tobytes(),
+            frame.value_ids.astype("<u4").tobytes(),
+            np.concatenate(_blocks(frame.values), axis=1).astype("<f8", copy=False).tobytes(),
+            frame.world_ids.astype("<u4").tobytes(),
+            worlds.tobytes(),
+        )
+    )
 
 
 # -- decoding ---------------------------------------------------------------------------
@@ -152,6 +187,9 @@ def read_header(data: bytes) -> int:
     """The kind of a message, after checking its magic and version."""
     if len(data) < HEADER.size:
         raise ProtocolError(f"a message of {len(data)} bytes is shorter than the 8-byte header")
+    magic: bytes
+    version: int
+    kind: int
     magic, version, kind = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise ProtocolError(f"not an sgview attach message (starts with {magic!r})")
@@ -170,19 +208,25 @@ class _Reader:
 
     def take(self, size: int) -> memoryview:
         if self.at + size > len(self.view):
-            raise ProtocolError(f"{self.what}: truncated (needs {self.at + size} bytes, has "
-                                f"{len(self.view)})")  # fmt: skip
+            raise ProtocolError(
+                f"{self.what}: truncated (needs {self.at + size} bytes, has {len(self.view)})"
+            )
         chunk = self.view[self.at : self.at + size]
         self.at += size
         return chunk
 
-    def unpack(self, fmt: struct.Struct) -> tuple:
+    def unpack(self, fmt: struct.Struct) -> tuple[Any, ...]:
         return fmt.unpack(self.take(fmt.size))
 
-    def array(self, dtype: str, count: int, width: int = 1) -> np.ndarray:
-        item = np.dtype(dtype).itemsize * width
-        raw = np.frombuffer(self.take(item * count), dtype=dtype)
-        return raw.astype(np.float64 if dtype == "<f8" else np.int64).reshape(count, width)
+    def ints(self, dtype: str, count: int) -> NDArray[np.int64]:
+        """`count` integers stored as `dtype` ("<u4", "<i4"), as int64."""
+        raw = np.frombuffer(self.take(np.dtype(dtype).itemsize * count), dtype=dtype)
+        return raw.astype(np.int64)
+
+    def floats(self, count: int, width: int) -> NDArray[np.float64]:
+        """`count` rows of `width` little-endian float64."""
+        raw = np.frombuffer(self.take(8 * width * count), dtype="<f8")
+        return raw.astype(np.float64).reshape(count, width)
 
     def text(self, what: str) -> str:
         (size,) = self.unpack(struct.Struct("<I"))
@@ -215,16 +259,16 @@ def decode_hello(data: bytes) -> tuple[str, str]:
     return token, name
 
 
-def decode_welcome(data: bytes) -> Limits:
+def decode_welcome(data: bytes) -> ProgramLimits:
     if read_header(data) != WELCOME:
         raise ProtocolError("the viewer's first answer must be a welcome")
     reader = _Reader(data, "welcome")
     max_nodes, max_bytes = reader.unpack(WELCOME_BODY)
     reader.end()
-    return Limits(max_nodes, max_bytes)
+    return ProgramLimits(max_nodes, max_bytes)
 
 
-def decode_structure(data: bytes, limits: Limits) -> Structure:
+def decode_structure(data: bytes, limits: ProgramLimits) -> Structure:
     """A STRUCTURE message, checked: counts within the limits, unique ids, parents
     listed before their children (so no cycle), names printable UTF-8."""
     reader = _Reader(data, "structure")
@@ -233,17 +277,21 @@ def decode_structure(data: bytes, limits: Limits) -> Structure:
         raise ProtocolError(f"structure: {count} nodes (--max-nodes is {limits.max_nodes})")
     need = HEADER.size + STRUCTURE_HEAD.size + 12 * count + name_bytes
     if need != len(data):
-        raise ProtocolError(f"structure: {count} nodes and {name_bytes} name bytes make "
-                            f"{need} bytes; the message has {len(data)}")  # fmt: skip
-    ids = reader.array("<u4", count).ravel()
-    parents = reader.array("<i4", count).ravel()
-    lengths = reader.array("<u4", count).ravel()
+        raise ProtocolError(
+            f"structure: {count} nodes and {name_bytes} name bytes make "
+            f"{need} bytes; the message has {len(data)}"
+        )
+    ids = reader.ints("<u4", count)
+    parents = reader.ints("<i4", count)
+    lengths = reader.ints("<u4", count)
     if count and int(lengths.max()) > NAME_BYTES_MAX:
-        raise ProtocolError(f"structure: a name of {int(lengths.max())} bytes "
-                            f"(at most {NAME_BYTES_MAX})")  # fmt: skip
+        raise ProtocolError(
+            f"structure: a name of {int(lengths.max())} bytes (at most {NAME_BYTES_MAX})"
+        )
     if int(lengths.sum()) != name_bytes:
-        raise ProtocolError(f"structure: name lengths add up to {int(lengths.sum())} bytes, "
-                            f"not {name_bytes}")  # fmt: skip
+        raise ProtocolError(
+            f"structure: name lengths add up to {int(lengths.sum())} bytes, not {name_bytes}"
+        )
     order = np.argsort(ids, kind="stable")
     if count and (np.diff(ids[order]) == 0).any():
         raise ProtocolError("structure: an id is listed twice")
@@ -268,7 +316,7 @@ def decode_structure(data: bytes, limits: Limits) -> Structure:
     return Structure(ids, parents, names)
 
 
-def _check_ids(ids: np.ndarray, known: np.ndarray, what: str) -> None:
+def _check_ids(ids: NDArray[np.int64], known: NDArray[np.int64], what: str) -> None:
     """Every id a node of the current structure (``known``: sorted), none twice."""
     if ids.size == 0:
         return
@@ -280,47 +328,71 @@ def _check_ids(ids: np.ndarray, known: np.ndarray, what: str) -> None:
         raise ProtocolError(f"frame: {what} lists an id twice")
 
 
-def decode_frame(data: bytes, known: np.ndarray, last_frame: int) -> Frame:
+def decode_frame(data: bytes, known: NDArray[np.int64], last_frame: int) -> ProgramFrame:
     """A FRAME message, checked against the structure's ids (``known``, sorted) and the
     previous frame number (frames count up)."""
     reader = _Reader(data, "frame")
-    (number, merged, flags, suppressed, products, naive,
-     n_local, n_world, n_values, n_worlds) = reader.unpack(FRAME_HEAD)  # fmt: skip
-    for count, what in ((n_local, "local_updated"), (n_world, "world_updated"),
-                        (n_values, "values"), (n_worlds, "worlds")):  # fmt: skip
+    head = reader.unpack(FRAME_HEAD)
+    number, merged, flags, suppressed, products, naive, n_local, n_world, n_values, n_worlds = head
+    for count, what in (
+        (n_local, "local_updated"),
+        (n_world, "world_updated"),
+        (n_values, "values"),
+        (n_worlds, "worlds"),
+    ):
         if count > known.size:
             raise ProtocolError(f"frame: {count} {what} for {known.size} nodes")
-    need = (HEADER.size + FRAME_HEAD.size + 4 * (n_local + 2 * n_world + n_values + n_worlds)
-            + 8 * VALUE_WIDTH * n_values + 128 * n_worlds)  # fmt: skip
+    need = (
+        HEADER.size
+        + FRAME_HEAD.size
+        + 4 * (n_local + 2 * n_world + n_values + n_worlds)
+        + 8 * VALUE_WIDTH * n_values
+        + 128 * n_worlds
+    )
     if need != len(data):
         raise ProtocolError(f"frame: its counts make {need} bytes; the message has {len(data)}")
     if number <= last_frame:
         raise ProtocolError(f"frame: number {number} after frame {last_frame} (must count up)")
     if merged < 1 or flags & ~FLAG_STRUCTURE_CHANGED:
         raise ProtocolError(f"frame {number}: merged count {merged} or flags {flags} invalid")
-    local = reader.array("<u4", n_local).ravel()
-    world = reader.array("<u4", n_world).ravel()
-    cause = reader.array("<u4", n_world).ravel()
-    value_ids = reader.array("<u4", n_values).ravel()
-    values = reader.array("<f8", n_values, VALUE_WIDTH)
-    world_ids = reader.array("<u4", n_worlds).ravel()
-    columns = reader.array("<f8", n_worlds, 16)
+    local = reader.ints("<u4", n_local)
+    world = reader.ints("<u4", n_world)
+    cause = reader.ints("<u4", n_world)
+    value_ids = reader.ints("<u4", n_values)
+    values = reader.floats(n_values, VALUE_WIDTH)
+    world_ids = reader.ints("<u4", n_worlds)
+    columns = reader.floats(n_worlds, 16)
     reader.end()
-    for ids, what in ((local, "local_updated"), (world, "world_updated"),
-                      (value_ids, "values"), (world_ids, "worlds")):  # fmt: skip
+    for ids, what in (
+        (local, "local_updated"),
+        (world, "world_updated"),
+        (value_ids, "values"),
+        (world_ids, "worlds"),
+    ):
         _check_ids(ids, known, what)
     if cause.size:
         _check_ids(np.unique(cause), known, "cause")
     for block, what in ((values, "a value"), (columns, "a world matrix")):
         if not (np.abs(block) <= MAGNITUDE_MAX).all():  # NaN fails the comparison too
-            raise ProtocolError(f"frame {number}: {what} that is not a finite number of "
-                                f"magnitude at most {MAGNITUDE_MAX:g}")  # fmt: skip
+            raise ProtocolError(
+                f"frame {number}: {what} that is not a finite number of "
+                f"magnitude at most {MAGNITUDE_MAX:g}"
+            )
     if n_values and (np.abs(values[:, 3:7]).max(axis=1) < MIN_QUATERNION_NORM).any():
         raise ProtocolError(f"frame {number}: a rotation quaternion of zero length")
     worlds = columns.reshape(n_worlds, 4, 4).transpose(0, 2, 1).copy()  # to row-major
-    return Frame(
-        frame=number, merged=merged, local_updated=local, world_updated=world, cause=cause,
-        value_ids=value_ids, values=values, world_ids=world_ids, worlds=worlds,
-        structure_changed=bool(flags & FLAG_STRUCTURE_CHANGED), suppressed=suppressed,
-        products=products, naive_products=naive,
-    )  # fmt: skip
+    return ProgramFrame(
+        frame=number,
+        merged=merged,
+        local_updated=local,
+        world_updated=world,
+        cause=cause,
+        value_ids=value_ids,
+        values=values,
+        world_ids=world_ids,
+        worlds=worlds,
+        structure_changed=bool(flags & FLAG_STRUCTURE_CHANGED),
+        suppressed=suppressed,
+        products=products,
+        naive_products=naive,
+    )

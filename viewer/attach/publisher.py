@@ -18,7 +18,7 @@ import time
 from collections import deque
 
 from websockets.exceptions import InvalidHandshake, InvalidURI, WebSocketException
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
@@ -26,7 +26,7 @@ from viewer.text import one_line
 
 from .backlog import Backlog, frame_of
 from .protocol import (
-    Frame,
+    ProgramFrame,
     ProtocolError,
     decode_welcome,
     encode_frame,
@@ -37,7 +37,7 @@ from .protocol import (
 __all__ = ["DEFAULT_ADDRESS", "Link", "publish", "websocket_uri"]
 
 DEFAULT_ADDRESS = "127.0.0.1:7878"
-#: Seconds between two connection attempts (the issue's "at most once a second").
+#: Seconds between two connection attempts: without a viewer, the sender stays cheap.
 RETRY_SECONDS = 1.0
 #: While frames keep coming, the sending thread looks at the queue this often instead of
 #: being woken by the program per frame: a wake from the program's thread costs that thread
@@ -59,9 +59,16 @@ class Link:
     are merged, so a viewer that stops reading costs at most that much memory (a frame is
     never split: only a snapshot, or a frame alone in the queue, may pass ``queue_bytes``)."""
 
-    def __init__(self, graph: SceneGraph, address: str = DEFAULT_ADDRESS, *,
-                 name: str | None = None, token: str | None = None, queue_frames: int = 64,
-                 queue_bytes: int = 64 * 1024 * 1024) -> None:  # fmt: skip
+    def __init__(
+        self,
+        graph: SceneGraph,
+        address: str = DEFAULT_ADDRESS,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        queue_frames: int = 64,
+        queue_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
         self.graph = graph
         self.uri = websocket_uri(address)
         self.name = name if name is not None else os.path.basename(sys.argv[0] or "python")
@@ -72,7 +79,7 @@ class Link:
         #: Why the last connection ended or was refused (None: no trouble yet).
         self.error: str | None = None
         self._lock = threading.Condition()
-        self._queue: deque[Frame] = deque()
+        self._queue: deque[ProgramFrame] = deque()
         self._queued_bytes = 0
         self._online = False  # welcomed by a viewer (read without the lock: one flag)
         self._need_snapshot = False
@@ -81,7 +88,7 @@ class Link:
         self._backlog = Backlog()  # the program's thread's own
         self._closed = threading.Event()
         self._connected = threading.Event()
-        self._socket = None
+        self._socket: ClientConnection | None = None
         self._stop = graph.on_update(self._on_update)
         self._thread = threading.Thread(target=self._run, name="sgview-publish", daemon=True)
         self._thread.start()
@@ -109,7 +116,7 @@ class Link:
             if self._sender_asleep:
                 self._lock.notify()
 
-    def _merged(self, report: FrameReport, snapshot: bool, room: bool) -> Frame | None:
+    def _merged(self, report: FrameReport, snapshot: bool, room: bool) -> ProgramFrame | None:
         """A full snapshot (after a (re)connection), or the backlog with this update folded
         in; None while the queue has no room (folded, sent later)."""
         backlog = self._backlog
@@ -127,7 +134,7 @@ class Link:
         queue takes any frame: a frame is never split)."""
         return not self._queue or self._queued_bytes + nbytes <= self.queue_bytes
 
-    def _enqueue(self, frame: Frame) -> None:
+    def _enqueue(self, frame: ProgramFrame) -> None:
         with self._lock:
             self._queue.append(frame)
             self._queued_bytes += frame.nbytes
@@ -149,11 +156,18 @@ class Link:
     def _session(self) -> None:
         """One connection: hello, welcome, then send what the program queues."""
         # No pings: a viewer that is busy or paused reads late, and is no dead viewer.
-        with connect(self.uri, open_timeout=RETRY_SECONDS, close_timeout=1.0, proxy=None,
-                     max_size=1 << 16, compression=None, ping_interval=None) as socket:  # fmt: skip
+        with connect(
+            self.uri,
+            open_timeout=RETRY_SECONDS,
+            close_timeout=1.0,
+            proxy=None,
+            max_size=1 << 16,
+            compression=None,
+            ping_interval=None,
+        ) as socket:
             self._socket = socket
             socket.send(encode_hello(self.name, self._token))
-            limits = decode_welcome(socket.recv(timeout=5.0))
+            limits = decode_welcome(socket.recv(timeout=5.0, decode=False))
             with self._lock:
                 self._need_snapshot, self._online = True, True
             self._connected.set()
@@ -166,14 +180,16 @@ class Link:
                 if frame.structure is not None:
                     messages.insert(0, encode_structure(frame.structure))
                 if max(len(m) for m in messages) > limits.max_message_bytes:
-                    raise ProtocolError(f"frame {frame.frame} is larger than the viewer's "
-                                        f"{limits.max_message_bytes} bytes a message")  # fmt: skip
+                    raise ProtocolError(
+                        f"frame {frame.frame} is larger than the viewer's "
+                        f"{limits.max_message_bytes} bytes a message"
+                    )
                 for message in messages:
                     socket.send(message)
                 self.frames_sent += frame.merged
                 self.frames_merged += frame.merged - 1
 
-    def _next(self) -> Frame | None:
+    def _next(self) -> ProgramFrame | None:
         """The next queued frame, or None after a short wait without one: a poll while the
         program publishes, a sleep until it wakes this thread once it has been idle."""
         with self._lock:
@@ -247,8 +263,14 @@ def _why(exc: BaseException) -> str:
     return one_line(reason or exc) or type(exc).__name__
 
 
-def publish(graph: SceneGraph, address: str = DEFAULT_ADDRESS, *, name: str | None = None,
-            token: str | None = None, **queue) -> Link:  # fmt: skip
+def publish(
+    graph: SceneGraph,
+    address: str = DEFAULT_ADDRESS,
+    *,
+    name: str | None = None,
+    token: str | None = None,
+    **queue: int,
+) -> Link:
     """Send every ``graph.update()`` from now on to the viewer listening at ``address``
     (``sgview listen``); returns at once with the `Link` (``link.close()`` stops it).
     ``token``: what a viewer listening beyond loopback asks for (default: the

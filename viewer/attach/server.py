@@ -16,6 +16,7 @@ import hmac
 import sys
 import threading
 from collections import deque
+from typing import TextIO
 
 import numpy as np
 from websockets.asyncio.server import ServerConnection, serve
@@ -28,8 +29,8 @@ from .protocol import (
     FRAME,
     KIND_NAMES,
     STRUCTURE,
-    Frame,
-    Limits,
+    ProgramFrame,
+    ProgramLimits,
     ProtocolError,
     decode_frame,
     decode_hello,
@@ -57,13 +58,18 @@ class ListenError(SgviewError, OSError):
 class Program:
     """One connected program as the viewer's thread sees it."""
 
-    def __init__(self, name: str, address: str, inbox_bytes: int,
-                 loop: asyncio.AbstractEventLoop | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        name: str,
+        address: str,
+        inbox_bytes: int,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         self.name, self.address = name, address
         self.frames_received = 0  # program frames: a merged message counts each
         self.frames_merged = 0
         self.connected = True
-        self._inbox: deque[Frame] = deque()
+        self._inbox: deque[ProgramFrame] = deque()
         self._bytes = 0
         self._inbox_bytes = inbox_bytes
         self._lock = threading.Condition()
@@ -85,7 +91,7 @@ class Program:
         with self._lock:
             return len(self._inbox)
 
-    def take(self, wait: float = 0.0) -> Frame | None:
+    def take(self, wait: float = 0.0) -> ProgramFrame | None:
         """The oldest checked frame (waiting up to ``wait`` seconds for one), or None."""
         with self._lock:
             if not self._inbox and wait > 0 and self.connected:
@@ -94,11 +100,10 @@ class Program:
                 return None
             frame = self._inbox.popleft()
             self._bytes -= frame.nbytes
-        if self._loop is not None and self._room is not None:
-            self._loop.call_soon_threadsafe(self._room.set)
+        self._loop.call_soon_threadsafe(self._room.set)
         return frame
 
-    async def put(self, frame: Frame) -> None:
+    async def put(self, frame: ProgramFrame) -> None:
         """Queue a checked frame; while the inbox is full, wait (reading stops)."""
         while self.connected:
             with self._lock:
@@ -124,9 +129,16 @@ class Program:
 class Listener:
     """Accepts programs on ``host:port`` (0: any free port) on a thread of its own."""
 
-    def __init__(self, host: str, port: int, *, token: str = "", limits: Limits | None = None,
-                 err=None) -> None:  # fmt: skip
-        self.host, self.port, self.limits = host, port, limits or Limits()
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        token: str = "",
+        limits: ProgramLimits | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self.host, self.port, self.limits = host, port, limits or ProgramLimits()
         self._token = token
         self._err = err
         self.programs: list[Program] = []  # in connection order; read by the viewer's thread
@@ -146,8 +158,9 @@ class Listener:
         self._thread.start()
         self._ready.wait()
         if self._failure is not None:
-            raise ListenError(f"cannot listen on {self.host}:{self.port} "
-                              f"({one_line(self._failure)})")  # fmt: skip
+            raise ListenError(
+                f"cannot listen on {self.host}:{self.port} ({one_line(self._failure)})"
+            )
         return self.host, self.port
 
     def wait_program(self, timeout: float) -> bool:
@@ -182,8 +195,15 @@ class Listener:
         limits = self.limits
         # No keepalive pings: a program whose inbox is full is not read for a while, and
         # must not be dropped for the pongs that wait unread meanwhile.
-        async with serve(self._serve, self.host, self.port, max_size=limits.max_message_bytes,
-                         max_queue=4, compression=None, ping_interval=None) as server:  # fmt: skip
+        async with serve(
+            self._serve,
+            self.host,
+            self.port,
+            max_size=limits.max_message_bytes,
+            max_queue=4,
+            compression=None,
+            ping_interval=None,
+        ) as server:
             self.port = server.sockets[0].getsockname()[1]
             self._ready.set()
             await self._stopped.wait()
@@ -207,8 +227,11 @@ class Listener:
         except ConnectionClosed as exc:
             code = exc.rcvd.code if exc.rcvd is not None else None
             if exc.sent is not None and exc.sent.code == 1009:  # websockets' "too big"
-                self._bad(program, address, f"a message over the {self.limits.max_message_bytes}"
-                                            " bytes limit")  # fmt: skip
+                self._bad(
+                    program,
+                    address,
+                    f"a message over the {self.limits.max_message_bytes} bytes limit",
+                )
             elif code not in (None, 1000, 1001):
                 self._note(f"{_who(program, address)} left ({code})")
         finally:
@@ -228,8 +251,9 @@ class Listener:
         if self._token and not hmac.compare_digest(token.encode(), self._token.encode()):
             raise ProtocolError("a wrong or missing token")
         await socket.send(encode_welcome(self.limits))
-        program = Program(name, address, inbox_bytes=2 * self.limits.max_message_bytes,
-                          loop=self._loop)  # fmt: skip
+        program = Program(
+            name, address, inbox_bytes=2 * self.limits.max_message_bytes, loop=self._loop
+        )
         with self._arrived:
             self.programs.append(program)
             self._arrived.notify_all()

@@ -6,12 +6,14 @@ them (docs/attach.md). `viewer.cli.main` parses the words after ``listen`` with
 from __future__ import annotations
 
 import ipaddress
+from argparse import Namespace
 import os
 import sys
-from functools import partial
+from collections.abc import Callable
+from typing import TextIO
 
-from viewer.attach.adapter import AttachedSession
-from viewer.attach.protocol import Limits
+from viewer.attach.program_source import ProgramSource
+from viewer.attach.protocol import ProgramLimits
 from viewer.attach.server import Listener
 from viewer.content.scene import Scene
 from viewer.errors import SgviewError
@@ -44,10 +46,13 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def prepare(args, err=None) -> tuple[Scene, RunOptions, Listener]:
+def prepare(
+    args: Namespace, err: TextIO | None = None
+) -> tuple[Scene, RunOptions, Listener, Callable[[float | None], ProgramSource]]:
     """Listen where ``args`` ask (printing ``sgview: listening on HOST:PORT`` first on
-    stderr) and return the waiting scene, the run's options and the listener (to close
-    once the run ends)."""
+    stderr) and return the waiting scene, the run's options, the listener (to close once
+    the run ends) and what makes the run's frame source (`ProgramSource`, which waits for
+    each frame in a headless run)."""
     host, port = split_address(args.address, args.host)
     token = args.token if args.token is not None else os.environ.get("SGVIEW_TOKEN", "")
     if not is_loopback(host) and not token:
@@ -55,7 +60,7 @@ def prepare(args, err=None) -> tuple[Scene, RunOptions, Listener]:
                                "--token TOKEN (programs send it)")  # fmt: skip
     if args.samples < 0:
         raise ListenUsageError(f"--samples must be 0 or more, got {args.samples}")
-    limits = Limits(max_nodes=args.max_nodes, max_message_bytes=args.max_buffer_mb)
+    limits = ProgramLimits(max_nodes=args.max_nodes, max_message_bytes=args.max_buffer_mb)
     listener = Listener(host, port, token=token, limits=limits, err=err)
     host, port = listener.start()
     shown_host = f"[{host}]" if ":" in host else host
@@ -66,6 +71,9 @@ def prepare(args, err=None) -> tuple[Scene, RunOptions, Listener]:
         size=args.size, frames=frames, log=args.log, screenshot=args.screenshot,
         record=args.record, dump_world=args.dump_world, samples=args.samples,
         overlay=args.overlay, panels=args.panels, glow=args.glow, trace=args.trace,
-        session_factory=partial(AttachedSession, listener=listener, wait=args.headless),
     )  # fmt: skip
-    return scene, options, listener
+
+    def program_source(fixed_step: float | None) -> ProgramSource:
+        return ProgramSource(scene, listener=listener, wait=args.headless, log=args.log)
+
+    return scene, options, listener, program_source

@@ -349,20 +349,22 @@ def _listen(argv: list[str]) -> int:
     try:
         check_outputs(args)
         check_display(args)
-        scene, options, listener = prepare(args)
+        scene, options, listener, source = prepare(args)
     except (UsageError, ListenUsageError, ListenError) as exc:
         print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
         return 2
     try:
-        return _run(scene, options, args)
+        return _run(scene, options, args, source)
     finally:
         # Its thread stopped before the interpreter exits: a daemon thread still serving a
         # program then was once ended inside native code, and the process aborted.
         listener.close()
 
 
-def _run(scene, options, args) -> int:
-    """Run the window (or headless) on `scene`; a failure is one line and its exit status."""
+def _run(scene, options, args, source=None) -> int:
+    """Run the window (or headless) on `scene` (`source`: makes the run's frame source,
+    `viewer.window.runner.SourceMaker`; None: the scene's session); a failure is one line
+    and its exit status."""
     from viewer.render.context import ContextError, GLError
     from viewer.render.offscreen import RecordError
     from viewer.render.shaders import ShaderError
@@ -370,7 +372,7 @@ def _run(scene, options, args) -> int:
     from viewer.window.runner import WindowError, run
 
     try:
-        run(scene, options, headless=args.headless, backend=args.backend)
+        run(scene, options, headless=args.headless, backend=args.backend, source=source)
     except WindowError as exc:
         reason = one_line(exc, 160)
         print(f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",

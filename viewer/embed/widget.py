@@ -33,10 +33,10 @@ from viewer.embed.redraw_policy import needs_next_frame
 from viewer.errors import floats_raise
 from viewer.image import Image
 from viewer.render.context import GL_VERSION, ContextError
-from viewer.session.session import window_title
+from viewer.session.session import Session
 from viewer.text import one_line
 from viewer.window.run_options import RunOptions
-from viewer.window.runner import attach_app
+from viewer.window.runner import attach_app, session_for
 
 __all__ = ["MAX_FRAME_TIME", "SgviewWidget"]
 
@@ -65,18 +65,19 @@ class SgviewWidget(RemoteFrameBuffer):
         width, height = options.size
         self.css_width, self.css_height = f"{width}px", f"{height}px"
         self.app = None
+        #: The `Session` on show (the same kind a window drives).
+        self.session: Session = session_for(scene, options, fixed_step=None,
+                                            caller=caller_errstate)  # fmt: skip
         try:
             self._window = BrowserWindow(
-                title=window_title(scene.title), size=options.size, gl_version=GL_VERSION,
+                title=self.session.title, size=options.size, gl_version=GL_VERSION,
                 vsync=False, samples=options.samples, backend="egl", resizable=True,
             )  # fmt: skip
         except Exception as exc:  # EGL raises many kinds; one line says which
             reason = one_line(exc) or type(exc).__name__
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
         with self._gl():
-            self.app = attach_app(
-                self._window, scene, options, timer=Timer(), caller=caller_errstate
-            )
+            self.app = attach_app(self._window, self.session, options, timer=Timer())
         #: Frames drawn so far (each one sent to the browser, or shown at display).
         self.frames_drawn = 0
         self._last_draw: float | None = None
@@ -85,11 +86,6 @@ class SgviewWidget(RemoteFrameBuffer):
         _LIVE.add(self)
         if not _HOOKED["done"]:
             _HOOKED["done"] = after_each_cell(_redraw_live_widgets)
-
-    @property
-    def session(self):
-        """The `viewer.session.session.Session` on show (the same kind a window drives)."""
-        return self.app.session
 
     @property
     def image(self):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from viewer.content.scene import Scene
-from viewer.errors import SgviewError, floats_raise
+from viewer.errors import SgviewError
 from viewer.io.bundled import file_title, scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
@@ -119,8 +119,8 @@ class RecentFiles:
 
 @dataclass(frozen=True)
 class Checked:
-    """A scene that passed its first frame and its GPU set-up: `path` the file it came
-    from; `reloaded`: the file on show saved again (False: another file opened)."""
+    """A scene that passed its first frame (its GPU set-up comes next): `path` the file
+    it came from; `reloaded`: the file on show saved again (False: another file opened)."""
 
     scene: Scene
     path: str | Path
@@ -159,54 +159,54 @@ class SceneFiles:
         """Where the open dialog starts: the folder of the newest recent file."""
         return str(self.recent.paths[0].parent) if self.recent.paths else "."
 
-    def take(
-        self, *, time: float, motion_on: bool, prepare: Callable[[Scene], object] | None = None
-    ) -> Checked | None:
+    def take(self, *, time: float, motion_on: bool) -> Checked | None:
         """The scene to show next, checked: the file asked for, else the scene file's new
-        contents after a save; None when there is none. The scene is loaded, run for one
-        frame (`try_scene`: a saved scene at scene time `time`, an opened one at 0, where
-        it starts) and handed to `prepare` (the window's GPU
-        set-up); whatever fails on the way, in any layer, is one line on the channel
-        and the scene on show stays."""
+        contents after a save; None when there is none. The scene is loaded and run for
+        one frame (`try_scene`: a saved scene at scene time `time`, an opened one at 0,
+        where it starts); whatever fails on the way, in any layer, is one line on the
+        channel and the scene on show stays. Its GPU state is built after this, by the
+        runner, which then swaps it in or `refuse`s it."""
         asked, self._asked = self._asked, None
         saved = None if asked is not None or self.watcher is None else self.watcher.poll()
-        if asked is None and saved is None:
+        if asked is not None:
+            return self._check(asked, reloaded=False, load=lambda: open_scene(
+                asked, load_limits=self.load_limits, time=0.0, motion_on=motion_on))
+        if saved is None or self.watcher is None:
             return None
-
-        def load_asked() -> Scene:
-            return open_scene(asked, load_limits=self.load_limits, time=0.0, motion_on=motion_on)
+        watched = self.watcher.path
 
         def load_saved() -> Scene:
             if isinstance(saved, Exception):  # the save did not load
                 raise saved
-            try_scene(saved, str(self.watcher.path), time=time, motion_on=motion_on)
+            try_scene(saved, str(watched), time=time, motion_on=motion_on)
             return saved
 
-        if asked is not None:
-            return self._check(asked, load_asked, prepare, reloaded=False)
-        return self._check(self.watcher.path, load_saved, prepare, reloaded=True)
+        return self._check(watched, reloaded=True, load=load_saved)
 
-    def _check(self, path, load, prepare, *, reloaded: bool) -> Checked | None:
-        """The transaction: `load` the scene (loaded and run for a frame) and `prepare`
-        it; any failure is one line on the channel (a failure outside sgview's own
-        errors names the file) and None."""
+    def _check(
+        self, path: str | Path, *, reloaded: bool, load: Callable[[], Scene]
+    ) -> Checked | None:
+        """The transaction's first half: `load` the scene (loaded and run for a frame);
+        a failure is the channel's line (`refuse`) and None."""
         try:
-            scene = load()
-            if prepare is not None:
-                with floats_raise():
-                    prepare(scene)
+            return Checked(load(), path, reloaded)
         except Exception as exc:
-            if not isinstance(exc, SgviewError):  # from `prepare`: say which file it was
-                what = "the reloaded scene" if reloaded else "it"
-                exc = SceneError(f"cannot show {what} ({brief(exc)})", file=str(path))
-            if reloaded:
-                self.messages.failed(
-                    "reload", one_line(exc), "reload failed, keeping the last good scene"
-                )
-            else:
-                self.messages.failed("open", one_line(exc), "not opened, keeping the scene on show")
+            self._refused(path, reloaded, exc)
             return None
-        return Checked(scene, path, reloaded)
+
+    def refuse(self, checked: Checked, error: Exception) -> None:
+        """The transaction's second half failed: `checked`'s GPU state could not be
+        built. One line on the channel (naming the file), and the scene on show stays."""
+        self._refused(checked.path, checked.reloaded, error)
+
+    def _refused(self, path: str | Path, reloaded: bool, exc: Exception) -> None:
+        if not isinstance(exc, SgviewError):  # from outside sgview's checks: name the file
+            what = "the reloaded scene" if reloaded else "it"
+            exc = SceneError(f"cannot show {what} ({brief(exc)})", file=str(path))
+        if reloaded:
+            self.messages.failed("reload", one_line(exc), "reload failed, keeping the last good scene")
+        else:
+            self.messages.failed("open", one_line(exc), "not opened, keeping the scene on show")
 
     def shown(self, checked: Checked) -> None:
         """The session swapped `checked` in: watch its file, list it, say so."""

@@ -4,9 +4,11 @@ A `Session` owns the scene clock, pause, step and restart, and runs each simulat
 frame's phases in a fixed order (as Bevy's schedule runs its systems). The editing room
 (`session.editing`, edits.py) owns what the user changes by hand and every undo step;
 the files room (`session.files`, opening.py) opens, reloads and saves, handing back a
-checked scene that only the session swaps in (`poll_files`); both speak through one
-channel (`session.messages`). The window, the headless runner and the embedding API
-call `advance(dt)` once per redraw: the simulated `Frame`, or None while paused.
+checked scene that only the session swaps in; both speak through one channel
+(`session.messages`). A `Session` is a frame source (`viewer.session.source`) that offers
+every capability: the frame runner (`viewer.frames.runner`) asks it for a candidate scene
+(`poll`), builds the candidate's GPU state and `commit`s it, and calls `advance(dt)` once
+per redraw: the simulated `Frame`, or None while paused.
 
 A frame runs, in order: the scene's scripted events and the touches of its frame
 (script.py); the motions and the glTF animation at scene time t (headless: t = frame /
@@ -22,6 +24,7 @@ from __future__ import annotations
 import time as clock
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -35,11 +38,12 @@ from viewer.errors import SgviewError, floats_raise
 from viewer.io.ranges import reach_reason
 from viewer.keys.references import carry_names
 from viewer.scene.report import FrameReport
-from viewer.session.collision_test import CollisionTest
+from viewer.session.collision_check import CollisionCheck
 from viewer.session.edits import Editing
 from viewer.session.frame import Frame, FrameError, window_title
 from viewer.session.messages import Messages
-from viewer.session.opening import SceneFiles
+from viewer.session.opening import Checked, SceneFiles
+from viewer.session.source import Candidate, FileActions, SceneControls
 from viewer.session.start_pose import StartPose
 from viewer.text import brief, printable
 
@@ -97,6 +101,7 @@ class Session:
         self.frame_callbacks: list[Callable[[object, int, float], None]] = []
         #: numpy's error state for the callbacks (the caller's; sgview's own phases raise).
         self.callback_errstate: dict[str, str] = np.geterr()
+        self._offered: Checked | None = None  # what the last `poll` handed out
         self._use(scene, layout=layout)
 
     def _use(self, scene: Scene, *, layout: bool = True, selected: int | None = None) -> None:
@@ -106,7 +111,7 @@ class Session:
                 scene.graph.update()  # lay out the loaded scene; not a frame
         self.editing.use(scene.graph, selected)  # a new scene starts a new undo history
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
-        self._collision_test = self.collision and CollisionTest(scene, self.collision)
+        self._collision_check = self.collision and CollisionCheck(scene, self.collision)
 
     @property
     def graph(self):
@@ -128,7 +133,7 @@ class Session:
 
     @property
     def collision_reading(self) -> Reading | None:  # None: no demo, or no test yet
-        return None if self._collision_test is None else self._collision_test.reading
+        return None if self._collision_check is None else self._collision_check.reading
 
     @property
     def selected(self) -> int | None:  # the editing room's selection
@@ -219,7 +224,7 @@ class Session:
         if self.log:
             self._print_log(report, weights)
         with self._phase("the collision test"):
-            recolor = {} if self._collision_test is None else self._collision_test.run()
+            recolor = {} if self._collision_check is None else self._collision_check.run()
         update_ms = 1000.0 * (phases[-1][2] - phases[-1][1])
         return Frame(self.frame, report, dt, update_ms, phases, recolor, weights=weights)
 
@@ -248,17 +253,29 @@ class Session:
         if lines:
             self.messages.log([f"# frame {self.frame}", *lines])
 
-    # -- scene files ---------------------------------------------------------------------
-    def poll_files(self, prepare: Callable[[Scene], object] | None = None) -> Scene | None:
-        """Once per redraw: swap in and return the checked scene the files room hands
-        back (a file asked for with `files.request_open`, or the scene file saved again;
-        `prepare`: the window's GPU set-up for it); None when there is none. A reloaded
-        scene keeps the clock, touches and selection (by node name); an opened one
-        starts at frame 0 and scene time 0 with none (its clips and motions from their
-        start, also when the motion is stopped: S then starts them there)."""
-        checked = self.files.take(time=self.time, motion_on=self.motion_on, prepare=prepare)
+    # -- the frame source's swap (viewer/session/source.py) -------------------------------
+    def poll(self) -> Candidate | None:
+        """Once per redraw: the checked scene the files room hands back (a file asked for
+        with `request_open`, or the scene file saved again), to be given its GPU state
+        and then `commit`ted; None when there is none."""
+        checked = self.files.take(time=self.time, motion_on=self.motion_on)
+        self._offered = checked
         if checked is None:
             return None
+        return Candidate(checked.scene, str(checked.path), fresh=not checked.reloaded)
+
+    def _taken(self, candidate: Candidate) -> Checked:
+        offered, self._offered = self._offered, None
+        if offered is None or offered.scene is not candidate.scene:
+            raise ValueError("a candidate is committed or rejected once, after its poll")
+        return offered
+
+    def commit(self, candidate: Candidate) -> None:
+        """Swap in the candidate `poll` offered. A reloaded scene keeps the clock, touches
+        and selection (by node name); an opened one starts at frame 0 and scene time 0
+        with none (its clips and motions from their start, also when the motion is
+        stopped: S then starts them there)."""
+        checked = self._taken(candidate)
         if checked.reloaded:
             self.replace_scene(checked.scene)
         else:
@@ -266,9 +283,40 @@ class Session:
             self.touches, self.frame, self._scene_frames = {}, 0, 0
             self.time, self._moving_frames = 0.0, 0
         self.files.shown(checked)
-        return checked.scene
 
-    def save(self, path=None) -> bool:
+    def reject(self, candidate: Candidate, error: Exception) -> None:
+        """The candidate's GPU state could not be built: one line, the scene on show stays."""
+        self.files.refuse(self._taken(candidate), error)
+
+    # -- capabilities (viewer/session/source.py): a scene file's session offers them all --
+    @property
+    def controls(self) -> SceneControls:
+        return self
+
+    @property
+    def file_actions(self) -> FileActions:
+        return self
+
+    @property
+    def programs(self) -> None:
+        """A scene file's session shows no programs."""
+        return None
+
+    # -- scene files ---------------------------------------------------------------------
+    @property
+    def recent_paths(self) -> list[Path]:
+        return self.files.recent.paths
+
+    def request_open(self, path: str | Path) -> None:
+        self.files.request_open(path)
+
+    def recent_folder(self) -> str:
+        return self.files.recent_folder()
+
+    def save_suggestion(self) -> str:
+        return self.files.save_suggestion(self.scene)
+
+    def save(self, path: str | Path | None = None) -> bool:
         """Ctrl+S: write the scene to ``path``, or to the file it came from (the collision
         demo's with both its modes' motions); the outcome is the channel's edit line."""
         motions = None if self.collision is None else self.collision.file_motions
@@ -302,6 +350,10 @@ class Session:
         self.editing.press_key(action, reverse, self.collision)
         if self.paused and self.editing.held.active() and self.editing.keys_act(self.collision):
             self.request_step(still=True)
+
+    def release_move_key(self, action: str) -> None:
+        """A movement key went up: the held move or turn stops."""
+        self.editing.release_key(action)
 
     @property
     def has_motion(self) -> bool:
@@ -364,8 +416,8 @@ class Session:
         self._events, self._step_requested, self._clock_held = [], False, False
         self.editing.restart()
         self.last_report = None
-        if self._collision_test is not None:
-            self._collision_test.reading = None
+        if self._collision_check is not None:
+            self._collision_check.reading = None
         return self.graph.update()
 
     def switch_collision_mode(self) -> None:  # M: the rectangle oscillates or revolves

@@ -1,15 +1,14 @@
-"""The window glue: one `SgviewApp` shows a `Session` in a window or headless.
+"""The window glue: one `SgviewApp` shows a frame source in a window or headless.
 
 The app is a moderngl-window `WindowConfig`. It runs in a pyglet window with the real
 clock, or in moderngl-window's headless window (EGL) with a fixed 1/60 s step; either way
-`run_window_config_instance` drives it, and each redraw does, in order:
+`run_window_config_instance` drives it, and each redraw is the frame runner's
+(`viewer.frames.runner.FrameRunner`): the app is its screen, owning what has GL in it (the
+renderer of the scene on show, the overlay, the picture) and the camera, and the runner
+conducts the stages, from the frame source's candidate scene and frame to the capture.
 
-1. live reload, then `session.advance(dt)`: the simulated frame, or None while paused;
-2. for a simulated frame: the renderer uploads the executed nodes' matrices
-   (`Renderer.sync`), and the overlay takes the report (glow, history, counters);
-3. drawing (scene, then the overlay), and `Capture` keeps what was asked of the picture.
-
-What the user does lives in the session (`viewer/session/session.py`); what is written out in
+What the user does lives in the frame source (`viewer.session.source`: a scene file's
+`Session`, or a connected program's `ProgramSource`); what is written out in
 `viewer/window/capture.py`; keys and mouse in `viewer/window/input.py`; what a run asks for in
 `viewer/window/run_options.py`; opening the window and running the loop in
 `viewer/window/runner.py`.
@@ -18,11 +17,14 @@ What the user does lives in the session (`viewer/session/session.py`); what is w
 from __future__ import annotations
 
 import time as clock
+from typing import TYPE_CHECKING, Any
 
 import moderngl_window as mglw
 import numpy as np
 
 from viewer.collision.ray import pick
+from viewer.content.scene import Scene
+from viewer.frames.runner import FrameRunner, Phase
 from viewer.io.ranges import camera_gap_reason
 from viewer.keys.references import camera_name, carry_camera
 from viewer.progress import Progress
@@ -33,12 +35,16 @@ from viewer.render.frame_view import FrameViews, ViewSettings
 from viewer.render.lights import Look
 from viewer.render.renderer import Renderer
 from viewer.render.scene_bounds import SceneBounds
-from viewer.session.session import Frame, Session
+from viewer.session.frame import Frame
+from viewer.session.source import Candidate, FrameSource
 from viewer.timing import FixedTimer
 from viewer.trace import TraceWriter
 from viewer.window.capture import Capture, say_saved
 from viewer.window.input import WindowInput
 from viewer.window.run_options import RunOptions
+
+if TYPE_CHECKING:
+    from viewer.overlay.overlay import Overlay
 
 __all__ = ["SgviewApp"]
 
@@ -54,25 +60,16 @@ class SgviewApp(mglw.WindowConfig):
     hidden_window_framerate_limit = 0
     log_level = None
 
-    def __init__(self, *, scene, options: RunOptions, **kwargs):
+    def __init__(self, *, source: FrameSource, options: RunOptions, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         #: Keys, mouse and dropped files (viewer/window/input.py).
         self.input = WindowInput(self)
         self.options = options
         fixed = isinstance(self.timer, FixedTimer)
-        self.session = (options.session_factory or Session)(
-            scene, still=options.still, touches=options.touches, log=options.log,
-            fixed_step=self.timer.step if fixed else None,
-            load_limits=options.load_limits, out=options.out, layout=options.layout,
-        )  # fmt: skip
-        self.session.frame_callbacks.extend(options.on_frame)
-        #: Redraws so far: the frame count of scripts and of `RunOptions.frames`.
-        self.redraws = 0
-        self.trace = TraceWriter(options.trace) if options.trace is not None else None
-        #: A long headless run's progress on a terminal.
-        self.progress = Progress(options.frames) if fixed and options.frames else None
+        #: The frame source on show: a scene file's `Session` or a `ProgramSource`.
+        self.session = source
+        scene = source.scene
         self.last_image: np.ndarray | None = None
-        self._phases: list[tuple[str, float, float]] = []
         self._look = Look(options.tone_mapping, options.exposure, options.environment)
         #: How the picture shows (toggles, glow), for as long as the app runs.
         self.settings = ViewSettings()
@@ -80,9 +77,9 @@ class SgviewApp(mglw.WindowConfig):
         #: The scene's shapes: picking and framing (the renderer lays out its buffers by them).
         self.bounds = SceneBounds(scene)
         self.renderer = Renderer(self.ctx, scene, self._look, self.bounds)
-        self._next_renderer: Renderer | None = None  # live reload's, until swapped in
+        self._scene_on_show: Scene = scene
         self.camera = Camera(fov=scene.camera.fov)
-        self.overlay = None
+        self.overlay: Overlay | None = None
         if not options.overlay:  # the content and nothing else
             self.settings.bare()
         if options.overlay:
@@ -105,56 +102,68 @@ class SgviewApp(mglw.WindowConfig):
             self.ctx, self.buffer_size, screenshot=options.screenshot, record=options.record,
             dump_world=options.dump_world,
         )  # fmt: skip
+        #: Each redraw's stages (viewer/frames/runner.py), with this app as their screen.
+        self.runner = FrameRunner(
+            source,
+            self,
+            frames=options.frames,
+            fixed=fixed,
+            trace=TraceWriter(options.trace) if options.trace is not None else None,
+            # a long headless run's progress on a terminal
+            progress=Progress(options.frames) if fixed and options.frames else None,
+        )
         self.wnd.exit_key = None  # Esc is handled in on_key_event (see quit)
         if options.select is not None:
             self.session.select(self.session.graph[options.select].id)
         self._show_title()
 
-    # -- the frame ---------------------------------------------------------------------
+    # -- the frame: the runner's stages, of which this app is the screen ---------------
     def on_render(self, time: float, frame_time: float) -> None:
-        session = self.session
-        start = clock.perf_counter()
-        self._phases = []
         self.input.poll_dialog()  # a file picked in the dialog is asked for
-        source, camera = session.scene.source, camera_name(session.scene.cameras, self.view)
-        if session.poll_files(prepare=self._prepare_renderer) is not None:
-            self._scene_replaced()  # a file asked for, or the scene file saved again
-            if session.scene.source == source:  # reloaded: its camera carried over by name
-                self.view, notes = carry_camera(session.scene.cameras, camera)
-                for note in notes:
-                    session.messages.warn(f"note: {note}")
-        self.redraws += 1
-        self.input.play_script(self.options.script, self.redraws)
-        frame = session.advance(frame_time)
-        sync_bytes = self._show(frame) if frame is not None else 0
-        self.draw(frame_time, seen=self._frame_seen())
-        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size,
-                                 eventful=frame is not None and bool(frame.events))  # fmt: skip
-        if self.progress is not None:
-            self.progress.tick(self.redraws)
-        if self.trace is not None:
-            phases = (frame.phases if frame is not None else []) + self._phases
-            self.trace.redraw(
-                self.redraws, start, clock.perf_counter(), phases,
-                frame=None if frame is None else frame.number,
-                report=None if frame is None else frame.report, bytes_uploaded=sync_bytes,
-            )  # fmt: skip
-        if self.options.frames is not None and self.redraws >= self.options.frames:
+        self.runner.redraw(frame_time)
+        if self.runner.done:
             self.capture.save_screenshot(self.wnd.fbo, self.buffer_size)
             if self.options.keep_image:
                 self.last_image = self.grab()
             self.wnd.close()
 
-    def _show(self, frame: Frame) -> int:
-        """Hand one simulated frame to the renderer (matrices, glow stamps, colours) and
-        the overlay; returns every byte the frame wrote to the GPU."""
-        t0 = clock.perf_counter()
+    def build(self, scene: Scene) -> Renderer:
+        """The swap's GPU half: a renderer for the candidate scene (a failure here keeps
+        the scene on show and its renderer)."""
+        return Renderer(self.ctx, scene, self._look, SceneBounds(scene))
+
+    def use(self, built: Renderer, candidate: Candidate) -> None:
+        """The swap committed: the candidate's renderer replaces the old one; the camera
+        and view settings stay (a reloaded scene's file camera carried over by name)."""
+        old, self.renderer = self.renderer, built
+        previous, self._scene_on_show = self._scene_on_show, candidate.scene
+        self.bounds = built.bounds
+        old.release()
+        if len(old.graph) == 0:  # nothing was framed yet (`sgview listen` waiting): frame now
+            self.bounds.frame_camera(self.camera)
+        if self.overlay is not None:  # an opened file's frames count from 0 again
+            self.overlay.reset(built, fresh=self.session.frame == 0)
+        if candidate.scene.source is not None and candidate.scene.source == previous.source:
+            self.view, notes = carry_camera(
+                candidate.scene.cameras, camera_name(previous.cameras, self.view)
+            )
+            for note in notes:
+                self.session.messages.warn(f"note: {note}")
+
+    def play_script(self, redraw: int) -> None:
+        self.input.play_script(self.options.script, redraw)
+
+    def upload(self, frame: Frame) -> int:
+        """Hand one simulated frame to the renderer (matrices, glow stamps, colours);
+        returns every byte the frame wrote to the GPU."""
         sync_bytes = self.renderer.sync(frame.report, frame.dt)
         if frame.weights:  # morph weights changed: the node's own change, no matrix moved
             sync_bytes += self.renderer.light(sorted(frame.weights))
         for node_id, rgb in frame.recolor.items():
             sync_bytes += self.renderer.set_colors([node_id], rgb)
-        upload_ms = 1000.0 * (clock.perf_counter() - t0)
+        return sync_bytes
+
+    def report(self, frame: Frame, upload_ms: float, sync_bytes: int) -> None:
         if self.overlay is not None:
             self.overlay.frame_done(
                 frame.number,
@@ -166,41 +175,27 @@ class SgviewApp(mglw.WindowConfig):
                 frame.events,
                 weights=frame.weights,
             )
-        self._phases.append(("upload", t0, clock.perf_counter()))
-        return sync_bytes
 
-    def _prepare_renderer(self, scene) -> None:
-        """Live reload's last step before the swap: the new scene's GPU state (a failure
-        here keeps the old scene and its renderer)."""
-        self._next_renderer = Renderer(self.ctx, scene, self._look, SceneBounds(scene))
+    def capture_frame(self, frame: Frame | None) -> None:
+        eventful = frame is not None and bool(frame.events)
+        self.capture.frame_drawn(self.wnd.fbo, self.buffer_size, eventful=eventful)
 
-    def _scene_replaced(self) -> None:
-        """Live reload swapped the scene: new GPU state, same camera and view settings."""
-        old = self.renderer
-        ready, self._next_renderer = self._next_renderer, None
-        scene = self.session.scene
-        self.renderer = ready if ready is not None else Renderer(self.ctx, scene, self._look)
-        self.bounds = self.renderer.bounds
-        old.release()
-        if len(old.graph) == 0:  # nothing was framed yet (`sgview listen` waiting): frame now
-            self.bounds.frame_camera(self.camera)
-        if self.overlay is not None:  # an opened file's frames count from 0 again
-            self.overlay.reset(self.renderer, fresh=self.session.frame == 0)
+    def wants_picture(self) -> bool:
+        return self.capture.wants_picture
 
     def restart(self) -> None:
-        """Key 0: the scene from frame 0 again (`Session.restart`), with no glow (no frame
-        has run yet), the overlay's history and totals afresh."""
-        self.session.restart()
+        """Key 0: the scene from frame 0 again (`SceneControls.restart`), with no glow (no
+        frame has run yet), the overlay's timeline and totals afresh; a source that cannot
+        restart (a connected program) offers no controls, and nothing happens."""
+        controls = self.session.controls
+        if controls is None:
+            return
+        controls.restart()
         self.renderer.restart()
         if self.overlay is not None:
             self.overlay.restart()
 
-    def replace_scene(self, scene) -> None:
-        """Show `scene` instead of the current one, keeping the camera and view toggles."""
-        self.session.replace_scene(scene)
-        self._scene_replaced()
-
-    def draw(self, frame_time: float = 0.0, *, seen: bool = True) -> None:
+    def draw(self, frame_time: float = 0.0, seen: bool = True) -> list[Phase]:
         """Draw the scene, then the overlay over it, into the window's framebuffer.
 
         `seen` False: nobody will look at this picture (a headless frame before the last
@@ -209,6 +204,7 @@ class SgviewApp(mglw.WindowConfig):
         the run as it goes without it: such a redraw has no draw phase (forcing the drawing
         made a 100,000-node trace 10 to 60 times slower than the run it measured).
         """
+        phases: list[Phase] = []
         t0 = clock.perf_counter()
         self._show_title()
         self._fit_view_to_panels()
@@ -220,25 +216,20 @@ class SgviewApp(mglw.WindowConfig):
                                        self.buffer_size, selected=self.session.selected,
                                        bounds=self.bounds)  # fmt: skip
             self.renderer.draw(view, self.camera)
-            self._phases.append(("draw", t0, clock.perf_counter()))
+            phases.append(("draw", t0, clock.perf_counter()))
         t1 = clock.perf_counter()
         if self.overlay is not None and seen:
             self.overlay.draw(frame_time)
-            self._phases.append(("overlay", t1, clock.perf_counter()))
+            phases.append(("overlay", t1, clock.perf_counter()))
         if self.overlay is not None:
             self.overlay.note_draw_time(1000.0 * (clock.perf_counter() - t0))
+        return phases
 
     def _show_title(self) -> None:
         """The title names the scene and the selected node (set only when it changes)."""
         title = self.session.title
         if title != self.wnd.title:
             self.wnd.title = title
-
-    def _frame_seen(self) -> bool:
-        """Whether the picture of the current frame is shown or saved (see `draw`)."""
-        if not isinstance(self.timer, FixedTimer) or self.options.frames is None:
-            return True
-        return self.redraws >= self.options.frames or self.capture.wants_picture
 
     def _fit_view_to_panels(self) -> None:
         """Centre the 3D picture between the overlay's panels (and frame it there)."""
@@ -345,10 +336,8 @@ class SgviewApp(mglw.WindowConfig):
 
     def finish(self) -> None:
         """After the last frame: close the recording, write --dump-world and --trace."""
-        if self.progress is not None:
-            self.progress.close()
-        if self.trace is not None:
-            self.trace.close()
+        self.runner.finish()
+        if self.options.trace is not None:
             say_saved("trace", self.options.trace)
         self.capture.finish(self.session.graph, self.session.scene.node_paths)
         if self.overlay is not None:

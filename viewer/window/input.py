@@ -15,13 +15,26 @@ room (`viewer.session.edits.Editing`), which records its undo step.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from moderngl_window.context.base import BaseWindow
 
 import viewer.gizmo as gizmo
 from viewer.io.ranges import WORLD_REACH
 from viewer.keys.controls import HELD_ACTIONS, KEY_BY_NAME, KEYS
+from viewer.keys.script import KeyScript
+from viewer.render.camera import Camera
+from viewer.render.frame_view import ViewSettings
+from viewer.render.scene_bounds import SceneBounds
+from viewer.session.edits import Editing
 from viewer.session.opening import OPEN_SUFFIXES
+from viewer.session.source import FrameSource, SceneControls
+from viewer.window.capture import Capture
 from viewer.window.file_dialog import OpenDialog, start_folder
+
+if TYPE_CHECKING:
+    from viewer.overlay.overlay import Overlay
 
 #: Mouse travel (pixels) below which a press-release counts as a click.
 CLICK_SLOP = 4
@@ -37,20 +50,22 @@ CHARACTER_KEYS = {ord("?"): "?", ord("["): "[", ord("]"): "]"}
 #: (as xdotool and many people do), so "?" stays "held" and later presses never arrive as
 #: keys. Their characters always do: the press a key event missed is the character's.
 TYPED_KEYS = frozenset("?")
+#: The open line where the source on show opens no files (a connected program).
+NO_FILES = "this view shows connected programs: open a file in another sgview"
 
 
 class InputTarget(Protocol):
-    """What the input reads and acts on: the app's window, session, camera, view settings
-    (`viewer.render.frame_view.ViewSettings`), the scene's bounds (framing), overlay (None
-    without panels) and capture, and its window actions."""
+    """What the input reads and acts on: the app's window, frame source (`session`),
+    camera, view settings, the scene's bounds (framing), overlay (None without panels) and
+    capture, and its window actions."""
 
-    wnd: object
-    session: object
-    camera: object
-    settings: object
-    bounds: object
-    overlay: object
-    capture: object
+    wnd: BaseWindow
+    session: FrameSource
+    camera: Camera
+    settings: ViewSettings
+    bounds: SceneBounds
+    overlay: Overlay | None
+    capture: Capture
 
     def quit(self) -> None: ...
     def restart(self) -> None: ...
@@ -59,38 +74,88 @@ class InputTarget(Protocol):
     def select_at_each(self, points: list[tuple[float, float]]) -> None: ...
 
 
-def _toggle(obj, name: str) -> None:
-    setattr(obj, name, not getattr(obj, name))
-
-
-def _overlay(act: Callable[[object], None]) -> Callable[[WindowInput], None]:
+def _overlay(act: Callable[[Overlay], None]) -> Callable[[WindowInput], None]:
     """An action on the overlay; nothing without panels."""
     return lambda inp: None if inp.app.overlay is None else act(inp.app.overlay)
+
+
+def _editing(act: Callable[[Editing], object]) -> Callable[[WindowInput], None]:
+    """An action of the editing room; nothing where the source offers none."""
+
+    def on(inp: WindowInput) -> None:
+        editing = inp.app.session.editing
+        if editing is not None:
+            act(editing)
+
+    return on
+
+
+def _controls(act: Callable[[SceneControls], object]) -> Callable[[WindowInput], None]:
+    """An action on a scene sgview runs itself; nothing for a source without controls."""
+
+    def on(inp: WindowInput) -> None:
+        controls = inp.app.session.controls
+        if controls is not None:
+            act(controls)
+
+    return on
+
+
+def _save(inp: WindowInput) -> None:
+    files = inp.app.session.file_actions
+    if files is not None:
+        files.save()
+
+
+def _flip_gizmo_local(editing: Editing) -> None:
+    editing.gizmo_local = not editing.gizmo_local
+
+
+def _flip_gizmo_scale(editing: Editing) -> None:
+    editing.gizmo_scale = not editing.gizmo_scale
+
+
+def _flip_panels(overlay: Overlay) -> None:
+    overlay.visible = not overlay.visible
+
+
+def _flip_names(overlay: Overlay) -> None:
+    overlay.show_names = not overlay.show_names
+
+
+def _flip_setting(name: str) -> Callable[[WindowInput], None]:
+    """A view toggle of the app's `ViewSettings` (grid, links, axes)."""
+
+    def on(inp: WindowInput) -> None:
+        settings = inp.app.settings
+        setattr(settings, name, not getattr(settings, name))
+
+    return on
 
 
 #: What each action of the key table does (the held movement keys aside).
 ACTIONS: dict[str, Callable[[WindowInput], None]] = {
     "pause": lambda inp: inp.app.session.toggle_pause(),
     "step": lambda inp: inp.app.session.request_step(),
-    "touch": lambda inp: inp.app.session.touch_selected(),
-    "undo": lambda inp: inp.app.session.editing.undo(),
-    "redo": lambda inp: inp.app.session.editing.redo(),
-    "save": lambda inp: inp.app.session.save(),
+    "touch": _controls(lambda controls: controls.touch_selected()),
+    "undo": _editing(lambda editing: editing.undo()),
+    "redo": _editing(lambda editing: editing.redo()),
+    "save": _save,
     "open": lambda inp: inp.start_dialog(),
-    "gizmo axes": lambda inp: _toggle(inp.app.session.editing, "gizmo_local"),
-    "gizmo mode": lambda inp: _toggle(inp.app.session.editing, "gizmo_scale"),
-    "motion": lambda inp: inp.app.session.toggle_motion(),
-    "collision mode": lambda inp: inp.app.session.switch_collision_mode(),
+    "gizmo axes": _editing(_flip_gizmo_local),
+    "gizmo mode": _editing(_flip_gizmo_scale),
+    "motion": _controls(lambda controls: controls.toggle_motion()),
+    "collision mode": _controls(lambda controls: controls.switch_collision_mode()),
     "help": _overlay(lambda ov: ov.toggle_help()),
     "event before": _overlay(lambda ov: ov.jump_to_event(-1)),
     "event after": _overlay(lambda ov: ov.jump_to_event(1)),
     "replay": _overlay(lambda ov: ov.replay_shown()),
     "restart": lambda inp: inp.app.restart(),
-    "panels": _overlay(lambda ov: _toggle(ov, "visible")),
-    "grid": lambda inp: _toggle(inp.app.settings, "show_grid"),
-    "names": _overlay(lambda ov: _toggle(ov, "show_names")),
-    "links": lambda inp: _toggle(inp.app.settings, "show_links"),
-    "axes": lambda inp: _toggle(inp.app.settings, "show_axes"),
+    "panels": _overlay(_flip_panels),
+    "grid": _flip_setting("show_grid"),
+    "names": _overlay(_flip_names),
+    "links": _flip_setting("show_links"),
+    "axes": _flip_setting("show_axes"),
     "frame": lambda inp: inp.app.bounds.frame_camera(inp.app.camera),
     "home": lambda inp: inp.app.camera.reset(),
     "projection": lambda inp: inp.app.camera.toggle_projection(),
@@ -154,8 +219,8 @@ class WindowInput:
         edits for good): over edits it asks first, and a second `0` within
         `RESTART_ASK_S` restarts. A script's or a notebook's `0` (`key_down`) restarts
         at once: it was written ahead."""
-        messages, history = self.app.session.messages, self.app.session.editing.history
-        steps = len(history.done) + len(history.undone)
+        messages, editing = self.app.session.messages, self.app.session.editing
+        steps = 0 if editing is None else len(editing.history.done) + len(editing.history.undone)
         if steps and not messages.asked("restart"):
             edits = f"{steps} edit{'s' if steps > 1 else ''}"
             messages.ask("restart", f"press 0 again to restart: {edits} will be lost",
@@ -179,18 +244,21 @@ class WindowInput:
         script (`viewer.keys.script`)."""
         action = KEY_BY_NAME[name].action
         if action in HELD_ACTIONS:
+            controls = self.app.session.controls
             turn_back = action == "turn back"
-            self.app.session.press_move_key("turn" if turn_back else action, turn_back)
+            if controls is not None:
+                controls.press_move_key("turn" if turn_back else action, turn_back)
         else:
             ACTIONS[action](self)
 
     def key_up(self, name: str) -> None:
         """Key `name` was released (only the held movement keys care)."""
         action = KEY_BY_NAME[name].action
-        if action in HELD_ACTIONS:
-            self.app.session.editing.release_key("turn" if action == "turn back" else action)
+        controls = self.app.session.controls
+        if action in HELD_ACTIONS and controls is not None:
+            controls.release_move_key("turn" if action == "turn back" else action)
 
-    def play_script(self, script, redraw: int) -> None:
+    def play_script(self, script: KeyScript, redraw: int) -> None:
         """Before redraw number `redraw`: the scripted releases, presses and clicks."""
         for name in script.releases.get(redraw, ()):
             self.key_up(name)
@@ -220,7 +288,11 @@ class WindowInput:
         """Ctrl+O: the system's dialog (zenity, kdialog); without one, the window's own
         file browser (the overlay's), or the reason in the panel's open line."""
         session, overlay = self.app.session, self.app.overlay
-        folder = start_folder(session.scene, session.files.recent_folder())
+        files = session.file_actions
+        if files is None:
+            session.messages.open = NO_FILES
+            return
+        folder = start_folder(session.scene, files.recent_folder())
         why = self.dialog().start(folder=folder)
         if why is not None and overlay is not None:
             overlay.browser.start(folder, OPEN_SUFFIXES)
@@ -231,16 +303,24 @@ class WindowInput:
         """Once per redraw: the file picked in the dialog (Ctrl+O) is asked for."""
         picked = self._dialog.poll() if self._dialog is not None else None
         if picked is not None:
-            self.app.session.files.request_open(picked)
+            self._open(picked)
 
-    def files_dropped(self, x: int, y: int, paths: list) -> None:
+    def files_dropped(self, x: int, y: int, paths: list[str | Path]) -> None:
         """Files dropped on the window: the first scene file among them is asked for."""
         scenes = [path for path in paths if str(path).lower().endswith(OPEN_SUFFIXES)]
         if scenes or paths:  # not a scene file: the panel says so
-            self.app.session.files.request_open((scenes or paths)[0])
+            self._open((scenes or paths)[0])
+
+    def _open(self, path: str | Path) -> None:
+        """Ask the source to open `path`; one that opens no files says so."""
+        files = self.app.session.file_actions
+        if files is None:
+            self.app.session.messages.open = NO_FILES
+        else:
+            files.request_open(path)
 
     # -- mouse ---------------------------------------------------------------------------
-    def forward(self, event: str, *args) -> None:
+    def forward(self, event: str, *args: Any) -> None:
         """An event only the overlay takes (the pointer's position, a character, a resize)."""
         if self.app.overlay is not None:
             self.app.overlay.forward(event, *args)
@@ -267,8 +347,9 @@ class WindowInput:
             if self.view_press is None:  # the drag started on a panel
                 return
         self._dragged += abs(dx) + abs(dy)
-        if self._gizmo_held:
-            app.session.editing.drag_to(x, y, bool(app.wnd.modifiers.ctrl))
+        editing = app.session.editing
+        if self._gizmo_held and editing is not None:
+            editing.drag_to(x, y, bool(app.wnd.modifiers.ctrl))
             return
         buttons = app.wnd.mouse_states
         if buttons.right or (buttons.left and app.wnd.modifiers.shift):
@@ -302,14 +383,18 @@ class WindowInput:
     # -- the gizmo (viewer/gizmo) --------------------------------------------------------
     def _end_gizmo_drag(self) -> None:
         self._gizmo_held = False
-        self.app.session.editing.release()  # the whole drag: one undo step
+        editing = self.app.session.editing
+        if editing is not None:
+            editing.release()  # the whole drag: one undo step
 
     def _grab_gizmo(self, x: int, y: int) -> bool:
         """A press on the selected node's gizmo hands its drag to the editing room; False
         when it misses (then the drag orbits)."""
         session, wnd = self.app.session, self.app.wnd
-        editing = session.editing
-        node = editing.selected_node() if session.collision is None else None
+        editing, controls = session.editing, session.controls
+        if editing is None or (controls is not None and controls.collision_mode is not None):
+            return False  # no editing room, or the collision demo (its keys move it)
+        node = editing.selected_node()
         if node is None:
             return False
         size = tuple(wnd.size)

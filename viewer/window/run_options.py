@@ -44,6 +44,3 @@ class RunOptions:
     exposure: float = 1.0  # factor on glTF materials' light before tone mapping
     environment: str = "room"  # the image-based light around glTF models, or "none"
     view: int | None = None  # --camera: look through Scene.cameras[view] (None: orbit)
-    #: Makes the app's session (called as `Session` is); None: `Session` itself.
-    #: `sgview listen` passes `viewer.attach.adapter.AttachedSession` bound to its listener.
-    session_factory: Callable | None = None

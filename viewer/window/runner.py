@@ -1,4 +1,8 @@
-"""`run`: open a window (or a headless EGL one) on a scene and drive `SgviewApp` to the end.
+"""`run`: open a window (or a headless EGL one) on a frame source and drive `SgviewApp` to
+the end.
+
+The run's frame source is a scene's `Session` (`session_for`), or what the caller makes
+(``sgview listen``'s `ProgramSource`), given the clock's fixed step.
 
 What can fail here is the window or the GL context: a windowed run that cannot open one
 raises `WindowError`, a headless one `ContextError`, each with a one-line reason. An error
@@ -7,53 +11,98 @@ while frames run still closes the recording and trace and releases the window.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import moderngl_window as mglw
 import numpy as np
+from moderngl_window.context.base import BaseWindow
 from moderngl_window.timers.base import BaseTimer
 
+from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise
 from viewer.render.context import GL_VERSION, ContextError
-from viewer.session.session import window_title
+from viewer.session.session import Session
+from viewer.session.source import FrameSource
 from viewer.text import one_line
 from viewer.timing import FixedTimer
 from viewer.window.app import SgviewApp
 from viewer.window.run_options import RunOptions
 
-__all__ = ["RunOptions", "WindowError", "attach_app", "run"]
+__all__ = ["RunOptions", "SourceMaker", "WindowError", "attach_app", "run", "session_for"]
+
+#: Makes a run's frame source, given the seconds of the headless clock's fixed step (None:
+#: the real clock).
+SourceMaker = Callable[[float | None], FrameSource]
+
+#: numpy's error settings, as `np.geterr` gives them.
+ErrState = dict[str, str]
 
 
 class WindowError(SgviewError, RuntimeError):
     """The window could not be opened (no usable display or GL driver)."""
 
 
-def run(scene, options: RunOptions, *, headless: bool, backend: str | None = None) -> SgviewApp:
+def run(
+    scene: Scene,
+    options: RunOptions,
+    *,
+    headless: bool,
+    backend: str | None = None,
+    source: SourceMaker | None = None,
+) -> SgviewApp:
     """Open a window (or a headless EGL one) on `scene` and run until done; return the app.
+    `source`: makes the run's frame source (None: `scene`'s `Session`, `session_for`).
 
     The app computes under `floats_raise` (a numpy warning is an error, never printed);
     the `on_frame` callbacks keep the caller's numpy settings."""
     caller = np.geterr()
     with floats_raise():
-        return _run(scene, options, headless=headless, backend=backend, caller=caller)
+        return _run(scene, options, headless=headless, backend=backend, caller=caller,
+                    source=source)  # fmt: skip
 
 
-def attach_app(window, scene, options: RunOptions, *, timer: BaseTimer, caller: dict) -> SgviewApp:
+def session_for(
+    scene: Scene, options: RunOptions, *, fixed_step: float | None, caller: ErrState
+) -> Session:
+    """The frame source of a scene: its `Session` as `options` ask, with their `on_frame`
+    callbacks, which keep the caller's numpy error settings (`caller`)."""
+    session = Session(
+        scene, still=options.still, touches=options.touches, log=options.log,
+        fixed_step=fixed_step, load_limits=options.load_limits, out=options.out,
+        layout=options.layout,
+    )  # fmt: skip
+    session.frame_callbacks.extend(options.on_frame)
+    session.callback_errstate = caller
+    return session
+
+
+def attach_app(
+    window: BaseWindow, source: FrameSource, options: RunOptions, *, timer: BaseTimer
+) -> SgviewApp:
     """Make the app on an open `window` and wire the window's events to it; the window's
-    loop (`run`) or a notebook widget (`viewer.embed.widget`) then drives it. `caller`: the
-    numpy error settings the `on_frame` callbacks keep. A failure releases the window."""
+    loop (`run`) or a notebook widget (`viewer.embed.widget`) then drives it. A failure
+    releases the window."""
     mglw.activate_context(window=window)
     try:
-        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, scene=scene, options=options)
+        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, source=source, options=options)
     except BaseException:
         window.destroy()
         raise
-    app.session.callback_errstate = caller
     window.config = app
     window.swap_buffers()  # as create_window_config_instance: settles the buffer size
     window.set_default_viewport()
     return app
 
 
-def _run(scene, options, *, headless, backend, caller) -> SgviewApp:
+def _run(
+    scene: Scene,
+    options: RunOptions,
+    *,
+    headless: bool,
+    backend: str | None,
+    caller: ErrState,
+    source: SourceMaker | None,
+) -> SgviewApp:
     if headless:
         from moderngl_window.context.headless import Window
 
@@ -70,9 +119,14 @@ def _run(scene, options, *, headless, backend, caller) -> SgviewApp:
         from moderngl_window.timers.clock import Timer
 
         timer = Timer()
+    fixed_step = timer.step if isinstance(timer, FixedTimer) else None
+    if source is None:
+        shown: FrameSource = session_for(scene, options, fixed_step=fixed_step, caller=caller)
+    else:
+        shown = source(fixed_step)
     try:
         window = Window(
-            title=window_title(scene.title),
+            title=shown.title,
             size=options.size,
             resizable=not headless,
             gl_version=GL_VERSION,
@@ -85,7 +139,7 @@ def _run(scene, options, *, headless, backend, caller) -> SgviewApp:
         if headless:
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
         raise WindowError(reason) from exc
-    app = attach_app(window, scene, options, timer=timer, caller=caller)
+    app = attach_app(window, shown, options, timer=timer)
     try:
         mglw.run_window_config_instance(app)  # destroys the window when the loop ends
     except BaseException:

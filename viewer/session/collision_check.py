@@ -1,8 +1,7 @@
 """The collision demo's phase of a frame: after the update, the disk against the
 rectangle, both drawn in the overlap's reds while they overlap (`Frame.recolor` says when
 that changes): the rectangle red, the disk a paler red, so that the disk inside the
-rectangle stays seen (in one red it vanished there: the third to fifth newcomer
-trials)."""
+rectangle stays seen (in one red it vanishes there)."""
 
 from __future__ import annotations
 
@@ -10,10 +9,10 @@ from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.scene import Scene
 from viewer.palette import HIT_COLOR, HIT_DISK_COLOR
 
-__all__ = ["CollisionTest"]
+__all__ = ["CollisionCheck"]
 
 
-class CollisionTest:
+class CollisionCheck:
     """The demo's latest reading, and the colours it last drew."""
 
     def __init__(self, scene: Scene, demo: CollisionDemo) -> None:

@@ -1,0 +1,284 @@
+"""`ProgramSource`: the frame source of ``sgview listen``, the one place the attach package
+meets the runner.
+
+Its scene is the mirror (`mirror.py`) of the program on show, so the runner, the renderer
+and the overlay show it as they show a scene file: `poll` offers a program's mirror when one
+connects or the user picks another, and `advance` applies the program's next frame and
+hands on the report the program sent. Every connected program's frames are applied to its
+own mirror as they come, shown or not.
+
+It offers what a watched program allows and nothing else (`viewer.session.source`): the
+selection, pause and step, and the choice among programs (`programs`). It has no editing
+room, no touches or restart and no files: an edit would part the mirror from the program,
+which alone recomputes its graph. The panel's edit line says so from the start.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from viewer.content.scene import Scene
+from viewer.errors import floats_raise
+from viewer.keys.references import carry_names
+from viewer.scene.graph import SceneGraph
+from viewer.scene.report import FrameReport
+from viewer.session.edits import Editing
+from viewer.session.frame import Frame, window_title
+from viewer.session.messages import Messages
+from viewer.session.source import Candidate, FileActions, ProgramChooser, SceneControls
+from viewer.text import brief, printable
+
+from .mirror import Mirror
+from .protocol import ProgramFrame
+from .server import Listener, Program
+
+__all__ = ["READ_ONLY", "ProgramSource"]
+
+#: Seconds one wait for a frame lasts before the loop looks again (Ctrl+C stays live).
+WAIT_SLICE = 0.25
+#: Frames of programs not on show applied per redraw, at most (the rest wait their turn).
+HIDDEN_FRAMES_PER_REDRAW = 64
+READ_ONLY = "read-only: this is a connected program's scene"
+
+
+class ProgramSource:
+    """The programs a `Listener` accepted, one of them on show (see the module notes).
+
+    ``wait``: `poll` waits for the first program and each `advance` for the shown
+    program's next frame (headless runs); ``log``: print each shown frame's update log
+    (`out`, `err`: the streams, default sys.stdout / sys.stderr when printing)."""
+
+    def __init__(
+        self,
+        scene: Scene,
+        *,
+        listener: Listener,
+        wait: bool = False,
+        log: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self._scene = scene
+        self.listener = listener
+        self.wait = wait
+        self.log = log
+        self._messages = Messages(out, err)
+        self._messages.edit = READ_ONLY
+        self.mirrors: dict[Program, Mirror] = {}
+        self.shown: Program | None = None
+        self._wanted: Program | None = None
+        self._offered: Program | None = None
+        #: Programs whose mirror could not be shown (its GPU state failed): never offered again.
+        self._refused: set[Program] = set()
+        #: Before anything is shown: each program's first frame, applied, for the log.
+        self._first: dict[Program, FrameReport] = {}
+        self._ready: FrameReport | None = None  # the shown program's first frame, once
+        self._frame = 0
+        self._paused = False
+        self._stepping = False
+        self._selected: int | None = None
+        self.last_report: FrameReport | None = None
+
+    # -- what every frame source tells -----------------------------------------------------
+    @property
+    def scene(self) -> Scene:
+        return self._scene
+
+    @property
+    def graph(self) -> SceneGraph:
+        return self._scene.graph
+
+    @property
+    def messages(self) -> Messages:
+        return self._messages
+
+    @property
+    def frame(self) -> int:
+        """Frames shown of the program on show (its own numbers are in the reports)."""
+        return self._frame
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    @property
+    def selected(self) -> int | None:
+        """The selected node, while the program keeps it (a removed node is unselected)."""
+        if self._selected is not None and not self.graph.peek.is_alive(self._selected):
+            self._selected = None
+        return self._selected
+
+    @property
+    def title(self) -> str:
+        selected = self.selected
+        name = None if selected is None else self.graph.name_of(selected)
+        return window_title(self._scene.title, name)
+
+    def select(self, node_id: int | None) -> None:
+        self._selected = None if node_id is None else int(node_id)
+
+    def toggle_pause(self) -> None:
+        """Pause the view: the program's frames wait (applied in turn once it resumes)."""
+        self._paused = not self._paused
+        self._stepping = False
+
+    def request_step(self) -> None:
+        """While paused: show the program's next frame (its frames wait meanwhile)."""
+        self._stepping = self._paused
+
+    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
+        return ()  # a program's nodes come from no file
+
+    # -- capabilities: only the choice among programs --------------------------------------
+    @property
+    def editing(self) -> Editing | None:
+        return None
+
+    @property
+    def controls(self) -> SceneControls | None:
+        return None
+
+    @property
+    def file_actions(self) -> FileActions | None:
+        return None
+
+    @property
+    def programs(self) -> ProgramChooser:
+        return self
+
+    def program_rows(self) -> list[tuple[str, bool]]:
+        """The panel's rows: each program's label and counts, and whether it is shown."""
+        rows = []
+        for program in self.listener.programs:
+            state = "" if program.connected else ", left"
+            # Two lines: the counts stay in sight beside a long name in a narrow panel.
+            text = (
+                f"{program.label}\n    {program.frames_received} frames, "
+                f"{program.frames_merged} merged{state}"
+            )
+            mirror = self.mirrors.get(program)
+            if mirror is not None and mirror.mismatches:
+                text += f", {mirror.mismatches} world matrices differ from parent x local"
+            rows.append((text, program is self.shown))
+        return rows
+
+    def program_notes(self) -> list[str]:
+        """The last lines about programs refused or disconnected (the panel shows them)."""
+        return list(self.listener.notes)
+
+    def show_program(self, index: int) -> None:
+        """Show the ``index``-th program of `program_rows` from the next poll."""
+        if 0 <= index < len(self.listener.programs):
+            self._wanted = self.listener.programs[index]
+
+    # -- the swap --------------------------------------------------------------------------
+    def poll(self) -> Candidate | None:
+        """Once per redraw: apply the hidden programs' frames, and offer the mirror of the
+        program to show when it is not the one shown (waiting for the first program in a
+        headless run)."""
+        while True:
+            self._drain_hidden()
+            target = self._target()
+            if target is not None or not self.wait:
+                break
+            self.listener.wait_program(WAIT_SLICE)
+            time.sleep(0.01)
+        if target is None or target is self.shown:
+            return None
+        self._offered = target
+        return Candidate(self.mirrors[target].scene, target.label, fresh=True)
+
+    def _taken(self, candidate: Candidate) -> Program:
+        program, self._offered = self._offered, None
+        if program is None or self.mirrors[program].scene is not candidate.scene:
+            raise ValueError("a candidate is committed or rejected once, after its poll")
+        return program
+
+    def commit(self, candidate: Candidate) -> None:
+        """Show the offered program from its first frame not yet shown; the selection
+        follows the node's name into it."""
+        program = self._taken(candidate)
+        selected = self.selected
+        name = None if selected is None else self.graph.name_of(selected)
+        _, node_id, notes = carry_names(candidate.scene, {}, name)
+        self._scene, self._selected = candidate.scene, node_id
+        for note in notes:
+            self._messages.warn(f"note: {note}")
+        self.shown, self._frame = program, 0
+        self._ready = self._first.get(program)
+        self._first.clear()
+
+    def reject(self, candidate: Candidate, error: Exception) -> None:
+        """The program's scene could not be given its GPU state: one line, and it is not
+        offered again (the scene on show stays)."""
+        program = self._taken(candidate)
+        self._refused.add(program)
+        self._messages.warn(f"cannot show {printable(candidate.origin)} ({brief(error)})")
+
+    def _apply(self, program: Program, frame: ProgramFrame) -> FrameReport | None:
+        mirror = self.mirrors.get(program)
+        if mirror is None:
+            mirror = self.mirrors[program] = Mirror(printable(program.name, 60))
+        try:
+            with floats_raise():
+                return mirror.apply(frame)
+        except Exception as exc:  # checked, and still not applicable (an overflow, say)
+            self.listener.bad_frame(program, f"frame {frame.frame} cannot be shown ({brief(exc)})")
+            return None
+
+    def _drain_hidden(self) -> None:
+        """Apply the frames of the programs not on show; before any is shown, only each
+        one's first frame, kept so the first program shown shows (and logs) it."""
+        for program in list(self.listener.programs):
+            if program is self.shown or program in self._first:
+                continue
+            if not program.connected and not program.pending():  # left: its mirror goes
+                self.listener.forget(program)
+                self.mirrors.pop(program, None)
+                self._refused.discard(program)
+                continue
+            for _ in range(HIDDEN_FRAMES_PER_REDRAW if self.shown else 1):
+                frame = program.take()
+                report = None if frame is None else self._apply(program, frame)
+                if report is None:
+                    break
+                if self.shown is None:
+                    self._first[program] = report
+
+    def _target(self) -> Program | None:
+        wanted, self._wanted = self._wanted, None
+        if wanted is not None and wanted in self.mirrors and wanted not in self._refused:
+            return wanted
+        if self.shown is not None and (self.shown.connected or self.shown.pending()):
+            return self.shown
+        live = [
+            p
+            for p in self.listener.programs
+            if p in self.mirrors and p.connected and p not in self._refused
+        ]
+        return live[0] if live else self.shown
+
+    # -- the frames ------------------------------------------------------------------------
+    def advance(self, dt: float) -> Frame | None:
+        """The shown program's next frame, applied to its mirror (None: none came)."""
+        program = self.shown
+        if program is None or (self._paused and not self._stepping):
+            return None
+        self._stepping = False
+        start = time.perf_counter()
+        report, self._ready = self._ready, None
+        if report is None:
+            frame = program.take()
+            while frame is None and self.wait and (program.connected or program.pending()):
+                frame = program.take(WAIT_SLICE)
+            report = None if frame is None else self._apply(program, frame)
+        if report is None:
+            return None
+        self._frame += 1
+        self.last_report = report
+        if self.log:
+            lines = report.log_lines()
+            if lines:
+                self._messages.log([f"# frame {report.frame}", *lines])
+        return Frame(report.frame, report, dt, 1000.0 * (time.perf_counter() - start))
