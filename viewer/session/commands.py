@@ -12,10 +12,12 @@ runs them.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 from viewer.scene.errors import ShearError
+from viewer.scene.graph import SceneGraph
+from viewer.scene.node import Node
 from viewer.text import printable
 
 __all__ = ["AddChild", "Command", "Delete", "Duplicate", "Place", "Reparent", "SetField"]
@@ -31,11 +33,13 @@ FIELDS = {
 }
 
 
-def _name(graph, node_id: int) -> str:
+def _name(graph: SceneGraph, node_id: int) -> str:
     return printable(graph.name_of(node_id))
 
 
-def _set_parent(node, parent, keep_world: bool, remedy: str | None, **place) -> None:
+def _set_parent(
+    node: Node, parent: Node | None, keep_world: bool, remedy: str | None, **place: Node
+) -> None:
     """``node.set_parent``; a refusal for shear names `remedy` (what the user can do
     where the edit came from) instead of the Python argument, when one is given."""
     try:
@@ -46,7 +50,7 @@ def _set_parent(node, parent, keep_world: bool, remedy: str | None, **place) -> 
         raise exc.with_remedy(remedy) from None
 
 
-def numbers(values) -> str:
+def numbers(values: Iterable[float]) -> str:
     """``(0, 0, 30)``: each number short (4 significant digits), never ``-0``."""
     return "(" + ", ".join(f"{round(float(v), 4) + 0.0:.4g}" for v in values) + ")"
 
@@ -66,11 +70,11 @@ class SetField:
     def nodes(self) -> tuple[int | None, ...]:
         return (self.node_id,)
 
-    def label(self, graph) -> str:
+    def label(self, graph: SceneGraph) -> str:
         verb, unit = FIELDS[self.field]
         return f"{verb} {_name(graph, self.node_id)} to {numbers(self.value)}{unit}"
 
-    def apply(self, graph) -> None:
+    def apply(self, graph: SceneGraph) -> None:
         setattr(graph.node(self.node_id), self.field, self.value)
 
     @property
@@ -94,11 +98,11 @@ class Reparent:
     def nodes(self) -> tuple[int | None, ...]:
         return (self.node_id, self.parent_id)
 
-    def label(self, graph) -> str:
+    def label(self, graph: SceneGraph) -> str:
         where = "a root" if self.parent_id is None else f"child of {_name(graph, self.parent_id)}"
         return f"re-parent {_name(graph, self.node_id)}: {where}"
 
-    def apply(self, graph) -> None:
+    def apply(self, graph: SceneGraph) -> None:
         parent = None if self.parent_id is None else graph.node(self.parent_id)
         _set_parent(graph.node(self.node_id), parent, self.keep_world, self.shear_remedy)
 
@@ -125,10 +129,10 @@ class Place:
     def nodes(self) -> tuple[int | None, ...]:
         return (self.node_id, self.sibling_id)
 
-    def label(self, graph) -> str:
+    def label(self, graph: SceneGraph) -> str:
         return f"move {_name(graph, self.node_id)} {self.where} {_name(graph, self.sibling_id)}"
 
-    def apply(self, graph) -> None:
+    def apply(self, graph: SceneGraph) -> None:
         sibling = graph.node(self.sibling_id)
         place = {self.where: sibling}
         node = graph.node(self.node_id)
@@ -147,10 +151,10 @@ class Delete:
     def nodes(self) -> tuple[int | None, ...]:
         return (self.node_id,)
 
-    def label(self, graph) -> str:
+    def label(self, graph: SceneGraph) -> str:
         return f"delete {_name(graph, self.node_id)}"
 
-    def apply(self, graph) -> None:
+    def apply(self, graph: SceneGraph) -> None:
         graph.remove(graph.node(self.node_id))
 
     merge = None
@@ -166,10 +170,10 @@ class Duplicate:
     def nodes(self) -> tuple[int | None, ...]:
         return (self.node_id,)
 
-    def label(self, graph) -> str:
+    def label(self, graph: SceneGraph) -> str:
         return f"duplicate {_name(graph, self.node_id)}"
 
-    def apply(self, graph) -> int:
+    def apply(self, graph: SceneGraph) -> int:
         return graph.node(self.node_id).clone().id
 
     merge = None
@@ -187,18 +191,18 @@ class AddChild:
         return (self.node_id,)
 
     @staticmethod
-    def _free_name(graph) -> str:
+    def _free_name(graph: SceneGraph) -> str:
         name, k = EMPTY_NAME, 1
         while name in graph:
             k += 1
             name = f"{EMPTY_NAME}{k}"
         return name
 
-    def label(self, graph) -> str:
+    def label(self, graph: SceneGraph) -> str:
         where = "a root" if self.node_id is None else f"under {_name(graph, self.node_id)}"
         return f"add {self._free_name(graph)} {where}"
 
-    def apply(self, graph) -> int:
+    def apply(self, graph: SceneGraph) -> int:
         parent = None if self.node_id is None else graph.node(self.node_id)
         return graph.add(self._free_name(graph), parent).id
 

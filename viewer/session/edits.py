@@ -16,16 +16,26 @@ for a drag's move: the session shows it at once while paused).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
+from viewer.collision.demo import CollisionDemo
 from viewer.keys.controls import HeldKeys, apply_held, held_direction
 from viewer.scene.errors import HierarchyError
+from viewer.scene.graph import SceneGraph
 from viewer.scene.node import Node
 from viewer.session.commands import Command
 from viewer.session.messages import Messages
 from viewer.session.undo import EditHistory
 from viewer.text import one_line, printable
 
-__all__ = ["Editing", "held_kinds", "hold_label"]
+__all__ = ["Drag", "Editing", "held_kinds", "hold_label"]
+
+
+class Drag(Protocol):
+    """A gizmo drag (`viewer.gizmo`: an axis, plane, ring or scale drag): moves its node
+    to follow the mouse at (x, y), snapped when `snap`."""
+
+    def apply(self, node: Node, x: float, y: float, snap: bool) -> None: ...
 
 
 def held_kinds(actions: set[str]) -> set[str]:
@@ -37,7 +47,7 @@ def held_kinds(actions: set[str]) -> set[str]:
 def hold_label(name: str | None, kinds: set[str]) -> str:
     """The undo step's name for a key hold that did `kinds` to the node `name` (None: the
     collision demo, whose keys move the disk and turn the rectangle): an R hold is a turn
-    about z, as the gizmo's ring drags are named, not a move (the fifth newcomer trial)."""
+    about z, as the gizmo's ring drags are named, not a move."""
     if name is None:
         parts = ["move the disk"] if "move" in kinds or not kinds else []
         return " and ".join(parts + (["turn the rectangle"] if "turn" in kinds else []))
@@ -51,7 +61,7 @@ class Editing:
 
     def __init__(
         self,
-        graph,
+        graph: SceneGraph,
         messages: Messages | None = None,
         shown: Callable[[str | None], None] | None = None,
     ) -> None:
@@ -64,14 +74,11 @@ class Editing:
         self.gizmo_local = False
         #: The gizmo's mode: scale (True) or move and turn (E switches).
         self.gizmo_scale = False
-        #: Why the graph on show cannot be edited (a connected program's: editing it
-        #: would part it from the program), or None: every edit is refused with this line.
-        self.read_only: str | None = None
         self._progress_line: str | None = None  # the edit line a lasting step set last
         self._hold_did: set[str] = set()  # what the key hold going on did: "move", "turn"
         self.use(graph)
 
-    def use(self, graph, selected: int | None = None) -> None:
+    def use(self, graph: SceneGraph, selected: int | None = None) -> None:
         """Edit `graph` from now on (a new scene): a new history, and the edit line of
         the old one gone (it spoke of steps no longer there); a drag of the old scene's
         node moves nothing more."""
@@ -79,7 +86,7 @@ class Editing:
         self.history = EditHistory(graph)
         self._say(None)
         self.selected = selected
-        self._drag = None
+        self._drag: tuple[Node, Drag, str] | None = None
 
     def restart(self) -> None:
         """The scene restarted (`0`): the undo history starts empty, so no undo brings
@@ -110,23 +117,21 @@ class Editing:
             return None
 
     # -- commands --------------------------------------------------------------------
-    def run(self, command: Command):
+    def run(self, command: Command) -> int | bool | None:
         """Do `command` as one undo step; a new node (duplicate, add child) becomes the
-        selection. Returns what it did (the new node's id; None when refused)."""
-        if self._refused():
-            return None
+        selection. Returns what it did (the new node's id, else True; None when refused)."""
         result = self._run(command)
         if command.makes_node and result is not None:
             self.select(result)
         self._shown(self.messages.edit or "edit")
         return result
 
-    def _run(self, command: Command):
+    def _run(self, command: Command) -> int | bool | None:
         graph = self.graph
         for node_id in command.nodes():
             if node_id is not None and not graph.peek.is_alive(node_id):
-                self.messages.refuse(f"not done: {printable(graph.name_of(node_id))} is no "
-                                     "longer in the scene")  # fmt: skip
+                name = printable(graph.name_of(node_id))
+                self.messages.refuse(f"not done: {name} is no longer in the scene")
                 return None
         recorded = self.history.recorded
         try:
@@ -142,12 +147,6 @@ class Editing:
     def _say(self, line: str | None) -> None:
         self.messages.edited(line)
 
-    def _refused(self) -> bool:
-        """Whether the graph is read-only (and the panel says why)."""
-        if self.read_only is not None:
-            self._say(self.read_only)
-        return self.read_only is not None
-
     def undo(self) -> bool:
         """Undo the last step (an open drag or hold is closed first); what came back glows."""
         return self._step_back_or_on(self.history.undo, "undid", "nothing to undo")
@@ -156,9 +155,7 @@ class Editing:
         """Do the last undone step again."""
         return self._step_back_or_on(self.history.redo, "redid", "nothing to redo")
 
-    def _step_back_or_on(self, move, done: str, none: str) -> bool:
-        if self._refused():
-            return False
+    def _step_back_or_on(self, move: Callable[[], str | None], done: str, none: str) -> bool:
         label = move()
         self._say(none if label is None else f"{done}: {label}")
         if label is not None:
@@ -166,11 +163,9 @@ class Editing:
         return label is not None
 
     # -- the gizmo's drag ------------------------------------------------------------
-    def grab(self, node: Node, drag, label: str) -> None:
+    def grab(self, node: Node, drag: Drag, label: str) -> None:
         """A press on the gizmo: `drag` (`viewer.gizmo`) moves `node` from here on; the
         pose now is what the drag's undo step goes back to."""
-        if self._refused():
-            return
         self._drag = (node, drag, label)
         self.history.begin(label, "gizmo")
 
@@ -198,11 +193,11 @@ class Editing:
         self._shown(label)
 
     # -- held keys -------------------------------------------------------------------
-    def press_key(self, action: str, reverse: bool = False, demo=None) -> None:
+    def press_key(
+        self, action: str, reverse: bool = False, demo: CollisionDemo | None = None
+    ) -> None:
         """A movement key went down (`viewer.keys.controls.MOVES`, or "turn"); a press
         while nothing would move (`keys_act`) moves nothing later either."""
-        if self._refused():
-            return
         self.held.press(action, tap=self.keys_act(demo))
         if action == "turn":
             self.reverse_turn = reverse
@@ -214,14 +209,14 @@ class Editing:
         if not self.held.down:
             self._close("keys")
 
-    def keys_act(self, demo) -> bool:
+    def keys_act(self, demo: CollisionDemo | None) -> bool:
         """Whether the movement keys move something: the collision demo's nodes (while
         none is deleted), else the selection."""
         if demo is not None:
             return demo.intact
         return self.selected_node() is not None
 
-    def apply_held(self, demo) -> None:
+    def apply_held(self, demo: CollisionDemo | None) -> None:
         """One frame of the held keys on the selection or the collision demo (`demo`)."""
         actions = self.held.take()
         if not actions:
@@ -231,7 +226,8 @@ class Editing:
             if not self.history.recording:
                 self._hold_did = set()
             self._hold_did |= held_kinds(actions)
-            name = None if demo is not None else printable(self.graph.name_of(self.selected))
+            node = None if demo is not None else self.selected_node()
+            name = None if node is None else printable(node.name)
             label = hold_label(name, self._hold_did)
             self.history.begin(label, "keys")
             self.history.rename(label, "keys")  # an R joined to a K hold: "move and turn"
@@ -249,7 +245,7 @@ class Editing:
 
     def _in_progress(self, how: str) -> None:
         """While a lasting step (a key hold, a drag) goes on, the edit line names it: it
-        kept the last edit's outcome until the step ended (the fourth newcomer trial)."""
+        would otherwise keep the last edit's outcome until the step ended."""
         label = self.history.open_label
         if label is not None:
             self._progress_line = f"{label} ({how})"

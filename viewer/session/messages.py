@@ -1,10 +1,11 @@
 """The one channel from the session to the user: the panel's lines and the terminal.
 
-Before, each room kept its own field (an open error, a reload error, the editor's
-message) and printed its own lines. Here every room says things the same way: a line
-for the panel under a topic (the last edit's outcome, why the last file did not open,
-why the last reload failed), and one for stdout or stderr, ``sgview: ...``. Lines are
-made safe to show by their makers (`viewer.text.one_line`, `printable`).
+Every room says things through it, the same way: a line for the panel under a topic (the
+last edit's outcome, why the last file did not open, why the last reload failed), and one
+for stdout or stderr, ``sgview: ...``. One channel, so that the panel reads each topic's
+line in one place whichever room set it, a refusal repeated at every mouse move reaches
+stderr once, and tests swap the streams in one place. Lines are made safe to show by
+their makers (`viewer.text.one_line`, `printable`).
 """
 
 from __future__ import annotations

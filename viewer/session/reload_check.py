@@ -17,6 +17,7 @@ The touches and the selection of the old scene refer to nodes by name:
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.animation import apply_animation
 from viewer.content.motion import apply_motions
@@ -57,7 +58,7 @@ def try_scene(scene: Scene, display: str, *, time: float, motion_on: bool = True
         raise SceneError(f"its first frame fails ({brief(exc)})", file=display) from None
 
 
-def _check_finite(scene: Scene, rows: np.ndarray, what: str, display: str) -> None:
+def _check_finite(scene: Scene, rows: NDArray[np.float64], what: str, display: str) -> None:
     alive = np.asarray(scene.graph.alive_ids(), dtype=np.int64)
     alive = alive[alive < len(rows)]
     bad = alive[~np.isfinite(rows[alive]).all(axis=1)]

@@ -8,6 +8,9 @@ it, to name the frame's events for the timeline (`events_of`), and in it, to act
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
 from viewer.content.motion import apply_events
 from viewer.content.scene import Scene
 
@@ -18,12 +21,20 @@ def events_of(scene: Scene, touches: dict[int, list[str]], number: int) -> list[
     """(kind, node name) of what the script does in scene frame `number`: "touch" or
     "edit" for the scripted events, "touch" for the ``--touch`` touches."""
     graph = scene.graph
-    found = [("touch" if event.touch else "edit", event.node) for event in scene.events
-             if event.frame == number and event.node in graph]  # fmt: skip
+    found = [
+        ("touch" if event.touch else "edit", event.node)
+        for event in scene.events
+        if event.frame == number and event.node in graph
+    ]
     return found + [("touch", name) for name in touches.get(number, ()) if name in graph]
 
 
-def play(scene: Scene, touches: dict[int, list[str]], number: int, phase) -> None:
+def play(
+    scene: Scene,
+    touches: dict[int, list[str]],
+    number: int,
+    phase: Callable[[str], AbstractContextManager[None]],
+) -> None:
     """Scene frame `number`'s scripted events, then its touches, each in its `phase`
     (the schedule's error context)."""
     graph = scene.graph

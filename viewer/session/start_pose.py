@@ -30,8 +30,10 @@ class StartPose:
         alive = set(graph.alive_ids().tolist())
         keep = [k for k, i in enumerate(ids.tolist()) if i in alive]  # removed: skipped
         if keep:
-            graph.set_locals(ids[keep], positions=self.pos[keep], rotations=self.rot[keep],
-                             scales=self.scl[keep])  # fmt: skip
+            graph.set_locals(
+                ids[keep], positions=self.pos[keep], rotations=self.rot[keep], scales=self.scl[keep]
+            )
         self.scene.motions = self.motions
-        if self.clip is not None:
-            self.scene.animation.pick(self.clip)
+        player = self.scene.animation  # a scene with a clip at the start keeps a player
+        if self.clip is not None and player is not None:
+            player.pick(self.clip)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from viewer.scene.graph import SceneGraph
 from viewer.scene.state import GraphState
 
 T = TypeVar("T")
@@ -44,17 +45,11 @@ class Step:
 class EditHistory:
     """The undo and redo stacks of one graph (see the module notes)."""
 
-    def __init__(
-        self,
-        graph,
-        budget_bytes: int = BUDGET_BYTES,
-        max_steps: int = MAX_STEPS,
-        clock: Callable[[], float] = time.monotonic,
-    ):
+    def __init__(self, graph: SceneGraph, budget_bytes: int = BUDGET_BYTES) -> None:
         self.graph = graph
-        self.clock = clock
+        self.clock: Callable[[], float] = time.monotonic  # seconds; tests set their own
         self.budget_bytes = budget_bytes
-        self.max_steps = max_steps
+        self.max_steps = MAX_STEPS
         self.done: list[Step] = []
         self.undone: list[Step] = []
         self._open: Step | None = None
@@ -77,8 +72,13 @@ class EditHistory:
             return result  # nothing changed: no step, and the last step stays as it was
         now = self.clock()
         last = self.done[-1] if self.done else None
-        if (self._mergeable and merge is not None and last is not None
-                and last.merge == merge and now - last.at <= MERGE_SECONDS):  # fmt: skip
+        if (
+            self._mergeable
+            and merge is not None
+            and last is not None
+            and last.merge == merge
+            and now - last.at <= MERGE_SECONDS
+        ):
             last.label, last.at = label, now
             self.recorded += 1
             if last.state.same_as(self.graph.snapshot()):  # typed back to where it began
