@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import compress, repeat
 from operator import is_not
@@ -84,7 +85,7 @@ def _add_skins(scene: Scene, skinning: Skinning, ids: np.ndarray) -> None:
 
 def add_many(
     graph: SceneGraph,
-    names: list[str],
+    names: Sequence[str],
     parents: np.ndarray,
     positions: np.ndarray,
     rotations: np.ndarray | None,
@@ -155,7 +156,8 @@ def add_model(
         else np.zeros(0, dtype=np.int64)
     )
     drawn = list(map(is_not, model.looks, repeat(None)))
-    scene.looks.update(zip(compress(ids.tolist(), drawn), compress(model.looks, drawn)))
+    # filter(None, ...) keeps the same Looks as `drawn` (a Look is never false)
+    scene.looks.update(zip(compress(ids.tolist(), drawn), filter(None, model.looks)))
     scene.mesh_data.update(model.mesh_data)
     if model.surfaces:
         scene.surfaces.update(model.surfaces)

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, TypeGuard, overload
 
 from viewer.io.errors import SceneError, describe
 
@@ -186,7 +187,7 @@ class Where:
         )
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """An int or a float, not a bool (TOML and JSON both hand bools over as ints)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -220,6 +221,14 @@ def positive(where: Where, field, value: object, *, what: str = "a positive numb
     return out
 
 
+@overload
+def vector(where: Where, field, value: object, n: Literal[3]) -> tuple[float, float, float]: ...
+@overload
+def vector(
+    where: Where, field, value: object, n: Literal[4]
+) -> tuple[float, float, float, float]: ...
+@overload
+def vector(where: Where, field, value: object, n: int) -> tuple[float, ...]: ...
 def vector(where: Where, field, value: object, n: int) -> tuple[float, ...]:
     """A list of exactly `n` finite numbers."""
     if not isinstance(value, list):
@@ -240,6 +249,12 @@ def vector(where: Where, field, value: object, n: int) -> tuple[float, ...]:
     return tuple(out)
 
 
+@overload
+def vector_or_number(
+    where: Where, field, value: object, n: Literal[3] = 3
+) -> tuple[float, float, float]: ...
+@overload
+def vector_or_number(where: Where, field, value: object, n: int) -> tuple[float, ...]: ...
 def vector_or_number(where: Where, field, value: object, n: int = 3) -> tuple[float, ...]:
     """A list of `n` numbers, or one number used for all of them."""
     if is_number(value):
@@ -284,7 +299,8 @@ def color(where: Where, field, value: object) -> tuple[float, float, float]:
         digits = m.group(1)
         if len(digits) == 3:
             digits = "".join(c * 2 for c in digits)
-        return tuple(int(digits[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
+        r, g, b = (int(digits[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
+        return r, g, b
     if not isinstance(value, list):
         raise where.error(
             field, f"expected a colour ('#rrggbb' or [r, g, b] in 0..1), got {describe(value)}"
@@ -301,4 +317,5 @@ def unit_quaternion(where: Where, field, value: object) -> tuple[float, float, f
     norm = math.sqrt(sum(c * c for c in q))
     if not norm > 1e-12 or not math.isfinite(norm):
         raise where.error(field, f"expected a non-zero quaternion [x, y, z, w], got {list(q)}")
-    return tuple(c / norm for c in q)
+    x, y, z, w = q
+    return x / norm, y / norm, z / norm, w / norm

@@ -13,11 +13,22 @@ The parts are also available as attributes, so the viewer can show them separate
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 
 from ..errors import SgviewError
 from ..text import MAX_MESSAGE, one_line, printable, quoted, shorten
 
-__all__ = ["SceneError", "decode_utf8", "describe"]
+__all__ = ["ErrorPlace", "SceneError", "decode_utf8", "describe"]
+
+
+class ErrorPlace(TypedDict, total=False):
+    """Where a `SceneError` points but its field, kept to raise several from:
+    ``SceneError(reason, **place, field=...)``."""
+
+    file: str | Path | None
+    line: int | None
+    node: str | None
+    section: str | None
 
 
 class SceneError(SgviewError, ValueError):

@@ -36,10 +36,15 @@ MAX_GENERATED = MAX_NODES  # the default cap; generate_scene(max_nodes=...) move
 BRANCHING = 8
 SEED = 20240611
 
+
+def _hex_rgb(h: str) -> tuple[float, float, float]:
+    return int(h[0:2], 16) / 255.0, int(h[2:4], 16) / 255.0, int(h[4:6], 16) / 255.0
+
+
 #: One colour per depth, cycling: blues, teals, greens and greys only, so that no node
 #: can be mistaken for the overlay's red and orange glow.
 DEPTH_COLORS = [
-    tuple(int(h[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
+    _hex_rgb(h)
     for h in ("4c72b0", "2a9d8f", "55a868", "8c9bb5", "3fb0c9", "6b8f71", "5a6f8f", "9fb8ad")
 ]
 
@@ -91,7 +96,7 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
     # Look: a chain of a million nodes has a million depths but only a few colours.
     level = depth if grow != 1.0 else depth % len(DEPTH_COLORS)
     by_level = [
-        Look("cube", (cube * grow**d,) * 3, DEPTH_COLORS[d % len(DEPTH_COLORS)])
+        Look("cube", _cube_size(cube * grow**d), DEPTH_COLORS[d % len(DEPTH_COLORS)])
         for d in range(int(level.max()) + 1)
     ]
     scene.looks = dict(zip(ids.tolist(), map(by_level.__getitem__, level.tolist()), strict=True))
@@ -105,6 +110,10 @@ def generate_scene(spec: str, *, max_nodes: int = MAX_NODES) -> Scene:
 
 
 # ---------------------------------------------------------------------------- layouts
+def _cube_size(side: float) -> tuple[float, float, float]:
+    return (side, side, side)
+
+
 def _quat_y(degrees: np.ndarray) -> np.ndarray:
     half = np.radians(degrees) * 0.5
     q = np.zeros((np.size(half), 4))
@@ -180,8 +189,8 @@ def frame_camera(points: np.ndarray, *, margin: float = 0.5, fov: float = 45.0) 
     direction /= np.linalg.norm(direction)
     eye = center + direction * distance
     return CameraSpec(
-        position=tuple(float(c) for c in eye),
-        target=tuple(float(c) for c in center),
+        position=(float(eye[0]), float(eye[1]), float(eye[2])),
+        target=(float(center[0]), float(center[1]), float(center[2])),
         fov=fov,
     )
 
@@ -225,9 +234,9 @@ def _motions(kind, ids, depth, positions, rotations, scales) -> list[Motion]:
         }
     motions = []
     taken: dict[str, set[int]] = {}  # channel -> rows already driven (small trees overlap)
-    for motion_kind, rows in picks.items():
+    for motion_kind, picked in picks.items():
         used = taken.setdefault(KINDS[motion_kind].channel, set())
-        rows = np.asarray(sorted(set(rows) - used), dtype=np.int64)
+        rows = np.asarray(sorted(set(picked) - used), dtype=np.int64)
         used.update(rows.tolist())
         if rows.size == 0:
             continue

@@ -99,14 +99,11 @@ class Limits:
         cls, max_nodes: object, max_buffer_bytes: object, max_json_bytes: object = MAX_JSON_BYTES
     ) -> Limits:
         """Checked limits from keyword arguments; ValueError unless positive whole numbers."""
-        for name, value in (
-            ("max_nodes", max_nodes),
-            ("max_buffer_bytes", max_buffer_bytes),
-            ("max_json_bytes", max_json_bytes),
-        ):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive whole number, got {value!r}")
-        return cls(max_nodes, max_buffer_bytes, max_json_bytes)
+        return cls(
+            _positive_whole("max_nodes", max_nodes),
+            _positive_whole("max_buffer_bytes", max_buffer_bytes),
+            _positive_whole("max_json_bytes", max_json_bytes),
+        )
 
     def node_error(self, count: int, file: str | None, what: str = "the scene") -> SceneError:
         return SceneError(
@@ -167,7 +164,7 @@ class Budget:
             )
         return None
 
-    def charge_json(self, text: bytes) -> str | None:
+    def charge_json(self, text: bytes | memoryview) -> str | None:
         """A glTF JSON text, before it is parsed: its size, then its estimated memory."""
         cap = self.limits.max_json_bytes
         self.json_bytes += len(text)
@@ -225,6 +222,13 @@ def skinning_reason(scene, limits: Limits) -> str | None:
         f"{limits.max_buffer_bytes:,} bytes (--max-buffer-mb "
         f"{_megabytes(limits.max_buffer_bytes)})"
     )
+
+
+def _positive_whole(name: str, value: object) -> int:
+    """`value` when it is a positive whole number, else a ValueError naming `name`."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{name} must be a positive whole number, got {value!r}")
+    return value
 
 
 def json_memory_bound(text: bytes | memoryview) -> int:

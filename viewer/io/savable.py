@@ -85,12 +85,12 @@ def savable_reason(
         row = min(found)
         name = names[row]
         if row == firsts[0]:
-            return name, "name", name_reason(name)
+            return name, "name", _found(name_reason(name))
         if row in firsts[1:3]:
             field = "position" if row == firsts[1] else "scale"
             values = positions if row == firsts[1] else scales
-            return name, field, out_of_range(field, values[row])
-        return name, "size", out_of_range("size", scene.looks[id_list[row]].size)
+            return name, field, _found(out_of_range(field, values[row]))
+        return name, "size", _found(out_of_range("size", scene.looks[id_list[row]].size))
     camera = scene.camera
     for field in ("position", "target"):
         value = getattr(camera, field)
@@ -104,8 +104,14 @@ def savable_reason(
         reason = out_of_range("orthographic height", [camera.height])
         if reason is not None:
             return None, "camera height", reason
-    found = world_reach_reason(scene)
-    if found is not None:
-        i, reason = found
-        return graph.name_of(i), None, reason
+    reach = world_reach_reason(scene)
+    if reach is not None:
+        i, why = reach
+        return graph.name_of(i), None, why
     return None
+
+
+def _found(reason: str | None) -> str:
+    """The reason of a node a rule's bulk pass found breaking it (never None for it)."""
+    assert reason is not None, "the bulk pass and the per-node reason disagree"
+    return reason

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from viewer.io.bundled import file_title
 from viewer.io.distinct import distinct_rows
@@ -78,8 +79,8 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".", names: list[str] | N
     id_list = ids.tolist()
     if names is None:
         names = graph.peek.names_of(id_list)
-    names = dict(zip(id_list, names, strict=True))
-    quoted = _quoted(list(names.values()))  # by row
+    name_of = dict(zip(id_list, names, strict=True))
+    quoted = _quoted(list(name_of.values()))  # by row
     row_of = np.full(graph.capacity_ids + 1, -1, dtype=np.int64)  # id -1 -> row -1
     row_of[ids] = np.arange(ids.size)
     parent_rows = row_of[graph.parents()[ids]].tolist()
@@ -104,7 +105,7 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".", names: list[str] | N
             for i in id_list
         ],
     ]
-    blocks = map("".join, zip(*columns, strict=True))
+    blocks: Iterable[str] = map("".join, zip(*columns, strict=True))
     if imported:
         keep = [i not in imported for i in id_list]
         blocks = (b for b, k in zip(blocks, keep, strict=True) if k)
@@ -116,7 +117,7 @@ def scene_to_toml(scene: Scene, base_dir: str | Path = ".", names: list[str] | N
             out.append("[[include]]")
             out.append(f"file = {_str(_relative(inc.path, base_dir))}")
             if parent is not None:
-                out.append(f"parent = {_str(names.get(parent, graph.node(parent).name))}")
+                out.append(f"parent = {_str(name_of.get(parent, graph.node(parent).name))}")
 
     for event in scene.events:
         out.append("")
@@ -222,7 +223,7 @@ def _rest_locals(scene: Scene, ids: np.ndarray) -> tuple[np.ndarray, ...]:
     return position, rotation, scale
 
 
-def _row_texts(values: np.ndarray, mask: np.ndarray, collapse: bool = False) -> dict[int, str]:
+def _row_texts(values: np.ndarray, mask: ArrayLike, collapse: bool = False) -> dict[int, str]:
     """The TOML array of each row of `values` where `mask` holds, by row index (as `_vec`;
     `collapse`: a row of equal numbers as one number, as `_vec_or_num`)."""
     where = np.flatnonzero(mask)
@@ -280,7 +281,7 @@ def _motion_text(scene: Scene) -> dict[int, list[str]]:
             params = []
             for param in kind.params:
                 value = getattr(m, param.name)[row]
-                if param.required or not np.array_equal(value, param.default):
+                if param.default is None or not np.array_equal(value, param.default):
                     params.append(
                         f"{param.name} = {_vec(value) if param.width > 1 else _num(value)}"
                     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 
@@ -117,7 +118,8 @@ def _merged(n: int, plain: NodeColumns, specs: list[NodeSpec]) -> NodeColumns:
             merged[row] = getattr(spec, field)
         lists.append(merged)
     extras = [spec for spec in specs if spec.gltf is not None or spec.motions]
-    return NodeColumns(*lists[:2], positions, rotations, scales, lists[2], extras)
+    names, parents, looks = lists
+    return NodeColumns(names, parents, positions, rotations, scales, looks, extras)
 
 
 def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
@@ -166,7 +168,7 @@ def _plain_columns(plain: PlainNodes | None) -> NodeColumns:
     ):  # fmt: skip
         given = present[key]
         ok[given] &= _in_range(numbers[key][given], key, **checks)
-    if not ok.all():
+    if not ok.all() or not _all_given(names):  # (_names_ok refused a missing name)
         raise NotVouched
     return NodeColumns(
         names, plain.strings["parent"],
@@ -175,6 +177,10 @@ def _plain_columns(plain: PlainNodes | None) -> NodeColumns:
         np.where(present["scale"][:, None], numbers["scale"], 1.0),
         _shared_looks(meshes, numbers["size"], present["size"], colors), [],
     )  # fmt: skip
+
+
+def _all_given(names: list[str | None]) -> TypeGuard[list[str]]:
+    return None not in names
 
 
 def _names_ok(names: list) -> np.ndarray:
@@ -259,7 +265,7 @@ def _quaternion(euler: tuple[float, float, float], known: dict) -> np.ndarray:
     key = struct.pack("3d", *euler)
     q = known.get(key)
     if q is None:
-        q = known[key] = F.quat_from_euler(euler)
+        q = known[key] = np.array(quat_from_euler_floats(*euler))
         q.flags.writeable = False
     return q
 

@@ -28,7 +28,7 @@ def node_order(names: list[str], parents: list[str | None], display: str, locato
     `checked_order`, which names the first. `names` and `parents`: by row, the
     [[node]] tables in file order."""
     n = len(names)
-    row_of = dict(zip(names, range(n)))
+    row_of: dict[str | None, int] = dict(zip(names, range(n)))
     if len(row_of) == n:
         row_of[None] = -1  # no parent (names are strings: None is no name)
         rows = list(map(row_of.get, parents, repeat(-2)))
@@ -116,7 +116,7 @@ def _in_preorder(parent_rows: np.ndarray) -> bool:
 def _preorder(parent_rows: np.ndarray) -> list[int]:
     """The rows reachable from the roots, in pre-order (siblings in row order)."""
     children: list[list[int]] = [[] for _ in range(len(parent_rows))]
-    roots = []
+    roots: list[int] = []
     for row, p in enumerate(parent_rows.tolist()):
         (children[p] if p >= 0 else roots).append(row)
     order: list[int] = []

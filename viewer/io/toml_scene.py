@@ -98,7 +98,7 @@ def _decode(text: str, display: str, fast: bool, encoded: bytes | None):
         except SceneError:  # the whole file again, for the error it gives
             doc = None
         items = None if doc is None else merge_plain(doc.get("node"), plain)
-        if items is not None:
+        if doc is not None and items is not None:
             doc["node"] = items
             return doc, plain
     return _read_toml(text, display), None
@@ -123,9 +123,9 @@ def _read_toml(text: str, display: str) -> dict:
         # "TOML parse error at line L, column C", the line with a caret, then the reason
         reason = next((s for s in reversed(str(exc).splitlines()) if s.strip()), "")
         column = f" (column {exc.colno})" if getattr(exc, "colno", None) else ""
-        line = getattr(exc, "lineno", None) or None
+        at_line = getattr(exc, "lineno", None) or None
         raise SceneError(
-            f"invalid TOML: {one_line(reason, 120)}{column}", file=display, line=line
+            f"invalid TOML: {one_line(reason, 120)}{column}", file=display, line=at_line
         ) from None
     except ValueError as exc:  # a number with more digits than Python converts
         raise SceneError(f"invalid TOML: {one_line(exc, 120)}", file=display) from None

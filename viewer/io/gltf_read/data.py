@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 import stat
 import urllib.parse
+from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +40,7 @@ from viewer.text import brief, quoted
 
 __all__ = ["DataUnavailable", "GltfFile", "brief", "is_int", "whole"]
 
-_COMPONENTS = {
+_COMPONENTS: dict[int, np.dtype[Any]] = {
     5120: np.dtype("<i1"),
     5121: np.dtype("<u1"),
     5122: np.dtype("<i2"),
@@ -74,7 +76,8 @@ class GltfFile:
         self.limits = limits
         self.budget = Budget(limits) if budget is None else budget
         self.doc: dict = {}
-        #: The nodes read column-wise (None: read the old way, as dicts in `doc`).
+        #: The nodes read column-wise (None: the file took the checked parse, its nodes are
+        #: dicts in `doc`).
         self.node_table: NodeTable | None = None
         self.json_text: bytes | memoryview = b""  # the document's text, kept by the source
         self.json_offset = 0  # where it starts in the file
@@ -152,7 +155,7 @@ class GltfFile:
         reason = self.budget.charge_json(self.json_text)
         if reason is not None:
             raise self.error(None, reason)
-        fast = fast_parse(self.json_text)  # None: not certainly valid, read the old way
+        fast = fast_parse(self.json_text)  # None: not certainly valid, parse it with checks
         if fast is None:
             what = "the JSON chunk" if is_glb else "the .gltf file"
             text = bytes(self.json_text)  # (a byte's place is counted in the file)
@@ -194,6 +197,14 @@ class GltfFile:
         index = self.index_into(value, name, where)
         return index, self.obj(self.array(name)[index], f"{name[:-1]} {index}")
 
+    def non_negative(self, value: object, name: str, where: str) -> int:
+        """The JSON number `value` of the field `name` as a non-negative int (a whole float
+        counts), else an error naming `where`."""
+        value = whole(value)
+        if not is_int(value) or value < 0:
+            raise self.error(where, f"{name} must be a non-negative integer, got {value!r}")
+        return value
+
     # ------------------------------------------------------------------ URIs and buffers
     def _check_uris(self) -> None:
         for kind in ("buffers", "images"):
@@ -232,9 +243,7 @@ class GltfFile:
         here = f"buffer {index}"
         buf = self.obj(self.array("buffers")[index], here)
         uri = buf.get("uri")
-        length = whole(buf.get("byteLength"))
-        if not is_int(length) or length < 0:
-            raise self.error(here, f"byteLength must be a non-negative integer, got {length!r}")
+        length = self.non_negative(buf.get("byteLength"), "byteLength", here)
         self.check_size(length, "the buffer", here)
         if uri is None:
             if self.is_glb and index == 0 and self.bin is None:
@@ -242,9 +251,8 @@ class GltfFile:
             if index != 0 or self.bin is None:  # the data comes from elsewhere (a .gltf,
                 # or a .glb's later buffer without a uri: the spec gives it no bytes)
                 self.unavailable.add(index)
-                raise DataUnavailable(self.no_data_reason,
-                                      file=self.display, section=here)  # fmt: skip
-            data = self.bin
+                raise DataUnavailable(self.no_data_reason, file=self.display, section=here)
+            data: bytes | memoryview = self.bin
         elif uri.startswith("data:"):
             data = data_uri_bytes(self, uri, here)
         else:
@@ -266,7 +274,7 @@ class GltfFile:
         index: object,
         where: str,
         types: tuple[str, ...],
-        components,
+        components: Collection[int],
         *,
         normalized: bool = False,
     ) -> np.ndarray:
@@ -309,15 +317,15 @@ class GltfFile:
         arr.flags.writeable = False
         return arr
 
-    def from_view(self, acc: dict, here: str, count: int, width: int, dtype) -> np.ndarray:
+    def from_view(
+        self, acc: dict, here: str, count: int, width: int, dtype: np.dtype[Any]
+    ) -> np.ndarray:
         """`count` elements of `width` components read where ``acc``'s bufferView and
         byteOffset say, checked to lie inside the view (a read-only view of the buffer)."""
         view_index, view = self.item(acc.get("bufferView"), "bufferViews", here)
         vhere = f"bufferView {view_index}"
         data, v_off, v_len, stride = self.view_bytes(view_index, view, vhere)
-        a_off = whole(_default(acc.get("byteOffset"), 0))
-        if not is_int(a_off) or a_off < 0:
-            raise self.error(here, f"byteOffset must be a non-negative integer, got {a_off!r}")
+        a_off = self.non_negative(_default(acc.get("byteOffset"), 0), "byteOffset", here)
         elem = width * dtype.itemsize
         if stride is None:
             stride = elem
@@ -336,33 +344,38 @@ class GltfFile:
             strides=(stride, dtype.itemsize),
         )
 
-    def view_bytes(self, view_index: int, view: dict, vhere: str):
+    def view_bytes(
+        self, view_index: int, view: dict, vhere: str
+    ) -> tuple[bytes | memoryview, int, int, object]:
         """(data, byteOffset, byteLength, byteStride or None) of a checked buffer view;
         a view compressed with EXT_meshopt_compression is decoded first."""
         ext = view.get("extensions")
         if isinstance(ext, dict) and ext.get("EXT_meshopt_compression") is not None:
             if view_index not in self.unpacked:
-                self.unpacked[view_index] = meshopt_view(self, ext["EXT_meshopt_compression"],
-                                                         vhere)  # fmt: skip
-            data = self.unpacked[view_index]
+                self.unpacked[view_index] = meshopt_view(
+                    self, ext["EXT_meshopt_compression"], vhere
+                )
+            unpacked = self.unpacked[view_index]
             stride = whole(self.obj(ext["EXT_meshopt_compression"], vhere).get("byteStride"))
-            return data, 0, len(data), stride
+            return unpacked, 0, len(unpacked), stride
         buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
         data = self.buffer_bytes(buffer_index, vhere)
-        v_off = whole(_default(view.get("byteOffset"), 0))
-        v_len = whole(view.get("byteLength"))
-        for name, value in (("byteOffset", v_off), ("byteLength", v_len)):
-            if not is_int(value) or value < 0:
-                raise self.error(vhere, f"{name} must be a non-negative integer, got {value!r}")
+        v_off = self.non_negative(_default(view.get("byteOffset"), 0), "byteOffset", vhere)
+        v_len = self.non_negative(view.get("byteLength"), "byteLength", vhere)
         if v_off + v_len > len(data):
             raise self.error(vhere, f"bytes {v_off}..{v_off + v_len} lie outside buffer")
         return data, v_off, v_len, whole(view.get("byteStride"))
 
-    def _decoded(self, index: int, count: int, width: int, dtype, here: str) -> np.ndarray:
+    def _decoded(
+        self, index: int, count: int, width: int, dtype: np.dtype[Any], here: str
+    ) -> np.ndarray:
         arr = self.decoded[index]
         if arr.shape != (count, width):
-            raise self.error(here, f"the compressed data has {arr.shape[0]} x {arr.shape[1]} "
-                             f"values, the accessor says {count} x {width}")  # fmt: skip
+            raise self.error(
+                here,
+                f"the compressed data has {arr.shape[0]} x {arr.shape[1]} values, the accessor "
+                f"says {count} x {width}",
+            )
         arr = np.ascontiguousarray(arr, dtype=dtype)
         arr.flags.writeable = False
         return arr

@@ -4,7 +4,7 @@ can be called from `gltf_data.py` without importing it back."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import numpy as np
 
@@ -14,7 +14,8 @@ from viewer.io.limits import Budget
 __all__ = ["GltfReader", "is_int", "whole"]
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
+    """Whether `value` is a JSON integer (a bool is not one)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -39,6 +40,10 @@ class GltfReader(Protocol):
 
     def index_into(self, index: object, kind: str, where: str) -> int: ...
 
-    def from_view(self, acc: dict, here: str, count: int, width: int, dtype) -> np.ndarray: ...
+    def from_view(
+        self, acc: dict, here: str, count: int, width: int, dtype: np.dtype[Any]
+    ) -> np.ndarray: ...
 
-    def view_bytes(self, view_index: int, view: dict, vhere: str): ...
+    def view_bytes(
+        self, view_index: int, view: dict, vhere: str
+    ) -> tuple[bytes | memoryview, int, int, object]: ...

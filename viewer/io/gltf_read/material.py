@@ -22,6 +22,7 @@ import math
 import warnings
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.io.errors import SceneError, describe
 from viewer.io.gltf_read.container import data_uri_bytes
@@ -67,7 +68,7 @@ def vertex_data(gltf: GltfFile, attrs: dict, n: int, where: str):
             raise gltf.error(where, "COLOR_0 holds NaN or infinite values")
         colors = np.ones((n, 4), np.float32)
         colors[:, : rgba.shape[1]] = np.clip(rgba, 0.0, 1.0)
-    uvs = []
+    uvs: list[NDArray[np.float32] | None] = []
     for name in ("TEXCOORD_0", "TEXCOORD_1"):
         if attrs.get(name) is None:
             uvs.append(None)
@@ -206,7 +207,9 @@ def _texture_ref(gltf: GltfFile, holder: dict, name: str, where: str, cache: dic
     return TextureRef(image, int(texcoord), transform, scale)
 
 
-def _uv_transform(gltf: GltfFile, ext: dict, where: str) -> tuple[float, ...]:
+def _uv_transform(
+    gltf: GltfFile, ext: dict, where: str
+) -> tuple[float, float, float, float, float, float]:
     """KHR_texture_transform's matrix translation x rotation x scale, its first two rows
     (a, b, c, d, e, f): u' = a u + b v + c, v' = d u + e v + f. The rotation turns the UVs
     counter-clockwise in glTF's UV space, whose v axis points down: u' = cos u + sin v,
@@ -230,8 +233,10 @@ def _texture(gltf: GltfFile, index: int) -> TextureImage | None:
     wrap, nearest, mipmaps = (REPEAT, REPEAT), False, True
     if texture.get("sampler") is not None:
         s, sampler = gltf.item(texture["sampler"], "samplers", where)
-        wrap = tuple(_choice(gltf, sampler, name, _WRAPS, REPEAT, f"sampler {s}")
-                     for name in ("wrapS", "wrapT"))  # fmt: skip
+        wrap = (
+            _choice(gltf, sampler, "wrapS", _WRAPS, REPEAT, f"sampler {s}"),
+            _choice(gltf, sampler, "wrapT", _WRAPS, REPEAT, f"sampler {s}"),
+        )
         mag = _choice(gltf, sampler, "magFilter", (_NEAREST, _LINEAR), _LINEAR, f"sampler {s}")
         minf = _choice(gltf, sampler, "minFilter", (_NEAREST, _LINEAR, *_MIPMAP_FILTERS),
                        9987, f"sampler {s}")  # fmt: skip
@@ -240,7 +245,9 @@ def _texture(gltf: GltfFile, index: int) -> TextureImage | None:
     return TextureImage(pixels, wrap, nearest, mipmaps)
 
 
-def _choice(gltf: GltfFile, obj: dict, name: str, allowed, default, where: str) -> int:
+def _choice(
+    gltf: GltfFile, obj: dict, name: str, allowed: tuple[int, ...], default: int, where: str
+) -> int:
     value = whole(obj.get(name, default))
     if not is_int(value) or value not in allowed:
         raise gltf.error(where, f"{name} must be one of {', '.join(map(str, allowed))}, "

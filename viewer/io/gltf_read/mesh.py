@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from viewer.content.geometry import MorphTargets
 from viewer.io._fields import is_number
 from viewer.io.errors import describe
 from viewer.io.gltf_read.compression import decode_draco
@@ -57,7 +58,7 @@ class MeshParts(NamedTuple):
     surface: MeshSurface | None
     lines: np.ndarray | None = None
     points: np.ndarray | None = None
-    targets: object | None = None  # viewer.content.geometry.MorphTargets
+    targets: MorphTargets | None = None
 
 
 def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshParts:
@@ -79,7 +80,7 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         phere = f"{here} primitive {k}"
         prim = gltf.obj(prim, phere)
         mode = whole(prim.get("mode", TRIANGLES))
-        if mode not in range(7):
+        if not isinstance(mode, int) or mode not in range(7):
             raise gltf.error(phere, f"mode must be 0..6, got {describe(mode)}")
         ext = gltf.obj(prim.get("extensions"), f"{phere} extensions")
         if ext.get("KHR_draco_mesh_compression") is not None:

@@ -58,12 +58,11 @@ def bulk_values(gltf: GltfFile, k: int, rows: list[int], values: list, default: 
     return arr
 
 
-def table_values(gltf: GltfFile, rows: np.ndarray, order: list[int]):
+def table_values(gltf: GltfFile, table: NodeTable, rows: np.ndarray, order: list[int]):
     """What the importer's pass over node objects gives, from a `NodeTable` (whose values
     are checked already): the imported nodes' names and (k, width) TRS arrays by row, the
     (row, node, name, matrix) of those with a ``matrix`` and the rows with a mesh
     (`_mesh_rows`), each in row order. Per field, not per node."""
-    table = gltf.node_table
     by_row = np.asarray(order, dtype=np.int64)
     in_file_order = by_row.size == len(table) and bool((by_row == np.arange(by_row.size)).all())
     names = list(table.names) if in_file_order else list(map(table.names.__getitem__, order))

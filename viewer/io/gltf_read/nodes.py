@@ -20,10 +20,10 @@ def node_order(gltf: GltfFile, nodes: list) -> tuple[list[int], np.ndarray]:
     """The imported nodes in pre-order and each one's parent row (-1: a root)."""
     table = gltf.node_table
     if table is not None:
-        parent = table.parents()
-        roots = _roots(gltf, parent)
-        if file_order_is_preorder(parent, table.child_start, table.child_flat, roots):
-            return list(range(len(parent))), parent  # rows are node indices
+        parent_rows = table.parents()
+        roots = _roots(gltf, parent_rows)
+        if file_order_is_preorder(parent_rows, table.child_start, table.child_flat, roots):
+            return list(range(len(parent_rows))), parent_rows  # rows are node indices
         kids, parent = table.links()
     else:
         kids, parent = _links(gltf, nodes)

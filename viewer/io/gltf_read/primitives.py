@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.content.geometry import MorphTargets
 from viewer.io._fields import is_number
@@ -67,7 +68,7 @@ def morph_deltas(gltf: GltfFile, prim: dict, n: int, where: str):
     for t, target in enumerate(targets):
         there = f"{where} target {t}"
         target = gltf.obj(target, there)
-        got = []
+        got: list[NDArray[np.float32] | None] = []
         for name in ("POSITION", "NORMAL"):
             if target.get(name) is None:
                 got.append(None)

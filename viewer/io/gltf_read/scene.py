@@ -205,7 +205,9 @@ class _Reader(GltfFile):
         if self.node_table is None:
             names, trs, matrices, mesh_rows = self._dict_values(nodes, order, k)
         else:
-            names, trs, matrices, (mesh_rows, bulk) = table_values(self, model.rows, order)
+            names, trs, matrices, (mesh_rows, bulk) = table_values(
+                self, self.node_table, model.rows, order
+            )
         model.names = names
         model.positions, model.rotations, model.scales = trs
         with np.errstate(over="ignore"):
@@ -239,13 +241,13 @@ class _Reader(GltfFile):
         return model
 
     def _dict_values(self, nodes: list, order: list[int], k: int):
-        """`table_values` from the node objects (the old way): one cheap pass collects the
-        values each node gives, checked in bulk after."""
+        """`table_values` from the node objects (a file the node table does not take): one
+        cheap pass collects the values each node gives, checked in bulk after."""
         names: list[str] = []
         # only the values present are collected (row, value); absent ones keep the default
         given: dict[str, tuple[list[int], list]] = {f: ([], []) for f in TRS_DEFAULTS}
         matrices: list[tuple[int, int, str, object]] = []
-        mesh_rows: list[tuple[int, int, object]] = []
+        mesh_rows: list[tuple[int, int, object, object, dict]] = []
         trs = [(f, len(TRS_DEFAULTS[f]), *given[f]) for f in TRS_DEFAULTS]
         for row, i in enumerate(order):
             node = nodes[i]
@@ -266,9 +268,10 @@ class _Reader(GltfFile):
                 matrices.append((row, i, name, node["matrix"]))
             if node.get("mesh") is not None:
                 mesh_rows.append((row, i, node["mesh"], node.get("skin"), node))
-        trs = [bulk_values(self, k, *given[f], TRS_DEFAULTS[f], order, names, f)
-               for f in TRS_DEFAULTS]  # fmt: skip
-        return names, trs, matrices, mesh_rows
+        values = [
+            bulk_values(self, k, *given[f], TRS_DEFAULTS[f], order, names, f) for f in TRS_DEFAULTS
+        ]
+        return names, values, matrices, mesh_rows
 
     def _meshes(
         self, model: GltfModel, mesh_rows: list, bulk: tuple | None
@@ -278,7 +281,7 @@ class _Reader(GltfFile):
         materials' notes (at most one). `bulk`: (rows, meshes) of the nodes the loop would
         only give the look of a node before them (`node_values.table_values`)."""
         resolved = str(self.path.resolve())
-        parts_of: dict[int, object] = {}
+        parts_of: dict[int, MeshParts] = {}
         textures: dict = {}  # materials and textures decoded once per file
         skins: dict[int, int] = {}  # glTF skin index -> index in model.skinning.skins
         geometry = model.geometry
@@ -299,11 +302,12 @@ class _Reader(GltfFile):
                     model.mesh_data[key] = parts.arrays
                 if parts.surface is not None:
                     model.surfaces[key] = parts.surface
-                for store, value in ((geometry.lines, parts.lines),
-                                     (geometry.points, parts.points),
-                                     (geometry.targets, parts.targets)):  # fmt: skip
-                    if value is not None:
-                        store[key] = value
+                if parts.lines is not None:
+                    geometry.lines[key] = parts.lines
+                if parts.points is not None:
+                    geometry.points[key] = parts.points
+                if parts.targets is not None:
+                    geometry.targets[key] = parts.targets
             parts = parts_of[mesh_index]
             color = parts.color
             if color is None:
@@ -351,7 +355,7 @@ class _Reader(GltfFile):
         if reason is not None:
             raise self.error(f"node {i}", f"its morphed copy of mesh {mesh_index}: {reason}")
 
-    def _read_mesh(self, model: GltfModel, mesh_index: int, textures: dict):
+    def _read_mesh(self, model: GltfModel, mesh_index: int, textures: dict) -> MeshParts:
         """`read_mesh`, or an empty mesh with a note when its data is not in the file."""
         try:
             return read_mesh(self, mesh_index, textures)

@@ -18,7 +18,9 @@ here.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +29,7 @@ from viewer.io.errors import SceneError
 from viewer.io.gltf_read.container import parse_json
 from viewer.io.gltf_read.data import GltfFile
 from viewer.io.gltf_read.material import image_bytes
+from viewer.io.limits import Budget
 
 __all__ = ["REREAD_BYTES", "GltfSource", "JsonOnDisk", "image_mime", "read_source"]
 
@@ -121,7 +124,9 @@ def image_mime(data: bytes, declared: object = None) -> str:
     return declared if isinstance(declared, str) else "application/octet-stream"
 
 
-def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
+def read_source(
+    gltf: GltfFile, rows: np.ndarray, rest: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> GltfSource:
     """The `GltfSource` of an opened, imported file.
 
     Buffers and images the loader did not need are read here too, each distinct URI or
@@ -131,16 +136,16 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
     budget = gltf.budget
     buffers: list[bytes | memoryview | None] = []
     dataless = set()
-    by_uri: dict[object, bytes | memoryview | None] = {}
+    by_uri: dict[tuple[str, object], bytes | memoryview | None] = {}
     for i, buf in enumerate(gltf.array("buffers")):
         uri = buf.get("uri") if isinstance(buf, dict) else None
         if isinstance(buf, dict) and uri is None and (i > 0 or gltf.bin is None):
             dataless.add(i)
             buffers.append(None)
             continue
-        key = ("uri", uri) if isinstance(uri, str) else ("index", i)
+        key: tuple[str, object] = ("uri", uri) if isinstance(uri, str) else ("index", i)
         if key not in by_uri:
-            by_uri[key] = _read(budget, lambda i=i: gltf.buffer(i), i in gltf.buffers)
+            by_uri[key] = _read(budget, partial(gltf.buffer, i), i in gltf.buffers)
         buffers.append(by_uri[key])
     images: list[tuple[bytes, str] | None] = []
     for i, image in enumerate(gltf.array("images")):
@@ -150,16 +155,20 @@ def read_source(gltf: GltfFile, rows: np.ndarray, rest) -> GltfSource:
         uri, view = image.get("uri"), image.get("bufferView")
         key = ("uri", uri) if isinstance(uri, str) else ("view", view if uri is None else i)
         if key not in by_uri:
-            by_uri[key] = _read(budget, lambda i=i, im=image: image_bytes(gltf, im, f"image {i}"))
-        data = by_uri[key]
+            by_uri[key] = _read(budget, partial(image_bytes, gltf, image, f"image {i}"))
+        # bytes() of an image's bytes is the same object (only buffer 0 of a .glb, never
+        # an image's key, holds a view of the file)
+        got = by_uri[key]
+        data = None if got is None else bytes(got)
         images.append(None if data is None else (data, image_mime(data, image.get("mimeType"))))
     text: bytes | memoryview | JsonOnDisk = gltf.json_text
     if _reread(gltf):  # the file's bytes go with the reader: no view of them is kept
-        text = JsonOnDisk(gltf.path.resolve(), gltf.json_offset, len(text), zlib.crc32(text))
+        raw = gltf.json_text
+        text = JsonOnDisk(gltf.path.resolve(), gltf.json_offset, len(raw), zlib.crc32(raw))
         buffers = [bytes(b) if isinstance(b, memoryview) else b for b in buffers]
         images = [None if i is None else (bytes(i[0]), i[1]) for i in images]
-    return GltfSource(text, gltf.display, buffers, images, _frozen(rows),
-                      tuple(_frozen(a) for a in rest), dataless=dataless)  # fmt: skip
+    frozen = (_frozen(rest[0]), _frozen(rest[1]), _frozen(rest[2]))
+    return GltfSource(text, gltf.display, buffers, images, _frozen(rows), frozen, dataless=dataless)
 
 
 def _reread(gltf: GltfFile) -> bool:
@@ -178,7 +187,9 @@ def _frozen(values: np.ndarray) -> np.ndarray:
     return view
 
 
-def _read(budget, read, already_charged: bool = False) -> bytes | None:
+def _read(
+    budget: Budget, read: Callable[[], bytes | memoryview], already_charged: bool = False
+) -> bytes | memoryview | None:
     """`read()`'s bytes, charged to `budget`; None when unreadable or over the budget. A
     view of a .glb's binary chunk stays a view (no copy of the file's largest part)."""
     try:

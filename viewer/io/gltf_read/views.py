@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from viewer.content.scene import FileCamera, FileLight
 from viewer.io.errors import describe
@@ -109,11 +110,11 @@ def _light(gltf: GltfFile, light: object, where: str, row: int) -> FileLight:
         inner, outer = spot.get("innerConeAngle", 0.0), spot.get("outerConeAngle", math.pi / 4)
         if not (_finite(inner) and _finite(outer) and 0.0 <= inner < outer <= math.pi / 2):
             raise gltf.error(where, "spot cone angles must satisfy 0 <= inner < outer <= pi/2")
-    return FileLight(row, kind, tuple(float(c) for c in color), float(intensity), rng,
-                     float(inner), float(outer))  # fmt: skip
+    rgb = (float(color[0]), float(color[1]), float(color[2]))
+    return FileLight(row, kind, rgb, float(intensity), rng, float(inner), float(outer))
 
 
-def _finite(value: object) -> bool:
+def _finite(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from typing import TypeGuard
 
 import numpy as np
 
@@ -57,8 +58,9 @@ class Output:
         return base
 
 
-def _ints(*values) -> bool:
-    return all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values)
+def _natural(value: object) -> TypeGuard[int]:
+    """Whether `value` is a JSON integer of 0 or more (a bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _objects(doc: dict, name: str, notes: Counter) -> list:
@@ -173,11 +175,11 @@ def _needing_bounds(doc: dict) -> set[int]:
         for prim in mesh.get("primitives", []) if isinstance(mesh, dict) else []:
             if isinstance(prim, dict):
                 for table in [prim.get("attributes"), *(prim.get("targets") or [])]:
-                    if isinstance(table, dict) and _ints(table.get("POSITION")):
+                    if isinstance(table, dict) and _natural(table.get("POSITION")):
                         need.add(table["POSITION"])
     for anim in _array(doc, "animations"):
         for sampler in anim.get("samplers", []) if isinstance(anim, dict) else []:
-            if isinstance(sampler, dict) and _ints(sampler.get("input")):
+            if isinstance(sampler, dict) and _natural(sampler.get("input")):
                 need.add(sampler["input"])
     count = len(_array(doc, "accessors"))
     return {i for i in need if i < count}
@@ -208,7 +210,11 @@ def _elements(src: GltfSource, acc: dict):
 
     ctype, kind, count = acc.get("componentType"), acc.get("type"), acc.get("count")
     view_index = acc.get("bufferView")
-    if ctype not in _DTYPES or kind not in _WIDTHS or not _ints(count, view_index):
+    if (
+        ctype not in _DTYPES
+        or kind not in _WIDTHS
+        or not (_natural(count) and _natural(view_index))
+    ):
         return None
     if acc.get("sparse") is not None:
         return None
@@ -216,14 +222,14 @@ def _elements(src: GltfSource, acc: dict):
     if view_index >= len(views) or not isinstance(views[view_index], dict):
         return None
     view = views[view_index]
-    data = src.views.get(view_index)
+    data: bytes | memoryview | None = src.views.get(view_index)
     if data is None:
         data = _slice(src, view.get("buffer"), view.get("byteOffset", 0), view.get("byteLength"))
     dtype = np.dtype(_DTYPES[ctype])
     width = _WIDTHS[kind]
     offset = acc.get("byteOffset", 0)
     stride = view.get("byteStride") or width * dtype.itemsize
-    if data is None or not _ints(offset, stride):
+    if data is None or not (_natural(offset) and _natural(stride)):
         return None
     if count and offset + stride * (count - 1) + width * dtype.itemsize > len(data):
         return None
@@ -231,8 +237,12 @@ def _elements(src: GltfSource, acc: dict):
                       strides=(stride, dtype.itemsize))  # fmt: skip
 
 
-def _slice(src: GltfSource, buffer: object, offset: object, length: object) -> bytes | None:
-    if not _ints(buffer, offset, length) or buffer >= len(src.buffers):
+def _slice(
+    src: GltfSource, buffer: object, offset: object, length: object
+) -> bytes | memoryview | None:
+    if not (_natural(buffer) and _natural(offset) and _natural(length)):
+        return None
+    if buffer >= len(src.buffers):
         return None
     data = src.buffers[buffer]
     if data is None or offset + length > len(data):
@@ -254,7 +264,7 @@ def _view(packer: Packer, src: GltfSource, j: int, view: dict) -> int | None:
     data = _slice(src, view.get("buffer"), view.get("byteOffset", 0), length)
     if data is not None:
         return packer.view(data, **more)
-    if not _ints(length):
+    if not _natural(length):
         return None
     if isinstance(meshopt, dict):  # the data lies compressed in the extension
         packed = _slice(src, meshopt.get("buffer"), meshopt.get("byteOffset", 0),

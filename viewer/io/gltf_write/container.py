@@ -57,7 +57,7 @@ def json_bytes(doc: dict) -> bytes:
 
 def _buffers(export: GltfExport, blob_uri: str | None) -> None:
     doc = export.doc
-    buffers = []
+    buffers: list[dict[str, object]] = []
     if export.blob or export.dataless:
         buffers.append({"byteLength": len(export.blob)})
         if blob_uri is not None:
@@ -88,7 +88,11 @@ def glb_bytes(export: GltfExport) -> bytes:
     _buffers(export, None)
     text = json_bytes(export.doc)
     text_pad, blob_pad = -len(text) % 4, -len(export.blob) % 4
-    parts = [struct.pack("<I4s", len(text) + text_pad, b"JSON"), text, b" " * text_pad]
+    parts: list[bytes | bytearray] = [
+        struct.pack("<I4s", len(text) + text_pad, b"JSON"),
+        text,
+        b" " * text_pad,
+    ]
     if export.blob:
         parts += [struct.pack("<I4s", len(export.blob) + blob_pad, b"BIN\0"), export.blob,
                   b"\0" * blob_pad]  # fmt: skip

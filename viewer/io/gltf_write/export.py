@@ -30,6 +30,7 @@ from viewer.io.bundled import file_title
 from viewer.io.errors import SceneError
 from viewer.io.gltf_read.node_table import TRS_DEFAULTS
 from viewer.io.gltf_read.scene import collector_paused
+from viewer.io.gltf_read.source import GltfSource
 from viewer.io.gltf_write.builtin import BuiltinMeshes
 from viewer.io.gltf_write.carry import Output, carry
 from viewer.io.gltf_write.container import GltfExport, glb_bytes, gltf_files, json_bytes
@@ -143,7 +144,7 @@ def _sourced_nodes(scene: Scene, index_of: dict[int, int]) -> list[tuple]:
     found = []
     for inc in scene.includes:
         src = inc.source
-        if src is None:
+        if not isinstance(src, GltfSource):  # None: not read from a glTF file
             continue
         ids = np.asarray(inc.ids).tolist()
         node_map = {}
@@ -225,8 +226,8 @@ def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list[_Column], from
     meshes = np.full(first.size, -1, np.int64)  # looks are shared: one lookup per distinct look
     for u in np.argsort(first).tolist():  # in row order, as the meshes are numbered
         look = looks[int(first[u])]
-        mesh = builtin.mesh(look.mesh, look.size, look.color)
-        meshes[u] = -1 if mesh is None else mesh
+        index = builtin.mesh(look.mesh, look.size, look.color)
+        meshes[u] = -1 if index is None else index
     mesh = meshes[which.reshape(-1)]
     drawn = np.flatnonzero(mesh >= 0)
     _set_all(nodes, rows[drawn].tolist(), "mesh", mesh[drawn].tolist())

@@ -93,18 +93,22 @@ def _horizon(rows: list[tuple[Motion, int, float]]) -> tuple[float, bool]:
 
 def motion_channels(motions: list[Motion]) -> tuple[list[KeyedChannel], float, list[str]]:
     """The channels of every motion row, the clip length and notes."""
-    rows, still = [], []
+    rows: list[tuple[Motion, int, float]] = []
+    still: list[tuple[Motion, int]] = []
     for m in motions:
         for row in range(len(m)):
             period = _period(m, row)
-            (still if period is None else rows).append((m, row, period))
+            if period is None:
+                still.append((m, row))
+            else:
+                rows.append((m, row, period))
     notes: list[str] = []
     horizon, seamless = _horizon(rows) if rows else (0.0, True)
     if not seamless:
         notes.append(f"the motions have no common period up to {MAX_HORIZON:g} s: the exported "
                      f"animation lasts {horizon:g} s and the motions whose period does not "
                      "divide it jump when it loops")  # fmt: skip
-    out = [_constant(m, row) for m, row, _p in still]
+    out = [_constant(m, row) for m, row in still]
     for m, row, period in rows:
         n = max(1, math.ceil(round(horizon / period * _keys_per_period(m), 6)))
         times = np.linspace(0.0, horizon, n + 1).astype(np.float32)

@@ -34,16 +34,20 @@ class Packer:
         self.dataless += length
         return offset
 
-    def place(self, data: bytes) -> int:
+    def place(self, data: bytes | memoryview) -> int:
         """Append `data` at the next 4-byte boundary; return its offset."""
         self.blob += b"\0" * (-len(self.blob) % 4)
         offset = len(self.blob)
         self.blob += data
         return offset
 
-    def view(self, data: bytes, target: int | None = None, **more) -> int:
+    def view(self, data: bytes | memoryview, target: int | None = None, **more: object) -> int:
         """A new buffer view holding `data`; `more` adds its other fields."""
-        entry = {"buffer": 0, "byteOffset": self.place(data), "byteLength": len(data)}
+        entry: dict[str, object] = {
+            "buffer": 0,
+            "byteOffset": self.place(data),
+            "byteLength": len(data),
+        }
         if target is not None:
             entry["target"] = target
         entry.update(more)

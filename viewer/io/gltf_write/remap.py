@@ -16,13 +16,10 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 __all__ = ["Shift", "remap_accessor", "remap_animation", "remap_material", "remap_mesh",
            "remap_node", "remap_skin", "remap_texture"]  # fmt: skip
-
-#: Root-level arrays whose indices move by an offset.
-OFFSET_KINDS = ("accessors", "bufferViews", "cameras", "materials", "meshes", "samplers",
-                "skins", "textures", "lights", "variants")  # fmt: skip
 
 
 @dataclass
@@ -51,7 +48,7 @@ class Shift:
             obj[key] = value + self.base[kind]
 
 
-def _is_index(value: object) -> bool:
+def _is_index(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

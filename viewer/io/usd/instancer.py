@@ -24,7 +24,8 @@ from pxr import Usd, UsdGeom
 
 from viewer.animation.clip import Channel
 from viewer.content.geometry import InstancedNode
-from viewer.io.errors import SceneError
+from viewer.io.errors import ErrorPlace, SceneError
+from viewer.io.limits import Budget
 from viewer.io.usd.timeline import MAX_SAMPLES, Timeline
 from viewer.io.usd.xforms import column_matrices
 
@@ -44,7 +45,7 @@ def _gprims(root) -> list:
     return [p for p in Usd.PrimRange(root, predicate) if p.IsA(UsdGeom.Gprim)]
 
 
-def _varies(inst, prototypes: list, where: dict) -> bool:
+def _varies(inst, prototypes: list, where: ErrorPlace) -> bool:
     """Whether the instance transforms may change over time (each attribute's samples
     within `MAX_SAMPLES`)."""
     prim = inst.GetPrim()
@@ -62,7 +63,9 @@ def _varies(inst, prototypes: list, where: dict) -> bool:
                if p and p.IsA(UsdGeom.Xformable))  # fmt: skip
 
 
-def _instances_at(inst, code, count: int, where: dict, budget) -> tuple[np.ndarray, np.ndarray]:
+def _instances_at(
+    inst, code, count: int, where: ErrorPlace, budget: Budget
+) -> tuple[np.ndarray, np.ndarray]:
     """(prototype index of each drawn instance (n,), its matrix (n, 4, 4), column vectors)
     at time code `code`, checked against `count` prototypes and charged to `budget`."""
     proto_ids = np.asarray(inst.GetProtoIndicesAttr().Get(code) or [], dtype=np.int64)
@@ -92,13 +95,15 @@ def instanced_nodes(
     ``"instances"`` channel in a list, empty when it does not move over `timeline`).
     `mesh_of(p)` gives a gprim's (mesh key, colour) or None when it draws nothing."""
     inst = UsdGeom.PointInstancer(prim)
-    where = {"file": display, "section": f"prim {prim.GetPath()}"}
+    where: ErrorPlace = {"file": display, "section": f"prim {prim.GetPath()}"}
     stage = prim.GetStage()
     targets = inst.GetPrototypesRel().GetTargets()
     protos = [stage.GetPrimAtPath(target) for target in targets]
-    animated = timeline is not None and timeline.animated and _varies(inst, protos, where)
-    times = timeline.key_times() if animated else np.zeros(1)
-    codes = [Usd.TimeCode(timeline.key_code(t)) for t in times] if animated else [time]
+    moving = timeline is not None and timeline.animated and _varies(inst, protos, where)
+    over = timeline if moving else None  # the timeline the instances move over
+    animated = over is not None
+    times = over.key_times() if over is not None else np.zeros(1)
+    codes = [Usd.TimeCode(over.key_code(t)) for t in times] if over is not None else [time]
     keys = [_instances_at(inst, code, len(targets), where, budget) for code in codes]
     # the rows each prototype needs: the most instances of it at any key
     rows = [max(int((ids == k).sum()) for ids, _ in keys) for k in range(len(targets))]

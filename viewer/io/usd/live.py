@@ -219,8 +219,7 @@ class LiveStage:
         alive = set(graph.alive_ids().tolist())
         under = {n: k for n, k in scene.node_paths.items()
                  if n in alive and k != "/" and _below(k, path)}  # fmt: skip
-        tops = [n for n in under if graph.node(n).parent is None
-                or graph.node(n).parent.id not in under]  # fmt: skip
+        tops = [n for n in under if (up := graph.node(n).parent) is None or up.id not in under]
         for n in tops:
             graph.remove(graph.node(n))
         for n in under:
@@ -283,9 +282,9 @@ class LiveStage:
             scene.node_paths[node.id] = rows.paths[i]
         channels, items = self._draws(rows, ids, code)
         for j, i in enumerate(animated):
-            outer = outer_of.get(i)
-            channels += prim_channels(times, frames[:, j], ids[i], outer,
-                                      None if outer is not None else splits[j])  # fmt: skip
+            outer_id = outer_of.get(i)
+            split = None if outer_id is not None else splits[j]
+            channels += prim_channels(times, frames[:, j], ids[i], outer_id, split)
         return len(ids), channels, items
 
     def _draws(self, rows, ids: list[int], code) -> tuple[list, list]:

@@ -12,6 +12,8 @@ inputs are noted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from pxr import UsdGeom, UsdShade
 
@@ -34,12 +36,18 @@ def display_color(prim, time, points: int) -> tuple[tuple[float, float, float], 
     values = np.asarray(primvar.ComputeFlattened(time) or [], dtype=np.float32).reshape(-1, 3)
     if not len(values) or not np.isfinite(values).all():
         return DEFAULT_COLOR, None
-    first = tuple(float(min(1.0, max(0.0, c))) for c in values[0])
+    first = _rgb(min(1.0, max(0.0, c)) for c in values[0])
     if primvar.GetInterpolation() in ("vertex", "varying") and len(values) == points:
         rgba = np.ones((points, 4), np.float32)
         rgba[:, :3] = values.clip(0.0, 1.0)
         return first, rgba
     return first, None
+
+
+def _rgb(values: Iterable[float]) -> tuple[float, float, float]:
+    """Three values (a colour, a point) as floats."""
+    r, g, b = values
+    return float(r), float(g), float(b)
 
 
 def _input(shader, name: str, default):
@@ -65,7 +73,7 @@ def preview_material(prim, notes: set[str], textures) -> tuple[Material | None, 
         inp = shader.GetInput(name)
         if inp and inp.HasConnectedSource():
             notes.add(f"textures of UsdPreviewSurface {name} are not read")
-    color = tuple(float(c) for c in _input(shader, "diffuseColor", (0.18, 0.18, 0.18)))
+    color = _rgb(_input(shader, "diffuseColor", (0.18, 0.18, 0.18)))
     if color_map is not None:
         color = (1.0, 1.0, 1.0)  # the texture is the colour (glTF multiplies the two)
     opacity = float(_input(shader, "opacity", 1.0))
@@ -73,7 +81,7 @@ def preview_material(prim, notes: set[str], textures) -> tuple[Material | None, 
         base_color=(*color, opacity),
         metallic=float(_input(shader, "metallic", 0.0)),
         roughness=float(_input(shader, "roughness", 0.5)),
-        emissive=tuple(float(c) for c in _input(shader, "emissiveColor", (0.0, 0.0, 0.0))),
+        emissive=_rgb(_input(shader, "emissiveColor", (0.0, 0.0, 0.0))),
         alpha_mode=BLEND if opacity < 1.0 else OPAQUE,
         base_color_texture=color_map,
         normal_texture=normal_map,
@@ -118,7 +126,7 @@ def mesh_surface(indices: np.ndarray, faces: np.ndarray, points: np.ndarray,
     for rows, material in zip(order, parts, strict=True):
         if len(rows):
             used = points[tris[first : first + len(rows)].reshape(-1)]
-            center = tuple(float(c) for c in (used.min(0) + used.max(0)) / 2)
+            center = _rgb((used.min(0) + used.max(0)) / 2)
             out.append(MeshPart(3 * first, 3 * len(rows), material, center))
         first += len(rows)
     colors = vcolors if vcolors is not None else np.ones((len(points), 4), np.float32)

@@ -74,7 +74,14 @@ def _stage_root(stage: Usd.Stage) -> tuple[np.ndarray | None, str]:
     return root, f"{what}: the root node 'stage' turns it Y up and scales it to metres"
 
 
-def _assemble(model: UsdModel, prims, trs, shear, sheared: np.ndarray, root) -> np.ndarray:
+def _assemble(
+    model: UsdModel,
+    prims,
+    trs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    shear: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None,
+    sheared: np.ndarray,
+    root: np.ndarray | None,
+) -> np.ndarray:
     """Fill the model's rows in pre-order (the root node, then each prim, a sheared
     prim's outer node just before it), in bulk; returns each prim's row."""
     n = len(prims)
@@ -89,7 +96,8 @@ def _assemble(model: UsdModel, prims, trs, shear, sheared: np.ndarray, root) -> 
     scl = np.ones((total, 3))
     plain = ~sheared
     rows = new_row[plain]
-    parents[rows], pos[rows], rot[rows], scl[rows] = parent[plain], *(a[plain] for a in trs)
+    t, q, s = trs
+    parents[rows], pos[rows], rot[rows], scl[rows] = parent[plain], t[plain], q[plain], s[plain]
     if shear is not None:
         inner = new_row[sheared]
         outer = inner - 1
@@ -240,8 +248,9 @@ def read_gprim(model, prim, key, time, display, budget, notes, textures):
     model.mesh_data[key] = (mesh.points, mesh.normals, idx)
     if surface is not None:
         model.surfaces[key] = surface
-        color = tuple(float(c) for c in surface.parts[0].material.base_color[:3]) if (
-            vcolors is None and surface.parts) else color  # fmt: skip
+        if vcolors is None and surface.parts:
+            base = surface.parts[0].material.base_color
+            color = (float(base[0]), float(base[1]), float(base[2]))
     return key, color
 
 

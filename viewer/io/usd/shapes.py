@@ -19,7 +19,7 @@ import numpy as np
 from pxr import UsdGeom
 
 from viewer.content import meshes
-from viewer.io.errors import SceneError
+from viewer.io.errors import ErrorPlace, SceneError
 
 __all__ = ["SHAPES", "MeshRead", "mesh_arrays", "shape_arrays"]
 
@@ -57,7 +57,7 @@ def mesh_arrays(prim, time, display: str, budget) -> MeshRead | None:
     """The triangles of a Mesh prim at `time` (`MeshRead`); None when it has none.
     `budget` (a `Budget`) is charged for them."""
     mesh = UsdGeom.Mesh(prim)
-    where = {"file": display, "section": f"prim {prim.GetPath()}"}
+    where: ErrorPlace = {"file": display, "section": f"prim {prim.GetPath()}"}
     points = _array(mesh.GetPointsAttr().Get(time), np.float32, 3)
     counts = _array(mesh.GetFaceVertexCountsAttr().Get(time), np.int64)
     indices = _array(mesh.GetFaceVertexIndicesAttr().Get(time), np.int64)

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 from pxr import Ar, UsdShade
 
-from viewer.io.errors import SceneError
+from viewer.io.errors import ErrorPlace, SceneError
+from viewer.io.limits import Budget
 from viewer.materials import CLAMP_TO_EDGE, MIRRORED_REPEAT, REPEAT, TextureImage, TextureRef
 from viewer.text import brief
 
@@ -32,7 +33,7 @@ _WRAPS = {"repeat": REPEAT, "mirror": MIRRORED_REPEAT, "clamp": CLAMP_TO_EDGE,
 class TextureReader:
     """Reads the textures of one stage, each image once."""
 
-    def __init__(self, folder: Path | None, display: str, budget) -> None:
+    def __init__(self, folder: Path | None, display: str, budget: Budget) -> None:
         self.folder = None if folder is None else folder.resolve()
         self.display = display
         self.budget = budget
@@ -60,7 +61,7 @@ class TextureReader:
         key = f"{resolved}|{wrap}"
         if key in self._images:
             return self._images[key]
-        place = {"file": self.display, "section": f"prim {where}", "field": "inputs:file"}
+        place: _Place = {"file": self.display, "section": f"prim {where}", "field": "inputs:file"}
         if not resolved:
             raise SceneError(f"cannot find the texture {asset.path!r}", **place)
         outer = resolved.split("[", 1)[0]  # a package's member: the package is the file
@@ -79,6 +80,12 @@ class TextureReader:
         return image
 
 
+class _Place(ErrorPlace, total=False):
+    """Where a texture's error points, its field included."""
+
+    field: str | None
+
+
 def _value(shader, name: str, default):
     inp = shader.GetInput(name)
     got = inp.Get() if inp else None
@@ -95,7 +102,7 @@ def _varname(texture) -> str:
     return "st"
 
 
-def _decode(data: bytes, place: dict, budget) -> np.ndarray:
+def _decode(data: bytes, place: _Place, budget: Budget) -> np.ndarray:
     """RGBA pixels of a PNG or JPEG, refusing a size over the caps before decoding it."""
     from PIL import Image
 

@@ -80,7 +80,7 @@ def walk_prims(
                 kind = kinds[type_name] = _kind_of(prim)
             imageable, xformable, boundable, instancer = kind
             purpose = _authored_purpose(prim) if imageable else None
-            if purpose in _SKIPPED_PURPOSES:
+            if purpose is not None and purpose in _SKIPPED_PURPOSES:
                 rows.skipped[purpose] = rows.skipped.get(purpose, 0) + 1
                 walk.PruneChildren()
                 continue
@@ -143,8 +143,10 @@ class Visibility:
             prim = prim.GetParent()
         above = self._hidden.get(prim.GetPath(), False) if prim else False
         for p in reversed(climb):  # from the top down
-            attr = p.GetAttribute("visibility") if p.IsA(UsdGeom.Imageable) else None
-            own = bool(attr) and attr.Get(self.time) == UsdGeom.Tokens.invisible
+            own = False
+            if p.IsA(UsdGeom.Imageable):
+                attr = p.GetAttribute("visibility")
+                own = bool(attr) and attr.Get(self.time) == UsdGeom.Tokens.invisible
             above = above or own
             self._hidden[p.GetPath()] = above
         return above

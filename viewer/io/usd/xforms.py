@@ -90,7 +90,7 @@ def split_trs(local: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return local[:, :3, 3].copy(), q, scale, exact
 
 
-def split_shear(local: np.ndarray) -> tuple[np.ndarray, ...]:
+def split_shear(local: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``M = T · U · Σ · Vᵀ`` for matrices (n, 4, 4) that TRS cannot hold: (positions,
     outer quaternions U, outer scales Σ, inner quaternions Vᵀ), U and Vᵀ proper
     rotations (a mirror goes into Σ)."""
