@@ -11,6 +11,7 @@ from viewer.render.context import GL_VERSION
 from viewer.timing import FixedTimer
 from viewer.window.app import SgviewApp
 from viewer.window.run_options import RunOptions
+from viewer.window.runner import session_for
 
 SIZE = (800, 400)
 
@@ -27,10 +28,12 @@ class Driver:
         named = {k: k for k in dir(base) if k.isupper() and getattr(base, k) == "undefined"}
         self.window.keys = type("NamedKeys", (base,), named)
         mglw.activate_context(window=self.window)
+        timer = FixedTimer()
+        run = RunOptions(size=SIZE, samples=0, **options)
+        source = session_for(scene, run, fixed_step=timer.step, caller=np.geterr())
         self.app = SgviewApp(
-            ctx=self.window.ctx, wnd=self.window, timer=FixedTimer(), scene=scene,
-            options=RunOptions(size=SIZE, samples=0, **options),
-        )  # fmt: skip
+            ctx=self.window.ctx, wnd=self.window, timer=timer, source=source, options=run
+        )
         self.window.config = self.app
         self.window.set_default_viewport()
 
@@ -42,13 +45,13 @@ class Driver:
     def run(self, n: int) -> None:
         """`n` frames nobody looks at, as a headless run's frames before its last: the
         session, renderer and overlay take each frame; the panels are not drawn (fast)."""
-        options = self.app.options
-        saved, options.frames = options.frames, 10**12
+        runner = self.app.runner
+        saved, runner.frames = runner.frames, 10**12
         try:
             for _ in range(n):
                 self.app.on_render(0.0, 1.0 / 60.0)
         finally:
-            options.frames = saved
+            runner.frames = saved
 
     def pixel(self, img, name) -> np.ndarray:
         g = self.app.session.graph

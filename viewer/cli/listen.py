@@ -6,9 +6,9 @@ them (docs/attach.md). `viewer.cli.main` parses the words after ``listen`` with
 from __future__ import annotations
 
 import ipaddress
-from argparse import Namespace
 import os
 import sys
+from argparse import Namespace
 from collections.abc import Callable
 from typing import TextIO
 
@@ -32,8 +32,9 @@ def split_address(address: str, host: str | None) -> tuple[str, int]:
     """``HOST:PORT`` (``--host`` replacing the host) as (host, port)."""
     given_host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
-        raise ListenUsageError(f"expected HOST:PORT such as 127.0.0.1:7878, got "
-                               f"{printable(address)!r}")  # fmt: skip
+        raise ListenUsageError(
+            f"expected HOST:PORT such as 127.0.0.1:7878, got {printable(address)!r}"
+        )
     return (host or given_host.strip("[]") or "127.0.0.1"), int(port)
 
 
@@ -56,8 +57,10 @@ def prepare(
     host, port = split_address(args.address, args.host)
     token = args.token if args.token is not None else os.environ.get("SGVIEW_TOKEN", "")
     if not is_loopback(host) and not token:
-        raise ListenUsageError(f"listening on {printable(host)}, beyond this machine, needs "
-                               "--token TOKEN (programs send it)")  # fmt: skip
+        raise ListenUsageError(
+            f"listening on {printable(host)}, beyond this machine, needs "
+            "--token TOKEN (programs send it)"
+        )
     if args.samples < 0:
         raise ListenUsageError(f"--samples must be 0 or more, got {args.samples}")
     limits = ProgramLimits(max_nodes=args.max_nodes, max_message_bytes=args.max_buffer_mb)
@@ -68,10 +71,18 @@ def prepare(
     scene = Scene(SceneGraph(), title=f"waiting for programs on {shown_host}:{port}")
     frames = args.frames if args.frames is not None else (1 if args.headless else None)
     options = RunOptions(
-        size=args.size, frames=frames, log=args.log, screenshot=args.screenshot,
-        record=args.record, dump_world=args.dump_world, samples=args.samples,
-        overlay=args.overlay, panels=args.panels, glow=args.glow, trace=args.trace,
-    )  # fmt: skip
+        size=args.size,
+        frames=frames,
+        log=args.log,
+        screenshot=args.screenshot,
+        record=args.record,
+        dump_world=args.dump_world,
+        samples=args.samples,
+        overlay=args.overlay,
+        panels=args.panels,
+        glow=args.glow,
+        trace=args.trace,
+    )
 
     def program_source(fixed_step: float | None) -> ProgramSource:
         return ProgramSource(scene, listener=listener, wait=args.headless, log=args.log)

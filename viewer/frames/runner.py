@@ -28,7 +28,7 @@ from typing import Generic, Protocol, TypeVar
 from viewer.content.scene import Scene
 from viewer.errors import floats_raise
 from viewer.progress import Progress
-from viewer.session.frame import Frame
+from viewer.session.frame import Frame, Phase
 from viewer.session.source import Candidate, FrameSource
 from viewer.trace import TraceWriter
 
@@ -36,9 +36,6 @@ __all__ = ["STAGES", "FrameRunner", "Phase", "Screen", "Swapped", "swap"]
 
 #: The stages of one redraw, in order (see the module notes).
 STAGES = ("swap", "script", "advance", "upload", "report", "draw", "capture")
-
-#: What a redraw spent its time on: (phase, start, end), `time.perf_counter` seconds.
-Phase = tuple[str, float, float]
 
 #: The GPU state the screen builds for one scene (the window app's: a `Renderer`).
 G = TypeVar("G")

@@ -8,7 +8,11 @@ from viewer.errors import SgviewError
 from viewer.scene.report import FrameReport
 from viewer.text import printable
 
-__all__ = ["Frame", "FrameError", "window_title"]
+__all__ = ["Frame", "FrameError", "Phase", "window_title"]
+
+#: What a frame or a redraw spent its time on: (phase, start, end), `time.perf_counter`
+#: seconds.
+Phase = tuple[str, float, float]
 
 
 class FrameError(SgviewError, RuntimeError):
@@ -30,8 +34,8 @@ class Frame:
     report: FrameReport
     dt: float
     update_ms: float
-    #: What the frame spent its time on: (phase, start, end), `time.perf_counter` seconds.
-    phases: list[tuple[str, float, float]] = field(default_factory=list)
+    #: What the frame spent its time on.
+    phases: list[Phase] = field(default_factory=list)
     #: Nodes whose base colour changes with this frame (the collision demo's overlap red).
     recolor: dict[int, tuple[float, float, float]] = field(default_factory=dict)
     #: What the user or the scene's script did in this frame: (kind, what) pairs, kind

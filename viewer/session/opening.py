@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from viewer.content.motion import Motion
 from viewer.content.scene import Scene
 from viewer.errors import SgviewError
 from viewer.io.bundled import file_title, scene_dir
@@ -37,13 +38,16 @@ OPEN_SUFFIXES = SUFFIXES
 MAX_RECENT = 8
 
 
-def open_scene(path: str | Path, *, load_limits: dict, time: float, motion_on: bool) -> Scene:
+def open_scene(
+    path: str | Path, *, load_limits: dict[str, int], time: float, motion_on: bool
+) -> Scene:
     """``path`` loaded and run for one frame at scene time ``time``; a one-line
     SceneError naming the file when anything on the way fails."""
     path = Path(path)
     if path.suffix.lower() not in OPEN_SUFFIXES:
-        raise SceneError(f"cannot open it: sgview opens {', '.join(OPEN_SUFFIXES)} files",
-                         file=str(path))  # fmt: skip
+        raise SceneError(
+            f"cannot open it: sgview opens {', '.join(OPEN_SUFFIXES)} files", file=str(path)
+        )
     scene = load_scene(path, **load_limits)
     try_scene(scene, str(path), time=time, motion_on=motion_on)
     return scene
@@ -55,14 +59,18 @@ def save_target(scene: Scene) -> Path:
     SceneError saying a path must be given."""
     source = scene.source
     if source is not None and _read_only(source):
-        raise SceneError("not saved: sgview does not write OpenUSD; give a .toml, .gltf or "
-                         ".glb path to save to", file=str(source))  # fmt: skip
+        raise SceneError(
+            "not saved: sgview does not write OpenUSD; give a .toml, .gltf or .glb path to save to",
+            file=str(source),
+        )
     if source is None or Path(source).suffix.lower() not in SCENE_SUFFIXES:
         raise SceneError("not saved: this scene has no file of its own; give a path to save to")
     folder = scene_dir()
     if folder is not None and Path(source).resolve().parent == folder.resolve():
-        raise SceneError("not saved: it is one of sgview's bundled scenes; give a path of your "
-                         "own to save to", file=str(source))  # fmt: skip
+        raise SceneError(
+            "not saved: it is one of sgview's bundled scenes; give a path of your own to save to",
+            file=str(source),
+        )
     return Path(source)
 
 
@@ -81,7 +89,7 @@ def save_as_suggestion(scene: Scene) -> str:
         return "scene.toml"
 
 
-def _read_only(path) -> bool:
+def _read_only(path: str | Path) -> bool:
     """A file sgview opens but has no writer for (OpenUSD)."""
     suffix = Path(path).suffix.lower()
     return suffix in OPEN_SUFFIXES and suffix not in SCENE_SUFFIXES
@@ -130,7 +138,7 @@ class Checked:
 class SceneFiles:
     """The file of the scene on show, watched for saves, and the files asked for."""
 
-    def __init__(self, scene: Scene, load_limits: dict, messages: Messages) -> None:
+    def __init__(self, scene: Scene, load_limits: dict[str, int], messages: Messages) -> None:
         self.load_limits = dict(load_limits)
         self.messages = messages
         #: Files opened in this session, newest first.
@@ -138,18 +146,12 @@ class SceneFiles:
         if scene.source is not None:
             self.recent.add(scene.source)
         self.watcher: SceneWatcher | None = watch_scene(scene, **self.load_limits)
-        self._asked = None  # the path asked for, as given
+        self._asked: str | Path | None = None  # the path asked for, as given
 
-    def request_open(self, path) -> None:
+    def request_open(self, path: str | Path) -> None:
         """Open ``path`` at the next `take` (dropped on the window, picked in the dialog
         or the recent list: the window owns the GPU state a new scene needs)."""
         self._asked = path
-
-    def withdraw_request(self) -> str | Path | None:
-        """The path asked for and not yet taken, now dropped (a scene that is no file's,
-        such as a connected program's, opens none); None when none was asked for."""
-        asked, self._asked = self._asked, None
-        return asked
 
     def save_suggestion(self, scene: Scene) -> str:
         """The path the panel's "save as" field offers for `scene` (`save_as_suggestion`)."""
@@ -169,8 +171,13 @@ class SceneFiles:
         asked, self._asked = self._asked, None
         saved = None if asked is not None or self.watcher is None else self.watcher.poll()
         if asked is not None:
-            return self._check(asked, reloaded=False, load=lambda: open_scene(
-                asked, load_limits=self.load_limits, time=0.0, motion_on=motion_on))
+            return self._check(
+                asked,
+                reloaded=False,
+                load=lambda: open_scene(
+                    asked, load_limits=self.load_limits, time=0.0, motion_on=motion_on
+                ),
+            )
         if saved is None or self.watcher is None:
             return None
         watched = self.watcher.path
@@ -204,7 +211,9 @@ class SceneFiles:
             what = "the reloaded scene" if reloaded else "it"
             exc = SceneError(f"cannot show {what} ({brief(exc)})", file=str(path))
         if reloaded:
-            self.messages.failed("reload", one_line(exc), "reload failed, keeping the last good scene")
+            self.messages.failed(
+                "reload", one_line(exc), "reload failed, keeping the last good scene"
+            )
         else:
             self.messages.failed("open", one_line(exc), "not opened, keeping the scene on show")
 
@@ -219,7 +228,9 @@ class SceneFiles:
         self.recent.add(checked.path)
         self.messages.tell(f"opened {printable(checked.path, None)}")
 
-    def save(self, scene: Scene, path=None, motions=None) -> bool:
+    def save(
+        self, scene: Scene, path: str | Path | None = None, motions: list[Motion] | None = None
+    ) -> bool:
         """Write `scene` to ``path``, or to the file it came from when its format has a
         writer; with `motions` (the collision demo's file motions) in place of the
         running ones. The outcome is the channel's edit line."""
@@ -236,6 +247,10 @@ class SceneFiles:
             scene.motions = running
         self.watcher = watch_scene(scene, **self.load_limits)
         where = Path(target).resolve()  # "saved my.toml" did not say which folder
-        self.messages.edited(one_line(f"saved {printable(where, None)}" + (
-            f" ({len(notes)} notes: {notes[0]})" if notes else "")))  # fmt: skip
+        self.messages.edited(
+            one_line(
+                f"saved {printable(where, None)}"
+                + (f" ({len(notes)} notes: {notes[0]})" if notes else "")
+            )
+        )
         return True

@@ -22,7 +22,7 @@ paused (the clock held) runs no script: that is numbered by the scene's own fram
 from __future__ import annotations
 
 import time as clock
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -37,13 +37,20 @@ from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise
 from viewer.io.ranges import reach_reason
 from viewer.keys.references import carry_names
+from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
 from viewer.session.collision_check import CollisionCheck
 from viewer.session.edits import Editing
-from viewer.session.frame import Frame, FrameError, window_title
+from viewer.session.frame import Frame, FrameError, Phase, window_title
 from viewer.session.messages import Messages
 from viewer.session.opening import Checked, SceneFiles
-from viewer.session.source import Candidate, FileActions, SceneControls
+from viewer.session.source import (
+    Candidate,
+    ErrState,
+    FileActions,
+    FrameCallback,
+    SceneControls,
+)
 from viewer.session.start_pose import StartPose
 from viewer.text import brief, printable
 
@@ -68,7 +75,7 @@ class Session:
         still: bool = False,
         touches: dict[int, list[str]] | None = None,
         fixed_step: float | None = None,
-        load_limits: dict | None = None,
+        load_limits: dict[str, int] | None = None,
         log: bool = False,
         out: TextIO | None = None,
         err: TextIO | None = None,
@@ -98,9 +105,9 @@ class Session:
         self._clock_held = False
         self.last_report: FrameReport | None = None
         #: ``callback(graph, frame, t)`` in every frame before the update; errors propagate.
-        self.frame_callbacks: list[Callable[[object, int, float], None]] = []
+        self.frame_callbacks: list[FrameCallback] = []
         #: numpy's error state for the callbacks (the caller's; sgview's own phases raise).
-        self.callback_errstate: dict[str, str] = np.geterr()
+        self.callback_errstate: ErrState = np.geterr()
         self._offered: Checked | None = None  # what the last `poll` handed out
         self._use(scene, layout=layout)
 
@@ -111,10 +118,12 @@ class Session:
                 scene.graph.update()  # lay out the loaded scene; not a frame
         self.editing.use(scene.graph, selected)  # a new scene starts a new undo history
         self.collision = CollisionDemo(scene) if scene.collision is not None else None
-        self._collision_check = self.collision and CollisionCheck(scene, self.collision)
+        self._collision_check = (
+            None if self.collision is None else CollisionCheck(scene, self.collision)
+        )
 
     @property
-    def graph(self):
+    def graph(self) -> SceneGraph:
         return self.scene.graph
 
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:  # a USD prim's path, ops
@@ -171,8 +180,11 @@ class Session:
             for kind, name in script.events_of(self.scene, self.touches, self._scene_frames + 1):
                 self._note(kind, name)
         if held and self.editing.keys_act(self.collision):
-            what = "collision demo" if self.collision is not None else None
-            self._note("edit", what or self.graph.name_of(self.selected))
+            selected = self.selected
+            if self.collision is not None:
+                self._note("edit", "collision demo")
+            elif selected is not None:  # keys act only on a selection
+                self._note("edit", self.graph.name_of(selected))
         frame = self.step(dt)
         frame.events, self._events = self._events, []
         return frame
@@ -229,7 +241,9 @@ class Session:
         return Frame(self.frame, report, dt, update_ms, phases, recolor, weights=weights)
 
     @contextmanager
-    def _phase(self, what: str, timings: list | None = None, name: str = "") -> Iterator[None]:
+    def _phase(
+        self, what: str, timings: list[Phase] | None = None, name: str = ""
+    ) -> Iterator[None]:
         """One of sgview's own phases of a frame: numpy raises, and an error from a
         layer below becomes one `FrameError` line; timed into `timings` as `name`."""
         start = clock.perf_counter()
@@ -245,11 +259,16 @@ class Session:
         if timings is not None:
             timings.append((name, start, clock.perf_counter()))
 
-    def _print_log(self, report: FrameReport, weights=frozenset()) -> None:
+    def _print_log(self, report: FrameReport, weights: frozenset[int] = frozenset()) -> None:
         instanced = {item.node for item in self.scene.geometry.instanced}
         what = {True: "~Instances    : ", False: "~Weights      : "}  # the node's own change
-        lines = [*report.log_lines(), *(f"{what[i in instanced]}{printable(self.graph.name_of(i))}~"
-                                        for i in sorted(weights))]  # fmt: skip
+        lines = [
+            *report.log_lines(),
+            *(
+                f"{what[i in instanced]}{printable(self.graph.name_of(i))}~"
+                for i in sorted(weights)
+            ),
+        ]
         if lines:
             self.messages.log([f"# frame {self.frame}", *lines])
 
@@ -361,8 +380,12 @@ class Session:
         motions, a glTF clip, the collision demo, or an `on_frame` callback (it gets the
         time)."""
         scene = self.scene
-        return (any(len(m) for m in scene.motions) or scene.animation is not None
-                or scene.collision is not None or bool(self.frame_callbacks))  # fmt: skip
+        return (
+            any(len(m) for m in scene.motions)
+            or scene.animation is not None
+            or scene.collision is not None
+            or bool(self.frame_callbacks)
+        )
 
     def toggle_motion(self) -> None:
         self.motion_on = not self.motion_on
@@ -371,7 +394,7 @@ class Session:
         node = self.editing.selected_node()
         if node is not None:
             self.graph.touch(node)
-            self._note("touch", self.graph.name_of(self.selected))
+            self._note("touch", self.graph.name_of(node.id))
 
     def _edited(self, event: str | None) -> None:
         """The editing room changed the graph: a timeline event (None: a drag's move),

@@ -17,10 +17,10 @@ probing the object, and a source never offers a capability only to refuse it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol, TypedDict
 
 from viewer.animation import AnimationPlayer
 from viewer.collision.demo import Reading
@@ -33,11 +33,32 @@ from viewer.session.messages import Messages
 
 __all__ = [
     "Candidate",
+    "ErrState",
+    "FrameCallback",
     "FileActions",
     "FrameSource",
     "ProgramChooser",
     "SceneControls",
 ]
+
+
+#: The user's code run in each simulated frame before the update (``viewer.show``'s
+#: ``on_frame``): called with the graph, the frame number and the scene time in seconds.
+FrameCallback = Callable[[SceneGraph, int, float], None]
+
+
+#: What numpy does on a floating-point error, per kind (`np.geterr`, `np.errstate`).
+ErrAction = Literal["ignore", "warn", "raise", "call", "print", "log"]
+
+
+class ErrState(TypedDict):
+    """numpy's floating-point error settings, as `np.geterr` hands them back: the
+    ``on_frame`` callbacks run under the caller's."""
+
+    divide: ErrAction
+    over: ErrAction
+    under: ErrAction
+    invalid: ErrAction
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import moderngl_window as mglw
 import numpy as np
+from moderngl_window.context.base import KeyModifiers
+from numpy.typing import NDArray
 
 from viewer.collision.ray import pick
 from viewer.content.scene import Scene
@@ -56,9 +58,11 @@ class SgviewApp(mglw.WindowConfig):
     title = "sgview"
     resizable = True
     samples = 4
-    clear_color = None  # the renderer clears
+    # None is what moderngl-window reads as "do not clear" and "leave logging as it is",
+    # although its annotations name only tuples and ints.
+    clear_color = None  # type: ignore[assignment]  # the renderer clears
     hidden_window_framerate_limit = 0
-    log_level = None
+    log_level = None  # type: ignore[assignment]
 
     def __init__(self, *, source: FrameSource, options: RunOptions, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -69,7 +73,7 @@ class SgviewApp(mglw.WindowConfig):
         #: The frame source on show: a scene file's `Session` or a `ProgramSource`.
         self.session = source
         scene = source.scene
-        self.last_image: np.ndarray | None = None
+        self.last_image: NDArray[np.uint8] | None = None
         self._look = Look(options.tone_mapping, options.exposure, options.environment)
         #: How the picture shows (toggles, glow), for as long as the app runs.
         self.settings = ViewSettings()
@@ -86,9 +90,13 @@ class SgviewApp(mglw.WindowConfig):
             from viewer.overlay.overlay import Overlay
 
             self.overlay = Overlay(
-                self.session, self.wnd, self.renderer, self.camera, self.settings,
+                self.session,
+                self.wnd,
+                self.renderer,
+                self.camera,
+                self.settings,
                 deterministic=fixed,
-            )  # fmt: skip
+            )
             self.overlay.glow_style = options.glow
             self.overlay.visible = options.panels  # off: glow and names only (Tab shows)
         self._fit_view_to_panels()
@@ -99,9 +107,12 @@ class SgviewApp(mglw.WindowConfig):
         self.view: int | None = options.view
         self._follow_view(enter=True)
         self.capture = Capture(
-            self.ctx, self.buffer_size, screenshot=options.screenshot, record=options.record,
+            self.ctx,
+            self.buffer_size,
+            screenshot=options.screenshot,
+            record=options.record,
             dump_world=options.dump_world,
-        )  # fmt: skip
+        )
         #: Each redraw's stages (viewer/frames/runner.py), with this app as their screen.
         self.runner = FrameRunner(
             source,
@@ -212,9 +223,14 @@ class SgviewApp(mglw.WindowConfig):
         if self.overlay is not None:  # the slow replay's clock, also in unseen frames:
             self.overlay.tick(frame_time)  # before the scene, which shows what it lit
         if seen:
-            view = self._views.extract(self.session.graph, self.settings, self.wnd.fbo,
-                                       self.buffer_size, selected=self.session.selected,
-                                       bounds=self.bounds)  # fmt: skip
+            view = self._views.extract(
+                self.session.graph,
+                self.settings,
+                self.wnd.fbo,
+                self.buffer_size,
+                selected=self.session.selected,
+                bounds=self.bounds,
+            )
             self.renderer.draw(view, self.camera)
             phases.append(("draw", t0, clock.perf_counter()))
         t1 = clock.perf_counter()
@@ -241,8 +257,9 @@ class SgviewApp(mglw.WindowConfig):
         now; once the user orbits, pans, zooms or frames, the orbit camera has taken
         over and the choice is dropped."""
         cameras = self.session.scene.cameras
-        if self.view is not None and (self.view >= len(cameras)
-                                      or (self.camera.through is None and not enter)):  # fmt: skip
+        if self.view is not None and (
+            self.view >= len(cameras) or (self.camera.through is None and not enter)
+        ):
             self.view = None  # left by a camera move, or a reload took the camera away
         if self.view is not None:
             world = self.session.graph.peek.world_matrices()  # as drawn
@@ -260,7 +277,7 @@ class SgviewApp(mglw.WindowConfig):
         self._follow_view(enter=True)
 
     # -- input: moderngl-window's callbacks, handed to `WindowInput` ----------------------
-    def on_key_event(self, key, action, modifiers) -> None:
+    def on_key_event(self, key: str | int, action: str, modifiers: KeyModifiers) -> None:
         self.input.key_event(key, action, modifiers)
 
     def key_down(self, name: str) -> None:
@@ -291,7 +308,7 @@ class SgviewApp(mglw.WindowConfig):
     def on_resize(self, width: int, height: int) -> None:
         self.input.forward("resize", width, height)
 
-    def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+    def on_files_dropped_event(self, x: int, y: int, paths: list[str]) -> None:
         self.input.files_dropped(x, y, paths)
 
     # -- window actions ----------------------------------------------------------------
@@ -303,7 +320,7 @@ class SgviewApp(mglw.WindowConfig):
     def select_at_each(self, points: list[tuple[float, float]]) -> None:
         """`select_at` for each point in turn (a redraw's scripted clicks): the camera
         matrix and the node boxes, which cannot change between them, computed once."""
-        size = tuple(self.wnd.size)
+        size = self.wnd.size
         view_projection = self.camera.view_projection(size)
         ids, worlds, lo, hi = self.bounds.node_boxes()
         for x, y in points:
@@ -328,9 +345,9 @@ class SgviewApp(mglw.WindowConfig):
 
     @property
     def buffer_size(self) -> tuple[int, int]:
-        return tuple(self.wnd.buffer_size)
+        return self.wnd.buffer_size
 
-    def grab(self):
+    def grab(self) -> NDArray[np.uint8]:
         """The image just drawn, (h, w, 3) uint8, resolved out of multisampling."""
         return self.capture.grab(self.wnd.fbo, self.buffer_size)
 

@@ -18,12 +18,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.render.context import read_rgb
 from viewer.render.offscreen import GIF_FPS, Recorder, save_png
+from viewer.scene.graph import SceneGraph
 from viewer.text import printable
+
+if TYPE_CHECKING:  # the GL objects come from the caller; only their types are named here
+    import moderngl
 
 __all__ = ["Capture", "dump_world"]
 
@@ -33,7 +39,7 @@ class Capture:
 
     def __init__(
         self,
-        ctx,
+        ctx: moderngl.Context,
         size: tuple[int, int],
         *,
         screenshot: Path | None = None,
@@ -44,7 +50,7 @@ class Capture:
         self.screenshot = screenshot
         self.dump_world_path = dump_world
         self.recorder = Recorder(record, size) if record is not None else None
-        self._resolve = None  # a single-sample framebuffer to resolve into
+        self._resolve: moderngl.Framebuffer | None = None  # single-sample, to resolve into
         self._screenshot_done = False
         self._want_shot = False
         #: Frames the recording keeps one of (a GIF: 2), and an event's picture held for
@@ -54,7 +60,7 @@ class Capture:
             if self.recorder is not None and self.recorder.path.suffix.lower() == ".gif"
             else 1
         )
-        self._held: np.ndarray | None = None
+        self._held: NDArray[np.uint8] | None = None
         #: Screenshots saved with P, in order.
         self.shots_saved: list[Path] = []
 
@@ -71,7 +77,7 @@ class Capture:
         """P: save the next drawn picture to the working folder."""
         self._want_shot = True
 
-    def grab(self, fbo, size: tuple[int, int]) -> np.ndarray:
+    def grab(self, fbo: moderngl.Framebuffer, size: tuple[int, int]) -> NDArray[np.uint8]:
         """The picture in `fbo`, (h, w, 3) uint8, top row first, out of multisampling."""
         if self._resolve is None or self._resolve.size != size:
             if self._resolve is not None:
@@ -79,11 +85,13 @@ class Capture:
             self._resolve = self.ctx.framebuffer(color_attachments=[self.ctx.renderbuffer(size, 4)])
         return read_rgb(self.ctx, fbo, size, self._resolve)
 
-    def frame_drawn(self, fbo, size: tuple[int, int], eventful: bool = False) -> None:
+    def frame_drawn(
+        self, fbo: moderngl.Framebuffer, size: tuple[int, int], eventful: bool = False
+    ) -> None:
         """After each drawn frame: record it, and save it if P asked. `eventful`: something
         was touched or edited in this frame (a GIF keeps its picture; module notes)."""
         if self.recorder is not None:
-            self._record(self.grab(fbo, size), eventful)
+            self._record(self.recorder, self.grab(fbo, size), eventful)
         if self._want_shot:
             self._want_shot = False
             path = _next_free(Path.cwd(), "sgview-{:04d}.png")
@@ -91,30 +99,30 @@ class Capture:
             self.shots_saved.append(path)
             say_saved("screenshot", path)  # as every file sgview writes: stdout is the log
 
-    def _record(self, image: np.ndarray, eventful: bool) -> None:
-        kept = self.recorder.frames % self._keep_every == 0  # this frame, by the count
+    def _record(self, recorder: Recorder, image: NDArray[np.uint8], eventful: bool) -> None:
+        kept = recorder.frames % self._keep_every == 0  # this frame, by the count
         if not kept and eventful and self._held is None:
             self._held = image  # skipped by the GIF: shown in the next kept frame's place
         elif kept and self._held is not None:
             if not eventful:
                 image = self._held
             self._held = None
-        self.recorder.add(image)
+        recorder.add(image)
 
-    def save_screenshot(self, fbo, size: tuple[int, int]) -> None:
+    def save_screenshot(self, fbo: moderngl.Framebuffer, size: tuple[int, int]) -> None:
         """Write `--screenshot` from the picture just drawn (once per run) and say where."""
-        if self.screenshot_pending:
+        if self.screenshot is not None and not self._screenshot_done:
             save_png(self.grab(fbo, size), self.screenshot)
             self._screenshot_done = True
             self._saved("screenshot", self.screenshot)
 
     @staticmethod
-    def _saved(what: str, path) -> None:
+    def _saved(what: str, path: Path) -> None:
         """A file the run asked for is written: say where, on stderr (stdout may be the
         ``--log`` that a teacher compares with the textbook)."""
         say_saved(what, path)
 
-    def finish(self, graph, keys: dict[int, str] | None = None) -> None:
+    def finish(self, graph: SceneGraph, keys: dict[int, str] | None = None) -> None:
         """After the last frame: close the recording, write `--dump-world` (nodes keyed by
         `keys` where given, a USD prim's path, else by name)."""
         if self.recorder is not None:
@@ -130,12 +138,12 @@ class Capture:
             self._resolve = None
 
 
-def say_saved(what: str, path) -> None:
+def say_saved(what: str, path: str | Path) -> None:
     """``sgview: WHAT saved: PATH`` on stderr."""
     print(f"sgview: {what} saved: {printable(path, None)}", file=sys.stderr, flush=True)
 
 
-def dump_world(graph, path, keys: dict[int, str] | None = None) -> Path:
+def dump_world(graph: SceneGraph, path: str | Path, keys: dict[int, str] | None = None) -> Path:
     """Write {name: world matrix as nested lists (row-major, column vectors)} as JSON; a
     node in `keys` (a USD prim, by its path) is keyed by that instead of its name."""
     path = Path(path)

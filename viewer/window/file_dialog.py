@@ -14,13 +14,14 @@ import shutil
 import sys
 from pathlib import Path
 
+from viewer.content.scene import Scene
 from viewer.session.opening import OPEN_SUFFIXES
 
 #: The programs portable-file-dialogs drives on Linux and other Unix desktops.
 DIALOG_PROGRAMS = ("zenity", "matedialog", "qarma", "kdialog")
 
 
-def start_folder(scene, recent_folder: str) -> Path:
+def start_folder(scene: Scene, recent_folder: str) -> Path:
     """Where a dialog starts: the folder of the scene on show, else `recent_folder` (the
     newest recent file's, else the working folder)."""
     source = scene.source

@@ -14,11 +14,11 @@ room (`viewer.session.edits.Editing`), which records its undo step.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from moderngl_window.context.base import BaseWindow
+from moderngl_window.context.base import BaseWindow, KeyModifiers
 
 import viewer.gizmo as gizmo
 from viewer.io.ranges import WORLD_REACH
@@ -74,9 +74,15 @@ class InputTarget(Protocol):
     def select_at_each(self, points: list[tuple[float, float]]) -> None: ...
 
 
-def _overlay(act: Callable[[Overlay], None]) -> Callable[[WindowInput], None]:
+def _overlay(act: Callable[[Overlay], object]) -> Callable[[WindowInput], None]:
     """An action on the overlay; nothing without panels."""
-    return lambda inp: None if inp.app.overlay is None else act(inp.app.overlay)
+
+    def on(inp: WindowInput) -> None:
+        overlay = inp.app.overlay
+        if overlay is not None:
+            act(overlay)
+
+    return on
 
 
 def _editing(act: Callable[[Editing], object]) -> Callable[[WindowInput], None]:
@@ -168,6 +174,8 @@ ACTIONS: dict[str, Callable[[WindowInput], None]] = {
 class WindowInput:
     """moderngl-window's input events for one `InputTarget` (see the module notes)."""
 
+    app: InputTarget
+
     def __init__(self, app: InputTarget) -> None:
         self.app = app
         #: Where the button went down in the 3D view (None: on a panel, or no press seen:
@@ -187,10 +195,12 @@ class WindowInput:
         self._codes = {getattr(keys, code): code for code in codes}
         self._codes.pop("undefined", None)
         #: (code, Ctrl, Shift) -> the key table's name.
-        self._names = {(k.code, k.ctrl, k.shift): k.name for k in KEY_BY_NAME.values()}
+        self._names: dict[tuple[str | None, bool, bool], str] = {
+            (k.code, k.ctrl, k.shift): k.name for k in KEY_BY_NAME.values()
+        }
 
     # -- keys ----------------------------------------------------------------------------
-    def key_event(self, key, action, modifiers) -> None:
+    def key_event(self, key: str | int, action: str, modifiers: KeyModifiers) -> None:
         keys = self.app.wnd.keys
         overlay = self.app.overlay
         if action == keys.ACTION_PRESS:
@@ -223,8 +233,9 @@ class WindowInput:
         steps = 0 if editing is None else len(editing.history.done) + len(editing.history.undone)
         if steps and not messages.asked("restart"):
             edits = f"{steps} edit{'s' if steps > 1 else ''}"
-            messages.ask("restart", f"press 0 again to restart: {edits} will be lost",
-                         RESTART_ASK_S)  # fmt: skip
+            messages.ask(
+                "restart", f"press 0 again to restart: {edits} will be lost", RESTART_ASK_S
+            )
             return
         messages.answered()
         ACTIONS["restart"](self)
@@ -305,7 +316,7 @@ class WindowInput:
         if picked is not None:
             self._open(picked)
 
-    def files_dropped(self, x: int, y: int, paths: list[str | Path]) -> None:
+    def files_dropped(self, x: int, y: int, paths: Sequence[str | Path]) -> None:
         """Files dropped on the window: the first scene file among them is asked for."""
         scenes = [path for path in paths if str(path).lower().endswith(OPEN_SUFFIXES)]
         if scenes or paths:  # not a scene file: the panel says so
@@ -397,7 +408,7 @@ class WindowInput:
         node = editing.selected_node()
         if node is None:
             return False
-        size = tuple(wnd.size)
+        size = wnd.size
         view_proj = self.app.camera.view_projection(size)
         grabbed = gizmo.grab(node, view_proj, size, editing.gizmo_local, editing.gizmo_scale, x, y)
         if grabbed is None:

@@ -6,12 +6,12 @@ before any window exists; `viewer.window.runner.run` and `viewer.window.app.Sgvi
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from viewer.keys.script import KeyScript
+from viewer.session.source import FrameCallback
 
 __all__ = ["RunOptions"]
 
@@ -34,10 +34,11 @@ class RunOptions:
     panels: bool = True  # the overlay's panels (--no-panels: glow and names only; Tab)
     select: str | None = None  # node selected at the start
     glow: str = "fill"  # how the overlay shows the frames' work: "fill", "rim" or "heat"
-    load_limits: dict = field(default_factory=dict)  # load_scene caps, reused by live reload
+    #: load_scene caps, reused by live reload and opened files
+    load_limits: dict[str, int] = field(default_factory=dict)
     script: KeyScript = field(default_factory=KeyScript)  # --keys, --click (viewer.keys.script)
     trace: Path | None = None  # --trace: Chrome Trace Event JSON (viewer.trace)
-    on_frame: list[Callable] = field(default_factory=list)  # Session.frame_callbacks
+    on_frame: list[FrameCallback] = field(default_factory=list)  # Session.frame_callbacks
     keep_image: bool = False  # keep the last picture drawn in `app.last_image`
     layout: bool = True  # Session(layout=...): False makes pending changes frame 1's
     tone_mapping: str = "neutral"  # glTF light to screen: "neutral", "aces" or "none"

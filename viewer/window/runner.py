@@ -22,7 +22,7 @@ from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise
 from viewer.render.context import GL_VERSION, ContextError
 from viewer.session.session import Session
-from viewer.session.source import FrameSource
+from viewer.session.source import ErrState, FrameSource
 from viewer.text import one_line
 from viewer.timing import FixedTimer
 from viewer.window.app import SgviewApp
@@ -33,9 +33,6 @@ __all__ = ["RunOptions", "SourceMaker", "WindowError", "attach_app", "run", "ses
 #: Makes a run's frame source, given the seconds of the headless clock's fixed step (None:
 #: the real clock).
 SourceMaker = Callable[[float | None], FrameSource]
-
-#: numpy's error settings, as `np.geterr` gives them.
-ErrState = dict[str, str]
 
 
 class WindowError(SgviewError, RuntimeError):
@@ -57,8 +54,9 @@ def run(
     the `on_frame` callbacks keep the caller's numpy settings."""
     caller = np.geterr()
     with floats_raise():
-        return _run(scene, options, headless=headless, backend=backend, caller=caller,
-                    source=source)  # fmt: skip
+        return _run(
+            scene, options, headless=headless, backend=backend, caller=caller, source=source
+        )
 
 
 def session_for(
@@ -67,10 +65,15 @@ def session_for(
     """The frame source of a scene: its `Session` as `options` ask, with their `on_frame`
     callbacks, which keep the caller's numpy error settings (`caller`)."""
     session = Session(
-        scene, still=options.still, touches=options.touches, log=options.log,
-        fixed_step=fixed_step, load_limits=options.load_limits, out=options.out,
+        scene,
+        still=options.still,
+        touches=options.touches,
+        log=options.log,
+        fixed_step=fixed_step,
+        load_limits=options.load_limits,
+        out=options.out,
         layout=options.layout,
-    )  # fmt: skip
+    )
     session.frame_callbacks.extend(options.on_frame)
     session.callback_errstate = caller
     return session
@@ -103,9 +106,11 @@ def _run(
     caller: ErrState,
     source: SourceMaker | None,
 ) -> SgviewApp:
+    window_class: type[BaseWindow]
     if headless:
-        from moderngl_window.context.headless import Window
+        from moderngl_window.context.headless import Window as HeadlessWindow
 
+        window_class = HeadlessWindow
         timer: BaseTimer = FixedTimer()
         backend = backend or "egl"
     else:
@@ -115,9 +120,10 @@ def _run(
         # path, for sharing GL objects between windows; sgview has one window and needs
         # none. Set before moderngl-window imports pyglet's window module.
         pyglet.options["shadow_window"] = False
-        from moderngl_window.context.pyglet import Window
+        from moderngl_window.context.pyglet import Window as PygletWindow
         from moderngl_window.timers.clock import Timer
 
+        window_class = PygletWindow
         timer = Timer()
     fixed_step = timer.step if isinstance(timer, FixedTimer) else None
     if source is None:
@@ -125,7 +131,7 @@ def _run(
     else:
         shown = source(fixed_step)
     try:
-        window = Window(
+        window = window_class(
             title=shown.title,
             size=options.size,
             resizable=not headless,
