@@ -217,7 +217,7 @@ def test_the_morph_pass_matches_the_spec_formula(gl_ctx, data):
             w = data.draw(st.lists(st.sampled_from([0.0, 0.25, -0.5, 1.0, 2.0]),
                                    min_size=t, max_size=t))  # fmt: skip
             geometry.set_weights(7, w)
-            morphs.sync(gpu)
+            morphs.sync()
             # a vertex: position 3, normal 3, then the rest (meshes.VERTEX_FORMAT)
             got = np.frombuffer(gpu[morphs.kind_of[7]].vbo.read(), np.float32).reshape(n, -1)
             want_p = pos + np.tensordot(np.float32(w), dp, axes=1)

@@ -10,8 +10,8 @@ The grid lies in the XZ plane (Y up), or in the XY plane for flat 2D scenes; it 
 writes depth, so everything drawn later covers it.
 
 The world axes (`axis_lines`) are a small dashed tripod in muted colours just outside the
-scene's bounds, not lines from the origin: from the origin they ran along any parent-child
-link on an axis (tree10's Obj6-Obj7) in the glow's red, and read as links.
+scene's bounds, not lines from the origin: from the origin they would run along any
+parent-child link on an axis (tree10's Obj6-Obj7) in the glow's red, and read as links.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from .node_bounds import grid_span
 from .node_bounds import nice_step as nice_step  # (where the tests find it)
+from .shaders import uniform
 
 BACKGROUND_TOP = (0.20, 0.22, 0.27)
 BACKGROUND_BOTTOM = (0.07, 0.075, 0.09)
@@ -77,27 +78,27 @@ def axis_lines(points, step: float, flat: bool) -> tuple[np.ndarray, np.ndarray]
 class Backdrop:
     """Background and grid for one renderer (see the module notes)."""
 
-    def __init__(self, ctx: moderngl.Context, background, grid):
+    def __init__(
+        self, ctx: moderngl.Context, background: moderngl.Program, grid: moderngl.Program
+    ) -> None:
         self.ctx = ctx
         self.bg_prog, self.grid_prog = background, grid
         self.bg_vao = ctx.vertex_array(background, [])
-        self.grid_vao = None
-        self.grid_buf = None
+        self.grid_vao: moderngl.VertexArray | None = None
+        self.grid_buf: moderngl.Buffer | None = None
         self.half = self.step = 1.0
         self.version = 0
         #: Use the cached copy when the camera holds still (off: always draw directly).
         self.cache_enabled = True
         self._cache: moderngl.Framebuffer | None = None
-        self._cache_key = None
-        self._last_key = None
+        self._cache_key: tuple | None = None
+        self._last_key: tuple | None = None
 
     def set_grid(self, center, radius: float, flat: bool) -> None:
         """Size the grid for a scene with bounding sphere (`center`, `radius`)."""
         self.step, self.half = grid_span(center, radius)
         data = grid_lines(self.half, self.step, flat)
-        if self.grid_vao is not None:
-            self.grid_vao.release()
-            self.grid_buf.release()
+        self._release_grid()
         self.grid_buf = self.ctx.buffer(data.tobytes())
         self.grid_vao = self.ctx.vertex_array(
             self.grid_prog, [(self.grid_buf, "3f 1f", "in_position", "in_weight")]
@@ -115,26 +116,31 @@ class Backdrop:
         self._last_key = key
         usable = self.cache_enabled and tuple(fbo.size) == tuple(size)
         if usable and (key == self._cache_key or still):
-            if key != self._cache_key:
-                self._render_cache(fbo, vp_bytes, show_grid)
+            cache = self._cache
+            if key != self._cache_key or cache is None:
+                cache = self._render_cache(fbo, vp_bytes, show_grid)
                 self._cache_key = key
-            self.ctx.copy_framebuffer(fbo, self._cache)
+            self.ctx.copy_framebuffer(fbo, cache)
             fbo.use()
             return
         self._draw_direct(fbo, vp_bytes, show_grid)
 
-    def _render_cache(self, fbo, vp_bytes: bytes, show_grid: bool) -> None:
-        if self._cache is None or (self._cache.size, self._cache.samples) != (
-            fbo.size,
-            fbo.samples,
-        ):
+    def _render_cache(
+        self, fbo: moderngl.Framebuffer, vp_bytes: bytes, show_grid: bool
+    ) -> moderngl.Framebuffer:
+        """Draw the backdrop into the cached copy (made or remade at `fbo`'s size and
+        samples); returns it."""
+        cache = self._cache
+        if cache is None or (cache.size, cache.samples) != (fbo.size, fbo.samples):
             self._release_cache()
             color = self.ctx.renderbuffer(fbo.size, 4, samples=fbo.samples)
             depth = self.ctx.depth_renderbuffer(fbo.size, samples=fbo.samples)
-            self._cache = self.ctx.framebuffer(color_attachments=[color], depth_attachment=depth)
-        self._draw_direct(self._cache, vp_bytes, show_grid)
+            cache = self.ctx.framebuffer(color_attachments=[color], depth_attachment=depth)
+            self._cache = cache
+        self._draw_direct(cache, vp_bytes, show_grid)
+        return cache
 
-    def _draw_direct(self, fbo, vp_bytes: bytes, show_grid: bool) -> None:
+    def _draw_direct(self, fbo: moderngl.Framebuffer, vp_bytes: bytes, show_grid: bool) -> None:
         ctx = self.ctx
         fbo.use()
         # Clear depth only: the gradient pass writes every colour pixel anyway.
@@ -144,18 +150,18 @@ class Backdrop:
         fbo.color_mask = mask
         fbo.use()  # re-applies the mask to GL state
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE | moderngl.BLEND)
-        self.bg_prog["u_top"].value = BACKGROUND_TOP
-        self.bg_prog["u_bottom"].value = BACKGROUND_BOTTOM
+        uniform(self.bg_prog, "u_top").value = BACKGROUND_TOP
+        uniform(self.bg_prog, "u_bottom").value = BACKGROUND_BOTTOM
         self.bg_vao.render(moderngl.TRIANGLES, vertices=3)
         if show_grid and self.grid_vao is not None:
             ctx.enable(moderngl.DEPTH_TEST | moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             grid = self.grid_prog
-            grid["u_view_proj"].write(vp_bytes)
-            grid["u_center"].value = (0.0, 0.0, 0.0)
-            grid["u_radius"].value = self.half * 1.42
-            grid["u_minor_color"].value = GRID_MINOR
-            grid["u_major_color"].value = GRID_MAJOR
+            uniform(grid, "u_view_proj").write(vp_bytes)
+            uniform(grid, "u_center").value = (0.0, 0.0, 0.0)
+            uniform(grid, "u_radius").value = self.half * 1.42
+            uniform(grid, "u_minor_color").value = GRID_MINOR
+            uniform(grid, "u_major_color").value = GRID_MAJOR
             fbo.depth_mask = False  # see-through: what is drawn later covers it
             self.grid_vao.render(moderngl.LINES)
             fbo.depth_mask = True
@@ -170,9 +176,13 @@ class Backdrop:
             self._cache = None
             self._cache_key = None
 
+    def _release_grid(self) -> None:
+        if self.grid_vao is not None:
+            self.grid_vao.release()
+        if self.grid_buf is not None:
+            self.grid_buf.release()
+
     def release(self) -> None:
         self._release_cache()
         self.bg_vao.release()
-        if self.grid_vao is not None:
-            self.grid_vao.release()
-            self.grid_buf.release()
+        self._release_grid()

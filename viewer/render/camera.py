@@ -17,6 +17,8 @@ from pyrr import matrix44
 
 from viewer.scene.math import from_pyrr, pixel_ray
 
+from .file_view import FileView
+
 PERSPECTIVE = "perspective"
 ORTHOGRAPHIC = "orthographic"
 #: `frame` leaves this much room around what it frames (2 % of the distance).
@@ -87,11 +89,11 @@ class Camera:
     #: Looking through a camera of the file (a `file_view.FileView`), or None: orbiting.
     #: The view, projection, eye and pixel sizes are then that camera's; an orbit, pan,
     #: zoom or F leaves it, orbiting on from where it looked.
-    through: object | None = None
+    through: FileView | None = None
     _orbit_projection: str = field(default=PERSPECTIVE, repr=False)
 
     # -- placement ---------------------------------------------------------------------
-    def look_through(self, view) -> None:
+    def look_through(self, view: FileView | None) -> None:
         """Look through a file camera (`file_view.FileView`); None: back to orbiting, from
         where the file camera stood."""
         if view is None:
@@ -172,8 +174,11 @@ class Camera:
         right, up, back = self.view_matrix()[:3, :3]
         tan_y = math.tan(math.radians(self.fov) / 2.0)
         tan_x = max(self.frame_aspect, 0.05) * tan_y
-        sides = [s * FRAME_MARGIN * axis for axis, t in ((right, tan_x), (up, tan_y))
-                 for s in (1.0 / t, -1.0 / t)]  # fmt: skip
+        sides = [
+            s * FRAME_MARGIN * axis
+            for axis, t in ((right, tan_x), (up, tan_y))
+            for s in (1.0 / t, -1.0 / t)
+        ]
         if self.projection != ORTHOGRAPHIC:
             sides = [back + side for side in sides]
         in_front = back / (1.0 - NEAR_SHARE)  # the near plane lies at most that far out

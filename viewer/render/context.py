@@ -29,11 +29,11 @@ class ContextError(SgviewError, RuntimeError):
 
 def create_headless_context(backend: str | None = "egl") -> moderngl.Context:
     """A standalone context with no window, through EGL by default."""
-    kwargs = {"require": GL_VERSION[0] * 100 + GL_VERSION[1] * 10}
-    if backend:
-        kwargs["backend"] = backend
+    require = GL_VERSION[0] * 100 + GL_VERSION[1] * 10
+    settings = {"backend": backend} if backend else {}
     try:
-        return moderngl.create_standalone_context(**kwargs)
+        # moderngl's stub types each backend setting (`**settings`) as a dict, not its value
+        return moderngl.create_standalone_context(require=require, **settings)  # type: ignore[arg-type]
     except Exception as exc:  # moderngl raises plain Exception subclasses per platform
         raise ContextError(f"cannot create a headless OpenGL context ({backend=}): {exc}") from exc
 

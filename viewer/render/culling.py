@@ -20,19 +20,29 @@ use this (they are `scene_bounds.py`, on the CPU). Batches under `CULL_MIN_ROWS`
 are drawn as they are (three dispatches cost more than they save), so are those over
 `CULL_MAX_ROWS` (more work groups than a dispatch may have), and so is every batch
 without compute shaders (OpenGL below 4.3) or with `enabled` off: then everything is
-drawn in full, as before.
+drawn in full.
 """
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
+
 import moderngl
 import numpy as np
 
-from .instances import LOOK_BYTES, MATRIX_BYTES, instanced_vao
-from .shaders import has_compute, load_compute
+from .gpu_mesh import GpuMesh
+from .instances import LOOK_BYTES, MATRIX_BYTES, Batch, instanced_vao
+from .material_uniforms import MaterialBinder
+from .shaders import has_compute, load_compute, uniform
 
-__all__ = ["CULL_MIN_ROWS", "GLOW_SPRITE_PX", "LOD_PX", "InstanceCuller", "frustum_planes",
-           "glow_sprite_px"]  # fmt: skip
+__all__ = [
+    "CULL_MIN_ROWS",
+    "GLOW_SPRITE_PX",
+    "LOD_PX",
+    "InstanceCuller",
+    "frustum_planes",
+    "glow_sprite_px",
+]
 
 #: Batches with fewer rows are drawn whole, without culling.
 CULL_MIN_ROWS = 64
@@ -61,8 +71,14 @@ def frustum_planes(vp: np.ndarray) -> np.ndarray:
     normalised so that ``plane[:3] @ p + plane[3]`` is the signed distance of world point
     `p` (positive inside): left, right, bottom, top, near, far."""
     vp = np.asarray(vp, dtype=np.float64)
-    rows = [vp[3] + vp[0], vp[3] - vp[0], vp[3] + vp[1], vp[3] - vp[1], vp[3] + vp[2],
-            vp[3] - vp[2]]  # fmt: skip
+    rows = [
+        vp[3] + vp[0],
+        vp[3] - vp[0],
+        vp[3] + vp[1],
+        vp[3] - vp[1],
+        vp[3] + vp[2],
+        vp[3] - vp[2],
+    ]
     planes = np.array(rows)
     norms = np.linalg.norm(planes[:, :3], axis=1, keepdims=True)
     return planes / np.where(norms > 0, norms, 1.0)
@@ -87,8 +103,8 @@ def glow_sprite_px(marked: int) -> float:
 def bounding_sphere(lo: np.ndarray, hi: np.ndarray) -> tuple[float, float, float, float]:
     """The sphere (centre, radius) around the box [lo, hi] (a mesh's local bounds)."""
     lo, hi = np.asarray(lo, np.float64), np.asarray(hi, np.float64)
-    centre = (lo + hi) / 2.0
-    return (*(float(v) for v in centre), float(np.linalg.norm(hi - lo) / 2.0))
+    x, y, z = (float(v) for v in (lo + hi) / 2.0)
+    return x, y, z, float(np.linalg.norm(hi - lo) / 2.0)
 
 
 class IndirectDraws:
@@ -96,7 +112,12 @@ class IndirectDraws:
     instances)` the node pass makes becomes the indirect command of that index range,
     whose instance count the GPU wrote."""
 
-    def __init__(self, vao: moderngl.VertexArray, commands: moderngl.Buffer, index: dict):
+    def __init__(
+        self,
+        vao: moderngl.VertexArray,
+        commands: moderngl.Buffer,
+        index: dict[tuple[int, int], int],
+    ) -> None:
         self.ctx = vao.ctx
         self.vao = vao
         self.commands = commands
@@ -111,7 +132,9 @@ class IndirectDraws:
 class CulledBatch:
     """A batch's culled rows and their draws (the node pass draws it as the batch)."""
 
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, batch, mesh, parts):
+    def __init__(
+        self, ctx: moderngl.Context, prog: moderngl.Program, batch: Batch, mesh: GpuMesh, parts
+    ) -> None:
         """Output rows, counts and commands for `batch` (of GpuMesh `mesh`, drawn by glTF
         `parts` or, without, by the mesh's index ranges)."""
         self.batch = batch
@@ -128,8 +151,8 @@ class CulledBatch:
         total = int(mesh.ibo.size // 4)
         ranges = [(0, -1, total)] + [(f, c, c) for _m, f, c in mesh.ranges]
         ranges += [(p.first, p.count, p.count) for p in parts]
-        index: dict = {}
-        commands = []
+        index: dict[tuple[int, int], int] = {}
+        commands: list[tuple[int, int, int, int, int]] = []
         for first, key, count in ranges:
             if (first, key) not in index:
                 index[(first, key)] = len(commands)
@@ -151,8 +174,7 @@ class CulledBatch:
         return int(words[0, 1]), int(words[self.sprite_command, 1])
 
     def release(self) -> None:
-        for thing in (self._vao, self.matrices, self.looks, self.stamps, self.work,
-                      self.commands):  # fmt: skip
+        for thing in (self._vao, self.matrices, self.looks, self.stamps, self.work, self.commands):
             thing.release()
 
 
@@ -170,7 +192,13 @@ class InstanceCuller:
         self._finish = load_compute(ctx, "cull_finish") if self.available else None
         self.culled: dict[int, CulledBatch] = {}  # id(batch) -> its culled rows
 
-    def build(self, batches, gpu_meshes: dict, surfaces: dict, whole=()) -> None:
+    def build(
+        self,
+        batches: Iterable[Batch],
+        gpu_meshes: dict[str, GpuMesh],
+        surfaces: dict,
+        whole: Container[str] = (),
+    ) -> None:
         """Make the culled rows of each batch of `batches` with `CULL_MIN_ROWS` rows or
         more (`gpu_meshes`: GpuMesh by kind; `surfaces`: glTF parts by kind); kinds in
         `whole` (meshes whose vertices move: morphed copies) are always drawn whole."""
@@ -188,49 +216,61 @@ class InstanceCuller:
     def cull(self, vp: np.ndarray, size: tuple[int, int], lod: bool = True) -> None:
         """Cull every culled batch for view-projection `vp` (row-major) in a viewport of
         `size` pixels; with `lod`, instances under `LOD_PX` become sprites."""
-        if not (self.enabled and self.culled):
+        prog, finish = self._cull, self._finish
+        if not (self.enabled and self.culled) or prog is None or finish is None:
             return
-        prog = self._cull
         planes = frustum_planes(vp).astype(np.float32)
-        prog["u_planes"].write(planes.tobytes())
-        prog["u_w_row"].value = tuple(float(v) for v in vp[3])
-        prog["u_px_scale"].value = pixel_scale(vp, size)
-        prog["u_lod_px"].value = LOD_PX if lod else 0.0
-        self._phase(0)  # classify, count per work group
-        finish = self._finish
+        uniform(prog, "u_planes").write(planes.tobytes())
+        uniform(prog, "u_w_row").value = tuple(float(v) for v in vp[3])
+        uniform(prog, "u_px_scale").value = pixel_scale(vp, size)
+        uniform(prog, "u_lod_px").value = LOD_PX if lod else 0.0
+        self._phase(prog, 0)  # classify, count per work group
         for culled in self.culled.values():  # offsets per group, the draw commands
-            finish["u_groups"].value = culled.groups
-            finish["u_commands"].value = culled.command_count
+            uniform(finish, "u_groups").value = culled.groups
+            uniform(finish, "u_commands").value = culled.command_count
             culled.work.bind_to_storage_buffer(0)
             culled.commands.bind_to_storage_buffer(1)
             finish.run(1)
         self.ctx.memory_barrier()
-        self._phase(1)  # copy the rows kept, in order
+        self._phase(prog, 1)  # copy the rows kept, in order
 
-    def _phase(self, phase: int) -> None:
-        """Run phase `phase` of cull_instances.comp over every culled batch."""
-        prog = self._cull
-        prog["u_phase"].value = phase
+    def _phase(self, prog: moderngl.ComputeShader, phase: int) -> None:
+        """Run phase `phase` of cull_instances.comp (`prog`) over every culled batch."""
+        uniform(prog, "u_phase").value = phase
         for culled in self.culled.values():
             batch = culled.batch
-            prog["u_rows"].value = batch.count
-            prog["u_groups"].value = culled.groups
-            prog["u_sphere"].value = culled.sphere
-            for binding, buf in enumerate((batch.matrices, batch.looks, batch.stamps,
-                                           culled.matrices, culled.looks, culled.stamps,
-                                           culled.work)):  # fmt: skip
+            uniform(prog, "u_rows").value = batch.count
+            uniform(prog, "u_groups").value = culled.groups
+            uniform(prog, "u_sphere").value = culled.sphere
+            for binding, buf in enumerate(
+                (
+                    batch.matrices,
+                    batch.looks,
+                    batch.stamps,
+                    culled.matrices,
+                    culled.looks,
+                    culled.stamps,
+                    culled.work,
+                )
+            ):
                 buf.bind_to_storage_buffer(binding)
             prog.run(culled.groups)
         self.ctx.memory_barrier()
 
-    def batches(self, batches) -> list:
+    def batches(self, batches: Iterable[Batch]) -> list:
         """`batches` as the node pass draws them: each culled one by its culled rows."""
         if not (self.enabled and self.culled):
             return list(batches)
         return [self.culled.get(id(b), b) for b in batches]
 
-    def draw_sprites(self, prog: moderngl.Program, materials, vp: np.ndarray,
-                     size: tuple[int, int], marked: int = 0) -> None:  # fmt: skip
+    def draw_sprites(
+        self,
+        prog: moderngl.Program,
+        materials: MaterialBinder,
+        vp: np.ndarray,
+        size: tuple[int, int],
+        marked: int = 0,
+    ) -> None:
         """Draw the sprite rows of every culled batch (one point each), with the built-in
         shading (`materials`: the pass's `MaterialBinder`); `marked`: how many nodes glow
         or are marked (`glow_sprite_px`)."""
@@ -238,16 +278,16 @@ class InstanceCuller:
             return
         materials.builtin(prog)
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
-        prog["u_sprite"].value = 1
-        prog["u_px_scale"].value = pixel_scale(vp, size)
-        prog["u_glow_min_px"].value = glow_sprite_px(marked)
+        uniform(prog, "u_sprite").value = 1
+        uniform(prog, "u_px_scale").value = pixel_scale(vp, size)
+        uniform(prog, "u_glow_min_px").value = glow_sprite_px(marked)
         for culled in self.culled.values():
-            prog["u_sphere"].value = culled.sphere
-            prog["u_sprite_width"].value = culled.sprite_width
+            uniform(prog, "u_sphere").value = culled.sphere
+            uniform(prog, "u_sprite_width").value = culled.sprite_width
             culled.vao.vao.render_indirect(
                 culled.commands, moderngl.POINTS, count=1, first=culled.sprite_command
             )
-        prog["u_sprite"].value = 0
+        uniform(prog, "u_sprite").value = 0
         self.ctx.disable(moderngl.PROGRAM_POINT_SIZE)
 
     def drawn(self) -> tuple[int, int, int]:

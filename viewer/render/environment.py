@@ -25,10 +25,16 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
-    "LEVELS", "SIZE", "EnvironmentMaps", "environment_maps", "octahedral_uv", "room_radiance",
-]  # fmt: skip
+    "LEVELS",
+    "SIZE",
+    "EnvironmentMaps",
+    "environment_maps",
+    "octahedral_uv",
+    "room_radiance",
+]
 
 #: Roughness levels of the prefiltered radiance, and the texels per side of each.
 LEVELS = 6
@@ -223,7 +229,7 @@ def room_radiance(d: np.ndarray) -> np.ndarray:
 
 # -- prefiltering --------------------------------------------------------------------------
 def _hammersley(n: int) -> np.ndarray:
-    bits = np.arange(n, dtype=np.uint32)
+    bits: npt.NDArray[np.integer] = np.arange(n, dtype=np.uint32)  # (uint32 throughout)
     bits = ((bits << 16) | (bits >> 16)) & 0xFFFFFFFF
     bits = ((bits & 0x55555555) << 1) | ((bits & 0xAAAAAAAA) >> 1)
     bits = ((bits & 0x33333333) << 2) | ((bits & 0xCCCCCCCC) >> 2)
@@ -258,8 +264,11 @@ def _prefilter(pyramid: list[np.ndarray], roughness: float, size: int) -> np.nda
     t, b = _frames(n)
     samples = SAMPLES if size >= SIZE else SAMPLES_SMALL
     h_local, d = _ggx_half_vectors(roughness * roughness, samples)
-    h = (t[:, None] * h_local[None, :, :1] + b[:, None] * h_local[None, :, 1:2]
-         + n[:, None] * h_local[None, :, 2:])  # fmt: skip
+    h = (
+        t[:, None] * h_local[None, :, :1]
+        + b[:, None] * h_local[None, :, 1:2]
+        + n[:, None] * h_local[None, :, 2:]
+    )
     n_h = h_local[:, 2]
     light = 2.0 * n_h[None, :, None] * h - n[:, None]
     n_l = 2.0 * n_h**2 - 1.0
@@ -291,11 +300,20 @@ def sh_basis(d: np.ndarray) -> np.ndarray:
     """The 9 real spherical harmonics of bands 0 to 2 at unit directions `d` [n, 3]
     (the shader's `sh_basis` is the same)."""
     x, y, z = d[:, 0], d[:, 1], d[:, 2]
-    return np.stack([
-        np.full_like(x, 0.282095), 0.488603 * y, 0.488603 * z, 0.488603 * x,
-        1.092548 * x * y, 1.092548 * y * z, 0.315392 * (3.0 * z * z - 1.0),
-        1.092548 * x * z, 0.546274 * (x * x - y * y),
-    ], axis=1)  # fmt: skip
+    return np.stack(
+        [
+            np.full_like(x, 0.282095),
+            0.488603 * y,
+            0.488603 * z,
+            0.488603 * x,
+            1.092548 * x * y,
+            1.092548 * y * z,
+            0.315392 * (3.0 * z * z - 1.0),
+            1.092548 * x * z,
+            0.546274 * (x * x - y * y),
+        ],
+        axis=1,
+    )
 
 
 def _brdf_lut(size: int) -> np.ndarray:
@@ -312,8 +330,10 @@ def _brdf_lut(size: int) -> np.ndarray:
         n_h = h[None, :, 2]
         ok = n_l > 0.0
         n_lc = np.maximum(n_l, 1e-6)
-        vis = 0.5 / (n_lc * np.sqrt(n_v[:, None] ** 2 * (1.0 - a2) + a2)
-                     + n_v[:, None] * np.sqrt(n_lc**2 * (1.0 - a2) + a2))  # fmt: skip
+        vis = 0.5 / (
+            n_lc * np.sqrt(n_v[:, None] ** 2 * (1.0 - a2) + a2)
+            + n_v[:, None] * np.sqrt(n_lc**2 * (1.0 - a2) + a2)
+        )
         g = np.where(ok, vis * 4.0 * n_lc * np.maximum(v_h, 0.0) / n_h, 0.0)
         fc = (1.0 - np.clip(v_h, 0.0, 1.0)) ** 5
         out[row, :, 0] = ((1.0 - fc) * g).mean(axis=1)

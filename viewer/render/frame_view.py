@@ -14,11 +14,18 @@ The marks are worked out only when the graph's edition changed since the last ex
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from viewer.scene.graph import SceneGraph
+
 from .glow import DEFAULT_FADE
+
+if TYPE_CHECKING:
+    import moderngl
+
+    from .scene_bounds import SceneBounds
 
 __all__ = ["GLOW_STYLES", "FrameView", "FrameViews", "PendingMarks", "ViewSettings"]
 
@@ -60,7 +67,7 @@ class PendingMarks:
     """Nodes marked and not yet executed at graph edition `edition`: `own` changed their
     own values, `followed` follow a change above them (`Glow.set_pending`)."""
 
-    edition: Any
+    edition: tuple[int, int, int, int]  # `Peek.edition`
     own: np.ndarray = field(default_factory=lambda: _NO_IDS)
     followed: np.ndarray = field(default_factory=lambda: _NO_IDS)
 
@@ -73,7 +80,7 @@ class PendingMarks:
 class FrameView:
     """One redraw's input: where to draw, how, and the scene's state to draw."""
 
-    fbo: Any  # the framebuffer drawn into
+    fbo: moderngl.Framebuffer  # the framebuffer drawn into
     size: tuple[int, int]  # its viewport (width, height)
     settings: ViewSettings
     world: np.ndarray  # [N, 4, 4] the world matrices as stored (read-only)
@@ -88,20 +95,34 @@ class FrameViews:
     """Extracts `FrameView`s from a graph, reusing the marks while its edition stands."""
 
     def __init__(self) -> None:
-        self._marks: tuple[object, PendingMarks] | None = None  # (graph, its marks)
+        self._marks: tuple[SceneGraph, PendingMarks] | None = None  # (graph, its marks)
 
     def extract(
-        self, graph, settings: ViewSettings, fbo, size: tuple[int, int], *,
-        selected: int | None = None, bounds=None,
-    ) -> FrameView:  # fmt: skip
+        self,
+        graph: SceneGraph,
+        settings: ViewSettings,
+        fbo: moderngl.Framebuffer,
+        size: tuple[int, int],
+        *,
+        selected: int | None = None,
+        bounds: SceneBounds | None = None,
+    ) -> FrameView:
         """The view of `graph` now; `bounds` (a `SceneBounds`) gives the selection's box."""
         peek = graph.peek
         world = peek.world_matrices()
         box = bounds.selection_box(selected, world) if bounds is not None else None
-        return FrameView(fbo, tuple(size), settings, world, peek.parents(),
-                         self._pending(graph), selected, box)  # fmt: skip
+        return FrameView(
+            fbo,
+            (size[0], size[1]),
+            settings,
+            world,
+            peek.parents(),
+            self._pending(graph),
+            selected,
+            box,
+        )
 
-    def _pending(self, graph) -> PendingMarks:
+    def _pending(self, graph: SceneGraph) -> PendingMarks:
         peek = graph.peek
         edition = peek.edition
         cached = self._marks

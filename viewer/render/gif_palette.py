@@ -2,8 +2,8 @@
 
 Pillow's median cut splits the colour space by pixel count, so a colour that covers few
 pixels shares a palette entry with a big neighbour: the world axes' thin pink, green and
-blue dashes, a gizmo ring or a name's glow colour came out grey in recordings while the
-window showed them coloured. Here half the entries come from the median cut of the whole
+blue dashes, a gizmo ring or a name's glow colour would come out grey in recordings
+though the window shows them coloured. Here half the entries come from the median cut of the whole
 frame (`COMMON`), and the rest, in `ROUNDS` rounds each taking half of what is left (all
 in the last), from a median cut of only the pixels the entries so far miss by more than
 `MISS` (summed over R, G, B): a few-pixel colour gets an entry of its own. Each pixel then
@@ -30,6 +30,8 @@ def quantize(rgb: np.ndarray) -> Image.Image:
     """The (h, w, 3) uint8 frame `rgb` as a 256-colour "P" image, without dithering."""
     frame = Image.fromarray(rgb, "RGB")
     found = frame.getcolors(maxcolors=rgb.shape[0] * rgb.shape[1])  # [(count, (r, g, b))]
+    if found is None:  # (only where there are more colours than pixels)
+        raise ValueError("Pillow counted more colours than pixels")
     counts = np.array([count for count, _ in found], dtype=np.int64)
     colours = np.array([colour for _, colour in found], dtype=np.int32).reshape(-1, 3)
     distinct = (colours[:, 0] << 16) | (colours[:, 1] << 8) | colours[:, 2]
@@ -59,7 +61,10 @@ def quantize(rgb: np.ndarray) -> Image.Image:
 def _median_cut(image: Image.Image, colours: int) -> np.ndarray:
     """Pillow's median-cut palette of `image` with at most `colours` entries, those used."""
     q = image.quantize(colors=colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    palette = np.asarray(q.getpalette()[: 3 * colours], dtype=np.uint8).reshape(-1, 3)
+    entries = q.getpalette()
+    if entries is None:  # (a quantized image always has one)
+        raise ValueError("Pillow's median cut gave no palette")
+    palette = np.asarray(entries[: 3 * colours], dtype=np.uint8).reshape(-1, 3)
     return palette[np.unique(np.asarray(q))]
 
 

@@ -26,9 +26,12 @@ show instead of the live stamps; `glow_marks.py` keeps them.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
+
+from viewer.scene.report import FrameReport
 
 from . import glow_loops
-from .glow_marks import GlowMarks
+from .glow_marks import GlowMarks, LitFrame
 from .glow_recent import LINES, NODES, RecentFrames
 
 #: Seconds a glow takes to fade out (adjustable in the panel).
@@ -97,7 +100,7 @@ class Glow:
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def record(self, report, parents: np.ndarray, dt: float) -> None:
+    def record(self, report: FrameReport, parents: np.ndarray, dt: float) -> None:
         """Let `dt` seconds pass, then stamp what `report` recomputed with the new time.
 
         `parents` is the graph's parent id per node id (``graph.parents()``).
@@ -151,11 +154,18 @@ class Glow:
         """`_stamp_numpy` in compiled passes (`glow_loops.stamp_frame`): the same bits."""
         base = self._recent.oldest_frame()
         decay, line_frames, rows, alone, lines, counted, gone = glow_loops.stamp_frame(
-            world, local, parents, self.frames, base, (self.now, 1.0 / HEAT_SECONDS,
-            -np.expm1(-dt / HEAT_SECONDS)), self._frame_time,
+            world,
+            local,
+            parents,
+            self.frames,
+            base,
+            (self.now, 1.0 / HEAT_SECONDS, -np.expm1(-dt / HEAT_SECONDS)),
+            self._frame_time,
             (self.own, self.frame_of, self.link_frame, self.heat_at),
-            self.counted, self._counts_every_id,
-            (max(self.now, -3.0e38), OWN, FOLLOWED, _HEAT_MAX))  # fmt: skip
+            self.counted,
+            self._counts_every_id,
+            (max(self.now, -3.0e38), OWN, FOLLOWED, _HEAT_MAX),
+        )
         if base is not None:
             self._recent.take_off(gone[0], NODES)
             self._recent.take_off(gone[1], LINES)
@@ -193,10 +203,11 @@ class Glow:
         now on; the recent frames' counts are worked out again (once, at a rebuild)."""
         self.counted = counted
         self._counts_every_id = counted is None or bool(np.all(counted))  # (no gather then)
-        self._recent.recount(self.frame_of, self.link_frame,
-                             lambda ids: _total(self._weights(ids), ids))  # fmt: skip
+        self._recent.recount(
+            self.frame_of, self.link_frame, lambda ids: _total(self._weights(ids), ids)
+        )
 
-    def light(self, ids: np.ndarray) -> None:
+    def light(self, ids: npt.ArrayLike) -> None:
         """Stamp nodes `ids` as changed in their own values (red) in the frame just
         recorded, with no line: a change that moved no matrix (morph weights, say)."""
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
@@ -226,7 +237,7 @@ class Glow:
         s[s < EPSILON] = 0.0
         return s
 
-    def set_still(self, report, parents: np.ndarray) -> None:
+    def set_still(self, report: LitFrame | None, parents: np.ndarray) -> None:
         """Show `report` (a frame picked on the timeline) at full strength; None: live."""
         self._grow(len(parents))
         self.marks.set_still(report, parents, len(self.frame_of))
@@ -249,7 +260,7 @@ class Glow:
         return self.marks.still is not None
 
     # -- what the GPU holds ------------------------------------------------------------
-    def stamp_rows(self, ids: np.ndarray) -> np.ndarray:
+    def stamp_rows(self, ids: npt.ArrayLike) -> np.ndarray:
         """[k, 2] float32 stamps of node `ids`: (time, reason + heat) (`STAMP_FORMAT`)."""
         ids = np.asarray(ids, dtype=np.int64)
         fresh = self._fresh_of(ids)

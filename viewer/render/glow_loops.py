@@ -61,10 +61,35 @@ def _code(own_flag, heat, codes):
 
 
 @njit(cache=True, nogil=True)
-def stamp_nodes(world, local, parents, frame, decays, first, heat_added, own, frame_of,
-                link_frame, heat_at, counted, every, limit, base, node_gone, line_gone, alone,
-                lines, line_frames, codes, stamps, frame_time, links, heat_now, late,
-                late_frames):  # fmt: skip
+def stamp_nodes(
+    world,
+    local,
+    parents,
+    frame,
+    decays,
+    first,
+    heat_added,
+    own,
+    frame_of,
+    link_frame,
+    heat_at,
+    counted,
+    every,
+    limit,
+    base,
+    node_gone,
+    line_gone,
+    alone,
+    lines,
+    line_frames,
+    codes,
+    stamps,
+    frame_time,
+    links,
+    heat_now,
+    late,
+    late_frames,
+):
     """Stamp frame `frame` on nodes `world` and `local` (own changes; each id once in
     each), light the lines to those whose parent was recomputed too, and count what the
     recent frames from `base` on lose (`node_gone`, `line_gone` by frame - base + 1; -1:
@@ -162,9 +187,19 @@ def stage_rows(world16, ids, stamps, links, lo, hi, rows, row_bits):
             k += 1
 
 
-def stamp_frame(world, local, parents, frame: int, base: int | None, clock: tuple,
-                frame_time: np.ndarray, state: tuple, counted: np.ndarray | None,
-                every: bool, codes: tuple) -> tuple:  # fmt: skip
+def stamp_frame(
+    world,
+    local,
+    parents,
+    frame: int,
+    base: int | None,
+    clock: tuple,
+    frame_time: np.ndarray,
+    state: tuple,
+    counted: np.ndarray | None,
+    every: bool,
+    codes: tuple,
+) -> tuple:
     """`Glow.record`'s stamps of frame `frame` through the loops: `clock` is (now, 1 / the
     heat's seconds, this frame's heat), `state` the glow's (own, frame_of, link_frame,
     heat_at) by id, `base` its oldest recent frame (None: none), `codes` as `stamp_nodes`
@@ -190,16 +225,48 @@ def stamp_frame(world, local, parents, frame: int, base: int | None, clock: tupl
     stamps, links = np.empty((k, 2), dtype=np.float32), np.empty(k, dtype=np.float32)
     heat_now = np.empty(k)
     n_alone, n_lines, total, n_late = stamp_nodes(
-        world, local, _read_only(parents, np.int64), frame, decays, first, heat_added, own,
-        frame_of, link_frame, heat_at, counted, every, limit, -1 if base is None else base,
-        node_gone, line_gone, alone, lines, line_frames, codes, stamps, frame_time, links,
-        heat_now, late, late_frames)  # fmt: skip
+        world,
+        local,
+        _read_only(parents, np.int64),
+        frame,
+        decays,
+        first,
+        heat_added,
+        own,
+        frame_of,
+        link_frame,
+        heat_at,
+        counted,
+        every,
+        limit,
+        -1 if base is None else base,
+        node_gone,
+        line_gone,
+        alone,
+        lines,
+        line_frames,
+        codes,
+        stamps,
+        frame_time,
+        links,
+        heat_now,
+        late,
+        late_frames,
+    )
     if n_late:
         late_decays = _decays(frame_time[late_frames[:n_late]], now, inv_seconds)
-        stamp_late(world, late[:n_late], late_decays, heat_added, own, heat_at, codes, stamps,
-                   heat_now)  # fmt: skip
-    return (heat_now, line_frames, (stamps, links), alone[:n_alone], lines[:n_lines],
-            int(total), (node_gone, line_gone))  # fmt: skip
+        stamp_late(
+            world, late[:n_late], late_decays, heat_added, own, heat_at, codes, stamps, heat_now
+        )
+    return (
+        heat_now,
+        line_frames,
+        (stamps, links),
+        alone[:n_alone],
+        lines[:n_lines],
+        int(total),
+        (node_gone, line_gone),
+    )
 
 
 def _decays(times: np.ndarray, now: float, inv_seconds: float) -> np.ndarray:
@@ -210,14 +277,27 @@ def _decays(times: np.ndarray, now: float, inv_seconds: float) -> np.ndarray:
     return np.exp(decays, out=decays)
 
 
-def stage(world: np.ndarray, ids: np.ndarray, stamps: np.ndarray, links: np.ndarray,
-          lo: np.ndarray, hi: np.ndarray, rows: np.ndarray) -> None:  # fmt: skip
+def stage(
+    world: np.ndarray,
+    ids: np.ndarray,
+    stamps: np.ndarray,
+    links: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rows: np.ndarray,
+) -> None:
     """`stage_rows` into `rows` [n, 20] float32 from `world` [N, 4, 4] float64 (the
     caller checks that `ids` fill the runs exactly)."""
-    stage_rows(_read_only(world.reshape(len(world), 16), np.float64),
-               _read_only(ids, np.int64), _read_only(stamps, np.float32),
-               _read_only(links, np.float32), _read_only(lo, np.int64),
-               _read_only(hi, np.int64), rows, rows.view(np.uint32))  # fmt: skip
+    stage_rows(
+        _read_only(world.reshape(len(world), 16), np.float64),
+        _read_only(ids, np.int64),
+        _read_only(stamps, np.float32),
+        _read_only(links, np.float32),
+        _read_only(lo, np.int64),
+        _read_only(hi, np.int64),
+        rows,
+        rows.view(np.uint32),
+    )
 
 
 def _read_only(array, dtype) -> np.ndarray:
@@ -236,8 +316,26 @@ def exercise() -> None:
     ids, floats, flags = np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.bool_)
     frame = WINDOW + 2  # node 0 last stamped in frame 1, before the window: `stamp_late`
     state = (flags, np.ones(1, np.int64), ids.copy(), floats.copy())
-    stamp_frame(ids, ids, ids - 1, frame, 1, (0.0, 1.0, 0.0), np.zeros(frame), state, flags,
-                True, (0.0, 1, 2, 0.5))  # fmt: skip
-    stage(np.zeros((1, 4, 4)), ids, np.zeros((1, 2), np.float32), np.zeros(1, np.float32), ids,
-          ids + 1, np.zeros((1, 20), np.float32))  # fmt: skip
+    stamp_frame(
+        ids,
+        ids,
+        ids - 1,
+        frame,
+        1,
+        (0.0, 1.0, 0.0),
+        np.zeros(frame),
+        state,
+        flags,
+        True,
+        (0.0, 1, 2, 0.5),
+    )
+    stage(
+        np.zeros((1, 4, 4)),
+        ids,
+        np.zeros((1, 2), np.float32),
+        np.zeros(1, np.float32),
+        ids,
+        ids + 1,
+        np.zeros((1, 20), np.float32),
+    )
     _exercised = True

@@ -12,9 +12,22 @@ The glow (`glow.Glow`) owns one of these and asks it, per node, what to show.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+import numpy.typing as npt
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
+
+
+class LitFrame(Protocol):
+    """A frame's recomputed nodes as the glow reads them: a `FrameReport`, or the part of
+    one a replay has lit so far."""
+
+    @property
+    def world_updated(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def local_updated(self) -> npt.NDArray[np.int64]: ...
 
 
 class GlowMarks:
@@ -27,7 +40,7 @@ class GlowMarks:
         self.pending_own = _EMPTY_IDS
         self.pending_followed = _EMPTY_IDS
 
-    def set_still(self, report, parents: np.ndarray, n: int) -> None:
+    def set_still(self, report: LitFrame | None, parents: np.ndarray, n: int) -> None:
         """Show `report` (a frame picked on the timeline; None: live again); `parents`:
         the graph's parent id per node id, every id below `n`."""
         if report is None:
@@ -44,6 +57,8 @@ class GlowMarks:
     def still_mark(self, ids: np.ndarray, n: int, own, followed) -> np.ndarray:
         """Per node of `ids` (all below `n`) in the picked frame: `own` for a local
         recomputation, `followed` for a world one only, 0 for none."""
+        if self.still is None:
+            raise ValueError("no frame is picked on the timeline")
         world, local, _ = self.still
         return _marks(ids, n, local, world, own, followed)
 

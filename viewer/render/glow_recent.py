@@ -33,8 +33,15 @@ class RecentFrames:
     def __bool__(self) -> bool:
         return bool(self._frames)
 
-    def add(self, time: float, frame: int, ids: np.ndarray, lines: np.ndarray,
-            counted: int, lit_lines: int) -> None:  # fmt: skip
+    def add(
+        self,
+        time: float,
+        frame: int,
+        ids: np.ndarray,
+        lines: np.ndarray,
+        counted: int,
+        lit_lines: int,
+    ) -> None:
         """Keep frame `frame` (recorded at `time`): `ids` lit, `lines` lit, of which
         `counted` nodes and `lit_lines` lines are newly its own."""
         self._frames.append((time, frame, ids, lines))
@@ -72,8 +79,9 @@ class RecentFrames:
             if not (self._frames and self._frames[0][1] == frame):
                 self._live.pop(frame, None)
 
-    def recount(self, node_frame: np.ndarray, line_frame: np.ndarray,
-                counted: Callable[[np.ndarray], int]) -> None:  # fmt: skip
+    def recount(
+        self, node_frame: np.ndarray, line_frame: np.ndarray, counted: Callable[[np.ndarray], int]
+    ) -> None:
         """Work the live counts out again from the stamps' frames by id (`node_frame`,
         `line_frame`) and how many of some ids count (once, at a rebuild)."""
         self._live = {}
@@ -91,7 +99,8 @@ class RecentFrames:
     def latest(self, column: int, stamp_frame: np.ndarray) -> np.ndarray:
         """Ids of the recent frames' nodes (`column` NODES) or lines (LINES) whose newest
         stamp (`stamp_frame` by id) is that frame's: each id once, without sorting."""
-        found = [
-            entry[column + 2][stamp_frame[entry[column + 2]] == entry[1]] for entry in self._frames
-        ]
+        found = []
+        for _t, frame, ids, lines in self._frames:
+            lit = ids if column == NODES else lines
+            found.append(lit[stamp_frame[lit] == frame])
         return np.concatenate(found) if found else _EMPTY_IDS

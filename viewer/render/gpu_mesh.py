@@ -8,12 +8,13 @@ import numpy as np
 
 from viewer.content import meshes
 from viewer.content.meshes import MeshData
+from viewer.content.scene import Scene
 
 #: Pixel size of glTF POINTS.
 POINT_SIZE = 4.0
 
 
-def upload_scene_meshes(ctx, scene, into: dict) -> list[str]:
+def upload_scene_meshes(ctx: moderngl.Context, scene: Scene, into: dict[str, GpuMesh]) -> list[str]:
     """Upload the scene's meshes (with their material parts, lines and points) that
     `into` (mesh key -> GpuMesh) lacks; returns their keys (a live stage reads new
     meshes after the first upload)."""
@@ -34,7 +35,7 @@ class GpuMesh:
     meshes may have all three); `render` draws each range in its own mode.
     """
 
-    def __init__(self, ctx, data: MeshData):
+    def __init__(self, ctx: moderngl.Context, data: MeshData) -> None:
         self.data = data
         self.vbo = ctx.buffer(data.interleaved().tobytes())
         parts = _index_parts(data)

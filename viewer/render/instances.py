@@ -25,12 +25,16 @@ from dataclasses import dataclass
 
 import moderngl
 import numpy as np
+import numpy.typing as npt
 
 from viewer.content import meshes
+from viewer.scene.graph import SceneGraph
+from viewer.scene.report import FrameReport
 from viewer.spans import aranges
 
 from .glow import STAMP_BYTES, STAMP_FORMAT, Glow
 from .scatter import RowScatter
+from .scene_bounds import SceneBounds
 
 MATRIX_BYTES = 64
 LOOK_BYTES = 24
@@ -134,7 +138,7 @@ class Instances:
         self.writes_last = 0
 
     # -- structure -------------------------------------------------------------------------
-    def build(self, graph, shapes, world: np.ndarray, glow: Glow) -> None:
+    def build(self, graph: SceneGraph, shapes: SceneBounds, world: np.ndarray, glow: Glow) -> None:
         """(Re)create every buffer from the graph's current state and upload it all.
 
         `shapes` (a `SceneBounds`) gives each node's mesh kind, size and colour; `world`
@@ -202,7 +206,7 @@ class Instances:
         self.bytes_last = written
         self.writes_last = 0
 
-    def structure_changed(self, graph, report=None) -> bool:
+    def structure_changed(self, graph: SceneGraph, report: FrameReport | None = None) -> bool:
         """Whether nodes were added, removed or re-parented since `build()`.
 
         The frame report says so (`structure_changed`); the id count and live count catch
@@ -213,8 +217,14 @@ class Instances:
         return (int(graph.capacity_ids), len(graph)) != self.signature
 
     # -- per frame ---------------------------------------------------------------------
-    def sync(self, starts: np.ndarray, ends: np.ndarray, world: np.ndarray, glow: Glow,
-             recomputed: np.ndarray | None = None) -> int:  # fmt: skip
+    def sync(
+        self,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        world: np.ndarray,
+        glow: Glow,
+        recomputed: np.ndarray | None = None,
+    ) -> int:
         """Upload the world matrices, stamps, origins and link stamps of the nodes in the
         pre-order slot ranges ``[starts[k], ends[k])`` (a frame report's); return the
         bytes written. `recomputed` (the report's ``world_updated``, in pre-order, all
@@ -227,7 +237,7 @@ class Instances:
             return 0
         first, last = merge_touching(starts, ends)  # runs of slots
         if self.scatter is not None and first.size > DIRECT_RUNS_MAX:
-            return self._scatter(first, last, world, glow, recomputed)
+            return self._scatter(self.scatter, first, last, world, glow, recomputed)
         written = 0
         for batch in self.batches:
             lo, hi = merge_touching(
@@ -247,15 +257,22 @@ class Instances:
         self.bytes_last = written
         return written
 
-    def _scatter(self, lo: np.ndarray, hi: np.ndarray, world: np.ndarray, glow: Glow,
-                 recomputed: np.ndarray | None) -> int:  # fmt: skip
+    def _scatter(
+        self,
+        scatter: RowScatter,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        world: np.ndarray,
+        glow: Glow,
+        recomputed: np.ndarray | None,
+    ) -> int:
         """`sync` for a spread-out frame: the rows of slot runs [lo, hi) in one write,
-        put in place on the GPU (`scatter.py`)."""
+        put in place on the GPU by `scatter` (`scatter.py`)."""
         exact = recomputed is not None and len(recomputed) == int((hi - lo).sum())
-        ids = recomputed if exact else self.order[aranges(lo, hi)]
+        ids = recomputed if exact and recomputed is not None else self.order[aranges(lo, hi)]
         rows = RowScatter.stage(world, ids, glow.stamp_rows(ids), glow.link_rows(ids), lo, hi)
-        written = self.scatter.upload(rows)
-        self.scatter.scatter(len(ids), self.batches, self.origins, self.link_times)
+        written = scatter.upload(rows)
+        scatter.scatter(len(ids), self.batches, self.origins, self.link_times)
         self.writes_last = 1
         self.bytes_last = written
         return written
@@ -263,7 +280,7 @@ class Instances:
     def _write_runs(self, buf, rows: np.ndarray, lo: np.ndarray, hi: np.ndarray, size: int) -> int:
         """Write `rows` (the runs ``[lo[k], hi[k])`` one after another) into `buf`, one
         write per run at its row offset."""
-        data = memoryview(np.ascontiguousarray(rows)).cast("B")  # (slices: no copies)
+        data = np.ascontiguousarray(rows).data.cast("B")  # (slices: no copies)
         at = 0
         for a, b in zip(lo.tolist(), hi.tolist(), strict=True):
             n = (b - a) * size
@@ -287,7 +304,7 @@ class Instances:
         self.bytes_last = written
         return written
 
-    def write_stamps_of(self, ids: np.ndarray, glow: Glow) -> int:
+    def write_stamps_of(self, ids: npt.ArrayLike, glow: Glow) -> int:
         """Write the stamps of node `ids` alone (a few nodes lit outside the report's
         ranges), one write each; return the bytes written."""
         written = 0

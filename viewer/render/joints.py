@@ -78,18 +78,23 @@ class JointMarkers:
     `u_view_proj` the caller sets)."""
 
     def __init__(
-        self, ctx: moderngl.Context, program: moderngl.Program, skinning: Skinning,
-        mesh_data: dict, worlds: np.ndarray,
-    ) -> None:  # fmt: skip
+        self,
+        ctx: moderngl.Context,
+        program: moderngl.Program,
+        skinning: Skinning,
+        mesh_data: dict,
+        worlds: np.ndarray,
+    ) -> None:
         self.ctx = ctx
-        self.joints = np.unique(np.concatenate([s.joints for s in skinning.skins] or [[]]))
+        self.joints = np.unique(np.concatenate([s.joints for s in skinning.skins] or [np.zeros(0)]))
         self.joints = self.joints.astype(np.int64)
         #: By node id: whether it is a joint (a mask, so each draw sorts nothing).
         self._is_joint = np.zeros(int(self.joints.max()) + 1 if len(self.joints) else 0, bool)
         self._is_joint[self.joints] = True
         spans = skin_spans(skinning, mesh_data, worlds)
-        self._skins = [(np.asarray(s.joints, dtype=np.int64), span)
-                       for s, span in zip(skinning.skins, spans)]  # fmt: skip
+        self._skins = [
+            (np.asarray(s.joints, dtype=np.int64), span) for s, span in zip(skinning.skins, spans)
+        ]
         self._lines = ColoredVertices(ctx, program, 6 * max(len(self.joints), 1))
         self._disks = ColoredVertices(ctx, program, 6 * SIDES * max(len(self.joints), 1))
 
@@ -104,9 +109,13 @@ class JointMarkers:
         return np.maximum(radius, MARKER_MIN_PX * pixel)
 
     def draw(
-        self, worlds: np.ndarray, parents: np.ndarray, glow: np.ndarray | None,
-        camera: Camera, size: tuple[int, int],
-    ) -> None:  # fmt: skip
+        self,
+        worlds: np.ndarray,
+        parents: np.ndarray,
+        glow: np.ndarray | None,
+        camera: Camera,
+        size: tuple[int, int],
+    ) -> None:
         """Draw over everything drawn so far: `worlds` the graph's world matrices, `parents`
         its parent ids, `glow` the signed glow of each of `self.joints` now (`Glow.signed`;
         None: no glow on show, every joint neutral)."""
@@ -127,7 +136,15 @@ class JointMarkers:
         self._disks.render(moderngl.TRIANGLES)
         ctx.enable(moderngl.DEPTH_TEST)
 
-    def _write_lines(self, worlds, parents, glow, colors, camera, size) -> None:
+    def _write_lines(
+        self,
+        worlds: np.ndarray,
+        parents: np.ndarray,
+        glow: np.ndarray,
+        colors: np.ndarray,
+        camera: Camera,
+        size: tuple[int, int],
+    ) -> None:
         """A strip from each joint whose parent is a joint to that parent: glowing ones as
         wide as the other glowing lines, the others thinner."""
         ids = self.joints
@@ -142,7 +159,14 @@ class JointMarkers:
         quads = strip_quads(a, b, camera, size, width)
         self._lines.write(quads.reshape(-1, 3), np.repeat(colors[ok], 6, axis=0))
 
-    def _write_disks(self, centres, radii, colors, camera, size) -> None:
+    def _write_disks(
+        self,
+        centres: np.ndarray,
+        radii: np.ndarray,
+        colors: np.ndarray,
+        camera: Camera,
+        size: tuple[int, int],
+    ) -> None:
         """A dark rim disk, then the coloured disk inside it, parallel to the screen."""
         view = camera.view_matrix()
         right, top = view[0, :3], view[1, :3]  # the screen's axes in world space

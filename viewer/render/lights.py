@@ -18,11 +18,17 @@ import moderngl
 import numpy as np
 
 from .environment import EnvironmentMaps, environment_maps
+from .shaders import find_uniform, uniform
 
 __all__ = [
-    "DEFAULT_LIGHT", "ENVIRONMENTS", "MAX_LIGHTS", "TONE_MAPPINGS", "EnvironmentLight", "Look",
+    "DEFAULT_LIGHT",
+    "ENVIRONMENTS",
+    "MAX_LIGHTS",
+    "TONE_MAPPINGS",
+    "EnvironmentLight",
+    "Look",
     "light_uniforms",
-]  # fmt: skip
+]
 
 #: Tone mappings (``--tone-mapping``), in the shader's numbering; environments.
 TONE_MAPPINGS = ("none", "neutral", "aces")
@@ -55,17 +61,19 @@ class EnvironmentLight:
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
         self._textures: tuple[moderngl.TextureArray, moderngl.Texture] | None = None
-        self._sh: list | None = None
+        self._sh: list[tuple[float, ...]] | None = None
 
     def _upload(self, maps: EnvironmentMaps) -> None:
         levels, size = maps.radiance.shape[:2]
-        radiance = self.ctx.texture_array((size, size, levels), 3, maps.radiance.tobytes(),
-                                          dtype="f4")  # fmt: skip
+        radiance = self.ctx.texture_array(
+            (size, size, levels), 3, maps.radiance.tobytes(), dtype="f4"
+        )
         radiance.repeat_x = radiance.repeat_y = False
         radiance.filter = (moderngl.LINEAR, moderngl.LINEAR)
         lut = maps.brdf_lut
-        table = self.ctx.texture(lut.shape[1::-1], 2, np.ascontiguousarray(lut).tobytes(),
-                                 dtype="f4")  # fmt: skip
+        table = self.ctx.texture(
+            lut.shape[1::-1], 2, np.ascontiguousarray(lut).tobytes(), dtype="f4"
+        )
         table.repeat_x = table.repeat_y = False
         table.filter = (moderngl.LINEAR, moderngl.LINEAR)
         self._textures = (radiance, table)
@@ -76,7 +84,7 @@ class EnvironmentLight:
         on = look.environment != "none"
         if on and self._textures is None:
             self._upload(environment_maps())
-        values = {
+        values: dict[str, float | list[tuple[float, ...]] | None] = {
             "u_env_strength": 1.0 if on else 0.0,
             "u_exposure": float(look.exposure),
             "u_tone_mapping": TONE_MAPPINGS.index(look.tone_mapping),
@@ -99,18 +107,24 @@ class EnvironmentLight:
         self._textures = None
 
 
-def light_uniforms(prog, lights, world: np.ndarray, default_dir, look: Look = Look()) -> None:
+def light_uniforms(
+    prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Look = Look()
+) -> None:
     """Set the light uniforms of `prog` for `lights` (`FileLight`s; empty and without the
     environment: the default light towards world direction `default_dir`), their nodes
     placed by `world`."""
-    if prog.get("u_light_count", None) is None:
+    if find_uniform(prog, "u_light_count") is None:
         return
     n = min(len(lights), MAX_LIGHTS)
     kinds, pos, to, color, rng, cone = [], [], [], [], [], []
     if n == 0 and look.environment == "none":
         d = np.asarray(default_dir, dtype=np.float64)
-        kinds, pos, to, color = [0], [(0.0, 0.0, 0.0)], [tuple(-d / np.linalg.norm(d))], [
-            DEFAULT_LIGHT]  # fmt: skip
+        kinds, pos, to, color = (
+            [0],
+            [(0.0, 0.0, 0.0)],
+            [tuple(-d / np.linalg.norm(d))],
+            [DEFAULT_LIGHT],
+        )
         rng, cone = [0.0], [(1.0, 0.0)]
     for light in lights[:n]:
         m = world[light.node]
@@ -127,18 +141,20 @@ def light_uniforms(prog, lights, world: np.ndarray, default_dir, look: Look = Lo
         cone.append((scale, -cos_out * scale))
     count = len(kinds)
     pad = MAX_LIGHTS - count
-    prog["u_light_count"].value = count
+    uniform(prog, "u_light_count").value = count
     for name, values, blank in (
-        ("u_light_type", kinds, 0), ("u_light_pos", pos, (0.0, 0.0, 0.0)),
-        ("u_light_to", to, (0.0, -1.0, 0.0)), ("u_light_color", color, (0.0, 0.0, 0.0)),
-        ("u_light_range", rng, 0.0), ("u_light_cone", cone, (1.0, 0.0)),
-    ):  # fmt: skip
+        ("u_light_type", kinds, 0),
+        ("u_light_pos", pos, (0.0, 0.0, 0.0)),
+        ("u_light_to", to, (0.0, -1.0, 0.0)),
+        ("u_light_color", color, (0.0, 0.0, 0.0)),
+        ("u_light_range", rng, 0.0),
+        ("u_light_cone", cone, (1.0, 0.0)),
+    ):
         _set(prog, name, list(values) + [blank] * pad)
 
 
 def _set(prog: moderngl.Program, name: str, value) -> None:
-    """Set uniform `name` where `prog` has it (the GLSL compiler drops unused ones):
-    `Program.get` is one dict lookup, where `name in prog` walks every uniform."""
-    uniform = prog.get(name, None)
-    if uniform is not None:
-        uniform.value = value
+    """Set uniform `name` where `prog` has it (`find_uniform`)."""
+    found = find_uniform(prog, name)
+    if found is not None:
+        found.value = value

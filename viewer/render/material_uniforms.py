@@ -21,11 +21,28 @@ SRGB_SLOTS = ("base_color", "emissive")
 FIRST_UNIT = 1
 #: The uniforms `set_material` writes.
 _MATERIAL_UNIFORMS = (
-    "u_pbr", "u_base_color", "u_metallic", "u_roughness", "u_emissive", "u_alpha_mode",
-    "u_alpha_cutoff", "u_double_sided", "u_mat_unlit", "u_tex0", "u_tex1", "u_tex2", "u_tex3",
-    "u_tex4", "u_tex_on", "u_tex_set", "u_tex_row0", "u_tex_row1", "u_tex_mirror",
-    "u_normal_scale", "u_occlusion_strength",
-)  # fmt: skip
+    "u_pbr",
+    "u_base_color",
+    "u_metallic",
+    "u_roughness",
+    "u_emissive",
+    "u_alpha_mode",
+    "u_alpha_cutoff",
+    "u_double_sided",
+    "u_mat_unlit",
+    "u_tex0",
+    "u_tex1",
+    "u_tex2",
+    "u_tex3",
+    "u_tex4",
+    "u_tex_on",
+    "u_tex_set",
+    "u_tex_row0",
+    "u_tex_row1",
+    "u_tex_mirror",
+    "u_normal_scale",
+    "u_occlusion_strength",
+)
 _ALPHA_MODES = {MASK: 1, BLEND: 2}
 
 
@@ -86,9 +103,11 @@ class MaterialBinder:
             set_material(prog, material, self.pool)
             uniforms = _uniforms(prog)
             names = [n for n in _MATERIAL_UNIFORMS if n in uniforms]
-            textures = [(self.pool.get(ref.image, slot in SRGB_SLOTS), FIRST_UNIT + k)
-                        for k, slot in enumerate(SLOTS)
-                        if (ref := material.textures().get(slot)) is not None]  # fmt: skip
+            textures = [
+                (self.pool.get(ref.image, slot in SRGB_SLOTS), FIRST_UNIT + k)
+                for k, slot in enumerate(SLOTS)
+                if (ref := material.textures().get(slot)) is not None
+            ]
             packed = ([(uniforms[n], uniforms[n].read()) for n in names], textures, material)
             self._packed[key] = packed
         else:

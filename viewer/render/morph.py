@@ -14,11 +14,11 @@ import moderngl
 import numpy as np
 
 from viewer.content import meshes
-from viewer.content.geometry import Geometry
+from viewer.content.geometry import Geometry, MorphTargets
 
 from .gpu_mesh import GpuMesh
 from .scene_bounds import morph_kind, reach
-from .shaders import load_program, source
+from .shaders import find_uniform, load_program, source, uniform
 
 __all__ = ["MorphMeshes", "morph_kind"]
 
@@ -38,14 +38,16 @@ def morph_program(ctx: moderngl.Context) -> moderngl.Program:
     kinds = meshes.VERTEX_FORMAT.split()
     if len(kinds) != len(meshes.VERTEX_ATTRS) or tuple(meshes.VERTEX_ATTRS[:2]) != _MORPHED:
         raise ValueError(f"unexpected vertex layout {meshes.VERTEX_FORMAT!r}")
-    others = [(name, _GLSL_TYPES[kind]) for name, kind in zip(meshes.VERTEX_ATTRS, kinds,
-                                                               strict=True)][2:]  # fmt: skip
+    others = [
+        (name, _GLSL_TYPES[kind]) for name, kind in zip(meshes.VERTEX_ATTRS, kinds, strict=True)
+    ][2:]
     declarations = "".join(f"in {t} {n};\nout {t} out_{n[3:]};\n" for n, t in others)
     copies = " ".join(f"out_{n[3:]} = {n};" for n, _t in others)
     text = source("morph", "vert")
     text = text.replace("// @declarations\n", declarations)
-    text = text.replace("void pass_through() {}  // @pass_through",
-                        f"void pass_through() {{ {copies} }}")  # fmt: skip
+    text = text.replace(
+        "void pass_through() {}  // @pass_through", f"void pass_through() {{ {copies} }}"
+    )
     varyings = ["out_" + name[3:] for name in meshes.VERTEX_ATTRS]
     return load_program(ctx, "morph", text=text, varyings=varyings)
 
@@ -83,7 +85,7 @@ class MorphMeshes:
             if base is None or targets is None:
                 continue
             if item.mesh not in self._textures:
-                self._textures[item.mesh] = self._deltas(targets, len(base.data.positions))
+                self._textures[item.mesh] = self._deltas(targets)
                 self._vaos[item.mesh] = ctx.vertex_array(
                     self._program, [(base.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS)]
                 )
@@ -109,7 +111,7 @@ class MorphMeshes:
     def _vertices(self, mesh: str) -> int:
         return len(self.geometry.targets[mesh].positions[0])
 
-    def _deltas(self, targets, n: int) -> moderngl.Texture:
+    def _deltas(self, targets: MorphTargets) -> moderngl.Texture:
         parts = [targets.positions.reshape(-1, 3)]
         if targets.normals is not None:
             parts.append(targets.normals.reshape(-1, 3))
@@ -121,7 +123,7 @@ class MorphMeshes:
         tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
         return tex
 
-    def sync(self, gpu: dict[str, GpuMesh], force: bool = False) -> int:
+    def sync(self, force: bool = False) -> int:
         """Re-morph the nodes whose weights changed since they were last morphed (all of
         them with `force`); returns the bytes uploaded for it (the weights: the vertices
         are written by the GPU itself)."""
@@ -140,19 +142,25 @@ class MorphMeshes:
     def _morph(self, mesh: str, target: moderngl.Buffer, weights: np.ndarray) -> int:
         targets = self.geometry.targets[mesh]
         n = self._vertices(mesh)
-        prog = self._program
+        prog, fbo = self._program, self._fbo
+        if prog is None or fbo is None:
+            raise RuntimeError(f"no morph pass for {mesh!r}: the geometry has no morphed nodes")
         w = np.zeros(64, np.float32)
         w[: targets.count] = weights[: targets.count]
-        prog["u_weights"].write(w.tobytes())
-        for name, value in (("u_width", TEXTURE_WIDTH), ("u_count", targets.count),
-                            ("u_vertices", n), ("u_normals", int(targets.normals is not None)),
-                            ("u_deltas", 0)):  # fmt: skip
-            uniform = prog.get(name, None)  # (`name in prog` walks every uniform)
-            if uniform is not None:
-                uniform.value = value
+        uniform(prog, "u_weights").write(w.tobytes())
+        for name, value in (
+            ("u_width", TEXTURE_WIDTH),
+            ("u_count", targets.count),
+            ("u_vertices", n),
+            ("u_normals", int(targets.normals is not None)),
+            ("u_deltas", 0),
+        ):
+            found = find_uniform(prog, name)
+            if found is not None:
+                found.value = value
         self._textures[mesh].use(location=0)
         bound = self.ctx.fbo
-        self._fbo.use()
+        fbo.use()
         self._vaos[mesh].transform(target, mode=moderngl.POINTS, vertices=n)
         if bound is not None and hasattr(bound.mglo, "use"):  # not a released one
             bound.use()
@@ -165,4 +173,5 @@ class MorphMeshes:
             tex.release()
         if self._program is not None:
             self._program.release()
+        if self._fbo is not None:
             self._fbo.release()

@@ -44,9 +44,12 @@ def pivot_half(radius: float) -> float:
 
 
 def node_boxes(
-    kind_of: np.ndarray, sizes: np.ndarray, kind_bounds: np.ndarray, order: np.ndarray,
+    kind_of: np.ndarray,
+    sizes: np.ndarray,
+    kind_bounds: np.ndarray,
+    order: np.ndarray,
     world: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(ids [n], worlds [n, 4, 4], lo [n, 3], hi [n, 3]) of every drawn node's box,
     grouped by mesh kind, in the order `order` (live ids, pre-order) within each kind.
 
@@ -95,8 +98,9 @@ def box_extremes(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarr
     return np.array([low.min(axis=0), high.max(axis=0)])
 
 
-def box_support(worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                directions: np.ndarray) -> np.ndarray:  # fmt: skip
+def box_support(
+    worlds: np.ndarray, lo: np.ndarray, hi: np.ndarray, directions: np.ndarray
+) -> np.ndarray:
     """[m]: for each of `directions` [m, 3], the largest d . p over the corners p of the
     boxes (-inf without boxes): the centre's plus each axis's reach, |d . axis| times its
     half length, so the corners are not made."""
@@ -127,9 +131,13 @@ def sphere_around(points: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def label_spheres(
-    kind_of: np.ndarray, sizes: np.ndarray, kind_bounds: np.ndarray, world: np.ndarray,
-    ids: np.ndarray, pivot: float,
-) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    kind_of: np.ndarray,
+    sizes: np.ndarray,
+    kind_bounds: np.ndarray,
+    world: np.ndarray,
+    ids: np.ndarray,
+    pivot: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """World-space spheres around nodes `ids` as drawn: centres [n, 3] (the middle of the
     node's box: its mesh's bounds times the look's size, which for a glTF mesh need not be
     centred on the node nor span a unit) and radii [n] (half the box's diagonal times the
@@ -154,9 +162,13 @@ def label_spheres(
 
 
 def selection_box(
-    kind_of: np.ndarray, sizes: np.ndarray, kind_bounds: np.ndarray, world: np.ndarray,
-    node_id: int, pivot: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:  # fmt: skip
+    kind_of: np.ndarray,
+    sizes: np.ndarray,
+    kind_bounds: np.ndarray,
+    world: np.ndarray,
+    node_id: int,
+    pivot: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(world [4, 4], lo [3], hi [3]) of the box outlined around a selected node: its
     mesh's box with a 4 % margin, or a cube of half side `pivot` around a pivot; None if
     `node_id` is not a node of the last build."""

@@ -4,11 +4,13 @@ out."""
 
 from __future__ import annotations
 
+import moderngl
 import numpy as np
 
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
 from .camera import ORTHOGRAPHIC, Camera
+from .shaders import uniform
 
 #: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
 #: XY plane are lit mostly from +Z, the side they are seen from.
@@ -19,23 +21,31 @@ HALO_PX = 4.0
 
 
 def node_uniforms(
-    prog, camera: Camera, size: tuple[int, int], vp_bytes: bytes, *, flat: bool, unlit: bool,
-    glow_style: int, glow_on: bool, clock: dict[str, float],
-) -> None:  # fmt: skip
+    prog: moderngl.Program,
+    camera: Camera,
+    size: tuple[int, int],
+    vp_bytes: bytes,
+    *,
+    flat: bool,
+    unlit: bool,
+    glow_style: int,
+    glow_on: bool,
+    clock: dict[str, float],
+) -> None:
     """Set the node program's per-draw uniforms (`glow_style`: index into GLOW_STYLES;
     `clock`: `Glow.uniforms()`, the time the shader fades the glow stamps to)."""
-    prog["u_view_proj"].write(vp_bytes)
+    uniform(prog, "u_view_proj").write(vp_bytes)
     light = np.asarray(LIGHT_DIR_FLAT if flat else LIGHT_DIR)
-    prog["u_light_dir"].value = tuple(light / np.linalg.norm(light))
-    prog["u_eye"].value = tuple(camera.eye)
-    prog["u_view_dir"].value = tuple(camera.forward)
-    prog["u_ortho"].value = int(camera.projection == ORTHOGRAPHIC)
-    prog["u_unlit"].value = int(unlit)
-    prog["u_glow_local"].value = GLOW_LOCAL
-    prog["u_glow_world"].value = GLOW_WORLD
-    prog["u_viewport"].value = (float(size[0]), float(size[1]))
-    prog["u_halo_px"].value = HALO_PX
-    prog["u_glow_style"].value = glow_style
-    prog["u_glow_on"].value = int(glow_on)
+    uniform(prog, "u_light_dir").value = tuple(light / np.linalg.norm(light))
+    uniform(prog, "u_eye").value = tuple(camera.eye)
+    uniform(prog, "u_view_dir").value = tuple(camera.forward)
+    uniform(prog, "u_ortho").value = int(camera.projection == ORTHOGRAPHIC)
+    uniform(prog, "u_unlit").value = int(unlit)
+    uniform(prog, "u_glow_local").value = GLOW_LOCAL
+    uniform(prog, "u_glow_world").value = GLOW_WORLD
+    uniform(prog, "u_viewport").value = (float(size[0]), float(size[1]))
+    uniform(prog, "u_halo_px").value = HALO_PX
+    uniform(prog, "u_glow_style").value = glow_style
+    uniform(prog, "u_glow_on").value = int(glow_on)
     for name, value in clock.items():
-        prog[name].value = value
+        uniform(prog, name).value = value

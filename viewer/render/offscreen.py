@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 from PIL import GifImagePlugin, Image
@@ -32,6 +33,13 @@ from .gif_palette import quantize
 
 #: Frame rate of GIF recordings (see the module notes).
 GIF_FPS = 30
+
+
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """One of ffmpeg's pipes (asked for with `subprocess.PIPE`, so never None)."""
+    if stream is None:
+        raise RecordError("ffmpeg was started without its pipes")
+    return stream
 
 
 def find_ffmpeg() -> str | None:
@@ -69,12 +77,13 @@ class Recorder:
         self._gif_last: tuple[np.ndarray, Image.Image, int] | None = None  # (rgb, frame, ms)
         self._gif_kept = 0  # frames kept for the GIF so far
         self._gif_every = max(1, round(fps / GIF_FPS))
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         ffmpeg = self.check(self.path)
         if not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if ffmpeg is not None:
             w, h = self.size
+            # fmt: off
             cmd = [
                 ffmpeg, "-loglevel", "error", "-y",
                 "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", str(fps),
@@ -84,7 +93,8 @@ class Recorder:
                 "-c:v", "libx264", "-pix_fmt", "yuv420p", "-threads", "1",
                 "-fflags", "+bitexact", "-flags:v", "+bitexact", "-map_metadata", "-1",
                 str(self.path),
-            ]  # fmt: skip
+            ]
+            # fmt: on
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
 
     @staticmethod
@@ -115,7 +125,7 @@ class Recorder:
             image = fitted
         if self._proc is not None:
             try:
-                self._proc.stdin.write(np.ascontiguousarray(image).tobytes())
+                _pipe(self._proc.stdin).write(np.ascontiguousarray(image).tobytes())
             except BrokenPipeError:
                 raise RecordError(
                     f"ffmpeg stopped while writing {self.path}: {self._stderr()}"
@@ -153,13 +163,13 @@ class Recorder:
         data.clear()  # the list lives on in a class Pillow makes per call, until a gc pass
 
     def _stderr(self) -> str:
-        err = self._proc.stderr.read().decode(errors="replace").strip() if self._proc else ""
+        err = _pipe(self._proc.stderr).read().decode(errors="replace").strip() if self._proc else ""
         return one_line(err.splitlines()[-1]) if err else "no message"
 
     def close(self) -> Path:
         """Finish the file; return its path."""
         if self._proc is not None:
-            self._proc.stdin.close()
+            _pipe(self._proc.stdin).close()
             code = self._proc.wait()
             if code != 0:
                 raise RecordError(f"ffmpeg failed writing {self.path}: {self._stderr()}")

@@ -15,19 +15,26 @@ draw per mesh kind.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeAlias
+
 import moderngl
 import numpy as np
+import numpy.typing as npt
 
 from viewer.content import meshes
+from viewer.content.scene import Scene
+from viewer.scene.report import FrameReport
 
 from .backdrop import Backdrop, axis_lines
 from .camera import Camera
 from .culling import InstanceCuller
 from .frame_view import GLOW_STYLES, FrameView, PendingMarks
 from .glow import Glow
+from .glow_marks import LitFrame
 from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh, upload_scene_meshes
-from .instances import Instances, instanced_vao
+from .instances import Batch, Instances, instanced_vao
 from .joints import JointMarkers
 from .lights import Look
 from .morph import MorphMeshes
@@ -37,12 +44,16 @@ from .quiet import QuietNodes
 from .ribbons import GlowRibbons
 from .scatter import RowScatter
 from .scene_bounds import SceneBounds
-from .shaders import load_program
+from .shaders import load_program, uniform
 from .skins import SkinRenderer
 from .surface_pass import SurfacePass
 from .vertices import ColoredVertices
 
-__all__ = ["GLOW_STYLES", "LINK_COLOR", "Renderer"]
+__all__ = ["GLOW_STYLES", "LINK_COLOR", "NodeIds", "Renderer"]
+
+#: Node ids as the renderer's callers hand them: a list (e.g. sorted ids) or an integer
+#: array.
+NodeIds: TypeAlias = Sequence[int] | npt.NDArray[np.integer]
 
 LINK_COLOR = (0.92, 0.92, 0.95, 0.85)
 #: Above this many glowing nodes (or lit lines) the halos (or the lit lines) are left out:
@@ -69,8 +80,17 @@ class Renderer:
         made here.
     """
 
-    def __init__(self, ctx: moderngl.Context, scene, look: Look | None = None,
-                 bounds: SceneBounds | None = None):  # fmt: skip
+    #: The parent -> child lines' index buffer and vertex array (made by `_make_vaos`).
+    _links: moderngl.Buffer
+    _links_vao: moderngl.VertexArray
+
+    def __init__(
+        self,
+        ctx: moderngl.Context,
+        scene: Scene,
+        look: Look | None = None,
+        bounds: SceneBounds | None = None,
+    ) -> None:
         self.ctx = ctx
         #: Light, exposure and tone mapping of glTF materials (`lights.Look`).
         self.look = look or Look()
@@ -142,11 +162,12 @@ class Renderer:
         self.instances.build(self.graph, self.bounds, world, self.glow)
         self.glow.count_drawn(self.instances.kind_of >= 0)  # the halos' count
         self.gpu_instances.build(world, self.glow, self.instances.order)
-        self.morphs.sync(self.meshes, force=True)
+        self.morphs.sync(force=True)
         self._find_quiet()
         self._make_vaos()
-        self.culler.build(self._batches(), self.meshes, self.surface_pass.surfaces,
-                          whole=self.morphs.copies())  # fmt: skip
+        self.culler.build(
+            self._batches(), self.meshes, self.surface_pass.surfaces, whole=self.morphs.copies()
+        )
         self._make_grid()
         if self.skins is not None:
             self.skins.upload_all(self.graph.world_matrices())
@@ -158,7 +179,7 @@ class Renderer:
             if key in self.scene.surfaces:
                 self.surface_pass.surfaces[key] = self.scene.surfaces[key]
 
-    def sync(self, report, dt: float = 0.0) -> int:
+    def sync(self, report: FrameReport, dt: float = 0.0) -> int:
         """Let `dt` seconds of simulation pass for the glow, stamp what `report` (a
         FrameReport) recomputed and upload its ranges; return the bytes written.
 
@@ -173,10 +194,11 @@ class Renderer:
             self._bytes_last = self.instances.bytes_last + self.gpu_instances.bytes_last
             return self._bytes_last
         world = self.graph.world_matrices()
-        written = self.instances.sync(report.starts, report.ends, world, self.glow,
-                                      report.world_updated)  # fmt: skip
+        written = self.instances.sync(
+            report.starts, report.ends, world, self.glow, report.world_updated
+        )
         written += self.gpu_instances.sync(report.starts, report.ends, world, self.glow)
-        written += self.morphs.sync(self.meshes)  # nodes whose morph weights changed
+        written += self.morphs.sync()  # nodes whose morph weights changed
         if self.skins is not None:  # joint matrices of the skins whose joints moved
             written += self.skins.sync(report.executed, world)
         self.version += written > 0
@@ -191,7 +213,7 @@ class Renderer:
         self._pending_at, self._pending_ids = None, np.zeros(0, dtype=np.int64)
         self.rebuild()
 
-    def light(self, ids) -> int:
+    def light(self, ids: NodeIds) -> int:
         """Light nodes `ids` red in the frame just synced though no matrix of theirs moved
         (a change of their own the report cannot list: morph weights, GPU instance
         matrices, which are rewritten here); returns bytes."""
@@ -200,7 +222,7 @@ class Renderer:
         written += self.gpu_instances.repose(ids, self.graph.world_matrices())
         return written + self.gpu_instances.write_stamps(self.glow, ids)
 
-    def show_still(self, report, parents) -> int:
+    def show_still(self, report: LitFrame | None, parents: npt.NDArray[np.int64]) -> int:
         """Show `report` (a frame picked on the timeline) at full strength, or the live
         glow again with None; returns the bytes written (every row's stamp)."""
         self.glow.set_still(report, parents)
@@ -224,8 +246,9 @@ class Renderer:
             return self.instances.write_stamps(self.glow)
         return self.instances.write_stamps_of(ids, self.glow)
 
-    def set_colors(self, ids, rgb) -> int:
-        """Draw node `ids` in colour `rgb` from now on (until the next rebuild)."""
+    def set_colors(self, ids: NodeIds, rgb: Sequence[float] | npt.NDArray[np.floating]) -> int:
+        """Draw node `ids` in colour `rgb` (one [3] or [k, 3] in 0..1) from now on (until
+        the next rebuild); returns the bytes written."""
         return self.instances.set_colors(ids, rgb)
 
     @property
@@ -233,7 +256,7 @@ class Renderer:
         """Bytes uploaded by the last `sync()`: matrices, stamps, line ends, skins."""
         return self._bytes_last
 
-    def _batches(self) -> list:
+    def _batches(self) -> list[Batch]:
         """Every instance batch drawn by the node pass: one per mesh kind, one per
         GPU-instanced node."""
         return [*self.instances.batches, *self.gpu_instances.batches]
@@ -249,7 +272,7 @@ class Renderer:
             drawn.append(self.joints.joints)
         self.quiet = QuietNodes(self.graph, np.concatenate(drawn))
 
-    def speaks(self, ids, everyone: bool = False) -> np.ndarray:
+    def speaks(self, ids: NodeIds, everyone: bool = False) -> npt.NDArray[np.bool_]:
         """Which of nodes `ids` get a name and a line (`quiet.py`; `everyone`: all)."""
         return self.quiet.speaks(ids, everyone)
 
@@ -257,8 +280,9 @@ class Renderer:
         prog = self.programs["instanced"]
         for batch in self._batches():
             mesh = self.meshes[batch.kind]
-            batch.vao = instanced_vao(self.ctx, prog, mesh, batch.matrices, batch.looks,
-                                      batch.stamps)  # fmt: skip
+            batch.vao = instanced_vao(
+                self.ctx, prog, mesh, batch.matrices, batch.looks, batch.stamps
+            )
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
             self._links.release()
@@ -268,11 +292,14 @@ class Renderer:
         slot_of = np.full(len(self.graph.parents()), -1, dtype=np.int64)
         slot_of[inst.order] = np.arange(len(inst.order))
         pairs = slot_of[self.quiet.pairs.astype(np.int64)].astype(np.uint32)
+        origins, link_times = inst.origins, inst.link_times
+        if origins is None or link_times is None:
+            raise RuntimeError("the instance buffers are built before the lines' arrays")
         self._links = self.ctx.buffer(pairs.tobytes() if len(pairs) else b"\0" * 8)
-        self.ribbons.bind(inst.origins, inst.link_times, self._links)
+        self.ribbons.bind(origins, link_times, self._links)
         self._links_vao = self.ctx.vertex_array(
             self.programs["links"],
-            [(self.instances.origins, "3f", "in_position")],
+            [(origins, "3f", "in_position")],
             index_buffer=self._links,
             index_element_size=4,
         )
@@ -302,15 +329,24 @@ class Renderer:
         prog = self.programs["instanced"]
         clock = self.glow.uniforms()
         glow_on, style = settings.glow_on, settings.glow_style
-        node_uniforms(prog, camera, size, vp_bytes, flat=self._flat, unlit=settings.unlit,
-                      glow_style=GLOW_STYLES.index(style), glow_on=glow_on,
-                      clock=clock)  # fmt: skip
+        node_uniforms(
+            prog,
+            camera,
+            size,
+            vp_bytes,
+            flat=self._flat,
+            unlit=settings.unlit,
+            glow_style=GLOW_STYLES.index(style),
+            glow_on=glow_on,
+            clock=clock,
+        )
         lit = glow_on and style != "heat"
         glowing = self.glow.glowing_count() if lit else 0
         world = view.world
-        self.surface_pass.begin(prog, self.scene.lights, world, prog["u_light_dir"].value,
-                                self.look)  # fmt: skip
-        prog["u_only"].value = -1
+        self.surface_pass.begin(
+            prog, self.scene.lights, world, uniform(prog, "u_light_dir").value, self.look
+        )
+        uniform(prog, "u_only").value = -1
         self.culler.cull(vp, size)
         batches = self.culler.batches(self._batches())  # the culled ones' rows in view
         # Halos first, without depth: the scene drawn next covers all but their rims.
@@ -318,12 +354,12 @@ class Renderer:
             ctx.disable(moderngl.DEPTH_TEST)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            prog["u_halo"].value = 1
+            uniform(prog, "u_halo").value = 1
             for batch in batches:
                 self.meshes[batch.kind].render(batch.vao, batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
-        prog["u_halo"].value = 0
+        uniform(prog, "u_halo").value = 0
         self.surface_pass.draw_opaque(fbo, prog, batches, self.depth_prepass)
         marked = glowing + len(self._pending_ids)  # how wide a glowing sprite is drawn
         self.culler.draw_sprites(prog, self.surface_pass.materials, vp, size, marked)
@@ -337,11 +373,11 @@ class Renderer:
         lines_shown = self.quiet.line_count(everyone)
         if settings.show_links and lines_shown:
             links = self.programs["links"]
-            links["u_view_proj"].write(vp_bytes)
-            links["u_color"].value = (*LINK_COLOR[:3], self.link_alpha(everyone))
+            uniform(links, "u_view_proj").write(vp_bytes)
+            uniform(links, "u_color").value = (*LINK_COLOR[:3], self.link_alpha(everyone))
             self._links_vao.render(moderngl.LINES, vertices=2 * lines_shown)
         lines = self.programs["lines"]
-        lines["u_view_proj"].write(vp_bytes)
+        uniform(lines, "u_view_proj").write(vp_bytes)
         if lit and settings.show_links and 0 < self.glow.lit_line_count() <= GLOW_EXTRAS_MAX:
             self.ribbons.draw(fbo, vp_bytes, size, clock, lines_shown)
         if settings.show_joints and settings.show_links and self.joints is not None:
@@ -353,12 +389,14 @@ class Renderer:
             self.outline.draw(ctx, *view.selection_box)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
 
-    def _draw_blended(self, view: FrameView, prog, camera: Camera) -> None:
+    def _draw_blended(self, view: FrameView, prog: moderngl.Program, camera: Camera) -> None:
         """The blended (BLEND) glTF parts, back to front: only the batches that have
         such parts are placed and sorted (none: nothing to do)."""
         blends = self.surface_pass.blends
-        placed = [*self.instances.placed(view.world, blends),
-                  *self.gpu_instances.placed(view.world, blends)]  # fmt: skip
+        placed = [
+            *self.instances.placed(view.world, blends),
+            *self.gpu_instances.placed(view.world, blends),
+        ]
         self.surface_pass.draw_blended(view.fbo, prog, camera, placed, self.skins)
 
     def link_alpha(self, everyone: bool = False) -> float:

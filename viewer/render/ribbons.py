@@ -16,16 +16,19 @@ import numpy as np
 from viewer.palette import GLOW_WORLD
 
 from .camera import ORTHOGRAPHIC, Camera
-from .shaders import load_program
+from .shaders import load_program, uniform
 
 #: Width in pixels of the glowing lines.
 GLOW_LINE_PX = 5.0
 
 
 def strip_quads(
-    a: np.ndarray, b: np.ndarray, camera: Camera, size: tuple[int, int],
+    a: np.ndarray,
+    b: np.ndarray,
+    camera: Camera,
+    size: tuple[int, int],
     width_px: float | np.ndarray = GLOW_LINE_PX,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """Two triangles per segment a[k] -> b[k] ([k, 3] each), facing the camera and
     `width_px` pixels wide (one width, or one per segment) in an image of `size`:
     [k, 6, 3] world positions."""
@@ -52,7 +55,9 @@ class GlowRibbons:
         self.program = load_program(ctx, "ribbons")
         self._vao: moderngl.VertexArray | None = None
 
-    def bind(self, origins: moderngl.Buffer, link_times: moderngl.Buffer, links) -> None:
+    def bind(
+        self, origins: moderngl.Buffer, link_times: moderngl.Buffer, links: moderngl.Buffer
+    ) -> None:
         """Draw from these buffers (after every rebuild of the instance buffers)."""
         if self._vao is not None:
             self._vao.release()
@@ -64,20 +69,24 @@ class GlowRibbons:
         )
 
     def draw(
-        self, fbo: moderngl.Framebuffer, vp_bytes: bytes, size: tuple[int, int],
-        clock: dict[str, float], lines: int,
-    ) -> None:  # fmt: skip
+        self,
+        fbo: moderngl.Framebuffer,
+        vp_bytes: bytes,
+        size: tuple[int, int],
+        clock: dict[str, float],
+        lines: int,
+    ) -> None:
         """Draw the lit ones of `lines` parent-child lines in the world glow colour,
         blended over the scene without writing depth (`clock`: `Glow.uniforms()`)."""
         if self._vao is None or lines == 0:
             return
         prog = self.program
-        prog["u_view_proj"].write(vp_bytes)
-        prog["u_time"].value = clock["u_time"]
-        prog["u_fade"].value = clock["u_fade"]
-        prog["u_viewport"].value = (float(size[0]), float(size[1]))
-        prog["u_width_px"].value = GLOW_LINE_PX
-        prog["u_color"].value = tuple(GLOW_WORLD)
+        uniform(prog, "u_view_proj").write(vp_bytes)
+        uniform(prog, "u_time").value = clock["u_time"]
+        uniform(prog, "u_fade").value = clock["u_fade"]
+        uniform(prog, "u_viewport").value = (float(size[0]), float(size[1]))
+        uniform(prog, "u_width_px").value = GLOW_LINE_PX
+        uniform(prog, "u_color").value = tuple(GLOW_WORLD)
         fbo.depth_mask = False
         self._vao.render(moderngl.LINES, vertices=2 * lines)
         fbo.depth_mask = True

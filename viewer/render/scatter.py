@@ -23,7 +23,7 @@ import numpy as np
 from viewer.spans import aranges
 
 from . import glow_loops
-from .shaders import has_compute, load_compute
+from .shaders import has_compute, load_compute, uniform
 
 __all__ = ["ROW_FLOATS", "RowScatter"]
 
@@ -44,8 +44,14 @@ class RowScatter:
         self._staged: moderngl.Buffer | None = None
 
     @staticmethod
-    def stage(world: np.ndarray, ids: np.ndarray, stamps: np.ndarray, links: np.ndarray,
-              lo: np.ndarray, hi: np.ndarray):  # fmt: skip
+    def stage(
+        world: np.ndarray,
+        ids: np.ndarray,
+        stamps: np.ndarray,
+        links: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+    ):
         """The staged rows [n, ROW_FLOATS] float32 of nodes `ids`: their world matrices
         (gathered from `world` [N, 4, 4] straight into the float32 rows, row-major as the
         core stores them: the shader writes them column-major; a transpose or a float64
@@ -59,7 +65,7 @@ class RowScatter:
             return rows
         slots = aranges(lo, hi)
         # (`clip` lets take cast into the strided float32 rows; the ids are all in range;
-        # a matrix beyond float32 casts as `copyto` did, silently: inf where it overflows)
+        # a matrix beyond float32 casts silently, as `np.copyto` would: inf where it overflows)
         with np.errstate(over="ignore", invalid="ignore"):
             np.take(world.reshape(len(world), 16), ids, axis=0, out=rows[:, :16], mode="clip")
         rows[:, 16:18] = stamps
@@ -83,21 +89,22 @@ class RowScatter:
     def scatter(self, count: int, batches, origins, link_times) -> None:
         """Put the `count` rows just uploaded in place: each batch's matrices and stamps
         (`batch.slot_buffer`: its slots on the GPU), then the origins and link stamps."""
+        staged, rows_pass, slots_pass = self._staged, self._rows, self._slots
+        if staged is None or rows_pass is None or slots_pass is None:
+            raise RuntimeError("scatter needs compute shaders and rows uploaded first")
         groups = (count + GROUP - 1) // GROUP
-        self._staged.bind_to_storage_buffer(0)
-        prog = self._rows
-        prog["u_count"].value = count
+        staged.bind_to_storage_buffer(0)
+        uniform(rows_pass, "u_count").value = count
         for batch in batches:
             batch.slot_buffer.bind_to_storage_buffer(1)
             batch.matrices.bind_to_storage_buffer(2)
             batch.stamps.bind_to_storage_buffer(3)
-            prog["u_rows"].value = batch.count
-            prog.run(groups)
-        prog = self._slots
-        prog["u_count"].value = count
+            uniform(rows_pass, "u_rows").value = batch.count
+            rows_pass.run(groups)
+        uniform(slots_pass, "u_count").value = count
         origins.bind_to_storage_buffer(1)
         link_times.bind_to_storage_buffer(2)
-        prog.run(groups)
+        slots_pass.run(groups)
         self.ctx.memory_barrier()
 
     def release(self) -> None:

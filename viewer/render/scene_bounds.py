@@ -14,9 +14,12 @@ added since then counts as a unit box until then.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
+from viewer.animation.clip import Clip
 from viewer.content import meshes
 
+from .camera import Camera
 from .node_bounds import (
     box_corners,
     box_extremes,
@@ -102,9 +105,9 @@ class SceneBounds:
             self.morphed[item.node] = kind
         self.kinds = list(self.bounds_of)
         self.instanced: list = []  # the GPU-instanced items, taken by `refresh`
-        self._clip_box_of = None  # (clip, corners) for `clip_box`
-        self._points_of = None  # (state, points) for `bound_points`
-        self._extremes_of = None  # (state, [2, 3]) for `extremes`
+        self._clip_box_of: tuple[Clip | None, np.ndarray] | None = None  # for `clip_box`
+        self._points_of: tuple[tuple, np.ndarray] | None = None  # for `bound_points`
+        self._extremes_of: tuple[tuple, np.ndarray] | None = None  # ([2, 3]) for `extremes`
         self.signature: tuple = ()
         self.refresh(force=True)
 
@@ -112,8 +115,12 @@ class SceneBounds:
         """Take the graph's nodes as they are now (after nodes were added or removed), and
         the meshes and GPU instances a live stage added or replaced since."""
         geometry = self.scene.geometry
-        signature = (int(self.graph.capacity_ids), len(self.graph),
-                     geometry.instancing_version, len(self.scene.mesh_data))  # fmt: skip
+        signature = (
+            int(self.graph.capacity_ids),
+            len(self.graph),
+            geometry.instancing_version,
+            len(self.scene.mesh_data),
+        )
         if signature == self.signature and not force:
             return
         self.signature = signature
@@ -124,9 +131,9 @@ class SceneBounds:
         self.instanced = [item for item in geometry.instanced if item.mesh in self.bounds_of]
         n_ids = signature[0]
         index = {kind: k for k, kind in enumerate(self.kinds)}
-        self.kind_of = np.full(n_ids, -1, dtype=np.int64)
-        self.sizes = np.ones((n_ids, 3), dtype=np.float64)
-        self.colors = np.zeros((n_ids, 3), dtype=np.float32)
+        self.kind_of: npt.NDArray[np.int64] = np.full(n_ids, -1, dtype=np.int64)
+        self.sizes: npt.NDArray[np.float64] = np.ones((n_ids, 3), dtype=np.float64)
+        self.colors: npt.NDArray[np.float32] = np.zeros((n_ids, 3), dtype=np.float32)
         alive = np.zeros(n_ids, dtype=bool)
         alive[np.asarray(self.graph.alive_ids(), dtype=np.int64)] = True
         looks = self.scene.looks
@@ -141,11 +148,14 @@ class SceneBounds:
             keep = (ids >= 0) & (ids < n_ids)
             keep[keep] = alive[ids[keep]]
             ids, code = ids[keep], code[keep]
-            tables = (np.array([index.get(x.mesh, -1) for x in distinct], np.int64),
-                      np.array([x.size for x in distinct], np.float64).reshape(-1, 3),
-                      np.array([x.color for x in distinct], np.float32).reshape(-1, 3))  # fmt: skip
+            tables: tuple[np.ndarray, ...] = (
+                np.array([index.get(x.mesh, -1) for x in distinct], np.int64),
+                np.array([x.size for x in distinct], np.float64).reshape(-1, 3),
+                np.array([x.color for x in distinct], np.float32).reshape(-1, 3),
+            )
             every = ids.shape[0] == n_ids and np.array_equal(ids, np.arange(n_ids))
-            for out, table in zip((self.kind_of, self.sizes, self.colors), tables, strict=True):
+            outs: tuple[np.ndarray, ...] = (self.kind_of, self.sizes, self.colors)
+            for out, table in zip(outs, tables, strict=True):
                 if every:  # every id has a look, in id order: a gather, not a scatter (5x)
                     np.take(table, code, axis=0, out=out)
                 else:
@@ -166,8 +176,9 @@ class SceneBounds:
         boxes = node_boxes(self.kind_of, self.sizes, self.kind_bounds, self._order(), world)
         if not self.instanced:
             return boxes
-        return tuple(np.concatenate(pair) for pair in zip(boxes, self._instance_boxes(world),
-                                                          strict=True))  # fmt: skip
+        return tuple(
+            np.concatenate(pair) for pair in zip(boxes, self._instance_boxes(world), strict=True)
+        )
 
     def _order(self) -> np.ndarray:
         return np.asarray(self.graph.peek.alive_ids(), dtype=np.int64)
@@ -180,8 +191,14 @@ class SceneBounds:
             lo, hi = self.bounds_of[item.mesh]
             used = item.locals[item.locals[:, 3, 3] != 0]  # rows an animation left unused
             n = len(used)
-            parts.append((np.full(n, item.node, np.int64), world[item.node] @ used,
-                          np.tile(lo, (n, 1)), np.tile(hi, (n, 1))))  # fmt: skip
+            parts.append(
+                (
+                    np.full(n, item.node, np.int64),
+                    world[item.node] @ used,
+                    np.tile(lo, (n, 1)),
+                    np.tile(hi, (n, 1)),
+                )
+            )
         return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
     def selection_box(self, node_id: int | None, world: np.ndarray):
@@ -189,8 +206,7 @@ class SceneBounds:
         (no node, or one not in the last build): one node's work."""
         if node_id is None:
             return None
-        return selection_box(self.kind_of, self.sizes, self.kind_bounds, world, node_id,
-                             self.pivot)  # fmt: skip
+        return selection_box(self.kind_of, self.sizes, self.kind_bounds, world, node_id, self.pivot)
 
     def label_spheres(self, ids: np.ndarray, world: np.ndarray | None = None):
         """World-space spheres around nodes `ids` as drawn (centres [n, 3], radii [n]);
@@ -224,9 +240,11 @@ class SceneBounds:
         key = self._state()
         if self._extremes_of is None or self._extremes_of[0] != key:  # once per state
             parts = self._parts(self.graph.world_matrices(), by_kind=False)
-            ends = [box_extremes(*part) if len(part) == 3 else _point_extremes(part[0])
-                    for part in parts]  # fmt: skip
-            ends = np.array([e for e in [*ends, _point_extremes(self.clip_box())] if len(e)])
+            each = [
+                box_extremes(*part) if len(part) == 3 else _point_extremes(part[0])
+                for part in parts
+            ]
+            ends = np.array([e for e in [*each, _point_extremes(self.clip_box())] if len(e)])
             both = np.array([ends[:, 0].min(axis=0), ends[:, 1].max(axis=0)]) if len(ends) else None
             self._extremes_of = (key, np.zeros((0, 3)) if both is None else both)
         return self._extremes_of[1]
@@ -266,8 +284,12 @@ class SceneBounds:
 
     def points_at(self, world: np.ndarray) -> np.ndarray:
         """`bound_points` for the world matrices `world` [N, 4, 4], without the clip."""
-        return np.vstack([box_corners(*part).reshape(-1, 3) if len(part) == 3 else part[0]
-                          for part in self._parts(world)])  # fmt: skip
+        return np.vstack(
+            [
+                box_corners(*part).reshape(-1, 3) if len(part) == 3 else part[0]
+                for part in self._parts(world)
+            ]
+        )
 
     def _parts(self, world: np.ndarray, by_kind: bool = True) -> list[tuple]:
         """What `points_at(world)` is made of, in order: boxes (worlds, lo, hi) of the
@@ -276,8 +298,9 @@ class SceneBounds:
         drawn nodes' boxes by id in blocks (`_box_blocks`), where the order does not
         matter."""
         if by_kind:
-            _, worlds, lo, hi = node_boxes(self.kind_of, self.sizes, self.kind_bounds,
-                                           self._order(), world)  # fmt: skip
+            _, worlds, lo, hi = node_boxes(
+                self.kind_of, self.sizes, self.kind_bounds, self._order(), world
+            )
             parts: list[tuple] = [(worlds, lo, hi)]
         else:
             parts = list(self._box_blocks(world))
@@ -307,7 +330,7 @@ class SceneBounds:
         scale (millimetres or kilometres alike); a scene of one point gets radius 0.5."""
         return sphere_around(self.extremes())
 
-    def frame_camera(self, camera) -> None:
+    def frame_camera(self, camera: Camera) -> None:
         """Aim `camera` (a `Camera`) at the whole scene, its far reach past the grid."""
         center, radius = self.sphere()
         grid_half = grid_span(center, radius)[1]

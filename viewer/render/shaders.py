@@ -118,6 +118,25 @@ def load_compute(ctx: moderngl.Context, name: str) -> moderngl.ComputeShader:
         raise _compute_error(name, str(exc)) from None
 
 
+def uniform(program: moderngl.Program | moderngl.ComputeShader, name: str) -> moderngl.Uniform:
+    """Uniform `name` of `program`: a KeyError where the program has none (the GLSL compiler
+    drops unused ones), a TypeError where `name` is a block, an attribute or a varying."""
+    member = program[name]
+    if not isinstance(member, moderngl.Uniform):
+        raise TypeError(f"{name!r} is not a plain uniform of the program")
+    return member
+
+
+def find_uniform(
+    program: moderngl.Program | moderngl.ComputeShader, name: str
+) -> moderngl.Uniform | None:
+    """Uniform `name` of `program`, or None where it has none (the GLSL compiler drops
+    unused ones): `Program.get` is one dict lookup, where `name in program` walks every
+    member."""
+    member = program.get(name, None)
+    return member if isinstance(member, moderngl.Uniform) else None
+
+
 def has_compute(ctx: moderngl.Context) -> bool:
     """Whether the context runs compute shaders (OpenGL 4.3 or later)."""
     return ctx.version_code >= 430
@@ -155,8 +174,10 @@ def build_error(name: str, log: str) -> ShaderError:
         for form in _LINE_FORMS:
             m = form.match(text)
             if m and stage is not None:
-                file = program_files(name)[0 if stage == "vert" else 1] if stage != "geom" else None
-                file = folder / (file or f"{name}.{stage}")
+                shared = (
+                    program_files(name)[0 if stage == "vert" else 1] if stage != "geom" else None
+                )
+                file = folder / (shared or f"{name}.{stage}")
                 found.append((file, int(m.group(1)), m.group(2)))
                 break
     errors = [f for f in found if "error" in f[2].lower()] or found

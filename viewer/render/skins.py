@@ -19,10 +19,11 @@ from viewer.content import meshes
 from ..animation.skin import Skinning
 from ..content.geometry import Geometry
 from ..materials import BLEND
+from .glow import Glow
 from .gpu_mesh import POINT_SIZE, joined_indices
 from .lights import LUT_UNIT, RADIANCE_UNIT
 from .material_uniforms import FIRST_UNIT, SLOTS, MaterialBinder
-from .shaders import load_program
+from .shaders import find_uniform, load_program, uniform
 
 __all__ = ["SkinRenderer"]
 
@@ -39,12 +40,35 @@ JOINT_GLOW_UNIT = max(FIRST_UNIT + len(SLOTS), RADIANCE_UNIT, LUT_UNIT) + 1
 
 #: The node pass's uniforms this program shares (besides the view-projection).
 SHARED_UNIFORMS = (
-    "u_light_dir", "u_eye", "u_view_dir", "u_ortho", "u_unlit", "u_glow_local",
-    "u_glow_world", "u_halo", "u_glow_style", "u_light_count", "u_light_type", "u_light_pos",
-    "u_light_to", "u_light_color", "u_light_range", "u_light_cone", "u_env_strength",
-    "u_env_radiance", "u_env_levels", "u_env_sh", "u_brdf_lut", "u_exposure", "u_tone_mapping",
-    "u_glow_on", "u_time", "u_fade", "u_heat_seconds", "u_heat_norm",
-)  # fmt: skip
+    "u_light_dir",
+    "u_eye",
+    "u_view_dir",
+    "u_ortho",
+    "u_unlit",
+    "u_glow_local",
+    "u_glow_world",
+    "u_halo",
+    "u_glow_style",
+    "u_light_count",
+    "u_light_type",
+    "u_light_pos",
+    "u_light_to",
+    "u_light_color",
+    "u_light_range",
+    "u_light_cone",
+    "u_env_strength",
+    "u_env_radiance",
+    "u_env_levels",
+    "u_env_sh",
+    "u_brdf_lut",
+    "u_exposure",
+    "u_tone_mapping",
+    "u_glow_on",
+    "u_time",
+    "u_fade",
+    "u_heat_seconds",
+    "u_heat_norm",
+)
 
 
 def load_skinned_program(ctx: moderngl.Context) -> moderngl.Program:
@@ -93,10 +117,13 @@ class SkinRenderer:
             ibo = ctx.buffer(joined.tobytes() if joined.size else b"\0" * 4)
             vao = ctx.vertex_array(
                 self.program,
-                [(vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
-                 (skin_vbo, SKIN_FORMAT, *SKIN_ATTRS)],
-                index_buffer=ibo, index_element_size=4,
-            )  # fmt: skip
+                [
+                    (vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+                    (skin_vbo, SKIN_FORMAT, *SKIN_ATTRS),
+                ],
+                index_buffer=ibo,
+                index_element_size=4,
+            )
             self._draws.append((vao, (vbo, skin_vbo, ibo), item))
 
     def vertex_buffers(self) -> dict[int, moderngl.Buffer]:
@@ -133,7 +160,13 @@ class SkinRenderer:
             return None
         return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
 
-    def draw(self, node_prog, vp_bytes: bytes, materials: MaterialBinder, glow=None) -> None:
+    def draw(
+        self,
+        node_prog: moderngl.Program,
+        vp_bytes: bytes,
+        materials: MaterialBinder,
+        glow: Glow | None = None,
+    ) -> None:
         """Draw every skinned mesh but its blended parts (`draw_blended`), with the
         instanced program `node_prog`'s lighting, camera and glow uniforms, and the
         joints' glow stamps of `glow` (`viewer.render.glow.Glow`; None: no glow)."""
@@ -145,10 +178,10 @@ class SkinRenderer:
                 stamps = glow.stamp_rows(np.asarray(skin.joints, dtype=np.int64))
             tex.write(np.ascontiguousarray(stamps).tobytes())
         prog = self.program
-        prog["u_view_proj"].write(vp_bytes)
+        uniform(prog, "u_view_proj").write(vp_bytes)
         for name in SHARED_UNIFORMS:
-            mine, theirs = prog.get(name, None), node_prog.get(name, None)  # (not `in`:
-            if mine is not None and theirs is not None:  # that walks every uniform)
+            mine, theirs = find_uniform(prog, name), find_uniform(node_prog, name)
+            if mine is not None and theirs is not None:
                 mine.value = theirs.value
         self._render(materials, blend=False)
 
@@ -158,15 +191,15 @@ class SkinRenderer:
 
     def _render(self, materials: MaterialBinder, blend: bool) -> None:
         prog = self.program
-        prog["u_joints"].value = 0
-        prog["u_joint_glow"].value = JOINT_GLOW_UNIT
+        uniform(prog, "u_joints").value = 0
+        uniform(prog, "u_joint_glow").value = JOINT_GLOW_UNIT
         for vao, _buffers, item in self._draws:
             parts = self._parts(item, blend)
             if parts is None and blend:
                 continue
             self.textures[item.skin].use(location=0)
             self.glow_textures[item.skin].use(location=JOINT_GLOW_UNIT)
-            prog["u_color"].value = tuple(item.color)
+            uniform(prog, "u_color").value = tuple(item.color)
             if parts is None:
                 materials.builtin(prog)
                 vao.render(moderngl.TRIANGLES)

@@ -20,6 +20,7 @@ from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import POINT_SIZE
 from .lights import EnvironmentLight, Look, light_uniforms
 from .material_uniforms import MaterialBinder
+from .shaders import uniform
 from .textures import TexturePool
 from .transparency import MAX_SORTED, back_to_front
 
@@ -36,8 +37,9 @@ class SurfacePass:
         self.materials = MaterialBinder(self.textures)
         self.environment = EnvironmentLight(ctx)
 
-    def begin(self, prog: moderngl.Program, lights, world: np.ndarray, default_dir,
-              look: Look) -> None:  # fmt: skip
+    def begin(
+        self, prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Look
+    ) -> None:
         """Start a frame: forget the materials set, set the lights (`FileLight`s placed by
         `world`) and bind the environment of `look` (computed only for glTF meshes)."""
         self.materials.reset()
@@ -67,10 +69,13 @@ class SurfacePass:
             self.materials.material(prog, part.material)
             if part.mode == moderngl.POINTS:
                 self.ctx.point_size = POINT_SIZE
-            batch.vao.render(part.mode, vertices=part.count, first=part.first,
-                             instances=batch.count)  # fmt: skip
+            batch.vao.render(
+                part.mode, vertices=part.count, first=part.first, instances=batch.count
+            )
 
-    def draw_opaque(self, fbo, prog: moderngl.Program, batches, depth_first: bool) -> None:
+    def draw_opaque(
+        self, fbo: moderngl.Framebuffer, prog: moderngl.Program, batches, depth_first: bool
+    ) -> None:
         """Every batch's opaque and masked parts. With `depth_first`, the batches drawn
         with glTF materials (the costly shading) lay down their depth first (the same
         program and draws, colour writes off, the fragment stage stopping after its
@@ -81,17 +86,19 @@ class SurfacePass:
         costly = [b for b in batches if b.kind in self.surfaces] if depth_first else []
         if costly:
             fbo.color_mask = False, False, False, False
-            prog["u_depth_only"].value = 1
+            uniform(prog, "u_depth_only").value = 1
             for batch in costly:
                 self.draw_batch(prog, batch)
-            prog["u_depth_only"].value = 0
+            uniform(prog, "u_depth_only").value = 0
             fbo.color_mask = True, True, True, True
             self.ctx.depth_func = "<="
         for batch in batches:
             self.draw_batch(prog, batch)
         self.ctx.depth_func = "<"
 
-    def draw_blended(self, fbo, prog, camera: Camera, placed: list, skins) -> None:
+    def draw_blended(
+        self, fbo: moderngl.Framebuffer, prog: moderngl.Program, camera: Camera, placed: list, skins
+    ) -> None:
         """The BLEND parts of the instanced batches and of the skinned meshes (`skins`, a
         `SkinRenderer` or None), after everything opaque. `placed`: (batch, model
         matrices [n, 4, 4], look sizes [n, 3]) of every batch, rows in instance order."""
@@ -119,13 +126,12 @@ class SurfacePass:
                 groups.setdefault((id(batch), id(part)), [batch, part, []])[2].append(c)
             items = [(b, p, -1, np.mean(cs, axis=0)) for b, p, cs in groups.values()]
         forward = camera.forward if camera.projection == ORTHOGRAPHIC else None
-        order = back_to_front(np.array([c for *_, c in items]).reshape(-1, 3), camera.eye,
-                              forward)  # fmt: skip
+        order = back_to_front(np.array([c for *_, c in items]).reshape(-1, 3), camera.eye, forward)
         for k in order.tolist():
             batch, part, row, _c = items[k]
-            prog["u_only"].value = row
+            uniform(prog, "u_only").value = row
             self.draw_batch(prog, batch, [part])
-        prog["u_only"].value = -1
+        uniform(prog, "u_only").value = -1
         fbo.depth_mask = True
         ctx.disable(moderngl.BLEND)
 

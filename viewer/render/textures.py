@@ -38,9 +38,11 @@ class TexturePool:
         h, w = image.pixels.shape[:2]
         # glTF's first row is the top of the image, at v = 0: GL's row 0 is at t = 0
         tex = self.ctx.texture(
-            (w, h), 4, np.ascontiguousarray(image.pixels).tobytes(),
+            (w, h),
+            4,
+            np.ascontiguousarray(image.pixels).tobytes(),
             internal_format=SRGB8_ALPHA8 if srgb else None,
-        )  # fmt: skip
+        )
         tex.repeat_x = image.wrap[0] != CLAMP_TO_EDGE
         tex.repeat_y = image.wrap[1] != CLAMP_TO_EDGE
         if image.mipmaps:
@@ -54,7 +56,8 @@ class TexturePool:
     @staticmethod
     def mirror(image: TextureImage) -> tuple[int, int]:
         """Per axis, 1 where the sampler asks for MIRRORED_REPEAT."""
-        return tuple(int(m == MIRRORED_REPEAT) for m in image.wrap)
+        s, t = image.wrap
+        return int(s == MIRRORED_REPEAT), int(t == MIRRORED_REPEAT)
 
     def release(self) -> None:
         for tex, _image in self._textures.values():
