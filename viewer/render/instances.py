@@ -125,7 +125,6 @@ class Instances:
         self.batches: list[Batch] = []
         self.origins: moderngl.Buffer | None = None
         self.link_times: moderngl.Buffer | None = None
-        self.links: moderngl.Buffer | None = None
         self.link_count = 0
         self.order = np.zeros(0, dtype=np.int64)  # live ids in pre-order (slot -> id)
         self.kind_of = np.zeros(0, dtype=np.int64)  # by node id: batch index or -1
@@ -194,14 +193,10 @@ class Instances:
         link_times = np.zeros(max(len(alive), 1), dtype=np.float32)
         link_times[: len(alive)] = glow.link_rows(alive)
         self.link_times = self.ctx.buffer(link_times, dynamic=True)
-        slot_of = np.full(n_ids, -1, dtype=np.int64)
-        slot_of[alive] = np.arange(len(alive))
-        child = alive[parents[alive] >= 0]
-        pairs = np.empty((len(child), 2), dtype=np.uint32)  # (parent's slot, child's slot)
-        pairs[:, 0], pairs[:, 1] = slot_of[parents[child]], slot_of[child]
-        self.link_count = len(child)
-        self.links = self.ctx.buffer(pairs if len(child) else b"\0" * 8)
-        written += origins.nbytes + link_times.nbytes + pairs.nbytes
+        self.link_count = int(np.count_nonzero(parents[alive] >= 0))
+        # The lines' (parent slot, child slot) pairs, 8 bytes each, are counted with the
+        # build: the renderer uploads them in its own order (`Renderer._make_vaos`).
+        written += origins.nbytes + link_times.nbytes + 8 * self.link_count
         self.signature = (n_ids, len(graph))
         self.bytes_last = written
         self.writes_last = 0
@@ -341,10 +336,10 @@ class Instances:
         for batch in self.batches:
             batch.release()
         self.batches = []
-        for buf in (self.origins, self.link_times, self.links):
+        for buf in (self.origins, self.link_times):
             if buf is not None:
                 buf.release()
-        self.origins = self.link_times = self.links = None
+        self.origins = self.link_times = None
 
 
 #: Rows gathered at a time by `_gather_column_major` (a few MB of float64 in flight).

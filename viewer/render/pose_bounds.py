@@ -9,8 +9,12 @@ the graph, its flags and its log stay as they are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
+from viewer.content.scene import Scene
+from viewer.scene.graph import SceneGraph
 from viewer.scene.what_if import worlds_with
 
 __all__ = ["POSE_SAMPLES", "clip_worlds", "posed_worlds"]
@@ -21,7 +25,7 @@ POSE_SAMPLES = 9
 _FIELDS = {"translation": "positions", "rotation": "rotations", "scale": "scales"}
 
 
-def posed_worlds(graph, pose: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+def posed_worlds(graph: SceneGraph, pose: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """The world matrices [N, 4, 4] the graph would have with `pose` ({"translation" |
     "rotation" | "scale": (node ids, values)}, a `Clip.pose`; other paths move no node)
     applied; rows of removed ids are identity."""
@@ -29,7 +33,7 @@ def posed_worlds(graph, pose: dict[str, tuple[np.ndarray, np.ndarray]]) -> np.nd
     return worlds_with(graph, **fields)
 
 
-def clip_worlds(scene, samples: int = POSE_SAMPLES) -> list[np.ndarray]:
+def clip_worlds(scene: Scene, samples: int = POSE_SAMPLES) -> list[np.ndarray]:
     """World matrices at `samples` poses of the scene's current clip ([] without one)."""
     player = scene.animation
     clip = player.current if player is not None else None
@@ -39,7 +43,7 @@ def clip_worlds(scene, samples: int = POSE_SAMPLES) -> list[np.ndarray]:
     return [posed_worlds(scene.graph, clip.pose(float(t))) for t in times]
 
 
-def clip_corners(scene, points_at) -> np.ndarray:
+def clip_corners(scene: Scene, points_at: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """The 8 corners [8, 3] of the box around ``points_at(world)`` (the points that must
     be seen, for world matrices [N, 4, 4]) over the sampled poses of the current clip;
     [0, 3] without a clip."""

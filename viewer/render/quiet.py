@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from viewer.scene.graph import SceneGraph
+
 __all__ = ["QuietNodes", "link_pairs", "quiet_nodes"]
 
 
@@ -61,7 +63,7 @@ def link_pairs(parents: np.ndarray, alive: np.ndarray, quiet: np.ndarray):
 class QuietNodes:
     """The quiet nodes of a graph (`quiet_nodes`) and its lines (`link_pairs`)."""
 
-    def __init__(self, graph, drawn: np.ndarray) -> None:
+    def __init__(self, graph: SceneGraph, drawn: np.ndarray) -> None:
         parents = np.asarray(graph.parents(), dtype=np.int64)
         alive = np.asarray(graph.alive_ids(), dtype=np.int64)
         self.mask = quiet_nodes(parents, alive, drawn)

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from viewer.animation.clip import Clip
 from viewer.content import meshes
+from viewer.content.scene import Scene
 
 from .camera import Camera
 from .node_bounds import (
@@ -84,7 +85,7 @@ class SceneBounds:
     the look's.
     """
 
-    def __init__(self, scene) -> None:
+    def __init__(self, scene: Scene) -> None:
         self.scene = scene
         self.graph = scene.graph
         self.bounds_of: dict[str, tuple[np.ndarray, np.ndarray]] = {
