@@ -18,6 +18,11 @@ from viewer.errors import SgviewError
 
 #: OpenGL version the shaders need (`#version 330 core`).
 GL_VERSION = (3, 3)
+
+#: moderngl's context and framebuffer, named for the rooms above that hand them on (the
+#: window's capture) without importing moderngl themselves.
+GLContext = moderngl.Context
+GLFramebuffer = moderngl.Framebuffer
 #: What a failed GL call raises; other packages catch it by this name (only viewer/render
 #: imports moderngl).
 GLError = moderngl.Error

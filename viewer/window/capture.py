@@ -18,18 +18,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from viewer.render.context import read_rgb
+from viewer.render.context import GLContext, GLFramebuffer, read_rgb
 from viewer.render.offscreen import GIF_FPS, Recorder, save_png
 from viewer.scene.graph import SceneGraph
 from viewer.text import printable
-
-if TYPE_CHECKING:  # the GL objects come from the caller; only their types are named here
-    import moderngl
 
 __all__ = ["Capture", "dump_world"]
 
@@ -39,7 +35,7 @@ class Capture:
 
     def __init__(
         self,
-        ctx: moderngl.Context,
+        ctx: GLContext,
         size: tuple[int, int],
         *,
         screenshot: Path | None = None,
@@ -50,7 +46,7 @@ class Capture:
         self.screenshot = screenshot
         self.dump_world_path = dump_world
         self.recorder = Recorder(record, size) if record is not None else None
-        self._resolve: moderngl.Framebuffer | None = None  # single-sample, to resolve into
+        self._resolve: GLFramebuffer | None = None  # single-sample, to resolve into
         self._screenshot_done = False
         self._want_shot = False
         #: Frames the recording keeps one of (a GIF: 2), and an event's picture held for
@@ -77,7 +73,7 @@ class Capture:
         """P: save the next drawn picture to the working folder."""
         self._want_shot = True
 
-    def grab(self, fbo: moderngl.Framebuffer, size: tuple[int, int]) -> NDArray[np.uint8]:
+    def grab(self, fbo: GLFramebuffer, size: tuple[int, int]) -> NDArray[np.uint8]:
         """The picture in `fbo`, (h, w, 3) uint8, top row first, out of multisampling."""
         if self._resolve is None or self._resolve.size != size:
             if self._resolve is not None:
@@ -86,7 +82,7 @@ class Capture:
         return read_rgb(self.ctx, fbo, size, self._resolve)
 
     def frame_drawn(
-        self, fbo: moderngl.Framebuffer, size: tuple[int, int], eventful: bool = False
+        self, fbo: GLFramebuffer, size: tuple[int, int], eventful: bool = False
     ) -> None:
         """After each drawn frame: record it, and save it if P asked. `eventful`: something
         was touched or edited in this frame (a GIF keeps its picture; module notes)."""
@@ -109,7 +105,7 @@ class Capture:
             self._held = None
         recorder.add(image)
 
-    def save_screenshot(self, fbo: moderngl.Framebuffer, size: tuple[int, int]) -> None:
+    def save_screenshot(self, fbo: GLFramebuffer, size: tuple[int, int]) -> None:
         """Write `--screenshot` from the picture just drawn (once per run) and say where."""
         if self.screenshot is not None and not self._screenshot_done:
             save_png(self.grab(fbo, size), self.screenshot)
