@@ -22,7 +22,7 @@ from gltf_looks import Doc, quad  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
 from viewer.render.frame_view import FrameViews, ViewSettings  # noqa: E402
-from viewer.render.lights import Look  # noqa: E402
+from viewer.render.lights import Lighting  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 
 SIZE = (160, 160)
@@ -64,14 +64,14 @@ def srgb_decode(v: np.ndarray) -> np.ndarray:
     return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
 
 
-def expected(colours, look: Look) -> np.ndarray:
+def expected(colours, look: Lighting) -> np.ndarray:
     c = np.asarray(colours, dtype=np.float64) * look.exposure
     mapped = {"neutral": neutral, "aces": aces, "none": lambda x: x}[look.tone_mapping](c)
     return np.round(255.0 * srgb_encode(mapped))
 
 
 # -- the pictures -----------------------------------------------------------------------------
-def _render(gl_ctx, target, path: Path, look: Look):
+def _render(gl_ctx, target, path: Path, look: Lighting):
     scene = load_scene(path)
     scene.graph.update()
     r = Renderer(gl_ctx, scene, look)
@@ -114,10 +114,16 @@ COLOURS = [(0.02, 0.05, 0.01), (0.2, 0.3, 0.5), (0.7, 0.72, 0.74), (0.9, 0.5, 0.
            (0.0, 0.0, 0.0)]  # fmt: skip
 
 
-@pytest.mark.parametrize("look", [
-    Look("neutral", 1.0, "none"), Look("neutral", 2.5, "none"), Look("aces", 1.0, "none"),
-    Look("none", 0.5, "none"),
-], ids=["neutral", "neutral-exposure", "aces", "none"])  # fmt: skip
+@pytest.mark.parametrize(
+    "look",
+    [
+        Lighting("neutral", 1.0, "none"),
+        Lighting("neutral", 2.5, "none"),
+        Lighting("aces", 1.0, "none"),
+        Lighting("none", 0.5, "none"),
+    ],
+    ids=["neutral", "neutral-exposure", "aces", "none"],
+)
 def test_emitted_light_is_tone_mapped_and_encoded_as_the_formulas_say(gl_ctx, target, tmp_path,
                                                                        look):  # fmt: skip
     at = _render(gl_ctx, target, _emissive_row(tmp_path, COLOURS), look)
@@ -152,7 +158,9 @@ def _unlit_grid(tmp_path, look_colour) -> Path:
     return d.write(tmp_path / "unlit.gltf")
 
 
-@pytest.mark.parametrize("look", [Look(), Look("aces", 3.0, "room"), Look("none", 0.2, "none")])
+@pytest.mark.parametrize(
+    "look", [Lighting(), Lighting("aces", 3.0, "room"), Lighting("none", 0.2, "none")]
+)
 def test_unlit_shows_every_texture_level_to_the_bit(gl_ctx, target, tmp_path, look):
     # KHR_materials_unlit: the base colour is the colour shown, whatever the exposure, tone
     # mapping and environment: each sRGB texel comes back as the same byte.
@@ -178,7 +186,7 @@ def test_unlit_factors_and_vertex_colours_to_the_bit(gl_ctx, target, tmp_path):
         material = {"pbrMetallicRoughness": {"baseColorFactor": factor},
                     "extensions": {"KHR_materials_unlit": {}}}  # fmt: skip
         d.node("Q", mesh=d.mesh((pos, nrm, uv, idx), material, colors=colors))
-        at = _render(gl_ctx, target, d.write(tmp_path / "f.gltf"), Look("aces", 2.0))
+        at = _render(gl_ctx, target, d.write(tmp_path / "f.gltf"), Lighting("aces", 2.0))
         assert tuple(at(0.3, -0.2)) == tuple(byte), (at(0.3, -0.2), byte)
 
 
@@ -193,8 +201,8 @@ def test_white_models_read_white_as_in_the_reference_viewers(gl_ctx, target, tmp
                            ("default", None)):  # fmt: skip
         d = Doc()
         d.node("S", mesh=d.mesh(sphere(), material))
-        at = _render(gl_ctx, target, d.write(tmp_path / f"{name}.gltf"), Look())
+        at = _render(gl_ctx, target, d.write(tmp_path / f"{name}.gltf"), Lighting())
         centre = at(0.0, 0.0, 1.0)
         assert centre.min() >= 215 and centre.max() - centre.min() <= 6, (name, centre)
-        dim = _render(gl_ctx, target, d.write(tmp_path / f"{name}2.gltf"), Look(exposure=0.25))
+        dim = _render(gl_ctx, target, d.write(tmp_path / f"{name}2.gltf"), Lighting(exposure=0.25))
         assert dim(0.0, 0.0, 1.0).max() < centre.min() - 60  # exposure scales the light

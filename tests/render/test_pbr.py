@@ -26,7 +26,7 @@ from viewer.io import load_scene  # noqa: E402
 from viewer.palette import GLOW_LOCAL  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
 from viewer.render.frame_view import ViewSettings  # noqa: E402
-from viewer.render.lights import Look  # noqa: E402
+from viewer.render.lights import Lighting  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 
 SIZE = (160, 160)
@@ -36,7 +36,7 @@ RED = [1.0, 0.0, 0.0, 1.0]
 def _shot(gl_ctx, target, path, *, unlit=False, highlight=None, eye=(0.0, 0.0, 6.0),
           look=None):  # fmt: skip
     """The picture of `path` seen from `eye` looking at the origin (`look`: a
-    `lights.Look`, default the default one); returns (image, at) where at(x, y, z) is the
+    `lights.Lighting`, default the default one); returns (image, at) where at(x, y, z) is the
     pixel of a world point."""
     scene = load_scene(path)
     scene.graph.update()
@@ -82,7 +82,7 @@ def test_a_metal_reflects_in_its_own_colour_a_dielectric_in_white(gl_ctx, target
     for metallic in (0.0, 1.0):
         pbr = {"baseColorFactor": RED, "metallicFactor": metallic, "roughnessFactor": 0.4}
         path = _one(tmp_path, {"pbrMetallicRoughness": pbr}, sphere(), f"s{metallic}.gltf")
-        _, at = _shot(gl_ctx, target, path, eye=(0.0, 0.0, 4.0), look=Look(tone_mapping="none"))
+        _, at = _shot(gl_ctx, target, path, eye=(0.0, 0.0, 4.0), look=Lighting(tone_mapping="none"))
         seen[metallic] = [at(*p) for p in points]
     for p, (r, g, b), metal in zip(points, seen[0.0], seen[1.0], strict=True):
         assert r > 90 and metal[0] > 90, (p, r, metal)
@@ -317,7 +317,7 @@ def test_a_normal_texture_tilts_the_shading_normal(gl_ctx, target, tmp_path):
     # the file's head-on light alone (the room around would light the tilted side too)
     def centre(name, extra):
         path = _lit_quad(tmp_path, name, extra)
-        return int(_shot(gl_ctx, target, path, look=Look(environment="none"))[1](0, 0).sum())
+        return int(_shot(gl_ctx, target, path, look=Lighting(environment="none"))[1](0, 0).sum())
 
     plain = centre("a.gltf", {})
     flat = centre("b.gltf", {"normal": ((128, 128, 255), {})})  # (0, 0, 1): unchanged

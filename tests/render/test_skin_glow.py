@@ -18,7 +18,7 @@ from gltf_rig import write_rig  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.render.camera import Camera  # noqa: E402
 from viewer.render.frame_view import FrameViews, ViewSettings  # noqa: E402
-from viewer.render.lights import Look  # noqa: E402
+from viewer.render.lights import Lighting  # noqa: E402
 from viewer.render.renderer import Renderer  # noqa: E402
 
 SIZE = (200, 200)
@@ -46,7 +46,7 @@ def test_touching_a_joint_lights_the_mesh_it_moves(gl_ctx, target, tmp_path):
     scene.animation.pick(None)
     g = scene.graph
     g.update()
-    r = Renderer(gl_ctx, scene, Look(environment="none"))  # the key light: a dim magenta
+    r = Renderer(gl_ctx, scene, Lighting(environment="none"))  # the key light: a dim magenta
     r.sync(g.update(), 1.0)  # a quiet frame: nothing glows
     before = _draw(r, target)
     mesh = (before[..., 0] > 60) & (before[..., 2] > 60)

@@ -1,4 +1,4 @@
-"""The light and the picture of the glTF node pass (`Look`): by default, as the reference
+"""The light and the picture of the glTF node pass (`Lighting`): by default, as the reference
 viewers show a glTF file (three.js with its RoomEnvironment, the Khronos sample viewer),
 an image-based environment (a neutral room, `environment.py`) plus the file's
 KHR_lights_punctual lights, exposure 1, Khronos PBR Neutral tone mapping, sRGB output.
@@ -26,7 +26,7 @@ __all__ = [
     "MAX_LIGHTS",
     "TONE_MAPPINGS",
     "EnvironmentLight",
-    "Look",
+    "Lighting",
     "light_uniforms",
 ]
 
@@ -46,7 +46,7 @@ RADIANCE_UNIT, LUT_UNIT = 6, 7
 
 
 @dataclass(frozen=True)
-class Look:
+class Lighting:
     """How glTF materials are lit and shown: the defaults are the reference viewers'."""
 
     tone_mapping: str = "neutral"  # one of TONE_MAPPINGS
@@ -79,7 +79,7 @@ class EnvironmentLight:
         self._textures = (radiance, table)
         self._sh = [tuple(map(float, c)) for c in maps.irradiance_sh]
 
-    def bind(self, prog: moderngl.Program, look: Look) -> None:
+    def bind(self, prog: moderngl.Program, look: Lighting) -> None:
         """Bind the maps and set `prog`'s environment and picture uniforms for `look`."""
         on = look.environment != "none"
         if on and self._textures is None:
@@ -108,7 +108,7 @@ class EnvironmentLight:
 
 
 def light_uniforms(
-    prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Look = Look()
+    prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Lighting = Lighting()
 ) -> None:
     """Set the light uniforms of `prog` for `lights` (`FileLight`s; empty and without the
     environment: the default light towards world direction `default_dir`), their nodes

@@ -36,7 +36,7 @@ from .gpu_instancing import NodeInstances
 from .gpu_mesh import GpuMesh, upload_scene_meshes
 from .instances import Batch, Instances, instanced_vao
 from .joints import JointMarkers
-from .lights import Look
+from .lights import Lighting
 from .morph import MorphMeshes
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline
@@ -72,7 +72,7 @@ class Renderer:
     ctx : moderngl.Context
     scene : viewer.content.scene.Scene
         Its graph must have been updated once (world matrices current) before this is built.
-    look : lights.Look, optional
+    look : lights.Lighting, optional
         Light, exposure and tone mapping of glTF materials (fixed for the renderer's life:
         it shapes the environment's textures); by default the reference viewers' look.
     bounds : SceneBounds, optional
@@ -88,12 +88,12 @@ class Renderer:
         self,
         ctx: moderngl.Context,
         scene: Scene,
-        look: Look | None = None,
+        look: Lighting | None = None,
         bounds: SceneBounds | None = None,
     ) -> None:
         self.ctx = ctx
-        #: Light, exposure and tone mapping of glTF materials (`lights.Look`).
-        self.look = look or Look()
+        #: Light, exposure and tone mapping of glTF materials (`lights.Lighting`).
+        self.look = look or Lighting()
         self.scene = scene
         self.graph = scene.graph
         #: Each node's shape and the scene's extent (no GL; rebuilt with the buffers).

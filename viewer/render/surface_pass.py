@@ -18,7 +18,7 @@ import numpy as np
 from ..materials import BLEND
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import POINT_SIZE
-from .lights import EnvironmentLight, Look, light_uniforms
+from .lights import EnvironmentLight, Lighting, light_uniforms
 from .material_uniforms import MaterialBinder
 from .shaders import uniform
 from .textures import TexturePool
@@ -38,7 +38,7 @@ class SurfacePass:
         self.environment = EnvironmentLight(ctx)
 
     def begin(
-        self, prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Look
+        self, prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Lighting
     ) -> None:
         """Start a frame: forget the materials set, set the lights (`FileLight`s placed by
         `world`) and bind the environment of `look` (computed only for glTF meshes)."""
@@ -47,7 +47,7 @@ class SurfacePass:
         if self.surfaces:
             self.environment.bind(prog, look)
         else:
-            self.environment.bind(prog, Look(look.tone_mapping, look.exposure, "none"))
+            self.environment.bind(prog, Lighting(look.tone_mapping, look.exposure, "none"))
 
     def blends(self, kind: str) -> bool:
         """Whether mesh kind `kind` has a blended (BLEND) part, drawn sorted."""

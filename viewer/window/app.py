@@ -34,7 +34,7 @@ from viewer.render.camera import ORTHOGRAPHIC, Camera, pixel_ray
 from viewer.render.context import GL_VERSION
 from viewer.render.file_view import view_of
 from viewer.render.frame_view import FrameViews, ViewSettings
-from viewer.render.lights import Look
+from viewer.render.lights import Lighting
 from viewer.render.renderer import Renderer
 from viewer.render.scene_bounds import SceneBounds
 from viewer.session.frame import Frame
@@ -74,7 +74,7 @@ class SgviewApp(mglw.WindowConfig):
         self.session = source
         scene = source.scene
         self.last_image: NDArray[np.uint8] | None = None
-        self._look = Look(options.tone_mapping, options.exposure, options.environment)
+        self._look = Lighting(options.tone_mapping, options.exposure, options.environment)
         #: How the picture shows (toggles, glow), for as long as the app runs.
         self.settings = ViewSettings()
         self._views = FrameViews()  # one `FrameView` per redraw
