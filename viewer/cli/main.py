@@ -160,13 +160,27 @@ def options_from(args, scene):
         pick_animation(scene, args.animation)
     view = pick_camera(scene, args.camera) if args.camera is not None else None
     return RunOptions(
-        size=args.size, frames=frames, still=args.still, log=args.log, touches=touches,
-        screenshot=args.screenshot, record=args.record, dump_world=args.dump_world,
-        samples=args.samples, overlay=args.overlay, panels=args.panels, select=args.select,
-        glow=args.glow, tone_mapping=args.tone_mapping, exposure=args.exposure,
+        size=args.size,
+        frames=frames,
+        still=args.still,
+        log=args.log,
+        touches=touches,
+        screenshot=args.screenshot,
+        record=args.record,
+        dump_world=args.dump_world,
+        samples=args.samples,
+        overlay=args.overlay,
+        panels=args.panels,
+        select=args.select,
+        glow=args.glow,
+        tone_mapping=args.tone_mapping,
+        exposure=args.exposure,
         environment=args.environment,
-        load_limits=load_limits(args), script=script, trace=args.trace, view=view,
-    )  # fmt: skip
+        load_limits=load_limits(args),
+        script=script,
+        trace=args.trace,
+        view=view,
+    )
 
 
 def _script(args, frames: int | None):
@@ -174,8 +188,10 @@ def _script(args, frames: int | None):
     from viewer.keys.script import ScriptError, parse_clicks, parse_keys
 
     parts = {}
-    for option, parse, spec in (("--keys", parse_keys, args.keys or ""),
-                                ("--click", parse_clicks, args.click)):  # fmt: skip
+    for option, parse, spec in (
+        ("--keys", parse_keys, args.keys or ""),
+        ("--click", parse_clicks, args.click),
+    ):
         try:  # the error names the option the user gave
             parts[option] = parse(spec)
         except ScriptError as exc:
@@ -293,8 +309,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         from viewer.text import brief
 
-        print(f"{PROG}: internal error ({brief(exc)}); SGVIEW_DEBUG=1 shows where",
-              file=sys.stderr)  # fmt: skip
+        print(f"{PROG}: internal error ({brief(exc)}); SGVIEW_DEBUG=1 shows where", file=sys.stderr)
         return 1
 
 
@@ -356,8 +371,8 @@ def _listen(argv: list[str]) -> int:
     try:
         return _run(scene, options, args, source)
     finally:
-        # Its thread stopped before the interpreter exits: a daemon thread still serving a
-        # program then was once ended inside native code, and the process aborted.
+        # Its thread stops before the interpreter exits: a daemon thread still serving a
+        # program at exit can be ended inside native code, which aborts the process.
         listener.close()
 
 
@@ -375,8 +390,10 @@ def _run(scene, options, args, source=None) -> int:
         run(scene, options, headless=args.headless, backend=args.backend, source=source)
     except WindowError as exc:
         reason = one_line(exc, 160)
-        print(f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",
+            file=sys.stderr,
+        )
         return 2
     except (ContextError, RecordError, ShaderError, FrameError) as exc:
         print(f"{PROG}: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
