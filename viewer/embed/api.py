@@ -15,32 +15,55 @@ that are in use.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar, Unpack
 
 import numpy as np
 
 import viewer.embed.args as A
 from viewer.content.scene import Look, Scene
+from viewer.embed.args import (
+    CameraArg,
+    ClickArg,
+    FrameCallback,
+    MeshSpec,
+    PathArg,
+    RenderKeywords,
+    ShowKeywords,
+    ShowOptions,
+    SizeArg,
+    WidgetKeywords,
+)
 from viewer.errors import SgviewError
 from viewer.image import Image
 from viewer.keys.script import KeyScript, parse_clicks, parse_keys
 from viewer.scene.graph import SceneGraph
-from viewer.scene.node import Node
 from viewer.scene.report import FrameReport
 from viewer.text import quoted
 
+if TYPE_CHECKING:
+    from pxr import Usd
+
+    from viewer.embed.widget import SgviewWidget
+
 __all__ = [
-    "DEFAULT_LOOK", "Image", "Look", "ReentryError", "ShowResult", "render_image", "scene_for",
-    "show", "widget",
-]  # fmt: skip
+    "DEFAULT_LOOK",
+    "Image",
+    "Look",
+    "ReentryError",
+    "ShowOptions",
+    "ShowResult",
+    "render_image",
+    "scene_for",
+    "show",
+    "widget",
+]
 
 #: How a node not listed in `meshes` is drawn: a unit cube, as in a scene file.
 DEFAULT_LOOK = Look()
-
-MeshSpec = Mapping | Callable[[Node], "str | Look | None"] | None
 
 
 @dataclass
@@ -58,7 +81,10 @@ class ShowResult:
 
 
 def scene_for(
-    graph: SceneGraph, meshes: MeshSpec = None, title: str | None = None, camera=None
+    graph: SceneGraph,
+    meshes: MeshSpec = None,
+    title: str | None = None,
+    camera: CameraArg | None = None,
 ) -> Scene:
     """A `Scene` around `graph`, drawn as `meshes` says.
 
@@ -89,36 +115,24 @@ def scene_for(
     return scene
 
 
-def _script(keys: str | KeyScript | None, clicks) -> KeyScript:
+def _script(keys: str | KeyScript | None, clicks: ClickArg | None) -> KeyScript:
     keys = A.keys(keys)
     script = keys if isinstance(keys, KeyScript) else parse_keys(keys or "")
     return KeyScript().add(script).add(parse_clicks(A.clicks(clicks)))
 
 
 def show(
-    graph: SceneGraph | Scene | object,
+    graph: SceneGraph | Scene | Usd.Stage,
     *,
-    on_frame: Callable[[SceneGraph, int, float], None] | None = None,
-    meshes: MeshSpec = None,
-    headless: bool = False,
-    frames: int | None = None,
-    size: tuple[int, int] | None = None,
-    screenshot=None,
-    record=None,
-    overlay: bool = True,
-    panels: bool = True,
-    log: bool = False,
-    trace=None,
-    title: str | None = None,
-    keys: str | KeyScript | None = None,
-    clicks=None,
-    select: str | None = None,
-    camera=None,
-    widget: bool | None = None,
-):
+    options: ShowOptions | None = None,
+    **keywords: Unpack[ShowKeywords],
+) -> ShowResult | SgviewWidget:
     """Open the viewer on `graph` (a `SceneGraph`, a loaded `Scene`, or a ``pxr.Usd.Stage``
     followed live: viewer/io/usd/live.py): the window (or,
     `headless`, EGL with no window), or in a Jupyter notebook the live widget.
+
+    The options below are keywords, or the fields of one `ShowOptions` given as
+    `options` (a keyword given besides overrides its field).
 
     Parameters
     ----------
@@ -154,47 +168,64 @@ def show(
         Frames simulated, the last frame's report and the files written; in a notebook
         the `viewer.embed.widget.SgviewWidget` instead (it returns at once and stays live).
     """
-    from viewer.window.runner import RunOptions, WindowError, run
-
+    opts = A.options_for("show", options, keywords, A.SHOW_TAKES)
     _not_running("show")
-    graph, on_frame = _live_stage(graph, on_frame, log)
-    runs_to_end = headless or frames is not None or keys is not None or clicks is not None
-    runs_to_end = runs_to_end or any(v is not None for v in (screenshot, record, trace))
-    if widget is None:
+    graph, on_frame = _live_stage(graph, opts.on_frame, opts.log)
+    opts = replace(opts, on_frame=on_frame)
+    runs_to_end = opts.headless or opts.frames is not None
+    runs_to_end = runs_to_end or opts.keys is not None or opts.clicks is not None
+    runs_to_end = runs_to_end or any(
+        v is not None for v in (opts.screenshot, opts.record, opts.trace)
+    )
+    in_widget = opts.widget
+    if in_widget is None:
         from viewer.embed.notebook import in_jupyter_kernel
 
-        widget = not runs_to_end and in_jupyter_kernel()
-    if A.flag("widget", widget):
+        in_widget = not runs_to_end and in_jupyter_kernel()
+    if A.flag("widget", in_widget):
         if runs_to_end:
             raise A.ArgumentError(
                 "widget=True: headless, frames, screenshot, record, trace, keys and clicks "
                 "are for a run to an end; a widget stays live"
             )
-        return _widget(
-            graph, on_frame=on_frame, meshes=meshes, size=(640, 360) if size is None else size,
-            overlay=overlay,
-            panels=panels, log=log, title=title, select=select, camera=camera,
-        )  # fmt: skip
-    headless = A.flag("headless", headless)
-    overlay = A.flag("overlay", overlay)
-    panels = A.flag("panels", panels)
-    log = A.flag("log", log)
-    frames = A.frames(frames)
+        size = (640, 360) if opts.size is None else opts.size
+        return _widget(graph, replace(opts, size=size))
+    return _show_to_end(graph, opts)
+
+
+def _show_to_end(graph: SceneGraph | Scene, opts: ShowOptions) -> ShowResult:
+    """`show` in the window or headless, to the end of the run."""
+    from viewer.window.runner import RunOptions, WindowError, run, session_for
+
+    headless = A.flag("headless", opts.headless)
+    overlay = A.flag("overlay", opts.overlay)
+    panels = A.flag("panels", opts.panels)
+    log = A.flag("log", opts.log)
+    frames = A.frames(opts.frames)
     if headless and frames is None:
         frames = 1
-    on_frame = A.callback("on_frame", on_frame)
-    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
-    if A.text("select", select) is not None and select not in scene.graph:
-        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
-    for name, value in (("screenshot", screenshot), ("record", record), ("trace", trace)):
+    on_frame = A.callback("on_frame", opts.on_frame)
+    scene = _scene_of(graph, opts)
+    _check_select(scene, opts.select)
+    for name, value in (
+        ("screenshot", opts.screenshot),
+        ("record", opts.record),
+        ("trace", opts.trace),
+    ):
         A.out_path(name, value)
     options = RunOptions(
-        size=_size((1280, 720) if size is None else size), frames=frames, log=log,
-        overlay=overlay, panels=panels,
-        select=select,
-        screenshot=_path(screenshot), record=_path(record), trace=_path(trace),
-        script=_script(keys, clicks), on_frame=[on_frame] if on_frame is not None else [],
-    )  # fmt: skip
+        size=_size((1280, 720) if opts.size is None else opts.size),
+        frames=frames,
+        log=log,
+        overlay=overlay,
+        panels=panels,
+        select=opts.select,
+        screenshot=_path(opts.screenshot),
+        record=_path(opts.record),
+        trace=_path(opts.trace),
+        script=_script(opts.keys, opts.clicks),
+        on_frame=[on_frame] if on_frame is not None else [],
+    )
     if options.record is not None:
         from viewer.render.offscreen import Recorder
 
@@ -208,16 +239,50 @@ def show(
                 "no display found (DISPLAY is not set); pass headless=True to render "
                 "without a window"
             )
+    caller = np.geterr()  # what `run` gives a session it makes: the caller's settings
+    source = _Kept(lambda step: session_for(scene, options, fixed_step=step, caller=caller))
     with _running():
-        app = run(scene, options, headless=headless)
-    session = app.session
+        run(scene, options, headless=headless, source=source)
+    session = source.made[-1]
     return ShowResult(
-        frames=session.frame, report=session.last_report, screenshot=options.screenshot,
-        record=options.record, trace=options.trace,
-    )  # fmt: skip
+        frames=session.frame,
+        report=session.last_report,
+        screenshot=options.screenshot,
+        record=options.record,
+        trace=options.trace,
+    )
 
 
-def _live_stage(graph, on_frame, log):
+_S = TypeVar("_S")
+
+
+class _Kept(Generic[_S]):
+    """A run's frame source maker (`viewer.window.runner.SourceMaker`) that keeps what it
+    made, so the run's result can be read from the source's own type."""
+
+    def __init__(self, make: Callable[[float | None], _S]) -> None:
+        self._make = make
+        self.made: list[_S] = []
+
+    def __call__(self, fixed_step: float | None) -> _S:
+        self.made.append(self._make(fixed_step))
+        return self.made[-1]
+
+
+def _scene_of(graph: SceneGraph | Scene, opts: ShowOptions) -> Scene:
+    if isinstance(graph, Scene):
+        return graph
+    return scene_for(graph, opts.meshes, opts.title, opts.camera)
+
+
+def _check_select(scene: Scene, select: str | None) -> None:
+    if A.text("select", select) is not None and select not in scene.graph:
+        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
+
+
+def _live_stage(
+    graph: SceneGraph | Scene | Usd.Stage, on_frame: FrameCallback | None, log: bool
+) -> tuple[SceneGraph | Scene, FrameCallback | None]:
     """A ``pxr.Usd.Stage`` in place of a graph: its live scene (viewer/io/usd/live.py),
     whose notices are applied in each frame before the user's `on_frame`; anything else
     as given."""
@@ -232,7 +297,7 @@ def _live_stage(graph, on_frame, log):
     user = A.callback("on_frame", on_frame)
     live = LiveStage(graph, out=sys.stdout if log is True else None)
 
-    def apply_then_user(g, frame: int, t: float) -> None:
+    def apply_then_user(g: SceneGraph, frame: int, t: float) -> None:
         live.on_frame(g, frame, t)
         if user is not None:
             user(g, frame, t)
@@ -241,19 +306,11 @@ def _live_stage(graph, on_frame, log):
 
 
 def widget(
-    graph: SceneGraph | Scene,
+    graph: SceneGraph | Scene | Usd.Stage,
     *,
-    on_frame: Callable[[SceneGraph, int, float], None] | None = None,
-    meshes: MeshSpec = None,
-    size: tuple[int, int] = (640, 360),
-    overlay: bool = True,
-    panels: bool = True,
-    log: bool = False,
-    title: str | None = None,
-    select: str | None = None,
-    camera=None,
-    glow: str = "fill",
-):
+    options: ShowOptions | None = None,
+    **keywords: Unpack[WidgetKeywords],
+) -> SgviewWidget:
     """The viewer live in a Jupyter notebook: a `viewer.embed.widget.SgviewWidget` (jupyter_rfb).
 
     Shown as a cell's result, it is the window's view in the page: drag to orbit, right
@@ -263,39 +320,45 @@ def widget(
     change, and a cell that changes the graph shows in the view when the cell ends.
     `graph` is a `SceneGraph` (drawn as `meshes` says, see `scene_for`), a loaded
     `Scene` or a ``pxr.Usd.Stage`` (followed live, as in `show`); the other arguments
-    are `show`'s, `glow` is ``"fill"``, ``"rim"`` or ``"heat"``. Needs the ``notebook``
-    extra (``pip install 'sgview[notebook]'``).
+    (``on_frame``, ``meshes``, ``size`` (640x360), ``overlay``, ``panels``, ``log``,
+    ``title``, ``select``, ``camera``, as keywords or a `ShowOptions`) are `show`'s,
+    `glow` is ``"fill"``, ``"rim"`` or ``"heat"``. Needs the ``notebook`` extra
+    (``pip install 'sgview[notebook]'``).
     """
+    opts = A.options_for("widget", options, keywords, A.WIDGET_TAKES)
     _not_running("widget")
-    graph, on_frame = _live_stage(graph, on_frame, log)
-    return _widget(graph, on_frame=on_frame, meshes=meshes, size=size, overlay=overlay,
-                   panels=panels, log=log, title=title, select=select, camera=camera,
-                   glow=glow)  # fmt: skip
+    graph, on_frame = _live_stage(graph, opts.on_frame, opts.log)
+    size = (640, 360) if opts.size is None and "size" not in keywords else opts.size
+    return _widget(graph, replace(opts, on_frame=on_frame, size=size))
 
 
-def _widget(graph, *, on_frame, meshes, size, overlay, panels, log, title, select, camera,
-            glow="fill"):  # fmt: skip
+def _widget(graph: SceneGraph | Scene, opts: ShowOptions) -> SgviewWidget:
     from viewer.render.renderer import GLOW_STYLES
-    from viewer.window.runner import RunOptions
+    from viewer.window.runner import RunOptions, session_for
 
-    on_frame = A.callback("on_frame", on_frame)
-    scene = graph if isinstance(graph, Scene) else scene_for(graph, meshes, title, camera)
-    if A.text("select", select) is not None and select not in scene.graph:
-        raise A.UnknownNodeError(f"select: no node named {quoted(select)} in the graph")
+    on_frame = A.callback("on_frame", opts.on_frame)
+    scene = _scene_of(graph, opts)
+    _check_select(scene, opts.select)
+    glow = opts.glow
     if glow not in GLOW_STYLES:
         raise A.ArgumentError(f"glow: expected one of {', '.join(GLOW_STYLES)}, got {glow!r}")
     options = RunOptions(
-        size=_size(size), overlay=A.flag("overlay", overlay), panels=A.flag("panels", panels),
-        log=A.flag("log", log), select=select, glow=glow,
+        size=_size(opts.size),
+        overlay=A.flag("overlay", opts.overlay),
+        panels=A.flag("panels", opts.panels),
+        log=A.flag("log", opts.log),
+        select=opts.select,
+        glow=glow,
         on_frame=[on_frame] if on_frame is not None else [],
-    )  # fmt: skip
+    )
     try:
         from viewer.embed.widget import SgviewWidget
     except ImportError as exc:
         raise ImportError(
             f"viewer.widget needs the notebook extra: pip install 'sgview[notebook]' ({exc})"
         ) from None
-    return SgviewWidget(scene, options, caller_errstate=np.geterr())
+    session = session_for(scene, options, fixed_step=None, caller=np.geterr())
+    return SgviewWidget(session, options)
 
 
 def _check_outputs(**paths: Path | None) -> None:
@@ -314,11 +377,8 @@ def _check_outputs(**paths: Path | None) -> None:
 def render_image(
     graph: SceneGraph,
     *,
-    size: tuple[int, int] = (640, 360),
-    meshes: MeshSpec = None,
-    overlay: bool = True,
-    panels: bool = True,
-    camera=None,
+    options: ShowOptions | None = None,
+    **keywords: Unpack[RenderKeywords],
 ) -> Image:
     """One headless frame of `graph` as it is now: an (H, W, 3) uint8 array.
 
@@ -328,24 +388,31 @@ def render_image(
     updated is laid out first instead, and nothing glows. ``panels=False`` keeps the glow
     and the names but leaves the panels out, so the picture is all scene; with panels, a
     narrow picture folds them (below 760 pixels the right one, below 480 both) so the 3D
-    view keeps most of it. `meshes` and `camera`: see `scene_for`. In a Jupyter notebook
-    the result shows as a picture; elsewhere ``PIL.Image.fromarray(img).save("out.png")``
-    writes it.
+    view keeps most of it. `meshes` and `camera`: see `scene_for`; ``size`` (640x360),
+    ``meshes``, ``overlay``, ``panels`` and ``camera`` are keywords or the fields of a
+    `ShowOptions`. In a Jupyter notebook the result shows as a picture; elsewhere
+    ``PIL.Image.fromarray(img).save("out.png")`` writes it.
     """
     from viewer.window.runner import RunOptions, run
 
+    opts = A.options_for("render_image", options, keywords, A.RENDER_TAKES)
     _not_running("render_image")
-    scene = scene_for(graph, meshes, None, camera)
-    options = RunOptions(
-        size=_size(size), frames=1, overlay=A.flag("overlay", overlay), keep_image=True,
-        panels=A.flag("panels", panels), layout=graph.frame == 0,
-    )  # fmt: skip
+    scene = scene_for(graph, opts.meshes, None, opts.camera)
+    size = (640, 360) if opts.size is None and "size" not in keywords else opts.size
+    run_options = RunOptions(
+        size=_size(size),
+        frames=1,
+        overlay=A.flag("overlay", opts.overlay),
+        keep_image=True,
+        panels=A.flag("panels", opts.panels),
+        layout=graph.frame == 0,
+    )
     with _running():
-        app = run(scene, options, headless=True)
+        app = run(scene, run_options, headless=True)
     return np.ascontiguousarray(app.last_image).view(Image)
 
 
-def _size(size) -> tuple[int, int]:
+def _size(size: SizeArg | None) -> tuple[int, int]:
     return A.size(size)
 
 
@@ -374,5 +441,5 @@ def _running() -> Iterator[None]:
         _RUN["active"] = False
 
 
-def _path(value) -> Path | None:
+def _path(value: PathArg | None) -> Path | None:
     return None if value is None else Path(value)

@@ -15,18 +15,24 @@ Key codes are the browser's key names (`BrowserKeys`): "t", "Tab", " ", "ArrowLe
 from __future__ import annotations
 
 import string
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
-from moderngl_window.context.base import BaseKeys
 from moderngl_window.context.headless import Window as HeadlessWindow
+from moderngl_window.context.headless.keys import Keys
 
-__all__ = ["WHEEL_NOTCH", "BrowserKeys", "BrowserWindow", "key_code"]
+__all__ = ["WHEEL_NOTCH", "BrowserEvent", "BrowserKeys", "BrowserWindow", "key_code"]
+
+#: A jupyter_rfb event dict: "type" and the fields of that type (coordinates, buttons,
+#: modifiers, a key name), whose value types vary with the event.
+BrowserEvent = Mapping[str, Any]
 
 #: Browser wheel pixels per notch of a mouse wheel (Chromium and Firefox: 100): one
 #: notch zooms as one notch does in the window.
 WHEEL_NOTCH = 100.0
 
 
-class BrowserKeys(BaseKeys):
+class BrowserKeys(Keys):
     """moderngl-window key codes as the browser names keys (`KeyboardEvent.key`).
 
     Letters are upper case whatever Shift does (see `key_code`); "?" stands where
@@ -77,8 +83,33 @@ class BrowserWindow(HeadlessWindow):
     name = "browser"
     keys = BrowserKeys
 
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
+    # The browser's pointer positions are fractional pixels, and the app's handlers take
+    # them as they are (moderngl-window declares these slots for its own windows' ints).
+    _mouse_position_event_func: Callable[[float, float, float, float], None]
+    _mouse_drag_event_func: Callable[[float, float, float, float], None]
+    _mouse_press_event_func: Callable[[float, float, int], None]
+    _mouse_release_event_func: Callable[[float, float, int], None]
+
+    def __init__(
+        self,
+        *,
+        title: str,
+        size: tuple[int, int],
+        gl_version: tuple[int, int],
+        vsync: bool,
+        samples: int,
+        backend: str,
+        resizable: bool,
+    ) -> None:
+        super().__init__(
+            title=title,
+            size=size,
+            gl_version=gl_version,
+            vsync=vsync,
+            samples=samples,
+            backend=backend,
+            resizable=resizable,
+        )
         self._resizable = True
         self._pointer: tuple[float, float] | None = None
 
@@ -96,7 +127,7 @@ class BrowserWindow(HeadlessWindow):
         self.set_default_viewport()
         self._resize_func(width, height)
 
-    def dispatch(self, event: dict) -> bool:
+    def dispatch(self, event: BrowserEvent) -> bool:
         """Deliver one jupyter_rfb event dict; returns whether it was one sgview takes."""
         kind = event.get("type") or event.get("event_type")
         if kind == "resize":
@@ -121,12 +152,12 @@ class BrowserWindow(HeadlessWindow):
             return False
         return True
 
-    def _set_modifiers(self, names) -> None:
+    def _set_modifiers(self, names: Collection[str]) -> None:
         self._modifiers.shift = "Shift" in names
         self._modifiers.ctrl = "Control" in names or "Meta" in names
         self._modifiers.alt = "Alt" in names
 
-    def _pointer_event(self, kind: str, event: dict) -> None:
+    def _pointer_event(self, kind: str, event: BrowserEvent) -> None:
         x, y = float(event["x"]), float(event["y"])
         last = self._pointer or (x, y)
         dx, dy = x - last[0], y - last[1]

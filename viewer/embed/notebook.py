@@ -10,18 +10,32 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Protocol
 
 __all__ = ["after_each_cell", "in_jupyter_kernel"]
 
 
-def _shell():
+class _Events(Protocol):
+    def register(self, event: str, function: Callable[..., None]) -> None: ...
+
+
+class _Shell(Protocol):
+    """What is used of IPython's `InteractiveShell` (read from `sys.modules`, untyped):
+    its events; whether it has a ``kernel`` is asked with getattr."""
+
+    @property
+    def events(self) -> _Events: ...
+
+
+def _shell() -> _Shell | None:
     ipython = sys.modules.get("IPython")
     if ipython is None or "ipykernel" not in sys.modules:
         return None
     try:
-        return ipython.get_ipython()
+        shell: _Shell | None = ipython.get_ipython()
     except Exception:  # a broken or half-imported IPython: not a notebook
         return None
+    return shell
 
 
 def in_jupyter_kernel() -> bool:

@@ -9,31 +9,66 @@ anything still glows.
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from typing import Protocol
 
-__all__ = ["needs_next_frame", "simulation_moves"]
+__all__ = ["SessionState", "needs_next_frame", "simulation_moves"]
 
 
-class _Held(Protocol):
+class _HeldKeys(Protocol):
     def active(self) -> bool: ...
 
 
 class _Editing(Protocol):
-    held: _Held
+    @property
+    def held(self) -> _HeldKeys:
+        """The movement keys held down (`viewer.keys.controls.HeldKeys`)."""
+        ...
+
+
+class _CollisionDemo(Protocol):
+    """A scene's collision demo (`viewer.content.scene.CollisionSpec`): its two nodes."""
+
+    @property
+    def disk(self) -> str: ...
+    @property
+    def rect(self) -> str: ...
+
+
+class _Scene(Protocol):
+    """What the policy reads of `viewer.content.scene.Scene`."""
+
+    @property
+    def motions(self) -> Sized: ...
+    @property
+    def collision(self) -> _CollisionDemo | None: ...
+
+
+class _Player(Protocol):
+    """What the policy reads of `viewer.animation.AnimationPlayer`."""
+
+    @property
+    def playing(self) -> bool: ...
 
 
 class SessionState(Protocol):
-    """What the policy reads of `viewer.session.session.Session`."""
-
-    paused: bool
-    motion_on: bool
-    editing: _Editing  # its held movement keys
-    frame_callbacks: list
+    """What the policy reads of `viewer.session.session.Session` (read-only here)."""
 
     @property
-    def scene(self): ...  # viewer.content.scene.Scene
+    def paused(self) -> bool: ...
     @property
-    def animation(self): ...  # AnimationPlayer or None
+    def motion_on(self) -> bool: ...
+    @property
+    def editing(self) -> _Editing: ...
+    @property
+    def frame_callbacks(self) -> Sized:
+        """The `on_frame` callbacks; the policy asks only whether there are any."""
+        ...
+
+    @property
+    def scene(self) -> _Scene: ...
+    @property
+    def animation(self) -> _Player | None: ...
 
 
 def simulation_moves(session: SessionState) -> bool:

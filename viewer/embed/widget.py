@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import time as clock
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from IPython.display import display
 from jupyter_rfb import RemoteFrameBuffer
 from moderngl_window.timers.clock import Timer
+from numpy.typing import NDArray
 
-from viewer.embed.browser_window import BrowserWindow
+from viewer.embed.browser_window import BrowserEvent, BrowserWindow
 from viewer.embed.notebook import after_each_cell
 from viewer.embed.redraw_policy import needs_next_frame
 from viewer.errors import floats_raise
@@ -36,7 +39,7 @@ from viewer.render.context import GL_VERSION, ContextError
 from viewer.session.session import Session
 from viewer.text import one_line
 from viewer.window.run_options import RunOptions
-from viewer.window.runner import attach_app, session_for
+from viewer.window.runner import attach_app
 
 __all__ = ["MAX_FRAME_TIME", "SgviewWidget"]
 
@@ -46,8 +49,9 @@ __all__ = ["MAX_FRAME_TIME", "SgviewWidget"]
 #: glow (0.5 s) still shows in five frames or more.
 MAX_FRAME_TIME = 0.1
 
-_LIVE: weakref.WeakSet = weakref.WeakSet()
+_LIVE: weakref.WeakSet[SgviewWidget] = weakref.WeakSet()
 _HOOKED = {"done": False}
+_CLOSED = "the widget is closed: widget.close() released its app"
 
 
 def _redraw_live_widgets() -> None:
@@ -56,23 +60,29 @@ def _redraw_live_widgets() -> None:
         widget.request_draw()
 
 
-class SgviewWidget(RemoteFrameBuffer):
-    """A live view of a scene in a notebook (see the module notes); `viewer.widget`
-    makes one. `app` is the `SgviewApp` it shows, `session` its session."""
+# jupyter_rfb has no type information: its widget class is Any to mypy.
+class SgviewWidget(RemoteFrameBuffer):  # type: ignore[misc]
+    """A live view of a session in a notebook (see the module notes); `viewer.widget`
+    makes one. `app` is the `SgviewApp` it shows (None once closed), `session` its
+    session."""
 
-    def __init__(self, scene, options: RunOptions, *, caller_errstate: dict, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, session: Session, options: RunOptions) -> None:
+        super().__init__()
         width, height = options.size
         self.css_width, self.css_height = f"{width}px", f"{height}px"
-        self.app = None
+        self.app = None  # the `SgviewApp` from attach_app below; None again once closed
         #: The `Session` on show (the same kind a window drives).
-        self.session: Session = session_for(scene, options, fixed_step=None,
-                                            caller=caller_errstate)  # fmt: skip
+        self.session = session
         try:
             self._window = BrowserWindow(
-                title=self.session.title, size=options.size, gl_version=GL_VERSION,
-                vsync=False, samples=options.samples, backend="egl", resizable=True,
-            )  # fmt: skip
+                title=self.session.title,
+                size=options.size,
+                gl_version=GL_VERSION,
+                vsync=False,
+                samples=options.samples,
+                backend="egl",
+                resizable=True,
+            )
         except Exception as exc:  # EGL raises many kinds; one line says which
             reason = one_line(exc) or type(exc).__name__
             raise ContextError(f"cannot create a headless OpenGL context ({reason})") from exc
@@ -81,21 +91,20 @@ class SgviewWidget(RemoteFrameBuffer):
         #: Frames drawn so far (each one sent to the browser, or shown at display).
         self.frames_drawn = 0
         self._last_draw: float | None = None
-        self._image: np.ndarray | None = None
+        self._image: NDArray[np.uint8] | None = None
         self.title = self.session.title
         _LIVE.add(self)
         if not _HOOKED["done"]:
             _HOOKED["done"] = after_each_cell(_redraw_live_widgets)
 
     @property
-    def image(self):
+    def image(self) -> Image:
         """The last frame drawn, (H, W, 3) uint8; a notebook shows it as a PNG."""
-        if self._image is None:
-            self._draw()
-        return self._image.view(Image)
+        image = self._image if self._image is not None else self._draw()
+        return image.view(Image)
 
     @contextmanager
-    def _gl(self):
+    def _gl(self) -> Iterator[None]:
         """This widget's GL context current (a notebook may hold several), numpy raising."""
         with self._window.ctx, floats_raise():
             yield
@@ -103,12 +112,15 @@ class SgviewWidget(RemoteFrameBuffer):
     def press(self, *keys: str) -> None:
         """Press and release keys, named as the key table names them ("T", "Space", ".",
         "Tab", ...): the same actions as the keyboard, from a cell; the view redraws."""
+        app = self.app
+        if app is None:
+            raise AttributeError(_CLOSED)
         for name in keys:
-            self.app.key_down(name)
-            self.app.key_up(name)
+            app.key_down(name)
+            app.key_up(name)
         self.request_draw()
 
-    def draw(self):
+    def draw(self) -> Image:
         """Draw a frame now, as the view would (a paused session's step runs in it), and
         return it as a picture; the page gets a fresh frame too."""
         self._draw()
@@ -116,7 +128,7 @@ class SgviewWidget(RemoteFrameBuffer):
         return self.image
 
     # -- jupyter_rfb's two methods ---------------------------------------------------------
-    def handle_event(self, event: dict) -> None:
+    def handle_event(self, event: BrowserEvent) -> None:
         """A browser event: through the window to the app's handlers, then a redraw."""
         if self.app is None:  # closed
             return
@@ -126,7 +138,7 @@ class SgviewWidget(RemoteFrameBuffer):
         if taken and not (moved_only and self.app.overlay is None):
             self.request_draw()
 
-    def get_frame(self) -> np.ndarray | None:
+    def get_frame(self) -> NDArray[np.uint8] | None:
         """Draw one frame (jupyter_rfb sends it); ask for the next while anything moves."""
         if self.app is None:  # closed
             return None
@@ -138,24 +150,28 @@ class SgviewWidget(RemoteFrameBuffer):
             self.request_draw()
         return image
 
-    def _draw(self) -> np.ndarray:
+    def _draw(self) -> NDArray[np.uint8]:
+        app = self.app
+        if app is None:
+            raise AttributeError(_CLOSED)
         now = clock.perf_counter()
         last, self._last_draw = self._last_draw, now
         dt = 1.0 / 60.0 if last is None else min(max(now - last, 1e-4), MAX_FRAME_TIME)
         with self._gl():
             try:
-                self.app.on_render(now, dt)
+                app.on_render(now, dt)
             except BaseException:
                 # An `on_frame` callback (or a frame) failed: pause, so the view stays on
                 # the last good picture instead of failing again at every frame.
                 if not self.session.paused:
                     self.session.toggle_pause()
                 raise
-            self._image = self.app.grab()
+            image: NDArray[np.uint8] = app.grab()
+            self._image = image
         self.frames_drawn += 1
         if self.title != self.session.title:
             self.title = self.session.title
-        return self._image
+        return image
 
     # -- the cell output -------------------------------------------------------------------
     def _ipython_display_(self) -> None:
@@ -167,9 +183,10 @@ class SgviewWidget(RemoteFrameBuffer):
         png = self.image._repr_png_()
         if png is not None:
             data["image/png"] = png
-        display(data, metadata=metadata, raw=True)
+        # IPython's display() carries no annotations
+        display(data, metadata=metadata, raw=True)  # type: ignore[no-untyped-call]
 
-    def close(self, *args, **kwargs) -> None:
+    def close(self, *args: Any, **kwargs: Any) -> None:
         """Close the views and release the GL context and the panels."""
         _LIVE.discard(self)
         super().close(*args, **kwargs)
