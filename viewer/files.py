@@ -46,8 +46,9 @@ class StreamedFile:
         self.path = Path(path)
         folder = self.path.parent if str(self.path.parent) else Path(".")
         try:
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                             dir=folder)  # fmt: skip
+            fd, self._tmp = tempfile.mkstemp(
+                prefix=f".{self.path.name}.", suffix=".tmp", dir=folder
+            )
         except OSError as exc:
             raise OSError(exc.errno, exc.strerror, str(self.path)) from None
         self._file = os.fdopen(fd, "wb", buffering=1 << 16)

@@ -10,9 +10,15 @@ go through `one_line`. This module imports nothing from the package.
 from __future__ import annotations
 
 __all__ = [
-    "MAX_MESSAGE", "MAX_NAME", "brief", "closest_name", "one_line", "printable", "quoted",
+    "MAX_MESSAGE",
+    "MAX_NAME",
+    "brief",
+    "closest_name",
+    "one_line",
+    "printable",
+    "quoted",
     "shorten",
-]  # fmt: skip
+]
 
 #: The longest error message printed (characters); longer ones are cut in the middle.
 MAX_MESSAGE = 400

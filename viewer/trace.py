@@ -64,10 +64,12 @@ class TraceWriter:
         self._file.write(b'{"traceEvents":[')
         #: Events written so far.
         self.count = 0
-        self._add([
-            _meta("process_name", {"name": "sgview"}),
-            _meta("thread_name", {"name": "frame loop"}),
-        ])  # fmt: skip
+        self._add(
+            [
+                _meta("process_name", {"name": "sgview"}),
+                _meta("thread_name", {"name": "frame loop"}),
+            ]
+        )
 
     def _add(self, events: list[dict]) -> None:
         if self._file is None:

@@ -119,9 +119,10 @@ class CollisionDemo:
         """This mode's motions; oscillating, the axes of the pivot's children are turned
         back by the pivot's turn so they run along their authored world directions."""
         motions = self._authored[self.mode]
-        if self.mode != "oscillate" or self.pivot is None:
+        rest = self._pivot_rest_rotation  # (None exactly when there is no pivot)
+        if self.mode != "oscillate" or self.pivot is None or rest is None:
             return list(motions)
-        undo = quat_multiply(quat_conjugate(self.pivot.local_rotation), self._pivot_rest_rotation)
+        undo = quat_multiply(quat_conjugate(self.pivot.local_rotation), rest)
         children = [c.id for c in self.pivot.children]
         out = []
         for m in motions:
@@ -151,9 +152,10 @@ class CollisionDemo:
         disk_world = self.disk.world_matrix
         center = disk_world[:2, 3]
         radius = self.disk_size[0] / 2.0 * float(np.hypot(*disk_world[:2, 0]))
-        rect_center, ui, uj, width, height = rect_from_world(
+        rect_center, ui, uj, sizes_w, sizes_h = rect_from_world(
             self.rect.world_matrix, self.rect_size[0], self.rect_size[1]
         )
+        width, height = float(sizes_w), float(sizes_h)  # (floats already: one matrix)
         s, t = rect_coords(center, rect_center, ui, uj)
         angle = float(np.degrees(np.arctan2(ui[1], ui[0])))
         aligned = axis_aligned_size(ui, uj, width, height)

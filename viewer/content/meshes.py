@@ -10,6 +10,7 @@ of length 1 along +X (red), +Y (green), +Z (blue).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,10 +75,15 @@ def _merge(parts: list[MeshData]) -> MeshData:
     )
 
 
-def cube(lo=(-0.5, -0.5, -0.5), hi=(0.5, 0.5, 0.5)) -> MeshData:
+def cube(
+    lo: tuple[float, float, float] = (-0.5, -0.5, -0.5),
+    hi: tuple[float, float, float] = (0.5, 0.5, 0.5),
+) -> MeshData:
     """An axis-aligned box from corner `lo` to corner `hi` (24 vertices, flat faces)."""
-    lo, hi = np.asarray(lo, np.float32), np.asarray(hi, np.float32)
-    pos, nrm, idx = [], [], []
+    low, high = np.asarray(lo, np.float32), np.asarray(hi, np.float32)
+    pos: list[np.ndarray] = []
+    nrm: list[np.ndarray] = []
+    idx: list[int] = []
     for axis in range(3):
         u, v = (axis + 1) % 3, (axis + 2) % 3
         for sign in (-1.0, 1.0):
@@ -86,9 +92,9 @@ def cube(lo=(-0.5, -0.5, -0.5), hi=(0.5, 0.5, 0.5)) -> MeshData:
             n[axis] = sign
             for a, b in ((0, 0), (1, 0), (1, 1), (0, 1)):
                 p = np.empty(3)
-                p[axis] = hi[axis] if sign > 0 else lo[axis]
-                p[u] = (lo[u], hi[u])[a]
-                p[v] = (lo[v], hi[v])[b if sign > 0 else 1 - b]
+                p[axis] = high[axis] if sign > 0 else low[axis]
+                p[u] = (low[u], high[u])[a]
+                p[v] = (low[v], high[v])[b if sign > 0 else 1 - b]
                 pos.append(p)
                 nrm.append(n)
             idx += [base, base + 1, base + 2, base, base + 2, base + 3]
@@ -199,7 +205,7 @@ def axes() -> MeshData:
     return _merge(parts)
 
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[[], MeshData]] = {
     "cube": cube,
     "sphere": sphere,
     "cylinder": cylinder,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -127,7 +128,9 @@ class Motion:
             raise TypeError(f"Motion.make: unknown parameters {sorted(unknown)}")
         ids = np.asarray(ids, dtype=np.int64).reshape(-1)
         k = ids.shape[0]
-        values = {}
+        # The caller's numbers, as given: ``__post_init__`` makes them columns and
+        # words any error, so their type is whatever the caller passed.
+        values: dict[str, Any] = {}
         for name in PARAM_NAMES:
             spec = KINDS[kind].param(name)
             default = spec.default if spec is not None and not spec.required else UNUSED[name]

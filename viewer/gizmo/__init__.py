@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from viewer.scene import Node
+
 from .axes import (
     COLORS,
     GAP,
@@ -47,12 +49,39 @@ from .scale import (
 )
 
 __all__ = [
-    "CENTRE_PX", "COLORS", "GAP", "HANDLE_PX", "HIT_PX", "MIN_FACTOR", "PLANES", "PLANE_NAMES",
-    "RING", "RING_POINTS", "SNAP", "SNAP_DEGREES", "SNAP_FACTOR", "AxisDrag", "Grab", "Handles",
-    "PlaneDrag", "RingDrag", "ScaleDrag", "ScaleHandles", "grab", "handles", "hit", "pick",
-    "hit_centre", "hit_plane", "hit_ring", "own_axes_along_world", "plane_squares", "project",
-    "rings", "scale_handles",
-]  # fmt: skip
+    "CENTRE_PX",
+    "COLORS",
+    "GAP",
+    "HANDLE_PX",
+    "HIT_PX",
+    "MIN_FACTOR",
+    "PLANES",
+    "PLANE_NAMES",
+    "RING",
+    "RING_POINTS",
+    "SNAP",
+    "SNAP_DEGREES",
+    "SNAP_FACTOR",
+    "AxisDrag",
+    "Grab",
+    "Handles",
+    "PlaneDrag",
+    "RingDrag",
+    "ScaleDrag",
+    "ScaleHandles",
+    "grab",
+    "handles",
+    "hit",
+    "pick",
+    "hit_centre",
+    "hit_plane",
+    "hit_ring",
+    "own_axes_along_world",
+    "plane_squares",
+    "project",
+    "rings",
+    "scale_handles",
+]
 
 
 @dataclass(frozen=True)
@@ -84,14 +113,17 @@ def pick(h: Handles, scale: bool, x: float, y: float) -> tuple[str, int | None] 
     return None if axis is None else ("ring", axis)
 
 
-def grab(node, view_proj: np.ndarray, size, local: bool, scale: bool, x: float, y: float):
-    """The drag a press at (x, y) starts on the gizmo of ``node`` (a scene Node), or None
-    when it misses every part (`pick`). ``scale`` picks the scale mode; ``local`` the
-    node's own axes."""
+def grab(
+    node: Node, view_proj: np.ndarray, size, local: bool, scale: bool, x: float, y: float
+) -> Grab | None:
+    """The drag a press at (x, y) starts on the gizmo of ``node``, or None when it misses
+    every part (`pick`). ``scale`` picks the scale mode; ``local`` the node's own axes."""
     world = node.world_matrix
     if scale:
         sh = scale_handles(world, view_proj, size, local)
-        picked = None if sh is None else pick(sh.handles, True, x, y)
+        if sh is None:
+            return None
+        picked = pick(sh.handles, True, x, y)
         if picked is None:
             return None
         k = picked[1]
@@ -101,10 +133,14 @@ def grab(node, view_proj: np.ndarray, size, local: bool, scale: bool, x: float, 
         names = "xyz" if sh.along_world else ("own x", "own y", "own z")
         return Grab(drag, f"scale {{}} along {names[k]}")
     h = handles(world, view_proj, size, local)
-    picked = None if h is None else pick(h, False, x, y)
+    if h is None:
+        return None
+    picked = pick(h, False, x, y)
     if picked is None:
         return None
     kind, k = picked
+    if k is None:  # ("centre", None): the scale mode's part only
+        return None
     if kind == "axis":
         return Grab(AxisDrag.begin(h, k, world, x, y), f"move {{}} along {'xyz'[k]}")
     if kind == "plane":

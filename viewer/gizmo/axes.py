@@ -72,8 +72,14 @@ def handles(world: np.ndarray, view_proj: np.ndarray, size, local: bool) -> Hand
         return None
     length = HANDLE_PX / px_per_unit
     pts = project(view_proj, np.vstack([origin, origin + axes * length]), size)
-    return Handles(pts[0], pts[1:], axes, length, np.asarray(view_proj, dtype=np.float64),
-                   (float(size[0]), float(size[1])))  # fmt: skip
+    return Handles(
+        pts[0],
+        pts[1:],
+        axes,
+        length,
+        np.asarray(view_proj, dtype=np.float64),
+        (float(size[0]), float(size[1])),
+    )
 
 
 def _along_line(h: Handles, point: np.ndarray, direction: np.ndarray, x: float, y: float):
@@ -176,8 +182,14 @@ def plane_squares(h: Handles) -> list[np.ndarray | None]:
     """Each plane's square on screen: its four corners (4, 2) pixels, or None when the
     plane is seen nearly edge-on (then it is neither drawn nor grabbed)."""
     out: list[np.ndarray | None] = []
-    corners = np.array([[PLANE_NEAR, PLANE_NEAR], [PLANE_FAR, PLANE_NEAR],
-                        [PLANE_FAR, PLANE_FAR], [PLANE_NEAR, PLANE_FAR]])  # fmt: skip
+    corners = np.array(
+        [
+            [PLANE_NEAR, PLANE_NEAR],
+            [PLANE_FAR, PLANE_NEAR],
+            [PLANE_FAR, PLANE_FAR],
+            [PLANE_NEAR, PLANE_FAR],
+        ]
+    )
     for k in range(3):
         basis = _plane_basis(h, k)
         out.append(None if basis is None else h.origin + corners @ basis.T)
@@ -220,8 +232,7 @@ class PlaneDrag:
         start = np.asarray(world, dtype=np.float64)[:3, 3].copy()
         directions = h.axes[list(PLANES[plane])].copy()
         grabbed = _on_plane(h, start, np.cross(*directions), x, y)
-        return cls(plane, start, h, directions, start if grabbed is None else grabbed,
-                   np.zeros(2))  # fmt: skip
+        return cls(plane, start, h, directions, start if grabbed is None else grabbed, np.zeros(2))
 
     def distances(self, x: float, y: float, snap: bool = False) -> np.ndarray:
         """World distances along the plane's two axes that keep the grabbed point under

@@ -66,8 +66,14 @@ class RingDrag:
         # Screen y points down: u x v < 0 means the ring runs counter-clockwise as seen.
         sign = -1.0 if u[0] * v[1] - u[1] * v[0] > 0 else 1.0
         d = np.array([x, y]) - h.origin
-        return cls(axis, h.axes[axis].copy(), np.asarray(rotation, dtype=np.float64).copy(),
-                   h.origin.copy(), float(np.arctan2(-d[1], d[0])), sign)  # fmt: skip
+        return cls(
+            axis,
+            h.axes[axis].copy(),
+            np.asarray(rotation, dtype=np.float64).copy(),
+            h.origin.copy(),
+            float(np.arctan2(-d[1], d[0])),
+            sign,
+        )
 
     def degrees(self, x: float, y: float, snap: bool = False) -> float:
         """The turn, degrees about the axis, for the mouse at (x, y)."""

@@ -53,6 +53,7 @@ def _row(help: str, *keys: tuple[str, str, str]) -> KeyRow:
     return KeyRow(tuple(Key(*key) for key in keys), help)
 
 
+# fmt: off
 #: The key table: one row of the help each, in the order the help lists them.
 KEYS = (
     _row("pause / resume the simulation (the glow stays while paused)",
@@ -111,7 +112,8 @@ KEYS = (
     _row("save a screenshot sgview-NNNN.png in the working folder and name it on stderr",
          ("P", "P", "screenshot")),
     _row("quit", ("Esc", "ESCAPE", "quit")),
-)  # fmt: skip
+)
+# fmt: on
 #: Every key of the table, by name.
 KEY_BY_NAME = {key.name: key for row in KEYS for key in row.keys}
 #: The actions of the movement keys, held down for as many frames as they are held.

@@ -31,15 +31,18 @@ def carry_names(
             if name in graph:
                 kept.setdefault(frame, []).append(name)
             else:
-                notes.append(f"dropped the touch of {quoted(name)} at frame {frame}: the "
-                             "reloaded scene has no node of that name")  # fmt: skip
+                notes.append(
+                    f"dropped the touch of {quoted(name)} at frame {frame}: the "
+                    "reloaded scene has no node of that name"
+                )
     node_id = None
     if selected is not None:
         if selected in graph:
             node_id = graph[selected].id
         else:
-            notes.append(f"cleared the selection: the reloaded scene has no node named "
-                         f"{quoted(selected)}")  # fmt: skip
+            notes.append(
+                f"cleared the selection: the reloaded scene has no node named {quoted(selected)}"
+            )
     return kept, node_id, notes
 
 
@@ -51,8 +54,9 @@ def carry_camera(cameras: Sequence, name: str | None) -> tuple[int | None, list[
     for index, camera in enumerate(cameras):
         if camera.name == name:
             return index, []
-    return None, [f"left the view of camera {quoted(name)}: the reloaded scene has no "
-                  "camera of that name"]  # fmt: skip
+    return None, [
+        f"left the view of camera {quoted(name)}: the reloaded scene has no camera of that name"
+    ]
 
 
 def camera_name(cameras: Sequence, index: int | None) -> str | None:

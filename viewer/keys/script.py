@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from viewer.errors import SgviewError
 from viewer.keys.controls import KEY_BY_NAME
@@ -37,6 +38,8 @@ _BY_LOWER = {name.lower(): name for name in KEY_NAMES}
 #: Clicks beyond this window pixel are refused (no window is that large; a click at 1e39
 #: would overflow the float32 picking maths).
 MAX_CLICK_PIXEL = 100_000
+
+_Item = TypeVar("_Item", str, tuple[float, float])  # a key name, or a click's pixel
 
 
 class ScriptError(SgviewError, ValueError):
@@ -62,21 +65,24 @@ class KeyScript:
 
     def add(self, other: KeyScript) -> KeyScript:
         """This script and `other` together (in place; returns self)."""
-        for mine, theirs in (
-            (self.presses, other.presses),
-            (self.releases, other.releases),
-            (self.clicks, other.clicks),
-        ):
-            for frame, items in theirs.items():
-                mine.setdefault(frame, []).extend(items)
+        _join(self.presses, other.presses)
+        _join(self.releases, other.releases)
+        _join(self.clicks, other.clicks)
         return self
+
+
+def _join(mine: dict[int, list[_Item]], theirs: dict[int, list[_Item]]) -> None:
+    """Append each frame's items of ``theirs`` to that frame's in ``mine``."""
+    for frame, items in theirs.items():
+        mine.setdefault(frame, []).extend(items)
 
 
 def _frames(text: str, item: str, what: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d{1,10})\s*(?:-\s*(\d{1,10})\s*)?", text)
     if not m or int(m[1]) < 1 or (m[2] is not None and int(m[2]) < int(m[1])):
-        raise ScriptError(f"{what} {quoted(item)}: expected @F or @F-G with 1 <= F <= G "
-                          "(at most 10 digits)")  # fmt: skip
+        raise ScriptError(
+            f"{what} {quoted(item)}: expected @F or @F-G with 1 <= F <= G (at most 10 digits)"
+        )
     return int(m[1]), int(m[2] or m[1])
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from . import validate
 from .errors import HierarchyError
 from .flags import LOCAL, PENDING, WORLD
+from .kernel_set import Bits, Floats, Ids, Mask
 from .math import quat_from_euler_floats
 from .names import NodeNames
 
@@ -34,12 +35,78 @@ class NodeArrays:
     slots, so that the per-node path finds them (and its methods) without a dict."""
 
     __slots__ = (
-        "n", "alive_count", "names", "name_index", "suppressed", "changes", "pending", "cap",
-        "pos", "rot", "scl", "local", "world", "parent", "first_child", "last_child",
-        "next_sib", "prev_sib", "slot", "size", "depth", "order", "cause", "version", "flags",
-        "alive", "pos_v", "rot_v", "scl_v", "vector_v", "flags_v", "alive_v", "pos_b", "rot_b",
-        "scl_b", "world_b", "version_v", "links_v",
-    )  # fmt: skip
+        "n",
+        "alive_count",
+        "names",
+        "name_index",
+        "suppressed",
+        "changes",
+        "pending",
+        "cap",
+        "pos",
+        "rot",
+        "scl",
+        "local",
+        "world",
+        "parent",
+        "first_child",
+        "last_child",
+        "next_sib",
+        "prev_sib",
+        "slot",
+        "size",
+        "depth",
+        "order",
+        "cause",
+        "version",
+        "flags",
+        "alive",
+        "pos_v",
+        "rot_v",
+        "scl_v",
+        "vector_v",
+        "flags_v",
+        "alive_v",
+        "pos_b",
+        "rot_b",
+        "scl_b",
+        "world_b",
+        "version_v",
+        "links_v",
+    )
+
+    # The arrays, made by ``grow`` (their shapes are listed there).
+    pos: Floats
+    rot: Floats
+    scl: Floats
+    local: Floats
+    world: Floats
+    parent: Ids
+    first_child: Ids
+    last_child: Ids
+    next_sib: Ids
+    prev_sib: Ids
+    slot: Ids
+    size: Ids
+    depth: Ids
+    order: Ids
+    cause: Ids
+    version: Ids
+    flags: Bits
+    alive: Mask
+    # Flat memoryviews over them, made by ``_scalar_views``.
+    pos_v: memoryview[float]
+    rot_v: memoryview[float]
+    scl_v: memoryview[float]
+    vector_v: dict[str, memoryview[float]]
+    flags_v: memoryview
+    alive_v: memoryview
+    pos_b: memoryview
+    rot_b: memoryview
+    scl_b: memoryview
+    world_b: memoryview
+    version_v: memoryview
+    links_v: tuple[memoryview, ...]
 
     def __init__(self, capacity: int = 16) -> None:
         self.n = 0
@@ -135,21 +202,27 @@ class NodeArrays:
         """Memoryviews for the per-node path, re-made whenever ``grow`` replaces the
         arrays: a Python index into a flat memoryview costs ~30 ns, a numpy scalar index
         ~100 ns, and ``bytes`` slices make read-only copies cheaply."""
-        self.pos_v = memoryview(self.pos).cast("B").cast("d")
-        self.rot_v = memoryview(self.rot).cast("B").cast("d")
-        self.scl_v = memoryview(self.scl).cast("B").cast("d")
+        self.pos_v = self.pos.data.cast("B").cast("d")
+        self.rot_v = self.rot.data.cast("B").cast("d")
+        self.scl_v = self.scl.data.cast("B").cast("d")
         self.vector_v = {"position": self.pos_v, "scale": self.scl_v}
-        self.flags_v = memoryview(self.flags)
-        self.alive_v = memoryview(self.alive)
-        self.pos_b = memoryview(self.pos).cast("B")
-        self.rot_b = memoryview(self.rot).cast("B")
-        self.scl_b = memoryview(self.scl).cast("B")
-        self.world_b = memoryview(self.world).cast("B")
-        self.version_v = memoryview(self.version)
+        self.flags_v = self.flags.data
+        self.alive_v = self.alive.data
+        self.pos_b = self.pos.data.cast("B")
+        self.rot_b = self.rot.data.cast("B")
+        self.scl_b = self.scl.data.cast("B")
+        self.world_b = self.world.data.cast("B")
+        self.version_v = self.version.data
         #: parent, first child, last child, next sibling, previous sibling: ``append_one``.
         self.links_v = tuple(
-            memoryview(getattr(self, name))
-            for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib")
+            links.data
+            for links in (
+                self.parent,
+                self.first_child,
+                self.last_child,
+                self.next_sib,
+                self.prev_sib,
+            )
         )
 
     # ------------------------------------------------------------------ one node's reads

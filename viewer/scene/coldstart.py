@@ -70,8 +70,14 @@ def _stamp() -> Path:
     """The stamp file `exercise()` leaves once the compiled loops are in numba's cache."""
     source = Path(kernels.__file__).resolve()
     st = source.stat()
-    facts = (numba.__version__, sys.version, platform.machine(), str(source),
-             st.st_mtime_ns, st.st_size)  # fmt: skip
+    facts = (
+        numba.__version__,
+        sys.version,
+        platform.machine(),
+        str(source),
+        st.st_mtime_ns,
+        st.st_size,
+    )
     key = hashlib.sha256(repr(facts).encode()).hexdigest()[:20]
     return _cache_folder(source) / f"sgview-loops-{key}.ready"
 

@@ -17,10 +17,29 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
+import numpy as np
 from numba.extending import is_jitted
+from numpy.typing import NDArray
 
 from . import kernels
+
+if TYPE_CHECKING:
+    from numba.core.dispatcher import Dispatcher
+
+#: The element types of the per-node arrays (``arrays.py``) the loops take, by what
+#: they hold: values and matrices, ids (links, layout, versions), flag bits, liveness.
+Floats = NDArray[np.float64]
+Ids = NDArray[np.int64]
+Bits = NDArray[np.uint8]
+Mask = NDArray[np.bool_]
+#: What every marking loop takes after its ids and ``force`` (``Storage.marking``):
+#: flags, first child, next sibling, whether the layout is current, order, slot, size,
+#: the dirty roots and their count.
+Marking = tuple[Bits, Ids, Ids, bool, Ids, Ids, Ids, Ids, int]
+#: A loop of the set: compiled, a twin, or a test's stand-in.
+Loop = Callable[..., object]
 
 #: The loops the storage (and the checks of ``validate.py``) call, by name: the public
 #: compiled functions of ``kernels.py`` (those with a leading underscore are helpers
@@ -43,11 +62,30 @@ NAMES = (
 
 
 class KernelSet:
-    """One function per name of `NAMES`, as attributes; fixed once made."""
+    """One function per name of `NAMES`, as attributes; fixed once made. The signatures
+    are the loops' in ``kernels.py`` (numba returns Python ints and bools)."""
 
     __slots__ = (*NAMES, "label")
 
-    def __init__(self, functions: Mapping[str, Callable], label: str) -> None:
+    all_finite: Callable[[Floats], bool]
+    collect_subtree: Callable[[int, Ids, Ids, Ids], int]
+    dirty_ranges: Callable[[Ids, Mask, Ids, Ids], tuple[Ids, Ids]]
+    finish_frame: Callable[[Ids, Ids, Ids, Ids, Bits, Ids], tuple[Ids, Ids, Ids]]
+    first_bad_id: Callable[[Ids, Mask], int]
+    is_ancestor: Callable[[int, int, Ids], bool]
+    link_batch: Callable[[int, Ids, Ids, Ids, Ids, Ids, Ids, Ids], None]
+    # ``mark`` and ``set_values`` end with the marking arguments (``Storage.marking``).
+    mark: Callable[[Ids, bool, *Marking], int]
+    pull_local: Callable[[int, Bits, Floats, Floats, Floats, Floats], None]
+    pull_world: Callable[[int, Ids, Bits, Floats, Floats, Floats, Floats, Floats, Ids], int]
+    rebuild_preorder: Callable[[int, Ids, Ids, Ids, Ids, Ids, Ids, Ids], tuple[int, bool]]
+    recompute: Callable[[Ids, Ids, bool, Ids, Ids, Bits, Floats, Floats, Floats, Floats, Ids], int]
+    set_values: Callable[
+        [Ids, Floats, Floats, Floats, Floats, Floats, Floats, *Marking], tuple[int, int]
+    ]
+    label: str
+
+    def __init__(self, functions: Mapping[str, Loop], label: str) -> None:
         for name in NAMES:
             object.__setattr__(self, name, functions[name])
         object.__setattr__(self, "label", label)
@@ -78,12 +116,12 @@ def stand_in(kernel_set: KernelSet | None) -> None:
     _stand_in = kernel_set
 
 
-def python_twins() -> dict[str, Callable]:
+def python_twins() -> dict[str, Loop]:
     """Every loop of `NAMES` as its plain-Python twin (see the module notes)."""
     namespaces: dict[int, dict] = {}
-    made: dict[int, Callable] = {}
+    made: dict[int, Loop] = {}
 
-    def twin_of(dispatcher: Callable) -> Callable:
+    def twin_of(dispatcher: Dispatcher[Loop]) -> Loop:
         if id(dispatcher) not in made:
             f = dispatcher.py_func
             ns = namespaces.setdefault(id(f.__globals__), dict(f.__globals__))

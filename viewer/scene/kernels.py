@@ -55,9 +55,11 @@ def _store_local(i, pos, rot, scl, local):
 @njit(cache=True, inline="always")
 def _stored_local(i, local):
     """The stored local matrix of ``i`` as the twelve scalars ``store_world`` takes."""
+    # fmt: off
     return (local[i, 0], local[i, 1], local[i, 2], local[i, 3],
             local[i, 4], local[i, 5], local[i, 6], local[i, 7],
-            local[i, 8], local[i, 9], local[i, 10], local[i, 11])  # fmt: skip
+            local[i, 8], local[i, 9], local[i, 10], local[i, 11])
+    # fmt: on
 
 
 @njit(cache=True, inline="always")

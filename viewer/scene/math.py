@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .trs import trs_into, trs_rows_into
 
@@ -43,7 +44,7 @@ def quat_conjugate(q: np.ndarray) -> np.ndarray:
     return np.array([-q[0], -q[1], -q[2], q[3]])
 
 
-def quat_from_axis_angle(axis: np.ndarray, degrees: float | np.ndarray) -> np.ndarray:
+def quat_from_axis_angle(axis: ArrayLike, degrees: float | np.ndarray) -> np.ndarray:
     """Rotations of ``degrees`` about ``axis`` (any non-zero length); ``axis [..., 3]`` and
     ``degrees [...]`` broadcast, giving ``[..., 4]``."""
     axis = np.asarray(axis, dtype=np.float64)
@@ -106,8 +107,8 @@ def matrix3_to_quat(m: np.ndarray) -> np.ndarray:
     else:
         s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
         q = [(m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4, (m[1, 0] - m[0, 1]) / s]
-    q = np.array(q)
-    return q / np.linalg.norm(q)
+    quat = np.array(q)
+    return quat / np.linalg.norm(quat)
 
 
 def quat_to_euler(q: np.ndarray) -> np.ndarray:
@@ -146,8 +147,15 @@ def quats_from_eulers(euler: np.ndarray) -> np.ndarray:
     cx, cy, cz = np.cos(h).T
     sx, sy, sz = np.sin(h).T
     cxcy, sxsy, sxcy, cxsy = cx * cy, sx * sy, sx * cy, cx * sy
-    return np.stack([sxcy * cz - cxsy * sz, cxsy * cz + sxcy * sz,
-                     cxcy * sz - sxsy * cz, cxcy * cz + sxsy * sz], axis=1)  # fmt: skip
+    return np.stack(
+        [
+            sxcy * cz - cxsy * sz,
+            cxsy * cz + sxcy * sz,
+            cxcy * sz - sxsy * cz,
+            cxcy * cz + sxsy * sz,
+        ],
+        axis=1,
+    )
 
 
 def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -160,9 +168,11 @@ def trs_matrix(position: np.ndarray, rotation: np.ndarray, scale: np.ndarray) ->
 def trs_matrices(positions: np.ndarray, rotations: np.ndarray, scales: np.ndarray) -> np.ndarray:
     """(N, 4, 4) matrices ``T · R · S`` from (N, 3) positions, (N, 4) unit quaternions and
     (N, 3) scales, by the same formula as `trs_matrix` (glTF instancing uses it)."""
-    rows = [np.ascontiguousarray(a, dtype=np.float64) for a in (positions, rotations, scales)]
-    out = np.empty((len(rows[0]), 16))
-    trs_rows_into(*rows, out)
+    pos, rot, scl = (
+        np.ascontiguousarray(a, dtype=np.float64) for a in (positions, rotations, scales)
+    )
+    out = np.empty((len(pos), 16))
+    trs_rows_into(pos, rot, scl, out)
     return out.reshape(-1, 4, 4)
 
 

@@ -11,6 +11,7 @@ batch given as `NumberedNames` is checked only against the graph's live names, a
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import overload
 
 
 class NumberedNames(Sequence[str]):
@@ -28,7 +29,11 @@ class NumberedNames(Sequence[str]):
     def __len__(self) -> int:
         return self._count
 
-    def __getitem__(self, j):  # type: ignore[override]
+    @overload
+    def __getitem__(self, j: int) -> str: ...
+    @overload
+    def __getitem__(self, j: slice) -> list[str]: ...
+    def __getitem__(self, j: int | slice) -> str | list[str]:
         if isinstance(j, slice):
             return [self._name(i) for i in range(*j.indices(self._count))]
         j = int(j)
@@ -108,7 +113,11 @@ class NodeNames:
         head, rest = self._parts
         return len(rest) + (0 if head is None else len(head))
 
-    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
         head, rest = self._parts
         if head is None:
             return rest[i]
@@ -126,7 +135,7 @@ class NodeNames:
             raise IndexError("name index out of range")
         return rest[i - m]
 
-    def __setitem__(self, i, value) -> None:  # type: ignore[no-untyped-def]
+    def __setitem__(self, i: int, value: str) -> None:
         self.made()[i] = value
 
     def __iter__(self) -> Iterator[str]:
@@ -136,5 +145,3 @@ class NodeNames:
         if isinstance(other, NodeNames):
             other = list(other)
         return isinstance(other, list) and list(self) == other
-
-    __hash__ = None  # type: ignore[assignment]

@@ -87,8 +87,10 @@ class FrameReport:
         common case, is itself, so the check is made inline: a --log of a big scene
         writes millions of these lines)."""
         ids = self.world_updated.tolist()
-        names = [n if len(n) <= MAX_NAME and n.isprintable() else printable(n)
-                 for n in map(self._name_of, ids)]  # fmt: skip
+        names = [
+            n if len(n) <= MAX_NAME and n.isprintable() else printable(n)
+            for n in map(self._name_of, ids)
+        ]
         local = set(self.local_updated.tolist())
         if not local:
             return [f"=Update World : {name}=" for name in names]

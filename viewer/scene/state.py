@@ -18,8 +18,17 @@ import numpy as np
 from .storage import Storage
 
 #: The per-id arrays a state holds: local values, links, liveness.
-FIELDS = ("pos", "rot", "scl", "parent", "first_child", "last_child", "next_sib", "prev_sib",
-          "alive")  # fmt: skip
+FIELDS = (
+    "pos",
+    "rot",
+    "scl",
+    "parent",
+    "first_child",
+    "last_child",
+    "next_sib",
+    "prev_sib",
+    "alive",
+)
 _VALUES = ("pos", "rot", "scl", "parent")
 _LINKS = ("parent", "first_child", "last_child", "next_sib", "prev_sib", "alive")
 
@@ -83,7 +92,7 @@ def restore(s: Storage, state: GraphState) -> int:
     s.flags[:k][~alive_then] = 0
     renamed = len(s.names) != k or s.names != list(state.names)
     if relinked or renamed:  # who is alive, or what they are called, changed
-        s.names[:k] = state.names
+        s.names.made()[:k] = state.names
         s.name_index = None  # (rebuilt from the names on first use)
     s.alive_count = int(alive_then.sum())
     ids = np.flatnonzero(differs).astype(np.int64)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .arrays import NodeArrays
 from .flags import NEW, WORLD, changed_itself, touched_this_frame
-from .kernel_set import current
+from .kernel_set import Floats, Ids, Marking, current
 from .names import NumberedNames
 from .report import FrameReport
 
@@ -39,14 +39,25 @@ class Storage(NodeArrays):
     handed to users, so its attributes are plain names.
     """
 
-    __slots__ = ("kernels", "heads", "heads_v", "roots", "n_roots", "products", "frame",
-                 "layout_valid", "structure_changed", "depth_sum", "ids_topological")  # fmt: skip
+    __slots__ = (
+        "kernels",
+        "heads",
+        "heads_v",
+        "roots",
+        "n_roots",
+        "products",
+        "frame",
+        "layout_valid",
+        "structure_changed",
+        "depth_sum",
+        "ids_topological",
+    )
 
     def __init__(self, capacity: int = 16) -> None:
         super().__init__(capacity)
         self.kernels = current()
         self.heads = np.array([-1, -1], dtype=np.int64)  # first root, last root
-        self.heads_v = memoryview(self.heads)  # for the per-node path: never replaced
+        self.heads_v = self.heads.data  # for the per-node path: never replaced
         self.roots = np.empty(16, dtype=np.int64)  # dirty roots recorded this frame
         self.n_roots = 0
         self.products = 0  # world products computed this frame so far (mid-frame reads)
@@ -59,12 +70,12 @@ class Storage(NodeArrays):
     # ------------------------------------------------------------------ building
     def append(
         self,
-        par: np.ndarray,
+        par: Ids,
         names: list[str] | NumberedNames,
-        pos: np.ndarray | None,
-        rot: np.ndarray | None,
-        scl: np.ndarray | None,
-    ) -> np.ndarray:
+        pos: Floats | None,
+        rot: Floats | None,
+        scl: Floats | None,
+    ) -> Ids:
         """Store checked new nodes, link them, mark them dirty. Nothing here can fail.
         ``names``: the caller's own list, which the storage may keep as it is, or a
         `NumberedNames`, which it may keep unmade (``NodeNames.add``).
@@ -167,22 +178,29 @@ class Storage(NodeArrays):
             bigger[: self.n_roots] = self.roots[: self.n_roots]
             self.roots = bigger
 
-    def marking(self, k: int) -> tuple:
+    def marking(self, k: int) -> Marking:
         """Room for ``k`` more dirty roots, then the arguments every marking kernel ends
         with (flags, links, layout, roots, root count), in the kernels' order."""
         self.reserve_roots(k)
-        return (self.flags, self.first_child, self.next_sib, self.layout_valid,
-                self.order, self.slot, self.size, self.roots, self.n_roots)  # fmt: skip
+        return (
+            self.flags,
+            self.first_child,
+            self.next_sib,
+            self.layout_valid,
+            self.order,
+            self.slot,
+            self.size,
+            self.roots,
+            self.n_roots,
+        )
 
-    def mark(self, ids: np.ndarray, force: bool) -> None:
+    def mark(self, ids: Ids, force: bool) -> None:
         """Rule 1 on each id; ``force`` for structural edits (see ``kernels.mark``)."""
         self.flush()
         self.changes += 1
         self.n_roots = self.kernels.mark(ids, force, *self.marking(ids.shape[0]))
 
-    def set_values(
-        self, ids: np.ndarray, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray
-    ) -> None:
+    def set_values(self, ids: Ids, pos: Floats, rot: Floats, scl: Floats) -> None:
         """Write checked values; rows equal to the current ones are counted, not marked."""
         self.flush()
         self.changes += 1
@@ -191,7 +209,7 @@ class Storage(NodeArrays):
         )
         self.suppressed += suppressed
 
-    def write_locals(self, i: int, pos: np.ndarray, rot: np.ndarray, scl: np.ndarray) -> None:
+    def write_locals(self, i: int, pos: Floats, rot: Floats, scl: Floats) -> None:
         """Checked ``(1, 3)`` / ``(1, 4)`` rows for node ``i`` (empty: unchanged)."""
         self.check_alive(i)
         self.set_values(np.array([i], dtype=np.int64), pos, rot, scl)
@@ -287,13 +305,13 @@ class Storage(NodeArrays):
             )
             self.layout_valid = True
 
-    def dirty_ranges(self) -> tuple[np.ndarray, np.ndarray]:
+    def dirty_ranges(self) -> tuple[Ids, Ids]:
         """Disjoint pre-order slot ranges covering every node dirtied this frame."""
         return self.kernels.dirty_ranges(
             self.roots[: self.n_roots], self.alive, self.slot, self.size
         )
 
-    def recompute(self, starts: np.ndarray, ends: np.ndarray, everything: bool = True) -> int:
+    def recompute(self, starts: Ids, ends: Ids, everything: bool = True) -> int:
         """Recompute the dirty nodes of the ranges; returns the products done. With
         ``everything`` (the ranges cover every dirty node) a walk in id order may be used."""
         dirty = int((ends - starts).sum())
@@ -359,7 +377,7 @@ class Storage(NodeArrays):
         self.structure_changed = False
         return report
 
-    def _end_subtree(self, root: int) -> tuple[np.ndarray, np.ndarray]:
+    def _end_subtree(self, root: int) -> tuple[Ids, Ids]:
         """Bring ``root``'s subtree current for ``end_frame``: its dirty ancestors as a
         read would, then the subtree's dirty nodes. Dirty roots recorded inside the
         subtree are dropped; the others stay for a later frame. Returns its slot range."""

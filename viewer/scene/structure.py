@@ -12,6 +12,7 @@ import numpy as np
 
 from . import validate, world_space
 from .errors import HierarchyError, ShearError
+from .names import NumberedNames
 from .storage import Storage
 
 #: How far (relative) ``keep_world=True`` may leave a world matrix: rounding only.
@@ -162,7 +163,7 @@ def check_new_name(s: Storage, name: object) -> str:
     return name
 
 
-def check_new_names(s: Storage, names: list, distinct: bool = False) -> None:
+def check_new_names(s: Storage, names: list[str] | NumberedNames, distinct: bool = False) -> None:
     """Refuse a batch of names for new nodes in which one repeats an earlier one or names
     a live node (the first such, in batch order, is the error's), or one is no
     non-empty string. An unhashable name is a TypeError, as a dict key would be.

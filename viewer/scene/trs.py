@@ -37,8 +37,11 @@ def trs_columns(x, y, z, w, sx, sy, sz):
 def trs_row(i, pos, rot, scl):
     """Node ``i``'s local matrix ``T · R · S`` as the twelve scalars of its top three rows."""
     m = trs_columns(rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3], scl[i, 0], scl[i, 1], scl[i, 2])
-    return (m[0], m[1], m[2], pos[i, 0], m[3], m[4], m[5], pos[i, 1],
-            m[6], m[7], m[8], pos[i, 2])  # fmt: skip
+    # fmt: off
+    return (m[0], m[1], m[2], pos[i, 0],
+            m[3], m[4], m[5], pos[i, 1],
+            m[6], m[7], m[8], pos[i, 2])
+    # fmt: on
 
 
 @njit(cache=True, inline="always")

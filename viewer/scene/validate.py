@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import numpy as np
 
@@ -50,13 +51,6 @@ def ids(value: object, what: str) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def finite_result(arr: np.ndarray, node: str, field: str, why: str) -> np.ndarray:
-    """``arr`` when every value is finite; else a ValueError saying `why` it is not."""
-    if not np.isfinite(arr).all():
-        raise ValueError(f"node {quoted(node)}, field {field!r}: {why}")
-    return arr
-
-
 def vector(value: object, n: int, node: str, field: str) -> np.ndarray:
     """``value`` as a float64 array of ``n`` finite real numbers, or a ValueError."""
     try:
@@ -83,8 +77,15 @@ _ARRAY = np.ndarray
 _isfinite = math.isfinite
 
 
+class NameLookup(Protocol):
+    """Where the per-node checks find the name of node ``i`` for an error: a graph's
+    ``NodeNames``, or a one-name tuple."""
+
+    def __getitem__(self, i: int, /) -> str: ...
+
+
 def three(
-    value: object, names: Sequence[str], i: int, field: str, plane: float | None = None
+    value: object, names: NameLookup, i: int, field: str, plane: float | None = None
 ) -> tuple:
     """``value`` as three finite Python floats, for the per-node setters.
 
@@ -93,10 +94,9 @@ def three(
     setter); anything else, or anything doubtful, goes through ``vector``, which accepts
     and refuses exactly as the bulk path does and names node ``names[i]`` in its error.
     """
-    kind = type(value)
-    if kind is _ARRAY:  # any shape: tolist() of a wrong one fails the unpacking below
-        value, kind = value.tolist(), list
-    if kind is tuple or kind is list:
+    if type(value) is _ARRAY:  # any shape: tolist() of a wrong one fails the unpacking below
+        value = value.tolist()
+    if type(value) is tuple or type(value) is list:
         try:
             x, y, z = value
             x, y, z = float(x), float(y), float(z)
@@ -116,8 +116,9 @@ def spatial(value: object, plane: float, node: str, field: str) -> np.ndarray:
     number = isinstance(value, int | float | np.integer | np.floating)
     if plane == 1.0 and number and not isinstance(value, bool):
         return vector([value] * 3, 3, node, field)
-    pair = isinstance(value, tuple | list) and len(value) == 2
-    if pair or (isinstance(value, np.ndarray) and value.shape == (2,)):
+    if (isinstance(value, tuple | list) and len(value) == 2) or (
+        isinstance(value, np.ndarray) and value.shape == (2,)
+    ):
         return vector([*value, plane], 3, node, field)
     return vector(value, 3, node, field)
 
@@ -129,12 +130,11 @@ _PLAIN = frozenset((float, int, np.float64))
 def _plain_floats(value: object) -> list | tuple | None:
     """The items of a tuple, list or 1-D array when each is a plain int or float, else
     None (then the caller takes the numpy path, which decides and words the error)."""
-    kind = type(value)
-    if kind is _ARRAY:
+    if type(value) is _ARRAY:
         if value.ndim != 1:
             return None
-        value, kind = value.tolist(), list
-    if kind is not tuple and kind is not list:
+        value = value.tolist()
+    if type(value) is not tuple and type(value) is not list:
         return None
     for item in value:
         if type(item) not in _PLAIN:
@@ -189,12 +189,11 @@ def unit_floats(value: object, node: str, field: str) -> tuple:
     return tuple(unit_quaternion(value, node, field).tolist())
 
 
-def unit_four(value: object, names: Sequence[str], i: int, field: str) -> tuple:
+def unit_four(value: object, names: NameLookup, i: int, field: str) -> tuple:
     """``value`` as a normalised quaternion of four Python floats (see ``three``)."""
-    kind = type(value)
-    if kind is _ARRAY:
-        value, kind = value.tolist(), list
-    if kind is tuple or kind is list:
+    if type(value) is _ARRAY:
+        value = value.tolist()
+    if type(value) is tuple or type(value) is list:
         try:
             x, y, z, w = value
             x, y, z, w = float(x), float(y), float(z), float(w)
@@ -266,7 +265,7 @@ def unit_quaternion_rows(
     return q / norms[:, None]
 
 
-def node_names(names: list) -> None:
+def node_names(names: Iterable[str]) -> None:
     """Every one of `names` a non-empty string, or ValueError naming the first that is
     not (one C-level pass when all are: a million names in a batch)."""
     try:
