@@ -134,7 +134,7 @@ def test_an_unknown_keyword_fails_as_python_says(runs, widgets):
     with pytest.raises(TypeError, match="unexpected keyword argument 'sise'"):
         viewer.show(_graph(), options=ShowOptions(headless=True), sise=(3, 3))
     with pytest.raises(TypeError, match="unexpected keyword argument 'sise'"):
-        ShowOptions(sise=(3, 3))  # type: ignore[call-arg]
+        ShowOptions(sise=(3, 3))
     assert runs == [] and widgets == []
 
 
@@ -146,7 +146,7 @@ def test_an_option_the_function_lacks_is_refused(runs, widgets):
     with pytest.raises(ArgumentError, match="options: widget does not take headless"):
         viewer.widget(_graph(), options=ShowOptions(headless=True))
     with pytest.raises(ArgumentError, match="options: expected a ShowOptions, got a dict"):
-        viewer.show(_graph(), options={"headless": True})  # type: ignore[arg-type]
+        viewer.show(_graph(), options={"headless": True})
     assert runs == [] and widgets == []
 
 

@@ -34,7 +34,6 @@ from viewer.embed.args import (
     RenderKeywords,
     ShowKeywords,
     ShowOptions,
-    SizeArg,
     WidgetKeywords,
 )
 from viewer.errors import SgviewError
@@ -214,7 +213,7 @@ def _show_to_end(graph: SceneGraph | Scene, opts: ShowOptions) -> ShowResult:
     ):
         A.out_path(name, value)
     options = RunOptions(
-        size=_size((1280, 720) if opts.size is None else opts.size),
+        size=A.size((1280, 720) if opts.size is None else opts.size),
         frames=frames,
         log=log,
         overlay=overlay,
@@ -343,7 +342,7 @@ def _widget(graph: SceneGraph | Scene, opts: ShowOptions) -> SgviewWidget:
     if glow not in GLOW_STYLES:
         raise A.ArgumentError(f"glow: expected one of {', '.join(GLOW_STYLES)}, got {glow!r}")
     options = RunOptions(
-        size=_size(opts.size),
+        size=A.size(opts.size),
         overlay=A.flag("overlay", opts.overlay),
         panels=A.flag("panels", opts.panels),
         log=A.flag("log", opts.log),
@@ -400,7 +399,7 @@ def render_image(
     scene = scene_for(graph, opts.meshes, None, opts.camera)
     size = (640, 360) if opts.size is None and "size" not in keywords else opts.size
     run_options = RunOptions(
-        size=_size(size),
+        size=A.size(size),
         frames=1,
         overlay=A.flag("overlay", opts.overlay),
         keep_image=True,
@@ -410,10 +409,6 @@ def render_image(
     with _running():
         app = run(scene, run_options, headless=True)
     return np.ascontiguousarray(app.last_image).view(Image)
-
-
-def _size(size: SizeArg | None) -> tuple[int, int]:
-    return A.size(size)
 
 
 class ReentryError(SgviewError, RuntimeError):
