@@ -1,14 +1,14 @@
 """sgview: a GPU-rendered viewer that makes scene-graph transform propagation visible.
 
 ``viewer.show(graph)``, ``viewer.widget(graph)`` (in a notebook),
-``viewer.render_image(graph)`` and ``viewer.Look`` (see
+``viewer.render_image(graph)``, ``viewer.Look`` and ``viewer.ShowOptions`` (see
 `viewer.embed.api`), and ``viewer.publish(graph, "127.0.0.1:7878")`` (a running program's
 frames sent to ``sgview listen``: `viewer.attach.publisher`) are loaded on first use, so
 ``import viewer`` stays light: no GL until a picture is asked for.
 """
 
 __version__ = "0.1.0"
-__all__ = ["Look", "publish", "render_image", "show", "widget"]
+__all__ = ["Look", "ShowOptions", "publish", "render_image", "show", "widget"]
 
 
 def __getattr__(name: str):

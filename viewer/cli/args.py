@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -71,7 +72,7 @@ def _touch(text: str) -> tuple[str, int]:
 
 
 #: The flags a run may repeat thousands of times, and what turns one value into an item.
-REPEATED = {"--click": str, "--touch": _touch}
+REPEATED: dict[str, Callable[[str], str | tuple[str, int]]] = {"--click": str, "--touch": _touch}
 
 #: Every argument, in --help order: its names (or positional name), then its settings.
 OPTIONS: tuple[tuple[str, dict], ...] = (

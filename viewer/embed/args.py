@@ -32,6 +32,7 @@ from viewer.keys.script import KeyScript
 from viewer.scene.errors import HierarchyError
 from viewer.scene.graph import SceneGraph
 from viewer.scene.node import Node
+from viewer.session.source import FrameCallback
 from viewer.text import one_line, printable, quoted
 
 __all__ = [
@@ -74,8 +75,6 @@ MAX_PIXELS = 16384
 MAX_FRAMES = 10**9
 PROJECTIONS = ("perspective", "orthographic")
 
-#: `on_frame`: called with the graph, the frame number (1, 2, ...) and the scene time.
-FrameCallback = Callable[[SceneGraph, int, float], None]
 #: A node as `meshes` names it: the `Node` itself, its name or its id.
 NodeKey = Node | str | int | np.integer[Any]
 #: How a node is drawn: a built-in mesh kind (`BUILTIN_MESHES`) or a `Look`.

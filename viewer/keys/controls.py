@@ -153,7 +153,7 @@ _OPPOSITES = (("left", "right"), ("down", "up"))
 class HeldKeys:
     """Actions held down (names of `MOVES`, or "turn"), read once per simulated frame."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.down: set[str] = set()
         self._tapped: set[str] = set()
 
