@@ -287,19 +287,19 @@ class SgviewApp(mglw.WindowConfig):
     def key_up(self, name: str) -> None:
         self.input.key_up(name)
 
-    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+    def on_mouse_press_event(self, x: float, y: float, button: int) -> None:
         self.input.mouse_press(x, y, button)
 
-    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+    def on_mouse_drag_event(self, x: float, y: float, dx: float, dy: float) -> None:
         self.input.mouse_drag(x, y, dx, dy)
 
-    def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+    def on_mouse_release_event(self, x: float, y: float, button: int) -> None:
         self.input.mouse_release(x, y, button)
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         self.input.mouse_scroll(x_offset, y_offset)
 
-    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+    def on_mouse_position_event(self, x: float, y: float, dx: float, dy: float) -> None:
         self.input.forward("mouse_position_event", x, y, dx, dy)
 
     def on_unicode_char_entered(self, char: str) -> None:

@@ -181,7 +181,7 @@ class WindowInput:
         #: Where the button went down in the 3D view (None: on a panel, or no press seen:
         #: a release may come without one, e.g. a double-click's second that closed a
         #: dialog).
-        self.view_press: tuple[int, int] | None = None
+        self.view_press: tuple[float, float] | None = None
         self._dragged = 0.0
         #: The left button went down on the gizmo: the drag moves the node, not the camera.
         self._gizmo_held = False
@@ -336,7 +336,7 @@ class WindowInput:
         if self.app.overlay is not None:
             self.app.overlay.forward(event, *args)
 
-    def mouse_press(self, x: int, y: int, button: int) -> None:
+    def mouse_press(self, x: float, y: float, button: int) -> None:
         overlay = self.app.overlay
         if overlay is not None:
             overlay.forward("mouse_press_event", x, y, button)
@@ -351,7 +351,7 @@ class WindowInput:
         self._dragged = 0.0
         self._gizmo_held = button == 1 and self._grab_gizmo(x, y)
 
-    def mouse_drag(self, x: int, y: int, dx: int, dy: int) -> None:
+    def mouse_drag(self, x: float, y: float, dx: float, dy: float) -> None:
         app = self.app
         if app.overlay is not None:
             app.overlay.forward("mouse_drag_event", x, y, dx, dy)
@@ -368,7 +368,7 @@ class WindowInput:
         elif buttons.left:
             app.camera.orbit(dx, dy)
 
-    def mouse_release(self, x: int, y: int, button: int) -> None:
+    def mouse_release(self, x: float, y: float, button: int) -> None:
         if self.app.overlay is not None:
             self.app.overlay.forward("mouse_release_event", x, y, button)
         if self._gizmo_held:
@@ -398,7 +398,7 @@ class WindowInput:
         if editing is not None:
             editing.release()  # the whole drag: one undo step
 
-    def _grab_gizmo(self, x: int, y: int) -> bool:
+    def _grab_gizmo(self, x: float, y: float) -> bool:
         """A press on the selected node's gizmo hands its drag to the editing room; False
         when it misses (then the drag orbits)."""
         session, wnd = self.app.session, self.app.wnd
