@@ -7,8 +7,9 @@ square scales it uniformly (`scale.py`). The axes are the world's or the node's 
 switches; scale says where world axes cannot be exact). A drag is an object with
 `apply(node, x, y, snap)`, which goes through one of the core's setters
 (`world_position`, `world_rotation`, `local_scale`), so what it dirties glows; the
-window (viewer/window/input.py) makes each drag one undo step, the overlay draws the
-handles (viewer/overlay/gizmo_view.py).
+window's input (viewer/window/input.py) hands each drag to the editing room
+(viewer/session/edits.py), which makes it one undo step; the overlay draws the handles
+(viewer/overlay/gizmo_view.py).
 """
 
 from __future__ import annotations
