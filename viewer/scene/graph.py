@@ -7,6 +7,14 @@ structural edits are the functions of ``structure.py``. Imports run one way: gra
 node -> structure -> storage -> arrays, with the kernel set and the maths below them
 (and graph -> peek -> storage: the read-only view, ``SceneGraph.peek``);
 nothing imports the graph (but ``coldstart.exercise``, which drives one).
+
+One face per question: the graph changes and computes, its ``peek`` reads what is stored
+without changing anything, and a ``Node`` is one node's handle. Where two answer the
+same question, one answers and the other delegates: the graph's reads that need no work
+(``len``, ``frame``, ``name_of``, ``parents()``, ...) are the peek's, and those that must
+be current first (``world_matrices()``, ``alive_ids()``, ``depths()``) bring the storage
+up to date and then read through the peek; the graph's edits of one node (``set_parent``,
+``detach_children``, ``touch``) are that node's handle's.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ class SceneGraph:
 
     def __init__(self, capacity: int = 16) -> None:
         self._store = Storage(capacity)
+        self._peek = Peek(self._store)
         self._listeners: list[Callable[[FrameReport], None]] = []
 
     # ------------------------------------------------------------------ building
@@ -110,16 +119,19 @@ class SceneGraph:
         if names is None:
             names = NumberedNames("Node", first, k)
         numbered = type(names) is NumberedNames  # (no two alike: not compared; a subclass is)
-        if not numbered:
-            names = list(names)
+        batch: list[str] | NumberedNames
+        if not isinstance(names, NumberedNames) or not numbered:
+            batch = list(names)
         elif self._store.n:  # joined to earlier ids' names, they are made: once, here
-            names = names.to_list()
-        if len(names) != k:
-            raise ValueError(f"add_many: {len(names)} names for {k} parents")
-        structure.check_new_names(self._store, names, distinct=numbered)
+            batch = names.to_list()
+        else:
+            batch = names
+        if len(batch) != k:
+            raise ValueError(f"add_many: {len(batch)} names for {k} parents")
+        structure.check_new_names(self._store, batch, distinct=numbered)
 
         def row_name(r: int) -> str:
-            return names[r]
+            return batch[r]
 
         pos = None if positions is None else validate.rows(positions, k, 3, "positions", row_name)
         rot = (
@@ -128,12 +140,16 @@ class SceneGraph:
             else validate.unit_quaternion_rows(rotations, k, "rotations", row_name)
         )
         scl = None if scales is None else validate.rows(scales, k, 3, "scales", row_name)
-        return self._store.append(par, names, pos, rot, scl)
+        return self._store.append(par, batch, pos, rot, scl)
 
     def _own(self, node: object, role: str) -> int:
         """The id of a live node of this graph, given as its handle or its name, or an
         error saying why not (an unknown name: "did you mean ...")."""
         return node_id(node, self._store, role)
+
+    def _handle(self, node: object, role: str) -> Node:
+        """`_own`'s node as a handle: the graph's edits of one node are the handle's."""
+        return Node(self._store, self._own(node, role))
 
     # ------------------------------------------------------------------ structure
     def set_parent(
@@ -152,12 +168,10 @@ class SceneGraph:
         its world matrix stays put, and raises HierarchyError when position, rotation and
         scale cannot hold that matrix (shear from a non-uniform scale above a rotated
         node); ``keep_world="lossy"`` takes the nearest values instead and returns how far
-        they miss (docs/semantics.md section 4). Errors leave the graph as it was."""
-        i = self._own(node, "node")
-        p = -1 if parent is None else self._own(parent, "parent")
-        b = -1 if before is None else self._own(before, "before")
-        a = -1 if after is None else self._own(after, "after")
-        return structure.set_parent(self._store, i, p, keep_world, before=b, after=a)
+        they miss (docs/semantics.md section 4). Errors leave the graph as it was.
+        (``Node.set_parent`` of ``node``'s handle.)"""
+        handle = self._handle(node, "node")
+        return handle.set_parent(parent, keep_world, before=before, after=after)
 
     def remove(self, node: Node | str, keep_children: bool = False) -> None:
         """Remove ``node`` and its whole subtree; their handles become invalid.
@@ -179,8 +193,9 @@ class SceneGraph:
         structure.rename(self._store, self._own(node, "rename"), name)
 
     def detach_children(self, node: Node | str) -> None:
-        """Make every child of ``node`` a root, keeping its local values (rule 1 on each)."""
-        structure.detach_children(self._store, self._own(node, "detach_children"))
+        """Make every child of ``node`` a root, keeping its local values (rule 1 on each).
+        (``Node.detach_children`` of ``node``'s handle.)"""
+        self._handle(node, "detach_children").detach_children()
 
     # ------------------------------------------------------------------ undo
     def snapshot(self) -> GraphState:
@@ -197,7 +212,8 @@ class SceneGraph:
 
     # ------------------------------------------------------------------ lookup
     def __len__(self) -> int:
-        return self._store.alive_count
+        """How many nodes are alive (``len(peek)``)."""
+        return len(self._peek)
 
     def __contains__(self, name: object) -> bool:
         return name in self._store.ids_by_name
@@ -248,26 +264,30 @@ class SceneGraph:
         return Node(self._store, i)
 
     def name_of(self, node_id: int) -> str:
-        """The name a node id had (also after it was removed)."""
+        """The name a node id had (also after it was removed): ``peek.name_of``, with a
+        KeyError for an id that was never handed out."""
         i = int(node_id)
         if not 0 <= i < self._store.n:  # a negative index would name a node from the end
             raise KeyError(f"no node with id {i}")
-        return self._store.names.at(i)
+        return self._peek.name_of(i)
 
     def alive_ids(self) -> np.ndarray:
-        """Ids of the live nodes in pre-order."""
+        """Ids of the live nodes in pre-order. Computes: after a structural edit the
+        stored pre-order layout is rebuilt first, then read as ``peek.alive_ids()`` does
+        (which works a stale layout out on the side instead; the same ids)."""
         self._store.ensure_layout()
-        return self._store.order[: self._store.alive_count].copy()
+        return self._peek.alive_ids()
 
     @property
     def capacity_ids(self) -> int:
-        """How many ids were ever handed out: the length of the per-id arrays."""
-        return self._store.n
+        """How many ids were ever handed out: the length of the per-id arrays
+        (``peek.capacity_ids``)."""
+        return self._peek.capacity_ids
 
     @property
     def frame(self) -> int:
-        """Number of ``update()`` calls so far."""
-        return self._store.frame
+        """Number of ``update()`` calls so far (``peek.frame``)."""
+        return self._peek.frame
 
     # ------------------------------------------------------------------ read-outs
     @property
@@ -275,42 +295,49 @@ class SceneGraph:
         """A read-only look at the stored values and flags as they are (``peek.py``):
         for tools that watch the graph (panels, names, drawing, traces) and must not
         change it. Unlike every other read it never recomputes, never clears a flag and
-        never bumps a version; a stale world matrix comes back as stored, marked stale."""
-        return Peek(self._store)
+        never bumps a version; a stale world matrix comes back as stored, marked stale.
+        The graph's own reads that need no work are answered by it."""
+        return self._peek
 
     def world_matrices(self) -> np.ndarray:
         """``(N, 4, 4)`` read-only view of every world matrix, row ``i`` = node id ``i``.
 
-        Brought up to date first, so it is always current. Rows of removed ids hold
-        stale values. The view is re-made on growth: call this each frame, don't keep it.
+        Computes: every dirty world matrix is brought up to date first (versions bumped,
+        the products counted for the frame), so it is always current; then read as
+        ``peek.world_matrices()`` reads them as stored, stale rows included. Rows of
+        removed ids hold stale values. The view is re-made on growth: call this each
+        frame, don't keep it.
         """
-        s = self._store
-        s.bring_current()
-        return readonly(s.world[: s.n].reshape(s.n, 4, 4))
+        self._store.bring_current()
+        return self._peek.world_matrices()
 
     def world_versions(self) -> np.ndarray:
-        """``(N,)`` read-only world version per id: bumped on every world recomputation."""
-        return readonly(self._store.version[: self._store.n])
+        """``(N,)`` read-only world version per id: bumped on every world recomputation
+        (``peek.world_versions()``: read as stored, nothing brought up to date)."""
+        return self._peek.world_versions()
 
     def local_values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Read-only ``(N, 3)`` positions, ``(N, 4)`` quaternions and ``(N, 3)`` scales,
-        row ``i`` = node id ``i`` (removed ids hold stale values). Don't keep them."""
+        """Every id's values: read-only ``(N, 3)`` positions, ``(N, 4)`` quaternions and
+        ``(N, 3)`` scales, row ``i`` = node id ``i`` (removed ids hold stale values).
+        Don't keep them. (``peek.local_values(id)`` is one live node's, as copies.)"""
         s = self._store
         return readonly(s.pos[: s.n]), readonly(s.rot[: s.n]), readonly(s.scl[: s.n])
 
     def parents(self) -> np.ndarray:
-        """``(N,)`` read-only parent id per id, -1 for roots."""
-        return readonly(self._store.parent[: self._store.n])
+        """``(N,)`` read-only parent id per id, -1 for roots (``peek.parents()``)."""
+        return self._peek.parents()
 
     def depths(self) -> np.ndarray:
-        """``(N,)`` read-only depth per id (roots are 0)."""
+        """``(N,)`` read-only depth per id (roots are 0). Computes: after a structural
+        edit the stored layout is rebuilt first, then read as ``peek.depths()`` does."""
         self._store.ensure_layout()
-        return readonly(self._store.depth[: self._store.n])
+        return self._peek.depths()
 
     # ------------------------------------------------------------------ editing
     def touch(self, node: Node | str) -> None:
-        """A change with no new value (the seeds' SomeChange): rule 1 on ``node``."""
-        self._store.touch(self._own(node, "touch"))
+        """A change with no new value: rule 1 on ``node``.
+        (``Node.touch`` of ``node``'s handle.)"""
+        self._handle(node, "touch").touch()
 
     def set_locals(
         self,

@@ -137,7 +137,7 @@ class Node:
         before: Node | str | None = None,
         after: Node | str | None = None,
     ) -> float | None:
-        """See :meth:`SceneGraph.set_parent`."""
+        """See :meth:`SceneGraph.set_parent`, which delegates here."""
         s = self._store
         i = node_id(self, s, "node")
         p = -1 if parent is None else node_id(parent, s, "parent")
@@ -146,11 +146,12 @@ class Node:
         return structure.set_parent(s, i, p, keep_world, before=b, after=a)
 
     def detach_children(self) -> None:
-        """See :meth:`SceneGraph.detach_children`."""
+        """See :meth:`SceneGraph.detach_children`, which delegates here."""
         structure.detach_children(self._store, node_id(self, self._store, "detach_children"))
 
     def touch(self) -> None:
-        """A change with no new value: marks this node and its subtree dirty."""
+        """A change with no new value: marks this node and its subtree dirty
+        (``SceneGraph.touch`` delegates here)."""
         self._store.touch(self.id)
 
     @property
@@ -236,15 +237,20 @@ class Node:
 
     @property
     def local_matrix(self) -> np.ndarray:
-        """``(4, 4)`` ``T · R · S``, recomputed now if its values changed."""
+        """``(4, 4)`` ``T · R · S``. Computes: the stored matrix is recomputed now if its
+        values changed, which clears the update_local flag (``peek.local_matrix(id)``
+        makes the same matrix on the side and leaves the flag)."""
         return _frozen(self._store.local_of(self.id))
 
     @local_matrix.setter
     def local_matrix(self, value: object) -> None:
         """Decomposed into position, rotation and scale. A matrix ``T · R · S`` cannot
         hold (shear, a projective last row) is refused."""
-        m = np.asarray(validate.vector(np.ravel(np.asarray(value, dtype=object)), 16,
-                                       self.name, "local_matrix")).reshape(4, 4)  # fmt: skip
+        m = np.asarray(
+            validate.vector(
+                np.ravel(np.asarray(value, dtype=object)), 16, self.name, "local_matrix"
+            )
+        ).reshape(4, 4)
         field = f"node {self.name!r}, field 'local_matrix'"
         if m[3].tolist() != [0.0, 0.0, 0.0, 1.0]:
             raise ValueError(f"{field}: the last row must be (0, 0, 0, 1), got {m[3].tolist()}")
@@ -267,7 +273,10 @@ class Node:
     # ------------------------------------------------------------------ world values
     @property
     def world_matrix(self) -> np.ndarray:
-        """``(4, 4)`` parent world · local, current at the moment of the read."""
+        """``(4, 4)`` parent world · local, current at the moment of the read. Computes:
+        the dirty part of the root path is recomputed first (rule 3), bumping versions
+        and clearing flags (``peek.world_matrix(id)`` reads it as stored, with whether
+        it is stale)."""
         s = self._store
         if self._matrix_at != s.changes:
             self._matrix = s.world_copy(self.id)

@@ -12,6 +12,12 @@ pre-order layout and never writes a counter. What it cannot read as stored it wo
 on copies (the flags the deferred marking will set, the pre-order of an edited
 structure), and a world matrix that is behind its values is returned as stored and
 reported stale.
+
+The graph's own reads go through these: those that need no work delegate here
+(``len``, ``frame``, ``capacity_ids``, ``name_of``, ``parents()``, ``world_versions()``),
+and those that must be current first bring the storage up to date and then read here
+(``world_matrices()``, ``alive_ids()``, ``depths()``). Where a graph or node read of the
+same name computes and this one does not, each docstring says which.
 """
 
 from __future__ import annotations
@@ -79,7 +85,8 @@ class Peek:
         return self._store.alive_count
 
     def name_of(self, node_id: int) -> str:
-        """The name node id had (also after its removal)."""
+        """The name node id had (also after its removal). For ids handed out: unchecked
+        here (``SceneGraph.name_of`` refuses any other with a KeyError)."""
         return self._store.names.at(int(node_id))
 
     def names_of(self, node_ids: np.ndarray) -> list[str]:
@@ -99,7 +106,8 @@ class Peek:
 
     def alive_ids(self) -> np.ndarray:
         """Live ids in pre-order: the stored layout when it is current, else one worked
-        out on scratch arrays (the stored one is rebuilt by the core's next read)."""
+        out on scratch arrays (the stored one is rebuilt by the core's next read, such
+        as ``SceneGraph.alive_ids()``, which rebuilds it and then reads it here)."""
         return self._layout()[0]
 
     def depths(self) -> np.ndarray:
@@ -112,8 +120,9 @@ class Peek:
             return s.order[: s.alive_count].copy(), readonly(s.depth[: s.n])
         order = np.zeros(s.cap, dtype=np.int64)
         slot, size, depth = (np.zeros(s.cap, dtype=np.int64) for _ in range(3))
-        s.kernels.rebuild_preorder(s.heads[0], s.first_child, s.next_sib, s.parent,
-                                   order, slot, size, depth)  # fmt: skip
+        s.kernels.rebuild_preorder(
+            s.heads[0], s.first_child, s.next_sib, s.parent, order, slot, size, depth
+        )
         return order[: s.alive_count], readonly(depth[: s.n])
 
     # -- flags ------------------------------------------------------------------------------
@@ -140,8 +149,19 @@ class Peek:
         if s.pending:
             ids = np.array(s.pending, dtype=np.int64)
             scratch = np.empty(ids.shape[0], dtype=np.int64)
-            s.kernels.mark(ids, False, bits, s.first_child, s.next_sib, s.layout_valid,
-                           s.order, s.slot, s.size, scratch, 0)  # fmt: skip
+            s.kernels.mark(
+                ids,
+                False,
+                bits,
+                s.first_child,
+                s.next_sib,
+                s.layout_valid,
+                s.order,
+                s.slot,
+                s.size,
+                scratch,
+                0,
+            )
         bits = bits[: s.n]
         bits[~s.alive[: s.n]] = 0
         return PeekFlags(bits)
@@ -149,7 +169,8 @@ class Peek:
     # -- values -----------------------------------------------------------------------------
     def world_matrices(self) -> np.ndarray:
         """``(N, 4, 4)`` read-only view of the stored world matrices, as they are: rows
-        whose ``flags().world`` is set are stale (behind their values)."""
+        whose ``flags().world`` is set are stale (behind their values). Computes nothing;
+        ``SceneGraph.world_matrices()`` brings them current first, then reads here."""
         s = self._store
         return readonly(s.world[: s.n].reshape(s.n, 4, 4))
 
@@ -159,7 +180,8 @@ class Peek:
         return readonly(s.version[: s.n])
 
     def world_matrix(self, node_id: int) -> tuple[np.ndarray, bool]:
-        """(a copy of the stored world matrix of a node, whether it is stale)."""
+        """(a copy of the stored world matrix of a node, whether it is stale). Computes
+        nothing: ``Node.world_matrix`` is the one that brings it current first."""
         i = self._live(node_id)
         m = self._store.world[i].reshape(4, 4).copy()
         return m, self._stale(i)
@@ -177,15 +199,17 @@ class Peek:
         return False
 
     def local_values(self, node_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Copies of a node's stored (position, quaternion, scale): always current (the
-        values are what a change writes)."""
+        """Copies of one live node's stored (position, quaternion, scale): always current
+        (the values are what a change writes). ``SceneGraph.local_values()`` is every
+        id's at once, as read-only views."""
         i = self._live(node_id)
         s = self._store
         return s.pos[i].copy(), s.rot[i].copy(), s.scl[i].copy()
 
     def local_matrix(self, node_id: int) -> np.ndarray:
         """A node's local matrix ``T · R · S`` made from its values on the side (the
-        stored one may lag them; it is left as it is)."""
+        stored one may lag them; it is left as it is). ``Node.local_matrix`` is the one
+        that recomputes the stored matrix and clears its flag."""
         return trs_matrix(*self.local_values(node_id))
 
     def _live(self, node_id: int) -> int:
