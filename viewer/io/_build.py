@@ -170,6 +170,7 @@ def add_model(
         _add_skins(scene, model.skinning, ids)
     if model.geometry or model.geometry.targets:
         scene.geometry.extend(model.geometry.on_ids(ids))
-    scene.includes.append(Include(path=model.path.resolve(), parent=parent, ids=ids,
-                                  source=model.source))  # fmt: skip
+    scene.includes.append(
+        Include(path=model.path.resolve(), parent=parent, ids=ids, source=model.source)
+    )
     return ids

@@ -160,7 +160,7 @@ class Locator:
 # --------------------------------------------------------------------------- value checks
 @dataclass
 class Where:
-    """Where a value sits: used to build errors. `index` counts tables of one array."""
+    """Where a value sits, for the errors about it. `index` counts tables of one array."""
 
     file: str
     locator: Locator | None

@@ -20,8 +20,8 @@ DEFAULT_TITLE_NOTE = " (the default scene; tree10 is it still)"
 
 
 def file_title(title: str) -> str:
-    """The title a saved file gets: the default scene's note left out (a reopened copy
-    claimed to be the default scene: the fourth and fifth newcomer trials)."""
+    """The title a saved file gets: the default scene's note left out (with it, a reopened
+    copy would claim to be the default scene)."""
     return title.removesuffix(DEFAULT_TITLE_NOTE)
 
 

@@ -119,8 +119,9 @@ def describe(value: object) -> str:
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def decode_utf8(data: bytes, what: str, display: str | Path, *, start: int = 0,
-                bom: bool = False) -> str:  # fmt: skip
+def decode_utf8(
+    data: bytes, what: str, display: str | Path, *, start: int = 0, bom: bool = False
+) -> str:
     """`data` (`what`: "the file", "the JSON chunk", ..., which starts `start` bytes into
     the file `display`) as text; a leading byte order mark is skipped where `bom`. Bytes
     that are not UTF-8 raise one SceneError for every reader alike: the file, the line,

@@ -210,8 +210,9 @@ def skinning_reason(scene, limits: Limits) -> str | None:
     skinning = getattr(scene, "skinning", None)
     if skinning is None:
         return None
-    vertices = sum(len(scene.mesh_data[m.mesh][0]) for m in skinning.meshes
-                   if m.mesh in scene.mesh_data)  # fmt: skip
+    vertices = sum(
+        len(scene.mesh_data[m.mesh][0]) for m in skinning.meshes if m.mesh in scene.mesh_data
+    )
     need = vertices * SKINNED_VERTEX_BYTES
     cap = READ_FACTOR * limits.max_buffer_bytes
     if need <= cap:

@@ -98,8 +98,9 @@ def load_scene(
             scene.source_stamp = stamp
             return scene
         if file.is_dir():
-            raise SceneError(f"a folder, not a scene file; expected {', '.join(SUFFIXES)}",
-                             file=display)  # fmt: skip
+            raise SceneError(
+                f"a folder, not a scene file; expected {', '.join(SUFFIXES)}", file=display
+            )
         raise SceneError(
             f"unknown file type {file.suffix or '(none)'!r}; expected {', '.join(SUFFIXES)}",
             file=display,

@@ -108,11 +108,15 @@ def reach_reason(graph, ids: np.ndarray) -> str | None:
     position = worlds[row, [3, 7, 11]]
     if not (np.abs(position) <= WORLD_REACH).all():
         shown = ", ".join(f"{x:.6g}" for x in position.tolist())
-        return (f"node {name}: its world position ({shown}) is out of range (at most "
-                f"{_short(WORLD_REACH)} from the origin)")  # fmt: skip
+        return (
+            f"node {name}: its world position ({shown}) is out of range (at most "
+            f"{_short(WORLD_REACH)} from the origin)"
+        )
     value = float(worlds[row][~(np.abs(worlds[row]) <= WORLD_REACH)][0])
-    return (f"node {name}: its world matrix holds {value:.6g}, out of range (at most "
-            f"{_short(WORLD_REACH)}: a scale that large cannot be drawn)")  # fmt: skip
+    return (
+        f"node {name}: its world matrix holds {value:.6g}, out of range (at most "
+        f"{_short(WORLD_REACH)}: a scale that large cannot be drawn)"
+    )
 
 
 def camera_gap_reason(position, target) -> str | None:
@@ -275,8 +279,9 @@ def _skinned_bounds(scene, n: int, drawn: np.ndarray) -> None:
         np.maximum.at(drawn, joints[ok], size[ok] * math.sqrt(3.0))
 
 
-def _gltf_geometry_reach(scene, drawn: np.ndarray, radius: dict[str, float],
-                         exact: bool = True) -> None:  # fmt: skip
+def _gltf_geometry_reach(
+    scene, drawn: np.ndarray, radius: dict[str, float], exact: bool = True
+) -> None:
     """Widen `drawn` by what morph targets (at any weight the node or its animations can
     give) and GPU instances (at their own transforms) can add to a node's drawn extent."""
     geometry = scene.geometry
@@ -305,8 +310,9 @@ def _gltf_geometry_reach(scene, drawn: np.ndarray, radius: dict[str, float],
             base = mesh_radius(item.mesh) * math.sqrt(3.0)
             drawn[item.node] = max(drawn[item.node], base) + extra
         clips = [] if player is None else player.clips
-        played = {c.node: c.values for clip in clips
-                  for c in clip.channels if c.path == "instances"}  # fmt: skip
+        played = {
+            c.node: c.values for clip in clips for c in clip.channels if c.path == "instances"
+        }
         for item in geometry.instanced:
             if item.node >= n or item.mesh not in scene.mesh_data:
                 continue

@@ -78,8 +78,12 @@ def savable_reason(
     positions, _, scales = (a[ids] for a in graph.local_values())
     # one pass over all nodes per rule; the first node breaking any rule is named, and
     # within that node the rules in this order: name, position, scale, size
-    firsts = [_first_bad_name(names), _first_out(positions, "position"),
-              _first_out(scales, "scale"), _first_bad_size(scene, id_list)]  # fmt: skip
+    firsts = [
+        _first_bad_name(names),
+        _first_out(positions, "position"),
+        _first_out(scales, "scale"),
+        _first_bad_size(scene, id_list),
+    ]
     found = [row for row in firsts if row >= 0]
     if found:
         row = min(found)

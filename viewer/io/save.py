@@ -185,8 +185,14 @@ def _column(texts: dict[int, str], prefix: str, n: int) -> list[str]:
     return out
 
 
-def _look_column(scene: Scene, id_list: list[int], row_of: np.ndarray, imported: set[int],
-                 hosted: dict, base_dir: Path) -> list[str]:  # fmt: skip
+def _look_column(
+    scene: Scene,
+    id_list: list[int],
+    row_of: np.ndarray,
+    imported: set[int],
+    hosted: dict,
+    base_dir: Path,
+) -> list[str]:
     """Each node's look lines (or its glTF ``mesh``), each Look object and each distinct
     look formatted once; a host's single include is taken out of `hosted` (it is written
     as the mesh). (An imported node's block is not written.)"""

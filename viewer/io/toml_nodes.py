@@ -145,9 +145,14 @@ def _fill(specs, rows, ok, names, parents, meshes, colors, position, euler, scal
             look.color = colors[k]
         rotation = NO_ROTATION if euler[k] is None else _quaternion(euler[k], quats)
         specs[row] = NodeSpec(
-            row, names[k], parents[k], position[k] or (0.0,) * 3, rotation,
-            scale[k] or (1.0, 1.0, 1.0), look,
-        )  # fmt: skip
+            row,
+            names[k],
+            parents[k],
+            position[k] or (0.0,) * 3,
+            rotation,
+            scale[k] or (1.0, 1.0, 1.0),
+            look,
+        )
 
 
 def _plain_columns(plain: PlainNodes | None) -> NodeColumns:
@@ -163,20 +168,24 @@ def _plain_columns(plain: PlainNodes | None) -> NodeColumns:
     colors = _colors(plain.strings["color"], ok)
     numbers, present = plain.numbers, plain.present
     for key, checks in (
-        ("position", {}), ("rotation", {}), ("scale", {"nonzero": True}),
+        ("position", {}),
+        ("rotation", {}),
+        ("scale", {"nonzero": True}),
         ("size", {"positive": True}),
-    ):  # fmt: skip
+    ):
         given = present[key]
         ok[given] &= _in_range(numbers[key][given], key, **checks)
     if not ok.all() or not _all_given(names):  # (_names_ok refused a missing name)
         raise NotVouched
     return NodeColumns(
-        names, plain.strings["parent"],
+        names,
+        plain.strings["parent"],
         np.where(present["position"][:, None], numbers["position"], 0.0),
         _rotations(numbers["rotation"], present["rotation"]),
         np.where(present["scale"][:, None], numbers["scale"], 1.0),
-        _shared_looks(meshes, numbers["size"], present["size"], colors), [],
-    )  # fmt: skip
+        _shared_looks(meshes, numbers["size"], present["size"], colors),
+        [],
+    )
 
 
 def _all_given(names: list[str | None]) -> TypeGuard[list[str]]:

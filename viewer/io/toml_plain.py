@@ -130,8 +130,9 @@ def split_plain(text: str, data: bytes | None = None) -> tuple[str, PlainNodes] 
         else:
             cand = lines[head == value]
         if len(prefix) > 8:  # the rest of the prefix, on the candidates only
-            cand = cand[_matches(words, starts[cand] + 8, length[cand] - 8, prefix[8:],
-                                 exact=False)]  # fmt: skip
+            cand = cand[
+                _matches(words, starts[cand] + 8, length[cand] - 8, prefix[8:], exact=False)
+            ]
         else:
             cand = cand[length[cand] > len(prefix)]
         key_of[cand] = k
@@ -240,8 +241,9 @@ def _strings(buf: np.ndarray, begin: np.ndarray, end: np.ndarray) -> tuple:
     if good.all():
         return good, text.split('"')  # each string ends at its closing quote
     ends = np.cumsum(end - begin + 1).tolist()  # else cut at the span ends, not at quotes
-    return good, [gathered[a : b - 1].tobytes().decode("utf-8")
-                  for a, b in zip([0, *ends[:-1]], ends)]  # fmt: skip
+    return good, [
+        gathered[a : b - 1].tobytes().decode("utf-8") for a, b in zip([0, *ends[:-1]], ends)
+    ]
 
 
 def _numbers(buf, words, begin: np.ndarray, end: np.ndarray, vector: bool) -> tuple:

@@ -44,8 +44,11 @@ def read_animations(
     morph_counts = {} if morph_counts is None else morph_counts
     clips: list[Clip] = []
     notes: list[str] = []
-    declared = sum(len(a["channels"]) for a in gltf.array("animations")
-                   if isinstance(a, dict) and isinstance(a.get("channels"), list))  # fmt: skip
+    declared = sum(
+        len(a["channels"])
+        for a in gltf.array("animations")
+        if isinstance(a, dict) and isinstance(a.get("channels"), list)
+    )
     reason = channels_reason(declared)
     if reason is not None:  # before a channel is built
         raise gltf.error("animations", reason)
@@ -66,8 +69,11 @@ def read_animations(
                 continue
             s = whole(ch.get("sampler"))
             if not is_int(s) or not 0 <= s < len(samplers):
-                raise gltf.error(here, f"expected an index into the samplers of {where} "
-                                 f"(0..{len(samplers) - 1}), got {describe(s)}")  # fmt: skip
+                raise gltf.error(
+                    here,
+                    f"expected an index into the samplers of {where} "
+                    f"(0..{len(samplers) - 1}), got {describe(s)}",
+                )
             if node is None:
                 continue  # glTF: a channel without a node is ignored
             node = gltf.index_into(node, "nodes", f"{here} target")
@@ -83,8 +89,9 @@ def read_animations(
             else:
                 width = PATHS[path]
             try:
-                times, values, interpolation = _sampler(gltf, samplers[s], f"{where} sampler {s}",
-                                                        width, path)  # fmt: skip
+                times, values, interpolation = _sampler(
+                    gltf, samplers[s], f"{where} sampler {s}", width, path
+                )
             except DataUnavailable as exc:
                 skipped[f"channels whose data is missing ({exc.reason})"] = (
                     skipped.get(f"channels whose data is missing ({exc.reason})", 0) + 1
@@ -114,8 +121,11 @@ def _target(gltf: GltfFile, target: dict, here: str, skipped: dict[str, int]):
             return None, None
         return int(match.group(1)), match.group(2)
     if path not in (*PATHS, "weights"):
-        raise gltf.error(here, f"expected target path translation, rotation, scale, weights "
-                         f"or pointer, got {describe(path)}")  # fmt: skip
+        raise gltf.error(
+            here,
+            f"expected target path translation, rotation, scale, weights "
+            f"or pointer, got {describe(path)}",
+        )
     return target.get("node"), path
 
 
@@ -136,15 +146,18 @@ def _sampler(gltf: GltfFile, sampler: object, where: str, width: int, path: str)
     sampler = gltf.obj(sampler, where)
     interpolation = sampler.get("interpolation", "LINEAR")
     if interpolation not in INTERPOLATIONS:
-        raise gltf.error(where, f"expected interpolation STEP, LINEAR or CUBICSPLINE, "
-                         f"got {describe(interpolation)}")  # fmt: skip
+        raise gltf.error(
+            where,
+            f"expected interpolation STEP, LINEAR or CUBICSPLINE, got {describe(interpolation)}",
+        )
     times = gltf.accessor(sampler.get("input"), f"{where} input", ("SCALAR",), (5126,))
     times = times.reshape(-1).astype(np.float64)
     k = times.size
     cubic = interpolation == "CUBICSPLINE"
     if k < (2 if cubic else 1):
-        raise gltf.error(where, f"{interpolation} needs {'two keys' if cubic else 'a key'} "
-                         f"or more, got {k}")  # fmt: skip
+        raise gltf.error(
+            where, f"{interpolation} needs {'two keys' if cubic else 'a key'} or more, got {k}"
+        )
     if not np.all(np.isfinite(times)) or times[0] < 0 or times[-1] > MAX_KEY_TIME:
         raise gltf.error(where, f"key times must be finite seconds in 0..{MAX_KEY_TIME:g}")
     if k > 1 and not np.all(np.diff(times) > 0):
@@ -153,25 +166,32 @@ def _sampler(gltf: GltfFile, sampler: object, where: str, width: int, path: str)
         rule = "must increase strictly" if now == after else "must not decrease"
         _i, acc = gltf.item(sampler.get("input"), "accessors", f"{where} input")
         if acc.get("bufferView") is None and acc.get("sparse") is None:  # no data: zeros
-            raise DataUnavailable("key times without data (zeros, which repeat)",
-                                  file=gltf.display, section=f"{where} input")  # fmt: skip
-        raise gltf.error(f"{where} input", f"key times {rule}: key {bad + 1} is {now!r} "
-                         f"after {after!r}")  # fmt: skip
+            raise DataUnavailable(
+                "key times without data (zeros, which repeat)",
+                file=gltf.display,
+                section=f"{where} input",
+            )
+        raise gltf.error(
+            f"{where} input", f"key times {rule}: key {bad + 1} is {now!r} after {after!r}"
+        )
     types = ("SCALAR",) if path == "weights" else _TYPES[width]
     values = gltf.floats(sampler.get("output"), f"{where} output", types)
     if path == "weights":
         values = values.reshape(-1)
         if values.size % width:
-            raise gltf.error(where, f"expected a multiple of {width} weights (one per morph "
-                             f"target), got {values.size}")  # fmt: skip
+            raise gltf.error(
+                where,
+                f"expected a multiple of {width} weights (one per morph target), got {values.size}",
+            )
         values = values.reshape(-1, width)
     need = 3 * k if cubic else k
     if values.shape[0] != need:
-        raise gltf.error(where, f"expected {need} output values for {k} keys "
-                         f"({interpolation}), got {values.shape[0]}")  # fmt: skip
+        raise gltf.error(
+            where,
+            f"expected {need} output values for {k} keys ({interpolation}), got {values.shape[0]}",
+        )
     if not np.all(np.isfinite(values)) or np.abs(values).max(initial=0.0) > MAX_KEY_VALUE:
-        raise gltf.error(where, f"output values must be finite numbers within "
-                         f"±{MAX_KEY_VALUE:g}")  # fmt: skip
+        raise gltf.error(where, f"output values must be finite numbers within ±{MAX_KEY_VALUE:g}")
     if cubic:
         values = values.reshape(k, 3, width)
     elif rotation and not np.all(np.linalg.norm(values, axis=1) > 1e-12):

@@ -37,11 +37,17 @@ def meshopt_view(gltf: GltfReader, ext: object, where: str) -> bytes:
     count, size = whole(ext.get("count")), whole(ext.get("byteStride"))
     mode, kind = ext.get("mode"), ext.get("filter", "NONE")
     if mode not in _MODES or kind not in _FILTERS:
-        raise gltf.error(where, f"expected mode {'/'.join(_MODES)} and filter "
-                         f"{'/'.join(_FILTERS)}, got {mode!r} and {kind!r}")  # fmt: skip
+        raise gltf.error(
+            where,
+            f"expected mode {'/'.join(_MODES)} and filter "
+            f"{'/'.join(_FILTERS)}, got {mode!r} and {kind!r}",
+        )
     if not (is_int(count) and count >= 0 and is_int(size) and 0 < size <= 256):
-        raise gltf.error(where, f"count and byteStride must be whole numbers (byteStride "
-                         f"1..256), got {count!r} and {size!r}")  # fmt: skip
+        raise gltf.error(
+            where,
+            f"count and byteStride must be whole numbers (byteStride "
+            f"1..256), got {count!r} and {size!r}",
+        )
     if mode != "ATTRIBUTES" and size not in (2, 4) or mode == "ATTRIBUTES" and size % 4:
         raise gltf.error(where, f"byteStride {size} does not fit mode {mode}")
     if size not in _FILTER_STRIDES.get(kind, (size,)) or kind != "NONE" and mode != "ATTRIBUTES":
@@ -49,8 +55,11 @@ def meshopt_view(gltf: GltfReader, ext: object, where: str) -> bytes:
     reason = gltf.budget.charge_data(count * size)
     if reason is not None:
         raise gltf.error(where, reason)
-    view = {"buffer": ext.get("buffer"), "byteOffset": ext.get("byteOffset"),
-            "byteLength": ext.get("byteLength")}  # fmt: skip
+    view = {
+        "buffer": ext.get("buffer"),
+        "byteOffset": ext.get("byteOffset"),
+        "byteLength": ext.get("byteLength"),
+    }
     data, offset, length, _stride = gltf.view_bytes(-1, view, where)
     source = bytes(data[offset : offset + length])
     try:
@@ -80,9 +89,11 @@ def _unfilter(meshoptimizer, kind: str, raw: np.ndarray, count: int, size: int) 
     in place on a copy of all count * size bytes."""
     if kind == "NONE":
         return raw
-    fn = {"OCTAHEDRAL": meshoptimizer.decode_filter_oct,
-          "QUATERNION": meshoptimizer.decode_filter_quat,
-          "EXPONENTIAL": meshoptimizer.decode_filter_exp}[kind]  # fmt: skip
+    fn = {
+        "OCTAHEDRAL": meshoptimizer.decode_filter_oct,
+        "QUATERNION": meshoptimizer.decode_filter_quat,
+        "EXPONENTIAL": meshoptimizer.decode_filter_exp,
+    }[kind]
     return _bytes_of(fn(raw.copy(), count, size))
 
 

@@ -234,10 +234,10 @@ class GltfFile:
 
     def buffer(self, index: int) -> bytes | memoryview:
         """The bytes of buffer `index` (read once, checked against the limits)."""
-        return self.buffer_bytes(self.index_into(index, "buffers", "buffers"), f"buffer {index}")
+        return self.buffer_bytes(self.index_into(index, "buffers", "buffers"))
 
-    def buffer_bytes(self, index: int, where: str) -> bytes | memoryview:
-        """The bytes of buffer `index` (a checked index), an error naming `where`."""
+    def buffer_bytes(self, index: int) -> bytes | memoryview:
+        """The bytes of buffer `index` (a checked index); an error names the buffer."""
         if index in self.buffers:
             return self.buffers[index]
         here = f"buffer {index}"
@@ -359,7 +359,7 @@ class GltfFile:
             stride = whole(self.obj(ext["EXT_meshopt_compression"], vhere).get("byteStride"))
             return unpacked, 0, len(unpacked), stride
         buffer_index = self.index_into(view.get("buffer"), "buffers", vhere)
-        data = self.buffer_bytes(buffer_index, vhere)
+        data = self.buffer_bytes(buffer_index)
         v_off = self.non_negative(_default(view.get("byteOffset"), 0), "byteOffset", vhere)
         v_len = self.non_negative(view.get("byteLength"), "byteLength", vhere)
         if v_off + v_len > len(data):

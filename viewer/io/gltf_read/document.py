@@ -1,6 +1,6 @@
 """What the glTF readers of single features (sparse accessors, compressed data) need of
 the data layer: JSON number rules and the reader's interface as a Protocol, so that they
-can be called from `gltf_data.py` without importing it back."""
+can be called from `data.py` without importing it back."""
 
 from __future__ import annotations
 

@@ -40,13 +40,18 @@ def check_extensions(gltf: GltfFile) -> list[str]:
     missing = [name for name in required if name not in SUPPORTED]
     if missing:
         names = ", ".join(quoted(name, 60) for name in missing)
-        raise gltf.error(None, f"requires the extension{'s' * (len(missing) > 1)} {names}, "
-                         "which sgview cannot honour (see docs/viewer.md)")  # fmt: skip
+        raise gltf.error(
+            None,
+            f"requires the extension{'s' * (len(missing) > 1)} {names}, "
+            "which sgview cannot honour (see docs/viewer.md)",
+        )
     notes = []
     for name in _names(gltf, "extensionsUsed"):
         if name not in SUPPORTED and name not in required:
-            notes.append(f"{gltf.display}: optional extension {quoted(name, 60)} is not supported: "
-                         "drawn by the core glTF spec without it")  # fmt: skip
+            notes.append(
+                f"{gltf.display}: optional extension {quoted(name, 60)} is not supported: "
+                "drawn by the core glTF spec without it"
+            )
     return notes
 
 

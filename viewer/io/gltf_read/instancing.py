@@ -29,8 +29,9 @@ def instance_matrices(gltf: GltfFile, node: dict, where: str) -> np.ndarray | No
     if not isinstance(ext, dict) or ext.get("EXT_mesh_gpu_instancing") is None:
         return None
     where = f"{where} EXT_mesh_gpu_instancing"
-    attrs = gltf.obj(gltf.obj(ext["EXT_mesh_gpu_instancing"], where).get("attributes"),
-                     f"{where} attributes")  # fmt: skip
+    attrs = gltf.obj(
+        gltf.obj(ext["EXT_mesh_gpu_instancing"], where).get("attributes"), f"{where} attributes"
+    )
     values = {}
     for name, types in _FIELDS:
         if attrs.get(name) is not None:

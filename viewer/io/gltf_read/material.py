@@ -41,16 +41,10 @@ from viewer.materials import (
     TextureRef,
 )
 
-__all__ = ["HANDLED_EXTENSIONS", "MAX_TEXTURE_SIDE", "image_bytes", "read_material", "vertex_data"]
+__all__ = ["MAX_TEXTURE_SIDE", "image_bytes", "read_material", "vertex_data"]
 
 #: Largest texture side accepted, in pixels.
 MAX_TEXTURE_SIDE = 8192
-#: The material extensions read here.
-HANDLED_EXTENSIONS = (
-    "KHR_materials_emissive_strength",
-    "KHR_materials_unlit",
-    "KHR_texture_transform",
-)
 _WRAPS = (CLAMP_TO_EDGE, MIRRORED_REPEAT, REPEAT)
 _NEAREST, _LINEAR = 9728, 9729
 _MIPMAP_FILTERS = (9984, 9985, 9986, 9987)
@@ -144,8 +138,15 @@ def _dict(gltf: GltfFile, obj: dict, name: str, where: str) -> dict:
     return value
 
 
-def _number(gltf: GltfFile, obj: dict, name: str, default: float, where: str,
-            lo: float = 0.0, hi: float = 1.0) -> float:  # fmt: skip
+def _number(
+    gltf: GltfFile,
+    obj: dict,
+    name: str,
+    default: float,
+    where: str,
+    lo: float = 0.0,
+    hi: float = 1.0,
+) -> float:
     """`obj[name]` (`default` when absent): a finite number, or a one-line refusal; one
     outside the specification's range [lo, hi] is clamped to it (it draws as the nearest
     value would)."""
@@ -155,8 +156,7 @@ def _number(gltf: GltfFile, obj: dict, name: str, default: float, where: str,
     return float(min(hi, max(lo, value)))
 
 
-def _numbers(gltf: GltfFile, obj: dict, name: str, width: int, default: tuple,
-             where: str) -> tuple:  # fmt: skip
+def _numbers(gltf: GltfFile, obj: dict, name: str, width: int, default: tuple, where: str) -> tuple:
     value = obj.get(name, default)
     if (
         not isinstance(value, list | tuple)
@@ -168,8 +168,9 @@ def _numbers(gltf: GltfFile, obj: dict, name: str, width: int, default: tuple,
     return tuple(float(c) for c in value)
 
 
-def _texture_ref(gltf: GltfFile, holder: dict, name: str, where: str, cache: dict,
-                 scale_name: str | None) -> TextureRef | None:  # fmt: skip
+def _texture_ref(
+    gltf: GltfFile, holder: dict, name: str, where: str, cache: dict, scale_name: str | None
+) -> TextureRef | None:
     """A textureInfo: its texture (decoded once), coordinate set and transform; None
     when absent or when the texture has no image sgview can show."""
     info = holder.get(name)
@@ -238,8 +239,9 @@ def _texture(gltf: GltfFile, index: int) -> TextureImage | None:
             _choice(gltf, sampler, "wrapT", _WRAPS, REPEAT, f"sampler {s}"),
         )
         mag = _choice(gltf, sampler, "magFilter", (_NEAREST, _LINEAR), _LINEAR, f"sampler {s}")
-        minf = _choice(gltf, sampler, "minFilter", (_NEAREST, _LINEAR, *_MIPMAP_FILTERS),
-                       9987, f"sampler {s}")  # fmt: skip
+        minf = _choice(
+            gltf, sampler, "minFilter", (_NEAREST, _LINEAR, *_MIPMAP_FILTERS), 9987, f"sampler {s}"
+        )
         nearest, mipmaps = mag == _NEAREST, minf in _MIPMAP_FILTERS
     pixels = _decode(gltf, _image_bytes(gltf, image, f"image {source}"), f"image {source}")
     return TextureImage(pixels, wrap, nearest, mipmaps)
@@ -250,8 +252,9 @@ def _choice(
 ) -> int:
     value = whole(obj.get(name, default))
     if not is_int(value) or value not in allowed:
-        raise gltf.error(where, f"{name} must be one of {', '.join(map(str, allowed))}, "
-                         f"got {value!r}")  # fmt: skip
+        raise gltf.error(
+            where, f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}"
+        )
     return value
 
 
@@ -269,12 +272,16 @@ def _image_bytes(gltf: GltfFile, image: dict, where: str) -> bytes:
     if image.get("bufferView") is None:
         raise gltf.error(where, "an image needs a uri or a bufferView")
     v, view = gltf.item(image["bufferView"], "bufferViews", where)
-    data = gltf.buffer_bytes(
-        gltf.index_into(view.get("buffer"), "buffers", f"bufferView {v}"), where
-    )
+    data = gltf.buffer_bytes(gltf.index_into(view.get("buffer"), "buffers", f"bufferView {v}"))
     offset, length = whole(view.get("byteOffset", 0)), whole(view.get("byteLength"))
-    if not (is_int(offset) and is_int(length) and offset >= 0 and length >= 0
-            and offset + length <= len(data) and length <= cap):  # fmt: skip
+    if not (
+        is_int(offset)
+        and is_int(length)
+        and offset >= 0
+        and length >= 0
+        and offset + length <= len(data)
+        and length <= cap
+    ):
         raise gltf.error(f"bufferView {v}", "the image's bytes lie outside its buffer")
     gltf.charge_read(length, where)
     return bytes(data[offset : offset + length])
@@ -290,8 +297,10 @@ def _decode(gltf: GltfFile, data: bytes, where: str) -> np.ndarray:
             img = Image.open(io.BytesIO(data), formats=("PNG", "JPEG"))
             w, h = img.size
             if not (0 < w <= MAX_TEXTURE_SIDE and 0 < h <= MAX_TEXTURE_SIDE):
-                raise gltf.error(where, f"the image is {w}x{h} pixels; sides up to "
-                                 f"{MAX_TEXTURE_SIDE} are accepted")  # fmt: skip
+                raise gltf.error(
+                    where,
+                    f"the image is {w}x{h} pixels; sides up to {MAX_TEXTURE_SIDE} are accepted",
+                )
             reason = gltf.budget.charge_data(4 * w * h)
             if reason is not None:
                 raise gltf.error(where, reason)

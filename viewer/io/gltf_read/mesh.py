@@ -5,7 +5,7 @@ Every primitive mode is read (glTF 3.7.2.1): TRIANGLES, TRIANGLE_STRIP and TRIAN
 become triangles (strips alternate their winding, fans turn around their first vertex, as
 the spec writes them out); LINES, LINE_LOOP and LINE_STRIP become line segments; POINTS
 points. Positions and normals may be quantized integers (KHR_mesh_quantization) and any
-accessor sparse; a Draco-compressed primitive is decoded first (gltf_compression.py).
+accessor sparse; a Draco-compressed primitive is decoded first (compression.py).
 Morph targets (POSITION and NORMAL deltas) are merged like the vertices. Normals missing
 from the file are computed (area-weighted). Arrays keep the 4-byte types of the file, so
 a merged mesh holds about as many bytes as the accessors it came from, and the scene's
@@ -116,28 +116,35 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         if n_targets is None:
             n_targets = len(deltas[0])
         elif len(deltas[0]) != n_targets:
-            raise gltf.error(phere, f"{len(deltas[0])} morph targets, the mesh's first "
-                             f"primitive has {n_targets}")  # fmt: skip
+            raise gltf.error(
+                phere, f"{len(deltas[0])} morph targets, the mesh's first primitive has {n_targets}"
+            )
         material = read_material(gltf, prim.get("material"), phere, textures)
         if color is None:
             color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
         vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
         for slot, ref in material.textures().items():
             if (uv0, uv1)[ref.texcoord] is None:
-                raise gltf.error(phere, f"its material's {slot} texture needs "
-                                 f"TEXCOORD_{ref.texcoord}, which it lacks")  # fmt: skip
+                raise gltf.error(
+                    phere,
+                    f"its material's {slot} texture needs TEXCOORD_{ref.texcoord}, which it lacks",
+                )
         all_c.append(vcol if vcol is not None else np.ones((n, 4), np.float32))
         all_uv.append(uv0 if uv0 is not None else np.zeros((n, 2), np.float32))
         all_uv1.append(uv1)
-        center = tuple(float(c) for c in (pos.min(axis=0) + pos.max(axis=0)) / 2.0) if n else (
-            0.0, 0.0, 0.0)  # fmt: skip
+        center = (
+            tuple(float(c) for c in (pos.min(axis=0) + pos.max(axis=0)) / 2.0)
+            if n
+            else (0.0, 0.0, 0.0)
+        )
         # lines and points have no surface to light without normals: drawn in their
         # material's colours unlit, as reference viewers draw them
         bare = material if attrs.get("NORMAL") is not None else replace(material, unlit=True)
         for part_mode, ids in ((TRIANGLES, tri), (LINES, seg), (POINTS, pts)):
             if ids.size:  # counted in the mode's own indices (after strips, loops, fans)
-                found.append((part_mode, int(ids.size), bare if part_mode != TRIANGLES
-                              else material, center))  # fmt: skip
+                found.append(
+                    (part_mode, int(ids.size), bare if part_mode != TRIANGLES else material, center)
+                )
         if offset + n > 2**32:
             raise gltf.error(here, "too many vertices")
         all_p.append(pos)
@@ -154,12 +161,13 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
     arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
     uvs1 = None
     if any(uv is not None for uv in all_uv1):
-        uvs1 = np.concatenate([
-            uv if uv is not None else np.zeros((len(p), 2), np.float32)
-            for uv, p in zip(all_uv1, all_p, strict=True)
-        ])  # fmt: skip
-    surface = MeshSurface(np.concatenate(all_c), np.concatenate(all_uv), uvs1,
-                          _parts(found))  # fmt: skip
+        uvs1 = np.concatenate(
+            [
+                uv if uv is not None else np.zeros((len(p), 2), np.float32)
+                for uv, p in zip(all_uv1, all_p, strict=True)
+            ]
+        )
+    surface = MeshSurface(np.concatenate(all_c), np.concatenate(all_uv), uvs1, _parts(found))
     skinned = None
     if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
         rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
@@ -170,9 +178,15 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
     lines, points = np.concatenate(all_l), np.concatenate(all_pt)
     targets = merge_targets(gltf, mesh, all_dp, all_dn, here) if n_targets else None
-    return MeshParts(arrays, color or DEFAULT_COLOR, skinned, surface,
-                     lines if lines.size else None, points if points.size else None,
-                     targets)  # fmt: skip
+    return MeshParts(
+        arrays,
+        color or DEFAULT_COLOR,
+        skinned,
+        surface,
+        lines if lines.size else None,
+        points if points.size else None,
+        targets,
+    )
 
 
 def _parts(found: list[tuple]) -> tuple[MeshPart, ...]:

@@ -6,15 +6,16 @@ Here msgspec decodes the ``nodes`` array in chunks into typed records of the fie
 importer reads for every node (name, children, TRS, mesh), turned into numpy columns
 chunk by chunk, so the records of one chunk are all that exists at a time. A node with
 any other field (camera, skin, matrix, weights, extensions, extras, ...) also keeps its
-whole JSON object, parsed by ``json`` as before, for the readers of those fields.
+whole JSON object, parsed by ``json`` as the checked parse does, for the readers of those
+fields.
 
-Everything outside ``nodes`` is parsed by ``json`` from its own text, as before. The fast
-path never decides what is valid: anything it does not take as certainly fine (a JSON or
-UTF-8 error, a field of another type, a child index out of range or given twice, a TRS of
-the wrong length, a number that is not finite, a zero quaternion, a negative mesh) makes
-`fast_parse` return None, and the caller parses the whole file the old way, whose checks
-then name the problem exactly as they always did (tests/io/test_gltf_node_table.py
-compares both ways on generated files).
+Everything outside ``nodes`` is parsed by ``json`` from its own text, as in the checked
+parse. The fast path never decides what is valid: anything it does not take as certainly
+fine (a JSON or UTF-8 error, a field of another type, a child index out of range or given
+twice, a TRS of the wrong length, a number that is not finite, a zero quaternion, a
+negative mesh) makes `fast_parse` return None, and the caller parses the whole file with
+``json`` and checks each node object (the checked parse), whose checks then name the
+problem (tests/io/test_gltf_node_table.py compares both ways on generated files).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class _Plain(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
     name: str | None = None
     children: list[int] | None = None
-    translation: tuple[float, float, float] | None = None  # another length: the old way
+    translation: tuple[float, float, float] | None = None  # another length: checked parse
     rotation: tuple[float, float, float, float] | None = None
     scale: tuple[float, float, float] | None = None
     mesh: int | None = None
@@ -108,7 +109,7 @@ class NodeTable:
 def fast_parse(text: bytes | memoryview) -> tuple[dict, NodeTable] | None:
     """The document (its ``nodes`` list holding `NodeTable.objects`) and the node table,
     or None when the file is not one the fast path takes as certainly valid (see the
-    module docstring): the caller then parses it the old way."""
+    module docstring): the caller then takes the checked parse."""
     try:
         top = _TOP.decode(text)
         if top.get("nodes") is None:
@@ -117,7 +118,7 @@ def fast_parse(text: bytes | memoryview) -> tuple[dict, NodeTable] | None:
         for key, raw in top.items():
             doc[key] = None if key == "nodes" else json.loads(bytes(raw).decode("utf-8"))
         table = _table(_RAWS.decode(top.pop("nodes")))
-    except Exception:  # any doubt: the old way says what is wrong, as it always did
+    except Exception:  # any doubt: the checked parse says what is wrong
         return None
     if table is None:
         return None
@@ -164,14 +165,17 @@ def _table(raws: list) -> NodeTable | None:
     values = {}
     for f, (rows, got) in trs.items():
         width = TRS_WIDTHS[f]
-        values[f] = (np.concatenate([np.zeros(0, np.int64), *rows]),
-                     np.concatenate([np.zeros((0, width)), *got]))  # fmt: skip
+        values[f] = (
+            np.concatenate([np.zeros(0, np.int64), *rows]),
+            np.concatenate([np.zeros((0, width)), *got]),
+        )
     others_column = np.concatenate([np.zeros(0, np.int64), *others])
     return NodeTable(names, start, children, values, mesh, objects, others_column)
 
 
-def _chunk_columns(records: list, at: int, counts: np.ndarray, mesh: np.ndarray, flat: list,
-                   trs: dict) -> bool:  # fmt: skip
+def _chunk_columns(
+    records: list, at: int, counts: np.ndarray, mesh: np.ndarray, flat: list, trs: dict
+) -> bool:
     """Fill a chunk's children counts and meshes, append its children and TRS values;
     False when one is not certainly valid."""
     children = [r.children or () for r in records]
@@ -197,7 +201,7 @@ def _chunk_columns(records: list, at: int, counts: np.ndarray, mesh: np.ndarray,
 
 def _one_by_one(part: list) -> tuple[list, list[Mapping]]:
     """The records of a chunk with some nodes that have other fields, and each node's
-    object (those with other fields parsed whole by ``json``, as the old way does: in one
+    object (those with other fields parsed whole by ``json``, as the checked parse does: in one
     call per chunk, so that their keys are shared strings as in one document)."""
     records, objects, whole = [], [], []
     for j, raw in enumerate(part):

@@ -26,12 +26,21 @@ def number_error(
 ) -> SceneError:
     """The error for node ``i``'s ``field_name`` that is not ``width`` numbers."""
     got = str(len(value)) if type(value) is list and _numbers(value) else describe(value)
-    return gltf.error(f"glTF node {i}", f"expected {width} numbers, got {got}", node=name,
-                      field=field_name)  # fmt: skip
+    return gltf.error(
+        f"glTF node {i}", f"expected {width} numbers, got {got}", node=name, field=field_name
+    )
 
 
-def bulk_values(gltf: GltfFile, k: int, rows: list[int], values: list, default: tuple,
-                order: list[int], names: list[str], field_name: str) -> np.ndarray:  # fmt: skip
+def bulk_values(
+    gltf: GltfFile,
+    k: int,
+    rows: list[int],
+    values: list,
+    default: tuple,
+    order: list[int],
+    names: list[str],
+    field_name: str,
+) -> np.ndarray:
     """A (k, width) float64 array of `default` with the given rows set from `values`
     (lists whose length is checked): their types checked in one pass over all of them,
     then their values; the first bad row is named."""
@@ -52,8 +61,9 @@ def bulk_values(gltf: GltfFile, k: int, rows: list[int], values: list, default: 
     finite = np.isfinite(got).all(axis=1)
     if not finite.all():
         row = rows[int(np.flatnonzero(~finite)[0])]
-        raise gltf.error(f"glTF node {order[row]}", "expected finite numbers",
-                         node=names[row], field=field_name)  # fmt: skip
+        raise gltf.error(
+            f"glTF node {order[row]}", "expected finite numbers", node=names[row], field=field_name
+        )
     arr[np.asarray(rows, dtype=np.int64)] = got
     return arr
 
@@ -88,7 +98,7 @@ def table_values(gltf: GltfFile, table: NodeTable, rows: np.ndarray, order: list
 
 def _mesh_rows(gltf: GltfFile, table: NodeTable, by_row: np.ndarray) -> tuple[list, tuple | None]:
     """The (row, node, mesh, skin, object) of the rows with a mesh that the importer's
-    loop (`scene._Reader._meshes`) must see, in row order, and the (rows, meshes) of the
+    loop (`scene._ModelReader._meshes`) must see, in row order, and the (rows, meshes) of the
     others: nodes without other fields whose mesh such a node drew before them, to
     which the loop would only give that node's look (its first branch), so it gives them
     that in bulk. None: the loop sees every row, as where a mesh may have morph targets
@@ -108,8 +118,9 @@ def _mesh_rows(gltf: GltfFile, table: NodeTable, by_row: np.ndarray) -> tuple[li
     skins = [None] * len(objects)  # only a node with other fields can have a skin
     for j in np.flatnonzero(np.isin(nodes[loop], table.others)).tolist():
         skins[j] = objects[j].get("skin")
-    mesh_rows = list(zip(with_mesh[loop].tolist(), looped, meshes[loop].tolist(), skins,
-                         objects, strict=True))  # fmt: skip
+    mesh_rows = list(
+        zip(with_mesh[loop].tolist(), looped, meshes[loop].tolist(), skins, objects, strict=True)
+    )
     return mesh_rows, (with_mesh[bulk].tolist(), meshes[bulk].tolist()) if bulk.size else None
 
 

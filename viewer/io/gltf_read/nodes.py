@@ -50,8 +50,9 @@ def node_order(gltf: GltfFile, nodes: list) -> tuple[list[int], np.ndarray]:
     return order, row_of[np.asarray(parent, dtype=np.int64)[rows]]
 
 
-def file_order_is_preorder(parent: np.ndarray, child_start: np.ndarray,
-                           child_flat: np.ndarray, roots: list[int]) -> bool:  # fmt: skip
+def file_order_is_preorder(
+    parent: np.ndarray, child_start: np.ndarray, child_flat: np.ndarray, roots: list[int]
+) -> bool:
     """Whether the nodes in file order are the pre-order a walk from `roots` gives (each
     node's children in their listed order): as exporters often write them, checked for
     all nodes at once instead of walked node by node (tests/io/test_gltf_preorder.py).
@@ -165,8 +166,10 @@ def _roots(gltf: GltfFile, parent: list[int] | np.ndarray) -> list[int]:
     roots = [gltf.index_into(r, "nodes", where) for r in roots]
     for r in roots:
         if parent[r] >= 0:
-            raise gltf.error(where, f"node {r} is listed as a root, but node {int(parent[r])} "
-                             "lists it as a child")  # fmt: skip
+            raise gltf.error(
+                where,
+                f"node {r} is listed as a root, but node {int(parent[r])} lists it as a child",
+            )
         if r in listed:
             raise gltf.error(where, f"node {r} is listed twice")
         listed.add(r)

@@ -1,7 +1,7 @@
 """glTF primitives beyond the plain triangle list: every primitive mode turned into
 triangle, line-segment and point indices (glTF 3.7.2.1, written out as the spec does),
 and morph targets (glTF 3.7.2.2): each primitive's POSITION and NORMAL deltas, merged per
-mesh like its vertices, with the mesh's default weights. gltf_mesh.py calls these once
+mesh like its vertices, with the mesh's default weights. mesh.py calls these once
 per primitive and once per mesh.
 """
 
@@ -17,8 +17,7 @@ from viewer.io._fields import is_number
 from viewer.io.errors import describe
 from viewer.io.gltf_read.data import GltfFile
 
-__all__ = ["MAX_TARGETS", "TRIANGLES", "by_mode", "merge_targets", "morph_deltas",
-           "morph_weights"]  # fmt: skip
+__all__ = ["MAX_TARGETS", "TRIANGLES", "by_mode", "merge_targets", "morph_deltas", "morph_weights"]
 
 #: Primitive modes (glTF 3.7.2.1).
 POINTS, LINES, LINE_LOOP, LINE_STRIP, TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN = range(7)
@@ -88,19 +87,30 @@ def merge_targets(gltf: GltfFile, mesh: dict, all_dp: list, all_dn: list, where:
     pos = np.stack([np.concatenate([dp[t] for dp in all_dp]) for t in range(count)])
     nrm = None
     if any(d is not None for dn in all_dn for d in dn):
-        nrm = np.stack([
-            np.concatenate([dn[t] if dn[t] is not None else np.zeros_like(dp[t])
-                            for dn, dp in zip(all_dn, all_dp, strict=True)])
-            for t in range(count)
-        ])  # fmt: skip
+        nrm = np.stack(
+            [
+                np.concatenate(
+                    [
+                        dn[t] if dn[t] is not None else np.zeros_like(dp[t])
+                        for dn, dp in zip(all_dn, all_dp, strict=True)
+                    ]
+                )
+                for t in range(count)
+            ]
+        )
     defaults = morph_weights(gltf, mesh.get("weights"), count, where) if "weights" in mesh else None
     return MorphTargets(pos, nrm, np.zeros(count) if defaults is None else defaults)
 
 
 def morph_weights(gltf: GltfFile, value: object, count: int, where: str) -> np.ndarray:
     """A ``weights`` array of `count` finite numbers (a mesh's or a node's)."""
-    if (not isinstance(value, list) or len(value) != count
-            or not all(is_number(w) and math.isfinite(w) for w in value)):  # fmt: skip
-        raise gltf.error(where, f"weights must be {count} finite numbers (one per morph "
-                         f"target), got {describe(value)}")  # fmt: skip
+    if (
+        not isinstance(value, list)
+        or len(value) != count
+        or not all(is_number(w) and math.isfinite(w) for w in value)
+    ):
+        raise gltf.error(
+            where,
+            f"weights must be {count} finite numbers (one per morph target), got {describe(value)}",
+        )
     return np.asarray(value, dtype=np.float64)

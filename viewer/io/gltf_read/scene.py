@@ -1,13 +1,13 @@
 """glTF 2.0 import: a node hierarchy with its names, TRS values, parent links and meshes.
 
-gltf_data.py reads the container into plain JSON and checks the data (a glTF file is
+data.py reads the container into plain JSON and checks the data (a glTF file is
 untrusted input: indices in range, accessors inside their buffer views, views inside their
 buffers); this module checks and imports the node tree straight from the JSON, with one
 cheap pass per node and the numbers checked in bulk, so a 100,000-node file loads in
 about the time ``json.loads`` takes. Any problem becomes a `SceneError`.
 
 The node graph is validated as a whole, whatever the file declares as roots
-(gltf_nodes.py): each node is the child of at most one node, never its own child, and no
+(nodes.py): each node is the child of at most one node, never its own child, and no
 chain of children comes back to where it started.
 
 What is imported:
@@ -15,23 +15,23 @@ What is imported:
 - The nodes of the default scene (``scene``, else the first one, else every node that is
   nobody's child), in pre-order, with ``translation``/``rotation``/``scale`` or ``matrix``
   (decomposed into TRS; a matrix with shear cannot be represented and is refused).
-- Each mesh's primitives of every mode (gltf_mesh.py), stored in ``Scene.mesh_data`` under
+- Each mesh's primitives of every mode (mesh.py), stored in ``Scene.mesh_data`` under
   the key ``"<resolved path>#<mesh index>"`` (triangles; lines and points in
   ``Scene.geometry``). The base colour of the first primitive's material becomes the
   node's colour.
 - Morph targets (``Scene.geometry``): a node whose mesh has them is drawn morphed, with
   the node's ``weights``, else the mesh's, else zeros; ``weights`` channels animate them.
-- EXT_mesh_gpu_instancing (gltf_instancing.py): the node's mesh drawn once per instance.
-- Extensions (gltf_extensions.py): a required one sgview cannot honour is refused, an
+- EXT_mesh_gpu_instancing (instancing.py): the node's mesh drawn once per instance.
+- Extensions (extensions.py): a required one sgview cannot honour is refused, an
   unsupported optional one noted.
-- The animations (translation, rotation and scale channels: gltf_anim.py), as clips.
-- Skins (gltf_skin.py): a node with a mesh and a skin is drawn deformed by the skin's
+- The animations (translation, rotation and scale channels: anim.py), as clips.
+- Skins (skin.py): a node with a mesh and a skin is drawn deformed by the skin's
   joints (its own transform ignored, as glTF says), not as an instance at the node.
 - Materials (metallic-roughness with all five textures, emissive strength, unlit,
   texture transforms, alpha modes), vertex colours and both coordinate sets
-  (gltf_material.py), as `MeshSurface`s. A mesh whose buffer has no data (no ``uri``, no
+  (material.py), as `MeshSurface`s. A mesh whose buffer has no data (no ``uri``, no
   binary chunk) is left out with a note.
-- Cameras and KHR_lights_punctual lights (gltf_views.py), on their nodes.
+- Cameras and KHR_lights_punctual lights (views.py), on their nodes.
 
 Security: a URI may only name a file in the glTF file's own folder. Absolute paths,
 ``..`` segments, URI schemes other than ``data:`` and symbolic links leading out of the
@@ -92,19 +92,19 @@ class GltfModel:
     mesh_data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: For each glTF node index, its row here (-1: not in the imported scene).
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    #: The file's animations, their channels on rows of this model (see gltf_anim.py).
+    #: The file's animations, their channels on rows of this model (see anim.py).
     clips: list[Clip] = field(default_factory=list)
     #: One-line notes about what was left out (e.g. morph-target weight channels).
     notes: list[str] = field(default_factory=list)
     #: Vertex colours and textures of meshes that have them, by mesh key.
     surfaces: dict[str, MeshSurface] = field(default_factory=dict)
-    #: Skins and skinned meshes, on rows of this model (see gltf_skin.py).
+    #: Skins and skinned meshes, on rows of this model (see skin.py).
     skinning: Skinning = field(default_factory=Skinning)
-    #: The file as read, for a lossless export (gltf_source.py).
+    #: The file as read, for a lossless export (source.py).
     source: GltfSource | None = None
     #: Lines, points, morph targets and instancing, on rows of this model.
     geometry: Geometry = field(default_factory=Geometry)
-    #: Cameras and KHR_lights_punctual lights, on rows of this model (gltf_views.py).
+    #: Cameras and KHR_lights_punctual lights, on rows of this model (views.py).
     cameras: list[FileCamera] = field(default_factory=list)
     lights: list[FileLight] = field(default_factory=list)
 
@@ -136,7 +136,7 @@ def read_gltf(
     display = str(path) if display is None else display
     try:
         with collector_paused():
-            return _Reader(path, display, limits, budget).read()
+            return _ModelReader(path, display, limits, budget).read()
     except SceneError:
         raise
     except RecursionError:
@@ -163,7 +163,7 @@ def collector_paused():
             gc.enable()
 
 
-class _Reader(GltfFile):
+class _ModelReader(GltfFile):
     """Imports the node hierarchy of a `GltfFile`."""
 
     def read(self) -> GltfModel:
@@ -187,8 +187,9 @@ class _Reader(GltfFile):
             if b in unread:
                 views[b] = views.get(b, 0) + 1
         for b, count in sorted(views.items()):
-            self.note(f"buffer {b}", f"{self.no_data_reason}: its {count} buffer view(s) "
-                      "are ignored")  # fmt: skip
+            self.note(
+                f"buffer {b}", f"{self.no_data_reason}: its {count} buffer view(s) are ignored"
+            )
 
     def _model(self) -> GltfModel:
         nodes = self.array("nodes")
@@ -219,8 +220,12 @@ class _Reader(GltfFile):
         bad = np.flatnonzero(~(norms > 1e-12))
         if bad.size:
             row = int(bad[0])
-            raise self.error(f"glTF node {order[row]}", "expected a non-zero quaternion",
-                             node=names[row], field="rotation")  # fmt: skip
+            raise self.error(
+                f"glTF node {order[row]}",
+                "expected a non-zero quaternion",
+                node=names[row],
+                field="rotation",
+            )
         model.rotations /= norms[:, None]
         for row, i, name, matrix in matrices:
             t, r, s = matrix_trs(self, matrix, i, name)
@@ -236,8 +241,9 @@ class _Reader(GltfFile):
         model.notes.extend(notes)
         for note in material_notes:
             self._note(model, note)
-        model.source = read_source(self, model.rows,
-                                   (model.positions, model.rotations, model.scales))  # fmt: skip
+        model.source = read_source(
+            self, model.rows, (model.positions, model.rotations, model.scales)
+        )
         return model
 
     def _dict_values(self, nodes: list, order: list[int], k: int):

@@ -18,9 +18,14 @@ from viewer.io.errors import describe
 from viewer.io.gltf_read.data import GltfFile, is_int, whole
 
 __all__ = [
-    "MAX_BIND_CONDITION", "MAX_JOINTS", "check_joint_indices", "read_skin", "singular_binds",
-    "skin_index", "vertex_weights",
-]  # fmt: skip
+    "MAX_BIND_CONDITION",
+    "MAX_JOINTS",
+    "check_joint_indices",
+    "read_skin",
+    "singular_binds",
+    "skin_index",
+    "vertex_weights",
+]
 
 #: Joints per skin; the renderer keeps one row of a float texture per joint.
 MAX_JOINTS = 1024
@@ -58,8 +63,9 @@ def read_skin(gltf: GltfFile, index: int, rows: np.ndarray) -> Skin:
     if skin.get("inverseBindMatrices") is None:
         binds = np.tile(np.eye(4), (n, 1, 1))
     else:
-        flat = gltf.accessor(skin["inverseBindMatrices"], f"{where} inverseBindMatrices",
-                             ("MAT4",), (5126,))  # fmt: skip
+        flat = gltf.accessor(
+            skin["inverseBindMatrices"], f"{where} inverseBindMatrices", ("MAT4",), (5126,)
+        )
         if flat.shape[0] < n:
             raise gltf.error(where, f"{flat.shape[0]} inverse bind matrices for {n} joints")
         binds = flat[:n].astype(np.float64).reshape(n, 4, 4).transpose(0, 2, 1)  # columns
@@ -67,9 +73,12 @@ def read_skin(gltf: GltfFile, index: int, rows: np.ndarray) -> Skin:
             raise gltf.error(where, "inverse bind matrices must be finite and within ±1e9")
         bad = singular_binds(binds)
         if bad is not None:
-            raise gltf.error(where, f"inverse bind matrix {bad} (joint node {joints[bad]}) "
-                             f"is not invertible (condition number over 1e10, "
-                             "or its last row is not 0 0 0 1)")  # fmt: skip
+            raise gltf.error(
+                where,
+                f"inverse bind matrix {bad} (joint node {joints[bad]}) "
+                f"is not invertible (condition number over 1e10, "
+                "or its last row is not 0 0 0 1)",
+            )
     return Skin(np.asarray(joint_rows, dtype=np.int64), binds)
 
 
@@ -96,8 +105,9 @@ def vertex_weights(gltf: GltfFile, attrs: dict, n: int, where: str):
 def check_joint_indices(gltf: GltfFile, joints: np.ndarray, skin: Skin, where: str) -> None:
     """Every used joint index (non-zero weight or not) must name one of the skin's joints."""
     if joints.size and int(joints.max()) >= len(skin.joints):
-        raise gltf.error(where, f"JOINTS_0 names joint {int(joints.max())}, the skin has "
-                         f"{len(skin.joints)}")  # fmt: skip
+        raise gltf.error(
+            where, f"JOINTS_0 names joint {int(joints.max())}, the skin has {len(skin.joints)}"
+        )
 
 
 def skin_index(gltf: GltfFile, value: object, where: str) -> int:

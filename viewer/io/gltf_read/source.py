@@ -9,7 +9,7 @@ about five times its text, 680 MB for a million nodes; the loader has checked it
 it reads it), every buffer's bytes and every image's original bytes. A large JSON text
 (`REREAD_BYTES` and over, 157 MB for a million nodes) is not kept: a save reads it from
 the file again, checked against the length and CRC-32 it had when loaded, and refuses in
-one line when the file no longer holds it. The exporter (gltf_export.py)
+one line when the file no longer holds it. The exporter (gltf_write/export.py)
 writes the nodes from the live graph and everything else from here, re-packing the
 binary data. Whatever a loader learns to read later is carried over without a change
 here.
@@ -53,12 +53,15 @@ class JsonOnDisk:
                 file.seek(self.offset)
                 text = file.read(self.length)
         except OSError as exc:
-            raise SceneError(f"cannot read its JSON again for the save ({exc.strerror or exc})",
-                             file=display) from None  # fmt: skip
+            raise SceneError(
+                f"cannot read its JSON again for the save ({exc.strerror or exc})", file=display
+            ) from None
         if len(text) != self.length or zlib.crc32(text) != self.crc32:
-            raise SceneError("the file changed since it was loaded, so what it holds besides "
-                             "its nodes cannot be carried over; load it again to save it",
-                             file=display)  # fmt: skip
+            raise SceneError(
+                "the file changed since it was loaded, so what it holds besides "
+                "its nodes cannot be carried over; load it again to save it",
+                file=display,
+            )
         return text
 
 

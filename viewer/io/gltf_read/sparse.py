@@ -26,14 +26,14 @@ def apply_sparse(gltf: GltfReader, sparse: object, base: np.ndarray, here: str, 
     val_obj = gltf.obj(sparse.get("values"), f"{where} values")
     ictype = whole(idx_obj.get("componentType"))
     if ictype not in _INDEX_TYPES:
-        raise gltf.error(f"{where} indices", f"componentType must be 5121, 5123 or 5125, "
-                         f"got {ictype!r}")  # fmt: skip
+        raise gltf.error(
+            f"{where} indices", f"componentType must be 5121, 5123 or 5125, got {ictype!r}"
+        )
     indices = _part(gltf, idx_obj, k, 1, _INDEX_TYPES[ictype], f"{where} indices")
     values = _part(gltf, val_obj, k, width, dtype, f"{where} values")
     indices = indices.reshape(-1).astype(np.int64)
     if indices.size and (indices.max() >= len(base) or np.any(np.diff(indices) <= 0)):
-        raise gltf.error(where, f"indices must increase strictly and stay below "
-                         f"{len(base)}")  # fmt: skip
+        raise gltf.error(where, f"indices must increase strictly and stay below {len(base)}")
     out = np.array(base)
     out[indices] = values
     return out

@@ -24,8 +24,13 @@ __all__ = ["read_views"]
 _LIGHT_KINDS = ("directional", "point", "spot")
 
 
-def read_views(gltf: GltfFile, nodes: list, order: list[int], names: list[str],
-               rows: Iterable[int] | None = None):  # fmt: skip
+def read_views(
+    gltf: GltfFile,
+    nodes: list,
+    order: list[int],
+    names: list[str],
+    rows: Iterable[int] | None = None,
+):
     """(cameras, lights) of the imported nodes, each on its row (`order[row]` is the
     glTF node index, `names[row]` its name); `rows`: the only rows, in order, that can
     have one (default: every row)."""
@@ -37,21 +42,21 @@ def read_views(gltf: GltfFile, nodes: list, order: list[int], names: list[str],
         node = nodes[i]
         if node.get("camera") is not None:
             c, cam = gltf.item(node["camera"], "cameras", f"node {i}")
-            cameras.append(_camera(gltf, cam, f"camera {c}", row, names[row], c))
+            cameras.append(_camera(gltf, cam, f"camera {c}", row, names[row]))
         ext = node.get("extensions")
         if isinstance(ext, dict) and isinstance(ext.get("KHR_lights_punctual"), dict):
             index = whole(ext["KHR_lights_punctual"].get("light"))  # 1.0 is the index 1
             where = f"node {i} KHR_lights_punctual"
             if not (is_int(index) and 0 <= index < len(light_defs)):
                 span = f"0..{len(light_defs) - 1}" if light_defs else "the file has none"
-                raise gltf.error(where, f"light must be an index into its lights ({span}), "
-                                 f"got {describe(index)}")  # fmt: skip
+                raise gltf.error(
+                    where, f"light must be an index into its lights ({span}), got {describe(index)}"
+                )
             lights.append(_light(gltf, light_defs[index], f"light {index}", row))
     return cameras, lights
 
 
-def _camera(gltf: GltfFile, cam: dict, where: str, row: int, node_name: str,
-            index: int) -> FileCamera:  # fmt: skip
+def _camera(gltf: GltfFile, cam: dict, where: str, row: int, node_name: str) -> FileCamera:
     kind = cam.get("type")
     name = cam.get("name")
     name = name if isinstance(name, str) and name else node_name
@@ -64,8 +69,7 @@ def _camera(gltf: GltfFile, cam: dict, where: str, row: int, node_name: str,
         zfar = _positive(gltf, p, "zfar", where, math.inf)
         if zfar <= znear:
             raise gltf.error(where, "zfar must be greater than znear")
-        return FileCamera(row, name, "perspective", yfov, znear,
-                          None if math.isinf(zfar) else zfar)  # fmt: skip
+        return FileCamera(row, name, "perspective", yfov, znear, None if math.isinf(zfar) else zfar)
     if kind == "orthographic":
         o = gltf.obj(cam.get("orthographic"), f"{where} orthographic")
         ymag = _number(gltf, o, "ymag", where)
@@ -73,8 +77,9 @@ def _camera(gltf: GltfFile, cam: dict, where: str, row: int, node_name: str,
         znear = _number(gltf, o, "znear", where)
         zfar = _positive(gltf, o, "zfar", where, None)
         if ymag == 0.0 or znear < 0.0 or zfar <= znear:
-            raise gltf.error(where, "an orthographic camera needs ymag != 0, znear >= 0 "
-                             "and zfar > znear")  # fmt: skip
+            raise gltf.error(
+                where, "an orthographic camera needs ymag != 0, znear >= 0 and zfar > znear"
+            )
         return FileCamera(row, name, "orthographic", znear=znear, zfar=zfar, ymag=abs(ymag))
     raise gltf.error(where, f"type must be perspective or orthographic, got {describe(kind)}")
 
@@ -95,8 +100,11 @@ def _light(gltf: GltfFile, light: object, where: str, row: int) -> FileLight:
     if kind not in _LIGHT_KINDS:
         raise gltf.error(where, f"type must be directional, point or spot, got {describe(kind)}")
     color = light.get("color", [1.0, 1.0, 1.0])
-    if not (isinstance(color, list) and len(color) == 3
-            and all(_finite(c) and 0.0 <= c <= 1.0 for c in color)):  # fmt: skip
+    if not (
+        isinstance(color, list)
+        and len(color) == 3
+        and all(_finite(c) and 0.0 <= c <= 1.0 for c in color)
+    ):
         raise gltf.error(where, f"color must be 3 numbers in [0, 1], got {describe(color)}")
     intensity = light.get("intensity", 1.0)
     if not (_finite(intensity) and intensity >= 0.0):

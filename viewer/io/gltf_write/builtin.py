@@ -32,9 +32,15 @@ class BuiltinMeshes:
         key = tuple(round(float(c), 9) for c in color)
         if key not in self._material_of:
             self._material_of[key] = len(self.materials)
-            self.materials.append({"pbrMetallicRoughness": {
-                "baseColorFactor": [*map(float, color), 1.0],
-                "metallicFactor": 0.0, "roughnessFactor": 1.0}})  # fmt: skip
+            self.materials.append(
+                {
+                    "pbrMetallicRoughness": {
+                        "baseColorFactor": [*map(float, color), 1.0],
+                        "metallicFactor": 0.0,
+                        "roughnessFactor": 1.0,
+                    }
+                }
+            )
         return self._material_of[key]
 
     def mesh(self, kind: str, size, color) -> int | None:
@@ -67,9 +73,14 @@ class BuiltinMeshes:
         else:
             material = self.material(color)
         indices = pack.accessor(data.indices.astype(np.uint32).reshape(-1), ELEMENT_ARRAY_BUFFER)
-        self.meshes.append({"name": kind if kind in mesh_builders.BUILDERS else "mesh",
-                            "primitives": [{"attributes": attrs, "indices": indices,
-                                            "material": material, "mode": 4}]})  # fmt: skip
+        self.meshes.append(
+            {
+                "name": kind if kind in mesh_builders.BUILDERS else "mesh",
+                "primitives": [
+                    {"attributes": attrs, "indices": indices, "material": material, "mode": 4}
+                ],
+            }
+        )
         return len(self.meshes) - 1
 
 

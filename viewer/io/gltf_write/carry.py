@@ -1,9 +1,9 @@
-"""Carrying a loaded glTF file's objects into an export, as read (see gltf_source.py).
+"""Carrying a loaded glTF file's objects into an export, as read (see gltf_read/source.py).
 
 `carry(out, packer, source, nodes, notes)` appends the source's accessors, buffer views
 (their bytes re-packed into the new buffer), meshes, materials, textures, images (their
 original bytes, placed by the writer), samplers, cameras, skins, animations, lights and
-material variants to `out`, with every index moved (gltf_remap.py), and returns the
+material variants to `out`, with every index moved (remap.py), and returns the
 `Shift` the exporter uses for the source's nodes. What cannot be carried (a channel or a
 skin joint aimed at a node that is not in the scene, an unreadable image or buffer) is
 counted in `notes`, one entry per kind, never dropped silently.
@@ -38,8 +38,18 @@ _MESHOPT = "EXT_meshopt_compression"
 class Output:
     """The export's top-level arrays, root extensions and image bytes, being filled."""
 
-    ARRAYS = ("accessors", "bufferViews", "meshes", "materials", "textures", "images",
-              "samplers", "skins", "cameras", "animations")  # fmt: skip
+    ARRAYS = (
+        "accessors",
+        "bufferViews",
+        "meshes",
+        "materials",
+        "textures",
+        "images",
+        "samplers",
+        "skins",
+        "cameras",
+        "animations",
+    )
 
     def __init__(self) -> None:
         self.arrays: dict[str, list] = {name: [] for name in self.ARRAYS}
@@ -83,8 +93,9 @@ def _array(doc: dict, name: str) -> list:
     return value if isinstance(value, list) else []
 
 
-def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
-          notes: Counter) -> Shift:  # fmt: skip
+def carry(
+    out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int], notes: Counter
+) -> Shift:
     """Append `src`'s objects to `out` (see the module docstring). `nodes` maps the
     source's node indices to written ones."""
     doc = src.doc
@@ -94,7 +105,7 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
         notes["node(s) outside the scene sgview loaded (another glTF scene: left out)"] += outside
     if len(_array(doc, "scenes")) > 1:
         notes["glTF scene(s) other than the one shown (left out)"] += len(doc["scenes"]) - 1
-    _views(out, packer, src, sh, notes)
+    _views(packer, src, sh, notes)
     arrays = out.arrays
     first = len(arrays["accessors"])
     arrays["accessors"] += [remap_accessor(a, sh) for a in _objects(doc, "accessors", notes)]
@@ -136,7 +147,7 @@ def carry(out: Output, packer: Packer, src: GltfSource, nodes: dict[int, int],
     return sh
 
 
-def _views(out: Output, packer: Packer, src: GltfSource, sh: Shift, notes: Counter) -> None:
+def _views(packer: Packer, src: GltfSource, sh: Shift, notes: Counter) -> None:
     """Re-pack the source's buffer views; views that only hold images are left to the
     image writer."""
     doc = src.doc
@@ -151,8 +162,11 @@ def _views(out: Output, packer: Packer, src: GltfSource, sh: Shift, notes: Count
                         images_only.discard(sparse[part].get("bufferView"))
     for mesh in _array(doc, "meshes"):
         for prim in mesh.get("primitives", []) if isinstance(mesh, dict) else []:
-            draco = ((prim.get("extensions") or {}).get("KHR_draco_mesh_compression")
-                     if isinstance(prim, dict) else None)  # fmt: skip
+            draco = (
+                (prim.get("extensions") or {}).get("KHR_draco_mesh_compression")
+                if isinstance(prim, dict)
+                else None
+            )
             if isinstance(draco, dict):
                 images_only.discard(draco.get("bufferView"))
     for j, view in enumerate(_array(doc, "bufferViews")):
@@ -233,8 +247,9 @@ def _elements(src: GltfSource, acc: dict):
         return None
     if count and offset + stride * (count - 1) + width * dtype.itemsize > len(data):
         return None
-    return np.ndarray((count, width), dtype, buffer=data, offset=offset,
-                      strides=(stride, dtype.itemsize))  # fmt: skip
+    return np.ndarray(
+        (count, width), dtype, buffer=data, offset=offset, strides=(stride, dtype.itemsize)
+    )
 
 
 def _slice(
@@ -251,8 +266,11 @@ def _slice(
 
 
 def _view(packer: Packer, src: GltfSource, j: int, view: dict) -> int | None:
-    more = {k: copy.deepcopy(v) for k, v in view.items()
-            if k not in ("buffer", "byteOffset", "byteLength")}  # fmt: skip
+    more = {
+        k: copy.deepcopy(v)
+        for k, v in view.items()
+        if k not in ("buffer", "byteOffset", "byteLength")
+    }
     meshopt = (view.get("extensions") or {}).get(_MESHOPT)
     if j in src.views:  # decoded by the loader: written plain
         if isinstance(more.get("extensions"), dict):
@@ -267,8 +285,9 @@ def _view(packer: Packer, src: GltfSource, j: int, view: dict) -> int | None:
     if not _natural(length):
         return None
     if isinstance(meshopt, dict):  # the data lies compressed in the extension
-        packed = _slice(src, meshopt.get("buffer"), meshopt.get("byteOffset", 0),
-                        meshopt.get("byteLength"))  # fmt: skip
+        packed = _slice(
+            src, meshopt.get("buffer"), meshopt.get("byteOffset", 0), meshopt.get("byteLength")
+        )
         if packed is None:
             return None
         ext = more["extensions"][_MESHOPT]
@@ -289,8 +308,13 @@ def _images(out: Output, src: GltfSource, sh: Shift, notes: Counter) -> None:
             notes["image(s) whose bytes could not be read (left out)"] += 1
             continue
         sh.images[i] = len(out.arrays["images"])
-        out.arrays["images"].append({k: copy.deepcopy(v) for k, v in image.items()
-                                     if k not in ("uri", "bufferView", "mimeType")})  # fmt: skip
+        out.arrays["images"].append(
+            {
+                k: copy.deepcopy(v)
+                for k, v in image.items()
+                if k not in ("uri", "bufferView", "mimeType")
+            }
+        )
         out.image_data.append(data)
 
 

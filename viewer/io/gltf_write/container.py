@@ -1,5 +1,5 @@
 """The containers a built glTF export is written as: one ``.glb``, or a ``.gltf`` with
-its buffer and images beside it or inside it as data URIs (gltf_export.py builds the
+its buffer and images beside it or inside it as data URIs (export.py builds the
 document)."""
 
 from __future__ import annotations
@@ -50,8 +50,7 @@ def json_bytes(doc: dict) -> bytes:
     except Exception:  # e.g. a lone surrogate: json.dumps raises its own error below
         text = b"null"
     if b"null" in text:
-        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False).encode()  # fmt: skip
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
     return text
 
 
@@ -94,8 +93,11 @@ def glb_bytes(export: GltfExport) -> bytes:
         b" " * text_pad,
     ]
     if export.blob:
-        parts += [struct.pack("<I4s", len(export.blob) + blob_pad, b"BIN\0"), export.blob,
-                  b"\0" * blob_pad]  # fmt: skip
+        parts += [
+            struct.pack("<I4s", len(export.blob) + blob_pad, b"BIN\0"),
+            export.blob,
+            b"\0" * blob_pad,
+        ]
     total = 12 + sum(map(len, parts))
     return b"".join([struct.pack("<4sII", b"glTF", 2, total), *parts])  # one copy of each part
 

@@ -9,10 +9,10 @@ image files beside it, or everything inside it as data URIs), keeping what was l
   morph targets and extensions, materials, textures, samplers, images with their
   original bytes, skins, animations with their samplers as read, cameras, lights,
   instancing, node extras and extensions) is carried over from the file as read
-  (gltf_source.py, gltf_carry.py), its binary data re-packed into one new buffer.
+  (gltf_read/source.py, carry.py), its binary data re-packed into one new buffer.
   Several glTF files included by a TOML scene merge into one document.
-- Nodes without a glTF source are drawn with sgview's meshes (gltf_builtin.py).
-- The scene's motions become one more animation, "sgview motions" (gltf_motion.py).
+- Nodes without a glTF source are drawn with sgview's meshes (builtin.py).
+- The scene's motions become one more animation, "sgview motions" (motion.py).
 
 What cannot be carried over is returned as one-line notes, one per kind.
 """
@@ -64,8 +64,9 @@ def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[st
             raise
         except Exception as exc:  # malformed carried data (a NaN in its extras, a lone
             # surrogate in a name): one clear line, never a traceback, nothing written
-            raise SceneError(f"cannot export the scene as glTF ({brief(exc)})",
-                             file=str(path)) from None  # fmt: skip
+            raise SceneError(
+                f"cannot export the scene as glTF ({brief(exc)})", file=str(path)
+            ) from None
     for name, data in files:  # the resources first: the .gltf names them
         write_whole(path.with_name(name), data)
     write_whole(path, text)
@@ -100,8 +101,9 @@ def build_gltf(scene: Scene) -> GltfExport:
             src_node = src.doc["nodes"][gi]
             nodes[k].update(remap_node(src_node, sh, out.skins_of[s]))
             if same[j]:  # the transform exactly as read, a matrix included
-                nodes[k].update({f: list(src_node[f]) for f in _TRS_FIELDS
-                                 if isinstance(src_node.get(f), list)})  # fmt: skip
+                nodes[k].update(
+                    {f: list(src_node[f]) for f in _TRS_FIELDS if isinstance(src_node.get(f), list)}
+                )
             else:
                 nodes[k].update(_trs_of_row(trs_tables, k))
     _motions(scene, out, packer, index_of, notes)
@@ -188,8 +190,10 @@ class _Column:
 def _trs_tables(trs: tuple[np.ndarray, ...]) -> list[_Column]:
     """Per TRS field, the rows that differ from the default and their glTF lists; found
     for all rows at once."""
-    return [_Column(key, values, np.asarray(default))
-            for (key, default), values in zip(TRS_DEFAULTS.items(), trs, strict=True)]  # fmt: skip
+    return [
+        _Column(key, values, np.asarray(default))
+        for (key, default), values in zip(TRS_DEFAULTS.items(), trs, strict=True)
+    ]
 
 
 def _trs_of_row(tables: list[_Column], k: int) -> dict:
@@ -204,8 +208,13 @@ def _set_all(nodes: list[dict], rows: list[int], key: str, values) -> None:
         nodes[row][key] = value
 
 
-def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list[_Column], from_file: list[int],
-                  builtin: BuiltinMeshes) -> tuple[list[dict], list[int]]:  # fmt: skip
+def _node_entries(
+    scene: Scene,
+    ids: np.ndarray,
+    trs_tables: list[_Column],
+    from_file: list[int],
+    builtin: BuiltinMeshes,
+) -> tuple[list[dict], list[int]]:
     """The glTF node entries of the nodes `ids` (rows in pre-order) and the root rows.
     Each entry holds its name, then (unless its row is in `from_file`, filled later from
     its file) its TRS fields and mesh, then its children: one pass per field over the
@@ -216,13 +225,18 @@ def _node_entries(scene: Scene, ids: np.ndarray, trs_tables: list[_Column], from
     own_rows[from_file] = False
     for column in trs_tables:
         own = own_rows[column.rows].tolist()
-        _set_all(nodes, list(compress(column.rows.tolist(), own)), column.key,
-                 compress(column.values, own))  # fmt: skip
+        _set_all(
+            nodes,
+            list(compress(column.rows.tolist(), own)),
+            column.key,
+            compress(column.values, own),
+        )
     rows = np.flatnonzero(own_rows)
     pivot = Look(mesh="none")
     looks = [pivot if look is None else look for look in map(scene.looks.get, ids[rows].tolist())]
-    _, first, which = np.unique(np.fromiter(map(id, looks), np.int64, len(looks)),
-                                return_index=True, return_inverse=True)  # fmt: skip
+    _, first, which = np.unique(
+        np.fromiter(map(id, looks), np.int64, len(looks)), return_index=True, return_inverse=True
+    )
     meshes = np.full(first.size, -1, np.int64)  # looks are shared: one lookup per distinct look
     for u in np.argsort(first).tolist():  # in row order, as the meshes are numbered
         look = looks[int(first[u])]
@@ -260,13 +274,14 @@ def _motions(scene: Scene, out: Output, packer: Packer, index_of: dict, notes: C
         if key not in inputs:
             inputs[key] = packer.accessor(ch.times, bounds=True)
         output = packer.accessor(ch.values)
-        samplers.append({"input": inputs[key], "output": output,
-                         "interpolation": ch.interpolation})  # fmt: skip
-        targets.append({"sampler": len(samplers) - 1,
-                        "target": {"node": index_of[ch.node], "path": ch.path}})  # fmt: skip
+        samplers.append({"input": inputs[key], "output": output, "interpolation": ch.interpolation})
+        targets.append(
+            {"sampler": len(samplers) - 1, "target": {"node": index_of[ch.node], "path": ch.path}}
+        )
     if targets:
-        out.arrays["animations"].append({"name": "sgview motions", "channels": targets,
-                                         "samplers": samplers})  # fmt: skip
+        out.arrays["animations"].append(
+            {"name": "sgview motions", "channels": targets, "samplers": samplers}
+        )
 
 
 def _extensions_in(value: object) -> set[str]:

@@ -105,9 +105,11 @@ def motion_channels(motions: list[Motion]) -> tuple[list[KeyedChannel], float, l
     notes: list[str] = []
     horizon, seamless = _horizon(rows) if rows else (0.0, True)
     if not seamless:
-        notes.append(f"the motions have no common period up to {MAX_HORIZON:g} s: the exported "
-                     f"animation lasts {horizon:g} s and the motions whose period does not "
-                     "divide it jump when it loops")  # fmt: skip
+        notes.append(
+            f"the motions have no common period up to {MAX_HORIZON:g} s: the exported "
+            f"animation lasts {horizon:g} s and the motions whose period does not "
+            "divide it jump when it loops"
+        )
     out = [_constant(m, row) for m, row in still]
     for m, row, period in rows:
         n = max(1, math.ceil(round(horizon / period * _keys_per_period(m), 6)))
@@ -115,20 +117,29 @@ def motion_channels(motions: list[Motion]) -> tuple[list[KeyedChannel], float, l
         t = times.astype(np.float64)
         if m.kind == "spin":
             q = _spin(m, row, t)
-            out.append(KeyedChannel(int(m.ids[row]), "rotation", "LINEAR", times,
-                                    q.astype(np.float32)))  # fmt: skip
+            out.append(
+                KeyedChannel(int(m.ids[row]), "rotation", "LINEAR", times, q.astype(np.float32))
+            )
             continue
         value, slope = _sampled(m, row, t)
         packed = np.stack([slope, value, slope], axis=1).reshape(-1, value.shape[1])
-        out.append(KeyedChannel(int(m.ids[row]), _PATH[m.channel], "CUBICSPLINE", times,
-                                packed.astype(np.float32)))  # fmt: skip
+        out.append(
+            KeyedChannel(
+                int(m.ids[row]), _PATH[m.channel], "CUBICSPLINE", times, packed.astype(np.float32)
+            )
+        )
     return out, horizon, notes
 
 
 def _constant(m: Motion, row: int) -> KeyedChannel:
     value = m.subset(np.arange(len(m)) == row).values(0.0)
-    return KeyedChannel(int(m.ids[row]), _PATH[m.channel], "LINEAR",
-                        np.zeros(1, np.float32), value.astype(np.float32))  # fmt: skip
+    return KeyedChannel(
+        int(m.ids[row]),
+        _PATH[m.channel],
+        "LINEAR",
+        np.zeros(1, np.float32),
+        value.astype(np.float32),
+    )
 
 
 def _spin(m: Motion, row: int, t: np.ndarray) -> np.ndarray:

@@ -7,8 +7,12 @@ import numpy as np
 __all__ = ["ARRAY_BUFFER", "ELEMENT_ARRAY_BUFFER", "Packer"]
 
 ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER = 34962, 34963
-_COMPONENT = {np.dtype("<f4"): 5126, np.dtype("<u4"): 5125, np.dtype("<u2"): 5123,
-              np.dtype("<u1"): 5121}  # fmt: skip
+_COMPONENT = {
+    np.dtype("<f4"): 5126,
+    np.dtype("<u4"): 5125,
+    np.dtype("<u2"): 5123,
+    np.dtype("<u1"): 5121,
+}
 _TYPE = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
 
 
@@ -54,16 +58,20 @@ class Packer:
         self.views.append(entry)
         return len(self.views) - 1
 
-    def accessor(self, array: np.ndarray, target: int | None = None, *,
-                 bounds: bool = False) -> int:  # fmt: skip
+    def accessor(
+        self, array: np.ndarray, target: int | None = None, *, bounds: bool = False
+    ) -> int:
         """An accessor (and its own view) for a (count, width) or (count,) array."""
         array = np.ascontiguousarray(array)
         if array.dtype.newbyteorder("<") != array.dtype:
             array = array.astype(array.dtype.newbyteorder("<"))
         width = 1 if array.ndim == 1 else array.shape[1]
-        acc = {"bufferView": self.view(array.tobytes(), target),
-               "componentType": _COMPONENT[array.dtype], "count": int(array.shape[0]),
-               "type": _TYPE[width]}  # fmt: skip
+        acc = {
+            "bufferView": self.view(array.tobytes(), target),
+            "componentType": _COMPONENT[array.dtype],
+            "count": int(array.shape[0]),
+            "type": _TYPE[width],
+        }
         if bounds and array.shape[0]:
             flat = array.reshape(array.shape[0], width)
             acc["min"] = flat.min(axis=0).astype(float).tolist()

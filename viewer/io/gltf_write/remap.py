@@ -18,8 +18,16 @@ import re
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-__all__ = ["Shift", "remap_accessor", "remap_animation", "remap_material", "remap_mesh",
-           "remap_node", "remap_skin", "remap_texture"]  # fmt: skip
+__all__ = [
+    "Shift",
+    "remap_accessor",
+    "remap_animation",
+    "remap_material",
+    "remap_mesh",
+    "remap_node",
+    "remap_skin",
+    "remap_texture",
+]
 
 
 @dataclass
@@ -108,8 +116,9 @@ def remap_mesh(mesh: dict, sh: Shift) -> dict:
                 sh.move(mapping, "material", "materials")
                 ids = mapping.get("variants")
                 if isinstance(ids, list):
-                    mapping["variants"] = [v + sh.base["variants"] if _is_index(v) else v
-                                           for v in ids]  # fmt: skip
+                    mapping["variants"] = [
+                        v + sh.base["variants"] if _is_index(v) else v for v in ids
+                    ]
     return out
 
 
@@ -163,10 +172,16 @@ def remap_node(node: dict, sh: Shift, skins: dict[int, int]) -> dict:
     return out
 
 
-_POINTER = re.compile(r"^/(nodes|meshes|materials|cameras|extensions/KHR_lights_punctual/lights)"
-                      r"/(\d+)(/.*)?$")  # fmt: skip
-_POINTER_KIND = {"meshes": "meshes", "materials": "materials", "cameras": "cameras",
-                 "extensions/KHR_lights_punctual/lights": "lights"}  # fmt: skip
+_POINTER = re.compile(
+    r"^/(nodes|meshes|materials|cameras|extensions/KHR_lights_punctual/lights)"
+    r"/(\d+)(/.*)?$"
+)
+_POINTER_KIND = {
+    "meshes": "meshes",
+    "materials": "materials",
+    "cameras": "cameras",
+    "extensions/KHR_lights_punctual/lights": "lights",
+}
 
 
 def _pointer(text: str, sh: Shift) -> str | None:

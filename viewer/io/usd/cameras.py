@@ -32,8 +32,11 @@ def camera_of(prim, row: int, time, meters: float, notes: set[str]) -> FileCamer
     else:
         yfov = math.radians(cam.GetFieldOfView(Gf.Camera.FOVVertical))
         if 0 < yfov < math.pi and 0 < near < far:
-            return FileCamera(row, name, "perspective", yfov, near,
-                              None if math.isinf(far) else far)  # fmt: skip
-    notes.add(f"{prim.GetPath()}: camera not used (expected a field of view or aperture "
-              "above 0 and a clipping range 0 < near < far)")  # fmt: skip
+            return FileCamera(
+                row, name, "perspective", yfov, near, None if math.isinf(far) else far
+            )
+    notes.add(
+        f"{prim.GetPath()}: camera not used (expected a field of view or aperture "
+        "above 0 and a clipping range 0 < near < far)"
+    )
     return None

@@ -81,9 +81,13 @@ class PrimInspector:
             return (("prim", key), ("state", "no longer on the stage"))
         stack = op_stack_text(prim)
         sheared = key + "[shear]" in self.paths.values()
-        rows = [("prim", key), ("type", str(prim.GetTypeName()) or "(untyped)"),
-                ("xformOpOrder", stack), *_op_values(prim),
-                ("matrix", _SHEARED if sheared else _TRS)]  # fmt: skip
+        rows = [
+            ("prim", key),
+            ("type", str(prim.GetTypeName()) or "(untyped)"),
+            ("xformOpOrder", stack),
+            *_op_values(prim),
+            ("matrix", _SHEARED if sheared else _TRS),
+        ]
         if stack.startswith("!resetXformStack!"):
             rows.append(("parent", _RESET))
         if prim.IsInstanceProxy():

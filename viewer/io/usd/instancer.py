@@ -36,8 +36,17 @@ __all__ = ["INSTANCE_ATTRIBUTES", "instanced_nodes"]
 #: short of a key would show the key before it.
 STEP_EARLY = 1e-9
 #: The instancer's attributes whose samples move instances.
-INSTANCE_ATTRIBUTES = ("positions", "orientations", "orientationsf", "scales", "velocities",
-             "angularVelocities", "accelerations", "protoIndices", "invisibleIds")  # fmt: skip
+INSTANCE_ATTRIBUTES = (
+    "positions",
+    "orientations",
+    "orientationsf",
+    "scales",
+    "velocities",
+    "angularVelocities",
+    "accelerations",
+    "protoIndices",
+    "invisibleIds",
+)
 
 
 def _gprims(root) -> list:
@@ -54,13 +63,17 @@ def _varies(inst, prototypes: list, where: ErrorPlace) -> bool:
         attr = prim.GetAttribute(name)
         count = attr.GetNumTimeSamples() if attr else 0
         if count > MAX_SAMPLES:
-            raise SceneError(f"{count:,} time samples, over the limit of {MAX_SAMPLES:,}",
-                             **where, field=name)  # fmt: skip
+            raise SceneError(
+                f"{count:,} time samples, over the limit of {MAX_SAMPLES:,}", **where, field=name
+            )
         varies = varies or (attr and attr.ValueMightBeTimeVarying())
     if varies:
         return True
-    return any(UsdGeom.Xformable(p).TransformMightBeTimeVarying() for p in prototypes
-               if p and p.IsA(UsdGeom.Xformable))  # fmt: skip
+    return any(
+        UsdGeom.Xformable(p).TransformMightBeTimeVarying()
+        for p in prototypes
+        if p and p.IsA(UsdGeom.Xformable)
+    )
 
 
 def _instances_at(
@@ -73,8 +86,9 @@ def _instances_at(
     if reason is not None:
         raise SceneError(reason, **where, field="protoIndices")
     if len(proto_ids) and (proto_ids.min() < 0 or proto_ids.max() >= count):
-        raise SceneError(f"expected prototype indices in 0..{count - 1}", **where,
-                         field="protoIndices")  # fmt: skip
+        raise SceneError(
+            f"expected prototype indices in 0..{count - 1}", **where, field="protoIndices"
+        )
     matrices = inst.ComputeInstanceTransformsAtTime(code, code)
     mask = inst.ComputeMaskAtTime(code)
     kept = np.asarray(mask, dtype=bool) if len(mask) else np.ones(len(proto_ids), bool)
@@ -82,9 +96,12 @@ def _instances_at(
     if matrices is not None and len(matrices) == len(proto_ids) != len(ids):
         matrices = np.asarray(matrices)[kept]  # pxr leaves a lone hidden instance unmasked
     if matrices is None or len(matrices) != len(ids):
-        raise SceneError("its instance data does not agree (protoIndices, positions, "
-                         "orientations, scales: one value per instance)", **where,
-                         field="protoIndices")  # fmt: skip
+        raise SceneError(
+            "its instance data does not agree (protoIndices, positions, "
+            "orientations, scales: one value per instance)",
+            **where,
+            field="protoIndices",
+        )
     return ids, column_matrices(matrices) if len(matrices) else np.zeros((0, 4, 4))
 
 
@@ -107,8 +124,7 @@ def instanced_nodes(
     keys = [_instances_at(inst, code, len(targets), where, budget) for code in codes]
     # the rows each prototype needs: the most instances of it at any key
     rows = [max(int((ids == k).sum()) for ids, _ in keys) for k in range(len(targets))]
-    steady = all(len(ids) == len(keys[0][0]) and np.array_equal(ids, keys[0][0])
-                 for ids, _ in keys)  # fmt: skip
+    steady = all(len(ids) == len(keys[0][0]) and np.array_equal(ids, keys[0][0]) for ids, _ in keys)
     cache = UsdGeom.XformCache(time)
     out, frames = [], []
     for k, proto in enumerate(protos):

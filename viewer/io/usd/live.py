@@ -66,8 +66,9 @@ class LiveStage:
         self.display = display
         self.out = out
         path = Path(stage.GetRootLayer().realPath or "stage.usda")
-        self.scene = scene_of_model(model_of_stage(stage, path, display, DEFAULT_LIMITS),
-                                    display, DEFAULT_LIMITS)  # fmt: skip
+        self.scene = scene_of_model(
+            model_of_stage(stage, path, display, DEFAULT_LIMITS), display, DEFAULT_LIMITS
+        )
         self.timeline = timeline_of(stage, display)
         self._prefix = mesh_prefix(path)
         self._folder = path.parent if path.exists() else None
@@ -114,8 +115,10 @@ class LiveStage:
             if placed and node is not None and not moved:
                 self._instances(path, node, code, placed)
             elif not moved:
-                self._say(f"{path}: no transform changed ({', '.join(sorted(props)) or 'metadata'}"
-                          "): not shown")  # fmt: skip
+                self._say(
+                    f"{path}: no transform changed ({', '.join(sorted(props)) or 'metadata'}"
+                    "): not shown"
+                )
             elif node is None:
                 self._say(f"{path}: {', '.join(moved)} changed on a prim that is no node")
             else:
@@ -147,9 +150,11 @@ class LiveStage:
         self.scene.graph.set_locals([node], positions=t, rotations=q, scales=s)
         channels = prim_channels(times, frames[:, 0], node, None, split) if animated else []
         baked = self._play({node}, channels)
-        self._say(f"{path}: local change ({', '.join(moved)})"
-                  + (f"; its time samples baked again ({len(times):,} keys)" if animated else "")
-                  + ("; no longer animated" if baked and not animated else ""))  # fmt: skip
+        self._say(
+            f"{path}: local change ({', '.join(moved)})"
+            + (f"; its time samples baked again ({len(times):,} keys)" if animated else "")
+            + ("; no longer animated" if baked and not animated else "")
+        )
 
     def _instances(self, path: str, node: int, code, placed: list[str]) -> None:
         """A PointInstancer's instance data edited: its instances read again at the
@@ -160,8 +165,9 @@ class LiveStage:
         old = [(i.mesh, i.locals.shape) for i in geometry.instanced if i.node == node]
         prim = self.stage.GetPrimAtPath(path)
         budget = Budget(DEFAULT_LIMITS, format="USD")
-        items, channels = instanced_nodes(prim, node, code, self._mesh_of, self.display,
-                                          budget, self.timeline)  # fmt: skip
+        items, channels = instanced_nodes(
+            prim, node, code, self._mesh_of, self.display, budget, self.timeline
+        )
         if [(i.mesh, i.locals.shape) for i in items] != old:
             geometry.replace_instanced([node], items)
             drawn = sum(len(i.locals) for i in items)
@@ -169,8 +175,10 @@ class LiveStage:
         elif items:
             geometry.set_instances(node, np.concatenate([i.locals.reshape(-1) for i in items]))
         self._play({node}, channels, paths={"instances"})
-        self._say(f"{path}: instances changed ({', '.join(placed)})"
-                  + ("; their time samples baked again" if channels else ""))  # fmt: skip
+        self._say(
+            f"{path}: instances changed ({', '.join(placed)})"
+            + ("; their time samples baked again" if channels else "")
+        )
 
     def _mesh_of(self, gprim) -> tuple[str, tuple] | None:
         """(mesh key, colour) of a gprim (its prototype's, inside an instance), read into
@@ -182,10 +190,20 @@ class LiveStage:
             budget = Budget(DEFAULT_LIMITS, format="USD")
             notes: set[str] = set()
             textures = TextureReader(self._folder, self.display, budget)
-            self._drawn[key] = read_gprim(read, source, key, Usd.TimeCode(self.timeline.start),
-                                          self.display, budget, notes, textures)  # fmt: skip
-            for name, table in (("mesh_data", self.scene.mesh_data),
-                                ("surfaces", self.scene.surfaces)):  # fmt: skip
+            self._drawn[key] = read_gprim(
+                read,
+                source,
+                key,
+                Usd.TimeCode(self.timeline.start),
+                self.display,
+                budget,
+                notes,
+                textures,
+            )
+            for name, table in (
+                ("mesh_data", self.scene.mesh_data),
+                ("surfaces", self.scene.surfaces),
+            ):
                 for k, value in getattr(read, name).items():
                     table.setdefault(k, value)  # a mesh already uploaded stays as drawn
             for note in sorted(notes):
@@ -197,8 +215,9 @@ class LiveStage:
         stage's clip by `channels` (a player and a clip made when there were none);
         whether any of `nodes` had such channels."""
         player = self.scene.animation
-        clip = None if player is None else next(
-            (c for c in player.clips if c.name == CLIP_NAME), None)  # fmt: skip
+        clip = (
+            None if player is None else next((c for c in player.clips if c.name == CLIP_NAME), None)
+        )
         old = () if clip is None else clip.channels
         kept = tuple(c for c in old if c.node not in nodes or (paths and c.path not in paths))
         if clip is None and not channels:
@@ -217,8 +236,9 @@ class LiveStage:
         scene, graph = self.scene, self.scene.graph
         self._index = None
         alive = set(graph.alive_ids().tolist())
-        under = {n: k for n, k in scene.node_paths.items()
-                 if n in alive and k != "/" and _below(k, path)}  # fmt: skip
+        under = {
+            n: k for n, k in scene.node_paths.items() if n in alive and k != "/" and _below(k, path)
+        }
         tops = [n for n in under if (up := graph.node(n).parent) is None or up.id not in under]
         for n in tops:
             graph.remove(graph.node(n))
@@ -226,15 +246,15 @@ class LiveStage:
             scene.node_paths.pop(n, None)
             scene.looks.pop(n, None)
         prim = self.stage.GetPrimAtPath(path)
-        added, channels, items = (self._add_subtree(prim, code) if prim and prim.IsActive()
-                                  else (0, [], []))  # fmt: skip
+        added, channels, items = (
+            self._add_subtree(prim, code) if prim and prim.IsActive() else (0, [], [])
+        )
         geometry = self.scene.geometry
         if items or any(item.node in under for item in geometry.instanced):
             geometry.replace_instanced(under, items)
         self._play(set(under), channels)
         self._index = None
-        self._say(f"{path}: structural change ({why}: {len(under)} nodes removed, "
-                  f"{added} added)")  # fmt: skip
+        self._say(f"{path}: structural change ({why}: {len(under)} nodes removed, {added} added)")
 
     def _parent_node(self, path: Sdf.Path) -> int | None:
         """The node of the nearest ancestor prim that has one (else the stage's root)."""
@@ -271,8 +291,9 @@ class LiveStage:
             name = rows.names[i]
             if not exact[i]:
                 st, su, ss, sv = split_shear(local[i : i + 1])
-                outer = graph.add(name + "[shear]", parent_node, position=st[0],
-                                  rotation=su[0], scale=ss[0])  # fmt: skip
+                outer = graph.add(
+                    name + "[shear]", parent_node, position=st[0], rotation=su[0], scale=ss[0]
+                )
                 scene.node_paths[outer.id] = rows.paths[i] + "[shear]"
                 outer_of[i] = outer.id
                 node = graph.add(name, outer, rotation=sv[0])
@@ -298,13 +319,13 @@ class LiveStage:
             if visibility.hidden(prim):
                 continue
             if prim.IsA(UsdGeom.PointInstancer):
-                got, played = instanced_nodes(prim, node, code, self._mesh_of, self.display,
-                                              budget, self.timeline)  # fmt: skip
+                got, played = instanced_nodes(
+                    prim, node, code, self._mesh_of, self.display, budget, self.timeline
+                )
                 items += got
                 channels += played
             elif (drawn := self._mesh_of(prim)) is not None:
-                self.scene.looks[node] = Look(mesh=drawn[0], size=(1.0, 1.0, 1.0),
-                                              color=drawn[1])  # fmt: skip
+                self.scene.looks[node] = Look(mesh=drawn[0], size=(1.0, 1.0, 1.0), color=drawn[1])
         return channels, items
 
 

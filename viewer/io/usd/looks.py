@@ -103,8 +103,15 @@ def materials_of(prim, notes: set[str], textures) -> tuple:
     return own, subsets, varname
 
 
-def mesh_surface(indices: np.ndarray, faces: np.ndarray, points: np.ndarray,
-                 vcolors: np.ndarray | None, uvs: np.ndarray | None, own, subsets):  # fmt: skip
+def mesh_surface(
+    indices: np.ndarray,
+    faces: np.ndarray,
+    points: np.ndarray,
+    vcolors: np.ndarray | None,
+    uvs: np.ndarray | None,
+    own,
+    subsets,
+):
     """(indices reordered so each material subset's triangles are contiguous, the
     `MeshSurface` with one part per material) or (indices, None) when nothing asks for
     more than a colour."""

@@ -154,28 +154,38 @@ def _clip(model, animated, times, frames, frame_split, new_row, outer_of, played
     and the `played` instance channels of the animated PointInstancers."""
     channels = list(played)
     for j, i in enumerate(animated):
-        channels += prim_channels(times, frames[:, j], int(new_row[i]), outer_of.get(i),
-                                  None if i in outer_of else frame_split[j])  # fmt: skip
+        channels += prim_channels(
+            times,
+            frames[:, j],
+            int(new_row[i]),
+            outer_of.get(i),
+            None if i in outer_of else frame_split[j],
+        )
     if channels:
         model.clips.append(Clip(CLIP_NAME, tuple(channels)))
 
 
-def prim_channels(times: np.ndarray, frames: np.ndarray, node: int, outer: int | None,
-                  split=None) -> list[Channel]:  # fmt: skip
+def prim_channels(
+    times: np.ndarray, frames: np.ndarray, node: int, outer: int | None, split=None
+) -> list[Channel]:
     """The channels that play one prim's baked local matrices `frames` (F, 4, 4) at key
     `times`: translation, rotation and scale of its `node` (`split`: `split_trs` of the
     frames, when known), or, sheared, those of its `outer` node and its own node's
     rotation."""
     if outer is not None:
         t, u, sigma, vt = split_shear(frames)
-        return [Channel(outer, "translation", "LINEAR", times, t),
-                Channel(outer, "rotation", "LINEAR", times, u),
-                Channel(outer, "scale", "LINEAR", times, sigma),
-                Channel(node, "rotation", "LINEAR", times, vt)]  # fmt: skip
+        return [
+            Channel(outer, "translation", "LINEAR", times, t),
+            Channel(outer, "rotation", "LINEAR", times, u),
+            Channel(outer, "scale", "LINEAR", times, sigma),
+            Channel(node, "rotation", "LINEAR", times, vt),
+        ]
     t, q, s, _ = split_trs(frames) if split is None else split
-    return [Channel(node, "translation", "LINEAR", times, t),
-            Channel(node, "rotation", "LINEAR", times, q),
-            Channel(node, "scale", "LINEAR", times, s)]  # fmt: skip
+    return [
+        Channel(node, "translation", "LINEAR", times, t),
+        Channel(node, "rotation", "LINEAR", times, q),
+        Channel(node, "scale", "LINEAR", times, s),
+    ]
 
 
 def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -> list:
@@ -193,8 +203,7 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
         source = prim.GetPrimInPrototype() if prim.IsInstanceProxy() else prim
         key = f"{resolved}#{source.GetPath()}"
         if key not in drawn:
-            drawn[key] = read_gprim(model, source, key, time, display, budget, notes,
-                                     textures)  # fmt: skip
+            drawn[key] = read_gprim(model, source, key, time, display, budget, notes, textures)
         return drawn[key]
 
     visibility = Visibility(time)
@@ -205,8 +214,7 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
             hidden += 1
             continue
         if prim.IsA(UsdGeom.PointInstancer):
-            items, channels = instanced_nodes(prim, row, time, mesh_of, display, budget,
-                                              timeline)  # fmt: skip
+            items, channels = instanced_nodes(prim, row, time, mesh_of, display, budget, timeline)
             model.geometry.instanced += items
             played += channels
         elif prim.IsA(UsdGeom.Gprim):
@@ -243,8 +251,7 @@ def read_gprim(model, prim, key, time, display, budget, notes, textures):
     uvs = None
     if varname and kind == "Mesh":
         mesh, uvs, vcolors = _coordinates(prim, mesh, varname, time, vcolors, notes)
-    idx, surface = mesh_surface(mesh.indices, mesh.faces, mesh.points, vcolors, uvs, own,
-                                subsets)  # fmt: skip
+    idx, surface = mesh_surface(mesh.indices, mesh.faces, mesh.points, vcolors, uvs, own, subsets)
     model.mesh_data[key] = (mesh.points, mesh.normals, idx)
     if surface is not None:
         model.surfaces[key] = surface
@@ -269,8 +276,10 @@ def _coordinates(prim, mesh, varname: str, time, vcolors, notes):
         mesh = mesh.per_corner()
         vcolors = None if vcolors is None else vcolors[fv]
     elif len(st) != len(mesh.points) or not np.isfinite(st).all():
-        notes.add(f"{prim.GetPath()}: texture coordinates {varname!r} not read (expected "
-                  "one finite pair per point or per face-vertex)")  # fmt: skip
+        notes.add(
+            f"{prim.GetPath()}: texture coordinates {varname!r} not read (expected "
+            "one finite pair per point or per face-vertex)"
+        )
         return mesh, None, vcolors
     uvs = np.stack([st[:, 0], 1.0 - st[:, 1]], axis=1).astype(np.float32)
     return mesh, uvs, vcolors

@@ -45,8 +45,10 @@ def _save_notes(model: UsdModel) -> list[str]:
     if model.surfaces:
         notes.append("UsdPreviewSurface materials are written as base colours")
     if model.mesh_data:
-        notes.append("USD meshes go into .gltf and .glb files only (a .toml file has no "
-                     'mesh of its own: mesh = "none")')  # fmt: skip
+        notes.append(
+            "USD meshes go into .gltf and .glb files only (a .toml file has no "
+            'mesh of its own: mesh = "none")'
+        )
     return notes
 
 

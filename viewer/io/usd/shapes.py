@@ -49,8 +49,9 @@ class MeshRead(NamedTuple):
         """The mesh with one vertex per face-vertex (a face-varying primvar needs it)."""
         fv = self.face_vertices
         normals = None if self.normals is None else self.normals[fv]
-        return MeshRead(self.points[fv], normals, self.corners, self.faces, self.corners,
-                        np.arange(len(fv)))  # fmt: skip
+        return MeshRead(
+            self.points[fv], normals, self.corners, self.faces, self.corners, np.arange(len(fv))
+        )
 
 
 def mesh_arrays(prim, time, display: str, budget) -> MeshRead | None:
@@ -67,12 +68,16 @@ def mesh_arrays(prim, time, display: str, budget) -> MeshRead | None:
     if counts.size == 0 or points.size == 0:
         return None
     if (counts < 0).any() or int(counts.sum()) != len(indices):
-        raise SceneError(f"faceVertexCounts add up to {int(counts.clip(0).sum()):,}, but "
-                         f"there are {len(indices):,} faceVertexIndices", **where,
-                         field="faceVertexCounts")  # fmt: skip
+        raise SceneError(
+            f"faceVertexCounts add up to {int(counts.clip(0).sum()):,}, but "
+            f"there are {len(indices):,} faceVertexIndices",
+            **where,
+            field="faceVertexCounts",
+        )
     if len(indices) and (indices.min() < 0 or indices.max() >= len(points)):
-        raise SceneError(f"expected point indices in 0..{len(points) - 1}", **where,
-                         field="faceVertexIndices")  # fmt: skip
+        raise SceneError(
+            f"expected point indices in 0..{len(points) - 1}", **where, field="faceVertexIndices"
+        )
     if not np.isfinite(points).all():
         raise SceneError("expected finite numbers", **where, field="points")
     corners, faces = _fans(counts, _holes(mesh, time, len(counts)))
@@ -128,13 +133,18 @@ def shape_arrays(prim, time) -> tuple[tuple[np.ndarray, ...], str]:
     axis = str(schema.GetAxisAttr().Get(time))
     h = height / 2
     if kind == "Cylinder":
-        profile = [(0.0, -h, 0, -1), (radius, -h, 0, -1), (radius, -h, 1, 0),
-                   (radius, h, 1, 0), (radius, h, 0, 1), (0.0, h, 0, 1)]  # fmt: skip
+        profile = [
+            (0.0, -h, 0, -1),
+            (radius, -h, 0, -1),
+            (radius, -h, 1, 0),
+            (radius, h, 1, 0),
+            (radius, h, 0, 1),
+            (0.0, h, 0, 1),
+        ]
     elif kind == "Cone":
         slope = math.hypot(radius, height) or 1.0
         nr, ny = height / slope, radius / slope
-        profile = [(0.0, -h, 0, -1), (radius, -h, 0, -1), (radius, -h, nr, ny),
-                   (0.0, h, nr, ny)]  # fmt: skip
+        profile = [(0.0, -h, 0, -1), (radius, -h, 0, -1), (radius, -h, nr, ny), (0.0, h, nr, ny)]
     else:  # Capsule: two half spheres joined by the cylinder's side
         profile = _arc(radius, -h, -90.0, 0.0) + _arc(radius, h, 0.0, 90.0)
     return _lathe(profile, axis), f"{kind}:{radius!r}:{height!r}:{axis}"
@@ -142,8 +152,9 @@ def shape_arrays(prim, time) -> tuple[tuple[np.ndarray, ...], str]:
 
 def _arc(radius: float, y0: float, start: float, stop: float) -> list[tuple]:
     angles = np.radians(np.linspace(start, stop, _SEGMENTS // 2 + 1))
-    return [(radius * math.cos(a), y0 + radius * math.sin(a), math.cos(a), math.sin(a))
-            for a in angles]  # fmt: skip
+    return [
+        (radius * math.cos(a), y0 + radius * math.sin(a), math.cos(a), math.sin(a)) for a in angles
+    ]
 
 
 def _lathe(profile: list[tuple], axis: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -153,10 +164,12 @@ def _lathe(profile: list[tuple], axis: str) -> tuple[np.ndarray, np.ndarray, np.
     turns = np.linspace(0.0, 2 * math.pi, _SEGMENTS + 1)
     c, s = np.cos(turns)[:, None], np.sin(turns)[:, None]
     n = len(prof)
-    pos = np.stack([prof[:, 0] * c, np.broadcast_to(prof[:, 1], (len(turns), n)),
-                    -prof[:, 0] * s], axis=-1)  # fmt: skip
-    nrm = np.stack([prof[:, 2] * c, np.broadcast_to(prof[:, 3], (len(turns), n)),
-                    -prof[:, 2] * s], axis=-1)  # fmt: skip
+    pos = np.stack(
+        [prof[:, 0] * c, np.broadcast_to(prof[:, 1], (len(turns), n)), -prof[:, 0] * s], axis=-1
+    )
+    nrm = np.stack(
+        [prof[:, 2] * c, np.broadcast_to(prof[:, 3], (len(turns), n)), -prof[:, 2] * s], axis=-1
+    )
     a = (np.arange(_SEGMENTS)[:, None] * n + np.arange(n - 1)[None, :]).reshape(-1)
     quads = np.stack([a, a + n + 1, a + 1, a, a + n, a + n + 1], axis=1)
     order = {"X": [1, 2, 0], "Y": [0, 1, 2], "Z": [2, 0, 1]}[axis]

@@ -65,8 +65,9 @@ def stage_error(text: str, display: str) -> SceneError:
 def _check_package(path: Path, display: str, limits: Limits) -> None:
     """A .usdz must be a zip archive whose members, uncompressed, fit the byte cap."""
     if not zipfile.is_zipfile(path):
-        raise SceneError("a .usdz package must be a zip archive; this file is not one",
-                         file=display)  # fmt: skip
+        raise SceneError(
+            "a .usdz package must be a zip archive; this file is not one", file=display
+        )
     with zipfile.ZipFile(path) as archive:
         members = archive.infolist()
         total = sum(m.file_size for m in members)
@@ -75,8 +76,11 @@ def _check_package(path: Path, display: str, limits: Limits) -> None:
             raise SceneError(reason, file=display)
         for m in members:
             if m.compress_type != zipfile.ZIP_STORED:  # USD reads members in place
-                raise SceneError(f"member {m.filename!r} is compressed; a .usdz package "
-                                 "stores its files uncompressed", file=display)  # fmt: skip
+                raise SceneError(
+                    f"member {m.filename!r} is compressed; a .usdz package "
+                    "stores its files uncompressed",
+                    file=display,
+                )
 
 
 def open_stage(path: Path, display: str, limits: Limits) -> Usd.Stage:
@@ -98,8 +102,11 @@ def open_stage(path: Path, display: str, limits: Limits) -> Usd.Stage:
                 stage.Reload()
         except Tf.ErrorException as exc:
             raise stage_error(str(exc), display) from None
-        errors = [d.commentary for d in delegate.TakeUncoalescedDiagnostics()
-                  if "ERROR" in str(d.diagnosticCode)]  # fmt: skip
+        errors = [
+            d.commentary
+            for d in delegate.TakeUncoalescedDiagnostics()
+            if "ERROR" in str(d.diagnosticCode)
+        ]
     if stage is None:
         raise SceneError("pxr could not open the stage", file=display)
     composition = stage.GetCompositionErrors()

@@ -26,8 +26,13 @@ from viewer.text import brief
 __all__ = ["MAX_SIDE", "TextureReader"]
 
 MAX_SIDE = 8192
-_WRAPS = {"repeat": REPEAT, "mirror": MIRRORED_REPEAT, "clamp": CLAMP_TO_EDGE,
-          "black": CLAMP_TO_EDGE, "useMetadata": REPEAT}  # fmt: skip
+_WRAPS = {
+    "repeat": REPEAT,
+    "mirror": MIRRORED_REPEAT,
+    "clamp": CLAMP_TO_EDGE,
+    "black": CLAMP_TO_EDGE,
+    "useMetadata": REPEAT,
+}
 
 
 class TextureReader:
@@ -51,8 +56,10 @@ class TextureReader:
         asset = shader.GetInput("file").Get() if shader.GetInput("file") else None
         if asset is None or not asset.path:
             return None, ""
-        wrap = tuple(_WRAPS.get(str(_value(shader, name, "useMetadata")), REPEAT)
-                     for name in ("wrapS", "wrapT"))  # fmt: skip
+        wrap = tuple(
+            _WRAPS.get(str(_value(shader, name, "useMetadata")), REPEAT)
+            for name in ("wrapS", "wrapT")
+        )
         image = self._image(asset, shader.GetPath(), wrap)
         return TextureRef(image), _varname(shader)
 
@@ -67,8 +74,7 @@ class TextureReader:
         outer = resolved.split("[", 1)[0]  # a package's member: the package is the file
         inside = self.folder is None or Path(outer).resolve().is_relative_to(self.folder)
         if not inside:
-            raise SceneError(f"the texture {asset.path!r} lies outside the stage's folder",
-                             **place)  # fmt: skip
+            raise SceneError(f"the texture {asset.path!r} lies outside the stage's folder", **place)
         opened = Ar.GetResolver().OpenAsset(Ar.ResolvedPath(resolved))
         if opened is None:
             raise SceneError(f"cannot read the texture {asset.path!r}", **place)
@@ -112,8 +118,9 @@ def _decode(data: bytes, place: _Place, budget: Budget) -> np.ndarray:
             img = Image.open(io.BytesIO(data), formats=("PNG", "JPEG"))
             w, h = img.size
             if not (0 < w <= MAX_SIDE and 0 < h <= MAX_SIDE):
-                raise SceneError(f"the image is {w}x{h} pixels; sides up to {MAX_SIDE} "
-                                 "are accepted", **place)  # fmt: skip
+                raise SceneError(
+                    f"the image is {w}x{h} pixels; sides up to {MAX_SIDE} are accepted", **place
+                )
             reason = budget.charge_data(4 * w * h)
             if reason is not None:
                 raise SceneError(reason, **place)
@@ -121,5 +128,4 @@ def _decode(data: bytes, place: _Place, budget: Budget) -> np.ndarray:
     except SceneError:
         raise
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
-        raise SceneError(f"not a PNG or JPEG image it can read ({brief(exc)})",
-                         **place) from None  # fmt: skip
+        raise SceneError(f"not a PNG or JPEG image it can read ({brief(exc)})", **place) from None

@@ -99,8 +99,10 @@ class Timeline:
     def describe(self) -> str:
         if not self.animated:
             return f"time code {self.start:g} on every frame (no time range)"
-        return (f"time codes {self.start:g}..{self.end:g} at {self.per_second:g} a second, "
-                f"looping every {self.seconds:g} s")  # fmt: skip
+        return (
+            f"time codes {self.start:g}..{self.end:g} at {self.per_second:g} a second, "
+            f"looping every {self.seconds:g} s"
+        )
 
 
 def timeline_of(stage: Usd.Stage, display: str) -> Timeline:
@@ -109,11 +111,19 @@ def timeline_of(stage: Usd.Stage, display: str) -> Timeline:
     per_second = stage.GetTimeCodesPerSecond()
     for name, value in (("startTimeCode", start), ("endTimeCode", end)):
         if not math.isfinite(value) or abs(value) > 1e12:
-            raise SceneError(f"expected a finite time code within 1e12, got {value!r}",
-                             file=display, section="stage metadata", field=name)  # fmt: skip
+            raise SceneError(
+                f"expected a finite time code within 1e12, got {value!r}",
+                file=display,
+                section="stage metadata",
+                field=name,
+            )
     if not (math.isfinite(per_second) and per_second > 0):
-        raise SceneError(f"expected a positive number, got {per_second!r}", file=display,
-                         section="stage metadata", field="timeCodesPerSecond")  # fmt: skip
+        raise SceneError(
+            f"expected a positive number, got {per_second!r}",
+            file=display,
+            section="stage metadata",
+            field="timeCodesPerSecond",
+        )
     if not stage.HasAuthoredTimeCodeRange():
         end = start
     return Timeline(float(start), float(end), float(per_second))
@@ -123,13 +133,17 @@ def _check_samples(prim, display: str) -> None:
     for op in UsdGeom.Xformable(prim).GetOrderedXformOps():
         count = op.GetNumTimeSamples()
         if count > MAX_SAMPLES:
-            raise SceneError(f"{count:,} time samples, over the limit of {MAX_SAMPLES:,}",
-                             file=display, section=f"prim {prim.GetPath()}",
-                             field=op.GetName())  # fmt: skip
+            raise SceneError(
+                f"{count:,} time samples, over the limit of {MAX_SAMPLES:,}",
+                file=display,
+                section=f"prim {prim.GetPath()}",
+                field=op.GetName(),
+            )
 
 
-def bake(prims: list, timeline: Timeline, display: str,
-         limits: Limits) -> tuple[list[int], np.ndarray, np.ndarray]:  # fmt: skip
+def bake(
+    prims: list, timeline: Timeline, display: str, limits: Limits
+) -> tuple[list[int], np.ndarray, np.ndarray]:
     """(the rows of `prims` whose transform varies, the key times (F,), their local
     matrices (F, k, 4, 4), column vectors); nothing when the stage is not animated."""
     if not timeline.animated:
@@ -141,11 +155,13 @@ def bake(prims: list, timeline: Timeline, display: str,
         _check_samples(prims[i], display)
     count = timeline.key_count()
     need = 128 * count * len(rows)
-    reason = limits.bytes_reason(need, f"the animation ({count:,} frames of "
-                                       f"{len(rows):,} animated prims, as matrices)")  # fmt: skip
+    reason = limits.bytes_reason(
+        need, f"the animation ({count:,} frames of {len(rows):,} animated prims, as matrices)"
+    )
     if reason is not None:
-        raise SceneError(reason, file=display, section=f"prim {prims[rows[0]].GetPath()}",
-                         field="xformOpOrder")  # fmt: skip
+        raise SceneError(
+            reason, file=display, section=f"prim {prims[rows[0]].GetPath()}", field="xformOpOrder"
+        )
     times = timeline.key_times()
     chosen = [prims[i] for i in rows]
     cache = UsdGeom.XformCache()

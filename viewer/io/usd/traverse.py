@@ -89,9 +89,11 @@ def walk_prims(
                 continue
             row = len(rows.prims)
             if row >= cap:
-                raise SceneError(f"the stage has more than {cap:,} nodes, the limit "
-                                 f"(--max-nodes {cap}), references and payloads counted",
-                                 file=display)  # fmt: skip
+                raise SceneError(
+                    f"the stage has more than {cap:,} nodes, the limit "
+                    f"(--max-nodes {cap}), references and payloads counted",
+                    file=display,
+                )
             matrix, reset = local(prim)
             rows.prims.append(prim)
             rows.paths.append(str(path))
@@ -113,8 +115,12 @@ def _kind_of(prim) -> tuple[bool, bool, bool, bool]:
     """Whether `prim` is Imageable, Xformable, Boundable, a PointInstancer. `IsA` asks
     the prim's typed schema, which its type name fixes on one stage (fallback types are
     the stage's, per type name): asked once per type name, not once per prim."""
-    return (prim.IsA(UsdGeom.Imageable), prim.IsA(UsdGeom.Xformable),
-            prim.IsA(UsdGeom.Boundable), prim.IsA(UsdGeom.PointInstancer))  # fmt: skip
+    return (
+        prim.IsA(UsdGeom.Imageable),
+        prim.IsA(UsdGeom.Xformable),
+        prim.IsA(UsdGeom.Boundable),
+        prim.IsA(UsdGeom.PointInstancer),
+    )
 
 
 def _authored_purpose(prim) -> str | None:

@@ -52,15 +52,47 @@ def quats_of(rot: np.ndarray) -> np.ndarray:
         for k in range(3):  # 1 + m_kk - (the other two diagonal entries)
             s.append(2.0 * np.sqrt(np.maximum(1.0 + 2 * m[:, k, k] - tr, 1e-300)))
         cands = [
-            np.stack([m[:, 2, 1] - m[:, 1, 2], m[:, 0, 2] - m[:, 2, 0],
-                      m[:, 1, 0] - m[:, 0, 1], s[0] * s[0] / 4], axis=1) / s[0][:, None],
-            np.stack([s[1] * s[1] / 4, m[:, 0, 1] + m[:, 1, 0], m[:, 0, 2] + m[:, 2, 0],
-                      m[:, 2, 1] - m[:, 1, 2]], axis=1) / s[1][:, None],
-            np.stack([m[:, 0, 1] + m[:, 1, 0], s[2] * s[2] / 4, m[:, 1, 2] + m[:, 2, 1],
-                      m[:, 0, 2] - m[:, 2, 0]], axis=1) / s[2][:, None],
-            np.stack([m[:, 0, 2] + m[:, 2, 0], m[:, 1, 2] + m[:, 2, 1], s[3] * s[3] / 4,
-                      m[:, 1, 0] - m[:, 0, 1]], axis=1) / s[3][:, None],
-        ]  # fmt: skip
+            np.stack(
+                [
+                    m[:, 2, 1] - m[:, 1, 2],
+                    m[:, 0, 2] - m[:, 2, 0],
+                    m[:, 1, 0] - m[:, 0, 1],
+                    s[0] * s[0] / 4,
+                ],
+                axis=1,
+            )
+            / s[0][:, None],
+            np.stack(
+                [
+                    s[1] * s[1] / 4,
+                    m[:, 0, 1] + m[:, 1, 0],
+                    m[:, 0, 2] + m[:, 2, 0],
+                    m[:, 2, 1] - m[:, 1, 2],
+                ],
+                axis=1,
+            )
+            / s[1][:, None],
+            np.stack(
+                [
+                    m[:, 0, 1] + m[:, 1, 0],
+                    s[2] * s[2] / 4,
+                    m[:, 1, 2] + m[:, 2, 1],
+                    m[:, 0, 2] - m[:, 2, 0],
+                ],
+                axis=1,
+            )
+            / s[2][:, None],
+            np.stack(
+                [
+                    m[:, 0, 2] + m[:, 2, 0],
+                    m[:, 1, 2] + m[:, 2, 1],
+                    s[3] * s[3] / 4,
+                    m[:, 1, 0] - m[:, 0, 1],
+                ],
+                axis=1,
+            )
+            / s[3][:, None],
+        ]
     for k in range(4):
         rows = pick == k
         q[rows] = cands[k][rows]
