@@ -14,7 +14,7 @@ from needs import need_gl
 
 from viewer.cli.main import main
 from viewer.io import SceneError, load_scene
-from viewer.overlay.history import log_block
+from viewer.overlay.log_lines import log_block
 from viewer.overlay.model import cause_text, node_details
 from viewer.session.session import window_title
 from viewer.text import MAX_MESSAGE, MAX_NAME

@@ -110,9 +110,9 @@ def test_the_command_line_version_prints_the_same_log(capsys):
 def test_go_back_to_a_change_the_history():
     """The history step: restart, a touch of Obj2 found again 1,000 frames later with [,
     and the totals of 1,000 frames after another restart, as the Totals section shows
-    them (the overlay's History and totals_rows, fed as the app feeds them)."""
-    from viewer.overlay.history import History
+    them (the overlay's FrameRecords and totals_rows, fed as the app feeds them)."""
     from viewer.overlay.stats import FrameStats, totals_rows
+    from viewer.overlay.timeline_records import FrameRecords
 
     page = _page()
     section = page[page.index("## Go back to a change: the history") : page.index("## Next")]
@@ -126,18 +126,18 @@ def test_go_back_to_a_change_the_history():
     )
 
     session = Session(default_scene(), fixed_step=STEP)
-    history = History()
-    assert history.capacity == int(keep.replace(",", ""))
+    records = FrameRecords()
+    assert records.capacity == int(keep.replace(",", ""))
 
     def advance() -> None:
         frame = session.advance(STEP)
         stats = FrameStats.of_report(frame.number, frame.report)
-        history.add(frame.number, frame.report, stats, frame.events)
+        records.add(frame.number, frame.report, stats, frame.events)
 
     for _ in range(100):  # where the previous steps left it: running
         advance()
     session.restart()  # 0
-    history.clear()  # the overlay's restart
+    records.clear()  # the overlay's restart
     assert session.frame == 0
     session.select(session.graph["Obj2"].id)  # the click
     session.touch_selected()  # T
@@ -145,8 +145,8 @@ def test_go_back_to_a_change_the_history():
     touch = session.frame
     for _ in range(run):
         advance()
-    assert history.next_event(None, -1) == touch  # [
-    report = history.find(touch).report
+    assert records.next_event(None, -1) == touch  # [
+    report = records.find(touch).report
     name = session.graph.name_of
     local = {name(int(i)) for i in report.local_updated}
     world = {name(int(i)) for i in report.world_updated}
@@ -157,12 +157,12 @@ def test_go_back_to_a_change_the_history():
         assert other not in local and other in world and other in executed
 
     session.restart()  # 0 again
-    history.clear()
+    records.clear()
     for _ in range(run):
         advance()
-    rec = history.records()
+    rec = records.records()
     assert (rec["products"] == int(totals[1])).all()
     assert (rec["naive_products"] == int(totals[2])).all()
-    rows = dict(totals_rows(history.totals))
+    rows = dict(totals_rows(records.totals))
     assert rows["products done"] == totals[3] and rows["naive products"] == totals[4]
     assert rows["saved"] == f"{totals[5]} ({totals[6]})"

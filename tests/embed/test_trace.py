@@ -145,7 +145,7 @@ def test_bytes_paused_redraws_node_cap_and_on_frame(egl, tmp_path):
     assert len(simulated) == 2 and not frames[1]["counters"] and not frames[1]["nodes"]
     for f in simulated:
         assert "on_frame" in f["phases"]
-        entry = app.overlay.history.find(f["span"]["args"]["frame"])
+        entry = app.overlay.timeline.find(f["span"]["args"]["frame"])
         assert f["counters"]["bytes uploaded"] == entry.stats.bytes_uploaded > 0
         assert f["counters"]["world"] == 400
         listed = [e for e in f["nodes"] if e["name"] != "nodes left out"]

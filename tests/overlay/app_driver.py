@@ -8,6 +8,7 @@ import numpy as np
 from moderngl_window.context.headless import Window
 
 from viewer.render.context import GL_VERSION
+from viewer.session.source import Candidate
 from viewer.timing import FixedTimer
 from viewer.window.app import SgviewApp
 from viewer.window.run_options import RunOptions
@@ -74,6 +75,14 @@ class Driver:
         keys, mods = self.window.keys, self.window.modifiers
         self.app.on_key_event(getattr(keys, name), keys.ACTION_PRESS, mods)
         self.app.on_key_event(getattr(keys, name), keys.ACTION_RELEASE, mods)
+
+    def reload(self, scene) -> None:
+        """What a live reload does between two redraws: the session takes `scene` in
+        (keeping its clock, touches and selection) and the app shows it with a renderer
+        built for it."""
+        built = self.app.build(scene)
+        self.app.session.replace_scene(scene)
+        self.app.use(built, Candidate(scene, "reload", fresh=False))
 
     def close(self) -> None:
         self.app.finish()

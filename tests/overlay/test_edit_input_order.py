@@ -204,7 +204,7 @@ def test_a_reload_in_the_middle_of_a_gizmo_drag_leaves_the_new_scene_alone(drive
     drag = AxisDragger(d, node)
     drag.press()
     drag.move(3)
-    d.app.replace_scene(scene_for(tree10()))  # what a live reload does
+    d.reload(scene_for(tree10()))  # what a live reload does
     new = session.graph
     before = new.local_values()[0].copy()
     drag.move(5)
@@ -398,7 +398,7 @@ def test_a_row_dragged_when_the_scene_is_replaced_edits_nothing_in_the_new_one(d
             for j in range(1, 10):
                 other.add(f"N{j}", root if j < 5 else other[f"N{j - 4}"])
             other.update()
-            app.replace_scene(scene_for(other))  # what a live reload does
+            d.reload(scene_for(other))  # what a live reload does
     new = session.graph
     before = new.parents().tolist()
     app.on_mouse_release_event(int(end[0]), int(end[1]), 1)

@@ -23,7 +23,7 @@ def running(drive, monkeypatch):
 
 def newest_busy(d) -> int:
     """The newest frame that recomputed something (the newest with log lines)."""
-    rec = d.app.overlay.history.records()
+    rec = d.app.overlay.timeline.records()
     return int(rec["frame"][rec["world"] > 0][-1])
 
 
@@ -38,7 +38,7 @@ def test_live_the_newest_frame_is_in_view_after_300_frames(running):
     d = running
     frames = d.app.overlay.panel.frames
     latest = newest_busy(d)
-    assert latest == d.app.overlay.history.last.frame > 300  # the motion: every frame
+    assert latest == d.app.overlay.timeline.last.frame > 300  # the motion: every frame
     assert header_in_view(frames, latest) is not None, frames.log.view
     top, bottom = frames.log.box
     assert bottom <= app_driver.SIZE[1]  # the panel itself needs no scrolling either
@@ -66,7 +66,7 @@ def test_a_picked_frame_shows_at_the_top_and_brackets_return_everything_to_live(
     assert frames.back == 0  # the timeline ends at the latest frame
     assert header_in_view(frames, newest_busy(d)) is not None
     assert ov.panel.scene.tree.tree_drawn  # the panels show the live frame
-    assert ov.shown_entry is ov.history.last
+    assert ov.shown_entry is ov.timeline.last
 
 
 def test_the_wheel_lets_go_of_the_log_and_follow_takes_it_back(running):
@@ -138,7 +138,7 @@ def test_when_the_motion_stops_the_log_shows_its_end_on_every_frame_of_a_window(
     twice, which hid it): so does this run."""
     monkeypatch.setattr(app_driver, "SIZE", (1280, 720))
     d = drive(default_scene(), still=False)
-    d.app.overlay.history.plain_reports = 100  # reports go after 100 frames, not 600
+    d.app.overlay.timeline.plain_reports = 100  # reports go after 100 frames, not 600
     d.app.overlay.deterministic = False  # each frame laid out once, as in a window
     d.run(150)
     d.frame()

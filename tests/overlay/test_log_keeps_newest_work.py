@@ -2,7 +2,7 @@
 that recomputed something (without an event), its report went with the plain reports'
 window and the log said "the reports of those that recomputed were not kept", which a
 newcomer reads as a bug. The newest frame that recomputed something keeps its report
-(as long as its record is in the history), and memory stays bounded: one report more
+(as long as its record is in the timeline records), and memory stays bounded: one report more
 than before at most.
 
 Checked on random runs (hypothesis) against a model of what must be kept, and in the app:
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from overlay_helpers import chain5
 
 from viewer.io.generate import default_scene
-from viewer.overlay.history import REPORT_COST, History
 from viewer.overlay.model import quiet_log_text
 from viewer.overlay.stats import FrameStats
+from viewer.overlay.timeline_records import REPORT_COST, FrameRecords
 
 #: Each frame: 0 idle, 1 a touch of Obj4 (two nodes), 2 a touch of Obj2 (four nodes),
 #: each with or without an event.
@@ -26,7 +26,7 @@ FRAMES = st.lists(st.tuples(st.integers(0, 2), st.booleans()), min_size=1, max_s
 
 
 def weight(report) -> int:
-    """A report's ids and its fixed cost, as the history's budget counts them."""
+    """A report's ids and its fixed cost, as the timeline records' budget counts them."""
     arrays = (report.local_updated, report.world_updated, report.cause, report.executed)
     return REPORT_COST + sum(int(a.size) for a in arrays)
 
@@ -42,7 +42,7 @@ def test_the_newest_busy_frame_keeps_its_report_and_memory_stays_bounded(
     frames, capacity, plain, budget
 ):
     g = chain5()
-    h = History(capacity=capacity, id_budget=budget, plain_reports=plain)
+    h = FrameRecords(capacity=capacity, id_budget=budget, plain_reports=plain)
     newest_busy = None
     biggest = 0  # the largest one report's weight against the budget
     for frame, (touch, event) in enumerate(frames, start=1):
@@ -75,11 +75,11 @@ def test_a_stopped_scene_shows_its_last_work_in_the_log_700_frames_on(drive, mon
     d.press("S")  # the motion stops: no frame recomputes anything from here
     d.run(2)
     ov, frames = d.app.overlay, d.app.overlay.panel.frames
-    rec = ov.history.records()
+    rec = ov.timeline.records()
     busy = int(rec["frame"][rec["world"] > 0][-1])
     d.run(700)
     d.frame()
-    assert ov.history.last.frame > busy + 700
+    assert ov.timeline.last.frame > busy + 700
     first, stop = frames.log.view
     shown = frames.log.lines[first:stop]
     assert f"# frame {busy}" in shown, shown

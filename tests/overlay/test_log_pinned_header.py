@@ -30,7 +30,7 @@ def colored(img, rect_x, top, bottom, color) -> int:
 
 
 def newest_busy(d) -> int:
-    rec = d.app.overlay.history.records()
+    rec = d.app.overlay.timeline.records()
     return int(rec["frame"][rec["world"] > 0][-1])
 
 

@@ -63,7 +63,7 @@ def test_an_opened_file_starts_the_timeline_afresh(drive, tmp_path):
     save_gltf(load_scene(TREE10), glb)
     drop(d, glb)
     d.frame(5)
-    frames = d.app.overlay.history.records()["frame"].tolist()
+    frames = d.app.overlay.timeline.records()["frame"].tolist()
     assert frames == sorted(frames) and frames[-1] == d.app.session.frame <= 6, frames
 
 

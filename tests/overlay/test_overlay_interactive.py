@@ -155,17 +155,17 @@ def test_tab_hides_the_panels_and_n_the_names(drive):
 def test_a_reloaded_scene_keeps_the_counters_and_marks_the_reload(drive):
     d = drive(tree10(), still=True, touches={1: ["Obj2"]})
     d.frame(3)
-    assert len(d.app.overlay.history) == 3
-    d.app.replace_scene(load_scene(REPO / "scenes" / "chain5.toml"))
+    assert len(d.app.overlay.timeline) == 3
+    d.reload(load_scene(REPO / "scenes" / "chain5.toml"))
     d.frame()
     ov = d.app.overlay
     # The old frames' counters, totals and marks stay; their reports (ids of the old
     # scene) and the glow go; the first frame of the new scene is marked as a reload.
-    assert len(ov.history) == 4 and d.app.renderer.glow.glowing()[0].size == 0
-    assert [e.report is None for e in ov.history] == [True, True, True, False]
-    assert ov.history.event_frames().tolist() == [1, 4]
-    assert [k for k, _ in ov.history.notes(4)] == ["reload"]
-    assert ov.history.totals.frames == 4
+    assert len(ov.timeline) == 4 and d.app.renderer.glow.glowing()[0].size == 0
+    assert [e.report is None for e in ov.timeline] == [True, True, True, False]
+    assert ov.timeline.event_frames().tolist() == [1, 4]
+    assert [k for k, _ in ov.timeline.notes(4)] == ["reload"]
+    assert ov.timeline.totals.frames == 4
     assert {n for n, _ in ov.panel.scene.tree.tree_drawn} == {f"Obj{k}" for k in range(1, 6)}
 
 
@@ -187,7 +187,7 @@ def test_bytes_uploaded_counts_the_glow_and_a_still_frame_uploads_nothing(drive,
     d.frame()
     first_writers, writers[:] = list(writers), []
     d.frame(5)
-    first, later = d.app.overlay.history[0].stats, d.app.overlay.history[1].stats
+    first, later = d.app.overlay.timeline[0].stats, d.app.overlay.timeline[1].stats
     # Frame 1: four recomputed nodes, 64 bytes of matrix, 8 of stamp, 12 of line end and
     # 4 of line stamp each.
     assert first.bytes_uploaded == 4 * (64 + 8 + 12 + 4)

@@ -1,4 +1,4 @@
-"""The overlay's pure parts (counters, history, panel model, labels) load no GL and
+"""The overlay's pure parts (counters, timeline records, panel model, labels) load no GL and
 no ImGui, so they can be tested and reused without a context."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 OVERLAY = Path(__file__).resolve().parents[2] / "viewer" / "overlay"
-PURE = ("__init__.py", "stats.py", "history.py", "model.py", "labels.py")
+PURE = ("__init__.py", "stats.py", "timeline_records.py", "model.py", "labels.py")
 GUI = re.compile(
     r"^\s*(import|from)\s+(moderngl|moderngl_window|glcontext|imgui_bundle|pyglet)\b", re.M
 )

@@ -70,7 +70,7 @@ def test_paused_live_frame_lights_one_node_per_step_in_preorder(drive, touched):
     d.press("SPACE")
     d.frame()
     graph = d.app.session.graph
-    report = d.app.overlay.history.find(2).report
+    report = d.app.overlay.timeline.find(2).report
     d.app.overlay.replay.speed = 60.0  # one node per drawn frame
     d.press("V")
     assert d.app.overlay.replay.frame == 2

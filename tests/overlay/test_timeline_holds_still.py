@@ -2,7 +2,7 @@
 32: `|<` showed "frames 14 to 82 of 895", 2 s later "frames 33 to 101 of 914"; after `[`
 to frame 1 that frame's bar was already out of view): scrolled back (`|<`, the wheel) or
 showing a picked frame, the timeline stays on the same frame numbers as new frames come,
-until the wheel, `live`, or those frames leaving the kept history (then it shows the
+until the wheel, `live`, or those frames leaving the kept records (then it shows the
 oldest kept). Live, it follows the newest frame."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from viewer.io.generate import default_scene
-from viewer.overlay.history import History
+from viewer.overlay.timeline_records import FrameRecords
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def running(drive):
 def shown(frames) -> tuple[int, int]:
     """The first and last frame numbers the timeline draws (as its caption names them)."""
     fits = int(frames.timeline_rect[2] // frames.timeline_slot)
-    rec = frames.ov.history.records()["frame"]
+    rec = frames.ov.timeline.records()["frame"]
     first = int(rec.tolist().index(frames.timeline_first))
     last = rec[min(first + fits, len(rec)) - 1]
     return frames.timeline_first, int(last)
@@ -41,7 +41,7 @@ def test_oldest_holds_still_while_frames_come(running):
     frames = d.app.overlay.panel.frames
     click_oldest(d)
     before = shown(frames)
-    assert before[0] == d.app.overlay.history[0].frame  # `|<`: the oldest frame kept
+    assert before[0] == d.app.overlay.timeline[0].frame  # `|<`: the oldest frame kept
     d.run(120)  # two seconds at 60 frames a second
     d.frame()
     assert shown(frames) == before
@@ -75,7 +75,7 @@ def test_a_picked_frame_at_the_newest_end_holds_too(running):
     """A frame picked with its bar in view at live: the timeline stops following."""
     d = running
     ov, frames = d.app.overlay, d.app.overlay.panel.frames
-    frame = ov.history.last.frame - 3
+    frame = ov.timeline.last.frame - 3
     ov.pin(frame)
     d.frame()
     before = shown(frames)
@@ -115,19 +115,19 @@ def test_live_follows_and_live_button_lets_go_of_a_held_window(running):
     assert frames.back > 0
     d.press("RIGHT_BRACKET")  # no later event: live, the timeline too
     d.frame()
-    assert frames.back == 0 and shown(frames)[1] == d.app.overlay.history.last.frame
+    assert frames.back == 0 and shown(frames)[1] == d.app.overlay.timeline.last.frame
 
 
-def test_frames_leaving_the_history_show_the_oldest_kept(running):
+def test_frames_leaving_the_records_show_the_oldest_kept(running):
     d = running
     ov, frames = d.app.overlay, d.app.overlay.panel.frames
-    ov.history = History(capacity=150)  # a short ring: frames leave it soon
+    ov.timeline = FrameRecords(capacity=150)  # a short ring: frames leave it soon
     d.run(150)
     d.frame()
     click_oldest(d)
-    oldest = ov.history[0].frame
+    oldest = ov.timeline[0].frame
     assert shown(frames)[0] == oldest
     d.run(40)  # the 40 oldest leave, those shown among them
     d.frame()
-    assert ov.history[0].frame > oldest
-    assert shown(frames)[0] == ov.history[0].frame  # the oldest kept, not a stale window
+    assert ov.timeline[0].frame > oldest
+    assert shown(frames)[0] == ov.timeline[0].frame  # the oldest kept, not a stale window

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gltf_geometry import morph_quad  # noqa: E402
 
 from viewer.io import load_scene  # noqa: E402
-from viewer.overlay.history import History  # noqa: E402
+from viewer.overlay.timeline_records import FrameRecords  # noqa: E402
 
 
 def test_the_panel_log_says_weights_for_the_frame(drive, tmp_path):
@@ -19,10 +19,10 @@ def test_the_panel_log_says_weights_for_the_frame(drive, tmp_path):
     d = drive(scene)
     d.frame(4)
     ov = d.app.overlay
-    entry = ov.history.find(3)
+    entry = ov.timeline.find(3)
     assert entry.weights == ("Morph",)
     assert entry.log == ["# frame 3", "~Weights      : Morph~"]
-    assert ov.history.find(2).weights == () and ov.history.find(4).weights == ()
+    assert ov.timeline.find(2).weights == () and ov.timeline.find(4).weights == ()
     glow, morph = d.app.renderer.glow, scene.graph["Morph"].id
     assert glow.kind_of(morph) == -1 and glow.frame_of[morph] == 3  # red, from frame 3
 
@@ -37,5 +37,5 @@ def test_a_frame_that_moved_nothing_keeps_its_weights_lines():
     report = g.update()  # nothing recomputed
     stats = FrameStats.of_report(7, report, bytes_uploaded=0, update_ms=0.0,
                                  upload_ms=0.0)  # fmt: skip
-    entry = History().add(7, report, stats, weights=["A\nB"])
+    entry = FrameRecords().add(7, report, stats, weights=["A\nB"])
     assert entry.log == ["# frame 7", "~Weights      : A\\nB~"]  # names made printable

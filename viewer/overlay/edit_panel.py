@@ -5,22 +5,28 @@ quaternion) and scale as fields to type in, with its world values read-only besi
 them. A field is committed when its editing ends (Enter, Tab or a click elsewhere), as
 one undoable step through the editing room (`viewer.session.commands.SetField`), through the
 core's own setters: the edit glows like any other. Below: delete, duplicate, add an
-empty child, make a root; the last edit's outcome or refusal, one line; the history.
+empty child, make a root; the last edit's outcome or refusal, one line; the undo steps.
+Below, where the source has files: save as, and the recent files.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from imgui_bundle import imgui
+from numpy.typing import ArrayLike, NDArray
 
 import viewer.gizmo as gizmo
+from viewer.scene.graph import SceneGraph
 from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetField
+from viewer.session.edits import Editing
+from viewer.session.source import FileActions
 from viewer.text import printable
 
 from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
-from .tree_view import SHEAR_REMEDY
-from .widgets import COLORS, Flow, input_doubles, message_line, vec4
+from .overlay_state import OverlayState
+from .tree_view import SHEAR_REMEDY, TreeView
+from .widgets import COLORS, Flow, ItemRect, input_doubles, message_line, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -29,11 +35,11 @@ INSPECTOR_ROWS = (
     ("quaternion", "local_rotation", 4),
     ("scale", "local_scale", 3),
 )
-#: Steps of the history listed at most (the newest).
+#: Undo steps listed at most (the newest).
 HISTORY_ROWS = 12
 
 
-def world_text(values) -> str:
+def world_text(values: ArrayLike) -> str:
     """Three decimals, and never "-0.000" for a value that rounds to zero."""
     return (
         "(" + ", ".join(f"{round(v, 3) + 0.0:.3f}" for v in np.asarray(values, dtype=float)) + ")"
@@ -43,42 +49,44 @@ def world_text(values) -> str:
 class EditSection:
     """Draws the section; keeps what a field holds while it is being typed in."""
 
-    def __init__(self, overlay, tree) -> None:
+    def __init__(self, overlay: OverlayState, tree: TreeView) -> None:
         self.ov = overlay
         self.tree = tree  # the hierarchy table: its keep-world toggle
         self.colors = COLORS
         #: field -> (the graph and node typed for, the numbers being typed)
-        self._typing: dict[str, tuple] = {}
+        self._typing: dict[str, tuple[SceneGraph, int, list[float]]] = {}
         self.save_path: str | None = None  # the "save as" field (None: the scene's file)
         self._save_default: str | None = None  # the file it was filled from: another refills
         self.drawn = False  # whether the section was open at the last frame
         self.gizmo_drawn: gizmo.Handles | None = None  # the handles drawn last (tests)
         #: Screen rectangle (min, max) of each inspector field drawn last, by field (tests).
-        self.field_rects: dict[str, tuple] = {}
-        self.save_rect: tuple | None = None  # the "save as" field's, likewise
-        self.message_rect: tuple | None = None  # the outcome line's, likewise
+        self.field_rects: dict[str, ItemRect] = {}
+        self.save_rect: ItemRect | None = None  # the "save as" field's, likewise
+        self.message_rect: ItemRect | None = None  # the outcome line's, likewise
         self.message: str | None = None  # what the outcome line said last (None: its hint)
         #: Open the section at the next frame (closed at first: the panel stays short).
         self.open_next = False
-        self._euler_shown: tuple | None = None  # (node, the Euler triple shown last)
+        #: (node, the Euler triple shown last)
+        self._euler_shown: tuple[int, NDArray[np.float64]] | None = None
 
     def draw_gizmo(self) -> None:
         """The selected node's gizmo over the view; also with the panels hidden (Tab):
         its handles take a drag there too, so they must be seen."""
-        host = self.ov.host
-        if getattr(host, "editing", None) is not None:
-            self.gizmo_drawn = draw_gizmo(host, self.ov.wnd, self.ov.camera)
+        ov = self.ov
+        editing = ov.host.editing
+        if editing is not None:
+            self.gizmo_drawn = draw_gizmo(ov.host, editing, ov.wnd.size, ov.camera)
 
     def draw(self) -> None:
         host = self.ov.host
-        editing = getattr(host, "editing", None)
+        editing = host.editing
         if editing is None:
             return
         self.draw_gizmo()
         if self.open_next:
             imgui.set_next_item_open(True, imgui.Cond_.always)
             self.open_next = False
-        self.drawn = imgui.collapsing_header("Edit")
+        self.drawn = bool(imgui.collapsing_header("Edit"))
         if not self.drawn:
             return
         done, undone = editing.history.labels()
@@ -93,7 +101,8 @@ class EditSection:
         if imgui.button("Redo (Ctrl+Shift+Z)"):
             editing.redo()
         imgui.end_disabled()
-        selected = host.selected is not None and host.graph.peek.is_alive(host.selected)
+        node_id = host.selected
+        selected = node_id is not None and host.graph.peek.is_alive(node_id)
         # One line: the last edit's outcome, else the hint in its place (the fields below
         # never move when an outcome comes, goes or changes). A question about the edits
         # (the restart's "press 0 again") takes it while it waits: near the Edit buttons,
@@ -103,20 +112,23 @@ class EditSection:
         if self.message_rect is None:
             hint = "local: type, then Enter; world: read-only" if selected else "select a node"
             message_line(hint, self.colors.dim)
-        if selected:
-            self._inspector(host, host.selected)
-            self._actions(host, host.selected)
+        if selected and node_id is not None:
+            self._inspector(editing, node_id)
+            self._actions(editing, node_id)
         self._history(done, undone)
-        self._files(host)
+        files = host.file_actions
+        if files is not None:
+            self._files(files)
 
-    def _inspector(self, host, node_id: int) -> None:
-        local, worlds, stale = watched_values(host.graph.peek, node_id)
+    def _inspector(self, editing: Editing, node_id: int) -> None:
+        graph_on_show = self.ov.host.graph
+        local, worlds, stale = watched_values(graph_on_show.peek, node_id)
         if self._euler_shown is not None and self._euler_shown[0] == node_id:  # no jumps
             local["local_euler"] = continuous_euler(self._euler_shown[1], local["local_euler"])
         self._euler_shown = (node_id, local["local_euler"])
         for (label, field, _n), world_values in zip(INSPECTOR_ROWS, worlds, strict=True):
             typing = self._typing.get(field)
-            shown = typing[2] if typing else [float(v) + 0.0 for v in local[field]]  # no -0
+            shown = typing[2] if typing else [float(v) + 0.0 for v in local[field].tolist()]
             gap = imgui.get_style().item_inner_spacing.x  # the label fits beside the field
             room = imgui.get_content_region_avail().x - imgui.calc_text_size(label).x - gap
             shown_label = f"{label}##{field}"
@@ -127,7 +139,7 @@ class EditSection:
             changed, value = input_doubles(shown_label, shown, "%.4f")
             self.field_rects[field] = (imgui.get_item_rect_min(), imgui.get_item_rect_max())
             if changed:
-                graph, typed_for = typing[:2] if typing else (host.graph, node_id)
+                graph, typed_for = typing[:2] if typing else (graph_on_show, node_id)
                 self._typing[field] = (graph, typed_for, list(value))
             if imgui.is_item_deactivated_after_edit() and field in self._typing:
                 # to the node typed for: the click that ends the typing may have
@@ -135,8 +147,8 @@ class EditSection:
                 graph, typed_for, numbers = self._typing.pop(field)
                 # Esc ended it: ImGui put the old numbers back (an "edit"), nothing to run
                 cancelled = imgui.is_key_down(imgui.Key.escape)
-                if not cancelled and graph is host.graph and graph.peek.is_alive(typed_for):
-                    host.editing.run(SetField(typed_for, field, tuple(numbers)))
+                if not cancelled and graph is graph_on_show and graph.peek.is_alive(typed_for):
+                    editing.run(SetField(typed_for, field, tuple(numbers)))
             elif not imgui.is_item_active():
                 self._typing.pop(field, None)
             note = " (stale)" if stale else ""
@@ -144,7 +156,7 @@ class EditSection:
             imgui.text_wrapped(f"  world{note} {world_text(world_values)}")
             imgui.pop_style_color()
 
-    def _actions(self, host, node_id: int) -> None:
+    def _actions(self, editing: Editing, node_id: int) -> None:
         keep = self.tree.keep_world
         flow = Flow()
         for label, command in (
@@ -155,7 +167,7 @@ class EditSection:
         ):
             flow.place(imgui.calc_text_size(label).x + 2 * imgui.get_style().frame_padding.x)
             if imgui.small_button(label):
-                host.editing.run(command)
+                editing.run(command)
 
     def _history(self, done: list[str], undone: list[str]) -> None:
         if not (done or undone):
@@ -169,10 +181,10 @@ class EditSection:
         for label in undone[:HISTORY_ROWS]:
             imgui.text_disabled(f"  (undone) {printable(label, 80)}")
 
-    def _files(self, host) -> None:
+    def _files(self, files: FileActions) -> None:
         """Save as (a path; Ctrl+S writes the file the scene came from) and the recent
         files (a click opens one)."""
-        default = host.files.save_suggestion(host.scene)  # never a bundled scene's own file
+        default = files.save_suggestion()  # never a bundled scene's own file
         if self.save_path is None or default != self._save_default:  # another file on show
             self.save_path = self._save_default = default
         room = imgui.get_content_region_avail().x
@@ -182,12 +194,12 @@ class EditSection:
         self.save_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())  # tests
         imgui.same_line()
         if imgui.small_button("Save as"):
-            host.save(self.save_path)
-        paths = list(host.files.recent.paths)
+            files.save(self.save_path)
+        paths = list(files.recent_paths)
         if paths:
             imgui.text_colored(vec4(self.colors.dim), "recent files (click to open):")
         for k, path in enumerate(paths):
             if imgui.small_button(f"{printable(path.name, 60)}##recent{k}"):
-                host.files.request_open(path)
+                files.request_open(path)
             if imgui.is_item_hovered():
                 imgui.set_tooltip(printable(str(path), 200))

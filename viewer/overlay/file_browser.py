@@ -5,7 +5,8 @@ A path field (typed paths open with Enter; a folder typed there is shown instead
 folder's sub-folders and its scene files (.toml, .gltf, .glb, and .usda / .usdc / .usdz
 where ``pxr`` imports; a .toml only when it starts like a scene), a click on a folder
 goes in, a click on a file puts it in the field, a double-click (or Open) opens it
-through the session's open request, as the recent files list does. It starts in the
+through the source's open request, as the recent files list does (a source without files
+has none: the browser then opens nothing). It starts in the
 folder of the scene on show. While it is open it owns the keyboard
 (`Overlay.wants_keyboard`): Esc closes it, no key reaches the scene; keys that come
 before its path field is active (typed at once after Ctrl+O, at a few frames per second)
@@ -18,13 +19,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from imgui_bundle import imgui
 
 from viewer.text import printable
 
-from .widgets import COLORS, vec4
+from .widgets import COLORS, ItemRect, vec4
 
 #: USD's suffixes, listed where the USD library (usd-core's ``pxr``) is installed.
 USD_SUFFIXES = (".usda", ".usdc", ".usdz")
@@ -96,8 +98,8 @@ def listing(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[st
 class FileBrowser:
     """The in-window file browser (see the module notes); `shown` while open."""
 
-    def __init__(self, request_open) -> None:
-        self._request_open = request_open  # the session's: opens at the next redraw
+    def __init__(self, request_open: Callable[[Path], None] | None) -> None:
+        self._request_open = request_open  # the source's: opens at the next redraw
         self.shown = False
         self.folder = Path.cwd()
         self.path_text = ""
@@ -108,9 +110,9 @@ class FileBrowser:
         #: The window's rectangle at the last frame (x, y, w, h).
         self.rect: tuple[float, float, float, float] | None = None
         #: Each listed row's rectangle at the last frame (folders end in "/"; tests).
-        self.rows: dict[str, tuple] = {}
+        self.rows: dict[str, ItemRect] = {}
 
-    def start(self, folder, scene_suffixes: tuple[str, ...]) -> None:
+    def start(self, folder: str | Path, scene_suffixes: tuple[str, ...]) -> None:
         """Open the browser in `folder` (the path field holds it, ready for typing),
         listing the files with `scene_suffixes` (`listed_suffixes`)."""
         self.shown = True
@@ -143,7 +145,8 @@ class FileBrowser:
         if path.is_dir():
             self._go(path)
             return
-        self._request_open(path)
+        if self._request_open is not None:
+            self._request_open(path)
         self.close()
 
     def draw(self, width: float, height: float) -> None:
@@ -154,7 +157,7 @@ class FileBrowser:
         imgui.set_next_window_pos(imgui.ImVec2(0.5 * (width - w), 0.5 * (height - h)))
         imgui.set_next_window_size(imgui.ImVec2(w, h))
         imgui.set_next_window_focus()
-        # Opaque, as the panels (the style's window colour): at 97 % their text showed through.
+        # Opaque, as the panels (the style's window colour): at 97 % their text shows through.
         flags = imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
         opened, keep = imgui.begin("Open a scene   (Esc closes)", True, flags)
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
@@ -201,8 +204,8 @@ class FileBrowser:
         for name in files:
             path = self.folder / name
             chosen = self.path_text == str(path)
-            if imgui.selectable(f"{printable(name, 120)}##f{name}", chosen,
-                                imgui.SelectableFlags_.allow_double_click)[0]:  # fmt: skip
+            label = f"{printable(name, 120)}##f{name}"
+            if imgui.selectable(label, chosen, imgui.SelectableFlags_.allow_double_click)[0]:
                 self.path_text = str(path)
                 # Opened by a double-click on it, not by the second click of a
                 # double-click whose first went into a folder (and whose second then

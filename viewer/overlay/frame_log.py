@@ -7,9 +7,9 @@ line is seen, a row pinned at the box's top names the frame whose lines it shows
 ImGui applies a scroll asked for inside a window (set_scroll_y, set_scroll_here_y) at the
 next frame, clamped to the content drawn at the frame before. The log's content changes
 between frames (a new frame's lines below, old frames' lines going at the top once their
-reports are dropped), so such a scroll showed the log one frame late and, while old
-frames went, past its end: an empty box in a real window (headless runs lay each frame
-out twice, which hid it). Here the box's content height and scroll are given to ImGui
+reports are dropped), so such a scroll would show the log one frame late and, while old
+frames go, past its end: an empty box in a real window (headless runs lay each frame out
+twice, which hides it). So the box's content height and scroll are given to ImGui
 before the box begins (set_next_window_content_size, set_next_window_scroll): both are
 this frame's, applied in this frame."""
 
@@ -17,8 +17,11 @@ from __future__ import annotations
 
 from imgui_bundle import imgui
 
-from .replay import line_of_node
-from .widgets import COLORS, checkbox, cut_to_width, u32, vec4
+from .replay import Replay, line_of_node
+from .widgets import COLORS, ItemRect, checkbox, cut_to_width, u32, vec4
+
+#: The log's text by frame: (frame, its ``# frame`` line and log lines), oldest first.
+Blocks = list[tuple[int, list[str]]]
 
 FOLLOW_TIP = (
     "keep the frame on show in view: the newest frame while live,\n"
@@ -42,7 +45,7 @@ class FrameLog:
         #: The log keeps the frame on show in view (see the module notes).
         self.follow = True
         #: Lines of the log a person sees at the last frame: [first, stop) of `lines`.
-        self.view = (0, 0)
+        self.view: tuple[int, int] = (0, 0)
         self.lines: list[str] = []
         #: The log box's (top, bottom) on screen at the last frame.
         self.box: tuple[float, float] | None = None
@@ -56,8 +59,8 @@ class FrameLog:
         self.highlight: tuple[int, int] | None = None
         #: The box's text as drawn at the last frame: (frame, lines) blocks, each
         #: ``# frame N`` and that frame's log lines (tests compare it with the report).
-        self.blocks: list[tuple[int, list[str]]] = []
-        self.follow_rect: tuple | None = None  # the follow toggle's (min, max) on screen
+        self.blocks: Blocks = []
+        self.follow_rect: ItemRect | None = None  # the follow toggle's (min, max) on screen
         #: The frame the row pinned at the box's top names (None: no such row drawn) and
         #: that row's (top, bottom) on screen.
         self.pinned_header: int | None = None
@@ -65,9 +68,15 @@ class FrameLog:
         self._bar_below = 0.0  # the box's horizontal scrollbar height at the last frame
         self._was_seen = False  # whether a part of the box was seen at the last frame
 
-    def draw(self, blocks, pinned: int | None, shown_frame: int | None, replay,
-             quiet: str) -> None:  # fmt: skip
-        """The section: `blocks` as `FrameHistory.log` gives them, `pinned` the frame
+    def draw(
+        self,
+        blocks: Blocks,
+        pinned: int | None,
+        shown_frame: int | None,
+        replay: Replay,
+        quiet: str,
+    ) -> None:
+        """The section: `blocks` as `FrameRecords.log` gives them, `pinned` the frame
         picked on the timeline (None: live), `quiet` what an empty log says."""
         if not imgui.collapsing_header("Log", imgui.TreeNodeFlags_.default_open):
             return
@@ -98,13 +107,18 @@ class FrameLog:
         hidden = max(0.0, top + room - self._bar_below - seen_bottom)
         content = len(lines) * line_h - imgui.get_style().item_spacing.y + hidden
         if self.follow:
-            at = self._scroll_to(starts, pinned, content if lines else 0.0, room, top,
-                                 seen_bottom, line_h)  # fmt: skip
+            at = self._scroll_to(
+                starts, pinned, content if lines else 0.0, room, top, seen_bottom, line_h
+            )
             imgui.set_next_window_scroll(imgui.ImVec2(-1.0, at))
         if lines:
             imgui.set_next_window_content_size(imgui.ImVec2(0.0, content))
-        imgui.begin_child("log", imgui.ImVec2(0.0, room), imgui.ChildFlags_.borders,
-                          imgui.WindowFlags_.horizontal_scrollbar)  # fmt: skip
+        imgui.begin_child(
+            "log",
+            imgui.ImVec2(0.0, room),
+            imgui.ChildFlags_.borders,
+            imgui.WindowFlags_.horizontal_scrollbar,
+        )
         io = imgui.get_io()
         if io.mouse_wheel < 0.0 and imgui.get_scroll_y() >= imgui.get_scroll_max_y() - 1.0:
             self.follow = imgui.is_window_hovered() or self.follow  # down to the end: on
@@ -117,36 +131,41 @@ class FrameLog:
             imgui.text_wrapped(quiet)
             imgui.pop_style_color()
         draw = imgui.get_window_draw_list()
-        self.seen = (draw.get_clip_rect_min().y, draw.get_clip_rect_max().y)
-        self._was_seen = self.seen[1] > self.seen[0]
-        seen_top = self._pin_header(starts, line_h)
+        seen = (float(draw.get_clip_rect_min().y), float(draw.get_clip_rect_max().y))
+        self.seen = seen
+        self._was_seen = seen[1] > seen[0]
+        seen_top = self._pin_header(starts, line_h, seen)
         imgui.end_child()
         self.box = (top, top + room)
-        inside = [k for k, (y0, y1) in self.drawn.items()
-                  if y0 >= seen_top and y1 <= self.seen[1]]  # fmt: skip
+        inside = [k for k, (y0, y1) in self.drawn.items() if y0 >= seen_top and y1 <= seen[1]]
         self.view = (min(inside), max(inside) + 1) if inside else (0, 0)
 
-    def _pin_header(self, starts: dict[int, int], line_h: float) -> float:
+    def _pin_header(
+        self, starts: dict[int, int], line_h: float, seen: tuple[float, float]
+    ) -> float:
         """Where no ``# frame`` line is among the rows seen (a frame longer than the box,
         scrolled to its end: live, the newest frame's last lines), a row pinned at the
-        box's top names the frame those lines are of, over the row there (the fifth
-        trial: "in the cut box you cannot tell which frame the lines are"; where a
-        header is seen, the lines above it are the frame before). Returns where the rows
-        seen now begin on screen."""
+        box's top names the frame those lines are of, over the row there (a box cut so
+        shows no header, yet its lines must say which frame they are of; where a header
+        is seen, the lines above it are the frame before). `seen`: the part of
+        the box seen, (top, bottom). Returns where the rows seen now begin on screen."""
         self.pinned_header = self.pinned_rect = None
-        top, bottom = self.seen
+        top, bottom = seen
         whole = sorted(k for k, (y0, y1) in self.drawn.items() if y0 >= top - 0.5 and y1 <= bottom)
         lit = self.highlight or (0, 0)
         named = any(self.lines[k].startswith("#") for k in whole)
         if len(whole) < 3 or named or lit[0] <= whole[0] < lit[1]:
             return top  # a header in view, or too few rows to give one up, or lit
-        frame = max((f for f, at in starts.items() if at <= whole[0]), key=starts.get)
+        frame = max((f for f, at in starts.items() if at <= whole[0]), key=lambda f: starts[f])
         low = self.drawn[whole[0]][0] + line_h  # the partly seen row above it, and it
         draw, style = imgui.get_window_draw_list(), imgui.get_style()
         left = imgui.get_window_pos().x
         right = left + imgui.get_window_size().x - style.scrollbar_size
-        draw.add_rect_filled(imgui.ImVec2(left, top), imgui.ImVec2(right, low),
-                             imgui.get_color_u32(imgui.Col_.window_bg))  # fmt: skip
+        draw.add_rect_filled(
+            imgui.ImVec2(left, top),
+            imgui.ImVec2(right, low),
+            imgui.get_color_u32(imgui.Col_.window_bg),
+        )
         draw.add_line(imgui.ImVec2(left, low), imgui.ImVec2(right, low), u32(self.colors.off))
         x = left + style.window_padding.x
         text = cut_to_width(f"# frame {frame} (continued)", right - x)
@@ -155,7 +174,7 @@ class FrameLog:
         self.pinned_header, self.pinned_rect = frame, (top, low)
         return low
 
-    def _let_go(self, low, high) -> None:
+    def _let_go(self, low: imgui.ImVec2, high: imgui.ImVec2) -> None:
         """The wheel up, or a press, over the box: the user reads back, the log stays
         where they put it (known before the box begins, where its scroll is set)."""
         io = imgui.get_io()
@@ -164,18 +183,25 @@ class FrameLog:
         if over and reading and imgui.is_mouse_hovering_rect(low, high):
             self.follow = False
 
-    def _scroll_to(self, starts: dict[int, int], pinned: int | None, content: float,
-                   room: float, top: float, seen_bottom: float, line_h: float,
-                   ) -> float:  # fmt: skip
+    def _scroll_to(
+        self,
+        starts: dict[int, int],
+        pinned: int | None,
+        content: float,
+        room: float,
+        top: float,
+        seen_bottom: float,
+        line_h: float,
+    ) -> float:
         """The box's scroll for this frame (its `content` that high): live, its end (the
         newest line at the bottom of the part seen); a picked frame's ``# frame`` line at
         the top, or the end where the lines after it are fewer than the box holds."""
         style = imgui.get_style()
-        pad = style.window_padding.y
+        pad = float(style.window_padding.y)
         # ImGui clamps a scroll past the end to the end (its horizontal scrollbar counted),
         # except in a box wholly out of sight at the frame before: there, the scrollbar is
         # taken as it was then
-        bar = style.scrollbar_size if self._was_seen else self._bar_below
+        bar = float(style.scrollbar_size) if self._was_seen else self._bar_below
         end = max(0.0, content + 2.0 * pad - (room - bar))
         if pinned is None or pinned not in starts:
             return end
@@ -186,7 +212,15 @@ class FrameLog:
             top_line = max(top_line, mid - rows_seen // 2)
         return min(top_line * line_h, end)
 
-    def _lines(self, lines, starts, replay, shown_frame, pinned, line_h) -> None:
+    def _lines(
+        self,
+        lines: list[str],
+        starts: dict[int, int],
+        replay: Replay,
+        shown_frame: int | None,
+        pinned: int | None,
+        line_h: float,
+    ) -> None:
         """The rows in view (ImGui's clipper skips the others), each noted in `drawn`."""
         c = self.colors
         lit, unlit = self.highlight or (0, 0), self._unlit(replay, starts)
@@ -198,9 +232,10 @@ class FrameLog:
                 text = lines[k]
                 if lit[0] <= k < lit[1]:  # the node the replay lit last
                     p = imgui.get_cursor_screen_pos()
+                    far = imgui.ImVec2(p.x + imgui.get_content_region_avail().x, p.y + line_h)
                     imgui.get_window_draw_list().add_rect_filled(
-                        p, imgui.ImVec2(p.x + imgui.get_content_region_avail().x,
-                                        p.y + line_h), u32((1.0, 0.9, 0.45, 0.25)))  # fmt: skip
+                        p, far, u32((1.0, 0.9, 0.45, 0.25))
+                    )
                     color = c.note
                 elif unlit[0] <= k < unlit[1]:  # not lit yet
                     color = c.off
@@ -217,19 +252,19 @@ class FrameLog:
                 self.drawn[k] = (imgui.get_item_rect_min().y, imgui.get_item_rect_max().y)
         clipper.end()
 
-    def _highlight(self, replay, starts) -> tuple[int, int] | None:
-        if not replay.active or replay.frame not in starts:
-            return None
-        block = next(b for f, b in self.blocks if f == replay.frame)
-        span = line_of_node(block, replay.lit - 1)
-        return None if span is None else (starts[replay.frame] + span[0],
-                                          starts[replay.frame] + span[1])  # fmt: skip
-
-    def _unlit(self, replay, starts) -> tuple[int, int]:
-        """The replayed frame's lines of the nodes not lit yet."""
-        if self.highlight is None:
-            return (0, 0)
+    def _highlight(self, replay: Replay, starts: dict[int, int]) -> tuple[int, int] | None:
         frame = replay.frame
+        if not replay.active or frame is None or frame not in starts:
+            return None
+        block = next(b for f, b in self.blocks if f == frame)
+        span = line_of_node(block, replay.lit - 1)
+        return None if span is None else (starts[frame] + span[0], starts[frame] + span[1])
+
+    def _unlit(self, replay: Replay, starts: dict[int, int]) -> tuple[int, int]:
+        """The replayed frame's lines of the nodes not lit yet."""
+        frame = replay.frame
+        if self.highlight is None or frame is None:
+            return (0, 0)
         end = starts[frame] + len(next(b for f, b in self.blocks if f == frame))
         return self.highlight[1], end
 

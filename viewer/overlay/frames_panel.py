@@ -9,13 +9,15 @@ together."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from imgui_bundle import imgui, implot
+from numpy.typing import NDArray
 
 from viewer.text import printable
 
 from .frame_log import NARROW_PX, FrameLog
-from .history import EVENT_BITS, EVENT_KINDS
 from .model import (
     MIN_BAR_WIDTH,
     quiet_log_text,
@@ -24,9 +26,11 @@ from .model import (
     timeline_span,
     timeline_window,
 )
+from .overlay_state import OverlayState
 from .replay import SPEED_RANGE
 from .stats import COUNTER_TIPS, counter_rows, totals_rows
-from .widgets import COLORS, Flow, key_value_table, u32, vec4
+from .timeline_records import EVENT_BITS, EVENT_KINDS, Entry
+from .widgets import COLORS, Color, Flow, ItemRect, key_value_table, u32, vec4
 
 TIMELINE_HEIGHT = 54.0
 #: Height of the event marks along the timeline's top.
@@ -43,9 +47,9 @@ TOTALS_OPEN_FROM = 900
 
 def place_tip_above(text: str, top: float) -> None:
     """The next tooltip (`text`) above the timeline whose top is at `top`: at the mouse,
-    it covered the buttons below the timeline (`|<`, `< event`, `event >`, `live`, the
-    fourth newcomer trial). Where the window's top leaves no room above, it goes to the
-    left of the panel, over the view."""
+    it would cover the buttons below the timeline (`|<`, `< event`, `event >`, `live`,
+    the ones reached for next). Where the window's top leaves no room above, it goes
+    to the left of the panel, over the view."""
     style = imgui.get_style()
     w = imgui.calc_text_size(text).x + 2.0 * style.window_padding.x
     h = imgui.calc_text_size(text).y + 2.0 * style.window_padding.y
@@ -61,12 +65,16 @@ def place_tip_above(text: str, top: float) -> None:
 class FramesPanel:
     """Draws the right panel's sections (inside its ImGui window)."""
 
-    def __init__(self, overlay) -> None:
+    def __init__(self, overlay: OverlayState) -> None:
         self.ov = overlay
         self.colors = COLORS
         c = self.colors
-        self._mark_colors = {"touch": c.local, "edit": c.note, "reload": c.executed,
-                             "clip": c.clip}  # fmt: skip
+        self._mark_colors: dict[str, Color] = {
+            "touch": c.local,
+            "edit": c.note,
+            "reload": c.executed,
+            "clip": c.clip,
+        }
         self.reset()
 
     def reset(self) -> None:
@@ -80,7 +88,7 @@ class FramesPanel:
         self._followed: int | None = None
         self.timeline_first: int | None = None
         self.timeline_slot = MIN_BAR_WIDTH
-        self.buttons_rect: tuple | None = None
+        self.buttons_rect: ItemRect | None = None
         #: The Log section (it follows the frame on show: frame_log.py).
         self.log = FrameLog()
         self._live_shown = True  # whether the last draw showed the latest frame
@@ -88,7 +96,7 @@ class FramesPanel:
         #: The timeline's (x, y, width, height) on screen at the last frame.
         self.timeline_rect: tuple[float, float, float, float] | None = None
 
-    def draw(self, entry) -> None:
+    def draw(self, entry: Entry | None) -> None:
         self._timeline()
         self._replay_row()
         self._counters(entry)
@@ -97,13 +105,13 @@ class FramesPanel:
 
     def _timeline(self) -> None:
         c, ov = self.colors, self.ov
-        history = ov.history
-        rec = history.records()
+        records = ov.timeline
+        rec = records.records()
         frames, local, world, events = rec["frame"], rec["local"], rec["world"], rec["events"]
         imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
         imgui.text_wrapped("timeline (click a frame, wheel scrolls)")
         imgui.pop_style_color()
-        avail = imgui.get_content_region_avail().x
+        avail = float(imgui.get_content_region_avail().x)
         origin = imgui.get_cursor_screen_pos()
         imgui.invisible_button("timeline", imgui.ImVec2(max(avail, 1.0), TIMELINE_HEIGHT))
         hovered, clicked = imgui.is_item_hovered(), imgui.is_item_clicked()
@@ -136,51 +144,58 @@ class FramesPanel:
         for i in np.flatnonzero(events).tolist():  # a mark above the bar, by kind
             kind = next(k for k in EVENT_KINDS if int(events[i]) & EVENT_BITS[k])
             xa = x0 + i * slot
-            draw.add_rect_filled(imgui.ImVec2(xa, y0 + 1.0),
-                                 imgui.ImVec2(xa + bar, y0 + 1.0 + MARK_HEIGHT),
-                                 u32(self._mark_colors[kind]))  # fmt: skip
+            draw.add_rect_filled(
+                imgui.ImVec2(xa, y0 + 1.0),
+                imgui.ImVec2(xa + bar, y0 + 1.0 + MARK_HEIGHT),
+                u32(self._mark_colors[kind]),
+            )
         shown = ov.shown_entry
         if shown is not None and n and frames[0] <= shown.frame <= frames[-1]:
             i = int(np.searchsorted(frames, shown.frame))
             xa = x0 + i * slot
             draw.add_rect(
-                imgui.ImVec2(xa - 1.0, y0), imgui.ImVec2(xa + slot, y1),
+                imgui.ImVec2(xa - 1.0, y0),
+                imgui.ImVec2(xa + slot, y1),
                 u32(c.note if ov.pinned is not None else c.text),
-            )  # fmt: skip
+            )
         if hovered and n:
-            i = timeline_index(imgui.get_mouse_pos().x, x0, slot * n, n)
-            if i is not None:
-                frame = int(frames[i])
-                notes = "".join(f"\n{kind}: {what}" for kind, what in history.notes(frame))
-                tip = f"frame {frame}: {local[i]} local, {world[i]} world{notes}"
+            under = timeline_index(imgui.get_mouse_pos().x, x0, slot * n, n)
+            if under is not None:
+                frame = int(frames[under])
+                notes = "".join(f"\n{kind}: {what}" for kind, what in records.notes(frame))
+                tip = f"frame {frame}: {local[under]} local, {world[under]} world{notes}"
                 place_tip_above(tip, y0)
                 imgui.set_tooltip(tip)
                 if clicked:
                     ov.pin(frame)
-        imgui.text_colored(vec4(c.dim), timeline_span(frames, history))
+        imgui.text_colored(vec4(c.dim), timeline_span(frames, records))
         flow = Flow()  # side by side where they fit
         first_button = imgui.get_cursor_screen_pos()
-        for label, action in (
+        buttons: tuple[tuple[str, Callable[[], int | None]], ...] = (
             ("|<", lambda: self._scroll_to_oldest()),
             ("< event", lambda: ov.jump_to_event(-1)),
             ("event >", lambda: ov.jump_to_event(1)),
             ("live", lambda: self._live()),
-        ):
+        )
+        for label, action in buttons:
             flow.place(Flow.button_width(label))
             if imgui.small_button(label):
                 action()
         #: The row of buttons below the timeline: (min, max) on screen.
         self.buttons_rect = (first_button, imgui.get_item_rect_max())
 
-    def _scroll(self, frames: np.ndarray, avail: float, hovered: bool) -> tuple[int, int, float]:
+    def _scroll(
+        self, frames: NDArray[np.int64], avail: float, hovered: bool
+    ) -> tuple[int, int, float]:
         """The timeline's window on the kept `frames` (see `timeline_window`). Scrolled
         back, or showing a picked frame, it stays on the same frame numbers while new
-        frames come (at 5-20 frames a second the bar under the pointer slid away), until
-        the wheel, `live`, or those frames leaving the history (then: the oldest kept)."""
+        frames come (at 5-20 frames a second the bar under the pointer would slide away),
+        until the wheel, `live`, or those frames no longer kept (then: the oldest kept)."""
         ov, count = self.ov, len(frames)
-        held, back = self.end_frame is not None, 0
-        if held:  # frames after its right end (one before the oldest kept: the oldest)
-            back = count - int(np.searchsorted(frames, self.end_frame, side="right"))
+        end_frame = self.end_frame
+        held, back = end_frame is not None, 0
+        if end_frame is not None:  # frames after its right end (before the oldest: the oldest)
+            back = count - int(np.searchsorted(frames, end_frame, side="right"))
         wheel = round(imgui.get_io().mouse_wheel) if hovered else 0
         if wheel:
             back = max(0, back + int(wheel) * max(1, int(avail // MIN_BAR_WIDTH) // 4))
@@ -188,7 +203,8 @@ class FramesPanel:
         if ov.pinned is None and not self._live_shown:  # back to live: all of it
             back, held, self.log.follow = 0, False, True
         self._live_shown = ov.pinned is None
-        pinned_at = ov.history.index_of(ov.pinned) if ov.pinned is not None else None
+        pinned = ov.pinned
+        pinned_at = ov.timeline.index_of(pinned) if pinned is not None else None
         if pinned_at is not None and pinned_at != self._followed:  # picked: its lines in view
             self.log.follow = True
             back = timeline_back_to_show(avail, count, pinned_at, back)
@@ -209,20 +225,26 @@ class FramesPanel:
         if imgui.small_button("stop replay (V)" if replay.active else label):
             was_running = replay.active
             started, entry = ov.replay_shown(), ov.shown_entry
-            quiet = not (was_running or started or entry is None)
-            self.replay_note = f"frame {entry.frame}: nothing to replay" if quiet else None
+            quiet = entry is not None and not (was_running or started)
+            self.replay_note = (
+                f"frame {entry.frame}: nothing to replay" if quiet and entry is not None else None
+            )
         if imgui.is_item_hovered():
-            imgui.set_tooltip("light the frame's recomputed nodes one by one, in the order\n"
-                              "update() ran them (pre-order), each with its log lines")  # fmt: skip
+            imgui.set_tooltip(
+                "light the frame's recomputed nodes one by one, in the order\n"
+                "update() ran them (pre-order), each with its log lines"
+            )
         imgui.set_next_item_width(-1.0)  # the whole width: its own line
-        changed, speed = imgui.drag_float("##speed", replay.speed, 0.05, *SPEED_RANGE,
-                                          "replay speed %.1f nodes/s")  # fmt: skip
+        changed, speed = imgui.drag_float(
+            "##speed", replay.speed, 0.05, *SPEED_RANGE, "replay speed %.1f nodes/s"
+        )
         if changed:  # a typed value too
-            replay.speed = min(max(speed, SPEED_RANGE[0]), SPEED_RANGE[1])
+            replay.speed = min(max(float(speed), SPEED_RANGE[0]), SPEED_RANGE[1])
         if imgui.is_item_hovered():
             imgui.set_tooltip("drag to change, or double-click and type")
-        if replay.active:
-            name = printable(ov.host.graph.peek.name_of(replay.current), 40)
+        current = replay.current
+        if replay.active and current is not None:
+            name = printable(ov.host.graph.peek.name_of(current), 40)
             imgui.text_colored(vec4(c.note), f"replay of frame {replay.frame}:")
             imgui.text_colored(vec4(c.note), f"node {replay.lit} of {replay.order.size}, {name}")
         elif self.replay_note:
@@ -239,7 +261,7 @@ class FramesPanel:
         the latest frame and the log following it, also when already live."""
         self.back, self.end_frame, self.log.follow = 0, None, True
 
-    def _counters(self, entry) -> None:
+    def _counters(self, entry: Entry | None) -> None:
         c, ov = self.colors, self.ov
         if not imgui.collapsing_header("Counters", imgui.TreeNodeFlags_.default_open):
             return
@@ -262,18 +284,19 @@ class FramesPanel:
         else:  # a row each: at 100k nodes one line of three times is wider than the panel
             fps = "paused" if ov.host.paused else f"{ov.timings.fps:.1f}"
             rows = [*ov.timings.rows(), ("frames per second", fps)]
-            key_value_table("times", rows, tips=COUNTER_TIPS, wrap=narrow,
-                            label_share=NUMBERS_LABEL_SHARE)  # fmt: skip
+            key_value_table(
+                "times", rows, tips=COUNTER_TIPS, wrap=narrow, label_share=NUMBERS_LABEL_SHARE
+            )
 
     def _method(self) -> None:
         """The method, measured: running totals of products done against the naive
-        method's, and both over the kept history."""
+        method's, and both over the kept frames."""
         c, ov = self.colors, self.ov
         if ov.wnd.size[1] >= TOTALS_OPEN_FROM:
             imgui.set_next_item_open(True, imgui.Cond_.once)
         if not imgui.collapsing_header("Totals"):
             return
-        totals = ov.history.totals
+        totals = ov.timeline.totals
         if totals.since is None:
             imgui.text_disabled("no frame counted yet")
         else:
@@ -289,11 +312,11 @@ class FramesPanel:
             )
         if imgui.small_button("reset totals"):
             ov.reset_totals()
-        frames, done, naive = ov.history.cumulative()
+        frames, done, naive = ov.timeline.cumulative()
         if frames.size < 2:
             return
-        if implot.begin_plot("##method", imgui.ImVec2(-1.0, PLOT_HEIGHT),
-                             implot.Flags_.no_title | implot.Flags_.no_menus):  # fmt: skip
+        plot_flags = implot.Flags_.no_title | implot.Flags_.no_menus
+        if implot.begin_plot("##method", imgui.ImVec2(-1.0, PLOT_HEIGHT), plot_flags):
             implot.setup_axes("frame", "", 0, implot.AxisFlags_.auto_fit)
             implot.setup_axis(implot.ImAxis_.x1, "frame", implot.AxisFlags_.auto_fit)
             implot.setup_legend(implot.Location_.north_west)
@@ -306,12 +329,13 @@ class FramesPanel:
 
     def _log(self) -> None:
         ov = self.ov
-        history = ov.history
-        if ov.pinned is None:
-            blocks = history.log(LOG_LINES)
+        records = ov.timeline
+        pinned = ov.pinned
+        if pinned is None:
+            blocks = records.log(LOG_LINES)
         else:  # the picked frame and some after it, so that it can be at the top
-            blocks = history.log(LOG_LINES // 2, until=ov.pinned)
-            blocks += history.log_after(ov.pinned, LOG_LINES // 2)
+            blocks = records.log(LOG_LINES // 2, until=pinned)
+            blocks += records.log_after(pinned, LOG_LINES // 2)
         shown = ov.shown_entry
-        self.log.draw(blocks, ov.pinned, shown.frame if shown is not None else None,
-                      ov.replay, quiet_log_text(history))  # fmt: skip
+        shown_frame = shown.frame if shown is not None else None
+        self.log.draw(blocks, pinned, shown_frame, ov.replay, quiet_log_text(records))

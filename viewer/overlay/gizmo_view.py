@@ -13,39 +13,51 @@ recomputes nothing).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from imgui_bundle import imgui
+from numpy.typing import NDArray
 
 import viewer.gizmo as gizmo
+from viewer.session.edits import Editing
+
+from .host import OverlayCamera, OverlayHost
+
+#: The gizmo's part under the mouse, as `viewer.gizmo.pick` names it (None: none).
+Hot = tuple[str, int | None] | None
 
 
-def _u32(rgb, alpha: float = 1.0) -> int:
-    return imgui.get_color_u32(imgui.ImVec4(*rgb, alpha))
+def _u32(rgb: Sequence[float], alpha: float = 1.0) -> int:
+    return int(imgui.get_color_u32(imgui.ImVec4(*rgb, alpha)))
 
 
-def _v(p) -> imgui.ImVec2:
+def _v(p: NDArray[np.float64]) -> imgui.ImVec2:
     return imgui.ImVec2(float(p[0]), float(p[1]))
 
 
-def draw_gizmo(host, wnd, camera) -> gizmo.Handles | None:
-    """Draw the gizmo of the host's selected node; the handles drawn (None: none)."""
-    if host.selected is None or getattr(host, "collision_mode", None) is not None:
+def draw_gizmo(
+    host: OverlayHost, editing: Editing, size: tuple[int, int], camera: OverlayCamera
+) -> gizmo.Handles | None:
+    """Draw the gizmo of the host's selected node (`editing`: the host's editing room,
+    `size`: the window's) over the view; the handles drawn (None: none)."""
+    selected, controls = host.selected, host.controls
+    if selected is None or (controls is not None and controls.collision_mode is not None):
         return None
     peek = host.graph.peek
-    if not peek.is_alive(host.selected):
+    if not peek.is_alive(selected):
         return None
-    world, _ = peek.world_matrix(host.selected)  # watched, not pulled
-    size = tuple(wnd.size)
+    world, _ = peek.world_matrix(selected)  # watched, not pulled
     view_proj = camera.view_projection(size)
     draw = imgui.get_background_draw_list()  # under the panels and the help
     mouse = imgui.get_mouse_pos()
-    if host.editing.gizmo_scale:
-        sh = gizmo.scale_handles(world, view_proj, size, host.editing.gizmo_local)
+    if editing.gizmo_scale:
+        sh = gizmo.scale_handles(world, view_proj, size, editing.gizmo_local)
         if sh is None:
             return None
         _scale(draw, sh, gizmo.pick(sh.handles, True, mouse.x, mouse.y))
         return sh.handles
-    h = gizmo.handles(world, view_proj, size, host.editing.gizmo_local)
+    h = gizmo.handles(world, view_proj, size, editing.gizmo_local)
     if h is None:
         return None
     hot = gizmo.pick(h, False, mouse.x, mouse.y)
@@ -60,12 +72,12 @@ def draw_gizmo(host, wnd, camera) -> gizmo.Handles | None:
     for k, (ring, rgb) in enumerate(zip(gizmo.rings(h), gizmo.COLORS, strict=True)):
         lit = hot == ("ring", k)
         points = [_v(p) for p in ring]
-        draw.add_polyline(points, _u32(rgb, 1.0 if lit else 0.75), imgui.ImDrawFlags_.closed,
-                          3.5 if lit else 2.0)  # fmt: skip
+        color = _u32(rgb, 1.0 if lit else 0.75)
+        draw.add_polyline(points, color, imgui.ImDrawFlags_.closed, 3.5 if lit else 2.0)
     return h
 
 
-def _axes(draw, h: gizmo.Handles, tip_box: bool, hot) -> None:
+def _axes(draw: imgui.ImDrawList, h: gizmo.Handles, tip_box: bool, hot: Hot) -> None:
     for k, (tip, rgb) in enumerate(zip(h.tips, gizmo.COLORS, strict=True)):
         lit = hot == ("axis", k)
         color = _u32(_brighter(rgb) if lit else rgb)
@@ -78,11 +90,11 @@ def _axes(draw, h: gizmo.Handles, tip_box: bool, hot) -> None:
             draw.add_circle_filled(_v(tip), r, color)
 
 
-def _brighter(rgb) -> tuple:
+def _brighter(rgb: Sequence[float]) -> tuple[float, ...]:
     return tuple(min(1.0, 0.5 * c + 0.5) for c in rgb)
 
 
-def _scale(draw, sh: gizmo.ScaleHandles, hot) -> None:
+def _scale(draw: imgui.ImDrawList, sh: gizmo.ScaleHandles, hot: Hot) -> None:
     h = sh.handles
     _axes(draw, h, tip_box=True, hot=hot)
     c = np.full(2, gizmo.CENTRE_PX)

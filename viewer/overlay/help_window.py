@@ -4,6 +4,8 @@ the start."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from imgui_bundle import imgui
 
 from viewer.keys.controls import KEY_HELP, MOUSE_HELP
@@ -16,9 +18,11 @@ MAX_WIDTH = 760.0
 HINT = "? or F1: keys and help      Tab: panels"
 #: The rows of the help (and of the panel's Keys section): (keys, what they do).
 ROWS = KEY_HELP + MOUSE_HELP
+#: A window's rectangle on screen: (x, y, width, height) in pixels.
+Rect = tuple[float, float, float, float]
 
 
-def rect(width: float, height: float) -> tuple[float, float, float, float]:
+def rect(width: float, height: float) -> Rect:
     """Where the help window lies in a picture of that size: (x, y, w, h), centred."""
     w = min(MAX_WIDTH, WIDTH_SHARE * width)
     h = HEIGHT_SHARE * height
@@ -31,7 +35,7 @@ def draw(width: float, height: float) -> bool:
     imgui.set_next_window_pos(imgui.ImVec2(x, y))
     imgui.set_next_window_size(imgui.ImVec2(w, h))
     imgui.set_next_window_focus()
-    # Opaque, as the panels (the style's window colour): at 97 % their text showed through.
+    # Opaque, as the panels (the style's window colour): at 97 % their text shows through.
     flags = imgui.WindowFlags_.no_move | imgui.WindowFlags_.no_resize
     flags |= imgui.WindowFlags_.no_collapse | imgui.WindowFlags_.no_saved_settings
     opened, still_open = imgui.begin("Help   (? or F1 closes)", True, flags)
@@ -42,7 +46,9 @@ def draw(width: float, height: float) -> bool:
     return bool(still_open)
 
 
-def free_span(width: float, top: float, bottom: float, panels) -> tuple[float, float]:
+def free_span(
+    width: float, top: float, bottom: float, panels: Iterable[Rect]
+) -> tuple[float, float]:
     """The stretch of the rows `top`..`bottom` between the panels (x, y, w, h) that
     reach into those rows: a panel left of the middle of what is left bounds it on the
     left, one right of it on the right (a folded panel's title bar bounds nothing
@@ -58,10 +64,10 @@ def free_span(width: float, top: float, bottom: float, panels) -> tuple[float, f
     return left, max(left, right)
 
 
-def draw_hint(width: float, height: float, panels=()) -> tuple[float, float, float, float]:
+def draw_hint(width: float, height: float, panels: Sequence[Rect] = ()) -> Rect:
     """The start hint at the bottom of the 3D view, centred between the `panels` (x, y,
-    w, h) and clear of them (at 640x360 the picture's middle put it over the left panel:
-    the fifth newcomer trial); on two lines where one does not fit. Outlined so that it
+    w, h) and clear of them (at 640x360 the picture's middle lies under the left panel);
+    on two lines where one does not fit. Outlined so that it
     reads over any scene; returns its box (x, y, w, h)."""
     pad, margin = 6.0, 12.0
     lines = [HINT]
@@ -78,9 +84,11 @@ def draw_hint(width: float, height: float, panels=()) -> tuple[float, float, flo
     x = max(left + pad, 0.5 * (left + right - text_w))
     draw_list = imgui.get_foreground_draw_list()
     draw_list.add_rect_filled(
-        imgui.ImVec2(x - pad, y - pad), imgui.ImVec2(x + text_w + pad, y + text_h + pad),
-        imgui.IM_COL32(10, 12, 16, 210), 4.0,
-    )  # fmt: skip
+        imgui.ImVec2(x - pad, y - pad),
+        imgui.ImVec2(x + text_w + pad, y + text_h + pad),
+        imgui.IM_COL32(10, 12, 16, 210),
+        4.0,
+    )
     color = imgui.get_color_u32(vec4(COLORS.note))
     for k, (line, line_size) in enumerate(zip(lines, sizes, strict=True)):
         line_x = x + 0.5 * (text_w - line_size.x)

@@ -1,8 +1,12 @@
-"""The overlay's two seams: what it reads from the session and from the renderer.
+"""The overlay's seams: what it reads from the frame source on show, from the renderer and
+from the camera, and the app's view settings it changes.
 
-The overlay shows a session (`viewer.session.session.Session`) drawn by a renderer; it knows
-them only through these protocols, so it can be tested with small stand-ins and never reaches
-into the app. Actions it may ask for are the session's own (the same a key press asks).
+The overlay shows a frame source (`viewer.session.source.FrameSource`: the file-driven
+session, or the live programs of `sgview listen`) drawn by a renderer; it knows them only
+through these protocols, so it can be tested with small stand-ins and never reaches into
+the app. Actions it may ask for are the source's own (the same a key press asks), and
+what a source may lack (editing, the scene's controls, files, programs) comes as a
+capability that is None where it is not offered.
 """
 
 from __future__ import annotations
@@ -10,93 +14,111 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
+from viewer.content.scene import Scene
 from viewer.scene.graph import SceneGraph
+from viewer.session.edits import Editing
+from viewer.session.messages import Messages
+from viewer.session.source import FileActions, ProgramChooser, SceneControls
 
 
 class OverlayHost(Protocol):
-    """What the overlay reads from the session on show, and the actions it may ask for:
-    the session's clock and animation actions, and its two rooms (editing and files)."""
+    """What the overlay reads from the frame source on show, and the actions it may ask
+    for (the part of `viewer.session.source.FrameSource` it uses)."""
 
     @property
     def graph(self) -> SceneGraph: ...
     @property
-    def scene(self): ...  # viewer.content.scene.Scene: what "save as" offers is its file
+    def scene(self) -> Scene: ...
     @property
     def frame(self) -> int: ...
     @property
     def paused(self) -> bool: ...
     @property
-    def motion_on(self) -> bool: ...
-    @property
-    def has_motion(self) -> bool:
-        """Whether anything moves with scene time (motions, a clip): what S stops."""
-
-    @property
     def selected(self) -> int | None: ...
     @property
-    def collision_mode(self) -> str | None:
-        """The collision demo's motion mode; None when the scene is not the demo."""
-
-    @property
-    def collision_reading(self): ...  # viewer.collision.demo.Reading or None
-    @property
-    def animation(self):
-        """The scene's `viewer.animation.AnimationPlayer` (its clips, which one, playing or
-        not, clip time); None when the scene has no animation. Read only: change it
-        through the actions below."""
-
-    @property
-    def messages(self):
-        """`viewer.session.messages.Messages`: the panel's lines (`edit`, `open`, `reload`)."""
-
-    @property
-    def editing(self):
-        """`viewer.session.edits.Editing`: the selection, the gizmo's modes, the history's
-        labels; edits go through its `run` (a `viewer.session.commands` command), `undo`
-        and `redo`, each one undo step."""
-
-    @property
-    def files(self):
-        """`viewer.session.opening.SceneFiles`: `recent.paths`, `request_open`,
-        `save_suggestion`."""
+    def messages(self) -> Messages:
+        """The panel's lines (`edit`, `open`, `reload`, `refused`, `question`)."""
+        ...
 
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
         """(label, value) rows the scene's file gives about a node (a USD prim's path, op
         stack and how its matrix is held; empty for other formats)."""
+        ...
 
     def select(self, node_id: int | None) -> None: ...
-    def save(self, path=None) -> bool: ...
     def toggle_pause(self) -> None: ...
     def request_step(self) -> None: ...
-    def touch_selected(self) -> None: ...
-    def toggle_motion(self) -> None: ...
-    def pick_animation(self, choice: int | str | None) -> None: ...
-    def toggle_animation(self) -> None: ...
-    def scrub_animation(self, time: float) -> None: ...
+
+    # -- capabilities: None where the source does not offer them ------------------------
+    @property
+    def editing(self) -> Editing | None:
+        """The selection, the gizmo's modes, the undo steps' labels; edits go through its
+        `run` (a `viewer.session.commands` command), `undo` and `redo`, one step each."""
+        ...
+
+    @property
+    def controls(self) -> SceneControls | None:
+        """Motion, touches, the glTF clip and the collision demo's reading."""
+        ...
+
+    @property
+    def file_actions(self) -> FileActions | None:
+        """Save as, the recent files, opening another."""
+        ...
+
+    @property
+    def programs(self) -> ProgramChooser | None:
+        """The connected programs (`sgview listen`), one of them on show."""
+        ...
+
+
+class LitNodes(Protocol):
+    """A frame's recomputed nodes as the glow reads them (a `FrameReport`, or the part of
+    one a replay has lit so far)."""
+
+    @property
+    def world_updated(self) -> NDArray[np.int64]: ...
+    @property
+    def local_updated(self) -> NDArray[np.int64]: ...
 
 
 class GlowState(Protocol):
     """The renderer's glow (`viewer.render.glow.Glow`), as the overlay reads it."""
 
-    def kinds(self, ids: np.ndarray) -> np.ndarray:
+    def kinds(self, ids: NDArray[np.int64]) -> NDArray[np.int8]:
         """Per node of `ids`: -1 glowing red (own change), +1 orange (followed), 0 not."""
+        ...
 
-    def kind_of(self, node_id: int) -> int: ...
+    @property
+    def frames(self) -> int:
+        """Frames recorded so far."""
+        ...
 
-    frames: int  # frames recorded so far
-    frame_of: np.ndarray  # by id: the frame (as `frames` counted) of its last recomputation
-    still: bool  # a picked frame (or a replay's part of one) is on show
+    @property
+    def frame_of(self) -> NDArray[np.int64]:
+        """By id: the frame (as `frames` counted) of its last recomputation."""
+        ...
 
-    def glowing(self) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def still(self) -> bool:
+        """A picked frame (or a replay's part of one) is on show."""
+        ...
+
+    def glowing(self) -> tuple[NDArray[np.int64], NDArray[np.float32]]:
         """(ids, signed strengths) of the nodes glowing now (the tree's fading rows)."""
+        ...
 
 
 class LabelShapes(Protocol):
     """The scene's shapes (`viewer.render.scene_bounds.SceneBounds`), for placing names."""
 
-    def label_spheres(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def label_spheres(
+        self, ids: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """World-space centres (n, 3) and radii (n,) of the nodes as drawn."""
+        ...
 
 
 class OverlayCanvas(Protocol):
@@ -111,18 +133,33 @@ class OverlayCanvas(Protocol):
     @property
     def version(self) -> int:
         """Changes whenever what is drawn moved (an upload, a rebuild)."""
+        ...
 
-    def show_still(self, report, parents: np.ndarray) -> int:
+    def show_still(self, report: LitNodes | None, parents: NDArray[np.int64]) -> int:
         """Show a frame picked on the timeline at full strength (None: live again);
         returns bytes written."""
+        ...
 
-    def speaks(self, ids: np.ndarray, everyone: bool = False) -> np.ndarray:
+    def speaks(self, ids: NDArray[np.int64], everyone: bool = False) -> NDArray[np.bool_]:
         """Which of `ids` are named (not the nodes whose subtree draws nothing;
         `everyone`: all)."""
+        ...
 
 
 class OverlayCamera(Protocol):
     """The camera, for placing names on screen."""
 
-    def view_matrix(self) -> np.ndarray: ...
-    def view_projection(self, size: tuple[int, int]) -> np.ndarray: ...
+    def view_matrix(self) -> NDArray[np.float64]: ...
+    def view_projection(self, size: tuple[int, int]) -> NDArray[np.float64]: ...
+
+
+class ViewToggles(Protocol):
+    """The app's view settings (`viewer.render.frame_view.ViewSettings`) the panel's View
+    section and the glow switches change."""
+
+    show_grid: bool
+    show_links: bool
+    show_quiet: bool
+    glow_style: str
+    glow_on: bool
+    glow_fade: float

@@ -30,7 +30,19 @@ speak. A still view redraws its names without looking at the nodes again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from numpy.typing import NDArray
+
+#: Which of the given node ids get a name (a mask).
+Speaks = Callable[[NDArray[np.int64]], NDArray[np.bool_]]
+#: The label spheres of the given node ids: (centres [n, 3], radii [n]).
+Spheres = Callable[[NDArray[np.int64]], tuple[NDArray[np.float64], NDArray[np.float64]]]
+#: What an answer is kept for: the inputs it depends on, compared with == only.
+CacheKey = tuple[object, ...]
+#: `place_named`'s answer: (ids named, their centres [k, 3], index into them [m], xy [m, 2]).
+Placement = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.int64], NDArray[np.float64]]
 
 #: At most this many names are drawn in one frame.
 MAX_LABELS = 300
@@ -114,8 +126,17 @@ def project(
     return ok, np.stack([lx, oy], axis=1), cw[:n], np.abs(ex - ox)
 
 
-def place_named(ids, speaks, selected, spheres, view_proj, size, right,
-                glowing=None, budget: int = NAME_BUDGET) -> tuple:  # fmt: skip
+def place_named(
+    ids: NDArray[np.int64],
+    speaks: Speaks,
+    selected: int | None,
+    spheres: Spheres,
+    view_proj: NDArray[np.float64],
+    size: tuple[int, int],
+    right: NDArray[np.float64],
+    glowing: NDArray[np.int64] | None = None,
+    budget: int = NAME_BUDGET,
+) -> Placement:
     """(ids named, their sphere centres [k, 3], index into them [m], xy [m, 2]) for the
     nodes `ids` that speak (``speaks(ids)`` -> mask) or are `selected`, placed around
     their spheres (``spheres(ids)`` -> (centres, radii)). Where more than `budget` could
@@ -140,16 +161,17 @@ class Placements:
     """`place`'s answer for the nodes that are named, kept while its inputs stand."""
 
     def __init__(self) -> None:
-        self._key: tuple | None = None
-        self._answer: tuple | None = None
+        self._key: CacheKey | None = None
+        self._answer: Placement | None = None
 
-    def get(self, key: tuple, work):
+    def get(self, key: CacheKey, work: Callable[[], Placement]) -> Placement:
         """The placement for `key` (a tuple of the inputs, compared with ==), from
         ``work()`` (-> (ids, centres, index, xy)) only when the key changed."""
-        if self._answer is None or self._key != key:
-            self._answer = work()
+        answer = self._answer
+        if answer is None or self._key != key:
+            answer = self._answer = work()
             self._key = key
-        return self._answer
+        return answer
 
 
 def project_xy(points: np.ndarray, view_proj: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -223,8 +245,14 @@ def declutter(
         # cover the centres of less important nodes (a touched speck keeps its name).
         for counted, half, place_xy in ((c, h, p) for c, h in clear[ranks[k]] for p in places):
             x, y = place_xy[k]
-            box = np.array([x - MARGIN, x + widths[k] + MARGIN,
-                            y - 0.5 * height - MARGIN, y + 0.5 * height + MARGIN])  # fmt: skip
+            box = np.array(
+                [
+                    x - MARGIN,
+                    x + widths[k] + MARGIN,
+                    y - 0.5 * height - MARGIN,
+                    y + 0.5 * height + MARGIN,
+                ]
+            )
             if _clashes(box, boxes):
                 continue
             if origins is not None and _covers_a_node(box, origins, half, k, counted):
@@ -260,7 +288,13 @@ FOOTPRINT_SHARE = 0.6
 LARGE_SHAPE_PX = 100.0
 
 
-def _kept_clear(ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None) -> dict:
+#: What a name keeps clear, try by try: (which nodes [k] bool, half-sizes [k] of their squares).
+ClearTries = list[tuple[NDArray[np.bool_], NDArray[np.float64]]]
+
+
+def _kept_clear(
+    ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None
+) -> dict[int, ClearTries]:
     """By rank: the tries, in order, of what a name of that rank keeps clear, each
     (which nodes [k] bool, half-sizes [k] of their squares): every node's shape; for a
     glowing or selected name then the shapes of nodes as important or more; for the
@@ -272,9 +306,9 @@ def _kept_clear(ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None) -
         radius = np.maximum(xy[:, 0] - origins[:, 0] - GAP, 0.0)
         shape = np.maximum(CENTRE_CLEAR, FOOTPRINT_SHARE * radius)
         shape[radius > LARGE_SHAPE_PX] = CENTRE_CLEAR
-    clear = {}
+    clear: dict[int, ClearTries] = {}
     for rank in np.unique(ranks).tolist():
-        tries = [(everyone, shape)]
+        tries: ClearTries = [(everyone, shape)]
         if rank != RANK_OTHER:
             tries.append((ranks <= rank, shape))
         if rank == RANK_SELECTED:
@@ -283,8 +317,9 @@ def _kept_clear(ranks: np.ndarray, xy: np.ndarray, origins: np.ndarray | None) -
     return clear
 
 
-def _covers_a_node(box: np.ndarray, origins: np.ndarray, half: np.ndarray, own: int,
-                   counted: np.ndarray) -> bool:  # fmt: skip
+def _covers_a_node(
+    box: np.ndarray, origins: np.ndarray, half: np.ndarray, own: int, counted: np.ndarray
+) -> bool:
     """`box` covers the square (half-size `half`) round one of `origins` of the nodes
     `counted` (a mask) other than name `own`'s node."""
     inside = (

@@ -1,19 +1,20 @@
 """A frame's log block, as ``--log`` prints it and the Frames panel's Log shows it:
 ``# frame N`` and the report's lines, cut for a frame that recomputed very many nodes.
-Made from the frame's report when first asked for (the history keeps the blocks made).
+Made from the frame's report when first asked for (the timeline records keep the blocks made).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from viewer.scene.report import FrameReport
 from viewer.text import printable
 
 #: Log lines kept per frame; a bigger frame's block ends with a line saying how many more.
 BLOCK_LINES = 500
 
 
-def log_block(frame: int, report, limit: int = BLOCK_LINES) -> list[str]:
+def log_block(frame: int, report: FrameReport, limit: int = BLOCK_LINES) -> list[str]:
     """The ``--log`` block of a frame: ``# frame N`` and the report's log lines, or [] when
     the frame recomputed nothing (docs/semantics.md section 3: such a frame prints nothing).
 

@@ -6,13 +6,22 @@ selected node's details with "dirty because of", the panel sizes, the timeline's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
+from viewer.scene.graph import SceneGraph
 from viewer.scene.math import decompose, quat_to_euler
+from viewer.scene.peek import Peek
+from viewer.scene.report import FrameReport
 from viewer.text import printable
+
+from .host import GlowState
+from .timeline_records import FrameRecords
 
 #: Below this many nodes the whole tree starts expanded; above, only the roots.
 OPEN_ALL_BELOW = 64
@@ -59,33 +68,41 @@ def panels_folded(width: int) -> tuple[bool, bool]:
     return left == 0, right == 0
 
 
+class Recomputed(Protocol):
+    """What a frame recomputed, as the flags read it: a `FrameReport`, or the part of one
+    a replay has lit so far (`replay.PartialReport`)."""
+
+    @property
+    def local_updated(self) -> NDArray[np.int64]: ...
+    @property
+    def world_updated(self) -> NDArray[np.int64]: ...
+    @property
+    def executed(self) -> NDArray[np.int64]: ...
+
+
 @dataclass
 class Flags:
     """By node id, for one frame: local recomputed, world recomputed, handed to the
     renderer (executed). `pending`: instead, the flags set now and not yet executed
     (paused after a touch or an edit; the next step executes them)."""
 
-    local: np.ndarray
-    world: np.ndarray
-    executed: np.ndarray
+    local: NDArray[np.bool_]
+    world: NDArray[np.bool_]
+    executed: NDArray[np.bool_]
     pending: bool = False
     #: Nodes clean in this frame whose glow from an earlier one still fades: id ->
     #: (frames ago, glow strength in (0, 1], own change). See `fading_of`.
     fading: dict[int, tuple[int, float, bool]] = field(default_factory=dict)
 
     @classmethod
-    def of_report(cls, report, n: int) -> Flags:
-        arrays = []
-        for ids in (report.local_updated, report.world_updated, report.executed):
-            ids = np.asarray(ids, dtype=np.int64)
-            size = max(n, int(ids.max()) + 1 if ids.size else 0)
-            a = np.zeros(size, dtype=bool)
-            a[ids] = True
-            arrays.append(a)
-        return cls(*arrays)
+    def of_report(cls, report: Recomputed, n: int) -> Flags:
+        local, world, executed = (
+            _mask(ids, n) for ids in (report.local_updated, report.world_updated, report.executed)
+        )
+        return cls(local, world, executed)
 
     @classmethod
-    def of_marks(cls, graph) -> Flags:
+    def of_marks(cls, graph: SceneGraph) -> Flags:
         """The flags set now and not yet executed, read through ``graph.peek`` (so
         reading them executes nothing)."""
         marks = graph.peek.flags()
@@ -113,14 +130,23 @@ class Flags:
         return local, world, executed
 
 
-def fading_of(glow, flags: Flags) -> dict[int, tuple[int, float, bool]]:
+def _mask(ids: ArrayLike, n: int) -> NDArray[np.bool_]:
+    """By id, at least `n` long: True for `ids`."""
+    at = np.asarray(ids, dtype=np.int64)
+    size = max(n, int(at.max()) + 1 if at.size else 0)
+    mask = np.zeros(size, dtype=bool)
+    mask[at] = True
+    return mask
+
+
+def fading_of(glow: GlowState, flags: Flags) -> dict[int, tuple[int, float, bool]]:
     """The nodes still glowing from an earlier frame than the one `flags` are of, so that
     the tree's flags fade with the glow: id -> (frames ago, strength, own change). Costs
     what glows now (`GlowState.glowing`), not the graph's size."""
     ids, signed = glow.glowing()
     out: dict[int, tuple[int, float, bool]] = {}
-    for node_id, value, stamped in zip(ids.tolist(), signed.tolist(),
-                                       glow.frame_of[ids].tolist()):  # fmt: skip
+    stamps = glow.frame_of[ids].tolist()
+    for node_id, value, stamped in zip(ids.tolist(), signed.tolist(), stamps):
         age = int(glow.frames - stamped)
         if age > 0 and not any(flags.of(node_id)):
             out[node_id] = (age, abs(float(value)), value < 0)
@@ -166,7 +192,7 @@ class TreeRows:
     has_children : ndarray, [n] bool
     """
 
-    def __init__(self, graph):
+    def __init__(self, graph: SceneGraph) -> None:
         peek = graph.peek  # a watcher's read: the graph's state stays as it is
         self.ids = np.asarray(peek.alive_ids(), dtype=np.int64)
         parents = np.asarray(peek.parents(), dtype=np.int64)
@@ -221,17 +247,17 @@ def _num(x: float, fmt: str) -> str:
     return text.replace("-", " ", 1) if float(text) == 0.0 and "-" in text else text
 
 
-def _vec(v, fmt: str = ".3f") -> str:
+def _vec(v: ArrayLike, fmt: str = ".3f") -> str:
     return "(" + ", ".join(_num(x, fmt).strip() for x in np.asarray(v, dtype=np.float64)) + ")"
 
 
-def matrix_rows(m) -> list[str]:
+def matrix_rows(m: ArrayLike) -> list[str]:
     """A 4x4 matrix as four lines of fixed-width numbers (no "-0.000")."""
-    m = np.asarray(m, dtype=np.float64)
-    return ["  ".join(_num(x, "8.3f") for x in row) for row in m]
+    rows = np.asarray(m, dtype=np.float64).tolist()
+    return ["  ".join(_num(x, "8.3f") for x in row) for row in rows]
 
 
-def cause_text(report, node_id: int, frame: int) -> str:
+def cause_text(report: FrameReport | None, node_id: int, frame: int) -> str:
     """``"dirty because of: Obj3"`` (itself when the node's own value changed), or that the
     node was clean in `frame`; `report` None: the frame's report was not kept."""
     if report is None:
@@ -244,35 +270,31 @@ def cause_text(report, node_id: int, frame: int) -> str:
     return f"dirty because of: {printable(report.name(cause))}"
 
 
-def continuous_euler(previous, current) -> np.ndarray:
+def continuous_euler(previous: ArrayLike, current: ArrayLike) -> NDArray[np.float64]:
     """Of the Euler triples (degrees, R = Rz Ry Rx) that make the same rotation as
     `current`, the one nearest `previous` (the one shown a frame before), so that a
     spinning node's angles move on smoothly instead of jumping between equivalent
     triples: ``(x, y, z)`` and ``(x + 180, 180 - y, z + 180)``, each angle shifted by
     whole turns towards `previous`. A display choice only: the rotation is the same."""
-    previous = np.asarray(previous, dtype=np.float64)
-    x, y, z = np.asarray(current, dtype=np.float64)
-    best, best_distance = None, np.inf
-    for triple in (np.array([x, y, z]), np.array([x + 180.0, 180.0 - y, z + 180.0])):
-        triple = triple - 360.0 * np.round((triple - previous) / 360.0)
-        distance = float(np.abs(triple - previous).sum())
-        if distance < best_distance:
-            best, best_distance = triple, distance
-    return best
+    before = np.asarray(previous, dtype=np.float64)
+    x, y, z = np.asarray(current, dtype=np.float64).tolist()
+    turns = [np.array([x, y, z]), np.array([x + 180.0, 180.0 - y, z + 180.0])]
+    shifted = [t - 360.0 * np.round((t - before) / 360.0) for t in turns]
+    return min(shifted, key=lambda t: float(np.abs(t - before).sum()))
 
 
-def readable_euler(euler) -> np.ndarray:
+def readable_euler(euler: ArrayLike) -> NDArray[np.float64]:
     """Of the Euler triples that make the rotation, the one nearest no rotation at all
     (each angle within a half turn): a spin of 106.8 degrees about y reads (0, 106.8, 0),
     not the equivalent (180, 73.2, 180) the arcsine gives."""
     return continuous_euler(np.zeros(3), euler)
 
 
-def readable_quaternion(q) -> np.ndarray:
+def readable_quaternion(q: ArrayLike) -> NDArray[np.float64]:
     """`q` or `-q` (the same rotation), the one with w >= 0: a node and its world
     rotation read alike when its parent does not turn."""
-    q = np.asarray(q, dtype=np.float64)
-    return -q if q[3] < 0.0 else q
+    quat = np.asarray(q, dtype=np.float64)
+    return -quat if quat[3] < 0.0 else quat
 
 
 #: After the label of a world value that is behind its node's values (marked, not yet
@@ -280,7 +302,9 @@ def readable_quaternion(q) -> np.ndarray:
 STALE_NOTE = " (stale)"
 
 
-def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.ndarray], bool]:
+def watched_values(
+    peek: Peek, node_id: int
+) -> tuple[dict[str, NDArray[np.float64]], list[NDArray[np.float64]], bool]:
     """A node's values as the panels show them (the selected node's rows, the inspector),
     read through ``graph.peek`` so that drawing recomputes nothing: its local values by
     field, the world ones in the inspector's row order (position, Euler degrees,
@@ -295,11 +319,11 @@ def watched_values(peek, node_id: int) -> tuple[dict[str, np.ndarray], list[np.n
         "local_rotation": readable_quaternion(rot),
         "local_scale": scl,
     }
-    world = [w_pos, readable_euler(quat_to_euler(w_rot)), readable_quaternion(w_rot), w_scl]
-    return local, world, stale
+    worlds = [w_pos, readable_euler(quat_to_euler(w_rot)), readable_quaternion(w_rot), w_scl]
+    return local, worlds, stale
 
 
-def node_details(graph, node_id: int) -> list[tuple[str, str]]:
+def node_details(graph: SceneGraph, node_id: int) -> list[tuple[str, str]]:
     """(label, value) rows about a node: local and world position, rotation (Euler degrees,
     R = Rz Ry Rx) and scale, its parent and its world version.
 
@@ -331,7 +355,7 @@ MIN_BAR_WIDTH = 4.0
 def timeline_window(width: float, count: int, back: int) -> tuple[int, int, float]:
     """(first, stop, slot): the timeline shows entries ``first:stop`` of the `count` kept,
     each `slot` (`MIN_BAR_WIDTH`) pixels wide, as many as fit in `width`, ending `back`
-    entries before the latest (0: it ends at the latest; clamped to the history)."""
+    entries before the latest (0: it ends at the latest; clamped to the kept ones)."""
     slot = MIN_BAR_WIDTH
     fits = max(1, int(width // slot))
     stop = min(count, max(count - max(int(back), 0), min(fits, count)))
@@ -356,23 +380,25 @@ def timeline_index(x: float, left: float, width: float, count: int) -> int | Non
     return min(count - 1, int((x - left) / width * count))
 
 
-def timeline_span(frames: np.ndarray, history) -> str:
+def timeline_span(frames: Sequence[int] | NDArray[np.int64], records: FrameRecords) -> str:
     """The timeline's caption: the frames in view and the newest frame's number.
 
     Frame numbers are the scene's (a program's own count when attached), so the newest
     number, not how many frames are kept, is what "of" refers to.
     """
-    if not len(frames):
+    last = records.last
+    if not len(frames) or last is None:
         return "no frames yet"
-    return f"frames {int(frames[0]):,} to {int(frames[-1]):,} of {history.last.frame:,}"
+    return f"frames {int(frames[0]):,} to {int(frames[-1]):,} of {last.frame:,}"
 
 
-def quiet_log_text(history) -> str:
+def quiet_log_text(records: FrameRecords) -> str:
     """What the empty log says: why there is nothing to show."""
-    if not len(history):
+    newest = records.last
+    if not len(records) or newest is None:
         return "no frame yet"
-    first, last = history[0].frame, history.last.frame
-    busy = int((history.records()["world"] > 0).sum())
+    first, last = records[0].frame, newest.frame
+    busy = int((records.records()["world"] > 0).sum())
     if busy:
         return f"frames {first} to {last}: the reports of those that recomputed were not kept"
     return f"frames {first} to {last} recomputed nothing"

@@ -18,7 +18,10 @@ depth fall the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.spans import aranges
 
@@ -82,15 +85,25 @@ class NameCandidates:
 
     def __init__(self, limit: int = CANDIDATES) -> None:
         self.limit = limit
-        self._key: tuple | None = None
+        self._key: labels.CacheKey | None = None
         self._grid: NameGrid | None = None
         self._alive = np.zeros(0, dtype=np.int64)  # pre-order, when there is no grid
         self._rank_of = np.zeros(0, dtype=np.int64)  # by id: pre-order place, -1 none
         #: Nodes whose spheres the last `place` looked at (tests count the work).
         self.looked_at = 0
 
-    def place(self, key: tuple, alive_ids, speaks, selected, spheres, view_proj, size, right,
-              glowing=None) -> tuple:  # fmt: skip
+    def place(
+        self,
+        key: labels.CacheKey,
+        alive_ids: Callable[[], NDArray[np.int64]],
+        speaks: labels.Speaks,
+        selected: int | None,
+        spheres: labels.Spheres,
+        view_proj: NDArray[np.float64],
+        size: tuple[int, int],
+        right: NDArray[np.float64],
+        glowing: NDArray[np.int64] | None = None,
+    ) -> labels.Placement:
         """`labels.place_named`'s answer for the view; `key` names the scene as it stands
         (the grid is built again when it changes), `alive_ids()` the live ids in
         pre-order, the rest as `place_named` takes them."""
@@ -115,10 +128,11 @@ class NameCandidates:
             else:
                 ids = ids[np.argsort(ranks, kind="stable")]
         self.looked_at = len(ids)
-        return labels.place_named(ids, speaks, selected, spheres, view_proj, size, right,
-                                  glowing)  # fmt: skip
+        return labels.place_named(ids, speaks, selected, spheres, view_proj, size, right, glowing)
 
-    def _build(self, alive: np.ndarray, speaks, spheres) -> None:
+    def _build(
+        self, alive: NDArray[np.int64], speaks: labels.Speaks, spheres: labels.Spheres
+    ) -> None:
         size = int(alive.max()) + 1 if alive.size else 0
         self._rank_of = np.full(size, -1, dtype=np.int64)
         self._rank_of[alive] = np.arange(len(alive))

@@ -7,11 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 from imgui_bundle import imgui
+from moderngl_window.context.base import BaseWindow
 
 from viewer.text import printable
 
 from . import labels
+from .host import OverlayCamera, OverlayCanvas, OverlayHost
 from .name_candidates import NameCandidates
+from .widgets import Color
+
+#: The names drawn, most important first, with their colours (ImGui's packed colour).
+NamesDrawn = list[tuple[str, int]]
+#: Where each name was written: (left, top, right, bottom) pixels.
+NameBoxes = list[tuple[float, float, float, float]]
 
 NAME_COLOR = (0.92, 0.93, 0.96, 1.0)
 #: Round each name: a dark outline (RGBA bytes), so glow never washes the letters out.
@@ -19,26 +27,54 @@ NAME_OUTLINE = (10, 12, 16, 235)
 _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
 
 
-def draw_names(host, canvas, camera, wnd, placements: labels.Placements, quiet: bool,
-               colors_local_world: tuple, glow_in_view: bool,
-               candidates: NameCandidates | None = None):  # fmt: skip
+def draw_names(
+    host: OverlayHost,
+    canvas: OverlayCanvas,
+    camera: OverlayCamera,
+    wnd: BaseWindow,
+    placements: labels.Placements,
+    quiet: bool,
+    colors_local_world: tuple[Color, Color],
+    glow_in_view: bool,
+    candidates: NameCandidates | None = None,
+) -> tuple[NamesDrawn, NameBoxes] | None:
     """Draw the names that fit; returns (the names drawn, most important first, with
     their colours; where each was written: (left, top, right, bottom) pixels), or None
     when no node speaks. `quiet`: nodes that draw nothing get names too;
     `glow_in_view` False: every name in one colour (red there means something else);
     `candidates`: the kept grid that bounds the nodes looked at when the view moves."""
-    graph, size, selected = host.graph, tuple(wnd.buffer_size), host.selected
+    graph, size, selected = host.graph, wnd.buffer_size, host.selected
     peek = graph.peek  # a watcher's read of the graph
     view_proj = camera.view_projection(size)
     glowing = canvas.glow.glowing()[0]  # what the frame shown changed: it keeps its names
-    key = (view_proj.tobytes(), size, graph, canvas, canvas.version, selected, quiet,
-           len(graph), glowing.tobytes())  # fmt: skip
-    candidates = NameCandidates() if candidates is None else candidates
+    key = (
+        view_proj.tobytes(),
+        size,
+        graph,
+        canvas,
+        canvas.version,
+        selected,
+        quiet,
+        len(graph),
+        glowing.tobytes(),
+    )
+    near = NameCandidates() if candidates is None else candidates
     scene = (graph, canvas, canvas.version, quiet, len(graph))  # what the grid stands for
     right = camera.view_matrix()[0, :3]
-    ids, centres, index, xy = placements.get(key, lambda: candidates.place(
-        scene, peek.alive_ids, lambda i: canvas.speaks(i, quiet), selected,
-        canvas.bounds.label_spheres, view_proj, size, right, glowing))  # fmt: skip
+    ids, centres, index, xy = placements.get(
+        key,
+        lambda: near.place(
+            scene,
+            peek.alive_ids,
+            lambda i: canvas.speaks(i, quiet),
+            selected,
+            canvas.bounds.label_spheres,
+            view_proj,
+            size,
+            right,
+            glowing,
+        ),
+    )
     if ids.size == 0:
         return None
     ratio = wnd.size[0] / max(size[0], 1)
@@ -47,10 +83,14 @@ def draw_names(host, canvas, camera, wnd, placements: labels.Placements, quiet: 
     names = [printable(peek.name_of(int(i))) for i in node_ids.tolist()]
     kinds = canvas.glow.kinds(node_ids).tolist()
     ranks = [labels.rank_of(kind, int(i) == selected) for i, kind in zip(node_ids, kinds)]
-    widths = [imgui.calc_text_size(name).x for name in names]
+    widths = [float(imgui.calc_text_size(name).x) for name in names]
     origins = labels.project_xy(centres[index], view_proj, size) * ratio
     keep, anchors = labels.declutter(
-        xy * ratio, widths, line_h, np.asarray(ranks, dtype=np.int64), origins
+        xy * ratio,
+        np.asarray(widths, dtype=np.float64),
+        line_h,
+        np.asarray(ranks, dtype=np.int64),
+        origins,
     )
     draw_list = imgui.get_background_draw_list()
     outline = imgui.IM_COL32(*NAME_OUTLINE)
@@ -61,8 +101,8 @@ def draw_names(host, canvas, camera, wnd, placements: labels.Placements, quiet: 
         # No glow in the view (the collision demo: red there means overlap): the names
         # must not speak of own changes and followers in red and orange either.
         colors = dict.fromkeys(colors, colors[0])
-    drawn = [(names[k], colors[kinds[k]]) for k in keep.tolist()]
-    boxes = [
+    drawn: NamesDrawn = [(names[k], colors[kinds[k]]) for k in keep.tolist()]
+    boxes: NameBoxes = [
         (x, y - 0.5 * line_h, x + widths[k], y + 0.5 * line_h)
         for k, (x, y) in zip(keep.tolist(), anchors.tolist())
     ]

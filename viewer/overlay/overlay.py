@@ -1,7 +1,7 @@
 """The debug overlay: glow, names, and the Dear ImGui panel, for a window or headless.
 
 `Overlay` is what the app talks to. Each simulated frame it takes the frame report
-(`frame_done`): the history keeps the report and its counters. The glow itself belongs to
+(`frame_done`): the timeline's records keep the report and its counters. The glow itself belongs to
 the renderer, which stamps what each report recomputed and lets the shader fade it; the
 overlay only chooses how it shows (style, on or off, fade, a frame picked on the
 timeline) and reads it for the names' colours. It writes no GPU buffer. Each drawn frame
@@ -9,9 +9,10 @@ timeline) and reads it for the names' colours. It writes no GPU buffer. Each dra
 picture through moderngl-window's ImGui integration (imgui-bundle 1.6.3; later releases
 break moderngl-window 3.1's integration).
 
-It knows the session it shows, the renderer and the camera only through the protocols of
-`host.py` (what it reads, and the few actions it may ask for), plus the window, which the
-ImGui integration needs for its events and sizes.
+It knows the frame source it shows, the renderer and the camera only through the protocols
+of `host.py` (what it reads, and the few actions it may ask for), plus the window, which
+the ImGui integration needs for its events and sizes. Its panels know it through
+`overlay_state.OverlayState`.
 
 Headless (`deterministic=True`) the panel leaves out wall-clock numbers (times, frames
 per second), so that the same command still gives the same picture.
@@ -19,20 +20,26 @@ per second), so that the same command still gives the same picture.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from imgui_bundle import imgui
+from moderngl_window.context.base import BaseWindow
+from numpy.typing import NDArray
+
+from viewer.scene.report import FrameReport
 
 from . import help_window, keyboard, labels, view_banner
 from .file_browser import FileBrowser
-from .history import History
-from .host import OverlayCamera, OverlayCanvas, OverlayHost
-from .imgui_io import ImguiIO
+from .host import LitNodes, OverlayCamera, OverlayCanvas, OverlayHost, ViewToggles
+from .imgui_io import ImguiIO, WindowEventArg, pointer_of
 from .model import panel_widths
 from .name_candidates import NameCandidates
 from .names_view import draw_names
 from .panel import Panel
-from .replay import Replay, tick_replay, toggle_replay
+from .replay import Replay
 from .stats import FrameStats, Timings
+from .timeline_records import Entry, FrameRecords
 
 #: Names start shown for scenes up to this many nodes (N toggles them).
 NAMES_BELOW = 200
@@ -40,8 +47,8 @@ NAMES_BELOW = 200
 LABEL_ROOM = 60
 #: ImGui's double-click window in seconds, and in frames where frames are slow: ImGui
 #: hands a click's press and release to separate frames and times clicks by frame time,
-#: so at 4 frames per second two quick clicks came 0.5 s apart and never made a double
-#: click (the third trial could not open a file in the browser by double-clicking it).
+#: so at 4 frames per second two quick clicks come 0.5 s apart: with the window in frames
+#: too they still make a double click (which opens a file in the browser).
 DOUBLE_CLICK_S = 0.3
 DOUBLE_CLICK_FRAMES = 4
 
@@ -52,17 +59,18 @@ def double_click_time(frame_time: float) -> float:
 
 
 class _Nothing:
-    """A history entry without a report (a frame that recomputed nothing) as a report."""
+    """A kept frame without a report (a frame that recomputed nothing) as a report."""
 
-    world_updated = local_updated = np.zeros(0, dtype=np.int64)
+    world_updated: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+    local_updated: NDArray[np.int64] = world_updated
 
 
 _NOTHING = _Nothing()
 
 
 class Overlay:
-    """Glow, names and panels for one app (see the module notes): `host` the session on
-    show, `wnd` the moderngl-window window, `canvas` the renderer drawing the host's scene
+    """Glow, names and panels for one app (see the module notes): `host` the frame source
+    on show, `wnd` the moderngl-window window, `canvas` the renderer drawing the host's scene
     (`reset` takes a new one after a reload), `camera`, `settings` the app's
     `ViewSettings` (the View section and the glow switches change them; the app hands
     them to each draw); `deterministic` (headless): no wall-clock numbers in the picture."""
@@ -70,13 +78,13 @@ class Overlay:
     def __init__(
         self,
         host: OverlayHost,
-        wnd,
+        wnd: BaseWindow,
         canvas: OverlayCanvas,
         camera: OverlayCamera,
-        settings,
+        settings: ViewToggles,
         *,
         deterministic: bool = False,
-    ):
+    ) -> None:
         self.host = host
         self.wnd = wnd
         self.canvas = canvas
@@ -84,7 +92,7 @@ class Overlay:
         self.settings = settings
         self.deterministic = deterministic
         self.visible = True
-        self.history = History()
+        self.timeline = FrameRecords()  #: the frames kept for the timeline
         self.timings = Timings()
         #: Frame picked on the timeline (None: the latest frame, live).
         self.pinned: int | None = None
@@ -100,7 +108,8 @@ class Overlay:
         self.show_names = len(host.graph) <= NAMES_BELOW
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
-        settings.glow_on = host.collision_mode is None
+        controls = host.controls
+        settings.glow_on = controls is None or controls.collision_mode is None
         #: The names drawn at the last frame and their colours (see `_draw_names`).
         self.names_drawn: list[tuple[str, int]] = []
         self._placements = labels.Placements()  # where names go, kept while the view stands
@@ -112,10 +121,12 @@ class Overlay:
         #: Where the start hint was drawn last (x, y, w, h), None before it was.
         self.hint_rect: tuple[float, float, float, float] | None = None
         #: Key and character events held while the file browser's field takes the keyboard.
-        self._held: list[tuple[str, tuple]] = []
+        self._held: list[tuple[str, tuple[WindowEventArg, ...]]] = []
         self.panel = Panel(self)
-        #: Ctrl+O's file browser in the window, where the desktop has no dialog.
-        self.browser = FileBrowser(host.files.request_open)
+        #: Ctrl+O's file browser in the window, where the desktop has no dialog (a source
+        #: without files has nothing to open into).
+        files = host.file_actions
+        self.browser = FileBrowser(files.request_open if files is not None else None)
         self.replay = Replay()  #: the slow-motion replay of one frame (V)
         self._panel_press = False  # a press on a panel that no ImGui frame has seen yet
         self._first = True
@@ -144,18 +155,18 @@ class Overlay:
     def frame_done(
         self,
         frame: int,
-        report,
+        report: FrameReport,
         dt: float,
         update_ms: float,
         upload_ms: float,
         sync_bytes: int,
-        events=(),
+        events: Iterable[tuple[str, str]] = (),
         *,
-        weights=frozenset(),
+        weights: Iterable[int] = frozenset(),
     ) -> FrameStats:
         """Take one frame's report (already drawn into the renderer's buffers, glow
         included: `sync_bytes` is all it wrote) and its events ((kind, what) pairs:
-        touches, edits, clip changes); returns its counters (kept in the history). `dt`
+        touches, edits, clip changes); returns its counters (kept with the frame). `dt`
         is the frame's simulated time (the renderer's glow took it). `weights`: the nodes
         whose morph weights changed with the frame (no matrix moved, so the report has
         none of them; the renderer lit them): the log says "weights"."""
@@ -164,57 +175,81 @@ class Overlay:
         )
         events, self._events = [*self._events, *events], []
         names = [self.host.graph.name_of(int(i)) for i in sorted(weights)]
-        self.history.add(frame, report, stats, events, weights=names)
+        self.timeline.add(frame, report, stats, events, weights=names)
         self.timings.add_step(update_ms, upload_ms)
-        if self.pinned is not None and self.history.find(self.pinned) is None:
+        if self.pinned is not None and self.timeline.find(self.pinned) is None:
             self.replay.back = None
-            self.pin(None)  # the picked frame left the history
+            self.pin(None)  # the picked frame is no longer kept
         return stats
 
     def pin(self, frame: int | None) -> None:
         """Show `frame`'s report (tree, log, glow) instead of the latest; None: live."""
         self.replay.stop()
-        entry = self.history.find(frame) if frame is not None else None
+        entry = self.timeline.find(frame) if frame is not None else None
         was = self.pinned
-        if entry is None or entry is self.history.last:
+        if entry is None or entry is self.timeline.last:
             self.pinned = None
             self.panel.frames.back_to_live()
             if was is not None:
                 self.canvas.show_still(None, self.host.graph.peek.parents())
         else:
             self.pinned = entry.frame
-            report = entry.report if entry.report is not None else _NOTHING
+            report: LitNodes = entry.report if entry.report is not None else _NOTHING
             self.canvas.show_still(report, self.host.graph.peek.parents())
 
     def replay_shown(self) -> bool:
-        """V, or the Frames panel's button: replay the frame on show slowly, or stop."""
-        return toggle_replay(self)
+        """V, or the Frames panel's button: replay the frame on show slowly (live and
+        quiet: the newest frame that recomputed something), pinned until the replay ends;
+        while one runs: stop it. False: nothing to replay (the frame recomputed nothing
+        or its report is gone)."""
+        replay = self.replay
+        if replay.active:
+            self.pin(replay.back)
+            return False
+        entry = self.shown_entry
+        quiet = entry is not None and (entry.report is None or entry.report.world_updated.size == 0)
+        if self.pinned is None and quiet:
+            newest = self.timeline.log(1)
+            entry = self.timeline.find(newest[-1][0]) if newest else entry
+        if entry is None or not replay.start(entry.frame, entry.report):
+            return False
+        replay.back, self.pinned = self.pinned, entry.frame
+        self.canvas.show_still(replay.partial(), self.host.graph.peek.parents())
+        return True
 
     def tick(self, seconds: float) -> None:
-        """Once per redraw, drawn or not: the replay's clock (`seconds` since the last)."""
-        tick_replay(self, seconds)
+        """Once per redraw, drawn or not: the replay's clock (`seconds` since the last):
+        the next node lights when its time comes; at the end, what was on show before
+        the replay shows again."""
+        replay = self.replay
+        back = replay.back
+        if replay.advance(seconds):
+            if replay.active:
+                self.canvas.show_still(replay.partial(), self.host.graph.peek.parents())
+            else:
+                self.pin(back)
 
     @property
-    def shown_entry(self):
-        """The history entry on show: the picked frame, or the latest."""
+    def shown_entry(self) -> Entry | None:
+        """The kept frame on show: the picked frame, or the latest."""
         if self.pinned is not None:
-            entry = self.history.find(self.pinned)
+            entry = self.timeline.find(self.pinned)
             if entry is not None:
                 return entry
-        return self.history.last
+        return self.timeline.last
 
     def reset(self, canvas: OverlayCanvas, fresh: bool = False) -> None:
         """A new scene drawn by `canvas`: forget the old reports (their ids were the old
         scene's); after a live reload the counters, totals and events stay, the next frame
         is marked as a reload; `fresh` (a file opened: its frames count from 0 again) the
-        history starts anew, as after a restart, so the timeline never mixes the two
+        records start anew, as after a restart, so the timeline never mixes the two
         scenes' frame numbers. The view settings are the app's and stay."""
         self.canvas = canvas
         if fresh:
-            self.history.clear()
+            self.timeline.clear()
             self._events = []
         else:
-            self.history.drop_reports()
+            self.timeline.drop_reports()
         self.replay.stop()
         self._events.append(("reload", "scene replaced"))
         self.timings.clear()
@@ -222,18 +257,18 @@ class Overlay:
         self.panel.reset()
 
     def restart(self) -> None:
-        """The session went back to frame 0 (`Session.restart`): a fresh history and
+        """The session went back to frame 0 (`Session.restart`): fresh records and
         fresh totals, back to live; the frames to come are the replay."""
         if self.pinned is not None:
             self.pin(None)
-        self.history.clear()
+        self.timeline.clear()
         self._events = []
         self.panel.reset()
 
     def jump_to_event(self, direction: int) -> int | None:
         """Show the event frame before (`direction` -1) or after (+1) the frame shown;
         past the last event, back to live. Returns the frame shown (None: live)."""
-        frame = self.history.next_event(self.pinned, direction)
+        frame = self.timeline.next_event(self.pinned, direction)
         if frame is None and direction < 0:
             return self.pinned  # nothing earlier: stay
         self.pin(frame)
@@ -241,7 +276,7 @@ class Overlay:
 
     def reset_totals(self) -> None:
         """Count the running totals from the next frame on."""
-        self.history.reset_totals()
+        self.timeline.reset_totals()
 
     # -- per drawn frame -----------------------------------------------------------------
     def view_fit(self) -> tuple[float, float]:
@@ -292,7 +327,7 @@ class Overlay:
     def note_draw_time(self, draw_ms: float) -> None:
         """Time of the first drawing of the latest frame (redraws while paused do not
         count: the numbers on screen stay put)."""
-        if self.history.note_draw(draw_ms):
+        if self.timeline.note_draw(draw_ms):
             self.timings.add_draw(draw_ms)
 
     def _draw_banner(self) -> None:
@@ -306,9 +341,17 @@ class Overlay:
 
     def _draw_names(self) -> None:
         colors = (self.panel.colors.local, self.panel.colors.world)
-        drawn = draw_names(self.host, self.canvas, self.camera, self.wnd, self._placements,
-                           self.settings.show_quiet, colors, self.glow_in_view,
-                           self._name_candidates)  # fmt: skip
+        drawn = draw_names(
+            self.host,
+            self.canvas,
+            self.camera,
+            self.wnd,
+            self._placements,
+            self.settings.show_quiet,
+            colors,
+            self.glow_in_view,
+            self._name_candidates,
+        )
         if drawn is not None:
             self.names_drawn, self.name_boxes = drawn
 
@@ -355,14 +398,14 @@ class Overlay:
             return False
         return bool(getattr(imgui.get_io(), name))
 
-    def forward(self, event: str, *args) -> None:
+    def forward(self, event: str, *args: WindowEventArg) -> None:
         """Pass a window event (a moderngl-window callback name, e.g. ``"key_event"``, and
         its arguments) to ImGui, which sees every event before the 3D view."""
         if not self.gui.use():
             return
         if event in ("key_event", "mouse_press_event"):
             self.show_hint = False  # the first input: the start hint has been seen
-        if event == "mouse_press_event" and self.takes_mouse(args[0], args[1]):
+        if event == "mouse_press_event" and self.takes_mouse(*pointer_of(args)):
             self._panel_press = True
         if event in ("key_event", "unicode_char_entered") and self.browser.focusing:
             self._held.append((event, args))  # for its path field, active in a frame or two

@@ -16,9 +16,14 @@ from imgui_bundle import imgui
 
 from .frames_panel import FramesPanel
 from .model import Flags, fading_of, panel_widths, panels_folded
+from .overlay_state import OverlayState
 from .scene_panel import ScenePanel
+from .timeline_records import Entry
 from .widgets import COLORS
 
+#: What the flags on show were made for: the frame shown, ("marks", the graph's edition)
+#: or ("replay", frame, nodes lit).
+FlagsKey = int | tuple[str, tuple[int, int, int, int]] | tuple[str, int | None, int]
 #: Width in pixels of a folded panel's title bar and of the panel opened by a click on
 #: it (at most half the picture's).
 NARROW_OPEN = 220
@@ -29,7 +34,7 @@ class Panel:
 
     colors = COLORS
 
-    def __init__(self, overlay) -> None:
+    def __init__(self, overlay: OverlayState) -> None:
         self.ov = overlay
         self.scene = ScenePanel(overlay)
         self.frames = FramesPanel(overlay)
@@ -44,7 +49,9 @@ class Panel:
         self._title_clicked = [False, False]
         self._opened_by_click = [False, False]
         self._flags = Flags.none()
-        self._flags_frame: object = None  # the frame, or ("marks", edition)
+        #: What the flags were made for: the frame shown, ("marks", edition) or ("replay",
+        #: frame, nodes lit) (None: nothing yet).
+        self._flags_frame: FlagsKey | None = None
         self.scene.reset()
         self.frames.reset()
 
@@ -81,7 +88,7 @@ class Panel:
             self._folded[k] = folded
         imgui.set_next_window_pos(imgui.ImVec2(x, 0))
         imgui.set_next_window_size(imgui.ImVec2(w, h))
-        shown = imgui.begin(title, None, window_flags)[0]
+        shown = bool(imgui.begin(title, None, window_flags)[0])
         self.ov.note_window()
         self._open_on_click(k, folded and not shown)
         return shown
@@ -100,7 +107,7 @@ class Panel:
             self._title_clicked[k] = collapsed and (self._opened_by_click[k] or not double)
             self._opened_by_click[k] = self._opened_by_click[k] and double
 
-    def _flags_of(self, entry) -> Flags:
+    def _flags_of(self, entry: Entry | None) -> Flags:
         """The flags of the frame shown (computed once per frame shown); live, with nodes
         marked and not yet executed (a touch or an edit while paused), those marks."""
         graph = self.ov.host.graph

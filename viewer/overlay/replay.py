@@ -7,7 +7,7 @@ order, so the replay lights ``world_updated[0]``, then ``[1]``, ... at `speed` n
 second of the overlay's clock (a window's real time; headless, 1/60 s a drawn frame, so
 a recording shows the same steps). The renderer shows the part lit so far as a still
 glow (`OverlayCanvas.show_still`), the tree's flags and the log follow it. Pure Python
-and numpy: the overlay draws it.
+and numpy: the overlay (`Overlay.replay_shown`, `Overlay.tick`) drives and draws it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
+
+from viewer.scene.report import FrameReport
 
 #: Nodes lit per second unless the user picks another speed (the Frames panel's slider).
 DEFAULT_SPEED = 4.0
@@ -27,9 +30,9 @@ HOLD_SECONDS = 1.5
 class PartialReport:
     """The part of a frame's report lit so far, as the glow and the flags read a report."""
 
-    world_updated: np.ndarray
-    local_updated: np.ndarray
-    executed: np.ndarray
+    world_updated: NDArray[np.int64]
+    local_updated: NDArray[np.int64]
+    executed: NDArray[np.int64]
 
 
 class Replay:
@@ -38,8 +41,8 @@ class Replay:
     def __init__(self) -> None:
         self.speed = DEFAULT_SPEED
         self.frame: int | None = None
-        self.order = np.zeros(0, dtype=np.int64)
-        self._report = None
+        self.order: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self._report: FrameReport | None = None
         self.lit = 0
         self._clock = 0.0
         #: The frame picked before the replay (None: live), shown again when it ends.
@@ -49,7 +52,7 @@ class Replay:
     def active(self) -> bool:
         return self.frame is not None
 
-    def start(self, frame: int, report) -> bool:
+    def start(self, frame: int, report: FrameReport | None) -> bool:
         """Replay `frame` (its `report`); False when it recomputed nothing."""
         order = np.asarray(report.world_updated, dtype=np.int64) if report is not None else None
         if order is None or order.size == 0:
@@ -85,42 +88,13 @@ class Replay:
         """What is lit so far, as a report: the first `lit` nodes and their flags."""
         world = self.order[: self.lit]
         report = self._report
+        if report is None:  # not replaying: nothing lit
+            return PartialReport(world, world, world)
         local = np.asarray(report.local_updated, dtype=np.int64)
         executed = np.asarray(report.executed, dtype=np.int64)
-        return PartialReport(world, local[np.isin(local, world)],
-                             executed[np.isin(executed, world)])  # fmt: skip
-
-
-def toggle_replay(overlay) -> bool:
-    """Replay the overlay's frame on show (live and quiet: the newest frame that
-    recomputed something), pinned until the replay ends; while one runs: stop it.
-    False: nothing to replay (the frame recomputed nothing or its report is gone)."""
-    replay = overlay.replay
-    if replay.active:
-        overlay.pin(replay.back)
-        return False
-    entry = overlay.shown_entry
-    quiet = entry is not None and (entry.report is None or entry.report.world_updated.size == 0)
-    if overlay.pinned is None and quiet:
-        newest = overlay.history.log(1)
-        entry = overlay.history.find(newest[-1][0]) if newest else entry
-    if entry is None or not replay.start(entry.frame, entry.report):
-        return False
-    replay.back, overlay.pinned = overlay.pinned, entry.frame
-    overlay.canvas.show_still(replay.partial(), overlay.host.graph.peek.parents())
-    return True
-
-
-def tick_replay(overlay, seconds: float) -> None:
-    """The replay's clock: light the next node when its time comes; at the end, back to
-    what was on show before."""
-    replay = overlay.replay
-    back = replay.back
-    if replay.advance(seconds):
-        if replay.active:
-            overlay.canvas.show_still(replay.partial(), overlay.host.graph.peek.parents())
-        else:
-            overlay.pin(back)
+        return PartialReport(
+            world, local[np.isin(local, world)], executed[np.isin(executed, world)]
+        )
 
 
 def line_of_node(block: list[str], index: int) -> tuple[int, int] | None:

@@ -3,9 +3,13 @@ collision demo's reading, the glTF animation, view settings and the keys."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from imgui_bundle import imgui
 
-from ..text import printable
+from viewer.session.source import SceneControls
+from viewer.text import printable
+
 from . import help_window
 from .animation_section import AnimationSection
 from .edit_panel import EditSection
@@ -20,8 +24,10 @@ from .model import (
     pending_note,
     reload_note,
 )
+from .overlay_state import OverlayState
+from .timeline_records import Entry
 from .tree_view import TreeView
-from .widgets import COLORS, Flow, checkbox, key_value_table, message_line, vec4
+from .widgets import COLORS, Flow, ItemRect, checkbox, key_value_table, message_line, vec4
 
 #: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
 #: names them.
@@ -32,19 +38,23 @@ GLOW_STYLE_LABELS = (("fill", "glow"), ("rim", "rim glow"), ("heat", "heat"))
 NO_MOTION = "Motion: none in this scene"
 
 
-def motion_label(host, room: float) -> str:
+def motion_label(controls: SceneControls | None, room: float) -> str:
     """What the motion button says: whether the scene's motions run, or that it has none
-    (a scene without any once read "Motion: on", and S seemed to do nothing); shorter
-    where the long label does not fit `room` pixels."""
-    if not host.has_motion:
+    (so that S is not expected to stop anything); shorter where the long label does not
+    fit `room` pixels. `controls` None: a source sgview does not run has none either."""
+    if controls is None or not controls.has_motion:
         return NO_MOTION if Flow.button_width(NO_MOTION) <= room else "Motion: none"
-    return "Motion: on" if host.motion_on else "Motion: off"
+    return "Motion: on" if controls.motion_on else "Motion: off"
+
+
+def _nothing() -> None:
+    """What a button of a control the source does not offer does (it is drawn disabled)."""
 
 
 class ScenePanel:
     """Draws the left panel's sections (inside its ImGui window)."""
 
-    def __init__(self, overlay) -> None:
+    def __init__(self, overlay: OverlayState) -> None:
         self.ov = overlay
         self.colors = COLORS
         self.tree = TreeView(overlay)
@@ -57,14 +67,14 @@ class ScenePanel:
         #: The status line's note in red as last drawn: a refusal, a file not opened or
         #: not reloaded (None: none).
         self.status_note: str | None = None
-        self.status_rect: tuple | None = None  # its line's (min, max) on screen
+        self.status_rect: ItemRect | None = None  # its line's (min, max) on screen
         #: The line naming the scene on show, as last drawn.
         self.scene_line: str | None = None
 
     def reset(self) -> None:
         self.tree.reset()
 
-    def draw(self, entry, flags: Flags, height: float) -> None:
+    def draw(self, entry: Entry | None, flags: Flags, height: float) -> None:
         self._flags = flags
         self.tree.follow_selection(self.ov.host.selected)
         self._status(entry)
@@ -78,7 +88,7 @@ class ScenePanel:
         self._view_settings()
         self._keys()
 
-    def _status(self, entry) -> None:
+    def _status(self, entry: Entry | None) -> None:
         host, c = self.ov.host, self.colors
         # Which scene this is (a window without a title bar, as under Xvfb, shows none):
         # the built-in default and the bundled tree10 look alike but for their motion.
@@ -108,15 +118,18 @@ class ScenePanel:
             flow.place(Flow.button_width("back to live"))
             if imgui.small_button("back to live"):
                 self.ov.pin(None)
-        room = imgui.get_content_region_avail().x
+        room = float(imgui.get_content_region_avail().x)
+        controls = host.controls
+        touch: Callable[[], None] = _nothing if controls is None else controls.touch_selected
+        motion: Callable[[], None] = _nothing if controls is None else controls.toggle_motion
         buttons = (
             ("Resume" if host.paused else "Pause", host.toggle_pause, True),
             ("Step", host.request_step, host.paused),
-            ("Touch", host.touch_selected, host.selected is not None),
-            (motion_label(host, room), host.toggle_motion, host.has_motion),
+            ("Touch", touch, controls is not None and host.selected is not None),
+            (motion_label(controls, room), motion, controls is not None and controls.has_motion),
         )
         style = imgui.get_style()
-        used = None
+        used: float | None = None
         for label, action, enabled in buttons:
             width = imgui.calc_text_size(label).x + 2 * style.frame_padding.x
             if used is not None and used + style.item_spacing.x + width <= room:
@@ -157,21 +170,21 @@ class ScenePanel:
             imgui.pop_style_color()
 
     def _programs(self) -> None:
-        """`sgview listen` (`viewer.attach.adapter`): the connected programs, the one shown
+        """`sgview listen` (`viewer.attach.program_source`): the connected programs, the one shown
         highlighted (a click shows another), and the lines about refused ones."""
-        host = self.ov.host
-        if not hasattr(host, "show_program"):
+        programs = self.ov.host.programs
+        if programs is None:
             return
-        rows = host.programs()
+        rows = programs.program_rows()
         if not rows:
             imgui.text_colored(vec4(self.colors.note), "waiting for programs to connect")
         for k, (text, shown) in enumerate(rows):
             if imgui.selectable(f"{text}##program{k}", shown)[0]:
-                host.show_program(k)
-        for line in host.notes():
+                programs.show_program(k)
+        for line in programs.program_notes():
             imgui.text_colored(vec4(self.colors.local), line)
 
-    def _selected(self, entry) -> None:
+    def _selected(self, entry: Entry | None) -> None:
         c = self.colors
         if not imgui.collapsing_header("Selected node", imgui.TreeNodeFlags_.default_open):
             return
@@ -200,15 +213,15 @@ class ScenePanel:
         ]
         key_value_table("details", rows, wrap=True)
         peek = graph.peek  # as stored: reading must not execute the marks shown above
-        world, stale = peek.world_matrix(node_id)
+        world_matrix, stale = peek.world_matrix(node_id)
         # Folded at first: open, they push the Edit section below a 720-pixel window.
-        self.matrices_open = imgui.tree_node("matrices")
+        self.matrices_open = bool(imgui.tree_node("matrices"))
         if not self.matrices_open:
             return
         imgui.tree_pop()
         for title, matrix in (
             ("local matrix", peek.local_matrix(node_id)),
-            ("world matrix" + (STALE_NOTE if stale else ""), world),
+            ("world matrix" + (STALE_NOTE if stale else ""), world_matrix),
         ):
             imgui.text_colored(vec4(c.dim), title)
             for row in matrix_rows(matrix):
@@ -216,9 +229,9 @@ class ScenePanel:
 
     def _collision(self) -> None:
         """The collision demo: which test ran this frame and its inputs."""
-        host = self.ov.host
-        reading = host.collision_reading
-        if reading is None:
+        controls = self.ov.host.controls
+        reading = controls.collision_reading if controls is not None else None
+        if controls is None or reading is None:
             return
         imgui.set_next_item_open(True, imgui.Cond_.once)
         if not imgui.collapsing_header("Collision"):
@@ -232,7 +245,7 @@ class ScenePanel:
         frame = "world X, Y" if reading.test == "axis-aligned" else "rect frame"
         imgui.text(f"s = {reading.s:+.3f}   t = {reading.t:+.3f}   (disk, {frame})")
         imgui.text(f"size {reading.width:g} x {reading.height:g}   radius {reading.radius:g}")
-        imgui.text(f"motion: {host.collision_mode} (M switches, S stops)")
+        imgui.text(f"motion: {controls.collision_mode} (M switches, S stops)")
         if not self.ov.glow_in_view:
             imgui.text_colored(vec4(c.dim), "red in the view: overlap only (glow off here;")
             imgui.text_colored(vec4(c.dim), "the panels' L / W colours mean what they do")

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Protocol
+
+from viewer.scene.report import FrameReport
 
 
 @dataclass
@@ -31,8 +34,16 @@ class FrameStats:
     draw_ms: float = 0.0
 
     @classmethod
-    def of_report(cls, frame: int, report, **extra) -> FrameStats:
-        """Counters of `report` (a FrameReport), plus byte and time fields from `extra`."""
+    def of_report(
+        cls,
+        frame: int,
+        report: FrameReport,
+        *,
+        bytes_uploaded: int = 0,
+        update_ms: float = 0.0,
+        upload_ms: float = 0.0,
+    ) -> FrameStats:
+        """Counters of `report`, with the frame's bytes and times."""
         return cls(
             frame=frame,
             nodes=int(report.node_count),
@@ -42,7 +53,9 @@ class FrameStats:
             products=int(report.products),
             naive_products=int(report.naive_products),
             suppressed=int(report.suppressed),
-            **extra,
+            bytes_uploaded=bytes_uploaded,
+            update_ms=update_ms,
+            upload_ms=upload_ms,
         )
 
     @property
@@ -98,8 +111,21 @@ def counter_rows(stats: FrameStats) -> list[tuple[str, str]]:
     ]
 
 
-def totals_rows(totals) -> list[tuple[str, str]]:
-    """The panel's running totals (`viewer.overlay.history.Totals`): (label, value)."""
+class RunningTotals(Protocol):
+    """Sums over the frames counted (`viewer.overlay.timeline_records.Totals`)."""
+
+    @property
+    def products(self) -> int: ...
+    @property
+    def naive_products(self) -> int: ...
+    @property
+    def saved(self) -> int: ...
+    @property
+    def saving(self) -> float: ...
+
+
+def totals_rows(totals: RunningTotals) -> list[tuple[str, str]]:
+    """The panel's running totals (`viewer.overlay.timeline_records.Totals`): (label, value)."""
     return [
         ("products done", f"{totals.products:,}"),
         ("naive products", f"{totals.naive_products:,}"),
@@ -116,7 +142,7 @@ class Timings:
         Number of frames averaged.
     """
 
-    def __init__(self, window: int = 30):
+    def __init__(self, window: int = 30) -> None:
         self.update_ms: deque[float] = deque(maxlen=window)
         self.upload_ms: deque[float] = deque(maxlen=window)
         self.draw_ms: deque[float] = deque(maxlen=window)
@@ -135,7 +161,7 @@ class Timings:
             self.frame_s.append(seconds)
 
     @staticmethod
-    def _mean(values) -> float:
+    def _mean(values: deque[float]) -> float:
         return sum(values) / len(values) if values else 0.0
 
     @property
@@ -152,12 +178,8 @@ class Timings:
 
     def rows(self) -> list[tuple[str, str]]:
         """Mean update / upload / draw times, one (label, "N.NN ms") row each."""
-        return [
-            (f"{name} (ms)", f"{self._mean(values):,.2f}")
-            for name, values in (
-                ("update", self.update_ms), ("upload", self.upload_ms), ("draw", self.draw_ms)
-            )
-        ]  # fmt: skip
+        named = (("update", self.update_ms), ("upload", self.upload_ms), ("draw", self.draw_ms))
+        return [(f"{name} (ms)", f"{self._mean(values):,.2f}") for name, values in named]
 
     def clear(self) -> None:
         for d in (self.update_ms, self.upload_ms, self.draw_ms, self.frame_s):

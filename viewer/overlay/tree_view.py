@@ -15,16 +15,23 @@ the table is on; a move into its own subtree is refused with the core's one-line
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
 from imgui_bundle import imgui
+from numpy.typing import NDArray
 
-from viewer.session.commands import Place, Reparent
+from viewer.scene.graph import SceneGraph
+from viewer.session.commands import Command, Place, Reparent
 from viewer.text import printable
 
 from .model import FLAG_TIPS, Flags, TreeRows, ancestors, flag_text
-from .widgets import COLORS, checkbox, cut_to_width, vec4
+from .overlay_state import OverlayState
+from .widgets import COLORS, ItemRect, checkbox, cut_to_width, vec4
+
+#: The edit a drop makes, given whether the world pose is kept.
+DropEdit = Callable[[bool], Command]
 
 #: A tree of at most this many rows showing lays them all out, scrolled out of view or
 #: not (what was drawn stays whole for tests and screenshots); a bigger one only those
@@ -72,7 +79,7 @@ def drop_zone(y: float, top: float, bottom: float) -> str:
     return "onto"
 
 
-def visible_rows(tree: TreeRows, open_rows: np.ndarray) -> np.ndarray:
+def visible_rows(tree: TreeRows, open_rows: NDArray[np.bool_]) -> NDArray[np.int64]:
     """Indexes into `tree` of the rows that show, in order: every row but those inside
     the subtree of a row with children that is not open (`open_rows`: [n] bool by row)."""
     n = len(tree)
@@ -86,7 +93,7 @@ def visible_rows(tree: TreeRows, open_rows: np.ndarray) -> np.ndarray:
 class TreeView:
     """The hierarchy table of one overlay (what it drew last is kept for tests)."""
 
-    def __init__(self, overlay) -> None:
+    def __init__(self, overlay: OverlayState) -> None:
         self.ov = overlay
         self.colors = COLORS
         #: Re-parenting by drag keeps the world pose (the toggle above the table).
@@ -95,23 +102,23 @@ class TreeView:
 
     def reset(self) -> None:
         self._tree: TreeRows | None = None
-        self._tree_key: tuple | None = None
+        self._tree_key: tuple[int, int, int, int] | None = None
         self._seen_selected: int | None = None
         self._reveal: int | None = None  # node to open and scroll to
         #: Screen rectangle (min, max) of each row drawn at the last frame, by node id.
-        self.row_rects: dict[int, tuple] = {}
+        self.row_rects: dict[int, ItemRect] = {}
         #: Why the last drop was refused (the status line says it), None after a good one.
         self.drop_refused: str | None = None
         #: The graph whose row is being dragged: a drop names its node by id, which
         #: means another node once a reload or an opened file replaced the graph.
-        self._dragged_from = None
+        self._dragged_from: SceneGraph | None = None
         #: The rows as drawn at the last frame: (name, "L W E" flags text).
         self.tree_drawn: list[tuple[str, str]] = []
         #: Rows drawn fading at the last frame (an earlier frame's glow): name -> frames ago.
         self.fading_drawn: dict[str, int] = {}
         #: Ids of the rows open (their children show), kept across structure changes.
         self._open: set[int] = set()
-        self._visible: np.ndarray | None = None  # `visible_rows`, None: to work out
+        self._visible: NDArray[np.int64] | None = None  # `visible_rows`, None: to work out
 
     def follow_selection(self, selected: int | None) -> None:
         """A selection made elsewhere: open the rows above it and scroll to it."""
@@ -126,14 +133,13 @@ class TreeView:
             before = None if self._tree_key is None or self._tree_key[0] != key[0] else self._tree
             self._tree = TreeRows(graph)
             self._tree_key = key
-            self._open_new_rows(before)
+            self._open_new_rows(self._tree, before)
         return self._tree
 
-    def _open_new_rows(self, before: TreeRows | None) -> None:
-        """Open the rows new since `before` (all of them for another graph) that open by
-        default: every row of a small scene, the roots of a big one."""
-        tree = self._tree
-        new = np.ones(len(tree), dtype=bool)
+    def _open_new_rows(self, tree: TreeRows, before: TreeRows | None) -> None:
+        """Open the rows of `tree` new since `before` (all of them for another graph) that
+        open by default: every row of a small scene, the roots of a big one."""
+        new: NDArray[np.bool_] = np.ones(len(tree), dtype=np.bool_)
         if before is None:
             self._open = set()
         else:
@@ -142,13 +148,14 @@ class TreeView:
         self._open.update(tree.ids[default].tolist())
         self._visible = None
 
-    def visible(self) -> np.ndarray:
+    def visible(self) -> NDArray[np.int64]:
         """Indexes into `rows()` of the rows that show (worked out once per change)."""
         tree = self.rows()
-        if self._visible is None:
+        shown = self._visible
+        if shown is None:
             opened = np.isin(tree.ids, np.fromiter(self._open, np.int64, len(self._open)))
-            self._visible = visible_rows(tree, opened)
-        return self._visible
+            shown = self._visible = visible_rows(tree, opened)
+        return shown
 
     def set_open(self, node_id: int, opened: bool) -> None:
         """Open or close the row of `node_id` (its children show or not)."""
@@ -158,7 +165,7 @@ class TreeView:
 
     def _structure_version(self) -> int:
         """Changes whenever a frame re-parented, added or removed nodes."""
-        return self.ov.history.structure_changes
+        return self.ov.timeline.structure_changes
 
     def draw(self, height: float, dirty: Flags) -> None:
         host = self.ov.host
@@ -176,7 +183,8 @@ class TreeView:
         self.row_rects = {}
         self.tree_drawn = []
         self.fading_drawn = {}
-        if host.editing is not None:  # (a host with no editing room has no drops)
+        editing = host.editing
+        if editing is not None:  # (a source without editing has no drops)
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
             very_narrow = imgui.get_content_region_avail().x < NARROW_TREE_PX
             label = "keep world pose" if very_narrow else KEEP_WORLD_LABEL
@@ -206,13 +214,14 @@ class TreeView:
                 imgui.set_tooltip(FLAG_TIPS[name])
 
         reveal_at = None  # the position among the shown rows of the row to scroll to
-        if self._reveal is not None and tree.row(self._reveal) is not None:
+        reveal_row = tree.row(self._reveal) if self._reveal is not None else None
+        if self._reveal is not None and reveal_row is not None:
             for above in ancestors(graph.peek.parents(), self._reveal):
                 self.set_open(above, True)
-            reveal_at = int(np.searchsorted(self.visible(), tree.row(self._reveal)))
+            reveal_at = int(np.searchsorted(self.visible(), reveal_row))
         shown_rows = self.visible()
         toggled: list[tuple[int, bool]] = []  # applied after the loop: the rows stay put
-        dropped: tuple | None = None
+        dropped: DropEdit | None = None
         clipper = imgui.ListClipper()
         clipper.begin(len(shown_rows))
         if len(shown_rows) <= ALL_ROWS_UP_TO:  # a small tree: every row, as cheap
@@ -229,14 +238,20 @@ class TreeView:
         if dropped is not None and self._dragged_from is not graph:
             self.drop_refused = "not moved: the scene was replaced while the row was dragged"
             host.messages.refuse(self.drop_refused)  # said in the status line, as all refusals
-        elif dropped is not None:
-            done = host.editing.run(dropped(self.keep_world))
+        elif dropped is not None and editing is not None:
+            done = editing.run(dropped(self.keep_world))
             self.drop_refused = None if done else host.messages.edit
         if self._reveal is not None and tree.row(self._reveal) is None:
             self._reveal = None
 
-    def _draw_row(self, tree: TreeRows, r: int, dirty: Flags, indent: float,
-                  toggled: list) -> tuple | None:  # fmt: skip
+    def _draw_row(
+        self,
+        tree: TreeRows,
+        r: int,
+        dirty: Flags,
+        indent: float,
+        toggled: list[tuple[int, bool]],
+    ) -> DropEdit | None:
         """Row `r` of `tree`, indented `indent` pixels per level: its name (a tree node
         that opens and closes, selects on a click and drags) and its L / W / E flags.
         Returns the edit of a row dropped on it this frame; a toggle goes to `toggled`."""
@@ -266,7 +281,7 @@ class TreeView:
         label = printable(host.graph.peek.name_of(node_id))  # names come from files
         room = imgui.get_content_region_avail().x - spacing
         shown = cut_to_width(label, room)  # never over the flag columns
-        opened = imgui.tree_node_ex(f"{shown}##{node_id}", flags)
+        opened = bool(imgui.tree_node_ex(f"{shown}##{node_id}", flags))
         imgui.pop_style_color()
         if not leaf and opened != is_open:
             toggled.append((node_id, opened))
@@ -306,11 +321,11 @@ class TreeView:
             imgui.text_colored(vec4(on_color if on else c.off), letter if on else ".")
         return dropped
 
-    def _drag_and_drop(self, node_id: int, label: str, first_child: int | None) -> tuple | None:
+    def _drag_and_drop(self, node_id: int, label: str, first_child: int | None) -> DropEdit | None:
         """The row just drawn as a drag source and a drop target: the edit (a command
         given keep-world) when a row was dropped on it this frame. While a
         row hovers, a line shows where a drop on an edge would put it."""
-        if getattr(self.ov.host, "editing", None) is None:
+        if self.ov.host.editing is None:
             return None
         if imgui.begin_drag_drop_source():
             self._dragged_from = self.ov.host.graph
@@ -332,7 +347,7 @@ class TreeView:
         return dropped
 
     @staticmethod
-    def _drop_edit(dragged: int, row: int, zone: str, first_child: int | None):
+    def _drop_edit(dragged: int, row: int, zone: str, first_child: int | None) -> DropEdit:
         """The edit a drop in ``zone`` of ``row`` makes (see the module notes), as a
         command for a keep-world setting."""
         if zone == "onto":
@@ -341,7 +356,7 @@ class TreeView:
             return partial(Place, dragged, first_child, "before", shear_remedy=SHEAR_REMEDY)
         return partial(Place, dragged, row, zone, shear_remedy=SHEAR_REMEDY)
 
-    def _show_drop(self, zone: str, top, bottom) -> None:
+    def _show_drop(self, zone: str, top: imgui.ImVec2, bottom: imgui.ImVec2) -> None:
         """A frame around the row (a drop makes a child) or a line on its edge."""
         draw = imgui.get_window_draw_list()
         color = imgui.get_color_u32(vec4(self.colors.world))

@@ -1,12 +1,12 @@
 """A one-line banner at the top of the 3D view, between the panels: a question that waits
 for its key (`Messages.question`: the restart's "press 0 again ...").
 
-The question was shown only in the left panel's first line, which scrolls away with the
-panel (at 1280x720 it is scrolled down to reach the Edit buttons) and hides with Tab: a
-first `0` then showed nothing in the window, and a second `0` lost the edits (the fifth
-newcomer trial). The view's top is seen however the panels are scrolled, folded or
-hidden. Drawn on ImGui's background list: over the picture, under every panel and the
-help window, as the gizmo and the names are.
+The left panel's first line says it too, but it scrolls away with the panel (at 1280x720
+it is scrolled down to reach the Edit buttons) and hides with Tab: a first `0` would then
+show nothing in the window, and a second `0` would lose the edits. The view's top is
+seen however the panels are scrolled, folded or hidden. Drawn on ImGui's background
+list: over the picture, under every panel and the help window, as the gizmo and the
+names are.
 """
 
 from __future__ import annotations

@@ -10,36 +10,41 @@ from imgui_bundle import imgui
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 from viewer.text import one_line
 
+#: An RGBA colour, each part in [0, 1].
+Color = tuple[float, float, float, float]
+#: An item's rectangle on screen as ImGui gives it: (min, max) corners.
+ItemRect = tuple[imgui.ImVec2, imgui.ImVec2]
+
 
 @dataclass(frozen=True)
 class Colors:
     """The panels' colours; the flag colours are the glow's (viewer.palette)."""
 
-    local: tuple = (*GLOW_LOCAL, 1.0)
-    world: tuple = (*GLOW_WORLD, 1.0)
-    executed: tuple = (0.62, 0.78, 1.0, 1.0)
-    off: tuple = (0.42, 0.44, 0.50, 1.0)
-    text: tuple = (0.92, 0.93, 0.96, 1.0)
-    dim: tuple = (0.62, 0.64, 0.70, 1.0)
-    note: tuple = (1.0, 0.9, 0.45, 1.0)
-    clip: tuple = (0.55, 0.85, 0.55, 1.0)  # a clip change's mark on the timeline
-    pending: tuple = (0.80, 0.66, 1.0, 1.0)  # flags set and not yet executed
+    local: Color = (*GLOW_LOCAL, 1.0)
+    world: Color = (*GLOW_WORLD, 1.0)
+    executed: Color = (0.62, 0.78, 1.0, 1.0)
+    off: Color = (0.42, 0.44, 0.50, 1.0)
+    text: Color = (0.92, 0.93, 0.96, 1.0)
+    dim: Color = (0.62, 0.64, 0.70, 1.0)
+    note: Color = (1.0, 0.9, 0.45, 1.0)
+    clip: Color = (0.55, 0.85, 0.55, 1.0)  # a clip change's mark on the timeline
+    pending: Color = (0.80, 0.66, 1.0, 1.0)  # flags set and not yet executed
 
 
 COLORS = Colors()
-#: The edge of a checkbox's square: unticked, ImGui's dark square on the dark panel was
-#: hard to see (the fourth newcomer trial); the edge shows it, nothing else changes.
+#: The edge of a checkbox's square: unticked, ImGui's dark square on the dark panel is
+#: hard to see; the edge shows it, nothing else changes.
 CHECKBOX_EDGE = (0.56, 0.61, 0.72, 1.0)
 #: Widest share of a wrapped table's room its label column takes.
 LABEL_SHARE = 0.35
 
 
-def vec4(c) -> imgui.ImVec4:
+def vec4(c: Color) -> imgui.ImVec4:
     return imgui.ImVec4(*c)
 
 
-def u32(c) -> int:
-    return imgui.get_color_u32(imgui.ImVec4(*c))
+def u32(c: Color) -> int:
+    return int(imgui.get_color_u32(imgui.ImVec4(*c)))
 
 
 def checkbox(label: str, value: bool) -> tuple[bool, bool]:
@@ -47,7 +52,8 @@ def checkbox(label: str, value: bool) -> tuple[bool, bool]:
     imgui.push_style_var(imgui.StyleVar_.frame_border_size, 1.0)
     imgui.push_style_color(imgui.Col_.border, vec4(CHECKBOX_EDGE))
     try:
-        return imgui.checkbox(label, value)
+        clicked, value = imgui.checkbox(label, value)
+        return bool(clicked), bool(value)
     finally:
         imgui.pop_style_color()
         imgui.pop_style_var()
@@ -56,8 +62,8 @@ def checkbox(label: str, value: bool) -> tuple[bool, bool]:
 def input_doubles(label: str, values: list[float], fmt: str) -> tuple[bool, list[float]]:
     """A row of number fields in float64, laid out as ImGui's input_float3 / 4 lays out
     its own (one group: the item queries after it speak of the whole row), so that a
-    typed value is kept exactly: float32 fields saved a typed -0.15 as
-    -0.15000000596046448 (the fourth newcomer trial). (changed, values)."""
+    typed value is kept exactly: float32 fields would save a typed -0.15 as
+    -0.15000000596046448. (changed, values)."""
     n = len(values)
     spacing = imgui.get_style().item_inner_spacing.x
     width = imgui.calc_item_width()
@@ -85,7 +91,7 @@ def key_value_table(
     table_id: str,
     rows: Iterable[tuple[str, str]],
     *,
-    key_color=COLORS.dim,
+    key_color: Color = COLORS.dim,
     wrap: bool = False,
     tips: dict[str, str] | None = None,
     label_share: float = LABEL_SHARE,
@@ -146,14 +152,15 @@ class Flow:
 
     @staticmethod
     def button_width(label: str) -> float:
-        return imgui.calc_text_size(label.split("##")[0]).x + 2 * imgui.get_style().frame_padding.x
+        text = imgui.calc_text_size(label.split("##")[0]).x
+        return float(text + 2 * imgui.get_style().frame_padding.x)
 
     @staticmethod
     def check_width(label: str) -> float:
         """A checkbox's or radio button's width: its box and its label."""
         style = imgui.get_style()
         box = imgui.get_frame_height() + style.item_inner_spacing.x
-        return box + imgui.calc_text_size(label).x
+        return float(box + imgui.calc_text_size(label).x)
 
 
 def cut_to_width(text: str, room: float) -> str:
@@ -170,7 +177,7 @@ def cut_to_width(text: str, room: float) -> str:
     return text[:lo] + "..."
 
 
-def message_line(text: str | None, color) -> tuple | None:
+def message_line(text: str | None, color: Color) -> ItemRect | None:
     """A message on exactly one line: cut with "..." to the room, the whole text in a
     tooltip. A message that wrapped onto two to five lines pushed the fields and rows
     below it down, so that the click meant for a field landed beside it and the digits

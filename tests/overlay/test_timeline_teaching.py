@@ -1,4 +1,4 @@
-"""The session's history for teaching: thousands of frames in bounded memory, events marked
+"""The timeline for teaching: thousands of frames in bounded memory, events marked
 and jumped to with the keys, running totals of the method against the naive one, the
 restart that replays the scripted events, and the help window that lists the keys.
 
@@ -14,8 +14,8 @@ import numpy as np
 from overlay_helpers import chain5
 
 from viewer.io import load_scene
-from viewer.overlay.history import RECORD, REPORT_COST, History
 from viewer.overlay.stats import FrameStats
+from viewer.overlay.timeline_records import RECORD, REPORT_COST, FrameRecords
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,9 +27,9 @@ def tree10(events: bool = False):
     return scene
 
 
-def test_history_keeps_thousands_of_frames_in_bounded_memory():
+def test_timeline_keeps_thousands_of_frames_in_bounded_memory():
     g = chain5()
-    h = History(capacity=5_000, id_budget=2_000)
+    h = FrameRecords(capacity=5_000, id_budget=2_000)
     products = naive = 0
     for frame in range(1, 12_001):
         touched = frame % 7 == 0
@@ -61,7 +61,7 @@ def test_history_keeps_thousands_of_frames_in_bounded_memory():
     h.reset_totals()
     assert h.totals.since is None and h.cumulative()[0].size == 0
     # Without an event, only the latest frames keep their report.
-    h2 = History(plain_reports=50)
+    h2 = FrameRecords(plain_reports=50)
     for frame in range(1, 301):
         if frame == 100:
             g.touch(g["Obj2"])
@@ -80,7 +80,7 @@ def test_the_timeline_jumps_to_a_touch_a_thousand_frames_back(drive):
     d.frame()
     touch = session.frame
     d.run(1_000)
-    assert session.frame == touch + 1_000 and len(ov.history) == touch + 1_000
+    assert session.frame == touch + 1_000 and len(ov.timeline) == touch + 1_000
     d.press("LEFT_BRACKET")  # [: the event before the frame shown (live: the latest)
     assert ov.pinned == touch
     d.frame()
@@ -101,7 +101,7 @@ def test_totals_are_the_sums_of_the_frames_reports(drive):
     for _ in range(150):
         d.run(1)
         reports.append(d.app.session.last_report)
-    totals = d.app.overlay.history.totals
+    totals = d.app.overlay.timeline.totals
     assert totals.frames == 150
     assert totals.products == sum(r.products for r in reports)
     assert totals.naive_products == sum(r.naive_products for r in reports)
@@ -112,7 +112,7 @@ def test_totals_are_the_sums_of_the_frames_reports(drive):
     for _ in range(10):
         d.frame()
         later.append(d.app.session.last_report)
-    totals = d.app.overlay.history.totals
+    totals = d.app.overlay.timeline.totals
     assert totals.since == 151 and totals.products == sum(r.products for r in later)
 
 
@@ -126,8 +126,8 @@ def test_restart_replays_the_scripted_events_from_frame_zero(drive):
             d.run(1)
             logs[session.frame] = session.last_report.log_lines()
             worlds.append(session.graph.world_matrices().copy())
-        marks = ov.history.event_frames().tolist()
-        notes = [ov.history.notes(f) for f in marks]
+        marks = ov.timeline.event_frames().tolist()
+        notes = [ov.timeline.notes(f) for f in marks]
         return logs, np.stack(worlds), marks, notes
 
     first = run()
@@ -138,7 +138,7 @@ def test_restart_replays_the_scripted_events_from_frame_zero(drive):
     d.run(5)
     d.press("NUMBER_0")  # over an edit, 0 asks first (test_restart_asks.py)
     d.press("NUMBER_0")  # restart
-    assert session.frame == 0 and len(ov.history) == 0
+    assert session.frame == 0 and len(ov.timeline) == 0
     again = run()
     assert again[0] == first[0]
     np.testing.assert_array_equal(again[1], first[1])
@@ -173,7 +173,7 @@ def test_help_window_lists_the_keys_in_readable_rows(drive):
 def test_the_log_keeps_its_frames_through_a_long_quiet_spell(drive):
     """After 400 frames that recompute nothing the log still shows the touch before them
     (it said "no frame has recomputed anything yet" once 300 quiet frames had passed); a
-    history of quiet frames only says so."""
+    timeline of quiet frames only says so."""
     from viewer.overlay.model import quiet_log_text
 
     d = drive(tree10(), still=True, touches={2: ["Obj4"]})
@@ -181,13 +181,13 @@ def test_the_log_keeps_its_frames_through_a_long_quiet_spell(drive):
     d.frame()
     blocks = d.app.overlay.panel.frames.log.blocks
     assert [f for f, _ in blocks] == [2] and blocks[0][1][1] == "*Update Local : Obj4*"
-    quiet = History()
+    quiet = FrameRecords()
     g = chain5()
     for frame in range(1, 401):
         report = g.update()
         quiet.add(frame, report, FrameStats.of_report(frame, report))
     assert quiet_log_text(quiet) == "frames 1 to 400 recomputed nothing"
-    assert quiet_log_text(History()) == "no frame yet"
+    assert quiet_log_text(FrameRecords()) == "no frame yet"
 
 
 def test_times_are_a_row_each_so_big_numbers_fit():
@@ -226,7 +226,7 @@ def test_the_timeline_caption_counts_to_the_newest_frame_number():
     from viewer.overlay.model import timeline_span
 
     g = chain5()
-    attached = History()
+    attached = FrameRecords()
     for frame in range(3, 8):
         report = g.update()
         attached.add(frame, report, FrameStats.of_report(frame, report))

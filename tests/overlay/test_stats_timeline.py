@@ -1,4 +1,4 @@
-"""Counters and the frame history, without GL."""
+"""Counters and the timeline records, without GL."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from overlay_helpers import chain5
 
-from viewer.overlay.history import History, log_block
 from viewer.overlay.stats import FrameStats, Timings, counter_rows
+from viewer.overlay.timeline_records import FrameRecords, log_block
 
 
 def test_counters_of_example_a():
@@ -35,9 +35,9 @@ def test_empty_frame_saves_nothing_to_divide():
     assert FrameStats(frame=1).saving == 0.0
 
 
-def test_history_is_a_ring_buffer_and_finds_frames():
+def test_timeline_records_are_a_ring_buffer_and_finds_frames():
     g = chain5()
-    h = History(capacity=4)
+    h = FrameRecords(capacity=4)
     for frame in range(1, 8):
         if frame % 2:
             g.touch(g["Obj4"])
@@ -71,9 +71,9 @@ def test_history_is_a_ring_buffer_and_finds_frames():
     ]
 
 
-def test_history_drops_old_reports_beyond_its_id_budget():
+def test_timeline_records_drop_old_reports_beyond_its_id_budget():
     g = chain5()
-    h = History(capacity=10, id_budget=20)
+    h = FrameRecords(capacity=10, id_budget=20)
     for frame in range(1, 6):
         g.touch(g["Obj1"])  # 1 local + 5 world + 5 causes + 5 executed = 16 ids
         report = g.update()

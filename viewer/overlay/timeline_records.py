@@ -12,18 +12,20 @@ touch long ago can still be shown whole. The log lines of a frame are made from 
 report when first asked for (log_lines.py).
 
 Running totals (products done, naive products, saved) count every frame since the last
-`reset_totals` (or since the history began), also those the ring no longer holds.
+`reset_totals` (or since the records began), also those the ring no longer holds.
 Pure Python and numpy.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
+from viewer.scene.report import FrameReport
 from viewer.text import printable
 
 from .log_lines import log_block
@@ -48,9 +50,15 @@ EVENT_BITS = {kind: 1 << k for k, kind in enumerate(EVENT_KINDS)}
 NOTES_PER_FRAME = 8
 
 _INT_FIELDS = (
-    "nodes", "local", "world", "executed", "products", "naive_products", "suppressed",
+    "nodes",
+    "local",
+    "world",
+    "executed",
+    "products",
+    "naive_products",
+    "suppressed",
     "bytes_uploaded",
-)  # fmt: skip
+)
 _FLOAT_FIELDS = ("update_ms", "upload_ms", "draw_ms")
 RECORD = np.dtype(
     [("frame", np.int64)]
@@ -65,7 +73,7 @@ class Entry:
     """One frame: `frame` counts drawn frames from 1 (as ``--log`` and ``--touch`` do)."""
 
     frame: int
-    report: object | None  # FrameReport, or None when not (or no longer) kept
+    report: FrameReport | None  # None when not (or no longer) kept
     stats: FrameStats
     #: The frame's ``--log`` block (`log_block`); [] when it recomputed nothing or its
     #: report is not kept.
@@ -95,16 +103,14 @@ class Totals:
         return max(0.0, self.saved / self.naive_products) if self.naive_products > 0 else 0.0
 
 
-def _ids_of(report) -> int:
+def _ids_of(report: FrameReport) -> int:
     """A report's weight against the budget: its ids, plus `REPORT_COST` for the object
     itself (a frame that recomputed nothing still costs its report)."""
-    return REPORT_COST + int(
-        report.local_updated.size + report.world_updated.size
-        + report.cause.size + report.executed.size
-    )  # fmt: skip
+    arrays = (report.local_updated, report.world_updated, report.cause, report.executed)
+    return REPORT_COST + sum(int(a.size) for a in arrays)
 
 
-class History:
+class FrameRecords:
     """The last `capacity` frames (oldest first; see the module notes)."""
 
     def __init__(
@@ -112,15 +118,36 @@ class History:
         capacity: int = DEFAULT_CAPACITY,
         id_budget: int = DEFAULT_ID_BUDGET,
         plain_reports: int = PLAIN_REPORTS,
-    ):
+    ) -> None:
         self.capacity = int(capacity)
         self.id_budget = int(id_budget)
         self.plain_reports = max(1, int(plain_reports))
-        self._rec = np.zeros(self.capacity, dtype=RECORD)
+        self._rec: NDArray[np.void] = np.zeros(self.capacity, dtype=RECORD)
+        self._start: int
+        self._len: int
+        self._records: NDArray[np.void] | None
+        self._plain: OrderedDict[int, FrameReport]
+        self._marked: OrderedDict[int, FrameReport]
+        self._logs: dict[int, list[str]]
+        self._notes: dict[int, tuple[tuple[str, str], ...]]
+        self._weights: dict[int, tuple[str, ...]]
+        self._ids_held: int
+        self._last: Entry | None
+        self._newest_busy: int | None  # the newest frame that recomputed something
+        #: Frames that re-parented, added or removed nodes (the tree rebuilds its rows).
+        self.structure_changes: int
+        self.totals: Totals
         self.clear()
 
     # -- adding --------------------------------------------------------------------------
-    def add(self, frame: int, report, stats: FrameStats, events=(), weights=()) -> Entry:
+    def add(
+        self,
+        frame: int,
+        report: FrameReport | None,
+        stats: FrameStats,
+        events: Iterable[tuple[str, str]] = (),
+        weights: Iterable[str] = (),
+    ) -> Entry:
         """Keep one frame: its counters, its report (within the budget), its events, and
         the names of the nodes whose morph weights changed with it (`weights`: its log
         block gets one ``~Weights : NAME~`` line each)."""
@@ -137,16 +164,16 @@ class History:
             row[name] = getattr(stats, name)
         for name in _FLOAT_FIELDS:
             row[name] = getattr(stats, name)
-        events = tuple((str(kind), str(what)) for kind, what in events)
+        notes = tuple((str(kind), str(what)) for kind, what in events)
         bits = 0
-        for kind, _ in events:
+        for kind, _ in notes:
             bits |= EVENT_BITS[kind]
         row["events"] = bits
-        if events:
-            self._notes[frame] = events[:NOTES_PER_FRAME]
-        weights = tuple(str(name) for name in weights)
-        if weights:
-            self._weights[frame] = weights
+        if notes:
+            self._notes[frame] = notes[:NOTES_PER_FRAME]
+        names = tuple(str(name) for name in weights)
+        if names:
+            self._weights[frame] = names
         if report is not None:
             self._keep_report(frame, report, marked=bool(bits))
             if report.structure_changed:
@@ -157,10 +184,11 @@ class History:
         t.frames += 1
         t.products += stats.products
         t.naive_products += stats.naive_products
-        self._last = Entry(frame, report, stats, self._block(frame, report), events, weights)
-        return self._last
+        last = Entry(frame, report, stats, self._block(frame, report), notes, names)
+        self._last = last
+        return last
 
-    def _keep_report(self, frame: int, report, marked: bool) -> None:
+    def _keep_report(self, frame: int, report: FrameReport, marked: bool) -> None:
         (self._marked if marked else self._plain)[frame] = report
         self._ids_held += _ids_of(report)
         if report.world_updated.size:  # the live log shows it until a later frame recomputes
@@ -172,7 +200,9 @@ class History:
             while self._ids_held > self.id_budget and self._forget_oldest(pool, keep):
                 pass
 
-    def _forget_oldest(self, pool: OrderedDict, keep: tuple) -> bool:
+    def _forget_oldest(
+        self, pool: OrderedDict[int, FrameReport], keep: tuple[int, int | None]
+    ) -> bool:
         """Forget the oldest report in `pool` but those of the frames in `keep`; False
         when there is none to forget."""
         old = next((frame for frame in pool if frame not in keep), None)
@@ -206,17 +236,19 @@ class History:
     def __len__(self) -> int:
         return self._len
 
-    def _order(self) -> np.ndarray:
+    def _order(self) -> NDArray[np.int64]:
         """Ring slots, oldest first."""
         return (self._start + np.arange(self._len)) % self.capacity
 
-    def records(self) -> np.ndarray:
+    def records(self) -> NDArray[np.void]:
         """The kept frames' records (`RECORD`), oldest first: a read-only copy, made
         once per change (the panels read it several times a drawn frame)."""
-        if self._records is None:
-            self._records = self._rec[self._order()]
-            self._records.flags.writeable = False
-        return self._records
+        records = self._records
+        if records is None:
+            records = self._rec[self._order()]
+            records.flags.writeable = False
+            self._records = records
+        return records
 
     def _entry(self, slot: int) -> Entry:
         rec = self._rec[slot]
@@ -229,8 +261,10 @@ class History:
         for name in _FLOAT_FIELDS:
             setattr(stats, name, float(rec[name]))
         report = self.report(frame)
-        return Entry(frame, report, stats, self._block(frame, report),
-                     self._notes.get(frame, ()), self._weights.get(frame, ()))  # fmt: skip
+        block = self._block(frame, report)
+        return Entry(
+            frame, report, stats, block, self._notes.get(frame, ()), self._weights.get(frame, ())
+        )
 
     def __iter__(self) -> Iterator[Entry]:
         return (self._entry(int(s)) for s in self._order())
@@ -244,12 +278,12 @@ class History:
     def last(self) -> Entry | None:
         return self._last
 
-    def report(self, frame: int):
+    def report(self, frame: int) -> FrameReport | None:
         """The kept report of `frame`, or None."""
         report = self._plain.get(frame)
         return report if report is not None else self._marked.get(frame)
 
-    def _block(self, frame: int, report) -> list[str]:
+    def _block(self, frame: int, report: FrameReport | None) -> list[str]:
         if report is None:
             return []
         block = self._logs.get(frame)
@@ -281,16 +315,18 @@ class History:
         index = self.index_of(frame)
         return None if index is None else self[index]
 
-    def counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def counts(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(frames, local counts, world counts), each [len], oldest first."""
         rec = self.records()
         return rec["frame"], rec["local"], rec["world"]
 
-    def event_frames(self, kinds=EVENT_KINDS) -> np.ndarray:
+    def event_frames(self, kinds: Iterable[str] = EVENT_KINDS) -> NDArray[np.int64]:
         """Frames with an event of one of `kinds`, oldest first."""
         bits = sum(EVENT_BITS[k] for k in kinds)
         rec = self.records()
-        return rec["frame"][(rec["events"] & bits) != 0]
+        frames: NDArray[np.int64] = rec["frame"]
+        marked: NDArray[np.bool_] = (rec["events"] & bits) != 0
+        return frames[marked]
 
     def next_event(self, frame: int | None, direction: int) -> int | None:
         """The event frame nearest before (`direction` -1) or after (+1) `frame` (None:
@@ -308,9 +344,9 @@ class History:
         """The events of `frame`: (kind, what) pairs."""
         return self._notes.get(frame, ())
 
-    def cumulative(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def cumulative(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(frames, products, naive products) summed from `totals.since` up to each kept
-        frame: the running totals over the kept part of the history."""
+        frame: the running totals over the kept frames."""
         rec = self.records()
         since = self.totals.since
         rec = rec[rec["frame"] >= since] if since is not None else rec[:0]
@@ -336,8 +372,10 @@ class History:
         busy = self._busy()
         return self._blocks(busy[busy > frame].tolist(), max_lines)
 
-    def _busy(self) -> np.ndarray:  # the kept frames that recomputed something
-        return self.records()["frame"][self.records()["world"] > 0]
+    def _busy(self) -> NDArray[np.int64]:  # the kept frames that recomputed something
+        rec = self.records()
+        frames: NDArray[np.int64] = rec["frame"]
+        return frames[rec["world"] > 0]
 
     def _blocks(self, frames: list[int], max_lines: int) -> list[tuple[int, list[str]]]:
         """Blocks of `frames` in their order until one has no report (those beyond lost
@@ -369,17 +407,17 @@ class History:
             self._last.report, self._last.log = None, []
 
     def clear(self) -> None:
+        """Forget every frame (a restart, another scene opened)."""
         self._start = 0
         self._len = 0
-        self._records: np.ndarray | None = None
-        self._plain: OrderedDict[int, object] = OrderedDict()
-        self._marked: OrderedDict[int, object] = OrderedDict()
-        self._logs: dict[int, list[str]] = {}
-        self._notes: dict[int, tuple[tuple[str, str], ...]] = {}
-        self._weights: dict[int, tuple[str, ...]] = {}
+        self._records = None
+        self._plain = OrderedDict()
+        self._marked = OrderedDict()
+        self._logs = {}
+        self._notes = {}
+        self._weights = {}
         self._ids_held = 0
-        self._last: Entry | None = None
-        self._newest_busy: int | None = None  # the newest frame that recomputed something
-        #: Frames that re-parented, added or removed nodes (the tree rebuilds its rows).
+        self._last = None
+        self._newest_busy = None
         self.structure_changes = 0
         self.totals = Totals()
