@@ -17,11 +17,12 @@ What the user does lives in the frame source (`viewer.session.source`: a scene f
 from __future__ import annotations
 
 import time as clock
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import moderngl_window as mglw
 import numpy as np
-from moderngl_window.context.base import KeyModifiers
+from moderngl_window.context.base import BaseWindow, KeyModifiers
+from moderngl_window.timers.base import BaseTimer
 from numpy.typing import NDArray
 
 from viewer.collision.ray import pick
@@ -31,7 +32,7 @@ from viewer.io.ranges import camera_gap_reason
 from viewer.keys.references import camera_name, carry_camera
 from viewer.progress import Progress
 from viewer.render.camera import ORTHOGRAPHIC, Camera, pixel_ray
-from viewer.render.context import GL_VERSION
+from viewer.render.context import GL_VERSION, GLContext
 from viewer.render.file_view import view_of
 from viewer.render.frame_view import FrameViews, ViewSettings
 from viewer.render.lights import Lighting
@@ -64,8 +65,16 @@ class SgviewApp(mglw.WindowConfig):
     hidden_window_framerate_limit = 0
     log_level = None  # type: ignore[assignment]
 
-    def __init__(self, *, source: FrameSource, options: RunOptions, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        *,
+        source: FrameSource,
+        options: RunOptions,
+        ctx: GLContext,
+        wnd: BaseWindow,
+        timer: BaseTimer,
+    ) -> None:
+        super().__init__(ctx=ctx, wnd=wnd, timer=timer)
         #: Keys, mouse and dropped files (viewer/window/input.py).
         self.input = WindowInput(self)
         self.options = options

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from moderngl_window.context.base import BaseWindow, KeyModifiers
 
@@ -331,7 +331,7 @@ class WindowInput:
             files.request_open(path)
 
     # -- mouse ---------------------------------------------------------------------------
-    def forward(self, event: str, *args: Any) -> None:
+    def forward(self, event: str, *args: float | str) -> None:
         """An event only the overlay takes (the pointer's position, a character, a resize)."""
         if self.app.overlay is not None:
             self.app.overlay.forward(event, *args)
