@@ -130,7 +130,7 @@ def test_timeline_bars_are_wide_enough_to_click_and_scroll():
     from viewer.overlay.model import MIN_BAR_WIDTH, timeline_back_to_show, timeline_window
 
     assert MIN_BAR_WIDTH >= 3
-    # A wide panel holds a short history whole.
+    # A wide panel holds a short timeline whole.
     assert timeline_window(1200.0, 300, 0) == (0, 300, 4.0)
     # A 270 px panel shows the latest 67 of 3000 frames, 4 px each; a click anywhere on a
     # bar's 4 px picks that bar's frame.
