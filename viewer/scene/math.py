@@ -111,13 +111,24 @@ def matrix3_to_quat(m: np.ndarray) -> np.ndarray:
     return quat / np.linalg.norm(quat)
 
 
+#: Below this cosine of the pitch (about the square root of the rounding unit), a rotation
+#: reads as gimbal-locked (pitch ±90, rx 0): there rx and rz, each known only to about
+#: rounding / cosine, stop being told apart, and either reading is off by a few 1e-8 at most
+#: (snapping at a sine of 1 - 1e-12 was off by up to 1.4e-6).
+GIMBAL_COS = 1.5e-8
+
+
 def quat_to_euler(q: np.ndarray) -> np.ndarray:
-    """Euler degrees ``(rx, ry, rz)`` with ``R = Rz · Ry · Rx``; at gimbal lock rx is 0."""
+    """Euler degrees ``(rx, ry, rz)`` with ``R = Rz · Ry · Rx``; at gimbal lock rx is 0.
+
+    The pitch comes from ``atan2(sin, cos)``, exact to rounding at every angle (an arcsine
+    loses half the digits near ±90); only where its cosine is below `GIMBAL_COS`, where rx
+    and rz can no longer be told apart, is the rotation read as locked."""
     m = quat_to_matrix3(q)
-    sy = -m[2, 0]
-    if abs(sy) < 1.0 - 1e-12:
+    sy, cy = -m[2, 0], float(np.hypot(m[0, 0], m[1, 0]))
+    if cy >= GIMBAL_COS:
         rx = np.arctan2(m[2, 1], m[2, 2])
-        ry = np.arcsin(sy)
+        ry = np.arctan2(sy, cy)
         rz = np.arctan2(m[1, 0], m[0, 0])
     else:
         rx = 0.0
@@ -133,10 +144,10 @@ def quats_to_eulers(q: np.ndarray) -> np.ndarray:
     m00, m11, m22 = 1 - 2 * (y * y + z * z), 1 - 2 * (x * x + z * z), 1 - 2 * (x * x + y * y)
     m01, m10 = 2 * (x * y - z * w), 2 * (x * y + z * w)
     m20, m21 = 2 * (x * z - y * w), 2 * (y * z + x * w)
-    sy = np.clip(-m20, -1.0, 1.0)
-    free = np.abs(sy) < 1.0 - 1e-12
+    sy, cy = -m20, np.hypot(m00, m10)
+    free = cy >= GIMBAL_COS
     rx = np.where(free, np.arctan2(m21, m22), 0.0)
-    ry = np.where(free, np.arcsin(sy), np.copysign(np.pi / 2, sy))
+    ry = np.where(free, np.arctan2(sy, cy), np.copysign(np.pi / 2, sy))
     rz = np.where(free, np.arctan2(m10, m00), np.arctan2(-m01, m11))
     return np.degrees(np.stack([rx, ry, rz], axis=1))
 
