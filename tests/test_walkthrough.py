@@ -107,15 +107,15 @@ def test_the_command_line_version_prints_the_same_log(capsys):
     assert out == ["# frame 1", *(line.strip() for line in log.strip().splitlines())]
 
 
-def test_go_back_to_a_change_the_history():
-    """The history step: restart, a touch of Obj2 found again 1,000 frames later with [,
+def test_go_back_to_a_change_the_timeline():
+    """The timeline step: restart, a touch of Obj2 found again 1,000 frames later with [,
     and the totals of 1,000 frames after another restart, as the Totals section shows
     them (the overlay's FrameRecords and totals_rows, fed as the app feeds them)."""
     from viewer.overlay.stats import FrameStats, totals_rows
     from viewer.overlay.timeline_records import FrameRecords
 
     page = _page()
-    section = page[page.index("## Go back to a change: the history") : page.index("## Next")]
+    section = page[page.index("## Go back to a change: the timeline") : page.index("## Next")]
     keep = re.search(r"keeps the session's last ([\d,]+) frames", section)[1]
     run = int(re.search(r"let the\s+scene run for ([\d,]+) frames", section)[1].replace(",", ""))
     flags = re.search(r"Obj2\s+has `(.*?)` and (.*?) `(.*?)`", section, re.S)
