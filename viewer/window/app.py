@@ -83,13 +83,13 @@ class SgviewApp(mglw.WindowConfig):
         self.session = source
         scene = source.scene
         self.last_image: NDArray[np.uint8] | None = None
-        self._look = Lighting(options.tone_mapping, options.exposure, options.environment)
+        self._lighting = Lighting(options.tone_mapping, options.exposure, options.environment)
         #: How the picture shows (toggles, glow), for as long as the app runs.
         self.settings = ViewSettings()
         self._views = FrameViews()  # one `FrameView` per redraw
         #: The scene's shapes: picking and framing (the renderer lays out its buffers by them).
         self.bounds = SceneBounds(scene)
-        self.renderer = Renderer(self.ctx, scene, self._look, self.bounds)
+        self.renderer = Renderer(self.ctx, scene, self._lighting, self.bounds)
         self._scene_on_show: Scene = scene
         self.camera = Camera(fov=scene.camera.fov)
         self.overlay: Overlay | None = None
@@ -150,7 +150,7 @@ class SgviewApp(mglw.WindowConfig):
     def build(self, scene: Scene) -> Renderer:
         """The swap's GPU half: a renderer for the candidate scene (a failure here keeps
         the scene on show and its renderer)."""
-        return Renderer(self.ctx, scene, self._look, SceneBounds(scene))
+        return Renderer(self.ctx, scene, self._lighting, SceneBounds(scene))
 
     def use(self, built: Renderer, candidate: Candidate) -> None:
         """The swap committed: the candidate's renderer replaces the old one; the camera
