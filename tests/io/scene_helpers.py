@@ -19,6 +19,18 @@ SCENES = REPO / "scenes"
 SCENE_FILES = sorted(SCENES.glob("*.toml"))
 
 
+# ------------------------------------------------------- sRGB (IEC 61966-2-1, test oracle)
+def srgb_decoded(rgb) -> np.ndarray:
+    """sRGB-encoded components in [0, 1] to linear ones, written out from the standard's
+    formula (the glTF specification's reference), not taken from the code under test."""
+    return np.array([c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb])
+
+
+def srgb_encoded(rgb) -> np.ndarray:
+    """Linear components in [0, 1] to sRGB-encoded ones (the standard's inverse)."""
+    return np.array([12.92 * c if c <= 0.0031308 else 1.055 * c ** (1 / 2.4) - 0.055 for c in rgb])
+
+
 # ------------------------------------------------------------------ matrices (test oracle)
 def trs_matrix(t=(0, 0, 0), q=(0, 0, 0, 1), s=(1, 1, 1)) -> np.ndarray:
     """The oracle's T · R · S with identity defaults (tests/oracle.py, not the core's)."""

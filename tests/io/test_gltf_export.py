@@ -9,7 +9,7 @@ import numpy as np
 import pygltflib
 import pytest
 from gltf_rig import write_rig
-from scene_helpers import SCENE_FILES
+from scene_helpers import SCENE_FILES, srgb_decoded
 
 from viewer.cli.main import main
 from viewer.content import meshes as builders
@@ -38,8 +38,8 @@ def assert_round_trip(scene, again):
             expected = made.positions.astype(np.float64) * np.asarray(look.size)
             np.testing.assert_allclose(pos, expected.astype(np.float32), rtol=0, atol=1e-6)
             np.testing.assert_array_equal(idx, made.indices)
-            if not (made.vcolors[:, 3] > 0).any():
-                np.testing.assert_allclose(back.color, look.color, atol=1e-6)
+            if not (made.vcolors[:, 3] > 0).any():  # glTF's factor is linear, the look sRGB
+                np.testing.assert_allclose(back.color, srgb_decoded(look.color), atol=1e-6)
         else:
             np.testing.assert_allclose(pos, scene.mesh_data[look.mesh][0], atol=0)
 
