@@ -1,10 +1,22 @@
 """Text that is safe to print: one line, no control characters, bounded length.
 
-Names, titles and paths come from files and the command line, so they may hold escape
-sequences, bells or line breaks. Printed raw they could rewrite the terminal or forge
-log lines; every such string goes through `printable` (or `quoted`) before it reaches
-stdout, stderr, the panel or the window title. Exception texts (a shader log, an OS error)
-go through `one_line`. This module imports nothing from the package.
+Names, titles and paths are data: a name may hold any Unicode text, and it is kept and
+saved exactly. Printed raw, though, some characters could rewrite the terminal, forge
+log lines or disguise one name as another; so every such string goes through
+`printable` (or `quoted`) before it reaches stdout, stderr, the panel, the names over
+nodes or the window title. Exception texts (a shader log, an OS error) go through
+`one_line`. This module imports nothing from the package.
+
+What `printable` escapes (docs/api.md, "Names", cites this rule): every character for
+which Python's ``str.isprintable()`` is false, that is the Unicode categories Cc (C0 and
+C1 controls, DEL), Cf (format characters: bidi embeddings, overrides, isolates and
+marks, zero-width spaces and joiners, the byte-order mark, the soft hyphen, tags), Cs
+(lone surrogates), Co (private use), Cn (unassigned in this Python's Unicode database),
+Zl and Zp (line and paragraph separators) and Zs other than the ASCII space (no-break and
+other spaces, which pass for a space). Each becomes ``\\n``, ``\\r``, ``\\t``,
+``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH``; everything else is shown as it is, a backslash
+included (messages quote Python reprs and paths), so distinct texts print distinctly
+except where a text spells out an escape itself.
 """
 
 from __future__ import annotations
@@ -51,9 +63,10 @@ def shorten(text: str, limit: int) -> str:
 
 
 def printable(text: object, limit: int | None = MAX_NAME) -> str:
-    """`text` with every non-printable character (ESC, BEL, line breaks, C1 controls,
-    bidi overrides, ...) escaped visibly as ``\\x1b``, ``\\n``, ``\\u202e``, then shortened
-    to `limit` characters (no limit with None)."""
+    """`text` with every character that cannot be printed safely escaped visibly (the
+    rule in this module's notes: ESC as ``\\x1b``, a line break as ``\\n``, a bidi
+    override as ``\\u202e``, ...), then shortened to `limit` characters (no limit with
+    None)."""
     text = str(text)
     if limit is not None and len(text) > 4 * limit:  # do not escape megabytes to cut them
         text = text[: 2 * limit] + text[-2 * limit :]

@@ -19,12 +19,21 @@ const NAME_BYTES_MAX = 1024;
 const RETRY_MS = 1000;
 const encoder = new TextEncoder();
 
-/** A name sgview accepts: printable UTF-8 text (control and format characters become
- * "?"), at most 1024 bytes. */
+/** A name as sgview takes it: the text itself (names are data; sgview escapes what it
+ * cannot print safely when it shows them), cut to at most 1024 bytes of UTF-8 between
+ * characters. A lone surrogate, which UTF-8 cannot hold, goes as U+FFFD (TextEncoder's
+ * rule). */
 function cleanName(text) {
-  let name = String(text).replace(/[\p{C}\p{Zl}\p{Zp}]|[^\P{Zs} ]/gu, "?");
-  while (encoder.encode(name).length > NAME_BYTES_MAX) name = name.slice(0, -1);
-  return name;
+  const name = String(text);
+  if (encoder.encode(name).length <= NAME_BYTES_MAX) return name;
+  let kept = "";
+  let bytes = 0;
+  for (const ch of name) { // code points: a cut never splits a surrogate pair
+    bytes += encoder.encode(ch).length;
+    if (bytes > NAME_BYTES_MAX) break;
+    kept += ch;
+  }
+  return kept;
 }
 
 function header(view, kind) {

@@ -73,7 +73,12 @@ def _hostile_cases():
     frame.world_updated, frame.cause = far, far
     out_of_range = p.encode_frame(frame)
     million = p.header(p.STRUCTURE) + p.STRUCTURE_HEAD.pack(1_000_000, 0)
+    empty, _ = _snapshot_messages()
+    blocks = empty.values if isinstance(empty.values, tuple) else (empty.values,)
+    empty.value_ids, empty.values = empty.value_ids[:0], tuple(b[:0] for b in blocks)
+    empty_snapshot = p.encode_frame(empty)
     return {
+        "a snapshot without value rows": ([structure, empty_snapshot], "the snapshot"),
         "wrong version": ([structure, bad_version], "version 9"),
         "truncated": ([structure, good_frame[:-7]], "frame: its counts make"),
         "oversized": ([structure, good_frame + bytes(LIMITS.max_message_bytes)], "limit"),

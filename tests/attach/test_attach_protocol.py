@@ -2,7 +2,9 @@
 refused with one `ProtocolError` line before anything is built from it: wrong magic or
 version, unknown kinds, every truncation, trailing bytes, counts over the limits, ids out
 of range or twice, parents after their children, NaN and huge numbers, zero
-quaternions, names that are not printable UTF-8, and random bytes."""
+quaternions, names that are not UTF-8, and random bytes. Names are data: any Unicode
+text (controls, bidi overrides, code points this Python does not know) goes through
+exactly (docs/api.md, "Names")."""
 
 from __future__ import annotations
 
@@ -138,11 +140,42 @@ def _structure(ids, parents, names) -> bytes:
     (_structure([1, 2], [2, -1], ["a", "b"]), "before its parent"),
     (_structure([1, 1], [-1, -1], ["a", "b"]), "twice"),
     (_structure([1, 2], [-1, -5], ["a", "b"]), "below -1|not a listed"),
-    (_structure([1], [-1], ["a\x1b[2Jb"]), "control"),
-    (_structure([1], [-1], ["bidi\u202eoverride"]), "control or format"),
 ])  # fmt: skip
 def test_structures_that_break_the_rules(data, match):
     _refused(p.decode_structure, data, LIMITS, match=match)
+
+
+#: Names the viewer once refused (a control, a bidi override, Unicode 15's U+1FAE8, which
+#: Python 3.11 does not know, a no-break space, a line separator): all are data.
+ODD_NAMES = ["a\x1b[2Jb", "bidi\u202eoverride", "Robot \U0001fae8", "no\xa0break", "a\u2028b", ""]
+
+
+def test_any_unicode_name_goes_through_exactly():
+    data = _structure(list(range(1, len(ODD_NAMES) + 1)), [-1] * len(ODD_NAMES), ODD_NAMES)
+    assert p.decode_structure(data, LIMITS).names == ODD_NAMES
+    assert p.decode_hello(p.encode_hello("Robot \U0001fae8\x07", "t\u202e")) == (
+        "t\u202e",
+        "Robot \U0001fae8\x07",
+    )
+
+
+@given(st.lists(st.text(), min_size=1, max_size=8))
+def test_every_text_name_round_trips_over_the_wire(names):
+    data = _structure(list(range(len(names))), [-1] * len(names), names)
+    decoded = p.decode_structure(data, LIMITS).names
+    for sent, got in zip(names, decoded, strict=True):
+        if len(sent.encode("utf-8")) <= p.NAME_BYTES_MAX:
+            assert got == sent
+        else:  # cut to the limit between characters
+            assert sent.startswith(got) and len(got.encode("utf-8")) > p.NAME_BYTES_MAX - 4
+
+
+def test_a_name_over_the_limit_is_cut_between_characters_and_a_lone_surrogate_is_u_fffd():
+    long = "\U0001fae8" * 300  # 1200 bytes
+    (got,) = p.decode_structure(_structure([1], [-1], [long]), LIMITS).names
+    assert got == "\U0001fae8" * 256
+    (got,) = p.decode_structure(_structure([1], [-1], ["x\ud800y"]), LIMITS).names
+    assert got == "x\ufffdy"
 
 
 def test_names_that_are_not_utf8_and_a_million_nodes_announced_and_not_sent():

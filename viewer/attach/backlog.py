@@ -14,7 +14,6 @@ from numpy.typing import NDArray
 
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
-from viewer.text import printable
 
 from .protocol import ProgramFrame, Structure
 
@@ -23,7 +22,7 @@ def structure_of(graph: SceneGraph) -> Structure:
     """The whole hierarchy in pre-order (O(N): taken on a snapshot or a structural change)."""
     order = graph.alive_ids()
     parents = graph.parents()[order].astype(np.int64)
-    names = [printable(graph.name_of(i), None) for i in order.tolist()]
+    names = [graph.name_of(i) for i in order.tolist()]  # sent as they are: names are data
     return Structure(order, parents, names)
 
 

@@ -3,7 +3,7 @@
 Every message is one binary WebSocket message: an 8-byte header (magic ``SGVW``, the
 protocol version, the kind) and a body whose layout the kind fixes, all little-endian.
 `decode_*` check everything a message says (sizes, counts, ids, finite numbers, names
-as printable UTF-8, the limits) before returning it, and raise `ProtocolError` with one
+as UTF-8, the limits) before returning it, and raise `ProtocolError` with one
 line saying what was wrong; nothing is applied from a message that fails. No pickle, no
 eval: numbers are read with `struct` and `numpy.frombuffer`, names with a strict UTF-8
 decoder.
@@ -11,6 +11,7 @@ decoder.
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,9 +118,19 @@ def header(kind: int) -> bytes:
     return HEADER.pack(MAGIC, VERSION, kind)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _text(value: str) -> bytes:
-    data = value.encode("utf-8")[:NAME_BYTES_MAX]
-    return data.decode("utf-8", "ignore").encode("utf-8")  # never cut inside a character
+    """`value` as UTF-8, exactly, cut to `NAME_BYTES_MAX` bytes between characters. A
+    Python string may hold a lone surrogate, which UTF-8 cannot: it goes as U+FFFD."""
+    try:
+        data = value.encode("utf-8")
+    except UnicodeEncodeError:
+        data = _LONE_SURROGATE.sub("\ufffd", value).encode("utf-8")
+    if len(data) <= NAME_BYTES_MAX:
+        return data
+    return data[:NAME_BYTES_MAX].decode("utf-8", "ignore").encode("utf-8")
 
 
 def encode_hello(name: str, token: str = "") -> bytes:
@@ -232,21 +243,21 @@ class _Reader:
         (size,) = self.unpack(struct.Struct("<I"))
         if size > NAME_BYTES_MAX:
             raise ProtocolError(f"{self.what}: {what} of {size} bytes (at most {NAME_BYTES_MAX})")
-        return _printable_text(bytes(self.take(size)), f"{self.what}: {what}")
+        return _utf8_text(bytes(self.take(size)), f"{self.what}: {what}")
 
     def end(self) -> None:
         if self.at != len(self.view):
             raise ProtocolError(f"{self.what}: {len(self.view) - self.at} bytes after its end")
 
 
-def _printable_text(data: bytes, what: str) -> str:
+def _utf8_text(data: bytes, what: str) -> str:
+    """`data` decoded, strictly: any Unicode text is a valid name (names are data; what
+    is printed of them is escaped by `viewer.text.printable`), bytes that are no UTF-8
+    (a surrogate's encoding included) are refused."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ProtocolError(f"{what} is not UTF-8 text") from None
-    if not text.isprintable():
-        raise ProtocolError(f"{what} holds control or format characters")
-    return text
 
 
 def decode_hello(data: bytes) -> tuple[str, str]:
@@ -270,7 +281,7 @@ def decode_welcome(data: bytes) -> ProgramLimits:
 
 def decode_structure(data: bytes, limits: ProgramLimits) -> Structure:
     """A STRUCTURE message, checked: counts within the limits, unique ids, parents
-    listed before their children (so no cycle), names printable UTF-8."""
+    listed before their children (so no cycle), names UTF-8."""
     reader = _Reader(data, "structure")
     count, name_bytes = reader.unpack(STRUCTURE_HEAD)
     if count > limits.max_nodes:
@@ -310,7 +321,7 @@ def decode_structure(data: bytes, limits: ProgramLimits) -> Structure:
     ends = np.cumsum(lengths).tolist()
     starts = [0, *ends[:-1]] if ends else []
     names = [
-        _printable_text(blob[a:b], f"structure: the name of node {int(i)}")
+        _utf8_text(blob[a:b], f"structure: the name of node {int(i)}")
         for a, b, i in zip(starts, ends, ids.tolist(), strict=True)
     ]
     return Structure(ids, parents, names)

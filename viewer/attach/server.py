@@ -6,21 +6,26 @@ frames that the viewer's thread takes. Memory per program is bounded: websockets
 a message over the byte limit and buffers few, and a full inbox stops reading from that
 program (TCP then holds its sender, whose publisher merges frames) instead of growing.
 A program that breaks the protocol gets one line (stderr and the panel's notes) and is
-disconnected; the others are served on.
+disconnected; the others are served on. So does every connection refused before it is a
+program, at once: bytes that are no WebSocket opening (a TLS hello, random bytes, an
+HTTP request of another method), a plain HTTP request (answered 426 by websockets), a
+WebSocket frame that breaks RFC 6455 or announces more than the message limit.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import re
 import sys
 import threading
 from collections import deque
-from typing import TextIO
+from typing import ClassVar, TextIO
 
 import numpy as np
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidMessage, PayloadTooBig
+from websockets.http11 import Request, Response
 
 from viewer.errors import SgviewError
 from viewer.text import one_line, printable, quoted
@@ -203,6 +208,8 @@ class Listener:
             max_queue=4,
             compression=None,
             ping_interval=None,
+            create_connection=_connection_class(self),
+            process_response=_answered,
         ) as server:
             self.port = server.sockets[0].getsockname()[1]
             self._ready.set()
@@ -220,18 +227,19 @@ class Listener:
             if crowded:
                 raise ProtocolError(f"more than {MAX_PROGRAMS} programs at once")
             program = await self._welcome(socket, address)
+            if isinstance(socket, _Connection):
+                socket.program = program
             await self._receive(socket, program)
         except ProtocolError as exc:
-            self._bad(program, address, str(exc))
+            if not _noted(socket):
+                self._bad(program, address, str(exc))
             await socket.close(POLICY_VIOLATION, one_line(exc, 120))
         except ConnectionClosed as exc:
             code = exc.rcvd.code if exc.rcvd is not None else None
-            if exc.sent is not None and exc.sent.code == 1009:  # websockets' "too big"
-                self._bad(
-                    program,
-                    address,
-                    f"a message over the {self.limits.max_message_bytes} bytes limit",
-                )
+            if _noted(socket):
+                pass  # its line went out when the frame came
+            elif exc.sent is not None and exc.sent.code == 1009:  # websockets' "too big"
+                self._bad(program, address, self.too_big)
             elif code not in (None, 1000, 1001):
                 self._note(f"{_who(program, address)} left ({code})")
         finally:
@@ -273,10 +281,20 @@ class Listener:
                 if known.size == 0 and structure is None:
                     raise ProtocolError("a frame before any structure")
                 frame = decode_frame(data, known, last)
+                if last == -(2**63):  # the connection's first frame
+                    _check_snapshot(frame, known.size)
                 last, frame.structure, structure = frame.frame, structure, None
                 await program.put(frame)
             else:
                 raise ProtocolError(f"a {KIND_NAMES[kind]} message after the hello")
+
+    @property
+    def too_big(self) -> str:
+        return f"a message over the {self.limits.max_message_bytes} bytes limit"
+
+    def refused(self, program: Program | None, address: str, reason: str) -> None:
+        """A connection refused by the WebSocket layer (called on the listener's loop)."""
+        self._bad(program, address, reason)
 
     def _bad(self, program: Program | None, address: str, reason: str) -> None:
         self._note(f"{_who(program, address)}: {one_line(reason)}; disconnected")
@@ -291,5 +309,112 @@ class Listener:
         program.gone()
 
 
+def _check_snapshot(frame: ProgramFrame, count: int) -> None:
+    """A connection's first frame is the program's snapshot: a value row and a world
+    matrix for every node of the structure (ids are checked unique and known, so the
+    counts say it)."""
+    values, worlds = frame.value_ids.size, frame.world_ids.size
+    if values != count or worlds != count:
+        raise ProtocolError(
+            f"the first frame (the snapshot) has {values} value rows and {worlds} world "
+            f"matrices for {count} nodes: it needs one of each per node"
+        )
+
+
 def _who(program: Program | None, address: str) -> str:
-    return f"program {quoted(program.name, 40)} ({address})" if program else f"client {address}"
+    where = printable(address, 60)
+    return f"program {quoted(program.name, 40)} ({where})" if program else f"client {where}"
+
+
+#: The longest start of a connection looked at before its request line is whole.
+_HEAD_BYTES = 16
+#: The start of an HTTP request line: a method, then a space.
+_METHOD = re.compile(rb"[A-Z]{1,15}( |\Z)")
+
+
+def _opening_problem(head: bytes) -> str | None:
+    """Why the first bytes of a connection cannot start an HTTP request, or None while
+    they still may. websockets would wait for a whole request line (up to its open
+    timeout, 10 s) before giving up on bytes that hold no line break."""
+    if b"GET ".startswith(head[:4]):
+        return None
+    if head[:1] == b"\x16":
+        return "a TLS handshake (sgview listens for plain ws://, not wss:// or https://)"
+    if _METHOD.match(head):
+        return None  # an HTTP request of another method: websockets answers it (405)
+    return f"bytes that are no HTTP request ({head[:8].hex(' ')} ...)"
+
+
+def _handshake_problem(exc: Exception | str, response: Response | None) -> str:
+    """The line for an opening websockets refused (its `handshake_exc`)."""
+    answer = f"; answered {response.status_code}" if response is not None else ""
+    if isinstance(exc, InvalidMessage) and exc.__cause__ is not None:
+        return f"no valid HTTP request ({one_line(exc.__cause__, 120)}){answer}"
+    return f"an HTTP request that is no WebSocket opening ({one_line(exc, 120)}){answer}"
+
+
+class _Connection(ServerConnection):
+    """websockets' connection, reporting a refusal the moment it is known: bytes that are
+    no WebSocket opening (websockets would wait for a line break), an opening handshake
+    websockets refuses, a frame that breaks RFC 6455 or is over the message limit (whose
+    close handshake websockets would wait on while the hello times out). HTTP requests
+    that are no opening are answered by websockets (`answered`)."""
+
+    listener: ClassVar[Listener]
+    program: Program | None = None  # once its hello is welcomed
+    noted = False
+    _head = b""
+
+    def _refuse(self, reason: str) -> None:
+        self.noted = True
+        host, port = self.remote_address[:2]
+        self.listener.refused(self.program, f"{host}:{port}", reason)
+
+    def data_received(self, data: bytes) -> None:
+        if self.request is None and not self.noted and len(self._head) < _HEAD_BYTES:
+            self._head = (self._head + data)[:_HEAD_BYTES]
+            problem = _opening_problem(self._head)
+            if problem is not None:
+                self._refuse(problem)
+                self.transport.abort()
+                return
+        super().data_received(data)
+        if self.noted:
+            return
+        if self.request is None and self.protocol.handshake_exc is not None:
+            self._refuse(_handshake_problem(self.protocol.handshake_exc, None))
+            self.transport.abort()  # websockets sent its answer; nothing more will come
+            return
+        failure = self.protocol.parser_exc
+        if isinstance(failure, PayloadTooBig):
+            self._refuse(self.listener.too_big)
+        elif failure is not None and not isinstance(failure, EOFError):
+            self._refuse(f"a WebSocket frame that breaks RFC 6455 ({one_line(failure, 120)})")
+
+    def answered(self, response: Response) -> None:
+        """websockets' answer to an opening (its `process_response` hook): a refusal, sent
+        before websockets waits for the client to close, gets its line now."""
+        problem = self.protocol.handshake_exc
+        if response.status_code != 101 and not self.noted:
+            reason = problem if problem is not None else response.reason_phrase
+            self._refuse(_handshake_problem(reason, response))
+
+
+def _connection_class(listener: Listener) -> type[ServerConnection]:
+    """`_Connection` reporting to `listener`."""
+
+    class Connection(_Connection):
+        pass
+
+    Connection.listener = listener
+    return Connection
+
+
+def _answered(socket: ServerConnection, request: Request, response: Response) -> None:
+    if isinstance(socket, _Connection):
+        socket.answered(response)
+
+
+def _noted(socket: ServerConnection) -> bool:
+    """Whether `socket`'s refusal already has its line."""
+    return isinstance(socket, _Connection) and socket.noted
