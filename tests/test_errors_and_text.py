@@ -1,6 +1,10 @@
 """One error root for the project, and the text helpers every message goes through."""
 
+import unicodedata
+
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from viewer.cli.main import UsageError
 from viewer.errors import SgviewError
@@ -9,7 +13,7 @@ from viewer.render.context import ContextError
 from viewer.render.offscreen import RecordError
 from viewer.render.shaders import ShaderError
 from viewer.scene.errors import HierarchyError
-from viewer.text import MAX_MESSAGE, one_line, printable, quoted
+from viewer.text import MAX_MESSAGE, MAX_NAME, one_line, printable, quoted
 from viewer.window.runner import WindowError
 
 
@@ -55,3 +59,42 @@ def test_a_scene_error_is_one_bounded_line_whatever_it_quotes():
     assert len(text) <= MAX_MESSAGE
     assert text.isprintable()
     assert text.startswith("f\\x1b.toml: node '\\x07")
+
+
+# What `printable` escapes is one rule (viewer/text.py, docs/api.md "Names"): exactly the
+# characters str.isprintable() refuses, so a no-break space, a bidi override or a code
+# point unknown to this Python shows as an escape, and everything else as itself.
+ANY = st.text(st.characters(exclude_categories=()))
+
+
+@given(ANY)
+def test_printable_is_one_safe_line_whatever_the_text(text):
+    shown = printable(text, None)
+    assert shown.isprintable()  # no control, format, separator, surrogate, unassigned
+    assert not any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in shown)
+    assert "\n" not in shown and "\u202e" not in shown and "\u2066" not in shown
+    if text.isprintable():
+        assert shown == text
+    short = printable(text)
+    assert short.isprintable() and len(short) <= MAX_NAME
+
+
+@given(ANY, ANY)
+def test_distinct_texts_without_backslashes_print_distinctly(a, b):
+    assume("\\" not in a + b and a != b)
+    assert printable(a, None) != printable(b, None)
+
+
+@given(ANY.filter(lambda t: "\\" not in t))
+def test_an_escape_reads_back_as_the_text(text):
+    shown = printable(text, None)
+    assert shown.encode("ascii", "backslashreplace").decode("unicode_escape") == text
+
+
+def test_the_issue_names_show_as_escapes():
+    known = "\U0001fae8".isprintable()  # Unicode 15: unknown to Python 3.11, known to 3.13
+    assert printable("Robot \U0001fae8") == ("Robot \U0001fae8" if known else "Robot \\U0001fae8")
+    assert printable("no\xa0break") == "no\\xa0break"
+    assert printable("bad\x1b[31mname") == "bad\\x1b[31mname"
+    assert printable("a\u2066b\u200bc\ue000d") == "a\\u2066b\\u200bc\\ue000d"
+    assert printable("Robot 😀 é") == "Robot 😀 é"
