@@ -28,7 +28,7 @@ from .model import (
 )
 from .overlay_state import OverlayState
 from .replay import SPEED_RANGE
-from .stats import COUNTER_TIPS, counter_rows, totals_rows
+from .stats import COUNTER_TIPS, counter_rows, totals_definition, totals_rows
 from .timeline_records import EVENT_BITS, EVENT_KINDS, Entry
 from .widgets import COLORS, Color, Flow, ItemRect, key_value_table, u32, vec4
 
@@ -95,6 +95,8 @@ class FramesPanel:
         self.replay_note: str | None = None  # why V found nothing to replay
         #: The timeline's (x, y, width, height) on screen at the last frame.
         self.timeline_rect: tuple[float, float, float, float] | None = None
+        #: The line under the totals that defines them, as drawn last (None: not drawn).
+        self.totals_note: str | None = None
 
     def draw(self, entry: Entry | None) -> None:
         self._timeline()
@@ -310,6 +312,12 @@ class FramesPanel:
                 wrap=narrow,
                 label_share=NUMBERS_LABEL_SHARE,
             )
+            last = ov.timeline.last
+            if last is not None:  # what the two counts count, where they are read
+                self.totals_note = totals_definition(last.stats.naive_products)
+                imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
+                imgui.text_wrapped(self.totals_note)
+                imgui.pop_style_color()
         if imgui.small_button("reset totals"):
             ov.reset_totals()
         frames, done, naive = ov.timeline.cumulative()
@@ -335,6 +343,8 @@ class FramesPanel:
             blocks = records.log(LOG_LINES)
         else:  # the picked frame and some after it, so that it can be at the top
             blocks = records.log(LOG_LINES // 2, until=pinned)
+            if not blocks or blocks[-1][0] != pinned:  # no lines of its own: it says why
+                blocks.append((pinned, records.own_block(pinned)))
             blocks += records.log_after(pinned, LOG_LINES // 2)
         shown = ov.shown_entry
         shown_frame = shown.frame if shown is not None else None

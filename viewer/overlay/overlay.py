@@ -175,7 +175,7 @@ class Overlay:
         )
         events, self._events = [*self._events, *events], []
         names = [self.host.graph.name_of(int(i)) for i in sorted(weights)]
-        self.timeline.add(frame, report, stats, events, weights=names)
+        self.timeline.add(frame, report, stats, events, weights=names, paused=self.host.paused)
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.timeline.find(self.pinned) is None:
             self.replay.back = None

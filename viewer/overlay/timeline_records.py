@@ -64,7 +64,7 @@ RECORD = np.dtype(
     [("frame", np.int64)]
     + [(name, np.int64) for name in _INT_FIELDS]
     + [(name, np.float32) for name in _FLOAT_FIELDS]
-    + [("events", np.uint8)]
+    + [("events", np.uint8), ("paused", np.bool_)]
 )
 
 
@@ -147,10 +147,12 @@ class FrameRecords:
         stats: FrameStats,
         events: Iterable[tuple[str, str]] = (),
         weights: Iterable[str] = (),
+        paused: bool = False,
     ) -> Entry:
-        """Keep one frame: its counters, its report (within the budget), its events, and
-        the names of the nodes whose morph weights changed with it (`weights`: its log
-        block gets one ``~Weights : NAME~`` line each)."""
+        """Keep one frame: its counters, its report (within the budget), its events, the
+        names of the nodes whose morph weights changed with it (`weights`: its log block
+        gets one ``~Weights : NAME~`` line each), and whether it was a step made while
+        paused (`paused`: what a frame that recomputed nothing says of itself)."""
         if self._len == self.capacity:  # the oldest record goes
             self._forget(int(self._rec[self._start]["frame"]))
             self._start = (self._start + 1) % self.capacity
@@ -169,6 +171,7 @@ class FrameRecords:
         for kind, _ in notes:
             bits |= EVENT_BITS[kind]
         row["events"] = bits
+        row["paused"] = paused
         if notes:
             self._notes[frame] = notes[:NOTES_PER_FRAME]
         names = tuple(str(name) for name in weights)
@@ -343,6 +346,31 @@ class FrameRecords:
     def notes(self, frame: int) -> tuple[tuple[str, str], ...]:
         """The events of `frame`: (kind, what) pairs."""
         return self._notes.get(frame, ())
+
+    def own_block(self, frame: int) -> list[str]:
+        """The lines the log shows for a picked `frame`: its ``--log`` block, or where it
+        has none ``# frame N`` and one line saying why (`why_quiet`), so that the log
+        never shows another frame's lines for it."""
+        block = self._block(frame, self.report(frame))
+        return block if block else [f"# frame {frame}", self.why_quiet(frame)]
+
+    def why_quiet(self, frame: int) -> str:
+        """Why `frame` has no log lines: it recomputed nothing (the event that changed no
+        transform, a step while paused, or idle), or its report is no longer kept."""
+        index = self.index_of(frame)
+        record = self.records()[index] if index is not None else None
+        if record is not None and int(record["world"]) > 0:
+            return (
+                f"frame {frame}: {int(record['world']):,} nodes recomputed; their lines "
+                "are no longer kept"
+            )
+        events = self.notes(frame)
+        if events:
+            what = "; ".join(f"{kind}: {name}" for kind, name in events)
+            return f"frame {frame}: nothing recomputed ({what}, which changed no transform)"
+        if record is not None and bool(record["paused"]):
+            return f"frame {frame}: nothing recomputed (paused: a step with nothing pending)"
+        return f"frame {frame}: nothing recomputed (idle: nothing moved, touched or edited)"
 
     def cumulative(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """(frames, products, naive products) summed from `totals.since` up to each kept
