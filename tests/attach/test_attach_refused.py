@@ -33,6 +33,28 @@ CASES = {
 }
 
 
+def test_half_a_request_then_a_close_gets_its_line(listening):
+    _, address, err = listening
+    before = err.getvalue().count("\n")
+    with socket.create_connection(address, timeout=5) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x")
+        time.sleep(0.05)
+        assert err.getvalue().count("\n") == before  # it may still come whole
+    deadline = time.monotonic() + 1.0
+    while err.getvalue().count("\n") == before and time.monotonic() < deadline:
+        time.sleep(0.005)
+    lines = err.getvalue().splitlines()[before:]
+    assert len(lines) == 1 and "before its HTTP request was whole" in lines[0], lines
+
+
+def test_a_connection_that_sends_nothing_gets_no_line(listening):
+    _, address, err = listening
+    before = err.getvalue()
+    socket.create_connection(address, timeout=5).close()  # a port probe
+    time.sleep(0.1)
+    assert err.getvalue() == before
+
+
 @pytest.fixture(scope="module")
 def listening():
     from viewer.attach.protocol import ProgramLimits

@@ -391,6 +391,12 @@ class _Connection(ServerConnection):
         elif failure is not None and not isinstance(failure, EOFError):
             self._refuse(f"a WebSocket frame that breaks RFC 6455 ({one_line(failure, 120)})")
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.request is None and self._head and not self.noted:
+            # a start of a request, then silence until websockets' open timeout, or a close
+            self._refuse("the connection ended before its HTTP request was whole")
+        super().connection_lost(exc)
+
     def answered(self, response: Response) -> None:
         """websockets' answer to an opening (its `process_response` hook): a refusal, sent
         before websockets waits for the client to close, gets its line now."""
