@@ -15,10 +15,14 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from viewer.cli.args import PROG, build_parser
-from viewer.cli.interrupt import ctrl_c_anywhere
+from viewer.cli.interrupt import Ending, ctrl_c_anywhere, ended
 from viewer.errors import SgviewError
 from viewer.text import one_line, printable, quoted
+
+#: The command's name in its messages: `viewer.cli.args.PROG`, not imported from there, so
+#: that importing this module takes no time before `main` handles Ctrl+C (the arguments
+#: need the loaders' limits, and with them numpy).
+PROG = "sgview"
 
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
 
@@ -271,8 +275,7 @@ def save(args) -> int:
         else:
             save_scene(scene, args.save)
     except (UsageError, SceneError) as exc:
-        print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
-        return 2
+        return _failed(f"{PROG}: {one_line(exc)}", 2)
     for note in [*notes, *scene.save_notes]:
         print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
     print(
@@ -293,30 +296,55 @@ def _print_notes(scene) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `sgview` console script; returns the exit status.
 
-    Ctrl+C at any point (a large file loading, frames running) exits with 130 and no
-    traceback; an error no layer turned into a one-line `SgviewError` (a bug) is still
-    one line, with exit status 1 (``SGVIEW_DEBUG=1`` shows its traceback instead)."""
+    Ctrl+C at any point (a large file loading, a reload, frames running) exits with 130,
+    SIGTERM with 143, silently and whatever error the interrupt surfaced as on its way
+    (`viewer.cli.interrupt`); an error no layer turned into a one-line `SgviewError` (a
+    bug) is still one line, with exit status 1 (``SGVIEW_DEBUG=1`` shows its traceback
+    instead)."""
+    ending = Ending()
     try:
-        with ctrl_c_anywhere():  # also where a C callback would swallow it
-            return _main(argv)
-    except KeyboardInterrupt:
-        return 130
+        with ctrl_c_anywhere(ending):
+            try:
+                status = _reported(argv)
+            except KeyboardInterrupt:  # caught inside: what it unwound is released there
+                status = 130
+    except KeyboardInterrupt:  # a repeat raised as the guard closed
+        status = 130
+    return status if ending.status is None else ending.status
+
+
+def _reported(argv: list[str] | None) -> int:
+    """`_main`, with an error that reached this far as one line and its exit status."""
+    try:
+        return _main(argv)
     except SgviewError as exc:
-        print(f"{PROG}: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
-        return 1
+        return _failed(f"{PROG}: {one_line(exc) or type(exc).__name__}", 1)
     except Exception as exc:
-        if os.environ.get("SGVIEW_DEBUG"):
+        if os.environ.get("SGVIEW_DEBUG") and ended() is None:
             raise
         from viewer.text import brief
 
-        print(f"{PROG}: internal error ({brief(exc)}); SGVIEW_DEBUG=1 shows where", file=sys.stderr)
-        return 1
+        line = f"{PROG}: internal error ({brief(exc)}); SGVIEW_DEBUG=1 shows where"
+        return _failed(line, 1)
+
+
+def _failed(line: str, status: int) -> int:
+    """Say `line` on stderr and give `status`; once SIGINT or SIGTERM came, nothing is
+    said and the status is the signal's: the failure is the interrupt's doing (numba
+    makes a SystemError of a KeyboardInterrupt in a callback, a loader a SceneError)."""
+    signalled = ended()
+    if signalled is not None:
+        return signalled
+    print(line, file=sys.stderr)
+    return status
 
 
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["listen"]:
         return _listen(argv[1:])
+    from viewer.cli.args import build_parser
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.list_scenes:
@@ -338,8 +366,7 @@ def _main(argv: list[str] | None) -> int:
         if cold is not None:
             cold.announce()
     except UsageError as exc:
-        print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
-        return 2
+        return _failed(f"{PROG}: {one_line(exc)}", 2)
     return _run(scene, options, args)
 
 
@@ -366,8 +393,7 @@ def _listen(argv: list[str]) -> int:
         check_display(args)
         scene, options, listener, source = prepare(args)
     except (UsageError, ListenUsageError, ListenError) as exc:
-        print(f"{PROG}: {one_line(exc)}", file=sys.stderr)
-        return 2
+        return _failed(f"{PROG}: {one_line(exc)}", 2)
     try:
         return _run(scene, options, args, source)
     finally:
@@ -390,24 +416,20 @@ def _run(scene, options, args, source=None) -> int:
         run(scene, options, headless=args.headless, backend=args.backend, source=source)
     except WindowError as exc:
         reason = one_line(exc, 160)
-        print(
+        return _failed(
             f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",
-            file=sys.stderr,
+            2,
         )
-        return 2
     except (ContextError, RecordError, ShaderError, FrameError) as exc:
-        print(f"{PROG}: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
-        return 1
+        return _failed(f"{PROG}: {one_line(exc) or type(exc).__name__}", 1)
     except GLError as exc:  # a GL call failed while running: no traceback either
-        print(f"{PROG}: OpenGL error: {one_line(exc) or type(exc).__name__}", file=sys.stderr)
-        return 1
+        return _failed(f"{PROG}: OpenGL error: {one_line(exc) or type(exc).__name__}", 1)
     except BrokenPipeError:  # `sgview ... --log | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return 0
     except OSError as exc:  # writing an output failed after all (a full disk, ...)
         where = f" {printable(exc.filename)}" if getattr(exc, "filename", None) else ""
-        print(f"{PROG}: cannot write{where}: {exc.strerror or one_line(exc)}", file=sys.stderr)
-        return 1
+        return _failed(f"{PROG}: cannot write{where}: {exc.strerror or one_line(exc)}", 1)
     return 0
 
 
