@@ -67,10 +67,16 @@ from viewer.io.gltf_read.source import GltfSource, read_source
 from viewer.io.gltf_read.views import read_views
 from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.materials import MeshSurface
+from viewer.text import quoted
 
 __all__ = ["GltfModel", "collector_paused", "read_gltf"]
 
 #: Bytes per vertex of a mesh copy on the GPU (`meshes.VERTEX_FORMAT`, all floats).
+#: How far from 1 a node rotation's length may be before it gets a note: the Khronos
+#: validator's own bound for ROTATION_NON_UNIT (|length - 1| > 0.00769, its threshold for
+#: unit vectors of four components).
+UNIT_TOLERANCE = 0.00769
+
 _VERTEX_BYTES = 4 * sum(int(kind[0]) for kind in meshes.VERTEX_FORMAT.split())
 
 
@@ -213,10 +219,14 @@ class _ModelReader(GltfFile):
         model.positions, model.rotations, model.scales = trs
         with np.errstate(over="ignore"):
             norms = np.linalg.norm(model.rotations, axis=1)
+        lengths = norms.copy()  # for the note
         huge = ~np.isfinite(norms)  # components near the float limit: scaled down first
         if huge.any():
-            model.rotations[huge] /= np.abs(model.rotations[huge]).max(axis=1, keepdims=True)
+            largest = np.abs(model.rotations[huge]).max(axis=1)
+            model.rotations[huge] /= largest[:, None]
             norms[huge] = np.linalg.norm(model.rotations[huge], axis=1)
+            with np.errstate(over="ignore"):  # inf: a length beyond the float limit
+                lengths[huge] = norms[huge] * largest
         bad = np.flatnonzero(~(norms > 1e-12))
         if bad.size:
             row = int(bad[0])
@@ -226,6 +236,7 @@ class _ModelReader(GltfFile):
                 node=names[row],
                 field="rotation",
             )
+        self._note_non_unit(model, order, lengths)
         model.rotations /= norms[:, None]
         for row, i, name, matrix in matrices:
             t, r, s = matrix_trs(self, matrix, i, name)
@@ -368,6 +379,23 @@ class _ModelReader(GltfFile):
         except DataUnavailable as exc:
             self._note(model, f"mesh {mesh_index} is not drawn: {exc.section}: {exc.reason}")
             return read_mesh_nothing()
+
+    def _note_non_unit(self, model: GltfModel, order: list[int], lengths: np.ndarray) -> None:
+        """One note for the rotations that are not unit quaternions (the spec asks for
+        them, the validator reports them: `UNIT_TOLERANCE`), naming the first such node
+        in the file; they are normalised. `lengths`: the rotations' lengths by row."""
+        off = np.flatnonzero(~(np.abs(lengths - 1.0) <= UNIT_TOLERANCE))
+        if not off.size:
+            return
+        row = int(off[np.argmin(np.asarray(order)[off])])
+        length = float(lengths[row])
+        size = f"{length:.6g}" if np.isfinite(length) else "over 1.8e308"
+        more = f" (and {off.size - 1:,} more)" if off.size > 1 else ""
+        self._note(
+            model,
+            f"node {quoted(model.names[row])}{more}: rotation is not a unit quaternion "
+            f"(length {size}); normalised",
+        )
 
     def _note(self, model: GltfModel, text: str) -> None:
         note = f"{self.display}: {text}"
