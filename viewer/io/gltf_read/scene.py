@@ -71,12 +71,12 @@ from viewer.text import quoted
 
 __all__ = ["GltfModel", "collector_paused", "read_gltf"]
 
-#: Bytes per vertex of a mesh copy on the GPU (`meshes.VERTEX_FORMAT`, all floats).
 #: How far from 1 a node rotation's length may be before it gets a note: the Khronos
 #: validator's own bound for ROTATION_NON_UNIT (|length - 1| > 0.00769, its threshold for
 #: unit vectors of four components).
 UNIT_TOLERANCE = 0.00769
 
+#: Bytes per vertex of a mesh copy on the GPU (`meshes.VERTEX_FORMAT`, all floats).
 _VERTEX_BYTES = 4 * sum(int(kind[0]) for kind in meshes.VERTEX_FORMAT.split())
 
 
