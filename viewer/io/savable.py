@@ -3,7 +3,7 @@
 The graph's API takes any finite number and any non-empty string as a name; a scene file
 is held to narrower rules (viewer/io/ranges.py: positions within 1e9, scales within
 1e-6..1e6, sizes, the camera's ranges, the world reach; names must be text that UTF-8 can
-hold, not blank). A scene built in code can leave them, and a file saved from it would
+hold). A scene built in code can leave them, and a file saved from it would
 then be refused by the very loader that must read it. So before writing, `savable_reason`
 applies the loader's own rules (the same `RANGES`, the same reach check) to the scene,
 and the saver refuses, in one line naming the node and the field, what the loader would.
@@ -20,8 +20,6 @@ __all__ = ["name_reason", "savable_reason"]
 
 def name_reason(name: str) -> str | None:
     """Why a node name cannot go into a scene file, or None."""
-    if not name.strip():
-        return "a scene file needs a non-blank name"
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -41,9 +39,7 @@ def _first_bad_name(names: list[str]) -> int:
     """The first row whose name `name_reason` refuses (-1: none)."""
     try:
         "\n".join(names).encode("utf-8")  # no unpaired surrogate in any name
-        if all(map(str.strip, names)):  # (at C speed: none blank)
-            return -1
-        return next((row for row, name in enumerate(names) if not name.strip()), -1)
+        return -1
     except UnicodeEncodeError:
         return next(row for row, name in enumerate(names) if name_reason(name) is not None)
 

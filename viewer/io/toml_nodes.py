@@ -78,7 +78,7 @@ def parse_nodes(
     tables = [items[r] for r in rows]
     ok = np.ones(len(rows), dtype=bool)
     names = [t.get("name") for t in tables]
-    ok &= np.array([type(x) is str and bool(x.strip()) for x in names], dtype=bool)
+    ok &= np.array([type(x) is str and x != "" for x in names], dtype=bool)
     parents = [t.get("parent") for t in tables]
     ok &= np.array([x is None or type(x) is str for x in parents], dtype=bool)
     meshes = [t.get("mesh") for t in tables]
@@ -193,10 +193,10 @@ def _all_given(names: list[str | None]) -> TypeGuard[list[str]]:
 
 
 def _names_ok(names: list) -> np.ndarray:
-    """Where a name is given and not blank."""
+    """Where a name is given and not empty (any other text is a name: docs/api.md)."""
     if None in names:
-        return np.array([x is not None and bool(x.strip()) for x in names], dtype=bool)
-    return np.fromiter(map(bool, map(str.strip, names)), dtype=bool, count=len(names))
+        return np.array([x is not None and x != "" for x in names], dtype=bool)
+    return np.fromiter(map(bool, names), dtype=bool, count=len(names))
 
 
 def _rotations(euler: np.ndarray, given: np.ndarray) -> np.ndarray:

@@ -121,7 +121,7 @@ def parse_node(item: object, i: int, display: str, locator: F.Locator, base_dir:
     if "name" not in table:
         raise where.error("name", "every node needs a name")
     name = F.string(where, "name", table["name"])
-    if not name.strip():
+    if not name:
         raise where.error("name", "expected a non-empty name")
     where.node = name
     F.check_keys(where, table, NODE_KEYS)
