@@ -14,6 +14,7 @@ import time
 import pytest
 
 from viewer.attach.server import Listener
+from viewer.text import quoted
 
 TLS_HELLO = bytes.fromhex("16030100f8010000f40303") + bytes(range(32)) + bytes(200)
 OPENING = (
@@ -88,3 +89,26 @@ def test_each_refused_connection_gets_one_line_at_once(listening, case):
     assert line.isprintable() and line.removeprefix("sgview: ") == listener.notes[-1]
     time.sleep(0.05)  # and no second line for it once the socket is closed
     assert err.getvalue().count("\n") == before + 1, err.getvalue().splitlines()[before:]
+
+
+def test_a_program_announcing_2_62_bytes_after_its_hello_is_named_at_once(listening):
+    from viewer.attach import protocol as p
+
+    _, address, err = listening
+    hello = p.encode_hello("big \U0001fae8")
+    framed = bytes([0x82, 0x80 | len(hello)]) + bytes(4) + hello  # masked with zeros
+    before = err.getvalue().count("\n")
+    with socket.create_connection(address, timeout=5) as sock:
+        sock.sendall(OPENING)
+        assert sock.recv(12) == b"HTTP/1.1 101"
+        sock.sendall(framed)
+        time.sleep(0.1)  # the welcome comes back
+        started = time.monotonic()
+        sock.sendall(HUGE_FRAME)
+        while err.getvalue().count("\n") == before and time.monotonic() - started < 1.0:
+            time.sleep(0.005)
+        took = time.monotonic() - started
+    lines = err.getvalue().splitlines()[before:]
+    assert took < 1.0 and len(lines) == 1, lines
+    shown = quoted("big \U0001fae8", 40)  # escaped where this Python does not know U+1FAE8
+    assert f"program {shown}" in lines[0] and "over the 1048576 bytes limit" in lines[0]

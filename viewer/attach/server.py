@@ -231,16 +231,13 @@ class Listener:
                 socket.program = program
             await self._receive(socket, program)
         except ProtocolError as exc:
-            if not _noted(socket):
+            if _first_line(socket):
                 self._bad(program, address, str(exc))
             await socket.close(POLICY_VIOLATION, one_line(exc, 120))
         except ConnectionClosed as exc:
+            # a frame websockets refused (over the limit, say) had its line as it came
             code = exc.rcvd.code if exc.rcvd is not None else None
-            if _noted(socket):
-                pass  # its line went out when the frame came
-            elif exc.sent is not None and exc.sent.code == 1009:  # websockets' "too big"
-                self._bad(program, address, self.too_big)
-            elif code not in (None, 1000, 1001):
+            if code not in (None, 1000, 1001) and _first_line(socket):
                 self._note(f"{_who(program, address)} left ({code})")
         finally:
             with self._lock:
@@ -421,6 +418,9 @@ def _answered(socket: ServerConnection, request: Request, response: Response) ->
         socket.answered(response)
 
 
-def _noted(socket: ServerConnection) -> bool:
-    """Whether `socket`'s refusal already has its line."""
-    return isinstance(socket, _Connection) and socket.noted
+def _first_line(socket: ServerConnection) -> bool:
+    """Whether `socket` has had no line of refusal yet; from now on it has one."""
+    if not isinstance(socket, _Connection):
+        return True
+    first, socket.noted = not socket.noted, True
+    return first
