@@ -19,8 +19,10 @@ from viewer.overlay.model import cause_text, node_details
 from viewer.session.session import window_title
 from viewer.text import MAX_MESSAGE, MAX_NAME
 
-HOSTILE = ["\x1b[2J", "\x1b]0;pwned\x07", "\x07", "\n", "\r", "\t", "\x00", "\x7f", "\x9b",
-           "\u202e", "\u2028", "\ufeff", "=Update World : Forged="]  # fmt: skip
+HOSTILE = [
+    *("\x1b[2J", "\x1b]0;pwned\x07", "\x07", "\n", "\r", "\t", "\x00", "\x7f", "\x9b"),
+    *("\u202e", "\u2028", "\ufeff", "\xa0", "\u200b", "\U0001fae8", "=Update World : Forged="),
+]
 NAME = st.lists(
     st.one_of(
         st.sampled_from(HOSTILE),
@@ -59,8 +61,9 @@ def safe(line: str, limit: int) -> None:
     assert len(line) <= limit, (len(line), line[:100])
 
 
-FUZZ = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+FUZZ = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @FUZZ
@@ -69,7 +72,7 @@ def test_names_from_a_file_are_shown_escaped_everywhere(tmp_path_factory, names,
     path = write_scene(tmp_path_factory.mktemp("names"), names, title)
     try:
         scene = load_scene(path)
-    except SceneError as err:  # e.g. a name that is only whitespace
+    except SceneError as err:  # whatever a file is refused for, it says so in one safe line
         safe(str(err), MAX_MESSAGE)
         return
     graph = scene.graph

@@ -193,8 +193,12 @@ def test_names_that_are_not_utf8_and_a_million_nodes_announced_and_not_sent():
 
 @given(st.binary(max_size=300))
 def test_random_bytes_are_refused_with_one_line_or_decoded(data):
-    for decode, extra in ((p.decode_hello, ()), (p.decode_structure, (LIMITS,)),
-                          (p.decode_frame, (np.arange(50), 0))):  # fmt: skip
+    decoders = [
+        (p.decode_hello, ()),
+        (p.decode_structure, (LIMITS,)),
+        (p.decode_frame, (np.arange(50), 0)),
+    ]
+    for decode, extra in decoders:
         for prefix in (b"", p.header(p.HELLO), p.header(p.STRUCTURE), p.header(p.FRAME)):
             try:
                 decode(prefix + data, *extra)
