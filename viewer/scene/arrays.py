@@ -43,6 +43,7 @@ class NodeArrays:
         "changes",
         "pending",
         "cap",
+        "locals_written",
         "pos",
         "rot",
         "scl",
@@ -120,6 +121,9 @@ class NodeArrays:
         self.changes = 0
         #: Ids set by the per-node setters whose subtrees are not marked yet.
         self.pending: list[int] = []
+        #: Whether a local matrix was ever written (``Storage.local_of``, ``pull_world``):
+        #: until then the array is zero pages that growing need not copy.
+        self.locals_written = False
         self.cap = 0
         self.grow(max(int(capacity), 1))
 
@@ -185,7 +189,7 @@ class NodeArrays:
         # Row 3 of every world matrix is (0, 0, 0, 1) from here on; the kernels never
         # write it. Local matrices are written whole, only when one is read (never by
         # update()): their 128 MB at a million ids stay zero pages nothing touched.
-        self.local = grown(get("local"), (16,), np.float64, 0.0)
+        self.local = grown(get("local") if self.locals_written else None, (16,), np.float64, 0.0)
         self.world = grown(get("world"), (16,), np.float64, 0.0)
         self.world[n:, 15] = 1.0
         for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib"):

@@ -241,6 +241,7 @@ class Storage(NodeArrays):
         """A view of ``i``'s local matrix, recomputed first if its values changed."""
         self.check_alive(i)
         self.flush()
+        self.locals_written = True
         self.kernels.pull_local(i, self.flags, self.pos, self.rot, self.scl, self.local)
         return self.local[i].reshape(4, 4)
 
@@ -279,6 +280,7 @@ class Storage(NodeArrays):
         if self.pending:
             self.flush()
         if self.flags_v[i] & WORLD:
+            self.locals_written = True
             self.products += self.kernels.pull_world(
                 i,
                 self.parent,
