@@ -98,3 +98,30 @@ def test_the_issue_names_show_as_escapes():
     assert printable("bad\x1b[31mname") == "bad\\x1b[31mname"
     assert printable("a\u2066b\u200bc\ue000d") == "a\\u2066b\\u200bc\\ue000d"
     assert printable("Robot 😀 é") == "Robot 😀 é"
+
+
+def test_an_interrupt_is_told_through_the_errors_made_of_it():
+    """numba hands a Ctrl+C inside compiled code back as a SystemError whose context is the
+    KeyboardInterrupt; a layer may wrap that again (``raise ... from None`` keeps the
+    context): each is an interrupt, and nothing else is."""
+    from viewer.errors import interrupted
+
+    def made_of_interrupt() -> BaseException:
+        try:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt:
+                raise SystemError("returned a result with an exception set")  # noqa: B904
+        except SystemError:
+            try:
+                raise ValueError("its first frame fails") from None
+            except ValueError as wrapped:
+                return wrapped
+
+    assert interrupted(KeyboardInterrupt())
+    assert interrupted(made_of_interrupt())
+    assert not interrupted(ValueError("plain"))
+    looped = ValueError("a")
+    looped.__context__ = ValueError("b")
+    looped.__context__.__context__ = looped  # a cycle ends the walk
+    assert not interrupted(looped)

@@ -12,11 +12,26 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
-__all__ = ["SgviewError", "floats_raise"]
+__all__ = ["SgviewError", "floats_raise", "interrupted"]
 
 
 class SgviewError(Exception):
     """An expected failure with a one-line message meant for the user."""
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether `exc` is, or was raised while handling, a Ctrl+C: numba hands an interrupt
+    inside compiled code back as a `SystemError` whose context is the KeyboardInterrupt.
+    A layer that turns failures into one line re-raises such an error instead, so that the
+    run ends as an interrupt (exit 130), never as a failed load or frame."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
 
 
 def floats_raise() -> AbstractContextManager:

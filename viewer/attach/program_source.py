@@ -3,9 +3,11 @@ meets the runner.
 
 Its scene is the mirror (`mirror.py`) of the program on show, so the runner, the renderer
 and the overlay show it as they show a scene file: `poll` offers a program's mirror when one
-connects or the user picks another, and `advance` applies the program's next frame and
-hands on the report the program sent. Every connected program's frames are applied to its
-own mirror as they come, shown or not.
+connects or the user picks another, and `advance` applies every frame the program sent
+since the last redraw, in turn, and hands on the newest with the reports the program sent
+folded into one (`fold`): the picture keeps up with a program faster than the redraws,
+while the mirror and ``--log`` see each frame. Every connected program's frames are applied
+to its own mirror as they come, shown or not.
 
 It offers what a watched program allows and nothing else (`viewer.session.source`): the
 selection, pause and step, and the choice among programs (`programs`). It has no editing
@@ -16,10 +18,14 @@ which alone recomputes its graph. The panel's edit line says so from the start.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TextIO
 
+import numpy as np
+from numpy.typing import NDArray
+
 from viewer.content.scene import Scene
-from viewer.errors import floats_raise
+from viewer.errors import floats_raise, interrupted
 from viewer.keys.references import carry_names
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
@@ -33,7 +39,7 @@ from .mirror import Mirror
 from .protocol import ProgramFrame
 from .server import Listener, Program
 
-__all__ = ["READ_ONLY", "ProgramSource"]
+__all__ = ["READ_ONLY", "ProgramSource", "fold"]
 
 #: Seconds one wait for a frame lasts before the loop looks again (Ctrl+C stays live).
 WAIT_SLICE = 0.25
@@ -46,8 +52,10 @@ class ProgramSource:
     """The programs a `Listener` accepted, one of them on show (see the module notes).
 
     ``wait``: `poll` waits for the first program and each `advance` for the shown
-    program's next frame (headless runs); ``log``: print each shown frame's update log
-    (`out`, `err`: the streams, default sys.stdout / sys.stderr when printing)."""
+    program's next frame, and the run `ended` once that program left (headless runs);
+    ``limit``: the most program frames taken (a headless ``--frames N``; None: no limit);
+    ``log``: print each frame taken's update log (`out`, `err`: the streams, default
+    sys.stdout / sys.stderr when printing)."""
 
     def __init__(
         self,
@@ -55,6 +63,7 @@ class ProgramSource:
         *,
         listener: Listener,
         wait: bool = False,
+        limit: int | None = None,
         log: bool = False,
         out: TextIO | None = None,
         err: TextIO | None = None,
@@ -62,6 +71,7 @@ class ProgramSource:
         self._scene = scene
         self.listener = listener
         self.wait = wait
+        self.limit = limit
         self.log = log
         self._messages = Messages(out, err)
         self._messages.edit = READ_ONLY
@@ -75,6 +85,11 @@ class ProgramSource:
         self._first: dict[Program, FrameReport] = {}
         self._ready: FrameReport | None = None  # the shown program's first frame, once
         self._frame = 0
+        #: Program frames taken, of every program shown: what `limit` bounds.
+        self._frames_taken = 0
+        #: Per program: frames taken and shown folded into a newer one in the same redraw.
+        self._folded: dict[Program, int] = {}
+        self._said_left: Program | None = None
         self._paused = False
         self._stepping = False
         self._selected: int | None = None
@@ -124,7 +139,7 @@ class ProgramSource:
         self._stepping = False
 
     def request_step(self) -> None:
-        """While paused: show the program's next frame (its frames wait meanwhile)."""
+        """While paused: show the program's next frame alone (its frames wait meanwhile)."""
         self._stepping = self._paused
 
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
@@ -157,6 +172,9 @@ class ProgramSource:
                 f"{program.label}\n    {program.frames_received} frames, "
                 f"{program.frames_merged} merged{state}"
             )
+            folded = self._folded.get(program, 0)
+            if folded:
+                text += f", {folded} folded"
             mirror = self.mirrors.get(program)
             if mirror is not None and mirror.mismatches:
                 text += f", {mirror.mismatches} world matrices differ from parent x local"
@@ -224,6 +242,8 @@ class ProgramSource:
             with floats_raise():
                 return mirror.apply(frame)
         except Exception as exc:  # checked, and still not applicable (an overflow, say)
+            if interrupted(exc):
+                raise
             self.listener.bad_frame(program, f"frame {frame.frame} cannot be shown ({brief(exc)})")
             return None
 
@@ -237,6 +257,7 @@ class ProgramSource:
                 self.listener.forget(program)
                 self.mirrors.pop(program, None)
                 self._refused.discard(program)
+                self._folded.pop(program, None)
                 continue
             for _ in range(HIDDEN_FRAMES_PER_REDRAW if self.shown else 1):
                 frame = program.take()
@@ -252,33 +273,146 @@ class ProgramSource:
             return wanted
         if self.shown is not None and (self.shown.connected or self.shown.pending()):
             return self.shown
+        # A program that left keeps its turn while it has frames to show (it may leave
+        # before the first poll: a headless run still shows and logs them).
         live = [
             p
             for p in self.listener.programs
-            if p in self.mirrors and p.connected and p not in self._refused
+            if p in self.mirrors
+            and p not in self._refused
+            and (p.connected or p.pending() or p in self._first)
         ]
         return live[0] if live else self.shown
 
     # -- the frames ------------------------------------------------------------------------
+    @property
+    def ended(self) -> bool:
+        """A headless run has nothing more to show: the frame limit is taken, or the program
+        on show left with all its frames shown and no other program is connected (a window
+        stays open on a program that left)."""
+        if not self.wait:
+            return False
+        if self.limit is not None and self._frames_taken >= self.limit:
+            return True
+        program = self.shown
+        if program is None or not self._gone(program):
+            return False
+        return not any(p is not program and p.connected for p in self.listener.programs)
+
+    def _gone(self, program: Program) -> bool:
+        """The program left and every frame it sent was taken."""
+        return not program.connected and not program.pending() and self._ready is None
+
     def advance(self, dt: float) -> Frame | None:
-        """The shown program's next frame, applied to its mirror (None: none came)."""
+        """Every frame of the shown program that came since the last redraw, each applied to
+        its mirror (and logged) in turn, handed on as one frame: the newest, its report
+        folded over those it stands for (None: none came). A headless run waits for one."""
         program = self.shown
         if program is None or (self._paused and not self._stepping):
             return None
-        self._stepping = False
+        single, self._stepping = self._stepping, False  # a step shows one frame
         start = time.perf_counter()
-        report, self._ready = self._ready, None
-        if report is None:
+        reports: list[FrameReport] = []
+        ready, self._ready = self._ready, None
+        if ready is not None:
+            self._taken_one(ready)
+            reports.append(ready)
+        while self._room() and not (single and reports):
             frame = program.take()
-            while frame is None and self.wait and (program.connected or program.pending()):
+            while frame is None and not reports and self.wait and not self._gone(program):
                 frame = program.take(WAIT_SLICE)
             report = None if frame is None else self._apply(program, frame)
-        if report is None:
+            if report is None:
+                break
+            self._taken_one(report)
+            reports.append(report)
+        self._say_left(program)
+        if not reports:
             return None
         self._frame += 1
+        if len(reports) > 1:
+            self._folded[program] = self._folded.get(program, 0) + len(reports) - 1
+        report = reports[0] if len(reports) == 1 else fold(reports, self.graph)
         self.last_report = report
+        return Frame(report.frame, report, dt, 1000.0 * (time.perf_counter() - start))
+
+    def _room(self) -> bool:
+        """Whether this run takes another frame (a headless run's frame limit)."""
+        return self.limit is None or self._frames_taken < self.limit
+
+    def _taken_one(self, report: FrameReport) -> None:
+        """One program frame taken: counted and, with ``log``, logged under its number."""
+        self._frames_taken += 1
         if self.log:
             lines = report.log_lines()
             if lines:
                 self._messages.log([f"# frame {report.frame}", *lines])
-        return Frame(report.frame, report, dt, 1000.0 * (time.perf_counter() - start))
+
+    def _say_left(self, program: Program) -> None:
+        """Once, in a headless run: the line saying the program on show left."""
+        if self.wait and program is not self._said_left and self._gone(program):
+            self._said_left = program
+            self._messages.warn(
+                f"{printable(program.name, 60)} left after {program.frames_received} frames"
+            )
+
+
+def fold(reports: list[FrameReport], graph: SceneGraph) -> FrameReport:
+    """The reports of consecutive frames of one mirror as one, for the newest (the last),
+    ``graph`` being that mirror's graph after it: a node recomputed in any of them counts as
+    recomputed, with the latest cause (a node removed since is left out; a cause removed
+    since becomes the node itself), in the graph's pre-order; counters add up (as the
+    publisher's `Backlog` merges frames)."""
+    newest = reports[-1]
+    order = graph.alive_ids()
+    ids = [order, *(r.local_updated for r in reports), *(r.world_updated for r in reports)]
+    size = max(graph.capacity_ids, *(int(a.max(initial=-1)) + 1 for a in ids))
+    local = np.zeros(size, dtype=bool)
+    world = np.zeros(size, dtype=bool)
+    cause = np.zeros(size, dtype=np.int64)
+    for r in reports:
+        local[r.local_updated] = True
+        world[r.world_updated] = True
+        cause[r.world_updated] = r.cause
+    alive = np.zeros(size, dtype=bool)
+    alive[order] = True
+    world_ids = order[world[order]]
+    causes = cause[world_ids]
+    causes = np.where(alive[causes], causes, world_ids)
+    structure = any(r.structure_changed for r in reports)
+    if structure:  # the slots moved: upload every node
+        starts = np.array([0] if order.size else [], dtype=np.int64)
+        ends = np.array([order.size] if order.size else [], dtype=np.int64)
+    else:
+        starts, ends = _union(
+            np.concatenate([r.starts for r in reports]), np.concatenate([r.ends for r in reports])
+        )
+    return replace(
+        newest,
+        local_updated=order[local[order]],
+        world_updated=world_ids,
+        cause=causes,
+        executed=world_ids,
+        suppressed=sum(r.suppressed for r in reports),
+        products=sum(r.products for r in reports),
+        naive_products=sum(r.naive_products for r in reports),
+        structure_changed=structure,
+        starts=starts,
+        ends=ends,
+    )
+
+
+def _union(
+    starts: NDArray[np.int64], ends: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The ranges ``[starts, ends)`` as sorted, disjoint ones covering the same slots."""
+    if starts.size == 0:
+        return starts.astype(np.int64), ends.astype(np.int64)
+    order = np.argsort(starts, kind="stable")
+    lo, hi = starts[order], ends[order]
+    reach = np.maximum.accumulate(hi)
+    new = np.r_[True, lo[1:] > reach[:-1]]
+    group = np.cumsum(new) - 1
+    out_hi = np.zeros(int(group[-1]) + 1, dtype=np.int64)
+    np.maximum.at(out_hi, group, hi)
+    return lo[new].astype(np.int64), out_hi

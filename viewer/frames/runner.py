@@ -15,7 +15,8 @@ the camera and the overlay. The runner holds no GL; each redraw runs, in order:
 6. ``draw``: the screen draws the picture (skipped where nobody sees it: a headless frame
    before the last one, not recorded).
 7. ``capture``: the screen keeps what was asked of the picture; the trace and the progress
-   line record the redraw, and a run with a frame limit ends at its last redraw.
+   line record the redraw, and a run with a frame limit ends at its last redraw (or once
+   the source ended: a headless ``sgview listen`` whose program left).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from viewer.content.scene import Scene
-from viewer.errors import floats_raise
+from viewer.errors import floats_raise, interrupted
 from viewer.progress import Progress
 from viewer.session.frame import Frame, Phase
 from viewer.session.source import Candidate, FrameSource
@@ -93,6 +94,8 @@ def swap(source: FrameSource, build: Callable[[Scene], G]) -> Swapped[G] | None:
         with floats_raise():
             built = build(candidate.scene)
     except Exception as exc:
+        if interrupted(exc):
+            raise
         source.reject(candidate, exc)
         return None
     source.commit(candidate)
@@ -127,8 +130,9 @@ class FrameRunner(Generic[G]):
 
     @property
     def done(self) -> bool:
-        """The frame limit is reached: the run ends after this redraw."""
-        return self.frames is not None and self.redraws >= self.frames
+        """The frame limit is reached, or the source ended (`FrameSource.ended`): the run
+        ends after this redraw."""
+        return (self.frames is not None and self.redraws >= self.frames) or self.source.ended
 
     def seen(self) -> bool:
         """Whether the current redraw's picture is shown or kept (see `FrameRunner`)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from viewer.content.motion import Motion
 from viewer.content.scene import Scene
-from viewer.errors import SgviewError
+from viewer.errors import SgviewError, interrupted
 from viewer.io.bundled import file_title, scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
@@ -198,6 +198,8 @@ class SceneFiles:
         try:
             return Checked(load(), path, reloaded)
         except Exception as exc:
+            if interrupted(exc):
+                raise
             self._refused(path, reloaded, exc)
             return None
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from viewer.animation import apply_animation
 from viewer.content.motion import apply_motions
 from viewer.content.scene import Scene
-from viewer.errors import floats_raise
+from viewer.errors import floats_raise, interrupted
 from viewer.io.errors import SceneError
 from viewer.text import brief
 
@@ -55,6 +55,8 @@ def try_scene(scene: Scene, display: str, *, time: float, motion_on: bool = True
     except RecursionError:
         raise SceneError("the scene is nested too deeply to run", file=display) from None
     except Exception as exc:  # from any layer below: numpy, numba, the graph
+        if interrupted(exc):
+            raise
         raise SceneError(f"its first frame fails ({brief(exc)})", file=display) from None
 
 

@@ -34,7 +34,7 @@ from viewer.animation import AnimationPlayer, apply_animation
 from viewer.collision.demo import CollisionDemo, Reading
 from viewer.content.motion import apply_motions
 from viewer.content.scene import Scene
-from viewer.errors import SgviewError, floats_raise
+from viewer.errors import SgviewError, floats_raise, interrupted
 from viewer.io.ranges import reach_reason
 from viewer.keys.references import carry_names
 from viewer.scene.graph import SceneGraph
@@ -158,6 +158,11 @@ class Session:
         return window_title(self.scene.title, selected)
 
     # -- the clock -----------------------------------------------------------------------
+    @property
+    def ended(self) -> bool:
+        """A scene always has a next frame: only a frame limit or the window ends a run."""
+        return False
+
     def advance(self, dt: float) -> Frame | None:
         """Once per redraw: simulate a frame unless paused (a requested step runs one)."""
         if not self.paused:
@@ -253,6 +258,8 @@ class Session:
         except SgviewError:
             raise
         except Exception as exc:
+            if interrupted(exc):
+                raise
             source = self.scene.source
             where = "the scene" if source is None else printable(source, 120)
             raise FrameError(f"{where}: frame {self.frame}: {what} failed ({brief(exc)})") from None
