@@ -84,6 +84,7 @@ class Link:
         self._online = False  # welcomed by a viewer (read without the lock: one flag)
         self._need_snapshot = False
         self._sender_asleep = False  # waiting for a wake (set and cleared under the lock)
+        self._in_flight = False  # a frame taken off the queue and not yet sent (the lock's)
         self._last_frame_at = 0.0  # when the sending thread last took a frame (its own)
         self._backlog = Backlog()  # the program's thread's own
         self._closed = threading.Event()
@@ -188,6 +189,8 @@ class Link:
                     socket.send(message)
                 self.frames_sent += frame.merged
                 self.frames_merged += frame.merged - 1
+                with self._lock:
+                    self._in_flight = False
 
     def _next(self) -> ProgramFrame | None:
         """The next queued frame, or None after a short wait without one: a poll while the
@@ -200,6 +203,7 @@ class Link:
             if self._queue:
                 frame = self._queue.popleft()
                 self._queued_bytes -= frame.nbytes
+                self._in_flight = True
                 self._last_frame_at = time.monotonic()
                 return frame
         self._closed.wait(POLL_SECONDS)
@@ -210,6 +214,7 @@ class Link:
             self._online = False
             self._queue.clear()
             self._queued_bytes = 0
+            self._in_flight = False
         self._connected.clear()
         self._socket = None
 
@@ -236,7 +241,7 @@ class Link:
         while time.monotonic() < end and self._online:
             with self._lock:
                 room = len(self._queue) < self.queue_frames
-                if not self._queue and not self._backlog.frames:
+                if not self._queue and not self._in_flight and not self._backlog.frames:
                     return True
                 room = room and self._fits(self._backlog.most_bytes(self.graph))
             if room and self._backlog.frames:
@@ -244,9 +249,14 @@ class Link:
             time.sleep(0.005)
         return False
 
-    def close(self) -> None:
-        """Stop publishing: no more frames are taken; the connection closes."""
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop publishing: no more frames are taken, and what is queued or merged is sent
+        before the connection closes (as `flush`), waiting at most ``timeout`` seconds for
+        the viewer to take it (0: what is still queued is dropped). Without a viewer
+        nothing waits. Call it from the program's thread, as `flush`."""
         self._stop()
+        if timeout > 0:
+            self.flush(timeout)
         self._closed.set()
         with self._lock:
             self._lock.notify()

@@ -319,6 +319,17 @@ LISTEN_SHARED = ("--headless", "--frames", "--size", "--screenshot", "--record",
                  "--max-nodes", "--max-buffer-mb", "--backend", "--samples")  # fmt: skip
 
 
+#: What the shared options mean for `sgview listen`, where that differs from a scene's run.
+LISTEN_HELP = {
+    "--frames": "headless: stop after N program frames received, each logged (a redraw "
+    "shows all that came since the last one), or once the program left; window: after N "
+    "redraws (default: headless 1, window until closed)",
+    "--max-nodes": f"refuse a program's structure of more than N nodes (default: {MAX_NODES:,})",
+    "--max-buffer-mb": "refuse a program's message larger than MB megabytes; each program's "
+    f"inbox holds at most twice that (default: {MAX_BUFFER_BYTES >> 20})",
+}
+
+
 def listen_parser() -> argparse.ArgumentParser:
     """`sgview listen`: show the programs that connect (docs/attach.md)."""
     parser = _OneLineParser(
@@ -327,5 +338,7 @@ def listen_parser() -> argparse.ArgumentParser:
         "and show their scene graphs' frames as they run.",
     )
     for name, settings in LISTEN_OPTIONS + tuple(o for o in OPTIONS if o[0] in LISTEN_SHARED):
+        if name in LISTEN_HELP:
+            settings = {**settings, "help": LISTEN_HELP[name]}
         parser.add_argument(name, **settings)
     return parser

@@ -52,8 +52,8 @@ def prepare(
 ) -> tuple[Scene, RunOptions, Listener, Callable[[float | None], ProgramSource]]:
     """Listen where ``args`` ask (printing ``sgview: listening on HOST:PORT`` first on
     stderr) and return the waiting scene, the run's options, the listener (to close once
-    the run ends) and what makes the run's frame source (`ProgramSource`, which waits for
-    each frame in a headless run)."""
+    the run ends) and what makes the run's frame source (`ProgramSource`, which in a headless
+    run waits for each frame and ends once the program left or N frames were taken)."""
     host, port = split_address(args.address, args.host)
     token = args.token if args.token is not None else os.environ.get("SGVIEW_TOKEN", "")
     if not is_loopback(host) and not token:
@@ -85,6 +85,15 @@ def prepare(
     )
 
     def program_source(fixed_step: float | None) -> ProgramSource:
-        return ProgramSource(scene, listener=listener, wait=args.headless, log=args.log)
+        # Headless, `--frames N` counts the program's frames taken (each logged under its
+        # own `# frame` line), not redraws: a redraw shows every frame that came since the
+        # last one, so a redraw count would make the log's length depend on the machine.
+        return ProgramSource(
+            scene,
+            listener=listener,
+            wait=args.headless,
+            limit=frames if args.headless else None,
+            log=args.log,
+        )
 
     return scene, options, listener, program_source

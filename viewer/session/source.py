@@ -7,7 +7,7 @@ bundled scenes, a graph given to `viewer.show`) and the live-program source
 the same three steps: `poll` hands back a candidate scene to show next (a file opened, a
 file saved again, another program picked) or None; the runner builds the candidate's GPU
 state and then `commit`s it (or `reject`s it with the error, and the scene on show stays);
-`advance(dt)` hands back the next frame, or None.
+`advance(dt)` hands back the next frame, or None; `ended` says when there will be none.
 
 What a source can do besides (edit its graph, touch and restart it, open and save files,
 choose among programs) is a capability: a typed property that is None where the source does
@@ -182,6 +182,11 @@ class FrameSource(Protocol):
         ...
 
     def advance(self, dt: float) -> Frame | None: ...
+    @property
+    def ended(self) -> bool:
+        """The source has nothing more to show, so a run with an end ends after this
+        redraw: a headless ``sgview listen`` whose program left (a scene never ends)."""
+        ...
 
     # -- capabilities: None where the source does not offer them ------------------------
     @property
