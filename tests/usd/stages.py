@@ -37,9 +37,13 @@ def add_op(xf: UsdGeom.Xformable, kind: str, precision: str, value, suffix: str,
             w, x, y, z = value
             op.Set(QUAT[precision](w, x, y, z))
         return op
-    adders = {"translate": xf.AddTranslateOp, "scale": xf.AddScaleOp,
-              "rotateX": xf.AddRotateXOp, "rotateY": xf.AddRotateYOp,
-              "rotateZ": xf.AddRotateZOp}  # fmt: skip
+    adders = {
+        "translate": xf.AddTranslateOp,
+        "scale": xf.AddScaleOp,
+        "rotateX": xf.AddRotateXOp,
+        "rotateY": xf.AddRotateYOp,
+        "rotateZ": xf.AddRotateZOp,
+    }
     for order in ROTATE_XYZ:
         adders["rotate" + order] = getattr(xf, f"AddRotate{order}Op")
     op = adders[kind](precision=prec, opSuffix=suffix, isInverseOp=invert)

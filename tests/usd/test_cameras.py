@@ -28,8 +28,13 @@ def _stage(meters: float) -> Usd.Stage:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.floats(5, 300), st.floats(2, 60), st.floats(0.01, 10), st.floats(2, 1e5),
-       st.sampled_from([1.0, 0.01, 0.3048]))  # fmt: skip
+@given(
+    st.floats(5, 300),
+    st.floats(2, 60),
+    st.floats(0.01, 10),
+    st.floats(2, 1e5),
+    st.sampled_from([1.0, 0.01, 0.3048]),
+)
 def test_a_perspective_camera_sees_what_its_lens_says(focal, aperture, near, depth, meters):
     stage = _stage(meters)
     cam = UsdGeom.Camera.Define(stage, "/Rig/Shot")

@@ -22,8 +22,9 @@ from test_time import _code  # noqa: E402
 from viewer.animation import apply_animation  # noqa: E402
 
 
-def _instancer_stage(rng, samples: list[float], per_second: float, held: bool,
-                     counts: list[int], hide: bool) -> Usd.Stage:  # fmt: skip
+def _instancer_stage(
+    rng, samples: list[float], per_second: float, held: bool, counts: list[int], hide: bool
+) -> Usd.Stage:
     """An instancer of two prototypes (a cube below a turned root, a sphere) whose
     positions, orientations, scales and prototype indices are sampled at `samples`
     (`counts[k]` instances at sample k), itself turned by an op."""
@@ -42,10 +43,15 @@ def _instancer_stage(rng, samples: list[float], per_second: float, held: bool,
     cube = UsdGeom.Cube.Define(stage, "/World/Scatter/Protos/Box/Geo")
     cube.AddTranslateOp().Set((0, 0.5, 0))
     UsdGeom.Sphere.Define(stage, "/World/Scatter/Protos/Ball")
-    inst.CreatePrototypesRel().SetTargets(["/World/Scatter/Protos/Box",
-                                           "/World/Scatter/Protos/Ball"])  # fmt: skip
-    ids, pos, ori, scl = (inst.CreateProtoIndicesAttr(), inst.CreatePositionsAttr(),
-                          inst.CreateOrientationsAttr(), inst.CreateScalesAttr())  # fmt: skip
+    inst.CreatePrototypesRel().SetTargets(
+        ["/World/Scatter/Protos/Box", "/World/Scatter/Protos/Ball"]
+    )
+    ids, pos, ori, scl = (
+        inst.CreateProtoIndicesAttr(),
+        inst.CreatePositionsAttr(),
+        inst.CreateOrientationsAttr(),
+        inst.CreateScalesAttr(),
+    )
     for code, n in zip(samples, counts, strict=True):
         q = rng.normal(size=(n, 4))
         q /= np.linalg.norm(q, axis=1)[:, None]
@@ -101,8 +107,7 @@ def _sgview_instances(scene) -> dict[str, np.ndarray]:
     st.booleans(),
     st.booleans(),
 )
-def test_every_frame_shows_the_instances_usd_computes(seed, gaps, per_second, held,
-                                                      vary, hide):  # fmt: skip
+def test_every_frame_shows_the_instances_usd_computes(seed, gaps, per_second, held, vary, hide):
     rng = np.random.default_rng(seed)
     samples = np.cumsum([-3.0, *sorted(gaps)]).tolist()
     counts = [int(rng.integers(1, 12)) if vary else 6 for _ in samples]

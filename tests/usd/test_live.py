@@ -85,7 +85,9 @@ def test_added_and_removed_prims_are_structural_changes():
     _frame(live, 2)
     alive = set(graph.alive_ids().tolist())
     assert not {p for n, p in live.scene.node_paths.items() if n in alive} & {
-        "/World/Arm", "/World/Arm/Hand"}  # fmt: skip
+        "/World/Arm",
+        "/World/Arm/Hand",
+    }
     assert ball in alive
     assert_matches_usd(live.scene, stage, 0.0)
 
@@ -110,12 +112,16 @@ def test_show_follows_a_stage_headless():
     result = viewer.show(stage, on_frame=edit, headless=True, frames=3, size=(160, 90))
     assert result.frames == 3
     assert len(result.report.local_updated) == 1
-    assert np.isclose(stage.GetPrimAtPath("/World/Arm").GetAttribute(
-        "xformOp:translate").Get()[0], 4.0)  # fmt: skip
+    assert np.isclose(
+        stage.GetPrimAtPath("/World/Arm").GetAttribute("xformOp:translate").Get()[0], 4.0
+    )
 
 
-@given(st.integers(2, 8), st.lists(st.tuples(st.integers(0, 7), st.floats(-90, 90)), max_size=4),
-       st.integers(0, 2**16))  # fmt: skip
+@given(
+    st.integers(2, 8),
+    st.lists(st.tuples(st.integers(0, 7), st.floats(-90, 90)), max_size=4),
+    st.integers(0, 2**16),
+)
 def test_random_edits_glow_exactly_the_edited_prims_and_their_subtrees(n, edits, seed):
     rng = np.random.default_rng(seed)
     stage = Usd.Stage.CreateInMemory()
@@ -147,8 +153,9 @@ def test_random_edits_glow_exactly_the_edited_prims_and_their_subtrees(n, edits,
     assert_matches_usd(live.scene, stage, 0.0)
 
 
-STEP = st.tuples(st.sampled_from(["add", "remove", "move", "deactivate"]), st.integers(0, 50),
-                 st.floats(-5, 5))  # fmt: skip
+STEP = st.tuples(
+    st.sampled_from(["add", "remove", "move", "deactivate"]), st.integers(0, 50), st.floats(-5, 5)
+)
 
 
 @given(st.lists(STEP, min_size=1, max_size=8))
@@ -275,9 +282,16 @@ def test_a_prim_added_with_samples_plays():
     _check_frames(live, stage, [7, 33, 100, 150])
 
 
-@given(st.lists(st.tuples(st.sampled_from(["move", "turn", "spin"]), st.integers(-10, 60),
-                          st.floats(-50, 50)), min_size=1, max_size=6),
-       st.booleans())  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["move", "turn", "spin"]), st.integers(-10, 60), st.floats(-50, 50)
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.booleans(),
+)
 def test_random_time_sample_edits_match_xformcache_at_several_times(edits, held):
     stage, ops = _animated_stage()
     if held:

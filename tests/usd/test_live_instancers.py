@@ -97,8 +97,9 @@ EDITS = st.one_of(
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.lists(EDITS, min_size=1, max_size=3), min_size=1, max_size=5),
-       st.integers(0, 2**16))  # fmt: skip
+@given(
+    st.lists(st.lists(EDITS, min_size=1, max_size=3), min_size=1, max_size=5), st.integers(0, 2**16)
+)
 def test_random_instancer_edits_leave_pxr_s_instances_drawn_and_picked(frames, seed):
     rng = np.random.default_rng(seed)
     stage = _stage()
@@ -115,8 +116,11 @@ def test_random_instancer_edits_leave_pxr_s_instances_drawn_and_picked(frames, s
                 _instancer(stage, f"{parent}/PI{made}", rng, edit[2])
                 made += 1
             elif kind == "resize" and have:
-                _resize(UsdGeom.PointInstancer(stage.GetPrimAtPath(have[which % len(have)])),
-                        rng, edit[2])  # fmt: skip
+                _resize(
+                    UsdGeom.PointInstancer(stage.GetPrimAtPath(have[which % len(have)])),
+                    rng,
+                    edit[2],
+                )
             elif kind == "remove" and have:
                 stage.RemovePrim(have[which % len(have)])
             elif kind == "remove parent":

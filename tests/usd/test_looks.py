@@ -87,7 +87,7 @@ def test_display_colour_and_preview_surface_and_subsets():
     )
     glass = _preview(stage, "/Looks/Glass", (0, 0, 1), opacity=0.4)
     subset = UsdGeom.Subset.CreateGeomSubset(mesh, "second", "face", [1], "materialBind")
-    UsdShade.MaterialBindingAPI.Apply(subset.GetPrim()).Bind(glass)  # fmt: skip
+    UsdShade.MaterialBindingAPI.Apply(subset.GetPrim()).Bind(glass)
     look, (_, _, idx), surface = _mesh_of(scene_of(stage), "/M")
     first, rest = surface.parts
     assert (first.first, first.count) == (0, 6) and (rest.first, rest.count) == (6, 6)
@@ -129,7 +129,7 @@ def _textured(folder, texture: str = "./checker.png"):
     st = UsdGeom.PrimvarsAPI(mesh).CreatePrimvar(
         "st", Sdf.ValueTypeNames.TexCoord2fArray, UsdGeom.Tokens.faceVarying
     )
-    st.Set([(0, 0), (1, 0), (1, 1), (0, 1)])  # fmt: skip
+    st.Set([(0, 0), (1, 0), (1, 1), (0, 1)])
     material = UsdShade.Material.Define(stage, "/Quad/Look")
     surface = UsdShade.Shader.Define(stage, "/Quad/Look/Surface")
     surface.CreateIdAttr("UsdPreviewSurface")
@@ -141,10 +141,12 @@ def _textured(folder, texture: str = "./checker.png"):
     tex.CreateInput("file", Sdf.ValueTypeNames.Asset).Set(texture)
     tex.CreateInput("wrapS", Sdf.ValueTypeNames.Token).Set("clamp")
     tex.CreateInput("st", Sdf.ValueTypeNames.Float2).ConnectToSource(
-        reader.ConnectableAPI(), "result")  # fmt: skip
+        reader.ConnectableAPI(), "result"
+    )
     tex.CreateOutput("rgb", Sdf.ValueTypeNames.Float3)
     surface.CreateInput("diffuseColor", Sdf.ValueTypeNames.Color3f).ConnectToSource(
-        tex.ConnectableAPI(), "rgb")  # fmt: skip
+        tex.ConnectableAPI(), "rgb"
+    )
     material.CreateSurfaceOutput().ConnectToSource(surface.ConnectableAPI(), "surface")
     UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(material)
     stage.GetRootLayer().Save()

@@ -42,8 +42,14 @@ def test_composed_stage_opens_with_usd_world_matrices(tmp_path, suffix):
     scene.graph.update()
     stage = Usd.Stage.Open(path)
     paths = set(scene.node_paths.values())
-    assert {"/World/RefA/Geo", "/World/Pay/Geo", "/World/Var", "/World/Inst1/Geo",
-            "/World/Inst2/Geo", "/World/Scatter"} <= paths  # fmt: skip
+    assert {
+        "/World/RefA/Geo",
+        "/World/Pay/Geo",
+        "/World/Var",
+        "/World/Inst1/Geo",
+        "/World/Inst2/Geo",
+        "/World/Scatter",
+    } <= paths
     assert not {"/World/Off", "/World/Guide", "/World/Scatter/Protos/Ball"} & paths
     assert assert_matches_usd(scene, stage, 0.0) == len(paths) - 1  # all but the root "/"
     by_path = {p: i for i, p in scene.node_paths.items()}
@@ -74,8 +80,10 @@ def test_point_instances_sit_where_usd_puts_them(tmp_path):
 def test_command_line_dumps_world_by_prim_path(tmp_path, capsys):
     path = write_composed(tmp_path)
     out = tmp_path / "world.json"
-    assert main([path, "--headless", "--frames", "1", "--size", "160x90",
-                 "--dump-world", str(out)]) == 0  # fmt: skip
+    assert (
+        main([path, "--headless", "--frames", "1", "--size", "160x90", "--dump-world", str(out)])
+        == 0
+    )
     dumped = json.loads(out.read_text())
     stage = Usd.Stage.Open(path)
     root = np.array(dumped["/"])
@@ -89,8 +97,13 @@ def test_command_line_dumps_world_by_prim_path(tmp_path, capsys):
 def test_without_usd_core_one_line_says_how_to_install(tmp_path):
     path = write_composed(tmp_path)
     hide = "import sys; sys.modules['pxr'] = None; from viewer.cli.main import main; "
-    run = subprocess.run([sys.executable, "-c", hide + f"sys.exit(main([{path!r}]))"],
-                         cwd=REPO, capture_output=True, text=True, timeout=120)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-c", hide + f"sys.exit(main([{path!r}]))"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "pip install 'sgview[usd]'" in run.stderr
     assert path in run.stderr
@@ -123,8 +136,11 @@ def test_instances_of_several_prototypes_with_nested_gprims(tmp_path):
     node = next(i for i, p in scene.node_paths.items() if p == "/Scatter")
     world = scene.graph.world_matrices()[node]
     items = {item.mesh.rsplit("#", 1)[1]: item for item in scene.geometry.instanced}
-    assert set(items) == {"/Scatter/Protos/Chair/Legs/Leg0", "/Scatter/Protos/Chair/Legs/Leg1",
-                          "/Scatter/Protos/Ball"}  # fmt: skip
+    assert set(items) == {
+        "/Scatter/Protos/Chair/Legs/Leg0",
+        "/Scatter/Protos/Chair/Legs/Leg1",
+        "/Scatter/Protos/Ball",
+    }
     inst_world = usd_world(stage, "/Scatter", 0.0)
     for gprim, item in items.items():
         proto = 1 if gprim.endswith("Ball") else 0

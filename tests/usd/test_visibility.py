@@ -25,9 +25,14 @@ def _drawn_paths(scene) -> set[str]:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(KINDS), st.booleans(),
-                          st.booleans()), min_size=1, max_size=14),
-       st.integers(-5, 5))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 30), st.sampled_from(KINDS), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=14,
+    ),
+    st.integers(-5, 5),
+)
 def test_what_is_drawn_is_what_pxr_computes_visible(spec, start):
     stage = Usd.Stage.CreateInMemory()
     UsdGeom.SetStageMetersPerUnit(stage, 1.0)

@@ -57,8 +57,9 @@ def op_stack(draw):
     ops = []
     for _ in range(draw(st.integers(0, 5))):
         kind = draw(st.sampled_from(KINDS))
-        precision = "double" if kind == "transform" else draw(
-            st.sampled_from(["double", "float", "half"]))  # fmt: skip
+        precision = (
+            "double" if kind == "transform" else draw(st.sampled_from(["double", "float", "half"]))
+        )
         ops.append((kind, precision, draw(_value(kind)), False))
     if draw(st.booleans()):  # a pivot: translate by p, the ops, translate by -p (!invert!)
         p = draw(st.tuples(coord, coord, coord))
@@ -130,13 +131,20 @@ def test_random_stacks_match_xform_cache(tree, up, meters):
     ],
 )
 def test_each_op_type_and_precision(kind, precision):
-    values = {"translate": (1.5, -2, 3), "scale": (2, 0.5, -1.5), "orient": (0.9, 0.1, -0.3, 0.2),
-              "transform": _affine([0.3, 0.1, 0, 0.2, -0.5, 0.1, 0, 0.4, 0.3])}  # fmt: skip
+    values = {
+        "translate": (1.5, -2, 3),
+        "scale": (2, 0.5, -1.5),
+        "orient": (0.9, 0.1, -0.3, 0.2),
+        "transform": _affine([0.3, 0.1, 0, 0.2, -0.5, 0.1, 0, 0.4, 0.3]),
+    }
     value = values.get(kind, 37.0 if kind in ("rotateX", "rotateY", "rotateZ") else (20, -65, 110))
-    stage = _build([(-1, "Xform", False, [("translate", "double", (1, 2, 3), False)]),
-                    (0, "Xform", False, [(kind, precision, value, False)]),
-                    (1, "Xform", False, [(kind, precision, value, False), (kind, precision,
-                                         None, 0)])])  # fmt: skip
+    stage = _build(
+        [
+            (-1, "Xform", False, [("translate", "double", (1, 2, 3), False)]),
+            (0, "Xform", False, [(kind, precision, value, False)]),
+            (1, "Xform", False, [(kind, precision, value, False), (kind, precision, None, 0)]),
+        ]
+    )
     scene = scene_of(stage)
     assert assert_matches_usd(scene, stage, 0.0) == 3
     worlds = world_by_path(scene)  # an op and its !invert! twin cancel out
@@ -144,10 +152,21 @@ def test_each_op_type_and_precision(kind, precision):
 
 
 def test_shear_keeps_exact_matrix_in_two_nodes():
-    stage = _build([(-1, "Xform", False, [("rotateZ", "double", 30.0, False),
-                                          ("scale", "double", (3, 1, 1), False),
-                                          ("rotateZ", "double", 40.0, False)]),
-                    (0, "Cube", False, [("translate", "double", (1, 0, 0), False)])])  # fmt: skip
+    stage = _build(
+        [
+            (
+                -1,
+                "Xform",
+                False,
+                [
+                    ("rotateZ", "double", 30.0, False),
+                    ("scale", "double", (3, 1, 1), False),
+                    ("rotateZ", "double", 40.0, False),
+                ],
+            ),
+            (0, "Cube", False, [("translate", "double", (1, 0, 0), False)]),
+        ]
+    )
     scene = scene_of(stage)
     paths = set(scene.node_paths.values())
     assert "/P0[shear]" in paths and "/P0" in paths
@@ -160,10 +179,14 @@ def test_shear_keeps_exact_matrix_in_two_nodes():
 
 
 def test_reset_xform_stack_ignores_ancestors_and_non_xformable_pass_through():
-    stage = _build([(-1, "Xform", False, [("translate", "double", (5, 0, 0), False)]),
-                    (0, "Scope", False, []),
-                    (1, "Xform", False, [("rotateY", "double", 90.0, False)]),
-                    (2, "Xform", True, [("translate", "double", (0, 1, 0), False)])])  # fmt: skip
+    stage = _build(
+        [
+            (-1, "Xform", False, [("translate", "double", (5, 0, 0), False)]),
+            (0, "Scope", False, []),
+            (1, "Xform", False, [("rotateY", "double", 90.0, False)]),
+            (2, "Xform", True, [("translate", "double", (0, 1, 0), False)]),
+        ]
+    )
     scene = scene_of(stage)
     assert assert_matches_usd(scene, stage, 0.0) == 3
     assert "/P0/P1" not in scene.node_paths.values()  # a Scope is no node

@@ -4,8 +4,8 @@
 (viewer/io/loader.py imports `read.py` lazily): without usd-core every other format still
 works, and opening a USD file says how to install it. No GL here.
 
-- stage.py opens a stage within the load's budgets and turns pxr's diagnostics into one
-  `SceneError` line naming the file, prim and property;
+- stage.py opens a stage within the load's budgets, refuses what pxr cannot open in one
+  `SceneError` line naming the file, prim and property, and notes composition errors;
 - xforms.py turns each prim's op stack, as USD evaluates it, into local values;
 - traverse.py walks the prims into a node list (paths, parents, local matrices);
 - shapes.py and looks.py give meshes, implicit shapes and their materials;

@@ -24,11 +24,11 @@ from viewer.io.usd.cameras import camera_of
 from viewer.io.usd.instancer import instanced_nodes
 from viewer.io.usd.looks import display_color, materials_of, mesh_surface
 from viewer.io.usd.shapes import SHAPES, MeshRead, mesh_arrays, shape_arrays
-from viewer.io.usd.stage import open_stage
+from viewer.io.usd.stage import composition_notes, open_stage
 from viewer.io.usd.textures import TextureReader
 from viewer.io.usd.timeline import bake, timeline_of
 from viewer.io.usd.traverse import Visibility, walk_prims
-from viewer.io.usd.xforms import column_matrices, split_shear, split_trs
+from viewer.io.usd.xforms import column_matrices, projective, split_shear, split_trs
 from viewer.scene.math import quat_from_axis_angle
 
 __all__ = [
@@ -133,6 +133,8 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
     root, root_line = _stage_root(stage)
     model = UsdModel(path=path, title=path.stem, stage=stage, root_line=root_line)
     model.notes.append(f"{display}: {root_line}; {timeline.describe()}")
+    model.notes += [f"{display}: {note}" for note in composition_notes(stage)]
+    _projective_notes(model, prims.paths, local, animated, frames, display)
     sheared = ~exact
     shear = split_shear(local[sheared]) if sheared.any() else None
     new_row = _assemble(model, prims, (t, q, s), shear, sheared, root)
@@ -147,6 +149,21 @@ def model_of_stage(stage: Usd.Stage, path: Path, display: str, limits: Limits) -
     for purpose, count in sorted(prims.skipped.items()):
         model.notes.append(f"{display}: {count:,} prims of purpose {purpose!r} are not shown")
     return model
+
+
+def _projective_notes(model, paths, local, animated, frames, display: str) -> None:
+    """One note per prim whose matrix, at the start or on any baked frame, has projective
+    terms (a last row other than 0, 0, 0, 1 in column vectors): its node holds the affine
+    part, as the core's nodes hold position, rotation and scale only."""
+    bent = projective(local)
+    for j, i in enumerate(animated):
+        bent[i] |= bool(projective(frames[:, j]).any())
+    for i in np.flatnonzero(bent).tolist():
+        terms = ", ".join(f"{v:g}" for v in local[i, 3].tolist())
+        model.notes.append(
+            f"{display}: {paths[i]}: the projective terms of its matrix (last column "
+            f"{terms} in USD's rows) are not shown; its node holds the rest"
+        )
 
 
 def _clip(model, animated, times, frames, frame_split, new_row, outer_of, played) -> None:

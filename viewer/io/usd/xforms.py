@@ -14,6 +14,8 @@ child) cannot be one position, rotation and scale; its exact matrix is kept as t
 ``M = T · U · Σ · Vᵀ`` from the singular value decomposition: an outer node ``T, U, Σ``
 named after the prim with ``[shear]`` and the prim's own node turned by ``Vᵀ``, so the
 prim's world matrix is still exactly USD's (docs/semantics.md: the core holds TRS only).
+A matrix with projective terms (``xformOp:transform`` whose last column, in USD's rows,
+is not 0, 0, 0, 1) has no such split: its node holds the rest, and read.py notes it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from pxr import Vt
 
 from viewer.scene.math import trs_matrices
 
-__all__ = ["EXACT", "column_matrices", "split_shear", "split_trs", "op_stack_text"]
+__all__ = [
+    "EXACT",
+    "column_matrices",
+    "op_stack_text",
+    "projective",
+    "split_shear",
+    "split_trs",
+]
 
 #: Largest entry-wise difference, relative to the matrix's largest entry, at which a
 #: recomposed ``T · R · S`` still counts as the matrix itself.
@@ -37,6 +46,13 @@ def column_matrices(row_matrices) -> np.ndarray:
         row_matrices = Vt.Matrix4dArray(row_matrices) if row_matrices else []
     rows = np.asarray(row_matrices, dtype=np.float64).reshape(-1, 4, 4)
     return np.ascontiguousarray(rows.transpose(0, 2, 1))
+
+
+def projective(local: np.ndarray) -> np.ndarray:
+    """Which column-vector matrices (n, 4, 4) have projective terms: a last row other
+    than exactly (0, 0, 0, 1), which no position, rotation and scale can hold (the split
+    functions read the top three rows only). Affine op stacks give that row exactly."""
+    return (local[:, 3] != np.array([0.0, 0.0, 0.0, 1.0])).any(axis=1)
 
 
 def quats_of(rot: np.ndarray) -> np.ndarray:
