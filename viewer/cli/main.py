@@ -163,6 +163,14 @@ def options_from(args, scene):
     if args.animation is not None:
         pick_animation(scene, args.animation)
     view = pick_camera(scene, args.camera) if args.camera is not None else None
+    glow = args.glow
+    if glow is None:  # not given: a model file's materials stay readable under the rim
+        # glow (an animated model recomputes every node each frame, and the fill would
+        # tint all of them); the teaching scenes (TOML, bundled, generated) keep the fill
+        from viewer.io.loader import SUFFIXES
+
+        suffix = scene.source.suffix.lower() if scene.source is not None else ""
+        glow = "rim" if suffix in SUFFIXES and suffix != ".toml" else "fill"
     return RunOptions(
         size=args.size,
         frames=frames,
@@ -176,7 +184,7 @@ def options_from(args, scene):
         overlay=args.overlay,
         panels=args.panels,
         select=args.select,
-        glow=args.glow,
+        glow=glow,
         tone_mapping=args.tone_mapping,
         exposure=args.exposure,
         environment=args.environment,
@@ -265,7 +273,11 @@ def save(args) -> int:
     """`--save`: load, write the native format or glTF, exit (no window, no GL)."""
     from viewer.io import SceneError, save_scene
     from viewer.io.gltf_write.export import GLTF_SUFFIXES, save_gltf
+    from viewer.io.save import save_target_reason
 
+    reason = save_target_reason(args.save)  # before anything is loaded or written
+    if reason is not None:
+        return _failed(f"{PROG}: --save {printable(args.save)}: {reason}", 2)
     try:
         check_outputs(args)
         scene = load(args)

@@ -36,7 +36,21 @@ from viewer.scene.math import quats_from_eulers, quats_to_eulers
 from ..content.motion_kinds import KINDS
 from ..content.scene import BUILTIN_MESHES, CameraSpec, Look, Scene
 
-__all__ = ["save_scene", "scene_to_toml"]
+__all__ = ["SAVE_SUFFIXES", "save_scene", "save_target_reason", "scene_to_toml"]
+
+#: The file suffixes sgview has a writer for: this module's TOML and the glTF writers'.
+SAVE_SUFFIXES = (".toml", ".gltf", ".glb")
+
+
+def save_target_reason(path: str | Path) -> str | None:
+    """Why no writer may write `path`, or None: the suffix names the format written, so
+    a name with any other suffix (OpenUSD's included) is refused rather than given one
+    format under another's name."""
+    suffix = Path(path).suffix.lower()
+    if suffix in SAVE_SUFFIXES:
+        return None
+    what = suffix or "a name without a suffix"
+    return f"cannot save as {what}: sgview writes {', '.join(SAVE_SUFFIXES)}"
 
 
 def save_scene(scene: Scene, path: str | Path) -> None:
@@ -44,6 +58,9 @@ def save_scene(scene: Scene, path: str | Path) -> None:
     written next to it, then renamed). Raises SceneError when the file cannot be written,
     or when the scene holds what the loader would refuse (viewer/io/savable.py)."""
     path = Path(path)
+    if path.suffix.lower() != ".toml":  # TOML text under another format's name: never
+        reason = save_target_reason(path) or "the native format is written to .toml files"
+        raise SceneError(f"not saved: {reason}", file=str(path))
     names = scene.graph.peek.names_of(scene.graph.alive_ids())  # (once)
     refused = savable_reason(scene, names)  # what the loader would refuse is not written
     if refused is not None:

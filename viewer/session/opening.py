@@ -24,7 +24,7 @@ from viewer.io.bundled import file_title, scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
 from viewer.io.loader import SUFFIXES, file_signature, load_scene
-from viewer.io.save import save_scene
+from viewer.io.save import save_scene, save_target_reason
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.session.messages import Messages
 from viewer.session.reload_check import try_scene
@@ -102,8 +102,9 @@ def save_as(scene: Scene, path: str | Path) -> list[str]:
     (the default scene's note left out: `file_title`). SceneError on failure."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in SCENE_SUFFIXES:
-        raise SceneError("cannot save as that: use a .toml, .gltf or .glb name", file=str(path))
+    reason = save_target_reason(path)
+    if reason is not None:
+        raise SceneError(reason, file=str(path))
     if suffix == ".toml":
         save_scene(scene, path)
         notes: list[str] = []
