@@ -1,6 +1,6 @@
 """glTF loading benchmark: the JSON-direct loader against pygltflib decoding, and its floor.
 
-    .venv/bin/python bench/gltf_load.py [--quick] [--nodes N] [--skip-old]
+    .venv/bin/python bench/gltf_load.py [--quick] [--nodes N] [--skip-old] [--one-animated M]
 
 Writes a random glTF tree of N nodes (default 100,000; names, translations, rotations,
 children) and a minimal one of 1,000,000 nodes (``{}`` each, the shape of the issue's
@@ -15,15 +15,23 @@ children) and a minimal one of 1,000,000 nodes (``{}`` each, the shape of the is
 - ``pygltflib.GLTF2.gltf_from_json``: what the previous loader did before anything else
   (it decoded every node into an object through pygltflib), so a lower bound of its time.
 
-It prints a markdown table of medians and the ratios. `--quick` uses 10,000 nodes and no
-million-node file (a smoke test, run by tests/bench). pygltflib comes with the ``test``
-extra (``pip install -e '.[test]'``); without it, run with ``--skip-old``.
+It prints a markdown table of medians and the ratios. Then a file of M empty nodes
+(default 1,500,000) with ONE of them animated (a two-key translation), and the same file
+without its animation, each opened by ``sgview FILE --headless --frames 1`` in a fresh
+process: seconds and peak memory (ru_maxrss) to the first frame. The framing at load
+samples the clip's poses; it must cost what the animation moves, not what the file
+holds (bound: 2 GB and 60 s at 1.5M nodes). `--quick` uses 10,000 nodes, no
+million-node file and 10,000 for M (a smoke test, run by tests/bench). pygltflib comes
+with the ``test`` extra (``pip install -e '.[test]'``); without it, run with
+``--skip-old``.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -62,6 +70,73 @@ def random_tree_doc(n: int, seed: int = 20261123) -> dict:
 
 def minimal_doc(n: int) -> dict:
     return {"asset": {"version": "2.0"}, "nodes": [{}] * n}
+
+
+def one_animated_doc(n: int, animated: bool) -> dict:
+    """n empty nodes (``{}`` each, no scene: every node a root); with `animated`, node
+    n // 2 moves by a two-key translation."""
+    doc: dict = {"asset": {"version": "2.0"}, "nodes": [{}] * n}
+    if animated:
+        data = np.array([0, 1, 0, 0, 0, 1, 2, 3], dtype="<f4").tobytes()
+        uri = "data:application/octet-stream;base64," + base64.b64encode(data).decode()
+        doc["buffers"] = [{"byteLength": len(data), "uri": uri}]
+        doc["bufferViews"] = [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 8},
+            {"buffer": 0, "byteOffset": 8, "byteLength": 24},
+        ]
+        doc["accessors"] = [
+            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR",
+             "min": [0], "max": [1]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC3"},
+        ]  # fmt: skip
+        sampler = {"samplers": [{"input": 0, "output": 1}]}
+        target = {"sampler": 0, "target": {"node": n // 2, "path": "translation"}}
+        doc["animations"] = [{**sampler, "channels": [target]}]
+    return doc
+
+
+#: Opens a file as the command line does, to its first headless frame; prints
+#: {"seconds": s, "peak_mb": m, "rc": exit status}.
+_FIRST_FRAME = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from viewer.cli.main import main
+start = time.perf_counter()
+rc = main([sys.argv[1], "--headless", "--frames", "1"])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"seconds": seconds, "peak_mb": peak, "rc": rc}}))
+"""
+
+
+def first_frame(path: Path) -> dict:
+    code = _FIRST_FRAME.format(root=str(HERE.parent))
+    out = subprocess.run([sys.executable, "-c", code, str(path)],
+                         capture_output=True, text=True, check=True, timeout=900)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def one_animated_table(m: int, tmp: Path) -> list[str]:
+    """The rows for M empty nodes with one animated and without (one run each)."""
+    lines = [
+        "",
+        f"{m:,} empty nodes, one animated (two-key translation), to the first headless frame:",
+        "",
+        "| file | MB | seconds | peak MB | peak B/node |",
+        "|---|--:|--:|--:|--:|",
+    ]
+    for animated in (False, True):
+        path = tmp / f"one_animated_{int(animated)}.gltf"
+        path.write_text(json.dumps(one_animated_doc(m, animated), separators=(",", ":")))
+        got = first_frame(path)
+        label = "one node animated" if animated else "no animation"
+        lines.append(
+            f"| {label} | {path.stat().st_size / 1e6:.1f} | {got['seconds']:.1f} "
+            f"| {got['peak_mb']:,.0f} | {got['peak_mb'] * 2**20 / m:,.0f} |"
+            + ("" if got["rc"] == 0 else f" exit {got['rc']}")
+        )
+        path.unlink()
+    return lines
 
 
 def once(fn) -> float:
@@ -114,6 +189,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--skip-old", action="store_true", help="do not time pygltflib")
+    parser.add_argument(
+        "--one-animated", type=int, default=1_500_000, help="empty nodes, one animated"
+    )
     args = parser.parse_args(argv)
     n = 10_000 if args.quick else args.nodes
     busy = others_busy_percent()
@@ -144,6 +222,9 @@ def main(argv=None) -> int:
             )
             del doc
             print(f"<!-- {label}: {time.perf_counter() - start:.0f} s -->", file=sys.stderr)
+        del cases
+        one = 10_000 if args.quick else args.one_animated
+        print("\n".join(one_animated_table(one, Path(tmp))), flush=True)
     print()
     print("\n".join(machine_lines(busy_at_start=busy)))
     return 0

@@ -32,7 +32,7 @@ from .node_bounds import (
     selection_box,
     sphere_around,
 )
-from .pose_bounds import clip_corners
+from .pose_bounds import moved_worlds
 
 __all__ = ["BLOCK_ROWS", "FLAT_KINDS", "SceneBounds", "morph_kind", "reach", "skinned_points"]
 
@@ -241,10 +241,7 @@ class SceneBounds:
         key = self._state()
         if self._extremes_of is None or self._extremes_of[0] != key:  # once per state
             parts = self._parts(self.graph.world_matrices(), by_kind=False)
-            each = [
-                box_extremes(*part) if len(part) == 3 else _point_extremes(part[0])
-                for part in parts
-            ]
+            each = [_part_extremes(part) for part in parts]
             ends = np.array([e for e in [*each, _point_extremes(self.clip_box())] if len(e)])
             both = np.array([ends[:, 0].min(axis=0), ends[:, 1].max(axis=0)]) if len(ends) else None
             self._extremes_of = (key, np.zeros((0, 3)) if both is None else both)
@@ -280,8 +277,66 @@ class SceneBounds:
         player = self.scene.animation
         clip = player.current if player is not None else None
         if self._clip_box_of is None or self._clip_box_of[0] is not clip:
-            self._clip_box_of = (clip, clip_corners(self.scene, self.points_at))
+            self._clip_box_of = (clip, self._clip_corners())
         return self._clip_box_of[1]
+
+    def _clip_corners(self) -> np.ndarray:
+        """`clip_box` worked out: a node no pose moves (outside the animated nodes'
+        subtrees) is at every pose where it is now, so it is taken once, at the graph's
+        world matrices, and only the moved nodes at each pose: one animated node among a
+        million costs one node's work a pose, not a million world matrices. Skinned
+        meshes and GPU instances hang from any node, so they are taken at each pose's
+        whole world matrices (made one pose at a time)."""
+        sampled = moved_worlds(self.scene)
+        if sampled is None:
+            return np.zeros((0, 3))
+        moved, poses = sampled
+        world = self.graph.world_matrices()
+        order = self._order()
+        hung = self._hung_parts(world)
+        drawn = self.kind_of[order[order < len(self.kind_of)]] >= 0
+        origins = not drawn.any() and not any(len(part[0]) for part in hung)
+        still = order[~np.isin(order, moved)]
+        ends = [self._rows_extremes(still, world, origins, by_id=True)]
+        for worlds in poses:
+            ends.append(self._rows_extremes(moved, worlds, origins))
+            if hung:
+                posed = np.array(world)
+                posed[moved] = worlds
+                ends.extend(_part_extremes(part) for part in self._hung_parts(posed))
+        found = [e for e in ends if len(e)]
+        if not found:
+            return np.zeros((0, 3))
+        both = np.array(found)
+        lo, hi = both[:, 0].min(axis=0), both[:, 1].max(axis=0)
+        return np.array([[(lo, hi)[(k >> a) & 1][a] for a in range(3)] for k in range(8)])
+
+    def _rows_extremes(
+        self, rows: np.ndarray, worlds: np.ndarray, origins: bool, by_id: bool = False
+    ) -> np.ndarray:
+        """[2, 3] extremes of the drawn boxes of nodes `rows` ([0, 3]: none), or of their
+        origins when the scene draws nothing, placed by `worlds`: one matrix a row, or
+        (`by_id`) every id's [N, 4, 4]. `BLOCK_ROWS` at a time, so that no temporary
+        grows with the scene."""
+        ends = []
+        for start in range(0, len(rows), BLOCK_ROWS):
+            block = rows[start : start + BLOCK_ROWS]
+            mats = worlds[block] if by_id else worlds[start : start + BLOCK_ROWS]
+            if origins:
+                ends.append(_point_extremes(mats[:, :3, 3]))
+                continue
+            inside = block < len(self.kind_of)
+            kind = np.full(len(block), -1, dtype=np.int64)
+            kind[inside] = self.kind_of[block[inside]]
+            drawn = kind >= 0
+            kind, size = kind[drawn], self.sizes[block[drawn]]
+            lo, hi = self.kind_bounds[kind, 0] * size, self.kind_bounds[kind, 1] * size
+            ends.append(box_extremes(mats[drawn], lo, hi))
+        found = [e for e in ends if len(e)]
+        if not found:
+            return np.zeros((0, 3))
+        both = np.array(found)
+        return np.array([both[:, 0].min(axis=0), both[:, 1].max(axis=0)])
 
     def points_at(self, world: np.ndarray) -> np.ndarray:
         """`bound_points` for the world matrices `world` [N, 4, 4], without the clip."""
@@ -305,12 +360,19 @@ class SceneBounds:
             parts: list[tuple] = [(worlds, lo, hi)]
         else:
             parts = list(self._box_blocks(world))
-        if self.scene.skinning is not None:  # skinned vertices follow their joints
+        parts.extend(self._hung_parts(world))
+        if not any(len(part[0]) for part in parts):
+            parts = [(world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3],)]
+        return parts
+
+    def _hung_parts(self, world: np.ndarray) -> list[tuple]:
+        """What hangs from nodes besides their own boxes, placed by `world`: skinned
+        vertices (a 1-tuple: they follow their joints) and GPU instances' boxes."""
+        parts: list[tuple] = []
+        if self.scene.skinning is not None:
             parts.append((skinned_points(self.scene.skinning, self.scene.mesh_data, world),))
         if self.instanced:
             parts.append(self._instance_boxes(world)[1:])
-        if not any(len(part[0]) for part in parts):
-            parts = [(world[np.asarray(self.graph.alive_ids(), dtype=np.int64), :3, 3],)]
         return parts
 
     def _box_blocks(self, world: np.ndarray):
@@ -337,6 +399,12 @@ class SceneBounds:
         grid_half = grid_span(center, radius)[1]
         camera.extent = max(radius + float(np.linalg.norm(center)), grid_half)
         camera.frame(center, radius)
+
+
+def _part_extremes(part: tuple) -> np.ndarray:
+    """[2, 3] extremes of a `SceneBounds._parts` entry: boxes (worlds, lo, hi) or
+    points (points,)."""
+    return box_extremes(*part) if len(part) == 3 else _point_extremes(part[0])
 
 
 def _point_extremes(points: np.ndarray) -> np.ndarray:
