@@ -50,3 +50,14 @@ def test_the_toml_writer_writes_toml_names_only(tmp_path, name):
     with pytest.raises(SceneError, match="not saved"):
         save_scene(load_scene(CHAIN5), tmp_path / name)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_gltf_writer_itself_refuses_another_formats_name(tmp_path):
+    """Whoever calls it, the glTF writer writes only under .gltf and .glb names."""
+    from viewer.io.gltf_write.export import save_gltf
+
+    scene = load_scene(scene_dir() / "chain5.toml")
+    for name in ("x.usda", "x.toml", "x"):
+        with pytest.raises(SceneError, match="use .gltf or .glb"):
+            save_gltf(scene, tmp_path / name)
+        assert not (tmp_path / name).exists()

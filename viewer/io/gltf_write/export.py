@@ -54,7 +54,10 @@ def save_gltf(scene: Scene, path: str | Path, *, embed: bool = False) -> list[st
     ``<stem>_<n>.<ext>`` beside it, or (`embed`) everything as data URIs inside it.
     Raises SceneError when the scene cannot be exported or the files cannot be written."""
     path = Path(path)
-    glb = path.suffix.lower() == ".glb"
+    suffix = path.suffix.lower()
+    if suffix not in (".glb", ".gltf"):  # never glTF under another format's name
+        raise SceneError("cannot save glTF under that name: use .gltf or .glb", file=str(path))
+    glb = suffix == ".glb"
     with collector_paused():  # a million nodes' entries hold no cycles: see read_gltf
         try:
             export = build_gltf(scene)
