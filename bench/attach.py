@@ -22,9 +22,18 @@ this run:
 5. No viewer listening: the publisher's cost per frame ("nothing") and how often it
    tries to connect (target: at most once a second), against a port that accepts and
    closes every connection.
+6. The drawing viewer: ``sgview listen --headless --size 640x360 --log``'s frame source
+   and window app in the child (uploads, panels and timeline each redraw; the picture
+   drawn at the end, as that command draws it; then again with every redraw drawn, as a
+   window draws them), watching a 100k-node program that moves 1 % of its nodes per
+   frame at 60 frames a second: from the end of each ``update()`` to the end of the
+   redraw that showed it (a redraw shows every frame that came since the last one,
+   folded). Targets: median at most 250 ms, the last frame shown within 1 s. Also the
+   redraws a second and the most frames the inbox held at a redraw's start.
 
     python bench/attach.py            # the sizes above
     python bench/attach.py --quick    # 10x fewer nodes (a shared machine, a smoke run)
+    python bench/attach.py --drawing  # only 6.
 """
 
 from __future__ import annotations
@@ -84,6 +93,118 @@ def viewer_process(conn, max_nodes: int) -> None:
         applied[frame.frame] = time.perf_counter()
     conn.send(applied)
     listener.close()
+
+
+def drawing_viewer_process(conn, size: tuple[int, int], every: bool) -> None:
+    """The drawing viewer: `ProgramSource` in a headless window app, its ``--log`` written
+    to /dev/null, until the program leaves; only the last redraw drawn, as in
+    ``sgview listen --headless --frames N`` (``every``: every redraw drawn, as a window
+    draws them). Sends back each redraw's end with the newest frame it showed, and the
+    inbox's depth at each redraw's start."""
+    from viewer.attach.program_source import ProgramSource
+    from viewer.content.scene import Scene
+    from viewer.window.runner import RunOptions, run
+
+    exercise()
+    listener = Listener("127.0.0.1", 0, limits=ProgramLimits(1 << 21, 1 << 28))
+    conn.send(listener.start()[1])
+    shown: list[tuple[float, int]] = []  # (the redraw's end, the newest frame it showed)
+    depths: list[int] = []
+
+    class Timed(ProgramSource):
+        newest: int | None = None
+
+        def poll(self):
+            self._shown()  # the previous redraw is over: its picture is drawn
+            return super().poll()
+
+        def advance(self, dt):
+            if self.shown is not None:
+                depths.append(self.shown.pending())
+            frame = super().advance(dt)
+            self.newest = None if frame is None else frame.number
+            return frame
+
+        def _shown(self) -> None:
+            if self.newest is not None:
+                shown.append((time.perf_counter(), self.newest))
+                self.newest = None
+                if len(shown) == 1:
+                    conn.send("shown")  # the snapshot is on screen: the program starts
+
+    sources: list[Timed] = []
+
+    def source(fixed_step):
+        sources.append(Timed(scene, listener=listener, wait=True, log=True, out=log))
+        return sources[-1]
+
+    scene = Scene(SceneGraph(), title="bench")
+    # The run ends as the program leaves (`ProgramSource.ended`); a redraw limit (never
+    # reached) draws only the last picture, none draws every one.
+    limit = None if every else 1 << 40
+    with open(os.devnull, "w") as log:
+        run(scene, RunOptions(size=size, frames=limit), headless=True, source=source)
+    sources[0]._shown()  # the last redraw
+    conn.send((shown, depths))
+    listener.close()
+
+
+def drawing(nodes: int, frames: int, rng, every: bool = False) -> None:
+    """Case 6 (see the module notes); ``every``: every redraw drawn."""
+    ctx = mp.get_context("spawn")
+    here, there = ctx.Pipe()
+    child = ctx.Process(target=drawing_viewer_process, args=(there, (640, 360), every), daemon=True)
+    child.start()
+    port = here.recv()
+    graph, leaves = balanced(nodes)
+    # Spread out, as a real scene is: nodes piled on one point would make llvmpipe paint
+    # every one over the whole picture, which times the rasteriser, not the viewer.
+    graph.set_locals(np.arange(nodes), positions=rng.normal(scale=2.0, size=(nodes, 3)))
+    graph.update()
+    ends: dict[int, float] = {}
+    graph.on_update(lambda report: ends.__setitem__(report.frame, time.perf_counter()))
+    link = publish(graph, f"127.0.0.1:{port}", name="bench")
+    if not link.wait_connected(60):
+        raise SystemExit("bench: the viewer process did not accept the connection")
+    graph.touch(graph.node(0))
+    graph.update()  # the snapshot
+    link.flush(120)
+    waited = time.monotonic()
+    while not here.poll(1.0):
+        if not child.is_alive() or time.monotonic() - waited > 600:
+            raise SystemExit("bench: the drawing viewer did not show the snapshot")
+    if here.recv() != "shown":
+        raise SystemExit("bench: the drawing viewer did not show the snapshot")
+    first = graph.frame + 1
+    moved = max(1, nodes // 100)
+    start = time.perf_counter()
+    for k in range(frames):  # 60 frames a second, on the program's own clock
+        ids = np.sort(rng.choice(leaves, moved, replace=False))
+        graph.set_locals(ids, positions=rng.normal(size=(moved, 3)))
+        graph.update()
+        time.sleep(max(0.0, start + (k + 1) / 60 - time.perf_counter()))
+    link.close(timeout=60)
+    shown, depths = here.recv()
+    child.join(60)
+    shown_at, newest = np.array([t for t, _ in shown]), np.array([f for _, f in shown])
+    lags = []
+    for f in range(first, graph.frame + 1):
+        k = int(np.searchsorted(newest, f))  # the first redraw that showed frame f
+        lags.append(shown_at[k] - ends[f] if k < newest.size else float("inf"))
+    lag, worst, last = statistics.median(lags), max(lags), lags[-1]
+    redraws = int(((shown_at > ends[first]) & (shown_at <= shown_at[-1])).sum())
+    elapsed = shown_at[-1] - ends[first]
+    print(
+        f"{nodes:>9,} nodes, 1 % moved at 60 frames/s, {frames} frames, the drawing viewer "
+        f"(640x360, {'every redraw' if every else 'the last redraw'} drawn): update() to "
+        f"shown: median {lag * 1e3:.0f} ms (ratio to the 250 ms "
+        f"target {lag / 0.25:.2f}: {verdict(lag <= 0.25)}), last frame {last * 1e3:.0f} ms "
+        f"(ratio to 1 s {last:.2f}: {verdict(last <= 1.0)}), worst {worst * 1e3:.0f} ms"
+    )
+    print(f"    {redraws} redraws in {elapsed:.1f} s ({redraws / elapsed:.1f} a second, "
+          f"{frames / max(redraws, 1):.1f} frames each); inbox at a redraw's start: median "
+          f"{statistics.median(depths) if depths else 0:.0f}, most {max(depths, default=0)} "
+          "frames")  # fmt: skip
 
 
 def balanced(count: int) -> tuple[SceneGraph, np.ndarray]:
@@ -194,12 +315,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10x fewer nodes")
     parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument("--drawing", action="store_true", help="only the drawing viewer")
     args = parser.parse_args()
     exercise()
     busy = others_busy_percent()
     scale = 10 if args.quick else 1
     big, huge = 100_000 // scale, 1_000_000 // scale
     rng = np.random.default_rng(7)
+    if args.drawing:
+        drawing(big, 300, rng)
+        drawing(big, 300, rng, every=True)
+        print("\n".join(machine_lines(busy_at_start=busy)))
+        return
     ctx = mp.get_context("spawn")
 
     for nodes, moved, label in ((big, big // 100, "1 %"), (huge, 1, "one leaf")):
@@ -264,6 +391,8 @@ def main() -> None:
         link.close()
         child.join(30)
     no_viewer(big, rng)
+    drawing(big, 300, rng)
+    drawing(big, 300, rng, every=True)
     print("\n".join(machine_lines(busy_at_start=busy)))
 
 
