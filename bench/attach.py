@@ -201,10 +201,12 @@ def drawing(nodes: int, frames: int, rng, every: bool = False) -> None:
         f"target {lag / 0.25:.2f}: {verdict(lag <= 0.25)}), last frame {last * 1e3:.0f} ms "
         f"(ratio to 1 s {last:.2f}: {verdict(last <= 1.0)}), worst {worst * 1e3:.0f} ms"
     )
-    print(f"    {redraws} redraws in {elapsed:.1f} s ({redraws / elapsed:.1f} a second, "
-          f"{frames / max(redraws, 1):.1f} frames each); inbox at a redraw's start: median "
-          f"{statistics.median(depths) if depths else 0:.0f}, most {max(depths, default=0)} "
-          "frames")  # fmt: skip
+    print(
+        f"    {redraws} redraws in {elapsed:.1f} s ({redraws / elapsed:.1f} a second, "
+        f"{frames / max(redraws, 1):.1f} frames each); inbox at a redraw's start: median "
+        f"{statistics.median(depths) if depths else 0:.0f}, most {max(depths, default=0)} "
+        "frames"
+    )
 
 
 def balanced(count: int) -> tuple[SceneGraph, np.ndarray]:
@@ -341,13 +343,17 @@ def main() -> None:
         timer.clear()
         moving(graph, leaves, moved, args.frames, rng, pause=PACE)
         cost, copy = statistics.median(timer.costs), statistics.median(timer.copies)
-        print(f"{nodes:>9,} nodes, {label} moved: publishing {us(cost)} per frame "
-              f"(median of {len(timer.costs)}), copying the changed world matrices "
-              f"{us(copy)}")  # fmt: skip
+        print(
+            f"{nodes:>9,} nodes, {label} moved: publishing {us(cost)} per frame "
+            f"(median of {len(timer.costs)}), copying the changed world matrices "
+            f"{us(copy)}"
+        )
         if moved > 1:
             target = 2 * copy + 50e-6
-            print(f"    ratio to the copy {cost / copy:.2f}; target <= 2x copy + 50 us = "
-                  f"{us(target)}: {verdict(cost <= target)}")  # fmt: skip
+            print(
+                f"    ratio to the copy {cost / copy:.2f}; target <= 2x copy + 50 us = "
+                f"{us(target)}: {verdict(cost <= target)}"
+            )
             caught_up(here, graph.frame)
             timer.ends.clear()
             busy = sender_cpu()
@@ -364,11 +370,15 @@ def main() -> None:
             applied = here.recv()
             lags = sorted(applied[f] - t for f, t in timer.ends.items() if f in applied)
             lag, p90 = statistics.median(lags), lags[int(0.9 * (len(lags) - 1))]
-            print(f"    update() to the viewer's mirror: median {lag * 1e3:.1f} ms, 90th "
-                  f"percentile {p90 * 1e3:.1f} ms over {len(lags)} frames; target median "
-                  f"<= 50 ms: {verdict(lag <= 0.05)}")  # fmt: skip
-            print(f"    sending thread's CPU: {busy * 100:.2f} % of a core while publishing "
-                  f"50 frames/s, {idle * 100:.3f} % idle (no target)")  # fmt: skip
+            print(
+                f"    update() to the viewer's mirror: median {lag * 1e3:.1f} ms, 90th "
+                f"percentile {p90 * 1e3:.1f} ms over {len(lags)} frames; target median "
+                f"<= 50 ms: {verdict(lag <= 0.05)}"
+            )
+            print(
+                f"    sending thread's CPU: {busy * 100:.2f} % of a core while publishing "
+                f"50 frames/s, {idle * 100:.3f} % idle (no target)"
+            )
         else:
             print(f"    target <= 50 us: {verdict(cost <= 50e-6)}")
             os.kill(child.pid, signal.SIGSTOP)  # the viewer stops, as in a debugger
@@ -378,13 +388,17 @@ def main() -> None:
             slow = sum(c > 1e-3 for c in timer.costs)
             target = 2 * copy + 50e-6
             held = link.queued_bytes
-            print(f"    viewer stopped, 1 % moved: publishing {us(stalled)} per frame "
-                  f"({slow} of {len(timer.costs)} frames over 1 ms, max {us(max(timer.costs))}), "
-                  f"copying the changed world matrices {us(copy)}; target <= 2x copy + 50 us "
-                  f"= {us(target)}: {verdict(stalled <= target)}")  # fmt: skip
-            print(f"    held: {held / 2**20:.1f} MiB queued, bound {link.queue_bytes / 2**20:.0f} "
-                  f"MiB: {verdict(held <= link.queue_bytes)} ({link.frames_merged} frames "
-                  "merged so far)")  # fmt: skip
+            print(
+                f"    viewer stopped, 1 % moved: publishing {us(stalled)} per frame "
+                f"({slow} of {len(timer.costs)} frames over 1 ms, max {us(max(timer.costs))}), "
+                f"copying the changed world matrices {us(copy)}; target <= 2x copy + 50 us "
+                f"= {us(target)}: {verdict(stalled <= target)}"
+            )
+            print(
+                f"    held: {held / 2**20:.1f} MiB queued, bound {link.queue_bytes / 2**20:.0f} "
+                f"MiB: {verdict(held <= link.queue_bytes)} ({link.frames_merged} frames "
+                "merged so far)"
+            )
             os.kill(child.pid, signal.SIGCONT)
             here.send("stop")
             here.recv()
@@ -427,10 +441,12 @@ def no_viewer(nodes: int, rng) -> None:
     # for the GIL on a busy machine, while the publisher spaces the attempts' starts.
     allowed = int(elapsed) + 1
     gap = min(np.diff(attempts), default=float("inf"))
-    print(f"{nodes:>9,} nodes, no viewer, 1 % moved: publishing {us(cost)} per frame (median "
-          f"of {len(timer.costs)}); {len(attempts)} connection attempts in {elapsed:.2f} s "
-          f"(accepted at least {gap:.2f} s apart): target at most one a second, so at most "
-          f"{allowed}: {verdict(len(attempts) <= allowed)}")  # fmt: skip
+    print(
+        f"{nodes:>9,} nodes, no viewer, 1 % moved: publishing {us(cost)} per frame (median "
+        f"of {len(timer.costs)}); {len(attempts)} connection attempts in {elapsed:.2f} s "
+        f"(accepted at least {gap:.2f} s apart): target at most one a second, so at most "
+        f"{allowed}: {verdict(len(attempts) <= allowed)}"
+    )
 
 
 if __name__ == "__main__":
