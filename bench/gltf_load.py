@@ -85,10 +85,16 @@ def one_animated_doc(n: int, animated: bool) -> dict:
             {"buffer": 0, "byteOffset": 8, "byteLength": 24},
         ]
         doc["accessors"] = [
-            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR",
-             "min": [0], "max": [1]},
+            {
+                "bufferView": 0,
+                "componentType": 5126,
+                "count": 2,
+                "type": "SCALAR",
+                "min": [0],
+                "max": [1],
+            },
             {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC3"},
-        ]  # fmt: skip
+        ]
         sampler = {"samplers": [{"input": 0, "output": 1}]}
         target = {"sampler": 0, "target": {"node": n // 2, "path": "translation"}}
         doc["animations"] = [{**sampler, "channels": [target]}]
@@ -111,8 +117,13 @@ print(json.dumps({{"seconds": seconds, "peak_mb": peak, "rc": rc}}))
 
 def first_frame(path: Path) -> dict:
     code = _FIRST_FRAME.format(root=str(HERE.parent))
-    out = subprocess.run([sys.executable, "-c", code, str(path)],
-                         capture_output=True, text=True, check=True, timeout=900)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=900,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -198,9 +209,11 @@ def main(argv=None) -> int:
     cases = [(f"random tree, {n:,} nodes", random_tree_doc(n))]
     if not args.quick:
         cases.append(("minimal nodes, 1,000,000", minimal_doc(1_000_000)))
-    print("| file | MB | json.loads ms | add_many ms | load_scene ms | load / (json+add) "
-          "| with gc: json.loads ms | with gc: load_scene ms | pygltflib ms "
-          "| pygltflib / load |")  # fmt: skip
+    print(
+        "| file | MB | json.loads ms | add_many ms | load_scene ms | load / (json+add) "
+        "| with gc: json.loads ms | with gc: load_scene ms | pygltflib ms "
+        "| pygltflib / load |"
+    )
     print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     with tempfile.TemporaryDirectory() as tmp:
         for k, (label, doc) in enumerate(cases):

@@ -13,7 +13,9 @@ names the cap and the flag that raises it::
 - `max_buffer_bytes`: the size of any one file the glTF reader opens (the ``.gltf`` or
   ``.glb`` itself, each external ``.bin``), of each buffer, and of all the vertex, index
   and animation data read out of all the glTF files of one scene together
-  (``sgview --max-buffer-mb MB``). The arrays made from that data (copies, normals) keep
+  (``sgview --max-buffer-mb MB``), each accessor at its decoded size however little
+  of the file it takes (an accessor of zeros, a sparse accessor's whole base, every
+  accessor reading a shared view). The arrays made from that data (copies, normals) keep
   a load's peak memory within a small multiple of this. The bytes read from files and
   data URIs (glTF files, buffers, images), counted at every read however often the same
   one is named, may come to `READ_FACTOR` times this, and so may the memory the skinned

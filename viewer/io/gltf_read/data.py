@@ -38,7 +38,7 @@ from viewer.io.limits import DEFAULT_LIMITS, Budget, Limits
 from viewer.io.paths import confined
 from viewer.text import brief, quoted
 
-__all__ = ["DataUnavailable", "GltfFile", "brief", "is_int", "whole"]
+__all__ = ["DataUnavailable", "GltfFile", "brief", "constant_row", "is_int", "whole"]
 
 _COMPONENTS: dict[int, np.dtype[Any]] = {
     5120: np.dtype("<i1"),
@@ -307,8 +307,9 @@ class GltfFile:
         reason = self.budget.charge_data(nbytes)
         if reason is not None:
             raise self.error(here, reason)
-        if acc.get("bufferView") is None:
-            arr = np.zeros((count, width), dtype=dtype)  # glTF: no view means all zeros
+        if acc.get("bufferView") is None:  # glTF: no view means all zeros, a constant:
+            # one row stands for every element (a read-only view, never expanded here)
+            arr = np.broadcast_to(np.zeros((1, width), dtype=dtype), (count, width))
         else:
             arr = self.from_view(acc, here, count, width, dtype)
         sparse = acc.get("sparse")
@@ -381,22 +382,48 @@ class GltfFile:
         return arr
 
     def floats(
-        self, index: object, where: str, types: tuple[str, ...], *, integers: bool = False
+        self,
+        index: object,
+        where: str,
+        types: tuple[str, ...],
+        *,
+        integers: bool = False,
+        single: bool = False,
     ) -> np.ndarray:
         """A float accessor, or a normalized integer one scaled to [0, 1] / [-1, 1]
-        (the glTF rules), as float64. `integers`: plain (not normalized) integers are
-        accepted too, as their values (KHR_mesh_quantization's positions and coordinates)."""
+        (the glTF rules), as float64 (`single`: float32, the float64 values rounded, made
+        without a float64 copy where none is needed). `integers`: plain (not normalized)
+        integers are accepted too, as their values (KHR_mesh_quantization's positions and
+        coordinates). Zeros without data stay one row (`constant_row`)."""
         arr = self.accessor(index, where, types, tuple(_COMPONENTS), normalized=True)
-        if arr.dtype.kind == "f":
+        one = constant_row(arr)
+        if one is not None:  # zeros without data: converted once, still one row
+            return np.broadcast_to(self._as_floats(one, index, where, integers, single), arr.shape)
+        return self._as_floats(arr, index, where, integers, single)
+
+    def _as_floats(
+        self, arr: np.ndarray, index: object, where: str, integers: bool, single: bool
+    ) -> np.ndarray:
+        """`floats` of the accessor `index` read as `arr`."""
+        out = np.float32 if single else np.float64
+        if arr.dtype.kind == "f":  # float32 in glTF: exact in either
             with np.errstate(invalid="ignore"):  # a signalling NaN: NaN, which callers refuse
-                return arr.astype(np.float64)
+                return arr.astype(out)
         _i, acc = self.item(index, "accessors", where)
         if not acc.get("normalized"):
-            if integers and arr.dtype.itemsize < 4:
-                return arr.astype(np.float64)
+            if integers and arr.dtype.itemsize < 4:  # 8 and 16 bits: exact in either
+                return arr.astype(out)
             raise self.error(where, "an integer accessor here must be normalized")
         top = float(np.iinfo(arr.dtype).max)
-        return np.maximum(arr.astype(np.float64) / top, -1.0)
+        return np.maximum(arr.astype(np.float64) / top, -1.0).astype(out, copy=False)
+
+
+def constant_row(arr: np.ndarray) -> np.ndarray | None:
+    """The one row [1, width] that every row of `arr` [n, width] is, when `arr` is a
+    broadcast constant (an accessor of zeros, `GltfFile.accessor`), else None."""
+    if arr.ndim == 2 and arr.shape[0] > 1 and arr.strides[0] == 0:
+        return arr[:1]
+    return None
 
 
 _NO_DATA = "no uri and no binary chunk to read it from"

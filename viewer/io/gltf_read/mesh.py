@@ -7,9 +7,12 @@ the spec writes them out); LINES, LINE_LOOP and LINE_STRIP become line segments;
 points. Positions and normals may be quantized integers (KHR_mesh_quantization) and any
 accessor sparse; a Draco-compressed primitive is decoded first (compression.py).
 Morph targets (POSITION and NORMAL deltas) are merged like the vertices. Normals missing
-from the file are computed (area-weighted). Arrays keep the 4-byte types of the file, so
-a merged mesh holds about as many bytes as the accessors it came from, and the scene's
-data budget bounds the load's memory.
+from the file are computed (area-weighted). A primitive of lines or triangles whose
+vertices all lie at one point (an accessor of zeros, say) and that no morph target or
+skin can spread draws nothing: it is checked like the others, and nothing of it is
+kept. Arrays keep the 4-byte types of the file, so a merged mesh holds about as many
+bytes as the accessors it came from, and the scene's data budget bounds the load's
+memory.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from viewer.content.geometry import MorphTargets
 from viewer.io._fields import is_number
 from viewer.io.errors import describe
 from viewer.io.gltf_read.compression import decode_draco
-from viewer.io.gltf_read.data import GltfFile, whole
+from viewer.io.gltf_read.data import GltfFile, constant_row, whole
 from viewer.io.gltf_read.material import read_material, vertex_data
 from viewer.io.gltf_read.primitives import (
     LINES,
@@ -90,11 +93,17 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             gltf.note(phere, "it has no attributes (glTF needs one at least): not drawn")
         if attrs.get("POSITION") is None:
             continue  # glTF: a primitive without positions draws nothing
-        pos = gltf.floats(attrs["POSITION"], f"{phere} POSITION", ("VEC3",), integers=True)
-        pos = pos.astype(np.float32)
-        if not np.all(np.isfinite(pos)):
+        pos = gltf.floats(
+            attrs["POSITION"], f"{phere} POSITION", ("VEC3",), integers=True, single=True
+        )
+        one = constant_row(pos)  # zeros without data: one row, never expanded
+        if not np.all(np.isfinite(pos if one is None else one)):
             raise gltf.error(phere, "POSITION holds NaN or infinite values")
         n = pos.shape[0]
+        if _unseen(prim, attrs, mode, pos):
+            _check_unseen(gltf, prim, attrs, mode, n, phere)
+            read_material(gltf, prim.get("material"), phere, textures)
+            continue
         if prim.get("indices") is not None:
             idx = gltf.accessor(prim["indices"], f"{phere} indices", ("SCALAR",), _INDEX_TYPES)
             idx = idx.reshape(-1).astype(np.uint32)
@@ -104,14 +113,13 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             idx = np.arange(n, dtype=np.uint32)
         tri, seg, pts = by_mode(gltf, mode, idx, phere)
         if attrs.get("NORMAL") is not None:
-            nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",)).astype(np.float32)
+            nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",), single=True)
             if nrm.shape[0] != n:
                 raise gltf.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
             if not np.all(np.isfinite(nrm)):
                 raise gltf.error(phere, "NORMAL holds NaN or infinite values")
         else:  # in float64, one primitive at a time; kept as float32 like the rest
-            nrm = _vertex_normals(pos.astype(np.float64), tri.astype(np.int64))
-            nrm = nrm.astype(np.float32)
+            nrm = _vertex_normals(pos, tri).astype(np.float32)
         deltas = morph_deltas(gltf, prim, n, phere)
         if n_targets is None:
             n_targets = len(deltas[0])
@@ -189,6 +197,52 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
     )
 
 
+def _unseen(prim: dict, attrs: dict, mode: int, pos: np.ndarray) -> bool:
+    """Whether a primitive draws nothing at all: every vertex at one point (a mesh of
+    zeros, say), so its triangles have no area and its lines no length, and nothing
+    (no morph target, no skin) can move its vertices apart. Points still show."""
+    if mode == POINTS or len(pos) == 0:
+        return False
+    if prim.get("targets") is not None or attrs.get("JOINTS_0") is not None:
+        return False
+    if constant_row(pos) is not None:
+        return True
+    return bool(np.all(pos.min(axis=0) == pos.max(axis=0)))
+
+
+def _check_unseen(gltf: GltfFile, prim: dict, attrs: dict, mode: int, n: int, where: str) -> None:
+    """The checks a drawn primitive's indices and attributes get (their counts, their
+    values), for one that draws nothing: nothing of it is kept or made, so it costs
+    its checks and no memory however many vertices it claims."""
+    if prim.get("indices") is not None:
+        idx = gltf.accessor(prim["indices"], f"{where} indices", ("SCALAR",), _INDEX_TYPES)
+        if idx.size and int(idx.max()) >= n:
+            raise gltf.error(where, f"an index is {int(idx.max())}, there are {n} vertices")
+        k = idx.size
+    else:
+        k = n
+    if mode == TRIANGLES and k % 3:
+        raise gltf.error(where, f"triangles need a multiple of 3 indices, got {k}")
+    for name, types, integers in _CHECKED:
+        if attrs.get(name) is None:
+            continue
+        arr = gltf.floats(attrs[name], f"{where} {name}", types, integers=integers)
+        if arr.shape[0] != n:
+            raise gltf.error(where, f"{name} has {arr.shape[0]} items, POSITION has {n}")
+        one = constant_row(arr)
+        if not np.all(np.isfinite(arr if one is None else one)):
+            raise gltf.error(where, f"{name} holds NaN or infinite values")
+
+
+#: The attributes `_check_unseen` checks: (name, accessor types, plain integers allowed).
+_CHECKED = (
+    ("NORMAL", ("VEC3",), False),
+    ("COLOR_0", ("VEC3", "VEC4"), False),
+    ("TEXCOORD_0", ("VEC2",), True),
+    ("TEXCOORD_1", ("VEC2",), True),
+)
+
+
 def _parts(found: list[tuple]) -> tuple[MeshPart, ...]:
     """The primitives' parts, each at its place in the mesh's one index buffer: all
     triangles first, then all line segments, then all points (`GpuMesh`)."""
@@ -221,12 +275,17 @@ def material_color(gltf: GltfFile, index: object, where: str) -> tuple | None:
 
 
 def _vertex_normals(pos: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Area-weighted vertex normals; vertices on no (or only degenerate) faces get +Z."""
-    normals = np.zeros_like(pos)
+    """Area-weighted vertex normals in float64 of float32 positions `pos` [n, 3];
+    vertices on no (or only degenerate) faces get +Z. The faces' corners are gathered
+    `_FACE_BLOCK` triangles at a time, so the temporaries stay small whatever the mesh."""
+    normals = np.zeros(pos.shape, np.float64)
     if idx.size:
         tri = idx.reshape(-1, 3)
-        a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
-        face = np.cross(b - a, c - a)
+        face = np.empty((len(tri), 3), np.float64)
+        for at in range(0, len(tri), _FACE_BLOCK):
+            block = tri[at : at + _FACE_BLOCK]
+            a, b, c = (pos[block[:, k]].astype(np.float64) for k in range(3))
+            face[at : at + len(block)] = np.cross(b - a, c - a)
         for k in range(3):
             np.add.at(normals, tri[:, k], face)
     length = np.linalg.norm(normals, axis=1)
@@ -234,3 +293,7 @@ def _vertex_normals(pos: np.ndarray, idx: np.ndarray) -> np.ndarray:
     normals[good] /= length[good, None]
     normals[~good] = (0.0, 0.0, 1.0)
     return normals
+
+
+#: Triangles whose corners `_vertex_normals` gathers at a time.
+_FACE_BLOCK = 1 << 16
