@@ -1,7 +1,8 @@
 """A program that leaves ends a headless ``sgview listen``: a quick program (connect, three
 frames, close) is shown and logged whole, one line says it left, and the run exits 0 also
-when it left before the viewer first looked; ``--frames N`` counts the program's frames
-taken; a window stays open on a program that left. Loopback only, every wait bounded."""
+when it left before the viewer first looked; one that leaves without a frame ends it with
+one line; ``--frames N`` counts the program's frames taken; a window stays open on a
+program that left. Loopback only, every wait bounded."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import time
 import pytest
 from attach_helpers import tree10
 from needs import need_gl
+from websockets.sync.client import connect
 
 import viewer
-from viewer.attach.program_source import ProgramSource
+from viewer.attach.program_source import ProgramLeft, ProgramSource
+from viewer.attach.protocol import decode_welcome, encode_hello
 from viewer.attach.server import Listener
 from viewer.content.scene import Scene
 from viewer.frames.runner import swap
@@ -111,5 +114,19 @@ def test_frames_counts_the_frames_taken_and_a_window_stays(limit):
         else:
             assert out.getvalue().count("# frame ") == limit and source.ended
             assert source.advance(1 / 60) is None and out.getvalue().count("# frame ") == limit
+    finally:
+        listener.close()
+
+
+def test_a_program_that_leaves_without_a_frame_ends_the_run_with_one_line():
+    listener, address, source, out, _ = _source(wait=True)
+    try:
+        with connect(f"ws://{address}", open_timeout=10) as ws:
+            ws.send(encode_hello("empty", ""))
+            decode_welcome(ws.recv(timeout=10))
+        _left(listener)
+        with pytest.raises(ProgramLeft, match="^empty left after 0 frames$"):
+            swap(source, lambda scene: None)
+        assert out.getvalue() == ""
     finally:
         listener.close()

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from viewer.content.scene import Scene
-from viewer.errors import floats_raise, interrupted
+from viewer.errors import SgviewError, floats_raise, interrupted
 from viewer.keys.references import carry_names
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
@@ -39,7 +39,7 @@ from .mirror import Mirror
 from .protocol import ProgramFrame
 from .server import Listener, Program
 
-__all__ = ["READ_ONLY", "ProgramSource", "fold"]
+__all__ = ["READ_ONLY", "ProgramLeft", "ProgramSource", "fold"]
 
 #: Seconds one wait for a frame lasts before the loop looks again (Ctrl+C stays live).
 WAIT_SLICE = 0.25
@@ -48,11 +48,17 @@ HIDDEN_FRAMES_PER_REDRAW = 64
 READ_ONLY = "read-only: this is a connected program's scene"
 
 
+class ProgramLeft(SgviewError):
+    """A headless run's only program left without sending a frame: nothing to show, and
+    nothing else will come (the run ends with this line and exit status 1)."""
+
+
 class ProgramSource:
     """The programs a `Listener` accepted, one of them on show (see the module notes).
 
     ``wait``: `poll` waits for the first program and each `advance` for the shown
-    program's next frame, and the run `ended` once that program left (headless runs);
+    program's next frame, and the run `ended` once that program left (`ProgramLeft` when
+    the only program left without a frame) (headless runs);
     ``limit``: the most program frames taken (a headless ``--frames N``; None: no limit);
     ``log``: print each frame taken's update log (`out`, `err`: the streams, default
     sys.stdout / sys.stderr when printing)."""
@@ -90,6 +96,9 @@ class ProgramSource:
         #: Per program: frames taken and shown folded into a newer one in the same redraw.
         self._folded: dict[Program, int] = {}
         self._said_left: Program | None = None
+        #: The last program that left before sending a frame (a headless run with no
+        #: other program ends on it).
+        self._left_unseen: Program | None = None
         self._paused = False
         self._stepping = False
         self._selected: int | None = None
@@ -200,6 +209,9 @@ class ProgramSource:
             target = self._target()
             if target is not None or not self.wait:
                 break
+            left = self._left_unseen
+            if left is not None and self.shown is None and not self.listener.programs:
+                raise ProgramLeft(f"{printable(left.name, 60)} left after 0 frames")
             self.listener.wait_program(WAIT_SLICE)
             time.sleep(0.01)
         if target is None or target is self.shown:
@@ -255,6 +267,8 @@ class ProgramSource:
                 continue
             if not program.connected and not program.pending():  # left: its mirror goes
                 self.listener.forget(program)
+                if program not in self.mirrors:
+                    self._left_unseen = program
                 self.mirrors.pop(program, None)
                 self._refused.discard(program)
                 self._folded.pop(program, None)
