@@ -15,7 +15,7 @@ from viewer.session.source import SceneControls
 from viewer.text import printable
 
 from .overlay_state import OverlayState
-from .widgets import COLORS, vec4
+from .widgets import COLORS, button, vec4
 
 #: The combo's first entry: no clip plays.
 NO_CLIP = "none"
@@ -44,11 +44,14 @@ class AnimationSection:
             return
         self._clip_list(controls, player)
         clip = player.current
-        imgui.begin_disabled(clip is None)
-        if imgui.button(("Pause" if player.playing else "Play") + "##clip"):
+        label = ("Pause" if player.playing else "Play") + "##clip"
+        if button(
+            label,
+            "stop or play the clip (the time slider beside moves it)",
+            enabled=clip is not None,
+        ):
             controls.toggle_animation()
         self._remember("play")
-        imgui.end_disabled()
         duration = clip.duration if clip is not None else 0.0
         imgui.same_line()
         imgui.begin_disabled(not duration > 0.0)

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 import viewer.gizmo as gizmo
 from viewer.scene.graph import SceneGraph
-from viewer.session.commands import AddChild, Delete, Duplicate, Reparent, SetField
+from viewer.session.commands import AddChild, Command, Delete, Duplicate, Reparent, SetField
 from viewer.session.edits import Editing
 from viewer.session.source import FileActions
 from viewer.text import printable
@@ -26,7 +26,7 @@ from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
 from .overlay_state import OverlayState
 from .tree_view import SHEAR_REMEDY, TreeView
-from .widgets import COLORS, Flow, ItemRect, input_doubles, message_line, vec4
+from .widgets import COLORS, Flow, ItemRect, button, input_doubles, message_line, vec4
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -92,15 +92,12 @@ class EditSection:
         done, undone = editing.history.labels()
         flow = Flow()  # side by side where they fit
         flow.place(Flow.button_width("Undo (Ctrl+Z)"))
-        imgui.begin_disabled(not done)
-        if imgui.button("Undo (Ctrl+Z)"):
+        undo_tip = "undo the last edit: the whole graph goes back to before it"
+        if button("Undo (Ctrl+Z)", undo_tip, enabled=bool(done)):
             editing.undo()
-        imgui.end_disabled()
         flow.place(Flow.button_width("Redo (Ctrl+Shift+Z)"))
-        imgui.begin_disabled(not undone)
-        if imgui.button("Redo (Ctrl+Shift+Z)"):
+        if button("Redo (Ctrl+Shift+Z)", "do again the last edit undone", enabled=bool(undone)):
             editing.redo()
-        imgui.end_disabled()
         node_id = host.selected
         selected = node_id is not None and host.graph.peek.is_alive(node_id)
         # One line: the last edit's outcome, else the hint in its place (the fields below
@@ -159,14 +156,23 @@ class EditSection:
     def _actions(self, editing: Editing, node_id: int) -> None:
         keep = self.tree.keep_world
         flow = Flow()
-        for label, command in (
-            ("Delete", Delete(node_id)),
-            ("Duplicate", Duplicate(node_id)),
-            ("Add child", AddChild(node_id)),
-            ("Make root", Reparent(node_id, None, keep, SHEAR_REMEDY)),
-        ):
-            flow.place(imgui.calc_text_size(label).x + 2 * imgui.get_style().frame_padding.x)
-            if imgui.small_button(label):
+        actions: tuple[tuple[str, str, Command], ...] = (
+            (
+                "Delete",
+                "remove the selected node and its subtree (Ctrl+Z brings them back)",
+                Delete(node_id),
+            ),
+            ("Duplicate", "copy the selected node and its subtree beside it", Duplicate(node_id)),
+            ("Add child", "add a new node under the selected one", AddChild(node_id)),
+            (
+                "Make root",
+                "move the selected node to the top of the hierarchy",
+                Reparent(node_id, None, keep, SHEAR_REMEDY),
+            ),
+        )
+        for label, tip, command in actions:
+            flow.place(Flow.button_width(label))
+            if button(label, tip, small=True):
                 editing.run(command)
 
     def _history(self, done: list[str], undone: list[str]) -> None:
@@ -188,18 +194,17 @@ class EditSection:
         if self.save_path is None or default != self._save_default:  # another file on show
             self.save_path = self._save_default = default
         room = imgui.get_content_region_avail().x
-        button = imgui.calc_text_size("Save as").x + 2 * imgui.get_style().frame_padding.x
-        imgui.set_next_item_width(room - button - imgui.get_style().item_spacing.x)
+        button_w = Flow.button_width("Save as")
+        imgui.set_next_item_width(room - button_w - imgui.get_style().item_spacing.x)
         _, self.save_path = imgui.input_text("##save_as", self.save_path)
         self.save_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())  # tests
         imgui.same_line()
-        if imgui.small_button("Save as"):
+        if button("Save as", "write the scene to the path in the field", small=True):
             files.save(self.save_path)
         paths = list(files.recent_paths)
         if paths:
             imgui.text_colored(vec4(self.colors.dim), "recent files (click to open):")
         for k, path in enumerate(paths):
-            if imgui.small_button(f"{printable(path.name, 60)}##recent{k}"):
+            tip = f"open {printable(str(path), 200)}"
+            if button(f"{printable(path.name, 60)}##recent{k}", tip, small=True):
                 files.request_open(path)
-            if imgui.is_item_hovered():
-                imgui.set_tooltip(printable(str(path), 200))

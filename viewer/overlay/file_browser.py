@@ -26,7 +26,7 @@ from imgui_bundle import imgui
 
 from viewer.text import printable
 
-from .widgets import COLORS, ItemRect, vec4
+from .widgets import COLORS, ItemRect, button, vec4
 
 #: USD's suffixes, listed where the USD library (usd-core's ``pxr``) is installed.
 USD_SUFFIXES = (".usda", ".usdc", ".usdz")
@@ -179,10 +179,13 @@ class FileBrowser:
         if self._focusing:
             self._focusing = 0 if imgui.is_item_active() else self._focusing - 1
         imgui.same_line()
-        if imgui.button("Open") or entered:
+        if (
+            button("Open", "open the file (or folder) named in the field; Enter does too")
+            or entered
+        ):
             self._choose(self.path_text)
         imgui.same_line()
-        if imgui.button("Up"):
+        if button("Up", "list the folder above this one"):
             self._go(self.folder.parent)
         if self._listed is None or self._listed[0] != self.folder:
             self._listed = (self.folder, listing(self.folder, self.suffixes))

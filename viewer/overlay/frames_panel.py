@@ -30,7 +30,17 @@ from .overlay_state import OverlayState
 from .replay import SPEED_RANGE
 from .stats import COUNTER_TIPS, counter_rows, totals_definition, totals_rows
 from .timeline_records import EVENT_BITS, EVENT_KINDS, Entry
-from .widgets import COLORS, Color, Flow, ItemRect, key_value_table, u32, vec4
+from .widgets import (
+    COLORS,
+    Color,
+    Flow,
+    ItemRect,
+    button,
+    fitted_line,
+    key_value_table,
+    u32,
+    vec4,
+)
 
 TIMELINE_HEIGHT = 54.0
 #: Height of the event marks along the timeline's top.
@@ -92,7 +102,12 @@ class FramesPanel:
         #: The Log section (it follows the frame on show: frame_log.py).
         self.log = FrameLog()
         self._live_shown = True  # whether the last draw showed the latest frame
-        self.replay_note: str | None = None  # why V found nothing to replay
+        #: (frame, why the replay button found nothing to replay in it): said while that
+        #: frame is on show (None: nothing to say).
+        self.replay_note: tuple[int, str] | None = None
+        #: The replay's line under the timeline (its progress, or why there was none) on
+        #: screen as last drawn (None: the timeline's span shows).
+        self.replay_line: ItemRect | None = None
         #: The timeline's (x, y, width, height) on screen at the last frame.
         self.timeline_rect: tuple[float, float, float, float] | None = None
         #: The line under the totals that defines them, as drawn last (None: not drawn).
@@ -170,18 +185,28 @@ class FramesPanel:
                 imgui.set_tooltip(tip)
                 if clicked:
                     ov.pin(frame)
-        imgui.text_colored(vec4(c.dim), timeline_span(frames, records))
+        self._span_line(timeline_span(frames, records))
         flow = Flow()  # side by side where they fit
         first_button = imgui.get_cursor_screen_pos()
-        buttons: tuple[tuple[str, Callable[[], int | None]], ...] = (
-            ("|<", lambda: self._scroll_to_oldest()),
-            ("< event", lambda: ov.jump_to_event(-1)),
-            ("event >", lambda: ov.jump_to_event(1)),
-            ("live", lambda: self._live()),
+        buttons: tuple[tuple[str, str, Callable[[], int | None]], ...] = (
+            ("|<", "scroll the timeline to the oldest frame kept", self._scroll_to_oldest),
+            (
+                "< event",
+                "[: show the frame of the event (touch, edit, reload, clip change)\n"
+                "before the one shown",
+                lambda: ov.jump_to_event(-1),
+            ),
+            (
+                "event >",
+                "]: show the frame of the next event after the one shown; after the\n"
+                "last, back to live",
+                lambda: ov.jump_to_event(1),
+            ),
+            ("live", "show the newest frame, the timeline and the log following it", self._live),
         )
-        for label, action in buttons:
+        for label, tip, action in buttons:
             flow.place(Flow.button_width(label))
-            if imgui.small_button(label):
+            if button(label, tip, small=True):
                 action()
         #: The row of buttons below the timeline: (min, max) on screen.
         self.buttons_rect = (first_button, imgui.get_item_rect_max())
@@ -218,24 +243,23 @@ class FramesPanel:
         return first, stop, slot
 
     def _replay_row(self) -> None:
-        """The button that replays the frame on show slowly (V) and its speed; while
-        the replay runs, where it is."""
-        ov, c = self.ov, self.colors
+        """The button that replays the frame on show slowly (V) and its speed (where
+        the replay is: `_span_line`)."""
+        ov = self.ov
         replay = ov.replay
         narrow = imgui.get_content_region_avail().x < NARROW_PX
         label = "replay slowly (V)" if narrow else "replay this frame slowly (V)"
-        if imgui.small_button("stop replay (V)" if replay.active else label):
+        tip = (
+            "light the frame's recomputed nodes one by one, in the order\n"
+            "update() ran them (pre-order), each with its log lines"
+        )
+        if button("stop replay (V)" if replay.active else label, tip, small=True):
             was_running = replay.active
             started, entry = ov.replay_shown(), ov.shown_entry
             quiet = entry is not None and not (was_running or started)
-            self.replay_note = (
-                f"frame {entry.frame}: nothing to replay" if quiet and entry is not None else None
-            )
-        if imgui.is_item_hovered():
-            imgui.set_tooltip(
-                "light the frame's recomputed nodes one by one, in the order\n"
-                "update() ran them (pre-order), each with its log lines"
-            )
+            self.replay_note = None
+            if quiet and entry is not None:
+                self.replay_note = (entry.frame, f"frame {entry.frame}: nothing to replay")
         imgui.set_next_item_width(-1.0)  # the whole width: its own line
         changed, speed = imgui.drag_float(
             "##speed", replay.speed, 0.05, *SPEED_RANGE, "replay speed %.1f nodes/s"
@@ -244,13 +268,36 @@ class FramesPanel:
             replay.speed = min(max(float(speed), SPEED_RANGE[0]), SPEED_RANGE[1])
         if imgui.is_item_hovered():
             imgui.set_tooltip("drag to change, or double-click and type")
+
+    def _span_line(self, span: str) -> None:
+        """The line under the timeline: the frames it shows; while a slow replay runs,
+        where it is, and after V found nothing to replay, why (in its place: the row of
+        buttons below, the replay's row and the log stay where they are as a replay
+        starts, goes from node to node and ends)."""
+        ov, c = self.ov, self.colors
+        replay = ov.replay
         current = replay.current
         if replay.active and current is not None:
             name = printable(ov.host.graph.peek.name_of(current), 40)
-            imgui.text_colored(vec4(c.note), f"replay of frame {replay.frame}:")
-            imgui.text_colored(vec4(c.note), f"node {replay.lit} of {replay.order.size}, {name}")
-        elif self.replay_note:
-            imgui.text_colored(vec4(c.dim), self.replay_note)
+            progress = f"node {replay.lit} of {replay.order.size}"
+            self.replay_line = fitted_line(
+                [
+                    f"replay of frame {replay.frame}: {progress}, {name}",
+                    f"frame {replay.frame}: {progress}, {name}",
+                    f"frame {replay.frame}: {progress}",
+                    progress,
+                ],
+                c.note,
+            )
+        elif self.replay_note is not None and self.replay_note[0] == self._shown_frame():
+            self.replay_line = fitted_line([self.replay_note[1]], c.dim)
+        else:
+            self.replay_line = None
+            fitted_line([span], c.dim)
+
+    def _shown_frame(self) -> int | None:
+        entry = self.ov.shown_entry
+        return None if entry is None else entry.frame
 
     def _scroll_to_oldest(self) -> None:
         self.end_frame = -1  # before every kept frame: its window starts at the oldest
@@ -318,7 +365,8 @@ class FramesPanel:
                 imgui.push_style_color(imgui.Col_.text, vec4(c.dim))
                 imgui.text_wrapped(self.totals_note)
                 imgui.pop_style_color()
-        if imgui.small_button("reset totals"):
+        tip = "count the running totals from the next frame on"
+        if button("reset totals", tip, small=True):
             ov.reset_totals()
         frames, done, naive = ov.timeline.cumulative()
         if frames.size < 2:

@@ -159,6 +159,19 @@ def pending_note(count: int, paused: bool) -> str:
     return f"pending: {count} node{'s' if count != 1 else ''} marked, not yet executed; {when}"
 
 
+def pending_notes(count: int, paused: bool) -> list[str]:
+    """`pending_note` and shorter forms of it, the longest first: the panel shows the
+    first that fits on its one line (the whole note in its tooltip)."""
+    nodes = f"{count} node{'s' if count != 1 else ''}"
+    return [
+        pending_note(count, paused),
+        f"pending: {nodes} marked, not yet executed",
+        f"pending: {nodes}, not yet executed",
+        f"pending: {nodes} (not executed)",
+        f"pending: {nodes}",
+    ]
+
+
 #: What the tree's flag columns and the legend's letters mean (their tooltips).
 FLAG_TIPS = {
     "L": "L, local: the node's local matrix was recomputed in the frame shown\n"

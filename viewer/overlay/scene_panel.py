@@ -21,13 +21,24 @@ from .model import (
     flag_text,
     matrix_rows,
     node_details,
-    pending_note,
+    pending_notes,
     reload_note,
 )
 from .overlay_state import OverlayState
 from .timeline_records import Entry
 from .tree_view import TreeView
-from .widgets import COLORS, Flow, ItemRect, checkbox, key_value_table, message_line, vec4
+from .widgets import (
+    COLORS,
+    Flow,
+    ItemRect,
+    blank_line,
+    button,
+    checkbox,
+    fitted_line,
+    key_value_table,
+    message_line,
+    vec4,
+)
 
 #: The view's ways of showing the frames' work (`Overlay.glow_style`), as the panel
 #: names them.
@@ -70,6 +81,11 @@ class ScenePanel:
         self.status_rect: ItemRect | None = None  # its line's (min, max) on screen
         #: The line naming the scene on show, as last drawn.
         self.scene_line: str | None = None
+        #: The line saying which frame picked on the timeline is on show, as last drawn
+        #: (None: the newest).
+        self.showing_line: str | None = None
+        #: The pending note's line on screen as last drawn (None: nothing pending).
+        self.pending_rect: ItemRect | None = None
 
     def reset(self) -> None:
         self.tree.reset()
@@ -107,56 +123,122 @@ class ScenePanel:
         self.status_rect = message_line(note, color)
         if self.status_rect is None:
             message_line(self.scene_line, c.dim)
-        imgui.text(f"frame {host.frame}   " + ("paused" if host.paused else "running"))
+        self._frame_line()
         self._programs()
-        if self.ov.pinned is not None:
-            flow, shown = Flow(), f"showing frame {self.ov.pinned} (timeline)"
-            flow.place(imgui.calc_text_size(shown).x)
-            imgui.push_style_color(imgui.Col_.text, vec4(c.note))
-            imgui.text_wrapped(shown)
-            imgui.pop_style_color()
-            flow.place(Flow.button_width("back to live"))
-            if imgui.small_button("back to live"):
-                self.ov.pin(None)
         room = float(imgui.get_content_region_avail().x)
         controls = host.controls
         touch: Callable[[], None] = _nothing if controls is None else controls.touch_selected
         motion: Callable[[], None] = _nothing if controls is None else controls.toggle_motion
-        buttons = (
-            ("Resume" if host.paused else "Pause", host.toggle_pause, True),
-            ("Step", host.request_step, host.paused),
-            ("Touch", touch, controls is not None and host.selected is not None),
-            (motion_label(controls, room), motion, controls is not None and controls.has_motion),
+        motion_text = motion_label(controls, room)
+        # (label, its other labels, tooltip, action, enabled): each button takes the room
+        # of its widest label, so that a press (Pause -> Resume, Motion: on -> off) moves
+        # no button to another line and nothing below it.
+        buttons: tuple[tuple[str, tuple[str, ...], str, Callable[[], None], bool], ...] = (
+            (
+                "Resume" if host.paused else "Pause",
+                ("Pause", "Resume"),
+                "Space: stop the frames here (the view, the panels and the glow hold\n"
+                "still), or go on from where they stopped",
+                host.toggle_pause,
+                True,
+            ),
+            (
+                "Step",
+                (),
+                ". (paused): run one frame, executing what is pending",
+                host.request_step,
+                host.paused,
+            ),
+            (
+                "Touch",
+                (),
+                "T: mark the selected node changed without changing it: it and its\n"
+                "subtree are recomputed in the next frame",
+                touch,
+                controls is not None and host.selected is not None,
+            ),
+            (
+                motion_text,
+                ("Motion: on", "Motion: off") if motion_text.startswith("Motion: o") else (),
+                "S: start or stop the scene's motions and animation clips"
+                if controls is not None and controls.has_motion
+                else "no motions or animation clips here: S has nothing to stop",
+                motion,
+                controls is not None and controls.has_motion,
+            ),
         )
         style = imgui.get_style()
         used: float | None = None
-        for label, action, enabled in buttons:
-            width = imgui.calc_text_size(label).x + 2 * style.frame_padding.x
+        for label, others, tip, action, enabled in buttons:
+            width = max(Flow.button_width(text) for text in (label, *others))
             if used is not None and used + style.item_spacing.x + width <= room:
                 imgui.same_line()  # on the same line while it fits
                 used += style.item_spacing.x + width
             else:
                 used = width
-            imgui.begin_disabled(not enabled)
-            if imgui.button(label):
+            if button(label, tip, enabled=enabled):
                 action()
-            imgui.end_disabled()
-            if label.startswith("Motion: none") and imgui.is_item_hovered(
-                imgui.HoveredFlags_.allow_when_disabled
-            ):
-                imgui.set_tooltip("no motions or animation clips here: S has nothing to stop")
-        # Legend of the flags, in their colours (on as few lines as fit).
-        room, used = imgui.get_content_region_avail().x, 0.0
-        for letter, what, color in (
+        self._legend()
+
+    def _frame_line(self) -> None:
+        """One line: the frame and whether the frames run, or, while a frame picked on the
+        timeline (or replayed slowly) is shown, which one; and at its right end the button
+        back to live, greyed while live. Nothing below moves as a frame is picked or let
+        go, nor as the button comes to life."""
+        host, c, pinned = self.ov.host, self.colors, self.ov.pinned
+        state = "paused" if host.paused else "running"
+        label = "back to live"
+        start = imgui.get_cursor_pos_x()
+        spacing = imgui.get_style().item_spacing.x
+        room = imgui.get_content_region_avail().x - Flow.button_width(label) - spacing
+        if pinned is None:
+            self.showing_line = None
+            fitted_line([f"frame {host.frame}   {state}", f"frame {host.frame}"], c.text, room)
+        else:
+            self.showing_line = f"showing frame {pinned} (timeline)"
+            texts = [
+                f"{self.showing_line}; now {host.frame}, {state}",
+                self.showing_line,
+                f"showing frame {pinned}",
+                f"frame {pinned}",
+            ]
+            fitted_line(texts, c.note, room)
+        imgui.same_line(start + room + spacing)
+        tip = "show the newest frame again, the timeline and the log following it\n"
+        tip += "(] past the last event does it too)"
+        if button(label, tip, small=True, enabled=pinned is not None):
+            self.ov.pin(None)
+
+    def _legend(self) -> None:
+        """The flags' legend in their colours, on as few lines as fit; while nodes are
+        marked and not yet executed, the pending note in its place, on as many lines:
+        the tree's rows below stay where the pointer found them when a touch marks nodes
+        or a step executes them (the tree's L / W / E headers explain the flags
+        meanwhile)."""
+        c = self.colors
+        legend = (
             ("L", "local", c.local),
             ("W", "world", c.world),
             ("E", "to renderer", c.executed),
-        ):
+        )
+        room, used, lines = imgui.get_content_region_avail().x, 0.0, 1
+        breaks: list[bool] = []
+        for letter, what, _ in legend:
             width = imgui.calc_text_size(f"{letter} {what}").x + 12.0
-            if used and used + width > room:
-                imgui.new_line()
-                used = 0.0
+            breaks.append(bool(used and used + width > room))
+            if breaks[-1]:
+                lines, used = lines + 1, 0.0
             used += width
+        if self._flags.pending:
+            notes = pending_notes(self._flags.count, self.ov.host.paused)
+            self.pending_rect = fitted_line(notes, c.pending)
+            for _ in range(lines - 1):
+                blank_line()
+            return
+        self.pending_rect = None
+        for (letter, what, color), new_line in zip(legend, breaks, strict=True):
+            if new_line:
+                imgui.new_line()
             imgui.text_colored(vec4(color), letter)
             imgui.same_line(0.0, 4.0)
             imgui.text_colored(vec4(c.dim), what)
@@ -164,10 +246,6 @@ class ScenePanel:
                 imgui.set_tooltip(FLAG_TIPS[letter])
             imgui.same_line(0.0, 12.0)
         imgui.new_line()
-        if self._flags.pending:
-            imgui.push_style_color(imgui.Col_.text, vec4(c.pending))
-            imgui.text_wrapped(pending_note(self._flags.count, host.paused))
-            imgui.pop_style_color()
 
     def _programs(self) -> None:
         """`sgview listen` (`viewer.attach.program_source`): the connected programs, the one shown

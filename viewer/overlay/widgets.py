@@ -1,8 +1,9 @@
-"""Small drawing helpers the overlay's panels share: colours and key/value tables."""
+"""Small drawing helpers the overlay's panels share: colours, buttons that explain
+themselves, one-line messages and key/value tables."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from imgui_bundle import imgui
@@ -57,6 +58,25 @@ def checkbox(label: str, value: bool) -> tuple[bool, bool]:
     finally:
         imgui.pop_style_color()
         imgui.pop_style_var()
+
+
+#: Every button drawn through `button` since a check set it to a list: (label, tooltip).
+#: None (the rule): nothing is kept.
+buttons_seen: list[tuple[str, str]] | None = None
+
+
+def button(label: str, tip: str, *, small: bool = False, enabled: bool = True) -> bool:
+    """A button (`small`: ImGui's small one) with its tooltip `tip`, shown on hover also
+    while it is disabled (`enabled` False: drawn greyed, never clicked), so that what a
+    button does can be read before it is pressed. Whether it was clicked."""
+    imgui.begin_disabled(not enabled)
+    clicked = imgui.small_button(label) if small else imgui.button(label)
+    imgui.end_disabled()
+    if imgui.is_item_hovered(imgui.HoveredFlags_.allow_when_disabled):
+        imgui.set_tooltip(tip)
+    if buttons_seen is not None:
+        buttons_seen.append((label, tip))
+    return bool(clicked) and enabled
 
 
 def input_doubles(label: str, values: list[float], fmt: str) -> tuple[bool, list[float]]:
@@ -186,16 +206,33 @@ def message_line(text: str | None, color: Color) -> ItemRect | None:
     text, nothing drawn)."""
     if not text:
         return None
-    text = one_line(text)  # a line break would make it two
-    shown = cut_to_width(text, imgui.get_content_region_avail().x)
+    return fitted_line([one_line(text)], color)  # a line break would make it two
+
+
+def fitted_line(texts: Sequence[str], color: Color, room: float | None = None) -> ItemRect:
+    """Exactly one line: the first of `texts` (the longest first) that fits `room` pixels
+    (None: the room left on the line), else the last cut with "..."; the first, whole, in
+    a tooltip where a shorter one shows. A mode's line that wrapped onto two to five lines
+    pushed the tree's rows down under the pointer as it came and went. Returns the line's
+    (min, max) on screen."""
+    room = imgui.get_content_region_avail().x if room is None else room
+    shown = next((t for t in texts if imgui.calc_text_size(t).x <= room), None)
+    if shown is None:
+        shown = cut_to_width(texts[-1], room)
     imgui.text_colored(vec4(color), shown)
-    if shown != text and imgui.is_item_hovered():
+    if shown != texts[0] and imgui.is_item_hovered():
         imgui.begin_tooltip()
         imgui.push_text_wrap_pos(36.0 * imgui.get_font_size())
-        imgui.text_unformatted(text)
+        imgui.text_unformatted(texts[0])
         imgui.pop_text_wrap_pos()
         imgui.end_tooltip()
     return imgui.get_item_rect_min(), imgui.get_item_rect_max()
+
+
+def blank_line() -> None:
+    """A line with nothing on it, as high as a line of text: the place a mode's line
+    keeps while the mode is off, so that what is below it stays where it is."""
+    imgui.dummy(imgui.ImVec2(1.0, imgui.get_text_line_height()))
 
 
 def _tip(text: str | None) -> None:
