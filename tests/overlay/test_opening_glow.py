@@ -29,12 +29,9 @@ def Xform "Root"
 
 
 def _glow(path: Path, *given: str) -> str:
-    """The glow `sgview PATH [GIVEN...]` opens with. Without `--glow` the parser is
-    asked for none: `options_from` chooses by the scene's file (None is what the
-    parser gives for an option left out when it has no default)."""
+    """The glow `sgview PATH [GIVEN...]` opens with: without `--glow`, `options_from`
+    chooses by the scene's file."""
     args = build_parser().parse_args([str(path), *given])
-    if "--glow" not in given:
-        args.glow = None
     return options_from(args, load_scene(path)).glow
 
 

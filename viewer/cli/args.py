@@ -156,10 +156,11 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "picture (Tab shows the panels)",
     }),
     ("--glow", {
-        "choices": ("fill", "rim", "heat"), "default": "fill",
-        "help": "how the overlay shows each frame's work: fill (tint the recomputed nodes, "
-        "default), rim (light their outline, keep their colours) or heat (colour every "
-        "node by how often it was recomputed over the last 2 s)",
+        "choices": ("fill", "rim", "heat"), "default": None,
+        "help": "how the overlay shows each frame's work: fill (tint the recomputed nodes), "
+        "rim (light their outline, keep their colours) or heat (colour every node by how "
+        "often it was recomputed over the last 2 s); default: rim for a glTF or OpenUSD "
+        "file, whose materials it leaves readable, fill otherwise",
     }),
     ("--tone-mapping", {
         "choices": ("neutral", "aces", "none"), "default": "neutral",

@@ -80,7 +80,7 @@ def prepare(
         samples=args.samples,
         overlay=args.overlay,
         panels=args.panels,
-        glow=args.glow,
+        glow=args.glow or "fill",
         trace=args.trace,
     )
 
