@@ -11,7 +11,8 @@ written beside the picture as ``NAME.log``, so the page can show it as text.
 
 The pictures of docs/viewer.md (`STYLE_SHOTS`) show the three ways the view can show each
 frame's work (``--glow``) on solar_system, where every node moves every frame;
-`PENDING_SHOT` the pending look of a paused touch, before the step.
+`PENDING_SHOT` the pending look of a paused touch, before the step; `HOLD_SHOT`, for
+docs/getting-started.md, a value edited while paused with hold edits on, before the step.
 """
 
 from __future__ import annotations
@@ -60,6 +61,15 @@ PENDING_SHOT = (
 )  # fmt: skip
 
 
+#: docs/getting-started.md's picture of a value that waits: tree10 paused, hold edits on
+#: (W), Obj2 moved up by K: its new value shown, it and its subtree pending, before the step.
+HOLD_SHOT = (
+    "hold-edit-pending.png",
+    ["tree10", "--headless", "--still", "--select", "Obj2", "--keys", "Space@3,W@4,K@5",
+     "--frames", "7", "--size", "960x540"],
+)  # fmt: skip
+
+
 def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
     """Write every picture (and its .log) into `out`; return {name: log lines of the
     pictured frame}."""
@@ -96,9 +106,9 @@ def make(out: Path, size: str = "1120x630") -> dict[str, list[str]]:
     name, argv = TEACHING_GIF
     if main([*argv, "--record", str(out / name)]) != 0:
         raise SystemExit(f"sgview failed on {' '.join(argv)}")
-    name, argv = PENDING_SHOT
-    if main([*argv, "--screenshot", str(out / name)]) != 0:
-        raise SystemExit(f"sgview failed on {' '.join(argv)}")
+    for name, argv in (PENDING_SHOT, HOLD_SHOT):
+        if main([*argv, "--screenshot", str(out / name)]) != 0:
+            raise SystemExit(f"sgview failed on {' '.join(argv)}")
     return logs
 
 

@@ -71,6 +71,9 @@ KEYS = (
          "whole scene goes back to its state before that edit, so nodes the motion turned "
          "since turn back too; the panel lists them",
          ("Ctrl+Z", "Z", "undo"), ("Ctrl+Shift+Z", "Z", "redo")),
+    _row("hold edits on / off: while paused, an edit (a move key, a typed value, a drag, an "
+         "undo) writes its values and leaves them marked, pending, until . or Space executes "
+         "them; running, edits apply at the next frame either way", ("W", "W", "hold edits")),
     _row("save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
          "own writer)", ("Ctrl+S", "S", "save")),
     _row("open a scene file (the system's file dialog: zenity or kdialog on Linux; without "

@@ -26,7 +26,16 @@ from .gizmo_view import draw_gizmo
 from .model import continuous_euler, watched_values
 from .overlay_state import OverlayState
 from .tree_view import SHEAR_REMEDY, TreeView
-from .widgets import COLORS, Flow, ItemRect, button, input_doubles, message_line, vec4
+from .widgets import (
+    COLORS,
+    Flow,
+    ItemRect,
+    button,
+    checkbox,
+    input_doubles,
+    message_line,
+    vec4,
+)
 
 #: The inspector's rows: (label, the Node property it edits, how many numbers).
 INSPECTOR_ROWS = (
@@ -34,6 +43,13 @@ INSPECTOR_ROWS = (
     ("rotation (deg)", "local_euler", 3),
     ("quaternion", "local_rotation", 4),
     ("scale", "local_scale", 3),
+)
+#: The hold edits switch (W) and what it does.
+HOLD_LABEL = "hold edits (W)"
+HOLD_TIP = (
+    "while paused, an edit writes its values and leaves the node and its subtree marked,\n"
+    "pending (striped), until Step (.) or a resume executes it; running, edits apply at\n"
+    "the next frame either way"
 )
 #: Undo steps listed at most (the newest).
 HISTORY_ROWS = 12
@@ -98,6 +114,13 @@ class EditSection:
         flow.place(Flow.button_width("Redo (Ctrl+Shift+Z)"))
         if button("Redo (Ctrl+Shift+Z)", "do again the last edit undone", enabled=bool(undone)):
             editing.redo()
+        controls = host.controls
+        if controls is not None:
+            flow.place(Flow.check_width(HOLD_LABEL))
+            if checkbox(HOLD_LABEL, controls.hold_edits)[0]:
+                controls.toggle_hold_edits()
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(HOLD_TIP)
         node_id = host.selected
         selected = node_id is not None and host.graph.peek.is_alive(node_id)
         # One line: the last edit's outcome, else the hint in its place (the fields below

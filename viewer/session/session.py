@@ -101,6 +101,10 @@ class Session:
         self._still_at_launch = still  # what `restart` goes back to
         self.paused = False
         self._step_requested = False
+        #: Hold edits (W): while paused, an edit writes its values and marks its nodes,
+        #: and the next step (`.`) or the resume executes it, so "a setter marks, the
+        #: update computes" can be seen; off, an edit while paused shows at once.
+        self.hold_edits = False
         #: The requested step only shows an edit or a picked pose: the scene clock holds.
         self._clock_held = False
         self.last_report: FrameReport | None = None
@@ -370,12 +374,31 @@ class Session:
             self._clock_held = still and (self._clock_held or not self._step_requested)
             self._step_requested = True
 
+    def toggle_hold_edits(self) -> None:
+        self.hold_edits = not self.hold_edits
+
     def press_move_key(self, action: str, reverse: bool = False) -> None:
         """A movement key went down: held, it moves the selection each frame; paused, its
-        press moves it one frame's step at once (as an edit is shown), not at a later step."""
+        press moves it one frame's step at once (as an edit is shown), not at a later step;
+        paused with hold edits on, the step's values are written at once and wait, marked,
+        for the next step."""
         self.editing.press_key(action, reverse, self.collision)
         if self.paused and self.editing.held.active() and self.editing.keys_act(self.collision):
-            self.request_step(still=True)
+            if self.hold_edits:
+                self._move_now()
+            else:
+                self.request_step(still=True)
+
+    def _move_now(self) -> None:
+        """One frame's step of the held keys, outside a frame: the values and the marks
+        only (the next frame's update executes them, and carries the edit's event)."""
+        selected = self.selected
+        if self.collision is not None:
+            self._note("edit", "collision demo")
+        elif selected is not None:
+            self._note("edit", self.graph.name_of(selected))
+        with self._phase("the held keys"):
+            self.editing.apply_held(self.collision)
 
     def release_move_key(self, action: str) -> None:
         """A movement key went up: the held move or turn stops."""
@@ -405,11 +428,12 @@ class Session:
 
     def _edited(self, event: str | None) -> None:
         """The editing room changed the graph: a timeline event (None: a drag's move),
-        shown at once while paused; a selection whose node went away is cleared."""
+        shown at once while paused (with hold edits on, left marked for the next step);
+        a selection whose node went away is cleared."""
         if event is not None:
             self._note("edit", event)
         self.editing.selected_node()
-        if self.paused:
+        if self.paused and not self.hold_edits:
             self.request_step(still=True)  # shows at once while paused
 
     def pick_animation(self, choice: int | str | None) -> None:

@@ -144,6 +144,7 @@ ACTIONS: dict[str, Callable[[WindowInput], None]] = {
     "pause": lambda inp: inp.app.session.toggle_pause(),
     "step": lambda inp: inp.app.session.request_step(),
     "touch": _controls(lambda controls: controls.touch_selected()),
+    "hold edits": _controls(lambda controls: controls.toggle_hold_edits()),
     "undo": _editing(lambda editing: editing.undo()),
     "redo": _editing(lambda editing: editing.redo()),
     "save": _save,
