@@ -125,3 +125,27 @@ def test_an_interrupt_is_told_through_the_errors_made_of_it():
     looped.__context__ = ValueError("b")
     looped.__context__.__context__ = looped  # a cycle ends the walk
     assert not interrupted(looped)
+
+
+def test_joined_spans_are_sorted_disjoint_and_cover_the_same_indices():
+    import numpy as np
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from viewer.spans import aranges, joined
+
+    assert [a.tolist() for a in joined(np.array([5, 0, 2]), np.array([7, 3, 4]))] == [
+        [0, 5],
+        [4, 7],
+    ]
+
+    @given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 10)), max_size=20))
+    def check(spans):
+        lo = np.array([a for a, _ in spans], dtype=np.int64)
+        hi = lo + np.array([n for _, n in spans], dtype=np.int64)
+        got_lo, got_hi = joined(lo, hi)
+        assert np.all(got_lo[1:] > got_hi[:-1])  # sorted, apart (touching spans join)
+        covered = set(aranges(lo, hi).tolist())
+        assert set(aranges(got_lo, got_hi).tolist()) == covered
+
+    check()

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from viewer.content.scene import Look, Scene
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
+from viewer.spans import joined
 
 from .protocol import ProgramFrame, Structure
 
@@ -197,13 +198,4 @@ def _covering(
     hi = np.concatenate(
         (ends, slots[np.r_[breaks - 1, slots.size - 1]] + 1 if slots.size else slots)
     )
-    if lo.size == 0:
-        return lo.astype(np.int64), hi.astype(np.int64)
-    order = np.argsort(lo, kind="stable")
-    lo, hi = lo[order], hi[order]
-    reach = np.maximum.accumulate(hi)
-    new = np.r_[True, lo[1:] > reach[:-1]]
-    group = np.cumsum(new) - 1
-    out_hi = np.zeros(int(group[-1]) + 1, dtype=np.int64)
-    np.maximum.at(out_hi, group, hi)
-    return lo[new].astype(np.int64), out_hi
+    return joined(lo, hi)

@@ -22,7 +22,6 @@ from dataclasses import replace
 from typing import TextIO
 
 import numpy as np
-from numpy.typing import NDArray
 
 from viewer.content.scene import Scene
 from viewer.errors import SgviewError, floats_raise, interrupted
@@ -33,6 +32,7 @@ from viewer.session.edits import Editing
 from viewer.session.frame import Frame, window_title
 from viewer.session.messages import Messages
 from viewer.session.source import Candidate, FileActions, ProgramChooser, SceneControls
+from viewer.spans import joined
 from viewer.text import brief, printable
 
 from .mirror import Mirror
@@ -398,7 +398,7 @@ def fold(reports: list[FrameReport], graph: SceneGraph) -> FrameReport:
         starts = np.array([0] if order.size else [], dtype=np.int64)
         ends = np.array([order.size] if order.size else [], dtype=np.int64)
     else:
-        starts, ends = _union(
+        starts, ends = joined(
             np.concatenate([r.starts for r in reports]), np.concatenate([r.ends for r in reports])
         )
     return replace(
@@ -414,19 +414,3 @@ def fold(reports: list[FrameReport], graph: SceneGraph) -> FrameReport:
         starts=starts,
         ends=ends,
     )
-
-
-def _union(
-    starts: NDArray[np.int64], ends: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The ranges ``[starts, ends)`` as sorted, disjoint ones covering the same slots."""
-    if starts.size == 0:
-        return starts.astype(np.int64), ends.astype(np.int64)
-    order = np.argsort(starts, kind="stable")
-    lo, hi = starts[order], ends[order]
-    reach = np.maximum.accumulate(hi)
-    new = np.r_[True, lo[1:] > reach[:-1]]
-    group = np.cumsum(new) - 1
-    out_hi = np.zeros(int(group[-1]) + 1, dtype=np.int64)
-    np.maximum.at(out_hi, group, hi)
-    return lo[new].astype(np.int64), out_hi
