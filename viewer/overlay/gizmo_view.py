@@ -21,8 +21,9 @@ from numpy.typing import NDArray
 
 import viewer.gizmo as gizmo
 from viewer.session.edits import Editing
+from viewer.session.source import SceneOnShow
 
-from .host import OverlayCamera, OverlayHost
+from .host import OverlayCamera
 
 #: The gizmo's part under the mouse, as `viewer.gizmo.pick` names it (None: none).
 Hot = tuple[str, int | None] | None
@@ -37,7 +38,7 @@ def _v(p: NDArray[np.float64]) -> imgui.ImVec2:
 
 
 def draw_gizmo(
-    host: OverlayHost, editing: Editing, size: tuple[int, int], camera: OverlayCamera
+    host: SceneOnShow, editing: Editing, size: tuple[int, int], camera: OverlayCamera
 ) -> gizmo.Handles | None:
     """Draw the gizmo of the host's selected node (`editing`: the host's editing room,
     `size`: the window's) over the view; the handles drawn (None: none)."""

@@ -1,12 +1,11 @@
-"""The overlay's seams: what it reads from the frame source on show, from the renderer and
-from the camera, and the app's view settings it changes.
+"""The overlay's seams: what it reads from the renderer and the camera, and the app's view
+settings it changes.
 
-The overlay shows a frame source (`viewer.session.source.FrameSource`: the file-driven
-session, or the live programs of `sgview listen`) drawn by a renderer; it knows them only
-through these protocols, so it can be tested with small stand-ins and never reaches into
-the app. Actions it may ask for are the source's own (the same a key press asks), and
-what a source may lack (editing, the scene's controls, files, programs) comes as a
-capability that is None where it is not offered.
+The overlay shows a frame source as `viewer.session.source.SceneOnShow` (the file-driven
+session, or the live programs of `sgview listen`: what it shows and the actions it offers,
+the same a key press asks, with what a source may lack as capabilities that are None where
+not offered), drawn by a renderer; it knows them only through these protocols, so it can be
+tested with small stand-ins and never reaches into the app.
 """
 
 from __future__ import annotations
@@ -15,63 +14,6 @@ from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
-
-from viewer.content.scene import Scene
-from viewer.scene.graph import SceneGraph
-from viewer.session.edits import Editing
-from viewer.session.messages import Messages
-from viewer.session.source import FileActions, ProgramChooser, SceneControls
-
-
-class OverlayHost(Protocol):
-    """What the overlay reads from the frame source on show, and the actions it may ask
-    for (the part of `viewer.session.source.FrameSource` it uses)."""
-
-    @property
-    def graph(self) -> SceneGraph: ...
-    @property
-    def scene(self) -> Scene: ...
-    @property
-    def frame(self) -> int: ...
-    @property
-    def paused(self) -> bool: ...
-    @property
-    def selected(self) -> int | None: ...
-    @property
-    def messages(self) -> Messages:
-        """The panel's lines (`edit`, `open`, `reload`, `refused`, `question`)."""
-        ...
-
-    def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
-        """(label, value) rows the scene's file gives about a node (a USD prim's path, op
-        stack and how its matrix is held; empty for other formats)."""
-        ...
-
-    def select(self, node_id: int | None) -> None: ...
-    def toggle_pause(self) -> None: ...
-    def request_step(self) -> None: ...
-
-    # -- capabilities: None where the source does not offer them ------------------------
-    @property
-    def editing(self) -> Editing | None:
-        """The selection, the gizmo's modes, the undo steps' labels; edits go through its
-        `run` (a `viewer.session.commands` command), `undo` and `redo`, one step each."""
-        ...
-
-    @property
-    def controls(self) -> SceneControls | None:
-        """Motion, touches, the glTF clip and the collision demo's reading."""
-        ...
-
-    @property
-    def file_actions(self) -> FileActions | None:
-        """Save as, the recent files, opening another."""
-        ...
-
-    @property
-    def programs(self) -> ProgramChooser | None:
-        """The connected programs (`sgview listen`), one of them on show."""
-        ...
 
 
 class LitNodes(Protocol):

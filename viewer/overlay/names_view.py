@@ -9,10 +9,11 @@ import numpy as np
 from imgui_bundle import imgui
 from moderngl_window.context.base import BaseWindow
 
+from viewer.session.source import SceneOnShow
 from viewer.text import printable
 
 from . import labels
-from .host import OverlayCamera, OverlayCanvas, OverlayHost
+from .host import OverlayCamera, OverlayCanvas
 from .name_candidates import NameCandidates
 from .widgets import Color
 
@@ -28,7 +29,7 @@ _OUTLINE_OFFSETS = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or 
 
 
 def draw_names(
-    host: OverlayHost,
+    host: SceneOnShow,
     canvas: OverlayCanvas,
     camera: OverlayCamera,
     wnd: BaseWindow,

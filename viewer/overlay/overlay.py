@@ -28,10 +28,11 @@ from moderngl_window.context.base import BaseWindow
 from numpy.typing import NDArray
 
 from viewer.scene.report import FrameReport
+from viewer.session.source import SceneOnShow
 
 from . import help_window, keyboard, labels, view_banner
 from .file_browser import FileBrowser
-from .host import LitNodes, OverlayCamera, OverlayCanvas, OverlayHost, ViewToggles
+from .host import LitNodes, OverlayCamera, OverlayCanvas, ViewToggles
 from .imgui_io import ImguiIO, WindowEventArg, pointer_of
 from .model import panel_widths
 from .name_candidates import NameCandidates
@@ -77,7 +78,7 @@ class Overlay:
 
     def __init__(
         self,
-        host: OverlayHost,
+        host: SceneOnShow,
         wnd: BaseWindow,
         canvas: OverlayCanvas,
         camera: OverlayCamera,

@@ -9,7 +9,9 @@ from typing import Protocol
 
 from moderngl_window.context.base import BaseWindow
 
-from .host import OverlayCamera, OverlayCanvas, OverlayHost, ViewToggles
+from viewer.session.source import SceneOnShow
+
+from .host import OverlayCamera, OverlayCanvas, ViewToggles
 from .replay import Replay
 from .stats import Timings
 from .timeline_records import Entry, FrameRecords
@@ -18,7 +20,7 @@ from .timeline_records import Entry, FrameRecords
 class OverlayState(Protocol):
     """The overlay one panel belongs to (see `overlay.Overlay` for each member)."""
 
-    host: OverlayHost
+    host: SceneOnShow
     wnd: BaseWindow
     canvas: OverlayCanvas
     camera: OverlayCamera

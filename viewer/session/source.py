@@ -39,6 +39,7 @@ __all__ = [
     "FrameSource",
     "ProgramChooser",
     "SceneControls",
+    "SceneOnShow",
 ]
 
 
@@ -154,9 +155,11 @@ class ProgramChooser(Protocol):
         ...
 
 
-class FrameSource(Protocol):
-    """What the runner drives (see the module notes): a scene on show, its frames, the
-    selection and the clock's pause, and the capabilities it offers."""
+class SceneOnShow(Protocol):
+    """What a frame source shows and lets the user act on: the scene, its graph and title,
+    the message channel, the frame count, the selection, pause and step, what the scene's
+    file says of a node, and the capabilities it offers (None where it offers none). The
+    overlay reads a source as this, and never polls or advances it."""
 
     @property
     def scene(self) -> Scene: ...
@@ -165,7 +168,10 @@ class FrameSource(Protocol):
     @property
     def title(self) -> str: ...
     @property
-    def messages(self) -> Messages: ...
+    def messages(self) -> Messages:
+        """The panel's lines (`edit`, `open`, `reload`, `refused`, `question`)."""
+        ...
+
     @property
     def frame(self) -> int: ...
     @property
@@ -178,8 +184,35 @@ class FrameSource(Protocol):
     def request_step(self) -> None: ...
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
         """(label, value) rows the scene's file gives about a node (a USD prim's path, op
-        stack; empty for other formats)."""
+        stack and how its matrix is held; empty for other formats)."""
         ...
+
+    # -- capabilities: None where the source does not offer them ------------------------
+    @property
+    def editing(self) -> Editing | None:
+        """The selection's edits, the gizmo's modes, the undo steps: edits go through its
+        `run` (a `viewer.session.commands` command), `undo` and `redo`, one step each."""
+        ...
+
+    @property
+    def controls(self) -> SceneControls | None:
+        """Motion, touches, restart, the glTF clip, held keys and the collision demo."""
+        ...
+
+    @property
+    def file_actions(self) -> FileActions | None:
+        """Save as, the recent files, opening another."""
+        ...
+
+    @property
+    def programs(self) -> ProgramChooser | None:
+        """The connected programs (`sgview listen`), one of them on show."""
+        ...
+
+
+class FrameSource(SceneOnShow, Protocol):
+    """What the runner drives (see the module notes): a scene on show (`SceneOnShow`) and
+    the swap and frames that come from it."""
 
     def poll(self) -> Candidate | None: ...
     def commit(self, candidate: Candidate) -> None: ...
@@ -193,13 +226,3 @@ class FrameSource(Protocol):
         """The source has nothing more to show, so a run with an end ends after this
         redraw: a headless ``sgview listen`` whose program left (a scene never ends)."""
         ...
-
-    # -- capabilities: None where the source does not offer them ------------------------
-    @property
-    def editing(self) -> Editing | None: ...
-    @property
-    def controls(self) -> SceneControls | None: ...
-    @property
-    def file_actions(self) -> FileActions | None: ...
-    @property
-    def programs(self) -> ProgramChooser | None: ...
