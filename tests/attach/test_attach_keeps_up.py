@@ -2,8 +2,10 @@
 since the last redraw, applies each to the mirror and logs each under its own number, and
 hands on one frame, the newest, its report folded over the frames it stands for (as the
 publisher merges: recomputed in any, the latest cause, counters summed), the count folded
-in the panel's row; a step while paused shows one frame alone. And ``link.close()`` right
-after the last ``update()`` sends what is queued first. No window; loopback only."""
+in the panel's row, while the overlay's timeline keeps each frame under its own number
+with its own counters and log; a step while paused shows one frame alone. And
+``link.close()`` right after the last ``update()`` sends what is queued first. No window;
+loopback only."""
 
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ from viewer.attach.program_source import ProgramSource, fold
 from viewer.attach.server import Listener
 from viewer.content.scene import Scene
 from viewer.frames.runner import swap
+from viewer.overlay.overlay import Overlay
+from viewer.overlay.stats import Timings
+from viewer.overlay.timeline_records import FrameRecords
 from viewer.scene.graph import SceneGraph
 
 FRAMES = 10  # scripted_step's touches and moves, then its structural edits
@@ -178,6 +183,84 @@ def test_close_sends_what_is_queued_first():
         while (frame := program.take()) is not None:
             taken.append(frame.frame)
         assert taken == numbers and program.frames_received == 3
+    finally:
+        link.close()
+        listener.close()
+
+
+def _bare_overlay(source: ProgramSource) -> Overlay:
+    """An overlay with its timeline and nothing drawn: what `frame_done` and
+    `shown_entry` need (no window, no GL)."""
+    overlay = Overlay.__new__(Overlay)
+    overlay.host = source
+    overlay.timeline = FrameRecords()
+    overlay.timings = Timings()
+    overlay.pinned = None
+    overlay._events = []
+    overlay._live = None
+    return overlay
+
+
+def test_the_timeline_keeps_each_frame_received_with_its_own_counters_and_log():
+    listener, address, source, _ = _listening(log=False)
+    graph = tree10()
+    link = viewer.publish(graph, address, name="timeline")
+    overlay = _bare_overlay(source)
+
+    def redraw():
+        frame = source.advance(1 / 60)
+        assert frame is not None
+        overlay.frame_done(
+            frame.number,
+            frame.report,
+            frame.dt,
+            frame.update_ms,
+            0.5,
+            1234,
+            frame.events,
+            weights=frame.weights,
+            received=frame.received,
+        )
+        return frame
+
+    try:
+        assert link.wait_connected(10)
+        graph.touch("Obj1")
+        graph.update()
+        _wait(lambda: listener.programs and listener.programs[0].pending())
+        swap(source, lambda scene: None)
+        first = redraw()
+        assert first.received == ()  # one frame: nothing folded
+        assert [e.frame for e in overlay.timeline] == [first.number]
+        reports = []
+        for k in range(5):  # five frames between two redraws
+            scripted_step(graph, k)
+            reports.append(graph.update())
+        assert link.flush(10)
+        program = listener.programs[0]
+        _wait(lambda: program.pending() == 5)
+        frame = redraw()
+        assert [r.frame for r in frame.received] == [r.frame for r in reports]
+        numbers = [e.frame for e in overlay.timeline]
+        assert numbers == [first.number, *(r.frame for r in reports)]
+        for mine, theirs in zip(frame.received, reports, strict=True):
+            entry = overlay.timeline.find(theirs.frame)
+            assert entry is not None and entry.report is mine  # its own report, not the fold
+            assert entry.stats.world == theirs.world_updated.size
+            assert entry.stats.local == theirs.local_updated.size
+            assert entry.stats.products == theirs.products
+            lines = theirs.log_lines()
+            assert overlay.timeline.own_block(theirs.frame)[1:] == (
+                lines or [overlay.timeline.why_quiet(theirs.frame)]
+            )
+        # Totals count each frame once; the live view shows the fold, as drawn.
+        assert overlay.timeline.totals.products == first.report.products + sum(
+            r.products for r in reports
+        )
+        assert overlay.timeline.last.stats.bytes_uploaded == 1234
+        assert overlay.shown_entry.frame == reports[-1].frame
+        assert overlay.shown_entry.report is frame.report
+        assert frame.report.world_updated.size > reports[-1].world_updated.size
     finally:
         link.close()
         listener.close()

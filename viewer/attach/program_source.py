@@ -348,7 +348,9 @@ class ProgramSource:
             self._folded[program] = self._folded.get(program, 0) + len(reports) - 1
         report = reports[0] if len(reports) == 1 else fold(reports, self.graph)
         self.last_report = report
-        return Frame(report.frame, report, dt, 1000.0 * (time.perf_counter() - start))
+        received = tuple(reports) if len(reports) > 1 else ()
+        ms = 1000.0 * (time.perf_counter() - start)
+        return Frame(report.frame, report, dt, ms, received=received)
 
     def _room(self) -> bool:
         """Whether this run takes another frame (a headless run's frame limit)."""

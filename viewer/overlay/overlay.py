@@ -20,7 +20,8 @@ per second), so that the same command still gives the same picture.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 from imgui_bundle import imgui
@@ -99,6 +100,9 @@ class Overlay:
         self.pinned: int | None = None
         #: Events for the next frame's record (a reload happens between frames).
         self._events: list[tuple[str, str]] = []
+        #: The newest frame's entry with its folded report, where it stands for several
+        #: frames of a connected program (`frame_done`); None otherwise.
+        self._live: Entry | None = None
         #: The help window (? or F1) is open.
         self.show_help = False
         #: The one-line "? or F1: help" hint shows: from the start until the first key or
@@ -164,19 +168,35 @@ class Overlay:
         events: Iterable[tuple[str, str]] = (),
         *,
         weights: Iterable[int] = frozenset(),
+        received: Sequence[FrameReport] = (),
     ) -> FrameStats:
         """Take one frame's report (already drawn into the renderer's buffers, glow
         included: `sync_bytes` is all it wrote) and its events ((kind, what) pairs:
         touches, edits, clip changes); returns its counters (kept with the frame). `dt`
         is the frame's simulated time (the renderer's glow took it). `weights`: the nodes
         whose morph weights changed with the frame (no matrix moved, so the report has
-        none of them; the renderer lit them): the log says "weights"."""
+        none of them; the renderer lit them): the log says "weights".
+
+        `received`: where `report` is folded over several frames of a connected program,
+        each one's own report, the newest last (`Frame.received`). Each is kept on the
+        timeline under its own number with its own counters and log, so that totals add
+        up each frame once and a picked frame shows only itself; the live view (tree,
+        glow) shows the folded `report`, as the renderer drew it."""
+        own = received[-1] if received else report
+        for older in received[:-1]:  # drawn with the newest: no bytes or times of their own
+            self.timeline.add(
+                older.frame,
+                older,
+                FrameStats.of_report(older.frame, older),
+                paused=self.host.paused,
+            )
         stats = FrameStats.of_report(
-            frame, report, bytes_uploaded=sync_bytes, update_ms=update_ms, upload_ms=upload_ms
+            frame, own, bytes_uploaded=sync_bytes, update_ms=update_ms, upload_ms=upload_ms
         )
         events, self._events = [*self._events, *events], []
         names = [self.host.graph.name_of(int(i)) for i in sorted(weights)]
-        self.timeline.add(frame, report, stats, events, weights=names, paused=self.host.paused)
+        entry = self.timeline.add(frame, own, stats, events, weights=names, paused=self.host.paused)
+        self._live = replace(entry, report=report) if received else None
         self.timings.add_step(update_ms, upload_ms)
         if self.pinned is not None and self.timeline.find(self.pinned) is None:
             self.replay.back = None
@@ -232,12 +252,18 @@ class Overlay:
 
     @property
     def shown_entry(self) -> Entry | None:
-        """The kept frame on show: the picked frame, or the latest."""
+        """The kept frame on show: the picked frame, or the latest (with the report folded
+        over the frames it stands for, where it stands for several: what the view draws)."""
         if self.pinned is not None:
             entry = self.timeline.find(self.pinned)
             if entry is not None:
                 return entry
-        return self.timeline.last
+        last, live = self.timeline.last, self._live
+        # The fold stands for the newest entry while it is the one kept (not replaced by a
+        # later frame, nor its report dropped with a scene no longer shown).
+        if live is not None and last is not None and last.report is not None:
+            return live if live.stats is last.stats else last
+        return last
 
     def reset(self, canvas: OverlayCanvas, fresh: bool = False) -> None:
         """A new scene drawn by `canvas`: forget the old reports (their ids were the old

@@ -44,3 +44,7 @@ class Frame:
     #: Nodes whose morph weights changed with this frame: a change that moved no matrix,
     #: so the report does not list them (the overlay shows them as "weights").
     weights: frozenset[int] = frozenset()
+    #: Where the frame stands for several frames of a connected program (its `report`
+    #: folded over theirs): each one's own report, oldest first, the newest last, so that
+    #: the timeline keeps every frame received. Empty for a scene's own frames.
+    received: tuple[FrameReport, ...] = ()

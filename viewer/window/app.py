@@ -194,6 +194,7 @@ class SgviewApp(mglw.WindowConfig):
                 sync_bytes,
                 frame.events,
                 weights=frame.weights,
+                received=frame.received,
             )
 
     def capture_frame(self, frame: Frame | None) -> None:
