@@ -7,7 +7,9 @@
 // (matrixAutoUpdate) and every object whose world matrix it recomputed, with the reason:
 // the object itself (matrixAutoUpdate, or matrixWorldNeedsUpdate set by hand) or the
 // ancestor that forced it. Local and world matrices are sent only when they changed, so
-// sgview shows both what three recomputed and what actually moved.
+// sgview shows both what three recomputed and what actually moved. Each watched object's
+// `add` and `attach` are observed too, so an object added is watched from the frame it
+// joins.
 
 const MAGIC = [0x53, 0x47, 0x56, 0x57]; // "SGVW"
 const VERSION = 1;
@@ -150,8 +152,20 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     const original = {
       updateMatrix: object.updateMatrix, matrixWorld,
       copy: matrixWorld.copy, multiplyMatrices: matrixWorld.multiplyMatrices,
+      add: object.add, attach: object.attach,
     };
     watched.set(object, original);
+    // An object added (with its subtree) is watched before three updates it, so the frame
+    // it joins reports what three did to it, not only the frame after.
+    const joining = (child) => { if (child && child.isObject3D) child.traverse(watch); };
+    object.add = function add(...children) {
+      children.forEach(joining);
+      return original.add.apply(this, children);
+    };
+    object.attach = function attach(child, ...rest) {
+      joining(child);
+      return original.attach.call(this, child, ...rest);
+    };
     object.updateMatrix = function updateMatrix(...args) {
       recorded.local.add(this.id);
       return original.updateMatrix.apply(this, args);
@@ -175,6 +189,8 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   function unwatch(object) {
     const original = watched.get(object);
     delete object.updateMatrix;
+    delete object.add;
+    delete object.attach;
     delete original.matrixWorld.copy;
     delete original.matrixWorld.multiplyMatrices;
     watched.delete(object);

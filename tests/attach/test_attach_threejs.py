@@ -23,7 +23,13 @@ def test_threejs_publisher_node_tests():
     if not (CLIENT / "node_modules" / "three").is_dir():
         missing("needs clients/threejs/node_modules (cd clients/threejs && npm ci)")
     env = dict(os.environ, SGVIEW_PYTHON=sys.executable, PYTHONPATH=str(ROOT))
-    run = subprocess.run(["node", "--test", "test/"], cwd=CLIENT, env=env,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        ["node", "--test", "test/"],
+        cwd=CLIENT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# pass 2" in run.stdout and "# fail 0" in run.stdout
+    assert "# pass 3" in run.stdout and "# fail 0" in run.stdout

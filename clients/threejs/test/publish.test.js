@@ -144,3 +144,44 @@ test("matrixAutoUpdate off: only what was asked for, forced children included", 
   assert.equal(hand.matrixWorld.elements[12], 6);
   assertWorlds(dump, scene);
 });
+
+test("an object added before the update shows in that frame: recomputed and its world", async () => {
+  const dump = path.join(mkdtempSync(path.join(tmpdir(), "sgview-three-")), "world.json");
+  const viewer = startViewer(3, dump);
+  const { scene, hand, lamp } = arm();
+  const link = publish(scene, `ws://${await viewer.address}`, { WebSocket, name: "added" });
+  await until(() => link.connected);
+  scene.updateMatrixWorld();
+  link.frame();
+  const drone = new THREE.Group(); // a subtree built aside, then added in frame 2
+  drone.name = "Drone";
+  const rotor = new THREE.Group();
+  rotor.name = "Rotor";
+  drone.add(rotor);
+  drone.position.set(0, 1, 0);
+  rotor.position.set(0.25, 0, 0);
+  hand.add(drone);
+  scene.updateMatrixWorld();
+  link.frame();
+  const beacon = new THREE.Group(); // attached in frame 3, where it was in the world
+  beacon.name = "Beacon";
+  beacon.position.set(2, 2, 2);
+  beacon.updateMatrixWorld();
+  lamp.attach(beacon);
+  scene.updateMatrixWorld();
+  link.frame();
+  const out = await viewer.done;
+  link.close();
+  const lines = (names) => names.flatMap((n) => [`*Update Local : ${n}*`, `=Update World : ${n}=`]);
+  const withDrone = ["Scene", "Arm", "Hand", "Finger", "Drone", "Rotor", "Lamp"];
+  assert.equal(out, [
+    "# frame 1", ...lines(EVERY),
+    "# frame 2", ...lines(withDrone),
+    "# frame 3", ...lines([...withDrone, "Beacon"]),
+  ].join("\n") + "\n");
+  assert.deepEqual(beacon.matrixWorld.elements.slice(12, 15), [2, 2, 2]);
+  assertWorlds(dump, scene);
+  for (const o of [hand, lamp, drone]) {
+    assert.ok(!Object.hasOwn(o, "add") && !Object.hasOwn(o, "attach")); // three's own again
+  }
+});
