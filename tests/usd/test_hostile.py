@@ -169,7 +169,7 @@ def test_ctrl_s_on_a_usd_scene_says_to_save_as_gltf(tmp_path):
     path = tmp_path / "stage.usda"
     _animated(path, 10)
     scene = load_scene(path)
-    with pytest.raises(SceneError, match="sgview does not write OpenUSD"):
+    with pytest.raises(SceneError, match="does not write over an OpenUSD stage"):
         save_target(scene)
     assert save_as_suggestion(scene) == "stage.glb"
 

@@ -274,6 +274,7 @@ def save(args) -> int:
     from viewer.io import SceneError, save_scene
     from viewer.io.gltf_write.export import GLTF_SUFFIXES, save_gltf
     from viewer.io.save import save_target_reason
+    from viewer.io.usd import USD_WRITE_SUFFIXES
 
     reason = save_target_reason(args.save)  # before anything is loaded or written
     if reason is not None:
@@ -284,11 +285,17 @@ def save(args) -> int:
         notes = []
         if args.save.suffix.lower() in GLTF_SUFFIXES:
             notes = save_gltf(scene, args.save, embed=args.gltf_embed)
+        elif args.save.suffix.lower() in USD_WRITE_SUFFIXES:
+            from viewer.io.usd.write import save_usd  # pxr: only when USD is written
+
+            notes = save_usd(scene, args.save)  # the scene's own notes that hold among them
         else:
             save_scene(scene, args.save)
+        if args.save.suffix.lower() not in USD_WRITE_SUFFIXES:
+            notes = [*notes, *scene.save_notes]
     except (UsageError, SceneError) as exc:
         return _failed(f"{PROG}: {one_line(exc)}", 2)
-    for note in [*notes, *scene.save_notes]:
+    for note in notes:
         print(f"{PROG}: note: {one_line(note)}", file=sys.stderr)
     print(
         f"{PROG}: saved {quoted(scene.title)} ({len(scene.graph)} nodes) to "

@@ -31,6 +31,7 @@ from viewer.io.distinct import distinct_rows
 from viewer.io.errors import SceneError
 from viewer.io.paths import inside, write_whole
 from viewer.io.savable import savable_reason
+from viewer.io.usd import USD_WRITE_SUFFIXES, missing_reason
 from viewer.scene.math import quats_from_eulers, quats_to_eulers
 
 from ..content.motion_kinds import KINDS
@@ -44,13 +45,17 @@ SAVE_SUFFIXES = (".toml", ".gltf", ".glb")
 
 def save_target_reason(path: str | Path) -> str | None:
     """Why no writer may write `path`, or None: the suffix names the format written, so
-    a name with any other suffix (OpenUSD's included) is refused rather than given one
-    format under another's name."""
+    a name with any other suffix is refused rather than given one format under another's
+    name. OpenUSD's (viewer/io/usd/write.py) are written where usd-core is installed."""
     suffix = Path(path).suffix.lower()
     if suffix in SAVE_SUFFIXES:
         return None
+    usd_missing = missing_reason()
+    if suffix in USD_WRITE_SUFFIXES:
+        return None if usd_missing is None else f"cannot save as {suffix}: {usd_missing}"
     what = suffix or "a name without a suffix"
-    return f"cannot save as {what}: sgview writes {', '.join(SAVE_SUFFIXES)}"
+    written = SAVE_SUFFIXES if usd_missing is not None else SAVE_SUFFIXES + USD_WRITE_SUFFIXES
+    return f"cannot save as {what}: sgview writes {', '.join(written)}"
 
 
 def save_scene(scene: Scene, path: str | Path) -> None:

@@ -8,7 +8,8 @@ file is loaded with the session's caps and tried for one simulated frame
 (any layer: parsing, limits, a pose that overflows) is one `SceneError` line and the
 current scene stays. Saving writes through the existing writers: the native TOML writer
 (`viewer.io.save_scene`) for ``.toml``, the lossless glTF export
-(`viewer.io.gltf_write.export.save_gltf`) for ``.gltf`` / ``.glb``.
+(`viewer.io.gltf_write.export.save_gltf`) for ``.gltf`` / ``.glb``, the OpenUSD writer
+(`viewer.io.usd.write.save_usd`) for ``.usda`` / ``.usdc`` / ``.usdz``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
 from viewer.io.loader import SUFFIXES, file_signature, load_scene
 from viewer.io.save import save_scene, save_target_reason
+from viewer.io.usd import USD_WRITE_SUFFIXES
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.session.messages import Messages
 from viewer.session.reload_check import try_scene
 from viewer.text import brief, one_line, printable
 
-#: What can be saved (a writer's format).
-SCENE_SUFFIXES = (".toml", ".gltf", ".glb")
+#: What can be saved (a writer's format); OpenUSD's only where usd-core is installed
+#: (`viewer.io.save.save_target_reason` says so).
+SCENE_SUFFIXES = (".toml", ".gltf", ".glb", *USD_WRITE_SUFFIXES)
+#: What Ctrl+S writes over: the formats whose writer keeps all that sgview read.
+_OWN_SUFFIXES = (".toml", ".gltf", ".glb")
 #: What can be opened (dropped on the window, or through the dialog): OpenUSD too.
 OPEN_SUFFIXES = SUFFIXES
 #: Entries the recent-files list keeps.
@@ -60,7 +65,8 @@ def save_target(scene: Scene) -> Path:
     source = scene.source
     if source is not None and _read_only(source):
         raise SceneError(
-            "not saved: sgview does not write OpenUSD; give a .toml, .gltf or .glb path to save to",
+            "not saved: Ctrl+S does not write over an OpenUSD stage; save as a new .usda, "
+            ".usdc, .usdz, .toml, .gltf or .glb path",
             file=str(source),
         )
     if source is None or Path(source).suffix.lower() not in SCENE_SUFFIXES:
@@ -82,17 +88,18 @@ def save_as_suggestion(scene: Scene) -> str:
         return str(save_target(scene))
     except SceneError:
         source = scene.source
-        if source is not None and Path(source).suffix.lower() in SCENE_SUFFIXES:
-            return Path(source).name
         if source is not None and _read_only(source):  # an OpenUSD stage: as glTF
             return Path(source).with_suffix(".glb").name
+        if source is not None and Path(source).suffix.lower() in SCENE_SUFFIXES:
+            return Path(source).name
         return "scene.toml"
 
 
 def _read_only(path: str | Path) -> bool:
-    """A file sgview opens but has no writer for (OpenUSD)."""
+    """A file Ctrl+S does not write over: an OpenUSD stage, whose layers (references,
+    materials, time samples) the USD writer would flatten; Save as writes USD."""
     suffix = Path(path).suffix.lower()
-    return suffix in OPEN_SUFFIXES and suffix not in SCENE_SUFFIXES
+    return suffix in OPEN_SUFFIXES and suffix not in _OWN_SUFFIXES
 
 
 def save_as(scene: Scene, path: str | Path) -> list[str]:
@@ -108,11 +115,17 @@ def save_as(scene: Scene, path: str | Path) -> list[str]:
     if suffix == ".toml":
         save_scene(scene, path)
         notes: list[str] = []
+    elif suffix in USD_WRITE_SUFFIXES:
+        from viewer.io.usd.write import save_usd  # pxr: only when USD is written
+
+        notes = save_usd(scene, path)  # the scene's own notes that hold for USD among them
     else:
         notes = save_gltf(scene, path)
+    if suffix not in USD_WRITE_SUFFIXES:
+        notes = [*notes, *scene.save_notes]
     scene.source, scene.source_stamp = path, file_signature(path)
     scene.title = file_title(scene.title)  # that file's scene now, as it is titled there
-    return [*notes, *scene.save_notes]
+    return notes
 
 
 class RecentFiles:

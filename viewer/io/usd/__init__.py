@@ -12,13 +12,16 @@ works, and opening a USD file says how to install it. No GL here.
 - instancer.py turns PointInstancers into GPU instances;
 - timeline.py bakes time-sampled transforms into an animation clip;
 - read.py assembles all of it into a model the shared builder adds to a scene;
+- write.py writes a scene as a stage (`--save out.usda`, Save as);
 - live.py follows a user's own stage through ``Usd.Notice.ObjectsChanged``.
 """
 
-__all__ = ["INSTALL_HINT", "USD_SUFFIXES", "is_stage", "missing_reason"]
+__all__ = ["INSTALL_HINT", "USD_SUFFIXES", "USD_WRITE_SUFFIXES", "is_stage", "missing_reason"]
 
 #: The file suffixes opened as USD.
 USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
+#: The file suffixes written as USD (write.py): ``.usd`` names no one format.
+USD_WRITE_SUFFIXES = (".usda", ".usdc", ".usdz")
 #: What a user without usd-core is told.
 INSTALL_HINT = "pip install 'sgview[usd]'"
 

@@ -29,12 +29,22 @@ def scene_of_model(model: UsdModel, display: str, limits: Limits) -> Scene:
     return scene
 
 
+#: Save notes the USD writer (write.py) leaves out: it keeps prim paths and meshes, and
+#: says in its own note that the scene is written at its current pose.
+PATHS_NOTE = "USD prim paths are not written (each node keeps its prim's name)"
+TIME_SAMPLES_NOTE = "the stage's time samples ({:,} baked channels) are not written"
+TOML_MESHES_NOTE = (
+    "USD meshes go into .gltf and .glb files only (a .toml file has no "
+    'mesh of its own: mesh = "none")'
+)
+
+
 def _save_notes(model: UsdModel) -> list[str]:
-    """What no writer carries over from a stage, one line per kind."""
-    notes = ["USD prim paths are not written (each node keeps its prim's name)"]
+    """What the native and glTF writers do not carry over from a stage, one line per kind."""
+    notes = [PATHS_NOTE]
     channels = sum(len(clip.channels) for clip in model.clips)
     if channels:
-        notes.append(f"the stage's time samples ({channels:,} baked channels) are not written")
+        notes.append(TIME_SAMPLES_NOTE.format(channels))
     instanced = model.geometry.instanced
     if instanced:
         count = sum(len(item.locals) for item in instanced)
@@ -45,10 +55,7 @@ def _save_notes(model: UsdModel) -> list[str]:
     if model.surfaces:
         notes.append("UsdPreviewSurface materials are written as base colours")
     if model.mesh_data:
-        notes.append(
-            "USD meshes go into .gltf and .glb files only (a .toml file has no "
-            'mesh of its own: mesh = "none")'
-        )
+        notes.append(TOML_MESHES_NOTE)
     return notes
 
 
