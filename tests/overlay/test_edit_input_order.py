@@ -36,7 +36,9 @@ class AxisDragger:
     def __init__(self, d, node, pixels: float = 80.0, steps: int = 8) -> None:
         self.d, self.steps = d, steps
         size = tuple(d.app.wnd.size)
-        h = gizmo.handles(node.world_matrix, d.app.camera.view_projection(size), size, False)
+        radius = gizmo.node_radius(d.app.bounds, node.id)
+        view_proj = d.app.camera.view_projection(size)
+        h = gizmo.handles(node.world_matrix, view_proj, size, False, radius)
         self.start = h.origin + 0.8 * (h.tips[0] - h.origin)
         unit = (h.tips[0] - h.origin) / np.linalg.norm(h.tips[0] - h.origin)
         self.end = self.start + unit * pixels

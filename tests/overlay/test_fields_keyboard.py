@@ -131,3 +131,22 @@ def test_a_key_typed_in_the_same_frame_as_the_click_into_a_field_reaches_no_shor
     np.testing.assert_array_equal(node.local_position, before)
     assert session.editing.history.labels() == ([], [])
     assert not d.app.wnd.is_closing
+
+
+def test_enter_in_the_save_as_field_saves_as_the_button_does(field, tmp_path):
+    d, session, node, edit = field
+    target = tmp_path / "entered.toml"
+    edit.save_path = str(target)
+    d.frame()
+    x0, x1 = edit.save_rect
+    d.app.on_mouse_position_event(int(x1.x - 4), int(x0.y + 6), 0, 0)
+    d.frame()
+    d.app.on_mouse_press_event(int(x1.x - 4), int(x0.y + 6), 1)
+    d.frame()
+    d.app.on_mouse_release_event(int(x1.x - 4), int(x0.y + 6), 1)
+    d.frame()
+    assert not target.exists()
+    key(d, "ENTER")
+    d.frame(2)
+    assert target.exists()
+    assert "Obj5" in target.read_text()

@@ -236,3 +236,14 @@ def test_a_file_that_is_no_scene_says_why_on_one_line(drive, tmp_path, monkeypat
     assert {k: rect[0].y for k, rect in scene_panel.tree.row_rects.items()} == rows
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "build-system" in err[0] and str(tmp_path) in err[0]
+
+
+def test_build_artefacts_are_left_out_of_the_listing(tmp_path):
+    """`pip install .` leaves build/ and *.egg-info beside pyproject.toml: not listed; a
+    folder named build elsewhere (no Python project around it) is."""
+    for name in ("build", "dist", "sgview.egg-info", "__pycache__", "scenes"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert listing(tmp_path, (".toml",))[0] == ["scenes"]
+    (tmp_path / "pyproject.toml").unlink()
+    assert listing(tmp_path, (".toml",))[0] == ["build", "dist", "scenes"]

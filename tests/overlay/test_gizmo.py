@@ -17,7 +17,8 @@ from viewer.scene.math import quat_from_axis_angle
 def handles_of(d, node):
     size = tuple(d.app.wnd.size)
     view_proj = d.app.camera.view_projection(size)
-    return gizmo.handles(node.world_matrix, view_proj, size, d.app.session.editing.gizmo_local)
+    local, radius = d.app.session.editing.gizmo_local, gizmo.node_radius(d.app.bounds, node.id)
+    return gizmo.handles(node.world_matrix, view_proj, size, local, radius)
 
 
 def drag_handle(d, node, axis, pixels, steps=4, during=None, frames_held=0):

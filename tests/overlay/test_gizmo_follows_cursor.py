@@ -16,6 +16,8 @@ from viewer.render.camera import ORTHOGRAPHIC, PERSPECTIVE, Camera
 from viewer.scene.math import pixel_ray, quat_to_matrix3
 
 SIZE = (800, 450)
+#: The nodes' drawn radius (world units): it sizes the handles (`gizmo.handle_px`).
+RADIUS = 0.5
 angles = st.floats(-170.0, 170.0)
 cameras = st.builds(
     lambda yaw, pitch, distance, projection: Camera(
@@ -50,7 +52,7 @@ def test_a_plane_drag_keeps_the_grabbed_point_under_the_cursor(
 ):
     world = world_of(position, q)
     view_proj = camera.view_projection(SIZE)
-    h = gizmo.handles(world, view_proj, SIZE, local)
+    h = gizmo.handles(world, view_proj, SIZE, local, RADIUS)
     if h is None or gizmo.plane_squares(h)[plane] is None:
         return  # behind the camera, or the plane edge-on: no square to grab
     press = gizmo.plane_squares(h)[plane].mean(axis=0)  # the square's centre
@@ -76,7 +78,7 @@ def test_an_axis_drag_to_a_pixel_on_its_line_moves_by_that_points_distance(
 ):
     world = world_of(position, q)
     view_proj = camera.view_projection(SIZE)
-    h = gizmo.handles(world, view_proj, SIZE, local)
+    h = gizmo.handles(world, view_proj, SIZE, local, RADIUS)
     if h is None:
         return
     tip = h.tips[axis]
@@ -99,7 +101,7 @@ def test_where_the_ray_misses_the_plane_the_node_stays_at_its_last_place():
     camera = Camera(distance=8.0, yaw=0.0, pitch=20.0)
     world = np.eye(4)
     view_proj = camera.view_projection(SIZE)
-    h = gizmo.handles(world, view_proj, SIZE, False)
+    h = gizmo.handles(world, view_proj, SIZE, False, RADIUS)
     zx = 2  # the ground plane, seen from above
     press = gizmo.plane_squares(h)[zx].mean(axis=0)
     drag = gizmo.PlaneDrag.begin(h, zx, world, *press)

@@ -34,6 +34,11 @@ def view(d):
     return d.app.camera.view_projection(size), size
 
 
+def radius_of(d, node) -> float:
+    """The node's drawn radius, which sizes its gizmo as the app's view and press do."""
+    return gizmo.node_radius(d.app.bounds, node.id)
+
+
 def arrays(g) -> list[bytes]:
     ids = g.alive_ids()
     pos, rot, scl = g.local_values()
@@ -89,7 +94,7 @@ def test_a_plane_drag_moves_within_that_plane_only(drive, plane, local):
     g = d.app.session.graph
     if local:
         d.press("X")
-    h = gizmo.handles(node.world_matrix, *view(d), local)
+    h = gizmo.handles(node.world_matrix, *view(d), local, radius_of(d, node))
     square = gizmo.plane_squares(h)[plane]
     assert square is not None, "the default view sees every plane"
     before, worlds = arrays(g), {n.name: n.world_matrix.copy() for n in g}
@@ -113,7 +118,7 @@ def test_a_plane_drag_moves_within_that_plane_only(drive, plane, local):
 
 def test_a_plane_drag_snaps_with_ctrl(drive):
     d, node = start(drive)
-    h = gizmo.handles(node.world_matrix, *view(d), False)
+    h = gizmo.handles(node.world_matrix, *view(d), False, radius_of(d, node))
     centre = grab_point(h, gizmo.plane_squares(h)[0], 0)
     p0 = node.world_position.copy()
     drag(d, centre, centre + np.array([41.0, -29.0]), ctrl=True)
@@ -129,7 +134,7 @@ def test_a_scale_handle_scales_that_own_axis_only(drive, axis):
     g = d.app.session.graph
     d.press("E")
     assert d.app.session.editing.gizmo_scale
-    sh = gizmo.scale_handles(node.world_matrix, *view(d), False)
+    sh = gizmo.scale_handles(node.world_matrix, *view(d), False, radius_of(d, node))
     assert not sh.along_world  # turned 40 degrees: world-axis scale would need shear
     h = sh.handles
     before, worlds = arrays(g), node.world_matrix.copy()
@@ -155,7 +160,7 @@ def test_a_scale_handle_scales_that_own_axis_only(drive, axis):
 def test_world_axis_scale_where_exact_scales_along_that_world_axis(drive):
     d, node = start(drive, euler=(0.0, 0.0, 90.0))  # own x is world y, own y is world -x
     d.press("E")
-    sh = gizmo.scale_handles(node.world_matrix, *view(d), False)
+    sh = gizmo.scale_handles(node.world_matrix, *view(d), False, radius_of(d, node))
     assert sh.along_world and sh.own == (1, 0, 2)
     h = sh.handles
     world0 = node.world_matrix.copy()
@@ -171,19 +176,20 @@ def test_the_centre_square_scales_uniformly_and_snaps(drive):
     d, node = start(drive, euler=(10.0, 20.0, 30.0), scale=(1.0, 2.0, 0.5))
     g = d.app.session.graph
     d.press("E")
-    h = gizmo.scale_handles(node.world_matrix, *view(d), False).handles
+    h = gizmo.scale_handles(node.world_matrix, *view(d), False, radius_of(d, node)).handles
     assert gizmo.hit_centre(h, *h.origin) and gizmo.hit(h, *h.origin) is None
     before, scale0 = arrays(g), node.local_scale.copy()
     kinds = drag(d, h.origin, h.origin + np.array([31.0, -12.0]))  # right and up: grows
     ratio = node.local_scale / scale0
     assert ratio[0] == ratio[1] == ratio[2]  # all three alike, bit for bit
-    assert ratio[0] == pytest.approx(1.0 + 43.0 / gizmo.HANDLE_PX, abs=1e-9)
+    assert ratio[0] == pytest.approx(1.0 + 43.0 / h.px, abs=1e-9)  # a handle's length: x2
     assert_glowed(kinds)
     assert d.app.session.editing.history.labels()[0] == ["scale Obj5 uniformly"]
     assert_undo_exact(d, before)
     drag(d, h.origin, h.origin + np.array([-24.0, 0.0]), ctrl=True)
     f = node.local_scale / scale0
-    assert f[0] == pytest.approx(0.7) and f[0] == f[1] == f[2]  # 1 - 24/90, snapped to 0.1
+    snapped = round((1.0 - 24.0 / h.px) / gizmo.SNAP_FACTOR) * gizmo.SNAP_FACTOR
+    assert f[0] == pytest.approx(snapped) and f[0] == f[1] == f[2]  # 1 - 24/px, snapped
     drag(d, h.origin, h.origin + np.array([-400.0, 300.0]))  # far past zero: clamped
     assert (node.local_scale > 0).all()
 

@@ -15,15 +15,20 @@ window's input (viewer/window/input.py) hands each drag to the editing room
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 from viewer.scene import Node
 
 from .axes import (
     COLORS,
     GAP,
-    HANDLE_PX,
+    HANDLE_MAX_SHARE,
+    HANDLE_MIN_PX,
+    HANDLE_MIN_SHARE,
+    HANDLE_REACH,
     HIT_PX,
     PLANE_NAMES,
     PLANES,
@@ -31,6 +36,7 @@ from .axes import (
     AxisDrag,
     Handles,
     PlaneDrag,
+    handle_px,
     handles,
     hit,
     hit_plane,
@@ -53,7 +59,10 @@ __all__ = [
     "CENTRE_PX",
     "COLORS",
     "GAP",
-    "HANDLE_PX",
+    "HANDLE_MAX_SHARE",
+    "HANDLE_MIN_PX",
+    "HANDLE_MIN_SHARE",
+    "HANDLE_REACH",
     "HIT_PX",
     "MIN_FACTOR",
     "PLANES",
@@ -66,12 +75,15 @@ __all__ = [
     "AxisDrag",
     "Grab",
     "Handles",
+    "NodeShapes",
     "PlaneDrag",
     "RingDrag",
     "ScaleDrag",
     "ScaleHandles",
     "grab",
+    "handle_px",
     "handles",
+    "node_radius",
     "hit",
     "pick",
     "hit_centre",
@@ -83,6 +95,20 @@ __all__ = [
     "rings",
     "scale_handles",
 ]
+
+
+class NodeShapes(Protocol):
+    """The scene's shapes as drawn (`viewer.render.scene_bounds.SceneBounds`)."""
+
+    def label_spheres(
+        self, ids: NDArray[np.int64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+
+
+def node_radius(shapes: NodeShapes, node_id: int) -> float:
+    """The radius of node `node_id`'s bounding sphere as drawn (world units), which sizes
+    its gizmo (`handle_px`): the view and the press both ask here."""
+    return float(shapes.label_spheres(np.array([node_id], dtype=np.int64))[1][0])
 
 
 @dataclass(frozen=True)
@@ -115,13 +141,21 @@ def pick(h: Handles, scale: bool, x: float, y: float) -> tuple[str, int | None] 
 
 
 def grab(
-    node: Node, view_proj: np.ndarray, size, local: bool, scale: bool, x: float, y: float
+    node: Node,
+    view_proj: np.ndarray,
+    size,
+    radius: float,
+    local: bool,
+    scale: bool,
+    x: float,
+    y: float,
 ) -> Grab | None:
-    """The drag a press at (x, y) starts on the gizmo of ``node``, or None when it misses
-    every part (`pick`). ``scale`` picks the scale mode; ``local`` the node's own axes."""
+    """The drag a press at (x, y) starts on the gizmo of ``node`` (drawn ``radius`` wide:
+    `node_radius`), or None when it misses every part (`pick`). ``scale`` picks the scale
+    mode; ``local`` the node's own axes."""
     world = node.world_matrix
     if scale:
-        sh = scale_handles(world, view_proj, size, local)
+        sh = scale_handles(world, view_proj, size, local, radius)
         if sh is None:
             return None
         picked = pick(sh.handles, True, x, y)
@@ -133,7 +167,7 @@ def grab(
             return Grab(drag, "scale {} uniformly")
         names = "xyz" if sh.along_world else ("own x", "own y", "own z")
         return Grab(drag, f"scale {{}} along {names[k]}")
-    h = handles(world, view_proj, size, local)
+    h = handles(world, view_proj, size, local, radius)
     if h is None:
         return None
     picked = pick(h, False, x, y)

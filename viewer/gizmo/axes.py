@@ -19,17 +19,43 @@ import numpy as np
 
 from viewer.scene.math import pixel_ray
 
-#: Length of a handle on screen, pixels.
-HANDLE_PX = 90.0
+#: Length of a handle on screen (`handle_px`): this many times the node's drawn radius
+#: on screen (its rings then clear a compact node's outline), kept between
+#: `HANDLE_MIN_SHARE` and `HANDLE_MAX_SHARE` of the view's height (a small node's gizmo
+#: stays big enough to grab, a near one's never fills a small window) and never under
+#: `HANDLE_MIN_PX` (grabbable in any window).
+HANDLE_REACH = 2.0
+HANDLE_MIN_SHARE, HANDLE_MAX_SHARE = 0.08, 0.16
+HANDLE_MIN_PX = 48.0
 #: The part of a handle next to the node that is not drawn (and not grabbed), as a
 #: fraction of its length: the node's own centre stays in sight.
 GAP = 0.2
-#: A press this close to a handle (pixels) grabs it.
+#: A press this close to a handle (pixels) grabs it; on a small gizmo, at most this
+#: share of a handle's length (a plane's square stays clear of its two handles).
 HIT_PX = 8.0
+HIT_SHARE = HIT_PX / 90.0
+#: Half the side of the square around the node's centre, pixels: a press there grabs no
+#: handle (a handle seen end-on passes there), and in scale mode it is the centre square
+#: (uniform scale).
+CENTRE_PX = 7.0
 #: World distance a snapped drag moves by.
 SNAP = 0.25
 #: The handles' colours (x, y, z): the world axes' tripod colours.
 COLORS = ((0.93, 0.35, 0.55), (0.45, 0.85, 0.35), (0.35, 0.55, 0.95))
+
+
+def handle_px(radius_px: float, height: float) -> float:
+    """The length of a handle on screen, pixels, for a node drawn `radius_px` pixels
+    wide (its bounding sphere's radius on screen) in a view `height` pixels high: the one
+    place the gizmo's size is decided, for drawing and picking alike."""
+    low = max(HANDLE_MIN_PX, HANDLE_MIN_SHARE * height)
+    high = max(low, HANDLE_MAX_SHARE * height)
+    return min(max(HANDLE_REACH * radius_px, low), high)
+
+
+def hit_px(h: Handles) -> float:
+    """How near a press must come to a handle or a ring to grab it, pixels."""
+    return min(HIT_PX, HIT_SHARE * h.px)
 
 
 def project(view_proj: np.ndarray, points: np.ndarray, size) -> np.ndarray:
@@ -48,13 +74,17 @@ class Handles:
     tips: np.ndarray  # (3, 2)
     axes: np.ndarray  # (3, 3): row k is axis k in world space
     length: float  # world length of a handle
+    px: float  # its length on screen, pixels (`handle_px`)
     view_proj: np.ndarray  # (4, 4): the camera they were placed with
     size: tuple[float, float]  # the window they were placed in, pixels
 
 
-def handles(world: np.ndarray, view_proj: np.ndarray, size, local: bool) -> Handles | None:
-    """The handles of a node at ``world``; None when it is behind the camera or its
-    axes are degenerate."""
+def handles(
+    world: np.ndarray, view_proj: np.ndarray, size, local: bool, radius: float
+) -> Handles | None:
+    """The handles of a node at ``world`` drawn ``radius`` world units wide (its bounding
+    sphere; 0 for a node that draws nothing), sized by `handle_px`; None when it is behind
+    the camera or its axes are degenerate."""
     origin = np.asarray(world, dtype=np.float64)[:3, 3]
     axes = np.eye(3)
     if local:
@@ -70,13 +100,15 @@ def handles(world: np.ndarray, view_proj: np.ndarray, size, local: bool) -> Hand
     px_per_unit = float(np.linalg.norm(unit[1:] - unit[0], axis=1).max())
     if not px_per_unit > 1e-9:
         return None
-    length = HANDLE_PX / px_per_unit
+    px = handle_px(radius * px_per_unit, float(size[1]))
+    length = px / px_per_unit
     pts = project(view_proj, np.vstack([origin, origin + axes * length]), size)
     return Handles(
         pts[0],
         pts[1:],
         axes,
         length,
+        px,
         np.asarray(view_proj, dtype=np.float64),
         (float(size[0]), float(size[1])),
     )
@@ -106,9 +138,12 @@ def _on_plane(h: Handles, point: np.ndarray, normal: np.ndarray, x: float, y: fl
 
 
 def hit(h: Handles, x: float, y: float) -> int | None:
-    """The axis (0, 1, 2) whose handle passes within `HIT_PX` of (x, y), nearest first."""
+    """The axis (0, 1, 2) whose handle passes within `hit_px` of (x, y), nearest first;
+    None around the centre (`CENTRE_PX`)."""
     p = np.array([x, y])
-    best, best_d = None, HIT_PX
+    if (np.abs(p - h.origin) <= CENTRE_PX).all():
+        return None
+    best, best_d = None, hit_px(h)
     for k in range(3):
         a, b = h.origin + GAP * (h.tips[k] - h.origin), h.tips[k]
         ab = b - a

@@ -13,7 +13,7 @@ import numpy as np
 
 from viewer.scene.math import quat_from_axis_angle, quat_multiply
 
-from .axes import HIT_PX, Handles
+from .axes import Handles, hit_px
 
 #: Radius of a ring, as a fraction of a handle's length; points drawn per ring.
 RING = 0.7
@@ -36,9 +36,9 @@ def rings(h: Handles) -> np.ndarray:
 
 
 def hit_ring(h: Handles, x: float, y: float) -> int | None:
-    """The ring (axis 0, 1, 2) passing within `HIT_PX` of (x, y), nearest first."""
+    """The ring (axis 0, 1, 2) passing within `hit_px` of (x, y), nearest first."""
     p = np.array([x, y])
-    best, best_d = None, HIT_PX
+    best, best_d = None, hit_px(h)
     for k, ring in enumerate(rings(h)):
         a, b = ring, np.roll(ring, -1, axis=0)
         ab = b - a

@@ -5,7 +5,8 @@ setter and scales the node about its own origin:
 
 - a handle scales one of the node's own axes by the drag's factor (dragging the tip
   one handle length further out doubles it);
-- the centre square scales all three by the same factor (right or up grows).
+- the centre square scales all three by the same factor (right or up grows; a handle's
+  length right doubles it).
 
 With the node's own axes (X) the handles lie along them. With the world's axes a handle
 lies along a world axis only where scaling along that world axis is exactly scaling one
@@ -22,10 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .axes import HANDLE_PX, Handles, handles
+from .axes import CENTRE_PX, Handles, handles
 
-#: Half the side of the centre square (uniform scale), pixels.
-CENTRE_PX = 7.0
 #: A snapped drag scales by a multiple of this factor step.
 SNAP_FACTOR = 0.1
 #: The smallest factor a drag applies: a scale never reaches zero or flips by dragging.
@@ -64,12 +63,13 @@ def own_axes_along_world(world: np.ndarray) -> tuple[int, int, int] | None:
 
 
 def scale_handles(
-    world: np.ndarray, view_proj: np.ndarray, size, local: bool
+    world: np.ndarray, view_proj: np.ndarray, size, local: bool, radius: float
 ) -> ScaleHandles | None:
-    """The scale handles of a node at ``world`` (see the module notes for which axes);
-    None when it is behind the camera or its axes are degenerate."""
+    """The scale handles of a node at ``world`` drawn ``radius`` wide (sized as
+    `handles`; see the module notes for which axes); None when it is behind the camera
+    or its axes are degenerate."""
     own = None if local else own_axes_along_world(world)
-    h = handles(world, view_proj, size, local=own is None)
+    h = handles(world, view_proj, size, own is None, radius)
     if h is None:
         return None
     return ScaleHandles(h, own or (0, 1, 2), own is not None)
@@ -88,6 +88,7 @@ class ScaleDrag:
     start_scale: np.ndarray  # the node's local scale when the drag began
     start_mouse: np.ndarray  # (x, y)
     screen: np.ndarray  # the handle's screen vector (tip - origin); unused for uniform
+    reach_px: float  # a handle's length on screen: the centre's drag that doubles
 
     @classmethod
     def begin(cls, sh: ScaleHandles, handle: int | None, scale, x: float, y: float) -> ScaleDrag:
@@ -95,13 +96,14 @@ class ScaleDrag:
         h = sh.handles
         screen = np.zeros(2) if handle is None else h.tips[handle] - h.origin
         own = None if handle is None else sh.own[handle]
-        return cls(own, np.asarray(scale, dtype=np.float64).copy(), np.array([x, y]), screen)
+        start = np.asarray(scale, dtype=np.float64).copy()
+        return cls(own, start, np.array([x, y]), screen, h.px)
 
     def factor(self, x: float, y: float, snap: bool = False) -> float:
         """The factor the mouse at (x, y) scales by (at least `MIN_FACTOR`)."""
         d = np.array([x, y]) - self.start_mouse
         if self.own is None:
-            travel = float(d[0] - d[1]) / HANDLE_PX  # right or up grows
+            travel = float(d[0] - d[1]) / self.reach_px  # right or up grows
         else:
             s = self.screen
             travel = float(d @ s) / max(float(s @ s), 1e-9)

@@ -91,7 +91,9 @@ class EditSection:
         ov = self.ov
         editing = ov.host.editing
         if editing is not None:
-            self.gizmo_drawn = draw_gizmo(ov.host, editing, ov.wnd.size, ov.camera)
+            self.gizmo_drawn = draw_gizmo(
+                ov.host, editing, ov.wnd.size, ov.camera, ov.canvas.bounds
+            )
 
     def draw(self) -> None:
         host = self.ov.host
@@ -219,10 +221,13 @@ class EditSection:
         room = imgui.get_content_region_avail().x
         button_w = Flow.button_width("Save as")
         imgui.set_next_item_width(room - button_w - imgui.get_style().item_spacing.x)
-        _, self.save_path = imgui.input_text("##save_as", self.save_path)
+        entered, self.save_path = imgui.input_text(
+            "##save_as", self.save_path, imgui.InputTextFlags_.enter_returns_true
+        )
         self.save_rect = (imgui.get_item_rect_min(), imgui.get_item_rect_max())  # tests
         imgui.same_line()
-        if button("Save as", "write the scene to the path in the field", small=True):
+        clicked = button("Save as", "write the scene to the path in the field", small=True)
+        if entered or clicked:  # Enter in the field saves as the button does
             files.save(self.save_path)
         paths = list(files.recent_paths)
         if paths:

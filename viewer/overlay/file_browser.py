@@ -42,6 +42,13 @@ SCENE_TABLE = re.compile(
 )
 SNIFF_BYTES = 4096
 SNIFF_FILES = 200
+#: Folders a Python build leaves (``pip install .``): never a scene's, always left out.
+BUILD_SUFFIXES = (".egg-info", ".dist-info")
+BUILD_FOLDERS = ("__pycache__",)
+#: Build outputs left out beside a Python project's own files only (elsewhere a folder of
+#: that name may well hold scenes).
+PROJECT_OUTPUTS = ("build", "dist")
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 #: The browser's share of the picture.
 WIDTH_SHARE, HEIGHT_SHARE = 0.7, 0.7
 MAX_WIDTH = 720.0
@@ -65,13 +72,22 @@ def looks_like_scene(path: Path) -> bool:
         return True
 
 
+def is_build_output(name: str, in_project: bool) -> bool:
+    """Whether the folder `name` is what a Python build leaves (egg-info, caches; build/
+    and dist/ where the folder around it is a Python project, `in_project`)."""
+    if name in BUILD_FOLDERS or name.endswith(BUILD_SUFFIXES):
+        return True
+    return in_project and name in PROJECT_OUTPUTS
+
+
 def listing(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[str], str | None]:
     """(sub-folders, scene files, why nothing could be listed or None) of `folder`, each
-    sorted by name, hidden entries left out, at most `MAX_ENTRIES` in all; a .toml that
-    is no scene (`looks_like_scene`) is left out."""
+    sorted by name, hidden entries and build artefacts (`is_build_output`) left out, at
+    most `MAX_ENTRIES` in all; a .toml that is no scene (`looks_like_scene`) is left out."""
     folders: list[str] = []
     files: list[str] = []
     sniffed = 0
+    project = any((folder / name).is_file() for name in PROJECT_FILES)
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -81,7 +97,8 @@ def listing(folder: Path, suffixes: tuple[str, ...]) -> tuple[list[str], list[st
                     break
                 try:
                     if entry.is_dir():
-                        folders.append(entry.name)
+                        if not is_build_output(entry.name, project):
+                            folders.append(entry.name)
                     elif entry.name.lower().endswith(suffixes):
                         if entry.name.lower().endswith(".toml") and sniffed < SNIFF_FILES:
                             sniffed += 1

@@ -38,10 +38,15 @@ def _v(p: NDArray[np.float64]) -> imgui.ImVec2:
 
 
 def draw_gizmo(
-    host: SceneOnShow, editing: Editing, size: tuple[int, int], camera: OverlayCamera
+    host: SceneOnShow,
+    editing: Editing,
+    size: tuple[int, int],
+    camera: OverlayCamera,
+    shapes: gizmo.NodeShapes,
 ) -> gizmo.Handles | None:
     """Draw the gizmo of the host's selected node (`editing`: the host's editing room,
-    `size`: the window's) over the view; the handles drawn (None: none)."""
+    `size`: the window's, `shapes`: the scene's as drawn, which size the gizmo to the
+    node) over the view; the handles drawn (None: none)."""
     selected, controls = host.selected, host.controls
     if selected is None or (controls is not None and controls.collision_mode is not None):
         return None
@@ -52,13 +57,14 @@ def draw_gizmo(
     view_proj = camera.view_projection(size)
     draw = imgui.get_background_draw_list()  # under the panels and the help
     mouse = imgui.get_mouse_pos()
+    radius = gizmo.node_radius(shapes, selected)  # as the press's grab sizes it
     if editing.gizmo_scale:
-        sh = gizmo.scale_handles(world, view_proj, size, editing.gizmo_local)
+        sh = gizmo.scale_handles(world, view_proj, size, editing.gizmo_local, radius)
         if sh is None:
             return None
         _scale(draw, sh, gizmo.pick(sh.handles, True, mouse.x, mouse.y))
         return sh.handles
-    h = gizmo.handles(world, view_proj, size, editing.gizmo_local)
+    h = gizmo.handles(world, view_proj, size, editing.gizmo_local, radius)
     if h is None:
         return None
     hot = gizmo.pick(h, False, mouse.x, mouse.y)

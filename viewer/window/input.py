@@ -411,7 +411,9 @@ class WindowInput:
             return False
         size = wnd.size
         view_proj = self.app.camera.view_projection(size)
-        grabbed = gizmo.grab(node, view_proj, size, editing.gizmo_local, editing.gizmo_scale, x, y)
+        radius = gizmo.node_radius(self.app.bounds, node.id)  # as the view draws it
+        local, scale = editing.gizmo_local, editing.gizmo_scale
+        grabbed = gizmo.grab(node, view_proj, size, radius, local, scale, x, y)
         if grabbed is None:
             return False
         editing.grab(node, grabbed.drag, grabbed.label(session.graph.name_of(node.id)))
