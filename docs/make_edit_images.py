@@ -34,18 +34,22 @@ class App:
 
     def __init__(self, scene):
         import moderngl_window as mglw
+        import numpy as np
         from moderngl_window.context.headless import Window
 
         from viewer.render.context import GL_VERSION
         from viewer.timing import FixedTimer
         from viewer.window.app import SgviewApp
         from viewer.window.run_options import RunOptions
+        from viewer.window.runner import session_for
 
         self.window = Window(title="docs", size=SIZE, resizable=False, gl_version=GL_VERSION,
                              vsync=False, samples=0, backend="egl")  # fmt: skip
         mglw.activate_context(window=self.window)
-        self.app = SgviewApp(ctx=self.window.ctx, wnd=self.window, timer=FixedTimer(),
-                             scene=scene, options=RunOptions(size=SIZE, samples=0))  # fmt: skip
+        timer, options = FixedTimer(), RunOptions(size=SIZE, samples=0)
+        source = session_for(scene, options, fixed_step=timer.step, caller=np.geterr())
+        self.app = SgviewApp(ctx=self.window.ctx, wnd=self.window, timer=timer,
+                             source=source, options=options)  # fmt: skip
         self.window.config = self.app
         self.window.set_default_viewport()
 
@@ -124,7 +128,8 @@ def scale_drag(d: App, node):
     app = d.app
     app.key_down("E")
     view_proj = app.camera.view_projection(SIZE)
-    h = gizmo.scale_handles(node.world_matrix, view_proj, SIZE, False).handles
+    radius = gizmo.node_radius(app.bounds, node.id)
+    h = gizmo.scale_handles(node.world_matrix, view_proj, SIZE, False, radius).handles
     grab = h.origin + 0.9 * (h.tips[0] - h.origin)
     end = grab + 0.5 * (h.tips[0] - h.origin)
     app.on_mouse_position_event(int(grab[0]), int(grab[1]), 0, 0)
@@ -200,7 +205,8 @@ def make_gif(out: Path, scale: float = 0.45) -> Path:
     keep(3)
     assert session.selected == g["Obj3"].id
     view_proj = app.camera.view_projection(SIZE)
-    h = gizmo.handles(g["Obj3"].world_matrix, view_proj, SIZE, False)
+    radius = gizmo.node_radius(app.bounds, g["Obj3"].id)
+    h = gizmo.handles(g["Obj3"].world_matrix, view_proj, SIZE, False, radius)
     grab = h.origin + 0.8 * (h.tips[1] - h.origin)
     app.on_mouse_position_event(int(grab[0]), int(grab[1]), 0, 0)
     app.on_mouse_press_event(int(grab[0]), int(grab[1]), 1)

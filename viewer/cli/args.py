@@ -183,11 +183,12 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "(row-major nested lists, column-vector convention)",
     }),
     ("--save", {
-        "type": Path, "metavar": "OUT.toml|OUT.glb|OUT.gltf",
-        "help": "write the scene to OUT and exit: the native TOML format, or glTF 2.0 for "
+        "type": Path, "metavar": "OUT.toml|OUT.glb|OUT.gltf|OUT.usda|OUT.usdc|OUT.usdz",
+        "help": "write the scene to OUT and exit: the native TOML format, glTF 2.0 for "
         ".glb/.gltf (everything loaded is kept: nodes, meshes, materials, textures, skins, "
-        "animations, cameras, lights; motions become an animation); a .gltf gets OUT.bin "
-        "and its images as files beside it",
+        "animations, cameras, lights; motions become an animation; a .gltf gets OUT.bin "
+        "and its images as files beside it), or OpenUSD with the usd extra (the scene as it "
+        "stands: prims, transforms, built-in meshes and colours); any other suffix is refused",
     }),
     ("--gltf-embed", {
         "action": "store_true",
