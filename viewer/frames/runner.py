@@ -33,10 +33,8 @@ from viewer.session.frame import Frame, Phase
 from viewer.session.source import Candidate, FrameSource
 from viewer.trace import TraceWriter
 
-__all__ = ["STAGES", "FrameRunner", "Phase", "Screen", "Swapped", "swap"]
+__all__ = ["FrameRunner", "Phase", "Screen", "Swapped", "swap"]
 
-#: The stages of one redraw, in order (see the module notes).
-STAGES = ("swap", "script", "advance", "upload", "report", "draw", "capture")
 
 #: The GPU state the screen builds for one scene (the window app's: a `Renderer`).
 G = TypeVar("G")
