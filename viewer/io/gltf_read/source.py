@@ -28,7 +28,7 @@ import numpy as np
 from viewer.io.errors import SceneError
 from viewer.io.gltf_read.container import parse_json
 from viewer.io.gltf_read.data import GltfFile
-from viewer.io.gltf_read.material import image_bytes
+from viewer.io.gltf_read.images import image_bytes
 from viewer.io.limits import Budget
 
 __all__ = ["REREAD_BYTES", "GltfSource", "JsonOnDisk", "image_mime", "read_source"]
