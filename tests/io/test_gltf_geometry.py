@@ -257,11 +257,11 @@ def _with_extensions(tmp_path, used, required=()):
 
 
 def test_a_required_extension_sgview_cannot_honour_is_refused_by_name(tmp_path):
-    path = _with_extensions(tmp_path, ["KHR_texture_basisu"], ["KHR_texture_basisu"])
+    path = _with_extensions(tmp_path, ["MSFT_texture_dds"], ["MSFT_texture_dds"])
     with pytest.raises(SceneError) as err:
         load_scene(path)
     message = str(err.value)
-    assert "requires the extension 'KHR_texture_basisu'" in message and "\n" not in message
+    assert "requires the extension 'MSFT_texture_dds'" in message and "\n" not in message
 
 
 def test_an_unsupported_optional_extension_is_one_note_each(tmp_path):

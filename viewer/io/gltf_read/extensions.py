@@ -29,6 +29,9 @@ SUPPORTED = {
     "KHR_materials_unlit": "materials",
     "KHR_texture_transform": "materials",
     "KHR_materials_emissive_strength": "materials",
+    "KHR_texture_basisu": "textures: KTX2 transcoded with opengl_basisu",
+    "EXT_texture_webp": "textures: WebP decoded with Pillow",
+    "EXT_texture_avif": "textures: AVIF decoded with Pillow",
     "KHR_lights_punctual": "lights",
 }
 
