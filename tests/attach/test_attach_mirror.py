@@ -60,6 +60,9 @@ def test_mirror_follows_random_edits_frame_by_frame(data):
         _check_merged(shown, folded, graph, mirror)
         folded = []
         _same(mirror, graph)
+        # The program's worlds are parent x local everywhere: nothing is stale.
+        assert shown.stale.size == 0 and shown.flagged.size == 0
+        assert not any("Stale" in line for line in shown.log_lines())
 
 
 def _check_merged(shown, reports, graph, mirror) -> None:
@@ -98,7 +101,7 @@ def test_scripted_tree10_log_equals_the_programs():
         last = decoded.frame
         assert mirror.apply(decoded).log_lines() == report.log_lines()
     _same(mirror, graph)
-    assert mirror.mismatches == 0
+    assert mirror.stale_count == 0
 
 
 def test_display_names_make_shared_and_empty_names_unique():

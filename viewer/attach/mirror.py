@@ -6,27 +6,71 @@ node by node with the mirror's (new nodes added, moved ones placed after their n
 previous sibling, removed ones removed, renamed ones renamed), its local values are set,
 and the mirror updates. What the viewer then shows is the report the program sent, in
 the mirror's ids, not the mirror's own: for three.js that is what three really did.
+
+The program's world matrices are the truth: each node holds the last world the program
+sent for it (held over the mirror's own recomputation, `SceneGraph.hold_worlds`), and
+only a node whose world was never sent is computed, parent · local. A node whose held
+world differs from its parent's held world · its local matrix by more than
+`stale_tolerance` is stale (a forgotten ``updateMatrixWorld``): drawn, dumped and shown
+where the program has it, and named in the report (`ProgramReport`). Staleness is worked
+out only for the nodes a frame touched (its world or local sent, its parent's world
+changed), in a few numpy passes, and kept for the others.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import NDArray
 
 from viewer.content.scene import Look, Scene
 from viewer.scene.graph import SceneGraph
+from viewer.scene.math import trs_matrices
 from viewer.scene.report import FrameReport
 from viewer.spans import joined
+from viewer.text import MAX_NAME, printable
 
 from .protocol import ProgramFrame, Structure
 
 #: How a program's node is drawn (the protocol carries transforms only).
 NODE_LOOK = Look(mesh="cube", size=(0.3, 0.3, 0.3))
-#: A received world matrix further than this (relative) from the mirror's parent · local
-#: counts as a mismatch (a matrix the program set by hand, with shear, say).
-WORLD_TOLERANCE = 1e-9
+#: A held world is stale when an element differs from parent · local's by more than this
+#: times parent · local's largest element, at least 1 (docs/attach.md, "Stale worlds").
+STALE_RELATIVE = 1e-6
+
+
+def stale_tolerance(expected: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per ``(k, 4, 4)`` parent · local matrix, how far (largest element difference) a
+    held world may be from it and still not be stale: `STALE_RELATIVE` of its largest
+    element's magnitude, with 1 as that magnitude's floor (so 1e-6 at least)."""
+    scale: NDArray[np.float64] = np.abs(expected).max(axis=(1, 2), initial=0.0)
+    return STALE_RELATIVE * np.maximum(scale, 1.0)
+
+
+_EMPTY_IDS = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class ProgramReport(FrameReport):
+    """A connected program's frame report, with its stale worlds (in the mirror's ids).
+
+    ``stale``: every node whose held world is stale after this frame, pre-order (what the
+    view, the tree and the counters show); ``flagged``: those among them this frame
+    touched (its world or local was sent, or its parent's world changed), which the log
+    names."""
+
+    stale: NDArray[np.int64] = field(default_factory=lambda: _EMPTY_IDS)
+    flagged: NDArray[np.int64] = field(default_factory=lambda: _EMPTY_IDS)
+
+    def log_lines(self) -> list[str]:
+        """The update lines, then one ``!Stale World : NAME!`` line per flagged node."""
+        names = (self.name(i) for i in self.flagged.tolist())
+        stale = [
+            f"!Stale World : {n if len(n) <= MAX_NAME and n.isprintable() else printable(n)}!"
+            for n in names
+        ]
+        return [*super().log_lines(), *stale]
 
 
 def display_names(structure: Structure) -> list[str]:
@@ -63,8 +107,26 @@ class Mirror:
         self._mine = np.zeros(0, dtype=np.int64)  # the mirror's id for each
         self._places: dict[int, tuple[int, int, str]] = {}  # id: parent, previous, name
         self._slot = np.zeros(0, dtype=np.int64)
-        #: Nodes whose received world matrix differs from the mirror's, last frame.
-        self.mismatches = 0
+        # Per mirror id: the world the program holds, whether the program sent it (else the
+        # mirror computed it), whether the node is alive, stale, and by how much.
+        self._held = np.zeros((0, 4, 4), dtype=np.float64)
+        self._sent = np.zeros(0, dtype=bool)
+        self._alive = np.zeros(0, dtype=bool)
+        self._stale = np.zeros(0, dtype=bool)
+        self._off = np.zeros(0, dtype=np.float64)
+
+    @property
+    def stale_count(self) -> int:
+        """Nodes whose held world is stale now."""
+        return int(self._stale.sum())
+
+    def staleness(self, node_id: int) -> tuple[float, NDArray[np.float64]] | None:
+        """For a stale node: (the largest element difference, its parent's held world ·
+        its local matrix); None for any other node."""
+        if not 0 <= node_id < self._stale.size or not self._stale[node_id]:
+            return None
+        ids = np.array([node_id], dtype=np.int64)
+        return float(self._off[node_id]), self._expected(ids)[0]
 
     def ids(self, program_ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """The mirror's ids of nodes of the current structure."""
@@ -85,32 +147,113 @@ class Mirror:
                 scales=values[:, 7:],
             )
         own = graph.update()
-        if own.structure_changed or self._slot.size != graph.capacity_ids:
+        changed = own.structure_changed or self._slot.size != graph.capacity_ids
+        if changed:
             order = graph.alive_ids()
             self._slot = np.full(graph.capacity_ids, -1, dtype=np.int64)
             self._slot[order] = np.arange(order.size)
+            self._grow(graph.capacity_ids)
+            self._alive[:] = False
+            self._alive[order] = True
+        sent = self.ids(frame.world_ids)
+        moved = self._hold(sent, frame.worlds, own.world_updated)
+        flagged = self._check(sent, self.ids(frame.value_ids), moved, everything=changed)
         world = self.ids(frame.world_updated)
-        if frame.world_ids.size:
-            theirs = frame.worlds
-            mine = graph.world_matrices()[self.ids(frame.world_ids)]
-            scale = np.maximum(np.abs(theirs).max(axis=(1, 2)), 1.0)
-            off = np.abs(mine - theirs).max(axis=(1, 2)) > WORLD_TOLERANCE * scale
-            self.mismatches = int(off.sum())
-        starts, ends = _covering(own.starts, own.ends, self._slot[world])
-        return replace(
-            own,
-            frame=frame.frame,
-            local_updated=self.ids(frame.local_updated),
-            world_updated=world,
-            cause=self.ids(frame.cause),
-            executed=world,
-            suppressed=frame.suppressed,
-            products=frame.products,
-            naive_products=frame.naive_products,
-            starts=starts,
-            ends=ends,
-            structure_changed=own.structure_changed or frame.structure_changed,
+        starts, ends = _covering(own.starts, own.ends, self._slot[np.concatenate((world, sent))])
+        base = {f.name: getattr(own, f.name) for f in fields(own)}
+        slots = self._slot
+        stale = np.flatnonzero(self._stale)
+        return ProgramReport(
+            **{
+                **base,
+                "frame": frame.frame,
+                "local_updated": self.ids(frame.local_updated),
+                "world_updated": world,
+                "cause": self.ids(frame.cause),
+                "executed": world,
+                "suppressed": frame.suppressed,
+                "products": frame.products,
+                "naive_products": frame.naive_products,
+                "starts": starts,
+                "ends": ends,
+                "structure_changed": own.structure_changed or frame.structure_changed,
+            },
+            stale=stale[np.argsort(slots[stale], kind="stable")],
+            flagged=flagged[np.argsort(slots[flagged], kind="stable")],
         )
+
+    def _grow(self, size: int) -> None:
+        """The per-id arrays for ``size`` ids (new ids: nothing held, not stale)."""
+        extra = size - self._sent.size
+        if extra <= 0:
+            return
+        self._held = np.concatenate((self._held, np.tile(np.eye(4), (extra, 1, 1))))
+        self._sent = np.concatenate((self._sent, np.zeros(extra, dtype=bool)))
+        self._alive = np.concatenate((self._alive, np.zeros(extra, dtype=bool)))
+        self._stale = np.concatenate((self._stale, np.zeros(extra, dtype=bool)))
+        self._off = np.concatenate((self._off, np.zeros(extra)))
+
+    def _hold(
+        self, sent: NDArray[np.int64], worlds: NDArray[np.float64], recomputed: NDArray[np.int64]
+    ) -> NDArray[np.int64]:
+        """Put the program's worlds in the graph: the ``sent`` ones, and the held ones back
+        over what the mirror's update recomputed (``recomputed``, pre-order), whose world
+        the program did not send again (so it holds it still). A node whose world was never
+        sent is computed from its parent's held world, depth by depth. Returns the nodes
+        whose held world may have changed (sent or computed)."""
+        held, graph = self._held, self.graph
+        held[sent] = worlds
+        self._sent[sent] = True
+        free = recomputed[~self._sent[recomputed]]
+        back = recomputed[self._sent[recomputed]]
+        graph.hold_worlds(np.union1d(sent, back), held[np.union1d(sent, back)])
+        if free.size:
+            depth = graph.depths()[free]
+            for d in np.unique(depth).tolist():
+                level = free[depth == d]
+                held[level] = self._expected(level)
+            graph.hold_worlds(free, held[free])
+        return np.concatenate((sent, free))
+
+    def _expected(self, ids: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Per node: its parent's held world · its local matrix (a root's: its local)."""
+        positions, rotations, scales = self.graph.local_values()
+        local = trs_matrices(positions[ids], rotations[ids], scales[ids])
+        parents = self.graph.parents()[ids]
+        rooted = parents >= 0
+        local[rooted] = self._held[parents[rooted]] @ local[rooted]
+        return local
+
+    def _check(
+        self,
+        sent: NDArray[np.int64],
+        values: NDArray[np.int64],
+        moved: NDArray[np.int64],
+        everything: bool,
+    ) -> NDArray[np.int64]:
+        """Work out staleness for the nodes this frame touched (every node after a
+        structure change): those whose world or local was sent, and the children of those
+        whose held world changed (``moved``). Returns the touched nodes found stale."""
+        alive = self._alive
+        if everything:
+            touched = np.flatnonzero(alive)
+            self._stale[~alive] = False
+        else:
+            parents = self.graph.parents()
+            moving = np.zeros(alive.size, dtype=bool)
+            moving[moved] = True
+            below = (parents >= 0) & moving[np.maximum(parents, 0)] & alive[: parents.size]
+            touched = np.union1d(np.union1d(sent, values), np.flatnonzero(below))
+        touched = touched[self._sent[touched]]
+        if not touched.size:
+            return touched
+        expected = self._expected(touched)
+        off = np.abs(self._held[touched] - expected).max(axis=(1, 2))
+        stale = off > stale_tolerance(expected)
+        self._stale[touched] = stale
+        self._off[touched] = off
+        found: NDArray[np.int64] = touched[stale]
+        return found
 
     def _restructure(self, structure: Structure) -> None:
         if not self._places:  # the first structure: one bulk add, in the program's order

@@ -185,8 +185,8 @@ class ProgramSource:
             if folded:
                 text += f", {folded} folded"
             mirror = self.mirrors.get(program)
-            if mirror is not None and mirror.mismatches:
-                text += f", {mirror.mismatches} world matrices differ from parent x local"
+            if mirror is not None and mirror.stale_count:
+                text += f", {mirror.stale_count} stale"
             rows.append((text, program is self.shown))
         return rows
 

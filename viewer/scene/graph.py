@@ -337,6 +337,19 @@ class SceneGraph:
         self._store.bring_current()
         return self._peek.world_matrices()
 
+    def hold_worlds(self, node_ids: np.ndarray, worlds: np.ndarray) -> None:
+        """Store ``worlds`` ``(k, 4, 4)`` as the world matrices of ``node_ids``, as given
+        (versions bumped): for a graph that mirrors a running program, whose own world
+        matrices are the truth also where they differ from parent · local
+        (``viewer/attach/mirror.py``). What is dirty is brought current first; a held
+        matrix lasts until an update recomputes that node, and its children are computed
+        from it, as an engine computes them from the world its parent holds."""
+        ids = np.asarray(node_ids, dtype=np.int64)
+        store = self._store
+        store.bring_current()
+        store.world[ids] = np.asarray(worlds, dtype=np.float64).reshape(-1, 16)
+        store.version[ids] += 1
+
     def world_versions(self) -> np.ndarray:
         """``(N,)`` read-only world version per id: bumped on every world recomputation
         (``peek.world_versions()``: read as stored, nothing brought up to date)."""
