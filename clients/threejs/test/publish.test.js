@@ -185,3 +185,42 @@ test("an object added before the update shows in that frame: recomputed and its 
     assert.ok(!Object.hasOwn(o, "add") && !Object.hasOwn(o, "attach")); // three's own again
   }
 });
+
+test("worlds three left stale are sgview's too, flagged by name", async () => {
+  const dump = path.join(mkdtempSync(path.join(tmpdir(), "sgview-three-")), "world.json");
+  const viewer = startViewer(4, dump);
+  const { scene, arm: armNode, hand, finger, lamp } = arm();
+  const link = publish(scene, `ws://${await viewer.address}`, { WebSocket, name: "stale" });
+  await until(() => link.connected);
+  scene.updateMatrixWorld();
+  link.frame();
+  lamp.attach(finger); // Finger keeps its world under Lamp
+  scene.traverse((o) => { o.matrixAutoUpdate = false; });
+  armNode.position.x = 3; // the program updates Arm alone and forgets updateMatrixWorld:
+  armNode.updateMatrix(); // Hand's matrixWorld stays where Arm was
+  armNode.updateWorldMatrix(false, false);
+  link.frame();
+  const handStale = Array.from(hand.matrixWorld.elements);
+  scene.updateMatrixWorld(); // three recomputes nothing: Arm's flag was cleared
+  assert.deepEqual(Array.from(hand.matrixWorld.elements), handStale);
+  hand.updateMatrixWorld(true); // the program forces Hand: current again
+  link.frame();
+  lamp.matrix.setPosition(-3, 5, 0); // set by hand, matrixWorld not recomputed
+  link.frame();
+  const out = await viewer.done;
+  link.close();
+  assert.equal(handStale[12], 1); // three's own: Hand where Arm was (x = 1), Arm at 3
+  assert.equal(hand.matrixWorld.elements[12], 3);
+  assert.equal(lamp.matrixWorld.elements[13], 4);
+  const blocks = out.split(/^# frame \d+\n/m).slice(1);
+  assert.equal(blocks.length, 4);
+  const stale = blocks.map((b) => b.split("\n").filter((l) => /stale/i.test(l)));
+  assert.deepEqual(stale, [[], ["!Stale World : Hand!"], [], ["!Stale World : Lamp!"]]);
+  assert.equal(blocks[2], "=Update World : Hand=\n");
+  assert.equal(blocks[3], "!Stale World : Lamp!\n"); // three recomputed nothing
+  const dumped = JSON.parse(readFileSync(dump, "utf8"));
+  for (const [name, rows] of Object.entries(worldsOf(scene))) { // bit for bit
+    assert.deepEqual(dumped[name], rows, name);
+  }
+  assert.deepEqual(dumped.Lamp[1], [0, 1, 0, 4]); // where three has it, not at y = 5
+});
