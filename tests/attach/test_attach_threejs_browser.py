@@ -1,0 +1,243 @@
+"""The three.js publisher on a real page in a real browser: tests/attach/threejs_page.py's
+page (a skinned arm played by an AnimationMixer, an InstancedMesh, nested groups, an
+object added, one removed, one re-parented with ``attach()`` and left with
+``matrixAutoUpdate`` off) runs in Debian's chromium (Playwright, WebGL through
+SwiftShader), imports clients/threejs/sgview-publish.js and three from
+clients/threejs/node_modules, served from 127.0.0.1, and records every object's
+``matrixWorld`` in each frame itself. The oracle is three: every world sgview holds equals
+three's in every frame, and the objects added are there in the frame they were added.
+
+Twice: against sgview's own listener and mirror in this process (the code ``sgview
+listen`` runs), which keep each frame's worlds; and against a real ``sgview listen
+--headless --log --dump-world``, whose log names per frame what three recomputed and whose
+dump holds three's last worlds. With CI=true a missing chromium, Playwright or
+node_modules fails the run."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import threejs_page
+from attach_helpers import ROOT
+from bench_modules import load_bench
+from needs import missing, need_gl
+
+pytestmark = pytest.mark.browser
+
+FRAMES = threejs_page.FRAMES
+#: Every object of the page, in the frames it is in (Drone and Rotor from ADDED on,
+#: Doomed until REMOVED).
+ALWAYS = (  # fmt: skip
+    "Scene",
+    "Ambient",
+    "Sun",
+    "Rig",
+    "Arm",
+    "Bone0",
+    "Bone1",
+    "Bone2",
+    "Outer",
+    "Middle",
+    "O0",
+    "O1",
+    "O2",
+    "M0",
+    "M1",
+    "M2",
+    "Inner",
+    "I0",
+    "I1",
+    "I2",
+    "Traveler",
+    "Passenger",
+    "CrowdHolder",
+    "Crowd",
+    "Skewed",
+)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return load_bench("threejs_examples")
+
+
+@pytest.fixture(scope="module")
+def browser(bench):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        missing(f"needs playwright (the test extra): {exc}")
+    lab = load_bench("lab_server")
+    if not lab.CHROMIUM.exists():
+        missing("needs Debian's chromium at /usr/bin/chromium (.ci/run installs it)")
+    if not (bench.PINNED_THREE / "build" / "three.module.js").is_file():
+        missing("needs clients/threejs/node_modules (cd clients/threejs && npm ci)")
+    with sync_playwright() as pw:
+        chromium = lab.launch_chromium(pw)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _run_page(bench, browser, ws_url: str) -> list[dict]:
+    """Load the page publishing to ``ws_url``; returns its record once it closed its link."""
+    html = threejs_page.page_html(ws_url, bench.RECORDER_JS)
+    roots = {"/build/": bench.PINNED_THREE / "build", "/sgview/": bench.CLIENT}
+    with bench.serve(roots, {"/page.html": html.encode()}) as base:
+        page = browser.new_page(viewport={"width": 320, "height": 200})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            page.goto(f"{base}/page.html")
+            page.wait_for_function("window.sgviewDone === true", timeout=30_000)
+            errors += page.evaluate("window.sgviewErrors")
+            recorded = page.evaluate("window.sgviewRecorded()")
+        finally:
+            page.close()
+    assert not errors, errors
+    assert [r["frame"] for r in recorded] == list(range(1, FRAMES + 1))
+    return recorded
+
+
+@pytest.fixture(scope="module")
+def in_process(bench, browser):
+    """(the page's record, what sgview's mirror held after each frame)."""
+    watch = bench.Watch()
+    try:
+        recorded = _run_page(bench, browser, f"ws://{watch.address}")
+        assert watch.wait_frame(FRAMES, 20.0), "sgview's mirror did not get every frame"
+    finally:
+        watch.close()
+    return recorded, watch.frames
+
+
+@pytest.fixture(scope="module")
+def headless(bench, browser, tmp_path_factory):
+    """(the page's record, ``sgview listen --headless``'s log by frame, its dump)."""
+    need_gl().release()
+    dump = tmp_path_factory.mktemp("threejs-browser") / "world.json"
+    cmd = [
+        sys.executable, "-m", "viewer", "listen", "127.0.0.1:0", "--headless",
+        "--frames", str(FRAMES), "--log", "--dump-world", str(dump),
+        "--size", "320x200", "--samples", "0",
+    ]  # fmt: skip
+    viewer = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        first = viewer.stderr.readline()
+        found = re.match(r"sgview: listening on (\S+)", first)
+        assert found, first
+        recorded = _run_page(bench, browser, f"ws://{found[1]}")
+        out, err = viewer.communicate(timeout=60)
+    finally:
+        if viewer.poll() is None:
+            viewer.kill()
+            viewer.communicate()
+    assert viewer.returncode == 0, err[-2000:]
+    log: dict[int, list[str]] = {}
+    for line in out.splitlines():
+        if line.startswith("# frame "):
+            lines = log.setdefault(int(line.split()[2]), [])
+        else:
+            lines.append(line)
+    return recorded, log, json.loads(dump.read_text())
+
+
+def _names_in(log_lines: list[str], kind: str) -> set[str]:
+    marks = {"local": r"\*Update Local : (.+)\*", "world": "=Update World : (.+)=",
+             "stale": "!Stale World : (.+)!"}  # fmt: skip
+    return {m[1] for line in log_lines if (m := re.fullmatch(marks[kind], line))}
+
+
+def _present(k: int) -> set[str]:
+    names = set(ALWAYS)
+    if k >= threejs_page.ADDED:
+        names |= {"Drone", "Rotor"}
+    if k < threejs_page.REMOVED:
+        names.add("Doomed")
+    return names
+
+
+def test_the_page_does_what_it_says(in_process):
+    """The oracle's own checks: the scene changes where the page says, and three leaves
+    exactly Traveler's world stale once attach() sheared its matrix."""
+    recorded, _ = in_process
+    for entry in recorded:
+        assert len(entry["ids"]) == len(_present(entry["frame"]))
+        stale = len(entry["stale"])
+        assert stale == (1 if entry["frame"] >= threejs_page.ATTACHED else 0), entry["frame"]
+
+
+def test_every_world_in_every_frame_is_threes(bench, in_process):
+    recorded, seen = in_process
+    result = bench.compare(recorded, seen)
+    assert result.problems == []
+    assert result.frames == FRAMES and result.merged == 0
+    assert result.objects == len(ALWAYS) + 3  # Drone and Rotor in while Doomed is still
+    assert result.max_diff <= bench.TOLERANCE, result
+    # Drone and Rotor: in sgview's mirror in the very frame the page added them
+    assert (result.added, result.added_on_time) == (2, 2)
+
+
+def test_stale_worlds_are_threes_and_flagged(bench, in_process):
+    """Traveler's world is three's sheared one (not parent · local), Passenger's is
+    three's too, and sgview flags Traveler stale from the frame it was attached."""
+    recorded, seen = in_process
+    result = bench.compare(recorded, seen)
+    assert result.stale == 1
+    assert result.stale_diff <= bench.TOLERANCE, result
+    for k in range(1, FRAMES + 1):
+        assert seen[k].stale == (1 if k >= threejs_page.ATTACHED else 0), k
+
+
+def test_headless_listen_logs_what_three_recomputed(headless):
+    """Each frame's log: three composed every auto-updated object's local matrix and
+    recomputed every world (the scene root forces them all); after attach() Traveler and
+    Passenger, no longer auto-updated, are only forced. Added objects are logged in the
+    frame they were added; the removed one no more after its frame."""
+    _, log, _ = headless
+    assert sorted(log) == list(range(1, FRAMES + 1))
+    for k, lines in log.items():
+        present = _present(k)
+        assert _names_in(lines, "world") == present, k
+        manual = {"Traveler", "Passenger"} if k > threejs_page.ATTACHED else set()
+        assert _names_in(lines, "local") == present - manual, k
+    assert {"Drone", "Rotor"} <= _names_in(log[threejs_page.ADDED], "world")
+    assert "Doomed" not in _names_in(log[threejs_page.REMOVED], "world")
+
+
+def _dump_off(headless) -> dict[str, float]:
+    """Per object: how far the dumped world is from three's in the last frame."""
+    recorded, _, dumped = headless
+    last = recorded[-1]
+    worlds = np.asarray(last["worlds"], dtype=np.float64).reshape(-1, 4, 4).transpose(0, 2, 1)
+    assert sorted(dumped) == sorted(last["names"]) == sorted(_present(FRAMES))
+    off = {}
+    for name, theirs in zip(last["names"], worlds, strict=True):
+        scale = max(float(np.abs(theirs).max()), 1.0)
+        off[name] = float(np.abs(np.asarray(dumped[name]) - theirs).max()) / scale
+    return off
+
+
+def test_headless_listen_dumps_threes_worlds(bench, headless):
+    off = _dump_off(headless)
+    consistent = {n: d for n, d in off.items() if n not in threejs_page.MOVED}
+    assert max(consistent.values()) <= bench.TOLERANCE, consistent
+
+
+def test_headless_listen_dumps_and_logs_the_stale_world(bench, headless):
+    """The dump holds three's sheared world for Traveler and the world three computed
+    from it for Passenger; the log names Traveler stale in the frame attach() made it so."""
+    off = _dump_off(headless)
+    assert max(off[n] for n in threejs_page.MOVED) <= bench.TOLERANCE, off
+    _, log, _ = headless
+    flagged = {k for k, lines in log.items() if _names_in(lines, "stale")}
+    assert threejs_page.ATTACHED in flagged
+    assert _names_in(log[threejs_page.ATTACHED], "stale") == set(threejs_page.STALE)
