@@ -1,0 +1,394 @@
+"""``viewer.blender.publish(address)``: every Blender frame sent to ``sgview listen``.
+
+Blender's handlers call the publisher after each evaluation: ``frame_change_post`` (playback,
+``scene.frame_set``) and ``depsgraph_update_post`` (an edit). Each call is one frame: the
+recomputed nodes are the objects in ``depsgraph.updates`` whose transform was re-evaluated
+(``is_updated_transform``) and every bone of an armature whose pose was (its object
+updated at all: Blender re-evaluates a pose with its object's geometry, and its Python API
+names IDs, not bones). Their world matrices are Blender's own (``matrix_world``, and the
+armature's ``matrix_world @ pose_bone.matrix`` for a bone), turned Y-up once by the scene's
+root node. The frame goes out through `viewer.attach.publisher.Link`, as a Python graph's
+does: `PublishedNodes` is what the link reads.
+
+docs/blender.md says what is a node, what "recomputed" and each cause mean, and the
+conventions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any, cast
+
+import bpy
+import numpy as np
+from numpy.typing import NDArray
+
+from viewer.attach.publisher import DEFAULT_ADDRESS, Link
+from viewer.scene.report import FrameReport
+
+from .nodes import PublishedNodes
+
+if TYPE_CHECKING:
+    from viewer.scene.graph import SceneGraph
+
+__all__ = ["BlenderLink", "Y_UP", "publish"]
+
+#: Blender's Z-up frame turned to sgview's Y-up one (-90 degrees about X: x, y, z -> x, z, -y),
+#: both right-handed: the scene root's rotation.
+Y_UP = np.array(
+    [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+)
+
+Key = tuple[Any, ...]  # ("scene",), ("o", session_uid) or ("b", armature's uid, bone name)
+ROOT: Key = ("scene",)
+_BONE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _matrices(flat: NDArray[np.float32], count: int) -> NDArray[np.float64]:
+    """``foreach_get`` of a matrix property gives each matrix column by column."""
+    return flat.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
+
+
+class BlenderLink:
+    """The scene published (what `publish` returns): `close` stops it. ``link`` is the
+    attach `Link` underneath (``connected``, ``wait_connected``, ``flush``...)."""
+
+    def __init__(self, address: str, *, name: str | None = None, token: str | None = None) -> None:
+        self.nodes = PublishedNodes()
+        # Link reads a graph through PublishedNodes' methods only (nodes.py names them).
+        graph = cast("SceneGraph", self.nodes)
+        self.link = Link(graph, address, name=name or _default_name(), token=token)
+        #: Frames sent (the frame numbers the viewer shows: 1, 2, ...).
+        self.frames = 0
+        self._ids: dict[Key, int] = {}
+        self._fresh = False  # the rows hold the scene as it is (else: read it all)
+        self._scene_uid = -1
+        self._object_count = -1
+        self._objects: dict[int, tuple[Any, int, tuple[Any, ...]]] = {}  # uid: obj, id, sig
+        self._armatures: dict[int, tuple[NDArray[np.int64], int]] = {}  # uid: bone ids, id
+        self._basis: dict[int, NDArray[np.float64]] = {}  # object id / armature id: basis
+        self._parent = np.zeros(0, dtype=np.int64)
+        self._slot = np.zeros(0, dtype=np.int64)
+        self._bone = np.zeros(0, dtype=bool)
+        self._constraint: dict[int, tuple[int, ...]] = {}
+        self._driver: dict[int, tuple[int, ...]] = {}
+        self._naive = 0
+        self._handlers = [
+            (bpy.app.handlers.frame_change_post, _persistent(self._on_frame)),
+            (bpy.app.handlers.depsgraph_update_post, _persistent(self._on_edit)),
+        ]
+        for handlers, handler in self._handlers:
+            handlers.append(handler)
+
+    @property
+    def connected(self) -> bool:
+        return self.link.connected
+
+    def wait_connected(self, timeout: float | None = None) -> bool:
+        return self.link.wait_connected(timeout)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        return self.link.flush(timeout)
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop publishing; what is queued is sent first (as `Link.close`)."""
+        for handlers, handler in self._handlers:
+            if handler in handlers:
+                handlers.remove(handler)
+        self.link.close(timeout)
+
+    # -- Blender's handlers ----------------------------------------------------------------
+    def _on_frame(self, scene: Any, depsgraph: Any = None) -> None:
+        self._frame(scene, depsgraph, edit=False)
+
+    def _on_edit(self, scene: Any, depsgraph: Any = None) -> None:
+        self._frame(scene, depsgraph, edit=True)
+
+    def _frame(self, scene: Any, depsgraph: Any, edit: bool) -> None:
+        if not self.link.connected:
+            self._fresh = False  # read everything again once a viewer is there
+            return
+        if depsgraph is None:
+            depsgraph = bpy.context.evaluated_depsgraph_get()
+        moved: dict[int, Any] = {}  # uid: evaluated object, its transform re-evaluated
+        posed: dict[int, Any] = {}  # uid: evaluated armature object, its pose re-evaluated
+        rescan = not self._fresh or scene.session_uid != self._scene_uid
+        for update in depsgraph.updates:
+            data = update.id
+            if isinstance(data, bpy.types.Armature):
+                rescan = True  # bones added, removed, renamed or re-parented (an edit)
+                continue
+            if not isinstance(data, bpy.types.Object):
+                continue
+            uid = data.original.session_uid
+            known = self._objects.get(uid)
+            if known is None or _signature(known[0]) != known[2]:
+                rescan = True
+            if update.is_updated_transform:
+                moved[uid] = data
+            if uid in self._armatures and (
+                update.is_updated_transform or update.is_updated_geometry
+            ):
+                posed[uid] = data
+        if not rescan and len(scene.objects) != self._object_count:
+            rescan = True  # an object left the scene
+        changed = False
+        if rescan:
+            changed = self._scan(scene, depsgraph)
+        elif edit and not moved and not posed:
+            return  # an edit of something else than transforms (a material, a selection)
+        self._send(moved, posed, changed)
+
+    # -- the hierarchy ---------------------------------------------------------------------
+    def _scan(self, scene: Any, depsgraph: Any) -> bool:
+        """Read the whole scene: its hierarchy, every world matrix, what drives what.
+        Returns whether the hierarchy differs from the one sent before."""
+        objects = list(scene.objects)
+        by_uid = {o.session_uid: o for o in objects}
+        bone_kids: defaultdict[Key, list[Key]] = defaultdict(list)
+        object_kids: defaultdict[Key, list[Key]] = defaultdict(list)
+        names: dict[Key, str] = {ROOT: scene.name}
+        for obj in sorted(objects, key=lambda o: o.name):
+            key = ("o", obj.session_uid)
+            names[key] = obj.name
+            object_kids[_shown_parent(obj, by_uid)].append(key)
+            if obj.type == "ARMATURE" and obj.pose is not None:
+                for bone in obj.pose.bones:
+                    bone_key = ("b", obj.session_uid, bone.name)
+                    names[bone_key] = bone.name
+                    parent = bone.parent
+                    up = key if parent is None else ("b", obj.session_uid, parent.name)
+                    bone_kids[up].append(bone_key)
+        order: list[Key] = []
+        up_of: dict[Key, Key | None] = {ROOT: None}
+        stack = [ROOT]
+        while stack:  # pre-order: a node, then its bones, then its objects
+            key = stack.pop()
+            order.append(key)
+            kids = bone_kids.get(key, []) + object_kids.get(key, [])
+            for kid in kids:
+                up_of[kid] = key
+            stack.extend(reversed(kids))
+        ids = {key: self._ids.get(key, -1) for key in order}
+        for key, i in ids.items():
+            if i < 0:
+                ids[key] = self.nodes.new_id(names[key])
+        self._ids = ids
+        id_order = np.array([ids[k] for k in order], dtype=np.int64)
+        parent_ids = np.array(
+            [-1 if up_of[k] is None else ids[cast(Key, up_of[k])] for k in order], dtype=np.int64
+        )
+        changed = self.nodes.set_structure(id_order, parent_ids, [names[k] for k in order])
+        size = self.nodes.capacity_ids
+        self._parent = np.full(size, -1, dtype=np.int64)
+        self._parent[id_order] = parent_ids
+        self._slot = np.full(size, -1, dtype=np.int64)
+        self._slot[id_order] = np.arange(id_order.size)
+        depth = np.zeros(size, dtype=np.int64)
+        for i, p in zip(id_order.tolist(), parent_ids.tolist()):
+            depth[i] = 0 if p < 0 else depth[p] + 1
+        self._naive = int(depth[id_order].sum())
+        self._objects = {
+            o.session_uid: (o, ids[("o", o.session_uid)], _signature(o)) for o in objects
+        }
+        self._armatures = {
+            o.session_uid: (
+                np.array([ids[("b", o.session_uid, b.name)] for b in o.pose.bones], np.int64),
+                ids[("o", o.session_uid)],
+            )
+            for o in objects
+            if o.type == "ARMATURE" and o.pose is not None
+        }
+        self._bone = np.zeros(size, dtype=bool)
+        for bones, _ in self._armatures.values():
+            self._bone[bones] = True
+        self._object_count = len(objects)
+        self._scene_uid = scene.session_uid
+        self._drives(objects)
+        # Every row read again (the scene root first: the Y-up turn and the unit scale).
+        unit = float(scene.unit_settings.scale_length)
+        root = Y_UP @ np.diag([unit, unit, unit, 1.0])
+        self.nodes.set_worlds(np.array([ids[ROOT]]), root[None])
+        everything = {uid: o.evaluated_get(depsgraph) for uid, (o, _, _) in self._objects.items()}
+        self._read(everything, {u: everything[u] for u in self._armatures})
+        self.nodes.derive_locals(id_order)
+        self._fresh = True
+        return changed
+
+    def _drives(self, objects: list[Any]) -> None:
+        """Per node, the nodes its constraints and drivers read (the causes they give)."""
+        constraint: defaultdict[int, list[int]] = defaultdict(list)
+        driver: defaultdict[int, list[int]] = defaultdict(list)
+        for obj in objects:
+            uid, own = obj.session_uid, self._ids[("o", obj.session_uid)]
+            for c in obj.constraints:
+                constraint[own] += self._targets(c)
+            bones = obj.pose.bones if obj.type == "ARMATURE" and obj.pose is not None else ()
+            for bone in bones:
+                targets = [t for c in bone.constraints for t in self._targets(c)]
+                chain: Any = bone
+                reach = max((c.chain_count for c in bone.constraints if c.type == "IK"), default=1)
+                for _ in range(reach if reach > 0 else 1 << 30):  # IK turns its chain
+                    if chain is None:
+                        break
+                    constraint[self._ids[("b", uid, chain.name)]] += targets
+                    chain = chain.parent if any(c.type == "IK" for c in bone.constraints) else None
+            data = obj.animation_data
+            for curve in data.drivers if data is not None else ():
+                bone_name = _BONE_PATH.match(curve.data_path)
+                target = ("b", uid, bone_name.group(1)) if bone_name else ("o", uid)
+                if target not in self._ids:
+                    continue
+                for variable in curve.driver.variables:
+                    for t in variable.targets:
+                        if isinstance(t.id, bpy.types.Object):
+                            found = self._node_of(t.id, getattr(t, "bone_target", ""))
+                            driver[self._ids[target]] += [] if found is None else [found]
+        self._constraint = {k: tuple(dict.fromkeys(v)) for k, v in constraint.items() if v}
+        self._driver = {k: tuple(dict.fromkeys(v)) for k, v in driver.items() if v}
+
+    def _targets(self, constraint: Any) -> list[int]:
+        found = []
+        for target, bone in (("target", "subtarget"), ("pole_target", "pole_subtarget")):
+            obj = getattr(constraint, target, None)
+            if isinstance(obj, bpy.types.Object):
+                node = self._node_of(obj, getattr(constraint, bone, ""))
+                if node is not None:
+                    found.append(node)
+        return found
+
+    def _node_of(self, obj: Any, bone: str) -> int | None:
+        uid = obj.session_uid
+        return self._ids.get(("b", uid, bone)) if bone else self._ids.get(("o", uid))
+
+    # -- a frame ---------------------------------------------------------------------------
+    def _read(self, moved: dict[int, Any], posed: dict[int, Any]) -> NDArray[np.int64]:
+        """Store the world matrices Blender evaluated for ``moved`` objects and the bones
+        of the ``posed`` armatures; returns the ids whose own channels (an object's or a
+        bone's ``matrix_basis``) changed since they were last read."""
+        nodes, own_changed = self.nodes, []
+        root = nodes.world_matrices()[self._ids[ROOT]]
+        if moved:
+            ids = np.array([self._objects[u][1] for u in moved], dtype=np.int64)
+            worlds = np.array([np.array(o.matrix_world) for o in moved.values()])
+            nodes.set_worlds(ids, root @ worlds)
+            for i, obj in zip(ids.tolist(), moved.values()):
+                basis = np.array(obj.matrix_basis)
+                last = self._basis.get(i)
+                if last is None or not np.array_equal(last, basis):
+                    own_changed.append(i)
+                self._basis[i] = basis
+        for uid, armature in posed.items():
+            bones, own = self._armatures[uid]
+            if bones.size == 0:
+                continue
+            flat = np.empty(16 * bones.size, dtype=np.float32)
+            armature.pose.bones.foreach_get("matrix", flat)
+            poses = _matrices(flat, bones.size)
+            nodes.set_worlds(bones, nodes.world_matrices()[own] @ poses)
+            armature.pose.bones.foreach_get("matrix_basis", flat)
+            basis = _matrices(flat, bones.size)
+            last = self._basis.get(-1 - own)  # an armature's bones: one array under -1 - id
+            if last is None or last.shape != basis.shape:
+                own_changed += bones.tolist()
+            else:
+                own_changed += bones[(last != basis).any(axis=(1, 2))].tolist()
+            self._basis[-1 - own] = basis
+        return np.array(own_changed, dtype=np.int64)
+
+    def _send(self, moved: dict[int, Any], posed: dict[int, Any], changed: bool) -> None:
+        own_changed = self._read(moved, posed)
+        ids = [self._objects[u][1] for u in moved]
+        for uid in posed:
+            ids += self._armatures[uid][0].tolist()
+        recomputed = np.array(ids, dtype=np.int64)
+        recomputed = recomputed[np.argsort(self._slot[recomputed], kind="stable")]
+        self.nodes.derive_locals(recomputed)
+        cause = self._causes(recomputed, set(own_changed.tolist()))
+        self.frames += 1
+        self.nodes.emit(
+            FrameReport(
+                frame=self.frames,
+                local_updated=recomputed,
+                world_updated=recomputed,
+                cause=cause,
+                executed=recomputed,
+                products=int(recomputed.size),
+                naive_products=self._naive,
+                node_count=int(self.nodes.alive_ids().size),
+                structure_changed=changed,
+                _name_of=self.nodes.name_of,
+            )
+        )
+
+    def _causes(self, recomputed: NDArray[np.int64], own_changed: set[int]) -> NDArray[np.int64]:
+        """Per recomputed node (pre-order), why: a driver's target when the driver changed
+        its channels, else itself when its channels changed (a keyframe, an edit), else
+        a constraint's target that moved, else its parent's cause, else itself (for a
+        bone: its armature, whose evaluation posed it)."""
+        done: dict[int, int] = {}
+        for i in recomputed.tolist():
+            parent = int(self._parent[i])
+            drivers = [t for t in self._driver.get(i, ()) if t in done]
+            constraints = [t for t in self._constraint.get(i, ()) if t in done]
+            if i in own_changed:
+                done[i] = drivers[0] if drivers else i
+            elif constraints:
+                done[i] = constraints[0]
+            elif parent in done:
+                done[i] = done[parent]
+            else:
+                done[i] = parent if self._bone[i] else i
+        return np.array([done[i] for i in recomputed.tolist()], dtype=np.int64)
+
+
+def _shown_parent(obj: Any, by_uid: dict[int, Any]) -> Key:
+    """The node an object is shown under: its parent bone (parent type BONE), else its
+    parent object (any other parent type), else the scene root (no parent, or one that
+    is not in the scene)."""
+    parent = obj.parent
+    if parent is None or parent.session_uid not in by_uid:
+        return ROOT
+    if (
+        obj.parent_type == "BONE"
+        and parent.pose is not None
+        and obj.parent_bone in parent.pose.bones
+    ):
+        return ("b", parent.session_uid, obj.parent_bone)
+    return ("o", parent.session_uid)
+
+
+def _signature(obj: Any) -> tuple[Any, ...]:
+    """What places an object in the hierarchy (a change means reading it again); a
+    removed object has none."""
+    try:
+        parent = obj.parent
+        return (obj.name, parent and parent.session_uid, obj.parent_type, obj.parent_bone)
+    except ReferenceError:
+        return ("removed",)
+
+
+def _persistent(handler: Any) -> Any:
+    """A handler that stays registered when another .blend file is opened."""
+
+    def call(scene: Any, depsgraph: Any = None) -> None:
+        handler(scene, depsgraph)
+
+    return bpy.app.handlers.persistent(call)
+
+
+def _default_name() -> str:
+    path = bpy.data.filepath
+    return path.rsplit("/", 1)[-1] if path else "Blender"
+
+
+def publish(
+    address: str = DEFAULT_ADDRESS, *, name: str | None = None, token: str | None = None
+) -> BlenderLink:
+    """Send every Blender frame from now on (playback, ``scene.frame_set``, an edit) to
+    the viewer listening at ``address`` (``sgview listen``); returns at once. ``name``:
+    the program's name in the viewer (default: the .blend file's, or "Blender");
+    ``token``: what a viewer listening beyond loopback asks for (default:
+    ``SGVIEW_TOKEN``)."""
+    return BlenderLink(address, name=name, token=token)
