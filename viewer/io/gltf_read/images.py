@@ -208,6 +208,8 @@ def _decode(gltf: GltfFile, data: bytes, mime: str, where: str) -> np.ndarray:
             return np.asarray(img.convert("RGBA"), dtype=np.uint8).copy()
     except SceneError:
         raise
+    except Image.UnidentifiedImageError:
+        raise gltf.error(where, f"not a {what} image (Pillow cannot identify it)") from None
     except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError) as exc:
         raise gltf.error(where, f"not a {what} image it can read ({brief(exc)})") from None
 
@@ -234,7 +236,7 @@ def _decode_ktx2(gltf: GltfFile, data: bytes, where: str) -> np.ndarray:
     if start + length > len(data):
         raise gltf.error(where, "the KTX2 file's level 0 runs past its end")
     if fmt == 0:
-        return _transcode_basis(gltf, data, w, h, where)
+        return _transcode_basis(gltf, data, where)
     if fmt not in _KTX2_PLAIN:
         raise gltf.error(
             where,
@@ -280,15 +282,11 @@ def _basisu() -> ModuleType | None:
     return opengl_basisu
 
 
-def _transcode_basis(gltf: GltfFile, data: bytes, w: int, h: int, where: str) -> np.ndarray:
+def _transcode_basis(gltf: GltfFile, data: bytes, where: str) -> np.ndarray:
     basisu = _basisu()
     assert basisu is not None  # `_source` picks a KTX2 image only when it is installed
     try:
         texture = basisu.open(bytes(data))
-        if (texture.width, texture.height) != (w, h):
-            raise gltf.error(
-                where, "the KTX2 file's Basis Universal data disagrees with its header"
-            )
         if texture.codec.name not in _BASIS_CODECS:
             raise gltf.error(
                 where,
