@@ -192,3 +192,23 @@ def _document(path) -> dict:
     if path.suffix == ".glb":
         return json.loads(data[20 : 20 + int.from_bytes(data[12:16], "little")])
     return json.loads(data)
+
+
+def test_an_extension_image_that_cannot_be_carried_drops_its_extension(tmp_path):
+    """A texture no material uses names a KTX2 file that is not there: the save leaves the
+    image out with a note, and the texture's KHR_texture_basisu with it (its ``source`` is
+    required), keeping the PNG fallback; the validator finds no error."""
+    path = textured_quad(tmp_path / "t.gltf", "uastc", fallback=True)
+    doc = json.loads(path.read_text())
+    doc["images"].append({"uri": "missing.ktx2", "mimeType": "image/ktx2"})
+    doc["textures"].append({"source": 1, "extensions": {"KHR_texture_basisu": {"source": 2}}})
+    doc["materials"].append({"pbrMetallicRoughness": {"baseColorTexture": {"index": 1}}})
+    path.write_text(json.dumps(doc))
+    scene = load_scene(path)
+    out = tmp_path / "out.glb"
+    notes = save_gltf(scene, out)
+    assert notes == ["1 image(s) whose bytes could not be read (left out)"], notes
+    written = _document(out)
+    assert written["textures"][1] == {"source": 1}
+    assert written["textures"][0]["extensions"] == {"KHR_texture_basisu": {"source": 0}}
+    assert_valid([out])

@@ -123,12 +123,21 @@ def remap_mesh(mesh: dict, sh: Shift) -> dict:
 
 
 def remap_texture(tex: dict, sh: Shift) -> dict:
+    """The texture with its sampler and images moved. An extension whose image is not
+    written (KHR_texture_basisu, EXT_texture_webp...) goes with it: its ``source`` is
+    required, and the core ``source``, where there is one, still shows the texture."""
     out = copy.deepcopy(tex)
     sh.move(out, "sampler", "samplers")
     sh.move(out, "source", "images")
-    for ext in (out.get("extensions") or {}).values():
-        if isinstance(ext, dict):
-            sh.move(ext, "source", "images")
+    extensions = out.get("extensions")
+    if isinstance(extensions, dict):
+        for name, ext in list(extensions.items()):
+            if isinstance(ext, dict) and "source" in ext:
+                sh.move(ext, "source", "images")
+                if "source" not in ext:
+                    del extensions[name]
+        if not extensions:
+            del out["extensions"]
     return out
 
 
