@@ -7,7 +7,9 @@
 // (matrixAutoUpdate) and every object whose world matrix it recomputed, with the reason:
 // the object itself (matrixAutoUpdate, or matrixWorldNeedsUpdate set by hand) or the
 // ancestor that forced it. Local and world matrices are sent only when they changed, so
-// sgview shows both what three recomputed and what actually moved. Each watched object's
+// sgview shows both what three recomputed and what actually moved. The world matrices
+// sent are `matrixWorld` as three holds it after the program's own update: never
+// recomputed here, so one three left stale shows in sgview as stale. Each watched object's
 // `add` and `attach` are observed too, so an object added is watched from the frame it
 // joins.
 

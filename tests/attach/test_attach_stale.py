@@ -10,8 +10,12 @@ from attach_helpers import wire
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewer.attach.mirror import Mirror
+from viewer.attach.mirror import NODE_LOOK, STALE_COLOR, STALE_LOOK, Mirror
+from viewer.attach.program_source import ProgramSource
 from viewer.attach.protocol import ProgramFrame, Structure
+from viewer.content.scene import Scene
+from viewer.overlay.model import Flags
+from viewer.overlay.stats import COUNTER_TIPS, FrameStats, counter_rows
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -179,3 +183,54 @@ def test_a_stale_node_is_named_in_the_log_and_its_children_follow_its_held_world
     assert [mirror.graph.name_of(i) for i in report.stale.tolist()] == ["Hand"]
     assert report.flagged.size == 0  # Hand was not touched by this frame: not logged again
     assert mirror.graph.world_matrices()[finger][0, 3] == 2.5
+
+
+def _arm_program() -> tuple[Program, Mirror, np.ndarray]:
+    """Arm > Hand > Finger, sent current (frame 1), then Arm moved and Hand forgotten
+    (stale) in the program, not yet sent."""
+    program = Program.__new__(Program)
+    program.n, program.order, program.parent_of = 3, [0, 1, 2], [-1, 0, 1]
+    program.ids = np.array([4, 9, 2], dtype=np.int64)
+    program.names = ["Arm", "Hand", "Finger"]
+    program.values = np.array([[1.0, 0, 0, 0, 0, 0, 1, 1, 1, 1]] * 3)
+    program.worlds = np.zeros((3, 4, 4))
+    for k in program.order:
+        program.worlds[k] = program.composed(k)
+    mirror, known = Mirror("arm"), EMPTY
+    decoded, known = wire(program.frame(1, [0, 1, 2], [0, 1, 2]), known, 0)
+    mirror.apply(decoded)
+    program.values[0, 0] = 3.0
+    program.worlds[0] = program.composed(0)
+    return program, mirror, known
+
+
+def test_where_a_stale_node_shows_colour_counters_tree_and_inspector():
+    program, mirror, known = _arm_program()
+    assert mirror.repaint() == {}  # all current: nothing to redraw
+    decoded, known = wire(program.frame(2, [0], [0]), known, 1)
+    report = mirror.apply(decoded)
+    hand = mirror.graph.node("Hand").id
+    assert mirror.repaint() == {hand: STALE_COLOR}  # the view: Hand in the stale colour
+    assert mirror.repaint() == {}  # said once
+    assert mirror.scene.looks[hand] == STALE_LOOK  # and so drawn by a renderer built anew
+    stats = FrameStats.of_report(2, report)
+    assert stats.stale == 1 and ("stale", "1") in counter_rows(stats)
+    assert "stale" in COUNTER_TIPS
+    assert all(label != "stale" for label, _ in counter_rows(FrameStats(frame=1)))
+    flags = Flags.of_report(report, mirror.graph.capacity_ids)
+    assert flags.is_stale(hand) and not flags.is_stale(mirror.graph.node("Arm").id)
+    source = ProgramSource(Scene(mirror.graph), listener=None)  # the inspector's rows
+    source.mirrors[program] = mirror
+    source.shown = program
+    rows = dict(source.file_rows(hand))
+    assert rows["stale"] == "world differs from parent x local by 2"
+    assert rows["parent x local 0"] == "1  0  0  4"  # Arm at 3, Hand 1 along x
+    assert source.file_rows(mirror.graph.node("Finger").id) == ()
+    # The program brings Hand current: its own colour again, nothing stale.
+    program.worlds[1] = program.composed(1)
+    program.worlds[2] = program.composed(2)
+    report = mirror.apply(wire(program.frame(3, [], [1, 2]), known, 2)[0])
+    assert report.stale.size == 0 and report.flagged.size == 0
+    assert mirror.repaint() == {hand: NODE_LOOK.color}
+    assert mirror.scene.looks[hand] == NODE_LOOK
+    assert FrameStats.of_report(3, report).stale == 0

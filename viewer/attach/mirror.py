@@ -35,6 +35,9 @@ from .protocol import ProgramFrame, Structure
 
 #: How a program's node is drawn (the protocol carries transforms only).
 NODE_LOOK = Look(mesh="cube", size=(0.3, 0.3, 0.3))
+#: A stale node's colour in the view (magenta: none of the glow's or the flags' colours).
+STALE_COLOR = (0.90, 0.20, 0.75)
+STALE_LOOK = Look(mesh="cube", size=(0.3, 0.3, 0.3), color=STALE_COLOR)
 #: A held world is stale when an element differs from parent · local's by more than this
 #: times parent · local's largest element, at least 1 (docs/attach.md, "Stale worlds").
 STALE_RELATIVE = 1e-6
@@ -114,6 +117,19 @@ class Mirror:
         self._alive = np.zeros(0, dtype=bool)
         self._stale = np.zeros(0, dtype=bool)
         self._off = np.zeros(0, dtype=np.float64)
+        self._painted = np.zeros(0, dtype=bool)  # drawn in the stale colour
+
+    def repaint(self) -> dict[int, tuple[float, float, float]]:
+        """The colour of each node whose staleness changed since the last call (stale ones
+        in `STALE_COLOR`, current ones in their own): what the renderer is to redraw. The
+        scene's looks already say it, for a renderer built afresh."""
+        size = self._stale.size
+        painted = np.zeros(size, dtype=bool)
+        keep = min(size, self._painted.size)
+        painted[:keep] = self._painted[:keep]
+        changed = np.flatnonzero((painted != self._stale) & self._alive)
+        self._painted = self._stale & self._alive
+        return {i: STALE_COLOR if self._stale[i] else NODE_LOOK.color for i in changed.tolist()}
 
     @property
     def stale_count(self) -> int:
@@ -206,7 +222,8 @@ class Mirror:
         self._sent[sent] = True
         free = recomputed[~self._sent[recomputed]]
         back = recomputed[self._sent[recomputed]]
-        graph.hold_worlds(np.union1d(sent, back), held[np.union1d(sent, back)])
+        written = np.concatenate((sent, back))  # one twice gets the same matrix twice
+        graph.hold_worlds(written, held[written])
         if free.size:
             depth = graph.depths()[free]
             for d in np.unique(depth).tolist():
@@ -236,22 +253,29 @@ class Mirror:
         whose held world changed (``moved``). Returns the touched nodes found stale."""
         alive = self._alive
         if everything:
-            touched = np.flatnonzero(alive)
+            mask = alive.copy()
             self._stale[~alive] = False
         else:
-            parents = self.graph.parents()
-            moving = np.zeros(alive.size, dtype=bool)
-            moving[moved] = True
-            below = (parents >= 0) & moving[np.maximum(parents, 0)] & alive[: parents.size]
-            touched = np.union1d(np.union1d(sent, values), np.flatnonzero(below))
-        touched = touched[self._sent[touched]]
+            mask = np.zeros(alive.size, dtype=bool)
+            if moved.size:
+                parents = self.graph.parents()
+                mask[moved] = True
+                below = (parents >= 0) & mask[np.maximum(parents, 0)]
+                mask[: below.size] = below & alive[: below.size]
+            mask[sent] = True
+            mask[values] = True
+        touched = np.flatnonzero(mask & self._sent)
         if not touched.size:
             return touched
         expected = self._expected(touched)
         off = np.abs(self._held[touched] - expected).max(axis=(1, 2))
         stale = off > stale_tolerance(expected)
+        became = touched[stale != self._stale[touched]]
         self._stale[touched] = stale
         self._off[touched] = off
+        looks = self.scene.looks
+        for i in became.tolist():  # few: only where staleness changed
+            looks[i] = STALE_LOOK if self._stale[i] else NODE_LOOK
         found: NDArray[np.int64] = touched[stale]
         return found
 

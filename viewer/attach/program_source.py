@@ -152,7 +152,16 @@ class ProgramSource:
         self._stepping = self._paused
 
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
-        return ()  # a program's nodes come from no file
+        """A stale node's rows (its world as the program holds it is the inspector's
+        world matrix): by how much it is off, and parent x local beside it."""
+        mirror = self.mirrors.get(self.shown) if self.shown is not None else None
+        found = None if mirror is None else mirror.staleness(node_id)
+        if found is None:
+            return ()
+        off, expected = found
+        rows = [("stale", f"world differs from parent x local by {off:.6g}")]
+        rows += [(f"parent x local {k}", _row(expected[k])) for k in range(4)]
+        return tuple(rows)
 
     # -- capabilities: only the choice among programs --------------------------------------
     @property
@@ -236,6 +245,7 @@ class ProgramSource:
         for note in notes:
             self._messages.warn(f"note: {note}")
         self.shown, self._frame = program, 0
+        self.mirrors[program].repaint()  # the renderer was built from the scene's looks
         self._ready = self._first.get(program)
         self._first.clear()
 
@@ -349,8 +359,9 @@ class ProgramSource:
         report = reports[0] if len(reports) == 1 else fold(reports, self.graph)
         self.last_report = report
         received = tuple(reports) if len(reports) > 1 else ()
+        recolor = self.mirrors[program].repaint()  # stale nodes in their colour
         ms = 1000.0 * (time.perf_counter() - start)
-        return Frame(report.frame, report, dt, ms, received=received)
+        return Frame(report.frame, report, dt, ms, recolor=recolor, received=received)
 
     def _room(self) -> bool:
         """Whether this run takes another frame (a headless run's frame limit)."""
@@ -371,6 +382,10 @@ class ProgramSource:
             self._messages.warn(
                 f"{printable(program.name, 60)} left after {program.frames_received} frames"
             )
+
+
+def _row(values: np.ndarray) -> str:
+    return "  ".join(f"{float(v):.6g}" for v in values)
 
 
 def fold(reports: list[FrameReport], graph: SceneGraph) -> FrameReport:

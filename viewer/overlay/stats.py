@@ -13,7 +13,20 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+from numpy.typing import NDArray
+
 from viewer.scene.report import FrameReport
+
+_NO_IDS = np.zeros(0, dtype=np.int64)
+
+
+def stale_ids(report: object) -> NDArray[np.int64]:
+    """The nodes a connected program's report names stale: their world, as the program
+    holds it, differs from parent x local (``stale`` of `viewer.attach.mirror`'s
+    ``ProgramReport``); none for any other report."""
+    stale = getattr(report, "stale", None)
+    return stale if isinstance(stale, np.ndarray) else _NO_IDS
 
 
 @dataclass
@@ -29,6 +42,7 @@ class FrameStats:
     naive_products: int = 0
     suppressed: int = 0
     bytes_uploaded: int = 0  # everything the frame wrote to the GPU, glow included
+    stale: int = 0  # a connected program's nodes whose world differs from parent x local
     update_ms: float = 0.0
     upload_ms: float = 0.0
     draw_ms: float = 0.0
@@ -54,6 +68,7 @@ class FrameStats:
             naive_products=int(report.naive_products),
             suppressed=int(report.suppressed),
             bytes_uploaded=bytes_uploaded,
+            stale=int(stale_ids(report).size),
             update_ms=update_ms,
             upload_ms=upload_ms,
         )
@@ -89,6 +104,8 @@ COUNTER_TIPS = {
     "suppressed": "values set to what they already were: they marked nothing dirty",
     "bytes uploaded": "every byte the frame wrote to the GPU: matrices, glow stamps, line\n"
     "ends, skin joints, colours",
+    "stale": "a connected program's nodes whose world matrix, as the program holds it\n"
+    "(and sgview draws it), differs from parent world x local: left behind",
     "update (ms)": "time of the recomputation (the graph's update)",
     "upload (ms)": "time to write the frame's changes to the GPU",
     "draw (ms)": "time to draw the scene and the panels",
@@ -108,6 +125,7 @@ def counter_rows(stats: FrameStats) -> list[tuple[str, str]]:
         ("saved", f"{stats.saved_products:,} ({100.0 * stats.saving:.1f} %)"),
         ("suppressed", f"{stats.suppressed:,}"),
         ("bytes uploaded", f"{stats.bytes_uploaded:,}"),
+        *([("stale", f"{stats.stale:,}")] if stats.stale else []),
     ]
 
 

@@ -58,6 +58,7 @@ _INT_FIELDS = (
     "naive_products",
     "suppressed",
     "bytes_uploaded",
+    "stale",
 )
 _FLOAT_FIELDS = ("update_ms", "upload_ms", "draw_ms")
 RECORD = np.dtype(

@@ -57,6 +57,14 @@ ROW_PAYLOAD = "SGVIEW_NODE"
 EDGE = 0.3
 
 
+#: A stale row's tooltip.
+STALE_TIP = (
+    "stale: its world matrix, as the program holds it (and sgview draws it),\n"
+    "differs from its parent's world x its local matrix (the Selected node\n"
+    "section shows both)"
+)
+
+
 def row_indent(depth: int, deepest: int, column: float, name_room: float, normal: float) -> float:
     """Pixels to indent a row at ``depth`` in a name ``column`` that many pixels wide:
     ``normal`` per level while the deepest row (``deepest``) still keeps ``name_room``
@@ -116,6 +124,8 @@ class TreeView:
         self.tree_drawn: list[tuple[str, str]] = []
         #: Rows drawn fading at the last frame (an earlier frame's glow): name -> frames ago.
         self.fading_drawn: dict[str, int] = {}
+        #: Rows drawn marked stale at the last frame (a connected program's), by name.
+        self.stale_drawn: list[str] = []
         #: Ids of the rows open (their children show), kept across structure changes.
         self._open: set[int] = set()
         self._visible: NDArray[np.int64] | None = None  # `visible_rows`, None: to work out
@@ -183,6 +193,7 @@ class TreeView:
         self.row_rects = {}
         self.tree_drawn = []
         self.fading_drawn = {}
+        self.stale_drawn = []
         editing = host.editing
         if editing is not None:  # (a source without editing has no drops)
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
@@ -276,7 +287,8 @@ class TreeView:
         pad = row_indent(depth, tree.deepest, column, name_room, indent)
         if pad:
             imgui.indent(pad)  # the level's indent (the flag columns have none)
-        color = c.local if local else c.world if world else c.text
+        stale = dirty.is_stale(node_id)
+        color = c.local if local else c.world if world else c.stale if stale else c.text
         imgui.push_style_color(imgui.Col_.text, vec4(color))
         label = printable(host.graph.peek.name_of(node_id))  # names come from files
         room = imgui.get_content_region_avail().x - spacing
@@ -308,6 +320,14 @@ class TreeView:
                 imgui.text_disabled(note)  # where it fits beside the name
                 if imgui.is_item_hovered():
                     imgui.set_tooltip(f"recomputed {age} frame{'s' * (age != 1)} ago")
+        if stale:
+            self.stale_drawn.append(label)
+            note, gap = "stale", imgui.get_style().item_spacing.x
+            if imgui.calc_text_size(shown).x + gap + imgui.calc_text_size(note).x <= room:
+                imgui.same_line()
+                imgui.text_colored(vec4(c.stale), note)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(STALE_TIP)
         if pad:
             imgui.unindent(pad)
         for on, letter, on_color in (

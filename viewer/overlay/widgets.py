@@ -30,6 +30,7 @@ class Colors:
     note: Color = (1.0, 0.9, 0.45, 1.0)
     clip: Color = (0.55, 0.85, 0.55, 1.0)  # a clip change's mark on the timeline
     pending: Color = (0.80, 0.66, 1.0, 1.0)  # flags set and not yet executed
+    stale: Color = (0.90, 0.20, 0.75, 1.0)  # a program's world left behind (as in the view)
 
 
 COLORS = Colors()
