@@ -127,16 +127,14 @@ class BlenderLink:
                 rescan = True
             if update.is_updated_transform:
                 moved[uid] = data
-            if uid in self._armatures and (
-                update.is_updated_transform or update.is_updated_geometry
-            ):
+            if update.is_updated_transform or update.is_updated_geometry:
                 posed[uid] = data
         if not rescan and len(scene.objects) != self._object_count:
             rescan = True  # an object left the scene
-        changed = False
-        if rescan:
-            changed = self._scan(scene, depsgraph)
-        elif edit and not moved and not posed:
+        changed = self._scan(scene, depsgraph) if rescan else False
+        moved = {uid: data for uid, data in moved.items() if uid in self._objects}
+        posed = {uid: data for uid, data in posed.items() if uid in self._armatures}
+        if edit and not (moved or posed or changed):
             return  # an edit of something else than transforms (a material, a selection)
         self._send(moved, posed, changed)
 
