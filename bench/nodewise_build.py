@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import os
 import time
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ import numpy as np
 from benchutil import others_busy_percent, timed
 from treegen import Tree, balanced_parents, make_tree
 
+import viewer.scene.arrays as arrays_module
 import viewer.scene.graph as graph_module
 from viewer.scene import SceneGraph
 
@@ -80,43 +82,80 @@ def nodewise_targets(builds: list[dict]) -> list[str]:
 
 
 @contextmanager
-def handles_tracked() -> Iterator[None]:
-    """`add` as it was before its handles were kept out of the cyclic collector's sight
-    (the baseline of `add_calls`, measured in the same run)."""
-    untrack, graph_module._untrack = graph_module._untrack, None
+def as_before(tracked: bool) -> Iterator[None]:
+    """`add` as it was before its growth stopped copying (in the same run, as the
+    baseline): the per-node arrays grown by copying into doubled plain arrays (no
+    reservation), the name index one dict; with `tracked`, also its handles left in the
+    cyclic collector's sight (before they were untracked)."""
+    saved = (graph_module._untrack, arrays_module.reserve, arrays_module.NameIndex)
+    if tracked:
+        graph_module._untrack = None
+    arrays_module.reserve = lambda fields, need: None
+    arrays_module.NameIndex = lambda names=(), ids=(): dict(zip(names, ids))
     try:
         yield
     finally:
-        graph_module._untrack = untrack
+        graph_module._untrack, arrays_module.reserve, arrays_module.NameIndex = saved
 
 
-def add_calls(tree: Tree) -> np.ndarray:
-    """Microseconds of each `add` call of a node-by-node build of `tree` (a position and a
-    scale each, the handles kept), with Python's cyclic GC on, as in a user's program."""
+def resident_mb() -> float:
+    """The process's resident memory now (Linux; NaN elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return float("nan")
+
+
+def add_calls(tree: Tree) -> tuple[np.ndarray, float]:
+    """(microseconds of each `add` call of a node-by-node build of `tree` (a position and
+    a scale each, the handles kept), with Python's cyclic GC on, as in a user's program;
+    the resident memory the build added, graph and handles, in MB)."""
     parents = tree.parents.tolist()
     positions = tree.positions.tolist()
     scales = tree.scales.tolist()
     names = [f"Obj{i + 1}" for i in range(tree.n)]
     times = np.empty(tree.n)
+    gc.collect()  # the process's first full collection (long-lived objects) is behind us
+    rss = resident_mb()
     g = SceneGraph()
     handles: list = []
     add, keep, clock = g.add, handles.append, time.perf_counter
-    gc.collect()  # the process's first full collection (long-lived objects) is behind us
     for i, p in enumerate(parents):
         t0 = clock()
         node = add(names[i], None if p < 0 else handles[p], position=positions[i], scale=scales[i])
         times[i] = clock() - t0
         keep(node)
-    return times * 1e6
+    return times * 1e6, resident_mb() - rss
 
 
-def call_summary(us: np.ndarray) -> dict[str, float]:
+def call_summary(us: np.ndarray, rss_mb: float = float("nan")) -> dict[str, float]:
     return {
         "mean_us": float(us.mean()),
         "median_us": float(np.median(us)),
         "max_ms": float(us.max() / 1e3),
         "over_10ms": int((us > MOST_CALL_MS * 1e3).sum()),
+        "rss_mb": rss_mb,
     }
+
+
+_TREE: list[Tree] = []  # the tree a forked child builds (shared, not pickled)
+
+
+def _build_in_child(before: bool | None) -> dict[str, float]:
+    if before is None:
+        return call_summary(*add_calls(_TREE[0]))
+    with as_before(before):
+        return call_summary(*add_calls(_TREE[0]))
+
+
+def isolated(tree: Tree, before: bool | None) -> dict[str, float]:
+    """`call_summary` of one build in a forked child process, so that each build starts
+    from the same heap and its resident memory is its own (None: as is; a bool:
+    `as_before` with that `tracked`)."""
+    _TREE[:] = [tree]
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        return pool.apply(_build_in_child, (before,))
 
 
 def main() -> None:
@@ -125,24 +164,28 @@ def main() -> None:
     args = ap.parse_args()
     busy = others_busy_percent()
     print(f"load average {os.getloadavg()}; other work {busy} % of the CPUs")
-    print("| nodes | build | mean us | median us | max call ms | calls over 10 ms |")
-    print("|--:|---|--:|--:|--:|--:|")
+    print("| nodes | build | mean us | median us | max call ms | calls over 10 ms | RSS MB |")
+    print("|--:|---|--:|--:|--:|--:|--:|")
     for n in (int(x) for x in args.nodes.split(",")):
         tree = make_tree("balanced", balanced_parents(n))
-        with handles_tracked():
-            before = call_summary(add_calls(tree))
-        after = call_summary(add_calls(tree))
-        for label, row in (("handles tracked (baseline)", before), ("as is", after)):
+        rows = {
+            "before: copying growth, one name dict, handles tracked": isolated(tree, True),
+            "copying growth, one name dict": isolated(tree, False),
+            "as is": isolated(tree, None),
+        }
+        after = rows["as is"]
+        for label, row in rows.items():
             print(
                 f"| {n:,} | {label} | {row['mean_us']:.2f} | {row['median_us']:.2f} | "
-                f"{row['max_ms']:.1f} | {row['over_10ms']} |"
+                f"{row['max_ms']:.1f} | {row['over_10ms']} | {row['rss_mb']:.0f} |"
             )
-        ratios = {k: after[k] / before[k] for k in ("mean_us", "median_us", "max_ms") if before[k]}
-        print(
-            f"| {n:,} | as is / baseline | "
-            + " | ".join(f"{r:.2f}x" for r in ratios.values())
-            + " | |"
-        )
+        for label, before in list(rows.items())[:2]:
+            ratios = [after[k] / before[k] for k in ("mean_us", "median_us", "max_ms", "rss_mb")]
+            print(
+                f"| {n:,} | as is / {label.split(':')[0]} | "
+                + " | ".join(f"{r:.2f}x" for r in ratios[:3])
+                + f" | | {ratios[3]:.2f}x |"
+            )
         if n == 1_000_000:
             for ok, what in (
                 (after["mean_us"] <= MOST_MEAN_US, f"mean add <= {MOST_MEAN_US} us"),

@@ -23,10 +23,30 @@ from .errors import HierarchyError
 from .flags import LOCAL, PENDING, WORLD
 from .kernel_set import Bits, Floats, Ids, Mask
 from .math import quat_from_euler_floats
-from .names import NodeNames
+from .names import NameIndex, NodeNames
+from .reserve import SMALL_ROWS, Field, Reservation, reserve
 
 _FLOAT = np.dtype(np.float64)
 _VEC3, _VEC4 = (3,), (4,)
+_INT, _BYTE, _BOOL = np.dtype(np.int64), np.dtype(np.uint8), np.dtype(np.bool_)
+
+#: Every per-node array: its name, the shape of one node's row, its dtype. Matrices are
+#: flat, (N, 16) row-major: what the compiled loops index fastest. Row 3 of a world
+#: matrix is written (0, 0, 0, 1) when its node is added; the kernels never write it.
+#: Local matrices are written whole, only when one is read (never by update()): their
+#: 128 MB at a million ids stay zero pages nothing touched.
+FIELDS: tuple[Field, ...] = (
+    ("pos", (3,), _FLOAT),
+    ("rot", (4,), _FLOAT),
+    ("scl", (3,), _FLOAT),
+    ("local", (16,), _FLOAT),
+    ("world", (16,), _FLOAT),
+    *((name, (), _INT) for name in ("parent", "first_child", "last_child", "next_sib")),
+    *((name, (), _INT) for name in ("prev_sib", "slot", "size", "depth", "order", "cause")),
+    ("version", (), _INT),
+    ("flags", (), _BYTE),
+    ("alive", (), _BOOL),
+)
 
 
 class NodeArrays:
@@ -43,6 +63,7 @@ class NodeArrays:
         "changes",
         "pending",
         "cap",
+        "reserved",
         "locals_written",
         "pos",
         "rot",
@@ -72,11 +93,12 @@ class NodeArrays:
         "rot_b",
         "scl_b",
         "world_b",
+        "world_v",
         "version_v",
         "links_v",
     )
 
-    # The arrays, made by ``grow`` (their shapes are listed there).
+    # The arrays, made by ``grow`` (their shapes are listed in ``FIELDS``).
     pos: Floats
     rot: Floats
     scl: Floats
@@ -106,6 +128,7 @@ class NodeArrays:
     rot_b: memoryview
     scl_b: memoryview
     world_b: memoryview
+    world_v: memoryview[float]
     version_v: memoryview
     links_v: tuple[memoryview, ...]
 
@@ -114,7 +137,7 @@ class NodeArrays:
         self.alive_count = 0
         self.names = NodeNames()  # (a list's reads and writes; a numbered batch unmade)
         #: Each live node's id by its name, or None until first asked for (``ids_by_name``).
-        self.name_index: dict[str, int] | None = None
+        self.name_index: NameIndex | None = None
         self.suppressed = 0  # values set to what they were this frame
         #: Bumped by every edit that can change a world matrix or a node's liveness:
         #: a node handle reuses the matrix it handed out while this is unchanged.
@@ -125,23 +148,25 @@ class NodeArrays:
         #: until then the array is zero pages that growing need not copy.
         self.locals_written = False
         self.cap = 0
+        #: The address space the arrays are views of, or None: plain arrays (``grow``).
+        self.reserved: Reservation | None = None
         self.grow(max(int(capacity), 1))
 
     # ------------------------------------------------------------------ names
     @property
-    def ids_by_name(self) -> dict[str, int]:
+    def ids_by_name(self) -> NameIndex:
         """Each live node's id by its name, built from ``names`` on first use. Lazy
-        because a bulk add rarely needs it: a million names hashed into a dict (and a
-        million int objects) cost about 0.3 s and 80 MB, and nothing before a generated
+        because a bulk add rarely needs it: a million names hashed into the index (and a
+        million int objects) cost about 0.4 s and 80 MB, and nothing before a generated
         scene's first frame looks a node up by name. Once built it is kept up to date."""
         index = self.name_index
         if index is None:
             n = self.n
             if self.alive_count == n:
-                index = dict(zip(self.names, range(n)))
+                index = NameIndex(self.names, range(n))
             else:
                 live = np.flatnonzero(self.alive[:n]).tolist()
-                index = dict(zip(map(self.names.__getitem__, live), live))
+                index = NameIndex(map(self.names.__getitem__, live), live)
             self.name_index = index
         return index
 
@@ -166,39 +191,34 @@ class NodeArrays:
 
     # ------------------------------------------------------------------ growth
     def grow(self, need: int) -> None:
-        """Make every per-node array hold at least ``need`` ids (amortised doubling)."""
+        """Make every per-node array hold at least ``need`` ids (capacity doubling).
+
+        Within the graph's reservation (``reserve.py``) that only widens the views:
+        nothing is copied or written, and arrays handed out before stay valid. Rows past
+        ``n`` are zeros and never read: adding a node writes every value of its row
+        that is not zero (``Storage.append``, ``append_one``)."""
         if need <= self.cap:
             return
         cap = max(need, 2 * self.cap)
-        n = self.n
-
-        def grown(old: np.ndarray | None, shape: tuple, dtype: type, fill: object) -> np.ndarray:
-            # (zeros: pages the system zeroes on first touch, not written twice at 1M ids)
-            make = np.zeros if fill == 0 else lambda s, dtype: np.full(s, fill, dtype=dtype)
-            arr = make((cap, *shape), dtype=dtype)
-            if old is not None:
-                arr[:n] = old[:n]
-            return arr
-
-        first = self.cap == 0
-        get = (lambda name: None) if first else (lambda name: getattr(self, name))
-        self.pos = grown(get("pos"), (3,), np.float64, 0.0)
-        self.rot = grown(get("rot"), (4,), np.float64, 0.0)
-        self.scl = grown(get("scl"), (3,), np.float64, 1.0)
-        # Matrices flat, (N, 16) row-major: what the compiled loops index fastest.
-        # Row 3 of every world matrix is (0, 0, 0, 1) from here on; the kernels never
-        # write it. Local matrices are written whole, only when one is read (never by
-        # update()): their 128 MB at a million ids stay zero pages nothing touched.
-        self.local = grown(get("local") if self.locals_written else None, (16,), np.float64, 0.0)
-        self.world = grown(get("world"), (16,), np.float64, 0.0)
-        self.world[n:, 15] = 1.0
-        for name in ("parent", "first_child", "last_child", "next_sib", "prev_sib"):
-            setattr(self, name, grown(get(name), (), np.int64, -1))
-        for name in ("slot", "size", "depth", "order", "cause"):
-            setattr(self, name, grown(get(name), (), np.int64, 0))
-        self.version = grown(get("version"), (), np.int64, 0)
-        self.flags = grown(get("flags"), (), np.uint8, 0)
-        self.alive = grown(get("alive"), (), np.bool_, False)
+        held = self.reserved
+        if held is not None and cap <= held.rows:
+            arrays = held.views(cap)
+        else:
+            held = reserve(FIELDS, cap) if cap > SMALL_ROWS else None
+            if held is not None:
+                arrays = held.views(cap)
+            else:  # (zeros: pages the system zeroes on first touch)
+                arrays = {name: np.zeros((cap, *shape), dtype) for name, shape, dtype in FIELDS}
+            if self.cap:
+                n = self.n
+                for name, arr in arrays.items():
+                    # Local matrices are written whole, only when one is read (never by
+                    # update()): until then they are zero pages, nothing to copy.
+                    if name != "local" or self.locals_written:
+                        arr[:n] = getattr(self, name)[:n]
+            self.reserved = held
+        for name, arr in arrays.items():
+            setattr(self, name, arr)
         self.cap = cap
         self._scalar_views()
 
@@ -216,6 +236,7 @@ class NodeArrays:
         self.rot_b = self.rot.data.cast("B")
         self.scl_b = self.scl.data.cast("B")
         self.world_b = self.world.data.cast("B")
+        self.world_v = self.world_b.cast("d")
         self.version_v = self.version.data
         #: parent, first child, last child, next sibling, previous sibling: ``append_one``.
         self.links_v = tuple(

@@ -92,6 +92,7 @@ class Storage(NodeArrays):
             self.rot[sl, 3] = 1.0
         else:
             self.rot[sl] = rot
+        self.world[sl, 15] = 1.0  # (the rest of row 3 stays 0; see ``arrays.FIELDS``)
         self.flags[sl] = NEW
         self.version[sl] = 0
         self.alive[sl] = True
@@ -129,6 +130,7 @@ class Storage(NodeArrays):
         pv[3 * i], pv[3 * i + 1], pv[3 * i + 2] = pos
         rv[4 * i], rv[4 * i + 1], rv[4 * i + 2], rv[4 * i + 3] = rot
         sv[3 * i], sv[3 * i + 1], sv[3 * i + 2] = scl
+        self.world_v[16 * i + 15] = 1.0  # (as ``append``)
         self.flags_v[i] = NEW  # what ``mark`` leaves on a new node (rule 1, subtree dirty)
         self.version_v[i] = 0
         self.alive_v[i] = True

@@ -8,6 +8,8 @@ resolve their node handles to ids and call these with their ``Storage``.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 import numpy as np
 
 from . import validate, world_space
@@ -178,8 +180,8 @@ def check_new_names(s: Storage, names: list[str] | NumberedNames, distinct: bool
         hashes = np.fromiter(map(hash, names), dtype=np.int64, count=len(names))
         hashes.sort()
         repeats = bool((hashes[1:] == hashes[:-1]).any())
-    if repeats or (s.alive_count and not s.ids_by_name.keys().isdisjoint(names)):
-        taken = s.ids_by_name if s.alive_count else {}
+    if repeats or (s.alive_count and not s.ids_by_name.isdisjoint(names)):
+        taken: Container[object] = s.ids_by_name if s.alive_count else {}
         seen: set = set()
         for nm in names:
             if nm in seen or nm in taken:
@@ -221,7 +223,7 @@ def clone_subtree(s: Storage, i: int, parent: int, name: str | None) -> int:
     return int(s.append(parents, names, s.pos[idx], s.rot[idx], s.scl[idx])[0])
 
 
-def clone_names(names: list[str], root_name: str | None, taken: dict) -> list[str]:
+def clone_names(names: list[str], root_name: str | None, taken: Container[str]) -> list[str]:
     """Names for a copy of a subtree (``names`` in pre-order): each name plus the first
     suffix of ``_copy``, ``_copy2``, ``_copy3``, … that is free for every node of the
     copy; ``root_name``, if given, names the copy's root instead."""
