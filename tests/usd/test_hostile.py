@@ -163,15 +163,14 @@ def test_max_nodes_counts_what_references_bring(tmp_path, capsys):
     assert "the stage has more than 10 nodes, the limit (--max-nodes 10)" in err
 
 
-def test_ctrl_s_on_a_usd_scene_says_to_save_as_gltf(tmp_path):
+def test_ctrl_s_on_a_usd_scene_writes_the_stage_itself(tmp_path):
     from viewer.session.opening import save_as_suggestion, save_target
 
     path = tmp_path / "stage.usda"
     _animated(path, 10)
     scene = load_scene(path)
-    with pytest.raises(SceneError, match="does not write over an OpenUSD stage"):
-        save_target(scene)
-    assert save_as_suggestion(scene) == "stage.glb"
+    assert save_target(scene) == path  # its edits, into its layers (tests/usd/test_edits.py)
+    assert save_as_suggestion(scene) == str(path)
 
 
 def _moving_instancer(path, instances: int, end: float) -> None:

@@ -190,6 +190,12 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "and its images as files beside it), or OpenUSD with the usd extra (the scene as it "
         "stands: prims, transforms, built-in meshes and colours); any other suffix is refused",
     }),
+    ("--edit-layer", {
+        "type": Path, "metavar": "FILE.usda",
+        "help": "for an OpenUSD stage: Ctrl+S writes the edits into FILE, a layer of overs "
+        "stacked as the stage's strongest sublayer (made when missing), instead of into the "
+        "root layer; the root layer gets only that subLayers entry",
+    }),
     ("--gltf-embed", {
         "action": "store_true",
         "help": "with --save OUT.gltf: put the binary data and images inside the .gltf as "

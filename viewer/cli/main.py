@@ -114,6 +114,8 @@ def check_outputs(args) -> None:
         args.save is None or args.save.suffix.lower() != ".gltf"
     ):
         raise UsageError("--gltf-embed goes with --save OUT.gltf")
+    if getattr(args, "edit_layer", None) is not None and args.save is not None:
+        raise UsageError("--edit-layer goes with a run whose Ctrl+S saves, not with --save")
     for flag in ("save", "screenshot", "record", "dump_world", "trace"):
         path = getattr(args, flag, None)
         if path is None:
@@ -192,7 +194,22 @@ def options_from(args, scene):
         script=script,
         trace=args.trace,
         view=view,
+        edit_layer=_edit_layer(args, scene),
     )
+
+
+def _edit_layer(args, scene) -> Path | None:
+    """`--edit-layer FILE`, for a scene read from an OpenUSD stage only."""
+    if getattr(args, "edit_layer", None) is None:
+        return None
+    from viewer.io.usd import is_stage_scene
+
+    if not is_stage_scene(scene):
+        raise UsageError(
+            f"--edit-layer {printable(args.edit_layer)}: the scene is no OpenUSD stage; "
+            "edit layers are for .usd, .usda, .usdc scenes"
+        )
+    return args.edit_layer
 
 
 def _script(args, frames: int | None):

@@ -75,7 +75,8 @@ KEYS = (
          "undo) writes its values and leaves them marked, pending, until . or Space executes "
          "them; running, edits apply at the next frame either way", ("W", "W", "hold edits")),
     _row("save the edited scene to the file it came from (.toml, .gltf, .glb: the format's "
-         "own writer)", ("Ctrl+S", "S", "save")),
+         "own writer; an OpenUSD stage: its edits, as opinions in its root layer or the "
+         "--edit-layer file)", ("Ctrl+S", "S", "save")),
     _row("open a scene file (the system's file dialog: zenity or kdialog on Linux; without "
          "one, a file browser in the window); or drop a .toml, .gltf, .glb or OpenUSD file "
          "on the window; the Edit section lists the recent ones", ("Ctrl+O", "O", "open")),

@@ -9,7 +9,10 @@ file is loaded with the session's caps and tried for one simulated frame
 current scene stays. Saving writes through the existing writers: the native TOML writer
 (`viewer.io.save_scene`) for ``.toml``, the lossless glTF export
 (`viewer.io.gltf_write.export.save_gltf`) for ``.gltf`` / ``.glb``, the OpenUSD writer
-(`viewer.io.usd.write.save_usd`) for ``.usda`` / ``.usdc`` / ``.usdz``.
+(`viewer.io.usd.write.save_usd`) for ``.usda`` / ``.usdc`` / ``.usdz``; a scene read
+from a stage saved to its own file keeps the stage's layers: its edits are written as
+opinions in the root layer, or in the edit layer (``--edit-layer``), never flattened
+(`viewer.io.usd.edits.save_edits`).
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from viewer.errors import SgviewError, interrupted
 from viewer.io.bundled import file_title, scene_dir
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.export import save_gltf
+from viewer.io.limits import Limits
 from viewer.io.loader import SUFFIXES, file_signature, load_scene
 from viewer.io.save import save_scene, save_target_reason
-from viewer.io.usd import USD_WRITE_SUFFIXES
+from viewer.io.usd import USD_WRITE_SUFFIXES, is_stage_scene
 from viewer.io.watch import SceneWatcher, watch_scene
 from viewer.session.messages import Messages
 from viewer.session.reload_check import try_scene
@@ -35,8 +39,6 @@ from viewer.text import brief, one_line, printable
 #: What can be saved (a writer's format); OpenUSD's only where usd-core is installed
 #: (`viewer.io.save.save_target_reason` says so).
 SCENE_SUFFIXES = (".toml", ".gltf", ".glb", *USD_WRITE_SUFFIXES)
-#: What Ctrl+S writes over: the formats whose writer keeps all that sgview read.
-_OWN_SUFFIXES = (".toml", ".gltf", ".glb")
 #: What can be opened (dropped on the window, or through the dialog): OpenUSD too.
 OPEN_SUFFIXES = SUFFIXES
 #: Entries the recent-files list keeps.
@@ -60,16 +62,13 @@ def open_scene(
 
 def save_target(scene: Scene) -> Path:
     """The file Ctrl+S writes: the one the scene came from, when a writer has its format
-    and it is not one of sgview's bundled scenes (those stay as shipped); else a
-    SceneError saying a path must be given."""
+    (a stage's own file: its edits, `is_stage_scene`) and it is not one of sgview's
+    bundled scenes (those stay as shipped); else a SceneError saying a path must be
+    given."""
     source = scene.source
-    if source is not None and _read_only(source):
-        raise SceneError(
-            "not saved: Ctrl+S does not write over an OpenUSD stage; save as a new .usda, "
-            ".usdc, .usdz, .toml, .gltf or .glb path",
-            file=str(source),
-        )
-    if source is None or Path(source).suffix.lower() not in SCENE_SUFFIXES:
+    if source is None or (
+        Path(source).suffix.lower() not in SCENE_SUFFIXES and not is_stage_scene(scene)
+    ):
         raise SceneError("not saved: this scene has no file of its own; give a path to save to")
     folder = scene_dir()
     if folder is not None and Path(source).resolve().parent == folder.resolve():
@@ -88,40 +87,45 @@ def save_as_suggestion(scene: Scene) -> str:
         return str(save_target(scene))
     except SceneError:
         source = scene.source
-        if source is not None and _read_only(source):  # an OpenUSD stage: as glTF
-            return Path(source).with_suffix(".glb").name
         if source is not None and Path(source).suffix.lower() in SCENE_SUFFIXES:
             return Path(source).name
         return "scene.toml"
 
 
-def _read_only(path: str | Path) -> bool:
-    """A file Ctrl+S does not write over: an OpenUSD stage, whose layers (references,
-    materials, time samples) the USD writer would flatten; Save as writes USD."""
-    suffix = Path(path).suffix.lower()
-    return suffix in OPEN_SUFFIXES and suffix not in _OWN_SUFFIXES
-
-
-def save_as(scene: Scene, path: str | Path) -> list[str]:
+def save_as(
+    scene: Scene,
+    path: str | Path,
+    *,
+    edit_layer: str | Path | None = None,
+    load_limits: dict[str, int] | None = None,
+) -> list[str]:
     """Write ``scene`` to ``path`` in the format its suffix names; returns the writer's
-    notes (what the format could not carry). The scene then counts as that file's, as
+    notes (what the format could not carry). A stage's scene saved to its own file
+    writes its edits into the stage's layers instead (the root layer, or `edit_layer`;
+    the stage read again within `load_limits`). The scene then counts as that file's, as
     it is now on disk (live reload does not read the save back), titled as written there
     (the default scene's note left out: `file_title`). SceneError on failure."""
     path = Path(path)
     suffix = path.suffix.lower()
-    reason = save_target_reason(path)
+    own_stage = is_stage_scene(scene) and path.resolve() == Path(str(scene.source)).resolve()
+    reason = None if own_stage else save_target_reason(path)
     if reason is not None:
         raise SceneError(reason, file=str(path))
-    if suffix == ".toml":
+    notes: list[str] = []
+    if own_stage:
+        from viewer.io.usd.edits import save_edits  # pxr: only when USD is written
+
+        limits = Limits(**(load_limits or {}))
+        notes = save_edits(scene, limits, edit_layer)
+    elif suffix == ".toml":
         save_scene(scene, path)
-        notes: list[str] = []
     elif suffix in USD_WRITE_SUFFIXES:
         from viewer.io.usd.write import save_usd  # pxr: only when USD is written
 
         notes = save_usd(scene, path)  # the scene's own notes that hold for USD among them
     else:
         notes = save_gltf(scene, path)
-    if suffix not in USD_WRITE_SUFFIXES:
+    if suffix not in USD_WRITE_SUFFIXES and not own_stage:
         notes = [*notes, *scene.save_notes]
     scene.source, scene.source_stamp = path, file_signature(path)
     scene.title = file_title(scene.title)  # that file's scene now, as it is titled there
@@ -152,9 +156,17 @@ class Checked:
 class SceneFiles:
     """The file of the scene on show, watched for saves, and the files asked for."""
 
-    def __init__(self, scene: Scene, load_limits: dict[str, int], messages: Messages) -> None:
+    def __init__(
+        self,
+        scene: Scene,
+        load_limits: dict[str, int],
+        messages: Messages,
+        edit_layer: str | Path | None = None,
+    ) -> None:
         self.load_limits = dict(load_limits)
         self.messages = messages
+        #: Where a stage's edits go at a save to its own file (None: its root layer).
+        self.edit_layer = edit_layer
         #: Files opened in this session, newest first.
         self.recent = RecentFiles()
         if scene.source is not None:
@@ -255,7 +267,7 @@ class SceneFiles:
             scene.motions = motions
         try:
             target = path if path is not None else save_target(scene)
-            notes = save_as(scene, target)
+            notes = save_as(scene, target, edit_layer=self.edit_layer, load_limits=self.load_limits)
         except SgviewError as exc:
             self.messages.refuse(one_line(exc))
             return False

@@ -66,7 +66,8 @@ class Session:
     reused for reloads and opened files; `log`: print each recomputing frame's update log;
     `out`, `err`: streams (default: sys.stdout / sys.stderr when printing); `layout`
     False: the graph's pending change is frame 1's (`viewer.render_image` shows it
-    glowing) instead of a layout update before frame 1."""
+    glowing) instead of a layout update before frame 1; `edit_layer`: where Ctrl+S
+    writes the edits of a stage read from OpenUSD (None: its root layer)."""
 
     def __init__(
         self,
@@ -80,10 +81,11 @@ class Session:
         out: TextIO | None = None,
         err: TextIO | None = None,
         layout: bool = True,
+        edit_layer: str | Path | None = None,
     ) -> None:
         self.messages = Messages(out, err)  # the one channel to the panel and terminal
         # Made first: a save during the rest of the set-up must count as a change.
-        self.files = SceneFiles(scene, load_limits or {}, self.messages)
+        self.files = SceneFiles(scene, load_limits or {}, self.messages, edit_layer)
         self.editing = Editing(scene.graph, self.messages, shown=self._edited)
         self.touches = dict(touches or {})
         #: Events since the last frame, handed on with the next one (`Frame.events`).

@@ -45,3 +45,4 @@ class RunOptions:
     exposure: float = 1.0  # factor on glTF materials' light before tone mapping
     environment: str = "room"  # the image-based light around glTF models, or "none"
     view: int | None = None  # --camera: look through Scene.cameras[view] (None: orbit)
+    edit_layer: Path | None = None  # --edit-layer: where Ctrl+S writes a stage's edits

@@ -73,6 +73,7 @@ def session_for(
         load_limits=options.load_limits,
         out=options.out,
         layout=options.layout,
+        edit_layer=options.edit_layer,
     )
     session.frame_callbacks.extend(options.on_frame)
     session.callback_errstate = caller

@@ -13,10 +13,20 @@ works, and opening a USD file says how to install it. No GL here.
 - timeline.py bakes time-sampled transforms into an animation clip;
 - read.py assembles all of it into a model the shared builder adds to a scene;
 - write.py writes a scene as a stage (`--save out.usda`, Save as);
+- edits.py writes the edits of a stage's scene back into its layers (Ctrl+S);
 - live.py follows a user's own stage through ``Usd.Notice.ObjectsChanged``.
 """
 
-__all__ = ["INSTALL_HINT", "USD_SUFFIXES", "USD_WRITE_SUFFIXES", "is_stage", "missing_reason"]
+__all__ = [
+    "INSTALL_HINT",
+    "USD_SUFFIXES",
+    "USD_WRITE_SUFFIXES",
+    "is_stage",
+    "is_stage_scene",
+    "missing_reason",
+]
+
+from pathlib import Path
 
 #: The file suffixes opened as USD.
 USD_SUFFIXES = (".usd", ".usda", ".usdc", ".usdz")
@@ -39,3 +49,14 @@ def is_stage(value: object) -> bool:
     """Whether `value` is a ``pxr.Usd.Stage`` (told without importing pxr)."""
     kind = type(value)
     return kind.__name__ == "Stage" and kind.__module__.startswith("pxr.Usd")
+
+
+def is_stage_scene(scene) -> bool:
+    """Whether `scene` (a `Scene`) was read from an OpenUSD stage on disk, its nodes keyed
+    by prim path: saved to that file, its edits go into the stage's layers (edits.py)."""
+    source = scene.source
+    return (
+        source is not None
+        and Path(source).suffix.lower() in USD_SUFFIXES
+        and bool(scene.node_paths)
+    )

@@ -12,7 +12,7 @@ What is written, at the scene's current pose:
   first op outermost) to the transpose of sgview's ``T @ R @ S``, so
   ``UsdGeom.XformCache`` gives sgview's world matrices. Where pxr's evaluation of the
   orient is not exact (a rotation within about 1e-4 of none or of a half turn), the
-  rotation goes in as the matrix op ``xformOp:transform:rotation`` instead (`_trs`);
+  rotation goes in as the matrix op ``xformOp:transform:rotation`` instead (`trs_ops`);
 - the stage's ``upAxis`` and ``metersPerUnit``: a USD source's own (the root node
   ``stage`` that the reader added to turn it Y up in metres is the stage itself again),
   Y up and metres otherwise (docs/conventions.md);
@@ -50,7 +50,7 @@ from viewer.io.usd import USD_WRITE_SUFFIXES
 from viewer.io.usd.scene import PATHS_NOTE, TIME_SAMPLES_NOTE, TOML_MESHES_NOTE
 from viewer.scene.math import quat_from_axis_angle, trs_matrix
 
-__all__ = ["save_usd"]
+__all__ = ["gprim_of_look", "identifier", "save_usd", "trs_ops", "unique"]
 
 #: Built-in kinds that are exactly a USD implicit shape: (schema, size attribute, value).
 _IMPLICIT = {"cube": (UsdGeom.Cube, "size", 1.0), "sphere": (UsdGeom.Sphere, "radius", 0.5)}
@@ -73,7 +73,7 @@ def save_usd(scene: Scene, path: str | Path) -> list[str]:
             f"not saved: USD is written to {', '.join(USD_WRITE_SUFFIXES)} files", file=str(path)
         )
     stage = Usd.Stage.CreateInMemory()
-    notes = _fill(stage, scene)
+    notes, path_of = _fill(stage, scene)
     folder = path.parent if str(path.parent) else Path(".")
     layer_suffix = ".usdc" if suffix == ".usdz" else suffix
     try:
@@ -89,10 +89,13 @@ def save_usd(scene: Scene, path: str | Path) -> list[str]:
             os.replace(out, path)
     except OSError as exc:
         raise SceneError(f"not saved: {exc.strerror or exc}", file=str(path)) from None
+    if scene.node_paths:  # a stage's scene: its nodes are now these prims (edits.py)
+        scene.node_paths.update((node, str(prim)) for node, prim in path_of.items())
     return notes
 
 
-def _fill(stage: Usd.Stage, scene: Scene) -> list[str]:
+def _fill(stage: Usd.Stage, scene: Scene) -> tuple[list[str], dict[int, Sdf.Path]]:
+    """Define the scene's prims on `stage`; (the notes, each node's prim path)."""
     graph = scene.graph
     graph.update()
     ids = np.asarray(graph.alive_ids(), dtype=np.int64)  # pre-order: parents first
@@ -120,20 +123,20 @@ def _fill(stage: Usd.Stage, scene: Scene) -> list[str]:
         xform = UsdGeom.Xform.Define(stage, prim_path)
         if prim_name != name:
             xform.GetPrim().SetDisplayName(name)
-        _trs(xform, position[row], rotation[row], scale[row])
+        trs_ops(xform, position[row], rotation[row], scale[row])
     for node in id_list:  # the gprims after the nodes, so their names avoid the children's
         if node == stage_root or node not in scene.looks:
             continue
         look = scene.look(node)
         above = path_of[node]
         used = taken.setdefault(above, set())
-        gprim_name = _unique("mesh", used)
+        gprim_name = unique("mesh", used)
         used.add(gprim_name)
-        _gprim(stage, scene, above.AppendChild(gprim_name), look)
+        gprim_of_look(stage, scene, above.AppendChild(gprim_name), look)
     roots = [p for n, p in path_of.items() if n != stage_root and p.IsRootPrimPath()]
     if len(roots) == 1:  # a stage's default prim is what a reference to it brings in
         stage.SetDefaultPrim(stage.GetPrimAtPath(roots[0]))
-    return _notes(scene)
+    return _notes(scene), path_of
 
 
 def _stage_frame(
@@ -162,10 +165,10 @@ def _prim_name(source: str | None, above: Sdf.Path, name: str, used: set[str]) -
         kept = Sdf.Path(source)
         if kept.IsPrimPath() and kept.GetParentPath() == above and kept.name not in used:
             return kept.name
-    return _unique(_identifier(name), used)
+    return unique(identifier(name), used)
 
 
-def _identifier(name: str) -> str:
+def identifier(name: str) -> str:
     """`name` as a USD identifier: letters, digits and underscores, not starting with a
     digit."""
     text = re.sub(r"[^A-Za-z0-9_]", "_", name)
@@ -174,7 +177,7 @@ def _identifier(name: str) -> str:
     return text
 
 
-def _unique(name: str, used: set[str]) -> str:
+def unique(name: str, used: set[str]) -> str:
     if name not in used:
         return name
     k = 1
@@ -183,38 +186,44 @@ def _unique(name: str, used: set[str]) -> str:
     return f"{name}_{k}"
 
 
-def _trs(
+def trs_ops(
     xform: UsdGeom.Xformable,
     t: NDArray[np.float64],
     q: NDArray[np.float64],
     s: NDArray[np.float64],
+    suffix: str = "",
 ) -> None:
-    """The op stack translate, orient, scale (doubles) for sgview's local ``T @ R @ S``;
-    `q` is (x, y, z, w). pxr evaluates ``orient`` through an axis and angle (``acos`` of
-    the real part), which loses digits for a rotation close to none or to a half turn:
-    where pxr's local matrix is not sgview's to 1e-15, the rotation is written as the
-    matrix op ``xformOp:transform:rotation`` (between the same translate and scale)."""
+    """The op stack translate, orient, scale (doubles, the op names ending in `suffix`
+    when given) for sgview's local ``T @ R @ S`` on a prim with no ops yet (a
+    ``!resetXformStack!`` kept); `q` is (x, y, z, w). pxr evaluates ``orient`` through
+    an axis and angle (``acos`` of the real part), which loses digits for a rotation
+    close to none or to a half turn: where pxr's local matrix is not sgview's to 1e-15,
+    the rotation is written as the matrix op ``xformOp:transform:rotation`` (between the
+    same translate and scale)."""
     double = UsdGeom.XformOp.PrecisionDouble
     local = trs_matrix(t, q, s)
     translate = Gf.Vec3d(*map(float, t))
     scale = Gf.Vec3d(*map(float, s))
-    xform.AddTranslateOp(double).Set(translate)
-    orient = xform.AddOrientOp(double)
+    xform.AddTranslateOp(double, suffix).Set(translate)
+    orient = xform.AddOrientOp(double, suffix)
     orient.Set(Gf.Quatd(float(q[3]), float(q[0]), float(q[1]), float(q[2])))
-    xform.AddScaleOp(double).Set(scale)
+    xform.AddScaleOp(double, suffix).Set(scale)
     got = np.array(xform.GetLocalTransformation()).T
     if np.abs(got - local).max() <= _EXACT * max(1.0, float(np.abs(local).max())):
         return
+    reset = xform.GetResetXformStack()
     xform.ClearXformOpOrder()
+    xform.SetResetXformStack(reset)
     xform.GetPrim().RemoveProperty(orient.GetName())
     rotation = np.eye(4)
     rotation[:3, :3] = trs_matrix(np.zeros(3), q, np.ones(3))[:3, :3]
-    xform.AddTranslateOp(double).Set(translate)
-    xform.AddTransformOp(double, "rotation").Set(Gf.Matrix4d(rotation.T.tolist()))
-    xform.AddScaleOp(double).Set(scale)
+    xform.AddTranslateOp(double, suffix).Set(translate)
+    name = f"{suffix}:rotation" if suffix else "rotation"
+    xform.AddTransformOp(double, name).Set(Gf.Matrix4d(rotation.T.tolist()))
+    xform.AddScaleOp(double, suffix).Set(scale)
 
 
-def _gprim(stage: Usd.Stage, scene: Scene, at: Sdf.Path, look: Look) -> None:
+def gprim_of_look(stage: Usd.Stage, scene: Scene, at: Sdf.Path, look: Look) -> None:
     """The look's mesh at `at` (nothing for a pivot or a mesh without data)."""
     kind = look.mesh
     surface = scene.surfaces.get(kind)
