@@ -11,9 +11,9 @@ the bench serves DIR as it is from 127.0.0.1 and changes nothing in it.
 
 For each example the bench serves the page with its import map pointed at the served
 three.js and one module added before the example's own: it imports three and the publisher
-(clients/threejs/sgview-publish.js), and hooks ``WebGLRenderer.render`` (and the CSS2D /
-CSS3D renderers' ``render``, for pages that draw with those only): once the first scene
-rendered after the viewer welcomed the page, each of its renders sends one frame
+(clients/threejs/sgview-publish.js), and hooks ``Scene.updateMatrixWorld``, which every
+renderer (WebGL, CSS2D, CSS3D) calls first in ``render``: the first scene updated is
+published, and once the viewer welcomed the page each of its updates sends one frame
 (``link.frame()``) and records, in the page, every object's id, parent and
 ``matrixWorld``, independently of the publisher, with whether three left that world
 differing from ``parent.matrixWorld * compose(decompose(matrix))`` (stale, as sgview
@@ -52,6 +52,10 @@ PINNED_THREE = CLIENT / "node_modules" / "three"
 #: largest element (at least 1).
 TOLERANCE = 1e-6
 
+#: Seconds the server waits before answering for a model (``examples/models/``), as a
+#: network would: a page that loads one adds it to its scene while it is watched, so the
+#: objects added mid-run are checked in the frame they join.
+MODEL_DELAY = 1.0
 #: The examples run by default: skinned and animated hierarchies, mixers, instanced and
 #: batched meshes, CSS labels and objects, cameras, LODs, many objects.
 EXAMPLES = (
@@ -116,8 +120,15 @@ RECORDER_JS = r"""
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """Files under the roots by URL prefix, and pages held in memory; nothing logged."""
 
-    def __init__(self, *args, roots: Mapping[str, Path], pages: Mapping[str, bytes], **kw):
-        self.roots, self.pages = roots, pages
+    def __init__(
+        self,
+        *args,
+        roots: Mapping[str, Path],
+        pages: Mapping[str, bytes],
+        slow: tuple[str, float],
+        **kw,
+    ):
+        self.roots, self.pages, self.slow = roots, pages, slow
         super().__init__(*args, **kw)
 
     def translate_path(self, path: str) -> str:
@@ -133,6 +144,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         page = self.pages.get(self.path.split("?", 1)[0])
+        if self.slow[0] and self.path.startswith(self.slow[0]):
+            time.sleep(self.slow[1])
         if page is None:
             super().do_GET()
             return
@@ -152,10 +165,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def serve(roots: Mapping[str, Path], pages: Mapping[str, bytes]) -> Iterator[str]:
+def serve(
+    roots: Mapping[str, Path], pages: Mapping[str, bytes], slow: tuple[str, float] = ("", 0.0)
+) -> Iterator[str]:
     """An HTTP server on 127.0.0.1 (a free port) on a thread: ``roots`` maps URL prefixes
-    (``/build/``) to folders, ``pages`` paths to HTML held in memory. Yields the base URL."""
-    handler = functools.partial(_Handler, roots=dict(roots), pages=dict(pages))
+    (``/build/``) to folders, ``pages`` paths to HTML held in memory; what starts with
+    ``slow[0]`` is answered ``slow[1]`` seconds late. Yields the base URL."""
+    handler = functools.partial(_Handler, roots=dict(roots), pages=dict(pages), slow=slow)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="threejs-pages", daemon=True)
@@ -364,24 +380,14 @@ function after(rendered) {{
   window.sgviewRecord(THREE, scene, frame);
   if (frame >= LIMIT) {{ window.sgviewDone = true; link.close(); }}
 }}
-function hook(Renderer) {{
-  const render = Renderer.prototype.render;
-  Renderer.prototype.render = function (rendered, ...rest) {{
-    const out = render.call(this, rendered, ...rest);
-    after(rendered);
-    return out;
-  }};
-}}
-hook(THREE.WebGLRenderer);
-window.sgviewHookCss = hook;
-</script>
-<script type="module">
-// The CSS renderers' render sends a frame too (pages that draw with those only); a page
-// drawing one scene with both sends two frames per animation frame, each as three holds it.
-import {{ CSS2DRenderer }} from "three/addons/renderers/CSS2DRenderer.js";
-import {{ CSS3DRenderer }} from "three/addons/renderers/CSS3DRenderer.js";
-window.sgviewHookCss(CSS2DRenderer);
-window.sgviewHookCss(CSS3DRenderer);
+// Every renderer (WebGL, CSS2D, CSS3D) starts a frame with scene.updateMatrixWorld():
+// right after it, the worlds are what this frame draws.
+const update = THREE.Scene.prototype.updateMatrixWorld;
+THREE.Scene.prototype.updateMatrixWorld = function (...args) {{
+  const out = update.apply(this, args);
+  if (!this.parent) after(this);
+  return out;
+}};
 </script>
 """
 
@@ -418,7 +424,7 @@ def run_example(
     path = f"/examples/{example}.html"
     pages = {path: prepared_page(source, url, example, frames).encode()}
     try:
-        with serve(roots_for(three), pages) as base:
+        with serve(roots_for(three), pages, ("/examples/models/", MODEL_DELAY)) as base:
             page = browser.new_page(viewport={"width": 640, "height": 360})
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -1,7 +1,7 @@
 """The three.js publisher on a real page in a real browser: tests/attach/threejs_page.py's
-page (a skinned arm played by an AnimationMixer, an InstancedMesh, nested groups, an
-object added, one removed, one re-parented with ``attach()`` and left with
-``matrixAutoUpdate`` off) runs in Debian's chromium (Playwright, WebGL through
+page (a skinned arm played by an AnimationMixer, an InstancedMesh and a BatchedMesh,
+nested groups, an object added, one removed, one re-parented with ``attach()`` and left
+with ``matrixAutoUpdate`` off) runs in Debian's chromium (Playwright, WebGL through
 SwiftShader), imports clients/threejs/sgview-publish.js and three from
 clients/threejs/node_modules, served from 127.0.0.1, and records every object's
 ``matrixWorld`` in each frame itself. The oracle is three: every world sgview holds equals
@@ -57,6 +57,7 @@ ALWAYS = (  # fmt: skip
     "Passenger",
     "CrowdHolder",
     "Crowd",
+    "Batch",
     "Skewed",
 )
 

@@ -7,7 +7,8 @@ The scene (every object named, names unique):
 - ``Rig``: a SkinnedMesh ``Arm`` bound to a chain of three bones, played by an
   AnimationMixer (a bone's position and quaternions, and the rig's own position);
 - ``Outer > Middle > Inner``: nested groups turning every frame, meshes under them;
-- ``Crowd``: an InstancedMesh whose instances move every frame (an object of its own);
+- ``Crowd``: an InstancedMesh, and ``Batch``: a BatchedMesh, both under ``CrowdHolder``,
+  their instances moving every frame (each one object to the scene graph);
 - ``Skewed``: a group scaled unevenly and turned, the target of the re-parenting;
 - ``Doomed``: removed at `REMOVED`;
 - ``Drone`` with ``Rotor``: built aside and added under ``Middle`` at `ADDED`;
@@ -123,6 +124,12 @@ const crowdHolder = named(new THREE.Group(), "CrowdHolder");
 crowdHolder.position.set(0, -1, -2);
 const crowd = named(new THREE.InstancedMesh(box, material, 40), "Crowd");
 crowdHolder.add(crowd);
+// A BatchedMesh beside it: ten boxes, one draw call; its instances move too.
+const batch = named(new THREE.BatchedMesh(10, 1000, 3000, material), "Batch");
+const boxId = batch.addGeometry(box);
+for (let i = 0; i < 10; i++) batch.addInstance(boxId);
+batch.position.set(0, 0.5, 0);
+crowdHolder.add(batch);
 scene.add(crowdHolder);
 const place = new THREE.Matrix4();
 
@@ -164,6 +171,9 @@ function step(k) {
     crowd.setMatrixAt(i, place);
   }
   crowd.instanceMatrix.needsUpdate = true;
+  for (let i = 0; i < 10; i++) {
+    batch.setMatrixAt(i, place.makeTranslation(0.4 * i, 0.1 * Math.cos(t + i), 0));
+  }
   if (k === ADDED) middle.add(drone);
   if (k === REMOVED) outer.remove(doomed);
   if (k === ATTACHED) {
