@@ -10,8 +10,19 @@
 //    (--environment none) the file's lights or a default key light. Colours are linear:
 //    base colour and emissive textures are sRGB textures (decoded by the GPU), the result
 //    is scaled by the exposure, tone mapped (Khronos PBR Neutral by default) and encoded to
-//    sRGB. KHR_materials_unlit: the base colour as is (no exposure, no tone mapping). Alpha: OPAQUE, MASK (u_alpha_cutoff) or BLEND (the renderer
-//    draws those last, back to front, without depth writes).
+//    sRGB. KHR_materials_unlit: the base colour as is (no exposure, no tone mapping).
+//    Alpha: OPAQUE, MASK (u_alpha_cutoff) or BLEND (the renderer draws those last, back
+//    to front, without depth writes).
+// The material extensions are compiled in only where a scene uses them, one program per
+// feature set (viewer/render/shaders.py adds the #defines, material_uniforms.py picks
+// them): SPECULAR (KHR_materials_ior and _specular: F0 and F90), CLEARCOAT (a second GGX
+// lobe over the material, with its own roughness and normal map), SHEEN (the Charlie
+// distribution with the Neubelt visibility, the layer below scaled by its albedo),
+// TRANSMISSION (KHR_materials_transmission, _volume, _dispersion: what lies behind,
+// sampled from the opaque pass's picture through the refracting surface, attenuated by
+// Beer's law), IRIDESCENCE (a thin film's two-beam interference in the Fresnel term) and
+// ANISOTROPY (the environment sampled along a bent normal, as the Khronos sample viewer
+// does).
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
 // u_depth_only = 1 is the depth pre-pass (viewer/render/surface_pass.py): only the
 // discards run (a glTF back face, a masked texel), so the depth it leaves is the shading
@@ -50,17 +61,50 @@ uniform int u_double_sided;
 uniform int u_mat_unlit;
 uniform float u_normal_scale;
 uniform float u_occlusion_strength;
-// Textures, in this order: base colour, metallic-roughness, normal, occlusion, emissive.
+// Textures, in this order: base colour, metallic-roughness, normal, occlusion, emissive,
+// then the extensions': clearcoat, clearcoat roughness, clearcoat normal, transmission,
+// thickness, sheen colour, specular colour.
+const int N_TEX = 12;
 uniform sampler2D u_tex0;
 uniform sampler2D u_tex1;
 uniform sampler2D u_tex2;
 uniform sampler2D u_tex3;
 uniform sampler2D u_tex4;
-uniform int u_tex_on[5];      // 1: the material has this texture
-uniform int u_tex_set[5];     // its coordinate set: 0 TEXCOORD_0, 1 TEXCOORD_1
-uniform vec3 u_tex_row0[5];   // KHR_texture_transform: u' = dot(row0, (u, v, 1))
-uniform vec3 u_tex_row1[5];   //                        v' = dot(row1, (u, v, 1))
-uniform ivec2 u_tex_mirror[5];  // MIRRORED_REPEAT per axis (the GPU repeats or clamps)
+uniform sampler2D u_tex5;
+uniform sampler2D u_tex6;
+uniform sampler2D u_tex7;
+uniform sampler2D u_tex8;
+uniform sampler2D u_tex9;
+uniform sampler2D u_tex10;
+uniform sampler2D u_tex11;
+uniform int u_tex_on[N_TEX];      // 1: the material has this texture
+uniform int u_tex_set[N_TEX];     // its coordinate set: 0 TEXCOORD_0, 1 TEXCOORD_1
+uniform vec3 u_tex_row0[N_TEX];   // KHR_texture_transform: u' = dot(row0, (u, v, 1))
+uniform vec3 u_tex_row1[N_TEX];   //                        v' = dot(row1, (u, v, 1))
+uniform ivec2 u_tex_mirror[N_TEX];  // MIRRORED_REPEAT per axis (the GPU repeats or clamps)
+// The extensions' factors (their specifications' defaults change nothing).
+uniform float u_ior;
+uniform float u_specular;
+uniform vec3 u_specular_color;
+uniform float u_clearcoat;
+uniform float u_clearcoat_roughness;
+uniform float u_clearcoat_normal_scale;
+uniform vec3 u_sheen_color;
+uniform float u_sheen_roughness;
+uniform float u_transmission;
+uniform float u_thickness;
+uniform vec3 u_attenuation_color;
+uniform float u_attenuation_distance;  // 0: infinite (no attenuation)
+uniform float u_dispersion;
+uniform float u_iridescence;
+uniform float u_iridescence_ior;
+uniform float u_iridescence_thickness;  // nanometres
+uniform float u_anisotropy;
+uniform float u_anisotropy_rotation;
+// Transmission: the opaque pass's picture (display values, mipmapped) and its size.
+uniform sampler2D u_backdrop;
+uniform vec2 u_backdrop_size;
+uniform mat4 u_view_proj;
 // Lights: KHR_lights_punctual of the file, or one directional default light.
 const int MAX_LIGHTS = 8;
 uniform int u_light_count;
@@ -91,6 +135,7 @@ in vec2 v_uv;
 in vec2 v_uv1;
 in vec4 v_vcolor;
 in float v_mirror;
+in float v_scale;  // the model matrix's mean scale (a volume's thickness is in mesh units)
 
 out vec4 f_color;
 
@@ -120,7 +165,14 @@ vec4 tex(int k) {
     if (k == 1) return texture(u_tex1, uv);
     if (k == 2) return texture(u_tex2, uv);
     if (k == 3) return texture(u_tex3, uv);
-    return texture(u_tex4, uv);
+    if (k == 4) return texture(u_tex4, uv);
+    if (k == 5) return texture(u_tex5, uv);
+    if (k == 6) return texture(u_tex6, uv);
+    if (k == 7) return texture(u_tex7, uv);
+    if (k == 8) return texture(u_tex8, uv);
+    if (k == 9) return texture(u_tex9, uv);
+    if (k == 10) return texture(u_tex10, uv);
+    return texture(u_tex11, uv);
 }
 
 vec3 to_srgb(vec3 c) {
@@ -180,19 +232,31 @@ vec3 environment_diffuse(vec3 n) {
     return max(c, vec3(0.0));
 }
 
+// Set per fragment where the feature is compiled in: iridescence's Fresnel and weight,
+// anisotropy's directions and roughnesses along them.
+vec3 g_irid_fresnel = vec3(0.0);
+float g_irid = 0.0;
+vec3 g_aniso_t = vec3(1.0, 0.0, 0.0), g_aniso_b = vec3(0.0, 1.0, 0.0);
+float g_at = 0.0, g_ab = 0.0;
+
 // The environment's light on the material (split sum: prefiltered radiance times the
-// BRDF table's F0 scale and bias; the multiple-scattering energy of Fdez-Aguera 2019, so
-// rough metals keep their brightness; the diffuse part gets what the specular leaves).
-vec3 environment_light(vec3 n, vec3 v, vec3 c_diff, vec3 f0, float roughness) {
+// BRDF table's F0 scale and F90 bias; the multiple-scattering energy of Fdez-Aguera 2019,
+// so rough metals keep their brightness; the diffuse part gets what the specular leaves).
+// The reflection is taken about `nr` (n, or anisotropy's bent normal).
+vec3 environment_light(vec3 n, vec3 nr, vec3 v, vec3 c_diff, vec3 f0, float f90,
+                       float roughness) {
     float n_v = clamp(dot(n, v), 1e-4, 1.0);
     vec2 fab = texture(u_brdf_lut, vec2(n_v, roughness)).rg;
-    vec3 single = f0 * fab.x + fab.y;
+    vec3 single = f0 * fab.x + f90 * fab.y;
     float e_single = fab.x + fab.y;
+#ifdef IRIDESCENCE
+    single = mix(single, g_irid_fresnel * e_single, g_irid);  // the film's Fresnel, averaged
+#endif
     vec3 f_avg = f0 + (1.0 - f0) / 21.0;
     vec3 multi = single * f_avg / (1.0 - (1.0 - e_single) * f_avg) * (1.0 - e_single);
     vec3 irradiance = environment_diffuse(n);
     float r2 = roughness * roughness;
-    vec3 r = normalize(mix(reflect(-v, n), n, r2 * r2));
+    vec3 r = normalize(mix(reflect(-v, nr), nr, r2 * r2));
     vec3 specular = environment(r, roughness) * single + multi * irradiance;
     return specular + c_diff * irradiance * (1.0 - single - multi);
 }
@@ -216,39 +280,191 @@ vec3 display(vec3 color) {
     return to_srgb(color);
 }
 
-// Appendix B: f = f_diffuse + f_specular for one light direction l.
-vec3 brdf(vec3 n, vec3 v, vec3 l, vec3 c_diff, vec3 f0, float alpha) {
-    vec3 h = normalize(l + v);
+// GGX distribution times the height-correlated Smith visibility (appendix B), or their
+// anisotropic forms (KHR_materials_anisotropy) when compiled in and the material has it.
+float specular_dv(vec3 n, vec3 v, vec3 l, vec3 h, float alpha) {
     float n_l = max(dot(n, l), 0.0), n_v = max(dot(n, v), 1e-4);
-    float n_h = max(dot(n, h), 0.0), v_h = max(dot(v, h), 0.0);
-    vec3 fresnel = f0 + (1.0 - f0) * pow(1.0 - v_h, 5.0);
+    float n_h = max(dot(n, h), 0.0);
+#ifdef ANISOTROPY
+    if (g_at > 0.0) {
+        float at = g_at, ab = g_ab;
+        float a2 = at * ab;
+        vec3 f = vec3(ab * dot(g_aniso_t, h), at * dot(g_aniso_b, h), a2 * n_h);
+        float w2 = a2 / dot(f, f);
+        float d = a2 * w2 * w2 / PI;
+        float gv = n_l * length(vec3(at * dot(g_aniso_t, v), ab * dot(g_aniso_b, v), n_v));
+        float gl = n_v * length(vec3(at * dot(g_aniso_t, l), ab * dot(g_aniso_b, l), n_l));
+        return d * 0.5 / max(gv + gl, 1e-6);
+    }
+#endif
     float a2 = alpha * alpha;
     float denom = n_h * n_h * (a2 - 1.0) + 1.0;
     float d = a2 / (PI * denom * denom);
     float vis_denom = n_l * sqrt(n_v * n_v * (1.0 - a2) + a2)
                     + n_v * sqrt(n_l * n_l * (1.0 - a2) + a2);
     float vis = vis_denom > 0.0 ? 0.5 / vis_denom : 0.0;
-    return (1.0 - fresnel) * c_diff / PI + fresnel * d * vis;
+    return d * vis;
 }
 
-// Perturb n by the normal texture, in a tangent frame from the screen-space derivatives
-// of the position and of the texture's coordinates (the file's tangents are not read).
-vec3 mapped_normal(vec3 n) {
+// Appendix B: f = f_diffuse + f_specular for one light direction l (Schlick's Fresnel
+// from f0 to f90, KHR_materials_specular; iridescence's film mixed in by its weight).
+vec3 brdf(vec3 n, vec3 v, vec3 l, vec3 c_diff, vec3 f0, float f90, float alpha) {
+    vec3 h = normalize(l + v);
+    float v_h = max(dot(v, h), 0.0);
+    vec3 fresnel = f0 + (f90 - f0) * pow(1.0 - v_h, 5.0);
+#ifdef IRIDESCENCE
+    fresnel = mix(fresnel, g_irid_fresnel, g_irid);
+#endif
+    return (1.0 - fresnel) * c_diff / PI + fresnel * specular_dv(n, v, l, h, alpha);
+}
+
+// The tangent frame of texture k's coordinates from the screen-space derivatives of the
+// position and coordinates (the file's tangents are not read); false where degenerate.
+// glTF's v runs down the image while the texture is stored top row first, so +v of the
+// coordinates is the image's downward direction: the bitangent is -b.
+bool tangent_frame(vec3 n, int k, out vec3 t, out vec3 b) {
     vec3 dp1 = dFdx(v_world_pos), dp2 = dFdy(v_world_pos);
-    vec2 uv = tex_uv(2);
+    vec2 uv = tex_uv(k);
     vec2 duv1 = dFdx(uv), duv2 = dFdy(uv);
     vec3 dp2perp = cross(dp2, n), dp1perp = cross(n, dp1);
-    vec3 t = dp2perp * duv1.x + dp1perp * duv2.x;
-    vec3 b = dp2perp * duv1.y + dp1perp * duv2.y;
+    t = dp2perp * duv1.x + dp1perp * duv2.x;
+    b = dp2perp * duv1.y + dp1perp * duv2.y;
     float scale = max(dot(t, t), dot(b, b));
-    if (!(scale > 0.0)) return n;
+    if (!(scale > 0.0)) return false;
     float inv = inversesqrt(scale);
-    vec3 m = tex(2).xyz * 2.0 - 1.0;
-    m.xy *= u_normal_scale;
-    // glTF's v runs down the image while the texture is stored top row first, so +v of the
-    // coordinates is the image's downward direction: the bitangent is -b.
-    return normalize(mat3(t * inv, -b * inv, n) * m);
+    t *= inv;
+    b *= -inv;
+    return true;
 }
+
+// Perturb n by normal texture k (its scale: `scale`).
+vec3 mapped_normal(vec3 n, int k, float scale) {
+    vec3 t, b;
+    if (!tangent_frame(n, k, t, b)) return n;
+    vec3 m = tex(k).xyz * 2.0 - 1.0;
+    m.xy *= scale;
+    return normalize(mat3(t, b, n) * m);
+}
+
+// One light's direction towards it (l) and its radiance reaching this point.
+vec3 light_at(int i, out vec3 l) {
+    l = -u_light_to[i];
+    float fall = 1.0;
+    if (u_light_type[i] != 0) {
+        vec3 d = u_light_pos[i] - v_world_pos;
+        float dist2 = max(dot(d, d), 1e-8);
+        l = d * inversesqrt(dist2);
+        fall = 1.0 / dist2;
+        if (u_light_range[i] > 0.0) {
+            float q = dist2 / (u_light_range[i] * u_light_range[i]);
+            fall *= clamp(1.0 - q * q, 0.0, 1.0);
+        }
+        if (u_light_type[i] == 2) {
+            float cd = dot(u_light_to[i], -l);
+            float a = clamp(cd * u_light_cone[i].x + u_light_cone[i].y, 0.0, 1.0);
+            fall *= a * a;
+        }
+    }
+    return u_light_color[i] * fall;
+}
+
+float max3(vec3 c) { return max(c.r, max(c.g, c.b)); }
+
+#ifdef SHEEN
+// The Charlie sheen distribution (alpha = sheen roughness squared) and Neubelt's
+// visibility, as KHR_materials_sheen gives them.
+float sheen_dv(vec3 n, vec3 v, vec3 l, float roughness) {
+    vec3 h = normalize(l + v);
+    float alpha = max(roughness * roughness, 1e-4);
+    float inv = 1.0 / alpha;
+    float n_h = max(dot(n, h), 0.0);
+    float sin2 = max(1.0 - n_h * n_h, 0.0);
+    float d = (2.0 + inv) * pow(sin2, inv * 0.5) / (2.0 * PI);
+    float n_l = max(dot(n, l), 0.0), n_v = max(dot(n, v), 1e-4);
+    return d / (4.0 * (n_l + n_v - n_l * n_v));
+}
+
+// The sheen's directional albedo under uniform light: three.js's fit (IBLSheenBRDF).
+float sheen_ibl(vec3 n, vec3 v, float roughness) {
+    float n_v = clamp(dot(n, v), 0.0, 1.0);
+    float r2 = roughness * roughness;
+    float a = roughness < 0.25 ? -339.2 * r2 + 161.4 * roughness - 25.9
+                               : -8.48 * r2 + 14.3 * roughness - 9.95;
+    float b = roughness < 0.25 ? 44.0 * r2 - 23.7 * roughness + 3.26
+                               : 1.97 * r2 - 3.27 * roughness + 0.72;
+    float dg = exp(a * n_v + b) + (roughness < 0.25 ? 0.0 : 0.1 * (roughness - 0.25));
+    return clamp(dg / PI, 0.0, 1.0);
+}
+#endif
+
+#ifdef IRIDESCENCE
+// A thin film (ior u_iridescence_ior, `thickness` nm) over a base of Fresnel f0: the two
+// beams reflected at its two faces interfere (Airy's sum of the first order, amplitudes
+// at normal incidence, the phase at the refracted angle; one wavelength per channel),
+// then Schlick's rise to 1 at grazing angles. An approximation of the specification's
+// spectral model: thickness 0 gives the base's own Fresnel.
+vec3 iridescence_fresnel(float n_v, vec3 f0, float thickness) {
+    float n2 = u_iridescence_ior;
+    vec3 sf0 = sqrt(clamp(f0, 0.0, 0.9999));
+    vec3 n3 = (1.0 + sf0) / (1.0 - sf0);
+    float sin2 = (1.0 - n_v * n_v) / (n2 * n2);
+    float cos2 = sqrt(max(1.0 - sin2, 0.0));
+    float r12 = (1.0 - n2) / (1.0 + n2);
+    vec3 r23 = (n2 - n3) / (n2 + n3);
+    vec3 phase = 4.0 * PI * n2 * thickness * cos2 / vec3(650.0, 510.0, 475.0);
+    vec3 c = cos(phase);
+    vec3 r = (r12 * r12 + r23 * r23 + 2.0 * r12 * r23 * c)
+           / (1.0 + r12 * r12 * r23 * r23 + 2.0 * r12 * r23 * c);
+    return r + (1.0 - r) * pow(1.0 - n_v, 5.0);
+}
+#endif
+
+#ifdef TRANSMISSION
+vec3 from_srgb(vec3 c) {
+    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+}
+
+// The light behind the surface along one refracted ray through `ior`: the opaque pass's
+// picture where the ray leaves a volume `thickness` deep (0: thin-walled, straight
+// through), blurred by the roughness (its mip level, as three.js does), decoded back to
+// radiance (sRGB undone, the exposure divided out; the tone mapping is not inverted:
+// below 0.76 Khronos PBR Neutral changes little), attenuated by Beer's law.
+vec3 behind(vec3 n, vec3 v, float ior, float thickness, float roughness, out float dist) {
+    vec3 ray = normalize(refract(-v, n, 1.0 / ior)) * thickness;
+    dist = length(ray);
+    vec4 clip = u_view_proj * vec4(v_world_pos + ray, 1.0);
+    vec2 uv = clip.xy / clip.w * 0.5 + 0.5;
+    float lod = log2(max(u_backdrop_size.x, 1.0)) * roughness * clamp(ior * 2.0 - 2.0, 0.0, 1.0);
+    vec3 seen = textureLod(u_backdrop, uv, lod).rgb;
+    return from_srgb(seen) / max(u_exposure, 1e-6);
+}
+
+// KHR_materials_transmission with _volume and _dispersion: what comes through, before
+// the transmission factor mixes it with the diffuse part.
+vec3 transmitted(vec3 n, vec3 v, vec3 base, vec3 f0, float f90, float roughness) {
+    float thickness = u_thickness * v_scale;
+    if (u_tex_on[9] == 1) thickness *= tex(9).g;
+    float dist;
+    vec3 light;
+#ifdef DISPERSION
+    float half_spread = (u_ior - 1.0) * 0.025 * u_dispersion;
+    vec3 iors = vec3(u_ior - half_spread, u_ior, u_ior + half_spread);
+    light.r = behind(n, v, iors.r, thickness, roughness, dist).r;
+    light.g = behind(n, v, iors.g, thickness, roughness, dist).g;
+    light.b = behind(n, v, iors.b, thickness, roughness, dist).b;
+#else
+    light = behind(n, v, u_ior, thickness, roughness, dist);
+#endif
+    if (u_attenuation_distance > 0.0) {
+        vec3 coefficient = -log(max(u_attenuation_color, vec3(1e-6))) / u_attenuation_distance;
+        light *= exp(-coefficient * dist);
+    }
+    float n_v = clamp(dot(n, v), 1e-4, 1.0);
+    vec2 fab = texture(u_brdf_lut, vec2(n_v, roughness)).rg;
+    vec3 fresnel = f0 * fab.x + f90 * fab.y;
+    return (1.0 - fresnel) * light * base;
+}
+#endif
 
 // The material's colour (display values, alpha) at this fragment.
 vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
@@ -263,40 +479,123 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     }
     roughness = clamp(roughness, 0.0525, 1.0);  // three.js's floor: no pinpoint highlights
     metallic = clamp(metallic, 0.0, 1.0);
-    vec3 n = u_tex_on[2] == 1 ? mapped_normal(n_geom) : n_geom;
+    vec3 n = u_tex_on[2] == 1 ? mapped_normal(n_geom, 2, u_normal_scale) : n_geom;
     vec3 v = to_eye;
     vec3 c_diff = mix(base.rgb, vec3(0.0), metallic);
-    vec3 f0 = mix(vec3(0.04), base.rgb, metallic);
+    vec3 f0 = vec3(0.04);
+    float f90 = 1.0;
+#ifdef SPECULAR
+    // KHR_materials_ior and _specular: the dielectric F0 from the ior, tinted by the
+    // specular colour (at most 1), both F0 and F90 weighted by the specular factor
+    float r_ior = (u_ior - 1.0) / (u_ior + 1.0);
+    vec3 tint = u_specular_color;
+    if (u_tex_on[11] == 1) tint *= tex(11).rgb;
+    f0 = min(r_ior * r_ior * tint, vec3(1.0)) * u_specular;
+    f90 = u_specular;
+#endif
+    f0 = mix(f0, base.rgb, metallic);
+    f90 = mix(f90, 1.0, metallic);
     float alpha = roughness * roughness;
+    vec3 nr = n;  // the normal the environment is reflected about
+#ifdef ANISOTROPY
+    if (u_anisotropy > 0.0) {
+        vec3 t, b;
+        if (!tangent_frame(n, 0, t, b)) {
+            t = normalize(cross(abs(n.y) < 0.9 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0), n));
+            b = cross(n, t);
+        }
+        float c = cos(u_anisotropy_rotation), s = sin(u_anisotropy_rotation);
+        g_aniso_t = normalize(t * c + b * s);
+        g_aniso_b = normalize(cross(n, g_aniso_t));
+        g_at = mix(alpha, 1.0, u_anisotropy * u_anisotropy);
+        g_ab = alpha;
+        vec3 across = cross(g_aniso_t, v);
+        vec3 bent = cross(across, g_aniso_t);
+        float bend = 1.0 - u_anisotropy * (1.0 - roughness);
+        nr = normalize(mix(bent, n, bend * bend * bend * bend));
+    }
+#endif
+#ifdef IRIDESCENCE
+    g_irid = u_iridescence;
+    g_irid_fresnel = iridescence_fresnel(clamp(dot(n, v), 1e-4, 1.0), f0,
+                                         u_iridescence_thickness);
+#endif
+    float transmission = 0.0;
+#ifdef TRANSMISSION
+    transmission = u_transmission;
+    if (u_tex_on[8] == 1) transmission *= tex(8).r;
+#endif
+    vec3 c_lit = c_diff * (1.0 - transmission);  // the diffuse part transmission leaves
+#ifdef SHEEN
+    vec3 sheen = u_sheen_color;
+    if (u_tex_on[10] == 1) sheen *= tex(10).rgb;
+    float sheen_rough = clamp(u_sheen_roughness, 0.07, 1.0);
+    vec3 sheen_light = vec3(0.0);
+    float sheen_scale = 1.0 - 0.157 * max3(sheen);  // three.js's albedo scaling
+#endif
+#ifdef CLEARCOAT
+    float coat = u_clearcoat;
+    if (u_tex_on[5] == 1) coat *= tex(5).r;
+    float coat_rough = u_clearcoat_roughness;
+    if (u_tex_on[6] == 1) coat_rough *= tex(6).g;
+    coat_rough = clamp(coat_rough, 0.0525, 1.0);
+    vec3 n_coat = u_tex_on[7] == 1 ? mapped_normal(n_geom, 7, u_clearcoat_normal_scale)
+                                   : n_geom;
+    vec3 coat_light = vec3(0.0);
+#endif
     vec3 color = vec3(0.0);
     for (int i = 0; i < u_light_count && i < MAX_LIGHTS; ++i) {
-        vec3 l = -u_light_to[i];
-        float fall = 1.0;
-        if (u_light_type[i] != 0) {
-            vec3 d = u_light_pos[i] - v_world_pos;
-            float dist2 = max(dot(d, d), 1e-8);
-            l = d * inversesqrt(dist2);
-            fall = 1.0 / dist2;
-            if (u_light_range[i] > 0.0) {
-                float q = dist2 / (u_light_range[i] * u_light_range[i]);
-                fall *= clamp(1.0 - q * q, 0.0, 1.0);
-            }
-            if (u_light_type[i] == 2) {
-                float cd = dot(u_light_to[i], -l);
-                float a = clamp(cd * u_light_cone[i].x + u_light_cone[i].y, 0.0, 1.0);
-                fall *= a * a;
-            }
-        }
+        vec3 l;
+        vec3 radiance = light_at(i, l);
         float n_l = max(dot(n, l), 0.0);
-        if (n_l > 0.0) color += brdf(n, v, l, c_diff, f0, alpha) * u_light_color[i] * fall * n_l;
+        if (n_l > 0.0) color += brdf(n, v, l, c_lit, f0, f90, alpha) * radiance * n_l;
+#ifdef SHEEN
+        if (n_l > 0.0) sheen_light += sheen * sheen_dv(n, v, l, sheen_rough) * radiance * n_l;
+#endif
+#ifdef CLEARCOAT
+        float c_l = max(dot(n_coat, l), 0.0);
+        if (c_l > 0.0) {
+            vec3 h = normalize(l + v);
+            float fc = 0.04 + 0.96 * pow(1.0 - max(dot(v, h), 0.0), 5.0);
+            float ca = coat_rough * coat_rough;
+            coat_light += fc * specular_dv(n_coat, v, l, h, ca) * radiance * c_l;
+        }
+#endif
     }
     float occlusion = 1.0;
     if (u_tex_on[3] == 1) occlusion = 1.0 + u_occlusion_strength * (tex(3).r - 1.0);
-    if (u_env_strength > 0.0)
-        color += u_env_strength * environment_light(n, v, c_diff, f0, roughness) * occlusion;
+    if (u_env_strength > 0.0) {
+        color += u_env_strength * occlusion
+               * environment_light(n, nr, v, c_lit, f0, f90, roughness);
+#ifdef SHEEN
+        // environment_diffuse is the irradiance over pi
+        sheen_light += u_env_strength * occlusion * sheen * PI * environment_diffuse(n)
+                     * sheen_ibl(n, v, sheen_rough);
+#endif
+#ifdef CLEARCOAT
+        float cv = clamp(dot(n_coat, v), 1e-4, 1.0);
+        vec2 fab = texture(u_brdf_lut, vec2(cv, coat_rough)).rg;
+        float cr2 = coat_rough * coat_rough;
+        vec3 r = normalize(mix(reflect(-v, n_coat), n_coat, cr2 * cr2));
+        coat_light += u_env_strength * occlusion * environment(r, coat_rough)
+                    * (0.04 * fab.x + fab.y);
+#endif
+    }
+#ifdef TRANSMISSION
+    if (transmission > 0.0)
+        color += transmission * transmitted(n, v, base.rgb * (1.0 - metallic), f0, f90,
+                                            roughness);
+#endif
     vec3 emissive = u_emissive;
     if (u_tex_on[4] == 1) emissive *= tex(4).rgb;
     color += emissive;
+#ifdef SHEEN
+    color = color * sheen_scale + sheen_light;
+#endif
+#ifdef CLEARCOAT
+    float fcv = 0.04 + 0.96 * pow(1.0 - clamp(dot(n_coat, v), 0.0, 1.0), 5.0);
+    color = color * (1.0 - coat * fcv) + coat * coat_light;
+#endif
     return vec4(display(color), base.a);
 }
 

@@ -59,6 +59,7 @@ out vec2 v_uv;
 out vec2 v_uv1;
 out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
 out float v_mirror;  // -1 where the transform mirrors (glTF: the front face flips)
+out float v_scale;   // the model matrix's mean scale (a volume's thickness is in mesh units)
 
 // Glow.signed and Glow.heat (viewer/render/glow.py) are this function's CPU twins.
 float glow_value() {
@@ -104,6 +105,7 @@ void sprite(vec3 c0, vec3 c1, vec3 c2) {
     v_color = in_color;
     v_vcolor = vec4(1.0);
     v_mirror = 1.0;
+    v_scale = 1.0;
     gl_Position = clip;
 }
 
@@ -131,6 +133,7 @@ void main() {
     v_uv1 = in_uv1;
     v_vcolor = in_vcolor;
     v_mirror = det < 0.0 ? -1.0 : 1.0;
+    v_scale = (length(c0) + length(c1) + length(c2)) / 3.0;
     if (u_sprite == 1) {
         sprite(c0, c1, c2);
         return;

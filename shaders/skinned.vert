@@ -34,6 +34,7 @@ out vec2 v_uv;
 out vec2 v_uv1;
 out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
 out float v_mirror;  // -1 where the transform mirrors (glTF: the front face flips)
+out float v_scale;   // the model matrix's mean scale (a volume's thickness is in mesh units)
 
 mat4 joint_matrix(float index) {
     int row = int(index + 0.5);
@@ -87,5 +88,6 @@ void main() {
     v_uv1 = in_uv1;
     v_vcolor = in_vcolor;
     v_mirror = det < 0.0 ? -1.0 : 1.0;
+    v_scale = (length(c0) + length(c1) + length(c2)) / 3.0;
     gl_Position = u_view_proj * vec4(p.xyz, 1.0);
 }

@@ -266,11 +266,12 @@ def test_a_required_extension_sgview_cannot_honour_is_refused_by_name(tmp_path):
 
 def test_an_unsupported_optional_extension_is_one_note_each(tmp_path):
     path = _with_extensions(
-        tmp_path, ["KHR_materials_sheen", "KHR_materials_sheen", "EXT_foo", "KHR_mesh_quantization"]
+        tmp_path,
+        ["EXT_lights_ies", "EXT_lights_ies", "EXT_foo", "KHR_mesh_quantization"],
     )
     notes = load_scene(path).animation.notes
     assert len(notes) == 2, notes
-    assert "'KHR_materials_sheen' is not supported" in notes[0] and "'EXT_foo'" in notes[1]
+    assert "'EXT_lights_ies' is not supported" in notes[0] and "'EXT_foo'" in notes[1]
 
 
 def test_the_docs_table_names_every_honoured_extension():

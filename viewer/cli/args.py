@@ -177,6 +177,11 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         "help": "the light around glTF models: room (a neutral room prefiltered for roughness, "
         "as three.js's RoomEnvironment; default) or none (the file's lights, or one key light)",
     }),
+    ("--variant", {
+        "metavar": "NAME",
+        "help": "draw a glTF file's KHR_materials_variants variant NAME (a product's colour "
+        "option; default: the file's default materials)",
+    }),
     ("--dump-world", {
         "type": Path, "metavar": "PATH",
         "help": "after the last frame, write {name: 4x4 world matrix} as JSON "

@@ -165,6 +165,8 @@ def options_from(args, scene):
     if args.animation is not None:
         pick_animation(scene, args.animation)
     view = pick_camera(scene, args.camera) if args.camera is not None else None
+    if args.variant is not None:
+        pick_variant(scene, args.variant)
     glow = args.glow
     if glow is None:  # not given: a model file's materials stay readable under the rim
         # glow (an animated model recomputes every node each frame, and the fill would
@@ -253,6 +255,23 @@ def pick_animation(scene, choice: str) -> None:
     raise UsageError(
         f"--animation {quoted(choice, 60)}: no such animation in {quoted(scene.title)} ({known})"
     )
+
+
+def pick_variant(scene, choice: str) -> None:
+    """`--variant NAME`: every glTF part in its material for KHR_materials_variants variant
+    NAME (`UsageError` naming the file's variants if it has no such one)."""
+    from viewer.materials import variant_names, with_variant
+
+    names = variant_names(scene.surfaces)
+    if choice not in names:
+        listing = ", ".join(quoted(n, 40) for n in names[:12])
+        more = ", ..." if len(names) > 12 else ""
+        known = f"its variants are {listing}{more}" if names else "it has no material variants"
+        raise UsageError(
+            f"--variant {quoted(choice, 60)}: no such variant in {quoted(scene.title)} ({known})"
+        )
+    for key, surface in scene.surfaces.items():
+        scene.surfaces[key] = with_variant(surface, choice)
 
 
 def pick_camera(scene, choice: str) -> int:

@@ -1,24 +1,56 @@
 """A glTF material as the node pass's uniforms (shaders/instanced.frag, ``u_pbr = 1``),
-and the built-in meshes' plain shading (``u_pbr = 0``).
+and the built-in meshes' plain shading (``u_pbr = 0``); the shader features a scene's
+materials need (`program_defines`: one program per feature set).
 
-Texture units: 0 is the skins' joint matrices; the five material textures use units 1 to
-5 in the order base colour, metallic-roughness, normal, occlusion, emissive.
+Texture units: 0 is the skins' joint matrices; the five core material textures use units
+1 to 5 in the order base colour, metallic-roughness, normal, occlusion, emissive; 6 and 7
+the environment's, 8 the skins' joint glow; the extensions' textures 9 to 15 (clearcoat,
+clearcoat roughness, clearcoat normal, transmission, thickness, sheen colour, specular
+colour); 16 the transmission pass's picture of what lies behind (`BACKDROP_UNIT`).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 import moderngl
 
-from ..materials import BLEND, IDENTITY_UV, MASK, Material
+from ..materials import (
+    BLEND,
+    CORE_SLOTS,
+    EXTENSION_SLOTS,
+    IDENTITY_UV,
+    MASK,
+    Material,
+    MeshSurface,
+    material_features,
+)
 from .textures import TexturePool
 
-__all__ = ["SLOTS", "MaterialBinder", "set_builtin", "set_material"]
+__all__ = [
+    "BACKDROP_UNIT",
+    "SLOTS",
+    "MaterialBinder",
+    "program_defines",
+    "set_builtin",
+    "set_material",
+]
 
-#: The material's texture slots, in the shader's order (u_tex0 .. u_tex4).
-SLOTS = ("base_color", "metallic_roughness", "normal", "occlusion", "emissive")
+#: The material's texture slots, in the shader's order (u_tex0 .. u_tex11).
+SLOTS = (*CORE_SLOTS, *EXTENSION_SLOTS)
 #: Slots holding colours (sRGB-encoded in the file).
-SRGB_SLOTS = ("base_color", "emissive")
+SRGB_SLOTS = ("base_color", "emissive", "sheen_color", "specular_color")
 FIRST_UNIT = 1
+#: The first unit of the extensions' textures (after the environment's and the joints').
+EXTENSION_UNIT = 9
+#: Texture unit of each slot, in `SLOTS` order.
+UNITS = tuple(
+    FIRST_UNIT + k if k < len(CORE_SLOTS) else EXTENSION_UNIT + k - len(CORE_SLOTS)
+    for k in range(len(SLOTS))
+)
+#: The transmission pass's picture of the opaque scene.
+BACKDROP_UNIT = EXTENSION_UNIT + len(EXTENSION_SLOTS)
 #: The uniforms `set_material` writes.
 _MATERIAL_UNIFORMS = (
     "u_pbr",
@@ -42,8 +74,38 @@ _MATERIAL_UNIFORMS = (
     "u_tex_mirror",
     "u_normal_scale",
     "u_occlusion_strength",
+    "u_ior",
+    "u_specular",
+    "u_specular_color",
+    "u_clearcoat",
+    "u_clearcoat_roughness",
+    "u_clearcoat_normal_scale",
+    "u_sheen_color",
+    "u_sheen_roughness",
+    "u_transmission",
+    "u_thickness",
+    "u_attenuation_color",
+    "u_attenuation_distance",
+    "u_dispersion",
+    "u_iridescence",
+    "u_iridescence_ior",
+    "u_iridescence_thickness",
+    "u_anisotropy",
+    "u_anisotropy_rotation",
+    *(f"u_tex{k}" for k in range(5, len(SLOTS))),
 )
 _ALPHA_MODES = {MASK: 1, BLEND: 2}
+
+
+def program_defines(surfaces: Iterable[MeshSurface]) -> tuple[str, ...]:
+    """The shader features (#defines) the materials of `surfaces` need, their variants'
+    included (a switch of variant then needs no new program), sorted."""
+    found: set[str] = set()
+    for surface in surfaces:
+        for part in surface.parts:
+            for material in (part.material, *(m for _name, m in part.variants)):
+                found |= material_features(material)
+    return tuple(sorted(found))
 
 
 def set_builtin(prog: moderngl.Program) -> None:
@@ -66,6 +128,8 @@ def _uniforms(prog: moderngl.Program) -> dict:
 def _set(prog: moderngl.Program, name: str, value) -> None:
     uniform = _uniforms(prog).get(name)
     if uniform is not None:  # the GLSL compiler drops what a program does not use
+        if isinstance(value, list) and len(value) > uniform.array_length:
+            value = value[: uniform.array_length]  # and trims arrays to what they use
         uniform.value = value
 
 
@@ -104,7 +168,7 @@ class MaterialBinder:
             uniforms = _uniforms(prog)
             names = [n for n in _MATERIAL_UNIFORMS if n in uniforms]
             textures = [
-                (self.pool.get(ref.image, slot in SRGB_SLOTS), FIRST_UNIT + k)
+                (self.pool.get(ref.image, slot in SRGB_SLOTS), UNITS[k])
                 for k, slot in enumerate(SLOTS)
                 if (ref := material.textures().get(slot)) is not None
             ]
@@ -133,7 +197,7 @@ def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) 
     on, sets, row0, row1, mirror = [], [], [], [], []
     for k, slot in enumerate(SLOTS):
         ref = refs.get(slot)
-        unit = FIRST_UNIT + k
+        unit = UNITS[k]
         _set(prog, f"u_tex{k}", unit)
         transform = IDENTITY_UV if ref is None else ref.transform
         on.append(int(ref is not None))
@@ -151,3 +215,30 @@ def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) 
     normal, occlusion = refs.get("normal"), refs.get("occlusion")
     _set(prog, "u_normal_scale", 1.0 if normal is None else normal.scale)
     _set(prog, "u_occlusion_strength", 1.0 if occlusion is None else occlusion.scale)
+    coat_normal = refs.get("clearcoat_normal")
+    _set(prog, "u_clearcoat_normal_scale", 1.0 if coat_normal is None else coat_normal.scale)
+    for name in _EXTENSION_VALUES:
+        _set(prog, f"u_{name}", getattr(material, name))
+    distance = material.attenuation_distance
+    _set(prog, "u_attenuation_distance", 0.0 if distance == math.inf else distance)
+    _set(prog, "u_iridescence_thickness", material.iridescence_thickness[1])
+
+
+#: Material fields written as the uniform of their name (``u_`` + name).
+_EXTENSION_VALUES = (
+    "ior",
+    "specular",
+    "specular_color",
+    "clearcoat",
+    "clearcoat_roughness",
+    "sheen_color",
+    "sheen_roughness",
+    "transmission",
+    "thickness",
+    "attenuation_color",
+    "dispersion",
+    "iridescence",
+    "iridescence_ior",
+    "anisotropy",
+    "anisotropy_rotation",
+)

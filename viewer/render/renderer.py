@@ -37,6 +37,7 @@ from .gpu_mesh import GpuMesh, upload_scene_meshes
 from .instances import Batch, Instances, instanced_vao
 from .joints import JointMarkers
 from .lights import Lighting
+from .material_uniforms import program_defines
 from .morph import MorphMeshes
 from .node_uniforms import node_uniforms
 from .outline import SelectionOutline
@@ -100,8 +101,11 @@ class Renderer:
         self.bounds = bounds if bounds is not None else SceneBounds(scene)
         #: When each node was recomputed and why: the glow's one owner (`glow.py`).
         self.glow = Glow()
+        #: The material features the scene's glTF materials need: the node program is
+        #: compiled with them (one program per feature set, `program_defines`).
+        self.features = program_defines(scene.surfaces.values())
         self.programs = {
-            name: load_program(ctx, name)
+            name: load_program(ctx, name, defines=self.features if name == "instanced" else ())
             for name in ("instanced", "lines", "links", "grid", "background")
         }
         self.meshes: dict[str, GpuMesh] = {}

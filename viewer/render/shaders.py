@@ -87,22 +87,40 @@ def source(name: str, stage: str) -> str:
         raise ShaderError(f"cannot read the shader ({reason})", file=path) from None
 
 
+def with_defines(text: str, defines: tuple[str, ...]) -> str:
+    """`text` with ``#define NAME`` for each of `defines` after its ``#version`` line, and a
+    ``#line`` that keeps the driver's line numbers those of the file."""
+    if not defines:
+        return text
+    first, newline, rest = text.partition("\n")
+    lines = "".join(f"#define {d}\n" for d in defines)
+    return f"{first}{newline}{lines}#line 2\n{rest}"
+
+
 def load_program(
-    ctx: moderngl.Context, name: str, *, text: str | None = None, varyings=None
+    ctx: moderngl.Context,
+    name: str,
+    *,
+    text: str | None = None,
+    varyings=None,
+    defines: tuple[str, ...] = (),
 ) -> moderngl.Program:
     """Compile and link `shaders/NAME.vert` + `shaders/NAME.frag` (or the fragment file
-    it shares, see `SHARED_FRAGMENT`), with `shaders/NAME.geom` between them if it exists.
+    it shares, see `SHARED_FRAGMENT`), with `shaders/NAME.geom` between them if it exists,
+    each with ``#define`` of `defines` (a feature set: one program per set).
 
     Raises `ShaderError` naming the file and line of the first compile error, or both
     files for a link error. A transform-feedback program may be given its vertex `text`
     (the file's, completed by its user) and `varyings`.
     """
-    vert = source(name, "vert") if text is None else text
+    vert = with_defines(source(name, "vert") if text is None else text, defines)
     try:
         if name in FEEDBACK:
             return ctx.program(vertex_shader=vert, varyings=varyings or FEEDBACK[name])
-        frag = source(SHARED_FRAGMENT.get(name, name), "frag")
+        frag = with_defines(source(SHARED_FRAGMENT.get(name, name), "frag"), defines)
         geom = source(name, "geom") if (shader_dir() / f"{name}.geom").is_file() else None
+        if geom is not None:
+            geom = with_defines(geom, defines)
         return ctx.program(vertex_shader=vert, geometry_shader=geom, fragment_shader=frag)
     except moderngl.Error as exc:
         raise build_error(name, str(exc)) from None

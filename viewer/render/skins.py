@@ -18,11 +18,11 @@ from viewer.content import meshes
 
 from ..animation.skin import Skinning
 from ..content.geometry import Geometry
-from ..materials import BLEND
+from ..materials import CORE_SLOTS, drawn_late
 from .glow import Glow
 from .gpu_mesh import POINT_SIZE, joined_indices
 from .lights import LUT_UNIT, RADIANCE_UNIT
-from .material_uniforms import FIRST_UNIT, SLOTS, MaterialBinder
+from .material_uniforms import EXTENSION_UNIT, FIRST_UNIT, MaterialBinder, program_defines
 from .shaders import find_uniform, load_program, uniform
 
 __all__ = ["SkinRenderer"]
@@ -33,10 +33,12 @@ SKIN_FORMAT = "4f 4f"
 SKIN_ATTRS = ("in_joints", "in_weights")
 
 
-#: The texture unit of the joints' glow stamps: past the material's (0: the joints) and
-#: the environment's (`lights.RADIANCE_UNIT`, `LUT_UNIT`): samplers of two types on one
-#: unit make every draw of the program fail.
-JOINT_GLOW_UNIT = max(FIRST_UNIT + len(SLOTS), RADIANCE_UNIT, LUT_UNIT) + 1
+#: The texture unit of the joints' glow stamps: past the core material's (0: the joints)
+#: and the environment's (`lights.RADIANCE_UNIT`, `LUT_UNIT`), before the extensions'
+#: (`EXTENSION_UNIT`): samplers of two types on one unit make every draw fail.
+JOINT_GLOW_UNIT = max(FIRST_UNIT + len(CORE_SLOTS), RADIANCE_UNIT, LUT_UNIT) + 1
+if JOINT_GLOW_UNIT >= EXTENSION_UNIT:
+    raise RuntimeError("the joints' glow unit overlaps the material extensions' textures")
 
 #: The node pass's uniforms this program shares (besides the view-projection).
 SHARED_UNIFORMS = (
@@ -63,6 +65,8 @@ SHARED_UNIFORMS = (
     "u_brdf_lut",
     "u_exposure",
     "u_tone_mapping",
+    "u_backdrop",
+    "u_backdrop_size",
     "u_glow_on",
     "u_time",
     "u_fade",
@@ -71,9 +75,10 @@ SHARED_UNIFORMS = (
 )
 
 
-def load_skinned_program(ctx: moderngl.Context) -> moderngl.Program:
-    """skinned.vert with instanced.frag (the same shading as every other mesh)."""
-    return load_program(ctx, "skinned")
+def load_skinned_program(ctx: moderngl.Context, defines: tuple[str, ...] = ()) -> moderngl.Program:
+    """skinned.vert with instanced.frag (the same shading as every other mesh), with the
+    material features `defines`."""
+    return load_program(ctx, "skinned", defines=defines)
 
 
 class SkinRenderer:
@@ -89,7 +94,7 @@ class SkinRenderer:
     ) -> None:
         self.ctx = ctx
         self.skinning = skinning
-        self.program = load_skinned_program(ctx)
+        self.program = load_skinned_program(ctx, program_defines((surfaces or {}).values()))
         self.bytes_last = 0
         surfaces = surfaces or {}
         self._surfaces = surfaces
@@ -151,14 +156,23 @@ class SkinRenderer:
 
     @property
     def has_blend(self) -> bool:
-        """Whether a skinned mesh has a blended (BLEND) part."""
+        """Whether a skinned mesh has a part drawn late (blended or transmissive)."""
         return any(self._parts(item, True) for _vao, _buffers, item in self._draws)
+
+    @property
+    def has_transmission(self) -> bool:
+        """Whether a skinned mesh has a transmissive part."""
+        return any(
+            p.material.transmission > 0.0
+            for _vao, _buffers, item in self._draws
+            for p in self._parts(item, True) or ()
+        )
 
     def _parts(self, item, blend: bool):
         surface = self._surfaces.get(item.mesh)
         if surface is None:
             return None
-        return [p for p in surface.parts if (p.material.alpha_mode == BLEND) == blend]
+        return [p for p in surface.parts if drawn_late(p.material) == blend]
 
     def draw(
         self,

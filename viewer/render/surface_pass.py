@@ -7,7 +7,9 @@ range of the index list each primitive is and with which material it is drawn
 Blended parts are drawn blended over what is drawn, depth-tested without depth writes,
 one (instance, part) at a time from the farthest (`transparency.py`; ``u_only`` in
 shaders/instanced.vert picks the instance); beyond `MAX_SORTED` such pairs, each part for
-all its instances at once.
+all its instances at once. Transmissive parts (KHR_materials_transmission) are drawn with
+them, after the opaque picture is copied into a mipmapped texture (`Backdrop`), which
+their shading samples through the refracting surface, as three.js's transmission pass.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from ..materials import BLEND
+from ..materials import drawn_late
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import POINT_SIZE
 from .lights import EnvironmentLight, Lighting, light_uniforms
-from .material_uniforms import MaterialBinder
-from .shaders import uniform
+from .material_uniforms import BACKDROP_UNIT, MaterialBinder
+from .shaders import find_uniform, uniform
 from .textures import TexturePool
 from .transparency import MAX_SORTED, back_to_front
 
@@ -36,6 +38,7 @@ class SurfacePass:
         self.textures = TexturePool(ctx)
         self.materials = MaterialBinder(self.textures)
         self.environment = EnvironmentLight(ctx)
+        self.backdrop = Backdrop(ctx)
 
     def begin(
         self, prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Lighting
@@ -48,11 +51,13 @@ class SurfacePass:
             self.environment.bind(prog, look)
         else:
             self.environment.bind(prog, Lighting(look.tone_mapping, look.exposure, "none"))
+        self.backdrop.bind(prog)
 
     def blends(self, kind: str) -> bool:
-        """Whether mesh kind `kind` has a blended (BLEND) part, drawn sorted."""
+        """Whether mesh kind `kind` has a part drawn late (blended or transmissive),
+        sorted."""
         surface = self.surfaces.get(kind)
-        return surface is not None and any(p.material.alpha_mode == BLEND for p in surface.parts)
+        return surface is not None and any(drawn_late(p.material) for p in surface.parts)
 
     def draw_batch(self, prog: moderngl.Program, batch, parts=None) -> None:
         """One instanced draw of `batch`: the built-in shading, or each glTF part with its
@@ -64,7 +69,7 @@ class SurfacePass:
                 batch.vao.render(moderngl.TRIANGLES, instances=batch.count)
             return
         if parts is None:
-            parts = [p for p in surface.parts if p.material.alpha_mode != BLEND]
+            parts = [p for p in surface.parts if not drawn_late(p.material)]
         for part in parts:
             self.materials.material(prog, part.material)
             if part.mode == moderngl.POINTS:
@@ -99,14 +104,15 @@ class SurfacePass:
     def draw_blended(
         self, fbo: moderngl.Framebuffer, prog: moderngl.Program, camera: Camera, placed: list, skins
     ) -> None:
-        """The BLEND parts of the instanced batches and of the skinned meshes (`skins`, a
-        `SkinRenderer` or None), after everything opaque. `placed`: (batch, model
+        """The BLEND and transmissive parts of the instanced batches and of the skinned
+        meshes (`skins`, a `SkinRenderer` or None), after everything opaque (a
+        transmissive one: the opaque picture copied first). `placed`: (batch, model
         matrices [n, 4, 4], look sizes [n, 3]) of every batch, rows in instance order."""
         items = []  # (batch, part, instance row, centre)
         for batch, mats, sizes in placed:
             surface = self.surfaces.get(batch.kind)
             for part in surface.parts if surface is not None else ():
-                if part.material.alpha_mode != BLEND:
+                if not drawn_late(part.material):
                     continue
                 local = np.asarray(part.center) * sizes
                 centres = np.einsum("nij,nj->ni", mats[:, :3, :3], local) + mats[:, :3, 3]
@@ -115,6 +121,10 @@ class SurfacePass:
         if not items and not skinned:
             return
         ctx = self.ctx
+        if any(part.material.transmission > 0.0 for _b, part, _r, _c in items) or (
+            skinned and skins.has_transmission
+        ):
+            self.backdrop.capture(fbo, prog)
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         fbo.depth_mask = False
@@ -138,3 +148,48 @@ class SurfacePass:
     def release(self) -> None:
         self.textures.release()
         self.environment.release()
+        self.backdrop.release()
+
+
+class Backdrop:
+    """The transmission pass's picture: what the opaque pass drew, copied into a
+    mipmapped texture (the mip levels blur it for rough surfaces), on `BACKDROP_UNIT`."""
+
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self.texture: moderngl.Texture | None = None
+        self.fbo: moderngl.Framebuffer | None = None
+
+    def bind(self, prog: moderngl.Program) -> None:
+        """Point `prog`'s sampler at the unit (its own even when nothing is captured:
+        samplers of two types on one unit make every draw fail)."""
+        sampler = find_uniform(prog, "u_backdrop")
+        if sampler is not None:
+            sampler.value = BACKDROP_UNIT
+
+    def capture(self, fbo: moderngl.Framebuffer, prog: moderngl.Program) -> None:
+        """Copy `fbo`'s colour (resolved, if multisampled) and bind it for the
+        transmissive parts drawn next."""
+        width, height = fbo.size
+        size = (int(width), int(height))
+        if self.texture is None or self.texture.size != size:
+            self.release()
+            self.texture = self.ctx.texture(size, 4)
+            self.texture.filter = moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR
+            self.texture.repeat_x = self.texture.repeat_y = False
+            self.fbo = self.ctx.framebuffer(color_attachments=[self.texture])
+        assert self.fbo is not None
+        self.ctx.copy_framebuffer(self.fbo, fbo)
+        self.texture.build_mipmaps()
+        self.texture.use(location=BACKDROP_UNIT)
+        fbo.use()
+        size_uniform = find_uniform(prog, "u_backdrop_size")
+        if size_uniform is not None:
+            size_uniform.value = (float(size[0]), float(size[1]))
+
+    def release(self) -> None:
+        if self.fbo is not None:
+            self.fbo.release()
+        if self.texture is not None:
+            self.texture.release()
+        self.texture = self.fbo = None

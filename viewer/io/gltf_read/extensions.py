@@ -29,10 +29,22 @@ SUPPORTED = {
     "KHR_materials_unlit": "materials",
     "KHR_texture_transform": "materials",
     "KHR_materials_emissive_strength": "materials",
+    "KHR_materials_ior": "materials",
+    "KHR_materials_specular": "materials",
+    "KHR_materials_clearcoat": "materials",
+    "KHR_materials_sheen": "materials",
+    "KHR_materials_transmission": "materials, with a pass of what lies behind",
+    "KHR_materials_volume": "materials, with transmission",
+    "KHR_materials_iridescence": "materials",
+    "KHR_materials_anisotropy": "materials",
+    "KHR_materials_dispersion": "materials, with transmission",
+    "KHR_materials_variants": "materials: --variant",
+    "KHR_materials_pbrSpecularGlossiness": "converted to metallic-roughness",
     "KHR_texture_basisu": "textures: KTX2 transcoded with opengl_basisu",
     "EXT_texture_webp": "textures: WebP decoded with Pillow",
     "EXT_texture_avif": "textures: AVIF decoded with Pillow",
     "KHR_lights_punctual": "lights",
+    "KHR_xmp_json_ld": "metadata: nothing to draw",
 }
 
 

@@ -23,6 +23,10 @@ from numpy.typing import NDArray
 from viewer.io.errors import describe
 from viewer.io.gltf_read.data import GltfFile, is_int, whole
 from viewer.io.gltf_read.images import texture_image
+from viewer.io.gltf_read.material_ext import field_object as _dict
+from viewer.io.gltf_read.material_ext import number as _number
+from viewer.io.gltf_read.material_ext import numbers as _numbers
+from viewer.io.gltf_read.material_ext import read_extensions
 from viewer.materials import (
     BLEND,
     DEFAULT_MATERIAL,
@@ -98,7 +102,7 @@ def _material(gltf: GltfFile, mat: dict, where: str, cache: dict) -> Material:
             ("emissive", mat, "emissiveTexture", None),
         )
     }
-    return Material(
+    core = Material(
         base_color=tuple(min(1.0, max(0.0, c)) for c in base),
         metallic=_number(gltf, pbr, "metallicFactor", 1.0, where),
         roughness=_number(gltf, pbr, "roughnessFactor", 1.0, where),
@@ -114,44 +118,10 @@ def _material(gltf: GltfFile, mat: dict, where: str, cache: dict) -> Material:
         emissive_texture=tex["emissive"],
     )
 
+    def texture(holder: dict, name: str, scale: str | None) -> TextureRef | None:
+        return _texture_ref(gltf, holder, name, where, cache, scale)
 
-def _dict(gltf: GltfFile, obj: dict, name: str, where: str) -> dict:
-    value = obj.get(name)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise gltf.error(where, f"{name} must be an object, got {describe(value)}")
-    return value
-
-
-def _number(
-    gltf: GltfFile,
-    obj: dict,
-    name: str,
-    default: float,
-    where: str,
-    lo: float = 0.0,
-    hi: float = 1.0,
-) -> float:
-    """`obj[name]` (`default` when absent): a finite number, or a one-line refusal; one
-    outside the specification's range [lo, hi] is clamped to it (it draws as the nearest
-    value would)."""
-    value = obj.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise gltf.error(where, f"{name} must be a finite number, got {describe(value)}")
-    return float(min(hi, max(lo, value)))
-
-
-def _numbers(gltf: GltfFile, obj: dict, name: str, width: int, default: tuple, where: str) -> tuple:
-    value = obj.get(name, default)
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != width
-        or not all(isinstance(c, int | float) and not isinstance(c, bool) for c in value)
-        or not all(math.isfinite(c) for c in value)
-    ):
-        raise gltf.error(where, f"{name} must be {width} finite numbers, got {describe(value)}")
-    return tuple(float(c) for c in value)
+    return read_extensions(gltf, ext, core, where, texture, cache)
 
 
 def _texture_ref(

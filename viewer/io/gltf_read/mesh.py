@@ -29,6 +29,7 @@ from viewer.io.errors import describe
 from viewer.io.gltf_read.compression import decode_draco
 from viewer.io.gltf_read.data import GltfFile, constant_row, whole
 from viewer.io.gltf_read.material import read_material, vertex_data
+from viewer.io.gltf_read.material_ext import file_variants, read_variants
 from viewer.io.gltf_read.primitives import (
     LINES,
     POINTS,
@@ -75,7 +76,7 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         raise gltf.error(here, f"primitives must be an array, got {describe(prims)}")
     all_p, all_n, all_i, all_w, all_c, all_uv, all_uv1 = [], [], [], [], [], [], []
     all_l, all_pt, all_dp, all_dn = [], [], [], []
-    found: list[tuple] = []  # per primitive: (mode, index count, material, centre)
+    found: list[tuple] = []  # per primitive: (mode, index count, material, centre, variants)
     color = None
     offset = 0
     n_targets = None
@@ -128,6 +129,9 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
                 phere, f"{len(deltas[0])} morph targets, the mesh's first primitive has {n_targets}"
             )
         material = read_material(gltf, prim.get("material"), phere, textures)
+        variants = read_variants(
+            gltf, prim, phere, lambda m, at: read_material(gltf, m, at, textures)
+        )
         if color is None:
             color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
         vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
@@ -151,7 +155,13 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         for part_mode, ids in ((TRIANGLES, tri), (LINES, seg), (POINTS, pts)):
             if ids.size:  # counted in the mode's own indices (after strips, loops, fans)
                 found.append(
-                    (part_mode, int(ids.size), bare if part_mode != TRIANGLES else material, center)
+                    (
+                        part_mode,
+                        int(ids.size),
+                        bare if part_mode != TRIANGLES else material,
+                        center,
+                        variants,
+                    )
                 )
         if offset + n > 2**32:
             raise gltf.error(here, "too many vertices")
@@ -175,7 +185,9 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
                 for uv, p in zip(all_uv1, all_p, strict=True)
             ]
         )
-    surface = MeshSurface(np.concatenate(all_c), np.concatenate(all_uv), uvs1, _parts(found))
+    surface = MeshSurface(
+        np.concatenate(all_c), np.concatenate(all_uv), uvs1, _parts(found), file_variants(gltf)
+    )
     skinned = None
     if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
         rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
@@ -252,8 +264,8 @@ def _parts(found: list[tuple]) -> tuple[MeshPart, ...]:
         start[part_mode] = total
         total += sum(count for m, count, *_ in found if m == part_mode)
     parts = []
-    for part_mode, count, material, center in found:
-        parts.append(MeshPart(start[part_mode], count, material, center, part_mode))
+    for part_mode, count, material, center, variants in found:
+        parts.append(MeshPart(start[part_mode], count, material, center, part_mode, variants))
         start[part_mode] += count
     return tuple(parts)
 

@@ -1,0 +1,312 @@
+"""The ratified KHR_materials_* extensions, KHR_materials_pbrSpecularGlossiness and
+KHR_materials_variants, on files built in code.
+
+Expectations come from the extensions' own texts: ior and specular set F0 =
+((ior - 1) / (ior + 1))^2 x specular colour and F0, F90 x specular (so ior 1 or specular 0
+take the dielectric's reflection away), a clearcoat adds a second, smoother lobe on top, a
+sheen brightens the grazing angles, transmission shows what lies behind through the
+surface (Beer's law: after `d` through the volume, attenuationColor ^ (d /
+attenuationDistance) of it), iridescence colours the reflection, variants switch the
+material of the primitives they map; specular-glossiness converts as glTF-Transform's
+metalRough writes it down. Bad values are one-line errors naming the file, the material
+and the field.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/gltf_looks.py
+
+from gltf_looks import Doc, quad, sphere  # noqa: E402
+from render_helpers import draw  # noqa: E402
+
+from viewer.io import SceneError, load_scene  # noqa: E402
+from viewer.materials import variant_names, with_variant  # noqa: E402
+from viewer.render.camera import Camera  # noqa: E402
+from viewer.render.frame_view import ViewSettings  # noqa: E402
+from viewer.render.lights import Lighting  # noqa: E402
+from viewer.render.renderer import Renderer  # noqa: E402
+
+SIZE = (120, 120)
+BLACK = {"baseColorFactor": [0.0, 0.0, 0.0, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.5}
+FLAT = Lighting(tone_mapping="none")
+
+
+def _linear(c: float) -> float:
+    c /= 255.0
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def _material(ext: dict, pbr: dict | None = None, **more) -> dict:
+    return {"pbrMetallicRoughness": dict(pbr or BLACK), "extensions": ext, **more}
+
+
+def _shot(gl_ctx, target, path, *, eye=(0.0, 0.0, 4.0), look=FLAT, scene=None):
+    """The picture of `path` (or of `scene`) seen from `eye` towards the origin; returns
+    (image as int array, the renderer's shader features)."""
+    scene = scene or load_scene(path)
+    scene.graph.update()
+    r = Renderer(gl_ctx, scene, look)
+    view = ViewSettings(show_grid=False, show_axes=False, show_links=False)
+    cam = Camera()
+    cam.look_from(eye, (0.0, 0.0, 0.0))
+    cam.extent = 10.0
+    draw(r, target.fbo, cam, SIZE, view)
+    img = target.read().astype(int)
+    features = r.features
+    r.release()
+    return img, features
+
+
+def _ring(img, lo: float, hi: float) -> np.ndarray:
+    """The RGB pixels between `lo` and `hi` times the radius of the unit sphere at the
+    origin as `_shot`'s default camera sees it (its projected equator)."""
+    cam = Camera()
+    cam.look_from((0.0, 0.0, 4.0), (0.0, 0.0, 0.0))
+    cam.extent = 10.0
+    (cx, cy, _), (ex, _ey, _) = cam.project([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)], SIZE)
+    radius = abs(ex - cx)
+    ys, xs = np.mgrid[: SIZE[1], : SIZE[0]]
+    d = np.hypot(xs + 0.5 - cx, ys + 0.5 - cy) / radius
+    return img[(d >= lo) & (d < hi)][:, :3]
+
+
+def _sphere_file(tmp_path, material, name) -> Path:
+    d = Doc()
+    d.node("S", mesh=d.mesh(sphere(), material))
+    return d.write(tmp_path / name)
+
+
+def _centre(img) -> np.ndarray:
+    h, w = img.shape[:2]
+    return img[h // 2 - 2 : h // 2 + 3, w // 2 - 2 : w // 2 + 3, :3].reshape(-1, 3).mean(0)
+
+
+# -- ior and specular ---------------------------------------------------------------------
+def test_ior_1_and_specular_0_take_the_dielectric_reflection_away(gl_ctx, target, tmp_path):
+    # A black dielectric shows nothing but its reflection: F0 = 0.04 head-on at ior 1.5.
+    # ior 1 makes F0 = 0 (head-on: nothing); specular 0 makes F0 = F90 = 0 (nothing at all).
+    plain_file = _sphere_file(tmp_path, {"pbrMetallicRoughness": BLACK}, "plain.gltf")
+    ior_file = _sphere_file(tmp_path, _material({"KHR_materials_ior": {"ior": 1.0}}), "i.gltf")
+    spec = _material({"KHR_materials_specular": {"specularFactor": 0.0}})
+    plain, none = _shot(gl_ctx, target, plain_file)
+    ior1, f_ior = _shot(gl_ctx, target, ior_file)
+    spec0, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, spec, "s.gltf"))
+    assert none == () and f_ior == ("SPECULAR",)
+    assert _centre(plain).min() > 25, _centre(plain)  # 0.04 of the room, sRGB-encoded
+    assert _centre(ior1).max() <= 3, _centre(ior1)
+    assert _ring(spec0, 0.0, 0.97).max() <= 3  # nothing anywhere, grazing angles included
+    assert _ring(plain, 0.9, 0.97).max() > 60
+
+
+def test_specular_colour_tints_the_reflection(gl_ctx, target, tmp_path):
+    ext = {"KHR_materials_specular": {"specularColorFactor": [1.0, 0.0, 0.0]}}
+    img, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, _material(ext), "tint.gltf"))
+    r, g, b = _centre(img)
+    assert r > 25 and g <= 3 and b <= 3, (r, g, b)
+
+
+# -- clearcoat ---------------------------------------------------------------------------
+def test_a_clearcoat_adds_a_sharp_highlight_over_a_rough_base(gl_ctx, target, tmp_path):
+    base = {"baseColorFactor": [0.6, 0.1, 0.1, 1.0], "metallicFactor": 0.0, "roughnessFactor": 1.0}
+    plain, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, {"pbrMetallicRoughness": base},
+                                                  "p.gltf"))  # fmt: skip
+    coat = {"KHR_materials_clearcoat": {"clearcoatFactor": 1.0, "clearcoatRoughnessFactor": 0.0}}
+    coated, features = _shot(
+        gl_ctx, target, _sphere_file(tmp_path, _material(coat, base), "c.gltf")
+    )
+    assert features == ("CLEARCOAT",)
+    # the coat reflects the room's lamp panels sharply: the brightest pixels get brighter,
+    # and its colourless reflection lifts green and blue where the base has little
+    assert coated[..., :3].sum(-1).max() > plain[..., :3].sum(-1).max() + 60
+    assert coated[..., 1].mean() > plain[..., 1].mean() + 2
+
+
+# -- sheen -------------------------------------------------------------------------------
+def test_sheen_brightens_the_grazing_angles(gl_ctx, target, tmp_path):
+    ext = {"KHR_materials_sheen": {"sheenColorFactor": [1.0, 1.0, 1.0],
+                                   "sheenRoughnessFactor": 0.5}}  # fmt: skip
+    plain, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, {"pbrMetallicRoughness": BLACK},
+                                                  "p.gltf"))  # fmt: skip
+    sheen, features = _shot(gl_ctx, target, _sphere_file(tmp_path, _material(ext), "s.gltf"))
+    assert features == ("SHEEN",)
+    # near the silhouette (grazing) the sheen adds more than it does facing the eye
+    rim = _ring(sheen, 0.85, 0.97).mean() - _ring(plain, 0.85, 0.97).mean()
+    middle = _ring(sheen, 0.0, 0.3).mean() - _ring(plain, 0.0, 0.3).mean()
+    assert rim > 10 and rim > middle + 5, (rim, middle)
+
+
+# -- transmission and volume -------------------------------------------------------------
+def _glass_scene(tmp_path, name, ext, base=(1.0, 1.0, 1.0, 1.0), behind=(0.1, 0.8, 0.1, 1.0)):
+    d = Doc()
+    back = {"pbrMetallicRoughness": {"baseColorFactor": list(behind), "metallicFactor": 0.0},
+            "extensions": {"KHR_materials_unlit": {}}}  # fmt: skip
+    d.node("Back", mesh=d.mesh(quad(6.0, -2.0), back))
+    glass = {"pbrMetallicRoughness": {"baseColorFactor": list(base), "metallicFactor": 0.0,
+                                      "roughnessFactor": 0.0}, "extensions": ext}  # fmt: skip
+    d.node("Glass", mesh=d.mesh(quad(2.0, 0.0), glass))
+    return d.write(tmp_path / name)
+
+
+def test_transmission_shows_what_lies_behind(gl_ctx, target, tmp_path):
+    ext = {"KHR_materials_transmission": {"transmissionFactor": 1.0}}
+    img, features = _shot(gl_ctx, target, _glass_scene(tmp_path, "t.gltf", ext))
+    opaque, _ = _shot(gl_ctx, target, _glass_scene(tmp_path, "o.gltf", {}))
+    assert features == ("TRANSMISSION",)
+    r, g, b = _centre(img)
+    assert g > 150 and g > r + 80 and g > b + 80, (r, g, b)  # the green quad, through it
+    r0, g0, b0 = _centre(opaque)
+    assert min(r0, g0, b0) > 100, (r0, g0, b0)  # the white quad itself without the extension
+
+
+def test_volume_attenuation_tints_by_beers_law(gl_ctx, target, tmp_path):
+    # Head-on through a 1-unit-thick volume whose attenuationColor (1, 0.25, 0.25) is
+    # reached after 1 unit: a white background comes through as (1, 0.25, 0.25) x what
+    # passes the surface (1 - F, colourless).
+    ext = {"KHR_materials_transmission": {"transmissionFactor": 1.0},
+           "KHR_materials_volume": {"thicknessFactor": 1.0, "attenuationDistance": 1.0,
+                                    "attenuationColor": [1.0, 0.25, 0.25]}}  # fmt: skip
+    path = _glass_scene(tmp_path, "v.gltf", ext, behind=(1.0, 1.0, 1.0, 1.0))
+    img, _ = _shot(gl_ctx, target, path)
+    r, g, b = (_linear(c) for c in _centre(img))
+    assert r > 0.5 and abs(g / r - 0.25) < 0.06 and abs(b / r - 0.25) < 0.06, (r, g, b)
+
+
+def test_transmission_is_tinted_by_the_base_colour(gl_ctx, target, tmp_path):
+    ext = {"KHR_materials_transmission": {"transmissionFactor": 1.0}}
+    path = _glass_scene(tmp_path, "b.gltf", ext, base=(1.0, 0.5, 0.5, 1.0), behind=(1, 1, 1, 1))
+    r, g, b = (_linear(c) for c in _centre(_shot(gl_ctx, target, path)[0]))
+    assert abs(g / r - 0.5) < 0.08 and abs(b / r - 0.5) < 0.08, (r, g, b)
+
+
+# -- iridescence and anisotropy ---------------------------------------------------------
+def test_iridescence_colours_the_reflection(gl_ctx, target, tmp_path):
+    ext = {"KHR_materials_iridescence": {"iridescenceFactor": 1.0,
+                                         "iridescenceThicknessMaximum": 400.0}}  # fmt: skip
+    plain, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, {"pbrMetallicRoughness": BLACK},
+                                                  "p.gltf"))  # fmt: skip
+    irid, features = _shot(gl_ctx, target, _sphere_file(tmp_path, _material(ext), "i.gltf"))
+    assert features == ("IRIDESCENCE",)
+    spread = lambda img: np.ptp(_ring(img, 0.0, 0.97), axis=-1).max()  # noqa: E731
+    assert spread(plain) <= 6 and spread(irid) > 30, (spread(plain), spread(irid))
+
+
+def test_anisotropy_changes_with_its_rotation(gl_ctx, target, tmp_path):
+    metal = {"baseColorFactor": [1, 1, 1, 1], "metallicFactor": 1.0, "roughnessFactor": 0.4}
+    pics = []
+    for k, rotation in enumerate((0.0, 1.5707963)):
+        ext = {"KHR_materials_anisotropy": {"anisotropyStrength": 1.0,
+                                            "anisotropyRotation": rotation}}  # fmt: skip
+        path = _sphere_file(tmp_path, _material(ext, metal), f"a{k}.gltf")
+        pics.append(_shot(gl_ctx, target, path)[0])
+    plain, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, {"pbrMetallicRoughness": metal},
+                                                  "p.gltf"))  # fmt: skip
+    diff = lambda a, b: np.abs(a[..., :3] - b[..., :3]).mean()  # noqa: E731
+    assert diff(pics[0], plain) > 2 and diff(pics[0], pics[1]) > 2
+
+
+# -- specular-glossiness ----------------------------------------------------------------
+def test_specular_glossiness_converts_as_metal_rough_writes_it(tmp_path):
+    d = Doc()
+    sg = np.zeros((2, 2, 4), np.uint8)
+    sg[..., :3] = (40, 80, 120)
+    sg[..., 3] = [[0, 100], [200, 255]]
+    tex = d.image(sg)
+    material = {"extensions": {"KHR_materials_pbrSpecularGlossiness": {
+        "diffuseFactor": [0.8, 0.4, 0.2, 0.9], "specularFactor": [0.3, 0.2, 0.1],
+        "glossinessFactor": 0.6}}}  # fmt: skip
+    d.node("Q", mesh=d.mesh(quad(), material))
+    m = next(iter(load_scene(d.write(tmp_path / "a.gltf")).surfaces.values())).parts[0].material
+    assert m.base_color == (0.8, 0.4, 0.2, 0.9) and m.metallic == 0.0
+    assert m.roughness == pytest.approx(0.4) and m.specular_color == (0.3, 0.2, 0.1)
+    assert m.specular == 1.0 and m.ior == 1000.0
+    ext = d.doc["materials"][0]["extensions"]["KHR_materials_pbrSpecularGlossiness"]
+    ext["specularGlossinessTexture"] = {"index": tex}
+    ext["diffuseTexture"] = {"index": tex}
+    m = next(iter(load_scene(d.write(tmp_path / "b.gltf")).surfaces.values())).parts[0].material
+    assert m.roughness == 1.0 and m.base_color_texture is not None
+    rough = m.metallic_roughness_texture.image.pixels
+    want = 255 - np.round(sg[..., 3] * 0.6)
+    assert np.array_equal(rough[..., 1], want.astype(np.uint8))
+    assert not rough[..., 2].any()  # metallic 0
+    assert m.specular_color_texture.image.pixels[0, 0, :3].tolist() == [40, 80, 120]
+
+
+# -- variants ----------------------------------------------------------------------------
+def _variants_file(tmp_path) -> Path:
+    d = Doc()
+    green = {"pbrMetallicRoughness": {"baseColorFactor": [0, 1, 0, 1]},
+             "extensions": {"KHR_materials_unlit": {}}}  # fmt: skip
+    d.node("Q", mesh=d.mesh(quad(), green))
+    for colour in ([0, 0, 1, 1], [1, 0, 0, 1]):
+        d.doc["materials"].append({"pbrMetallicRoughness": {"baseColorFactor": colour},
+                                   "extensions": {"KHR_materials_unlit": {}}})  # fmt: skip
+    d.doc["extensions"] = {"KHR_materials_variants": {"variants": [{"name": "Blue"},
+                                                                   {"name": "Red"}]}}  # fmt: skip
+    mappings = [{"material": 1, "variants": [0]}, {"material": 2, "variants": [1]}]
+    d.doc["meshes"][0]["primitives"][0]["extensions"] = {
+        "KHR_materials_variants": {"mappings": mappings}
+    }
+    return d.write(tmp_path / "v.gltf")
+
+
+def test_variants_switch_the_material_of_the_mapped_primitive(gl_ctx, target, tmp_path):
+    scene = load_scene(_variants_file(tmp_path))
+    assert variant_names(scene.surfaces) == ["Blue", "Red"]
+    seen = {}
+    for name in (None, "Blue", "Red", None):
+        for key, surface in scene.surfaces.items():
+            scene.surfaces[key] = with_variant(surface, name)
+        seen[name] = tuple(_centre(_shot(gl_ctx, target, None, scene=scene)[0]).round())
+    assert seen[None] == (0, 255, 0) and seen["Blue"] == (0, 0, 255) and seen["Red"] == (255, 0, 0)
+
+
+def test_variant_on_the_command_line(tmp_path, capsys):
+    from viewer.cli.main import main
+
+    path = _variants_file(tmp_path)
+    shot = tmp_path / "red.png"
+    assert main([str(path), "--headless", "--size", "64x64", "--no-overlay", "--variant", "Red",
+                 "--screenshot", str(shot)]) == 0  # fmt: skip
+    from PIL import Image
+
+    img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    assert img[32, 32].tolist() == [255, 0, 0]
+    capsys.readouterr()
+    assert main([str(path), "--headless", "--variant", "Plum"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'Plum'" in err and "'Blue', 'Red'" in err, err
+
+
+# -- bad values ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("ext", "needle"),
+    [
+        ({"KHR_materials_clearcoat": {"clearcoatFactor": "thick"}}, "clearcoatFactor must be"),
+        ({"KHR_materials_volume": {"attenuationDistance": 0}}, "attenuationDistance must be"),
+        ({"KHR_materials_sheen": {"sheenColorFactor": [1, 1]}}, "sheenColorFactor must be 3"),
+        ({"KHR_materials_ior": {"ior": None}}, "ior must be a finite number"),
+        ({"KHR_materials_transmission": []}, "KHR_materials_transmission must be an object"),
+        ({"KHR_materials_pbrSpecularGlossiness": {"glossinessFactor": True}}, "glossinessFactor"),
+    ],
+)
+def test_bad_extension_values_are_one_line_errors(tmp_path, ext, needle):
+    path = _sphere_file(tmp_path, _material(ext), "bad.gltf")
+    with pytest.raises(SceneError, match=needle) as err:
+        load_scene(path)
+    message = str(err.value)
+    assert "\n" not in message and "material 0" in message and "bad.gltf" in message, message
+
+
+def test_a_mapping_to_an_unknown_variant_is_one_line(tmp_path):
+    path = _variants_file(tmp_path)
+    text = path.read_text().replace('"variants": [1]', '"variants": [7]')
+    path.write_text(text)
+    with pytest.raises(SceneError, match="7 is not a variant index") as err:
+        load_scene(path)
+    assert "\n" not in str(err.value) and "mesh 0" in str(err.value)
