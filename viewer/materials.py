@@ -208,6 +208,8 @@ class MeshSurface:
     #: The file's KHR_materials_variants names, in file order (each surface of the file
     #: carries them, so a scene's list survives meshes without mappings).
     variant_names: tuple[str, ...] = ()
+    #: The variant its parts are in (`with_variant`; None: the file's defaults).
+    variant: str | None = None
 
 
 def variant_names(surfaces: dict[str, MeshSurface]) -> list[str]:
@@ -228,7 +230,7 @@ def with_variant(surface: MeshSurface, name: str | None) -> MeshSurface:
             table = dict(kept)
             part = replace(part, material=table.get(name or "", table[""]), variants=kept)
         parts.append(part)
-    return replace(surface, parts=tuple(parts))
+    return replace(surface, parts=tuple(parts), variant=name)
 
 
 def _keep_default(part: MeshPart) -> tuple[tuple[str, Material], ...]:

@@ -87,6 +87,20 @@ class OverlayCanvas(Protocol):
         `everyone`: all)."""
         ...
 
+    @property
+    def variant_names(self) -> list[str]:
+        """The glTF files' KHR_materials_variants names (none: empty)."""
+        ...
+
+    @property
+    def variant(self) -> str | None:
+        """The material variant drawn (None: the files' defaults)."""
+        ...
+
+    def set_variant(self, name: str | None) -> None:
+        """Draw the materials of variant `name` (None: the files' defaults)."""
+        ...
+
 
 class OverlayCamera(Protocol):
     """The camera, for placing names on screen."""

@@ -98,6 +98,7 @@ class ScenePanel:
         self._selected(entry)
         self._collision()
         self.animation.draw()
+        self._variants()
         top = imgui.get_cursor_screen_pos().y
         self.edit.draw()
         self.edit_header_y = (top, top + imgui.get_frame_height())
@@ -328,6 +329,19 @@ class ScenePanel:
             imgui.text_colored(vec4(c.dim), "red in the view: overlap only (glow off here;")
             imgui.text_colored(vec4(c.dim), "the panels' L / W colours mean what they do")
             imgui.text_colored(vec4(c.dim), "everywhere)")
+
+    def _variants(self) -> None:
+        """The glTF files' material variants (KHR_materials_variants), one radio button
+        each, the files' defaults first: a click draws that variant."""
+        canvas = self.ov.canvas
+        names = canvas.variant_names
+        if not names or not imgui.collapsing_header("Material variants"):
+            return
+        drawn = canvas.variant
+        for k, name in enumerate([None, *names]):
+            label = "the file's default" if name is None else printable(name)
+            if imgui.radio_button(f"{label}##variant{k}", drawn == name) and drawn != name:
+                canvas.set_variant(name)
 
     def _view_settings(self) -> None:
         if not imgui.collapsing_header("View"):

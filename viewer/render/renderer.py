@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from viewer.content import meshes
 from viewer.content.scene import Scene
+from viewer.materials import variant_names, with_variant
 from viewer.scene.report import FrameReport
 
 from .backdrop import Backdrop, axis_lines
@@ -254,6 +255,32 @@ class Renderer:
         """Draw node `ids` in colour `rgb` (one [3] or [k, 3] in 0..1) from now on (until
         the next rebuild); returns the bytes written."""
         return self.instances.set_colors(ids, rgb)
+
+    @property
+    def variant_names(self) -> list[str]:
+        """The scene's KHR_materials_variants names, in file order (none: empty)."""
+        return variant_names(self.scene.surfaces)
+
+    @property
+    def variant(self) -> str | None:
+        """The material variant drawn (None: the files' default materials)."""
+        return next((s.variant for s in self.scene.surfaces.values() if s.variant), None)
+
+    def set_variant(self, name: str | None) -> None:
+        """Draw every glTF part in its material for variant `name` (None: the files'
+        defaults); the parts it maps no material keep their default. The node program
+        already holds the variants' shader features (`program_defines`)."""
+        if name is not None and name not in self.variant_names:
+            raise ValueError(f"no material variant {name!r} in the scene")
+        surfaces = self.scene.surfaces  # the skins draw from this dict too
+        for key, surface in surfaces.items():
+            surfaces[key] = with_variant(surface, name)
+            if key in self.surface_pass.surfaces:
+                self.surface_pass.surfaces[key] = surfaces[key]
+        for kind, base in self.morphs.copies().items():
+            if base in surfaces:
+                self.surface_pass.surfaces[kind] = surfaces[base]
+        self.rebuild()  # the culled batches keep their parts
 
     @property
     def bytes_last(self) -> int:

@@ -38,7 +38,7 @@ SUPPORTED = {
     "KHR_materials_iridescence": "materials",
     "KHR_materials_anisotropy": "materials",
     "KHR_materials_dispersion": "materials, with transmission",
-    "KHR_materials_variants": "materials: --variant",
+    "KHR_materials_variants": "materials: --variant and the scene panel",
     "KHR_materials_pbrSpecularGlossiness": "converted to metallic-roughness",
     "KHR_texture_basisu": "textures: KTX2 transcoded with opengl_basisu",
     "EXT_texture_webp": "textures: WebP decoded with Pillow",
