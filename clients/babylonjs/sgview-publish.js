@@ -1,0 +1,444 @@
+// sgview-publish for Babylon.js: send a Babylon scene's frames to sgview (`sgview listen`),
+// over the attach protocol of sgview's docs/attach.md (binary WebSocket messages,
+// little-endian).
+//
+// What is sent is what Babylon really did. A node's world matrix was recomputed in a frame
+// when Babylon wrote it: its `Matrix.updateFlag` changed (every write of a Babylon matrix
+// takes a new flag) or the node holds another matrix object. That is read after the frame
+// from the matrix Babylon caches (`worldMatrixFromCache`), never through `getWorldMatrix()`,
+// which would make Babylon compute what it had skipped. Why it recomputed is read just
+// before Babylon's own dirty checks run: each node's `computeWorldMatrix` (a camera's
+// `getViewMatrix`) is observed through an own property that calls Babylon's method, and
+// notes whether the node itself was dirty (its position, rotation, scaling, billboard or
+// pivot changed, `markAsDirty`, a forced call) or only out of date with its parent; then
+// the cause is the ancestor whose change started it.
+//
+// Matrices go to sgview's conventions once: Babylon's row-vector matrices read column by
+// column are the column-vector ones, and a left-handed scene (Babylon's default) is seen
+// through the mirror z -> -z (M' = S M S, S = diag(1, 1, -1, 1)), so that sgview's
+// right-handed, +Y up frame shows it the right way round (docs/babylonjs.md).
+
+const MAGIC = [0x53, 0x47, 0x56, 0x57]; // "SGVW"
+const VERSION = 1;
+const HELLO = 1;
+const WELCOME = 2;
+const STRUCTURE = 3;
+const FRAME = 4;
+const NAME_BYTES_MAX = 1024;
+const RETRY_MS = 1000;
+const encoder = new TextEncoder();
+// Elements of a column-major 4x4 matrix in the z row or the z column but not both: the
+// ones the mirror z -> -z negates.
+const Z_FLIPPED = [2, 6, 8, 9, 11, 14];
+
+/** A name as sgview takes it: the text itself (sgview escapes what it cannot print safely
+ * when it shows it), cut to at most 1024 bytes of UTF-8 between characters. */
+function cleanName(text) {
+  const name = String(text);
+  if (encoder.encode(name).length <= NAME_BYTES_MAX) return name;
+  let kept = "";
+  let bytes = 0;
+  for (const ch of name) { // code points: a cut never splits a surrogate pair
+    bytes += encoder.encode(ch).length;
+    if (bytes > NAME_BYTES_MAX) break;
+    kept += ch;
+  }
+  return kept;
+}
+
+function header(view, kind) {
+  MAGIC.forEach((byte, i) => view.setUint8(i, byte));
+  view.setUint16(4, VERSION, true);
+  view.setUint16(6, kind, true);
+}
+
+function helloMessage(name, token) {
+  const parts = [encoder.encode(cleanName(token)), encoder.encode(cleanName(name))];
+  const buffer = new ArrayBuffer(8 + 8 + parts[0].length + parts[1].length);
+  const view = new DataView(buffer);
+  header(view, HELLO);
+  let at = 8;
+  for (const bytes of parts) {
+    view.setUint32(at, bytes.length, true);
+    new Uint8Array(buffer, at + 4, bytes.length).set(bytes);
+    at += 4 + bytes.length;
+  }
+  return buffer;
+}
+
+function structureMessage(ids, parents, names) {
+  const encoded = names.map((n) => encoder.encode(n));
+  const nameBytes = encoded.reduce((sum, b) => sum + b.length, 0);
+  const n = ids.length;
+  const buffer = new ArrayBuffer(8 + 8 + 12 * n + nameBytes);
+  const view = new DataView(buffer);
+  header(view, STRUCTURE);
+  view.setUint32(8, n, true);
+  view.setUint32(12, nameBytes, true);
+  let at = 16;
+  for (const id of ids) { view.setUint32(at, id, true); at += 4; }
+  for (const p of parents) { view.setInt32(at, p, true); at += 4; }
+  for (const b of encoded) { view.setUint32(at, b.length, true); at += 4; }
+  for (const b of encoded) { new Uint8Array(buffer, at, b.length).set(b); at += b.length; }
+  return buffer;
+}
+
+function frameMessage(f) {
+  const counts = [f.local.length, f.world.length, f.valueIds.length, f.worldIds.length];
+  const [nl, nw, nv, nm] = counts;
+  const size = 64 + 4 * (nl + 2 * nw + nv + nm) + 80 * nv + 128 * nm; // header + 56
+  const buffer = new ArrayBuffer(size);
+  const view = new DataView(buffer);
+  header(view, FRAME);
+  view.setBigInt64(8, BigInt(f.frame), true);
+  view.setUint32(16, f.merged, true);
+  view.setUint32(20, f.structureChanged ? 1 : 0, true);
+  view.setBigUint64(24, 0n, true); // suppressed: Babylon has no such notion
+  view.setBigUint64(32, BigInt(f.products), true);
+  view.setBigUint64(40, BigInt(f.naive), true);
+  counts.forEach((c, i) => view.setUint32(48 + 4 * i, c, true));
+  let at = 64;
+  const u32 = (list) => { for (const v of list) { view.setUint32(at, v, true); at += 4; } };
+  const f64 = (list) => { for (const v of list) { view.setFloat64(at, v, true); at += 8; } };
+  u32(f.local); u32(f.world); u32(f.cause); u32(f.valueIds);
+  for (const row of f.values) f64(row);
+  u32(f.worldIds);
+  for (const elements of f.worlds) f64(elements); // column by column
+  return buffer;
+}
+
+/** Babylon's matrix elements `m` (row vectors, row by row: the same numbers as the
+ * column-vector matrix column by column) in sgview's convention, as 16 f64s column by
+ * column; `flip`: the scene is left-handed. Numbers sgview would refuse (not finite, or
+ * beyond 1e12) cannot come from a matrix Babylon draws with; they go as 0. */
+export function toSgview(m, flip) {
+  const out = Float64Array.from(m);
+  if (flip) for (const i of Z_FLIPPED) out[i] = -out[i];
+  for (let i = 0; i < 16; i++) if (!(Math.abs(out[i]) <= 1e12)) out[i] = 0;
+  return out;
+}
+
+/** The local values sgview keeps (position, quaternion x y z w, scale) of the column-major
+ * affine matrix `e`: its translation, the lengths of its axes (x negated for a mirror)
+ * and the rotation they leave (shear, which T R S cannot hold, is dropped: the world
+ * matrix sent alongside is the truth). */
+export function valuesOf(e) {
+  const sx0 = Math.hypot(e[0], e[1], e[2]);
+  const sy = Math.hypot(e[4], e[5], e[6]);
+  const sz = Math.hypot(e[8], e[9], e[10]);
+  const det = e[0] * (e[5] * e[10] - e[6] * e[9]) - e[4] * (e[1] * e[10] - e[2] * e[9])
+    + e[8] * (e[1] * e[6] - e[2] * e[5]);
+  const sx = det < 0 ? -sx0 : sx0;
+  const r = (col, row, s) => (s === 0 ? (col === row ? 1 : 0) : e[4 * col + row] / s);
+  const m00 = r(0, 0, sx), m10 = r(0, 1, sx), m20 = r(0, 2, sx);
+  const m01 = r(1, 0, sy), m11 = r(1, 1, sy), m21 = r(1, 2, sy);
+  const m02 = r(2, 0, sz), m12 = r(2, 1, sz), m22 = r(2, 2, sz);
+  let x, y, z, w;
+  const trace = m00 + m11 + m22;
+  if (trace > 0) {
+    const s = 0.5 / Math.sqrt(trace + 1);
+    w = 0.25 / s; x = (m21 - m12) * s; y = (m02 - m20) * s; z = (m10 - m01) * s;
+  } else if (m00 > m11 && m00 > m22) {
+    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    w = (m21 - m12) / s; x = 0.25 * s; y = (m01 + m10) / s; z = (m02 + m20) / s;
+  } else if (m11 > m22) {
+    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    w = (m02 - m20) / s; x = (m01 + m10) / s; y = 0.25 * s; z = (m12 + m21) / s;
+  } else {
+    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    w = (m10 - m01) / s; x = (m02 + m20) / s; y = (m12 + m21) / s; z = 0.25 * s;
+  }
+  const row = [e[12], e[13], e[14], x, y, z, w, sx, sy, sz].map((v) => (Number.isFinite(v) ? v : 0));
+  if (Math.hypot(row[3], row[4], row[5], row[6]) < 1e-6) row.splice(3, 4, 0, 0, 0, 1);
+  return row;
+}
+
+function sameElements(cached, elements) {
+  if (!cached) return false;
+  for (let i = 0; i < 16; i++) if (cached[i] !== elements[i]) return false;
+  return true;
+}
+
+const isBone = (node) => node.getClassName?.() === "Bone";
+/** Whether Babylon ever computed `node`'s world matrix: a transform node's or camera's
+ * `_childUpdateId` (-1 when made) counts the computations its children sync with; a light
+ * makes its world matrix when it first computes it. */
+const everComputed = (node) => node._childUpdateId >= 0 || (!node._localMatrix
+  && !isCamera(node) && node._worldMatrix !== undefined);
+const isCamera = (node) => typeof node.getViewMatrix === "function";
+
+/**
+ * Publish `scene` to the sgview listening at `url`. Each `scene.render()` is one frame
+ * (`scene.onAfterRenderObservable`); with `options.auto === false`, call `link.frame()`
+ * once per frame instead. Returns at once; sending never blocks the page: while sgview
+ * lags (the socket's bufferedAmount over `maxBuffered`), frames are merged and sent as one.
+ */
+export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
+  const WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
+  const name = options.name ?? "Babylon.js";
+  const token = options.token ?? "";
+  const maxBuffered = options.maxBuffered ?? 8 * 1024 * 1024;
+  const auto = options.auto ?? true;
+  const link = { connected: false, framesSent: 0, framesMerged: 0, frameNumber: 0, error: null };
+  // node -> { original, world, flag, local, localFlag }: Babylon's method, and its world
+  // and local matrices (object and updateFlag) as they were at the last frame.
+  const watched = new Map();
+  let socket = null;
+  let closed = false;
+  let needSnapshot = false;
+  let sent = { ids: [], parents: [], names: [] };
+  const lastLocal = new Map(); // id -> the local matrix last sent (sgview's convention)
+  const lastWorld = new Map();
+  const lastCause = new Map(); // id -> the cause of its latest recompute, across frames
+  let causes = new Map(); // id -> cause, for the recomputes observed since the last frame
+  let pending = null; // frames merged while sgview lags
+  let previous = new Set(); // the nodes of the last frame's tree
+
+  /** Why `node` is about to recompute, judged before Babylon's dirty checks run: itself,
+   * or (only out of date with its parent) the ancestor whose change started it. */
+  function causeOf(node, force) {
+    const parent = node.parent;
+    let own;
+    if (!parent || force || node._isDirty) own = true;
+    else if (isCamera(node)) own = node.isSynchronizedWithParent();
+    else own = typeof node._isSynchronized !== "function" || !node._isSynchronized();
+    if (own) return node.uniqueId;
+    return causes.get(parent.uniqueId) ?? lastCause.get(parent.uniqueId) ?? parent.uniqueId;
+  }
+
+  function observed(node, method) {
+    const original = node[method];
+    node[method] = function recomputing(force, ...rest) {
+      const before = this._worldMatrix;
+      const flag = before?.updateFlag;
+      const cause = causeOf(this, force);
+      const result = original.call(this, force, ...rest);
+      if (this._worldMatrix !== before || this._worldMatrix?.updateFlag !== flag) {
+        causes.set(this.uniqueId, cause);
+      }
+      return result;
+    };
+    return original;
+  }
+
+  /** `fresh`: the node joined the tree since the last frame, so whatever Babylon computed
+   * of it, it did since then; it may have done so before the publisher could watch it
+   * (Babylon tells of a new mesh only on the next turn of the event loop). */
+  function watch(node, fresh) {
+    if (watched.has(node) || isBone(node)) return;
+    const method = isCamera(node) ? "getViewMatrix" : "computeWorldMatrix";
+    const hadOwn = Object.hasOwn(node, method);
+    watched.set(node, {
+      method, hadOwn, original: observed(node, method), fresh,
+      world: node._worldMatrix, flag: node._worldMatrix?.updateFlag,
+      local: node._localMatrix, localFlag: node._localMatrix?.updateFlag,
+    });
+  }
+
+  function unwatch(node) {
+    const record = watched.get(node);
+    if (record.hadOwn) node[record.method] = record.original;
+    else delete node[record.method];
+    watched.delete(node);
+  }
+
+  function walk() {
+    const nodes = [], ids = [], parents = [], names = [], depths = [];
+    let naive = 0;
+    const visit = (node, parentId, depth) => { // pre-order, children in their order
+      if (isBone(node)) return;
+      nodes.push(node);
+      ids.push(node.uniqueId);
+      parents.push(parentId);
+      depths.push(depth);
+      names.push(cleanName(node.name || node.getClassName()));
+      naive += depth;
+      for (const child of node.getChildren(undefined, true)) visit(child, node.uniqueId, depth + 1);
+    };
+    for (const root of scene.rootNodes) visit(root, -1, 0);
+    return { nodes, ids, parents, names, depths, naive };
+  }
+
+  function sameStructure(a, b) {
+    if (a.ids.length !== b.ids.length) return false;
+    for (let i = 0; i < a.ids.length; i++) {
+      if (a.ids[i] !== b.ids[i] || a.parents[i] !== b.parents[i] || a.names[i] !== b.names[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** What Babylon did since the last call: the nodes whose world (and local) matrix it
+   * wrote, in pre-order, each with its cause. */
+  function collect(tree) {
+    const local = [], world = [], cause = [];
+    let products = 0;
+    tree.nodes.forEach((node, i) => {
+      const record = watched.get(node);
+      const matrix = node._worldMatrix;
+      const recomputed = record.fresh ? everComputed(node)
+        : matrix !== record.world || matrix?.updateFlag !== record.flag;
+      record.fresh = false;
+      record.world = matrix;
+      record.flag = matrix?.updateFlag;
+      if (!recomputed) return;
+      const id = node.uniqueId;
+      const by = causes.get(id) ?? id; // written outside computeWorldMatrix: its own doing
+      lastCause.set(id, by);
+      world.push(id);
+      cause.push(by);
+      if (tree.depths[i] > 0) products += 1;
+      const localMatrix = node._localMatrix;
+      if (!localMatrix) {
+        local.push(id); // a camera's or light's local is composed in the same call
+      } else if (localMatrix !== record.local || localMatrix.updateFlag !== record.localFlag) {
+        local.push(id);
+      }
+      record.local = localMatrix;
+      record.localFlag = localMatrix?.updateFlag;
+    });
+    causes = new Map();
+    return { local, world, cause, products };
+  }
+
+  /** Fold this frame's record into `pending`, then send it if sgview keeps up. */
+  link.frame = function frame() {
+    if (closed) return;
+    link.frameNumber += 1;
+    const tree = walk();
+    const present = new Set(tree.nodes);
+    for (const node of [...watched.keys()]) if (!present.has(node)) unwatch(node);
+    for (const node of tree.nodes) if (!previous.has(node)) watch(node, true);
+    previous = present;
+    const done = collect(tree);
+    if (!link.connected) return;
+    pending ??= { local: new Set(), world: new Map(), merged: 0, products: 0, naive: 0 };
+    for (const id of done.local) pending.local.add(id);
+    done.world.forEach((id, i) => { pending.world.delete(id); pending.world.set(id, done.cause[i]); });
+    pending.merged += 1;
+    pending.products += done.products;
+    pending.naive += tree.naive;
+    if (socket.bufferedAmount > maxBuffered) return; // sgview lags: merge with the next
+    send(tree);
+  };
+
+  const flip = () => !scene.useRightHandedSystem;
+  const scratch = {};
+
+  /** `node`'s local matrix in sgview's convention: Babylon's own (`_localMatrix`) once it
+   * composed one; otherwise (a camera, a light, a transform node Babylon never computed,
+   * whose `_localMatrix` is still zeros) parent world^-1 · world. */
+  function localOf(node, world) {
+    if (node._localMatrix && node._childUpdateId >= 0) return toSgview(node._localMatrix.m, flip());
+    const parentWorld = node.parent?._worldMatrix;
+    if (!parentWorld || !world) return toSgview(world ? world.m : IDENTITY, flip());
+    const Matrix = world.constructor;
+    scratch.inverse ??= new Matrix();
+    scratch.local ??= new Matrix();
+    parentWorld.invertToRef(scratch.inverse);
+    world.multiplyToRef(scratch.inverse, scratch.local); // row vectors: world = local · parent
+    return toSgview(scratch.local.m, flip());
+  }
+
+  function send(tree) {
+    const snapshot = needSnapshot;
+    needSnapshot = false;
+    const changed = snapshot || !sameStructure(tree, sent);
+    const alive = new Map(tree.ids.map((id, i) => [id, i]));
+    const inOrder = (ids) => [...ids].filter((id) => alive.has(id))
+      .sort((a, b) => alive.get(a) - alive.get(b));
+    const world = inOrder(pending.world.keys());
+    const cause = world.map((id) => {
+      const c = pending.world.get(id);
+      return alive.has(c) ? c : id;
+    });
+    const valueIds = [], values = [], worldIds = [], worlds = [];
+    tree.nodes.forEach((node) => {
+      const id = node.uniqueId;
+      const matrix = node._worldMatrix; // as Babylon holds it (a light may hold none yet)
+      const elements = toSgview(matrix ? matrix.m : IDENTITY, flip());
+      const local = localOf(node, matrix);
+      if (snapshot || !sameElements(lastLocal.get(id), local)) {
+        valueIds.push(id);
+        values.push(valuesOf(local));
+        lastLocal.set(id, local);
+      }
+      if (snapshot || !sameElements(lastWorld.get(id), elements)) {
+        worldIds.push(id);
+        worlds.push(elements);
+        lastWorld.set(id, elements);
+      }
+    });
+    for (const id of [...lastLocal.keys()]) {
+      if (!alive.has(id)) { lastLocal.delete(id); lastWorld.delete(id); lastCause.delete(id); }
+    }
+    if (changed) {
+      socket.send(structureMessage(tree.ids, tree.parents, tree.names));
+      sent = tree;
+    }
+    socket.send(frameMessage({
+      frame: link.frameNumber, merged: pending.merged, structureChanged: changed,
+      products: pending.products, naive: pending.naive, local: inOrder(pending.local),
+      world, cause, valueIds, values, worldIds, worlds,
+    }));
+    link.framesSent += pending.merged;
+    link.framesMerged += pending.merged - 1;
+    pending = null;
+  }
+
+  function connect() {
+    if (closed) return;
+    const started = Date.now();
+    let ws;
+    try {
+      ws = new WebSocketClass(url);
+    } catch (error) {
+      link.error = String(error);
+      setTimeout(connect, RETRY_MS);
+      return;
+    }
+    socket = ws;
+    ws.binaryType = "arraybuffer";
+    ws.onopen = () => ws.send(helloMessage(name, token));
+    ws.onmessage = (event) => {
+      const view = new DataView(event.data);
+      if (view.byteLength >= 8 && view.getUint16(6, true) === WELCOME) {
+        needSnapshot = true;
+        pending = null;
+        link.connected = true;
+      }
+    };
+    ws.onerror = () => {};
+    ws.onclose = (event) => {
+      if (event.reason) link.error = event.reason;
+      link.connected = false;
+      if (socket === ws) socket = null;
+      if (!closed) setTimeout(connect, Math.max(0, RETRY_MS - (Date.now() - started)));
+    };
+  }
+
+  // A node made after this call is watched as Babylon adds it, before it can be computed,
+  // so the frame it joins reports what Babylon did to it.
+  const added = [
+    scene.onNewMeshAddedObservable, scene.onNewTransformNodeAddedObservable,
+    scene.onNewCameraAddedObservable, scene.onNewLightAddedObservable,
+  ].map((observable) => [observable, observable.add((node) => watch(node, true))]);
+  const afterRender = auto ? scene.onAfterRenderObservable.add(() => link.frame()) : null;
+
+  /** Stop: Babylon's own methods back on every node, the connection closed. */
+  link.close = function close() {
+    closed = true;
+    for (const node of [...watched.keys()]) unwatch(node);
+    for (const [observable, observer] of added) observable.remove(observer);
+    if (afterRender) scene.onAfterRenderObservable.remove(afterRender);
+    if (socket) socket.close();
+  };
+
+  previous = new Set(walk().nodes);
+  for (const node of previous) watch(node, false); // from the first frame on
+  connect();
+  return link;
+}
+
+const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];

@@ -1,0 +1,305 @@
+// The Babylon.js publisher against `sgview listen --headless`, with Babylon's NullEngine.
+// The oracles are Babylon's own, taken apart from the publisher: the nodes whose world
+// matrix Babylon recomputed in a frame are the ones its observables report
+// (`onAfterWorldMatrixUpdateObservable`, which fires at the end of the work of a
+// TransformNode's `computeWorldMatrix`, and a camera's `onViewMatrixChangedObservable`),
+// and the world matrices are what Babylon caches, converted here by the rule that
+// docs/babylonjs.md states (row vectors read column by column; z -> -z for a left-handed
+// scene). sgview's --log must list exactly those nodes per frame, its --dump-world hold
+// exactly those matrices (1e-6 relative) at every frame checked. Loopback only; every wait
+// bounded.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  Animation, FreeCamera, HemisphericLight, Logger, Mesh, MeshBuilder, NullEngine, Scene,
+  TransformNode, Vector3,
+} from "@babylonjs/core";
+import WebSocket from "ws";
+import { publish } from "../sgview-publish.js";
+
+Logger.LogLevels = Logger.NoneLogLevel; // Babylon's banner would mix with the test report
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const PYTHON = process.env.SGVIEW_PYTHON ?? "python3";
+
+/** `sgview listen ADDRESS --headless ...`: resolves with the address it listens on and a
+ * promise of its stdout once it exits. */
+function startViewer(address, frames, dump) {
+  const child = spawn(PYTHON, ["-m", "viewer", "listen", address, "--headless",
+    "--frames", String(frames), "--log", "--dump-world", dump, "--size", "160x100",
+    "--samples", "0"], {
+    cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
+  });
+  let out = "", err = "";
+  child.stdout.on("data", (d) => { out += d; });
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`timeout: ${err}`)); }, 90000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      code === 0 ? resolve(out) : reject(new Error(`sgview exited ${code}: ${err}`));
+    });
+  });
+  const listening = new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /^sgview: listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    done.catch(reject);
+  });
+  return { address: listening, done };
+}
+
+/** A port free now, so that one viewer after another listens on the same address and the
+ * publisher, as with any viewer that starts again, reconnects and sends the whole scene. */
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until(check, ms = 30000) {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function tmpFile(name) {
+  return path.join(mkdtempSync(path.join(tmpdir(), "sgview-babylon-")), name);
+}
+
+/** Per `scene.render()`, the names of the nodes whose world matrix Babylon recomputed,
+ * from Babylon's observables. Babylon tells of a new mesh only on the next turn of the
+ * event loop: the test observes the nodes it makes itself at once (`observe`). */
+function recorder(scene) {
+  let current = new Set();
+  const seen = new WeakSet();
+  const observe = (node) => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if (node.onAfterWorldMatrixUpdateObservable) {
+      node.onAfterWorldMatrixUpdateObservable.add(() => current.add(node.name));
+    } else if (node.onViewMatrixChangedObservable) {
+      node.onViewMatrixChangedObservable.add(() => current.add(node.name));
+    }
+  };
+  [...scene.transformNodes, ...scene.meshes, ...scene.cameras].forEach(observe);
+  scene.onNewTransformNodeAddedObservable.add(observe);
+  scene.onNewMeshAddedObservable.add(observe);
+  scene.onNewCameraAddedObservable.add(observe);
+  return {
+    observe,
+    take() {
+      const out = current;
+      current = new Set();
+      return out;
+    },
+  };
+}
+
+/** Babylon's cached world matrices in sgview's convention, row by row (as --dump-world
+ * writes them): Babylon's `m` read column by column is the column-vector matrix; a
+ * left-handed scene is mirrored z -> -z on both sides (S M S). */
+function worldsOf(scene) {
+  const s = scene.useRightHandedSystem ? [1, 1, 1, 1] : [1, 1, -1, 1];
+  const out = {};
+  const visit = (node) => {
+    const m = node._worldMatrix?.m ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    out[node.name] = [0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((c) => s[r] * s[c] * m[4 * c + r]));
+    node.getChildren().forEach(visit);
+  };
+  scene.rootNodes.forEach(visit);
+  return out;
+}
+
+function assertWorlds(dumpPath, scene, where) {
+  const dumped = JSON.parse(readFileSync(dumpPath, "utf8"));
+  const mine = worldsOf(scene);
+  assert.deepEqual(Object.keys(dumped).sort(), Object.keys(mine).sort(), where);
+  for (const [name, rows] of Object.entries(mine)) {
+    const expected = rows.flat();
+    const scale = Math.max(1, ...expected.map(Math.abs));
+    dumped[name].flat().forEach((v, i) => {
+      assert.ok(Math.abs(v - expected[i]) <= 1e-6 * scale,
+        `${where}: ${name}[${Math.floor(i / 4)}][${i % 4}] sgview ${v}, Babylon ${expected[i]}`);
+    });
+  }
+}
+
+/** sgview's --log as {frame: {world: names it says were recomputed, stale: names it
+ * calls stale}}. */
+function parseLog(out) {
+  const frames = new Map();
+  let current = null;
+  for (const line of out.split("\n")) {
+    const head = /^# frame (\d+)$/.exec(line);
+    if (head) {
+      current = { world: new Set(), stale: new Set() };
+      frames.set(Number(head[1]), current);
+      continue;
+    }
+    const world = /^=Update World : (.*)=$/.exec(line);
+    if (world) current.world.add(world[1]);
+    const stale = /^!Stale World : (.*)!$/.exec(line);
+    if (stale) current.stale.add(stale[1]);
+  }
+  return frames;
+}
+
+/** Every frame's recomputed set as Babylon's observables saw it, and its stale nodes as
+ * Babylon's matrices say (each one is touched every frame in these scenes: a billboard
+ * recomputes every frame). */
+function assertLog(out, expected, stale, where) {
+  const logged = parseLog(out);
+  const sorted = (names) => [...(names ?? [])].sort();
+  for (const [frame, names] of expected) {
+    assert.deepEqual(sorted(logged.get(frame)?.world), sorted(names), `${where}: frame ${frame}`);
+    assert.deepEqual(sorted(logged.get(frame)?.stale), sorted(stale.get(frame)),
+      `${where}: stale in frame ${frame}`);
+  }
+  for (const frame of logged.keys()) assert.ok(expected.has(frame), `${where}: frame ${frame}`);
+}
+
+function box(name, scene, parent, position) {
+  const mesh = MeshBuilder.CreateBox(name, { size: 0.3 }, scene);
+  mesh.parent = parent;
+  mesh.position.copyFrom(position);
+  return mesh;
+}
+
+/** A scene built in code: a parented chain of meshes, a TransformNode rig that Babylon
+ * animations turn and move, a lone TransformNode no mesh hangs under (Babylon never
+ * computes it in a render), a billboard, a frozen node, a camera that circles. */
+function world() {
+  const engine = new NullEngine();
+  const scene = new Scene(engine);
+  scene.useConstantAnimationDeltaTime = true; // 16 ms a frame, whatever the clock says
+  const camera = new FreeCamera("Camera", new Vector3(0, 4, -10), scene);
+  camera.setTarget(Vector3.Zero());
+  new HemisphericLight("Sky", new Vector3(0, 1, 0), scene);
+  const arm = box("Arm", scene, null, new Vector3(1, 0, 0));
+  const hand = box("Hand", scene, arm, new Vector3(0, 2, 0));
+  const finger = box("Finger", scene, hand, new Vector3(0, 0.5, 0.25));
+  const rig = new TransformNode("Rig", scene);
+  rig.position.set(-2, 1, 3);
+  const spinner = new TransformNode("Spinner", scene);
+  spinner.parent = rig;
+  spinner.position.set(0, 1, 0);
+  const blade = box("Blade", scene, spinner, new Vector3(1.5, 0, 0));
+  blade.scaling.set(2, 0.5, 1);
+  const lone = new TransformNode("Lone", scene);
+  const sign = MeshBuilder.CreatePlane("Sign", { size: 1 }, scene);
+  sign.parent = rig;
+  sign.position.set(0, 3, 0);
+  sign.billboardMode = Mesh.BILLBOARDMODE_ALL;
+  const statue = box("Statue", scene, null, new Vector3(4, 0, 4));
+  statue.rotation.y = 0.7;
+  statue.freezeWorldMatrix();
+  const turn = new Animation("turn", "rotation.y", 60, Animation.ANIMATIONTYPE_FLOAT,
+    Animation.ANIMATIONLOOPMODE_CYCLE);
+  turn.setKeys([{ frame: 0, value: 0 }, { frame: 30, value: Math.PI }, { frame: 60, value: 2 * Math.PI }]);
+  const bob = new Animation("bob", "position", 60, Animation.ANIMATIONTYPE_VECTOR3,
+    Animation.ANIMATIONLOOPMODE_CYCLE);
+  bob.setKeys([{ frame: 0, value: new Vector3(-2, 1, 3) }, { frame: 45, value: new Vector3(-2, 2.5, 1) },
+    { frame: 90, value: new Vector3(-2, 1, 3) }]);
+  const drift = new Animation("drift", "position.x", 60, Animation.ANIMATIONTYPE_FLOAT,
+    Animation.ANIMATIONLOOPMODE_CYCLE);
+  drift.setKeys([{ frame: 0, value: 0 }, { frame: 60, value: 5 }]);
+  scene.beginDirectAnimation(spinner, [turn], 0, 60, true);
+  scene.beginDirectAnimation(rig, [bob], 0, 90, true);
+  scene.beginDirectAnimation(lone, [drift], 0, 60, true);
+  return { engine, scene, camera, arm, hand, finger, rig, spinner, blade, lone, sign, statue };
+}
+
+/** The frame's `t`-th change (one a frame; `w`: the scene's nodes). */
+function change(w, t, oracle) {
+  const { scene, camera, hand, finger, rig, statue, lone } = w;
+  camera.position.set(10 * Math.sin(t / 20), 4, -10 * Math.cos(t / 20));
+  if (t % 3 === 0) hand.rotation.z = 0.05 * t; // Hand and its subtree, every third frame
+  if (t === 10) statue.position.x = 9; // frozen: Babylon does not move it
+  if (t === 25) w.arm.markAsDirty(); // recomputed, though nothing moved
+  if (t === 50) oracle.observe(box("Thumb", scene, hand, new Vector3(0.2, 0.3, 0)));
+  if (t === 60) finger.setParent(rig); // re-parented, world kept
+  if (t === 70) scene.getMeshByName("Thumb").dispose(); // removed
+  if (t === 80) statue.unfreezeWorldMatrix(); // moves to x = 9 at last
+  if (t === 95) statue.freezeWorldMatrix();
+  if (t === 100) lone.computeWorldMatrix(); // asked for: computed outside the render
+  if (t === 105) { // a new node, and a mesh moved under it
+    const pivot = new TransformNode("Pivot", scene);
+    pivot.position.y = 1;
+    w.blade.setParent(pivot);
+  }
+}
+
+/** The nodes whose world Babylon holds differs from its local matrix times its parent's
+ * world (Babylon's own product, in its own convention): what sgview must call stale. A
+ * node Babylon never computed has no local matrix yet (docs/babylonjs.md). */
+function staleOf(scene) {
+  const out = new Set();
+  const visit = (node) => {
+    const parent = node.parent;
+    if (node._localMatrix && node._childUpdateId >= 0) {
+      const local = node._localMatrix;
+      const expected = (parent ? local.multiply(parent._worldMatrix) : local).m;
+      const scale = Math.max(1, ...Array.from(expected, Math.abs));
+      if (node._worldMatrix.m.some((v, i) => Math.abs(v - expected[i]) > 1e-6 * scale)) {
+        out.add(node.name);
+      }
+    }
+    node.getChildren().forEach(visit);
+  };
+  scene.rootNodes.forEach(visit);
+  return out;
+}
+
+test("recomputed sets and world matrices over 120 frames of motion, edits and structure changes",
+  async () => {
+    const w = world();
+    const { scene, camera, hand, statue } = w;
+    const oracle = recorder(scene);
+    scene.render(); // Babylon's first frame computes everything: before sgview connects
+    oracle.take();
+    const port = await freePort();
+    const link = publish(scene, `ws://127.0.0.1:${port}`, { WebSocket, name: "babylon" });
+    const perSession = 40;
+    let frame = link.frameNumber;
+    try {
+      for (let session = 1; session <= 3; session++) {
+        const dump = tmpFile("world.json");
+        const viewer = startViewer(`127.0.0.1:${port}`, perSession, dump);
+        await viewer.address;
+        await until(() => link.connected);
+        const expected = new Map();
+        const stale = new Map();
+        for (let k = 0; k < perSession; k++) {
+          frame += 1;
+          change(w, (session - 1) * perSession + k, oracle);
+          scene.render();
+          expected.set(frame, oracle.take());
+          stale.set(frame, staleOf(scene));
+        }
+        assert.equal(link.frameNumber, frame);
+        const out = await viewer.done;
+        assertLog(out, expected, stale, `session ${session}`);
+        assertWorlds(dump, scene, `session ${session}, frame ${frame}`);
+      }
+    } finally {
+      link.close(); // its retry timer would keep Node running
+    }
+    assert.equal(statue._worldMatrix.m[12], 9);
+    assert.ok(!Object.hasOwn(hand, "computeWorldMatrix")); // Babylon's own again
+    assert.ok(!Object.hasOwn(camera, "getViewMatrix"));
+    w.engine.dispose();
+  });
