@@ -1,7 +1,7 @@
 """three.js's own examples in a real browser, watched by sgview: every object's world matrix
 in the viewer against three's ``matrixWorld`` in the page, frame by frame.
 
-    PYTHONPATH=$PWD python bench/threejs_examples.py --three DIR [--frames 40] [NAME ...]
+    PYTHONPATH=$PWD .venv/bin/python bench/threejs_examples.py --three DIR [--frames 60] [NAME ...]
 
 DIR is a local copy of three.js's repository, or of the part the examples need: its
 ``examples/*.html`` and the models they load; ``build/three.module.js`` and
@@ -55,26 +55,26 @@ TOLERANCE = 1e-6
 #: Seconds the server waits before answering for a model (``examples/models/``), as a
 #: network would: a page that loads one adds it to its scene while it is watched, so the
 #: objects added mid-run are checked in the frame they join.
-MODEL_DELAY = 1.0
+MODEL_DELAY = 0.25
 #: The examples run by default: skinned and animated hierarchies, mixers, instanced and
 #: batched meshes, CSS labels and objects, cameras, LODs, many objects.
 EXAMPLES = (
-    "webgl_loader_bvh",
     "webgl_animation_skinning_blending",
     "webgl_animation_keyframes",
-    "misc_animation_keys",
-    "webgl_instancing_dynamic",
+    "webgl_loader_bvh",
+    "misc_animation_groups",
     "webgl_instancing_raycast",
+    "webgl_instancing_dynamic",
     "webgl_instancing_performance",
     "webgl_mesh_batch",
     "css2d_label",
-    "css3d_periodictable",
     "webgl_camera",
-    "webgl_lod",
     "webgl_geometry_hierarchy",
-    "webgl_geometry_hierarchy2",
-    "webgl_interactive_cubes",
+    "webgl_geometries",
+    "webgl_math_orientation_transform",
     "misc_lookat",
+    "webgl_interactive_cubes",
+    "webgl_lod",
 )
 
 #: The page's side, independent of the publisher: `window.sgviewRecord(scene, frame)`
@@ -93,8 +93,8 @@ RECORDER_JS = r"""
     if (object.parent) world.multiplyMatrices(object.parent.matrixWorld, local);
     else world.copy(local);
     const mine = object.matrixWorld.elements;
-    let big = 1;
-    for (const v of mine) big = Math.max(big, Math.abs(v));
+    let big = 1; // sgview's tolerance: relative to parent * local's largest element
+    for (const v of world.elements) big = Math.max(big, Math.abs(v));
     for (let i = 0; i < 16; i++) {
       if (!(Math.abs(world.elements[i] - mine[i]) <= TOLERANCE * big)) return true;
     }
@@ -193,7 +193,7 @@ class Seen:
     parents: np.ndarray  # the program's parent id per node (-1: a root)
     worlds: np.ndarray  # (n, 4, 4) the mirror's world matrices (rows: column vectors)
     merged: int  # program frames this message stood for
-    stale: int  # nodes the mirror flagged stale after this frame (its report's ``stale``)
+    stale: frozenset[int]  # the program's ids of the nodes stale after this frame
 
 
 @dataclass
@@ -237,9 +237,11 @@ class Watch:
                 if frame.structure is not None:
                     ids, parents = frame.structure.ids.copy(), frame.structure.parents.copy()
                 report = mirror.apply(frame)
-                worlds = np.array(mirror.graph.world_matrices()[mirror.ids(ids)])
-                flagged = len(getattr(report, "stale", ()))
-                self.frames[frame.frame] = Seen(ids, parents, worlds, frame.merged, flagged)
+                mine = mirror.ids(ids)
+                worlds = np.array(mirror.graph.world_matrices()[mine])
+                program_id = dict(zip(mine.tolist(), ids.tolist(), strict=True))
+                stale = frozenset(program_id[i] for i in report.stale.tolist())
+                self.frames[frame.frame] = Seen(ids, parents, worlds, frame.merged, stale)
         except Exception as exc:  # reported by `close`
             self.error = f"{type(exc).__name__}: {exc}"
 
@@ -331,7 +333,11 @@ def compare(recorded: list[dict], seen: Mapping[int, Seen]) -> Result:
         diff = np.abs(mine.worlds[rows] - theirs).max(axis=(1, 2)) / scale
         stale = {int(i) for i in entry["stale"]}
         result.stale = max(result.stale, len(stale))
-        result.stale_flagged = max(result.stale_flagged, mine.stale)
+        result.stale_flagged = max(result.stale_flagged, len(mine.stale))
+        if stale != mine.stale:
+            result.problems.append(
+                f"frame {k}: stale in the page {sorted(stale)}, in sgview {sorted(mine.stale)}"
+            )
         affected = _below(ids, parents, stale)
         hit = np.array([ids[n] in affected for n in present], dtype=bool)
         if (~hit).any():
@@ -457,7 +463,7 @@ def _row(example: str, result: Result, errors: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--three", type=Path, required=True, help="a three.js checkout")
-    parser.add_argument("--frames", type=int, default=40, help="frames per example")
+    parser.add_argument("--frames", type=int, default=60, help="frames per example")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per example")
     parser.add_argument("examples", nargs="*", help=f"default: {', '.join(EXAMPLES)}")
     args = parser.parse_args(argv)

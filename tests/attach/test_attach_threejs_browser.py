@@ -195,7 +195,7 @@ def test_stale_worlds_are_threes_and_flagged(bench, in_process):
     assert result.stale == 1
     assert result.stale_diff <= bench.TOLERANCE, result
     for k in range(1, FRAMES + 1):
-        assert seen[k].stale == (1 if k >= threejs_page.ATTACHED else 0), k
+        assert len(seen[k].stale) == (1 if k >= threejs_page.ATTACHED else 0), k
 
 
 def test_headless_listen_logs_what_three_recomputed(headless):
@@ -242,3 +242,38 @@ def test_headless_listen_dumps_and_logs_the_stale_world(bench, headless):
     flagged = {k for k, lines in log.items() if _names_in(lines, "stale")}
     assert threejs_page.ATTACHED in flagged
     assert _names_in(log[threejs_page.ATTACHED], "stale") == set(threejs_page.STALE)
+
+
+def test_the_comparison_sees_what_it_is_for(bench):
+    """bench.compare on made-up frames: a world off by more than the tolerance, an object
+    sgview lacks in the frame it was added, a stale node sgview did not flag and a frame
+    that never arrived each fail; equal ones pass."""
+    eye = np.eye(4)
+    moved = eye.copy()
+    moved[0, 3] = 2.0  # a translation: column 3 of the rows, elements 12 of three's
+    three_moved = moved.T.reshape(16).tolist()
+
+    def entry(frame, ids, parents, stale=()):
+        worlds = [*eye.reshape(16).tolist(), *three_moved * (len(ids) - 1)]
+        return {"frame": frame, "ids": ids, "parents": parents, "worlds": worlds,
+                "stale": list(stale)}  # fmt: skip
+
+    def seen(ids, parents, worlds, stale=()):
+        return bench.Seen(np.array(ids), np.array(parents), np.array(worlds), 1, frozenset(stale))
+
+    recorded = [entry(1, [1, 2], [-1, 1]), entry(2, [1, 2, 3], [-1, 1, 1], stale=[3])]
+    good = {
+        1: seen([1, 2], [-1, 1], [eye, moved]),
+        2: seen([1, 2, 3], [-1, 1, 1], [eye, moved, moved], stale=[3]),
+    }
+    result = bench.compare(recorded, good)
+    assert result.passed and (result.added, result.added_on_time, result.stale) == (1, 1, 1)
+
+    off = moved.copy()
+    off[1, 3] = 1e-5
+    late = {1: good[1], 2: seen([1, 2], [-1, 1], [eye, off])}
+    result = bench.compare(recorded, late)
+    assert not result.passed and result.added_on_time == 0
+    assert result.max_diff == pytest.approx(1e-5 / 2)
+    assert any("stale" in p for p in result.problems)
+    assert not bench.compare(recorded, {1: good[1]}).passed  # frame 2 never came
