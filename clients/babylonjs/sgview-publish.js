@@ -194,16 +194,17 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   let pending = null; // frames merged while sgview lags
   let previous = new Set(); // the nodes of the last frame's tree
 
-  /** Why `node` is about to recompute, judged before Babylon's dirty checks run: itself,
-   * or (only out of date with its parent) the ancestor whose change started it. */
-  function causeOf(node, force) {
-    const parent = node.parent;
-    let own;
-    if (!parent || force || node._isDirty) own = true;
-    else if (isCamera(node)) own = node.isSynchronizedWithParent();
-    else own = typeof node._isSynchronized !== "function" || !node._isSynchronized();
-    if (own) return node.uniqueId;
-    return causes.get(parent.uniqueId) ?? lastCause.get(parent.uniqueId) ?? parent.uniqueId;
+  /** Whether `node`, about to be computed, would recompute for a reason of its own (judged
+   * before Babylon's dirty checks run and clear the flags): no parent, a forced call,
+   * `markAsDirty`, or its own state changed (for a transform node or a light,
+   * `_isSynchronized()`, which looks at the node alone). A camera's checks also look at
+   * its parent, and its `_isDirty` is never cleared (only a transform node's computation
+   * clears it): a camera out of date with its parent is taken as moved by it. */
+  function ownReason(node, force) {
+    if (!node.parent || force) return true;
+    if (isCamera(node)) return node.isSynchronizedWithParent();
+    if (node._isDirty) return true;
+    return typeof node._isSynchronized !== "function" || !node._isSynchronized();
   }
 
   function observed(node, method) {
@@ -211,10 +212,14 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     node[method] = function recomputing(force, ...rest) {
       const before = this._worldMatrix;
       const flag = before?.updateFlag;
-      const cause = causeOf(this, force);
+      const own = ownReason(this, force);
       const result = original.call(this, force, ...rest);
       if (this._worldMatrix !== before || this._worldMatrix?.updateFlag !== flag) {
-        causes.set(this.uniqueId, cause);
+        // The parent computes inside this call when it is out of date: its cause is known
+        // only now.
+        const parent = this.parent?.uniqueId;
+        causes.set(this.uniqueId, own ? this.uniqueId
+          : causes.get(parent) ?? lastCause.get(parent) ?? parent);
       }
       return result;
     };

@@ -303,3 +303,110 @@ test("recomputed sets and world matrices over 120 frames of motion, edits and st
     assert.ok(!Object.hasOwn(camera, "getViewMatrix"));
     w.engine.dispose();
   });
+
+/** A WebSocket that keeps what the publisher sends and welcomes it at once: the messages
+ * themselves, read here by the protocol's layout (docs/attach.md). */
+class Capture {
+  static last = null;
+  constructor() {
+    this.sent = [];
+    this.bufferedAmount = 0;
+    Capture.last = this;
+    setTimeout(() => this.onopen?.(), 0);
+  }
+  send(buffer) {
+    this.sent.push(buffer);
+    if (new DataView(buffer).getUint16(6, true) !== 1) return; // hello: welcome it
+    const welcome = new ArrayBuffer(20);
+    const view = new DataView(welcome);
+    [0x53, 0x47, 0x56, 0x57].forEach((b, i) => view.setUint8(i, b));
+    view.setUint16(4, 1, true);
+    view.setUint16(6, 2, true);
+    setTimeout(() => this.onmessage?.({ data: welcome }), 0);
+  }
+  close() {}
+}
+
+/** The last frame message sent: {world: ids, cause: ids, worlds: {id: 16 numbers}}. */
+function lastFrame(socket) {
+  const buffer = socket.sent.findLast((b) => new DataView(b).getUint16(6, true) === 4);
+  const view = new DataView(buffer);
+  const [k, m, v, n] = [0, 1, 2, 3].map((i) => view.getUint32(48 + 4 * i, true));
+  const u32 = (at, count) => Array.from({ length: count }, (_, i) => view.getUint32(at + 4 * i, true));
+  let at = 64 + 4 * k;
+  const world = u32(at, m);
+  const cause = u32(at + 4 * m, m);
+  at += 8 * m + 4 * v + 80 * v;
+  const ids = u32(at, n);
+  at += 4 * n;
+  const worlds = {};
+  ids.forEach((id, j) => {
+    worlds[id] = Array.from({ length: 16 }, (_, i) => view.getFloat64(at + 128 * j + 8 * i, true));
+  });
+  return { world, cause, worlds };
+}
+
+test("causes: the node itself, or the ancestor whose change made it recompute", async () => {
+  const scene = new Scene(new NullEngine());
+  const base = new TransformNode("Base", scene);
+  const boom = new TransformNode("Boom", scene);
+  boom.parent = base;
+  const tip = box("Tip", scene, boom, new Vector3(0, 1, 0));
+  const copy = tip.createInstance("TipCopy"); // an instanced mesh is a node as any
+  copy.parent = base;
+  const camera = new FreeCamera("Eye", new Vector3(0, 0, -5), scene);
+  camera.parent = base;
+  const sign = box("Sign", scene, base, new Vector3(0, 2, 0));
+  sign.billboardMode = Mesh.BILLBOARDMODE_ALL;
+  scene.render();
+  const link = publish(scene, "ws://capture", { WebSocket: Capture, name: "causes" });
+  try {
+    await until(() => link.connected);
+    const id = (node) => node.uniqueId;
+    const expect = (pairs) => {
+      const { world, cause } = lastFrame(Capture.last);
+      assert.deepEqual(world.map((w, i) => [w, cause[i]]),
+        pairs.map(([node, by]) => [id(node), id(by)]));
+    };
+    base.position.x = 1; // everything under Base follows it
+    scene.render();
+    expect([[base, base], [boom, base], [tip, base], [copy, base], [camera, base], [sign, sign]]);
+    boom.rotation.z = 0.5;
+    scene.render();
+    expect([[boom, boom], [tip, boom], [sign, sign]]); // the billboard: every frame, itself
+    tip.position.y = 2;
+    camera.position.z = -6;
+    scene.render();
+    expect([[tip, tip], [camera, camera], [sign, sign]]);
+    assert.deepEqual(scene.rootNodes.map((n) => n.name), ["Base"]);
+  } finally {
+    link.close();
+  }
+});
+
+test("conventions: a left-handed scene mirrored z -> -z, a right-handed one as it is", async () => {
+  for (const rightHanded of [false, true]) {
+    const scene = new Scene(new NullEngine());
+    scene.useRightHandedSystem = rightHanded;
+    new FreeCamera("Eye", new Vector3(0, 0, -5), scene);
+    const node = box("Turned", scene, null, new Vector3(1, 2, 3));
+    node.rotation.set(0.3, 0.6, 0.9);
+    node.scaling.set(1, 2, 3);
+    const link = publish(scene, "ws://capture", { WebSocket: Capture, name: "conventions" });
+    try {
+      await until(() => link.connected);
+      scene.render();
+      const sent = lastFrame(Capture.last).worlds[node.uniqueId];
+      const m = node.getWorldMatrix().m;
+      // Column by column, column-vector convention: the translation at 12, 13, 14.
+      assert.deepEqual(sent.slice(12, 15), [1, 2, rightHanded ? 3 : -3]);
+      const flipped = [2, 6, 8, 9, 11, 14];
+      sent.forEach((v, i) => {
+        const sign = !rightHanded && flipped.includes(i) ? -1 : 1;
+        assert.equal(v, sign * m[i], `element ${i}`);
+      });
+    } finally {
+      link.close();
+    }
+  }
+});
