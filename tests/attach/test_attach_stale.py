@@ -5,17 +5,33 @@ test's own composition of the values (its own quaternion formula and products)."
 
 from __future__ import annotations
 
+import io
+import json
+import time
+
 import numpy as np
 from attach_helpers import wire
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from needs import need_gl
+from PIL import Image
+from test_attach_listen import finish, start_viewer
+from websockets.sync.client import connect
 
 from viewer.attach.mirror import NODE_LOOK, STALE_COLOR, STALE_LOOK, Mirror
 from viewer.attach.program_source import ProgramSource
-from viewer.attach.protocol import ProgramFrame, Structure
+from viewer.attach.protocol import (
+    ProgramFrame,
+    Structure,
+    decode_welcome,
+    encode_frame,
+    encode_hello,
+    encode_structure,
+)
 from viewer.content.scene import Scene
 from viewer.overlay.model import Flags
 from viewer.overlay.stats import COUNTER_TIPS, FrameStats, counter_rows
+from viewer.scene.graph import SceneGraph
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -234,3 +250,92 @@ def test_where_a_stale_node_shows_colour_counters_tree_and_inspector():
     assert mirror.repaint() == {hand: NODE_LOOK.color}
     assert mirror.scene.looks[hand] == NODE_LOOK
     assert FrameStats.of_report(3, report).stale == 0
+
+
+def test_listen_draws_dumps_and_logs_a_stale_world_as_sent(tmp_path):
+    """End to end, through a socket: `sgview listen --headless` dumps the program's
+    worlds bit for bit, names the stale node in --log, and draws it in the stale colour."""
+    need_gl().release()
+    dump, shot = tmp_path / "world.json", tmp_path / "shot.png"
+    proc, address = start_viewer("127.0.0.1:0", "--frames", "2", "--log", "--dump-world",
+                                 str(dump), "--screenshot", str(shot))  # fmt: skip
+    program, _, _ = _arm_program()  # Arm moved to x = 3 in the program, Hand left behind
+    program.values[0, 0] = 1.0
+    for k in program.order:
+        program.worlds[k] = program.composed(k)
+    first = program.frame(1, [0, 1, 2], [0, 1, 2])
+    first.world_updated = first.cause = first.local_updated = EMPTY  # nothing glows
+    program.values[0, 0] = 3.0
+    program.worlds[0] = program.composed(0)
+    with connect(f"ws://{address}", open_timeout=10) as ws:
+        ws.send(encode_hello("stale program", ""))
+        decode_welcome(ws.recv(timeout=10))
+        ws.send(encode_structure(first.structure))
+        ws.send(encode_frame(first))
+        ws.send(encode_frame(program.frame(2, [0], [0])))
+        out, _ = finish(proc)
+    assert out == "# frame 2\n*Update Local : Arm*\n=Update World : Arm=\n!Stale World : Hand!\n"
+    worlds = json.loads(dump.read_text())
+    for k, name in enumerate(program.names):
+        assert np.array(worlds[name]).tolist() == program.worlds[k].tolist(), name
+    rgb = np.asarray(Image.open(shot).convert("RGB"), dtype=np.float64) / 255
+    magenta = (rgb[..., 0] > 0.45) & (rgb[..., 2] > 0.35) & (rgb[..., 1] < 0.6 * rgb[..., 2])
+    assert magenta.sum() > 20  # Hand's cube, lit, in the stale colour
+
+
+def test_the_tree_the_counters_and_the_inspector_of_a_window_show_a_stale_node():
+    """The window's panels, drawn: the tree marks Hand stale, the counters count it, the
+    inspector gives parent x local beside the program's world."""
+    need_gl().release()
+    import moderngl_window as mglw
+    from moderngl_window.context.headless import Window
+
+    from viewer.attach.server import Listener
+    from viewer.render.context import GL_VERSION
+    from viewer.timing import FixedTimer
+    from viewer.window.app import SgviewApp
+    from viewer.window.run_options import RunOptions
+
+    listener = Listener("127.0.0.1", 0, err=io.StringIO())
+    host, port = listener.start()
+    source = ProgramSource(Scene(SceneGraph(), title="waiting"), listener=listener)
+    window = Window(title="test", size=(800, 400), resizable=False, gl_version=GL_VERSION,
+                    vsync=False, samples=0, backend="egl")  # fmt: skip
+    try:
+        mglw.activate_context(window=window)
+        timer = FixedTimer()
+        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, source=source,
+                        options=RunOptions(size=(800, 400), samples=0))  # fmt: skip
+        window.config = app
+        window.set_default_viewport()
+        program, _, _ = _arm_program()
+        with connect(f"ws://{host}:{port}", open_timeout=10) as ws:
+            ws.send(encode_hello("stale program", ""))
+            decode_welcome(ws.recv(timeout=10))
+            program.values[0, 0] = 1.0
+            for k in program.order:
+                program.worlds[k] = program.composed(k)
+            first = program.frame(1, [0, 1, 2], [0, 1, 2])
+            ws.send(encode_structure(first.structure))
+            ws.send(encode_frame(first))
+            program.values[0, 0] = 3.0
+            program.worlds[0] = program.composed(0)
+            ws.send(encode_frame(program.frame(2, [0], [0])))
+            end = time.monotonic() + 30
+            while source.last_report is None or source.last_report.frame < 2:
+                assert time.monotonic() < end, "timed out"
+                app.on_render(0.0, 1.0 / 60.0)
+            hand = source.graph.node("Hand").id
+            source.select(hand)
+            for _ in range(2):
+                app.on_render(0.0, 1.0 / 60.0)
+        tree = app.overlay.panel.scene.tree
+        assert tree.stale_drawn == ["Hand"]
+        assert source.last_report is not None and source.last_report.stale.tolist() == [hand]
+        rows = dict(source.file_rows(hand))
+        assert rows["stale"] == "world differs from parent x local by 2"
+        assert ("stale", "1") in counter_rows(app.overlay.timeline.last.stats)
+        assert any("1 stale" in text for text, _ in source.program_rows())
+    finally:
+        listener.close()
+        window.destroy()
