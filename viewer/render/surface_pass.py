@@ -17,7 +17,7 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from ..materials import drawn_late
+from ..materials import BLEND, drawn_late
 from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import POINT_SIZE
 from .lights import EnvironmentLight, Lighting, light_uniforms
@@ -105,26 +105,38 @@ class SurfacePass:
         self, fbo: moderngl.Framebuffer, prog: moderngl.Program, camera: Camera, placed: list, skins
     ) -> None:
         """The BLEND and transmissive parts of the instanced batches and of the skinned
-        meshes (`skins`, a `SkinRenderer` or None), after everything opaque (a
-        transmissive one: the opaque picture copied first). `placed`: (batch, model
+        meshes (`skins`, a `SkinRenderer` or None), after everything opaque. Transmissive
+        parts that do not blend come first, once the opaque picture is copied: one
+        instanced draw per batch and part, writing depth (they cover what they show, so
+        need no order); then the blended ones, back to front. `placed`: (batch, model
         matrices [n, 4, 4], look sizes [n, 3]) of every batch, rows in instance order."""
         items = []  # (batch, part, instance row, centre)
+        solid = []  # (batch, part): transmissive, not blended
         for batch, mats, sizes in placed:
             surface = self.surfaces.get(batch.kind)
             for part in surface.parts if surface is not None else ():
                 if not drawn_late(part.material):
                     continue
+                if part.material.alpha_mode != BLEND:
+                    solid.append((batch, part))
+                    continue
                 local = np.asarray(part.center) * sizes
                 centres = np.einsum("nij,nj->ni", mats[:, :3, :3], local) + mats[:, :3, 3]
                 items += [(batch, part, row, c) for row, c in enumerate(centres)]
         skinned = skins is not None and skins.has_blend
-        if not items and not skinned:
+        if not items and not solid and not skinned:
             return
         ctx = self.ctx
-        if any(part.material.transmission > 0.0 for _b, part, _r, _c in items) or (
-            skinned and skins.has_transmission
+        if (
+            solid
+            or any(part.material.transmission > 0.0 for _b, part, _r, _c in items)
+            or (skinned and skins.has_transmission)
         ):
             self.backdrop.capture(fbo, prog)
+        for batch, part in solid:
+            self.draw_batch(prog, batch, [part])
+        if not items and not skinned:
+            return
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
         fbo.depth_mask = False
