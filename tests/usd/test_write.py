@@ -15,6 +15,7 @@ from hypothesis import strategies as st  # noqa: E402
 from pxr import Sdf, Usd, UsdGeom  # noqa: E402
 
 from viewer.cli.main import main  # noqa: E402
+from viewer.content.motion import apply_motions  # noqa: E402
 from viewer.content.scene import Look, Scene  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
 from viewer.io.bundled import scene_dir  # noqa: E402
@@ -25,6 +26,9 @@ from viewer.session.opening import save_as  # noqa: E402
 
 REL = 1e-12
 BUNDLED = sorted(p.name for p in scene_dir().glob("*.toml"))
+#: A scene whose motions loop over minutes: 60 samples a second make it slow to write,
+#: so it is written in one format here.
+LONG = {"solar_system.toml": ".usdc"}
 GPRIMS = ("Cube", "Sphere", "Mesh")
 ORIENT_STACK = ["xformOp:translate", "xformOp:orient", "xformOp:scale"]
 MATRIX_STACK = ["xformOp:translate", "xformOp:transform:rotation", "xformOp:scale"]
@@ -77,17 +81,26 @@ def _check(scene: Scene, out) -> Usd.Stage:
     return stage
 
 
-@pytest.mark.parametrize("suffix", [".usda", ".usdc", ".usdz"])
-@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize(
+    ("name", "suffix"),
+    [
+        (name, suffix)
+        for name in BUNDLED
+        for suffix in (".usda", ".usdc", ".usdz")
+        if LONG.get(name, suffix) == suffix
+    ],
+)
 def test_bundled_scenes_write_their_worlds(tmp_path, name, suffix):
     scene = load_scene(scene_dir() / name)
+    apply_motions(scene, 0.0)  # the pose of time 0, which sgview reads the samples back at
     out = tmp_path / f"out{suffix}"
     notes = save_usd(scene, out)
     stage = _check(scene, out)
     assert UsdGeom.GetStageUpAxis(stage) == UsdGeom.Tokens.y
     assert UsdGeom.GetStageMetersPerUnit(stage) == 1.0
-    if scene.motions:
-        assert "animation is not carried: the scene is written as it stands now" in notes
+    if scene.motions:  # written as time samples (tests/usd/test_write_time.py)
+        assert stage.HasAuthoredTimeCodeRange()
+        assert not any("animation" in n for n in notes), notes
     assert len(notes) == len(set(notes))
 
 
@@ -239,7 +252,7 @@ def test_save_as_writes_usd(tmp_path):
     scene = load_scene(scene_dir() / "robot_arm.toml")
     out = tmp_path / "arm.usdc"
     notes = save_as(scene, out)
-    assert "animation is not carried: the scene is written as it stands now" in notes
+    assert not any("animation" in n for n in notes), notes
     assert Usd.Stage.Open(str(out)) is not None
 
 

@@ -193,7 +193,8 @@ OPTIONS: tuple[tuple[str, dict], ...] = (
         ".glb/.gltf (everything loaded is kept: nodes, meshes, materials, textures, skins, "
         "animations, cameras, lights; motions become an animation; a .gltf gets OUT.bin "
         "and its images as files beside it), or OpenUSD with the usd extra (the scene as it "
-        "stands: prims, transforms, built-in meshes and colours); any other suffix is refused",
+        "stands: prims, transforms, built-in meshes and colours; the animation as time "
+        "samples); any other suffix is refused",
     }),
     ("--edit-layer", {
         "type": Path, "metavar": "FILE.usda",

@@ -12,7 +12,8 @@ works, and opening a USD file says how to install it. No GL here.
 - instancer.py turns PointInstancers into GPU instances;
 - timeline.py bakes time-sampled transforms into an animation clip;
 - read.py assembles all of it into a model the shared builder adds to a scene;
-- write.py writes a scene as a stage (`--save out.usda`, Save as);
+- write.py writes a scene as a stage (`--save out.usda`, Save as), samples.py its
+  animation as time samples;
 - edits.py writes the edits of a stage's scene back into its layers (Ctrl+S);
 - live.py follows a user's own stage through ``Usd.Notice.ObjectsChanged``.
 """

@@ -22,11 +22,14 @@ What is written, at the scene's current pose:
   ``xformOp:scale`` (it is not inherited in sgview either), its colour
   ``primvars:displayColor``: linear in USD, so a colour sgview draws in display values (a
   look without a material, read from a TOML ``#rrggbb``) goes through the sRGB decoding
-  function, as the glTF writer's (viewer/io/gltf_write/builtin.py).
+  function, as the glTF writer's (viewer/io/gltf_write/builtin.py);
+- the animation (the motions and the clip playing) as time samples on the moving nodes'
+  ops, the current pose as their defaults, and the stage's time range and rate
+  (samples.py says which times).
 
 A ``.usdz`` is the ``.usdc`` layer packaged by ``UsdUtils.CreateNewUsdzPackage``. What USD
-gets no value for here (motions and animations, which are written at the current pose;
-cameras, lights, scripted events; a USD source's instancers and materials) is said in the
+gets no value for here (other clips, morph weights and instance animation; cameras,
+lights, scripted events; a USD source's instancers and materials) is said in the
 returned notes, one line each: they are all the notes of the save (the scene's own
 ``save_notes`` are for the other writers, and those that hold here are among them).
 """
@@ -47,8 +50,12 @@ from viewer.content.scene import Look, Scene
 from viewer.io.errors import SceneError
 from viewer.io.gltf_write.builtin import srgb_to_linear
 from viewer.io.usd import USD_WRITE_SUFFIXES
+from viewer.io.usd.inspect import PrimInspector
+from viewer.io.usd.read import CLIP_NAME
+from viewer.io.usd.samples import Samples, animation_samples
 from viewer.io.usd.scene import PATHS_NOTE, TIME_SAMPLES_NOTE, TOML_MESHES_NOTE
-from viewer.scene.math import quat_from_axis_angle, trs_matrix
+from viewer.io.usd.timeline import timeline_of
+from viewer.scene.math import quat_from_axis_angle, trs_matrices, trs_matrix
 
 __all__ = ["gprim_of_look", "identifier", "save_usd", "trs_ops", "unique"]
 
@@ -106,6 +113,13 @@ def _fill(stage: Usd.Stage, scene: Scene) -> tuple[list[str], dict[int, Sdf.Path
     up, meters, stage_root = _stage_frame(scene, id_list, parents, position, rotation, scale)
     UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z if up == "Z" else UsdGeom.Tokens.y)
     UsdGeom.SetStageMetersPerUnit(stage, meters)
+    samples = animation_samples(scene, _stage_timeline(scene))
+    sampled: dict[int, int] = {}
+    if samples is not None:
+        sampled = {node: j for j, node in enumerate(samples.nodes) if node != stage_root}
+        stage.SetTimeCodesPerSecond(samples.per_second)
+        stage.SetStartTimeCode(samples.start)
+        stage.SetEndTimeCode(samples.end)
 
     path_of: dict[int, Sdf.Path] = {}
     if stage_root is not None:
@@ -123,7 +137,19 @@ def _fill(stage: Usd.Stage, scene: Scene) -> tuple[list[str], dict[int, Sdf.Path
         xform = UsdGeom.Xform.Define(stage, prim_path)
         if prim_name != name:
             xform.GetPrim().SetDisplayName(name)
-        trs_ops(xform, position[row], rotation[row], scale[row])
+        j = sampled.get(node)
+        if j is None:
+            trs_ops(xform, position[row], rotation[row], scale[row])
+        else:
+            assert samples is not None
+            now = np.s_[row : row + 1]
+            _sampled_ops(
+                xform,
+                samples.codes,
+                np.concatenate([position[now], samples.positions[:, j]]),
+                np.concatenate([rotation[now], samples.rotations[:, j]]),
+                np.concatenate([scale[now], samples.scales[:, j]]),
+            )
     for node in id_list:  # the gprims after the nodes, so their names avoid the children's
         if node == stage_root or node not in scene.looks:
             continue
@@ -136,7 +162,7 @@ def _fill(stage: Usd.Stage, scene: Scene) -> tuple[list[str], dict[int, Sdf.Path
     roots = [p for n, p in path_of.items() if n != stage_root and p.IsRootPrimPath()]
     if len(roots) == 1:  # a stage's default prim is what a reference to it brings in
         stage.SetDefaultPrim(stage.GetPrimAtPath(roots[0]))
-    return _notes(scene), path_of
+    return _notes(scene, samples), path_of
 
 
 def _stage_frame(
@@ -299,11 +325,78 @@ def _mesh_data(
     return None  # "none", or a key without data: a pivot
 
 
-def _notes(scene: Scene) -> list[str]:
+def _stage_timeline(scene: Scene):
+    """The `Timeline` of the stage a USD scene was read from (its clip of time samples
+    is keyed on it), or None."""
+    inspector = scene.describe_node
+    player = scene.animation
+    clip = None if player is None else player.current
+    if not isinstance(inspector, PrimInspector) or clip is None or clip.name != CLIP_NAME:
+        return None
+    return timeline_of(inspector.stage, "stage")
+
+
+def _sampled_ops(
+    xform: UsdGeom.Xformable,
+    codes: NDArray[np.float64],
+    t: NDArray[np.float64],
+    q: NDArray[np.float64],
+    s: NDArray[np.float64],
+) -> None:
+    """The op stack of `trs_ops` with time samples at `codes` (rows 1 on of `t`, `q`,
+    `s`) for the values that vary, and row 0, the pose now, as every op's default (what
+    a query at the default time shows); the rotation as a matrix op at every sample when
+    pxr's orient is not exact at one of them."""
+    double = UsdGeom.XformOp.PrecisionDouble
+    quats = [Gf.Quatd(float(v[3]), float(v[0]), float(v[1]), float(v[2])) for v in q]
+    translate = xform.AddTranslateOp(double)
+    exact = _orients_exact(quats, q, s)
+    rotate = xform.AddOrientOp(double) if exact else xform.AddTransformOp(double, "rotation")
+    scale = xform.AddScaleOp(double)
+    if exact:
+        rotations: list = quats
+    else:
+        columns = trs_matrices(np.zeros_like(t), q, np.ones_like(s))
+        rotations = [Gf.Matrix4d(m.T.tolist()) for m in columns]
+    with Sdf.ChangeBlock():  # the attributes exist: only values change in the block
+        _set_samples(translate, codes, t, [Gf.Vec3d(*map(float, v)) for v in t])
+        _set_samples(rotate, codes, q, rotations)
+        _set_samples(scale, codes, s, [Gf.Vec3d(*map(float, v)) for v in s])
+
+
+def _orients_exact(quats: list, q: NDArray[np.float64], s: NDArray[np.float64]) -> bool:
+    """Whether pxr's ``orient`` of every quaternion, times its scale, is sgview's
+    ``R · S`` to 1e-15 relative. pxr evaluates an orient op as
+    ``Gf.Matrix4d(1).SetRotate(Gf.Rotation(quat))`` (the same bits: that is what this
+    reproduces without a stage)."""
+    made = [Gf.Matrix4d(1.0).SetRotate(Gf.Rotation(g)) for g in quats]
+    rows = np.asarray(Vt.Matrix4dArray(made))  # one C++ copy, not one per matrix
+    got = rows[:, :3, :3].transpose(0, 2, 1) * s[:, None, :]
+    want = trs_matrices(np.zeros((len(q), 3)), q, s)[:, :3, :3]
+    size = np.maximum(1.0, np.abs(want).reshape(len(q), -1).max(axis=1))
+    return bool((np.abs(got - want).reshape(len(q), -1).max(axis=1) <= _EXACT * size).all())
+
+
+def _set_samples(op: UsdGeom.XformOp, codes, values: NDArray[np.float64], made: list) -> None:
+    """Row 0 of `made` as the op's default; the others as time samples at `codes`
+    where `values` (rows 1 on) vary."""
+    op.Set(made[0])
+    if (values[1:] == values[1]).all():
+        if not np.array_equal(values[1], values[0]):
+            op.GetAttr().Set(made[1], Usd.TimeCode(codes[0]))  # one sample: every time
+        return
+    attr = op.GetAttr()
+    for code, value in zip(codes.tolist(), made[1:], strict=True):
+        attr.Set(value, Usd.TimeCode(code))
+
+
+def _notes(scene: Scene, samples: Samples | None) -> list[str]:
     """What USD is not given, one line per kind: the scene's own save notes (a USD
     source's) but those this writer does carry."""
     notes = []
-    if scene.motions or scene.animation is not None:
+    if samples is not None:
+        notes += samples.notes
+    elif scene.motions or scene.animation is not None:
         notes.append("animation is not carried: the scene is written as it stands now")
     if scene.cameras or scene.lights:
         notes.append("cameras and lights are not carried to USD")
