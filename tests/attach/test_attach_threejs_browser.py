@@ -132,9 +132,11 @@ def headless(bench, browser, tmp_path_factory):
         cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        first = viewer.stderr.readline()
-        found = re.match(r"sgview: listening on (\S+)", first)
-        assert found, first
+        said = []  # the listening line comes first, unless a warning came before it
+        while not (found := re.match(r"sgview: listening on (\S+)", said[-1] if said else "")):
+            line = viewer.stderr.readline()
+            assert line, "".join(said)
+            said.append(line)
         recorded = _run_page(bench, browser, f"ws://{found[1]}")
         out, err = viewer.communicate(timeout=60)
     finally:
