@@ -5,7 +5,9 @@ meshes, clips, instancing), plus each node's key: its prim path (what ``--dump-w
 keys the node by; inspect.py reads the inspector's rows from the stage by it). A prim is
 one node, or two when its matrix is sheared (xforms.py). The stage's up axis and meters
 per unit become one root node, ``stage``, when they are not Y and 1: it turns the stage
-Y-up and scales it to metres, and the note printed at start says so.
+Y-up and scales it to metres, and the note printed at start says so. Time-sampled
+transforms and instances play as one clip (timeline.py, instancer.py), and so do a
+mesh's time-sampled points, as morph targets (`moving_points`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from pxr import Usd, UsdGeom
+from pxr import Gf, Usd, UsdGeom
 
 from viewer.animation.clip import Channel, Clip
+from viewer.content.geometry import MorphedNode, MorphTargets
 from viewer.content.scene import Look
+from viewer.io.errors import ErrorPlace, SceneError
 from viewer.io.gltf_read.scene import GltfModel
 from viewer.io.limits import Budget, Limits
 from viewer.io.usd.cameras import camera_of
@@ -43,6 +47,8 @@ __all__ = [
 
 #: The clip of a stage's time-sampled transforms.
 CLIP_NAME = "timeSamples"
+#: The most time samples of a mesh's points played (each one a morph target).
+MAX_POINT_SAMPLES = 1024
 
 
 @dataclass
@@ -238,10 +244,58 @@ def _geometry(model: UsdModel, prims, new_row, timeline, display: str, budget) -
             got = mesh_of(prim)
             if got is not None:
                 model.looks[row] = Look(mesh=got[0], size=(1.0, 1.0, 1.0), color=got[1])
+                if prim.GetTypeName() == "Mesh":
+                    played += moving_points(model, prim, row, got[0], timeline, display, budget)
     if hidden:
         notes.add(f"{hidden:,} invisible prims are not drawn (their nodes are kept)")
     model.notes += [f"{display}: {note}" for note in sorted(notes)]
     return played
+
+
+def moving_points(model, prim, row: int, key: str, timeline, display: str, budget) -> list:
+    """A Mesh whose ``points`` are time-sampled over the stage's range plays them: its
+    points at each time code sampled in the range (and at its start and end) become its
+    mesh's morph targets (displacements from the points at the start, which the mesh
+    holds), and the node one ``"weights"`` channel that puts target k at full weight at
+    sample k's clip time, linear between: USD's linear interpolation of the points, exact
+    at every sample. Returns that channel in a list (empty when the points do not move,
+    or when a sample has another number of points than the mesh's vertices: a note)."""
+    if not timeline.animated:
+        return []
+    attr = UsdGeom.Mesh(prim).GetPointsAttr()
+    if not attr.ValueMightBeTimeVarying():
+        return []
+    where: ErrorPlace = {"file": display, "section": f"prim {prim.GetPath()}"}
+    inside = attr.GetTimeSamplesInInterval(Gf.Interval(timeline.start, timeline.end))
+    codes = sorted({timeline.start, timeline.end, *inside})
+    if len(codes) > MAX_POINT_SAMPLES:
+        model.notes.append(
+            f"{display}: {prim.GetPath()}: {len(codes):,} time samples of its points, over "
+            f"the {MAX_POINT_SAMPLES:,} played: shown at the start"
+        )
+        return []
+    base = np.asarray(model.mesh_data[key][0], dtype=np.float32)
+    reason = budget.charge_data(base.nbytes * len(codes) + 8 * len(codes) ** 2)
+    if reason is not None:
+        raise SceneError(reason, **where, field="points")
+    frames = np.empty((len(codes), *base.shape), dtype=np.float32)
+    for k, code in enumerate(codes):
+        points = np.asarray(attr.Get(code) or [], dtype=np.float32).reshape(-1, 3)
+        if points.shape != base.shape:
+            model.notes.append(
+                f"{display}: {prim.GetPath()}: its points at time code {code:g} are not one "
+                "per vertex of the mesh drawn: shown at the start"
+            )
+            return []
+        if not np.isfinite(points).all():
+            raise SceneError("expected finite numbers", **where, field="points")
+        frames[k] = points
+    count = len(codes)
+    model.geometry.targets.setdefault(key, MorphTargets(frames - base, None, np.zeros(count)))
+    model.geometry.morphed.append(MorphedNode(row, key))
+    model.geometry.weights[row] = np.zeros(count)
+    times = (np.asarray(codes) - timeline.start) / timeline.per_second
+    return [Channel(row, "weights", "LINEAR", times, np.eye(count))]
 
 
 def mesh_prefix(path: Path) -> str:
