@@ -100,7 +100,7 @@ class SecondViewer:
         if not self.listener.wait_program(120):
             return
         program, mirror = self.listener.programs[0], Mirror("blender")
-        while not self.done.is_set() or program.pending:
+        while not self.done.is_set() or program.pending():
             frame = program.take(wait=0.05)
             if frame is None:
                 continue
@@ -202,20 +202,28 @@ def test_blender_frames_reach_sgview_as_blender_computed_them(tmp_path):
 
 
 @pytest.mark.parametrize("count", [1, 7])
-def test_trs_rows_split_what_trs_composes(count):
-    """The publisher's batch decomposition against the core's own one-at-a-time one."""
-    from viewer.blender.nodes import trs_rows
+def test_derived_locals_compose_to_the_worlds(count):
+    """The publisher's compiled split of ``inverse(parent world) · world`` against the
+    core's own decomposition and numpy's inverse, mirrors included."""
+    from viewer.blender.nodes import PublishedNodes
     from viewer.scene.math import decompose, trs_matrix
 
     rng = np.random.default_rng(count)
-    matrices = []
-    for _ in range(count):
+    nodes = PublishedNodes()
+    ids = np.array([nodes.new_id(f"n{k}") for k in range(count + 1)])
+    parents = np.array([-1, *range(count)])  # a chain
+    nodes.set_structure(ids, parents, [f"n{k}" for k in ids])
+    worlds = []
+    for _ in ids:
         q = rng.normal(size=4)
-        scale = rng.uniform(0.2, 3.0, size=3) * rng.choice([-1, 1])
-        matrices.append(trs_matrix(rng.normal(size=3), q / np.linalg.norm(q), scale))
-    pos, rot, scl = trs_rows(np.array(matrices))
-    for k, m in enumerate(matrices):
-        p, q, s = decompose(m)
-        np.testing.assert_allclose(trs_matrix(pos[k], rot[k], scl[k]), m, atol=1e-12)
-        np.testing.assert_allclose(scl[k], s, atol=1e-12)
-        np.testing.assert_allclose(abs(rot[k] @ q), 1.0, atol=1e-12)
+        scale = rng.uniform(0.5, 2.0) * np.array([rng.choice([-1, 1]), 1.0, 1.0])
+        worlds.append(trs_matrix(rng.normal(size=3), q / np.linalg.norm(q), scale))
+    nodes.set_worlds(ids, np.array(worlds))
+    nodes.derive_locals(ids)
+    pos, rot, scl = nodes.local_values()
+    for k in ids.tolist():
+        local = worlds[k] if k == 0 else np.linalg.inv(worlds[k - 1]) @ worlds[k]
+        np.testing.assert_allclose(trs_matrix(pos[k], rot[k], scl[k]), local, atol=1e-9)
+        _, q, s = decompose(local)
+        np.testing.assert_allclose(scl[k], s, atol=1e-9)
+        np.testing.assert_allclose(abs(rot[k] @ q), 1.0, atol=1e-9)

@@ -18,8 +18,7 @@ from numpy.typing import NDArray
 
 from viewer.scene.report import FrameReport
 
-#: Below this a scale column counts as zero (its rotation axis is then made up).
-_EPS = 1e-12
+from .kernels import derive_locals, pose_worlds
 
 
 class PublishedNodes:
@@ -103,16 +102,14 @@ class PublishedNodes:
         """Each of ``ids``'s local values as ``inverse(parent world) · world`` split into
         position, rotation and scale (the worlds of the ids and their parents set first):
         the values whose ``T · R · S`` the viewer composes under the parent it shows."""
-        if ids.size == 0:
-            return
-        world = self._world[ids]
-        parents = self._parents[ids]
-        has_parent = parents >= 0
-        local = world.copy()
-        if has_parent.any():
-            local[has_parent] = np.linalg.inv(self._world[parents[has_parent]]) @ world[has_parent]
-        pos, rot, scl = trs_rows(local)
-        self._pos[ids], self._rot[ids], self._scl[ids] = pos, rot, scl
+        derive_locals(ids, self._parents, self._world, self._pos, self._rot, self._scl)
+
+    def set_pose_worlds(
+        self, ids: NDArray[np.int64], armature: int, flat: NDArray[np.float32]
+    ) -> None:
+        """The world matrices of an armature's bones ``ids``: the armature's world times
+        each pose matrix in ``flat`` (``foreach_get("matrix")``: column by column)."""
+        pose_worlds(flat, self._world[armature], ids, self._world)
 
     def emit(self, report: FrameReport) -> None:
         for listener in list(self._listeners):
@@ -127,39 +124,3 @@ class PublishedNodes:
         self._rot = np.concatenate((self._rot, unit))
         self._scl = np.concatenate((self._scl, np.ones((size - n, 3))))
         self._world = np.concatenate((self._world, np.tile(np.eye(4), (size - n, 1, 1))))
-
-
-def trs_rows(
-    matrices: NDArray[np.float64],
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Position, unit quaternion (x y z w) and scale of each affine ``(k, 4, 4)`` matrix,
-    as `viewer.scene.math.decompose` splits one (a mirror on the x scale; with shear, the
-    column lengths and the quaternion of the normalised columns, which then is no exact
-    rotation), all rows at once: a frame's hundred bones in a few numpy calls."""
-    a = matrices[:, :3, :3]
-    scale = np.linalg.norm(a, axis=1)  # the columns' lengths
-    scale[np.linalg.det(a) < 0, 0] *= -1.0
-    safe = np.where(np.abs(scale) > _EPS, scale, 1.0)
-    r = a / safe[:, None, :]
-    r00, r11, r22 = r[:, 0, 0], r[:, 1, 1], r[:, 2, 2]
-    # Shepperd's method: of the four ways to the quaternion, the one dividing by the
-    # largest of (trace, r00, r11, r22) is stable; each row takes its own.
-    lead = np.stack((r00 + r11 + r22, r00, r11, r22), axis=1)
-    pick = np.argmax(lead, axis=1)
-    s = 2.0 * np.sqrt(np.maximum(1.0 + 2.0 * lead[np.arange(len(r)), pick] - lead[:, 0], _EPS))
-    d21, d12 = r[:, 2, 1], r[:, 1, 2]
-    d02, d20 = r[:, 0, 2], r[:, 2, 0]
-    d10, d01 = r[:, 1, 0], r[:, 0, 1]
-    ways = np.stack(
-        (
-            np.stack(((d21 - d12) / s, (d02 - d20) / s, (d10 - d01) / s, s / 4), axis=1),
-            np.stack((s / 4, (d01 + d10) / s, (d02 + d20) / s, (d21 - d12) / s), axis=1),
-            np.stack(((d01 + d10) / s, s / 4, (d12 + d21) / s, (d02 - d20) / s), axis=1),
-            np.stack(((d02 + d20) / s, (d12 + d21) / s, s / 4, (d10 - d01) / s), axis=1),
-        ),
-        axis=1,
-    )
-    quat = ways[np.arange(len(r)), pick]
-    norm = np.linalg.norm(quat, axis=1)
-    quat = np.where(norm[:, None] > _EPS, quat / np.maximum(norm, _EPS)[:, None], [0, 0, 0, 1.0])
-    return matrices[:, :3, 3].copy(), quat, scale

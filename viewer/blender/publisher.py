@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from viewer.attach.publisher import DEFAULT_ADDRESS, Link
 from viewer.scene.report import FrameReport
 
+from .kernels import frame_causes
 from .nodes import PublishedNodes
 
 if TYPE_CHECKING:
@@ -43,11 +44,6 @@ Y_UP = np.array(
 Key = tuple[Any, ...]  # ("scene",), ("o", session_uid) or ("b", armature's uid, bone name)
 ROOT: Key = ("scene",)
 _BONE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]')
-
-
-def _matrices(flat: NDArray[np.float32], count: int) -> NDArray[np.float64]:
-    """``foreach_get`` of a matrix property gives each matrix column by column."""
-    return flat.reshape(count, 4, 4).transpose(0, 2, 1).astype(np.float64)
 
 
 class BlenderLink:
@@ -67,12 +63,14 @@ class BlenderLink:
         self._object_count = -1
         self._objects: dict[int, tuple[Any, int, tuple[Any, ...]]] = {}  # uid: obj, id, sig
         self._armatures: dict[int, tuple[NDArray[np.int64], int]] = {}  # uid: bone ids, id
-        self._basis: dict[int, NDArray[np.float64]] = {}  # object id / armature id: basis
+        self._basis: dict[int, NDArray[Any]] = {}  # object id / armature id: basis
         self._parent = np.zeros(0, dtype=np.int64)
         self._slot = np.zeros(0, dtype=np.int64)
         self._bone = np.zeros(0, dtype=bool)
-        self._constraint: dict[int, tuple[int, ...]] = {}
-        self._driver: dict[int, tuple[int, ...]] = {}
+        # Per node, the nodes its constraints and drivers read: starts (one per id, and
+        # one more) into a flat array of targets.
+        self._constraint = _compressed({}, 0)
+        self._driver = _compressed({}, 0)
         self._naive = 0
         self._handlers = [
             (bpy.app.handlers.frame_change_post, _persistent(self._on_frame)),
@@ -243,8 +241,8 @@ class BlenderLink:
                         if isinstance(t.id, bpy.types.Object):
                             found = self._node_of(t.id, getattr(t, "bone_target", ""))
                             driver[self._ids[target]] += [] if found is None else [found]
-        self._constraint = {k: tuple(dict.fromkeys(v)) for k, v in constraint.items() if v}
-        self._driver = {k: tuple(dict.fromkeys(v)) for k, v in driver.items() if v}
+        self._constraint = _compressed(constraint, self.nodes.capacity_ids)
+        self._driver = _compressed(driver, self.nodes.capacity_ids)
 
     def _targets(self, constraint: Any) -> list[int]:
         found = []
@@ -283,15 +281,14 @@ class BlenderLink:
                 continue
             flat = np.empty(16 * bones.size, dtype=np.float32)
             armature.pose.bones.foreach_get("matrix", flat)
-            poses = _matrices(flat, bones.size)
-            nodes.set_worlds(bones, nodes.world_matrices()[own] @ poses)
-            armature.pose.bones.foreach_get("matrix_basis", flat)
-            basis = _matrices(flat, bones.size)
+            nodes.set_pose_worlds(bones, own, flat)
+            basis = np.empty((bones.size, 16), dtype=np.float32)
+            armature.pose.bones.foreach_get("matrix_basis", basis.reshape(-1))
             last = self._basis.get(-1 - own)  # an armature's bones: one array under -1 - id
             if last is None or last.shape != basis.shape:
                 own_changed += bones.tolist()
             else:
-                own_changed += bones[(last != basis).any(axis=(1, 2))].tolist()
+                own_changed += bones[(last != basis).any(axis=1)].tolist()
             self._basis[-1 - own] = basis
         return np.array(own_changed, dtype=np.int64)
 
@@ -303,7 +300,7 @@ class BlenderLink:
         recomputed = np.array(ids, dtype=np.int64)
         recomputed = recomputed[np.argsort(self._slot[recomputed], kind="stable")]
         self.nodes.derive_locals(recomputed)
-        cause = self._causes(recomputed, set(own_changed.tolist()))
+        cause = self._causes(recomputed, own_changed)
         self.frames += 1
         self.nodes.emit(
             FrameReport(
@@ -320,25 +317,31 @@ class BlenderLink:
             )
         )
 
-    def _causes(self, recomputed: NDArray[np.int64], own_changed: set[int]) -> NDArray[np.int64]:
-        """Per recomputed node (pre-order), why: a driver's target when the driver changed
-        its channels, else itself when its channels changed (a keyframe, an edit), else
-        a constraint's target that moved, else its parent's cause, else itself (for a
-        bone: its armature, whose evaluation posed it)."""
-        done: dict[int, int] = {}
-        for i in recomputed.tolist():
-            parent = int(self._parent[i])
-            drivers = [t for t in self._driver.get(i, ()) if t in done]
-            constraints = [t for t in self._constraint.get(i, ()) if t in done]
-            if i in own_changed:
-                done[i] = drivers[0] if drivers else i
-            elif constraints:
-                done[i] = constraints[0]
-            elif parent in done:
-                done[i] = done[parent]
-            else:
-                done[i] = parent if self._bone[i] else i
-        return np.array([done[i] for i in recomputed.tolist()], dtype=np.int64)
+    def _causes(
+        self, recomputed: NDArray[np.int64], own_changed: NDArray[np.int64]
+    ) -> NDArray[np.int64]:
+        """Per recomputed node, why (`kernels.frame_causes` says the rule)."""
+        changed = np.zeros(self._parent.size, dtype=np.bool_)
+        changed[own_changed] = True
+        driver_start, drivers = self._driver
+        constraint_start, constraints = self._constraint
+        result: NDArray[np.int64] = frame_causes(
+            recomputed, self._parent, self._bone, changed, driver_start, drivers,
+            constraint_start, constraints,
+        )  # fmt: skip
+        return result
+
+
+def _compressed(
+    targets: dict[int, list[int]], size: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``targets`` (each id's list, in order, once each) as starts and one flat array."""
+    lists = [list(dict.fromkeys(targets.get(i, ()))) for i in range(size)]
+    counts = np.array([len(t) for t in lists], dtype=np.int64)
+    starts = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    flat = np.array([t for each in lists for t in each], dtype=np.int64)
+    return starts, flat
 
 
 def _shown_parent(obj: Any, by_uid: dict[int, Any]) -> Key:
