@@ -113,11 +113,81 @@ def texture_transform(d: Doc) -> None:
     _uses(d, "KHR_texture_transform")
 
 
+def _ball(d: Doc, name: str, ext: dict, base=(0.8, 0.3, 0.1, 1.0), metallic=0.0, rough=0.5):
+    d.node("Ball", mesh=d.mesh(sphere(), _pbr(base, metallic, rough, extensions={name: ext})))
+    _uses(d, name)
+
+
+def _behind(d: Doc) -> None:
+    """A checker card behind the ball, for the cases that show what lies behind."""
+    tex = d.image(_checker((230, 230, 230), (40, 40, 40)), LINEAR_MIPMAPS)
+    card = _pbr((1, 1, 1, 1), 0.0, 0.8)
+    card["pbrMetallicRoughness"]["baseColorTexture"] = {"index": tex}
+    d.node("Card", mesh=d.mesh(quad(3.2, -1.6), card))
+
+
+def ior(d: Doc) -> None:
+    _ball(d, "KHR_materials_ior", {"ior": 2.4}, (0.1, 0.1, 0.1, 1.0), 0.0, 0.3)
+
+
+def specular(d: Doc) -> None:
+    ext = {"specularFactor": 0.8, "specularColorFactor": [0.3, 1.0, 0.5]}
+    _ball(d, "KHR_materials_specular", ext, (0.2, 0.2, 0.6, 1.0), 0.0, 0.3)
+
+
+def clearcoat(d: Doc) -> None:
+    ext = {"clearcoatFactor": 1.0, "clearcoatRoughnessFactor": 0.05}
+    _ball(d, "KHR_materials_clearcoat", ext, (0.7, 0.1, 0.1, 1.0), 0.0, 0.8)
+
+
+def sheen(d: Doc) -> None:
+    ext = {"sheenColorFactor": [1.0, 0.8, 0.8], "sheenRoughnessFactor": 0.4}
+    _ball(d, "KHR_materials_sheen", ext, (0.1, 0.1, 0.35, 1.0), 0.0, 0.9)
+
+
+def transmission(d: Doc) -> None:
+    _behind(d)
+    _ball(d, "KHR_materials_transmission", {"transmissionFactor": 1.0}, (1, 1, 1, 1), 0.0, 0.1)
+
+
+def volume(d: Doc) -> None:
+    _behind(d)
+    ext = {"KHR_materials_transmission": {"transmissionFactor": 1.0},
+           "KHR_materials_volume": {"thicknessFactor": 1.0, "attenuationDistance": 1.0,
+                                    "attenuationColor": [0.5, 0.9, 1.0]}}  # fmt: skip
+    d.node("Ball", mesh=d.mesh(sphere(), _pbr((1, 1, 1, 1), 0.0, 0.1, extensions=ext)))
+    _uses(d, *ext)
+
+
+def dispersion(d: Doc) -> None:
+    _behind(d)
+    ext = {"KHR_materials_transmission": {"transmissionFactor": 1.0},
+           "KHR_materials_volume": {"thicknessFactor": 1.5},
+           "KHR_materials_dispersion": {"dispersion": 3.0}}  # fmt: skip
+    d.node("Ball", mesh=d.mesh(sphere(), _pbr((1, 1, 1, 1), 0.0, 0.05, extensions=ext)))
+    _uses(d, *ext)
+
+
+def iridescence(d: Doc) -> None:
+    ext = {"iridescenceFactor": 1.0, "iridescenceThicknessMaximum": 400.0}
+    _ball(d, "KHR_materials_iridescence", ext, (0.05, 0.05, 0.05, 1.0), 0.0, 0.2)
+
+
+def anisotropy(d: Doc) -> None:
+    ext = {"anisotropyStrength": 0.8, "anisotropyRotation": 0.0}
+    _ball(d, "KHR_materials_anisotropy", ext, (0.9, 0.9, 0.9, 1.0), 1.0, 0.4)
+
+
 CASES = {
     "base colour": base_colour, "default material": default_material, "texture": texture,
     "metal/rough": metal_rough, "emissive": emissive, "unlit": unlit,
     "vertex colour": vertex_colour, "MASK": mask, "BLEND": blend,
     "KHR_texture_transform": texture_transform,
+    "KHR_materials_ior": ior, "KHR_materials_specular": specular,
+    "KHR_materials_clearcoat": clearcoat, "KHR_materials_sheen": sheen,
+    "KHR_materials_transmission": transmission, "KHR_materials_volume": volume,
+    "KHR_materials_dispersion": dispersion, "KHR_materials_iridescence": iridescence,
+    "KHR_materials_anisotropy": anisotropy,
 }  # fmt: skip
 
 

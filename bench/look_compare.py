@@ -5,7 +5,8 @@ same environment (sgview's room, handed to three.js as an equirectangular float 
 its PMREMGenerator prefilters; or with --three-room three.js's own RoomEnvironment), the
 same tone mapping and exposure, sRGB output. Per feature: the mean CIEDE2000 difference
 inside both silhouettes (bench/colour_difference.py) and the silhouettes' IoU. Targets
-(issue 35): mean Delta E at most 5 per feature, at most 1 for unlit.
+(issue 35): mean Delta E at most 5 per feature, at most 1 for unlit. `--cases NAME ...`
+compares only those (one per material extension among them: KHR_materials_ior, ...).
 
 three.js runs in Debian's chromium (/usr/bin/chromium, driven by Playwright, never a
 browser it downloads; WebGL 2 through SwiftShader), `three` installed by `npm ci` from
@@ -39,7 +40,7 @@ from viewer.render.context import Target, create_headless_context
 from viewer.render.environment import room_radiance
 from viewer.render.file_view import view_of
 from viewer.render.frame_view import FrameViews, ViewSettings
-from viewer.render.lights import Look
+from viewer.render.lights import Lighting
 from viewer.render.renderer import Renderer
 
 HERE = Path(__file__).resolve().parent
@@ -76,7 +77,7 @@ def equirect_room(width: int, height: int) -> np.ndarray:
     return np.concatenate([np.repeat(grey, 3, axis=2), np.ones_like(grey)], axis=2)
 
 
-def sgview_picture(ctx, path: Path, size: int, look: Look, framed: dict | None = None):
+def sgview_picture(ctx, path: Path, size: int, look: Lighting, framed: dict | None = None):
     """(picture [size, size, 3], silhouette [size, size]) through the file's camera, or
     without `framed` None through sgview's own framing, which `framed` then receives (eye,
     target, vertical field of view in degrees) for three.js."""
@@ -120,7 +121,7 @@ class ThreePage:
         self.page.goto(f"http://127.0.0.1:{self.server.server_address[1]}/page.html")
         self.page.wait_for_function("window.pageReady === true", timeout=60_000)
 
-    def picture(self, name: str, size: int, look: Look, environment: dict, framed=None):
+    def picture(self, name: str, size: int, look: Lighting, environment: dict, framed=None):
         options = {"file": name, "width": size, "height": size, "environment": environment,
                    "toneMapping": look.tone_mapping, "exposure": look.exposure,
                    "tonemapUnlit": False, "camera": framed}  # fmt: skip
@@ -147,8 +148,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def compare(size: int, out: Path | None, three_room: bool, look: Look, cache: Path,
-            models: bool = False, files=()) -> dict:  # fmt: skip
+def compare(size: int, out: Path | None, three_room: bool, look: Lighting, cache: Path,
+            models: bool = False, files=(), only=()) -> dict:  # fmt: skip
     """Per case (or per docs model with `models`, or per file of `files`, framed by
     sgview): (mean Delta E inside both silhouettes, IoU); side-by-side PNGs (sgview left,
     three.js right) in `out`."""
@@ -157,6 +158,8 @@ def compare(size: int, out: Path | None, three_room: bool, look: Look, cache: Pa
     if files:
         given = {Path(f).name: Path(f).resolve() for f in files}
         names, write = given, lambda name, folder: _linked(given[name], folder)
+    if only:
+        names = {name: names[name] for name in only}
     results = {}
     with tempfile.TemporaryDirectory(prefix="sgview-looks-") as tmp:
         folder = Path(tmp)
@@ -206,6 +209,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=Path.home() / ".cache" / "sgview-bench" / "looks"
     )
+    parser.add_argument("--cases", nargs="+", default=(), metavar="NAME", help="only these cases")
     parser.add_argument(
         "--files",
         nargs="+",
@@ -215,12 +219,15 @@ def main(argv=None) -> int:
         "or a .gltf with data URIs), framed by sgview's orbit camera",
     )
     args = parser.parse_args(argv)
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown:
+        parser.error(f"no such case: {', '.join(unknown)} (cases: {', '.join(CASES)})")
     if not CHROMIUM.exists():
         print(f"skipped: no chromium at {CHROMIUM}")
         return 0
-    look = Look(args.tone_mapping, args.exposure, "room")
+    look = Lighting(args.tone_mapping, args.exposure, "room")
     results = compare(args.size, args.out, args.three_room, look, args.cache, args.models,
-                      args.files)  # fmt: skip
+                      args.files, args.cases)  # fmt: skip
     env = "three.js RoomEnvironment" if args.three_room else "sgview's room for both"
     print(
         f"sgview vs three.js, {args.size} px, {env}, {look.tone_mapping}, exposure {look.exposure}"

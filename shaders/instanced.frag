@@ -21,8 +21,7 @@
 // TRANSMISSION (KHR_materials_transmission, _volume, _dispersion: what lies behind,
 // sampled from the opaque pass's picture through the refracting surface, attenuated by
 // Beer's law), IRIDESCENCE (a thin film's two-beam interference in the Fresnel term) and
-// ANISOTROPY (the environment sampled along a bent normal, as the Khronos sample viewer
-// does).
+// ANISOTROPY (the environment sampled about a bent normal, as three.js does).
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
 // u_depth_only = 1 is the depth pre-pass (viewer/render/surface_pass.py): only the
 // discards run (a glTF back face, a masked texel), so the depth it leaves is the shading
@@ -384,16 +383,15 @@ float sheen_dv(vec3 n, vec3 v, vec3 l, float roughness) {
     return d / (4.0 * (n_l + n_v - n_l * n_v));
 }
 
-// The sheen's directional albedo under uniform light: three.js's fit (IBLSheenBRDF).
-float sheen_ibl(vec3 n, vec3 v, float roughness) {
-    float n_v = clamp(dot(n, v), 0.0, 1.0);
+// The sheen's directional albedo towards d (its energy under uniform light): three.js's
+// fit of the Charlie sheen's integral (IBLSheenBRDF).
+float sheen_albedo(vec3 n, vec3 d, float roughness) {
+    float n_d = clamp(dot(n, d), 0.0, 1.0);
     float r2 = roughness * roughness;
-    float a = roughness < 0.25 ? -339.2 * r2 + 161.4 * roughness - 25.9
-                               : -8.48 * r2 + 14.3 * roughness - 9.95;
-    float b = roughness < 0.25 ? 44.0 * r2 - 23.7 * roughness + 3.26
-                               : 1.97 * r2 - 3.27 * roughness + 0.72;
-    float dg = exp(a * n_v + b) + (roughness < 0.25 ? 0.0 : 0.1 * (roughness - 0.25));
-    return clamp(dg / PI, 0.0, 1.0);
+    float inv = 1.0 / (roughness + 0.1);
+    float a = -1.9362 + 1.0678 * roughness + 0.4573 * r2 - 0.8469 * inv;
+    float b = -0.6014 + 0.5538 * roughness - 0.4670 * r2 - 0.1255 * inv;
+    return clamp(exp(a * n_d + b), 0.0, 1.0);
 }
 #endif
 
@@ -424,19 +422,35 @@ vec3 from_srgb(vec3 c) {
     return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
 }
 
+// A displayed colour back to the linear radiance it showed: sRGB decoded, Khronos PBR
+// Neutral undone (its roll-off above 0.76 and its offset near black; its slight
+// desaturation of the brightest colours is not), the exposure divided out. ACES is not
+// undone.
+vec3 undisplay(vec3 c) {
+    c = from_srgb(c);
+    if (u_tone_mapping == 1) {
+        const float start = 0.8 - 0.04;
+        const float d = 1.0 - start;
+        float peak = max(c.r, max(c.g, c.b));
+        if (peak > start) c *= (d * d / (1.0 - min(peak, 0.999)) - d + start) / peak;
+        float low = min(c.r, min(c.g, c.b));  // after the offset: 6.25 x^2 below x = 0.08
+        float x = low < 0.04 ? sqrt(max(low, 0.0) / 6.25) : low + 0.04;
+        c += x - low;
+    }
+    return c / max(u_exposure, 1e-6);
+}
+
 // The light behind the surface along one refracted ray through `ior`: the opaque pass's
 // picture where the ray leaves a volume `thickness` deep (0: thin-walled, straight
-// through), blurred by the roughness (its mip level, as three.js does), decoded back to
-// radiance (sRGB undone, the exposure divided out; the tone mapping is not inverted:
-// below 0.76 Khronos PBR Neutral changes little), attenuated by Beer's law.
+// through), blurred by the roughness (its mip level, as three.js does), back to radiance
+// (`undisplay`), attenuated by Beer's law.
 vec3 behind(vec3 n, vec3 v, float ior, float thickness, float roughness, out float dist) {
     vec3 ray = normalize(refract(-v, n, 1.0 / ior)) * thickness;
     dist = length(ray);
     vec4 clip = u_view_proj * vec4(v_world_pos + ray, 1.0);
     vec2 uv = clip.xy / clip.w * 0.5 + 0.5;
     float lod = log2(max(u_backdrop_size.x, 1.0)) * roughness * clamp(ior * 2.0 - 2.0, 0.0, 1.0);
-    vec3 seen = textureLod(u_backdrop, uv, lod).rgb;
-    return from_srgb(seen) / max(u_exposure, 1e-6);
+    return undisplay(textureLod(u_backdrop, uv, lod).rgb);
 }
 
 // KHR_materials_transmission with _volume and _dispersion: what comes through, before
@@ -509,8 +523,8 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
         g_aniso_b = normalize(cross(n, g_aniso_t));
         g_at = mix(alpha, 1.0, u_anisotropy * u_anisotropy);
         g_ab = alpha;
-        vec3 across = cross(g_aniso_t, v);
-        vec3 bent = cross(across, g_aniso_t);
+        // bent about the bitangent, across which the lobe is narrow (as three.js does)
+        vec3 bent = normalize(cross(cross(g_aniso_b, v), g_aniso_b));
         float bend = 1.0 - u_anisotropy * (1.0 - roughness);
         nr = normalize(mix(bent, n, bend * bend * bend * bend));
     }
@@ -529,9 +543,11 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
 #ifdef SHEEN
     vec3 sheen = u_sheen_color;
     if (u_tex_on[10] == 1) sheen *= tex(10).rgb;
-    float sheen_rough = clamp(u_sheen_roughness, 0.07, 1.0);
+    float sheen_rough = clamp(u_sheen_roughness, 1e-4, 1.0);
     vec3 sheen_light = vec3(0.0);
-    float sheen_scale = 1.0 - 0.157 * max3(sheen);  // three.js's albedo scaling
+    // the layer below keeps the energy the sheen leaves (KHR_materials_sheen's albedo
+    // scaling, with three.js's fit of the albedo)
+    float sheen_v = max3(sheen) * sheen_albedo(n, v, sheen_rough);
 #endif
 #ifdef CLEARCOAT
     float coat = u_clearcoat;
@@ -548,10 +564,12 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
         vec3 l;
         vec3 radiance = light_at(i, l);
         float n_l = max(dot(n, l), 0.0);
-        if (n_l > 0.0) color += brdf(n, v, l, c_lit, f0, f90, alpha) * radiance * n_l;
+        float scale = 1.0;
 #ifdef SHEEN
         if (n_l > 0.0) sheen_light += sheen * sheen_dv(n, v, l, sheen_rough) * radiance * n_l;
+        scale = 1.0 - max(sheen_v, max3(sheen) * sheen_albedo(n, l, sheen_rough));
 #endif
+        if (n_l > 0.0) color += brdf(n, v, l, c_lit, f0, f90, alpha) * radiance * n_l * scale;
 #ifdef CLEARCOAT
         float c_l = max(dot(n_coat, l), 0.0);
         if (c_l > 0.0) {
@@ -565,13 +583,13 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     float occlusion = 1.0;
     if (u_tex_on[3] == 1) occlusion = 1.0 + u_occlusion_strength * (tex(3).r - 1.0);
     if (u_env_strength > 0.0) {
-        color += u_env_strength * occlusion
-               * environment_light(n, nr, v, c_lit, f0, f90, roughness);
+        vec3 env = environment_light(n, nr, v, c_lit, f0, f90, roughness);
 #ifdef SHEEN
-        // environment_diffuse is the irradiance over pi
-        sheen_light += u_env_strength * occlusion * sheen * PI * environment_diffuse(n)
-                     * sheen_ibl(n, v, sheen_rough);
+        env *= 1.0 - sheen_v;
+        sheen_light += u_env_strength * occlusion * sheen * sheen_albedo(n, v, sheen_rough)
+                     * environment_diffuse(n);
 #endif
+        color += u_env_strength * occlusion * env;
 #ifdef CLEARCOAT
         float cv = clamp(dot(n_coat, v), 1e-4, 1.0);
         vec2 fab = texture(u_brdf_lut, vec2(cv, coat_rough)).rg;
@@ -590,7 +608,7 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     if (u_tex_on[4] == 1) emissive *= tex(4).rgb;
     color += emissive;
 #ifdef SHEEN
-    color = color * sheen_scale + sheen_light;
+    color += sheen_light;
 #endif
 #ifdef CLEARCOAT
     float fcv = 0.04 + 0.96 * pow(1.0 - clamp(dot(n_coat, v), 0.0, 1.0), 5.0);
