@@ -22,6 +22,7 @@ from stages import write_composed  # noqa: E402
 from viewer.cli.main import main  # noqa: E402
 from viewer.content.scene import Look  # noqa: E402
 from viewer.io import load_scene  # noqa: E402
+from viewer.io.bundled import scene_dir  # noqa: E402
 from viewer.io.errors import SceneError  # noqa: E402
 from viewer.io.limits import DEFAULT_LIMITS  # noqa: E402
 from viewer.io.usd.edits import save_edits  # noqa: E402
@@ -358,3 +359,43 @@ def test_random_stages_edited_and_saved_give_sgviews_worlds(tmp_path_factory, dr
     save_edits(scene, DEFAULT_LIMITS)
     _assert_worlds(scene, path)
     _assert_worlds(load_scene(path), path)
+
+
+def test_a_sheared_prim_and_a_reset_stack_are_written_exactly(tmp_path):
+    path = tmp_path / "s.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    world = UsdGeom.Xform.Define(stage, "/World")
+    world.AddTranslateOp().Set((1.0, 2.0, 3.0))
+    bent = UsdGeom.Xform.Define(stage, "/World/Bent")  # scale between two turns: shear
+    bent.AddRotateZOp().Set(30.0)
+    bent.AddScaleOp().Set((1.0, 3.0, 1.0))
+    bent.AddRotateZOp(opSuffix="after").Set(45.0)
+    UsdGeom.Xform.Define(stage, "/World/Bent/Tip").AddTranslateOp().Set((0.0, 1.0, 0.0))
+    loose = UsdGeom.Xform.Define(stage, "/World/Loose")
+    loose.SetResetXformStack(True)
+    loose.AddTranslateOp().Set((5.0, 0.0, 0.0))
+    stage.SetDefaultPrim(world.GetPrim())
+    stage.Save()
+    scene = load_scene(path)
+    keys = _by_path(scene)
+    assert "/World/Bent[shear]" in keys
+    graph = scene.graph
+    graph.node(keys["/World/Bent[shear]"]).local_position = (0.0, -2.0, 0.5)
+    graph.node(keys["/World/Bent"]).local_euler = (0.0, 10.0, 0.0)
+    graph.node(keys["/World/Loose"]).local_scale = (2.0, 2.0, 2.0)
+    save_edits(scene, DEFAULT_LIMITS)
+    assert _assert_worlds(scene, path) == 4
+    saved = Usd.Stage.Open(str(path))
+    assert UsdGeom.Xformable(saved.GetPrimAtPath("/World/Loose")).GetResetXformStack()
+    _assert_worlds(load_scene(path), path)
+
+
+def test_edit_layer_flag_needs_a_stage():
+    from argparse import Namespace
+
+    from viewer.cli.main import UsageError, _edit_layer
+
+    scene = load_scene(scene_dir() / "chain5.toml")
+    with pytest.raises(UsageError, match="no OpenUSD stage"):
+        _edit_layer(Namespace(edit_layer=Path("e.usda")), scene)
+    assert _edit_layer(Namespace(edit_layer=None), scene) is None
