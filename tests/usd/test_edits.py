@@ -399,3 +399,14 @@ def test_edit_layer_flag_needs_a_stage():
     with pytest.raises(UsageError, match="no OpenUSD stage"):
         _edit_layer(Namespace(edit_layer=Path("e.usda")), scene)
     assert _edit_layer(Namespace(edit_layer=None), scene) is None
+
+
+def test_a_layer_with_unsaved_changes_in_this_process_is_not_reloaded(tmp_path):
+    main_path = write_composed(tmp_path)
+    scene = load_scene(main_path)
+    scene.graph.node(_by_path(scene)["/World/RefA"]).local_position = (0.0, 0.0, 1.0)
+    own = Usd.Stage.Open(main_path)  # a program's own stage of the same file, edited
+    UsdGeom.Xform.Define(own, "/World/Mine")
+    with pytest.raises(SceneError, match="not yet saved in this process"):
+        save_edits(scene, DEFAULT_LIMITS)
+    assert own.GetPrimAtPath("/World/Mine")  # its change is still there

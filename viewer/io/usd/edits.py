@@ -35,7 +35,8 @@ root node ``stage`` (the up axis and units); a node added under a ``[shear]`` no
 outside the stage's default prim. A prim whose transform is time-sampled keeps its
 samples: an edit of it (which the samples override on the next frame in sgview too) is
 noted, not written. Sibling order and node names are not written (names follow the
-prims). A ``.usdz`` package is not written in place.
+prims). A ``.usdz`` package is not written in place, nor a root layer with changes not
+yet saved in this process (a live stage: reading it again would drop them).
 """
 
 from __future__ import annotations
@@ -103,6 +104,13 @@ def save_edits(scene: Scene, limits: Limits, edit_layer: str | Path | None = Non
     if source.suffix.lower() == ".usdz":
         raise SceneError(
             "not saved: a .usdz package is not written in place; save as a new file",
+            file=display,
+        )
+    held = Sdf.Layer.Find(str(source))
+    if held and held.dirty:  # reading it again from disk would drop those changes
+        raise SceneError(
+            "not saved: its root layer has changes not yet saved in this process (a stage "
+            "of your own code, live): save them with pxr first",
             file=display,
         )
     stage = open_stage(source, display, limits)  # from disk again: what the edits are against
