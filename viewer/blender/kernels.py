@@ -12,7 +12,7 @@ EPS = 1e-12
 
 
 @njit(cache=True)
-def pose_worlds(flat, armature_world, ids, world):  # type: ignore[no-untyped-def]
+def pose_worlds(flat, armature_world, ids, world):
     """``world[ids[k]] = armature_world @ pose_k``, pose ``k`` read from ``flat`` (a
     ``foreach_get`` of pose bones' ``matrix``: float32, each matrix column by column)."""
     for k in range(ids.size):
@@ -21,13 +21,13 @@ def pose_worlds(flat, armature_world, ids, world):  # type: ignore[no-untyped-de
         for r in range(4):
             for c in range(4):
                 acc = 0.0
-                for m in range(4):
-                    acc += armature_world[r, m] * flat[base + 4 * c + m]
+                for j in range(4):
+                    acc += armature_world[r, j] * flat[base + 4 * c + j]
                 world[i, r, c] = acc
 
 
 @njit(cache=True)
-def derive_locals(ids, parents, world, pos, rot, scl):  # type: ignore[no-untyped-def]
+def derive_locals(ids, parents, world, pos, rot, scl):
     """Each of ``ids``'s local values: ``inverse(parent world) · world`` (the world itself
     for a root) split into position, unit quaternion (x y z w) and scale, as
     `viewer.scene.math.decompose` splits one matrix (a mirror on the x scale; with shear,
@@ -57,9 +57,9 @@ def derive_locals(ids, parents, world, pos, rot, scl):  # type: ignore[no-untype
             for r in range(3):
                 for c in range(4):
                     acc = 0.0
-                    for m in range(3):
-                        value = world[i, m, c] - (a[m, 3] if c == 3 else 0.0)
-                        acc += inv[r, m] * value
+                    for j in range(3):
+                        value = world[i, j, c] - (a[j, 3] if c == 3 else 0.0)
+                        acc += inv[r, j] * value
                     local[r, c] = acc / det
         s0 = np.sqrt(local[0, 0] ** 2 + local[1, 0] ** 2 + local[2, 0] ** 2)
         s1 = np.sqrt(local[0, 1] ** 2 + local[1, 1] ** 2 + local[2, 1] ** 2)
@@ -104,7 +104,7 @@ def derive_locals(ids, parents, world, pos, rot, scl):  # type: ignore[no-untype
 
 
 @njit(cache=True)
-def frame_causes(  # type: ignore[no-untyped-def]
+def frame_causes(
     recomputed, parents, bone, own_changed, driver_start, drivers, constraint_start, constraints
 ):
     """Per recomputed node (pre-order ids), why: a driver's target recomputed in this frame
