@@ -20,7 +20,7 @@
 // distribution with the Neubelt visibility, the layer below scaled by its albedo),
 // TRANSMISSION (KHR_materials_transmission, _volume, _dispersion: what lies behind,
 // sampled from the opaque pass's picture through the refracting surface, attenuated by
-// Beer's law), IRIDESCENCE (a thin film's two-beam interference in the Fresnel term) and
+// Beer's law), IRIDESCENCE (a thin film's interference in the Fresnel term) and
 // ANISOTROPY (the environment sampled about a bent normal, as three.js does).
 // u_unlit = 1 writes the plain colour (used by the pixel tests and the bench baseline).
 // u_depth_only = 1 is the depth pre-pass (viewer/render/surface_pass.py): only the
@@ -248,9 +248,6 @@ vec3 environment_light(vec3 n, vec3 nr, vec3 v, vec3 c_diff, vec3 f0, float f90,
     vec2 fab = texture(u_brdf_lut, vec2(n_v, roughness)).rg;
     vec3 single = f0 * fab.x + f90 * fab.y;
     float e_single = fab.x + fab.y;
-#ifdef IRIDESCENCE
-    single = mix(single, g_irid_fresnel * e_single, g_irid);  // the film's Fresnel, averaged
-#endif
     vec3 f_avg = f0 + (1.0 - f0) / 21.0;
     vec3 multi = single * f_avg / (1.0 - (1.0 - e_single) * f_avg) * (1.0 - e_single);
     vec3 irradiance = environment_diffuse(n);
@@ -396,24 +393,62 @@ float sheen_albedo(vec3 n, vec3 d, float roughness) {
 #endif
 
 #ifdef IRIDESCENCE
-// A thin film (ior u_iridescence_ior, `thickness` nm) over a base of Fresnel f0: the two
-// beams reflected at its two faces interfere (Airy's sum of the first order, amplitudes
-// at normal incidence, the phase at the refracted angle; one wavelength per channel),
-// then Schlick's rise to 1 at grazing angles. An approximation of the specification's
-// spectral model: thickness 0 gives the base's own Fresnel.
-vec3 iridescence_fresnel(float n_v, vec3 f0, float thickness) {
-    float n2 = u_iridescence_ior;
-    vec3 sf0 = sqrt(clamp(f0, 0.0, 0.9999));
-    vec3 n3 = (1.0 + sf0) / (1.0 - sf0);
-    float sin2 = (1.0 - n_v * n_v) / (n2 * n2);
-    float cos2 = sqrt(max(1.0 - sin2, 0.0));
-    float r12 = (1.0 - n2) / (1.0 + n2);
-    vec3 r23 = (n2 - n3) / (n2 + n3);
-    vec3 phase = 4.0 * PI * n2 * thickness * cos2 / vec3(650.0, 510.0, 475.0);
-    vec3 c = cos(phase);
-    vec3 r = (r12 * r12 + r23 * r23 + 2.0 * r12 * r23 * c)
-           / (1.0 + r12 * r12 * r23 * r23 + 2.0 * r12 * r23 * c);
-    return r + (1.0 - r) * pow(1.0 - n_v, 5.0);
+// KHR_materials_iridescence: the reflectance of a thin film (ior u_iridescence_ior,
+// `thickness` nm) over a base of Fresnel `base_f0`, as the extension specifies it (Belcour
+// and Barla 2017): Airy's sum of the light bounced between the film's two faces, its
+// first two orders, each integrated against the eye's colour sensitivities (their fit by
+// Gaussians in Fourier space, in CIE XYZ), then taken to linear sRGB.
+vec3 film_sensitivity(float opd, vec3 shift) {
+    float phase = 2.0 * PI * opd * 1.0e-9;
+    const vec3 amplitude = vec3(5.4856e-13, 4.4201e-13, 5.2481e-13);
+    const vec3 centre = vec3(1.6810e+06, 1.7953e+06, 2.2084e+06);
+    const vec3 spread = vec3(4.3278e+09, 9.3046e+09, 6.6121e+09);
+    vec3 xyz = amplitude * sqrt(2.0 * PI * spread) * cos(centre * phase + shift)
+             * exp(-phase * phase * spread);
+    xyz.x += 9.7470e-14 * sqrt(2.0 * PI * 4.5282e+09) * cos(2.2399e+06 * phase + shift.x)
+           * exp(-4.5282e+09 * phase * phase);
+    xyz /= 1.0685e-7;
+    const mat3 xyz_to_srgb = mat3(3.2404542, -0.9692660, 0.0556434,
+                                  -1.5371385, 1.8760108, -0.2040259,
+                                  -0.4985314, 0.0415560, 1.0572252);
+    return xyz_to_srgb * xyz;
+}
+
+vec3 iridescence_fresnel(float n_v, vec3 base_f0, float thickness) {
+    // a film thinner than 30 nm fades to none (its ior to the air's)
+    float film = mix(1.0, u_iridescence_ior, smoothstep(0.0, 0.03, thickness));
+    float cos2_sq = 1.0 - (1.0 - n_v * n_v) / (film * film);
+    if (cos2_sq < 0.0) return vec3(1.0);  // total internal reflection
+    float cos2 = sqrt(cos2_sq);
+    // the air-film face, and the film-base face (the base's ior from its F0)
+    float r0 = (film - 1.0) * (film - 1.0) / ((film + 1.0) * (film + 1.0));
+    float r12 = r0 + (1.0 - r0) * pow(1.0 - n_v, 5.0);
+    float t121 = 1.0 - r12;
+    float phi12 = film < 1.0 ? PI : 0.0;
+    vec3 sf0 = sqrt(clamp(base_f0, 0.0, 0.9999));
+    vec3 base_ior = (1.0 + sf0) / (1.0 - sf0);
+    vec3 r1 = (base_ior - film) * (base_ior - film) / ((base_ior + film) * (base_ior + film));
+    vec3 r23 = r1 + (1.0 - r1) * pow(1.0 - cos2, 5.0);
+    vec3 phi23 = vec3(base_ior.r < film ? PI : 0.0, base_ior.g < film ? PI : 0.0,
+                      base_ior.b < film ? PI : 0.0);
+    float opd = 2.0 * film * thickness * cos2;  // the optical path difference
+    vec3 phi = vec3(PI - phi12) + phi23;
+    vec3 r123 = clamp(r12 * r23, 1e-5, 0.9999);
+    vec3 rs = t121 * t121 * r23 / (1.0 - r123);
+    vec3 result = r12 + rs;
+    vec3 cm = rs - t121;
+    for (int m = 1; m <= 2; ++m) {
+        cm *= sqrt(r123);
+        result += cm * 2.0 * film_sensitivity(float(m) * opd, float(m) * phi);
+    }
+    return max(result, vec3(0.0));
+}
+
+// The F0 that Schlick's curve would need to give `f` at this angle (F90 = 1), for the
+// environment's split sum.
+vec3 f0_of(vec3 f, float n_v) {
+    float x5 = min(pow(clamp(1.0 - n_v, 0.0, 1.0), 5.0), 0.9999);
+    return (f - x5) / (1.0 - x5);
 }
 #endif
 
@@ -507,8 +542,10 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     f0 = min(r_ior * r_ior * tint, vec3(1.0)) * u_specular;
     f90 = u_specular;
 #endif
+    vec3 f0_dielectric = f0;
     f0 = mix(f0, base.rgb, metallic);
     f90 = mix(f90, 1.0, metallic);
+    vec3 f0_env = f0;  // the environment's F0 (iridescence changes it)
     float alpha = roughness * roughness;
     vec3 nr = n;  // the normal the environment is reflected about
 #ifdef ANISOTROPY
@@ -530,9 +567,14 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     }
 #endif
 #ifdef IRIDESCENCE
-    g_irid = u_iridescence;
-    g_irid_fresnel = iridescence_fresnel(clamp(dot(n, v), 1e-4, 1.0), f0,
-                                         u_iridescence_thickness);
+    {
+        float n_v = clamp(dot(n, v), 0.0, 1.0);
+        float t = u_iridescence_thickness;
+        g_irid = u_iridescence;
+        g_irid_fresnel = mix(iridescence_fresnel(n_v, f0_dielectric, t),
+                             iridescence_fresnel(n_v, base.rgb, t), metallic);
+        f0_env = mix(f0, f0_of(g_irid_fresnel, n_v), g_irid);
+    }
 #endif
     float transmission = 0.0;
 #ifdef TRANSMISSION
@@ -583,7 +625,7 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     float occlusion = 1.0;
     if (u_tex_on[3] == 1) occlusion = 1.0 + u_occlusion_strength * (tex(3).r - 1.0);
     if (u_env_strength > 0.0) {
-        vec3 env = environment_light(n, nr, v, c_lit, f0, f90, roughness);
+        vec3 env = environment_light(n, nr, v, c_lit, f0_env, f90, roughness);
 #ifdef SHEEN
         env *= 1.0 - sheen_v;
         sheen_light += u_env_strength * occlusion * sheen * sheen_albedo(n, v, sheen_rough)
