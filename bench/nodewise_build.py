@@ -16,7 +16,7 @@ import gc
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -26,6 +26,7 @@ from treegen import Tree, balanced_parents, make_tree
 import viewer.scene.arrays as arrays_module
 import viewer.scene.graph as graph_module
 from viewer.scene import SceneGraph
+from viewer.scene.names import SHARDS, NameIndex
 
 #: issue 36: ours node by node / three.js's build, at most this, on the 1M tree
 MOST_VS_THREE = 1.0
@@ -81,17 +82,25 @@ def nodewise_targets(builds: list[dict]) -> list[str]:
     return out
 
 
+def one_dict_index(names: Iterable[str] = (), ids: Iterable[int] = ()) -> NameIndex:
+    """A name index whose shards are all one dict: the one dict of before, behind the
+    same calls (so the comparison is of the dicts' growth, not of the calls)."""
+    index = NameIndex()
+    index.shards = [dict(zip(names, ids))] * SHARDS
+    return index
+
+
 @contextmanager
 def as_before(tracked: bool) -> Iterator[None]:
     """`add` as it was before its growth stopped copying (in the same run, as the
     baseline): the per-node arrays grown by copying into doubled plain arrays (no
-    reservation), the name index one dict; with `tracked`, also its handles left in the
-    cyclic collector's sight (before they were untracked)."""
+    reservation), the name index one dict (`one_dict_index`); with `tracked`, also its
+    handles left in the cyclic collector's sight (before they were untracked)."""
     saved = (graph_module._untrack, arrays_module.reserve, arrays_module.NameIndex)
     if tracked:
         graph_module._untrack = None
     arrays_module.reserve = lambda fields, need: None
-    arrays_module.NameIndex = lambda names=(), ids=(): dict(zip(names, ids))
+    arrays_module.NameIndex = one_dict_index
     try:
         yield
     finally:

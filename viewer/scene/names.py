@@ -148,8 +148,10 @@ class NodeNames:
         return isinstance(other, list) and list(self) == other
 
 
-#: Dicts a `NameIndex` spreads its names over (a power of two).
+#: Dicts a `NameIndex` spreads its names over (a power of two), and the mask that picks
+#: a name's: ``shards[hash(name) & SHARD_MASK]``.
 SHARDS = 64
+SHARD_MASK = SHARDS - 1
 
 
 class NameIndex:
@@ -160,50 +162,54 @@ class NameIndex:
     re-inserting every entry, all inside the one insertion that crossed its threshold. At
     699,050 names that insertion took 20 ms, at 1,398,101 about 45 ms: a pause inside one
     ``add``. Each of the shards holds a 64th of the names and grows on its own, its
-    largest growth a 64th of that (under 1 ms at two million names), for about 0.1 us
-    more per lookup. Iteration is in id order (the order of the ids is what a reader can
-    rely on; the shards' order follows the process's string hashing)."""
+    largest growth a 64th of that (under 1 ms at two million names), for a Python
+    method call more per lookup by name (``add`` picks its shard itself, in the
+    ``hash(name) & SHARD_MASK`` of every method here). Iteration is in id order (the
+    order of the ids is what a reader can rely on; the shards' order follows the
+    process's string hashing)."""
 
-    __slots__ = ("_shards",)
+    __slots__ = ("shards",)
 
     def __init__(self, names: Iterable[str] = (), ids: Iterable[int] = ()) -> None:
         """The index of ``names[j]`` -> ``ids[j]``."""
         shards: list[dict[str, int]] = [{} for _ in range(SHARDS)]
-        mask = SHARDS - 1
+        mask = SHARD_MASK
         for name, i in zip(names, ids):
             shards[hash(name) & mask][name] = i
-        self._shards = shards
+        #: The dicts; a hot path (``add``) indexes its name's shard itself:
+        #: ``shards[hash(name) & SHARD_MASK]`` saves a method call.
+        self.shards = shards
 
     def __contains__(self, name: object) -> bool:
-        return name in self._shards[hash(name) & (SHARDS - 1)]
+        return name in self.shards[hash(name) & SHARD_MASK]
 
     def __getitem__(self, name: str) -> int:
-        return self._shards[hash(name) & (SHARDS - 1)][name]
+        return self.shards[hash(name) & SHARD_MASK][name]
 
     def get(self, name: str) -> int | None:
-        return self._shards[hash(name) & (SHARDS - 1)].get(name)
+        return self.shards[hash(name) & SHARD_MASK].get(name)
 
     def __setitem__(self, name: str, i: int) -> None:
-        self._shards[hash(name) & (SHARDS - 1)][name] = i
+        self.shards[hash(name) & SHARD_MASK][name] = i
 
     def __delitem__(self, name: str) -> None:
-        del self._shards[hash(name) & (SHARDS - 1)][name]
+        del self.shards[hash(name) & SHARD_MASK][name]
 
     def update(self, pairs: Iterable[tuple[str, int]]) -> None:
-        shards, mask = self._shards, SHARDS - 1
+        shards, mask = self.shards, SHARD_MASK
         for name, i in pairs:
             shards[hash(name) & mask][name] = i
 
     def isdisjoint(self, names: Iterable[object]) -> bool:
         """No name of ``names`` is in the index (an unhashable one: a TypeError)."""
-        shards, mask = self._shards, SHARDS - 1
+        shards, mask = self.shards, SHARD_MASK
         return not any(name in shards[hash(name) & mask] for name in names)
 
     def __len__(self) -> int:
-        return sum(map(len, self._shards))
+        return sum(map(len, self.shards))
 
     def __iter__(self) -> Iterator[str]:
-        pairs = sorted(chain.from_iterable(shard.items() for shard in self._shards), key=_id)
+        pairs = sorted(chain.from_iterable(shard.items() for shard in self.shards), key=_id)
         return (name for name, _ in pairs)
 
 

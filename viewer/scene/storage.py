@@ -24,7 +24,7 @@ import numpy as np
 from .arrays import NodeArrays
 from .flags import NEW, WORLD, changed_itself, touched_this_frame
 from .kernel_set import Floats, Ids, Marking, current
-from .names import NumberedNames
+from .names import SHARD_MASK, NumberedNames
 from .report import FrameReport
 
 _FLOAT = np.dtype(np.float64)
@@ -150,8 +150,9 @@ class Storage(NodeArrays):
         else:
             last[p] = i
         self.names.append(name)
-        if self.name_index is not None:  # (``add`` built it, checking the name is new)
-            self.name_index[name] = i
+        index = self.name_index
+        if index is not None:  # (``add`` built it, checking the name is new)
+            index.shards[hash(name) & SHARD_MASK][name] = i
         self.n = i + 1
         self.alive_count += 1
         k = self.n_roots

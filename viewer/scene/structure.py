@@ -14,7 +14,7 @@ import numpy as np
 
 from . import validate, world_space
 from .errors import HierarchyError, ShearError
-from .names import NumberedNames
+from .names import SHARD_MASK, NumberedNames
 from .storage import Storage
 
 #: How far (relative) ``keep_world=True`` may leave a world matrix: rounding only.
@@ -160,7 +160,7 @@ def check_new_name(s: Storage, name: object) -> str:
     """``name`` itself, if it can name a new node: a non-empty string no node has."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"node names must be non-empty strings, got {name!r}")
-    if name in s.ids_by_name:
+    if name in s.ids_by_name.shards[hash(name) & SHARD_MASK]:  # (``in``, a call less)
         raise HierarchyError(f"duplicate node name {name!r}")
     return name
 
