@@ -227,3 +227,51 @@ def test_derived_locals_compose_to_the_worlds(count):
         _, q, s = decompose(local)
         np.testing.assert_allclose(scl[k], s, atol=1e-9)
         np.testing.assert_allclose(abs(rot[k] @ q), 1.0, atol=1e-9)
+
+
+ADDON_RUN = """
+import sys
+import bpy
+import viewer.blender.addon as addon
+
+addon.register()
+scene = bpy.context.scene
+scene.sgview.address, scene.sgview.program = sys.argv[1], "add-on test"
+assert bpy.ops.sgview.publish() == {"FINISHED"}
+link = addon._published[0]
+assert link.wait_connected(60)
+cube = bpy.data.objects["Cube"]
+cube.keyframe_insert("location", frame=1)
+cube.location.x = 3.0
+cube.keyframe_insert("location", frame=5)
+for frame in range(1, 6):
+    scene.frame_set(frame)
+link.flush(30)
+assert bpy.ops.sgview.stop() == {"FINISHED"} and not addon._published
+addon.unregister()
+"""
+
+
+def test_the_addon_publishes_from_its_operator(tmp_path):
+    """The add-on as Blender runs it: registered, its operator started from the scene's
+    settings, frames in the viewer's log under the name given, stopped, unregistered."""
+    python = blender_python()
+    need_gl().release()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    viewer_proc = subprocess.Popen(
+        [sys.executable, "-m", "viewer", "listen", "127.0.0.1:0", "--headless", "--size",
+         "320x200", "--samples", "0", "--frames", "1000", "--log"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        first = viewer_proc.stderr.readline().strip()
+        address = first.removeprefix("sgview: listening on ")
+        run = subprocess.run([python, "-c", ADDON_RUN, address], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert run.returncode == 0, run.stderr[-3000:]
+        log, err = viewer_proc.communicate(timeout=120)
+    finally:
+        if viewer_proc.poll() is None:
+            viewer_proc.kill()
+    assert "sgview: add-on test left after 5 frames" in err
+    assert logged_frames(log) == {k: {"Cube"} for k in range(1, 6)}
