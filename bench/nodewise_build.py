@@ -218,7 +218,7 @@ def main() -> None:
             print(
                 f"| {n:,} | {label} | {row['mean_us']:.2f} | {row['median_us']:.2f} | "
                 f"{row['max_ms']:.1f} | {row['over_10ms']} | {row['rss_mb']:.0f} | "
-                f"{row['cpu_max_ms']:.2f} |"
+                f"{format(row['cpu_max_ms'], '.2f') if args.cpu_time else '-'} |"
             )
         for label, before in list(rows.items())[:2]:
             keys = ("mean_us", "median_us", "max_ms", "rss_mb", "cpu_max_ms")
@@ -226,7 +226,7 @@ def main() -> None:
             print(
                 f"| {n:,} | as is / {label.split(':')[0]} | "
                 + " | ".join(f"{r:.2f}x" for r in ratios[:3])
-                + f" | | {ratios[3]:.2f}x | {ratios[4]:.2f}x |"
+                + f" | | {ratios[3]:.2f}x | {f'{ratios[4]:.2f}x' if args.cpu_time else '-'} |"
             )
         if n == 1_000_000:
             for ok, what in (
