@@ -78,6 +78,10 @@ class BlenderLink:
         ]
         for handlers, handler in self._handlers:
             handlers.append(handler)
+        # In Blender's application (not in a bpy program, which runs no timers): the scene
+        # goes to a viewer as soon as it connects, not at the next frame or edit.
+        self._timer = self._on_timer  # one object: Blender's timers know a function by it
+        bpy.app.timers.register(self._timer, first_interval=0.5, persistent=True)
 
     @property
     def connected(self) -> bool:
@@ -94,9 +98,16 @@ class BlenderLink:
         for handlers, handler in self._handlers:
             if handler in handlers:
                 handlers.remove(handler)
+        if bpy.app.timers.is_registered(self._timer):
+            bpy.app.timers.unregister(self._timer)
         self.link.close(timeout)
 
     # -- Blender's handlers ----------------------------------------------------------------
+    def _on_timer(self) -> float:
+        if self.link.connected and not self._fresh:
+            self._frame(bpy.context.scene, None, edit=True)
+        return 0.5
+
     def _on_frame(self, scene: Any, depsgraph: Any = None) -> None:
         self._frame(scene, depsgraph, edit=False)
 
@@ -206,8 +217,10 @@ class BlenderLink:
         unit = float(scene.unit_settings.scale_length)
         root = Y_UP @ np.diag([unit, unit, unit, 1.0])
         self.nodes.set_worlds(np.array([ids[ROOT]]), root[None])
+        alive = set(ids.values())
         everything = {uid: o.evaluated_get(depsgraph) for uid, (o, _, _) in self._objects.items()}
-        self._read(everything, {u: everything[u] for u in self._armatures})
+        self._read(everything, {u: everything[u] for u in self._armatures}, channels=False)
+        self._basis = {i: b for i, b in self._basis.items() if (i if i >= 0 else -1 - i) in alive}
         self.nodes.derive_locals(id_order)
         self._fresh = True
         return changed
@@ -259,17 +272,20 @@ class BlenderLink:
         return self._ids.get(("b", uid, bone)) if bone else self._ids.get(("o", uid))
 
     # -- a frame ---------------------------------------------------------------------------
-    def _read(self, moved: dict[int, Any], posed: dict[int, Any]) -> NDArray[np.int64]:
+    def _read(
+        self, moved: dict[int, Any], posed: dict[int, Any], channels: bool = True
+    ) -> NDArray[np.int64]:
         """Store the world matrices Blender evaluated for ``moved`` objects and the bones
-        of the ``posed`` armatures; returns the ids whose own channels (an object's or a
-        bone's ``matrix_basis``) changed since they were last read."""
+        of the ``posed`` armatures; with ``channels``, returns the ids whose own channels
+        (an object's or a bone's ``matrix_basis``) changed since the last frame sent (a
+        frame that reads the whole scene first keeps them for that frame's comparison)."""
         nodes, own_changed = self.nodes, []
         root = nodes.world_matrices()[self._ids[ROOT]]
         if moved:
             ids = np.array([self._objects[u][1] for u in moved], dtype=np.int64)
             worlds = np.array([np.array(o.matrix_world) for o in moved.values()])
             nodes.set_worlds(ids, root @ worlds)
-            for i, obj in zip(ids.tolist(), moved.values()):
+            for i, obj in zip(ids.tolist(), moved.values() if channels else ()):
                 basis = np.array(obj.matrix_basis)
                 last = self._basis.get(i)
                 if last is None or not np.array_equal(last, basis):
@@ -282,6 +298,8 @@ class BlenderLink:
             flat = np.empty(16 * bones.size, dtype=np.float32)
             armature.pose.bones.foreach_get("matrix", flat)
             nodes.set_pose_worlds(bones, own, flat)
+            if not channels:
+                continue
             basis = np.empty((bones.size, 16), dtype=np.float32)
             armature.pose.bones.foreach_get("matrix_basis", basis.reshape(-1))
             last = self._basis.get(-1 - own)  # an armature's bones: one array under -1 - id
