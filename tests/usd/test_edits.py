@@ -410,3 +410,22 @@ def test_a_layer_with_unsaved_changes_in_this_process_is_not_reloaded(tmp_path):
     with pytest.raises(SceneError, match="not yet saved in this process"):
         save_edits(scene, DEFAULT_LIMITS)
     assert own.GetPrimAtPath("/World/Mine")  # its change is still there
+
+
+@pytest.mark.parametrize("edit", ["move", "remove", "add"])
+def test_an_edit_inside_an_instance_is_refused(tmp_path, edit):
+    main_path = write_composed(tmp_path)
+    saved = Path(main_path).read_bytes()
+    scene = load_scene(main_path)
+    graph = scene.graph
+    inside = graph.node(_by_path(scene)["/World/Inst1/Geo"])  # an instance proxy's node
+    if edit == "move":
+        inside.local_position = (0.0, 3.0, 0.0)
+    elif edit == "remove":
+        graph.remove(inside)
+    else:
+        graph.add("Extra", inside)
+    with pytest.raises(SceneError, match="inside the instance /World/Inst1") as err:
+        save_edits(scene, DEFAULT_LIMITS)
+    assert "\n" not in str(err.value)
+    assert Path(main_path).read_bytes() == saved

@@ -32,7 +32,8 @@ opinion that says it: a node moved to another parent (a prim cannot be moved by 
 opinion); a removed prim's descendant that stays (a ``!resetXformStack!`` prim's node
 hangs from the stage, but deactivating its ancestor removes it); an edit of the stage's
 root node ``stage`` (the up axis and units); a node added under a ``[shear]`` node, or
-outside the stage's default prim. A prim whose transform is time-sampled keeps its
+outside the stage's default prim; an edit, removal or added child of a prim inside an
+instance (its prototype is shared: USD takes no opinion there). A prim whose transform is time-sampled keeps its
 samples: an edit of it (which the samples override on the next frame in sgview too) is
 noted, not written. Sibling order and node names are not written (names follow the
 prims). A ``.usdz`` package is not written in place, nor a root layer with changes not
@@ -47,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
-from pxr import Gf, Sdf, Usd, UsdGeom
+from pxr import Gf, Sdf, Tf, Usd, UsdGeom
 
 from viewer.content.scene import Scene
 from viewer.io.errors import SceneError
@@ -57,7 +58,7 @@ from viewer.io.usd.stage import open_stage
 from viewer.io.usd.write import gprim_of_look, identifier, trs_ops, unique
 from viewer.scene.graph import SceneGraph
 from viewer.scene.math import trs_matrix
-from viewer.text import printable
+from viewer.text import brief, printable
 
 __all__ = ["save_edits"]
 
@@ -122,7 +123,12 @@ def save_edits(scene: Scene, limits: Limits, edit_layer: str | Path | None = Non
         stage.SetEditTarget(Usd.EditTarget(layer))
         model = model_of_stage(stage, source, display, limits)
         plan = _plan(scene, model, stage, display)
-        made = _author(stage, scene, plan)
+        try:
+            made = _author(stage, scene, plan)
+        except Tf.ErrorException as exc:  # what pxr refuses to author: one line
+            raise SceneError(
+                f"not saved: pxr refused the edit ({brief(exc)})", file=display
+            ) from None
         _check_composed(stage, plan, display, edit_layer is not None)
         for dirty in {root, layer}:
             if (dirty.dirty or not Path(dirty.realPath).exists()) and not dirty.Save():
@@ -286,7 +292,26 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
                 f"prim would remove {prim_path} too",
             )
     _check_added(scene, plan, key_of, stage, display)
+    for path in [*plan.changed, *plan.removed]:
+        _check_not_instanced(stage, path, "an edit of", display)
     return plan
+
+
+def _check_not_instanced(stage: Usd.Stage, path: str, what: str, display: str) -> None:
+    """Refuse an edit at a prim inside an instance: USD takes no opinion there (its
+    prototype is shared by every instance); only the instanceable prim can change."""
+    prim = stage.GetPrimAtPath(path)
+    if not prim or not prim.IsInstanceProxy():
+        return
+    above = prim
+    while above and not above.IsInstance():
+        above = above.GetParent()
+    raise SceneError(
+        f"not saved: {what} {path} cannot be written: it is inside the instance "
+        f"{above.GetPath()}, whose prototype every instance shares (make that prim not "
+        "instanceable to edit inside it)",
+        file=display,
+    )
 
 
 def _inner_same(key: str, key_of, row_of, same) -> bool:
@@ -316,6 +341,8 @@ def _check_added(scene: Scene, plan: _Plan, key_of, stage: Usd.Stage, display: s
             why = "it is a root outside the stage's up-axis node 'stage'"
         elif where == "/" and default:
             why = f"it would be outside the stage's default prim {default.GetPath()}"
+        if why is None and where is not None:
+            _check_not_instanced(stage, where, "a node added under", display)
         if why is not None:
             raise SceneError(
                 f"not saved: the added node cannot be written ({why})",
