@@ -453,16 +453,11 @@ vec3 f0_of(vec3 f, float n_v) {
 #endif
 
 #ifdef TRANSMISSION
-vec3 from_srgb(vec3 c) {
-    return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
-}
-
-// A displayed colour back to the linear radiance it showed: sRGB decoded, Khronos PBR
-// Neutral undone (its roll-off above 0.76 and its offset near black; its slight
-// desaturation of the brightest colours is not), the exposure divided out. ACES is not
-// undone.
+// A displayed colour (sRGB already decoded: the picture is an sRGB texture) back to the
+// linear radiance it showed: Khronos PBR Neutral undone (its roll-off above 0.76 and its
+// offset near black; its slight desaturation of the brightest colours is not), the
+// exposure divided out. ACES is not undone.
 vec3 undisplay(vec3 c) {
-    c = from_srgb(c);
     if (u_tone_mapping == 1) {
         const float start = 0.8 - 0.04;
         const float d = 1.0 - start;
@@ -475,6 +470,32 @@ vec3 undisplay(vec3 c) {
     return c / max(u_exposure, 1e-6);
 }
 
+// Texture t at mip level `level` filtered by a cubic B-spline (four bilinear taps placed
+// by the spline's weights): smooth where the GPU's bilinear filter shows the texels.
+vec3 bspline_level(sampler2D t, vec2 uv, int level) {
+    vec2 size = vec2(textureSize(t, level));
+    vec2 st = uv * size - 0.5;
+    vec2 i = floor(st), f = st - i;
+    vec2 f2 = f * f, f3 = f2 * f;
+    vec2 w0 = (-f3 + 3.0 * f2 - 3.0 * f + 1.0) / 6.0;
+    vec2 w1 = (3.0 * f3 - 6.0 * f2 + 4.0) / 6.0;
+    vec2 w2 = (-3.0 * f3 + 3.0 * f2 + 3.0 * f + 1.0) / 6.0;
+    vec2 w3 = f3 / 6.0;
+    vec2 g0 = w0 + w1, g1 = w2 + w3;
+    vec2 p0 = (i - 0.5 + w1 / g0) / size, p1 = (i + 1.5 + w3 / g1) / size;
+    float l = float(level);
+    return g0.y * (g0.x * textureLod(t, p0, l).rgb + g1.x * textureLod(t, vec2(p1.x, p0.y), l).rgb)
+         + g1.y * (g0.x * textureLod(t, vec2(p0.x, p1.y), l).rgb + g1.x * textureLod(t, p1, l).rgb);
+}
+
+// The picture at fractional mip level `lod`, B-spline filtered on the two levels around it
+// (as three.js samples its transmission picture).
+vec3 backdrop_at(vec2 uv, float lod) {
+    int level = int(floor(lod));
+    return mix(bspline_level(u_backdrop, uv, level), bspline_level(u_backdrop, uv, level + 1),
+               fract(lod));
+}
+
 // The light behind the surface along one refracted ray through `ior`: the opaque pass's
 // picture where the ray leaves a volume `thickness` deep (0: thin-walled, straight
 // through), blurred by the roughness (its mip level, as three.js does), back to radiance
@@ -485,7 +506,7 @@ vec3 behind(vec3 n, vec3 v, float ior, float thickness, float roughness, out flo
     vec4 clip = u_view_proj * vec4(v_world_pos + ray, 1.0);
     vec2 uv = clip.xy / clip.w * 0.5 + 0.5;
     float lod = log2(max(u_backdrop_size.x, 1.0)) * roughness * clamp(ior * 2.0 - 2.0, 0.0, 1.0);
-    return undisplay(textureLod(u_backdrop, uv, lod).rgb);
+    return undisplay(backdrop_at(uv, lod));
 }
 
 // KHR_materials_transmission with _volume and _dispersion: what comes through, before

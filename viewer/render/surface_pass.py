@@ -23,7 +23,7 @@ from .gpu_mesh import POINT_SIZE
 from .lights import EnvironmentLight, Lighting, light_uniforms
 from .material_uniforms import BACKDROP_UNIT, MaterialBinder
 from .shaders import find_uniform, uniform
-from .textures import TexturePool
+from .textures import SRGB8_ALPHA8, TexturePool
 from .transparency import MAX_SORTED, back_to_front
 
 __all__ = ["SurfacePass"]
@@ -186,7 +186,9 @@ class Backdrop:
         size = (int(width), int(height))
         if self.texture is None or self.texture.size != size:
             self.release()
-            self.texture = self.ctx.texture(size, 4)
+            # sRGB: the sampler decodes the picture's display values before it filters
+            # them, so the blur mixes light, not encoded values
+            self.texture = self.ctx.texture(size, 4, internal_format=SRGB8_ALPHA8)
             self.texture.filter = moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR
             self.texture.repeat_x = self.texture.repeat_y = False
             self.fbo = self.ctx.framebuffer(color_attachments=[self.texture])
