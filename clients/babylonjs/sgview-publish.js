@@ -27,6 +27,7 @@ const FRAME = 4;
 const NAME_BYTES_MAX = 1024;
 const RETRY_MS = 1000;
 const encoder = new TextEncoder();
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 // Elements of a column-major 4x4 matrix in the z row or the z column but not both: the
 // ones the mirror z -> -z negates.
 const Z_FLIPPED = [2, 6, 8, 9, 11, 14];
@@ -99,22 +100,33 @@ function frameMessage(f) {
   counts.forEach((c, i) => view.setUint32(48 + 4 * i, c, true));
   let at = 64;
   const u32 = (list) => { for (const v of list) { view.setUint32(at, v, true); at += 4; } };
-  const f64 = (list) => { for (const v of list) { view.setFloat64(at, v, true); at += 8; } };
+  const f64 = (numbers) => { // a Float64Array: copied whole where the machine is little-endian
+    if (LITTLE_ENDIAN) {
+      new Uint8Array(buffer, at, 8 * numbers.length)
+        .set(new Uint8Array(numbers.buffer, numbers.byteOffset, 8 * numbers.length));
+      at += 8 * numbers.length;
+    } else {
+      for (const v of numbers) { view.setFloat64(at, v, true); at += 8; }
+    }
+  };
   u32(f.local); u32(f.world); u32(f.cause); u32(f.valueIds);
-  for (const row of f.values) f64(row);
+  f64(f.values); // 10 per node
   u32(f.worldIds);
-  for (const elements of f.worlds) f64(elements); // column by column
+  f64(f.worlds); // 16 per node, column by column
   return buffer;
 }
 
 /** Babylon's matrix elements `m` (row vectors, row by row: the same numbers as the
- * column-vector matrix column by column) in sgview's convention, as 16 f64s column by
- * column; `flip`: the scene is left-handed. Numbers sgview would refuse (not finite, or
- * beyond 1e12) cannot come from a matrix Babylon draws with; they go as 0. */
-export function toSgview(m, flip) {
-  const out = Float64Array.from(m);
-  if (flip) for (const i of Z_FLIPPED) out[i] = -out[i];
-  for (let i = 0; i < 16; i++) if (!(Math.abs(out[i]) <= 1e12)) out[i] = 0;
+ * column-vector matrix column by column) in sgview's convention, written as 16 f64s
+ * column by column into `out` from `at`; `flip`: the scene is left-handed. Numbers sgview
+ * would refuse (not finite, or beyond 1e12) cannot come from a matrix Babylon draws
+ * with; they go as 0. */
+export function toSgview(m, flip, out = new Float64Array(16), at = 0) {
+  for (let i = 0; i < 16; i++) {
+    const v = m[i];
+    out[at + i] = Math.abs(v) <= 1e12 ? v : 0;
+  }
+  if (flip) for (const i of Z_FLIPPED) out[at + i] = -out[at + i];
   return out;
 }
 
@@ -122,7 +134,7 @@ export function toSgview(m, flip) {
  * affine matrix `e`: its translation, the lengths of its axes (x negated for a mirror)
  * and the rotation they leave (shear, which T R S cannot hold, is dropped: the world
  * matrix sent alongside is the truth). */
-export function valuesOf(e) {
+export function valuesOf(e, out = new Float64Array(10), at = 0) {
   const sx0 = Math.hypot(e[0], e[1], e[2]);
   const sy = Math.hypot(e[4], e[5], e[6]);
   const sz = Math.hypot(e[8], e[9], e[10]);
@@ -148,15 +160,10 @@ export function valuesOf(e) {
     const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
     w = (m10 - m01) / s; x = (m02 + m20) / s; y = (m12 + m21) / s; z = 0.25 * s;
   }
-  const row = [e[12], e[13], e[14], x, y, z, w, sx, sy, sz].map((v) => (Number.isFinite(v) ? v : 0));
-  if (Math.hypot(row[3], row[4], row[5], row[6]) < 1e-6) row.splice(3, 4, 0, 0, 0, 1);
-  return row;
-}
-
-function sameElements(cached, elements) {
-  if (!cached) return false;
-  for (let i = 0; i < 16; i++) if (cached[i] !== elements[i]) return false;
-  return true;
+  if (!(Math.hypot(x, y, z, w) >= 1e-6)) [x, y, z, w] = [0, 0, 0, 1]; // a zero scale
+  const row = [e[12], e[13], e[14], x, y, z, w, sx, sy, sz];
+  for (let i = 0; i < 10; i++) out[at + i] = Number.isFinite(row[i]) ? row[i] : 0;
+  return out;
 }
 
 const isBone = (node) => node.getClassName?.() === "Bone";
@@ -187,8 +194,8 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   let closed = false;
   let needSnapshot = false;
   let sent = { ids: [], parents: [], names: [] };
-  const lastLocal = new Map(); // id -> the local matrix last sent (sgview's convention)
-  const lastWorld = new Map();
+  const known = new Set(); // ids whose rows sgview holds
+  const nameOf = new WeakMap(); // node -> [its name, as sent]
   const lastCause = new Map(); // id -> the cause of its latest recompute, across frames
   let causes = new Map(); // id -> cause, for the recomputes observed since the last frame
   let pending = null; // frames merged while sgview lags
@@ -256,9 +263,14 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       ids.push(node.uniqueId);
       parents.push(parentId);
       depths.push(depth);
-      names.push(cleanName(node.name || node.getClassName()));
+      const raw = node.name || node.getClassName();
+      let named = nameOf.get(node);
+      if (named?.[0] !== raw) nameOf.set(node, named = [raw, cleanName(raw)]);
+      names.push(named[1]);
       naive += depth;
-      for (const child of node.getChildren(undefined, true)) visit(child, node.uniqueId, depth + 1);
+      // Babylon's own list of children, in their order (getChildren() copies it)
+      const children = node._children ?? node.getChildren(undefined, true);
+      for (const child of children) visit(child, node.uniqueId, depth + 1);
     };
     for (const root of scene.rootNodes) visit(root, -1, 0);
     return { nodes, ids, parents, names, depths, naive };
@@ -328,29 +340,31 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     send(tree);
   };
 
-  const flip = () => !scene.useRightHandedSystem;
-  const scratch = {};
+  const scratch = { local: new Float64Array(16) };
 
-  /** `node`'s local matrix in sgview's convention: Babylon's own (`_localMatrix`) once it
-   * composed one; otherwise (a camera, a light, a transform node Babylon never computed,
-   * whose `_localMatrix` is still zeros) parent world^-1 · world. */
-  function localOf(node, world) {
-    if (node._localMatrix && node._childUpdateId >= 0) return toSgview(node._localMatrix.m, flip());
+  /** `node`'s local matrix in sgview's convention (in `scratch.local`): Babylon's own
+   * (`_localMatrix`) once it composed one; otherwise (a camera, a light, a transform node
+   * Babylon never computed, whose `_localMatrix` is still zeros) parent world^-1 · world. */
+  function localOf(node, world, flip) {
+    if (node._localMatrix && node._childUpdateId >= 0) {
+      return toSgview(node._localMatrix.m, flip, scratch.local);
+    }
     const parentWorld = node.parent?._worldMatrix;
-    if (!parentWorld || !world) return toSgview(world ? world.m : IDENTITY, flip());
+    if (!parentWorld || !world) return toSgview(world ? world.m : IDENTITY, flip, scratch.local);
     const Matrix = world.constructor;
     scratch.inverse ??= new Matrix();
-    scratch.local ??= new Matrix();
+    scratch.product ??= new Matrix();
     parentWorld.invertToRef(scratch.inverse);
-    world.multiplyToRef(scratch.inverse, scratch.local); // row vectors: world = local · parent
-    return toSgview(scratch.local.m, flip());
+    world.multiplyToRef(scratch.inverse, scratch.product); // row vectors: world = local · parent
+    return toSgview(scratch.product.m, flip, scratch.local);
   }
 
   function send(tree) {
     const snapshot = needSnapshot;
     needSnapshot = false;
     const changed = snapshot || !sameStructure(tree, sent);
-    const alive = new Map(tree.ids.map((id, i) => [id, i]));
+    // Each id's place in pre-order: the same as the last frame's while nothing moved.
+    const alive = changed ? new Map(tree.ids.map((id, i) => [id, i])) : sent.alive;
     const inOrder = (ids) => [...ids].filter((id) => alive.has(id))
       .sort((a, b) => alive.get(a) - alive.get(b));
     const world = inOrder(pending.world.keys());
@@ -358,34 +372,38 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       const c = pending.world.get(id);
       return alive.has(c) ? c : id;
     });
-    const valueIds = [], values = [], worldIds = [], worlds = [];
-    tree.nodes.forEach((node) => {
-      const id = node.uniqueId;
+    // A Babylon matrix changes only when written, and every write is a recompute: the
+    // rows to send are the recomputed nodes' and those sgview has not seen yet.
+    let rowIds;
+    if (snapshot) {
+      known.clear();
+      rowIds = tree.ids;
+    } else {
+      const due = new Set(world);
+      for (const id of tree.ids) if (!known.has(id)) due.add(id);
+      rowIds = inOrder(due);
+    }
+    const flip = !scene.useRightHandedSystem;
+    const values = new Float64Array(10 * rowIds.length);
+    const worlds = new Float64Array(16 * rowIds.length);
+    rowIds.forEach((id, j) => {
+      const node = tree.nodes[alive.get(id)];
       const matrix = node._worldMatrix; // as Babylon holds it (a light may hold none yet)
-      const elements = toSgview(matrix ? matrix.m : IDENTITY, flip());
-      const local = localOf(node, matrix);
-      if (snapshot || !sameElements(lastLocal.get(id), local)) {
-        valueIds.push(id);
-        values.push(valuesOf(local));
-        lastLocal.set(id, local);
-      }
-      if (snapshot || !sameElements(lastWorld.get(id), elements)) {
-        worldIds.push(id);
-        worlds.push(elements);
-        lastWorld.set(id, elements);
-      }
+      valuesOf(localOf(node, matrix, flip), values, 10 * j);
+      toSgview(matrix ? matrix.m : IDENTITY, flip, worlds, 16 * j);
+      known.add(id);
     });
-    for (const id of [...lastLocal.keys()]) {
-      if (!alive.has(id)) { lastLocal.delete(id); lastWorld.delete(id); lastCause.delete(id); }
+    if (changed) {
+      for (const id of [...known]) if (!alive.has(id)) { known.delete(id); lastCause.delete(id); }
     }
     if (changed) {
       socket.send(structureMessage(tree.ids, tree.parents, tree.names));
-      sent = tree;
+      sent = { ...tree, alive };
     }
     socket.send(frameMessage({
       frame: link.frameNumber, merged: pending.merged, structureChanged: changed,
       products: pending.products, naive: pending.naive, local: inOrder(pending.local),
-      world, cause, valueIds, values, worldIds, worlds,
+      world, cause, valueIds: rowIds, values, worldIds: rowIds, worlds,
     }));
     link.framesSent += pending.merged;
     link.framesMerged += pending.merged - 1;
