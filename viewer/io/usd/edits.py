@@ -33,11 +33,12 @@ opinion); a removed prim's descendant that stays (a ``!resetXformStack!`` prim's
 hangs from the stage, but deactivating its ancestor removes it); an edit of the stage's
 root node ``stage`` (the up axis and units); a node added under a ``[shear]`` node, or
 outside the stage's default prim; an edit, removal or added child of a prim inside an
-instance (its prototype is shared: USD takes no opinion there). A prim whose transform is time-sampled keeps its
-samples: an edit of it (which the samples override on the next frame in sgview too) is
-noted, not written. Sibling order and node names are not written (names follow the
-prims). A ``.usdz`` package is not written in place, nor a root layer with changes not
-yet saved in this process (a live stage: reading it again would drop them).
+instance (its prototype is shared: USD takes no opinion there). A prim whose transform
+is time-sampled keeps its samples: an edit of it (which the samples override on the
+next frame in sgview too) is noted, not written. Sibling order and node names are not
+written (names follow the prims). A ``.usdz`` package is not written in place, nor a
+root layer with changes not yet saved in this process (a live stage: reading it again
+would drop them).
 """
 
 from __future__ import annotations
