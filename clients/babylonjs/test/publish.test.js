@@ -327,7 +327,8 @@ class Capture {
   close() {}
 }
 
-/** The last frame message sent: {world: ids, cause: ids, worlds: {id: 16 numbers}}. */
+/** The last frame message sent: {frame, merged, world: ids, cause: ids, worlds: {id: 16
+ * numbers}}. */
 function lastFrame(socket) {
   const buffer = socket.sent.findLast((b) => new DataView(b).getUint16(6, true) === 4);
   const view = new DataView(buffer);
@@ -343,7 +344,8 @@ function lastFrame(socket) {
   ids.forEach((id, j) => {
     worlds[id] = Array.from({ length: 16 }, (_, i) => view.getFloat64(at + 128 * j + 8 * i, true));
   });
-  return { world, cause, worlds };
+  const frame = Number(view.getBigInt64(8, true));
+  return { frame, merged: view.getUint32(16, true), world, cause, worlds };
 }
 
 test("causes: the node itself, or the ancestor whose change made it recompute", async () => {
@@ -408,5 +410,39 @@ test("conventions: a left-handed scene mirrored z -> -z, a right-handed one as i
     } finally {
       link.close();
     }
+  }
+});
+
+test("while sgview lags, frames merge: recomputed in any of them, the latest cause", async () => {
+  const scene = new Scene(new NullEngine());
+  new FreeCamera("Eye", new Vector3(0, 0, -5), scene);
+  const base = new TransformNode("Base", scene);
+  const left = box("Left", scene, base, new Vector3(-1, 0, 0));
+  const right = box("Right", scene, base, new Vector3(1, 0, 0));
+  scene.render();
+  const link = publish(scene, "ws://capture", { WebSocket: Capture, name: "lag", maxBuffered: 100 });
+  try {
+    await until(() => link.connected);
+    scene.render();
+    const socket = Capture.last;
+    const before = socket.sent.length;
+    socket.bufferedAmount = 1000; // sgview stopped reading
+    left.position.y = 1; // frame A: Left itself
+    scene.render();
+    base.position.y = 1; // frame B: Base, and both boxes through it
+    scene.render();
+    assert.equal(socket.sent.length, before); // nothing sent while it lags
+    socket.bufferedAmount = 0;
+    right.position.y = 2; // frame C: Right itself; the three go as one
+    scene.render();
+    const frame = lastFrame(socket);
+    assert.equal(frame.merged, 3);
+    assert.equal(frame.frame, link.frameNumber);
+    const id = (node) => node.uniqueId;
+    assert.deepEqual(frame.world.map((w, i) => [w, frame.cause[i]]),
+      [[id(base), id(base)], [id(left), id(base)], [id(right), id(right)]]);
+    assert.equal(link.framesMerged, 2);
+  } finally {
+    link.close();
   }
 });
