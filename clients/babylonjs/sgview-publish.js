@@ -187,8 +187,9 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   const maxBuffered = options.maxBuffered ?? 8 * 1024 * 1024;
   const auto = options.auto ?? true;
   const link = { connected: false, framesSent: 0, framesMerged: 0, frameNumber: 0, error: null };
-  // node -> { original, world, flag, local, localFlag }: Babylon's method, and its world
-  // and local matrices (object and updateFlag) as they were at the last frame.
+  // node -> { method, hadOwn, original, fresh, world, flag, local, localFlag }: the method
+  // observed and Babylon's own, whether the node joined since the last frame, and its
+  // world and local matrices (object and updateFlag) as they were at the last frame.
   const watched = new Map();
   let socket = null;
   let closed = false;
