@@ -310,3 +310,55 @@ def test_a_mapping_to_an_unknown_variant_is_one_line(tmp_path):
     with pytest.raises(SceneError, match="7 is not a variant index") as err:
         load_scene(path)
     assert "\n" not in str(err.value) and "mesh 0" in str(err.value)
+
+
+# -- the clearcoat's own normal -----------------------------------------------------------
+def _coated_quad(tmp_path, name, coat_normal=None, base_normal=None) -> Path:
+    """A black rough quad under a smooth coat, lit head-on by a directional light: only
+    the coat's highlight shows, where its normal faces the light (and the eye)."""
+    d = Doc()
+    coat: dict = {"clearcoatFactor": 1.0, "clearcoatRoughnessFactor": 0.2}
+    material = _material({"KHR_materials_clearcoat": coat},
+                         {"baseColorFactor": [0, 0, 0, 1], "metallicFactor": 0.0,
+                          "roughnessFactor": 1.0})  # fmt: skip
+    if coat_normal is not None:
+        coat["clearcoatNormalTexture"] = {"index": d.image(np.full((2, 2, 3), coat_normal,
+                                                                   np.uint8))}  # fmt: skip
+    if base_normal is not None:
+        material["normalTexture"] = {"index": d.image(np.full((2, 2, 3), base_normal, np.uint8))}
+    d.node("Q", mesh=d.mesh(quad(), material))
+    d.doc["extensions"] = {"KHR_lights_punctual": {"lights": [
+        {"type": "directional", "intensity": 2.0}]}}  # fmt: skip
+    d.node("Sun", extensions={"KHR_lights_punctual": {"light": 0}})
+    return d.write(tmp_path / name)
+
+
+def test_the_clearcoat_has_its_own_normal(gl_ctx, target, tmp_path):
+    # KHR_materials_clearcoat: the coat's normal is its clearcoatNormalTexture, else the
+    # geometry's normal, never the base's normal texture.
+    dark = Lighting(tone_mapping="none", environment="none")
+
+    def centre(name, **normals):
+        img, _ = _shot(gl_ctx, target, _coated_quad(tmp_path, name, **normals), look=dark)
+        return _centre(img).sum()
+
+    plain = centre("a.gltf")
+    tilted_coat = centre("b.gltf", coat_normal=(255, 128, 255))  # 45 degrees off
+    tilted_base = centre("c.gltf", base_normal=(255, 128, 255))
+    assert plain > 300, plain  # the coat's highlight, head-on
+    assert tilted_coat < plain / 4, (plain, tilted_coat)
+    assert abs(tilted_base - plain) <= 12, (plain, tilted_base)
+
+
+def test_one_program_per_feature_set_counting_the_variants_materials():
+    from viewer.materials import Material, MeshPart, MeshSurface
+    from viewer.render.material_uniforms import program_defines
+
+    coat = Material(clearcoat=1.0, extensions=frozenset({"KHR_materials_clearcoat"}))
+    glass = Material(transmission=1.0, extensions=frozenset({"KHR_materials_transmission"}))
+    part = MeshPart(0, 3, Material(), variants=(("Glass", glass),))
+    surfaces = [MeshSurface(np.ones((3, 4), np.float32), parts=(part,)),
+                MeshSurface(np.ones((3, 4), np.float32), parts=(MeshPart(0, 3, coat),))]  # fmt: skip
+    assert program_defines(surfaces) == ("CLEARCOAT", "TRANSMISSION")
+    assert program_defines(surfaces[1:]) == ("CLEARCOAT",)
+    assert program_defines([MeshSurface(np.ones((3, 4), np.float32))]) == ()
