@@ -357,8 +357,9 @@ def test_one_program_per_feature_set_counting_the_variants_materials():
     coat = Material(clearcoat=1.0, extensions=frozenset({"KHR_materials_clearcoat"}))
     glass = Material(transmission=1.0, extensions=frozenset({"KHR_materials_transmission"}))
     part = MeshPart(0, 3, Material(), variants=(("Glass", glass),))
-    surfaces = [MeshSurface(np.ones((3, 4), np.float32), parts=(part,)),
-                MeshSurface(np.ones((3, 4), np.float32), parts=(MeshPart(0, 3, coat),))]  # fmt: skip
+    colours = np.ones((3, 4), np.float32)
+    surfaces = [MeshSurface(colours, parts=(part,)),
+                MeshSurface(colours, parts=(MeshPart(0, 3, coat),))]  # fmt: skip
     assert program_defines(surfaces) == ("CLEARCOAT", "TRANSMISSION")
     assert program_defines(surfaces[1:]) == ("CLEARCOAT",)
-    assert program_defines([MeshSurface(np.ones((3, 4), np.float32))]) == ()
+    assert program_defines([MeshSurface(colours)]) == ()
