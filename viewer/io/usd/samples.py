@@ -12,6 +12,11 @@ channels), the clip's pose winning over a motion's as in the frame loop. The tim
   second, sgview's frame rate, over one loop (and the key times): exact at each sample,
   linear between them.
 
+Each op then keeps only the samples USD's own interpolation does not give back (`needed`:
+linear for a translate or scale, slerp for an orient) to 1e-12 of the value's size: a
+spin at constant speed needs a few samples a turn, a held or straight stretch its ends,
+a curve such as an orbit every one.
+
 One loop lasts the clip's duration, or the motions' common period (the one the glTF
 writer's animation takes, `viewer.io.gltf_write.motion`), whichever is longer. Time
 code ``start + t * per_second`` is scene time ``t``: for a stage read from USD (its clip
@@ -29,7 +34,7 @@ from numpy.typing import NDArray
 from viewer.content.scene import Scene
 from viewer.io.gltf_write.motion import motion_channels
 
-__all__ = ["FRAME_RATE", "Samples", "animation_samples"]
+__all__ = ["FRAME_RATE", "Samples", "animation_samples", "needed"]
 
 #: Samples a second where the values are not linear between keys.
 FRAME_RATE = 60
@@ -140,3 +145,70 @@ def _same_side(q: NDArray[np.float64]) -> None:
     for f in range(1, len(q)):
         flip = (q[f] * q[f - 1]).sum(axis=1) < 0
         q[f, flip] *= -1.0
+
+
+#: How close (relative to the values' size) USD's interpolation between two kept samples
+#: must give a dropped sample back.
+DROP_WITHIN = 1e-12
+
+
+def needed(codes: NDArray[np.float64], values: NDArray[np.float64], slerp: bool) -> NDArray:
+    """The indices of the samples (codes (F,), values (F, w)) to write: the others are
+    what USD interpolates between the written ones around them (linearly; quaternions
+    (x, y, z, w) by slerp, as pxr's ``GfSlerp``) to `DROP_WITHIN` of the values' size.
+    A sample that its two neighbours do not give back is kept; between such samples, each
+    kept span is made as long as it stays exact (doubling, then bisection)."""
+    count = len(codes)
+    if count <= 2:
+        return np.arange(count)
+    tol = DROP_WITHIN * max(1.0, float(np.abs(values).max()))
+
+    def exact(i: int, j: int) -> bool:
+        inner = np.arange(i + 1, j)
+        s = (codes[inner] - codes[i]) / (codes[j] - codes[i])
+        got = _interpolate(values[i], values[j], s, slerp)
+        return bool(np.abs(got - values[inner]).max(initial=0.0) <= tol)
+
+    mid = np.arange(1, count - 1)
+    s = (codes[mid] - codes[mid - 1]) / (codes[mid + 1] - codes[mid - 1])
+    alone = np.abs(_pairwise(values[mid - 1], values[mid + 1], s, slerp) - values[mid])
+    fixed = np.concatenate([[0], mid[alone.max(axis=1) > tol], [count - 1]])
+    kept = [0]
+    for a, b in zip(fixed[:-1].tolist(), fixed[1:].tolist(), strict=True):
+        i = a
+        while i < b:
+            good, step = i + 1, 2
+            while i + step <= b and exact(i, i + step):
+                good, step = i + step, step * 2
+            bad = min(i + step, b + 1)
+            while bad - good > 1:  # good spans exactly, bad does not (or lies past b)
+                probe = (good + bad) // 2
+                if exact(i, probe):
+                    good = probe
+                else:
+                    bad = probe
+            kept.append(good)
+            i = good
+    return np.asarray(kept)
+
+
+def _interpolate(a, b, s: NDArray[np.float64], slerp: bool) -> NDArray[np.float64]:
+    """Values between `a` and `b` at fractions `s` (m,): (m, w)."""
+    return _pairwise(
+        np.broadcast_to(a, (len(s), len(a))), np.broadcast_to(b, (len(s), len(b))), s, slerp
+    )
+
+
+def _pairwise(a, b, s: NDArray[np.float64], slerp: bool) -> NDArray[np.float64]:
+    """Row by row between `a` and `b` (m, w) at fractions `s` (m,)."""
+    if not slerp:
+        return (1.0 - s)[:, None] * a + s[:, None] * b
+    cos = (a * b).sum(axis=1)
+    b = np.where((cos < 0)[:, None], -b, b)  # the shorter arc, as GfSlerp takes it
+    angle = np.arccos(np.clip(np.abs(cos), -1.0, 1.0))
+    sin = np.sin(angle)
+    small = sin < 1e-9
+    safe = np.where(small, 1.0, sin)
+    wa = np.where(small, 1.0 - s, np.sin((1.0 - s) * angle) / safe)
+    wb = np.where(small, s, np.sin(s * angle) / safe)
+    return wa[:, None] * a + wb[:, None] * b

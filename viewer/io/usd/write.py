@@ -25,7 +25,8 @@ What is written, at the scene's current pose:
   function, as the glTF writer's (viewer/io/gltf_write/builtin.py);
 - the animation (the motions and the clip playing) as time samples on the moving nodes'
   ops, the current pose as their defaults, and the stage's time range and rate
-  (samples.py says which times).
+  (samples.py says which times and which samples are left out); a rotation that passes
+  near none or a half turn after a constant quarter turn (`_sampled_ops`).
 
 A ``.usdz`` is the ``.usdc`` layer packaged by ``UsdUtils.CreateNewUsdzPackage``. What USD
 gets no value for here (other clips, morph weights and instance animation; cameras,
@@ -52,10 +53,16 @@ from viewer.io.gltf_write.builtin import srgb_to_linear
 from viewer.io.usd import USD_WRITE_SUFFIXES
 from viewer.io.usd.inspect import PrimInspector
 from viewer.io.usd.read import CLIP_NAME
-from viewer.io.usd.samples import Samples, animation_samples
+from viewer.io.usd.samples import Samples, animation_samples, needed
 from viewer.io.usd.scene import PATHS_NOTE, TIME_SAMPLES_NOTE, TOML_MESHES_NOTE
 from viewer.io.usd.timeline import timeline_of
-from viewer.scene.math import quat_from_axis_angle, trs_matrices, trs_matrix
+from viewer.scene.math import (
+    quat_conjugate,
+    quat_from_axis_angle,
+    quat_multiply,
+    trs_matrices,
+    trs_matrix,
+)
 
 __all__ = ["gprim_of_look", "identifier", "save_usd", "trs_ops", "unique"]
 
@@ -67,6 +74,8 @@ _Z_UP_TURN = quat_from_axis_angle(np.array([1.0, 0.0, 0.0]), -90.0)
 _IDENTITY_QUAT = np.array([0.0, 0.0, 0.0, 1.0])
 #: How close (relative) pxr's evaluation of a written op stack is to sgview's local.
 _EXACT = 1e-15
+#: The same for a rotation held by two orient ops (their product's rounding).
+_EXACT_OFFSET = 4e-15
 
 
 def save_usd(scene: Scene, path: str | Path) -> list[str]:
@@ -345,49 +354,93 @@ def _sampled_ops(
 ) -> None:
     """The op stack of `trs_ops` with time samples at `codes` (rows 1 on of `t`, `q`,
     `s`) for the values that vary, and row 0, the pose now, as every op's default (what
-    a query at the default time shows); the rotation as a matrix op at every sample when
-    pxr's orient is not exact at one of them."""
+    a query at the default time shows). An animated rotation passes near none or a half
+    turn, where pxr's orient loses digits (`trs_ops`): then a constant quarter turn
+    ``xformOp:orient:offset`` goes before the sampled orient, which holds the rest of the
+    rotation (``q = offset · q'``, away from those places; slerp of ``q'`` is slerp of
+    ``q`` turned); only where no offset of `_OFFSETS` makes every sample exact is the
+    rotation a sampled matrix op (exact at the samples, not between them)."""
     double = UsdGeom.XformOp.PrecisionDouble
-    quats = [Gf.Quatd(float(v[3]), float(v[0]), float(v[1]), float(v[2])) for v in q]
     translate = xform.AddTranslateOp(double)
-    exact = _orients_exact(quats, q, s)
-    rotate = xform.AddOrientOp(double) if exact else xform.AddTransformOp(double, "rotation")
-    scale = xform.AddScaleOp(double)
-    if exact:
-        rotations: list = quats
+    offset: NDArray[np.float64] | None = None
+    held: NDArray[np.float64] | None = q
+    for candidate in (None, *_OFFSETS):
+        held = q if candidate is None else quat_multiply(quat_conjugate(candidate), q)
+        if _orients_exact(held, q, s, candidate):
+            offset = candidate
+            break
     else:
+        held = None
+    if offset is not None:
+        x, y, z, w = map(float, offset)
+        xform.AddOrientOp(double, "offset").Set(Gf.Quatd(w, x, y, z))
+    if held is not None:
+        rotate = xform.AddOrientOp(double)
+        rotations: list = [_quatd(v) for v in held]
+        between = "slerp"
+    else:
+        rotate = xform.AddTransformOp(double, "rotation")
         columns = trs_matrices(np.zeros_like(t), q, np.ones_like(s))
         rotations = [Gf.Matrix4d(m.T.tolist()) for m in columns]
+        between, held = "all", q
+    scale = xform.AddScaleOp(double)
     with Sdf.ChangeBlock():  # the attributes exist: only values change in the block
         _set_samples(translate, codes, t, [Gf.Vec3d(*map(float, v)) for v in t])
-        _set_samples(rotate, codes, q, rotations)
+        _set_samples(rotate, codes, held, rotations, between)
         _set_samples(scale, codes, s, [Gf.Vec3d(*map(float, v)) for v in s])
 
 
-def _orients_exact(quats: list, q: NDArray[np.float64], s: NDArray[np.float64]) -> bool:
-    """Whether pxr's ``orient`` of every quaternion, times its scale, is sgview's
-    ``R · S`` to 1e-15 relative. pxr evaluates an orient op as
+#: Constant rotations (x, y, z, w) tried before a sampled orient: quarter turns.
+_OFFSETS = tuple(
+    quat_from_axis_angle(np.asarray(axis, dtype=np.float64) / np.linalg.norm(axis), 90.0)
+    for axis in ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (1.0, 1.0, 1.0))
+)
+
+
+def _quatd(v: NDArray[np.float64]) -> Gf.Quatd:
+    return Gf.Quatd(float(v[3]), float(v[0]), float(v[1]), float(v[2]))
+
+
+def _orients_exact(
+    held: NDArray[np.float64],
+    q: NDArray[np.float64],
+    s: NDArray[np.float64],
+    offset: NDArray[np.float64] | None = None,
+) -> bool:
+    """Whether pxr's ``orient`` ops (`offset`, then `held`), times the scale, give
+    sgview's ``R(q) · S`` to 1e-15 relative at every row. pxr evaluates an orient op as
     ``Gf.Matrix4d(1).SetRotate(Gf.Rotation(quat))`` (the same bits: that is what this
-    reproduces without a stage)."""
-    made = [Gf.Matrix4d(1.0).SetRotate(Gf.Rotation(g)) for g in quats]
+    reproduces without a stage); with an offset, to `_EXACT_OFFSET`."""
+    made = [Gf.Matrix4d(1.0).SetRotate(Gf.Rotation(_quatd(v))) for v in held]
     rows = np.asarray(Vt.Matrix4dArray(made))  # one C++ copy, not one per matrix
-    got = rows[:, :3, :3].transpose(0, 2, 1) * s[:, None, :]
+    rotation = rows[:, :3, :3].transpose(0, 2, 1)
+    if offset is not None:
+        turn = np.array(Gf.Matrix4d(1.0).SetRotate(Gf.Rotation(_quatd(offset))))[:3, :3].T
+        rotation = turn @ rotation
+    got = rotation * s[:, None, :]
     want = trs_matrices(np.zeros((len(q), 3)), q, s)[:, :3, :3]
     size = np.maximum(1.0, np.abs(want).reshape(len(q), -1).max(axis=1))
-    return bool((np.abs(got - want).reshape(len(q), -1).max(axis=1) <= _EXACT * size).all())
+    within = _EXACT if offset is None else _EXACT_OFFSET  # two matrices multiplied: 4 ulp
+    return bool((np.abs(got - want).reshape(len(q), -1).max(axis=1) <= within * size).all())
 
 
-def _set_samples(op: UsdGeom.XformOp, codes, values: NDArray[np.float64], made: list) -> None:
+def _set_samples(
+    op: UsdGeom.XformOp, codes, values: NDArray[np.float64], made: list, between: str = "lerp"
+) -> None:
     """Row 0 of `made` as the op's default; the others as time samples at `codes`
-    where `values` (rows 1 on) vary."""
+    where `values` (rows 1 on) vary, those USD interpolates back (`between`: "lerp",
+    "slerp"; "all": every one kept) left out (`samples.needed`)."""
     op.Set(made[0])
     if (values[1:] == values[1]).all():
         if not np.array_equal(values[1], values[0]):
             op.GetAttr().Set(made[1], Usd.TimeCode(codes[0]))  # one sample: every time
         return
+    keep = np.arange(len(codes))
+    if between != "all":
+        keep = needed(codes, values[1:], between == "slerp")
     attr = op.GetAttr()
-    for code, value in zip(codes.tolist(), made[1:], strict=True):
-        attr.Set(value, Usd.TimeCode(code))
+    for k in keep.tolist():
+        attr.Set(made[k + 1], Usd.TimeCode(float(codes[k])))
 
 
 def _notes(scene: Scene, samples: Samples | None) -> list[str]:
