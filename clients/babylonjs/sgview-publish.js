@@ -167,9 +167,9 @@ export function valuesOf(e, out = new Float64Array(10), at = 0) {
 }
 
 const isBone = (node) => node.getClassName?.() === "Bone";
-/** Whether Babylon ever computed `node`'s world matrix: a transform node's or camera's
- * `_childUpdateId` (-1 when made) counts the computations its children sync with; a light
- * makes its world matrix when it first computes it. */
+/** Whether Babylon ever computed `node`'s world matrix: a transform node's, camera's or
+ * bone's `_childUpdateId` (-1 when made) counts the computations its children sync with; a
+ * light makes its world matrix when it first computes it. */
 const everComputed = (node) => node._childUpdateId >= 0 || (!node._localMatrix
   && !isCamera(node) && node._worldMatrix !== undefined);
 const isCamera = (node) => typeof node.getViewMatrix === "function";
@@ -238,28 +238,46 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
    * of it, it did since then; it may have done so before the publisher could watch it
    * (Babylon tells of a new mesh only on the next turn of the event loop). */
   function watch(node, fresh) {
-    if (watched.has(node) || isBone(node)) return;
-    const method = isCamera(node) ? "getViewMatrix" : "computeWorldMatrix";
-    const hadOwn = Object.hasOwn(node, method);
+    if (watched.has(node)) return;
+    const bone = isBone(node); // computed by its skeleton, not by a method of its own
+    if (bone) watchSkeleton(node.getSkeleton());
+    const method = bone ? null : isCamera(node) ? "getViewMatrix" : "computeWorldMatrix";
+    const hadOwn = method !== null && Object.hasOwn(node, method);
     watched.set(node, {
-      method, hadOwn, original: observed(node, method), fresh,
+      method, hadOwn, original: method && observed(node, method), fresh,
       world: node._worldMatrix, flag: node._worldMatrix?.updateFlag,
       local: node._localMatrix, localFlag: node._localMatrix?.updateFlag,
     });
   }
 
+  // A skeleton computes all its bones' final matrices at once (`prepare()`, when one of
+  // them changed), and a root bone's final matrix is a copy of its local one, flag
+  // included: the skeleton's own observable says when it did.
+  const skeletons = new Map(); // skeleton -> its observer
+  const computedSkeletons = new Set(); // those that computed since the last frame
+  function watchSkeleton(skeleton) {
+    if (skeletons.has(skeleton)) return;
+    skeletons.set(skeleton, skeleton.onBeforeComputeObservable.add(() => {
+      computedSkeletons.add(skeleton);
+    }));
+  }
+
   function unwatch(node) {
     const record = watched.get(node);
-    if (record.hadOwn) node[record.method] = record.original;
-    else delete node[record.method];
+    if (record.method !== null) { // a bone had nothing observed
+      if (record.hadOwn) node[record.method] = record.original;
+      else delete node[record.method];
+    }
     watched.delete(node);
   }
 
   function walk() {
     const nodes = [], ids = [], parents = [], names = [], depths = [];
+    const hosts = new Map(); // bone -> the mesh it is shown under
+    const placed = new Set(); // skeletons shown, each once, under its first mesh
     let naive = 0;
-    const visit = (node, parentId, depth) => { // pre-order, children in their order
-      if (isBone(node)) return;
+    const visit = (node, parentId, depth, host) => { // pre-order, children in their order
+      if (host) hosts.set(node, host);
       nodes.push(node);
       ids.push(node.uniqueId);
       parents.push(parentId);
@@ -269,12 +287,23 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       if (named?.[0] !== raw) nameOf.set(node, named = [raw, cleanName(raw)]);
       names.push(named[1]);
       naive += depth;
-      // Babylon's own list of children, in their order (getChildren() copies it)
-      const children = node._children ?? node.getChildren(undefined, true);
-      for (const child of children) visit(child, node.uniqueId, depth + 1);
+      if (isBone(node)) { // its child bones, then the nodes attached to it
+        for (const child of node.children) visit(child, node.uniqueId, depth + 1, host);
+      }
+      // Babylon's own list of children, in their order (getChildren() copies it; a
+      // bone's returns its child bones)
+      const children = node._children ?? (isBone(node) ? [] : node.getChildren(undefined, true));
+      for (const child of children) visit(child, node.uniqueId, depth + 1, null);
+      const skeleton = isBone(node) ? null : node.skeleton;
+      if (skeleton && !placed.has(skeleton)) {
+        placed.add(skeleton);
+        for (const bone of skeleton.bones) {
+          if (!bone.getParent()) visit(bone, node.uniqueId, depth + 1, node);
+        }
+      }
     };
-    for (const root of scene.rootNodes) visit(root, -1, 0);
-    return { nodes, ids, parents, names, depths, naive };
+    for (const root of scene.rootNodes) visit(root, -1, 0, null);
+    return { nodes, ids, parents, names, depths, naive, hosts };
   }
 
   function sameStructure(a, b) {
@@ -291,32 +320,40 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
    * wrote, in pre-order, each with its cause. */
   function collect(tree) {
     const local = [], world = [], cause = [];
+    const thisFrame = new Map(); // id -> cause, of the nodes recomputed in this frame
     let products = 0;
     tree.nodes.forEach((node, i) => {
       const record = watched.get(node);
       const matrix = node._worldMatrix;
-      const recomputed = record.fresh ? everComputed(node)
-        : matrix !== record.world || matrix?.updateFlag !== record.flag;
+      let recomputed;
+      if (record.fresh) recomputed = everComputed(node);
+      else if (isBone(node)) recomputed = computedSkeletons.has(node.getSkeleton());
+      else recomputed = matrix !== record.world || matrix?.updateFlag !== record.flag;
       record.fresh = false;
       record.world = matrix;
       record.flag = matrix?.updateFlag;
       if (!recomputed) return;
       const id = node.uniqueId;
-      const by = causes.get(id) ?? id; // written outside computeWorldMatrix: its own doing
+      const localMatrix = node._localMatrix;
+      const localChanged = !localMatrix || localMatrix !== record.local
+        || localMatrix.updateFlag !== record.localFlag;
+      record.local = localMatrix;
+      record.localFlag = localMatrix?.updateFlag;
+      let by = causes.get(id) ?? id; // written outside computeWorldMatrix: its own doing
+      if (isBone(node) && !localChanged && thisFrame.has(node.getParent()?.uniqueId)) {
+        by = thisFrame.get(node.getParent().uniqueId); // its skeleton followed a bone above
+      }
+      thisFrame.set(id, by);
       lastCause.set(id, by);
       world.push(id);
       cause.push(by);
       if (tree.depths[i] > 0) products += 1;
-      const localMatrix = node._localMatrix;
-      if (!localMatrix) {
-        local.push(id); // a camera's or light's local is composed in the same call
-      } else if (localMatrix !== record.local || localMatrix.updateFlag !== record.localFlag) {
-        local.push(id);
-      }
-      record.local = localMatrix;
-      record.localFlag = localMatrix?.updateFlag;
+      // A camera's or light's local is composed in the same call; a transform node's or a
+      // bone's when its _localMatrix was written.
+      if (localChanged) local.push(id);
     });
     causes = new Map();
+    computedSkeletons.clear();
     return { local, world, cause, products };
   }
 
@@ -347,7 +384,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
    * (`_localMatrix`) once it composed one; otherwise (a camera, a light, a transform node
    * Babylon never computed, whose `_localMatrix` is still zeros) parent world^-1 · world. */
   function localOf(node, world, flip) {
-    if (node._localMatrix && node._childUpdateId >= 0) {
+    if (node._localMatrix && (node._childUpdateId >= 0 || isBone(node))) {
       return toSgview(node._localMatrix.m, flip, scratch.local);
     }
     const parentWorld = node.parent?._worldMatrix;
@@ -358,6 +395,16 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     parentWorld.invertToRef(scratch.inverse);
     world.multiplyToRef(scratch.inverse, scratch.product); // row vectors: world = local · parent
     return toSgview(scratch.product.m, flip, scratch.local);
+  }
+
+  /** `node`'s world matrix as Babylon holds it (a light may hold none yet); a bone's is
+   * its final matrix times its mesh's world, as Babylon places what is attached to it. */
+  function worldOf(node, host) {
+    if (!host) return node._worldMatrix;
+    const Matrix = node._finalMatrix.constructor;
+    scratch.bone ??= new Matrix();
+    node._finalMatrix.multiplyToRef(host._worldMatrix, scratch.bone);
+    return scratch.bone;
   }
 
   function send(tree) {
@@ -382,6 +429,9 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     } else {
       const due = new Set(world);
       for (const id of tree.ids) if (!known.has(id)) due.add(id);
+      for (const [bone, host] of tree.hosts) { // a bone's world follows its mesh's
+        if (pending.world.has(host.uniqueId)) due.add(bone.uniqueId);
+      }
       rowIds = inOrder(due);
     }
     const flip = !scene.useRightHandedSystem;
@@ -389,7 +439,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     const worlds = new Float64Array(16 * rowIds.length);
     rowIds.forEach((id, j) => {
       const node = tree.nodes[alive.get(id)];
-      const matrix = node._worldMatrix; // as Babylon holds it (a light may hold none yet)
+      const matrix = worldOf(node, tree.hosts.get(node));
       valuesOf(localOf(node, matrix, flip), values, 10 * j);
       toSgview(matrix ? matrix.m : IDENTITY, flip, worlds, 16 * j);
       known.add(id);
@@ -455,6 +505,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     closed = true;
     for (const node of [...watched.keys()]) unwatch(node);
     for (const [observable, observer] of added) observable.remove(observer);
+    for (const [skeleton, observer] of skeletons) skeleton.onBeforeComputeObservable.remove(observer);
     if (afterRender) scene.onAfterRenderObservable.remove(afterRender);
     if (socket) socket.close();
   };

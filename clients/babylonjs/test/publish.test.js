@@ -17,8 +17,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  Animation, FreeCamera, HemisphericLight, Logger, Mesh, MeshBuilder, NullEngine, Scene,
-  TransformNode, Vector3,
+  Animation, Bone, FreeCamera, HemisphericLight, Logger, Matrix, Mesh, MeshBuilder, NullEngine,
+  Scene, Skeleton, TransformNode, Vector3,
 } from "@babylonjs/core";
 import WebSocket from "ws";
 import { publish } from "../sgview-publish.js";
@@ -96,6 +96,13 @@ function recorder(scene) {
     }
   };
   [...scene.transformNodes, ...scene.meshes, ...scene.cameras].forEach(observe);
+  for (const skeleton of scene.skeletons) { // the method that computes all its bones at once
+    const compute = skeleton._computeTransformMatrices;
+    skeleton._computeTransformMatrices = function computing(...args) {
+      skeleton.bones.forEach((bone) => current.add(bone.name));
+      return compute.apply(this, args);
+    };
+  }
   scene.onNewTransformNodeAddedObservable.add(observe);
   scene.onNewMeshAddedObservable.add(observe);
   scene.onNewCameraAddedObservable.add(observe);
@@ -111,14 +118,22 @@ function recorder(scene) {
 
 /** Babylon's cached world matrices in sgview's convention, row by row (as --dump-world
  * writes them): Babylon's `m` read column by column is the column-vector matrix; a
- * left-handed scene is mirrored z -> -z on both sides (S M S). */
+ * left-handed scene is mirrored z -> -z on both sides (S M S). A bone's world is its final
+ * matrix times its mesh's world (Babylon's row-vector product). */
 function worldsOf(scene) {
   const s = scene.useRightHandedSystem ? [1, 1, 1, 1] : [1, 1, -1, 1];
   const out = {};
+  const put = (name, m) => {
+    out[name] = [0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((c) => s[r] * s[c] * m[4 * c + r]));
+  };
+  const bones = (bone, mesh) => {
+    put(bone.name, bone.getFinalMatrix().multiply(mesh._worldMatrix).m);
+    bone.children.forEach((child) => bones(child, mesh));
+  };
   const visit = (node) => {
-    const m = node._worldMatrix?.m ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
-    out[node.name] = [0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((c) => s[r] * s[c] * m[4 * c + r]));
+    put(node.name, node._worldMatrix?.m ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
     node.getChildren().forEach(visit);
+    node.skeleton?.bones.filter((b) => !b.getParent()).forEach((b) => bones(b, node));
   };
   scene.rootNodes.forEach(visit);
   return out;
@@ -217,10 +232,18 @@ function world() {
   const drift = new Animation("drift", "position.x", 60, Animation.ANIMATIONTYPE_FLOAT,
     Animation.ANIMATIONLOOPMODE_CYCLE);
   drift.setKeys([{ frame: 0, value: 0 }, { frame: 60, value: 5 }]);
+  const body = box("Body", scene, null, new Vector3(0, 0, -3)); // skinned: a skeleton
+  const skeleton = new Skeleton("Rig", "rig", scene);
+  const hip = new Bone("Hip", skeleton, null, Matrix.Translation(0, 1, 0));
+  const knee = new Bone("Knee", skeleton, hip, Matrix.Translation(0, -0.5, 0));
+  new Bone("Foot", skeleton, knee, Matrix.Translation(0, -0.5, 0.1));
+  body.skeleton = skeleton;
   scene.beginDirectAnimation(spinner, [turn], 0, 60, true);
   scene.beginDirectAnimation(rig, [bob], 0, 90, true);
   scene.beginDirectAnimation(lone, [drift], 0, 60, true);
-  return { engine, scene, camera, arm, hand, finger, rig, spinner, blade, lone, sign, statue };
+  return {
+    engine, scene, camera, arm, hand, finger, rig, spinner, blade, lone, sign, statue, body, knee,
+  };
 }
 
 /** The frame's `t`-th change (one a frame; `w`: the scene's nodes). */
@@ -228,6 +251,8 @@ function change(w, t, oracle) {
   const { scene, camera, hand, finger, rig, statue, lone } = w;
   camera.position.set(10 * Math.sin(t / 20), 4, -10 * Math.cos(t / 20));
   if (t % 3 === 0) hand.rotation.z = 0.05 * t; // Hand and its subtree, every third frame
+  if (t % 4 === 1) w.knee.rotation = new Vector3(0, 0, 0.02 * t); // the skeleton recomputes
+  if (t % 10 === 7) w.body.position.x = 0.1 * t; // the bones follow, not recomputed
   if (t === 10) statue.position.x = 9; // frozen: Babylon does not move it
   if (t === 25) w.arm.markAsDirty(); // recomputed, though nothing moved
   if (t === 50) oracle.observe(box("Thumb", scene, hand, new Vector3(0.2, 0.3, 0)));
