@@ -26,6 +26,7 @@ from viewer.io.bundled import scene_dir  # noqa: E402
 from viewer.io.errors import SceneError  # noqa: E402
 from viewer.io.limits import DEFAULT_LIMITS  # noqa: E402
 from viewer.io.usd.edits import save_edits  # noqa: E402
+from viewer.scene.errors import HierarchyError  # noqa: E402
 from viewer.session.session import Session  # noqa: E402
 
 REL = 1e-12
@@ -253,17 +254,54 @@ def test_a_time_sampled_prim_keeps_its_samples(tmp_path):
     assert path.read_bytes() == saved
 
 
-def test_a_reparent_is_refused_naming_the_node(tmp_path):
+@pytest.mark.parametrize("edit_layer", [None, "edits.usda"])
+def test_a_reparent_is_a_new_prim_referencing_the_old(tmp_path, edit_layer):
     main_path = write_composed(tmp_path)
-    saved = Path(main_path).read_bytes()
+    part = (tmp_path / "part.usda").read_bytes()
     scene = load_scene(main_path)
     keys = _by_path(scene)
     graph = scene.graph
-    graph.node(keys["/World/Var"]).set_parent(graph.node(keys["/World/RefA"]))
-    with pytest.raises(SceneError, match="moved to another parent") as err:
+    var = graph.node(keys["/World/Var"])  # its scale comes from a variant
+    var.set_parent(graph.node(keys["/World/RefA/Geo"]), keep_world=True)
+    geo = graph.node(keys["/World/Pay/Geo"])  # a payload's prim, kept where it is in the world
+    geo.set_parent(graph.node(keys["/World/RefA"]), keep_world=False)
+    graph.add("Under", geo, position=(0.0, 0.0, 1.0))
+    save_edits(scene, DEFAULT_LIMITS, None if edit_layer is None else tmp_path / edit_layer)
+    assert (tmp_path / "part.usda").read_bytes() == part
+    assert scene.node_paths[var.id] == "/World/RefA/Geo/Var"
+    assert scene.node_paths[geo.id] == "/World/RefA/Geo_1"  # part.usda's Geo is there
+    assert _assert_worlds(scene, main_path) >= 10
+    stage = Usd.Stage.Open(main_path)
+    assert not stage.GetPrimAtPath("/World/Var").IsActive()
+    assert not stage.GetPrimAtPath("/World/Pay/Geo").IsActive()
+    assert stage.GetPrimAtPath("/World/RefA/Geo_1").GetTypeName() == "Cube"
+    assert stage.GetPrimAtPath("/World/RefA/Geo_1/Under").IsActive()
+    again = load_scene(main_path)
+    assert _assert_worlds(again, main_path) >= 10
+    saved = Path(main_path).read_bytes()
+    save_edits(scene, DEFAULT_LIMITS, None if edit_layer is None else tmp_path / edit_layer)
+    assert Path(main_path).read_bytes() == saved  # nothing more to write
+
+
+def test_a_reparent_usd_cannot_say_is_refused_naming_the_node(tmp_path):
+    path = tmp_path / "r.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    world = UsdGeom.Xform.Define(stage, "/World")
+    UsdGeom.Xform.Define(stage, "/World/A")
+    loose = UsdGeom.Xform.Define(stage, "/World/Loose")
+    loose.SetResetXformStack(True)
+    loose.AddTranslateOp().Set((5.0, 0.0, 0.0))
+    stage.SetDefaultPrim(world.GetPrim())
+    stage.Save()
+    saved = path.read_bytes()
+    scene = load_scene(path)
+    keys = _by_path(scene)
+    graph = scene.graph
+    graph.node(keys["/World/Loose"]).set_parent(graph.node(keys["/World/A"]))
+    with pytest.raises(SceneError, match="resetXformStack") as err:
         save_edits(scene, DEFAULT_LIMITS)
-    assert "Var" in str(err.value) and "\n" not in str(err.value)
-    assert Path(main_path).read_bytes() == saved
+    assert "Loose" in str(err.value) and "\n" not in str(err.value)
+    assert path.read_bytes() == saved
 
 
 def test_an_edit_of_the_stage_root_node_is_refused(tmp_path):
@@ -320,13 +358,16 @@ def stages(draw):
             max_size=4,
         )
     )
-    return prims, edits
+    moves = draw(
+        st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1), st.booleans()), max_size=3)
+    )
+    return prims, edits, moves
 
 
 @settings(max_examples=25, deadline=None)
 @given(stages())
 def test_random_stages_edited_and_saved_give_sgviews_worlds(tmp_path_factory, drawn):
-    prims, edits = drawn
+    prims, edits, moves = drawn
     path = tmp_path_factory.mktemp("e") / "r.usda"
     stage = Usd.Stage.CreateNew(str(path))
     paths: list[str] = []
@@ -356,6 +397,12 @@ def test_random_stages_edited_and_saved_give_sgviews_worlds(tmp_path_factory, dr
             continue
         n = scene.graph.node(node)
         n.local_position, n.local_euler, n.local_scale = t, euler, s
+    for k, target, keep in moves:  # a re-parent: a new prim that references the old one
+        node, under = scene.graph.node(keys[paths[k]]), scene.graph.node(keys[paths[target]])
+        try:
+            node.set_parent(under, keep_world=keep)
+        except (HierarchyError, ValueError):  # into its own subtree, or shear: not done
+            continue
     save_edits(scene, DEFAULT_LIMITS)
     _assert_worlds(scene, path)
     _assert_worlds(load_scene(path), path)

@@ -25,20 +25,26 @@ What is written:
 - an added node (a duplicate, a new empty child): a new ``def Xform`` under its parent's
   prim, named after the node (a valid identifier, unique among the prim's children),
   with its transform as above and its mesh as a child gprim (write.py's, with its
-  display colour; a stage mesh goes as its triangles).
+  display colour; a stage mesh goes as its triangles);
+- a node moved to another parent (no opinion moves a prim): a new ``def`` under the new
+  parent's prim, with an internal reference to the old prim (which brings its composed
+  opinions, its type, properties, arcs and descendants, a referenced asset's included),
+  ``active = true`` (the old prim's deactivation comes through the reference too) and its
+  new transform; the old prim deactivated. Its descendants' edits go to their new places.
 
 Not written, and the save refused in one line naming the node, because USD has no
-opinion that says it: a node moved to another parent (a prim cannot be moved by an
-opinion); a removed prim's descendant that stays (a ``!resetXformStack!`` prim's node
-hangs from the stage, but deactivating its ancestor removes it); an edit of the stage's
-root node ``stage`` (the up axis and units); a node added under a ``[shear]`` node, or
-outside the stage's default prim; an edit, removal or added child of a prim inside an
-instance (its prototype is shared: USD takes no opinion there). A prim whose transform
-is time-sampled keeps its samples: an edit of it (which the samples override on the
-next frame in sgview too) is noted, not written. Sibling order and node names are not
-written (names follow the prims). A ``.usdz`` package is not written in place, nor a
-root layer with changes not yet saved in this process (a live stage: reading it again
-would drop them).
+opinion that says it: a move of a sheared prim, of a time-sampled one (its samples would
+follow it), of a ``!resetXformStack!`` one (it would not follow its new parent), or to a
+root or under a node added since; a removed prim's descendant that stays (a
+``!resetXformStack!`` prim's node hangs from the stage, but deactivating its ancestor
+removes it); an edit of the stage's root node ``stage`` (the up axis and units); a node
+added under a ``[shear]`` node, or outside the stage's default prim; an edit, removal or
+added child of a prim inside an instance (its prototype is shared: USD takes no opinion
+there). A prim whose transform is time-sampled keeps its samples: an edit of it (which
+the samples override on the next frame in sgview too) is noted, not written. Sibling
+order and node names are not written (names follow the prims). A ``.usdz`` package is
+not written in place, nor a root layer with changes not yet saved in this process (a
+live stage: reading it again would drop them).
 """
 
 from __future__ import annotations
@@ -92,6 +98,11 @@ class _Plan:
 
     changed: dict[str, tuple[_Vec, _TRS | None]] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
+    #: Moved prims: (the path their opinions are at, the prim deactivated (there, or
+    #: where an ancestor's move took it), the new def referencing the first).
+    moved: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Each kept node's prim path after the save, where it changes (moved prims' subtrees).
+    renamed: dict[int, str] = field(default_factory=dict)
     added: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -225,6 +236,9 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
     def refuse(node: int, why: str) -> SceneError:
         return SceneError(f"not saved: {why}", file=display, node=_node_name(scene, node))
 
+    remap: dict[str, str] = {}  # a moved prim's path -> its new path
+    new_of: dict[int, str] = {}  # each kept node's key after the save
+    taken: dict[str, set[str]] = {}  # prim path -> its children's names, new ones included
     for node in ids:
         key = key_of.get(node)
         if key is None:
@@ -233,12 +247,15 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
         row = row_of[key]
         up = int(parents[node])
         want_up = int(model.parents[row])
-        if (up < 0) != (want_up < 0) or (up >= 0 and key_of.get(up) != model.keys[want_up]):
-            raise refuse(
-                node,
-                f"it was moved to another parent; USD has no opinion that moves a prim "
-                f"({key}): save as a new file to write the new hierarchy",
-            )
+        here = _remapped(key, remap)
+        up_path = None if up < 0 else new_of.get(up)
+        want_path = None if want_up < 0 else _remapped(model.keys[want_up], remap)
+        if (up < 0) != (want_up < 0) or (up >= 0 and up_path != want_path):
+            here = _move(stage, plan, key, here, up_path, row_of, animated, taken, refuse, node)
+            remap[key] = here
+        new_of[node] = here
+        if here != key:
+            plan.renamed[node] = here
         if key == "/":
             if not same(node, row):
                 raise refuse(node, "the stage's root node (its up axis and units) was edited")
@@ -247,8 +264,10 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
             not key.endswith("[shear]") or _inner_same(key, key_of, row_of, same)
         ):
             continue
-        prim_path = key.removesuffix("[shear]")
-        if row in animated or row_of.get(prim_path) in animated:
+        prim_path = _remapped(key.removesuffix("[shear]"), remap)
+        if here in remap.values():
+            pass  # a moved prim's ops are written at its new place whatever they hold
+        elif row in animated or row_of.get(key.removesuffix("[shear]")) in animated:
             plan.notes.append(
                 f"{prim_path}: its transform is time-sampled; the samples are kept and "
                 "the edit is not written"
@@ -256,9 +275,10 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
             continue
         local = trs_matrix(pos[node], rot[node], scl[node])
         trs: _TRS | None = (pos[node].copy(), rot[node].copy(), scl[node].copy())
-        if key.endswith("[shear]") or prim_path + "[shear]" in row_of:
-            outer = next((n for n, k in key_of.items() if k == prim_path + "[shear]"), None)
-            inner = next((n for n, k in key_of.items() if k == prim_path), None)
+        orig = key.removesuffix("[shear]")
+        if key.endswith("[shear]") or orig + "[shear]" in row_of:
+            outer = next((n for n, k in key_of.items() if k == orig + "[shear]"), None)
+            inner = next((n for n, k in key_of.items() if k == orig), None)
             if outer is None or inner is None:
                 continue  # one of the two was removed: the prim's removal below says it
             local = trs_matrix(pos[outer], rot[outer], scl[outer]) @ trs_matrix(
@@ -278,13 +298,13 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
         }
         - {"/"}
     )
-    for path in gone:
+    for path in [_remapped(p, remap) for p in gone]:
         if any(path.startswith(top + "/") for top in plan.removed):
             continue
         plan.removed.append(path)
         plan.changed.pop(path, None)
     for node, key in key_of.items():
-        prim_path = key.removesuffix("[shear]")
+        prim_path = new_of.get(node, key).removesuffix("[shear]")
         top = next((t for t in plan.removed if prim_path.startswith(t + "/")), None)
         if top is not None:
             raise refuse(
@@ -293,8 +313,10 @@ def _plan(scene: Scene, model: UsdModel, stage: Usd.Stage, display: str) -> _Pla
                 f"prim would remove {prim_path} too",
             )
     _check_added(scene, plan, key_of, stage, display)
-    for path in [*plan.changed, *plan.removed]:
+    for path in [*plan.changed, *plan.removed, *(old for old, _, _ in plan.moved)]:
         _check_not_instanced(stage, path, "an edit of", display)
+    for _, _, new in plan.moved:
+        _check_not_instanced(stage, str(Sdf.Path(new).GetParentPath()), "a move under", display)
     return plan
 
 
@@ -313,6 +335,52 @@ def _check_not_instanced(stage: Usd.Stage, path: str, what: str, display: str) -
         "instanceable to edit inside it)",
         file=display,
     )
+
+
+def _remapped(key: str, remap: dict[str, str]) -> str:
+    """`key` where the prims moved so far put it: its longest moved prefix replaced."""
+    best = ""
+    for old in remap:
+        if (key == old or key.startswith(old + "/") or key == old + "[shear]") and len(old) > len(
+            best
+        ):
+            best = old
+    return remap[best] + key[len(best) :] if best else key
+
+
+def _move(
+    stage, plan: _Plan, key: str, here: str, up_path, row_of, animated, taken, refuse, node
+) -> str:
+    """Plan the move of the prim of `key` (its node now hangs from the prim at
+    `up_path`, None: a root or a node added since) as a new def under that prim that
+    references the old prim (its composed opinions, ancestral arcs included) and the old
+    prim deactivated; returns its new path. Refused where that would not be the scene."""
+    why = None
+    prim = stage.GetPrimAtPath(key.removesuffix("[shear]"))
+    if key == "/" or key.endswith("[shear]") or key + "[shear]" in row_of:
+        why = "a sheared prim or the stage's root node cannot be moved"
+    elif up_path is None:
+        why = "it now hangs from a root or from a node added since, where no prim is"
+    elif up_path.endswith("[shear]"):
+        why = "it now hangs from a [shear] node, which is no prim of its own"
+    elif row_of[key] in animated:
+        why = "its transform is time-sampled, and its samples would follow it"
+    elif UsdGeom.Xformable(prim).GetResetXformStack():
+        why = "its op stack starts with !resetXformStack!: it would not follow its new parent"
+    elif up_path == "/" and stage.GetDefaultPrim():
+        why = f"it would be outside the stage's default prim {stage.GetDefaultPrim().GetPath()}"
+    if why is not None:
+        raise refuse(node, f"it was moved to another parent and cannot be written ({why})")
+    above = Sdf.Path.absoluteRootPath if up_path == "/" else Sdf.Path(up_path)
+    used = taken.get(str(above))
+    if used is None:
+        holder = stage.GetPrimAtPath(above) if above != Sdf.Path.absoluteRootPath else None
+        used = taken[str(above)] = set((holder or stage.GetPseudoRoot()).GetAllChildrenNames())
+    name = unique(Sdf.Path(key).name, used)
+    used.add(name)
+    new = str(above.AppendChild(name))
+    plan.moved.append((key, here, new))
+    return new
 
 
 def _inner_same(key: str, key_of, row_of, same) -> bool:
@@ -355,11 +423,16 @@ def _check_added(scene: Scene, plan: _Plan, key_of, stage: Usd.Stage, display: s
 def _author(stage: Usd.Stage, scene: Scene, plan: _Plan) -> dict[int, str]:
     """Author the plan at the stage's edit target; returns the added nodes' prim paths."""
     scratch = Usd.Stage.CreateInMemory()
+    for old, there, new in plan.moved:  # in pre-order, before the edits at new places
+        prim = stage.DefinePrim(new)
+        prim.GetReferences().AddInternalReference(old)
+        prim.SetActive(True)  # the old prim is deactivated, and that comes through too
+        stage.GetPrimAtPath(there).SetActive(False)
     for path, (local, trs) in plan.changed.items():
         _set_local(UsdGeom.Xformable(stage.GetPrimAtPath(path)), local, trs, scratch)
     for path in plan.removed:
         stage.GetPrimAtPath(path).SetActive(False)
-    made: dict[int, str] = {}
+    made: dict[int, str] = dict(plan.renamed)
     if not plan.added:
         return made
     graph = scene.graph
@@ -406,6 +479,9 @@ def _check_composed(stage: Usd.Stage, plan: _Plan, display: str, sublayer: bool)
         got = np.array(cache.GetLocalTransformation(stage.GetPrimAtPath(path))[0]).T
         if np.abs(got - local).max() > 4 * _EXACT * max(1.0, float(np.abs(local).max())):
             raise SceneError(f"not saved: the edit of {path} does not show: {where}", file=display)
+    for _, _, new in plan.moved:
+        if not stage.GetPrimAtPath(new).IsActive():
+            raise SceneError(f"not saved: the move to {new} does not show: {where}", file=display)
     for path in plan.removed:
         if stage.GetPrimAtPath(path).IsActive():
             raise SceneError(
