@@ -129,6 +129,7 @@ function worldsOf(scene) {
   const bones = (bone, mesh) => {
     put(bone.name, bone.getFinalMatrix().multiply(mesh._worldMatrix).m);
     bone.children.forEach((child) => bones(child, mesh));
+    (bone._children ?? []).forEach(visit); // attached to the bone
   };
   const visit = (node) => {
     put(node.name, node._worldMatrix?.m ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
@@ -236,8 +237,10 @@ function world() {
   const skeleton = new Skeleton("Rig", "rig", scene);
   const hip = new Bone("Hip", skeleton, null, Matrix.Translation(0, 1, 0));
   const knee = new Bone("Knee", skeleton, hip, Matrix.Translation(0, -0.5, 0));
-  new Bone("Foot", skeleton, knee, Matrix.Translation(0, -0.5, 0.1));
+  const foot = new Bone("Foot", skeleton, knee, Matrix.Translation(0, -0.5, 0.1));
   body.skeleton = skeleton;
+  const toe = box("Toe", scene, null, new Vector3(0, 0, 0.2));
+  toe.attachToBone(foot, body); // Babylon: Toe's local x Foot's final x Body's world
   scene.beginDirectAnimation(spinner, [turn], 0, 60, true);
   scene.beginDirectAnimation(rig, [bob], 0, 90, true);
   scene.beginDirectAnimation(lone, [drift], 0, 60, true);
@@ -277,13 +280,21 @@ function staleOf(scene) {
     const parent = node.parent;
     if (node._localMatrix && node._childUpdateId >= 0) {
       const local = node._localMatrix;
-      const expected = (parent ? local.multiply(parent._worldMatrix) : local).m;
+      const parentWorld = parent?.getClassName() === "Bone" // its final matrix x its mesh's
+        ? parent.getFinalMatrix().multiply(node._transformToBoneReferal._worldMatrix)
+        : parent?._worldMatrix;
+      const expected = (parent ? local.multiply(parentWorld) : local).m;
       const scale = Math.max(1, ...Array.from(expected, Math.abs));
       if (node._worldMatrix.m.some((v, i) => Math.abs(v - expected[i]) > 1e-6 * scale)) {
         out.add(node.name);
       }
     }
     node.getChildren().forEach(visit);
+    const bones = (bone) => {
+      bone.children.forEach(bones);
+      (bone._children ?? []).forEach(visit);
+    };
+    node.skeleton?.bones.filter((b) => !b.getParent()).forEach(bones);
   };
   scene.rootNodes.forEach(visit);
   return out;
