@@ -476,3 +476,51 @@ def test_an_edit_inside_an_instance_is_refused(tmp_path, edit):
         save_edits(scene, DEFAULT_LIMITS)
     assert "\n" not in str(err.value)
     assert Path(main_path).read_bytes() == saved
+
+
+def test_a_child_moved_out_of_a_moved_prim(tmp_path):
+    path = tmp_path / "n.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    world = UsdGeom.Xform.Define(stage, "/W")
+    for at, move in (("/W/A", (1, 0, 0)), ("/W/A/B", (0, 2, 0)), ("/W/X", (0, 0, 3))):
+        UsdGeom.Xform.Define(stage, at).AddTranslateOp().Set(move)
+    UsdGeom.Xform.Define(stage, "/W/Y").AddRotateZOp().Set(90.0)
+    stage.SetDefaultPrim(world.GetPrim())
+    stage.Save()
+    scene = load_scene(path)
+    keys = _by_path(scene)
+    graph = scene.graph
+    graph.node(keys["/W/A"]).set_parent(graph.node(keys["/W/X"]))
+    graph.node(keys["/W/A/B"]).set_parent(graph.node(keys["/W/Y"]))
+    save_edits(scene, DEFAULT_LIMITS)
+    assert scene.node_paths[keys["/W/A"]] == "/W/X/A"
+    assert scene.node_paths[keys["/W/A/B"]] == "/W/Y/B"
+    saved = Usd.Stage.Open(str(path))
+    assert not saved.GetPrimAtPath("/W/X/A/B").IsActive()  # no copy left where A went
+    assert _assert_worlds(scene, path) == 5
+    assert _assert_worlds(load_scene(path), path) == 5
+
+
+def test_moves_into_and_out_of_a_moved_subtree(tmp_path):
+    path = tmp_path / "m.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    world = UsdGeom.Xform.Define(stage, "/W")
+    for k, at in enumerate(["/W/P0", "/W/P2", "/W/P0/P3", "/W/P0/P3/P6", "/W/P7"]):
+        xf = UsdGeom.Xform.Define(stage, at)
+        xf.AddTranslateOp().Set((k, 1.0, -2.0))
+        xf.AddRotateXYZOp().Set((10.0 * k, 5.0, -30.0))
+    stage.SetDefaultPrim(world.GetPrim())
+    stage.Save()
+    scene = load_scene(path)
+    keys = _by_path(scene)
+    graph = scene.graph
+    for node, under, keep in (
+        ("P0/P3", "P2", False),
+        ("P0/P3/P6", "P0", True),
+        ("P7", "P0/P3", True),
+    ):
+        graph.node(keys[f"/W/{node}"]).set_parent(graph.node(keys[f"/W/{under}"]), keep_world=keep)
+    save_edits(scene, DEFAULT_LIMITS)
+    assert scene.node_paths[keys["/W/P7"]] == "/W/P2/P3/P7"
+    assert _assert_worlds(scene, path) == 6
+    assert _assert_worlds(load_scene(path), path) == 6

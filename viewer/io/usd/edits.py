@@ -480,7 +480,8 @@ def _check_composed(stage: Usd.Stage, plan: _Plan, display: str, sublayer: bool)
         if np.abs(got - local).max() > 4 * _EXACT * max(1.0, float(np.abs(local).max())):
             raise SceneError(f"not saved: the edit of {path} does not show: {where}", file=display)
     for _, there, new in plan.moved:
-        if not stage.GetPrimAtPath(new).IsActive() or stage.GetPrimAtPath(there).IsActive():
+        old = stage.GetPrimAtPath(there)  # invalid once an ancestor is inactive: not shown
+        if not stage.GetPrimAtPath(new).IsActive() or (old and old.IsActive()):
             raise SceneError(f"not saved: the move to {new} does not show: {where}", file=display)
     for path in plan.removed:
         if stage.GetPrimAtPath(path).IsActive():
