@@ -524,3 +524,36 @@ def test_moves_into_and_out_of_a_moved_subtree(tmp_path):
     assert scene.node_paths[keys["/W/P7"]] == "/W/P2/P3/P7"
     assert _assert_worlds(scene, path) == 6
     assert _assert_worlds(load_scene(path), path) == 6
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_random_moves_under_a_default_prim(tmp_path_factory, rng):
+    path = tmp_path_factory.mktemp("m") / "r.usda"
+    stage = Usd.Stage.CreateNew(str(path))
+    world = UsdGeom.Xform.Define(stage, "/W")
+    stage.SetDefaultPrim(world.GetPrim())
+    paths: list[str] = []
+    for k in range(8):
+        parent = rng.randint(-1, k - 1)
+        paths.append(f"/W/P{k}" if parent < 0 else f"{paths[parent]}/P{k}")
+        xf = UsdGeom.Xform.Define(stage, paths[-1])
+        if rng.random() < 0.7:
+            xf.AddTranslateOp().Set((k, 1.0, -2.0))
+        if rng.random() < 0.5:
+            xf.AddRotateXYZOp().Set((10.0 * k, 5.0, -30.0))
+        if rng.random() < 0.3:
+            xf.AddScaleOp().Set((2.0, 2.0, 2.0))
+    stage.Save()
+    scene = load_scene(path)
+    keys = _by_path(scene)
+    graph = scene.graph
+    for _ in range(3):
+        node, under = graph.node(keys[rng.choice(paths)]), graph.node(keys[rng.choice(paths)])
+        try:
+            node.set_parent(under, keep_world=rng.random() < 0.5)
+        except (HierarchyError, ValueError):  # into its own subtree: not done
+            continue
+    save_edits(scene, DEFAULT_LIMITS)
+    assert _assert_worlds(scene, path) == 9
+    assert _assert_worlds(load_scene(path), path) == 9
