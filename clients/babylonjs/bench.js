@@ -1,5 +1,5 @@
 // What the publisher costs a Babylon frame: two identical 1,000-node scenes (100 animated
-// transform nodes, 9 boxes under each: 900 world matrices recomputed a frame) rendered by
+// transform nodes, 9 boxes under most: nearly every world matrix recomputed) rendered by
 // NullEngine in turn, one published and one not, each `scene.render()` timed (the pairs
 // share the machine's load). The publisher sends to a WebSocket server in this process
 // that welcomes it and drops what it gets (the time is the publisher's, not a viewer's).
