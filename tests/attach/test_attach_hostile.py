@@ -77,7 +77,14 @@ def _hostile_cases():
     blocks = empty.values if isinstance(empty.values, tuple) else (empty.values,)
     empty.value_ids, empty.values = empty.value_ids[:0], tuple(b[:0] for b in blocks)
     empty_snapshot = p.encode_frame(empty)
+    held, _ = _snapshot_messages()
+    held.held_ids, held.held_reasons = held.world_ids[:1], ["frozen\n!Stale World : X!"]
+    two_lines = p.encode_frame(held)
+    held.held_reasons = ["x" * (p.REASON_BYTES_MAX + 1)]
+    too_long = p.encode_frame(held)
     return {
+        "a held reason of two lines": ([structure, two_lines], "not one printable line"),
+        "a held reason too long": ([structure, too_long], "held reason"),
         "a snapshot without value rows": ([structure, empty_snapshot], "the snapshot"),
         "wrong version": ([structure, bad_version], "version 9"),
         "truncated": ([structure, good_frame[:-7]], "frame: its counts make"),

@@ -73,7 +73,7 @@ def _bad_versions():
     good = p.encode_hello("x")
     return [
         (b"XXXX" + good[4:], "not an sgview"),
-        (struct.pack("<4sHH", p.MAGIC, 2, p.HELLO) + good[8:], "version 2"),
+        (struct.pack("<4sHH", p.MAGIC, 3, p.HELLO) + good[8:], "version 3"),
         (struct.pack("<4sHH", p.MAGIC, 0, p.HELLO) + good[8:], "version 0"),
         (struct.pack("<4sHH", p.MAGIC, p.VERSION, 99) + good[8:], "unknown message kind"),
         (good[:5], "shorter than"),

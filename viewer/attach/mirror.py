@@ -12,9 +12,11 @@ sent for it (held over the mirror's own recomputation, `SceneGraph.hold_worlds`)
 only a node whose world was never sent is computed, parent · local. A node whose held
 world differs from its parent's held world · its local matrix by more than
 `stale_tolerance` is stale (a forgotten ``updateMatrixWorld``): drawn, dumped and shown
-where the program has it, and named in the report (`ProgramReport`). Staleness is worked
-out only for the nodes a frame touched (its world or local sent, its parent's world
-changed), in a few numpy passes, and kept for the others.
+where the program has it, and named in the report (`ProgramReport`). A node the program
+says its engine holds on purpose (a held reason: "frozen", "billboard", ...) whose world
+so differs is **held**, not stale: shown with its reason, drawn in its own colour.
+Staleness is worked out only for the nodes a frame touched (its world, local or held
+reason sent, its parent's world changed), in a few numpy passes, and kept for the others.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def stale_tolerance(expected: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
+#: A held reason's longest shown form (the wire allows 64 bytes; escapes lengthen it).
+REASON_SHOWN = 64
 
 
 @dataclass(frozen=True)
@@ -60,20 +64,31 @@ class ProgramReport(FrameReport):
 
     ``stale``: every node whose held world is stale after this frame, pre-order (what the
     view, the tree and the counters show); ``flagged``: those among them this frame
-    touched (its world or local was sent, or its parent's world changed), which the log
-    names."""
+    touched (its world, local or held reason was sent, or its parent's world changed),
+    which the log names. ``held``, ``held_flagged``: the same for the nodes whose world
+    differs from parent x local on purpose, as the program said (``held_why``: each
+    ``held`` node's reason, as sent)."""
 
     stale: NDArray[np.int64] = field(default_factory=lambda: _EMPTY_IDS)
     flagged: NDArray[np.int64] = field(default_factory=lambda: _EMPTY_IDS)
+    held: NDArray[np.int64] = field(default_factory=lambda: _EMPTY_IDS)
+    held_flagged: NDArray[np.int64] = field(default_factory=lambda: _EMPTY_IDS)
+    held_why: tuple[str, ...] = ()
 
     def log_lines(self) -> list[str]:
-        """The update lines, then one ``!Stale World : NAME!`` line per flagged node."""
-        names = (self.name(i) for i in self.flagged.tolist())
-        stale = [
-            f"!Stale World : {n if len(n) <= MAX_NAME and n.isprintable() else printable(n)}!"
-            for n in names
+        """The update lines, then one ``!Stale World : NAME!`` line per flagged node, then
+        one ``!Held World : NAME (REASON)!`` line per held node this frame touched."""
+        stale = [f"!Stale World : {self._shown(i)}!" for i in self.flagged.tolist()]
+        why = dict(zip(self.held.tolist(), self.held_why, strict=True))
+        held = [
+            f"!Held World : {self._shown(i)} ({printable(why[i], REASON_SHOWN)})!"
+            for i in self.held_flagged.tolist()
         ]
-        return [*super().log_lines(), *stale]
+        return [*super().log_lines(), *stale, *held]
+
+    def _shown(self, node_id: int) -> str:
+        n = self.name(node_id)
+        return n if len(n) <= MAX_NAME and n.isprintable() else printable(n)
 
 
 def display_names(structure: Structure) -> list[str]:
@@ -117,6 +132,11 @@ class Mirror:
         self._alive = np.zeros(0, dtype=bool)
         self._stale = np.zeros(0, dtype=bool)
         self._off = np.zeros(0, dtype=np.float64)
+        # Per mirror id: whether the program gave a held reason, the reason, and whether
+        # the node is held now (its world differs from parent x local and it has a reason).
+        self._reasoned = np.zeros(0, dtype=bool)
+        self._why = np.zeros(0, dtype=object)
+        self._held_now = np.zeros(0, dtype=bool)
         self._painted = np.zeros(0, dtype=bool)  # drawn in the stale colour
 
     def repaint(self) -> dict[int, tuple[float, float, float]]:
@@ -136,13 +156,27 @@ class Mirror:
         """Nodes whose held world is stale now."""
         return int(self._stale.sum())
 
+    @property
+    def held_count(self) -> int:
+        """Nodes whose world differs from parent x local on purpose (a held reason) now."""
+        return int(self._held_now.sum())
+
     def staleness(self, node_id: int) -> tuple[float, NDArray[np.float64]] | None:
-        """For a stale node: (the largest element difference, its parent's held world ·
-        its local matrix); None for any other node."""
-        if not 0 <= node_id < self._stale.size or not self._stale[node_id]:
+        """For a stale or held node: (the largest element difference, its parent's held
+        world · its local matrix); None for any other node."""
+        if not 0 <= node_id < self._stale.size:
+            return None
+        if not (self._stale[node_id] or self._held_now[node_id]):
             return None
         ids = np.array([node_id], dtype=np.int64)
         return float(self._off[node_id]), self._expected(ids)[0]
+
+    def held_reason(self, node_id: int) -> str | None:
+        """A held node's reason, as the program sent it (untrusted text); None for any
+        node that is not held now (no reason, or its world equals parent x local)."""
+        if not 0 <= node_id < self._held_now.size or not self._held_now[node_id]:
+            return None
+        return str(self._why[node_id])
 
     def ids(self, program_ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """The mirror's ids of nodes of the current structure."""
@@ -171,14 +205,24 @@ class Mirror:
             self._grow(graph.capacity_ids)
             self._alive[:] = False
             self._alive[order] = True
+        if changed:
+            self._reasoned[~self._alive] = False
+        reasoned = self.ids(frame.held_ids)
+        if reasoned.size:
+            why = np.array(frame.held_reasons, dtype=object)
+            self._reasoned[reasoned] = why != ""
+            self._why[reasoned] = why
         sent = self.ids(frame.world_ids)
         moved = self._hold(sent, frame.worlds, own.world_updated)
-        flagged = self._check(sent, self.ids(frame.value_ids), moved, everything=changed)
+        touched = np.concatenate((self.ids(frame.value_ids), reasoned))
+        flagged, held = self._check(sent, touched, moved, everything=changed)
         world = self.ids(frame.world_updated)
         starts, ends = _covering(own.starts, own.ends, self._slot[np.concatenate((world, sent))])
         base = {f.name: getattr(own, f.name) for f in fields(own)}
         slots = self._slot
         stale = np.flatnonzero(self._stale)
+        held_now = np.flatnonzero(self._held_now)
+        held_now = held_now[np.argsort(slots[held_now], kind="stable")]
         return ProgramReport(
             **{
                 **base,
@@ -196,6 +240,9 @@ class Mirror:
             },
             stale=stale[np.argsort(slots[stale], kind="stable")],
             flagged=flagged[np.argsort(slots[flagged], kind="stable")],
+            held=held_now,
+            held_flagged=held[np.argsort(slots[held], kind="stable")],
+            held_why=tuple(str(w) for w in self._why[held_now]),
         )
 
     def _grow(self, size: int) -> None:
@@ -208,6 +255,9 @@ class Mirror:
         self._alive = np.concatenate((self._alive, np.zeros(extra, dtype=bool)))
         self._stale = np.concatenate((self._stale, np.zeros(extra, dtype=bool)))
         self._off = np.concatenate((self._off, np.zeros(extra)))
+        self._reasoned = np.concatenate((self._reasoned, np.zeros(extra, dtype=bool)))
+        self._why = np.concatenate((self._why, np.full(extra, "", dtype=object)))
+        self._held_now = np.concatenate((self._held_now, np.zeros(extra, dtype=bool)))
 
     def _hold(
         self, sent: NDArray[np.int64], worlds: NDArray[np.float64], recomputed: NDArray[np.int64]
@@ -247,14 +297,16 @@ class Mirror:
         values: NDArray[np.int64],
         moved: NDArray[np.int64],
         everything: bool,
-    ) -> NDArray[np.int64]:
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Work out staleness for the nodes this frame touched (every node after a
-        structure change): those whose world or local was sent, and the children of those
-        whose held world changed (``moved``). Returns the touched nodes found stale."""
+        structure change): those whose world, local or held reason was sent (``values``),
+        and the children of those whose held world changed (``moved``). Returns the
+        touched nodes found stale, and those found held (off, with a held reason)."""
         alive = self._alive
         if everything:
             mask = alive.copy()
             self._stale[~alive] = False
+            self._held_now[~alive] = False
         else:
             mask = np.zeros(alive.size, dtype=bool)
             if moved.size:
@@ -266,18 +318,22 @@ class Mirror:
             mask[values] = True
         touched = np.flatnonzero(mask & self._sent)
         if not touched.size:
-            return touched
+            return touched, touched
         expected = self._expected(touched)
         off = np.abs(self._held[touched] - expected).max(axis=(1, 2))
-        stale = off > stale_tolerance(expected)
+        differs = off > stale_tolerance(expected)
+        reasoned = self._reasoned[touched]
+        stale = differs & ~reasoned
         became = touched[stale != self._stale[touched]]
         self._stale[touched] = stale
+        self._held_now[touched] = differs & reasoned
         self._off[touched] = off
         looks = self.scene.looks
         for i in became.tolist():  # few: only where staleness changed
             looks[i] = STALE_LOOK if self._stale[i] else NODE_LOOK
         found: NDArray[np.int64] = touched[stale]
-        return found
+        held: NDArray[np.int64] = touched[differs & reasoned]
+        return found, held
 
     def _restructure(self, structure: Structure) -> None:
         if not self._places:  # the first structure: one bulk add, in the program's order
@@ -303,6 +359,8 @@ class Mirror:
         for i in gone:
             if graph.peek.is_alive(mine[i]):
                 graph.remove(graph.node(mine[i]))
+            if mine[i] < self._reasoned.size:  # an id the graph gives again starts plain
+                self._reasoned[mine[i]] = False
         for i in gone:
             self.scene.looks.pop(mine.pop(i), None)
         renamed = [

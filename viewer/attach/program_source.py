@@ -35,7 +35,7 @@ from viewer.session.source import Candidate, FileActions, ProgramChooser, SceneC
 from viewer.spans import joined
 from viewer.text import brief, printable
 
-from .mirror import Mirror
+from .mirror import REASON_SHOWN, Mirror
 from .protocol import ProgramFrame
 from .server import Listener, Program
 
@@ -152,14 +152,20 @@ class ProgramSource:
         self._stepping = self._paused
 
     def file_rows(self, node_id: int) -> tuple[tuple[str, str], ...]:
-        """A stale node's rows (its world as the program holds it is the inspector's
-        world matrix): by how much it is off, and parent x local beside it."""
+        """A stale or held node's rows (its world as the program holds it is the
+        inspector's world matrix): by how much it is off (and, held, why), and parent x
+        local beside it."""
         mirror = self.mirrors.get(self.shown) if self.shown is not None else None
         found = None if mirror is None else mirror.staleness(node_id)
-        if found is None:
+        if mirror is None or found is None:
             return ()
         off, expected = found
-        rows = [("stale", f"world differs from parent x local by {off:.6g}")]
+        why = mirror.held_reason(node_id)
+        if why is None:
+            rows = [("stale", f"world differs from parent x local by {off:.6g}")]
+        else:
+            shown = printable(why, REASON_SHOWN)
+            rows = [("held", f"{shown}: world differs from parent x local by {off:.6g}")]
         rows += [(f"parent x local {k}", _row(expected[k])) for k in range(4)]
         return tuple(rows)
 
@@ -196,6 +202,8 @@ class ProgramSource:
             mirror = self.mirrors.get(program)
             if mirror is not None and mirror.stale_count:
                 text += f", {mirror.stale_count} stale"
+            if mirror is not None and mirror.held_count:
+                text += f", {mirror.held_count} held"
             rows.append((text, program is self.shown))
         return rows
 

@@ -22,7 +22,11 @@ from numpy.typing import NDArray
 from viewer.errors import SgviewError
 
 MAGIC = b"SGVW"
-VERSION = 1
+#: The newest version this code speaks. A message carries the lowest version that holds
+#: what it says: a frame with no held section is version 1, as before version 2 existed,
+#: so a version-1 viewer still reads every publisher that sends no held reason.
+VERSION = 2
+VERSIONS = (1, 2)
 HELLO, WELCOME, STRUCTURE, FRAME = 1, 2, 3, 4
 KIND_NAMES = {HELLO: "hello", WELCOME: "welcome", STRUCTURE: "structure", FRAME: "frame"}
 HEADER = struct.Struct("<4sHH")  # magic, version, kind
@@ -32,6 +36,15 @@ STRUCTURE_HEAD = struct.Struct("<II")  # node count, name bytes in all
 #: naive products, then the counts: local_updated, world_updated, values, worlds
 FRAME_HEAD = struct.Struct("<qIIQQQIIII")
 FLAG_STRUCTURE_CHANGED = 1
+#: Version 2: a held section follows the worlds (`ProgramFrame.held_ids`).
+FLAG_HELD = 2
+#: The held section's head: held rows, reasons, reason bytes in all.
+HELD_HEAD = struct.Struct("<III")
+#: A held reason's longest encoding (one line of printable text).
+REASON_BYTES_MAX = 64
+#: The reasons docs/attach.md defines ("Held worlds"); any other one-line text is allowed,
+#: shown as the program sent it (escaped).
+HELD_REASONS = ("frozen", "billboard", "constraint", "driver", "ik", "parent inverse", "custom")
 #: A node name's longest encoding, and a hello's token or program name.
 NAME_BYTES_MAX = 1024
 #: A value row: position x y z, quaternion x y z w, scale x y z (float64).
@@ -76,6 +89,10 @@ class ProgramFrame:
     products: int = 0
     naive_products: int = 0
     structure: Structure | None = field(default=None, repr=False)
+    #: Version 2: nodes whose held reason this frame sets ("": cleared), each to
+    #: ``held_reasons[k]``; a reason holds until a later frame changes or clears it.
+    held_ids: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    held_reasons: list[str] = field(default_factory=list)
 
     @property
     def nbytes(self) -> int:
@@ -114,8 +131,8 @@ class ProgramLimits:
 
 
 # -- encoding ---------------------------------------------------------------------------
-def header(kind: int) -> bytes:
-    return HEADER.pack(MAGIC, VERSION, kind)
+def header(kind: int, version: int = 1) -> bytes:
+    return HEADER.pack(MAGIC, version, kind)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -142,8 +159,11 @@ def encode_hello(name: str, token: str = "") -> bytes:
     return b"".join(parts)
 
 
-def encode_welcome(limits: ProgramLimits) -> bytes:
-    return header(WELCOME) + WELCOME_BODY.pack(limits.max_nodes, limits.max_message_bytes)
+def encode_welcome(limits: ProgramLimits, version: int = VERSION) -> bytes:
+    """The viewer's answer, in the hello's ``version`` (a program that spoke version 1
+    hears version 1)."""
+    body = WELCOME_BODY.pack(limits.max_nodes, limits.max_message_bytes)
+    return header(WELCOME, version) + body
 
 
 def encode_structure(structure: Structure) -> bytes:
@@ -165,6 +185,9 @@ def encode_structure(structure: Structure) -> bytes:
 def encode_frame(frame: ProgramFrame) -> bytes:
     """A FRAME message (preceded by a STRUCTURE one when ``frame.structure`` is set)."""
     flags = FLAG_STRUCTURE_CHANGED if frame.structure_changed else 0
+    held = _held_section(frame.held_ids, frame.held_reasons) if frame.held_ids.size else b""
+    if held:
+        flags |= FLAG_HELD
     head = FRAME_HEAD.pack(
         frame.frame,
         frame.merged,
@@ -180,7 +203,7 @@ def encode_frame(frame: ProgramFrame) -> bytes:
     worlds = np.ascontiguousarray(frame.worlds.transpose(0, 2, 1), dtype="<f8")  # columns
     return b"".join(
         (
-            header(FRAME),
+            header(FRAME, 2 if held else 1),
             head,
             frame.local_updated.astype("<u4").tobytes(),
             frame.world_updated.astype("<u4").tobytes(),
@@ -189,13 +212,37 @@ def encode_frame(frame: ProgramFrame) -> bytes:
             np.concatenate(_blocks(frame.values), axis=1).astype("<f8", copy=False).tobytes(),
             frame.world_ids.astype("<u4").tobytes(),
             worlds.tobytes(),
+            held,
+        )
+    )
+
+
+def _held_section(ids: NDArray[np.int64], reasons: list[str]) -> bytes:
+    """The held section: each distinct reason once in a table, a row per id indexing it."""
+    table = sorted(set(reasons))
+    index = {r: k for k, r in enumerate(table)}
+    encoded = [r.encode("utf-8") for r in table]
+    blob = b"".join(encoded)
+    return b"".join(
+        (
+            HELD_HEAD.pack(ids.size, len(table), len(blob)),
+            ids.astype("<u4").tobytes(),
+            np.array([index[r] for r in reasons], dtype="<u4").tobytes(),
+            np.array([len(e) for e in encoded], dtype="<u4").tobytes(),
+            blob,
         )
     )
 
 
 # -- decoding ---------------------------------------------------------------------------
 def read_header(data: bytes) -> int:
-    """The kind of a message, after checking its magic and version."""
+    """The kind of a message, after checking its magic and version (`message_version`)."""
+    message_version(data)
+    return int(HEADER.unpack_from(data)[2])
+
+
+def message_version(data: bytes) -> int:
+    """The version of a message, after checking its magic, version and kind."""
     if len(data) < HEADER.size:
         raise ProtocolError(f"a message of {len(data)} bytes is shorter than the 8-byte header")
     magic: bytes
@@ -204,11 +251,13 @@ def read_header(data: bytes) -> int:
     magic, version, kind = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise ProtocolError(f"not an sgview attach message (starts with {magic!r})")
-    if version != VERSION:
-        raise ProtocolError(f"protocol version {version}; this viewer speaks version {VERSION}")
+    if version not in VERSIONS:
+        raise ProtocolError(
+            f"protocol version {version}; this viewer speaks versions 1 to {VERSION}"
+        )
     if kind not in KIND_NAMES:
         raise ProtocolError(f"unknown message kind {kind}")
-    return kind
+    return int(version)
 
 
 class _Reader:
@@ -360,12 +409,15 @@ def decode_frame(data: bytes, known: NDArray[np.int64], last_frame: int) -> Prog
         + 8 * VALUE_WIDTH * n_values
         + 128 * n_worlds
     )
+    allowed = FLAG_STRUCTURE_CHANGED | (FLAG_HELD if message_version(data) >= 2 else 0)
+    if merged < 1 or flags & ~allowed:
+        raise ProtocolError(f"frame {number}: merged count {merged} or flags {flags} invalid")
+    if flags & FLAG_HELD:
+        need += _held_size(data, need, known.size)
     if need != len(data):
         raise ProtocolError(f"frame: its counts make {need} bytes; the message has {len(data)}")
     if number <= last_frame:
         raise ProtocolError(f"frame: number {number} after frame {last_frame} (must count up)")
-    if merged < 1 or flags & ~FLAG_STRUCTURE_CHANGED:
-        raise ProtocolError(f"frame {number}: merged count {merged} or flags {flags} invalid")
     local = reader.ints("<u4", n_local)
     world = reader.ints("<u4", n_world)
     cause = reader.ints("<u4", n_world)
@@ -373,12 +425,14 @@ def decode_frame(data: bytes, known: NDArray[np.int64], last_frame: int) -> Prog
     values = reader.floats(n_values, VALUE_WIDTH)
     world_ids = reader.ints("<u4", n_worlds)
     columns = reader.floats(n_worlds, 16)
+    held_ids, held_reasons = _read_held(reader) if flags & FLAG_HELD else (_NO_IDS, [])
     reader.end()
     for ids, what in (
         (local, "local_updated"),
         (world, "world_updated"),
         (value_ids, "values"),
         (world_ids, "worlds"),
+        (held_ids, "held"),
     ):
         _check_ids(ids, known, what)
     if cause.size:
@@ -406,4 +460,48 @@ def decode_frame(data: bytes, known: NDArray[np.int64], last_frame: int) -> Prog
         suppressed=suppressed,
         products=products,
         naive_products=naive,
+        held_ids=held_ids,
+        held_reasons=held_reasons,
     )
+
+
+_NO_IDS = np.zeros(0, dtype=np.int64)
+
+
+def _held_size(data: bytes, at: int, nodes: int) -> int:
+    """The held section's size, from its head at ``at`` (checked against the nodes)."""
+    if at + HELD_HEAD.size > len(data):
+        raise ProtocolError("frame: truncated (its held section has no head)")
+    rows, reasons, blob = HELD_HEAD.unpack_from(data, at)
+    if rows > nodes or reasons > rows:
+        raise ProtocolError(f"frame: {rows} held rows and {reasons} reasons for {nodes} nodes")
+    if blob > REASON_BYTES_MAX * reasons:
+        raise ProtocolError(f"frame: {blob} bytes of held reasons for {reasons} reasons")
+    return int(HELD_HEAD.size + 8 * rows + 4 * reasons + blob)
+
+
+def _read_held(reader: _Reader) -> tuple[NDArray[np.int64], list[str]]:
+    """The held section (its size already checked): ids, and each one's reason text."""
+    rows, count, blob_size = reader.unpack(HELD_HEAD)
+    ids = reader.ints("<u4", rows)
+    index = reader.ints("<u4", rows)
+    lengths = reader.ints("<u4", count)
+    blob = bytes(reader.take(blob_size))
+    if count and int(lengths.max()) > REASON_BYTES_MAX:
+        raise ProtocolError(
+            f"frame: a held reason of {int(lengths.max())} bytes (at most {REASON_BYTES_MAX})"
+        )
+    if int(lengths.sum()) != blob_size:
+        raise ProtocolError(
+            f"frame: held reason lengths add up to {int(lengths.sum())} bytes, not {blob_size}"
+        )
+    if rows and int(index.max()) >= count:
+        raise ProtocolError(f"frame: held reason {int(index.max())} of a table of {count}")
+    ends = np.cumsum(lengths).tolist()
+    table = []
+    for a, b in zip([0, *ends[:-1]], ends, strict=True):
+        reason = _utf8_text(blob[a:b], "frame: a held reason")
+        if not reason.isprintable():  # one line, no control nor bidi override
+            raise ProtocolError("frame: a held reason that is not one printable line")
+        table.append(reason)
+    return ids, [table[k] for k in index.tolist()]

@@ -41,6 +41,7 @@ from .protocol import (
     decode_hello,
     decode_structure,
     encode_welcome,
+    message_version,
     read_header,
 )
 
@@ -255,7 +256,7 @@ class Listener:
         token, name = decode_hello(data)
         if self._token and not hmac.compare_digest(token.encode(), self._token.encode()):
             raise ProtocolError("a wrong or missing token")
-        await socket.send(encode_welcome(self.limits))
+        await socket.send(encode_welcome(self.limits, message_version(data)))
         program = Program(
             name, address, inbox_bytes=2 * self.limits.max_message_bytes, loop=self._loop
         )
