@@ -19,7 +19,11 @@
 // right-handed, +Y up frame shows it the right way round (docs/babylonjs.md).
 
 const MAGIC = [0x53, 0x47, 0x56, 0x57]; // "SGVW"
+// A frame is version 1 unless it carries held reasons (version 2): a viewer that speaks
+// only version 1 still reads a scene with no frozen matrix and no billboard.
 const VERSION = 1;
+const HELD_VERSION = 2;
+const FLAG_HELD = 2;
 const HELLO = 1;
 const WELCOME = 2;
 const STRUCTURE = 3;
@@ -47,9 +51,9 @@ function cleanName(text) {
   return kept;
 }
 
-function header(view, kind) {
+function header(view, kind, version = VERSION) {
   MAGIC.forEach((byte, i) => view.setUint8(i, byte));
-  view.setUint16(4, VERSION, true);
+  view.setUint16(4, version, true);
   view.setUint16(6, kind, true);
 }
 
@@ -84,16 +88,35 @@ function structureMessage(ids, parents, names) {
   return buffer;
 }
 
+/** The held section of a frame (docs/attach.md, "Held worlds"): `held`, [id, reason] pairs
+ * (reason "": cleared), each distinct reason once in a table. */
+function heldSection(held) {
+  const table = [...new Set(held.map(([, reason]) => reason))];
+  const encoded = table.map((r) => encoder.encode(r));
+  const blob = encoded.reduce((sum, b) => sum + b.length, 0);
+  const bytes = new Uint8Array(12 + 8 * held.length + 4 * table.length + blob);
+  const view = new DataView(bytes.buffer);
+  [held.length, table.length, blob].forEach((v, i) => view.setUint32(4 * i, v, true));
+  let at = 12;
+  for (const [id] of held) { view.setUint32(at, id, true); at += 4; }
+  for (const [, r] of held) { view.setUint32(at, table.indexOf(r), true); at += 4; }
+  for (const b of encoded) { view.setUint32(at, b.length, true); at += 4; }
+  for (const b of encoded) { bytes.set(b, at); at += b.length; }
+  return bytes;
+}
+
 function frameMessage(f) {
   const counts = [f.local.length, f.world.length, f.valueIds.length, f.worldIds.length];
   const [nl, nw, nv, nm] = counts;
-  const size = 64 + 4 * (nl + 2 * nw + nv + nm) + 80 * nv + 128 * nm; // header + 56
+  const held = f.held.length ? heldSection(f.held) : null;
+  const size = 64 + 4 * (nl + 2 * nw + nv + nm) + 80 * nv + 128 * nm // header + 56
+    + (held ? held.length : 0);
   const buffer = new ArrayBuffer(size);
   const view = new DataView(buffer);
-  header(view, FRAME);
+  header(view, FRAME, held ? HELD_VERSION : VERSION);
   view.setBigInt64(8, BigInt(f.frame), true);
   view.setUint32(16, f.merged, true);
-  view.setUint32(20, f.structureChanged ? 1 : 0, true);
+  view.setUint32(20, (f.structureChanged ? 1 : 0) | (held ? FLAG_HELD : 0), true);
   view.setBigUint64(24, 0n, true); // suppressed: Babylon has no such notion
   view.setBigUint64(32, BigInt(f.products), true);
   view.setBigUint64(40, BigInt(f.naive), true);
@@ -113,6 +136,7 @@ function frameMessage(f) {
   f64(f.values); // 10 per node
   u32(f.worldIds);
   f64(f.worlds); // 16 per node, column by column
+  if (held) new Uint8Array(buffer, at, held.length).set(held);
   return buffer;
 }
 
@@ -167,6 +191,11 @@ export function valuesOf(e, out = new Float64Array(10), at = 0) {
 }
 
 const isBone = (node) => node.getClassName?.() === "Bone";
+/** Why Babylon holds `node`'s world apart from its parent's world · its local matrix, on
+ * purpose: a frozen world matrix (`freezeWorldMatrix`: kept whatever moves), or a
+ * billboard (its rotation replaced to face the camera); "" for neither. */
+const heldReason = (node) => (node.isWorldMatrixFrozen ? "frozen"
+  : node.billboardMode ? "billboard" : "");
 /** Whether Babylon ever computed `node`'s world matrix: a transform node's, camera's or
  * bone's `_childUpdateId` (-1 when made) counts the computations its children sync with; a
  * light makes its world matrix when it first computes it. */
@@ -196,6 +225,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   let needSnapshot = false;
   let sent = { ids: [], parents: [], names: [] };
   const known = new Set(); // ids whose rows sgview holds
+  const heldSent = new Map(); // id -> the held reason sgview holds for it (none: "")
   const nameOf = new WeakMap(); // node -> [its name, as sent]
   const lastCause = new Map(); // id -> the cause of its latest recompute, across frames
   let causes = new Map(); // id -> cause, for the recomputes observed since the last frame
@@ -425,6 +455,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     let rowIds;
     if (snapshot) {
       known.clear();
+      heldSent.clear();
       rowIds = tree.ids;
     } else {
       const due = new Set(world);
@@ -446,7 +477,19 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     });
     if (changed) {
       for (const id of [...known]) if (!alive.has(id)) { known.delete(id); lastCause.delete(id); }
+      for (const id of [...heldSent.keys()]) if (!alive.has(id)) heldSent.delete(id);
     }
+    // Held reasons as they are now, sent where they differ from what sgview holds (a
+    // reason holds there until changed); a removed node's goes with it.
+    const held = [];
+    tree.nodes.forEach((node, i) => {
+      const reason = heldReason(node);
+      const id = tree.ids[i];
+      if (reason !== (heldSent.get(id) ?? "")) {
+        held.push([id, reason]);
+        if (reason) heldSent.set(id, reason); else heldSent.delete(id);
+      }
+    });
     if (changed) {
       socket.send(structureMessage(tree.ids, tree.parents, tree.names));
       sent = { ...tree, alive };
@@ -454,7 +497,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     socket.send(frameMessage({
       frame: link.frameNumber, merged: pending.merged, structureChanged: changed,
       products: pending.products, naive: pending.naive, local: inOrder(pending.local),
-      world, cause, valueIds: rowIds, values, worldIds: rowIds, worlds,
+      world, cause, valueIds: rowIds, values, worldIds: rowIds, worlds, held,
     }));
     link.framesSent += pending.merged;
     link.framesMerged += pending.merged - 1;

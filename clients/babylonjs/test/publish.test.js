@@ -155,14 +155,14 @@ function assertWorlds(dumpPath, scene, where) {
 }
 
 /** sgview's --log as {frame: {world: names it says were recomputed, stale: names it
- * calls stale}}. */
+ * calls stale, held: "NAME (REASON)" of those it calls held}}. */
 function parseLog(out) {
   const frames = new Map();
   let current = null;
   for (const line of out.split("\n")) {
     const head = /^# frame (\d+)$/.exec(line);
     if (head) {
-      current = { world: new Set(), stale: new Set() };
+      current = { world: new Set(), stale: new Set(), held: new Set() };
       frames.set(Number(head[1]), current);
       continue;
     }
@@ -170,20 +170,24 @@ function parseLog(out) {
     if (world) current.world.add(world[1]);
     const stale = /^!Stale World : (.*)!$/.exec(line);
     if (stale) current.stale.add(stale[1]);
+    const held = /^!Held World : (.*)!$/.exec(line);
+    if (held) current.held.add(held[1]);
   }
   return frames;
 }
 
-/** Every frame's recomputed set as Babylon's observables saw it, and its stale nodes as
- * Babylon's matrices say (each one is touched every frame in these scenes: a billboard
- * recomputes every frame). */
+/** Every frame's recomputed set as Babylon's observables saw it, and its stale and held
+ * nodes as Babylon's matrices say (each one is touched every frame in these scenes: a
+ * billboard recomputes every frame, the stale marker's camera moves every frame). */
 function assertLog(out, expected, stale, where) {
   const logged = parseLog(out);
   const sorted = (names) => [...(names ?? [])].sort();
   for (const [frame, names] of expected) {
     assert.deepEqual(sorted(logged.get(frame)?.world), sorted(names), `${where}: frame ${frame}`);
-    assert.deepEqual(sorted(logged.get(frame)?.stale), sorted(stale.get(frame)),
+    assert.deepEqual(sorted(logged.get(frame)?.stale), sorted(stale.get(frame).stale),
       `${where}: stale in frame ${frame}`);
+    assert.deepEqual(sorted(logged.get(frame)?.held), sorted(stale.get(frame).held),
+      `${where}: held in frame ${frame}`);
   }
   for (const frame of logged.keys()) assert.ok(expected.has(frame), `${where}: frame ${frame}`);
 }
@@ -197,7 +201,9 @@ function box(name, scene, parent, position) {
 
 /** A scene built in code: a parented chain of meshes, a TransformNode rig that Babylon
  * animations turn and move, a lone TransformNode no mesh hangs under (Babylon never
- * computes it in a render), a billboard, a frozen node, a camera that circles. */
+ * computes it in a render), a marker computed once under the circling camera and left
+ * behind (stale: a cache Babylon never refreshes), a billboard, a frozen node, a frozen
+ * node under the moving rig (held: its world kept on purpose), a camera that circles. */
 function world() {
   const engine = new NullEngine();
   const scene = new Scene(engine);
@@ -216,6 +222,10 @@ function world() {
   const blade = box("Blade", scene, spinner, new Vector3(1.5, 0, 0));
   blade.scaling.set(2, 0.5, 1);
   const lone = new TransformNode("Lone", scene);
+  const marker = new TransformNode("Marker", scene);
+  marker.parent = camera;
+  marker.position.set(0, 0, 2);
+  marker.computeWorldMatrix(true); // once: no render computes a node no mesh hangs under
   const sign = MeshBuilder.CreatePlane("Sign", { size: 1 }, scene);
   sign.parent = rig;
   sign.position.set(0, 3, 0);
@@ -223,6 +233,8 @@ function world() {
   const statue = box("Statue", scene, null, new Vector3(4, 0, 4));
   statue.rotation.y = 0.7;
   statue.freezeWorldMatrix();
+  const plaque = box("Plaque", scene, rig, new Vector3(0, -1, 0)); // frozen as the rig moves
+  plaque.freezeWorldMatrix();
   const turn = new Animation("turn", "rotation.y", 60, Animation.ANIMATIONTYPE_FLOAT,
     Animation.ANIMATIONLOOPMODE_CYCLE);
   turn.setKeys([{ frame: 0, value: 0 }, { frame: 30, value: Math.PI }, { frame: 60, value: 2 * Math.PI }]);
@@ -272,10 +284,12 @@ function change(w, t, oracle) {
 }
 
 /** The nodes whose world Babylon holds differs from its local matrix times its parent's
- * world (Babylon's own product, in its own convention): what sgview must call stale. A
- * node Babylon never computed has no local matrix yet (docs/babylonjs.md). */
+ * world (Babylon's own product, in its own convention): `held`, "NAME (REASON)", those
+ * Babylon holds so on purpose (`isWorldMatrixFrozen`: frozen, a `billboardMode`:
+ * billboard), what sgview must show held; `stale`, the others, what it must call stale.
+ * A node Babylon never computed has no local matrix yet (docs/babylonjs.md). */
 function staleOf(scene) {
-  const out = new Set();
+  const out = { stale: new Set(), held: new Set() };
   const visit = (node) => {
     const parent = node.parent;
     if (node._localMatrix && node._childUpdateId >= 0) {
@@ -286,7 +300,9 @@ function staleOf(scene) {
       const expected = (parent ? local.multiply(parentWorld) : local).m;
       const scale = Math.max(1, ...Array.from(expected, Math.abs));
       if (node._worldMatrix.m.some((v, i) => Math.abs(v - expected[i]) > 1e-6 * scale)) {
-        out.add(node.name);
+        if (node.isWorldMatrixFrozen) out.held.add(`${node.name} (frozen)`);
+        else if (node.billboardMode) out.held.add(`${node.name} (billboard)`);
+        else out.stale.add(node.name);
       }
     }
     node.getChildren().forEach(visit);
@@ -311,6 +327,7 @@ test("recomputed sets and world matrices over 120 frames of motion, edits and st
     const link = publish(scene, `ws://127.0.0.1:${port}`, { WebSocket, name: "babylon" });
     const perSession = 40;
     let frame = link.frameNumber;
+    const seen = new Set(); // every stale and held node the oracle found, over the run
     try {
       for (let session = 1; session <= 3; session++) {
         const dump = tmpFile("world.json");
@@ -325,6 +342,8 @@ test("recomputed sets and world matrices over 120 frames of motion, edits and st
           scene.render();
           expected.set(frame, oracle.take());
           stale.set(frame, staleOf(scene));
+          for (const name of stale.get(frame).stale) seen.add(`stale ${name}`);
+          for (const name of stale.get(frame).held) seen.add(`held ${name}`);
         }
         assert.equal(link.frameNumber, frame);
         const out = await viewer.done;
@@ -333,6 +352,10 @@ test("recomputed sets and world matrices over 120 frames of motion, edits and st
       }
     } finally {
       link.close(); // its retry timer would keep Node running
+    }
+    // The scene has each case: a genuine stale node, and Babylon's two reasons.
+    for (const want of ["stale Marker", "held Plaque (frozen)", "held Sign (billboard)"]) {
+      assert.ok(seen.has(want), `${want}: never in the run (${[...seen]})`);
     }
     assert.equal(statue._worldMatrix.m[12], 9);
     assert.ok(!Object.hasOwn(hand, "computeWorldMatrix")); // Babylon's own again
