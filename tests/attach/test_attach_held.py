@@ -7,17 +7,29 @@ control characters, an index past the table, not UTF-8) are refused with one lin
 
 from __future__ import annotations
 
+import io
+import json
 import struct
+import time
 
 import numpy as np
 import pytest
 from attach_helpers import wire
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from needs import need_gl
+from PIL import Image
+from test_attach_listen import finish, start_viewer
 from test_attach_stale import EMPTY, Program
+from websockets.sync.client import connect
 
 from viewer.attach import protocol as p
 from viewer.attach.mirror import NODE_LOOK, STALE_LOOK, Mirror
+from viewer.attach.program_source import ProgramSource
+from viewer.content.scene import Scene
+from viewer.overlay.model import Flags
+from viewer.overlay.stats import COUNTER_TIPS, FrameStats, counter_rows
+from viewer.overlay.timeline_records import FrameRecords
 
 LIMITS = p.ProgramLimits(max_nodes=1000, max_message_bytes=1 << 20)
 
@@ -180,3 +192,108 @@ def test_exactly_the_stale_subset_is_stale_and_the_held_subset_held_with_its_rea
         reasoned = data.draw(st.sets(st.integers(0, program.n - 1)), label="reasons next")
         why = {k: data.draw(words, label="reason") for k in reasoned}
         off = data.draw(st.sets(st.integers(0, program.n - 1)), label="off next")
+
+
+def _frozen_hand() -> tuple[Program, list[p.ProgramFrame]]:
+    """Arm > Hand > Finger sent current with Hand frozen (frame 1), then Arm moved and
+    Hand's world kept (frame 2)."""
+    program = _chain()
+    first = _with_held(program.frame(1, [0, 1, 2], [0, 1, 2]), {9: "frozen"})
+    program.values[0, 0] = 3.0
+    program.worlds[0] = program.composed(0)
+    return program, [first, program.frame(2, [0], [0])]
+
+
+def test_where_a_held_node_shows_counters_tree_flags_inspector_and_panel_row():
+    program, frames = _frozen_hand()
+    mirror, known = Mirror("arm"), EMPTY
+    for number, frame in enumerate(frames, 1):
+        decoded, known = wire(frame, known, number - 1)
+        report = mirror.apply(decoded)
+    hand = mirror.graph.node("Hand").id
+    stats = FrameStats.of_report(2, report)
+    assert (stats.stale, stats.held) == (0, 1) and ("held", "1") in counter_rows(stats)
+    assert all(label != "stale" for label, _ in counter_rows(stats)) and "held" in COUNTER_TIPS
+    flags = Flags.of_report(report, mirror.graph.capacity_ids)
+    assert flags.held == {hand: "frozen"} and not flags.is_stale(hand)
+    source = ProgramSource(Scene(mirror.graph), listener=None)
+    source.mirrors[program] = mirror
+    source.shown = program
+    rows = dict(source.file_rows(hand))
+    assert rows["held"] == "frozen: world differs from parent x local by 2"
+    assert rows["parent x local 0"] == "1  0  0  4"  # parent x local stays beside it
+    records = FrameRecords()  # the timeline keeps the count with each frame
+    records.add(2, report, stats)
+    records.add(3, None, FrameStats(frame=3))
+    assert records[0].stats.held == 1 and records[1].stats.held == 0
+
+
+def test_listen_logs_a_held_world_with_its_reason_and_draws_it_without_magenta(tmp_path):
+    need_gl().release()
+    dump, shot = tmp_path / "world.json", tmp_path / "shot.png"
+    proc, address = start_viewer("127.0.0.1:0", "--frames", "2", "--log", "--dump-world",
+                                 str(dump), "--screenshot", str(shot))  # fmt: skip
+    program, (first, second) = _frozen_hand()
+    first.world_updated = first.cause = first.local_updated = EMPTY  # nothing glows
+    with connect(f"ws://{address}", open_timeout=10) as ws:
+        ws.send(p.encode_hello("frozen program", ""))
+        p.decode_welcome(ws.recv(timeout=10))
+        ws.send(p.encode_structure(first.structure))
+        ws.send(p.encode_frame(first))
+        ws.send(p.encode_frame(second))
+        out, _ = finish(proc)
+    assert out == "# frame 2\n*Update Local : Arm*\n=Update World : Arm=\n" + (
+        "!Held World : Hand (frozen)!\n"
+    )
+    worlds = json.loads(dump.read_text())
+    for k, name in enumerate(program.names):  # the engine's worlds, as sent
+        assert np.array(worlds[name]).tolist() == program.worlds[k].tolist(), name
+    rgb = np.asarray(Image.open(shot).convert("RGB"), dtype=np.float64) / 255
+    magenta = (rgb[..., 0] > 0.45) & (rgb[..., 2] > 0.35) & (rgb[..., 1] < 0.6 * rgb[..., 2])
+    assert magenta.sum() == 0  # held is no bug: not in the stale colour
+
+
+def test_the_window_tree_marks_a_held_node_with_its_reason_and_counts_it():
+    need_gl().release()
+    import moderngl_window as mglw
+    from moderngl_window.context.headless import Window
+
+    from viewer.attach.server import Listener
+    from viewer.render.context import GL_VERSION
+    from viewer.scene.graph import SceneGraph
+    from viewer.timing import FixedTimer
+    from viewer.window.app import SgviewApp
+    from viewer.window.run_options import RunOptions
+
+    listener = Listener("127.0.0.1", 0, err=io.StringIO())
+    host, port = listener.start()
+    source = ProgramSource(Scene(SceneGraph(), title="waiting"), listener=listener)
+    window = Window(title="test", size=(800, 400), resizable=False, gl_version=GL_VERSION,
+                    vsync=False, samples=0, backend="egl")  # fmt: skip
+    try:
+        mglw.activate_context(window=window)
+        app = SgviewApp(ctx=window.ctx, wnd=window, timer=FixedTimer(), source=source,
+                        options=RunOptions(size=(800, 400), samples=0))  # fmt: skip
+        window.config = app
+        window.set_default_viewport()
+        _, frames = _frozen_hand()
+        with connect(f"ws://{host}:{port}", open_timeout=10) as ws:
+            ws.send(p.encode_hello("frozen program", ""))
+            p.decode_welcome(ws.recv(timeout=10))
+            ws.send(p.encode_structure(frames[0].structure))
+            for frame in frames:
+                ws.send(p.encode_frame(frame))
+            end = time.monotonic() + 30
+            while source.last_report is None or source.last_report.frame < 2:
+                assert time.monotonic() < end, "timed out"
+                app.on_render(0.0, 1.0 / 60.0)
+            source.select(source.graph.node("Hand").id)
+            for _ in range(2):
+                app.on_render(0.0, 1.0 / 60.0)
+        tree = app.overlay.panel.scene.tree
+        assert tree.held_drawn == ["Hand held (frozen)"] and tree.stale_drawn == []
+        assert ("held", "1") in counter_rows(app.overlay.timeline.last.stats)
+        assert any("1 held" in text for text, _ in source.program_rows())
+    finally:
+        listener.close()
+        window.destroy()

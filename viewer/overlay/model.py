@@ -21,7 +21,7 @@ from viewer.scene.report import FrameReport
 from viewer.text import printable
 
 from .host import GlowState
-from .stats import stale_ids
+from .stats import held_reasons, stale_ids
 from .timeline_records import FrameRecords
 
 #: Below this many nodes the whole tree starts expanded; above, only the roots.
@@ -96,13 +96,16 @@ class Flags:
     fading: dict[int, tuple[int, float, bool]] = field(default_factory=dict)
     #: A connected program's stale nodes (`stats.stale_ids`): world differs from parent x local.
     stale: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    #: A connected program's held nodes (`stats.held_reasons`): id -> the reason it sent.
+    held: dict[int, str] = field(default_factory=dict)
 
     @classmethod
     def of_report(cls, report: Recomputed, n: int) -> Flags:
         local, world, executed = (
             _mask(ids, n) for ids in (report.local_updated, report.world_updated, report.executed)
         )
-        return cls(local, world, executed, stale=_mask(stale_ids(report), n))
+        stale = _mask(stale_ids(report), n)
+        return cls(local, world, executed, stale=stale, held=held_reasons(report))
 
     def is_stale(self, node_id: int) -> bool:
         return bool(self.stale[node_id]) if 0 <= node_id < len(self.stale) else False

@@ -29,6 +29,16 @@ def stale_ids(report: object) -> NDArray[np.int64]:
     return stale if isinstance(stale, np.ndarray) else _NO_IDS
 
 
+def held_reasons(report: object) -> dict[int, str]:
+    """The nodes a connected program's report names held, with each one's reason as the
+    program sent it (untrusted text): their world differs from parent x local because the
+    engine keeps it so (``held`` and ``held_why`` of ``ProgramReport``); none otherwise."""
+    held, why = getattr(report, "held", None), getattr(report, "held_why", None)
+    if not isinstance(held, np.ndarray) or not isinstance(why, tuple):
+        return {}
+    return dict(zip(held.tolist(), why, strict=True))
+
+
 @dataclass
 class FrameStats:
     """Counters of one frame (`frame` counts drawn frames from 1, as ``--log`` does)."""
@@ -43,6 +53,7 @@ class FrameStats:
     suppressed: int = 0
     bytes_uploaded: int = 0  # everything the frame wrote to the GPU, glow included
     stale: int = 0  # a connected program's nodes whose world differs from parent x local
+    held: int = 0  # those the program says its engine holds so on purpose (not stale)
     update_ms: float = 0.0
     upload_ms: float = 0.0
     draw_ms: float = 0.0
@@ -69,6 +80,7 @@ class FrameStats:
             suppressed=int(report.suppressed),
             bytes_uploaded=bytes_uploaded,
             stale=int(stale_ids(report).size),
+            held=len(held_reasons(report)),
             update_ms=update_ms,
             upload_ms=upload_ms,
         )
@@ -106,6 +118,9 @@ COUNTER_TIPS = {
     "ends, skin joints, colours",
     "stale": "a connected program's nodes whose world matrix, as the program holds it\n"
     "(and sgview draws it), differs from parent world x local: left behind",
+    "held": "a connected program's nodes whose world matrix differs from parent world\n"
+    "x local because the engine keeps it so, as the program said (a frozen matrix,\n"
+    "a billboard, a constraint): shown with the reason, not as stale",
     "update (ms)": "time of the recomputation (the graph's update)",
     "upload (ms)": "time to write the frame's changes to the GPU",
     "draw (ms)": "time to draw the scene and the panels",
@@ -126,6 +141,7 @@ def counter_rows(stats: FrameStats) -> list[tuple[str, str]]:
         ("suppressed", f"{stats.suppressed:,}"),
         ("bytes uploaded", f"{stats.bytes_uploaded:,}"),
         *([("stale", f"{stats.stale:,}")] if stats.stale else []),
+        *([("held", f"{stats.held:,}")] if stats.held else []),
     ]
 
 

@@ -59,6 +59,7 @@ _INT_FIELDS = (
     "suppressed",
     "bytes_uploaded",
     "stale",
+    "held",
 )
 _FLOAT_FIELDS = ("update_ms", "upload_ms", "draw_ms")
 RECORD = np.dtype(

@@ -65,6 +65,16 @@ STALE_TIP = (
 )
 
 
+#: A held row's tooltip (the reason follows it).
+HELD_TIP = (
+    "held: its world matrix differs from its parent's world x its local matrix\n"
+    "because the program's engine keeps it so, as the program said (the Selected\n"
+    "node section shows both); the program's reason: "
+)
+#: A held reason's longest form beside a name.
+HELD_SHOWN = 24
+
+
 def row_indent(depth: int, deepest: int, column: float, name_room: float, normal: float) -> float:
     """Pixels to indent a row at ``depth`` in a name ``column`` that many pixels wide:
     ``normal`` per level while the deepest row (``deepest``) still keeps ``name_room``
@@ -126,6 +136,7 @@ class TreeView:
         self.fading_drawn: dict[str, int] = {}
         #: Rows drawn marked stale at the last frame (a connected program's), by name.
         self.stale_drawn: list[str] = []
+        self.held_drawn: list[str] = []
         #: Ids of the rows open (their children show), kept across structure changes.
         self._open: set[int] = set()
         self._visible: NDArray[np.int64] | None = None  # `visible_rows`, None: to work out
@@ -194,6 +205,7 @@ class TreeView:
         self.tree_drawn = []
         self.fading_drawn = {}
         self.stale_drawn = []
+        self.held_drawn = []
         editing = host.editing
         if editing is not None:  # (a source without editing has no drops)
             narrow_panel = imgui.get_content_region_avail().x < 2 * NARROW_TREE_PX
@@ -328,6 +340,16 @@ class TreeView:
                 imgui.text_colored(vec4(c.stale), note)
             if imgui.is_item_hovered():
                 imgui.set_tooltip(STALE_TIP)
+        why = dirty.held.get(node_id)
+        if why is not None:
+            note = f"held ({printable(why, HELD_SHOWN)})"  # the program's text, escaped
+            self.held_drawn.append(f"{label} {note}")
+            gap = imgui.get_style().item_spacing.x
+            if imgui.calc_text_size(shown).x + gap + imgui.calc_text_size(note).x <= room:
+                imgui.same_line()
+                imgui.text_disabled(note)
+            if imgui.is_item_hovered():
+                imgui.set_tooltip(HELD_TIP + printable(why, 64))
         if pad:
             imgui.unindent(pad)
         for on, letter, on_color in (
