@@ -169,7 +169,7 @@ def test_ctrl_s_on_a_usd_scene_writes_the_stage_itself(tmp_path):
     path = tmp_path / "stage.usda"
     _animated(path, 10)
     scene = load_scene(path)
-    assert save_target(scene) == path  # its edits, into its layers (tests/usd/test_edits.py)
+    assert save_target(scene) == path  # its edits, into its layers (tests/usd/test_stage_edits.py)
     assert save_as_suggestion(scene) == str(path)
 
 
