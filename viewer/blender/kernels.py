@@ -1,6 +1,8 @@
-"""Compiled loops for the Blender publisher's frame (numba, cached on disk): a hundred
-bones' world and local matrices in one call each, where numpy's dozen calls per step cost
-Blender's frame a millisecond (bench/blender_publish.py)."""
+"""Compiled loops for the Blender publisher's frame (numba, cached on disk): a frame's
+worlds, channel comparisons, locals and causes in one call (`read_frame`). Blender calls
+the publisher every 40 ms or so, so each step of a frame starts with cold caches: a
+numpy call costs 10 to 30 us there, and one compiled call in place of a few dozen is
+what keeps the publisher within Blender's frame (bench/blender_publish.py)."""
 
 from __future__ import annotations
 
@@ -9,21 +11,6 @@ from numba import njit
 
 #: Below this a scale column counts as zero (its rotation axis is then left out).
 EPS = 1e-12
-
-
-@njit(cache=True)
-def pose_worlds(flat, armature_world, ids, world):
-    """``world[ids[k]] = armature_world @ pose_k``, pose ``k`` read from ``flat`` (a
-    ``foreach_get`` of pose bones' ``matrix``: float32, each matrix column by column)."""
-    for k in range(ids.size):
-        i = ids[k]
-        base = 16 * k
-        for r in range(4):
-            for c in range(4):
-                acc = 0.0
-                for j in range(4):
-                    acc += armature_world[r, j] * flat[base + 4 * c + j]
-                world[i, r, c] = acc
 
 
 @njit(cache=True)
@@ -141,3 +128,93 @@ def frame_causes(
         cause[i] = found
         out[k] = found
     return out
+
+
+@njit(cache=True)
+def read_frame(
+    root, object_ids, object_matrices, armatures, armature_node, bone_start, bone_ids,
+    pose, basis, world, parents, slot, last_basis, has_basis, channels,
+):  # fmt: skip
+    """Store one evaluation's worlds and return the recomputed ids in pre-order (``slot``
+    order) with, per id, whether its own channels (``matrix_basis``) differ from the
+    last ones stored (``last_basis``, ``has_basis``; only compared and kept with
+    ``channels``). Objects: ``object_matrices[k]`` holds the object ``object_ids[k]``'s
+    ``matrix_world`` and ``matrix_basis``; its world is ``world[root] @ matrix_world``.
+    Bones: for each armature index ``a`` in ``armatures``, the bones
+    ``bone_ids[bone_start[a]:bone_start[a + 1]]`` read ``pose`` and ``basis`` (float32
+    ``foreach_get`` rows of 16, column by column, at the same rows) and their world is
+    ``world[armature_node[a]] @ pose`` (objects first: an armature's own world may move)."""
+    count = object_ids.size
+    for a in armatures:
+        count += bone_start[a + 1] - bone_start[a]
+    ids = np.empty(count, dtype=np.int64)
+    changed = np.zeros(count, dtype=np.bool_)
+    top = world[root]
+    n = 0
+    for k in range(object_ids.size):
+        i = object_ids[k]
+        for r in range(4):
+            for c in range(4):
+                acc = 0.0
+                for j in range(4):
+                    acc += top[r, j] * object_matrices[k, 0, j, c]
+                world[i, r, c] = acc
+        if channels:
+            same = has_basis[i]
+            for r in range(4):
+                for c in range(4):
+                    value = np.float32(object_matrices[k, 1, r, c])
+                    if last_basis[i, 4 * c + r] != value:
+                        same = False
+                    last_basis[i, 4 * c + r] = value
+            has_basis[i] = True
+            changed[n] = not same
+        ids[n] = i
+        n += 1
+    for a in armatures:
+        above = world[armature_node[a]]
+        for row in range(bone_start[a], bone_start[a + 1]):
+            i = bone_ids[row]
+            base = 16 * row
+            for r in range(4):
+                for c in range(4):
+                    acc = 0.0
+                    for j in range(4):
+                        acc += above[r, j] * pose[base + 4 * c + j]
+                    world[i, r, c] = acc
+            if channels:
+                same = has_basis[i]
+                for e in range(16):
+                    if last_basis[i, e] != basis[base + e]:
+                        same = False
+                    last_basis[i, e] = basis[base + e]
+                has_basis[i] = True
+                changed[n] = not same
+            ids[n] = i
+            n += 1
+    order = np.argsort(slot[ids])
+    return ids[order], changed[order]
+
+
+@njit(cache=True)
+def publish_frame(
+    root, object_ids, object_matrices, armatures, armature_node, bone_start, bone_ids,
+    pose, basis, world, parents, slot, last_basis, has_basis, bone, pos, rot, scl,
+    driver_start, drivers, constraint_start, constraints,
+):  # fmt: skip
+    """One frame in one call: `read_frame` (with the channels compared), the recomputed
+    ids' locals (`derive_locals`) and causes (`frame_causes`); returns the recomputed ids
+    in pre-order and their causes."""
+    recomputed, changed = read_frame(
+        root, object_ids, object_matrices, armatures, armature_node, bone_start, bone_ids,
+        pose, basis, world, parents, slot, last_basis, has_basis, True,
+    )  # fmt: skip
+    derive_locals(recomputed, parents, world, pos, rot, scl)
+    own_changed = np.zeros(parents.size, dtype=np.bool_)
+    for k in range(recomputed.size):
+        own_changed[recomputed[k]] = changed[k]
+    cause = frame_causes(
+        recomputed, parents, bone, own_changed, driver_start, drivers, constraint_start,
+        constraints,
+    )  # fmt: skip
+    return recomputed, cause

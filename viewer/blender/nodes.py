@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from viewer.scene.report import FrameReport
 
-from .kernels import derive_locals, pose_worlds
+from .kernels import derive_locals
 
 
 class PublishedNodes:
@@ -104,12 +104,15 @@ class PublishedNodes:
         the values whose ``T · R · S`` the viewer composes under the parent it shows."""
         derive_locals(ids, self._parents, self._world, self._pos, self._rot, self._scl)
 
-    def set_pose_worlds(
-        self, ids: NDArray[np.int64], armature: int, flat: NDArray[np.float32]
-    ) -> None:
-        """The world matrices of an armature's bones ``ids``: the armature's world times
-        each pose matrix in ``flat`` (``foreach_get("matrix")``: column by column)."""
-        pose_worlds(flat, self._world[armature], ids, self._world)
+    def rows(
+        self,
+    ) -> tuple[
+        NDArray[np.float64], NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
+        NDArray[np.float64],
+    ]:  # fmt: skip
+        """The arrays behind every id (worlds, parents, positions, quaternions, scales),
+        for the compiled frame to write in place; `new_id` may replace them."""
+        return self._world, self._parents, self._pos, self._rot, self._scl
 
     def emit(self, report: FrameReport) -> None:
         for listener in list(self._listeners):

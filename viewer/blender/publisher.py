@@ -16,7 +16,10 @@ conventions.
 
 from __future__ import annotations
 
+import queue
 import re
+import threading
+import traceback
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,7 +30,7 @@ from numpy.typing import NDArray
 from viewer.attach.publisher import DEFAULT_ADDRESS, Link
 from viewer.scene.report import FrameReport
 
-from .kernels import frame_causes
+from .kernels import publish_frame, read_frame
 from .nodes import PublishedNodes
 
 if TYPE_CHECKING:
@@ -43,6 +46,11 @@ Y_UP = np.array(
 
 Key = tuple[Any, ...]  # ("scene",), ("o", session_uid) or ("b", armature's uid, bone name)
 ROOT: Key = ("scene",)
+# What Blender's thread reads for a frame (`BlenderLink._gather`): the root's id, the moved
+# objects' ids and matrices, the posed armatures' indices, the bone layout and buffers.
+_I64 = NDArray[np.int64]
+_F32 = NDArray[np.float32]
+Read = tuple[int, _I64, NDArray[np.float64], _I64, _I64, _I64, _I64, _F32, _F32]
 _BONE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]')
 
 
@@ -63,10 +71,32 @@ class BlenderLink:
         self._object_count = -1
         self._objects: dict[int, tuple[Any, int, tuple[Any, ...]]] = {}  # uid: obj, id, sig
         self._armatures: dict[int, tuple[NDArray[np.int64], int]] = {}  # uid: bone ids, id
-        self._basis: dict[int, NDArray[Any]] = {}  # object id / armature id: basis
-        self._parent = np.zeros(0, dtype=np.int64)
+        # The bones of every armature in one float32 buffer (an armature's rows: its
+        # index's slice), which Blender's foreach_get fills and the compiled frame reads.
+        self._pose_rows: dict[int, tuple[int, NDArray[np.float32], NDArray[np.float32]]] = {}
+        self._armature_node = np.zeros(0, dtype=np.int64)
+        self._bone_start = np.zeros(1, dtype=np.int64)
+        self._bone_ids = np.zeros(0, dtype=np.int64)
+        self._pose = np.zeros(0, dtype=np.float32)
+        self._pose_basis = np.zeros(0, dtype=np.float32)
+        # Per id, the channels (matrix_basis) last sent, to tell which of them changed.
+        self._last_basis = np.zeros((0, 16), dtype=np.float32)
+        self._has_basis = np.zeros(0, dtype=np.bool_)
         self._slot = np.zeros(0, dtype=np.int64)
         self._bone = np.zeros(0, dtype=bool)
+        self._node_count = 0
+        # Blender's thread reads Blender's data into buffers; the rest of a frame (the
+        # compiled worlds, locals and causes, the report, the link's copy of the rows)
+        # runs on this thread, while Blender goes on. One frame at a time: Blender's
+        # thread waits for ``_idle`` before it writes a buffer or a row again.
+        self._idle = threading.Event()
+        self._idle.set()
+        self._jobs: queue.SimpleQueue[tuple[Read, int, bool] | None]
+        self._jobs = queue.SimpleQueue()
+        self._worker = threading.Thread(
+            target=self._work, name="sgview-blender-frames", daemon=True
+        )
+        self._worker.start()
         # Per node, the nodes its constraints and drivers read: starts (one per id, and
         # one more) into a flat array of targets.
         self._constraint = _compressed({}, 0)
@@ -91,7 +121,7 @@ class BlenderLink:
         return self.link.wait_connected(timeout)
 
     def flush(self, timeout: float = 5.0) -> bool:
-        return self.link.flush(timeout)
+        return self._idle.wait(timeout) and self.link.flush(timeout)
 
     def close(self, timeout: float = 2.0) -> None:
         """Stop publishing; what is queued is sent first (as `Link.close`)."""
@@ -100,6 +130,8 @@ class BlenderLink:
                 handlers.remove(handler)
         if bpy.app.timers.is_registered(self._timer):
             bpy.app.timers.unregister(self._timer)
+        self._jobs.put(None)
+        self._worker.join(timeout)
         self.link.close(timeout)
 
     # -- Blender's handlers ----------------------------------------------------------------
@@ -120,6 +152,7 @@ class BlenderLink:
             return
         if depsgraph is None:
             depsgraph = bpy.context.evaluated_depsgraph_get()
+        self._idle.wait()  # the frame before is out of the rows and buffers
         moved: dict[int, Any] = {}  # uid: evaluated object, its transform re-evaluated
         posed: dict[int, Any] = {}  # uid: evaluated armature object, its pose re-evaluated
         rescan = not self._fresh or scene.session_uid != self._scene_uid
@@ -188,8 +221,7 @@ class BlenderLink:
         )
         changed = self.nodes.set_structure(id_order, parent_ids, [names[k] for k in order])
         size = self.nodes.capacity_ids
-        self._parent = np.full(size, -1, dtype=np.int64)
-        self._parent[id_order] = parent_ids
+        self._node_count = int(id_order.size)
         self._slot = np.full(size, -1, dtype=np.int64)
         self._slot[id_order] = np.arange(id_order.size)
         depth = np.zeros(size, dtype=np.int64)
@@ -210,6 +242,7 @@ class BlenderLink:
         self._bone = np.zeros(size, dtype=bool)
         for bones, _ in self._armatures.values():
             self._bone[bones] = True
+        self._lay_out_bones(size)
         self._object_count = len(objects)
         self._scene_uid = scene.session_uid
         self._drives(objects)
@@ -217,13 +250,40 @@ class BlenderLink:
         unit = float(scene.unit_settings.scale_length)
         root = Y_UP @ np.diag([unit, unit, unit, 1.0])
         self.nodes.set_worlds(np.array([ids[ROOT]]), root[None])
-        alive = set(ids.values())
         everything = {uid: o.evaluated_get(depsgraph) for uid, (o, _, _) in self._objects.items()}
-        self._read(everything, {u: everything[u] for u in self._armatures}, channels=False)
-        self._basis = {i: b for i, b in self._basis.items() if (i if i >= 0 else -1 - i) in alive}
+        world, parents, *_ = self.nodes.rows()
+        read_frame(
+            *self._gather(everything, {u: everything[u] for u in self._armatures}),
+            world, parents, self._slot, self._last_basis, self._has_basis, False,
+        )  # fmt: skip
         self.nodes.derive_locals(id_order)
         self._fresh = True
         return changed
+
+    def _lay_out_bones(self, size: int) -> None:
+        """Every armature's bones in one buffer's rows; the channels kept per id grown to
+        ``size`` ids (ids are never handed out again, so a row keeps its id's channels)."""
+        nodes, starts, bone_ids = [], [0], []
+        for bones, own in self._armatures.values():
+            nodes.append(own)
+            bone_ids.append(bones)
+            starts.append(starts[-1] + bones.size)
+        self._armature_node = np.array(nodes, dtype=np.int64)
+        self._bone_start = np.array(starts, dtype=np.int64)
+        self._bone_ids = np.concatenate([np.zeros(0, dtype=np.int64), *bone_ids])
+        self._pose = np.zeros(16 * starts[-1], dtype=np.float32)
+        self._pose_basis = np.zeros(16 * starts[-1], dtype=np.float32)
+        self._pose_rows = {
+            uid: (a, self._pose[16 * starts[a] : 16 * starts[a + 1]],
+                  self._pose_basis[16 * starts[a] : 16 * starts[a + 1]])
+            for a, uid in enumerate(self._armatures)
+        }  # fmt: skip
+        grown = size - self._has_basis.size
+        if grown > 0:
+            self._last_basis = np.concatenate(
+                (self._last_basis, np.zeros((grown, 16), dtype=np.float32))
+            )
+            self._has_basis = np.concatenate((self._has_basis, np.zeros(grown, dtype=np.bool_)))
 
     def _drives(self, objects: list[Any]) -> None:
         """Per node, the nodes its constraints and drivers read (the causes they give)."""
@@ -272,82 +332,74 @@ class BlenderLink:
         return self._ids.get(("b", uid, bone)) if bone else self._ids.get(("o", uid))
 
     # -- a frame ---------------------------------------------------------------------------
-    def _read(
-        self, moved: dict[int, Any], posed: dict[int, Any], channels: bool = True
-    ) -> NDArray[np.int64]:
-        """Store the world matrices Blender evaluated for ``moved`` objects and the bones
-        of the ``posed`` armatures; with ``channels``, returns the ids whose own channels
-        (an object's or a bone's ``matrix_basis``) changed since the last frame sent (a
-        frame that reads the whole scene first keeps them for that frame's comparison)."""
-        nodes, own_changed = self.nodes, []
-        root = nodes.world_matrices()[self._ids[ROOT]]
+    def _gather(self, moved: dict[int, Any], posed: dict[int, Any]) -> Read:
+        """What the compiled frame reads of Blender: the ``moved`` objects' ids with their
+        ``matrix_world`` and ``matrix_basis``, and the ``posed`` armatures' bones' pose
+        matrices and channels (read into the bone buffer); the layout's arrays with them."""
         if moved:
-            ids = np.array([self._objects[u][1] for u in moved], dtype=np.int64)
-            worlds = np.array([np.array(o.matrix_world) for o in moved.values()])
-            nodes.set_worlds(ids, root @ worlds)
-            for i, obj in zip(ids.tolist(), moved.values() if channels else ()):
-                basis = np.array(obj.matrix_basis)
-                last = self._basis.get(i)
-                if last is None or not np.array_equal(last, basis):
-                    own_changed.append(i)
-                self._basis[i] = basis
+            objects = self._objects
+            ids = np.array([objects[u][1] for u in moved], dtype=np.int64)
+            matrices = np.array([(o.matrix_world, o.matrix_basis) for o in moved.values()])
+        else:
+            ids, matrices = _NO_IDS, _NO_MATRICES
+        armatures = []
+        rows = self._pose_rows
         for uid, armature in posed.items():
-            bones, own = self._armatures[uid]
-            if bones.size == 0:
-                continue
-            flat = np.empty(16 * bones.size, dtype=np.float32)
-            armature.pose.bones.foreach_get("matrix", flat)
-            nodes.set_pose_worlds(bones, own, flat)
-            if not channels:
-                continue
-            basis = np.empty((bones.size, 16), dtype=np.float32)
-            armature.pose.bones.foreach_get("matrix_basis", basis.reshape(-1))
-            last = self._basis.get(-1 - own)  # an armature's bones: one array under -1 - id
-            if last is None or last.shape != basis.shape:
-                own_changed += bones.tolist()
-            else:
-                own_changed += bones[(last != basis).any(axis=1)].tolist()
-            self._basis[-1 - own] = basis
-        return np.array(own_changed, dtype=np.int64)
+            a, pose, basis = rows[uid]
+            if pose.size:
+                bones = armature.pose.bones
+                bones.foreach_get("matrix", pose)
+                bones.foreach_get("matrix_basis", basis)
+                armatures.append(a)
+        return (
+            self._ids[ROOT], ids, matrices, np.array(armatures, dtype=np.int64),
+            self._armature_node, self._bone_start, self._bone_ids, self._pose, self._pose_basis,
+        )  # fmt: skip
 
     def _send(self, moved: dict[int, Any], posed: dict[int, Any], changed: bool) -> None:
-        own_changed = self._read(moved, posed)
-        ids = [self._objects[u][1] for u in moved]
-        for uid in posed:
-            ids += self._armatures[uid][0].tolist()
-        recomputed = np.array(ids, dtype=np.int64)
-        recomputed = recomputed[np.argsort(self._slot[recomputed], kind="stable")]
-        self.nodes.derive_locals(recomputed)
-        cause = self._causes(recomputed, own_changed)
+        """One frame: Blender's matrices of ``moved`` objects and ``posed`` armatures'
+        bones read here, the rest handed to the frames' thread."""
         self.frames += 1
+        self._idle.clear()
+        self._jobs.put((self._gather(moved, posed), self.frames, changed))
+
+    def _work(self) -> None:
+        """The frames' thread: each frame's worlds, locals and causes stored (one compiled
+        call), then its report to the link, which copies the rows it sends."""
+        while (job := self._jobs.get()) is not None:
+            try:
+                self._publish(*job)
+            except Exception:  # a frame lost is no reason to stop the next ones
+                traceback.print_exc()
+            finally:
+                self._idle.set()
+
+    def _publish(self, read: Read, frame: int, changed: bool) -> None:
+        world, parents, pos, rot, scl = self.nodes.rows()
+        driver_start, drivers = self._driver
+        constraint_start, constraints = self._constraint
+        recomputed, cause = publish_frame(
+            *read, world, parents, self._slot, self._last_basis, self._has_basis, self._bone,
+            pos, rot, scl, driver_start, drivers, constraint_start, constraints,
+        )  # fmt: skip
         self.nodes.emit(
             FrameReport(
-                frame=self.frames,
+                frame=frame,
                 local_updated=recomputed,
                 world_updated=recomputed,
                 cause=cause,
                 executed=recomputed,
                 products=int(recomputed.size),
                 naive_products=self._naive,
-                node_count=int(self.nodes.alive_ids().size),
+                node_count=self._node_count,
                 structure_changed=changed,
                 _name_of=self.nodes.name_of,
             )
         )
 
-    def _causes(
-        self, recomputed: NDArray[np.int64], own_changed: NDArray[np.int64]
-    ) -> NDArray[np.int64]:
-        """Per recomputed node, why (`kernels.frame_causes` says the rule)."""
-        changed = np.zeros(self._parent.size, dtype=np.bool_)
-        changed[own_changed] = True
-        driver_start, drivers = self._driver
-        constraint_start, constraints = self._constraint
-        result: NDArray[np.int64] = frame_causes(
-            recomputed, self._parent, self._bone, changed, driver_start, drivers,
-            constraint_start, constraints,
-        )  # fmt: skip
-        return result
+
+_NO_IDS = np.zeros(0, dtype=np.int64)
+_NO_MATRICES = np.zeros((0, 2, 4, 4))
 
 
 def _compressed(
