@@ -188,6 +188,9 @@ def main() -> int:
         elif frame == 90:
             bpy.data.objects["Still"].location = (5.0, 6.0, 1.0)
             bpy.context.view_layer.update()
+        elif frame == 110:  # renamed: one that moves, one that Blender lists for the name only
+            bpy.data.objects["Tip"].name = "Tip renamed"
+            bpy.data.objects["Still"].name = "Still renamed"
         scene.frame_set(frame)
         for link in links:  # one message per frame: nothing merged by a full queue
             if not link.flush(30):

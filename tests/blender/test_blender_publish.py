@@ -189,6 +189,7 @@ def test_blender_frames_reach_sgview_as_blender_computed_them(tmp_path):
     # The hierarchy changed on the way: added, re-parented, removed.
     seen = [set(e["worlds"]) for e in events]
     assert any("Newcomer" in names for names in seen) and "Newcomer" not in seen[-1]
+    assert "Tip" in seen[0] and "Tip renamed" in seen[-1] and "Still renamed" in seen[-1]
 
     # Causes: the driver's target, the constraint's, the parent's, the node itself.
     at = {e["blender_frame"]: k for k, e in enumerate(events, start=1) if e["kind"] == "frame"}

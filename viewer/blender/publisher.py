@@ -51,6 +51,9 @@ ROOT: Key = ("scene",)
 _I64 = NDArray[np.int64]
 _F32 = NDArray[np.float32]
 Read = tuple[int, _I64, NDArray[np.float64], _I64, _I64, _I64, _I64, _F32, _F32]
+_OBJECT = bpy.types.Object
+_ARMATURE = bpy.types.Armature
+_RELATIONS = (bpy.types.Scene, bpy.types.Collection)
 _BONE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]')
 
 
@@ -156,23 +159,33 @@ class BlenderLink:
         moved: dict[int, Any] = {}  # uid: evaluated object, its transform re-evaluated
         posed: dict[int, Any] = {}  # uid: evaluated armature object, its pose re-evaluated
         rescan = not self._fresh or scene.session_uid != self._scene_uid
+        # Blender lists the scene (or a collection) when it rebuilt the relations: an
+        # object added, removed, re-parented, linked or unlinked. Only then are the
+        # objects' places compared (a rename lists the object alone: its name is).
+        relations = False
+        objects = self._objects
+        listed = []
         for update in depsgraph.updates:
             data = update.id
-            if isinstance(data, bpy.types.Armature):
+            if isinstance(data, _OBJECT):
+                uid = data.original.session_uid
+                known = objects.get(uid)
+                if known is None or data.name != known[2][0]:
+                    rescan = True
+                listed.append(uid)
+                transform = update.is_updated_transform
+                if transform:
+                    moved[uid] = data
+                if transform or update.is_updated_geometry:
+                    posed[uid] = data
+            elif isinstance(data, _ARMATURE):
                 rescan = True  # bones added, removed, renamed or re-parented (an edit)
-                continue
-            if not isinstance(data, bpy.types.Object):
-                continue
-            uid = data.original.session_uid
-            known = self._objects.get(uid)
-            if known is None or _signature(known[0]) != known[2]:
-                rescan = True
-            if update.is_updated_transform:
-                moved[uid] = data
-            if update.is_updated_transform or update.is_updated_geometry:
-                posed[uid] = data
-        if not rescan and len(scene.objects) != self._object_count:
-            rescan = True  # an object left the scene
+            elif isinstance(data, _RELATIONS):
+                relations = True
+        if relations and not rescan:
+            rescan = len(scene.objects) != self._object_count or any(
+                _signature(objects[uid][0]) != objects[uid][2] for uid in listed
+            )
         changed = self._scan(scene, depsgraph) if rescan else False
         moved = {uid: data for uid, data in moved.items() if uid in self._objects}
         posed = {uid: data for uid, data in posed.items() if uid in self._armatures}
