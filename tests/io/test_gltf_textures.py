@@ -163,6 +163,27 @@ def test_without_the_basis_transcoder_a_ktx2_only_texture_is_refused(tmp_path, m
     assert any("opengl_basisu" in note for note in scene.animation.notes)
 
 
+@pytest.mark.parametrize("mime", [None, ""])
+@pytest.mark.parametrize("kind", list(TOLERANCE))
+def test_a_core_source_of_another_format_is_read_as_what_it_is(tmp_path, kind, mime):
+    """Exporters write a KTX2, WebP or AVIF file as a texture's core source without its
+    extension (Khronos's AnisotropyBarnLamp glTF-KTX2-Basisu does): drawn, with a note."""
+    path = textured_quad(tmp_path / "t.gltf", "png", data=encode(kind), mime=mime)
+    scene = load_scene(path)
+    diff = np.abs(_pixels(scene).astype(int) - PIXELS).max()
+    assert diff <= TOLERANCE[kind], (kind, diff)
+    label = {"webp": "WebP", "avif": "AVIF"}.get(kind, "KTX2")
+    wanted = f"texture 0: its image 0 is a {label} file, not the PNG or JPEG the core allows"
+    assert any(wanted in note for note in scene.animation.notes), scene.animation.notes
+
+
+def test_a_basis_core_source_without_the_transcoder_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "opengl_basisu", None)  # import fails
+    message = _refusal(textured_quad(tmp_path / "t.gltf", "png", data=encode("etc1s")))
+    assert "texture 0: its image 0 is a Basis Universal KTX2 file" in message, message
+    assert _pixels(load_scene(textured_quad(tmp_path / "p.gltf", "png"))).shape == PIXELS.shape
+
+
 # ------------------------------------------------------------------------------ export
 @pytest.mark.parametrize("name", ["out.glb", "out.gltf"])
 def test_a_save_keeps_the_bytes_and_the_extensions(tmp_path, name):

@@ -46,6 +46,7 @@ IMAGE_EXTENSIONS = {
 }
 _CORE = ("image/png", "image/jpeg")
 _LABELS = {"image/ktx2": "KTX2", "image/avif": "AVIF", "image/webp": "WebP"}
+_EXTENSION_OF = {mime: name for name, mime in IMAGE_EXTENSIONS.items()}
 _PILLOW = {"image/avif": ("AVIF",), "image/webp": ("WEBP",), "image/png": ("PNG", "JPEG")}
 _WRAPS = (CLAMP_TO_EDGE, MIRRORED_REPEAT, REPEAT)
 _NEAREST, _LINEAR = 9728, 9729
@@ -98,6 +99,8 @@ def texture_image(gltf: GltfFile, index: int) -> TextureImage | None:
             field="mimeType",
         )
     data = _image_bytes(gltf, image, image_where)
+    if mime in _CORE:
+        mime = _core_format(gltf, data, here, source)
     if mime == "image/ktx2":
         pixels = _decode_ktx2(gltf, data, image_where)
     else:
@@ -140,6 +143,33 @@ def _source(gltf: GltfFile, texture: dict, where: str) -> tuple[int, str, str] |
         )
     source = gltf.index_into(texture["source"], "images", where)
     return source, "image/png", where
+
+
+def _core_format(gltf: GltfFile, data: bytes, where: str, source: int) -> str:
+    """The format of a core ``source`` image by its bytes. The core allows only PNG and
+    JPEG, but real files (exporters that wrote a KTX2, WebP or AVIF file and forgot its
+    extension) name others there, and a browser, which sniffs an image's bytes, draws
+    the WebP and AVIF ones: such an image is read as what it is, with a note."""
+    if data.startswith(KTX2_IDENTIFIER):
+        if _basisu() is None and len(data) >= 16 and data[12:16] == bytes(4):
+            raise gltf.error(
+                where,
+                f"its image {source} is a Basis Universal KTX2 file, which needs the "
+                f"opengl_basisu package ({_INSTALL})",
+            )
+        mime = "image/ktx2"
+    elif data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        mime = "image/webp"
+    elif data[4:8] == b"ftyp" and data[8:12] in (b"avif", b"avis"):
+        mime = "image/avif"
+    else:
+        return "image/png"
+    gltf.note(
+        where,
+        f"its image {source} is a {_LABELS[mime]} file, not the PNG or JPEG the core "
+        f"allows (no {_EXTENSION_OF[mime]} on the texture): read as {_LABELS[mime]}",
+    )
+    return mime
 
 
 def _choice(
@@ -284,7 +314,7 @@ def _basisu() -> ModuleType | None:
 
 def _transcode_basis(gltf: GltfFile, data: bytes, where: str) -> np.ndarray:
     basisu = _basisu()
-    assert basisu is not None  # `_source` picks a KTX2 image only when it is installed
+    assert basisu is not None  # `_source` and `_core_format` read a Basis KTX2 only with it
     try:
         texture = basisu.open(bytes(data))
         if texture.codec.name not in _BASIS_CODECS:
