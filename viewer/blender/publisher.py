@@ -16,11 +16,11 @@ conventions.
 
 from __future__ import annotations
 
-import queue
 import re
 import threading
+import time
 import traceback
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import TYPE_CHECKING, Any, cast
 
 import bpy
@@ -51,6 +51,10 @@ ROOT: Key = ("scene",)
 _I64 = NDArray[np.int64]
 _F32 = NDArray[np.float32]
 Read = tuple[int, _I64, NDArray[np.float64], _I64, _I64, _I64, _I64, _F32, _F32]
+#: How often the frames' thread looks for a frame while Blender plays, and after how long
+#: without one it sleeps until woken.
+POLL_SECONDS = 0.002
+IDLE_SECONDS = 1.0
 _OBJECT = bpy.types.Object
 _ARMATURE = bpy.types.Armature
 _RELATIONS = (bpy.types.Scene, bpy.types.Collection)
@@ -94,8 +98,12 @@ class BlenderLink:
         # thread waits for ``_idle`` before it writes a buffer or a row again.
         self._idle = threading.Event()
         self._idle.set()
-        self._jobs: queue.SimpleQueue[tuple[Read, int, bool] | None]
-        self._jobs = queue.SimpleQueue()
+        # While frames come, the thread looks for one every POLL_SECONDS instead of being
+        # woken per frame: a wake costs Blender's thread a context switch on shared cores.
+        self._jobs: deque[tuple[Read, int, bool]] = deque()
+        self._asleep = False
+        self._wake = threading.Event()
+        self._closing = False
         self._worker = threading.Thread(
             target=self._work, name="sgview-blender-frames", daemon=True
         )
@@ -133,7 +141,8 @@ class BlenderLink:
                 handlers.remove(handler)
         if bpy.app.timers.is_registered(self._timer):
             bpy.app.timers.unregister(self._timer)
-        self._jobs.put(None)
+        self._closing = True
+        self._wake.set()
         self._worker.join(timeout)
         self.link.close(timeout)
 
@@ -374,18 +383,32 @@ class BlenderLink:
         bones read here, the rest handed to the frames' thread."""
         self.frames += 1
         self._idle.clear()
-        self._jobs.put((self._gather(moved, posed), self.frames, changed))
+        self._jobs.append((self._gather(moved, posed), self.frames, changed))
+        if self._asleep:
+            self._wake.set()
 
     def _work(self) -> None:
         """The frames' thread: each frame's worlds, locals and causes stored (one compiled
         call), then its report to the link, which copies the rows it sends."""
-        while (job := self._jobs.get()) is not None:
+        last = time.monotonic()
+        while not self._closing or self._jobs:
+            if not self._jobs:
+                if time.monotonic() - last < IDLE_SECONDS:
+                    time.sleep(POLL_SECONDS)
+                    continue
+                self._asleep = True  # before the queue is looked at: no frame waits unseen
+                if not self._jobs and not self._closing:
+                    self._wake.wait()
+                self._wake.clear()
+                self._asleep = False
+                continue
             try:
-                self._publish(*job)
+                self._publish(*self._jobs.popleft())
             except Exception:  # a frame lost is no reason to stop the next ones
                 traceback.print_exc()
             finally:
                 self._idle.set()
+            last = time.monotonic()
 
     def _publish(self, read: Read, frame: int, changed: bool) -> None:
         world, parents, pos, rot, scl = self.nodes.rows()
