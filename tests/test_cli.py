@@ -155,6 +155,15 @@ def test_no_display_says_so_and_names_the_headless_command(monkeypatch, capsys):
     assert main([TREE10]) == 2
     err = _one_line_error(capsys)
     assert "no display" in err and "--headless" in err
+    assert "sgview SCENE" in err
+
+
+def test_listen_without_a_display_names_the_headless_listen(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["listen", "127.0.0.1:0"]) == 2
+    err = _one_line_error(capsys)
+    assert "no display" in err and "sgview listen --headless" in err
 
 
 @pytest.mark.parametrize(

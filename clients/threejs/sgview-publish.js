@@ -127,6 +127,14 @@ function sameElements(cached, elements) {
  */
 export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   const WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
+  if (typeof WebSocketClass !== "function") {
+    // Node before 22 has no global WebSocket: without this the link would retry forever
+    // with nothing said but link.error.
+    throw new TypeError(
+      "sgview publish: no WebSocket here; pass one, e.g. publish(scene, url, { WebSocket }) " +
+        "with `import { WebSocket } from \"ws\"`",
+    );
+  }
   const name = options.name ?? "three.js";
   const token = options.token ?? "";
   const maxBuffered = options.maxBuffered ?? 8 * 1024 * 1024;

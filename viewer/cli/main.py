@@ -25,6 +25,8 @@ from viewer.text import one_line, printable, quoted
 PROG = "sgview"
 
 HEADLESS_HINT = "sgview SCENE --headless --frames 60 --screenshot out.png"
+#: The same for `sgview listen`: its frames are the program's, so the log is what to ask for.
+LISTEN_HINT = "sgview listen --headless --frames 60 --log"
 
 
 class UsageError(SgviewError):
@@ -425,14 +427,15 @@ def _main(argv: list[str] | None) -> int:
     return _run(scene, options, args)
 
 
-def check_display(args) -> None:
-    """`UsageError` when a window is asked for and there is no display."""
+def check_display(args, hint: str = HEADLESS_HINT) -> None:
+    """`UsageError` when a window is asked for and there is no display (`hint`: the
+    headless command to suggest)."""
     if not args.headless:
         from viewer.render.context import display_available
 
         if not display_available():
             raise UsageError(
-                f"no display found (DISPLAY is not set); render headless instead: {HEADLESS_HINT}"
+                f"no display found (DISPLAY is not set); render headless instead: {hint}"
             )
 
 
@@ -445,7 +448,7 @@ def _listen(argv: list[str]) -> int:
     args = listen_parser().parse_args(argv)
     try:
         check_outputs(args)
-        check_display(args)
+        check_display(args, LISTEN_HINT)
         scene, options, listener, source = prepare(args)
     except (UsageError, ListenUsageError, ListenError) as exc:
         return _failed(f"{PROG}: {one_line(exc)}", 2)
@@ -471,8 +474,9 @@ def _run(scene, options, args, source=None) -> int:
         run(scene, options, headless=args.headless, backend=args.backend, source=source)
     except WindowError as exc:
         reason = one_line(exc, 160)
+        hint = HEADLESS_HINT if source is None else LISTEN_HINT
         return _failed(
-            f"{PROG}: cannot open a window ({reason}); render headless instead: {HEADLESS_HINT}",
+            f"{PROG}: cannot open a window ({reason}); render headless instead: {hint}",
             2,
         )
     except (ContextError, RecordError, ShaderError, FrameError) as exc:

@@ -505,3 +505,15 @@ test("while sgview lags, frames merge: recomputed in any of them, the latest cau
     link.close();
   }
 });
+
+test("without a WebSocket class publish says so at once instead of retrying silently", () => {
+  const own = Object.getOwnPropertyDescriptor(globalThis, "WebSocket");
+  // Node before 22 has none: take the global away so the test means the same everywhere.
+  Object.defineProperty(globalThis, "WebSocket", { value: undefined, configurable: true });
+  try {
+    assert.throws(() => publish({}, "ws://127.0.0.1:9"), /no WebSocket here/);
+  } finally {
+    if (own) Object.defineProperty(globalThis, "WebSocket", own);
+    else delete globalThis.WebSocket;
+  }
+});

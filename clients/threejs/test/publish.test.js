@@ -224,3 +224,15 @@ test("worlds three left stale are sgview's too, flagged by name", async () => {
   }
   assert.deepEqual(dumped.Lamp[1], [0, 1, 0, 4]); // where three has it, not at y = 5
 });
+
+test("without a WebSocket class publish says so at once instead of retrying silently", () => {
+  const own = Object.getOwnPropertyDescriptor(globalThis, "WebSocket");
+  // Node before 22 has none: take the global away so the test means the same everywhere.
+  Object.defineProperty(globalThis, "WebSocket", { value: undefined, configurable: true });
+  try {
+    assert.throws(() => publish({}, "ws://127.0.0.1:9"), /no WebSocket here/);
+  } finally {
+    if (own) Object.defineProperty(globalThis, "WebSocket", own);
+    else delete globalThis.WebSocket;
+  }
+});
