@@ -124,8 +124,10 @@ def test_a_step_while_paused_shows_one_frame():
         assert source.advance(1 / 60) is None  # paused: the frames wait
         source.request_step()
         assert source.advance(1 / 60).number == frames[0] and program.pending() == 2
+        assert source.frame == frames[0]  # the frame line says the program's own number
         source.toggle_pause()
         assert source.advance(1 / 60).number == frames[2] and program.pending() == 0
+        assert source.frame == frames[2]  # the newest of those folded, as the counters say
     finally:
         link.close()
         listener.close()

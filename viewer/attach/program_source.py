@@ -90,6 +90,7 @@ class ProgramSource:
         #: Before anything is shown: each program's first frame, applied, for the log.
         self._first: dict[Program, FrameReport] = {}
         self._ready: FrameReport | None = None  # the shown program's first frame, once
+        #: The program's own number of the frame on show (0: none yet), as its counters say.
         self._frame = 0
         #: Program frames taken, of every program shown: what `limit` bounds.
         self._frames_taken = 0
@@ -119,7 +120,8 @@ class ProgramSource:
 
     @property
     def frame(self) -> int:
-        """Frames shown of the program on show (its own numbers are in the reports)."""
+        """The program's own number of the frame on show (0 before its first): the panel's
+        frame line then agrees with the counters, however many frames a redraw folded."""
         return self._frame
 
     @property
@@ -361,7 +363,7 @@ class ProgramSource:
         self._say_left(program)
         if not reports:
             return None
-        self._frame += 1
+        self._frame = reports[-1].frame
         if len(reports) > 1:
             self._folded[program] = self._folded.get(program, 0) + len(reports) - 1
         report = reports[0] if len(reports) == 1 else fold(reports, self.graph)
