@@ -16,10 +16,20 @@ names the cap and the flag that raises it::
   (``sgview --max-buffer-mb MB``), each accessor at its decoded size however little
   of the file it takes (an accessor of zeros, a sparse accessor's whole base, every
   accessor reading a shared view). The arrays made from that data (copies, normals) keep
-  a load's peak memory within a small multiple of this. The bytes read from files and
+  a load's peak memory within a small multiple of this (below). The bytes read from files and
   data URIs (glTF files, buffers, images), counted at every read however often the same
   one is named, may come to `READ_FACTOR` times this, and so may the memory the skinned
   meshes take once every node that draws one has its copy (`skinning_reason`).
+- What the scene keeps once loaded, charged per mesh as it is read (`Budget.charge_kept`):
+  every per-vertex array the loader keeps (positions, normals, colours, coordinates,
+  joints and weights, morph deltas: float32 and uint16/uint32 as held, defaults the file
+  leaves out included) and the index lists after strips, loops and fans are written out,
+  plus the renderer's own copy of them (`GPU_VERTEX_BYTES` a vertex, 4 bytes an index),
+  at the size they take, may come to `KEPT_FACTOR` times `max_buffer_bytes`. With the
+  data charge and the file's bytes (`READ_FACTOR`), a file within the caps loads and draws
+  its first frame within `PEAK_FACTOR` times ``--max-buffer-mb`` above the viewer's own
+  footprint (docs/performance.md measures it). A mesh that would keep more is refused in
+  one line naming the file, the mesh, the primitive and its count.
 - A draw budget, `MAX_DRAWN_VERTICES` vertices a frame counting every node that draws a
   mesh, every GPU instance and every skinned copy (scaled like ``--max-buffer-mb``): a
   4 MB file whose 349,524-vertex mesh 2,000 nodes draw asks 700 million vertices of every
@@ -53,11 +63,14 @@ from viewer.io.errors import SceneError
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "GPU_VERTEX_BYTES",
     "JSON_MEMORY_FACTOR",
+    "KEPT_FACTOR",
     "MAX_CHANNELS",
     "MAX_BUFFER_BYTES",
     "MAX_JSON_BYTES",
     "MAX_NODES",
+    "PEAK_FACTOR",
     "READ_FACTOR",
     "SKINNED_VERTEX_BYTES",
     "Budget",
@@ -82,6 +95,17 @@ JSON_MEMORY_FACTOR = 16
 #: The bytes read from files and data URIs in one load (each reuse counted) may be this
 #: many times `max_buffer_bytes`.
 READ_FACTOR = 2
+#: What the loaded meshes keep (their arrays and the renderer's copy) may be this many
+#: times `max_buffer_bytes`: a mesh with normals, colours and coordinates in its file keeps
+#: about twice its accessors' bytes; one of positions alone (12 bytes a vertex) about 9
+#: times, so such a mesh over half the cap is refused.
+KEPT_FACTOR = 4
+#: A file within the caps peaks within this many times `max_buffer_bytes` above the
+#: viewer's footprint, loaded and drawn once (the kept arrays, the file's bytes, the
+#: accessors converted while their mesh is merged; tests/hostile/test_kept_budget.py).
+PEAK_FACTOR = 7
+#: Bytes of one vertex in the renderer's vertex buffer (`meshes.VERTEX_FORMAT`).
+GPU_VERTEX_BYTES = 4 * sum(int(kind[0]) for kind in meshes.VERTEX_FORMAT.split())
 _MB = 1024 * 1024
 #: Vertices one frame may draw at the default ``--max-buffer-mb`` (scaled with it): 300
 #: million, about a second a frame on a laptop GPU (software GL: far longer).
@@ -144,11 +168,25 @@ class Budget:
         self.read_bytes = 0
         self.json_bytes = 0
         self.json_memory = 0
+        self.kept_bytes = 0
 
     def charge_data(self, nbytes: int) -> str | None:
         """Accessor data (vertices, indices, keyframes) read out of any scene file."""
         self.data_bytes += nbytes
         return self.limits.bytes_reason(self.data_bytes, f"the {self.format} data of the scene")
+
+    def charge_kept(self, nbytes: int) -> str | None:
+        """Arrays a loaded mesh keeps, and the renderer's copy of them (see the module
+        notes), before they are made. Capped at `KEPT_FACTOR` times `max_buffer_bytes`."""
+        self.kept_bytes += nbytes
+        cap = KEPT_FACTOR * self.limits.max_buffer_bytes
+        if self.kept_bytes <= cap:
+            return None
+        return (
+            f"the scene's meshes {self.kept_bytes:,}, over {KEPT_FACTOR} times the limit of "
+            f"{self.limits.max_buffer_bytes:,} bytes (--max-buffer-mb "
+            f"{_megabytes(self.limits.max_buffer_bytes)})"
+        )
 
     def charge_read(self, nbytes: int) -> str | None:
         """Bytes materialised from files and data URIs (glTF files, buffers, images),

@@ -10,16 +10,19 @@ Morph targets (POSITION and NORMAL deltas) are merged like the vertices. Normals
 from the file are computed (area-weighted). A primitive of lines or triangles whose
 vertices all lie at one point (an accessor of zeros, say) and that no morph target or
 skin can spread draws nothing: it is checked like the others, and nothing of it is
-kept. Arrays keep the 4-byte types of the file, so a merged mesh holds about as many
-bytes as the accessors it came from, and the scene's data budget bounds the load's
-memory.
+kept; nor is a primitive of POINTS all at one place beyond its first point (they draw as
+one). Arrays keep the 4-byte types of the file, so a merged mesh holds about as many
+bytes as the accessors it came from. What each primitive will keep (its arrays, the
+defaults the file leaves out, its indices after strips and fans are written out, and
+the renderer's copy) is charged to the scene's kept budget before it is made
+(`kept_bytes`, `viewer.io.limits`), so the load's memory is bounded by the caps.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -31,14 +34,19 @@ from viewer.io.gltf_read.data import GltfFile, constant_row, whole
 from viewer.io.gltf_read.material import read_material, vertex_data
 from viewer.io.gltf_read.material_ext import file_variants, read_variants
 from viewer.io.gltf_read.primitives import (
+    LINE_LOOP,
+    LINE_STRIP,
     LINES,
     POINTS,
+    TRIANGLE_FAN,
+    TRIANGLE_STRIP,
     TRIANGLES,
     by_mode,
     merge_targets,
     morph_deltas,
 )
 from viewer.io.gltf_read.skin import vertex_weights
+from viewer.io.limits import GPU_VERTEX_BYTES
 from viewer.materials import MeshPart, MeshSurface
 
 __all__ = ["DEFAULT_COLOR", "read_mesh"]
@@ -105,20 +113,30 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             _check_unseen(gltf, prim, attrs, mode, n, phere)
             read_material(gltf, prim.get("material"), phere, textures)
             continue
+        reader = gltf
+        if mode == POINTS and n > 1 and _one_place(prim, attrs, pos):
+            _check_unseen(gltf, prim, attrs, mode, n, phere)  # then one point is kept
+            reader, pos, n = cast(GltfFile, _FirstRows(gltf)), pos[:1], 1
+            prim = {key: value for key, value in prim.items() if key != "indices"}
         if prim.get("indices") is not None:
             idx = gltf.accessor(prim["indices"], f"{phere} indices", ("SCALAR",), _INDEX_TYPES)
-            idx = idx.reshape(-1).astype(np.uint32)
+            _charge_kept(gltf, prim, attrs, mode, n, idx.size, phere)
+            idx = idx.reshape(-1).astype(np.uint32, copy=False)
             if idx.size and (idx.max() >= n):
                 raise gltf.error(phere, f"an index is {int(idx.max())}, there are {n} vertices")
         else:
+            _charge_kept(gltf, prim, attrs, mode, n, n, phere)
             idx = np.arange(n, dtype=np.uint32)
         tri, seg, pts = by_mode(gltf, mode, idx, phere)
         if attrs.get("NORMAL") is not None:
-            nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",), single=True)
+            nrm = reader.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",), single=True)
             if nrm.shape[0] != n:
                 raise gltf.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
             if not np.all(np.isfinite(nrm)):
                 raise gltf.error(phere, "NORMAL holds NaN or infinite values")
+        elif not tri.size:  # lines and points: nothing to light, +Z as for a lone vertex
+            nrm = np.zeros((n, 3), np.float32)
+            nrm[:, 2] = 1.0
         else:  # in float64, one primitive at a time; kept as float32 like the rest
             nrm = _vertex_normals(pos, tri).astype(np.float32)
         deltas = morph_deltas(gltf, prim, n, phere)
@@ -134,7 +152,7 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         )
         if color is None:
             color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
-        vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
+        vcol, uv0, uv1 = vertex_data(reader, attrs, n, phere)
         for slot, ref in material.textures().items():
             if (uv0, uv1)[ref.texcoord] is None:
                 raise gltf.error(
@@ -176,18 +194,16 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         offset += n
     if not all_p:
         return MeshParts(None, None, None, None)
-    arrays = (np.concatenate(all_p), np.concatenate(all_n), np.concatenate(all_i))
+    arrays = (_joined(all_p), _joined(all_n), _joined(all_i))
     uvs1 = None
     if any(uv is not None for uv in all_uv1):
-        uvs1 = np.concatenate(
+        uvs1 = _joined(
             [
                 uv if uv is not None else np.zeros((len(p), 2), np.float32)
                 for uv, p in zip(all_uv1, all_p, strict=True)
             ]
         )
-    surface = MeshSurface(
-        np.concatenate(all_c), np.concatenate(all_uv), uvs1, _parts(found), file_variants(gltf)
-    )
+    surface = MeshSurface(_joined(all_c), _joined(all_uv), uvs1, _parts(found), file_variants(gltf))
     skinned = None
     if any(w is not None for w in all_w):  # a primitive without weights follows joint 0
         rigid = np.array([[1.0, 0.0, 0.0, 0.0]], np.float32)
@@ -195,9 +211,9 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             w if w is not None else (np.zeros((len(p), 4), np.uint16), np.repeat(rigid, len(p), 0))
             for w, p in zip(all_w, all_p, strict=True)
         ]
-        skinned = (np.concatenate([j for j, _ in parts]), np.concatenate([w for _, w in parts]))
-    lines, points = np.concatenate(all_l), np.concatenate(all_pt)
-    targets = merge_targets(gltf, mesh, all_dp, all_dn, here) if n_targets else None
+        skinned = (_joined([j for j, _ in parts]), _joined([w for _, w in parts]))
+    lines, points = _joined(all_l), _joined(all_pt)
+    targets = merge_targets(gltf, mesh, all_p, all_dp, all_dn, here) if n_targets else None
     return MeshParts(
         arrays,
         color or DEFAULT_COLOR,
@@ -209,17 +225,95 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
     )
 
 
+def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The primitives' arrays one after the other; a mesh of one primitive (the big
+    meshes, mostly) keeps its array itself, not a second copy of it."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
 def _unseen(prim: dict, attrs: dict, mode: int, pos: np.ndarray) -> bool:
-    """Whether a primitive draws nothing at all: every vertex at one point (a mesh of
-    zeros, say), so its triangles have no area and its lines no length, and nothing
-    (no morph target, no skin) can move its vertices apart. Points still show."""
-    if mode == POINTS or len(pos) == 0:
-        return False
+    """Whether a primitive draws nothing at all: lines or triangles whose vertices all lie
+    at one point (`_one_place`: a mesh of zeros, say), so its triangles have no area and
+    its lines no length. Points still show (as one: `_FirstRows`)."""
+    return mode != POINTS and len(pos) > 0 and _one_place(prim, attrs, pos)
+
+
+def _one_place(prim: dict, attrs: dict, pos: np.ndarray) -> bool:
+    """Whether a primitive's vertices all lie at one place and nothing (no morph target,
+    no skin) can move them apart."""
     if prim.get("targets") is not None or attrs.get("JOINTS_0") is not None:
         return False
     if constant_row(pos) is not None:
         return True
     return bool(np.all(pos.min(axis=0) == pos.max(axis=0)))
+
+
+class _FirstRows:
+    """The file read by row 0 only: what a POINTS primitive at one place keeps of its
+    attributes (`_one_place`), whatever count they claim; everything else is `gltf`'s."""
+
+    def __init__(self, gltf: GltfFile) -> None:
+        self._gltf = gltf
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._gltf, name)
+
+    def accessor(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        budget = self._gltf.budget
+        charged, budget.data_bytes = budget.data_bytes, 0  # `_check_unseen` charged them
+        try:
+            return self._gltf.accessor(*args, **kwargs)[:1]
+        finally:
+            budget.data_bytes = charged
+
+    floats = GltfFile.floats  # converts what `accessor` gives: the first row
+
+
+def _charge_kept(
+    gltf: GltfFile, prim: dict, attrs: dict, mode: int, n: int, k: int, where: str
+) -> None:
+    """Charge what a primitive of `n` vertices and `k` indices will keep, before it is
+    made (`kept_bytes`); refused in one line naming it."""
+    need = kept_bytes(prim, attrs, mode, n, k)
+    reason = gltf.budget.charge_kept(need)
+    if reason is not None:
+        raise gltf.error(
+            where,
+            f"{n:,} vertices and {k:,} indices keep {need:,} bytes with their GPU copy; {reason}",
+        )
+
+
+def kept_bytes(prim: dict, attrs: dict, mode: int, n: int, k: int) -> int:
+    """Bytes a primitive of `n` vertices and `k` indices of `mode` keeps once loaded and
+    uploaded: positions and normals (float32 x 3 each, computed normals too), colours
+    (float32 x 4, white when the file has none), coordinates (float32 x 2, zeros without
+    TEXCOORD_0), TEXCOORD_1, joints (uint16 x 4) and weights (float32 x 4), each morph
+    target's deltas (float32 x 3, positions always, normals when given), the renderer's
+    vertex (`GPU_VERTEX_BYTES`), and 4 + 4 bytes (the loader's, the renderer's) for each
+    index after strips, loops and fans are written out (`by_mode`)."""
+    per_vertex = 12 + 12 + 16 + 8 + GPU_VERTEX_BYTES
+    if attrs.get("TEXCOORD_1") is not None:
+        per_vertex += 8
+    if attrs.get("JOINTS_0") is not None and attrs.get("WEIGHTS_0") is not None:
+        per_vertex += 8 + 16
+    targets = prim.get("targets")
+    if isinstance(targets, list):
+        per_vertex += 12 * len(targets)
+        per_vertex += 12 * sum(isinstance(t, dict) and t.get("NORMAL") is not None for t in targets)
+    return n * per_vertex + 8 * _written_out(mode, k)
+
+
+def _written_out(mode: int, k: int) -> int:
+    """Indices `by_mode` makes of `k` indices of `mode`."""
+    if mode in (TRIANGLE_STRIP, TRIANGLE_FAN):
+        return 3 * max(k - 2, 0)
+    if mode == LINE_STRIP:
+        return 2 * max(k - 1, 0)
+    if mode == LINE_LOOP:
+        return 2 * k if k >= 2 else 0
+    if mode == LINES:
+        return k // 2 * 2
+    return k
 
 
 def _check_unseen(gltf: GltfFile, prim: dict, attrs: dict, mode: int, n: int, where: str) -> None:

@@ -33,15 +33,19 @@ def by_mode(gltf: GltfFile, mode: int, idx: np.ndarray, where: str):
         if k % 3:
             raise gltf.error(where, f"triangles need a multiple of 3 indices, got {k}")
         return idx, none, none
+    # strips and fans are written into their one uint32 array: no index arrays (int64,
+    # twice the triangles' size each) are made on the way
+    m = max(k - 2, 0)
     if mode == TRIANGLE_STRIP:  # triangle i: v_i, v_{i+1+i%2}, v_{i+2-i%2}
-        i = np.arange(max(k - 2, 0))
-        odd = i % 2
-        tri = np.stack([idx[i], idx[i + 1 + odd], idx[i + 2 - odd]], axis=1)
+        tri = np.empty((m, 3), np.uint32)
+        tri[:, 0] = idx[:m]
+        tri[0::2, 1], tri[1::2, 2] = idx[1 : m + 1 : 2], idx[2 : m + 1 : 2]
+        tri[0::2, 2], tri[1::2, 1] = idx[2 : m + 2 : 2], idx[3 : m + 2 : 2]
         return tri.reshape(-1), none, none
     if mode == TRIANGLE_FAN:  # triangle i: v_{i+1}, v_{i+2}, v_0
-        i = np.arange(max(k - 2, 0))
-        tri = np.stack([idx[i + 1], idx[i + 2], np.full(i.size, idx[0] if k else 0)], axis=1)
-        return tri.reshape(-1).astype(np.uint32), none, none
+        tri = np.empty((m, 3), np.uint32)
+        tri[:, 0], tri[:, 1], tri[:, 2] = idx[1 : m + 1], idx[2 : m + 2], idx[0] if k else 0
+        return tri.reshape(-1), none, none
     if mode == LINES:
         return none, idx[: k // 2 * 2], none
     if mode == LINE_STRIP:
@@ -54,8 +58,8 @@ def by_mode(gltf: GltfFile, mode: int, idx: np.ndarray, where: str):
 
 
 def morph_deltas(gltf: GltfFile, prim: dict, n: int, where: str):
-    """A primitive's morph target deltas: ([T] of (n, 3) positions, [T] of (n, 3) normals
-    or None), zeros where a target leaves an attribute out."""
+    """A primitive's morph target deltas: ([T] of (n, 3) float32 positions, [T] of
+    normals), None (zeros) where a target leaves an attribute out."""
     targets = prim.get("targets")
     if targets is None:
         return [], []
@@ -72,34 +76,40 @@ def morph_deltas(gltf: GltfFile, prim: dict, n: int, where: str):
             if target.get(name) is None:
                 got.append(None)
                 continue
-            d = gltf.floats(target[name], f"{there} {name}", ("VEC3",), integers=True)
+            d = gltf.floats(target[name], f"{there} {name}", ("VEC3",), integers=True, single=True)
             if d.shape[0] != n or not np.all(np.isfinite(d)):
                 raise gltf.error(there, f"{name} must hold {n} finite deltas (one per vertex)")
-            got.append(d.astype(np.float32))
-        positions.append(got[0] if got[0] is not None else np.zeros((n, 3), np.float32))
+            got.append(d)
+        positions.append(got[0])
         normals.append(got[1])
     return positions, normals
 
 
-def merge_targets(gltf: GltfFile, mesh: dict, all_dp: list, all_dn: list, where: str):
-    """The mesh's `MorphTargets`: every primitive's deltas stacked per target."""
+def merge_targets(gltf: GltfFile, mesh: dict, all_p: list, all_dp: list, all_dn: list, where: str):
+    """The mesh's `MorphTargets`: every primitive's deltas stacked per target (`all_p`:
+    the primitives' positions, for their sizes)."""
     count = len(all_dp[0])
-    pos = np.stack([np.concatenate([dp[t] for dp in all_dp]) for t in range(count)])
-    nrm = None
-    if any(d is not None for dn in all_dn for d in dn):
-        nrm = np.stack(
-            [
-                np.concatenate(
-                    [
-                        dn[t] if dn[t] is not None else np.zeros_like(dp[t])
-                        for dn, dp in zip(all_dn, all_dp, strict=True)
-                    ]
-                )
-                for t in range(count)
-            ]
-        )
+    sizes = [len(p) for p in all_p]
+    pos = _stacked(all_dp, sizes, count)
+    nrm = (
+        _stacked(all_dn, sizes, count) if any(d is not None for dn in all_dn for d in dn) else None
+    )
     defaults = morph_weights(gltf, mesh.get("weights"), count, where) if "weights" in mesh else None
     return MorphTargets(pos, nrm, np.zeros(count) if defaults is None else defaults)
+
+
+def _stacked(deltas: list, sizes: list[int], count: int) -> NDArray[np.float32]:
+    """[count, vertices, 3] float32: each primitive's deltas (its `count` arrays, None
+    for zeros) written in place, without the per-target and per-mesh copies that
+    concatenating then stacking would make."""
+    out = np.zeros((count, sum(sizes), 3), np.float32)
+    at = 0
+    for prim, size in zip(deltas, sizes, strict=True):
+        for t in range(count):
+            if prim[t] is not None:
+                out[t, at : at + size] = prim[t]
+        at += size
+    return out
 
 
 def morph_weights(gltf: GltfFile, value: object, count: int, where: str) -> np.ndarray:
