@@ -7,8 +7,10 @@ recomputed nodes are the objects in ``depsgraph.updates`` whose transform was re
 updated at all: Blender re-evaluates a pose with its object's geometry, and its Python API
 names IDs, not bones). Their world matrices are Blender's own (``matrix_world``, and the
 armature's ``matrix_world @ pose_bone.matrix`` for a bone), turned Y-up once by the scene's
-root node. The frame goes out through `viewer.attach.publisher.Link`, as a Python graph's
-does: `PublishedNodes` is what the link reads.
+root node. Blender's thread only reads the update list and those matrices into buffers; a
+thread of the publisher's own computes the rest (one compiled call: worlds, locals,
+causes) and hands the frame to `viewer.attach.publisher.Link`, as a Python graph's frame
+goes: `PublishedNodes` is what the link reads.
 
 docs/blender.md says what is a node, what "recomputed" and each cause mean, and the
 conventions.
