@@ -84,6 +84,7 @@ class BlenderLink:
         # index's slice), which Blender's foreach_get fills and the compiled frame reads.
         self._pose_rows: dict[int, tuple[int, NDArray[np.float32], NDArray[np.float32]]] = {}
         self._armature_node = np.zeros(0, dtype=np.int64)
+        self._every_armature = np.zeros(0, dtype=np.int64)
         self._bone_start = np.zeros(1, dtype=np.int64)
         self._bone_ids = np.zeros(0, dtype=np.int64)
         self._pose = np.zeros(0, dtype=np.float32)
@@ -166,7 +167,8 @@ class BlenderLink:
             return
         if depsgraph is None:
             depsgraph = bpy.context.evaluated_depsgraph_get()
-        self._idle.wait()  # the frame before is out of the rows and buffers
+        if not self._idle.is_set():  # the frame before is not out of the rows and buffers
+            self._idle.wait()
         moved: dict[int, Any] = {}  # uid: evaluated object, its transform re-evaluated
         posed: dict[int, Any] = {}  # uid: evaluated armature object, its pose re-evaluated
         rescan = not self._fresh or scene.session_uid != self._scene_uid
@@ -293,6 +295,7 @@ class BlenderLink:
             bone_ids.append(bones)
             starts.append(starts[-1] + bones.size)
         self._armature_node = np.array(nodes, dtype=np.int64)
+        self._every_armature = np.arange(len(nodes), dtype=np.int64)  # all posed (playback)
         self._bone_start = np.array(starts, dtype=np.int64)
         self._bone_ids = np.concatenate([np.zeros(0, dtype=np.int64), *bone_ids])
         self._pose = np.zeros(16 * starts[-1], dtype=np.float32)
@@ -375,8 +378,10 @@ class BlenderLink:
                 bones.foreach_get("matrix", pose)
                 bones.foreach_get("matrix_basis", basis)
                 armatures.append(a)
+        every = self._every_armature
         return (
-            self._ids[ROOT], ids, matrices, np.array(armatures, dtype=np.int64),
+            self._ids[ROOT], ids, matrices,
+            every if len(armatures) == every.size else np.array(armatures, dtype=np.int64),
             self._armature_node, self._bone_start, self._bone_ids, self._pose, self._pose_basis,
         )  # fmt: skip
 
