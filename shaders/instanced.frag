@@ -62,8 +62,8 @@ uniform float u_normal_scale;
 uniform float u_occlusion_strength;
 // Textures, in this order: base colour, metallic-roughness, normal, occlusion, emissive,
 // then the extensions': clearcoat, clearcoat roughness, clearcoat normal, transmission,
-// thickness, sheen colour, specular colour.
-const int N_TEX = 12;
+// thickness, sheen colour, specular colour, iridescence, iridescence thickness.
+const int N_TEX = 14;
 uniform sampler2D u_tex0;
 uniform sampler2D u_tex1;
 uniform sampler2D u_tex2;
@@ -76,6 +76,8 @@ uniform sampler2D u_tex8;
 uniform sampler2D u_tex9;
 uniform sampler2D u_tex10;
 uniform sampler2D u_tex11;
+uniform sampler2D u_tex12;
+uniform sampler2D u_tex13;
 uniform int u_tex_on[N_TEX];      // 1: the material has this texture
 uniform int u_tex_set[N_TEX];     // its coordinate set: 0 TEXCOORD_0, 1 TEXCOORD_1
 uniform vec3 u_tex_row0[N_TEX];   // KHR_texture_transform: u' = dot(row0, (u, v, 1))
@@ -97,7 +99,7 @@ uniform float u_attenuation_distance;  // 0: infinite (no attenuation)
 uniform float u_dispersion;
 uniform float u_iridescence;
 uniform float u_iridescence_ior;
-uniform float u_iridescence_thickness;  // nanometres
+uniform vec2 u_iridescence_thickness;  // nanometres: the thickness texture's 0 and 1
 uniform float u_anisotropy;
 uniform float u_anisotropy_rotation;
 // Transmission: the opaque pass's picture (display values, mipmapped) and its size.
@@ -171,7 +173,9 @@ vec4 tex(int k) {
     if (k == 8) return texture(u_tex8, uv);
     if (k == 9) return texture(u_tex9, uv);
     if (k == 10) return texture(u_tex10, uv);
-    return texture(u_tex11, uv);
+    if (k == 11) return texture(u_tex11, uv);
+    if (k == 12) return texture(u_tex12, uv);
+    return texture(u_tex13, uv);
 }
 
 vec3 to_srgb(vec3 c) {
@@ -590,8 +594,11 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
 #ifdef IRIDESCENCE
     {
         float n_v = clamp(dot(n, v), 0.0, 1.0);
-        float t = u_iridescence_thickness;
+        // No thickness texture: the maximum, as the specification says.
+        float t = u_iridescence_thickness.y;
+        if (u_tex_on[13] == 1) t = mix(u_iridescence_thickness.x, t, tex(13).g);
         g_irid = u_iridescence;
+        if (u_tex_on[12] == 1) g_irid *= tex(12).r;
         g_irid_fresnel = mix(iridescence_fresnel(n_v, f0_dielectric, t),
                              iridescence_fresnel(n_v, base.rgb, t), metallic);
         f0_env = mix(f0, f0_of(g_irid_fresnel, n_v), g_irid);

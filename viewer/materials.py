@@ -83,6 +83,8 @@ EXTENSION_SLOTS = (
     "thickness",
     "sheen_color",
     "specular_color",
+    "iridescence",
+    "iridescence_thickness",
 )
 
 
@@ -140,6 +142,8 @@ class Material:
     thickness_texture: TextureRef | None = None
     sheen_color_texture: TextureRef | None = None
     specular_color_texture: TextureRef | None = None
+    iridescence_texture: TextureRef | None = None
+    iridescence_thickness_texture: TextureRef | None = None
     extensions: frozenset[str] = frozenset()
 
     def textures(self) -> dict[str, TextureRef]:

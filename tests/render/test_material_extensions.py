@@ -196,6 +196,34 @@ def test_iridescence_colours_the_reflection(gl_ctx, target, tmp_path):
     assert spread(plain) <= 6 and spread(irid) > 30, (spread(plain), spread(irid))
 
 
+@pytest.mark.parametrize("slot", ["iridescenceTexture", "iridescenceThicknessTexture"])
+def test_iridescence_textures_are_sampled(gl_ctx, target, tmp_path, slot):
+    """The film's strength is iridescenceTexture's R times the factor; its thickness goes
+    from iridescenceThicknessMinimum (G = 0) to the maximum (G = 1). So a texture of 0
+    draws as a factor of 0 (R) or a maximum equal to the minimum (G), one of 1 as no
+    texture at all."""
+    film = {"iridescenceFactor": 1.0, "iridescenceThicknessMinimum": 100.0,
+            "iridescenceThicknessMaximum": 400.0}  # fmt: skip
+    pictures = []
+    for value in (0, 255):
+        d = Doc()
+        index = d.image(np.full((2, 2, 3), (value, value, 0), np.uint8))
+        ext = {"KHR_materials_iridescence": {**film, slot: {"index": index}}}
+        d.node("S", mesh=d.mesh(sphere(), _material(ext)))
+        pictures.append(_shot(gl_ctx, target, d.write(tmp_path / f"{value}.gltf"))[0])
+    zero = {"iridescenceFactor": 0.0} if slot == "iridescenceTexture" else {
+        "iridescenceThicknessMaximum": 100.0}  # fmt: skip
+    expected = []
+    for k, values in enumerate((film | zero, film)):
+        ext = {"KHR_materials_iridescence": values}
+        expected.append(
+            _shot(gl_ctx, target, _sphere_file(tmp_path, _material(ext), f"{k}.gltf"))[0]
+        )
+    differ = lambda a, b: np.abs(a - b)[..., :3].max()  # noqa: E731
+    assert differ(pictures[0], expected[0]) <= 2 and differ(pictures[1], expected[1]) <= 2
+    assert differ(expected[0], expected[1]) > 30  # the texture's two values look apart
+
+
 def test_anisotropy_changes_with_its_rotation(gl_ctx, target, tmp_path):
     metal = {"baseColorFactor": [1, 1, 1, 1], "metallicFactor": 1.0, "roughnessFactor": 0.4}
     pics = []

@@ -188,14 +188,14 @@ def _volume(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) -> di
 
 
 def _iridescence(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) -> dict:
-    texture(obj, "iridescenceTexture", None)  # checked; the factors are drawn
-    texture(obj, "iridescenceThicknessTexture", None)
     lo = number(gltf, obj, "iridescenceThicknessMinimum", 100.0, where, 0.0, math.inf)
     hi = number(gltf, obj, "iridescenceThicknessMaximum", 400.0, where, 0.0, math.inf)
     return {
         "iridescence": number(gltf, obj, "iridescenceFactor", 0.0, where),
         "iridescence_ior": number(gltf, obj, "iridescenceIor", 1.3, where, 1.0, math.inf),
         "iridescence_thickness": (lo, hi),
+        "iridescence_texture": texture(obj, "iridescenceTexture", None),
+        "iridescence_thickness_texture": texture(obj, "iridescenceThicknessTexture", None),
     }
 
 
