@@ -78,7 +78,8 @@ def equirect_room(width: int, height: int) -> np.ndarray:
 
 
 def sgview_picture(ctx, path: Path, size: int, look: Lighting, framed: dict | None = None):
-    """(picture [size, size, 3], silhouette [size, size]) through the file's camera, or
+    """(picture [size, size, 3], silhouette [size, size], the background alone) through
+    the file's camera, or
     without `framed` None through sgview's own framing, which `framed` then receives (eye,
     target, vertical field of view in degrees) for three.js."""
     scene = load_scene(path)
@@ -100,7 +101,7 @@ def sgview_picture(ctx, path: Path, size: int, look: Lighting, framed: dict | No
     background = target.read()[..., :3]
     target.release()
     r.release()
-    return picture, np.any(picture != background, axis=-1)
+    return picture, np.any(picture != background, axis=-1), background.copy()
 
 
 class ThreePage:
@@ -121,13 +122,24 @@ class ThreePage:
         self.page.goto(f"http://127.0.0.1:{self.server.server_address[1]}/page.html")
         self.page.wait_for_function("window.pageReady === true", timeout=60_000)
 
-    def picture(self, name: str, size: int, look: Lighting, environment: dict, framed=None):
+    def picture(self, name: str, size: int, look: Lighting, environment: dict, framed=None,
+                backdrop: np.ndarray | None = None):  # fmt: skip
+        """three.js's (picture, silhouette); with `backdrop` (sgview's background, sRGB) that
+        picture drawn in front of it, so that glass shows the same thing behind it."""
         options = {"file": name, "width": size, "height": size, "environment": environment,
                    "toneMapping": look.tone_mapping, "exposure": look.exposure,
-                   "tonemapUnlit": False, "camera": framed}  # fmt: skip
-        url = self.page.evaluate("o => window.renderFile(o)", options)
-        rgba = np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
-        return rgba[..., :3].copy(), rgba[..., 3] > 0
+                   "tonemapUnlit": False, "camera": framed, "backdrop": None}  # fmt: skip
+        if backdrop is not None:
+            png = io.BytesIO()
+            Image.fromarray(backdrop).save(png, format="PNG")
+            options["backdrop"] = (
+                "data:image/png;base64," + base64.b64encode(png.getvalue()).decode()
+            )
+        urls = self.page.evaluate("o => window.renderFile(o)", options)
+        shown, plain = (urls, urls) if isinstance(urls, str) else urls
+        colours, alpha = (np.asarray(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
+                          for url in (shown, plain))  # fmt: skip
+        return colours[..., :3].copy(), alpha[..., 3] > 0
 
     def close(self) -> None:
         self.browser.close()
@@ -172,8 +184,11 @@ def compare(size: int, out: Path | None, three_room: bool, look: Lighting, cache
             for name in names:
                 path = write(name, folder)
                 framed = {} if files else None
-                ours, our_mask = sgview_picture(ctx, path, size, look, framed)
-                theirs, their_mask = page.picture(path.name, size, look, environment, framed)
+                ours, our_mask, backdrop = sgview_picture(ctx, path, size, look, framed)
+                # A user's file may hold glass with nothing behind it but the background:
+                # three.js then sees sgview's background through it, not a transparent canvas.
+                theirs, their_mask = page.picture(path.name, size, look, environment, framed,
+                                                  backdrop if files else None)  # fmt: skip
                 both = our_mask & their_mask
                 delta = image_difference(ours, theirs)
                 union = (our_mask | their_mask).sum()
