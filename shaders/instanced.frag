@@ -62,8 +62,9 @@ uniform float u_normal_scale;
 uniform float u_occlusion_strength;
 // Textures, in this order: base colour, metallic-roughness, normal, occlusion, emissive,
 // then the extensions': clearcoat, clearcoat roughness, clearcoat normal, transmission,
-// thickness, sheen colour, specular colour, iridescence, iridescence thickness.
-const int N_TEX = 14;
+// thickness, sheen colour, specular colour, iridescence, iridescence thickness,
+// anisotropy, sheen roughness.
+const int N_TEX = 16;
 uniform sampler2D u_tex0;
 uniform sampler2D u_tex1;
 uniform sampler2D u_tex2;
@@ -78,6 +79,8 @@ uniform sampler2D u_tex10;
 uniform sampler2D u_tex11;
 uniform sampler2D u_tex12;
 uniform sampler2D u_tex13;
+uniform sampler2D u_tex14;
+uniform sampler2D u_tex15;
 uniform int u_tex_on[N_TEX];      // 1: the material has this texture
 uniform int u_tex_set[N_TEX];     // its coordinate set: 0 TEXCOORD_0, 1 TEXCOORD_1
 uniform vec3 u_tex_row0[N_TEX];   // KHR_texture_transform: u' = dot(row0, (u, v, 1))
@@ -175,7 +178,9 @@ vec4 tex(int k) {
     if (k == 10) return texture(u_tex10, uv);
     if (k == 11) return texture(u_tex11, uv);
     if (k == 12) return texture(u_tex12, uv);
-    return texture(u_tex13, uv);
+    if (k == 13) return texture(u_tex13, uv);
+    if (k == 14) return texture(u_tex14, uv);
+    return texture(u_tex15, uv);
 }
 
 vec3 to_srgb(vec3 c) {
@@ -580,14 +585,25 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
             t = normalize(cross(abs(n.y) < 0.9 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0), n));
             b = cross(n, t);
         }
+        // the texture's RG: the direction in the tangent frame (from [0, 1] to [-1, 1]),
+        // its B: the strength; both before the rotation, as the specification says
+        vec2 dir = vec2(1.0, 0.0);
+        float strength = u_anisotropy;
+        if (u_tex_on[14] == 1) {
+            vec3 a = tex(14).rgb;
+            dir = a.rg * 2.0 - 1.0;
+            strength *= a.b;
+        }
         float c = cos(u_anisotropy_rotation), s = sin(u_anisotropy_rotation);
-        g_aniso_t = normalize(t * c + b * s);
+        dir = vec2(c * dir.x - s * dir.y, s * dir.x + c * dir.y);
+        g_aniso_t = t * dir.x + b * dir.y;
+        g_aniso_t = dot(g_aniso_t, g_aniso_t) > 1e-12 ? normalize(g_aniso_t) : t;
         g_aniso_b = normalize(cross(n, g_aniso_t));
-        g_at = mix(alpha, 1.0, u_anisotropy * u_anisotropy);
+        g_at = mix(alpha, 1.0, strength * strength);
         g_ab = alpha;
         // bent about the bitangent, across which the lobe is narrow (as three.js does)
         vec3 bent = normalize(cross(cross(g_aniso_b, v), g_aniso_b));
-        float bend = 1.0 - u_anisotropy * (1.0 - roughness);
+        float bend = 1.0 - strength * (1.0 - roughness);
         nr = normalize(mix(bent, n, bend * bend * bend * bend));
     }
 #endif
@@ -613,7 +629,9 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
 #ifdef SHEEN
     vec3 sheen = u_sheen_color;
     if (u_tex_on[10] == 1) sheen *= tex(10).rgb;
-    float sheen_rough = clamp(u_sheen_roughness, 1e-4, 1.0);
+    float sheen_rough = u_sheen_roughness;
+    if (u_tex_on[15] == 1) sheen_rough *= tex(15).a;
+    sheen_rough = clamp(sheen_rough, 1e-4, 1.0);
     vec3 sheen_light = vec3(0.0);
     // the layer below keeps the energy the sheen leaves (KHR_materials_sheen's albedo
     // scaling, with three.js's fit of the albedo)

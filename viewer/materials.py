@@ -85,6 +85,8 @@ EXTENSION_SLOTS = (
     "specular_color",
     "iridescence",
     "iridescence_thickness",
+    "anisotropy",
+    "sheen_roughness",
 )
 
 
@@ -144,6 +146,8 @@ class Material:
     specular_color_texture: TextureRef | None = None
     iridescence_texture: TextureRef | None = None
     iridescence_thickness_texture: TextureRef | None = None
+    anisotropy_texture: TextureRef | None = None
+    sheen_roughness_texture: TextureRef | None = None
     extensions: frozenset[str] = frozenset()
 
     def textures(self) -> dict[str, TextureRef]:

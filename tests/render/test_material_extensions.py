@@ -14,6 +14,7 @@ and the field.
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -222,6 +223,54 @@ def test_iridescence_textures_are_sampled(gl_ctx, target, tmp_path, slot):
     differ = lambda a, b: np.abs(a - b)[..., :3].max()  # noqa: E731
     assert differ(pictures[0], expected[0]) <= 2 and differ(pictures[1], expected[1]) <= 2
     assert differ(expected[0], expected[1]) > 30  # the texture's two values look apart
+
+
+METAL = {"baseColorFactor": [1, 1, 1, 1], "metallicFactor": 1.0, "roughnessFactor": 0.4}
+SHEEN_ON_BLACK = (BLACK, "KHR_materials_sheen", {"sheenColorFactor": [1.0, 1.0, 1.0],
+                                                 "sheenRoughnessFactor": 0.8})  # fmt: skip
+ANISOTROPIC = (METAL, "KHR_materials_anisotropy", {"anisotropyStrength": 1.0})
+
+
+@pytest.mark.parametrize(
+    ("material", "slot", "pixel", "same_as"),
+    [
+        # anisotropyTexture: B scales the strength, RG (from [0, 1] to [-1, 1]) is the
+        # direction in the tangent frame before anisotropyRotation turns it (128 is 1/255)
+        (ANISOTROPIC, "anisotropyTexture", (255, 128, 0, 255), {"anisotropyStrength": 0.0}),
+        (
+            ANISOTROPIC,
+            "anisotropyTexture",
+            (128, 255, 255, 255),
+            {"anisotropyRotation": math.atan2(1.0, 1.0 / 255.0)},
+        ),
+        # sheenRoughnessTexture: A scales the sheen roughness
+        (
+            SHEEN_ON_BLACK,
+            "sheenRoughnessTexture",
+            (255, 255, 255, 0),
+            {"sheenRoughnessFactor": 0.0},
+        ),
+    ],
+)
+def test_a_texture_draws_as_the_factors_it_stands_for(gl_ctx, target, tmp_path, material,
+                                                      slot, pixel, same_as):  # fmt: skip
+    """A one-colour texture draws as the factors the extension's text makes of it, and
+    those look unlike the material without the texture (so it is sampled)."""
+    pbr, name, factors = material
+    d = Doc()
+    index = d.image(np.full((2, 2, 4), pixel, np.uint8))
+    ext = {name: {**factors, slot: {"index": index}}}
+    d.node("S", mesh=d.mesh(sphere(), _material(ext, pbr)))
+    textured, _ = _shot(gl_ctx, target, d.write(tmp_path / "t.gltf"))
+    expected, _ = _shot(
+        gl_ctx, target, _sphere_file(tmp_path, _material({name: factors | same_as}, pbr), "e.gltf")
+    )
+    untextured, _ = _shot(
+        gl_ctx, target, _sphere_file(tmp_path, _material({name: factors}, pbr), "u.gltf")
+    )
+    differ = lambda a, b: np.abs(a - b)[..., :3].max()  # noqa: E731
+    assert differ(textured, expected) <= 3, differ(textured, expected)
+    assert differ(expected, untextured) > 20, differ(expected, untextured)
 
 
 def test_anisotropy_changes_with_its_rotation(gl_ctx, target, tmp_path):

@@ -158,11 +158,11 @@ def _clearcoat(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) ->
 
 
 def _sheen(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) -> dict:
-    texture(obj, "sheenRoughnessTexture", None)  # checked; its factor alone is drawn
     return {
         "sheen_color": _colour(gltf, obj, "sheenColorFactor", (0.0, 0.0, 0.0), where),
         "sheen_roughness": number(gltf, obj, "sheenRoughnessFactor", 0.0, where),
         "sheen_color_texture": texture(obj, "sheenColorTexture", None),
+        "sheen_roughness_texture": texture(obj, "sheenRoughnessTexture", None),
     }
 
 
@@ -200,12 +200,12 @@ def _iridescence(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) 
 
 
 def _anisotropy(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) -> dict:
-    texture(obj, "anisotropyTexture", None)  # checked; the strength and rotation are drawn
     return {
         "anisotropy": number(gltf, obj, "anisotropyStrength", 0.0, where),
         "anisotropy_rotation": number(
             gltf, obj, "anisotropyRotation", 0.0, where, -math.inf, math.inf
         ),
+        "anisotropy_texture": texture(obj, "anisotropyTexture", None),
     }
 
 
