@@ -63,8 +63,8 @@ uniform float u_occlusion_strength;
 // Textures, in this order: base colour, metallic-roughness, normal, occlusion, emissive,
 // then the extensions': clearcoat, clearcoat roughness, clearcoat normal, transmission,
 // thickness, sheen colour, specular colour, iridescence, iridescence thickness,
-// anisotropy, sheen roughness.
-const int N_TEX = 16;
+// anisotropy, sheen roughness, specular.
+const int N_TEX = 17;
 uniform sampler2D u_tex0;
 uniform sampler2D u_tex1;
 uniform sampler2D u_tex2;
@@ -81,6 +81,7 @@ uniform sampler2D u_tex12;
 uniform sampler2D u_tex13;
 uniform sampler2D u_tex14;
 uniform sampler2D u_tex15;
+uniform sampler2D u_tex16;
 uniform int u_tex_on[N_TEX];      // 1: the material has this texture
 uniform int u_tex_set[N_TEX];     // its coordinate set: 0 TEXCOORD_0, 1 TEXCOORD_1
 uniform vec3 u_tex_row0[N_TEX];   // KHR_texture_transform: u' = dot(row0, (u, v, 1))
@@ -180,7 +181,8 @@ vec4 tex(int k) {
     if (k == 12) return texture(u_tex12, uv);
     if (k == 13) return texture(u_tex13, uv);
     if (k == 14) return texture(u_tex14, uv);
-    return texture(u_tex15, uv);
+    if (k == 15) return texture(u_tex15, uv);
+    return texture(u_tex16, uv);
 }
 
 vec3 to_srgb(vec3 c) {
@@ -569,8 +571,10 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     float r_ior = (u_ior - 1.0) / (u_ior + 1.0);
     vec3 tint = u_specular_color;
     if (u_tex_on[11] == 1) tint *= tex(11).rgb;
-    f0 = min(r_ior * r_ior * tint, vec3(1.0)) * u_specular;
-    f90 = u_specular;
+    float weight = u_specular;
+    if (u_tex_on[16] == 1) weight *= tex(16).a;
+    f0 = min(r_ior * r_ior * tint, vec3(1.0)) * weight;
+    f90 = weight;
 #endif
     vec3 f0_dielectric = f0;
     f0 = mix(f0, base.rgb, metallic);

@@ -87,6 +87,7 @@ EXTENSION_SLOTS = (
     "iridescence_thickness",
     "anisotropy",
     "sheen_roughness",
+    "specular",
 )
 
 
@@ -148,6 +149,7 @@ class Material:
     iridescence_thickness_texture: TextureRef | None = None
     anisotropy_texture: TextureRef | None = None
     sheen_roughness_texture: TextureRef | None = None
+    specular_texture: TextureRef | None = None
     extensions: frozenset[str] = frozenset()
 
     def textures(self) -> dict[str, TextureRef]:

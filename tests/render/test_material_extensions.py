@@ -228,6 +228,7 @@ def test_iridescence_textures_are_sampled(gl_ctx, target, tmp_path, slot):
 METAL = {"baseColorFactor": [1, 1, 1, 1], "metallicFactor": 1.0, "roughnessFactor": 0.4}
 SHEEN_ON_BLACK = (BLACK, "KHR_materials_sheen", {"sheenColorFactor": [1.0, 1.0, 1.0],
                                                  "sheenRoughnessFactor": 0.8})  # fmt: skip
+SPECULAR_ON_BLACK = (BLACK, "KHR_materials_specular", {"specularFactor": 1.0})
 ANISOTROPIC = (METAL, "KHR_materials_anisotropy", {"anisotropyStrength": 1.0})
 
 
@@ -243,6 +244,8 @@ ANISOTROPIC = (METAL, "KHR_materials_anisotropy", {"anisotropyStrength": 1.0})
             (128, 255, 255, 255),
             {"anisotropyRotation": math.atan2(1.0, 1.0 / 255.0)},
         ),
+        # specularTexture: A scales the specular factor
+        (SPECULAR_ON_BLACK, "specularTexture", (255, 255, 255, 0), {"specularFactor": 0.0}),
         # sheenRoughnessTexture: A scales the sheen roughness
         (
             SHEEN_ON_BLACK,

@@ -4,10 +4,10 @@ materials need (`program_defines`: one program per feature set).
 
 Texture units: 0 is the skins' joint matrices; the five core material textures use units
 1 to 5 in the order base colour, metallic-roughness, normal, occlusion, emissive; 6 and 7
-the environment's, 8 the skins' joint glow; the extensions' textures 9 to 19 (clearcoat,
+the environment's, 8 the skins' joint glow; the extensions' textures 9 to 20 (clearcoat,
 clearcoat roughness, clearcoat normal, transmission, thickness, sheen colour, specular
-colour, iridescence, iridescence thickness, anisotropy, sheen roughness); 20 the
-transmission pass's picture of what lies behind (`BACKDROP_UNIT`).
+colour, iridescence, iridescence thickness, anisotropy, sheen roughness, specular); 21
+the transmission pass's picture of what lies behind (`BACKDROP_UNIT`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ __all__ = [
     "set_material",
 ]
 
-#: The material's texture slots, in the shader's order (u_tex0 .. u_tex15).
+#: The material's texture slots, in the shader's order (u_tex0 .. u_tex16).
 SLOTS = (*CORE_SLOTS, *EXTENSION_SLOTS)
 #: Slots holding colours (sRGB-encoded in the file).
 SRGB_SLOTS = ("base_color", "emissive", "sheen_color", "specular_color")

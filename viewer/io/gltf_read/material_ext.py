@@ -137,13 +137,13 @@ def _ior(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) -> dict:
 
 
 def _specular(gltf: GltfFile, obj: dict, where: str, texture: TextureReader) -> dict:
-    texture(obj, "specularTexture", None)  # checked; its alpha channel is not sampled
     return {
         "specular": number(gltf, obj, "specularFactor", 1.0, where),
         "specular_color": _colour(
             gltf, obj, "specularColorFactor", (1.0, 1.0, 1.0), where, math.inf
         ),
         "specular_color_texture": texture(obj, "specularColorTexture", None),
+        "specular_texture": texture(obj, "specularTexture", None),
     }
 
 
