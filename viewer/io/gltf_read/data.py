@@ -19,10 +19,11 @@ the accessor data read out, against the scene's `Budget` (shared by all its glTF
 
 from __future__ import annotations
 
+import contextlib
 import re
 import stat
 import urllib.parse
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,8 @@ class GltfFile:
         #: buffer 0's alone), and those something tried to read without data.
         self.uriless: list[int] = []
         self.unavailable: set[int] = set()
+        #: Inside `first_rows`: accessors give their first row, uncharged.
+        self._first_row = False
 
     def error(
         self, where: str | None, reason: str, *, node: str | None = None, field: str | None = None
@@ -302,9 +305,9 @@ class GltfFile:
         width = _WIDTH[kind]
         dtype = _COMPONENTS[ctype]
         if index in self.decoded:  # charged to the budget before it was decoded
-            return self._decoded(index, count, width, dtype, here)
+            return self._decoded(index, count, width, dtype, here)[: 1 if self._first_row else None]
         nbytes = count * width * dtype.itemsize
-        reason = self.budget.charge_data(nbytes)
+        reason = None if self._first_row else self.budget.charge_data(nbytes)
         if reason is not None:
             raise self.error(here, reason)
         if acc.get("bufferView") is None:  # glTF: no view means all zeros, a constant:
@@ -316,7 +319,18 @@ class GltfFile:
         if sparse is not None:
             arr = apply_sparse(self, sparse, arr, here, width, dtype)
         arr.flags.writeable = False
-        return arr
+        return arr[:1] if self._first_row else arr
+
+    @contextlib.contextmanager
+    def first_rows(self) -> Iterator[None]:
+        """Within the block, every accessor read gives its first row only, and is not
+        charged again: for what keeps one row of accessors already read and charged whole
+        (a POINTS primitive at one place, `mesh.py`)."""
+        self._first_row = True
+        try:
+            yield
+        finally:
+            self._first_row = False
 
     def from_view(
         self, acc: dict, here: str, count: int, width: int, dtype: np.dtype[Any]

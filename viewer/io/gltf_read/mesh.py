@@ -20,9 +20,10 @@ the renderer's copy) is charged to the scene's kept budget before it is made
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import replace
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple
 
 import numpy as np
 
@@ -113,10 +114,10 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             _check_unseen(gltf, prim, attrs, mode, n, phere)
             read_material(gltf, prim.get("material"), phere, textures)
             continue
-        reader = gltf
-        if mode == POINTS and n > 1 and _one_place(prim, attrs, pos):
-            _check_unseen(gltf, prim, attrs, mode, n, phere)  # then one point is kept
-            reader, pos, n = cast(GltfFile, _FirstRows(gltf)), pos[:1], 1
+        first_row = mode == POINTS and n > 1 and _one_place(prim, attrs, pos)
+        if first_row:  # drawn as its first point: of every attribute, row 0 is kept
+            _check_unseen(gltf, prim, attrs, mode, n, phere)
+            pos, n = pos[:1], 1
             prim = {key: value for key, value in prim.items() if key != "indices"}
         if prim.get("indices") is not None:
             idx = gltf.accessor(prim["indices"], f"{phere} indices", ("SCALAR",), _INDEX_TYPES)
@@ -129,7 +130,8 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
             idx = np.arange(n, dtype=np.uint32)
         tri, seg, pts = by_mode(gltf, mode, idx, phere)
         if attrs.get("NORMAL") is not None:
-            nrm = reader.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",), single=True)
+            with gltf.first_rows() if first_row else contextlib.nullcontext():
+                nrm = gltf.floats(attrs["NORMAL"], f"{phere} NORMAL", ("VEC3",), single=True)
             if nrm.shape[0] != n:
                 raise gltf.error(phere, f"NORMAL has {nrm.shape[0]} items, POSITION has {n}")
             if not np.all(np.isfinite(nrm)):
@@ -152,7 +154,8 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
         )
         if color is None:
             color = material_color(gltf, prim.get("material"), phere) or DEFAULT_COLOR
-        vcol, uv0, uv1 = vertex_data(reader, attrs, n, phere)
+        with gltf.first_rows() if first_row else contextlib.nullcontext():
+            vcol, uv0, uv1 = vertex_data(gltf, attrs, n, phere)
         for slot, ref in material.textures().items():
             if (uv0, uv1)[ref.texcoord] is None:
                 raise gltf.error(
@@ -234,7 +237,7 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 def _unseen(prim: dict, attrs: dict, mode: int, pos: np.ndarray) -> bool:
     """Whether a primitive draws nothing at all: lines or triangles whose vertices all lie
     at one point (`_one_place`: a mesh of zeros, say), so its triangles have no area and
-    its lines no length. Points still show (as one: `_FirstRows`)."""
+    its lines no length. Points still show (as one: `GltfFile.first_rows`)."""
     return mode != POINTS and len(pos) > 0 and _one_place(prim, attrs, pos)
 
 
@@ -246,27 +249,6 @@ def _one_place(prim: dict, attrs: dict, pos: np.ndarray) -> bool:
     if constant_row(pos) is not None:
         return True
     return bool(np.all(pos.min(axis=0) == pos.max(axis=0)))
-
-
-class _FirstRows:
-    """The file read by row 0 only: what a POINTS primitive at one place keeps of its
-    attributes (`_one_place`), whatever count they claim; everything else is `gltf`'s."""
-
-    def __init__(self, gltf: GltfFile) -> None:
-        self._gltf = gltf
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._gltf, name)
-
-    def accessor(self, *args: Any, **kwargs: Any) -> np.ndarray:
-        budget = self._gltf.budget
-        charged, budget.data_bytes = budget.data_bytes, 0  # `_check_unseen` charged them
-        try:
-            return self._gltf.accessor(*args, **kwargs)[:1]
-        finally:
-            budget.data_bytes = charged
-
-    floats = GltfFile.floats  # converts what `accessor` gives: the first row
 
 
 def _charge_kept(
