@@ -142,6 +142,9 @@ def test_a_file_within_the_cap_loads_and_uploads_within_the_documented_multiple(
 ):
     n = int(fill * CAP / _data_bytes_per_vertex(options)) // 3 * 3  # whole triangles
     path = _glb(tmp_path / "mesh.glb", n, **options)
+    # first, outside the trace, what a first load imports (a few MB, against a 4 MB cap)
+    warm = _glb(tmp_path / "warm.glb", 30, uv1=True, skin=True, targets=1, target_normals=True)
+    _uploaded(bounded_load(warm, max_buffer_bytes=CAP))
     with memory_traced():
         import tracemalloc
 
@@ -187,6 +190,30 @@ def test_the_charge_is_what_the_mesh_keeps_and_uploads(tmp_path, options):
     data.lines, data.points = parts.lines, parts.points
     uploaded = [interleaved(data), joined_indices(data)]
     actual = sum(a.nbytes for a in kept + uploaded if a is not None)
+    assert gltf.budget.kept_bytes == actual
+
+
+def test_a_second_primitive_lacking_what_the_first_has_is_charged_its_defaults(tmp_path):
+    """Its TEXCOORD_1 zeros, rigid joints and weights, and normal deltas of zeros are
+    kept with the mesh: the charge is still the arrays' own bytes."""
+    path = _glb(tmp_path / "m.glb", 600, uv1=True, skin=True, targets=2, target_normals=True)
+    gltf = GltfFile(path, "m.glb")
+    gltf.open()
+    (first,) = gltf.doc["meshes"][0]["primitives"]
+    bare = {
+        "attributes": {"POSITION": first["attributes"]["POSITION"]},
+        "targets": [{"POSITION": t["POSITION"]} for t in first["targets"]],
+    }
+    gltf.doc["meshes"][0]["primitives"].append(bare)
+    parts = read_mesh(gltf, 0)
+    assert parts.arrays is not None and parts.surface is not None and parts.skin is not None
+    assert parts.targets is not None and parts.targets.normals is not None
+    kept = [*parts.arrays, parts.surface.vcolors, parts.surface.uvs, parts.surface.uvs1]
+    kept += [*parts.skin, parts.targets.positions, parts.targets.normals]
+    data = meshes.from_arrays(*parts.arrays, parts.surface)
+    actual = sum(a.nbytes for a in kept if a is not None)
+    actual += interleaved(data).nbytes + joined_indices(data).nbytes
+    assert len(parts.arrays[0]) == 1200
     assert gltf.budget.kept_bytes == actual
 
 

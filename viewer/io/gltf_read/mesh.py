@@ -198,6 +198,7 @@ def read_mesh(gltf: GltfFile, index: int, textures: dict | None = None) -> MeshP
     if not all_p:
         return MeshParts(None, None, None, None)
     arrays = (_joined(all_p), _joined(all_n), _joined(all_i))
+    _charge_defaults(gltf, here, [len(p) for p in all_p], all_uv1, all_w, all_dn)
     uvs1 = None
     if any(uv is not None for uv in all_uv1):
         uvs1 = _joined(
@@ -279,10 +280,30 @@ def kept_bytes(prim: dict, attrs: dict, mode: int, n: int, k: int) -> int:
     if attrs.get("JOINTS_0") is not None and attrs.get("WEIGHTS_0") is not None:
         per_vertex += 8 + 16
     targets = prim.get("targets")
-    if isinstance(targets, list):
-        per_vertex += 12 * len(targets)
-        per_vertex += 12 * sum(isinstance(t, dict) and t.get("NORMAL") is not None for t in targets)
+    if isinstance(targets, list):  # normal deltas for every target when one has them
+        normals = any(isinstance(t, dict) and t.get("NORMAL") is not None for t in targets)
+        per_vertex += 12 * len(targets) * (1 + normals)
     return n * per_vertex + 8 * _written_out(mode, k)
+
+
+def _charge_defaults(
+    gltf: GltfFile, where: str, sizes: list[int], uv1: list, skins: list, normals: list
+) -> None:
+    """Charge what a mesh of several primitives keeps for those that lack what another
+    has (`kept_bytes` counts a primitive's own): TEXCOORD_1 zeros, rigid joints and
+    weights, morph normal deltas of zeros. `sizes`: the primitives' vertices; the rest,
+    per primitive, what it has (None: nothing)."""
+    need = 0
+    if any(uv is not None for uv in uv1):
+        need += 8 * sum(n for n, uv in zip(sizes, uv1, strict=True) if uv is None)
+    if any(w is not None for w in skins):
+        need += 24 * sum(n for n, w in zip(sizes, skins, strict=True) if w is None)
+    if any(d is not None for dn in normals for d in dn):
+        bare = [n for n, dn in zip(sizes, normals, strict=True) if all(d is None for d in dn)]
+        need += 12 * len(normals[0]) * sum(bare)
+    reason = gltf.budget.charge_kept(need) if need else None
+    if reason is not None:
+        raise gltf.error(where, f"its primitives' defaults keep {need:,} bytes; {reason}")
 
 
 def _written_out(mode: int, k: int) -> int:
