@@ -110,3 +110,68 @@ def test_a_viewer_that_stops_reading_costs_at_most_the_queue_bound():
     finally:
         link.close()
         listener.close()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_held_reasons_reach_the_viewer_over_random_edits_merges_and_removals(data):
+    graph = random_graph(data)
+    graph.update()
+    listener = Listener("127.0.0.1", 0, err=io.StringIO())
+    host, port = listener.start()
+    queue = data.draw(st.integers(1, 2), label="queue frames")
+    link = viewer.publish(graph, f"{host}:{port}", name="held", queue_frames=queue)
+    reasons = st.sampled_from(["frozen", "ik", "constraint", "", "my solver 🫨"])
+    try:
+        assert link.wait_connected(10) and listener.wait_program(10)
+        program, mirror, received, serial = listener.programs[0], Mirror("held"), [], [0]
+        expected: dict[int, str] = {}  # the oracle: each alive node's reason, by the API
+        for _ in range(data.draw(st.integers(1, 8), label="frames")):
+            for _ in range(data.draw(st.integers(0, 3), label="edits")):
+                random_edit(graph, data, serial)
+            for _ in range(data.draw(st.integers(0, 4), label="holds")):
+                alive = graph.alive_ids().tolist()
+                if not alive:
+                    break
+                node = data.draw(st.sampled_from(alive), label="node")
+                reason = data.draw(reasons, label="reason")
+                link.hold(node, reason)
+                expected[node] = reason
+            report = graph.update()
+            if report.structure_changed:  # a removed node's reason goes with it
+                alive = set(graph.alive_ids().tolist())
+                expected = {i: r for i, r in expected.items() if i in alive}
+            if data.draw(st.booleans(), label="viewer reads now"):
+                _drain(program, mirror, received)
+        end = time.monotonic() + 30
+        while not (flushed := link.flush(0.05)) and time.monotonic() < end:
+            _drain(program, mirror, received)
+        assert flushed
+        end = time.monotonic() + 30
+        while (not received or received[-1].frame < graph.frame) and time.monotonic() < end:
+            _drain(program, mirror, received)
+            time.sleep(0.005)
+        _drain(program, mirror, received)
+        assert received[-1].frame == graph.frame
+        alive = graph.alive_ids()
+        for node, mirrored in zip(alive.tolist(), mirror.ids(alive).tolist(), strict=True):
+            assert mirror.given_reason(mirrored) == (expected.get(node) or None), node
+    finally:
+        link.close()
+        listener.close()
+
+
+def test_a_reason_a_viewer_would_refuse_is_refused_by_hold():
+    graph = SceneGraph()
+    graph.add("A")
+    link = viewer.publish(graph, "127.0.0.1:9", name="refuse")
+    try:
+        for bad in ("x" * 65, "two\nlines", "bidi \u202e", "bell \x07"):
+            try:
+                link.hold(0, bad)
+            except ValueError as exc:
+                assert "one printable line" in str(exc)
+            else:
+                raise AssertionError(f"hold accepted {bad!r}")
+    finally:
+        link.close(0)

@@ -92,6 +92,8 @@ class SecondViewer:
         self.causes: dict[int, dict[str, str]] = {}
         self.merged: list[int] = []
         self.stale: list[tuple[int, list[str]]] = []
+        #: The held reasons Blender's publisher gave, as the viewer holds them at the end.
+        self.reasons: dict[str, str] = {}
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -119,6 +121,11 @@ class SecondViewer:
             stale = getattr(report, "stale", np.zeros(0, dtype=np.int64))
             if stale.size:
                 self.stale.append((frame.frame, [name(i) for i in stale.tolist()]))
+            self.reasons = {
+                name(i): why
+                for i in graph.alive_ids().tolist()
+                if (why := mirror.given_reason(i)) is not None
+            }
 
     def close(self) -> None:
         self.done.set()
@@ -185,6 +192,10 @@ def test_blender_frames_reach_sgview_as_blender_computed_them(tmp_path):
         for name, world in event["worlds"].items():
             assert close_enough(mine[name], np.array(world)), (k, name, event["blender_frame"])
     assert second.stale == []  # no shear in this scene: each world is parent · local
+    # Held reasons: the IK chain (bone11 and the four above it) and the constrained object;
+    # nothing else (a driver sets channels, which parent · local composes).
+    ik_chain = {f"bone{k}": "ik" for k in range(7, 12)}
+    assert second.reasons == {**ik_chain, "Follower": "constraint"}
 
     # The hierarchy changed on the way: added, re-parented, removed.
     seen = [set(e["worlds"]) for e in events]

@@ -178,6 +178,13 @@ class Mirror:
             return None
         return str(self._why[node_id])
 
+    def given_reason(self, node_id: int) -> str | None:
+        """The held reason the program gave a node and has not cleared (untrusted text),
+        whether or not its world differs from parent x local now; None: none given."""
+        if not 0 <= node_id < self._reasoned.size or not self._reasoned[node_id]:
+            return None
+        return str(self._why[node_id])
+
     def ids(self, program_ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """The mirror's ids of nodes of the current structure."""
         return self._mine[np.searchsorted(self._pub, program_ids)]

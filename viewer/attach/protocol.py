@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import struct
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -480,6 +481,23 @@ def _held_size(data: bytes, at: int, nodes: int) -> int:
     return int(HELD_HEAD.size + 8 * rows + 4 * reasons + blob)
 
 
+#: Bidi marks, embeddings, overrides and isolates: a reason holding one could reorder the
+#: log line it is printed in.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def one_line_reason(reason: str) -> bool:
+    """Whether a held reason is one line a viewer accepts: no control character (Cc), line
+    or paragraph separator, lone surrogate or bidi control. Unlike ``str.isprintable``
+    this takes characters newer than this Python's Unicode database (a program's emoji),
+    no-break spaces and joiners: a reason is shown through `viewer.text.printable`
+    anyway, and refusing a valid one would lock its program out."""
+    return not any(ch in _BIDI or unicodedata.category(ch) in _NOT_IN_A_LINE for ch in reason)
+
+
+_NOT_IN_A_LINE = frozenset({"Cc", "Zl", "Zp", "Cs"})
+
+
 def _read_held(reader: _Reader) -> tuple[NDArray[np.int64], list[str]]:
     """The held section (its size already checked): ids, and each one's reason text."""
     rows, count, blob_size = reader.unpack(HELD_HEAD)
@@ -501,7 +519,7 @@ def _read_held(reader: _Reader) -> tuple[NDArray[np.int64], list[str]]:
     table = []
     for a, b in zip([0, *ends[:-1]], ends, strict=True):
         reason = _utf8_text(blob[a:b], "frame: a held reason")
-        if not reason.isprintable():  # one line, no control nor bidi override
+        if not one_line_reason(reason):
             raise ProtocolError("frame: a held reason that is not one printable line")
         table.append(reason)
     return ids, [table[k] for k in index.tolist()]

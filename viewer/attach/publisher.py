@@ -16,7 +16,9 @@ import sys
 import threading
 import time
 from collections import deque
+from dataclasses import replace
 
+import numpy as np
 from websockets.exceptions import InvalidHandshake, InvalidURI, WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
@@ -26,12 +28,14 @@ from viewer.text import one_line
 
 from .backlog import Backlog, frame_of
 from .protocol import (
+    REASON_BYTES_MAX,
     ProgramFrame,
     ProtocolError,
     decode_welcome,
     encode_frame,
     encode_hello,
     encode_structure,
+    one_line_reason,
 )
 
 __all__ = ["DEFAULT_ADDRESS", "Link", "publish", "websocket_uri"]
@@ -87,6 +91,10 @@ class Link:
         self._in_flight = False  # a frame taken off the queue and not yet sent (the lock's)
         self._last_frame_at = 0.0  # when the sending thread last took a frame (its own)
         self._backlog = Backlog()  # the program's thread's own
+        #: Held reasons (`hold`), the program's thread's own: every node's current one,
+        #: and those changed since the last frame queued ("": cleared).
+        self._held: dict[int, str] = {}
+        self._held_changed: dict[int, str] = {}
         self._closed = threading.Event()
         self._connected = threading.Event()
         self._socket: ClientConnection | None = None
@@ -96,6 +104,8 @@ class Link:
 
     # -- the program's thread --------------------------------------------------------------
     def _on_update(self, report: FrameReport) -> None:
+        if self._held and report.structure_changed:
+            self._forget_removed()
         if not self._online:
             return
         # One critical section a frame: the frame is taken under the lock (the sender only
@@ -112,10 +122,36 @@ class Link:
                     return
             if frame is None:
                 return
+            frame = self._with_held(frame, snapshot)
             self._queue.append(frame)
             self._queued_bytes += frame.nbytes
             if self._sender_asleep:
                 self._lock.notify()
+
+    def _forget_removed(self) -> None:
+        """A removed node's reason goes with it: cleared for the viewer too, in case its id
+        is a new node's by the time a frame is sent (merged frames hide the removal)."""
+        alive = np.asarray(self.graph.alive_ids(), dtype=np.int64)
+        ids = np.fromiter(self._held, dtype=np.int64, count=len(self._held))
+        for gone in ids[~np.isin(ids, alive)].tolist():
+            del self._held[gone]
+            self._held_changed[gone] = ""
+
+    def _with_held(self, frame: ProgramFrame, snapshot: bool) -> ProgramFrame:
+        """`frame` carrying the held reasons set since the last frame (a snapshot: every
+        current one), for nodes still in the graph (a viewer refuses unknown ids)."""
+        if not (self._held_changed or (snapshot and self._held)):
+            return frame
+        if snapshot:
+            self._held_changed.clear()
+            changed = dict(self._held)
+        else:
+            changed, self._held_changed = self._held_changed, {}
+        ids = np.fromiter(changed, dtype=np.int64, count=len(changed))
+        kept = ids[np.isin(ids, np.asarray(self.graph.alive_ids(), dtype=np.int64))]
+        if not kept.size:
+            return frame
+        return replace(frame, held_ids=kept, held_reasons=[changed[i] for i in kept.tolist()])
 
     def _merged(self, report: FrameReport, snapshot: bool, room: bool) -> ProgramFrame | None:
         """A full snapshot (after a (re)connection), or the backlog with this update folded
@@ -219,6 +255,31 @@ class Link:
         self._socket = None
 
     # -- the user's side -------------------------------------------------------------------
+    def hold(self, node_id: int, reason: str) -> None:
+        """From the program's thread: say that node ``node_id``'s world is held apart from
+        parent x local on purpose, and why (docs/attach.md, "Held worlds": ``frozen``,
+        ``billboard``, ``constraint``, ``driver``, ``ik``, ``parent inverse``, ``custom``
+        or one line); ``""`` clears it, and removing the node drops it. Sent with the next
+        frame; a viewer that reconnects gets every reason again."""
+        if not isinstance(reason, str):
+            raise TypeError(f"hold: a reason is a str, got {type(reason).__name__}")
+        # What a viewer accepts (protocol.py's held section): refused here, in the program,
+        # rather than as a connection the viewer closes.
+        if len(reason.encode("utf-8", "surrogatepass")) > REASON_BYTES_MAX or not (
+            one_line_reason(reason)
+        ):
+            raise ValueError(
+                f"hold: a reason is one printable line of at most {REASON_BYTES_MAX} bytes"
+            )
+        node = int(node_id)
+        if self._held.get(node, "") == reason:
+            return
+        if reason:
+            self._held[node] = reason
+        else:
+            self._held.pop(node, None)
+        self._held_changed[node] = reason
+
     @property
     def queued_bytes(self) -> int:
         """What waits to be sent now (at most about ``queue_bytes``)."""
@@ -245,7 +306,7 @@ class Link:
                     return True
                 room = room and self._fits(self._backlog.most_bytes(self.graph))
             if room and self._backlog.frames:
-                self._enqueue(self._backlog.take(self.graph))
+                self._enqueue(self._with_held(self._backlog.take(self.graph), False))
             time.sleep(0.005)
         return False
 

@@ -115,6 +115,12 @@ class BlenderLink:
         # one more) into a flat array of targets.
         self._constraint = _compressed({}, 0)
         self._driver = _compressed({}, 0)
+        # Held reasons (docs/attach.md, "Held worlds"): a constraint or IK may leave a world
+        # no position, rotation and scale can give (IK's stretch, a shear), which the viewer
+        # would otherwise flag stale. A scan sets the next ones; the frames' thread, which
+        # owns the link's side, hands them on before its next report.
+        self._reasons_next: dict[int, str] | None = None
+        self._reasoned: set[int] = set()
         self._naive = 0
         self._handlers = [
             (bpy.app.handlers.frame_change_post, _persistent(self._on_frame)),
@@ -316,19 +322,28 @@ class BlenderLink:
         """Per node, the nodes its constraints and drivers read (the causes they give)."""
         constraint: defaultdict[int, list[int]] = defaultdict(list)
         driver: defaultdict[int, list[int]] = defaultdict(list)
+        reasons: dict[int, str] = {}
         for obj in objects:
             uid, own = obj.session_uid, self._ids[("o", obj.session_uid)]
             for c in obj.constraints:
                 constraint[own] += self._targets(c)
+            if any(c.enabled for c in obj.constraints):
+                reasons[own] = "constraint"
             bones = obj.pose.bones if obj.type == "ARMATURE" and obj.pose is not None else ()
             for bone in bones:
                 targets = [t for c in bone.constraints for t in self._targets(c)]
                 chain: Any = bone
                 reach = max((c.chain_count for c in bone.constraints if c.type == "IK"), default=1)
+                ik = any(c.type == "IK" and c.enabled for c in bone.constraints)
+                if any(c.enabled for c in bone.constraints):
+                    reasons[self._ids[("b", uid, bone.name)]] = "ik" if ik else "constraint"
                 for _ in range(reach if reach > 0 else 1 << 30):  # IK turns its chain
                     if chain is None:
                         break
-                    constraint[self._ids[("b", uid, chain.name)]] += targets
+                    node = self._ids[("b", uid, chain.name)]
+                    constraint[node] += targets
+                    if ik:
+                        reasons[node] = "ik"
                     chain = chain.parent if any(c.type == "IK" for c in bone.constraints) else None
             data = obj.animation_data
             for curve in data.drivers if data is not None else ():
@@ -343,6 +358,7 @@ class BlenderLink:
                             driver[self._ids[target]] += [] if found is None else [found]
         self._constraint = _compressed(constraint, self.nodes.capacity_ids)
         self._driver = _compressed(driver, self.nodes.capacity_ids)
+        self._reasons_next = reasons
 
     def _targets(self, constraint: Any) -> list[int]:
         found = []
@@ -418,6 +434,13 @@ class BlenderLink:
             last = time.monotonic()
 
     def _publish(self, read: Read, frame: int, changed: bool) -> None:
+        reasons, self._reasons_next = self._reasons_next, None
+        if reasons is not None:
+            for node in self._reasoned - reasons.keys():
+                self.link.hold(node, "")
+            for node, why in reasons.items():
+                self.link.hold(node, why)
+            self._reasoned = set(reasons)
         world, parents, pos, rot, scl = self.nodes.rows()
         driver_start, drivers = self._driver
         constraint_start, constraints = self._constraint
