@@ -183,7 +183,7 @@ class Budget:
         if self.kept_bytes <= cap:
             return None
         return (
-            f"the scene's meshes {self.kept_bytes:,}, over {KEPT_FACTOR} times the limit of "
+            f"all meshes {self.kept_bytes:,}, over {KEPT_FACTOR} times the limit of "
             f"{self.limits.max_buffer_bytes:,} bytes (--max-buffer-mb "
             f"{_megabytes(self.limits.max_buffer_bytes)})"
         )
