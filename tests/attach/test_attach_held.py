@@ -79,6 +79,20 @@ def test_the_held_section_round_trips_and_only_it_makes_a_frame_version_2():
     assert p.message_version(welcome) == 1 and p.decode_welcome(welcome) == LIMITS
 
 
+@pytest.mark.parametrize(
+    "reason",
+    ["Robot \U0001fae8", "no\u00a0break", "family \U0001f468\u200d\U0001f469", "solver ik 2"],
+)
+def test_a_reason_newer_than_this_pythons_unicode_or_with_a_joiner_is_accepted(reason):
+    # Python 3.11's str.isprintable() rejects U+1FAE8 (Unicode 15), the no-break space and
+    # the zero-width joiner; refusing them would lock out a program that uses them.
+    program = _chain()
+    frame = _with_held(program.frame(1, [0, 1, 2], [0, 1, 2]), {9: reason})
+    frame.structure = None
+    back = p.decode_frame(p.encode_frame(frame), _known(program), 0)
+    assert back.held_reasons == [reason]
+
+
 def _held_bytes(reasons: list[str], index: list[int] | None = None) -> bytes:
     """A one-node frame whose held section lists ``reasons`` (raw table indices)."""
     program = _chain()
