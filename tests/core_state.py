@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from viewer.scene import SceneGraph
+from viewer.scene.names import NameIndex
 
 
 def core_state(g: SceneGraph) -> dict:
@@ -24,6 +25,8 @@ def core_state(g: SceneGraph) -> dict:
                 out[name] = (value.dtype.str, value.shape, value.tobytes())
             elif isinstance(value, dict):
                 out[name] = sorted(value.items())
+            elif isinstance(value, NameIndex):  # names by id, in id order
+                out[name] = [(key, value[key]) for key in value]
             else:
                 out[name] = list(value) if isinstance(value, list) else value
     return out
