@@ -6,7 +6,7 @@ selected node's details with "dirty because of", the panel sizes, the timeline's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
@@ -93,7 +93,7 @@ class Flags:
     pending: bool = False
     #: Nodes clean in this frame whose glow from an earlier one still fades: id ->
     #: (frames ago, glow strength in (0, 1], own change). See `fading_of`.
-    fading: dict[int, tuple[int, float, bool]] = field(default_factory=dict)
+    fading: Mapping[int, tuple[int, float, bool]] = field(default_factory=dict)
     #: A connected program's stale nodes (`stats.stale_ids`): world differs from parent x local.
     stale: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
     #: A connected program's held nodes (`stats.held_reasons`): id -> the reason it sent.
@@ -148,18 +148,48 @@ def _mask(ids: ArrayLike, n: int) -> NDArray[np.bool_]:
     return mask
 
 
-def fading_of(glow: GlowState, flags: Flags) -> dict[int, tuple[int, float, bool]]:
+class Fading(Mapping[int, tuple[int, float, bool]]):
+    """`fading_of`'s answer, kept as arrays: a connected program's folded frames keep tens
+    of thousands of nodes glowing while the tree draws a screenful of rows, so a row is
+    made only when looked up (each redraw computes this again)."""
+
+    def __init__(
+        self,
+        ids: NDArray[np.int64],
+        ages: NDArray[np.int64],
+        strengths: NDArray[np.float32],
+        own: NDArray[np.bool_],
+    ) -> None:
+        self._ids, self._ages, self._strengths, self._own = ids, ages, strengths, own
+        self._row = np.full(int(ids.max()) + 1 if ids.size else 0, -1, dtype=np.int64)
+        self._row[ids] = np.arange(ids.size)
+
+    def __getitem__(self, node_id: int) -> tuple[int, float, bool]:
+        i = int(node_id)
+        k = int(self._row[i]) if 0 <= i < self._row.size else -1
+        if k < 0:
+            raise KeyError(node_id)
+        return int(self._ages[k]), float(self._strengths[k]), bool(self._own[k])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids.tolist())
+
+    def __len__(self) -> int:
+        return int(self._ids.size)
+
+
+def fading_of(glow: GlowState, flags: Flags) -> Fading:
     """The nodes still glowing from an earlier frame than the one `flags` are of, so that
     the tree's flags fade with the glow: id -> (frames ago, strength, own change). Costs
     what glows now (`GlowState.glowing`), not the graph's size."""
     ids, signed = glow.glowing()
-    out: dict[int, tuple[int, float, bool]] = {}
-    stamps = glow.frame_of[ids].tolist()
-    for node_id, value, stamped in zip(ids.tolist(), signed.tolist(), stamps):
-        age = int(glow.frames - stamped)
-        if age > 0 and not any(flags.of(node_id)):
-            out[node_id] = (age, abs(float(value)), value < 0)
-    return out
+    ages = glow.frames - glow.frame_of[ids]
+    keep = ages > 0
+    for flag in (flags.local, flags.world, flags.executed):  # (`Flags.of`, all at once)
+        inside = ids < len(flag)
+        keep[inside] &= ~flag[ids[inside]]
+    signed = signed[keep]
+    return Fading(ids[keep], ages[keep], np.abs(signed), signed < 0)
 
 
 def pending_note(count: int, paused: bool) -> str:
