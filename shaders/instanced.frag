@@ -130,6 +130,9 @@ uniform sampler2D u_brdf_lut;
 // 2 ACES filmic), then sRGB.
 uniform float u_exposure;
 uniform int u_tone_mapping;
+// 1 while the transmission pass's picture is drawn: linear radiance, before exposure and
+// tone mapping (three.js draws its transmission target so, in half floats).
+uniform int u_linear_out;
 
 in vec3 v_world_pos;
 in vec3 v_normal;
@@ -281,6 +284,7 @@ vec3 aces_filmic(vec3 c) {
 
 // Linear radiance to what the display shows: exposure, tone mapping, sRGB encoding.
 vec3 display(vec3 color) {
+    if (u_linear_out == 1) return color;
     color *= u_exposure;
     if (u_tone_mapping == 1) color = tone_map(color);
     else if (u_tone_mapping == 2) color = aces_filmic(color);
@@ -464,23 +468,6 @@ vec3 f0_of(vec3 f, float n_v) {
 #endif
 
 #ifdef TRANSMISSION
-// A displayed colour (sRGB already decoded: the picture is an sRGB texture) back to the
-// linear radiance it showed: Khronos PBR Neutral undone (its roll-off above 0.76 and its
-// offset near black; its slight desaturation of the brightest colours is not), the
-// exposure divided out. ACES is not undone.
-vec3 undisplay(vec3 c) {
-    if (u_tone_mapping == 1) {
-        const float start = 0.8 - 0.04;
-        const float d = 1.0 - start;
-        float peak = max(c.r, max(c.g, c.b));
-        if (peak > start) c *= (d * d / (1.0 - min(peak, 0.999)) - d + start) / peak;
-        float low = min(c.r, min(c.g, c.b));  // after the offset: 6.25 x^2 below x = 0.08
-        float x = low < 0.04 ? sqrt(max(low, 0.0) / 6.25) : low + 0.04;
-        c += x - low;
-    }
-    return c / max(u_exposure, 1e-6);
-}
-
 // Texture t at mip level `level` filtered by a cubic B-spline (four bilinear taps placed
 // by the spline's weights): smooth where the GPU's bilinear filter shows the texels.
 vec3 bspline_level(sampler2D t, vec2 uv, int level) {
@@ -508,16 +495,16 @@ vec3 backdrop_at(vec2 uv, float lod) {
 }
 
 // The light behind the surface along one refracted ray through `ior`: the opaque pass's
-// picture where the ray leaves a volume `thickness` deep (0: thin-walled, straight
-// through), blurred by the roughness (its mip level, as three.js does), back to radiance
-// (`undisplay`), attenuated by Beer's law.
+// linear picture where the ray leaves a volume `thickness` deep (0: thin-walled, straight
+// through), blurred by the roughness (its mip level, as three.js does), attenuated by
+// Beer's law.
 vec3 behind(vec3 n, vec3 v, float ior, float thickness, float roughness, out float dist) {
     vec3 ray = normalize(refract(-v, n, 1.0 / ior)) * thickness;
     dist = length(ray);
     vec4 clip = u_view_proj * vec4(v_world_pos + ray, 1.0);
     vec2 uv = clip.xy / clip.w * 0.5 + 0.5;
     float lod = log2(max(u_backdrop_size.x, 1.0)) * roughness * clamp(ior * 2.0 - 2.0, 0.0, 1.0);
-    return undisplay(backdrop_at(uv, lod));
+    return backdrop_at(uv, lod);
 }
 
 // KHR_materials_transmission with _volume and _dispersion: what comes through, before
@@ -551,7 +538,8 @@ vec3 transmitted(vec3 n, vec3 v, vec3 base, vec3 f0, float f90, float roughness)
 vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     vec4 base = u_base_color * v_vcolor;
     if (u_tex_on[0] == 1) base *= tex(0);
-    if (u_unlit == 1 || u_mat_unlit == 1) return vec4(to_srgb(base.rgb), base.a);
+    if (u_unlit == 1 || u_mat_unlit == 1)
+        return vec4(u_linear_out == 1 ? base.rgb : to_srgb(base.rgb), base.a);
     float metallic = u_metallic, roughness = u_roughness;
     if (u_tex_on[1] == 1) {
         vec4 mr = tex(1);

@@ -185,6 +185,30 @@ def test_transmission_is_tinted_by_the_base_colour(gl_ctx, target, tmp_path):
     assert abs(g / r - 0.5) < 0.08 and abs(b / r - 0.5) < 0.08, (r, g, b)
 
 
+def test_light_brighter_than_the_display_comes_through_tinted_glass(gl_ctx, target, tmp_path):
+    # The picture behind the glass is linear light before tone mapping (as three.js's
+    # half-float transmission target): a card emitting 3 (shown clipped to white) seen
+    # through glass that passes a quarter comes through as 3 x 0.25 x (1 - F), about 0.72,
+    # not a quarter of the clipped 1.
+    d = Doc()
+    strength = {"emissiveStrength": 3.0}
+    back = {"pbrMetallicRoughness": {"baseColorFactor": [0.0, 0.0, 0.0, 1.0],
+                                     "metallicFactor": 0.0},
+            "emissiveFactor": [1.0, 1.0, 1.0],
+            "extensions": {"KHR_materials_emissive_strength": strength}}  # fmt: skip
+    d.node("Back", mesh=d.mesh(quad(6.0, -2.0), back))
+    glass = {"pbrMetallicRoughness": {"baseColorFactor": [0.25, 0.25, 0.25, 1.0],
+                                      "metallicFactor": 0.0, "roughnessFactor": 0.0},
+             "extensions": {"KHR_materials_transmission": {"transmissionFactor": 1.0}}}  # fmt: skip
+    d.node("Glass", mesh=d.mesh(quad(2.0, 0.0), glass))
+    img, _ = _shot(
+        gl_ctx, target, d.write(tmp_path / "hdr.gltf"), look=Lighting("none", 1.0, "none")
+    )
+    assert img[5, 5, :3].min() == 255  # the card itself, clipped
+    r, g, b = (_linear(c) for c in _centre(img))
+    assert 0.6 < g < 0.8 and abs(r - g) < 0.02 and abs(b - g) < 0.02, (r, g, b)
+
+
 # -- iridescence and anisotropy ---------------------------------------------------------
 def test_iridescence_colours_the_reflection(gl_ctx, target, tmp_path):
     ext = {"KHR_materials_iridescence": {"iridescenceFactor": 1.0,

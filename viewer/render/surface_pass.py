@@ -8,11 +8,13 @@ Blended parts are drawn blended over what is drawn, depth-tested without depth w
 one (instance, part) at a time from the farthest (`transparency.py`; ``u_only`` in
 shaders/instanced.vert picks the instance); beyond `MAX_SORTED` such pairs, each part for
 all its instances at once. Transmissive parts (KHR_materials_transmission) are drawn with
-them, after the opaque picture is copied into a mipmapped texture (`Backdrop`), which
+them, after a linear half-float picture of the opaque scene is made (`Backdrop`), which
 their shading samples through the refracting surface, as three.js's transmission pass.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import moderngl
 import numpy as np
@@ -22,7 +24,7 @@ from .camera import ORTHOGRAPHIC, Camera
 from .gpu_mesh import POINT_SIZE
 from .lights import EnvironmentLight, Lighting, light_uniforms
 from .material_uniforms import BACKDROP_UNIT, MaterialBinder
-from .shaders import find_uniform, uniform
+from .shaders import find_uniform, load_program, uniform
 from .textures import SRGB8_ALPHA8, TexturePool
 from .transparency import MAX_SORTED, back_to_front
 
@@ -39,6 +41,7 @@ class SurfacePass:
         self.materials = MaterialBinder(self.textures)
         self.environment = EnvironmentLight(ctx)
         self.backdrop = Backdrop(ctx)
+        self._opaque: list = []  # the batches with glTF parts drawn by `draw_opaque`
 
     def begin(
         self, prog: moderngl.Program, lights, world: np.ndarray, default_dir, look: Lighting
@@ -88,7 +91,8 @@ class SurfacePass:
         each such pixel is shaded once however many instances cover it. The built-in
         shading is cheaper than a second pass over the vertices (on llvmpipe 1.8x slower
         with one, docs/performance.md), so it never has one."""
-        costly = [b for b in batches if b.kind in self.surfaces] if depth_first else []
+        self._opaque = [b for b in batches if b.kind in self.surfaces]
+        costly = self._opaque if depth_first else []
         if costly:
             fbo.color_mask = False, False, False, False
             uniform(prog, "u_depth_only").value = 1
@@ -132,7 +136,7 @@ class SurfacePass:
             or any(part.material.transmission > 0.0 for _b, part, _r, _c in items)
             or (skinned and skins.has_transmission)
         ):
-            self.backdrop.capture(fbo, prog)
+            self.backdrop.capture(fbo, prog, lambda: self._redraw_opaque(prog))
         for batch, part in solid:
             self.draw_batch(prog, batch, [part])
         if not items and not skinned:
@@ -157,6 +161,11 @@ class SurfacePass:
         fbo.depth_mask = True
         ctx.disable(moderngl.BLEND)
 
+    def _redraw_opaque(self, prog: moderngl.Program) -> None:
+        """The opaque glTF parts of this frame again (for the transmission picture)."""
+        for batch in self._opaque:
+            self.draw_batch(prog, batch)
+
     def release(self) -> None:
         self.textures.release()
         self.environment.release()
@@ -164,13 +173,23 @@ class SurfacePass:
 
 
 class Backdrop:
-    """The transmission pass's picture: what the opaque pass drew, copied into a
-    mipmapped texture (the mip levels blur it for rough surfaces), on `BACKDROP_UNIT`."""
+    """The transmission pass's picture, as three.js's: what lies behind the transmissive
+    parts in linear radiance, before exposure and tone mapping, in half floats, mipmapped
+    (the mip levels blur it for rough surfaces), on `BACKDROP_UNIT`. It starts as the
+    picture drawn so far (the room, the nodes without a glTF material), its display values
+    decoded; the glTF parts drawn before are then drawn over it again, unmapped, so that
+    their colours reach the glass as the light they are, not 8-bit tone-mapped values."""
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
-        self.texture: moderngl.Texture | None = None
+        self.copy: moderngl.Texture | None = None  # the drawn picture, sRGB-decoded
+        self.copy_fbo: moderngl.Framebuffer | None = None
+        self.texture: moderngl.Texture | None = None  # the linear picture sampled
+        self.depth: moderngl.Renderbuffer | None = None
         self.fbo: moderngl.Framebuffer | None = None
+        # the copy's program, built with the first picture
+        self.program: moderngl.Program | None = None
+        self.vao: moderngl.VertexArray | None = None
 
     def bind(self, prog: moderngl.Program) -> None:
         """Point `prog`'s sampler at the unit (its own even when nothing is captured:
@@ -179,21 +198,51 @@ class Backdrop:
         if sampler is not None:
             sampler.value = BACKDROP_UNIT
 
-    def capture(self, fbo: moderngl.Framebuffer, prog: moderngl.Program) -> None:
-        """Copy `fbo`'s colour (resolved, if multisampled) and bind it for the
-        transmissive parts drawn next."""
+    def _targets(self, size: tuple[int, int]) -> None:
+        if self.texture is not None and self.texture.size == size:
+            return
+        self.release_targets()
+        ctx = self.ctx
+        if self.program is None:
+            self.program = load_program(ctx, "backdrop_copy")
+            self.vao = ctx.vertex_array(self.program, [])
+        # sRGB: the sampler decodes the picture's display values to linear light
+        self.copy = ctx.texture(size, 4, internal_format=SRGB8_ALPHA8)
+        self.copy.filter = moderngl.NEAREST, moderngl.NEAREST
+        self.copy_fbo = ctx.framebuffer(color_attachments=[self.copy])
+        self.texture = ctx.texture(size, 4, dtype="f2")
+        self.texture.filter = moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR
+        self.texture.repeat_x = self.texture.repeat_y = False
+        self.depth = ctx.depth_renderbuffer(size)
+        self.fbo = ctx.framebuffer(color_attachments=[self.texture], depth_attachment=self.depth)
+
+    def capture(
+        self, fbo: moderngl.Framebuffer, prog: moderngl.Program, redraw: Callable[[], None]
+    ) -> None:
+        """Build the picture from `fbo`'s colour (resolved, if multisampled) and `redraw`
+        (draws the opaque glTF parts with `prog`), and bind it for the transmissive parts
+        drawn next."""
         width, height = fbo.size
         size = (int(width), int(height))
-        if self.texture is None or self.texture.size != size:
-            self.release()
-            # sRGB: the sampler decodes the picture's display values before it filters
-            # them, so the blur mixes light, not encoded values
-            self.texture = self.ctx.texture(size, 4, internal_format=SRGB8_ALPHA8)
-            self.texture.filter = moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR
-            self.texture.repeat_x = self.texture.repeat_y = False
-            self.fbo = self.ctx.framebuffer(color_attachments=[self.texture])
-        assert self.fbo is not None
-        self.ctx.copy_framebuffer(self.fbo, fbo)
+        self._targets(size)
+        assert self.copy is not None and self.copy_fbo is not None
+        assert self.texture is not None and self.fbo is not None
+        assert self.program is not None and self.vao is not None
+        ctx = self.ctx
+        ctx.copy_framebuffer(self.copy_fbo, fbo)
+        self.fbo.use()
+        self.fbo.clear(depth=1.0)
+        ctx.disable(moderngl.DEPTH_TEST)
+        self.copy.use(location=BACKDROP_UNIT)
+        uniform(self.program, "u_picture").value = BACKDROP_UNIT
+        self.vao.render(moderngl.TRIANGLES, vertices=3)
+        ctx.enable(moderngl.DEPTH_TEST)
+        linear = find_uniform(prog, "u_linear_out")
+        if linear is not None:
+            linear.value = 1
+        redraw()
+        if linear is not None:
+            linear.value = 0
         self.texture.build_mipmaps()
         self.texture.use(location=BACKDROP_UNIT)
         fbo.use()
@@ -201,9 +250,15 @@ class Backdrop:
         if size_uniform is not None:
             size_uniform.value = (float(size[0]), float(size[1]))
 
+    def release_targets(self) -> None:
+        for thing in (self.fbo, self.depth, self.texture, self.copy_fbo, self.copy):
+            if thing is not None:
+                thing.release()
+        self.fbo = self.depth = self.texture = self.copy_fbo = self.copy = None
+
     def release(self) -> None:
-        if self.fbo is not None:
-            self.fbo.release()
-        if self.texture is not None:
-            self.texture.release()
-        self.texture = self.fbo = None
+        self.release_targets()
+        if self.vao is not None and self.program is not None:
+            self.vao.release()
+            self.program.release()
+        self.vao = self.program = None
