@@ -110,7 +110,11 @@ class Overlay:
         self.show_hint = not deterministic
         #: The banner over the view at the last frame, (x, y, w, h) (None: none drawn).
         self.banner_rect: tuple[float, float, float, float] | None = None
-        self.show_names = len(host.graph) <= NAMES_BELOW
+        #: Names over the nodes: on for a scene small enough to name every node, decided
+        #: again for each new scene (a listened program's first snapshot follows an empty
+        #: scene) until the user turns them on or off (N, the checkbox).
+        self._show_names = len(host.graph) <= NAMES_BELOW
+        self._names_chosen = False
         # Glow in the 3D view (the panel's flags stay). Off in the collision demo, whose
         # overlap red would be mistaken for the glow's red.
         controls = host.controls
@@ -265,13 +269,24 @@ class Overlay:
             return live if live.stats is last.stats else last
         return last
 
+    @property
+    def show_names(self) -> bool:
+        return self._show_names
+
+    @show_names.setter
+    def show_names(self, on: bool) -> None:
+        self._show_names, self._names_chosen = on, True
+
     def reset(self, canvas: OverlayCanvas, fresh: bool = False) -> None:
         """A new scene drawn by `canvas`: forget the old reports (their ids were the old
         scene's); after a live reload the counters, totals and events stay, the next frame
         is marked as a reload; `fresh` (a file opened: its frames count from 0 again) the
         records start anew, as after a restart, so the timeline never mixes the two
-        scenes' frame numbers. The view settings are the app's and stay."""
+        scenes' frame numbers. The view settings are the app's and stay, but for the names
+        while the user has not chosen: they follow the new scene's size."""
         self.canvas = canvas
+        if not self._names_chosen:
+            self._show_names = len(self.host.graph) <= NAMES_BELOW
         if fresh:
             self.timeline.clear()
             self._events = []
