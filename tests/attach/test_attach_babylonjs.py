@@ -33,4 +33,4 @@ def test_babylonjs_publisher_node_tests():
         timeout=300,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "# pass 4" in run.stdout and "# fail 0" in run.stdout
+    assert "# pass 5" in run.stdout and "# fail 0" in run.stdout
