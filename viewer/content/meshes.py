@@ -48,12 +48,6 @@ class MeshData:
         """Axis-aligned (min, max) corners in mesh space, each [3]."""
         return self.positions.min(axis=0), self.positions.max(axis=0)
 
-    def interleaved(self) -> np.ndarray:
-        """Vertex data in `VERTEX_FORMAT` order, [n, 14] float32."""
-        zeros = np.zeros((len(self.positions), 2))
-        uvs = [zeros if uv is None else uv for uv in (self.uvs, self.uvs1)]
-        return np.hstack([self.positions, self.normals, self.vcolors, *uvs]).astype(np.float32)
-
 
 def _mesh(pos, nrm, idx, vcol=None) -> MeshData:
     pos = np.asarray(pos, dtype=np.float32).reshape(-1, 3)

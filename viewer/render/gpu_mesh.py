@@ -83,8 +83,8 @@ def joined_indices(data: MeshData) -> NDArray[np.uint32]:
 def interleaved(data: MeshData) -> NDArray[np.float32]:
     """The vertex buffer's contents in `meshes.VERTEX_FORMAT` order, [n, 14] float32,
     written column by column into one array: the only per-vertex copy the upload makes
-    (`GPU_VERTEX_BYTES` a vertex, what the loader charges for it; `MeshData.interleaved`
-    goes through a float64 array twice the size)."""
+    (`GPU_VERTEX_BYTES` a vertex, what the loader charges for it), for plain and skinned
+    meshes alike."""
     out = np.zeros((len(data.positions), _FLOATS), np.float32)  # absent coordinates: zeros
     out[:, 0:3] = data.positions
     out[:, 3:6] = data.normals

@@ -20,7 +20,7 @@ from ..animation.skin import Skinning
 from ..content.geometry import Geometry
 from ..materials import CORE_SLOTS, drawn_late
 from .glow import Glow
-from .gpu_mesh import POINT_SIZE, joined_indices
+from .gpu_mesh import POINT_SIZE, interleaved, joined_indices
 from .lights import LUT_UNIT, RADIANCE_UNIT
 from .material_uniforms import EXTENSION_UNIT, FIRST_UNIT, MaterialBinder, program_defines
 from .shaders import find_uniform, load_program, uniform
@@ -116,7 +116,7 @@ class SkinRenderer:
                 data.points = geometry.points.get(item.mesh)
             joints, weights = skinning.attributes[item.mesh]
             influence = np.hstack([joints.astype(np.float32), weights.astype(np.float32)])
-            vbo = ctx.buffer(data.interleaved().tobytes())
+            vbo = ctx.buffer(interleaved(data))
             skin_vbo = ctx.buffer(np.ascontiguousarray(influence, dtype=np.float32).tobytes())
             joined = joined_indices(data)
             ibo = ctx.buffer(joined.tobytes() if joined.size else b"\0" * 4)
