@@ -17,17 +17,14 @@ CI=true a missing chromium, Playwright or node_modules fails the run."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 import babylonjs_page
 import numpy as np
 import pytest
 from attach_helpers import ROOT
 from bench_modules import load_bench
-from needs import missing, need_gl
+from browser_pages import chromium, listened, run_page, watched
 
 pytestmark = pytest.mark.browser
 
@@ -55,88 +52,34 @@ def bench():
 
 @pytest.fixture(scope="module")
 def browser(bench):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        missing(f"needs playwright (the test extra): {exc}")
-    lab = load_bench("lab_server")
-    if not lab.CHROMIUM.exists():
-        missing("needs Debian's chromium at /usr/bin/chromium (.ci/run installs it)")
-    if not (CORE / "index.js").is_file():
-        missing("needs clients/babylonjs/node_modules (cd clients/babylonjs && npm ci)")
-    with sync_playwright() as pw:
-        chromium = lab.launch_chromium(pw)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium(
+        CORE / "index.js", "needs clients/babylonjs/node_modules (cd clients/babylonjs && npm ci)"
+    ) as launched:
+        yield launched
 
 
 def _run_page(bench, browser, ws_url: str) -> list[dict]:
     """Load the page publishing to ``ws_url``; returns its record once it closed its link."""
-    html = babylonjs_page.page_html(ws_url)
-    roots = {"/babylon/": CORE, "/sgview/": CLIENT}
-    with bench.serve(roots, {"/page.html": html.encode()}) as base:
-        page = browser.new_page(viewport={"width": 320, "height": 200})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        try:
-            page.goto(f"{base}/page.html")
-            page.wait_for_function("window.sgviewDone === true", timeout=30_000)
-            errors += page.evaluate("window.sgviewErrors")
-            recorded = page.evaluate("window.sgviewRecorded()")
-        finally:
-            page.close()
-    assert not errors, errors
-    assert [r["frame"] for r in recorded] == list(range(1, FRAMES + 1))
-    return recorded
+    return run_page(
+        bench,
+        browser,
+        babylonjs_page.page_html(ws_url),
+        {"/babylon/": CORE, "/sgview/": CLIENT},
+        FRAMES,
+    )
 
 
 @pytest.fixture(scope="module")
 def in_process(bench, browser):
     """(the page's record, what sgview's mirror held after each frame)."""
-    watch = bench.Watch()
-    try:
-        recorded = _run_page(bench, browser, f"ws://{watch.address}")
-        assert watch.wait_frame(FRAMES, 20.0), "sgview's mirror did not get every frame"
-    finally:
-        watch.close()
-    return recorded, watch.frames
+    return watched(bench, lambda url: _run_page(bench, browser, url), FRAMES)
 
 
 @pytest.fixture(scope="module")
 def headless(bench, browser, tmp_path_factory):
     """(the page's record, ``sgview listen --headless``'s log by frame, its dump)."""
-    need_gl().release()
     dump = tmp_path_factory.mktemp("babylonjs-browser") / "world.json"
-    cmd = [
-        sys.executable, "-m", "viewer", "listen", "127.0.0.1:0", "--headless",
-        "--frames", str(FRAMES), "--log", "--dump-world", str(dump),
-        "--size", "320x200", "--samples", "0",
-    ]  # fmt: skip
-    viewer = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        said = []  # the listening line comes first, unless a warning came before it
-        while not (found := re.match(r"sgview: listening on (\S+)", said[-1] if said else "")):
-            line = viewer.stderr.readline()
-            assert line, "".join(said)
-            said.append(line)
-        recorded = _run_page(bench, browser, f"ws://{found[1]}")
-        out, err = viewer.communicate(timeout=60)
-    finally:
-        if viewer.poll() is None:
-            viewer.kill()
-            viewer.communicate()
-    assert viewer.returncode == 0, err[-2000:]
-    log: dict[int, list[str]] = {}
-    for line in out.splitlines():
-        if line.startswith("# frame "):
-            lines = log.setdefault(int(line.split()[2]), [])
-        else:
-            lines.append(line)
-    return recorded, log, json.loads(dump.read_text())
+    return listened(lambda url: _run_page(bench, browser, url), FRAMES, dump)
 
 
 def _names_in(log_lines: list[str], kind: str) -> set[str]:
