@@ -7,7 +7,6 @@ control characters, an index past the table, not UTF-8) are refused with one lin
 
 from __future__ import annotations
 
-import io
 import json
 import struct
 import time
@@ -17,6 +16,7 @@ import pytest
 from attach_helpers import wire
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from listening_window import listening_window
 from needs import need_gl
 from PIL import Image
 from test_attach_listen import finish, start_viewer
@@ -268,30 +268,9 @@ def test_listen_logs_a_held_world_with_its_reason_and_draws_it_without_magenta(t
 
 
 def test_the_window_tree_marks_a_held_node_with_its_reason_and_counts_it():
-    need_gl().release()
-    import moderngl_window as mglw
-    from moderngl_window.context.headless import Window
-
-    from viewer.attach.server import Listener
-    from viewer.render.context import GL_VERSION
-    from viewer.scene.graph import SceneGraph
-    from viewer.timing import FixedTimer
-    from viewer.window.app import SgviewApp
-    from viewer.window.run_options import RunOptions
-
-    listener = Listener("127.0.0.1", 0, err=io.StringIO())
-    host, port = listener.start()
-    source = ProgramSource(Scene(SceneGraph(), title="waiting"), listener=listener)
-    window = Window(title="test", size=(800, 400), resizable=False, gl_version=GL_VERSION,
-                    vsync=False, samples=0, backend="egl")  # fmt: skip
-    try:
-        mglw.activate_context(window=window)
-        app = SgviewApp(ctx=window.ctx, wnd=window, timer=FixedTimer(), source=source,
-                        options=RunOptions(size=(800, 400), samples=0))  # fmt: skip
-        window.config = app
-        window.set_default_viewport()
+    with listening_window((800, 400)) as (app, source, address):
         _, frames = _frozen_hand()
-        with connect(f"ws://{host}:{port}", open_timeout=10) as ws:
+        with connect(f"ws://{address}", open_timeout=10) as ws:
             ws.send(p.encode_hello("frozen program", ""))
             p.decode_welcome(ws.recv(timeout=10))
             ws.send(p.encode_structure(frames[0].structure))
@@ -308,6 +287,3 @@ def test_the_window_tree_marks_a_held_node_with_its_reason_and_counts_it():
         assert tree.held_drawn == ["Hand held (frozen)"] and tree.stale_drawn == []
         assert ("held", "1") in counter_rows(app.overlay.timeline.last.stats)
         assert any("1 held" in text for text, _ in source.program_rows())
-    finally:
-        listener.close()
-        window.destroy()

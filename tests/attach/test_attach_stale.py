@@ -5,7 +5,6 @@ test's own composition of the values (its own quaternion formula and products)."
 
 from __future__ import annotations
 
-import io
 import json
 import time
 
@@ -13,6 +12,7 @@ import numpy as np
 from attach_helpers import wire
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from listening_window import listening_window
 from needs import need_gl
 from PIL import Image
 from test_attach_listen import finish, start_viewer
@@ -31,7 +31,6 @@ from viewer.attach.protocol import (
 from viewer.content.scene import Scene
 from viewer.overlay.model import Flags
 from viewer.overlay.stats import COUNTER_TIPS, FrameStats, counter_rows
-from viewer.scene.graph import SceneGraph
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -286,30 +285,9 @@ def test_listen_draws_dumps_and_logs_a_stale_world_as_sent(tmp_path):
 def test_the_tree_the_counters_and_the_inspector_of_a_window_show_a_stale_node():
     """The window's panels, drawn: the tree marks Hand stale, the counters count it, the
     inspector gives parent x local beside the program's world."""
-    need_gl().release()
-    import moderngl_window as mglw
-    from moderngl_window.context.headless import Window
-
-    from viewer.attach.server import Listener
-    from viewer.render.context import GL_VERSION
-    from viewer.timing import FixedTimer
-    from viewer.window.app import SgviewApp
-    from viewer.window.run_options import RunOptions
-
-    listener = Listener("127.0.0.1", 0, err=io.StringIO())
-    host, port = listener.start()
-    source = ProgramSource(Scene(SceneGraph(), title="waiting"), listener=listener)
-    window = Window(title="test", size=(800, 400), resizable=False, gl_version=GL_VERSION,
-                    vsync=False, samples=0, backend="egl")  # fmt: skip
-    try:
-        mglw.activate_context(window=window)
-        timer = FixedTimer()
-        app = SgviewApp(ctx=window.ctx, wnd=window, timer=timer, source=source,
-                        options=RunOptions(size=(800, 400), samples=0))  # fmt: skip
-        window.config = app
-        window.set_default_viewport()
+    with listening_window((800, 400)) as (app, source, address):
         program, _, _ = _arm_program()
-        with connect(f"ws://{host}:{port}", open_timeout=10) as ws:
+        with connect(f"ws://{address}", open_timeout=10) as ws:
             ws.send(encode_hello("stale program", ""))
             decode_welcome(ws.recv(timeout=10))
             program.values[0, 0] = 1.0
@@ -336,6 +314,3 @@ def test_the_tree_the_counters_and_the_inspector_of_a_window_show_a_stale_node()
         assert rows["stale"] == "world differs from parent x local by 2"
         assert ("stale", "1") in counter_rows(app.overlay.timeline.last.stats)
         assert any("1 stale" in text for text, _ in source.program_rows())
-    finally:
-        listener.close()
-        window.destroy()
