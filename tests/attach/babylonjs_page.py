@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import json
 
+from browser_pages import RUN_FRAMES_JS
+
 FRAMES = 24
 FROZEN = 4
 ADDED = 8
@@ -152,21 +154,7 @@ function step(k) {
   records.push(entry);
 }
 
-const until = (check) => new Promise((resolve) => {
-  const look = () => (check() ? resolve() : setTimeout(look, 10));
-  look();
-});
-await until(() => link.connected);
-let k = 0;
-await new Promise((resolve) => {
-  const frame = () => {
-    k += 1;
-    step(k);
-    if (k < FRAMES) requestAnimationFrame(frame); else resolve();
-  };
-  requestAnimationFrame(frame);
-});
-link.close();
+RUN_FRAMES
 engine.dispose();
 window.sgviewDone = true;
 """
@@ -183,6 +171,7 @@ def page_html(ws_url: str, frames: int = FRAMES) -> str:
         "URL": ws_url,
     }
     script = _SCENE_JS.replace("SETTINGS", json.dumps(settings), 1)
+    script = script.replace("RUN_FRAMES", RUN_FRAMES_JS, 1)
     # One file in @babylonjs/core names its own package: the map resolves it to the same copy.
     imports = {"imports": {"@babylonjs/core/": "/babylon/", "@babylonjs/core": "/babylon/index.js"}}
     return f"""<!DOCTYPE html>

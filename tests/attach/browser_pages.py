@@ -18,6 +18,24 @@ from attach_helpers import ROOT
 from bench_modules import load_bench
 from needs import missing, need_gl
 
+#: The end of a page's module: once the publisher is connected, ``step(k)`` for frames 1 to
+#: ``FRAMES``, one an animation frame, then the link closed (what it queued sent first).
+RUN_FRAMES_JS = """const until = (check) => new Promise((resolve) => {
+  const look = () => (check() ? resolve() : setTimeout(look, 10));
+  look();
+});
+await until(() => link.connected);
+let k = 0;
+await new Promise((resolve) => {
+  const frame = () => {
+    k += 1;
+    step(k);
+    if (k < FRAMES) requestAnimationFrame(frame); else resolve();
+  };
+  requestAnimationFrame(frame);
+});
+link.close();"""
+
 
 @contextmanager
 def chromium(node_modules: Path, without: str) -> Iterator[object]:

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 
+from browser_pages import RUN_FRAMES_JS
+
 FRAMES = 30
 ADDED = 6
 REMOVED = 9
@@ -185,21 +187,7 @@ function step(k) {
   window.sgviewRecord(THREE, scene, k);
 }
 
-const until = (check) => new Promise((resolve) => {
-  const look = () => (check() ? resolve() : setTimeout(look, 10));
-  look();
-});
-await until(() => link.connected);
-let k = 0;
-await new Promise((resolve) => {
-  const frame = () => {
-    k += 1;
-    step(k);
-    if (k < FRAMES) requestAnimationFrame(frame); else resolve();
-  };
-  requestAnimationFrame(frame);
-});
-link.close();
+RUN_FRAMES
 window.sgviewDone = true;
 """
 
@@ -215,6 +203,7 @@ def page_html(ws_url: str, recorder_js: str, frames: int = FRAMES) -> str:
         "URL": ws_url,
     }
     script = _SCENE_JS.replace("SETTINGS", json.dumps(settings), 1)
+    script = script.replace("RUN_FRAMES", RUN_FRAMES_JS, 1)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>sgview: a three.js page</title>
 <script type="importmap">{{"imports": {{"three": "/build/three.module.js"}}}}</script>
