@@ -3,6 +3,10 @@ wire round trip without sockets, and how to compare a mirror with its program.""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -137,3 +141,24 @@ def random_edit(graph: SceneGraph, data, serial: list[int]) -> None:
             graph.rename(node, f"R{serial[0]}")
     except HierarchyError:
         pass  # a cycle or a shear the core refuses: no edit, as in a real program
+
+
+def run_node_suite(client: Path, package: str, passes: int) -> None:
+    """A publisher's own Node tests (``node --test test/`` in `client`, which start
+    ``sgview listen`` with this Python): all `passes` of them pass. `package`: the folder
+    under node_modules that ``npm ci`` there puts in place."""
+    from needs import missing, need_gl
+
+    need_gl().release()
+    if shutil.which("node") is None:
+        missing("needs Node.js (node) on PATH")
+    if not (client / "node_modules" / package).is_dir():
+        where = client.relative_to(ROOT)
+        missing(f"needs {where}/node_modules (cd {where} && npm ci)")
+    env = dict(os.environ, SGVIEW_PYTHON=sys.executable, PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        ["node", "--test", "test/"], cwd=client, env=env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert f"# pass {passes}" in run.stdout and "# fail 0" in run.stdout
