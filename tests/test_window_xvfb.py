@@ -32,8 +32,21 @@ def display():
     apt-get install -y xvfb xdotool x11-apps)."""
     need_tools("Xvfb", "xdotool", "xwd")
     read_fd, write_fd = os.pipe()
+    # -noreset: by default Xvfb resets itself when its last client leaves, and a viewer
+    # that connects during that reset is refused ("Cannot connect"); one test's viewer
+    # exiting just before the next one's starts hit it.
     server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+        [
+            "Xvfb",
+            "-displayfd",
+            str(write_fd),
+            "-screen",
+            "0",
+            "800x600x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ],
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -411,8 +424,10 @@ def test_zero_restarts_and_replays_the_script_and_bracket_jumps_back(display, tm
         second = len(lines) - 1 - lines[::-1].index("# frame 60")
         _wait_for(lambda: len(block(second)) == len(first), 10, "the replayed block")
         assert block(second) == first
-        # Paused once the glow of the touch has faded (tree10 has no other motion), [
-        # shows the touch again.
+        # Paused once the glow of the last scripted touch (frame 300) has faded: tree10 has
+        # no other motion, so the view is quiet and [ shows that touch again. Pausing
+        # between two touches instead could land on a fresh glow, as bright as ['s.
+        _wait_for(lambda: "# frame 300" in lines[second:], 60, "the last touch replayed")
         _wait_for(lambda: red_pixels() < 20, 30, "the glow to fade")
         _x(display, "xdotool", "key", "--window", wid, "space")
         time.sleep(0.3)
