@@ -173,8 +173,19 @@ def test_a_core_source_of_another_format_is_read_as_what_it_is(tmp_path, kind, m
     diff = np.abs(_pixels(scene).astype(int) - PIXELS).max()
     assert diff <= TOLERANCE[kind], (kind, diff)
     label = {"webp": "WebP", "avif": "AVIF"}.get(kind, "KTX2")
-    wanted = f"texture 0: its image 0 is a {label} file, not the PNG or JPEG the core allows"
-    assert any(wanted in note for note in scene.animation.notes), scene.animation.notes
+    wanted = f"image 0: a {label} file, not the PNG or JPEG the core allows"
+    assert sum(wanted in note for note in scene.animation.notes) == 1, scene.animation.notes
+
+
+def test_an_image_of_another_format_shown_by_two_textures_is_noted_once(tmp_path):
+    path = textured_quad(tmp_path / "t.gltf", "png", data=encode("webp"), mime=None)
+    doc = json.loads(path.read_text())
+    doc["textures"].append(dict(doc["textures"][0]))
+    doc["materials"][0]["emissiveTexture"] = {"index": 1}
+    path.write_text(json.dumps(doc))
+    notes = load_scene(path).animation.notes
+    assert sum("image 0: a WebP file" in note for note in notes) == 1, notes
+    assert not any("texture 1" in note for note in notes), notes
 
 
 def test_a_basis_core_source_without_the_transcoder_is_one_line(tmp_path, monkeypatch):

@@ -164,10 +164,11 @@ def _core_format(gltf: GltfFile, data: bytes, where: str, source: int) -> str:
         mime = "image/avif"
     else:
         return "image/png"
+    # Named by the image, not the texture: one note however many textures show it.
     gltf.note(
-        where,
-        f"its image {source} is a {_LABELS[mime]} file, not the PNG or JPEG the core "
-        f"allows (no {_EXTENSION_OF[mime]} on the texture): read as {_LABELS[mime]}",
+        f"image {source}",
+        f"a {_LABELS[mime]} file, not the PNG or JPEG the core allows (no "
+        f"{_EXTENSION_OF[mime]} on the textures showing it): read as {_LABELS[mime]}",
     )
     return mime
 
