@@ -13,6 +13,15 @@
 // pivot changed, `markAsDirty`, a forced call) or only out of date with its parent; then
 // the cause is the ancestor whose change started it.
 //
+// A mesh's thin instances (GPU instances inside the mesh) are nodes of their own under it,
+// `NAME#thin I`, each with the world Babylon draws it with: its matrix in the mesh's
+// thin-instance buffer times the mesh's world. Babylon never computes those products on
+// the CPU; one is recomputed when Babylon wrote that matrix (the mesh's
+// `thinInstanceSetMatrixAt`, `thinInstanceAdd`, `thinInstanceSetBuffer`,
+// `thinInstanceBufferUpdated`, `thinInstancePartialBufferUpdate`, observed on the mesh as
+// `computeWorldMatrix` is: no matrix is compared, so a frame where none was written costs
+// nothing per instance) or when the mesh's world was recomputed.
+//
 // Matrices go to sgview's conventions once: Babylon's row-vector matrices read column by
 // column are the column-vector ones, and a left-handed scene (Babylon's default) is seen
 // through the mirror z -> -z (M' = S M S, S = diag(1, 1, -1, 1)), so that sgview's
@@ -35,17 +44,21 @@ const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 // Elements of a column-major 4x4 matrix in the z row or the z column but not both: the
 // ones the mirror z -> -z negates.
 const Z_FLIPPED = [2, 6, 8, 9, 11, 14];
+// Thin instances' ids: from 2^31 up, above any Babylon uniqueId, which the protocol allows
+// for nodes with no children (a parent's id is an i32).
+const THIN_ID_BASE = 2 ** 31;
+const THIN_ID_END = 2 ** 32;
 
 /** A name as sgview takes it: the text itself (sgview escapes what it cannot print safely
- * when it shows it), cut to at most 1024 bytes of UTF-8 between characters. */
-function cleanName(text) {
+ * when it shows it), cut to at most `max` (1024) bytes of UTF-8 between characters. */
+function cleanName(text, max = NAME_BYTES_MAX) {
   const name = String(text);
-  if (encoder.encode(name).length <= NAME_BYTES_MAX) return name;
+  if (encoder.encode(name).length <= max) return name;
   let kept = "";
   let bytes = 0;
   for (const ch of name) { // code points: a cut never splits a surrogate pair
     bytes += encoder.encode(ch).length;
-    if (bytes > NAME_BYTES_MAX) break;
+    if (bytes > max) break;
     kept += ch;
   }
   return kept;
@@ -69,6 +82,28 @@ function helloMessage(name, token) {
     at += 4 + bytes.length;
   }
   return buffer;
+}
+
+/** The structure of `tree` (docs/attach.md), each mesh's thin instances (`tree.thin`)
+ * listed right after the mesh, before its children. */
+function treeStructure(tree) {
+  if (!tree.thin.length) return structureMessage(tree.ids, tree.parents, tree.names);
+  const ids = [], parents = [], names = [];
+  let next = 0;
+  for (let i = 0; i < tree.ids.length; i++) {
+    ids.push(tree.ids[i]);
+    parents.push(tree.parents[i]);
+    names.push(tree.names[i]);
+    const block = tree.thin[next];
+    if (block?.at !== i) continue;
+    next += 1;
+    for (let k = 0; k < block.count; k++) {
+      ids.push(block.ids[k]);
+      parents.push(tree.ids[i]);
+      names.push(`${block.base}${k}`);
+    }
+  }
+  return structureMessage(ids, parents, names);
 }
 
 function structureMessage(ids, parents, names) {
@@ -190,6 +225,25 @@ export function valuesOf(e, out = new Float64Array(10), at = 0) {
   return out;
 }
 
+const thinProduct = new Float64Array(16);
+/** Thin instance `k` of a mesh whose matrix buffer is `data` (Float32Array, 16 a matrix,
+ * Babylon's row-vector layout) and whose world is `w` (Babylon's `m`): its world as
+ * Babylon draws it (the shader's `world * finalWorld`: in Babylon's row vectors,
+ * instance · mesh world) and its local values, in sgview's convention, into `worlds` and
+ * `values` at row `j`. */
+export function thinRow(data, k, w, flip, values, worlds, j) {
+  const t = 16 * k;
+  for (let r = 0; r < 4; r++) {
+    const t0 = data[t + 4 * r], t1 = data[t + 4 * r + 1];
+    const t2 = data[t + 4 * r + 2], t3 = data[t + 4 * r + 3];
+    for (let c = 0; c < 4; c++) {
+      thinProduct[4 * r + c] = t0 * w[c] + t1 * w[4 + c] + t2 * w[8 + c] + t3 * w[12 + c];
+    }
+  }
+  toSgview(thinProduct, flip, worlds, 16 * j);
+  valuesOf(toSgview(data.subarray(t, t + 16), flip, thinProduct), values, 10 * j);
+}
+
 const isBone = (node) => node.getClassName?.() === "Bone";
 /** Why Babylon holds `node`'s world apart from its parent's world · its local matrix, on
  * purpose: a frozen world matrix (`freezeWorldMatrix`: kept whatever moves), or a
@@ -223,7 +277,11 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   const token = options.token ?? "";
   const maxBuffered = options.maxBuffered ?? 8 * 1024 * 1024;
   const auto = options.auto ?? true;
-  const link = { connected: false, framesSent: 0, framesMerged: 0, frameNumber: 0, error: null };
+  const maxThin = options.maxThinInstances ?? 100_000;
+  const link = {
+    connected: false, framesSent: 0, framesMerged: 0, frameNumber: 0, error: null,
+    thinInstancesLeftOut: 0,
+  };
   // node -> { method, hadOwn, original, fresh, world, flag, local, localFlag }: the method
   // observed and Babylon's own, whether the node joined since the last frame, and its
   // world and local matrices (object and updateFlag) as they were at the last frame.
@@ -231,7 +289,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   let socket = null;
   let closed = false;
   let needSnapshot = false;
-  let sent = { ids: [], parents: [], names: [] };
+  let sent = { ids: [], parents: [], names: [], thin: [] };
   const known = new Set(); // ids whose rows sgview holds
   const heldSent = new Map(); // id -> the held reason sgview holds for it (none: "")
   const nameOf = new WeakMap(); // node -> [its name, as sent]
@@ -239,6 +297,13 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   let causes = new Map(); // id -> cause, for the recomputes observed since the last frame
   let pending = null; // frames merged while sgview lags
   let previous = new Set(); // the nodes of the last frame's tree
+  // mesh -> what the publisher knows of its thin instances: { written (a Set of indices
+  // or null), all, from (indices from it on written): the writes observed since the last
+  // frame; last: how many it had at the last frame; known: how many sgview holds rows
+  // of; hooks: the methods observed }
+  const thinStates = new Map();
+  const thinIds = new WeakMap(); // mesh -> Uint32Array, its thin instances' ids by index
+  let nextThinId = THIN_ID_BASE;
 
   /** Whether `node`, about to be computed, would recompute for a reason of its own (judged
    * before Babylon's dirty checks run and clear the flags): no parent, a forced call,
@@ -286,6 +351,79 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       world: node._worldMatrix, flag: node._worldMatrix?.updateFlag,
       local: node._localMatrix, localFlag: node._localMatrix?.updateFlag,
     });
+    if (typeof node.thinInstanceSetMatrixAt === "function") watchThin(node, fresh);
+  }
+
+  /** Observe the calls through which Babylon writes `mesh`'s thin-instance matrices: each
+   * marks what it wrote (a call made inside another, as `thinInstanceAdd` calls
+   * `thinInstanceSetMatrixAt`, which calls `thinInstanceBufferUpdated`, counts as the
+   * outer one). `fresh`: the mesh joined the tree since the last frame, and so did its
+   * thin instances. */
+  function watchThin(mesh, fresh) {
+    const last = fresh ? 0 : thinCountOf(mesh)[1];
+    const state = { written: null, all: false, from: Infinity, last, known: 0, hooks: [] };
+    thinStates.set(mesh, state);
+    let depth = 0;
+    const count = () => mesh._thinInstanceDataStorage?.instancesCount ?? 0;
+    const range = (a, b) => {
+      if (b >= count()) state.from = Math.min(state.from, a);
+      else for (let i = a; i < b; i++) (state.written ??= new Set()).add(i);
+    };
+    const marks = {
+      thinInstanceSetMatrixAt: ([index], done) => {
+        if (done) (state.written ??= new Set()).add(index);
+      },
+      thinInstanceAdd: (args, done, before) => { if (done >= 0) range(before, count()); },
+      thinInstanceSetBuffer: ([kind]) => { if (kind === "matrix") state.all = true; },
+      thinInstanceBufferUpdated: ([kind]) => { if (kind === "matrix") state.all = true; },
+      // With an array of its own, Babylon sends it to the GPU alone: the matrices it holds
+      // (what is shown) are not written.
+      thinInstancePartialBufferUpdate: ([kind, length, offset]) => {
+        if (kind === "matrix" && typeof length === "number") range(offset, offset + length);
+      },
+    };
+    for (const [method, mark] of Object.entries(marks)) {
+      const original = mesh[method];
+      if (typeof original !== "function") continue;
+      state.hooks.push([method, Object.hasOwn(mesh, method), original]);
+      mesh[method] = function thinWrite(...args) {
+        const before = count();
+        depth += 1;
+        let result;
+        try {
+          result = original.apply(this, args);
+        } finally {
+          depth -= 1;
+        }
+        if (depth === 0) mark(args, result, before);
+        return result;
+      };
+    }
+  }
+
+  /** The ids of `mesh`'s first `count` thin instances: the same index keeps its id while
+   * the mesh lives. */
+  function thinIdsOf(mesh, count) {
+    let ids = thinIds.get(mesh);
+    if (ids && ids.length >= count) return ids;
+    const grown = new Uint32Array(Math.max(count, 2 * (ids?.length ?? 0), 16));
+    if (ids) grown.set(ids);
+    for (let k = ids?.length ?? 0; k < grown.length; k++) {
+      grown[k] = nextThinId;
+      nextThinId = nextThinId + 1 < THIN_ID_END ? nextThinId + 1 : THIN_ID_BASE;
+    }
+    thinIds.set(mesh, grown);
+    return grown;
+  }
+
+  /** How many of `mesh`'s thin instances Babylon draws (the first `thinInstanceCount` of its
+   * matrix buffer), and how many of them are published (at most `maxThinInstances`). */
+  function thinCountOf(mesh) {
+    const storage = mesh._thinInstanceDataStorage;
+    const data = storage?.matrixData;
+    if (!data || typeof mesh.thinInstanceSetMatrixAt !== "function") return [0, 0];
+    const drawn = Math.min(storage.instancesCount, Math.floor(data.length / 16));
+    return [drawn, Math.min(drawn, maxThin)];
   }
 
   // A skeleton computes all its bones' final matrices at once (`prepare()`, when one of
@@ -306,6 +444,12 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       if (record.hadOwn) node[record.method] = record.original;
       else delete node[record.method];
     }
+    const state = thinStates.get(node);
+    for (const [method, hadOwn, original] of state?.hooks ?? []) {
+      if (hadOwn) node[method] = original;
+      else delete node[method];
+    }
+    thinStates.delete(node);
     watched.delete(node);
   }
 
@@ -313,7 +457,9 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     const nodes = [], ids = [], parents = [], names = [], depths = [];
     const hosts = new Map(); // bone -> the mesh it is shown under
     const placed = new Set(); // skeletons shown, each once, under its first mesh
+    const thin = []; // { mesh, at: its place in nodes, count, ids, base }, in pre-order
     let naive = 0;
+    let leftOut = 0;
     const visit = (node, parentId, depth, host) => { // pre-order, children in their order
       if (host) hosts.set(node, host);
       nodes.push(node);
@@ -325,6 +471,14 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       if (named?.[0] !== raw) nameOf.set(node, named = [raw, cleanName(raw)]);
       names.push(named[1]);
       naive += depth;
+      const [drawn, count] = thinCountOf(node);
+      if (count) {
+        // named NAME#thin K: the mesh's name cut so that the index always fits
+        const base = `${cleanName(raw, NAME_BYTES_MAX - 16)}#thin `;
+        thin.push({ mesh: node, at: nodes.length - 1, count, ids: thinIdsOf(node, count), base });
+        naive += count * (depth + 1);
+      }
+      leftOut += drawn - count;
       if (isBone(node)) { // its child bones, then the nodes attached to it
         for (const child of node.children) visit(child, node.uniqueId, depth + 1, host);
       }
@@ -341,11 +495,18 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       }
     };
     for (const root of scene.rootNodes) visit(root, -1, 0, null);
-    return { nodes, ids, parents, names, depths, naive, hosts };
+    link.thinInstancesLeftOut = leftOut;
+    return { nodes, ids, parents, names, depths, naive, hosts, thin };
   }
 
   function sameStructure(a, b) {
-    if (a.ids.length !== b.ids.length) return false;
+    if (a.ids.length !== b.ids.length || a.thin.length !== b.thin.length) return false;
+    for (let i = 0; i < a.thin.length; i++) {
+      const [x, y] = [a.thin[i], b.thin[i]];
+      if (x.mesh !== y.mesh || x.at !== y.at || x.count !== y.count || x.base !== y.base) {
+        return false;
+      }
+    }
     for (let i = 0; i < a.ids.length; i++) {
       if (a.ids[i] !== b.ids[i] || a.parents[i] !== b.parents[i] || a.names[i] !== b.names[i]) {
         return false;
@@ -392,7 +553,31 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     });
     causes = new Map();
     computedSkeletons.clear();
-    return { local, world, cause, products };
+    // Thin instances: written since the last frame (a thin instance that joined counts as
+    // written), or following their mesh's recomputed world (the mesh's cause).
+    const counts = new Map(tree.thin.map((block) => [block.mesh, block.count]));
+    const thin = new Map(); // mesh -> { written, all, from, byMesh: its cause or null }
+    for (const [mesh, state] of thinStates) {
+      const count = counts.get(mesh) ?? 0;
+      const { written, all } = state;
+      const from = Math.min(state.from, Math.max(state.last, 0));
+      state.written = null;
+      state.all = false;
+      state.from = Infinity;
+      state.last = count;
+      if (!count) continue;
+      const byMesh = thisFrame.has(mesh.uniqueId) ? thisFrame.get(mesh.uniqueId) : null;
+      let n = 0;
+      if (all || byMesh !== null) n = count;
+      else {
+        n = Math.max(0, count - from);
+        for (const k of written ?? []) if (k < Math.min(from, count)) n += 1;
+      }
+      if (!n) continue;
+      products += n;
+      thin.set(mesh, { written, all, from, byMesh });
+    }
+    return { local, world, cause, products, thin };
   }
 
   /** Fold this frame's record into `pending`, then send it if sgview keeps up. */
@@ -406,7 +591,19 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     previous = present;
     const done = collect(tree);
     if (!link.connected) return;
-    pending ??= { local: new Set(), world: new Map(), merged: 0, products: 0, naive: 0 };
+    pending ??= {
+      local: new Set(), world: new Map(), thin: new Map(), merged: 0, products: 0, naive: 0,
+    };
+    for (const [mesh, now] of done.thin) { // the latest cause of each thin instance
+      const was = pending.thin.get(mesh);
+      if (!was || now.byMesh !== null) {
+        pending.thin.set(mesh, now);
+        continue;
+      }
+      was.all ||= now.all;
+      was.from = Math.min(was.from, now.from);
+      if (now.written) was.written = new Set([...(was.written ?? []), ...now.written]);
+    }
     for (const id of done.local) pending.local.add(id);
     done.world.forEach((id, i) => { pending.world.delete(id); pending.world.set(id, done.cause[i]); });
     pending.merged += 1;
@@ -445,6 +642,41 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     return scratch.bone;
   }
 
+  /** What one mesh's thin instances send in this frame, as indices: `world` (recomputed,
+   * each with `cause(index)`), `local` (those written: their own local matrix changed) and
+   * `rows` (the recomputed ones and those sgview holds no row of), each in index order. */
+  function thinPart(block, snapshot, alive) {
+    const { mesh, count, ids } = block;
+    const state = thinStates.get(mesh);
+    const known = snapshot ? 0 : Math.min(state.known, count);
+    state.known = count;
+    const part = { block, world: [], local: [], rows: [], cause: null };
+    const p = pending.thin.get(mesh);
+    let whole = snapshot;
+    if (p) {
+      const from = Math.min(p.from, count);
+      const all = p.all || p.byMesh !== null;
+      const own = (k) => p.all || k >= from || (p.written?.has(k) ?? false);
+      if (all) for (let k = 0; k < count; k++) part.world.push(k);
+      else {
+        for (const k of p.written ?? []) if (k < from) part.world.push(k);
+        part.world.sort((a, b) => a - b);
+        for (let k = from; k < count; k++) part.world.push(k);
+      }
+      for (const k of part.world) if (own(k)) part.local.push(k);
+      const byMesh = alive.has(p.byMesh) ? p.byMesh : null;
+      part.cause = (k) => (own(k) || byMesh === null ? ids[k] : byMesh);
+      whole ||= all;
+    }
+    if (whole) {
+      for (let k = 0; k < count; k++) part.rows.push(k);
+    } else {
+      part.rows = part.world.filter((k) => k < known);
+      for (let k = known; k < count; k++) part.rows.push(k);
+    }
+    return part;
+  }
+
   function send(tree) {
     const snapshot = needSnapshot;
     needSnapshot = false;
@@ -473,15 +705,45 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       }
       rowIds = inOrder(due);
     }
+    const parts = tree.thin.map((block) => thinPart(block, snapshot, alive));
+    let rowCount = rowIds.length;
+    for (const part of parts) rowCount += part.rows.length;
     const flip = !scene.useRightHandedSystem;
-    const values = new Float64Array(10 * rowIds.length);
-    const worlds = new Float64Array(16 * rowIds.length);
-    rowIds.forEach((id, j) => {
+    const values = new Float64Array(10 * rowCount);
+    const worlds = new Float64Array(16 * rowCount);
+    const rowsSent = new Uint32Array(rowCount);
+    let j = 0;
+    // Each mesh's thin instances come right after it, as in the structure.
+    const weave = (real, pick, put) => {
+      let i = 0;
+      for (const part of parts) {
+        while (i < real.length && alive.get(real[i]) <= part.block.at) put(real[i], i++, null);
+        for (const k of pick(part)) put(k, -1, part);
+      }
+      while (i < real.length) put(real[i], i++, null);
+    };
+    weave(rowIds, (part) => part.rows, (id, i, part) => {
+      if (part) {
+        const { mesh, ids } = part.block;
+        const data = mesh._thinInstanceDataStorage.matrixData;
+        thinRow(data, id, mesh._worldMatrix?.m ?? IDENTITY, flip, values, worlds, j);
+        rowsSent[j++] = ids[id];
+        return;
+      }
       const node = tree.nodes[alive.get(id)];
       const matrix = worldOf(node, tree.hosts.get(node));
       valuesOf(localOf(node, matrix, flip), values, 10 * j);
       toSgview(matrix ? matrix.m : IDENTITY, flip, worlds, 16 * j);
       known.add(id);
+      rowsSent[j++] = id;
+    });
+    const worldIds = [], causeIds = [], localIds = [];
+    weave(world, (part) => part.world, (id, i, part) => {
+      worldIds.push(part ? part.block.ids[id] : id);
+      causeIds.push(part ? part.cause(id) : cause[i]);
+    });
+    weave(inOrder(pending.local), (part) => part.local, (id, i, part) => {
+      localIds.push(part ? part.block.ids[id] : id);
     });
     if (changed) {
       for (const id of [...known]) if (!alive.has(id)) { known.delete(id); lastCause.delete(id); }
@@ -499,13 +761,14 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       }
     });
     if (changed) {
-      socket.send(structureMessage(tree.ids, tree.parents, tree.names));
+      socket.send(treeStructure(tree));
       sent = { ...tree, alive };
     }
     socket.send(frameMessage({
       frame: link.frameNumber, merged: pending.merged, structureChanged: changed,
-      products: pending.products, naive: pending.naive, local: inOrder(pending.local),
-      world, cause, valueIds: rowIds, values, worldIds: rowIds, worlds, held,
+      products: pending.products, naive: pending.naive, local: localIds,
+      world: worldIds, cause: causeIds, valueIds: rowsSent, values, worldIds: rowsSent, worlds,
+      held,
     }));
     link.framesSent += pending.merged;
     link.framesMerged += pending.merged - 1;

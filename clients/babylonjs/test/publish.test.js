@@ -18,7 +18,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   Animation, Bone, FreeCamera, HemisphericLight, Logger, Matrix, Mesh, MeshBuilder, NullEngine,
-  Scene, Skeleton, TransformNode, Vector3,
+  Quaternion, Scene, Skeleton, TransformNode, Vector3,
 } from "@babylonjs/core";
 import WebSocket from "ws";
 import { publish } from "../sgview-publish.js";
@@ -26,7 +26,9 @@ import { publish } from "../sgview-publish.js";
 Logger.LogLevels = Logger.NoneLogLevel; // Babylon's banner would mix with the test report
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const PYTHON = process.env.SGVIEW_PYTHON ?? "python3";
+// A path is taken from where the tests were started (the viewer runs from the root).
+const PYTHON = (process.env.SGVIEW_PYTHON ?? "python3").includes("/")
+  ? path.resolve(process.env.SGVIEW_PYTHON) : process.env.SGVIEW_PYTHON ?? "python3";
 
 /** `sgview listen ADDRESS --headless ...`: resolves with the address it listens on and a
  * promise of its stdout once it exits. */
@@ -133,11 +135,23 @@ function worldsOf(scene) {
   };
   const visit = (node) => {
     put(node.name, node._worldMatrix?.m ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    thinWorlds(node).forEach((m, k) => put(`${node.name}#thin ${k}`, m.m));
     node.getChildren().forEach(visit);
     node.skeleton?.bones.filter((b) => !b.getParent()).forEach((b) => bones(b, node));
   };
   scene.rootNodes.forEach(visit);
   return out;
+}
+
+/** The world matrices Babylon draws `mesh`'s thin instances with: the shader's
+ * `world * finalWorld`, in Babylon's row vectors instance · mesh world, with Babylon's own
+ * Matrix product, each instance's matrix read from the buffer Babylon draws from (the
+ * first `thinInstanceCount`). */
+function thinWorlds(mesh) {
+  const data = mesh._thinInstanceDataStorage?.matrixData;
+  if (!data) return [];
+  return Array.from({ length: mesh.thinInstanceCount },
+    (_, k) => Matrix.FromArray(data, 16 * k).multiply(mesh._worldMatrix));
 }
 
 function assertWorlds(dumpPath, scene, where) {
@@ -517,3 +531,315 @@ test("without a WebSocket class publish says so at once instead of retrying sile
     else delete globalThis.WebSocket;
   }
 });
+
+/** A mesh's thin instance `k` at time `t`: Babylon's own composition of a scale, a
+ * rotation and a translation. */
+function instance(k, t) {
+  return Matrix.Compose(new Vector3(0.5 + 0.01 * k, 0.5, 0.5 + 0.02 * (t % 7)),
+    Quaternion.RotationYawPitchRoll(0.1 * k + 0.03 * t, 0.05 * t, 0.2),
+    new Vector3(k % 10, Math.floor(k / 10), 0.01 * t));
+}
+
+/** Thin instance `k` of the grid at time `t`, written into the buffer itself. */
+function writeGrid(data, k, t) {
+  instance(k + 100, t).copyToArray(data, 16 * k);
+}
+
+/** A scene of thin instances: Swarm (50 made with thinInstanceAdd, under Carrier, moved
+ * with thinInstanceSetMatrixAt, grown and shrunk) and Grid (a buffer of 20 given with
+ * thinInstanceSetBuffer, written in place and announced with thinInstanceBufferUpdated or
+ * thinInstancePartialBufferUpdate, replaced, dropped and given again). */
+function thinWorld() {
+  const engine = new NullEngine();
+  // NullEngine says it has no instanced arrays, and thinInstanceAdd then refuses: it draws
+  // nothing, so it may say it has them.
+  engine.getCaps().instancedArrays = true;
+  const scene = new Scene(engine);
+  const camera = new FreeCamera("Camera", new Vector3(0, 5, -20), scene);
+  camera.setTarget(Vector3.Zero());
+  const carrier = new TransformNode("Carrier", scene);
+  carrier.position.set(1, 0, 2);
+  carrier.rotation.y = 0.4;
+  const dock = new TransformNode("Dock", scene);
+  dock.position.set(-3, 1, 0);
+  dock.scaling.set(1.5, 1.5, 1.5);
+  box("Anchor", scene, dock, new Vector3(0, 0, 0)); // so that a render computes Dock
+  const swarm = box("Swarm", scene, carrier, new Vector3(0, 1, 0));
+  swarm.thinInstanceAdd(Array.from({ length: 50 }, (_, k) => instance(k, 0)));
+  const grid = box("Grid", scene, null, new Vector3(0, -2, 0));
+  const data = new Float32Array(16 * 20);
+  for (let k = 0; k < 20; k++) writeGrid(data, k, 0);
+  grid.thinInstanceSetBuffer("matrix", data, 16, false);
+  return { engine, scene, camera, carrier, dock, swarm, grid, data };
+}
+
+/** The frame's `t`-th change, each write of a thin-instance matrix recorded in `wrote`
+ * (mesh -> { all, written }) as the test makes the call. */
+function thinChange(w, t) {
+  const { swarm, grid, carrier, dock } = w;
+  const wrote = new Map();
+  const mark = (mesh, what) => {
+    const entry = wrote.get(mesh) ?? { all: false, written: new Set() };
+    wrote.set(mesh, entry);
+    if (what === "all") entry.all = true;
+    else what.forEach((k) => entry.written.add(k));
+  };
+  const n = swarm.thinInstanceCount; // some moved, the last call refreshing the buffer
+  const picks = [...new Set([(7 * t) % n, (11 * t + 3) % n, (13 * t + 5) % n])];
+  picks.forEach((k, i) => swarm.thinInstanceSetMatrixAt(k, instance(k, t), i === picks.length - 1));
+  mark(swarm, picks);
+  if (t % 10 === 4) { // grown by three
+    swarm.thinInstanceAdd([instance(n, t), instance(n + 1, t), instance(n + 2, t)]);
+    mark(swarm, [n, n + 1, n + 2]);
+  }
+  if (t % 10 === 8) swarm.thinInstanceCount -= 4; // shrunk: their matrices stay in the buffer
+  if (t % 20 === 9) swarm.thinInstanceCount += 2; // two of them drawn again, unwritten
+  if (t % 15 === 5) carrier.position.x += 0.5; // Swarm and its instances follow
+  if (t % 20 === 13) swarm.rotation.z = 0.05 * t; // Swarm itself
+  if (t === 60) swarm.setParent(dock);
+  if (grid.thinInstanceCount) {
+    if (t % 6 === 2) { // the whole buffer written in place, then announced
+      for (let k = 0; k < grid.thinInstanceCount; k++) writeGrid(w.data, k, t);
+      grid.thinInstanceBufferUpdated("matrix");
+      mark(grid, "all");
+    } else if (t % 9 === 1) { // two of it, announced as such
+      writeGrid(w.data, 5, t);
+      writeGrid(w.data, 6, t);
+      grid.thinInstancePartialBufferUpdate("matrix", 2, 5);
+      mark(grid, [5, 6]);
+    }
+  }
+  if (t === 70 || t === 100) { // a buffer of its own, replaced
+    w.data = new Float32Array(16 * (t === 70 ? 12 : 8));
+    for (let k = 0; k < w.data.length / 16; k++) writeGrid(w.data, k, t);
+    grid.thinInstanceSetBuffer("matrix", w.data, 16, false);
+    mark(grid, "all");
+  }
+  if (t === 90) grid.thinInstanceSetBuffer("matrix", null); // no thin instances left
+  if (t === 115) grid.position.y = -3; // the grid itself
+  return wrote;
+}
+
+/** The thin instances the publisher must report recomputed after a frame, from the test's
+ * own record of its calls (`wrote`) and Babylon's: those whose matrix the frame's calls
+ * wrote, those that joined (the count grew), and all of a mesh whose world Babylon
+ * recomputed (`recomputed`: names). `counts`: mesh -> its count after the last frame. */
+function thinExpected(meshes, wrote, counts, recomputed) {
+  const names = new Set();
+  for (const mesh of meshes) {
+    const count = mesh._thinInstanceDataStorage.matrixData ? mesh.thinInstanceCount : 0;
+    const before = counts.get(mesh) ?? 0;
+    counts.set(mesh, count);
+    const entry = wrote.get(mesh);
+    const all = recomputed.has(mesh.name) || entry?.all;
+    for (let k = 0; k < count; k++) {
+      if (all || k >= before || entry?.written.has(k)) names.add(`${mesh.name}#thin ${k}`);
+    }
+  }
+  return names;
+}
+
+test("thin instances: each a node under its mesh, with Babylon's world, over 120 frames",
+  async () => {
+    const w = thinWorld();
+    const { scene, swarm, grid } = w;
+    const oracle = recorder(scene);
+    scene.render();
+    oracle.take();
+    const counts = new Map([[swarm, 50], [grid, 20]]);
+    const port = await freePort();
+    const link = publish(scene, `ws://127.0.0.1:${port}`, { WebSocket, name: "thin" });
+    let frame = link.frameNumber;
+    let t = 0;
+    const sizes = new Set(); // Swarm's counts over the run
+    try {
+      for (let session = 1; session <= 3; session++) {
+        const dump = tmpFile("world.json");
+        const viewer = startViewer(`127.0.0.1:${port}`, 40, dump);
+        await viewer.address;
+        await until(() => link.connected);
+        const expected = new Map();
+        const stale = new Map();
+        for (let k = 0; k < 40; k++, t++) {
+          frame += 1;
+          const wrote = thinChange(w, t);
+          scene.render();
+          const names = oracle.take();
+          for (const name of thinExpected([swarm, grid], wrote, counts, names)) names.add(name);
+          expected.set(frame, names);
+          stale.set(frame, staleOf(scene));
+          sizes.add(swarm.thinInstanceCount);
+        }
+        const out = await viewer.done;
+        assertLog(out, expected, stale, `session ${session}`);
+        assertWorlds(dump, scene, `session ${session}, frame ${frame}`);
+      }
+    } finally {
+      link.close();
+    }
+    assert.equal(grid.thinInstanceCount, 8);
+    assert.ok(Math.min(...sizes) < 50 && Math.max(...sizes) > 50, [...sizes]);
+    assert.ok(!Object.hasOwn(swarm, "thinInstanceSetMatrixAt")); // Babylon's own again
+  });
+
+/** The publisher's messages read back by the protocol's layout (docs/attach.md): the
+ * scene sgview would hold, by name ({name: {id, world}}), each frame's recomputed names
+ * with their causes' names, and the rows each frame carried. */
+class Mirror {
+  constructor() {
+    this.read = 0;
+    this.byId = new Map(); // id -> { name, world }
+  }
+  take(socket) {
+    const frames = [];
+    for (; this.read < socket.sent.length; this.read++) {
+      const buffer = socket.sent[this.read];
+      const view = new DataView(buffer);
+      const kind = view.getUint16(6, true);
+      const u32 = (at, count) => Array.from({ length: count },
+        (_, i) => view.getUint32(at + 4 * i, true));
+      if (kind === 3) {
+        const n = view.getUint32(8, true);
+        const ids = u32(16, n);
+        const lengths = u32(16 + 8 * n, n);
+        let at = 16 + 12 * n;
+        const before = this.byId;
+        this.byId = new Map();
+        ids.forEach((id, i) => {
+          const name = new TextDecoder().decode(new Uint8Array(buffer, at, lengths[i]));
+          at += lengths[i];
+          this.byId.set(id, { name, world: before.get(id)?.world ?? null });
+        });
+      } else if (kind === 4) {
+        const [k, m, v, n] = [0, 1, 2, 3].map((i) => view.getUint32(48 + 4 * i, true));
+        let at = 64 + 4 * k;
+        const world = u32(at, m);
+        const cause = u32(at + 4 * m, m);
+        at += 8 * m + 4 * v + 80 * v;
+        const ids = u32(at, n);
+        at += 4 * n;
+        ids.forEach((id, j) => {
+          this.byId.get(id).world = Array.from({ length: 16 },
+            (_, i) => view.getFloat64(at + 128 * j + 8 * i, true));
+        });
+        const name = (id) => this.byId.get(id).name;
+        frames.push({
+          merged: view.getUint32(16, true), rows: n,
+          world: new Map(world.map((id, i) => [name(id), name(cause[i])])),
+        });
+      }
+    }
+    return frames;
+  }
+  /** Every node's world as sent, by name, row by row (as worldsOf writes them). */
+  worlds() {
+    const out = {};
+    for (const { name, world } of this.byId.values()) {
+      out[name] = [0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((c) => world[4 * c + r]));
+    }
+    return out;
+  }
+}
+
+function assertSame(sent, babylon, where) {
+  assert.deepEqual(Object.keys(sent).sort(), Object.keys(babylon).sort(), where);
+  for (const [name, rows] of Object.entries(babylon)) {
+    const expected = rows.flat();
+    const scale = Math.max(1, ...expected.map(Math.abs));
+    sent[name].flat().forEach((v, i) => {
+      assert.ok(Math.abs(v - expected[i]) <= 1e-6 * scale,
+        `${where}: ${name}[${Math.floor(i / 4)}][${i % 4}] sent ${v}, Babylon ${expected[i]}`);
+    });
+  }
+}
+
+test("thin instances: every frame's worlds and causes as sent, frames merged while sgview lags",
+  async () => {
+    const w = thinWorld();
+    const { scene, swarm, grid, carrier } = w;
+    const oracle = recorder(scene);
+    scene.render();
+    oracle.take();
+    const counts = new Map([[swarm, 50], [grid, 20]]);
+    const link = publish(scene, "ws://capture", { WebSocket: Capture, name: "thin" });
+    const mirror = new Mirror();
+    let merged = new Set(); // what the frames merged so far reported recomputed
+    const seen = new Set();
+    try {
+      await until(() => link.connected);
+      for (let t = 0; t < 120; t++) {
+        Capture.last.bufferedAmount = t >= 30 && t < 34 ? 1e9 : 0; // sgview lags: merged
+        const wrote = thinChange(w, t);
+        scene.render();
+        const names = oracle.take();
+        const thin = thinExpected([swarm, grid], wrote, counts, names);
+        thin.forEach((name) => merged.add(name));
+        const frames = mirror.take(Capture.last);
+        if (Capture.last.bufferedAmount) {
+          assert.equal(frames.length, 0, `t ${t}`);
+          continue;
+        }
+        assert.equal(frames.length, 1, `t ${t}`);
+        const [frame] = frames;
+        assert.equal(frame.merged, t === 34 ? 5 : 1, `t ${t}`);
+        const sentThin = [...frame.world.keys()].filter((name) => name.includes("#thin "));
+        assert.deepEqual(sentThin.sort(), [...merged].sort(), `t ${t}`);
+        merged = new Set();
+        assertSame(mirror.worlds(), worldsOf(scene), `t ${t}`);
+        // Causes: written (or joined) itself; otherwise the mesh's cause, the node whose
+        // change moved the mesh.
+        for (const name of sentThin) {
+          const [mesh, k] = name.split("#thin ");
+          const by = frame.world.get(name);
+          const owner = mesh === "Swarm" ? swarm : grid;
+          const own = wrote.get(owner)?.all || wrote.get(owner)?.written.has(Number(k));
+          if (t !== 34 && own) assert.equal(by, name, `t ${t}: ${name}`);
+          if (!own && t !== 34 && !thin.has(name)) assert.fail(`t ${t}: ${name}`);
+          seen.add(by === name ? "itself" : by);
+        }
+      }
+    } finally {
+      link.close();
+    }
+    // Each cause met: an instance's own write, its mesh moved, its mesh's parent moved.
+    for (const want of ["itself", "Swarm", carrier.name, "Grid"]) assert.ok(seen.has(want), want);
+  });
+
+test("100,000 thin instances: a frame sends what was written, and the count is bounded",
+  async () => {
+    const scene = new Scene(new NullEngine());
+    new FreeCamera("Eye", new Vector3(0, 0, -5), scene);
+    const crowd = box("Crowd", scene, null, new Vector3(0, 0, 0));
+    const data = new Float32Array(16 * 100_000);
+    for (let k = 0; k < 100_000; k++) Matrix.Translation(k % 100, Math.floor(k / 100), 0).copyToArray(data, 16 * k);
+    crowd.thinInstanceSetBuffer("matrix", data, 16, false);
+    scene.render();
+    for (const [max, shown] of [[undefined, 100_000], [1000, 1000]]) {
+      const link = publish(scene, "ws://capture", {
+        WebSocket: Capture, name: "crowd", maxThinInstances: max,
+      });
+      const mirror = new Mirror();
+      try {
+        await until(() => link.connected);
+        scene.render(); // the snapshot: every node
+        let [frame] = mirror.take(Capture.last);
+        assert.equal(mirror.byId.size, 2 + shown);
+        assert.equal(frame.rows, 2 + shown);
+        assert.equal(link.thinInstancesLeftOut, 100_000 - shown);
+        const moved = [3, 500, 999];
+        moved.forEach((k) => crowd.thinInstanceSetMatrixAt(k, Matrix.Translation(k, -1, 2)));
+        scene.render(); // three rows: the ones written, and nothing else
+        [frame] = mirror.take(Capture.last);
+        assert.equal(frame.rows, 3);
+        assert.deepEqual([...frame.world.keys()], moved.map((k) => `Crowd#thin ${k}`));
+        scene.render(); // nothing written: nothing sent
+        [frame] = mirror.take(Capture.last);
+        assert.equal(frame.rows, 0);
+        const sent = mirror.worlds();
+        assert.deepEqual(sent["Crowd#thin 500"][2].map((v) => v + 0), [0, 0, 1, -2]); // z mirrored
+        assert.equal(sent["Crowd#thin 999"][0][3], 999);
+      } finally {
+        link.close();
+      }
+    }
+  });
