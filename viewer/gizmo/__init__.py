@@ -33,6 +33,8 @@ from .axes import (
     PLANE_NAMES,
     PLANES,
     SNAP,
+    TIP_LIT_PX,
+    TIP_PX,
     AxisDrag,
     Handles,
     PlaneDrag,
@@ -43,7 +45,7 @@ from .axes import (
     plane_squares,
     project,
 )
-from .rings import RING, RING_POINTS, SNAP_DEGREES, RingDrag, hit_ring, rings
+from .rings import RING, RING_POINTS, SNAP_DEGREES, RingDrag, extent, hit_ring, rings
 from .scale import (
     CENTRE_PX,
     MIN_FACTOR,
@@ -72,6 +74,8 @@ __all__ = [
     "SNAP",
     "SNAP_DEGREES",
     "SNAP_FACTOR",
+    "TIP_LIT_PX",
+    "TIP_PX",
     "AxisDrag",
     "Grab",
     "Handles",
@@ -80,6 +84,7 @@ __all__ = [
     "RingDrag",
     "ScaleDrag",
     "ScaleHandles",
+    "extent",
     "grab",
     "handle_px",
     "handles",

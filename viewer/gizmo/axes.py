@@ -38,6 +38,8 @@ HIT_SHARE = HIT_PX / 90.0
 #: handle (a handle seen end-on passes there), and in scale mode it is the centre square
 #: (uniform scale).
 CENTRE_PX = 7.0
+#: Radius of a handle's round tip (or half the side of its box), pixels; under the mouse.
+TIP_PX, TIP_LIT_PX = 5.0, 6.5
 #: World distance a snapped drag moves by.
 SNAP = 0.25
 #: The handles' colours (x, y, z): the world axes' tripod colours.

@@ -13,11 +13,13 @@ import numpy as np
 
 from viewer.scene.math import quat_from_axis_angle, quat_multiply
 
-from .axes import Handles, hit_px
+from .axes import CENTRE_PX, TIP_LIT_PX, Handles, hit_px
 
 #: Radius of a ring, as a fraction of a handle's length; points drawn per ring.
 RING = 0.7
 RING_POINTS = 48
+#: Half the width of a ring's line where it is drawn thickest (under the mouse), pixels.
+LINE_PX = 2.0
 #: Degrees a snapped turn moves by.
 SNAP_DEGREES = 15.0
 
@@ -33,6 +35,21 @@ def rings(h: Handles) -> np.ndarray:
         u, v = h.tips[(k + 1) % 3] - h.origin, h.tips[(k + 2) % 3] - h.origin
         out[k] = h.origin + RING * (np.cos(a)[:, None] * u + np.sin(a)[:, None] * v)
     return out
+
+
+def extent(h: Handles, scale: bool) -> tuple[float, float, float, float]:
+    """The rectangle the gizmo covers on screen, (left, right, top, bottom) pixels: its
+    handles with their tips (`TIP_LIT_PX`, the larger dot or box), in scale mode the
+    centre square, else the rings (`LINE_PX` wide at most). Names keep off it
+    (viewer/overlay/labels.py)."""
+    boxes = [(h.tips, TIP_LIT_PX)]
+    if scale:
+        boxes.append((h.origin[None, :], CENTRE_PX))
+    else:
+        boxes.append((rings(h).reshape(-1, 2), LINE_PX))
+    low = np.min([pts.min(axis=0) - pad for pts, pad in boxes], axis=0)
+    high = np.max([pts.max(axis=0) + pad for pts, pad in boxes], axis=0)
+    return float(low[0]), float(high[0]), float(low[1]), float(high[1])
 
 
 def hit_ring(h: Handles, x: float, y: float) -> int | None:

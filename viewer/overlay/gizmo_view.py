@@ -37,16 +37,17 @@ def _v(p: NDArray[np.float64]) -> imgui.ImVec2:
     return imgui.ImVec2(float(p[0]), float(p[1]))
 
 
-def draw_gizmo(
+def shown_handles(
     host: SceneOnShow,
     editing: Editing,
     size: tuple[int, int],
     camera: OverlayCamera,
     shapes: gizmo.NodeShapes,
-) -> gizmo.Handles | None:
-    """Draw the gizmo of the host's selected node (`editing`: the host's editing room,
-    `size`: the window's, `shapes`: the scene's as drawn, which size the gizmo to the
-    node) over the view; the handles drawn (None: none)."""
+) -> gizmo.Handles | gizmo.ScaleHandles | None:
+    """The handles of the host's selected node's gizmo as they are drawn (`editing`: the
+    host's editing room, `size`: the window's, `shapes`: the scene's as drawn, which size
+    the gizmo to the node): the scale mode's or the move and turn mode's; None when no
+    gizmo shows."""
     selected, controls = host.selected, host.controls
     if selected is None or (controls is not None and controls.collision_mode is not None):
         return None
@@ -55,18 +56,46 @@ def draw_gizmo(
         return None
     world, _ = peek.world_matrix(selected)  # watched, not pulled
     view_proj = camera.view_projection(size)
-    draw = imgui.get_background_draw_list()  # under the panels and the help
-    mouse = imgui.get_mouse_pos()
     radius = gizmo.node_radius(shapes, selected)  # as the press's grab sizes it
     if editing.gizmo_scale:
-        sh = gizmo.scale_handles(world, view_proj, size, editing.gizmo_local, radius)
-        if sh is None:
-            return None
-        _scale(draw, sh, gizmo.pick(sh.handles, True, mouse.x, mouse.y))
-        return sh.handles
-    h = gizmo.handles(world, view_proj, size, editing.gizmo_local, radius)
-    if h is None:
+        return gizmo.scale_handles(world, view_proj, size, editing.gizmo_local, radius)
+    return gizmo.handles(world, view_proj, size, editing.gizmo_local, radius)
+
+
+def shown_extent(
+    host: SceneOnShow,
+    editing: Editing,
+    size: tuple[int, int],
+    camera: OverlayCamera,
+    shapes: gizmo.NodeShapes,
+) -> tuple[float, float, float, float] | None:
+    """The window rectangle (left, right, top, bottom) the gizmo covers; None: none."""
+    shown = shown_handles(host, editing, size, camera, shapes)
+    if shown is None:
         return None
+    if isinstance(shown, gizmo.ScaleHandles):
+        return gizmo.extent(shown.handles, scale=True)
+    return gizmo.extent(shown, scale=False)
+
+
+def draw_gizmo(
+    host: SceneOnShow,
+    editing: Editing,
+    size: tuple[int, int],
+    camera: OverlayCamera,
+    shapes: gizmo.NodeShapes,
+) -> gizmo.Handles | None:
+    """Draw the gizmo of the host's selected node (as `shown_handles`) over the view;
+    the handles drawn (None: none)."""
+    shown = shown_handles(host, editing, size, camera, shapes)
+    if shown is None:
+        return None
+    draw = imgui.get_background_draw_list()  # under the panels and the help
+    mouse = imgui.get_mouse_pos()
+    if isinstance(shown, gizmo.ScaleHandles):
+        _scale(draw, shown, gizmo.pick(shown.handles, True, mouse.x, mouse.y))
+        return shown.handles
+    h = shown
     hot = gizmo.pick(h, False, mouse.x, mouse.y)
     _axes(draw, h, tip_box=False, hot=hot)
     for k, square in enumerate(gizmo.plane_squares(h)):
@@ -90,7 +119,7 @@ def _axes(draw: imgui.ImDrawList, h: gizmo.Handles, tip_box: bool, hot: Hot) -> 
         color = _u32(_brighter(rgb) if lit else rgb)
         start = h.origin + gizmo.GAP * (tip - h.origin)  # the node shows
         draw.add_line(_v(start), _v(tip), color, 5.0 if lit else 3.0)
-        r = 6.5 if lit else 5.0
+        r = gizmo.TIP_LIT_PX if lit else gizmo.TIP_PX
         if tip_box:
             draw.add_rect_filled(_v(tip - r), _v(tip + r), color)
         else:

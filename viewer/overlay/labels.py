@@ -198,6 +198,8 @@ def declutter(
     ranks: np.ndarray,
     origins: np.ndarray | None = None,
     limit: int = MAX_NAMES,
+    keep_off: tuple[float, float, float, float] | None = None,
+    area: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which names to draw, and where, so that none overlaps another or a node's centre.
 
@@ -215,6 +217,11 @@ def declutter(
     origins : ndarray, [k, 2], optional
         The nodes' projected centres. Given, a name also tries the left of its node, then
         above and below it, and no name covers another node's shape (`_kept_clear`).
+    keep_off : (left, right, top, bottom), optional
+        A rectangle names stay off where they can: the selected node's gizmo, whose lines
+        would cross them. Every name first tries its places clear of it (the selected
+        node's also the four just outside it, inside `area` (width, height) where given);
+        a name with no such place is placed as if it were not there.
 
     Returns
     -------
@@ -238,12 +245,19 @@ def declutter(
     boxes = np.zeros((0, 4))  # left, right, top, bottom of the names kept
     kept: list[int] = []
     anchors: list[np.ndarray] = []
+    gizmo = None if keep_off is None else np.asarray(keep_off, dtype=np.float64)[None, :]
     for k in order.tolist():
         if len(kept) >= limit:
             break
+        own = places
+        if gizmo is not None and origins is not None and ranks[k] == RANK_SELECTED:
+            own = places + _outside(gizmo[0], origins[k], widths[k], height, area, len(xy))
         # Every centre counts; where no place is free, a selected or glowing name may still
         # cover the centres of less important nodes (a touched speck keeps its name).
-        for counted, half, place_xy in ((c, h, p) for c, h in clear[ranks[k]] for p in places):
+        tries = [(c, h, p, True) for c, h in clear[ranks[k]] for p in own]
+        if gizmo is not None:  # then as if the gizmo were not there
+            tries += [(c, h, p, False) for c, h in clear[ranks[k]] for p in places]
+        for counted, half, place_xy, off_gizmo in tries:
             x, y = place_xy[k]
             box = np.array(
                 [
@@ -255,6 +269,8 @@ def declutter(
             )
             if _clashes(box, boxes):
                 continue
+            if off_gizmo and gizmo is not None and _clashes(box, gizmo):
+                continue
             if origins is not None and _covers_a_node(box, origins, half, k, counted):
                 continue
             kept.append(k)
@@ -264,6 +280,34 @@ def declutter(
     if not kept:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 2))
     return np.asarray(kept, dtype=np.int64), np.asarray(anchors)
+
+
+def _outside(
+    rect: NDArray[np.float64],
+    origin: NDArray[np.float64],
+    width: float,
+    height: float,
+    area: tuple[float, float] | None,
+    rows: int,
+) -> list[NDArray[np.float64]]:
+    """Anchors (as `places`, `rows` rows: every name's row the same) just outside `rect`
+    (left, right, top, bottom) for a name `width` wide about a node at `origin`: right of
+    it, left, above and below, keeping those that fit inside `area` (width, height)."""
+    x, y = float(origin[0]), float(origin[1])
+    half = 0.5 * height + MARGIN
+    out = []
+    for ax, ay in (
+        (rect[1] + GAP, y),
+        (rect[0] - GAP - width, y),
+        (x - 0.5 * width, rect[2] - GAP - half),
+        (x - 0.5 * width, rect[3] + GAP + half),
+    ):
+        if area is not None and not (
+            ax >= 0.0 and ax + width <= area[0] and half <= ay <= area[1] - half
+        ):
+            continue
+        out.append(np.tile([ax, ay], (rows, 1)).astype(np.float64))
+    return out
 
 
 def _clashes(box: np.ndarray, boxes: np.ndarray) -> bool:

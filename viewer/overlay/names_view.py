@@ -38,12 +38,14 @@ def draw_names(
     colors_local_world: tuple[Color, Color],
     glow_in_view: bool,
     candidates: NameCandidates | None = None,
+    keep_off: tuple[float, float, float, float] | None = None,
 ) -> tuple[NamesDrawn, NameBoxes] | None:
     """Draw the names that fit; returns (the names drawn, most important first, with
     their colours; where each was written: (left, top, right, bottom) pixels), or None
     when no node speaks. `quiet`: nodes that draw nothing get names too;
     `glow_in_view` False: every name in one colour (red there means something else);
-    `candidates`: the kept grid that bounds the nodes looked at when the view moves."""
+    `candidates`: the kept grid that bounds the nodes looked at when the view moves;
+    `keep_off`: the gizmo's window rectangle, which names stay off where they can."""
     graph, size, selected = host.graph, wnd.buffer_size, host.selected
     peek = graph.peek  # a watcher's read of the graph
     view_proj = camera.view_projection(size)
@@ -92,6 +94,8 @@ def draw_names(
         line_h,
         np.asarray(ranks, dtype=np.int64),
         origins,
+        keep_off=keep_off,
+        area=(float(wnd.size[0]), float(wnd.size[1])),
     )
     draw_list = imgui.get_background_draw_list()
     outline = imgui.IM_COL32(*NAME_OUTLINE)

@@ -33,6 +33,7 @@ from viewer.session.source import SceneOnShow
 
 from . import help_window, keyboard, labels, view_banner
 from .file_browser import FileBrowser
+from .gizmo_view import shown_extent
 from .host import LitNodes, OverlayCamera, OverlayCanvas, ViewToggles
 from .imgui_io import ImguiIO, WindowEventArg, pointer_of
 from .model import panel_widths
@@ -347,9 +348,9 @@ class Overlay:
         for _ in range(2 if self.deterministic or self._first else 1):
             imgui.new_frame()
             self.window_rects = []
-            if self.show_names:
-                self._draw_names()
             self.panel.draw(hidden=not self.visible)
+            if self.show_names:  # after the gizmo (the panel draws it): over its lines
+                self._draw_names()
             self._draw_banner()
             if self.show_help:
                 self.window_rects.append(help_window.rect(*self.wnd.size))
@@ -383,6 +384,12 @@ class Overlay:
 
     def _draw_names(self) -> None:
         colors = (self.panel.colors.local, self.panel.colors.world)
+        editing = self.host.editing
+        gizmo_rect = None
+        if editing is not None:  # drawn after the names, its lines would cross them
+            gizmo_rect = shown_extent(
+                self.host, editing, self.wnd.size, self.camera, self.canvas.bounds
+            )
         drawn = draw_names(
             self.host,
             self.canvas,
@@ -393,6 +400,7 @@ class Overlay:
             colors,
             self.glow_in_view,
             self._name_candidates,
+            gizmo_rect,
         )
         if drawn is not None:
             self.names_drawn, self.name_boxes = drawn
