@@ -18,27 +18,16 @@ At time ``t``:
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["INTERPOLATIONS", "sample", "slerp"]
+__all__ = ["INTERPOLATIONS", "sample", "sample_rows", "slerp"]
 
 INTERPOLATIONS = ("STEP", "LINEAR", "CUBICSPLINE")
 
 
 def slerp(a: np.ndarray, b: np.ndarray, s: float) -> np.ndarray:
     """The unit quaternion a fraction `s` of the way from `a` to `b`, along the shorter arc."""
-    a = a / np.linalg.norm(a)
-    b = b / np.linalg.norm(b)
-    cos = float(np.dot(a, b))
-    if cos < 0.0:  # q and -q are the same rotation: take the nearer of the two
-        b, cos = -b, -cos
-    cos = min(cos, 1.0)
-    angle = float(np.arccos(cos))
-    sin = np.sin(angle)
-    if sin < 1e-9:  # (nearly) the same rotation: the straight line is exact to 1e-18
-        out = (1.0 - s) * a + s * b
-    else:
-        out = (np.sin((1.0 - s) * angle) * a + np.sin(s * angle) * b) / sin
-    return out / np.linalg.norm(out)
+    return _slerp_rows(np.asarray(a, np.float64)[None], np.asarray(b, np.float64)[None], s)[0]
 
 
 def sample(
@@ -60,36 +49,109 @@ def sample(
     rotation : bool, keyword-only
         The values are quaternions (x, y, z, w): slerp for LINEAR, normalised results.
     """
+    return sample_rows(times, np.asarray(values)[None], interpolation, t, rotation=rotation)[0]
+
+
+def sample_rows(
+    times: NDArray[np.float64],
+    values: NDArray[np.float64],
+    interpolation: str,
+    t: float,
+    *,
+    rotation: bool = False,
+) -> NDArray[np.float64]:
+    """`sample` for n samplers of one interpolation and k keys each, at once.
+
+    `times`: (k,) when the n samplers share their key times, else (n, k); `values`:
+    (n, k, width), or (n, k, 3, width) for CUBICSPLINE. Returns (n, width). A clip of
+    many channels costs a few array operations per group this way, not a Python call
+    per channel (100k animated nodes: seconds a frame otherwise)."""
+    times = np.asarray(times, np.float64)
+    values = np.asarray(values)
+    points = values[:, :, 1] if interpolation == "CUBICSPLINE" else values
+    n, last = len(values), values.shape[1] - 1
+    if times.ndim == 1:  # shared keys: one search for the whole group
+        if t <= times[0] or last == 0:
+            return _finish(points[:, 0], rotation)
+        if t >= times[last]:
+            return _finish(points[:, last], rotation)
+        k = int(np.searchsorted(times, t, side="right")) - 1
+        return _between(times[k], times[k + 1], values, k, interpolation, t, rotation)
+    if last == 0:
+        return _finish(points[:, 0], rotation)
+    # Each row its own keys: times[r, k] <= t < times[r, k + 1], or before / after them.
+    k = np.count_nonzero(times <= t, axis=1) - 1
+    before, after = k < 0, k >= last
+    k = np.clip(k, 0, last - 1)
+    rows = np.arange(n)
+    out = _between(times[rows, k], times[rows, k + 1], values, k, interpolation, t, rotation)
+    out[before] = _finish(points[before, 0], rotation)
+    out[after] = _finish(points[after, last], rotation)
+    return out
+
+
+def _between(
+    t0: np.ndarray | float,
+    t1: np.ndarray | float,
+    values: np.ndarray,
+    k: np.ndarray | int,
+    interpolation: str,
+    t: float,
+    rotation: bool,
+) -> NDArray[np.float64]:
+    """Each row's value at `t` between its keys k and k + 1 (at times t0 <= t < t1); `k`
+    one key for all rows (shared key times: plain slices, no gathering) or one per row."""
+    at = (lambda a, j: a[:, j]) if isinstance(k, int) else (lambda a, j: a[np.arange(len(a)), j])
     cubic = interpolation == "CUBICSPLINE"
-    points = values[:, 1] if cubic else values
-    last = len(times) - 1
-    if t <= times[0] or last == 0:
-        return _finish(points[0], rotation)
-    if t >= times[last]:
-        return _finish(points[last], rotation)
-    k = int(np.searchsorted(times, t, side="right")) - 1  # times[k] <= t < times[k + 1]
+    points = values[:, :, 1] if cubic else values
     if interpolation == "STEP":
-        return _finish(points[k], rotation)
-    dt = times[k + 1] - times[k]
-    s = (t - times[k]) / dt
+        return _finish(at(points, k), rotation)
+    dt = np.subtract(t1, t0)
+    s = (t - np.asarray(t0)) / dt
+    column = (lambda x: x) if isinstance(k, int) else (lambda x: x[:, None])
     if not cubic:
+        a, b = at(points, k), at(points, k + 1)
         if rotation:
-            return slerp(points[k], points[k + 1], s)
-        return (1.0 - s) * points[k] + s * points[k + 1]
+            return _slerp_rows(a, b, s)
+        return np.asarray(column(1.0 - s) * a + column(s) * b, np.float64)
     s2, s3 = s * s, s * s * s
+    h00, h10 = 2 * s3 - 3 * s2 + 1, dt * (s3 - 2 * s2 + s)
+    h01, h11 = -2 * s3 + 3 * s2, dt * (s3 - s2)
     out = (
-        (2 * s3 - 3 * s2 + 1) * values[k, 1]
-        + dt * (s3 - 2 * s2 + s) * values[k, 2]
-        + (-2 * s3 + 3 * s2) * values[k + 1, 1]
-        + dt * (s3 - s2) * values[k + 1, 0]
+        column(h00) * at(values, k)[:, 1]
+        + column(h10) * at(values, k)[:, 2]
+        + column(h01) * at(values, k + 1)[:, 1]
+        + column(h11) * at(values, k + 1)[:, 0]
     )
     return _finish(out, rotation)
 
 
-def _finish(value: np.ndarray, rotation: bool) -> np.ndarray:
+def _slerp_rows(a: np.ndarray, b: np.ndarray, s: np.ndarray | float) -> NDArray[np.float64]:
+    a = a / _norms(a)[:, None]
+    b = b / _norms(b)[:, None]
+    cos = np.einsum("ij,ij->i", a, b)
+    b = np.where((cos < 0.0)[:, None], -b, b)  # q and -q are the same rotation: the nearer
+    cos = np.minimum(np.abs(cos), 1.0)
+    angle = np.arccos(cos)
+    sin = np.sin(angle)
+    near = sin < 1e-9  # (nearly) the same rotation: the straight line is exact to 1e-18
+    safe = np.where(near, 1.0, sin)
+    wa = np.where(near, 1.0 - s, np.sin((1.0 - s) * angle) / safe)
+    wb = np.where(near, s, np.sin(s * angle) / safe)
+    out = wa[:, None] * a + wb[:, None] * b
+    return out / _norms(out)[:, None]
+
+
+def _norms(rows: np.ndarray) -> NDArray[np.float64]:
+    return np.sqrt(np.einsum("ij,ij->i", rows, rows))
+
+
+def _finish(values: np.ndarray, rotation: bool) -> NDArray[np.float64]:
+    out = np.array(values, dtype=np.float64)
     if not rotation:
-        return np.array(value, dtype=np.float64)
-    norm = float(np.linalg.norm(value))
-    if not norm > 1e-12:  # a spline can pass through zero: keep the identity, never NaN
-        return np.array([0.0, 0.0, 0.0, 1.0])
-    return np.asarray(value, dtype=np.float64) / norm
+        return out
+    norm = _norms(out)
+    zero = ~(norm > 1e-12)  # a spline can pass through zero: keep the identity, never NaN
+    out[zero] = (0.0, 0.0, 0.0, 1.0)
+    out[~zero] /= norm[~zero, None]
+    return out
