@@ -47,6 +47,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 import moderngl  # noqa: E402
 from benchutil import machine_lines, markdown_table, others_busy_percent, paused_gc  # noqa: E402
 
+from viewer.content.meshes import VERTEX_FORMAT  # noqa: E402
 from viewer.io import generate_scene  # noqa: E402
 from viewer.render import Camera, Renderer  # noqa: E402
 from viewer.render.context import Target, create_headless_context  # noqa: E402
@@ -119,35 +120,43 @@ def counted_writes(counter: list[int]):
         moderngl.Buffer.write = real
 
 
+#: The floor's vertex layout: position, normal, colour, and the rest of the checkout's
+#: vertex (texture coordinates, where it has them) skipped.
+_FLOATS = sum(int(kind[0]) for kind in VERTEX_FORMAT.split())
+BARE_FORMAT = "3f 3f 4f" + (f" {_FLOATS - 10}x4" if _FLOATS > 10 else "")
+
+
 class Bare:
     """The floor: a full upload and one instanced draw per mesh kind, nothing else (the
     same meshes, matrices, program and vertex layout as ours)."""
 
     def __init__(self, ctx, renderer: Renderer):
         self.ctx, self.graph = ctx, renderer.graph
-        self.prog = renderer.programs["instanced"]
+        # the program the renderer draws the kind with (one for all before the built-in
+        # meshes had their own)
+        chosen = getattr(renderer, "node_program", lambda kind: renderer.programs["instanced"])
         self.draws = []
         for batch in renderer.instances.batches:
-            mesh = renderer.meshes[batch.kind]
+            mesh, prog = renderer.meshes[batch.kind], chosen(batch.kind)
             mats = ctx.buffer(reserve=len(batch.ids) * MATRIX_BYTES, dynamic=True)
             looks, stamps = ctx.buffer(batch.looks.read()), ctx.buffer(batch.stamps.read())
             vao = ctx.vertex_array(
-                self.prog,
-                [(mesh.vbo, "3f 3f 4f", "in_position", "in_normal", "in_vcolor"),
+                prog,
+                [(mesh.vbo, BARE_FORMAT, "in_position", "in_normal", "in_vcolor"),
                  (mats, "16f/i", "in_world"), (looks, "3f 3f/i", "in_color", "in_size"),
                  (stamps, STAMP_FORMAT, "in_stamp")],
                 index_buffer=mesh.ibo, index_element_size=4,
             )  # fmt: skip
-            self.draws.append((batch.ids.copy(), mats, vao))
+            self.draws.append((batch.ids.copy(), mats, vao, prog))
 
     def frame(self, fbo, camera: Camera, size) -> None:
         world = self.graph.world_matrices()
         fbo.use()
         vp = camera.view_projection(size).astype(np.float32)
-        self.prog["u_view_proj"].write(np.ascontiguousarray(vp.T).tobytes())
         self.ctx.clear(0.1, 0.1, 0.12, 1.0, depth=1.0)
         self.ctx.enable(moderngl.DEPTH_TEST)
-        for ids, mats, vao in self.draws:
+        for ids, mats, vao, prog in self.draws:
+            prog["u_view_proj"].write(np.ascontiguousarray(vp.T).tobytes())
             data = np.ascontiguousarray(np.transpose(world[ids], (0, 2, 1)), dtype=np.float32)
             mats.write(data.tobytes())
             vao.render(moderngl.TRIANGLES, instances=len(ids))

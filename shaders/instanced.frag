@@ -48,8 +48,15 @@ uniform int u_glow_style;   // 0 fill, 1 rim, 2 heat
 uniform vec3 u_glow_local;  // red: the node's own value changed
 uniform vec3 u_glow_world;  // orange: only its world matrix was recomputed
 
-// The material (u_pbr = 1); see viewer/render/material_uniforms.py.
+// The material (u_pbr = 1); see viewer/render/material_uniforms.py. BUILTIN_ONLY is
+// the built-in meshes' program (viewer/render/renderer.py): the glTF shading compiled
+// out, since a software rasteriser (llvmpipe) runs both sides of a branch for every
+// fragment, and the glTF side is most of the shader.
+#ifdef BUILTIN_ONLY
+const int u_pbr = 0;
+#else
 uniform int u_pbr;
+#endif
 uniform vec4 u_base_color;
 uniform float u_metallic;
 uniform float u_roughness;
@@ -719,6 +726,7 @@ void main() {
     float len = length(v_normal);
     vec3 n = len > 0.0 ? v_normal / len : vec3(0.0, 1.0, 0.0);
     vec4 color;
+#ifndef BUILTIN_ONLY
     if (u_pbr == 1) {
         // glTF: a triangle's front is its counter-clockwise side, mirrored with the
         // node's transform when that has a negative determinant (v_mirror < 0).
@@ -738,7 +746,9 @@ void main() {
             // surface too
             color.a = mix(color.a, 1.0, strength);
         }
-    } else {
+    } else
+#endif
+    {
         color = vec4(u_glow_style == 2 ? heat_ramp(clamp(v_highlight, 0.0, 1.0)) : v_color, 1.0);
         if (u_glow_style == 2) strength = 0.0;
     }

@@ -11,7 +11,9 @@ phases, cull_finish.comp): first those drawn as the full mesh, then those under
 `LOD_PX` pixels across, drawn as one point sprite each (shaders/instanced.vert,
 ``u_sprite``). The counts go into indirect draw commands on the GPU, so the CPU never
 waits for them: the batch's draws go through `render_indirect` (`CulledBatch.vao`
-stands in for the batch's vertex array).
+stands in for the batch's vertex array). Sprites are shaded the built-in way whatever the
+mesh, so they are drawn with the built-in meshes' program (the renderer's ``builtin``:
+no glTF shading to run through, which a software rasteriser pays for per fragment).
 
 A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide (less when a crowd
 glows: `glow_sprite_px`), in its glow's colour: a touched subtree is seen among a
@@ -133,10 +135,17 @@ class CulledBatch:
     """A batch's culled rows and their draws (the node pass draws it as the batch)."""
 
     def __init__(
-        self, ctx: moderngl.Context, prog: moderngl.Program, batch: Batch, mesh: GpuMesh, parts
+        self,
+        ctx: moderngl.Context,
+        prog: moderngl.Program,
+        batch: Batch,
+        mesh: GpuMesh,
+        parts,
+        sprite_prog: moderngl.Program | None = None,
     ) -> None:
         """Output rows, counts and commands for `batch` (of GpuMesh `mesh`, drawn by glTF
-        `parts` or, without, by the mesh's index ranges)."""
+        `parts` or, without, by the mesh's index ranges, with `prog`; its sprites with
+        `sprite_prog`, by default `prog`)."""
         self.batch = batch
         self.kind = batch.kind
         self.sphere = bounding_sphere(*mesh.bounds)
@@ -163,6 +172,11 @@ class CulledBatch:
         self.commands = ctx.buffer(np.array(commands, np.uint32).tobytes())
         self._vao = instanced_vao(ctx, prog, mesh, self.matrices, self.looks, self.stamps)
         self.vao = IndirectDraws(self._vao, self.commands, index)
+        self.sprite_vao = (
+            self._vao
+            if sprite_prog is None or sprite_prog is prog
+            else instanced_vao(ctx, sprite_prog, mesh, self.matrices, self.looks, self.stamps)
+        )
 
     @property
     def count(self) -> int:
@@ -174,16 +188,26 @@ class CulledBatch:
         return int(words[0, 1]), int(words[self.sprite_command, 1])
 
     def release(self) -> None:
+        if self.sprite_vao is not self._vao:
+            self.sprite_vao.release()
         for thing in (self._vao, self.matrices, self.looks, self.stamps, self.work, self.commands):
             thing.release()
 
 
 class InstanceCuller:
-    """The culling and level-of-detail passes of one renderer's node program."""
+    """The culling and level-of-detail passes of one renderer's node programs: `prog`
+    draws the glTF meshes, `builtin` (by default `prog`) the built-in ones and every
+    sprite."""
 
-    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program) -> None:
+    def __init__(
+        self,
+        ctx: moderngl.Context,
+        prog: moderngl.Program,
+        builtin: moderngl.Program | None = None,
+    ) -> None:
         self.ctx = ctx
         self.prog = prog
+        self.builtin = prog if builtin is None else builtin
         #: Whether this context runs compute shaders; without, everything is drawn whole.
         self.available = has_compute(ctx)
         #: Cull (and draw sprites) when available; off: everything drawn whole.
@@ -210,7 +234,9 @@ class InstanceCuller:
                 continue
             surface = surfaces.get(batch.kind)
             parts = surface.parts if surface is not None else ()
-            culled = CulledBatch(self.ctx, self.prog, batch, gpu_meshes[batch.kind], parts)
+            prog = self.prog if surface is not None else self.builtin
+            mesh = gpu_meshes[batch.kind]
+            culled = CulledBatch(self.ctx, prog, batch, mesh, parts, self.builtin)
             self.culled[id(batch)] = culled
 
     def cull(self, vp: np.ndarray, size: tuple[int, int], lod: bool = True) -> None:
@@ -265,17 +291,17 @@ class InstanceCuller:
 
     def draw_sprites(
         self,
-        prog: moderngl.Program,
         materials: MaterialBinder,
         vp: np.ndarray,
         size: tuple[int, int],
         marked: int = 0,
     ) -> None:
         """Draw the sprite rows of every culled batch (one point each), with the built-in
-        shading (`materials`: the pass's `MaterialBinder`); `marked`: how many nodes glow
-        or are marked (`glow_sprite_px`)."""
+        shading (`builtin`; `materials`: the pass's `MaterialBinder`); `marked`: how many
+        nodes glow or are marked (`glow_sprite_px`)."""
         if not (self.enabled and self.culled):
             return
+        prog = self.builtin
         materials.builtin(prog)
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
         uniform(prog, "u_sprite").value = 1
@@ -284,7 +310,7 @@ class InstanceCuller:
         for culled in self.culled.values():
             uniform(prog, "u_sphere").value = culled.sphere
             uniform(prog, "u_sprite_width").value = culled.sprite_width
-            culled.vao.vao.render_indirect(
+            culled.sprite_vao.render_indirect(
                 culled.commands, moderngl.POINTS, count=1, first=culled.sprite_command
             )
         uniform(prog, "u_sprite").value = 0

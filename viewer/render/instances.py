@@ -58,7 +58,7 @@ def instanced_vao(
     return ctx.vertex_array(
         prog,
         [
-            (mesh.vbo, meshes.VERTEX_FORMAT, *meshes.VERTEX_ATTRS),
+            (mesh.vbo, *vertex_layout(prog)),
             (matrices, "16f/i", "in_world"),
             (looks, "3f 3f/i", "in_color", "in_size"),
             (stamps, STAMP_FORMAT, "in_stamp"),
@@ -66,6 +66,19 @@ def instanced_vao(
         index_buffer=mesh.ibo,
         index_element_size=4,
     )
+
+
+def vertex_layout(prog: moderngl.Program) -> tuple[str, ...]:
+    """`meshes.VERTEX_FORMAT` and its attributes as `prog` reads them: each attribute it
+    lacks (the built-in meshes' program reads no texture coordinates) skipped as padding."""
+    kinds, names = [], []
+    for kind, name in zip(meshes.VERTEX_FORMAT.split(), meshes.VERTEX_ATTRS, strict=True):
+        if prog.get(name, None) is not None:
+            kinds.append(kind)
+            names.append(name)
+        else:  # "2f" -> "2x4": two 4-byte floats' room
+            kinds.append(f"{kind[:-1]}x4")
+    return (" ".join(kinds), *names)
 
 
 def merge_touching(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

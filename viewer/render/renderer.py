@@ -10,7 +10,11 @@ the nodes' shapes (picking, framing, names) are `scene_bounds.SceneBounds`, with
 The renderer is the glow's one owner and the only writer of GPU buffers. It composes
 transforms only where drawing needs them: a mesh's size into its model matrix (in the
 shader), skin joint matrices (`skins.py`), camera-facing strips and disks. One instanced
-draw per mesh kind.
+draw per mesh kind: the glTF meshes with the node program of the scene's material
+features, the built-in meshes (and every sprite) with the same shaders less the glTF
+shading (``BUILTIN_ONLY``), which a software rasteriser such as llvmpipe would otherwise
+run through for every fragment (both sides of every branch): on llvmpipe the built-in
+meshes' pass is about 4x faster with it (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from .joints import JointMarkers
 from .lights import Lighting
 from .material_uniforms import program_defines
 from .morph import MorphMeshes
-from .node_uniforms import node_uniforms
+from .node_uniforms import node_uniforms, set_each
 from .outline import SelectionOutline
 from .quiet import QuietNodes
 from .ribbons import GlowRibbons
@@ -109,6 +113,8 @@ class Renderer:
             name: load_program(ctx, name, defines=self.features if name == "instanced" else ())
             for name in ("instanced", "lines", "links", "grid", "background")
         }
+        #: The built-in meshes' node program (see the module notes).
+        self.programs["builtin"] = load_program(ctx, "instanced", defines=("BUILTIN_ONLY",))
         self.meshes: dict[str, GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
@@ -123,7 +129,7 @@ class Renderer:
         self.scatter = RowScatter(ctx)  # spread-out frames' uploads, with compute shaders
         self.instances = Instances(ctx, list(self.meshes), self.scatter)
         #: Frustum culling and level of detail of the big batches, on the GPU.
-        self.culler = InstanceCuller(ctx, self.programs["instanced"])
+        self.culler = InstanceCuller(ctx, self.programs["instanced"], self.programs["builtin"])
         #: Lay down the glTF-material parts' depth first, then shade only the nearest
         #: (`SurfacePass.draw_opaque`); off: slower on llvmpipe, unmeasured on a GPU.
         self.depth_prepass = False
@@ -307,12 +313,23 @@ class Renderer:
         """Which of nodes `ids` get a name and a line (`quiet.py`; `everyone`: all)."""
         return self.quiet.speaks(ids, everyone)
 
+    def node_program(self, kind: str) -> moderngl.Program:
+        """The node program that draws mesh kind `kind`: with the glTF shading where it
+        has glTF materials, the built-in meshes' program where not."""
+        if kind in self.surface_pass.surfaces:
+            return self.programs["instanced"]
+        return self.programs["builtin"]
+
     def _make_vaos(self) -> None:
-        prog = self.programs["instanced"]
         for batch in self._batches():
             mesh = self.meshes[batch.kind]
             batch.vao = instanced_vao(
-                self.ctx, prog, mesh, batch.matrices, batch.looks, batch.stamps
+                self.ctx,
+                self.node_program(batch.kind),
+                mesh,
+                batch.matrices,
+                batch.looks,
+                batch.stamps,
             )
         if getattr(self, "_links_vao", None) is not None:
             self._links_vao.release()
@@ -357,27 +374,29 @@ class Renderer:
 
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
-        prog = self.programs["instanced"]
+        prog, builtin = self.programs["instanced"], self.programs["builtin"]
+        node_programs = (prog, builtin)
         clock = self.glow.uniforms()
         glow_on, style = settings.glow_on, settings.glow_style
-        node_uniforms(
-            prog,
-            camera,
-            size,
-            vp_bytes,
-            flat=self._flat,
-            unlit=settings.unlit,
-            glow_style=GLOW_STYLES.index(style),
-            glow_on=glow_on,
-            clock=clock,
-        )
+        for each in node_programs:
+            node_uniforms(
+                each,
+                camera,
+                size,
+                vp_bytes,
+                flat=self._flat,
+                unlit=settings.unlit,
+                glow_style=GLOW_STYLES.index(style),
+                glow_on=glow_on,
+                clock=clock,
+            )
         lit = glow_on and style != "heat"
         glowing = self.glow.glowing_count() if lit else 0
         world = view.world
         self.surface_pass.begin(
             prog, self.scene.lights, world, uniform(prog, "u_light_dir").value, self.look
         )
-        uniform(prog, "u_only").value = -1
+        set_each(node_programs, "u_only", -1)
         self.culler.cull(vp, size)
         batches = self.culler.batches(self._batches())  # the culled ones' rows in view
         # Halos first, without depth: the scene drawn next covers all but their rims.
@@ -385,15 +404,15 @@ class Renderer:
             ctx.disable(moderngl.DEPTH_TEST)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            uniform(prog, "u_halo").value = 1
+            set_each(node_programs, "u_halo", 1)
             for batch in batches:
                 self.meshes[batch.kind].render(batch.vao, batch.count)
             ctx.enable(moderngl.DEPTH_TEST)
             ctx.disable(moderngl.BLEND)
-        uniform(prog, "u_halo").value = 0
+        set_each(node_programs, "u_halo", 0)
         self.surface_pass.draw_opaque(fbo, prog, batches, self.depth_prepass)
         marked = glowing + len(self._pending_ids)  # how wide a glowing sprite is drawn
-        self.culler.draw_sprites(prog, self.surface_pass.materials, vp, size, marked)
+        self.culler.draw_sprites(self.surface_pass.materials, vp, size, marked)
         if self.skins is not None:
             self.skins.draw(prog, vp_bytes, self.surface_pass.materials, self.glow)
         self._draw_blended(view, prog, camera)
