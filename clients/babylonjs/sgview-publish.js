@@ -85,25 +85,57 @@ function helloMessage(name, token) {
 }
 
 /** The structure of `tree` (docs/attach.md), each mesh's thin instances (`tree.thin`)
- * listed right after the mesh, before its children. */
+ * listed right after the mesh, before its children. A thin instance's name is its block's
+ * `base` (encoded once) and its index in ASCII digits, written in place: a structure may
+ * list 100,000 of them. */
 function treeStructure(tree) {
   if (!tree.thin.length) return structureMessage(tree.ids, tree.parents, tree.names);
-  const ids = [], parents = [], names = [];
+  const encoded = tree.names.map((n) => encoder.encode(n));
+  const bases = tree.thin.map((block) => encoder.encode(block.base));
+  let n = tree.ids.length;
+  let nameBytes = encoded.reduce((sum, b) => sum + b.length, 0);
+  tree.thin.forEach((block, b) => {
+    n += block.count;
+    nameBytes += block.count * bases[b].length;
+    for (let digits = 1, from = 0; from < block.count; digits++, from = 10 ** (digits - 1)) {
+      nameBytes += digits * (Math.min(block.count, 10 ** digits) - from);
+    }
+  });
+  const buffer = new ArrayBuffer(8 + 8 + 12 * n + nameBytes);
+  const view = new DataView(buffer);
+  const bytes = new Uint8Array(buffer);
+  header(view, STRUCTURE);
+  view.setUint32(8, n, true);
+  view.setUint32(12, nameBytes, true);
+  let row = 0;
+  let at = 16 + 12 * n; // the names
+  const put = (id, parent, length) => {
+    view.setUint32(16 + 4 * row, id, true);
+    view.setInt32(16 + 4 * n + 4 * row, parent, true);
+    view.setUint32(16 + 8 * n + 4 * row, length, true);
+    row += 1;
+  };
   let next = 0;
   for (let i = 0; i < tree.ids.length; i++) {
-    ids.push(tree.ids[i]);
-    parents.push(tree.parents[i]);
-    names.push(tree.names[i]);
+    put(tree.ids[i], tree.parents[i], encoded[i].length);
+    bytes.set(encoded[i], at);
+    at += encoded[i].length;
     const block = tree.thin[next];
     if (block?.at !== i) continue;
+    const base = bases[next];
     next += 1;
     for (let k = 0; k < block.count; k++) {
-      ids.push(block.ids[k]);
-      parents.push(tree.ids[i]);
-      names.push(`${block.base}${k}`);
+      let digits = 1;
+      while (k >= 10 ** digits) digits += 1;
+      put(block.ids[k], tree.ids[i], base.length + digits);
+      bytes.set(base, at);
+      at += base.length + digits;
+      for (let d = 1, v = k; d <= digits; d++, v = Math.floor(v / 10)) {
+        bytes[at - d] = 0x30 + (v % 10);
+      }
     }
   }
-  return structureMessage(ids, parents, names);
+  return buffer;
 }
 
 function structureMessage(ids, parents, names) {
@@ -194,16 +226,20 @@ export function toSgview(m, flip, out = new Float64Array(16), at = 0) {
  * and the rotation they leave (shear, which T R S cannot hold, is dropped: the world
  * matrix sent alongside is the truth). */
 export function valuesOf(e, out = new Float64Array(10), at = 0) {
-  const sx0 = Math.hypot(e[0], e[1], e[2]);
-  const sy = Math.hypot(e[4], e[5], e[6]);
-  const sz = Math.hypot(e[8], e[9], e[10]);
+  // (sqrt, not Math.hypot: this runs per row, up to 100,000 rows a frame, and the
+  // elements are at most 1e12, whose squares cannot overflow)
+  const sx0 = Math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  const sy = Math.sqrt(e[4] * e[4] + e[5] * e[5] + e[6] * e[6]);
+  const sz = Math.sqrt(e[8] * e[8] + e[9] * e[9] + e[10] * e[10]);
   const det = e[0] * (e[5] * e[10] - e[6] * e[9]) - e[4] * (e[1] * e[10] - e[2] * e[9])
     + e[8] * (e[1] * e[6] - e[2] * e[5]);
   const sx = det < 0 ? -sx0 : sx0;
-  const r = (col, row, s) => (s === 0 ? (col === row ? 1 : 0) : e[4 * col + row] / s);
-  const m00 = r(0, 0, sx), m10 = r(0, 1, sx), m20 = r(0, 2, sx);
-  const m01 = r(1, 0, sy), m11 = r(1, 1, sy), m21 = r(1, 2, sy);
-  const m02 = r(2, 0, sz), m12 = r(2, 1, sz), m22 = r(2, 2, sz);
+  // each axis divided by its length (a zero axis: the identity's)
+  const m00 = sx === 0 ? 1 : e[0] / sx, m10 = sx === 0 ? 0 : e[1] / sx;
+  const m20 = sx === 0 ? 0 : e[2] / sx, m01 = sy === 0 ? 0 : e[4] / sy;
+  const m11 = sy === 0 ? 1 : e[5] / sy, m21 = sy === 0 ? 0 : e[6] / sy;
+  const m02 = sz === 0 ? 0 : e[8] / sz, m12 = sz === 0 ? 0 : e[9] / sz;
+  const m22 = sz === 0 ? 1 : e[10] / sz;
   let x, y, z, w;
   const trace = m00 + m11 + m22;
   if (trace > 0) {
@@ -219,29 +255,38 @@ export function valuesOf(e, out = new Float64Array(10), at = 0) {
     const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
     w = (m10 - m01) / s; x = (m02 + m20) / s; y = (m12 + m21) / s; z = 0.25 * s;
   }
-  if (!(Math.hypot(x, y, z, w) >= 1e-6)) [x, y, z, w] = [0, 0, 0, 1]; // a zero scale
-  const row = [e[12], e[13], e[14], x, y, z, w, sx, sy, sz];
-  for (let i = 0; i < 10; i++) out[at + i] = Number.isFinite(row[i]) ? row[i] : 0;
+  if (!(x * x + y * y + z * z + w * w >= 1e-12)) { // a zero scale
+    x = 0; y = 0; z = 0; w = 1;
+  }
+  const finite = (v) => (Number.isFinite(v) ? v : 0);
+  out[at] = finite(e[12]); out[at + 1] = finite(e[13]); out[at + 2] = finite(e[14]);
+  out[at + 3] = finite(x); out[at + 4] = finite(y); out[at + 5] = finite(z);
+  out[at + 6] = finite(w); out[at + 7] = finite(sx); out[at + 8] = finite(sy);
+  out[at + 9] = finite(sz);
   return out;
 }
 
-const thinProduct = new Float64Array(16);
+const thinScratch = new Float64Array(16);
 /** Thin instance `k` of a mesh whose matrix buffer is `data` (Float32Array, 16 a matrix,
  * Babylon's row-vector layout) and whose world is `w` (Babylon's `m`): its world as
  * Babylon draws it (the shader's `world * finalWorld`: in Babylon's row vectors,
- * instance · mesh world) and its local values, in sgview's convention, into `worlds` and
- * `values` at row `j`. */
-export function thinRow(data, k, w, flip, values, worlds, j) {
+ * instance · mesh world), in sgview's convention, into `worlds` at row `j`. */
+export function thinWorld(data, k, w, flip, worlds, j) {
   const t = 16 * k;
   for (let r = 0; r < 4; r++) {
     const t0 = data[t + 4 * r], t1 = data[t + 4 * r + 1];
     const t2 = data[t + 4 * r + 2], t3 = data[t + 4 * r + 3];
     for (let c = 0; c < 4; c++) {
-      thinProduct[4 * r + c] = t0 * w[c] + t1 * w[4 + c] + t2 * w[8 + c] + t3 * w[12 + c];
+      thinScratch[4 * r + c] = t0 * w[c] + t1 * w[4 + c] + t2 * w[8 + c] + t3 * w[12 + c];
     }
   }
-  toSgview(thinProduct, flip, worlds, 16 * j);
-  valuesOf(toSgview(data.subarray(t, t + 16), flip, thinProduct), values, 10 * j);
+  toSgview(thinScratch, flip, worlds, 16 * j);
+}
+
+/** The local values of thin instance `k` (its matrix) into `values` at row `j`. */
+export function thinValues(data, k, flip, values, j) {
+  for (let i = 0; i < 16; i++) thinScratch[i] = data[16 * k + i];
+  valuesOf(toSgview(thinScratch, flip, thinScratch), values, 10 * j);
 }
 
 const isBone = (node) => node.getClassName?.() === "Bone";
@@ -361,7 +406,10 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
    * thin instances. */
   function watchThin(mesh, fresh) {
     const last = fresh ? 0 : thinCountOf(mesh)[1];
-    const state = { written: null, all: false, from: Infinity, last, known: 0, hooks: [] };
+    const state = {
+      written: null, all: false, from: Infinity, last, known: 0, hooks: [],
+      sent: new Float32Array(0), // the matrices sgview holds, as last sent
+    };
     thinStates.set(mesh, state);
     let depth = 0;
     const count = () => mesh._thinInstanceDataStorage?.instancesCount ?? 0;
@@ -613,7 +661,10 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     send(tree);
   };
 
-  const scratch = { local: new Float64Array(16) };
+  const scratch = {
+    local: new Float64Array(16), indices: new Uint32Array(0), valueIds: new Uint32Array(0),
+    worldRowIds: null, values: null, worlds: null,
+  };
 
   /** `node`'s local matrix in sgview's convention (in `scratch.local`): Babylon's own
    * (`_localMatrix`) once it composed one; otherwise (a camera, a light, a transform node
@@ -642,38 +693,58 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     return scratch.bone;
   }
 
-  /** What one mesh's thin instances send in this frame, as indices: `world` (recomputed,
-   * each with `cause(index)`), `local` (those written: their own local matrix changed) and
-   * `rows` (the recomputed ones and those sgview holds no row of), each in index order. */
+  /** 0, 1, ... count - 1, a view of one array kept from frame to frame. */
+  function indices(count) {
+    if (scratch.indices.length < count) {
+      scratch.indices = new Uint32Array(Math.max(count, 2 * scratch.indices.length));
+      scratch.indices.forEach((_, k) => { scratch.indices[k] = k; });
+    }
+    return scratch.indices.subarray(0, count);
+  }
+
+  /** What one mesh's thin instances send in this frame, as indices in order: `world`
+   * (recomputed, each with `cause(index)`), `local` (those written: their own local
+   * matrix), `values` (the value rows due: those sgview does not hold, or whose matrix
+   * differs from the one sgview holds, `state.sent`) and `worlds` (the world rows due:
+   * those, or all while the mesh's world moved). A call that wrote the whole buffer makes
+   * every instance recomputed, but only the matrices that differ are sent again. */
   function thinPart(block, snapshot, alive) {
     const { mesh, count, ids } = block;
     const state = thinStates.get(mesh);
     const known = snapshot ? 0 : Math.min(state.known, count);
     state.known = count;
-    const part = { block, world: [], local: [], rows: [], cause: null };
+    const data = mesh._thinInstanceDataStorage.matrixData;
+    if (state.sent.length < 16 * count) {
+      const grown = new Float32Array(Math.max(16 * count, 2 * state.sent.length));
+      grown.set(state.sent);
+      state.sent = grown;
+    }
+    const sentData = state.sent;
+    const part = { block, world: [], local: [], values: [], worlds: null, cause: null };
     const p = pending.thin.get(mesh);
-    let whole = snapshot;
     if (p) {
       const from = Math.min(p.from, count);
-      const all = p.all || p.byMesh !== null;
       const own = (k) => p.all || k >= from || (p.written?.has(k) ?? false);
-      if (all) for (let k = 0; k < count; k++) part.world.push(k);
+      if (p.all || p.byMesh !== null) part.world = indices(count);
       else {
         for (const k of p.written ?? []) if (k < from) part.world.push(k);
         part.world.sort((a, b) => a - b);
         for (let k = from; k < count; k++) part.world.push(k);
       }
-      for (const k of part.world) if (own(k)) part.local.push(k);
+      if (p.all || from === 0) part.local = part.world;
+      else for (const k of part.world) if (own(k)) part.local.push(k);
       const byMesh = alive.has(p.byMesh) ? p.byMesh : null;
       part.cause = (k) => (own(k) || byMesh === null ? ids[k] : byMesh);
-      whole ||= all;
     }
-    if (whole) {
-      for (let k = 0; k < count; k++) part.rows.push(k);
-    } else {
-      part.rows = part.world.filter((k) => k < known);
-      for (let k = known; k < count; k++) part.rows.push(k);
-    }
+    const differs = (k) => {
+      for (let i = 16 * k; i < 16 * k + 16; i++) if (data[i] !== sentData[i]) return true;
+      return false;
+    };
+    for (const k of part.local) if (k < known && differs(k)) part.values.push(k);
+    for (let k = known; k < count; k++) part.values.push(k);
+    for (const k of part.values) sentData.set(data.subarray(16 * k, 16 * k + 16), 16 * k);
+    const moved = snapshot || pending.world.has(mesh.uniqueId);
+    part.worlds = moved ? indices(count) : part.values;
     return part;
   }
 
@@ -706,12 +777,26 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       rowIds = inOrder(due);
     }
     const parts = tree.thin.map((block) => thinPart(block, snapshot, alive));
-    let rowCount = rowIds.length;
-    for (const part of parts) rowCount += part.rows.length;
+    let [valueCount, worldRowCount] = [rowIds.length, rowIds.length];
+    for (const part of parts) {
+      valueCount += part.values.length;
+      worldRowCount += part.worlds.length;
+    }
     const flip = !scene.useRightHandedSystem;
-    const values = new Float64Array(10 * rowCount);
-    const worlds = new Float64Array(16 * rowCount);
-    const rowsSent = new Uint32Array(rowCount);
+    // The rows go through buffers kept from frame to frame (copied into the message):
+    // a frame of 100,000 thin instances would otherwise leave 21 MB to collect.
+    const rowCount = Math.max(valueCount, worldRowCount);
+    if (scratch.valueIds.length < rowCount) {
+      const size = Math.max(rowCount, 2 * scratch.valueIds.length);
+      scratch.valueIds = new Uint32Array(size);
+      scratch.worldRowIds = new Uint32Array(size);
+      scratch.values = new Float64Array(10 * size);
+      scratch.worlds = new Float64Array(16 * size);
+    }
+    const values = scratch.values.subarray(0, 10 * valueCount);
+    const worlds = scratch.worlds.subarray(0, 16 * worldRowCount);
+    const valueIds = scratch.valueIds.subarray(0, valueCount);
+    const worldRowIds = scratch.worldRowIds.subarray(0, worldRowCount);
     let j = 0;
     // Each mesh's thin instances come right after it, as in the structure.
     const weave = (real, pick, put) => {
@@ -722,28 +807,48 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       }
       while (i < real.length) put(real[i], i++, null);
     };
-    weave(rowIds, (part) => part.rows, (id, i, part) => {
+    weave(rowIds, (part) => part.values, (id, i, part) => {
+      if (part) {
+        const { mesh, ids } = part.block;
+        thinValues(mesh._thinInstanceDataStorage.matrixData, id, flip, values, j);
+        valueIds[j++] = ids[id];
+        return;
+      }
+      const node = tree.nodes[alive.get(id)];
+      valuesOf(localOf(node, worldOf(node, tree.hosts.get(node)), flip), values, 10 * j);
+      known.add(id);
+      valueIds[j++] = id;
+    });
+    j = 0;
+    weave(rowIds, (part) => part.worlds, (id, i, part) => {
       if (part) {
         const { mesh, ids } = part.block;
         const data = mesh._thinInstanceDataStorage.matrixData;
-        thinRow(data, id, mesh._worldMatrix?.m ?? IDENTITY, flip, values, worlds, j);
-        rowsSent[j++] = ids[id];
+        thinWorld(data, id, mesh._worldMatrix?.m ?? IDENTITY, flip, worlds, j);
+        worldRowIds[j++] = ids[id];
         return;
       }
       const node = tree.nodes[alive.get(id)];
       const matrix = worldOf(node, tree.hosts.get(node));
-      valuesOf(localOf(node, matrix, flip), values, 10 * j);
       toSgview(matrix ? matrix.m : IDENTITY, flip, worlds, 16 * j);
-      known.add(id);
-      rowsSent[j++] = id;
+      worldRowIds[j++] = id;
     });
-    const worldIds = [], causeIds = [], localIds = [];
+    const local = inOrder(pending.local);
+    let [worldCount, localCount] = [world.length, local.length];
+    for (const part of parts) {
+      worldCount += part.world.length;
+      localCount += part.local.length;
+    }
+    const worldIds = new Uint32Array(worldCount), causeIds = new Uint32Array(worldCount);
+    const localIds = new Uint32Array(localCount);
+    j = 0;
     weave(world, (part) => part.world, (id, i, part) => {
-      worldIds.push(part ? part.block.ids[id] : id);
-      causeIds.push(part ? part.cause(id) : cause[i]);
+      worldIds[j] = part ? part.block.ids[id] : id;
+      causeIds[j++] = part ? part.cause(id) : cause[i];
     });
-    weave(inOrder(pending.local), (part) => part.local, (id, i, part) => {
-      localIds.push(part ? part.block.ids[id] : id);
+    j = 0;
+    weave(local, (part) => part.local, (id, i, part) => {
+      localIds[j++] = part ? part.block.ids[id] : id;
     });
     if (changed) {
       for (const id of [...known]) if (!alive.has(id)) { known.delete(id); lastCause.delete(id); }
@@ -767,8 +872,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     socket.send(frameMessage({
       frame: link.frameNumber, merged: pending.merged, structureChanged: changed,
       products: pending.products, naive: pending.naive, local: localIds,
-      world: worldIds, cause: causeIds, valueIds: rowsSent, values, worldIds: rowsSent, worlds,
-      held,
+      world: worldIds, cause: causeIds, valueIds, values, worldIds: worldRowIds, worlds, held,
     }));
     link.framesSent += pending.merged;
     link.framesMerged += pending.merged - 1;

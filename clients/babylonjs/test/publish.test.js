@@ -805,7 +805,7 @@ test("thin instances: every frame's worlds and causes as sent, frames merged whi
     for (const want of ["itself", "Swarm", carrier.name, "Grid"]) assert.ok(seen.has(want), want);
   });
 
-test("100,000 thin instances: a frame sends what was written, and the count is bounded",
+test("100,000 thin instances: a frame sends the rows that changed, and the count is bounded",
   async () => {
     const scene = new Scene(new NullEngine());
     new FreeCamera("Eye", new Vector3(0, 0, -5), scene);
@@ -826,8 +826,9 @@ test("100,000 thin instances: a frame sends what was written, and the count is b
         assert.equal(mirror.byId.size, 2 + shown);
         assert.equal(frame.rows, 2 + shown);
         assert.equal(link.thinInstancesLeftOut, 100_000 - shown);
+        const z = max ? 3 : 2; // each pass moves them somewhere new
         const moved = [3, 500, 999];
-        moved.forEach((k) => crowd.thinInstanceSetMatrixAt(k, Matrix.Translation(k, -1, 2)));
+        moved.forEach((k) => crowd.thinInstanceSetMatrixAt(k, Matrix.Translation(k, -1, z)));
         scene.render(); // three rows: the ones written, and nothing else
         [frame] = mirror.take(Capture.last);
         assert.equal(frame.rows, 3);
@@ -835,9 +836,24 @@ test("100,000 thin instances: a frame sends what was written, and the count is b
         scene.render(); // nothing written: nothing sent
         [frame] = mirror.take(Capture.last);
         assert.equal(frame.rows, 0);
+        assert.equal(frame.world.size, 0);
+        // Two written in place and the whole buffer announced: every instance recomputed,
+        // the rows of the two that differ from what sgview holds sent
+        data[16 * 7 + 12] = z + 7;
+        data[16 * 900 + 13] = z + 9;
+        crowd.thinInstanceBufferUpdated("matrix");
+        scene.render();
+        [frame] = mirror.take(Capture.last);
+        assert.equal(frame.world.size, shown);
+        assert.equal(frame.rows, 2);
         const sent = mirror.worlds();
-        assert.deepEqual(sent["Crowd#thin 500"][2].map((v) => v + 0), [0, 0, 1, -2]); // z mirrored
+        assert.deepEqual(sent["Crowd#thin 500"][2].map((v) => v + 0), [0, 0, 1, -z]); // z mirrored
         assert.equal(sent["Crowd#thin 999"][0][3], 999);
+        assert.equal(sent["Crowd#thin 7"][0][3], z + 7);
+        assert.equal(sent["Crowd#thin 900"][1][3], z + 9);
+        const babylon = Object.fromEntries(Object.entries(worldsOf(scene))
+          .filter(([name]) => !(Number(name.split("#thin ")[1]) >= shown)));
+        assertSame(sent, babylon, `maxThinInstances ${max}`);
       } finally {
         link.close();
       }
