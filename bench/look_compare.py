@@ -226,6 +226,12 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--cases", nargs="+", default=(), metavar="NAME", help="only these cases")
     parser.add_argument(
+        "--saved",
+        action="store_true",
+        help="the bundled scenes saved to .glb by sgview, in three.js and sgview, against "
+        "sgview's view of their .toml (bench/look_saved.py)",
+    )
+    parser.add_argument(
         "--files",
         nargs="+",
         default=(),
@@ -241,6 +247,13 @@ def main(argv=None) -> int:
         print(f"skipped: no chromium at {CHROMIUM}")
         return 0
     look = Lighting(args.tone_mapping, args.exposure, "room")
+    if args.saved:
+        from look_saved import compare_saved, report
+
+        three = install_three(args.cache)
+        saved = compare_saved(args.size, args.out, args.three_room, look, three)
+        print("\n".join(report(saved, args.size)))
+        return 0
     results = compare(args.size, args.out, args.three_room, look, args.cache, args.models,
                       args.files, args.cases)  # fmt: skip
     env = "three.js RoomEnvironment" if args.three_room else "sgview's room for both"
