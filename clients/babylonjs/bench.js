@@ -9,6 +9,9 @@
 // (NullEngine told it has instanced arrays, as it draws nothing), in four cases: none
 // written, 1,000 moved with thinInstanceSetMatrixAt, the whole buffer written and
 // announced with thinInstanceBufferUpdated, and the mesh itself moved (all follow).
+// `--no-ws` (either mode): the publisher's socket is a stand-in in this process that drops
+// every message, so that the time is the publisher's own, without the `ws` package's
+// sending (which masks every byte in JavaScript; a browser's WebSocket does it natively).
 import { performance } from "node:perf_hooks";
 import {
   Animation, FreeCamera, Logger, Matrix, MeshBuilder, NullEngine, Scene, TransformNode, Vector3,
@@ -17,8 +20,10 @@ import WebSocket, { WebSocketServer } from "ws";
 import { publish } from "./sgview-publish.js";
 
 Logger.LogLevels = Logger.NoneLogLevel;
-const thinMode = process.argv[2] === "thin";
-const frames = Number(process.argv[thinMode ? 3 : 2] ?? (thinMode ? 200 : 1000));
+const noWs = process.argv.includes("--no-ws");
+const args = process.argv.slice(2).filter((a) => a !== "--no-ws");
+const thinMode = args[0] === "thin";
+const frames = Number(args[thinMode ? 1 : 0] ?? (thinMode ? 200 : 1000));
 const THIN = 100_000;
 
 function scene1000() {
@@ -144,10 +149,29 @@ function report(r) {
 
 /** The `ws` WebSocket, the last one made kept: the bench waits for it to drain. */
 class Drained extends WebSocket {
-  constructor(...args) {
-    super(...args);
+  constructor(...rest) {
+    super(...rest);
     Drained.last = this;
   }
+}
+
+/** `--no-ws`: a socket that welcomes the publisher and drops what it sends. */
+class Dropped {
+  constructor() {
+    this.bufferedAmount = 0;
+    Drained.last = this;
+    setTimeout(() => this.onopen?.(), 0);
+  }
+  send(buffer) {
+    if (new DataView(buffer).getUint16(6, true) !== 1) return; // only a hello is answered
+    const welcome = new ArrayBuffer(20);
+    const view = new DataView(welcome);
+    [0x53, 0x47, 0x56, 0x57].forEach((b, i) => view.setUint8(i, b));
+    view.setUint16(4, 1, true);
+    view.setUint16(6, 2, true);
+    setTimeout(() => this.onmessage?.({ data: welcome }), 0);
+  }
+  close() {}
 }
 
 const bare = thinMode ? sceneThin() : scene1000();
@@ -155,7 +179,9 @@ const published = thinMode ? sceneThin() : scene1000();
 const nodes = published.nodes;
 // auto: false, so that its frame (link.frame(), called after the render as the
 // onAfterRenderObservable would) is timed apart from the render it observed.
-const link = publish(published.scene, url, { WebSocket: Drained, name: "bench", auto: false });
+const link = publish(published.scene, url, {
+  WebSocket: noWs ? Dropped : Drained, name: "bench", auto: false,
+});
 while (!link.connected) await new Promise((r) => setTimeout(r, 5));
 published.scene.render();
 let start = performance.now();

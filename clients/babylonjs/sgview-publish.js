@@ -742,7 +742,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     };
     for (const k of part.local) if (k < known && differs(k)) part.values.push(k);
     for (let k = known; k < count; k++) part.values.push(k);
-    for (const k of part.values) sentData.set(data.subarray(16 * k, 16 * k + 16), 16 * k);
+    for (const k of part.values) for (let i = 16 * k; i < 16 * k + 16; i++) sentData[i] = data[i];
     const moved = snapshot || pending.world.has(mesh.uniqueId);
     part.worlds = moved ? indices(count) : part.values;
     return part;

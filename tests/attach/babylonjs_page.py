@@ -11,7 +11,12 @@ The scene (every node named, names unique), left-handed as Babylon's default:
   at `FROZEN`: Babylon keeps the statue's world while its parent moves (held, frozen);
 - ``Sign``: a billboard box, Babylon turns its world toward the camera (held, billboard);
 - ``Late``: a box added under ``Chain`` at `ADDED`; ``Doomed``: a box disposed at
-  `REMOVED`.
+  `REMOVED`;
+- ``Swarm``: a box with 12 thin instances (``thinInstanceAdd``, drawn by the GPU), one
+  moved each frame with ``thinInstanceSetMatrixAt``, the box itself moved every fifth
+  frame, 2 added at `THIN_ADDED`, 3 dropped (``thinInstanceCount``) at `THIN_DROPPED`,
+  one written in the buffer and announced with ``thinInstanceBufferUpdated`` at
+  `THIN_BUFFER`.
 
 Babylon's first render computes every node; then the page publishes, waits for the
 connection and renders `FRAMES` frames with ``scene.render()``. After each one it records,
@@ -19,7 +24,11 @@ by itself: the publisher's frame number, the nodes whose world matrix Babylon re
 in it (``onAfterWorldMatrixUpdateObservable``, a camera's
 ``onViewMatrixChangedObservable``), every node's world matrix as Babylon caches it, and
 which nodes' worlds differ from ``local · parent world`` (split into stale, held frozen
-and held billboard). Then it closes the link and sets ``window.sgviewDone``.
+and held billboard). A thin instance is recorded as ``Swarm#thin K``, with ``thin`` [the
+mesh's id, K] in place of an id (the publisher numbers them), its world Babylon's
+product of its matrix in the buffer and the mesh's world (what the shader draws), and it
+counts as recomputed when the page's own calls wrote it, it joined, or Babylon recomputed
+the mesh. Then it closes the link and sets ``window.sgviewDone``.
 """
 
 from __future__ import annotations
@@ -32,6 +41,9 @@ FRAMES = 24
 FROZEN = 4
 ADDED = 8
 REMOVED = 12
+THIN_ADDED = 10
+THIN_DROPPED = 16
+THIN_BUFFER = 20
 
 _SCENE_JS = r"""
 import { Engine } from "/babylon/Engines/engine.js";
@@ -44,10 +56,11 @@ import { HemisphericLight } from "/babylon/Lights/hemisphericLight.js";
 import { Animation } from "/babylon/Animations/animation.js";
 import "/babylon/Animations/animatable.js";
 import "/babylon/Materials/standardMaterial.js";
-import { Vector3 } from "/babylon/Maths/math.vector.js";
+import "/babylon/Meshes/thinInstanceMesh.js";
+import { Matrix, Vector3 } from "/babylon/Maths/math.vector.js";
 import { publish } from "/sgview/sgview-publish.js";
 
-const { FRAMES, FROZEN, ADDED, REMOVED, URL } = SETTINGS;
+const { FRAMES, FROZEN, ADDED, REMOVED, THIN_ADDED, THIN_DROPPED, THIN_BUFFER, URL } = SETTINGS;
 const canvas = document.createElement("canvas");
 canvas.width = 320;
 canvas.height = 200;
@@ -90,6 +103,12 @@ const sign = box("Sign", null, 2, 1.5, 2);
 sign.scaling.set(1, 2, 0.5);
 sign.billboardMode = Mesh.BILLBOARDMODE_ALL;
 const doomed = box("Doomed", chain, -1, 0, 0);
+const swarm = box("Swarm", null, -1, 2, 1);
+const place = (k, t) => Matrix.RotationY(0.2 * k + 0.1 * t)
+  .multiply(Matrix.Translation(0.3 * (k % 4), 0.3 * Math.floor(k / 4), 0.05 * t));
+swarm.thinInstanceAdd(Array.from({ length: 12 }, (_, k) => place(k, 0)));
+let thinCount = 12; // the page's own account of its thin instances: how many at the last
+let thinWritten = new Set(); // frame, and those its calls wrote since
 
 // Babylon's own account of what it recomputed, kept apart from the publisher.
 let recomputed = new Set();
@@ -124,10 +143,30 @@ function record(frame) {
         else stale.push(node.name);
       }
     }
+    thin.push(null);
+    if (node === swarm) {
+      const data = swarm._thinInstanceDataStorage.matrixData;
+      const count = swarm.thinInstanceCount;
+      for (let k = 0; k < count; k++) {
+        const name = `Swarm#thin ${k}`;
+        ids.push(null);
+        thin.push([swarm.uniqueId, k]);
+        names.push(name);
+        worlds.push(Array.from(Matrix.FromArray(data, 16 * k).multiply(swarm._worldMatrix).m));
+        if (recomputed.has("Swarm") || k >= thinCount || thinWritten.has(k)) {
+          recomputed.add(name);
+        }
+      }
+      thinCount = count;
+      thinWritten = new Set();
+    }
     node.getChildren().forEach(visit);
   };
+  const thin = [];
   scene.rootNodes.forEach(visit);
-  const out = { frame, ids, names, worlds, stale, held, recomputed: [...recomputed].sort() };
+  const out = {
+    frame, ids, names, worlds, stale, held, thin, recomputed: [...recomputed].sort(),
+  };
   recomputed = new Set();
   return out;
 }
@@ -148,6 +187,17 @@ function step(k) {
   // Babylon announces a new mesh before its observables exist: observed once made.
   if (k === ADDED) observe(box("Late", chain, 0, -0.5, 0.4));
   if (k === REMOVED) doomed.dispose();
+  const moved = k % swarm.thinInstanceCount;
+  swarm.thinInstanceSetMatrixAt(moved, place(moved, k));
+  thinWritten.add(moved);
+  if (k % 5 === 0) swarm.position.x = -1 + 0.1 * k; // every instance follows
+  if (k === THIN_ADDED) swarm.thinInstanceAdd([place(12, k), place(13, k)]);
+  if (k === THIN_DROPPED) swarm.thinInstanceCount -= 3;
+  if (k === THIN_BUFFER) { // written in the buffer itself: the whole buffer announced
+    place(1, 2 * k).copyToArray(swarm._thinInstanceDataStorage.matrixData, 16);
+    swarm.thinInstanceBufferUpdated("matrix");
+    for (let i = 0; i < swarm.thinInstanceCount; i++) thinWritten.add(i);
+  }
   scene.render(); // computes the worlds; the publisher sends the frame
   const entry = record(link.frameNumber);
   entry.step = k;
@@ -168,6 +218,9 @@ def page_html(ws_url: str, frames: int = FRAMES) -> str:
         "FROZEN": FROZEN,
         "ADDED": ADDED,
         "REMOVED": REMOVED,
+        "THIN_ADDED": THIN_ADDED,
+        "THIN_DROPPED": THIN_DROPPED,
+        "THIN_BUFFER": THIN_BUFFER,
         "URL": ws_url,
     }
     script = _SCENE_JS.replace("SETTINGS", json.dumps(settings), 1)

@@ -1,10 +1,11 @@
 """The Babylon.js publisher on a real page in a real browser: tests/attach/babylonjs_page.py's
 page (a real ``Engine`` on a canvas, WebGL through SwiftShader; an animated rig, a
 parented chain, a frozen node under a moving parent, a billboard, a node added and one
-disposed) runs in Debian's chromium (Playwright), imports clients/babylonjs/sgview-publish.js
-and @babylonjs/core's ES modules from clients/babylonjs/node_modules, served from
-127.0.0.1, publishes with the browser's own WebSocket, and records per frame what Babylon
-recomputed (its observables) and every node's cached world matrix itself. The oracle is
+disposed, a mesh's thin instances moved, added and dropped) runs in Debian's chromium
+(Playwright), imports clients/babylonjs/sgview-publish.js and @babylonjs/core's ES modules
+from clients/babylonjs/node_modules, served from 127.0.0.1, publishes with the browser's own
+WebSocket, and records per frame what Babylon recomputed (its observables; for thin
+instances, its own calls) and every node's cached world matrix itself. The oracle is
 Babylon: converted by docs/babylonjs.md's rule (Babylon's ``m`` read column by column, then
 ``S · M · S`` with ``S = diag(1, 1, -1, 1)`` for its left-handed scene, written again
 here), every world sgview holds equals Babylon's.
@@ -104,6 +105,24 @@ def test_the_page_does_what_it_says(in_process):
         assert ("Statue" in entry["recomputed"]) == (k <= babylonjs_page.FROZEN), k
         assert ("Late" in entry["recomputed"]) == (k == babylonjs_page.ADDED), k
         assert {"Rig", "Arm", "Hand", "Link2", "Carrier", "Sign"} <= set(entry["recomputed"])
+        thin = [name for name in entry["names"] if name.startswith("Swarm#thin ")]
+        grown = 2 if k >= babylonjs_page.THIN_ADDED else 0
+        assert len(thin) == 12 + grown - (3 if k >= babylonjs_page.THIN_DROPPED else 0), k
+        moved = {name for name in entry["recomputed"] if name.startswith("Swarm#thin ")}
+        everything = k % 5 == 0 or k == babylonjs_page.THIN_BUFFER
+        assert moved == set(thin) if everything else 1 <= len(moved) <= 3, k
+
+
+def _thin_ids(got) -> dict[tuple[int, int], int]:
+    """(mesh id, K) -> the id the publisher gave thin instance K of that mesh: its
+    children numbered from 2^31 (the publisher's thin instances), in their order."""
+    out: dict[tuple[int, int], int] = {}
+    count: dict[int, int] = {}
+    for node, parent in zip(got.ids.tolist(), got.parents.tolist(), strict=True):
+        if node >= 2**31:
+            out[parent, count.get(parent, 0)] = node
+            count[parent] = count.get(parent, 0) + 1
+    return out
 
 
 def test_every_world_in_every_frame_is_babylons(in_process):
@@ -114,14 +133,17 @@ def test_every_world_in_every_frame_is_babylons(in_process):
     for entry in recorded:
         got = seen[entry["frame"]]
         assert got.merged == 1, entry["frame"]
-        assert sorted(got.ids.tolist()) == sorted(entry["ids"]), entry["frame"]
+        thin_ids = _thin_ids(got)
+        ids = [thin_ids.get(tuple(thin or ()), node) for node, thin in zip(entry["ids"],
+               entry["thin"], strict=True)]  # fmt: skip
+        assert sorted(got.ids.tolist()) == sorted(ids), entry["frame"]
         index = {node: i for i, node in enumerate(got.ids.tolist())}
-        for node, name, m in zip(entry["ids"], entry["names"], entry["worlds"], strict=True):
+        for node, name, m in zip(ids, entry["names"], entry["worlds"], strict=True):
             off = _off(got.worlds[index[node]], _sgview_world(m))
             worst[name] = max(worst.get(name, 0.0), off)
         assert got.stale == frozenset(), entry["frame"]  # held nodes are not stale
     assert max(worst.values()) <= TOLERANCE, worst
-    assert {"Statue", "Sign", "Late", "Doomed", "Hand", "Link2"} <= set(worst)
+    assert {"Statue", "Sign", "Late", "Doomed", "Hand", "Link2", "Swarm#thin 13"} <= set(worst)
 
 
 def test_headless_listen_logs_what_babylon_recomputed_and_holds(headless):
