@@ -316,7 +316,9 @@ def moving(graph, leaves, count: int, frames: int, rng, pause: float = 0.0) -> N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10x fewer nodes")
-    parser.add_argument("--frames", type=int, default=200)
+    parser.add_argument(
+        "--frames", type=int, default=200, help="program frames per case (6: at 60 a second)"
+    )
     parser.add_argument("--drawing", action="store_true", help="only the drawing viewer")
     args = parser.parse_args()
     exercise()
@@ -325,8 +327,8 @@ def main() -> None:
     big, huge = 100_000 // scale, 1_000_000 // scale
     rng = np.random.default_rng(7)
     if args.drawing:
-        drawing(big, 300, rng)
-        drawing(big, 300, rng, every=True)
+        drawing(big, args.frames, rng)
+        drawing(big, args.frames, rng, every=True)
         print("\n".join(machine_lines(busy_at_start=busy)))
         return
     ctx = mp.get_context("spawn")
@@ -405,8 +407,8 @@ def main() -> None:
         link.close()
         child.join(30)
     no_viewer(big, rng)
-    drawing(big, 300, rng)
-    drawing(big, 300, rng, every=True)
+    drawing(big, args.frames, rng)
+    drawing(big, args.frames, rng, every=True)
     print("\n".join(machine_lines(busy_at_start=busy)))
 
 

@@ -420,6 +420,15 @@ float sheen_albedo(vec3 n, vec3 d, float roughness) {
 // and Barla 2017): Airy's sum of the light bounced between the film's two faces, its
 // first two orders, each integrated against the eye's colour sensitivities (their fit by
 // Gaussians in Fourier space, in CIE XYZ), then taken to linear sRGB.
+// Each face's reflectance is Schlick's, its weight (1 - cos)^5 evaluated by the
+// spherical-Gaussian fit exp2((-5.55473 cos - 6.98316) cos) (Lagarde's, which three.js
+// uses for the film): the extension's implementation notes leave the BRDF's evaluation
+// to the renderer, and for the film's faces the fit lies nearer Fresnel's exact
+// reflectance (an ior 1.3 film at cos 0.5: exact 0.053, fit 0.050, (1 - cos)^5 0.048).
+float film_schlick_weight(float cos_t) {
+    return exp2((-5.55473 * cos_t - 6.98316) * cos_t);
+}
+
 vec3 film_sensitivity(float opd, vec3 shift) {
     float phase = 2.0 * PI * opd * 1.0e-9;
     const vec3 amplitude = vec3(5.4856e-13, 4.4201e-13, 5.2481e-13);
@@ -437,20 +446,21 @@ vec3 film_sensitivity(float opd, vec3 shift) {
 }
 
 vec3 iridescence_fresnel(float n_v, vec3 base_f0, float thickness) {
-    // a film thinner than 30 nm fades to none (its ior to the air's)
+    // a guard for a film of (almost) no thickness: its ior goes to the air's below
+    // 0.03 nm, as three.js has it (shade_pbr leaves a film of 0 nm out altogether)
     float film = mix(1.0, u_iridescence_ior, smoothstep(0.0, 0.03, thickness));
     float cos2_sq = 1.0 - (1.0 - n_v * n_v) / (film * film);
     if (cos2_sq < 0.0) return vec3(1.0);  // total internal reflection
     float cos2 = sqrt(cos2_sq);
     // the air-film face, and the film-base face (the base's ior from its F0)
     float r0 = (film - 1.0) * (film - 1.0) / ((film + 1.0) * (film + 1.0));
-    float r12 = r0 + (1.0 - r0) * pow(1.0 - n_v, 5.0);
+    float r12 = r0 + (1.0 - r0) * film_schlick_weight(n_v);
     float t121 = 1.0 - r12;
     float phi12 = film < 1.0 ? PI : 0.0;
     vec3 sf0 = sqrt(clamp(base_f0, 0.0, 0.9999));
     vec3 base_ior = (1.0 + sf0) / (1.0 - sf0);
     vec3 r1 = (base_ior - film) * (base_ior - film) / ((base_ior + film) * (base_ior + film));
-    vec3 r23 = r1 + (1.0 - r1) * pow(1.0 - cos2, 5.0);
+    vec3 r23 = r1 + (1.0 - r1) * film_schlick_weight(cos2);
     vec3 phi23 = vec3(base_ior.r < film ? PI : 0.0, base_ior.g < film ? PI : 0.0,
                       base_ior.b < film ? PI : 0.0);
     float opd = 2.0 * film * thickness * cos2;  // the optical path difference
@@ -522,8 +532,10 @@ vec3 transmitted(vec3 n, vec3 v, vec3 base, vec3 f0, float f90, float roughness)
     float dist;
     vec3 light;
 #ifdef DISPERSION
+    // the extension's spread of the three channels' iors (dispersion = 20 / Abbe number),
+    // none below 1: its Cauchy curve n(lambda) is clamped there
     float half_spread = (u_ior - 1.0) * 0.025 * u_dispersion;
-    vec3 iors = vec3(u_ior - half_spread, u_ior, u_ior + half_spread);
+    vec3 iors = vec3(max(u_ior - half_spread, 1.0), u_ior, u_ior + half_spread);
     light.r = behind(n, v, iors.r, thickness, roughness, dist).r;
     light.g = behind(n, v, iors.g, thickness, roughness, dist).g;
     light.b = behind(n, v, iors.b, thickness, roughness, dist).b;
@@ -612,7 +624,8 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
         // No thickness texture: the maximum, as the specification says.
         float t = u_iridescence_thickness.y;
         if (u_tex_on[13] == 1) t = mix(u_iridescence_thickness.x, t, tex(13).g);
-        g_irid = u_iridescence;
+        // a film of no thickness reflects as the surface below it does
+        g_irid = t > 0.0 ? u_iridescence : 0.0;
         if (u_tex_on[12] == 1) g_irid *= tex(12).r;
         g_irid_fresnel = mix(iridescence_fresnel(n_v, f0_dielectric, t),
                              iridescence_fresnel(n_v, base.rgb, t), metallic);
@@ -706,11 +719,91 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
 
 const float PENDING_STRIPE = 5.0;
 
+// The built-in shading of colour `c` at normal `n` (towards the eye) seen from `to_eye`.
+vec3 blinn_phong(vec3 c, vec3 n, vec3 to_eye) {
+    float diffuse = max(dot(n, u_light_dir), 0.0);
+    vec3 h = normalize(u_light_dir + to_eye);
+    float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.35;
+    float sky = 0.5 + 0.5 * n.y;
+    vec3 ambient = mix(vec3(0.20, 0.19, 0.18), vec3(0.34, 0.36, 0.40), sky);
+    return c * (ambient + 0.78 * diffuse) + vec3(spec);
+}
+
 // 1 on the glow's stripes of the pending look, 0 between them and on other nodes.
 float pending_stripe() {
     if (v_pending <= 0.0) return 0.0;
     return mod(floor((gl_FragCoord.x + gl_FragCoord.y) / PENDING_STRIPE), 2.0);
 }
+
+#ifdef SPRITE
+// The sprites' program (BUILTIN_ONLY too): an unmarked sprite of a box or a sphere (u_shape
+// 1 or 2, the mesh's local bounds u_box_lo .. u_box_hi) is the mesh itself, cast per pixel:
+// the ray through the pixel, taken into the mesh's frame (v_to_local, about v_origin),
+// meets the box (or the ellipsoid in it) or the pixel is dropped, and the face it meets
+// gives the normal and the depth, so a few-pixel cube shows its faces' shading and
+// outline as its 12 triangles would. Other sprites (u_shape 0, marked, or under
+// IMPOSTOR_MIN_PX) stay flat squares: a box's (v_impostor 1) in the mean of the shading of
+// its faces seen, each weighted by the area it shows.
+uniform mat4 u_inv_view_proj;
+uniform vec2 u_viewport_px;
+uniform int u_shape;
+uniform vec3 u_box_lo;
+uniform vec3 u_box_hi;
+flat in mat3 v_to_local;
+flat in vec3 v_origin;
+flat in float v_impostor;
+
+// The hit of this pixel's ray with the mesh's box or ellipsoid: its world position and
+// normal (normal.w 0: missed).
+vec4 cast_sprite(out vec3 hit) {
+    vec2 ndc = gl_FragCoord.xy / u_viewport_px * 2.0 - 1.0;
+    vec4 a = u_inv_view_proj * vec4(ndc, -1.0, 1.0);
+    vec4 b = u_inv_view_proj * vec4(ndc, 1.0, 1.0);
+    vec3 p0 = a.xyz / a.w, p1 = b.xyz / b.w;
+    vec3 o = v_to_local * (p0 - v_origin);
+    vec3 d = v_to_local * (p1 - p0);
+    d += vec3(equal(d, vec3(0.0))) * 1e-12;  // a ray along a face: no division by zero
+    vec3 n;
+    float t;
+    if (u_shape == 2) {
+        vec3 c = 0.5 * (u_box_lo + u_box_hi), r = max(0.5 * (u_box_hi - u_box_lo), 1e-12);
+        vec3 oo = (o - c) / r, dd = d / r;
+        float qa = dot(dd, dd), qb = dot(oo, dd), qc = dot(oo, oo) - 1.0;
+        float disc = qb * qb - qa * qc;
+        if (disc < 0.0) return vec4(0.0);
+        t = (-qb - sqrt(disc)) / qa;
+        n = (oo + t * dd) / r;
+    } else {
+        vec3 t1 = (u_box_lo - o) / d, t2 = (u_box_hi - o) / d;
+        vec3 near = min(t1, t2), far = max(t1, t2);
+        t = max(near.x, max(near.y, near.z));
+        if (t > min(far.x, min(far.y, far.z))) return vec4(0.0);
+        vec3 axis = t == near.x ? vec3(1.0, 0.0, 0.0)
+                  : t == near.y ? vec3(0.0, 1.0, 0.0) : vec3(0.0, 0.0, 1.0);
+        n = -axis * sign(d);
+    }
+    hit = p0 + t * (p1 - p0);
+    // normals go to the world by the inverse transpose of the model matrix
+    return vec4(normalize(transpose(v_to_local) * n), 1.0);
+}
+
+// Colour `c` as box u_box_lo .. u_box_hi shows it on average from `to_eye`: each face
+// turned to the eye shaded with its normal, weighted by its area seen (its local area
+// times the view direction's component along it in the box's frame).
+vec3 box_mean(vec3 c, vec3 to_eye) {
+    vec3 e = u_box_hi - u_box_lo;
+    vec3 along = v_to_local * to_eye;
+    vec3 weight = abs(along) * vec3(e.y * e.z, e.z * e.x, e.x * e.y);
+    mat3 normals = transpose(v_to_local);  // column k: face k's world normal (unscaled)
+    vec3 sum = vec3(0.0);
+    for (int k = 0; k < 3; ++k) {
+        vec3 n = normalize(normals[k]) * (along[k] < 0.0 ? -1.0 : 1.0);
+        sum += weight[k] * blinn_phong(c, n, to_eye);
+    }
+    float total = weight.x + weight.y + weight.z;
+    return total > 0.0 ? sum / total : blinn_phong(c, to_eye, to_eye);
+}
+#endif
 
 void main() {
     float strength = clamp(abs(v_highlight), 0.0, 1.0);
@@ -722,9 +815,20 @@ void main() {
         return;
     }
     if (u_depth_only == 1 && u_pbr == 0) return;
-    vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - v_world_pos);
+    vec3 world_pos = v_world_pos;
     float len = length(v_normal);
     vec3 n = len > 0.0 ? v_normal / len : vec3(0.0, 1.0, 0.0);
+#ifdef SPRITE
+    gl_FragDepth = gl_FragCoord.z;
+    if (v_impostor == 2.0) {
+        vec4 found = cast_sprite(world_pos);
+        if (found.w == 0.0) discard;
+        n = found.xyz;
+        vec4 clip = u_view_proj * vec4(world_pos, 1.0);
+        gl_FragDepth = clamp(0.5 * clip.z / clip.w + 0.5, 0.0, 1.0);
+    }
+#endif
+    vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - world_pos);
     vec4 color;
 #ifndef BUILTIN_ONLY
     if (u_pbr == 1) {
@@ -762,13 +866,10 @@ void main() {
     if (dot(n, to_eye) < 0.0) n = -n;
     float diffuse = max(dot(n, u_light_dir), 0.0);
     vec3 lit = color.rgb;
-    if (u_pbr == 0 || u_glow_style == 2) {
-        vec3 h = normalize(u_light_dir + to_eye);
-        float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.35;
-        float sky = 0.5 + 0.5 * n.y;
-        vec3 ambient = mix(vec3(0.20, 0.19, 0.18), vec3(0.34, 0.36, 0.40), sky);
-        lit = color.rgb * (ambient + 0.78 * diffuse) + vec3(spec);
-    }
+    if (u_pbr == 0 || u_glow_style == 2) lit = blinn_phong(color.rgb, n, to_eye);
+#ifdef SPRITE
+    if (v_impostor == 1.0) lit = box_mean(color.rgb, to_eye);
+#endif
     if (u_glow_style == 1) {
         // Rim: strongest where the surface turns away from the eye (the silhouette).
         float rim = smoothstep(0.65, 0.15, abs(dot(n, to_eye)));

@@ -60,6 +60,16 @@ out vec2 v_uv1;
 out vec4 v_vcolor;  // the vertex colour as is (glTF: COLOR_0)
 out float v_mirror;  // -1 where the transform mirrors (glTF: the front face flips)
 out float v_scale;   // the model matrix's mean scale (a volume's thickness is in mesh units)
+#ifdef SPRITE
+// A sprite cast per pixel as its mesh's box or sphere (instanced.frag): the model matrix's
+// inverse 3x3 and origin; v_impostor 2 where it is cast, 1 a flat square in its box's mean
+// shading, 0 a flat square.
+uniform int u_shape;          // 0: flat squares only; 1 box, 2 sphere (the mesh's bounds)
+uniform float u_impostor_px;  // sprites at least this wide are cast
+flat out mat3 v_to_local;
+flat out vec3 v_origin;
+flat out float v_impostor;
+#endif
 
 // Glow.signed and Glow.heat (viewer/render/glow.py) are this function's CPU twins.
 float glow_value() {
@@ -95,6 +105,17 @@ void sprite(vec3 c0, vec3 c1, vec3 c2) {
         return;
     }
     gl_PointSize = max(px, marked ? u_glow_min_px : 1.0);
+#ifdef SPRITE
+    // Cast: as wide as the bounding sphere looks, so that every corner is covered.
+    float det = dot(c0, cross(c1, c2));
+    bool shaped = u_shape != 0 && !marked && abs(det) > 1e-30;
+    v_impostor = !shaped ? 0.0 : px >= u_impostor_px ? 2.0 : u_shape == 1 ? 1.0 : 0.0;
+    v_to_local = v_impostor > 0.0 ? inverse(mat3(c0, c1, c2)) : mat3(1.0);
+    v_origin = in_world[3].xyz;
+    if (v_impostor == 2.0) {
+        gl_PointSize = 2.0 * u_sphere.w * stretch * u_px_scale / max(clip.w, 1e-6);
+    }
+#endif
     vec3 to_eye = u_ortho == 1 ? -u_view_dir : normalize(u_eye - centre);
     // Lit as a face towards the eye; a sprite has no silhouette, so in the rim style a
     // glowing one gets a normal across the view (all rim: its glow fills it).

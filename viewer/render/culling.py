@@ -9,11 +9,18 @@ sphere against the six frustum planes, and copies the rows inside into the batch
 output rows, in their order (a prefix sum over the work groups' counts between two
 phases, cull_finish.comp): first those drawn as the full mesh, then those under
 `LOD_PX` pixels across, drawn as one point sprite each (shaders/instanced.vert,
-``u_sprite``). The counts go into indirect draw commands on the GPU, so the CPU never
-waits for them: the batch's draws go through `render_indirect` (`CulledBatch.vao`
-stands in for the batch's vertex array). Sprites are shaded the built-in way whatever the
-mesh, so they are drawn with the built-in meshes' program (the renderer's ``builtin``:
-no glTF shading to run through, which a software rasteriser pays for per fragment).
+``u_sprite``). A built-in box or sphere (`IMPOSTOR_SHAPES`) is a sprite up to
+`IMPOSTOR_LOD_PX` pixels across, since its sprite is the mesh itself, cast per pixel
+(shaders/instanced.frag, ``SPRITE``): the pixels its box or sphere covers, with their
+faces' normals and depths, so it shows as its triangles would while costing one vertex
+instead of 24 (on llvmpipe a drawn 100k-cube redraw is then several times faster; a
+sprite under `IMPOSTOR_MIN_PX` is a flat square in the mean shading of the faces it
+shows). The counts go into indirect draw commands on the GPU, so the CPU never waits for
+them: the batch's draws go through `render_indirect` (`CulledBatch.vao` stands in for
+the batch's vertex array). Sprites are shaded the built-in way whatever the
+mesh, so they are drawn with the sprites' program (the renderer's ``sprite``: the
+built-in meshes' shading, no glTF shading to run through, which a software rasteriser
+pays for per fragment, and the cast).
 
 A glowing or marked sprite is drawn at least `GLOW_SPRITE_PX` wide (less when a crowd
 glows: `glow_sprite_px`), in its glow's colour: a touched subtree is seen among a
@@ -35,11 +42,13 @@ import numpy as np
 from .gpu_mesh import GpuMesh
 from .instances import LOOK_BYTES, MATRIX_BYTES, Batch, instanced_vao
 from .material_uniforms import MaterialBinder
-from .shaders import has_compute, load_compute, uniform
+from .shaders import find_uniform, has_compute, load_compute, uniform
 
 __all__ = [
     "CULL_MIN_ROWS",
     "GLOW_SPRITE_PX",
+    "IMPOSTOR_LOD_PX",
+    "IMPOSTOR_SHAPES",
     "LOD_PX",
     "InstanceCuller",
     "frustum_planes",
@@ -50,6 +59,14 @@ __all__ = [
 CULL_MIN_ROWS = 64
 #: Instances whose bounding sphere looks narrower than this many pixels are point sprites.
 LOD_PX = 2.0
+#: Built-in meshes whose sprite is cast as their shape (1: a box, 2: a sphere) ...
+IMPOSTOR_SHAPES = {"cube": 1, "rect": 1, "sphere": 2}
+#: ... and are sprites below this many pixels (their bounding sphere's width).
+IMPOSTOR_LOD_PX = 12.0
+#: Cast sprites narrower than this (their mean width) are flat squares, a box's in the mean
+#: shading of its faces: a pixel's ray could miss so small a shape, and a square covers
+#: the samples of its area.
+IMPOSTOR_MIN_PX = 4.0
 #: The least width in pixels of a glowing or marked (pending) sprite, while few glow...
 GLOW_SPRITE_PX = 12.0
 #: ... and while a crowd glows (a subtree of thousands reads as a region by itself; at
@@ -142,12 +159,17 @@ class CulledBatch:
         mesh: GpuMesh,
         parts,
         sprite_prog: moderngl.Program | None = None,
+        shape: int = 0,
     ) -> None:
         """Output rows, counts and commands for `batch` (of GpuMesh `mesh`, drawn by glTF
         `parts` or, without, by the mesh's index ranges, with `prog`; its sprites with
-        `sprite_prog`, by default `prog`)."""
+        `sprite_prog`, by default `prog`, cast as `shape`: 0 none, 1 box, 2 sphere)."""
         self.batch = batch
         self.kind = batch.kind
+        self.shape = shape
+        #: Sprites below this width in pixels (`LOD_PX`, `IMPOSTOR_LOD_PX`).
+        self.lod_px = IMPOSTOR_LOD_PX if shape else LOD_PX
+        self.box = tuple(tuple(float(v) for v in end) for end in mesh.bounds)
         self.sphere = bounding_sphere(*mesh.bounds)
         self.sprite_width = sprite_width(*mesh.bounds)
         rows = batch.count
@@ -196,18 +218,21 @@ class CulledBatch:
 
 class InstanceCuller:
     """The culling and level-of-detail passes of one renderer's node programs: `prog`
-    draws the glTF meshes, `builtin` (by default `prog`) the built-in ones and every
-    sprite."""
+    draws the glTF meshes, `builtin` (by default `prog`) the built-in ones, `sprite` (by
+    default `builtin`) every sprite."""
 
     def __init__(
         self,
         ctx: moderngl.Context,
         prog: moderngl.Program,
         builtin: moderngl.Program | None = None,
+        sprite: moderngl.Program | None = None,
     ) -> None:
         self.ctx = ctx
         self.prog = prog
         self.builtin = prog if builtin is None else builtin
+        self.sprite = self.builtin if sprite is None else sprite
+        self._lod = True
         #: Whether this context runs compute shaders; without, everything is drawn whole.
         self.available = has_compute(ctx)
         #: Cull (and draw sprites) when available; off: everything drawn whole.
@@ -235,13 +260,15 @@ class InstanceCuller:
             surface = surfaces.get(batch.kind)
             parts = surface.parts if surface is not None else ()
             prog = self.prog if surface is not None else self.builtin
+            shape = IMPOSTOR_SHAPES.get(batch.kind, 0) if surface is None else 0
             mesh = gpu_meshes[batch.kind]
-            culled = CulledBatch(self.ctx, prog, batch, mesh, parts, self.builtin)
+            culled = CulledBatch(self.ctx, prog, batch, mesh, parts, self.sprite, shape)
             self.culled[id(batch)] = culled
 
     def cull(self, vp: np.ndarray, size: tuple[int, int], lod: bool = True) -> None:
         """Cull every culled batch for view-projection `vp` (row-major) in a viewport of
-        `size` pixels; with `lod`, instances under `LOD_PX` become sprites."""
+        `size` pixels; with `lod`, instances under their batch's `lod_px` become
+        sprites."""
         prog, finish = self._cull, self._finish
         if not (self.enabled and self.culled) or prog is None or finish is None:
             return
@@ -249,7 +276,7 @@ class InstanceCuller:
         uniform(prog, "u_planes").write(planes.tobytes())
         uniform(prog, "u_w_row").value = tuple(float(v) for v in vp[3])
         uniform(prog, "u_px_scale").value = pixel_scale(vp, size)
-        uniform(prog, "u_lod_px").value = LOD_PX if lod else 0.0
+        self._lod = lod
         self._phase(prog, 0)  # classify, count per work group
         for culled in self.culled.values():  # offsets per group, the draw commands
             uniform(finish, "u_groups").value = culled.groups
@@ -268,6 +295,8 @@ class InstanceCuller:
             uniform(prog, "u_rows").value = batch.count
             uniform(prog, "u_groups").value = culled.groups
             uniform(prog, "u_sphere").value = culled.sphere
+            if phase == 0:
+                uniform(prog, "u_lod_px").value = culled.lod_px if self._lod else 0.0
             for binding, buf in enumerate(
                 (
                     batch.matrices,
@@ -297,12 +326,16 @@ class InstanceCuller:
         marked: int = 0,
     ) -> None:
         """Draw the sprite rows of every culled batch (one point each), with the built-in
-        shading (`builtin`; `materials`: the pass's `MaterialBinder`); `marked`: how many
+        shading (`sprite`; `materials`: the pass's `MaterialBinder`); `marked`: how many
         nodes glow or are marked (`glow_sprite_px`)."""
         if not (self.enabled and self.culled):
             return
-        prog = self.builtin
+        prog = self.sprite
         materials.builtin(prog)
+        inverse = np.linalg.inv(np.asarray(vp, np.float64)).astype(np.float32)
+        _set(prog, "u_inv_view_proj", np.ascontiguousarray(inverse.T).tobytes())
+        _set(prog, "u_viewport_px", (float(size[0]), float(size[1])))
+        _set(prog, "u_impostor_px", IMPOSTOR_MIN_PX)
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
         uniform(prog, "u_sprite").value = 1
         uniform(prog, "u_px_scale").value = pixel_scale(vp, size)
@@ -310,6 +343,9 @@ class InstanceCuller:
         for culled in self.culled.values():
             uniform(prog, "u_sphere").value = culled.sphere
             uniform(prog, "u_sprite_width").value = culled.sprite_width
+            _set(prog, "u_shape", culled.shape)
+            _set(prog, "u_box_lo", culled.box[0])
+            _set(prog, "u_box_hi", culled.box[1])
             culled.sprite_vao.render_indirect(
                 culled.commands, moderngl.POINTS, count=1, first=culled.sprite_command
             )
@@ -333,6 +369,18 @@ class InstanceCuller:
         for shader in (self._cull, self._finish):
             if shader is not None:
                 shader.release()
+
+
+def _set(prog: moderngl.Program, name: str, value) -> None:
+    """Set uniform `name` where `prog` has it (only the sprites' program casts; bytes:
+    written as they are)."""
+    found = find_uniform(prog, name)
+    if found is None:
+        return
+    if isinstance(value, bytes):
+        found.write(value)
+    else:
+        found.value = value
 
 
 def pixel_scale(vp: np.ndarray, size: tuple[int, int]) -> float:

@@ -113,8 +113,10 @@ class Renderer:
             name: load_program(ctx, name, defines=self.features if name == "instanced" else ())
             for name in ("instanced", "lines", "links", "grid", "background")
         }
-        #: The built-in meshes' node program (see the module notes).
+        #: The built-in meshes' node program (see the module notes), and the sprites' (the
+        #: same, casting each box or sphere per pixel: `culling.py`).
         self.programs["builtin"] = load_program(ctx, "instanced", defines=("BUILTIN_ONLY",))
+        self.programs["sprite"] = load_program(ctx, "instanced", defines=("BUILTIN_ONLY", "SPRITE"))
         self.meshes: dict[str, GpuMesh] = {}
         for kind in meshes.BUILDERS:
             self.meshes[kind] = GpuMesh(ctx, meshes.builtin(kind))
@@ -129,7 +131,9 @@ class Renderer:
         self.scatter = RowScatter(ctx)  # spread-out frames' uploads, with compute shaders
         self.instances = Instances(ctx, list(self.meshes), self.scatter)
         #: Frustum culling and level of detail of the big batches, on the GPU.
-        self.culler = InstanceCuller(ctx, self.programs["instanced"], self.programs["builtin"])
+        self.culler = InstanceCuller(
+            ctx, self.programs["instanced"], self.programs["builtin"], self.programs["sprite"]
+        )
         #: Lay down the glTF-material parts' depth first, then shade only the nearest
         #: (`SurfacePass.draw_opaque`); off: slower on llvmpipe, unmeasured on a GPU.
         self.depth_prepass = False
@@ -374,8 +378,8 @@ class Renderer:
 
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
-        prog, builtin = self.programs["instanced"], self.programs["builtin"]
-        node_programs = (prog, builtin)
+        prog = self.programs["instanced"]
+        node_programs = (prog, self.programs["builtin"], self.programs["sprite"])
         clock = self.glow.uniforms()
         glow_on, style = settings.glow_on, settings.glow_style
         for each in node_programs:
