@@ -7,10 +7,11 @@ recomputed nodes are the objects in ``depsgraph.updates`` whose transform was re
 updated at all: Blender re-evaluates a pose with its object's geometry, and its Python API
 names IDs, not bones). Their world matrices are Blender's own (``matrix_world``, and the
 armature's ``matrix_world @ pose_bone.matrix`` for a bone), turned Y-up once by the scene's
-root node. Blender's thread only reads the update list and those matrices into buffers; a
-thread of the publisher's own computes the rest (one compiled call: worlds, locals,
-causes) and hands the frame to `viewer.attach.publisher.Link`, as a Python graph's frame
-goes: `PublishedNodes` is what the link reads.
+root node. Blender's thread only reads the update list and those matrices (copies of the
+moved objects' matrices, the bones' into buffers); a thread of the publisher's own turns
+them into arrays, computes the rest (one compiled call: worlds, locals, causes) and hands
+the frame to `viewer.attach.publisher.Link`, as a Python graph's frame goes:
+`PublishedNodes` is what the link reads.
 
 docs/blender.md says what is a node, what "recomputed" and each cause mean, and the
 conventions.
@@ -48,8 +49,12 @@ Y_UP = np.array(
 
 Key = tuple[Any, ...]  # ("scene",), ("o", session_uid) or ("b", armature's uid, bone name)
 ROOT: Key = ("scene",)
-# What Blender's thread reads for a frame (`BlenderLink._gather`): the root's id, the moved
-# objects' ids and matrices, the posed armatures' indices, the bone layout and buffers.
+# What Blender's thread reads for a frame: per moved object its uid and copies of its
+# ``matrix_world`` and ``matrix_basis``; the posed armatures' indices (their bones' matrices
+# are in the bone buffers). Python objects only: the arrays are made on the frames' thread.
+Moved = list[tuple[int, Any, Any]]
+# What the compiled frame reads (`BlenderLink._arrays`): the root's id, the moved objects'
+# ids and matrices, the posed armatures' indices, the bone layout and buffers.
 _I64 = NDArray[np.int64]
 _F32 = NDArray[np.float32]
 Read = tuple[int, _I64, NDArray[np.float64], _I64, _I64, _I64, _I64, _F32, _F32]
@@ -103,7 +108,7 @@ class BlenderLink:
         self._idle.set()
         # While frames come, the thread looks for one every POLL_SECONDS instead of being
         # woken per frame: a wake costs Blender's thread a context switch on shared cores.
-        self._jobs: deque[tuple[Read, int, bool]] = deque()
+        self._jobs: deque[tuple[Moved, list[int], int, bool]] = deque()
         self._asleep = False
         self._wake = threading.Event()
         self._closing = False
@@ -123,8 +128,8 @@ class BlenderLink:
         self._reasoned: set[int] = set()
         self._naive = 0
         self._handlers = [
-            (bpy.app.handlers.frame_change_post, _persistent(self._on_frame)),
-            (bpy.app.handlers.depsgraph_update_post, _persistent(self._on_edit)),
+            (bpy.app.handlers.frame_change_post, _persistent(self._frame, edit=False)),
+            (bpy.app.handlers.depsgraph_update_post, _persistent(self._frame, edit=True)),
         ]
         for handlers, handler in self._handlers:
             handlers.append(handler)
@@ -161,13 +166,11 @@ class BlenderLink:
             self._frame(bpy.context.scene, None, edit=True)
         return 0.5
 
-    def _on_frame(self, scene: Any, depsgraph: Any = None) -> None:
-        self._frame(scene, depsgraph, edit=False)
-
-    def _on_edit(self, scene: Any, depsgraph: Any = None) -> None:
-        self._frame(scene, depsgraph, edit=True)
-
     def _frame(self, scene: Any, depsgraph: Any, edit: bool) -> None:
+        """One evaluation (the handlers'). With 40 ms between Blender's frames each step
+        here starts with cold caches, so it does only what needs Blender's data: the
+        update list read, the moved objects' matrices copied, the posed bones' matrices
+        read into buffers; the arrays and the rest are the frames' thread's."""
         if not self.link.connected:
             self._fresh = False  # read everything again once a viewer is there
             return
@@ -175,8 +178,8 @@ class BlenderLink:
             depsgraph = bpy.context.evaluated_depsgraph_get()
         if not self._idle.is_set():  # the frame before is not out of the rows and buffers
             self._idle.wait()
-        moved: dict[int, Any] = {}  # uid: evaluated object, its transform re-evaluated
-        posed: dict[int, Any] = {}  # uid: evaluated armature object, its pose re-evaluated
+        moved: Moved = []  # uid and matrices of each object whose transform was re-evaluated
+        posed = []  # uid and evaluated object of each whose pose may have been
         rescan = not self._fresh or scene.session_uid != self._scene_uid
         # Blender lists the scene (or a collection) when it rebuilt the relations: an
         # object added, removed, re-parented, linked or unlinked. Only then are the
@@ -192,11 +195,12 @@ class BlenderLink:
                 if known is None or data.name != known[2][0]:
                     rescan = True
                 listed.append(uid)
-                transform = update.is_updated_transform
-                if transform:
-                    moved[uid] = data
-                if transform or update.is_updated_geometry:
-                    posed[uid] = data
+                if update.is_updated_transform:
+                    # Copies: Blender's matrices read later would be another frame's.
+                    moved.append((uid, data.matrix_world.copy(), data.matrix_basis.copy()))
+                    posed.append((uid, data))
+                elif update.is_updated_geometry:
+                    posed.append((uid, data))
             elif isinstance(data, _ARMATURE):
                 rescan = True  # bones added, removed, renamed or re-parented (an edit)
             elif isinstance(data, _RELATIONS):
@@ -206,11 +210,14 @@ class BlenderLink:
                 _signature(objects[uid][0]) != objects[uid][2] for uid in listed
             )
         changed = self._scan(scene, depsgraph) if rescan else False
-        moved = {uid: data for uid, data in moved.items() if uid in self._objects}
-        posed = {uid: data for uid, data in posed.items() if uid in self._armatures}
-        if edit and not (moved or posed or changed):
+        armatures = self._read_poses(posed)
+        if edit and not (armatures or changed or any(u in self._objects for u, _, _ in moved)):
             return  # an edit of something else than transforms (a material, a selection)
-        self._send(moved, posed, changed)
+        self.frames += 1
+        self._idle.clear()
+        self._jobs.append((moved, armatures, self.frames, changed))
+        if self._asleep:
+            self._wake.set()
 
     # -- the hierarchy ---------------------------------------------------------------------
     def _scan(self, scene: Any, depsgraph: Any) -> bool:
@@ -282,10 +289,11 @@ class BlenderLink:
         unit = float(scene.unit_settings.scale_length)
         root = Y_UP @ np.diag([unit, unit, unit, 1.0])
         self.nodes.set_worlds(np.array([ids[ROOT]]), root[None])
-        everything = {uid: o.evaluated_get(depsgraph) for uid, (o, _, _) in self._objects.items()}
+        everything = [(uid, o.evaluated_get(depsgraph)) for uid, (o, _, _) in self._objects.items()]
+        moved = [(uid, e.matrix_world.copy(), e.matrix_basis.copy()) for uid, e in everything]
         world, parents, *_ = self.nodes.rows()
         read_frame(
-            *self._gather(everything, {u: everything[u] for u in self._armatures}),
+            *self._arrays(moved, self._read_poses(everything)),
             world, parents, self._slot, self._last_basis, self._has_basis, False,
         )  # fmt: skip
         self.nodes.derive_locals(id_order)
@@ -375,40 +383,38 @@ class BlenderLink:
         return self._ids.get(("b", uid, bone)) if bone else self._ids.get(("o", uid))
 
     # -- a frame ---------------------------------------------------------------------------
-    def _gather(self, moved: dict[int, Any], posed: dict[int, Any]) -> Read:
-        """What the compiled frame reads of Blender: the ``moved`` objects' ids with their
-        ``matrix_world`` and ``matrix_basis``, and the ``posed`` armatures' bones' pose
-        matrices and channels (read into the bone buffer); the layout's arrays with them."""
-        if moved:
-            objects = self._objects
-            ids = np.array([objects[u][1] for u in moved], dtype=np.int64)
-            matrices = np.array([(o.matrix_world, o.matrix_basis) for o in moved.values()])
-        else:
-            ids, matrices = _NO_IDS, _NO_MATRICES
+    def _read_poses(self, posed: list[tuple[int, Any]]) -> list[int]:
+        """The ``posed`` armatures' bones' pose matrices and channels read into the bone
+        buffer (objects that are no armatures, or none of the scene, left out); returns
+        the armatures' indices."""
         armatures = []
         rows = self._pose_rows
-        for uid, armature in posed.items():
-            a, pose, basis = rows[uid]
-            if pose.size:
+        for uid, armature in posed:
+            row = rows.get(uid)
+            if row is not None and row[1].size:
                 bones = armature.pose.bones
-                bones.foreach_get("matrix", pose)
-                bones.foreach_get("matrix_basis", basis)
-                armatures.append(a)
+                bones.foreach_get("matrix", row[1])
+                bones.foreach_get("matrix_basis", row[2])
+                armatures.append(row[0])
+        return armatures
+
+    def _arrays(self, moved: Moved, armatures: list[int]) -> Read:
+        """What the compiled frame reads: the ``moved`` objects' ids (those of the scene)
+        with their ``matrix_world`` and ``matrix_basis``, the posed ``armatures``' indices
+        and the bone layout and buffers."""
+        objects = self._objects
+        known = [(objects[uid][1], pair) for uid, *pair in moved if uid in objects]
+        if known:
+            ids = np.array([i for i, _ in known], dtype=np.int64)
+            matrices = np.array([pair for _, pair in known], dtype=np.float64)
+        else:
+            ids, matrices = _NO_IDS, _NO_MATRICES
         every = self._every_armature
         return (
             self._ids[ROOT], ids, matrices,
             every if len(armatures) == every.size else np.array(armatures, dtype=np.int64),
             self._armature_node, self._bone_start, self._bone_ids, self._pose, self._pose_basis,
         )  # fmt: skip
-
-    def _send(self, moved: dict[int, Any], posed: dict[int, Any], changed: bool) -> None:
-        """One frame: Blender's matrices of ``moved`` objects and ``posed`` armatures'
-        bones read here, the rest handed to the frames' thread."""
-        self.frames += 1
-        self._idle.clear()
-        self._jobs.append((self._gather(moved, posed), self.frames, changed))
-        if self._asleep:
-            self._wake.set()
 
     def _work(self) -> None:
         """The frames' thread: each frame's worlds, locals and causes stored (one compiled
@@ -433,7 +439,7 @@ class BlenderLink:
                 self._idle.set()
             last = time.monotonic()
 
-    def _publish(self, read: Read, frame: int, changed: bool) -> None:
+    def _publish(self, moved: Moved, armatures: list[int], frame: int, changed: bool) -> None:
         reasons, self._reasons_next = self._reasons_next, None
         if reasons is not None:
             for node in self._reasoned - reasons.keys():
@@ -445,8 +451,9 @@ class BlenderLink:
         driver_start, drivers = self._driver
         constraint_start, constraints = self._constraint
         recomputed, cause = publish_frame(
-            *read, world, parents, self._slot, self._last_basis, self._has_basis, self._bone,
-            pos, rot, scl, driver_start, drivers, constraint_start, constraints,
+            *self._arrays(moved, armatures), world, parents, self._slot, self._last_basis,
+            self._has_basis, self._bone, pos, rot, scl, driver_start, drivers, constraint_start,
+            constraints,
         )  # fmt: skip
         self.nodes.emit(
             FrameReport(
@@ -506,11 +513,12 @@ def _signature(obj: Any) -> tuple[Any, ...]:
         return ("removed",)
 
 
-def _persistent(handler: Any) -> Any:
-    """A handler that stays registered when another .blend file is opened."""
+def _persistent(frame: Any, edit: bool) -> Any:
+    """``frame`` as a handler (an edit's or a frame change's) that stays registered when
+    another .blend file is opened."""
 
     def call(scene: Any, depsgraph: Any = None) -> None:
-        handler(scene, depsgraph)
+        frame(scene, depsgraph, edit)
 
     return bpy.app.handlers.persistent(call)
 
