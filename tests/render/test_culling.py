@@ -90,6 +90,41 @@ def test_culling_draws_fewer_instances_and_the_same_picture(gl_ctx, target):
     renderer.release()
 
 
+def test_an_idle_redraw_culls_nothing_again_and_a_write_culls_anew(gl_ctx, target, monkeypatch):
+    """The cull runs for a new view, viewport or rows only: an idle redraw dispatches no
+    compute shader and draws the same picture; a colour set, a moved node or a moved
+    camera between redraws is culled anew (its picture is the unculled one)."""
+    renderer = Renderer(gl_ctx, grid_scene())
+    camera = close_camera()
+    runs = [0]
+    real = type(renderer.culler._cull).run
+
+    def counted(self, *args, **kwargs):
+        runs[0] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(renderer.culler._cull), "run", counted)
+    first = picture(renderer, target, camera)
+    assert runs[0] > 0
+    runs[0] = 0
+    assert (picture(renderer, target, camera) == first).all() and runs[0] == 0
+    shown = renderer.graph["n51"].id  # at (6, 0, 6), in the middle of the view
+    renderer.set_colors([shown], (1.0, 0.0, 1.0))
+    recoloured = picture(renderer, target, camera)
+    assert runs[0] > 0 and (recoloured == picture(renderer, target, camera, enabled=False)).all()
+    assert not (recoloured == first).all()
+    renderer.graph.set_locals([shown], positions=[(7.0, 1.0, 6.0)])
+    runs[0] = 0
+    renderer.sync(renderer.graph.update())
+    moved = picture(renderer, target, camera)
+    assert runs[0] > 0 and (moved == picture(renderer, target, camera, enabled=False)).all()
+    runs[0] = 0
+    camera.look_from((9.0, 5.0, 3.0), (9.0, 0.0, 6.0))
+    turned = picture(renderer, target, camera)
+    assert runs[0] > 0 and (turned == picture(renderer, target, camera, enabled=False)).all()
+    renderer.release()
+
+
 def test_culling_keeps_every_kind_and_glow_the_same(gl_ctx, target):
     """Three mesh kinds in one scene (three culled batches), some glowing, lit shading:
     culled or not, the same pixels; framed whole, everything is drawn."""

@@ -233,6 +233,9 @@ class InstanceCuller:
         self.builtin = prog if builtin is None else builtin
         self.sprite = self.builtin if sprite is None else sprite
         self._lod = True
+        #: What the last cull was run for (view, viewport, rows' edition, level of
+        #: detail): the same again keeps its rows and commands.
+        self._last: tuple | None = None
         #: Whether this context runs compute shaders; without, everything is drawn whole.
         self.available = has_compute(ctx)
         #: Cull (and draw sprites) when available; off: everything drawn whole.
@@ -265,13 +268,21 @@ class InstanceCuller:
             culled = CulledBatch(self.ctx, prog, batch, mesh, parts, self.sprite, shape)
             self.culled[id(batch)] = culled
 
-    def cull(self, vp: np.ndarray, size: tuple[int, int], lod: bool = True) -> None:
+    def cull(
+        self, vp: np.ndarray, size: tuple[int, int], lod: bool = True, edition: int | None = None
+    ) -> None:
         """Cull every culled batch for view-projection `vp` (row-major) in a viewport of
         `size` pixels; with `lod`, instances under their batch's `lod_px` become
-        sprites."""
+        sprites. `edition` counts the writes to the batches' rows (the renderer's
+        `rows_edition`): a cull for the same view, viewport, edition and `lod` as the last
+        is skipped (an idle redraw); None always culls."""
         prog, finish = self._cull, self._finish
         if not (self.enabled and self.culled) or prog is None or finish is None:
             return
+        key = None if edition is None else (np.asarray(vp).tobytes(), tuple(size), edition, lod)
+        if key is not None and key == self._last:
+            return
+        self._last = key
         planes = frustum_planes(vp).astype(np.float32)
         uniform(prog, "u_planes").write(planes.tobytes())
         uniform(prog, "u_w_row").value = tuple(float(v) for v in vp[3])
@@ -363,6 +374,7 @@ class InstanceCuller:
         for culled in self.culled.values():
             culled.release()
         self.culled = {}
+        self._last = None
 
     def release(self) -> None:
         self._forget()

@@ -159,6 +159,9 @@ class Renderer:
         #: Counts the uploads that moved what is drawn (a sync that wrote, a rebuild):
         #: what is placed over the picture (names) is placed again only when it changed.
         self.version = 0
+        #: Counts the writes to the instance rows (matrices, stamps, looks): the cull is
+        #: run again only when they, the view or the viewport changed.
+        self.rows_edition = 0
         #: The marks `show_pending` last drew, and the ids it drew.
         self._pending_at: PendingMarks | None = None
         self._pending_ids = np.zeros(0, dtype=np.int64)
@@ -170,6 +173,7 @@ class Renderer:
         """Re-create all instance data (after structural edits or look changes, or a live
         stage's new meshes and GPU instances)."""
         self.version += 1
+        self.rows_edition += 1
         self._take_new_meshes()
         self._instancing = self.scene.geometry.instancing_version
         world = self.graph.world_matrices()
@@ -217,6 +221,7 @@ class Renderer:
         if self.skins is not None:  # joint matrices of the skins whose joints moved
             written += self.skins.sync(report.executed, world)
         self.version += written > 0
+        self.rows_edition += written > 0
         self._bytes_last = written
         return written
 
@@ -233,6 +238,7 @@ class Renderer:
         (a change of their own the report cannot list: morph weights, GPU instance
         matrices, which are rewritten here); returns bytes."""
         self.glow.light(ids)
+        self.rows_edition += 1
         written = self.instances.write_stamps_of(ids, self.glow)
         written += self.gpu_instances.repose(ids, self.graph.world_matrices())
         return written + self.gpu_instances.write_stamps(self.glow, ids)
@@ -241,6 +247,7 @@ class Renderer:
         """Show `report` (a frame picked on the timeline) at full strength, or the live
         glow again with None; returns the bytes written (every row's stamp)."""
         self.glow.set_still(report, parents)
+        self.rows_edition += 1
         return self.instances.write_stamps(self.glow) + self.gpu_instances.write_stamps(self.glow)
 
     def show_pending(self, marks: PendingMarks) -> int:
@@ -253,6 +260,7 @@ class Renderer:
         if marks.empty and self._pending_ids.size == 0:
             return 0  # nothing marked now, nothing drawn as marked: the usual frame
         self.glow.set_pending(marks.own, marks.followed)
+        self.rows_edition += 1
         # Rewrite what was drawn as marked and what is marked now (an id twice is
         # written twice: cheaper than sorting them).
         ids = np.concatenate([self._pending_ids, self.glow.pending])
@@ -264,6 +272,7 @@ class Renderer:
     def set_colors(self, ids: NodeIds, rgb: Sequence[float] | npt.NDArray[np.floating]) -> int:
         """Draw node `ids` in colour `rgb` (one [3] or [k, 3] in 0..1) from now on (until
         the next rebuild); returns the bytes written."""
+        self.rows_edition += 1
         return self.instances.set_colors(ids, rgb)
 
     @property
@@ -379,7 +388,10 @@ class Renderer:
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE | moderngl.BLEND)
         prog = self.programs["instanced"]
-        node_programs = (prog, self.programs["builtin"], self.programs["sprite"])
+        # The glTF program is set up only where it draws: a scene of built-in meshes skips
+        # its lights, environment and uniforms every redraw.
+        gltf = bool(self.surface_pass.surfaces) or self.skins is not None
+        node_programs = (prog,) * gltf + (self.programs["builtin"], self.programs["sprite"])
         clock = self.glow.uniforms()
         glow_on, style = settings.glow_on, settings.glow_style
         for each in node_programs:
@@ -397,11 +409,12 @@ class Renderer:
         lit = glow_on and style != "heat"
         glowing = self.glow.glowing_count() if lit else 0
         world = view.world
-        self.surface_pass.begin(
-            prog, self.scene.lights, world, uniform(prog, "u_light_dir").value, self.look
-        )
+        if gltf:
+            self.surface_pass.begin(
+                prog, self.scene.lights, world, uniform(prog, "u_light_dir").value, self.look
+            )
         set_each(node_programs, "u_only", -1)
-        self.culler.cull(vp, size)
+        self.culler.cull(vp, size, edition=self.rows_edition)
         batches = self.culler.batches(self._batches())  # the culled ones' rows in view
         # Halos first, without depth: the scene drawn next covers all but their rims.
         if 0 < glowing <= GLOW_EXTRAS_MAX:
