@@ -17,9 +17,24 @@ signal came (`Ending.signal`), the command's exit status follows from that note 
 SIGINT, 143 for SIGTERM) whatever exception, or none, ended the run, and while the note
 stands a KeyboardInterrupt is raised again every `RETRY_S` until one is on its way out
 (one that was lost or swallowed ends the run a moment later, by then in ordinary code).
-While a module is being imported the interrupt waits for the import to finish (that is
-where native initialisation runs), and Python's "Exception ignored" report of a lost
-interrupt (or, after the signal, of any finaliser's error) is not printed.
+
+Some places must not be interrupted at all: Python code that native code calls and goes
+on from, with whatever that code left half done, whether it failed or not. There the
+interrupt waits (it is noted at once and raised at the first retry that finds the
+program out of them); each of these once ended a run in a native crash:
+- an import: native initialisation runs there (nanobind, in imgui_bundle, aborts the
+  process when the Python it calls raises);
+- llvmlite, numba's binding to LLVM: while numba loads a cached loop, LLVM asks the
+  object cache for the loop's machine code through a ctypes callback of llvmlite's. An
+  interrupt lost there leaves LLVM without the code, and numba then writes the loop's
+  environment through the NULL address LLVM gives for it. llvmlite's wrappers also note
+  which native object owns which right after the native call that changed it;
+- ``_moderngl``, the helpers (``make_uniform``, ``make_attribute``, ...) that moderngl's
+  C code calls while it builds a program or compute shader: it stores what they return
+  without checking for NULL, so an exception raised in one is a NULL dereference.
+
+Python's "Exception ignored" report of a lost interrupt (or, after the signal, of any
+finaliser's error) is not printed.
 """
 
 from __future__ import annotations
@@ -51,6 +66,9 @@ ENDING_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143}
 #: Where importlib's own frames come from: a frame of theirs on the stack means an import
 #: is running.
 _IMPORT_FILES = ("<frozen importlib._bootstrap>", "<frozen importlib._bootstrap_external>")
+#: Top-level modules whose frames on the stack hold an interrupt back (see the module
+#: notes).
+_UNINTERRUPTIBLE_MODULES = frozenset({"llvmlite", "_moderngl"})
 
 
 class Ending:
@@ -75,9 +93,14 @@ def ended() -> int | None:
     return _open[-1].status if _open else None
 
 
-def _importing(frame: FrameType | None) -> bool:
+def _held_back(frame: FrameType | None) -> bool:
+    """The program, stopped at `frame`, is where an interrupt must wait: in an import, or
+    in code that native code calls and goes on from (see the module notes)."""
     while frame is not None:
         if frame.f_code.co_filename in _IMPORT_FILES:
+            return True
+        module = str(frame.f_globals.get("__name__", "")).partition(".")[0]
+        if module in _UNINTERRUPTIBLE_MODULES:
             return True
         frame = frame.f_back
     return False
@@ -128,11 +151,11 @@ def _noting(ending: Ending) -> Iterator[None]:
             ending.signal = signal.Signals(signum)
             previous_alarm.append(signal.signal(signal.SIGALRM, again))
             signal.setitimer(signal.ITIMER_REAL, RETRY_S, RETRY_S)
-        if not _importing(frame):
+        if not _held_back(frame):
             raise KeyboardInterrupt
 
     def again(signum: int, frame: FrameType | None) -> None:
-        if not _importing(frame) and not _interrupt_on_its_way():
+        if not _held_back(frame) and not _interrupt_on_its_way():
             raise KeyboardInterrupt
 
     def hook(unraisable: UnraisableHookArgs) -> None:
