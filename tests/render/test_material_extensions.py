@@ -209,6 +209,34 @@ def test_light_brighter_than_the_display_comes_through_tinted_glass(gl_ctx, targ
     assert 0.6 < g < 0.8 and abs(r - g) < 0.02 and abs(b - g) < 0.02, (r, g, b)
 
 
+def test_dispersion_bends_no_channel_below_ior_1(gl_ctx, target, tmp_path):
+    """KHR_materials_dispersion's Cauchy curve is clamped at ior 1: a dispersion so strong
+    that the red channel's ior would fall below 1 (1.5 - 0.5 x 0.025 x 1000) lets red
+    through unbent, as glass of no thickness (thin-walled, straight through) lets it,
+    while green still refracts at 1.5. Behind: a card whose red and blue vary across it."""
+
+    def glass(name: str, thickness: float) -> Path:
+        d = Doc()
+        ramp = np.indices((64, 64))[::-1].transpose(1, 2, 0) * 4
+        pixels = np.stack([ramp[..., 0], ramp[..., 1] * 0 + 128, ramp[..., 1]], -1)
+        back = {"pbrMetallicRoughness": {"baseColorTexture": {"index": d.image(pixels)}},
+                "extensions": {"KHR_materials_unlit": {}}}  # fmt: skip
+        d.node("Back", mesh=d.mesh(quad(6.0, -2.0), back))
+        ext = {"KHR_materials_transmission": {"transmissionFactor": 1.0},
+               "KHR_materials_volume": {"thicknessFactor": thickness},
+               "KHR_materials_dispersion": {"dispersion": 1000.0}}  # fmt: skip
+        clear = {"metallicFactor": 0.0, "roughnessFactor": 0.0}
+        d.node("Glass", mesh=d.mesh(sphere(), _material(ext, clear)))
+        return d.write(tmp_path / name)
+
+    thick, features = _shot(gl_ctx, target, glass("thick.gltf", 1.0))
+    thin, _ = _shot(gl_ctx, target, glass("thin.gltf", 0.0))
+    assert "DISPERSION" in features
+    ball = lambda img: _ring(img, 0.0, 0.9)  # noqa: E731
+    assert np.abs(ball(thick) - ball(thin))[:, 0].max() <= 3  # red: straight through
+    assert np.abs(ball(thick) - ball(thin))[:, 2].max() > 30  # blue: bent by the volume
+
+
 # -- iridescence and anisotropy ---------------------------------------------------------
 def test_iridescence_colours_the_reflection(gl_ctx, target, tmp_path):
     ext = {"KHR_materials_iridescence": {"iridescenceFactor": 1.0,
@@ -219,6 +247,18 @@ def test_iridescence_colours_the_reflection(gl_ctx, target, tmp_path):
     assert features == ("IRIDESCENCE",)
     spread = lambda img: np.ptp(_ring(img, 0.0, 0.97), axis=-1).max()  # noqa: E731
     assert spread(plain) <= 6 and spread(irid) > 30, (spread(plain), spread(irid))
+
+
+def test_a_film_of_no_thickness_reflects_as_the_surface_below(gl_ctx, target, tmp_path):
+    # A thin film 0 nm thick is no film: the surface reflects by its own Fresnel, as
+    # without the extension (not by a film whose ior has gone to the air's).
+    film = {"KHR_materials_iridescence": {"iridescenceFactor": 1.0,
+                                          "iridescenceThicknessMaximum": 0.0}}  # fmt: skip
+    plain, _ = _shot(gl_ctx, target, _sphere_file(tmp_path, {"pbrMetallicRoughness": BLACK},
+                                                  "p.gltf"))  # fmt: skip
+    none, features = _shot(gl_ctx, target, _sphere_file(tmp_path, _material(film), "0.gltf"))
+    assert features == ("IRIDESCENCE",)
+    assert np.abs(none - plain)[..., :3].max() <= 2, np.abs(none - plain)[..., :3].max()
 
 
 @pytest.mark.parametrize("slot", ["iridescenceTexture", "iridescenceThicknessTexture"])
