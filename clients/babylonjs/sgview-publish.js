@@ -19,8 +19,9 @@
 // the CPU; one is recomputed when Babylon wrote that matrix (the mesh's
 // `thinInstanceSetMatrixAt`, `thinInstanceAdd`, `thinInstanceSetBuffer`,
 // `thinInstanceBufferUpdated`, `thinInstancePartialBufferUpdate`, observed on the mesh as
-// `computeWorldMatrix` is: no matrix is compared, so a frame where none was written costs
-// nothing per instance) or when the mesh's world was recomputed.
+// `computeWorldMatrix` is, so a frame where none was written costs nothing per instance)
+// or when the mesh's world was recomputed. Of the instances a call wrote, only those whose
+// matrix differs from the one last sent are sent again.
 //
 // Matrices go to sgview's conventions once: Babylon's row-vector matrices read column by
 // column are the column-vector ones, and a left-handed scene (Babylon's default) is seen
@@ -608,7 +609,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     for (const [mesh, state] of thinStates) {
       const count = counts.get(mesh) ?? 0;
       const { written, all } = state;
-      const from = Math.min(state.from, Math.max(state.last, 0));
+      const from = Math.min(state.from, state.last); // those that joined, from `last` on
       state.written = null;
       state.all = false;
       state.from = Infinity;
@@ -642,15 +643,19 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     pending ??= {
       local: new Set(), world: new Map(), thin: new Map(), merged: 0, products: 0, naive: 0,
     };
-    for (const [mesh, now] of done.thin) { // the latest cause of each thin instance
+    // Per mesh, the writes of the frames merged (`wrote`: every instance written in any
+    // of them has its local matrix recomputed), and the latest cause of each instance: a
+    // frame that moved the mesh makes it the cause of those written before it.
+    const joined = (a, b) => ({
+      all: a.all || b.all, from: Math.min(a.from, b.from),
+      written: a.written && b.written ? new Set([...a.written, ...b.written])
+        : a.written ?? b.written,
+    });
+    for (const [mesh, now] of done.thin) {
       const was = pending.thin.get(mesh);
-      if (!was || now.byMesh !== null) {
-        pending.thin.set(mesh, now);
-        continue;
-      }
-      was.all ||= now.all;
-      was.from = Math.min(was.from, now.from);
-      if (now.written) was.written = new Set([...(was.written ?? []), ...now.written]);
+      const wrote = was ? joined(was.wrote, now) : now;
+      if (!was || now.byMesh !== null) pending.thin.set(mesh, { ...now, wrote });
+      else pending.thin.set(mesh, { ...joined(was, now), byMesh: was.byMesh, wrote });
     }
     for (const id of done.local) pending.local.add(id);
     done.world.forEach((id, i) => { pending.world.delete(id); pending.world.set(id, done.cause[i]); });
@@ -722,17 +727,20 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     const sentData = state.sent;
     const part = { block, world: [], local: [], values: [], worlds: null, cause: null };
     const p = pending.thin.get(mesh);
+    /** The indices `writes` ({ all, from, written }) covers, in order. */
+    const covered = (writes) => {
+      const from = Math.min(writes.from, count);
+      if (writes.all || from === 0) return indices(count);
+      const out = [];
+      for (const k of writes.written ?? []) if (k < from) out.push(k);
+      out.sort((a, b) => a - b);
+      for (let k = from; k < count; k++) out.push(k);
+      return out;
+    };
     if (p) {
-      const from = Math.min(p.from, count);
-      const own = (k) => p.all || k >= from || (p.written?.has(k) ?? false);
-      if (p.all || p.byMesh !== null) part.world = indices(count);
-      else {
-        for (const k of p.written ?? []) if (k < from) part.world.push(k);
-        part.world.sort((a, b) => a - b);
-        for (let k = from; k < count; k++) part.world.push(k);
-      }
-      if (p.all || from === 0) part.local = part.world;
-      else for (const k of part.world) if (own(k)) part.local.push(k);
+      part.world = p.byMesh !== null ? indices(count) : covered(p);
+      part.local = covered(p.wrote);
+      const own = (k) => p.all || k >= p.from || (p.written?.has(k) ?? false);
       const byMesh = alive.has(p.byMesh) ? p.byMesh : null;
       part.cause = (k) => (own(k) || byMesh === null ? ids[k] : byMesh);
     }

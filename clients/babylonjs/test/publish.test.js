@@ -682,13 +682,39 @@ test("thin instances: each a node under its mesh, with Babylon's world, over 120
     assert.ok(!Object.hasOwn(swarm, "thinInstanceSetMatrixAt")); // Babylon's own again
   });
 
+/** The column-major matrix T · R · S of sgview's local values (position, quaternion x y
+ * z w, scale), as docs/attach.md defines a node's local matrix. */
+function compose([px, py, pz, x, y, z, w, sx, sy, sz]) {
+  const r = [
+    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+  ];
+  const s = [sx, sy, sz];
+  const m = new Array(16).fill(0);
+  for (let c = 0; c < 3; c++) for (let row = 0; row < 3; row++) m[4 * c + row] = r[row][c] * s[c];
+  [m[12], m[13], m[14], m[15]] = [px, py, pz, 1];
+  return m;
+}
+
+/** The column-major product a · b. */
+function times(a, b) {
+  const out = new Array(16).fill(0);
+  for (let c = 0; c < 4; c++) {
+    for (let row = 0; row < 4; row++) {
+      for (let k = 0; k < 4; k++) out[4 * c + row] += a[4 * k + row] * b[4 * c + k];
+    }
+  }
+  return out;
+}
+
 /** The publisher's messages read back by the protocol's layout (docs/attach.md): the
- * scene sgview would hold, by name ({name: {id, world}}), each frame's recomputed names
- * with their causes' names, and the rows each frame carried. */
+ * scene sgview would hold, by name ({name: {id, parent, world, values}}), each frame's
+ * recomputed names with their causes' names, and the rows each frame carried. */
 class Mirror {
   constructor() {
     this.read = 0;
-    this.byId = new Map(); // id -> { name, world }
+    this.byId = new Map(); // id -> { name, parent, world, values }
   }
   take(socket) {
     const frames = [];
@@ -701,6 +727,7 @@ class Mirror {
       if (kind === 3) {
         const n = view.getUint32(8, true);
         const ids = u32(16, n);
+        const parents = Array.from({ length: n }, (_, i) => view.getInt32(16 + 4 * n + 4 * i, true));
         const lengths = u32(16 + 8 * n, n);
         let at = 16 + 12 * n;
         const before = this.byId;
@@ -708,14 +735,24 @@ class Mirror {
         ids.forEach((id, i) => {
           const name = new TextDecoder().decode(new Uint8Array(buffer, at, lengths[i]));
           at += lengths[i];
-          this.byId.set(id, { name, world: before.get(id)?.world ?? null });
+          const was = before.get(id);
+          this.byId.set(id, {
+            name, parent: parents[i], world: was?.world ?? null, values: was?.values ?? null,
+          });
         });
       } else if (kind === 4) {
         const [k, m, v, n] = [0, 1, 2, 3].map((i) => view.getUint32(48 + 4 * i, true));
         let at = 64 + 4 * k;
         const world = u32(at, m);
         const cause = u32(at + 4 * m, m);
-        at += 8 * m + 4 * v + 80 * v;
+        at += 8 * m;
+        const valueIds = u32(at, v);
+        at += 4 * v;
+        valueIds.forEach((id, j) => {
+          this.byId.get(id).values = Array.from({ length: 10 },
+            (_, i) => view.getFloat64(at + 80 * j + 8 * i, true));
+        });
+        at += 80 * v;
         const ids = u32(at, n);
         at += 4 * n;
         ids.forEach((id, j) => {
@@ -731,6 +768,20 @@ class Mirror {
     }
     return frames;
   }
+  /** The thin instances sgview would call stale: world not parent world · local. */
+  stale() {
+    const out = [];
+    for (const node of this.byId.values()) {
+      if (!node.name.includes("#thin ")) continue;
+      const expected = times(this.byId.get(node.parent).world, compose(node.values));
+      const scale = Math.max(1, ...expected.map(Math.abs));
+      if (node.world.some((v, i) => Math.abs(v - expected[i]) > 1e-6 * scale)) {
+        out.push(node.name);
+      }
+    }
+    return out;
+  }
+
   /** Every node's world as sent, by name, row by row (as worldsOf writes them). */
   worlds() {
     const out = {};
@@ -786,6 +837,7 @@ test("thin instances: every frame's worlds and causes as sent, frames merged whi
         assert.deepEqual(sentThin.sort(), [...merged].sort(), `t ${t}`);
         merged = new Set();
         assertSame(mirror.worlds(), worldsOf(scene), `t ${t}`);
+        assert.deepEqual(mirror.stale(), [], `t ${t}`); // values and worlds agree
         // Causes: written (or joined) itself; otherwise the mesh's cause, the node whose
         // change moved the mesh.
         for (const name of sentThin) {
