@@ -785,6 +785,10 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
       rowIds = inOrder(due);
     }
     const parts = tree.thin.map((block) => thinPart(block, snapshot, alive));
+    if (changed) { // a mesh with none listed: sgview holds none of its thin instances
+      const listed = new Set(tree.thin.map((block) => block.mesh));
+      for (const [mesh, state] of thinStates) if (!listed.has(mesh)) state.known = 0;
+    }
     let [valueCount, worldRowCount] = [rowIds.length, rowIds.length];
     for (const part of parts) {
       valueCount += part.values.length;

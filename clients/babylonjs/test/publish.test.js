@@ -906,6 +906,16 @@ test("100,000 thin instances: a frame sends the rows that changed, and the count
         const babylon = Object.fromEntries(Object.entries(worldsOf(scene))
           .filter(([name]) => !(Number(name.split("#thin ")[1]) >= shown)));
         assertSame(sent, babylon, `maxThinInstances ${max}`);
+        // Dropped, then given again as they were: new nodes to sgview, every row sent.
+        crowd.thinInstanceSetBuffer("matrix", null);
+        scene.render();
+        mirror.take(Capture.last);
+        assert.equal(mirror.byId.size, 2);
+        crowd.thinInstanceSetBuffer("matrix", data, 16, false);
+        scene.render();
+        [frame] = mirror.take(Capture.last);
+        assert.equal(frame.rows, shown);
+        assert.deepEqual(mirror.stale(), []);
       } finally {
         link.close();
       }
