@@ -192,7 +192,11 @@ if (thinMode) {
     "all 100,000 written (thinInstanceBufferUpdated)", "the mesh moved (all follow)"]) {
     const change = (one, i) => thinChange(one, kind, i);
     for (let i = 0; i < 10; i++) { // warm up
-      change(bare, i); bare.scene.render(); change(published, i); published.scene.render(); link.frame();
+      change(bare, i);
+      bare.scene.render();
+      change(published, i);
+      published.scene.render();
+      link.frame();
     }
     console.log(`${kind}, ${frames} frames:`);
     report(await pairs(bare, published, link, change, frames));

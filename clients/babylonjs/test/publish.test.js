@@ -727,7 +727,8 @@ class Mirror {
       if (kind === 3) {
         const n = view.getUint32(8, true);
         const ids = u32(16, n);
-        const parents = Array.from({ length: n }, (_, i) => view.getInt32(16 + 4 * n + 4 * i, true));
+        const parents = Array.from({ length: n },
+          (_, i) => view.getInt32(16 + 4 * n + 4 * i, true));
         const lengths = u32(16 + 8 * n, n);
         let at = 16 + 12 * n;
         const before = this.byId;
@@ -863,7 +864,9 @@ test("100,000 thin instances: a frame sends the rows that changed, and the count
     new FreeCamera("Eye", new Vector3(0, 0, -5), scene);
     const crowd = box("Crowd", scene, null, new Vector3(0, 0, 0));
     const data = new Float32Array(16 * 100_000);
-    for (let k = 0; k < 100_000; k++) Matrix.Translation(k % 100, Math.floor(k / 100), 0).copyToArray(data, 16 * k);
+    for (let k = 0; k < 100_000; k++) {
+      Matrix.Translation(k % 100, Math.floor(k / 100), 0).copyToArray(data, 16 * k);
+    }
     crowd.thinInstanceSetBuffer("matrix", data, 16, false);
     scene.render();
     for (const [max, shown] of [[undefined, 100_000], [1000, 1000]]) {
