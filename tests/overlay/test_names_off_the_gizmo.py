@@ -29,6 +29,21 @@ def _inside(box, rect) -> bool:
     return left < rect[1] and rect[0] < right and top < rect[3] and rect[2] < bottom
 
 
+def _filled(rect):
+    """An outline (points, reach) covering the whole rectangle (l, r, t, b)."""
+    x, y = np.meshgrid(
+        np.arange(rect[0], rect[1] + 1.0, 2.0), np.arange(rect[2], rect[3] + 1.0, 2.0)
+    )
+    points = np.stack([x.ravel(), y.ravel()], axis=1)
+    return points, np.ones(len(points))
+
+
+def _circle(centre, radius):
+    a = np.linspace(0.0, 2.0 * np.pi, 400, endpoint=False)
+    points = np.asarray(centre) + radius * np.stack([np.cos(a), np.sin(a)], axis=1)
+    return points, np.full(len(points), 2.0)
+
+
 def test_the_selected_name_goes_just_outside_the_gizmo():
     origins = np.array([[200.0, 100.0]])
     xy = np.array([[215.0, 100.0]])  # right of a 15 px node: under the gizmo
@@ -37,7 +52,7 @@ def test_the_selected_name_goes_just_outside_the_gizmo():
     assert keep.tolist() == [0] and anchors[0].tolist() == [215.0, 100.0]
     keep, anchors = declutter(
         xy, np.array([40.0]), H, np.array([RANK_SELECTED]), origins,
-        keep_off=rect, area=(640.0, 360.0),
+        keep_off=_filled(rect), area=(640.0, 360.0),
     )  # fmt: skip
     assert keep.tolist() == [0]
     x, y = anchors[0]
@@ -51,7 +66,7 @@ def test_the_places_outside_stay_in_the_window():
     rect = (520.0, 640.0, 40.0, 160.0)
     keep, anchors = declutter(
         xy, np.array([40.0]), H, np.array([RANK_SELECTED]), origins,
-        keep_off=rect, area=(640.0, 360.0),
+        keep_off=_filled(rect), area=(640.0, 360.0),
     )  # fmt: skip
     assert keep.tolist() == [0]
     assert anchors[0][0] + 40.0 <= rect[0]
@@ -63,14 +78,28 @@ def test_another_name_takes_a_free_place_and_keeps_its_old_one_where_none_is():
     rect = (250.0, 400.0, 50.0, 150.0)
     keep, anchors = declutter(
         xy, np.array([30.0]), H, np.array([RANK_OTHER]), origins,
-        keep_off=(305.0, 400.0, 50.0, 150.0),
+        keep_off=_filled((305.0, 400.0, 50.0, 150.0)),
     )  # fmt: skip
     assert keep.tolist() == [0] and anchors[0][0] + 30.0 <= 305.0  # its left place
     # The gizmo covers every place it has: the name stays, where it was.
     keep, anchors = declutter(
-        xy, np.array([30.0]), H, np.array([RANK_OTHER]), origins, keep_off=rect
+        xy, np.array([30.0]), H, np.array([RANK_OTHER]), origins, keep_off=_filled(rect)
     )
     assert keep.tolist() == [0] and anchors[0].tolist() == [310.0, 100.0]
+
+
+def test_only_the_lines_count_not_their_bounding_rectangle():
+    """A name in a ring's empty corner keeps its place; one the ring passes through moves."""
+    ring = _circle((200.0, 200.0), 80.0)
+    origins = np.array([[120.0, 120.0], [270.0, 200.0]])
+    xy = np.array([[128.0, 120.0], [280.0, 200.0]])  # inside the rectangle; the first off the ring
+    keep, anchors = declutter(
+        xy, np.array([20.0, 20.0]), H, np.array([RANK_OTHER, RANK_OTHER]), origins,
+        keep_off=ring,
+    )  # fmt: skip
+    assert keep.tolist() == [0, 1]
+    assert anchors[0].tolist() == [128.0, 120.0]  # the corner: the ring is not there
+    assert anchors[1].tolist() != [280.0, 200.0]  # the ring runs through x = 280
 
 
 SCENES = Path(__file__).resolve().parents[2] / "scenes"

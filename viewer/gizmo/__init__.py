@@ -45,7 +45,17 @@ from .axes import (
     plane_squares,
     project,
 )
-from .rings import RING, RING_POINTS, SNAP_DEGREES, RingDrag, extent, hit_ring, rings
+from .rings import (
+    RING,
+    RING_POINTS,
+    SNAP_DEGREES,
+    Outline,
+    RingDrag,
+    extent,
+    hit_ring,
+    outline,
+    rings,
+)
 from .scale import (
     CENTRE_PX,
     MIN_FACTOR,
@@ -80,6 +90,7 @@ __all__ = [
     "Grab",
     "Handles",
     "NodeShapes",
+    "Outline",
     "PlaneDrag",
     "RingDrag",
     "ScaleDrag",
@@ -94,6 +105,7 @@ __all__ = [
     "hit_centre",
     "hit_plane",
     "hit_ring",
+    "outline",
     "own_axes_along_world",
     "plane_squares",
     "project",

@@ -13,13 +13,14 @@ import numpy as np
 
 from viewer.scene.math import quat_from_axis_angle, quat_multiply
 
-from .axes import CENTRE_PX, TIP_LIT_PX, Handles, hit_px
+from .axes import CENTRE_PX, GAP, TIP_LIT_PX, Handles, hit_px, plane_squares
 
 #: Radius of a ring, as a fraction of a handle's length; points drawn per ring.
 RING = 0.7
 RING_POINTS = 48
-#: Half the width of a ring's line where it is drawn thickest (under the mouse), pixels.
-LINE_PX = 2.0
+#: Half the width of a ring's or a square's line where it is drawn thickest (under the
+#: mouse), and of a handle's, pixels.
+LINE_PX, HANDLE_LINE_PX = 2.0, 2.5
 #: Degrees a snapped turn moves by.
 SNAP_DEGREES = 15.0
 
@@ -37,18 +38,55 @@ def rings(h: Handles) -> np.ndarray:
     return out
 
 
+#: Points along what the gizmo draws, [n, 2] pixels, and how far each reaches, [n] pixels.
+Outline = tuple[np.ndarray, np.ndarray]
+#: Spacing of the points `outline` puts along a line, pixels (a name is 13 or more high).
+OUTLINE_STEP_PX = 3.0
+
+
+def _along(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Points from `a` to `b` (both ends) at most `OUTLINE_STEP_PX` apart."""
+    n = max(int(np.ceil(np.linalg.norm(b - a) / OUTLINE_STEP_PX)), 1)
+    t = np.linspace(0.0, 1.0, n + 1)[:, None]
+    return np.asarray(a + t * (b - a), dtype=np.float64)
+
+
+def _closed(corners: np.ndarray) -> list[np.ndarray]:
+    return [_along(a, b) for a, b in zip(corners, np.roll(corners, -1, axis=0), strict=True)]
+
+
+def outline(h: Handles, scale: bool) -> Outline:
+    """What the gizmo draws on screen as points a few pixels apart, each with the distance
+    its stroke reaches: the handles (their lines and tips, `TIP_LIT_PX`), in scale mode the
+    centre square, else the plane squares (edges and inside) and the rings (`LINE_PX`).
+    Names keep off it (viewer/overlay/labels.py)."""
+    parts: list[tuple[np.ndarray, float]] = [(h.tips, TIP_LIT_PX)]
+    for tip in h.tips:
+        parts.append((_along(h.origin + GAP * (tip - h.origin), tip), HANDLE_LINE_PX))
+    if scale:
+        c = CENTRE_PX
+        square = h.origin + np.array([[-c, -c], [c, -c], [c, c], [-c, c]])
+        parts += [(edge, LINE_PX) for edge in _closed(square)]
+        parts.append((h.origin[None, :], CENTRE_PX))
+    else:
+        for square in plane_squares(h):
+            if square is not None:
+                parts += [(edge, LINE_PX) for edge in _closed(square)]
+                middle = _along(0.5 * (square[0] + square[1]), 0.5 * (square[2] + square[3]))
+                parts.append((middle, LINE_PX))
+        for ring in rings(h):
+            parts += [(edge, LINE_PX) for edge in _closed(ring)]
+    points = np.vstack([pts for pts, _ in parts])
+    reach = np.concatenate([np.full(len(pts), pad) for pts, pad in parts])
+    return points, reach
+
+
 def extent(h: Handles, scale: bool) -> tuple[float, float, float, float]:
     """The rectangle the gizmo covers on screen, (left, right, top, bottom) pixels: its
-    handles with their tips (`TIP_LIT_PX`, the larger dot or box), in scale mode the
-    centre square, else the rings (`LINE_PX` wide at most). Names keep off it
-    (viewer/overlay/labels.py)."""
-    boxes = [(h.tips, TIP_LIT_PX)]
-    if scale:
-        boxes.append((h.origin[None, :], CENTRE_PX))
-    else:
-        boxes.append((rings(h).reshape(-1, 2), LINE_PX))
-    low = np.min([pts.min(axis=0) - pad for pts, pad in boxes], axis=0)
-    high = np.max([pts.max(axis=0) + pad for pts, pad in boxes], axis=0)
+    `outline` with each stroke's reach."""
+    points, reach = outline(h, scale)
+    low = (points - reach[:, None]).min(axis=0)
+    high = (points + reach[:, None]).max(axis=0)
     return float(low[0]), float(high[0]), float(low[1]), float(high[1])
 
 

@@ -62,20 +62,20 @@ def shown_handles(
     return gizmo.handles(world, view_proj, size, editing.gizmo_local, radius)
 
 
-def shown_extent(
+def shown_outline(
     host: SceneOnShow,
     editing: Editing,
     size: tuple[int, int],
     camera: OverlayCamera,
     shapes: gizmo.NodeShapes,
-) -> tuple[float, float, float, float] | None:
-    """The window rectangle (left, right, top, bottom) the gizmo covers; None: none."""
+) -> gizmo.Outline | None:
+    """What the gizmo draws, as `viewer.gizmo.outline` points in the window; None: none."""
     shown = shown_handles(host, editing, size, camera, shapes)
     if shown is None:
         return None
     if isinstance(shown, gizmo.ScaleHandles):
-        return gizmo.extent(shown.handles, scale=True)
-    return gizmo.extent(shown, scale=False)
+        return gizmo.outline(shown.handles, scale=True)
+    return gizmo.outline(shown, scale=False)
 
 
 def draw_gizmo(

@@ -198,7 +198,7 @@ def declutter(
     ranks: np.ndarray,
     origins: np.ndarray | None = None,
     limit: int = MAX_NAMES,
-    keep_off: tuple[float, float, float, float] | None = None,
+    keep_off: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     area: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which names to draw, and where, so that none overlaps another or a node's centre.
@@ -217,11 +217,12 @@ def declutter(
     origins : ndarray, [k, 2], optional
         The nodes' projected centres. Given, a name also tries the left of its node, then
         above and below it, and no name covers another node's shape (`_kept_clear`).
-    keep_off : (left, right, top, bottom), optional
-        A rectangle names stay off where they can: the selected node's gizmo, whose lines
-        would cross them. Every name first tries its places clear of it (the selected
-        node's also the four just outside it, inside `area` (width, height) where given);
-        a name with no such place is placed as if it were not there.
+    keep_off : (points [n, 2], reach [n]), optional
+        What names stay off where they can: points along the lines of the selected node's
+        gizmo, each with the distance its stroke reaches (`viewer.gizmo.outline`). Every
+        name first tries its places clear of them (the selected node's also the four just
+        outside their bounding rectangle, inside `area` (width, height) where given); a
+        name with no such place is placed as if they were not there.
 
     Returns
     -------
@@ -245,17 +246,22 @@ def declutter(
     boxes = np.zeros((0, 4))  # left, right, top, bottom of the names kept
     kept: list[int] = []
     anchors: list[np.ndarray] = []
-    gizmo = None if keep_off is None else np.asarray(keep_off, dtype=np.float64)[None, :]
+    lines = rect = None
+    if keep_off is not None and len(keep_off[0]):
+        lines = (np.asarray(keep_off[0], np.float64), np.asarray(keep_off[1], np.float64))
+        low = (lines[0] - lines[1][:, None]).min(axis=0)
+        high = (lines[0] + lines[1][:, None]).max(axis=0)
+        rect = np.array([low[0], high[0], low[1], high[1]])
     for k in order.tolist():
         if len(kept) >= limit:
             break
         own = places
-        if gizmo is not None and origins is not None and ranks[k] == RANK_SELECTED:
-            own = places + _outside(gizmo[0], origins[k], widths[k], height, area, len(xy))
+        if rect is not None and origins is not None and ranks[k] == RANK_SELECTED:
+            own = places + _outside(rect, origins[k], widths[k], height, area, len(xy))
         # Every centre counts; where no place is free, a selected or glowing name may still
         # cover the centres of less important nodes (a touched speck keeps its name).
         tries = [(c, h, p, True) for c, h in clear[ranks[k]] for p in own]
-        if gizmo is not None:  # then as if the gizmo were not there
+        if lines is not None:  # then as if the gizmo were not there
             tries += [(c, h, p, False) for c, h in clear[ranks[k]] for p in places]
         for counted, half, place_xy, off_gizmo in tries:
             x, y = place_xy[k]
@@ -269,7 +275,7 @@ def declutter(
             )
             if _clashes(box, boxes):
                 continue
-            if off_gizmo and gizmo is not None and _clashes(box, gizmo):
+            if off_gizmo and lines is not None and _touches(box, *lines):
                 continue
             if origins is not None and _covers_a_node(box, origins, half, k, counted):
                 continue
@@ -308,6 +314,13 @@ def _outside(
             continue
         out.append(np.tile([ax, ay], (rows, 1)).astype(np.float64))
     return out
+
+
+def _touches(box: np.ndarray, points: NDArray[np.float64], reach: NDArray[np.float64]) -> bool:
+    """Whether a stroke through one of `points` (reaching `reach` pixels) enters `box`."""
+    x, y = points[:, 0], points[:, 1]
+    across = (x + reach > box[0]) & (x - reach < box[1])
+    return bool(np.any(across & (y + reach > box[2]) & (y - reach < box[3])))
 
 
 def _clashes(box: np.ndarray, boxes: np.ndarray) -> bool:

@@ -9,6 +9,7 @@ import numpy as np
 from imgui_bundle import imgui
 from moderngl_window.context.base import BaseWindow
 
+import viewer.gizmo as gizmo
 from viewer.session.source import SceneOnShow
 from viewer.text import printable
 
@@ -38,14 +39,14 @@ def draw_names(
     colors_local_world: tuple[Color, Color],
     glow_in_view: bool,
     candidates: NameCandidates | None = None,
-    keep_off: tuple[float, float, float, float] | None = None,
+    keep_off: gizmo.Outline | None = None,
 ) -> tuple[NamesDrawn, NameBoxes] | None:
     """Draw the names that fit; returns (the names drawn, most important first, with
     their colours; where each was written: (left, top, right, bottom) pixels), or None
     when no node speaks. `quiet`: nodes that draw nothing get names too;
     `glow_in_view` False: every name in one colour (red there means something else);
     `candidates`: the kept grid that bounds the nodes looked at when the view moves;
-    `keep_off`: the gizmo's window rectangle, which names stay off where they can."""
+    `keep_off`: what the gizmo draws (window pixels), which names stay off where they can."""
     graph, size, selected = host.graph, wnd.buffer_size, host.selected
     peek = graph.peek  # a watcher's read of the graph
     view_proj = camera.view_projection(size)

@@ -33,7 +33,7 @@ from viewer.session.source import SceneOnShow
 
 from . import help_window, keyboard, labels, view_banner
 from .file_browser import FileBrowser
-from .gizmo_view import shown_extent
+from .gizmo_view import shown_outline
 from .host import LitNodes, OverlayCamera, OverlayCanvas, ViewToggles
 from .imgui_io import ImguiIO, WindowEventArg, pointer_of
 from .model import panel_widths
@@ -385,9 +385,9 @@ class Overlay:
     def _draw_names(self) -> None:
         colors = (self.panel.colors.local, self.panel.colors.world)
         editing = self.host.editing
-        gizmo_rect = None
-        if editing is not None:  # drawn after the names, its lines would cross them
-            gizmo_rect = shown_extent(
+        gizmo_lines = None
+        if editing is not None:  # its lines would cross the names under them
+            gizmo_lines = shown_outline(
                 self.host, editing, self.wnd.size, self.camera, self.canvas.bounds
             )
         drawn = draw_names(
@@ -400,7 +400,7 @@ class Overlay:
             colors,
             self.glow_in_view,
             self._name_candidates,
-            gizmo_rect,
+            gizmo_lines,
         )
         if drawn is not None:
             self.names_drawn, self.name_boxes = drawn
