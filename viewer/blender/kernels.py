@@ -17,8 +17,10 @@ EPS = 1e-12
 def derive_locals(ids, parents, world, pos, rot, scl):
     """Each of ``ids``'s local values: ``inverse(parent world) · world`` (the world itself
     for a root) split into position, unit quaternion (x y z w) and scale, as
-    `viewer.scene.math.decompose` splits one matrix (a mirror on the x scale; with shear,
-    the column lengths and the quaternion of the normalised columns)."""
+    `viewer.scene.math.decompose` splits a ``T · R · S`` matrix (a mirror on the x scale).
+    With shear (a held world: IK's stretch) the scale is the column lengths, as there, but
+    the quaternion is Shepperd's of the normalised columns where decompose takes the
+    nearest rotation, which needs an SVD: numba has no LAPACK without SciPy."""
     local = np.empty((3, 4))
     for k in range(ids.size):
         i = ids[k]

@@ -2,7 +2,7 @@
 values and world matrices, the hierarchy in pre-order, and the frames' reports.
 
 `viewer.attach.publisher.Link` takes a frame from a graph through a few reads only
-(``on_update``, ``capacity_ids``, ``alive_ids()``, ``parents()``, ``name_of()``,
+(``on_update``, ``capacity_ids``, ``len()``, ``alive_ids()``, ``parents()``, ``name_of()``,
 ``local_values()``, ``world_matrices()``); `PublishedNodes` answers them with what
 Blender computed, so the Blender publisher sends Blender's own world matrices and its own
 recomputed set through the one wire implementation, snapshots and merging included. No
@@ -49,6 +49,10 @@ class PublishedNodes:
     @property
     def capacity_ids(self) -> int:
         return self._n
+
+    def __len__(self) -> int:
+        """How many nodes the scene has (as ``len(SceneGraph)``: the alive ones)."""
+        return int(self._order.size)
 
     def alive_ids(self) -> NDArray[np.int64]:
         return self._order
