@@ -49,10 +49,10 @@ Y_UP = np.array(
 
 Key = tuple[Any, ...]  # ("scene",), ("o", session_uid) or ("b", armature's uid, bone name)
 ROOT: Key = ("scene",)
-# What Blender's thread reads for a frame: per moved object its uid and copies of its
+# What Blender's thread reads for a frame: per moved object (by uid) copies of its
 # ``matrix_world`` and ``matrix_basis``; the posed armatures' indices (their bones' matrices
 # are in the bone buffers). Python objects only: the arrays are made on the frames' thread.
-Moved = list[tuple[int, Any, Any]]
+Moved = dict[int, tuple[Any, Any]]
 # What the compiled frame reads (`BlenderLink._arrays`): the root's id, the moved objects'
 # ids and matrices, the posed armatures' indices, the bone layout and buffers.
 _I64 = NDArray[np.int64]
@@ -178,8 +178,8 @@ class BlenderLink:
             depsgraph = bpy.context.evaluated_depsgraph_get()
         if not self._idle.is_set():  # the frame before is not out of the rows and buffers
             self._idle.wait()
-        moved: Moved = []  # uid and matrices of each object whose transform was re-evaluated
-        posed = []  # uid and evaluated object of each whose pose may have been
+        moved: Moved = {}  # uid: matrices of an object whose transform was re-evaluated
+        posed: dict[int, Any] = {}  # uid: evaluated object, its pose maybe re-evaluated
         rescan = not self._fresh or scene.session_uid != self._scene_uid
         # Blender lists the scene (or a collection) when it rebuilt the relations: an
         # object added, removed, re-parented, linked or unlinked. Only then are the
@@ -197,10 +197,10 @@ class BlenderLink:
                 listed.append(uid)
                 if update.is_updated_transform:
                     # Copies: Blender's matrices read later would be another frame's.
-                    moved.append((uid, data.matrix_world.copy(), data.matrix_basis.copy()))
-                    posed.append((uid, data))
+                    moved[uid] = (data.matrix_world.copy(), data.matrix_basis.copy())
+                    posed[uid] = data
                 elif update.is_updated_geometry:
-                    posed.append((uid, data))
+                    posed[uid] = data
             elif isinstance(data, _ARMATURE):
                 rescan = True  # bones added, removed, renamed or re-parented (an edit)
             elif isinstance(data, _RELATIONS):
@@ -211,7 +211,7 @@ class BlenderLink:
             )
         changed = self._scan(scene, depsgraph) if rescan else False
         armatures = self._read_poses(posed)
-        if edit and not (armatures or changed or any(u in self._objects for u, _, _ in moved)):
+        if edit and not (armatures or changed or any(u in self._objects for u in moved)):
             return  # an edit of something else than transforms (a material, a selection)
         self.frames += 1
         self._idle.clear()
@@ -289,8 +289,10 @@ class BlenderLink:
         unit = float(scene.unit_settings.scale_length)
         root = Y_UP @ np.diag([unit, unit, unit, 1.0])
         self.nodes.set_worlds(np.array([ids[ROOT]]), root[None])
-        everything = [(uid, o.evaluated_get(depsgraph)) for uid, (o, _, _) in self._objects.items()]
-        moved = [(uid, e.matrix_world.copy(), e.matrix_basis.copy()) for uid, e in everything]
+        everything = {uid: o.evaluated_get(depsgraph) for uid, (o, _, _) in self._objects.items()}
+        moved = {
+            uid: (e.matrix_world.copy(), e.matrix_basis.copy()) for uid, e in everything.items()
+        }
         world, parents, *_ = self.nodes.rows()
         read_frame(
             *self._arrays(moved, self._read_poses(everything)),
@@ -383,13 +385,13 @@ class BlenderLink:
         return self._ids.get(("b", uid, bone)) if bone else self._ids.get(("o", uid))
 
     # -- a frame ---------------------------------------------------------------------------
-    def _read_poses(self, posed: list[tuple[int, Any]]) -> list[int]:
+    def _read_poses(self, posed: dict[int, Any]) -> list[int]:
         """The ``posed`` armatures' bones' pose matrices and channels read into the bone
         buffer (objects that are no armatures, or none of the scene, left out); returns
         the armatures' indices."""
         armatures = []
         rows = self._pose_rows
-        for uid, armature in posed:
+        for uid, armature in posed.items():
             row = rows.get(uid)
             if row is not None and row[1].size:
                 bones = armature.pose.bones
@@ -403,7 +405,7 @@ class BlenderLink:
         with their ``matrix_world`` and ``matrix_basis``, the posed ``armatures``' indices
         and the bone layout and buffers."""
         objects = self._objects
-        known = [(objects[uid][1], pair) for uid, *pair in moved if uid in objects]
+        known = [(objects[uid][1], pair) for uid, pair in moved.items() if uid in objects]
         if known:
             ids = np.array([i for i, _ in known], dtype=np.int64)
             matrices = np.array([pair for _, pair in known], dtype=np.float64)
