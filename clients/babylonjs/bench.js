@@ -169,6 +169,8 @@ class Dropped {
     [0x53, 0x47, 0x56, 0x57].forEach((b, i) => view.setUint8(i, b));
     view.setUint16(4, 1, true);
     view.setUint16(6, 2, true);
+    view.setUint32(8, 2_000_000, true); // sgview's default limits: the publisher keeps to them
+    view.setBigUint64(12, 256n << 20n, true);
     setTimeout(() => this.onmessage?.({ data: welcome }), 0);
   }
   close() {}

@@ -27,6 +27,13 @@
 // column are the column-vector ones, and a left-handed scene (Babylon's default) is seen
 // through the mirror z -> -z (M' = S M S, S = diag(1, 1, -1, 1)), so that sgview's
 // right-handed, +Y up frame shows it the right way round (docs/babylonjs.md).
+//
+// The viewer's welcome says its limits (the most nodes a structure may list, thin
+// instances included, and the largest message): a scene over them is not sent, since the
+// viewer would refuse it and the link would reconnect to be refused again. The program is
+// told once (console.warn, and `link.overLimit` holds the line while nothing is sent); the
+// link stays connected and sends the whole scene again once it fits, or when a viewer with
+// other limits takes it.
 
 const MAGIC = [0x53, 0x47, 0x56, 0x57]; // "SGVW"
 // A frame is version 1 unless it carries held reasons (version 2): a viewer that speaks
@@ -40,6 +47,10 @@ const STRUCTURE = 3;
 const FRAME = 4;
 const NAME_BYTES_MAX = 1024;
 const RETRY_MS = 1000;
+// A snapshot's frame message: 64 bytes of header and fixed fields, then per node a value
+// row (id and 10 f64) and a world matrix (id and 16 f64): its smallest size.
+const FRAME_HEAD_BYTES = 64;
+const SNAPSHOT_NODE_BYTES = 4 + 80 + 4 + 128;
 const encoder = new TextEncoder();
 const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 // Elements of a column-major 4x4 matrix in the z row or the z column but not both: the
@@ -69,6 +80,18 @@ function header(view, kind, version = VERSION) {
   MAGIC.forEach((byte, i) => view.setUint8(i, byte));
   view.setUint16(4, version, true);
   view.setUint16(6, kind, true);
+}
+
+/** The one line that tells the program its scene is over a viewer's limit, naming the
+ * limit, the program's count and the flag to start sgview with. */
+export function limitLine(kind, count, limit, url) {
+  if (kind === "nodes") {
+    return `sgview publish: the scene has ${count} nodes, over the ${limit} of the viewer at ` +
+      `${url}: not sent until it fits (sgview listen --max-nodes ${count})`;
+  }
+  return `sgview publish: ${kind} of ${count} bytes is over the ${limit} bytes a message of ` +
+    `the viewer at ${url}: not sent until it fits ` +
+    `(sgview listen --max-buffer-mb ${Math.ceil(count / 2 ** 20)})`;
 }
 
 function helloMessage(name, token) {
@@ -308,6 +331,9 @@ const isCamera = (node) => typeof node.getViewMatrix === "function";
  * (`scene.onAfterRenderObservable`); with `options.auto === false`, call `link.frame()`
  * once per frame instead. Returns at once; sending never blocks the page: while sgview
  * lags (the socket's bufferedAmount over `maxBuffered`), frames are merged and sent as one.
+ * While the scene (thin instances included) is over the viewer's limits (`link.limits`,
+ * from its welcome) nothing is sent: `link.overLimit` holds the line that says so, told
+ * once by console.warn and `options.onOverLimit(line)`.
  */
 export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   const WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
@@ -326,8 +352,11 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   const maxThin = options.maxThinInstances ?? 100_000;
   const link = {
     connected: false, framesSent: 0, framesMerged: 0, frameNumber: 0, error: null,
-    thinInstancesLeftOut: 0,
+    thinInstancesLeftOut: 0, limits: null, overLimit: null,
   };
+  const onOverLimit = options.onOverLimit ?? null;
+  let told = null; // the limit the program was told of, while over it
+  let tooBig = null; // the node count when a message was over the bytes limit
   // node -> { method, hadOwn, original, fresh, world, flag, local, localFlag }: the method
   // observed and Babylon's own, whether the node joined since the last frame, and its
   // world and local matrices (object and updateFlag) as they were at the last frame.
@@ -639,7 +668,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     for (const node of tree.nodes) if (!previous.has(node)) watch(node, true);
     previous = present;
     const done = collect(tree);
-    if (!link.connected) return;
+    if (!link.connected || withheld(tree, done)) return;
     pending ??= {
       local: new Set(), world: new Map(), thin: new Map(), merged: 0, products: 0, naive: 0,
     };
@@ -754,6 +783,44 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     const moved = snapshot || pending.world.has(mesh.uniqueId);
     part.worlds = moved ? indices(count) : part.values;
     return part;
+  }
+
+  /** Whether the scene is over the viewer's limits, so that nothing is sent (the program
+   * told once); the first frame that fits again sends the whole scene. */
+  function withheld(tree, done) {
+    const { maxNodes, maxMessageBytes } = link.limits;
+    const n = nodeCount(tree);
+    // A snapshot's frame is the largest message: its rows, with this frame's lists.
+    const snapshot = FRAME_HEAD_BYTES + SNAPSHOT_NODE_BYTES * n
+      + 4 * (done.local.length + 2 * done.world.length);
+    let line = null, limit = null;
+    if (n > maxNodes) {
+      [line, limit] = [limitLine("nodes", n, maxNodes, url), `nodes ${maxNodes}`];
+    } else if (tooBig && n >= tooBig.nodes) {
+      [line, limit] = [tooBig.line, `bytes ${maxMessageBytes}`];
+    } else if (snapshot > maxMessageBytes) {
+      line = limitLine("a snapshot", snapshot, maxMessageBytes, url);
+      limit = `bytes ${maxMessageBytes}`;
+    }
+    if (line === null) {
+      link.overLimit = told = null;
+      return false;
+    }
+    needSnapshot = true;
+    pending = null;
+    tell(line, limit);
+    return true;
+  }
+
+  /** The nodes the structure lists: the scene's and their thin instances. */
+  const nodeCount = (tree) => tree.thin.reduce((sum, block) => sum + block.count, tree.ids.length);
+
+  function tell(line, limit) {
+    link.overLimit = line;
+    if (told === limit) return;
+    told = limit;
+    console.warn(line);
+    onOverLimit?.(line);
   }
 
   function send(tree) {
@@ -877,15 +944,29 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
         if (reason) heldSent.set(id, reason); else heldSent.delete(id);
       }
     });
-    if (changed) {
-      socket.send(treeStructure(tree));
-      sent = { ...tree, alive };
-    }
-    socket.send(frameMessage({
+    const structure = changed ? treeStructure(tree) : null;
+    const message = frameMessage({
       frame: link.frameNumber, merged: pending.merged, structureChanged: changed,
       products: pending.products, naive: pending.naive, local: localIds,
       world: worldIds, cause: causeIds, valueIds, values, worldIds: worldRowIds, worlds, held,
-    }));
+    });
+    const biggest = structure && structure.byteLength > message.byteLength ? structure : message;
+    if (biggest.byteLength > link.limits.maxMessageBytes) {
+      // Not sent: the viewer would refuse it and close the connection. Tried again (as a
+      // snapshot) once the scene has fewer nodes, or on a new viewer.
+      const what = biggest === structure ? "the structure" : `frame ${link.frameNumber}`;
+      const line = limitLine(what, biggest.byteLength, link.limits.maxMessageBytes, url);
+      tooBig = { nodes: nodeCount(tree), line };
+      needSnapshot = true;
+      pending = null;
+      tell(line, `bytes ${link.limits.maxMessageBytes}`);
+      return;
+    }
+    if (structure) {
+      socket.send(structure);
+      sent = { ...tree, alive };
+    }
+    socket.send(message);
     link.framesSent += pending.merged;
     link.framesMerged += pending.merged - 1;
     pending = null;
@@ -907,7 +988,12 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     ws.onopen = () => ws.send(helloMessage(name, token));
     ws.onmessage = (event) => {
       const view = new DataView(event.data);
-      if (view.byteLength >= 8 && view.getUint16(6, true) === WELCOME) {
+      if (view.byteLength >= 20 && view.getUint16(6, true) === WELCOME) {
+        link.limits = {
+          maxNodes: view.getUint32(8, true),
+          maxMessageBytes: Number(view.getBigUint64(12, true)),
+        };
+        tooBig = null; // a new viewer: its own limits
         needSnapshot = true;
         pending = null;
         link.connected = true;

@@ -12,6 +12,12 @@
 // recomputed here, so one three left stale shows in sgview as stale. Each watched object's
 // `add` and `attach` are observed too, so an object added is watched from the frame it
 // joins.
+//
+// The viewer's welcome says its limits (the most nodes a structure may list, the largest
+// message): a scene over them is not sent, since the viewer would refuse it and the link
+// would reconnect to be refused again. The program is told once (console.warn, and
+// `link.overLimit` holds the line while nothing is sent); the link stays connected and sends
+// the whole scene again once it fits, or when a viewer with other limits takes it.
 
 const MAGIC = [0x53, 0x47, 0x56, 0x57]; // "SGVW"
 const VERSION = 1;
@@ -21,6 +27,10 @@ const STRUCTURE = 3;
 const FRAME = 4;
 const NAME_BYTES_MAX = 1024;
 const RETRY_MS = 1000;
+// A snapshot's frame message: 64 bytes of header and fixed fields, then per node a value
+// row (id and 10 f64) and a world matrix (id and 16 f64): its smallest size.
+const FRAME_HEAD_BYTES = 64;
+const SNAPSHOT_NODE_BYTES = 4 + 80 + 4 + 128;
 const encoder = new TextEncoder();
 
 /** A name as sgview takes it: the text itself (names are data; sgview escapes what it
@@ -44,6 +54,18 @@ function header(view, kind) {
   MAGIC.forEach((byte, i) => view.setUint8(i, byte));
   view.setUint16(4, VERSION, true);
   view.setUint16(6, kind, true);
+}
+
+/** The one line that tells the program its scene is over a viewer's limit, naming the
+ * limit, the program's count and the flag to start sgview with. */
+export function limitLine(kind, count, limit, url) {
+  if (kind === "nodes") {
+    return `sgview publish: the scene has ${count} nodes, over the ${limit} of the viewer at ` +
+      `${url}: not sent until it fits (sgview listen --max-nodes ${count})`;
+  }
+  return `sgview publish: ${kind} of ${count} bytes is over the ${limit} bytes a message of ` +
+    `the viewer at ${url}: not sent until it fits ` +
+    `(sgview listen --max-buffer-mb ${Math.ceil(count / 2 ** 20)})`;
 }
 
 function helloMessage(name, token) {
@@ -123,7 +145,10 @@ function sameElements(cached, elements) {
  * after three updated the matrices (after `renderer.render(scene, camera)`, or
  * `scene.updateMatrixWorld()`); `options.auto` does that from `scene.onAfterRender`.
  * Returns at once; sending never blocks the page: while sgview lags (the socket's
- * bufferedAmount over `maxBuffered`), frames are merged and sent as one.
+ * bufferedAmount over `maxBuffered`), frames are merged and sent as one. While the scene
+ * is over the viewer's limits (`link.limits`, from its welcome) nothing is sent:
+ * `link.overLimit` holds the line that says so, told once by console.warn and
+ * `options.onOverLimit(line)`.
  */
 export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
   const WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
@@ -143,7 +168,13 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     position: new Scratch(), scale: new Scratch(),
     quaternion: scene.quaternion.clone(),
   };
-  const link = { connected: false, framesSent: 0, framesMerged: 0, error: null };
+  const link = {
+    connected: false, framesSent: 0, framesMerged: 0, error: null, limits: null,
+    overLimit: null,
+  };
+  const onOverLimit = options.onOverLimit ?? null;
+  let told = null; // the limit the program was told of, while over it
+  let tooBig = null; // the node count when a message was over the bytes limit
   const watched = new Map(); // object -> its original methods
   let socket = null;
   let closed = false;
@@ -242,7 +273,7 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     for (const object of [...watched.keys()]) if (!present.has(object.id)) unwatch(object);
     const done = recorded;
     recorded = { local: new Set(), world: new Map(), products: 0 };
-    if (!link.connected) return;
+    if (!link.connected || withheld(tree, done)) return;
     pending ??= { local: new Set(), world: new Map(), merged: 0, products: 0, naive: 0 };
     for (const id of done.local) pending.local.add(id);
     for (const [id, cause] of done.world) { pending.world.delete(id); pending.world.set(id, cause); }
@@ -252,6 +283,41 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     if (socket.bufferedAmount > maxBuffered) return; // sgview lags: merge with the next
     send(tree);
   };
+
+  /** Whether the scene is over the viewer's limits, so that nothing is sent (the program
+   * told once); the first frame that fits again sends the whole scene. */
+  function withheld(tree, done) {
+    const { maxNodes, maxMessageBytes } = link.limits;
+    const n = tree.ids.length;
+    // A snapshot's frame is the largest message: its rows, with this frame's lists.
+    const snapshot = FRAME_HEAD_BYTES + SNAPSHOT_NODE_BYTES * n
+      + 4 * (done.local.size + 2 * done.world.size);
+    let line = null, limit = null;
+    if (n > maxNodes) {
+      [line, limit] = [limitLine("nodes", n, maxNodes, url), `nodes ${maxNodes}`];
+    } else if (tooBig && n >= tooBig.nodes) {
+      [line, limit] = [tooBig.line, `bytes ${maxMessageBytes}`];
+    } else if (snapshot > maxMessageBytes) {
+      line = limitLine("a snapshot", snapshot, maxMessageBytes, url);
+      limit = `bytes ${maxMessageBytes}`;
+    }
+    if (line === null) {
+      link.overLimit = told = null;
+      return false;
+    }
+    needSnapshot = true;
+    pending = null;
+    tell(line, limit);
+    return true;
+  }
+
+  function tell(line, limit) {
+    link.overLimit = line;
+    if (told === limit) return;
+    told = limit;
+    console.warn(line);
+    onOverLimit?.(line);
+  }
 
   function send(tree) {
     const snapshot = needSnapshot;
@@ -283,15 +349,29 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     for (const id of [...lastLocal.keys()]) {
       if (!alive.has(id)) { lastLocal.delete(id); lastWorld.delete(id); }
     }
-    if (changed) {
-      socket.send(structureMessage(tree.ids, tree.parents, tree.names));
-      sent = tree;
-    }
-    socket.send(frameMessage({
+    const structure = changed ? structureMessage(tree.ids, tree.parents, tree.names) : null;
+    const message = frameMessage({
       frame: frameNumber, merged: pending.merged, structureChanged: changed,
       products: pending.products, naive: pending.naive, local: inOrder(pending.local),
       world, cause, valueIds, values, worldIds, worlds,
-    }));
+    });
+    const biggest = structure && structure.byteLength > message.byteLength ? structure : message;
+    if (biggest.byteLength > link.limits.maxMessageBytes) {
+      // Not sent: the viewer would refuse it and close the connection. Tried again (as a
+      // snapshot) once the scene has fewer nodes, or on a new viewer.
+      const what = biggest === structure ? "the structure" : `frame ${frameNumber}`;
+      const line = limitLine(what, biggest.byteLength, link.limits.maxMessageBytes, url);
+      tooBig = { nodes: tree.ids.length, line };
+      needSnapshot = true;
+      pending = null;
+      tell(line, `bytes ${link.limits.maxMessageBytes}`);
+      return;
+    }
+    if (structure) {
+      socket.send(structure);
+      sent = tree;
+    }
+    socket.send(message);
     link.framesSent += pending.merged;
     link.framesMerged += pending.merged - 1;
     pending = null;
@@ -313,7 +393,12 @@ export function publish(scene, url = "ws://127.0.0.1:7878", options = {}) {
     ws.onopen = () => ws.send(helloMessage(name, token));
     ws.onmessage = (event) => {
       const view = new DataView(event.data);
-      if (view.byteLength >= 8 && view.getUint16(6, true) === WELCOME) {
+      if (view.byteLength >= 20 && view.getUint16(6, true) === WELCOME) {
+        link.limits = {
+          maxNodes: view.getUint32(8, true),
+          maxMessageBytes: Number(view.getBigUint64(12, true)),
+        };
+        tooBig = null; // a new viewer: its own limits
         needSnapshot = true;
         pending = null;
         link.connected = true;

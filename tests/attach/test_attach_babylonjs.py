@@ -12,4 +12,4 @@ CLIENT = ROOT / "clients" / "babylonjs"
 
 
 def test_babylonjs_publisher_node_tests():
-    run_node_suite(CLIENT, "@babylonjs/core", 8)
+    run_node_suite(CLIENT, "@babylonjs/core", 9)

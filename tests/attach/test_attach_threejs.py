@@ -11,4 +11,4 @@ CLIENT = ROOT / "clients" / "threejs"
 
 
 def test_threejs_publisher_node_tests():
-    run_node_suite(CLIENT, "three", 5)
+    run_node_suite(CLIENT, "three", 7)

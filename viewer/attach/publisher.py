@@ -7,29 +7,38 @@ sends it. When the queue is full (the viewer fell behind, or stopped reading), f
 are folded into a `Backlog` and sent as one merged frame once there is room. With no
 viewer the update costs one attribute read, and the sender tries to connect at most
 once a second; on every (re)connection the next update sends a full snapshot first.
+
+The viewer's welcome says its limits (``--max-nodes``, ``--max-buffer-mb``): a scene over
+them is not sent (the viewer would refuse it and the link reconnect to be refused again),
+the program gets one `LimitWarning` naming the limit, its count and the flag to raise, and
+the link stays connected, sending again once the scene fits (or a new viewer takes it).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
 import time
+import warnings
 from collections import deque
 from dataclasses import replace
 
 import numpy as np
 from websockets.exceptions import InvalidHandshake, InvalidURI, WebSocketException
+from websockets.protocol import State
 from websockets.sync.client import ClientConnection, connect
 
 from viewer.scene.graph import SceneGraph
 from viewer.scene.report import FrameReport
-from viewer.text import one_line
+from viewer.text import one_line, printable
 
 from .backlog import Backlog, frame_of
 from .protocol import (
     REASON_BYTES_MAX,
     ProgramFrame,
+    ProgramLimits,
     ProtocolError,
     decode_welcome,
     encode_frame,
@@ -38,7 +47,7 @@ from .protocol import (
     one_line_reason,
 )
 
-__all__ = ["DEFAULT_ADDRESS", "Link", "publish", "websocket_uri"]
+__all__ = ["DEFAULT_ADDRESS", "LimitWarning", "Link", "publish", "websocket_uri"]
 
 DEFAULT_ADDRESS = "127.0.0.1:7878"
 #: Seconds between two connection attempts: without a viewer, the sender stays cheap.
@@ -49,6 +58,15 @@ RETRY_SECONDS = 1.0
 POLL_SECONDS = 0.002
 #: After this long without a frame the sending thread sleeps until the program wakes it.
 IDLE_SECONDS = 1.0
+#: A frame message's bytes: its header and fixed fields, then per node of a snapshot a
+#: value row (id and 10 f64) and a world matrix (id and 16 f64); protocol.encode_frame.
+FRAME_HEAD_BYTES = 64
+SNAPSHOT_NODE_BYTES = 4 + 80 + 4 + 128
+
+
+class LimitWarning(UserWarning):
+    """The scene is over a limit of the viewer it is published to (its welcome says them):
+    nothing is sent until the scene fits, or a viewer with other limits takes it."""
 
 
 def websocket_uri(address: str) -> str:
@@ -82,6 +100,16 @@ class Link:
         self.frames_sent = self.frames_merged = 0
         #: Why the last connection ended or was refused (None: no trouble yet).
         self.error: str | None = None
+        #: The limits of the viewer that welcomed this program last (None: none yet).
+        self.limits: ProgramLimits | None = None
+        #: While the scene is over the viewer's limits and not sent: the line that says
+        #: which (the one `LimitWarning` carries); None while frames are sent.
+        self.over_limit: str | None = None
+        # A message the sending thread found over the viewer's bytes limit, set by that
+        # thread (one tuple: read whole without the lock): the graph's node count then and
+        # the line; nothing is sent again until the graph has fewer nodes, or a new welcome.
+        self._too_big: tuple[int, str] | None = None
+        self._warned: tuple[str, int] | None = None  # the limit the program was told of
         self._lock = threading.Condition()
         self._queue: deque[ProgramFrame] = deque()
         self._queued_bytes = 0
@@ -106,7 +134,7 @@ class Link:
     def _on_update(self, report: FrameReport) -> None:
         if self._held and report.structure_changed:
             self._forget_removed()
-        if not self._online:
+        if not self._online or self._withheld(report):
             return
         # One critical section a frame: the frame is taken under the lock (the sender only
         # ever waits for it to pop the queue), instead of a second one to queue it.
@@ -127,6 +155,40 @@ class Link:
             self._queued_bytes += frame.nbytes
             if self._sender_asleep:
                 self._lock.notify()
+
+    def _withheld(self, report: FrameReport) -> bool:
+        """Whether the scene is over the viewer's limits, so that this frame is not sent (the
+        program told once); the first frame that fits again goes as a snapshot."""
+        limits, nodes = self.limits, len(self.graph)
+        if limits is None:
+            return False
+        too_big, line = self._too_big, None
+        # A snapshot's frame is the largest message: a value row and a world matrix per
+        # node, with this report's lists (what the held section adds is checked on sending).
+        snapshot = (
+            FRAME_HEAD_BYTES
+            + SNAPSHOT_NODE_BYTES * nodes
+            + 4 * (report.local_updated.size + 2 * report.world_updated.size)
+        )
+        if nodes > limits.max_nodes:
+            line = _nodes_line(nodes, limits.max_nodes, self.uri)
+            limit = ("--max-nodes", limits.max_nodes)
+        elif too_big is not None and nodes >= too_big[0]:
+            line, limit = too_big[1], ("--max-buffer-mb", limits.max_message_bytes)
+        elif snapshot > limits.max_message_bytes:
+            line = _bytes_line("a snapshot", snapshot, limits.max_message_bytes, self.uri)
+            limit = ("--max-buffer-mb", limits.max_message_bytes)
+        if line is None:
+            self.over_limit = self._warned = None
+            return False
+        with self._lock:
+            self._need_snapshot = True
+            self._backlog.clear()
+        self.over_limit = line
+        if self._warned != limit:
+            self._warned = limit
+            warnings.warn(line, LimitWarning, stacklevel=4)  # the program's update() call
+        return True
 
     def _forget_removed(self) -> None:
         """A removed node's reason goes with it: cleared for the viewer too, in case its id
@@ -205,6 +267,7 @@ class Link:
             self._socket = socket
             socket.send(encode_hello(self.name, self._token))
             limits = decode_welcome(socket.recv(timeout=5.0, decode=False))
+            self.limits, self._too_big = limits, None
             with self._lock:
                 self._need_snapshot, self._online = True, True
             self._connected.set()
@@ -212,15 +275,24 @@ class Link:
             while not self._closed.is_set():
                 frame = self._next()
                 if frame is None:
+                    # A link that sends nothing (its scene over the viewer's limits) learns
+                    # here, not from a failed send, that the viewer left.
+                    if socket.state is State.CLOSED:
+                        raise socket.close_exc
                     continue
                 messages = [encode_frame(frame)]
                 if frame.structure is not None:
                     messages.insert(0, encode_structure(frame.structure))
-                if max(len(m) for m in messages) > limits.max_message_bytes:
-                    raise ProtocolError(
-                        f"frame {frame.frame} is larger than the viewer's "
-                        f"{limits.max_message_bytes} bytes a message"
-                    )
+                size = max(len(m) for m in messages)
+                if size > limits.max_message_bytes:
+                    # Not sent: the viewer would refuse it and close the connection. The
+                    # program's next update says so and sends a snapshot once it fits.
+                    what = f"frame {frame.frame}"
+                    line = _bytes_line(what, size, limits.max_message_bytes, self.uri)
+                    self._too_big = (len(self.graph), line)
+                    with self._lock:
+                        self._in_flight = False
+                    continue
                 for message in messages:
                     socket.send(message)
                 self.frames_sent += frame.merged
@@ -297,9 +369,10 @@ class Link:
     def flush(self, timeout: float = 5.0) -> bool:
         """From the program's thread: send the frames merged while the viewer was behind
         (they otherwise go with the next update), and wait until every queued frame was
-        handed to the connection; False after ``timeout`` seconds or without a viewer."""
+        handed to the connection; False after ``timeout`` seconds, without a viewer, or
+        while the scene is over the viewer's limits (`over_limit`)."""
         end = time.monotonic() + timeout
-        while time.monotonic() < end and self._online:
+        while time.monotonic() < end and self._online and self.over_limit is None:
             with self._lock:
                 room = len(self._queue) < self.queue_frames
                 if not self._queue and not self._in_flight and not self._backlog.frames:
@@ -325,6 +398,22 @@ class Link:
         if socket is not None:
             socket.close()
         self._thread.join(timeout=3.0)
+
+
+def _nodes_line(nodes: int, limit: int, uri: str) -> str:
+    return (
+        f"sgview publish: the scene has {nodes} nodes, over the {limit} of the viewer at "
+        f"{printable(uri, 80)}: not sent until it fits (sgview listen --max-nodes {nodes})"
+    )
+
+
+def _bytes_line(what: str, size: int, limit: int, uri: str) -> str:
+    megabytes = math.ceil(size / (1 << 20))
+    return (
+        f"sgview publish: {what} of {size} bytes is over the {limit} bytes a message of the "
+        f"viewer at {printable(uri, 80)}: not sent until it fits "
+        f"(sgview listen --max-buffer-mb {megabytes})"
+    )
 
 
 def _why(exc: BaseException) -> str:

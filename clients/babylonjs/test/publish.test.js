@@ -395,6 +395,8 @@ class Capture {
     [0x53, 0x47, 0x56, 0x57].forEach((b, i) => view.setUint8(i, b));
     view.setUint16(4, 1, true);
     view.setUint16(6, 2, true);
+    view.setUint32(8, 2_000_000, true); // sgview's default limits: the publisher keeps to them
+    view.setBigUint64(12, 256n << 20n, true);
     setTimeout(() => this.onmessage?.({ data: welcome }), 0);
   }
   close() {}
@@ -924,3 +926,114 @@ test("100,000 thin instances: a frame sends the rows that changed, and the count
       }
     }
   });
+
+/** `sgview listen ADDRESS --headless ARGS...`, with its stderr as it comes and a way to
+ * stop it. */
+function startLimited(address, args) {
+  const child = spawn(PYTHON, ["-m", "viewer", "listen", address, "--headless",
+    "--size", "160x100", "--samples", "0", ...args], {
+    cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
+  });
+  let out = "", err = "";
+  child.stdout.on("data", (d) => { out += d; });
+  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`timeout: ${err}`)); }, 90000);
+    exited.then((code) => {
+      clearTimeout(timer);
+      code === 0 ? resolve(out) : reject(new Error(`sgview exited ${code}: ${err}`));
+    });
+  });
+  const listening = new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /^sgview: listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    exited.then((code) => reject(new Error(`sgview exited ${code}: ${err}`)));
+  });
+  // the lines of the connections it refused: "... disconnected"
+  const refused = () => err.split("\n").filter((line) => line.endsWith("disconnected"));
+  const stop = () => {
+    done.catch(() => {}); // stopped on purpose: its exit status says nothing
+    child.kill();
+    return exited;
+  };
+  return { address: listening, done, refused, stop };
+}
+
+test("thin instances over --max-nodes: told once, not sent; sent once they fit, and to a "
+  + "viewer started again with other limits", async () => {
+  const engine = new NullEngine();
+  const scene = new Scene(engine);
+  new FreeCamera("Camera", new Vector3(0, 0, -10), scene);
+  const box = MeshBuilder.CreateBox("Box", { size: 1 }, scene);
+  const matrices = new Float32Array(16 * 30);
+  for (let k = 0; k < 30; k++) Matrix.Translation(k, 0, 0).copyToArray(matrices, 16 * k);
+  box.thinInstanceSetBuffer("matrix", matrices, 16);
+  scene.render();
+  const port = await freePort();
+  const warned = [], told = [];
+  const warn = console.warn;
+  console.warn = (...args) => warned.push(args.join(" "));
+  const link = publish(scene, `ws://127.0.0.1:${port}`,
+    { WebSocket, name: "thin", onOverLimit: (line) => told.push(line) });
+  const render = async (ms) => { // a frame every 50 ms
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      box.position.x += 0.1;
+      scene.render();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    let viewer = startLimited(`127.0.0.1:${port}`, ["--max-nodes", "20", "--frames", "3",
+      "--log"]);
+    await viewer.address;
+    await until(() => link.connected);
+    await render(3000); // the viewer's refused lines counted meanwhile
+    assert.equal(warned.length, 1, warned.join("\n"));
+    assert.match(warned[0], /^sgview publish: the scene has 32 nodes, over the 20 of the viewer at ws:\/\/127\.0\.0\.1:\d+: not sent until it fits \(sgview listen --max-nodes 32\)$/);
+    assert.deepEqual(told, warned);
+    assert.equal(link.overLimit, warned[0]);
+    assert.ok(link.connected && link.framesSent === 0);
+    assert.deepEqual(viewer.refused(), []);
+    box.thinInstanceCount = 5; // 7 nodes: sent
+    for (let k = 0; k < 3; k++) {
+      box.position.x += 0.1;
+      scene.render();
+    }
+    const out = await viewer.done;
+    assert.equal(link.overLimit, null);
+    const frames = out.split("\n").filter((line) => line.startsWith("# frame "));
+    assert.equal(frames.length, 3, out);
+    assert.ok(out.includes("=Update World : Box#thin 4=") && !out.includes("Box#thin 5"), out);
+    await until(() => !link.connected);
+    box.thinInstanceCount = 30; // over again, then a viewer that takes 32 nodes
+    viewer = startLimited(`127.0.0.1:${port}`, ["--max-nodes", "20"]);
+    await viewer.address;
+    await until(() => link.connected);
+    await render(1500);
+    assert.equal(warned.length, 2, warned.join("\n")); // over again: told again, once
+    assert.deepEqual(viewer.refused(), []);
+    await viewer.stop();
+    await until(() => !link.connected);
+    viewer = startLimited(`127.0.0.1:${port}`, ["--max-nodes", "40", "--frames", "3", "--log"]);
+    await viewer.address;
+    await until(() => link.connected);
+    const sent = link.framesSent;
+    let running = true;
+    viewer.done.finally(() => { running = false; });
+    while (running) await render(50);
+    const again = await viewer.done;
+    assert.ok(again.includes("=Update World : Box#thin 29="), again);
+    assert.equal(link.overLimit, null);
+    assert.ok(link.framesSent >= sent + 3);
+    assert.equal(warned.length, 2);
+    assert.deepEqual(link.limits, { maxNodes: 40, maxMessageBytes: 256 * 2 ** 20 });
+  } finally {
+    console.warn = warn;
+    link.close();
+    engine.dispose();
+  }
+});

@@ -236,3 +236,85 @@ test("without a WebSocket class publish says so at once instead of retrying sile
     else delete globalThis.WebSocket;
   }
 });
+
+/** `sgview listen 127.0.0.1:0 --headless ARGS...`, with its stderr as it comes. */
+function startLimited(args) {
+  const child = spawn(PYTHON, ["-m", "viewer", "listen", "127.0.0.1:0", "--headless",
+    "--size", "160x100", "--samples", "0", ...args], {
+    cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
+  });
+  let out = "", err = "";
+  child.stdout.on("data", (d) => { out += d; });
+  const done = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`timeout: ${err}`)); }, 60000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      code === 0 ? resolve(out) : reject(new Error(`sgview exited ${code}: ${err}`));
+    });
+  });
+  const address = new Promise((resolve, reject) => {
+    child.stderr.on("data", (d) => {
+      err += d;
+      const m = /^sgview: listening on (\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    done.catch(reject);
+  });
+  // the lines of the connections it refused: "... disconnected"
+  const refused = () => err.split("\n").filter((line) => line.endsWith("disconnected"));
+  return { address, done, refused };
+}
+
+for (const [flag, value, count, fits, said] of [
+  ["--max-nodes", "20", 30, 10, /^sgview publish: the scene has 31 nodes, over the 20 of the viewer at ws:\/\/127\.0\.0\.1:\d+: not sent until it fits \(sgview listen --max-nodes 31\)$/],
+  // 0.01 MiB: 10485 bytes; a snapshot of 61 nodes takes 64 + 216 x 61 and more
+  ["--max-buffer-mb", "0.01", 60, 20, /^sgview publish: a snapshot of 13\d\d\d bytes is over the 10485 bytes a message of the viewer at ws:\/\/127\.0\.0\.1:\d+: not sent until it fits \(sgview listen --max-buffer-mb 1\)$/],
+]) {
+  test(`a scene over ${flag} is told once, not sent, and sent once it fits`, async () => {
+    const viewer = startLimited([flag, value, "--frames", "3", "--log"]);
+    const scene = new THREE.Scene();
+    const groups = Array.from({ length: count }, (_, k) => {
+      const group = new THREE.Group();
+      group.name = `G${k}`;
+      scene.add(group);
+      return group;
+    });
+    const warned = [], told = [];
+    const warn = console.warn;
+    console.warn = (...args) => warned.push(args.join(" "));
+    let link;
+    try {
+      link = publish(scene, `ws://${await viewer.address}`,
+        { WebSocket, name: "big", onOverLimit: (line) => told.push(line) });
+      await until(() => link.connected);
+      const end = Date.now() + 3000; // a frame every 50 ms, the viewer's lines counted
+      while (Date.now() < end) {
+        groups[1].position.x += 0.1;
+        scene.updateMatrixWorld();
+        link.frame();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      console.warn = warn;
+    }
+    assert.equal(warned.length, 1, warned.join("\n"));
+    assert.match(warned[0], said);
+    assert.deepEqual(told, warned);
+    assert.equal(link.overLimit, warned[0]);
+    assert.ok(link.connected && link.framesSent === 0);
+    assert.deepEqual(viewer.refused(), []);
+    for (const group of groups.slice(fits)) scene.remove(group);
+    for (let k = 0; k < 3; k++) {
+      groups[1].position.x += 0.1;
+      scene.updateMatrixWorld();
+      link.frame();
+    }
+    const out = await viewer.done;
+    link.close();
+    assert.equal(link.overLimit, null);
+    const frames = out.split("\n").filter((line) => line.startsWith("# frame "));
+    assert.equal(frames.length, 3, out);
+    assert.ok(out.includes("=Update World : G1="), out);
+    assert.ok(!out.includes(`G${fits}`), out); // the snapshot is the scene that fits
+  });
+}
