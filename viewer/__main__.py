@@ -1,4 +1,4 @@
-"""`python -m viewer`: the same as the `sgview` command."""
+"""`python -m viewer`, and the `sgview` command (`run`)."""
 
 import signal
 import sys
@@ -11,9 +11,15 @@ def _ended_early(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-for _signum in (signal.SIGINT, signal.SIGTERM):
-    signal.signal(_signum, _ended_early)
+def run() -> int:
+    """The command's exit status; SIGINT and SIGTERM end it with 130 / 143 and no
+    traceback from here on, also while the command's module is imported."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _ended_early)
+    from viewer.cli.main import main
 
-from viewer.cli.main import main  # noqa: E402  (after the handlers: see `_ended_early`)
+    return main()
 
-sys.exit(main())
+
+if __name__ == "__main__":
+    sys.exit(run())
