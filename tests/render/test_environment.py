@@ -80,3 +80,80 @@ def test_prefiltering_keeps_the_light_and_sharp_level_is_the_room():
     # rough levels are smooth: no texel far from its neighbours' mean
     rough = maps.radiance[-1][..., 0]
     assert np.abs(np.diff(rough, axis=0)).max() < 0.2 * rough.mean()
+
+
+def _jittered_sphere(per_side: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Directions over the sphere, one uniformly placed in each cell of a cube's faces
+    (`per_side`^2 a face, the cube turned at random so that its rows do not line up with
+    the room's walls), and each cell's solid angle (a stratified quadrature: a bright
+    panel's edge adds noise, not the bias of a regular grid)."""
+    i, j = np.meshgrid(np.arange(per_side), np.arange(per_side))
+    centre_a, centre_b = [(k.ravel() + 0.5) / per_side * 2 - 1 for k in (i, j)]
+    omega = (2.0 / per_side) ** 2 / (1 + centre_a**2 + centre_b**2) ** 1.5
+    dirs = []
+    for axis in range(3):
+        for sign in (1.0, -1.0):
+            p = np.empty((per_side * per_side, 3))
+            p[:, axis] = sign
+            p[:, (axis + 1) % 3] = (i.ravel() + rng.random(i.size)) / per_side * 2 - 1
+            p[:, (axis + 2) % 3] = (j.ravel() + rng.random(j.size)) / per_side * 2 - 1
+            dirs.append(p / np.linalg.norm(p, axis=1, keepdims=True))
+    turn, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    return np.concatenate(dirs) @ turn, np.tile(omega, 6)
+
+
+def _ggx_integral(light, omega, radiance, n, roughness):
+    """The prefiltered radiance by its definition (n = v = r): the integral of L(l) D(h)
+    (n.l) over the sphere divided by that of D(h) (n.l), h the half vector of l and n."""
+    a2 = roughness**4
+    h = light + n
+    h /= np.linalg.norm(h, axis=1, keepdims=True)
+    d = a2 / (np.pi * ((h @ n) ** 2 * (a2 - 1) + 1) ** 2)
+    w = d * np.maximum(light @ n, 0.0) * omega
+    return (w * radiance).sum() / w.sum()
+
+
+def _bilinear(level: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """A level read as the GPU reads it: bilinear between texel centres, clamped at the edge."""
+    s = level.shape[0]
+    uv = env.octahedral_uv(d) * s - 0.5
+    i0 = np.floor(uv).astype(int)
+    f = uv - i0
+
+    def at(du, dv):
+        return level[np.clip(i0[:, 1] + dv, 0, s - 1), np.clip(i0[:, 0] + du, 0, s - 1)]
+
+    fu, fv = f[:, :1], f[:, 1:]
+    top = at(0, 0) * (1 - fu) + at(1, 0) * fu
+    return top * (1 - fv) + (at(0, 1) * (1 - fu) + at(1, 1) * fu) * fv
+
+
+def test_rough_levels_match_a_numerical_ggx_integral_of_their_source():
+    # the source: the room's radiance map that the levels are made from, read at the
+    # nearest texel (so the integral is the map's own, aliasing of its small bright panels
+    # included: at roughness 0.4 towards the ceiling lamp the map holds 8 % more light
+    # than the room's ray-cast radiance); the quadrature: jittered directions over a cube
+    base = env._room(2 * env.SIZE)[..., 0]
+    light, omega = _jittered_sphere(256, np.random.default_rng(5))
+    texel = np.clip((env.octahedral_uv(light) * base.shape[0]).astype(int), 0, base.shape[0] - 1)
+    radiance = base[texel[:, 1], texel[:, 0]]
+    dirs = np.concatenate(
+        [
+            np.eye(3),
+            -np.eye(3),
+            [[0.24, -0.19, 0.95], [-0.25, -0.93, 0.27], [0.48, 0.48, 0.73], [-0.69, -0.23, 0.69]],
+            _unit(6),
+        ]
+    )
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    maps = env.environment_maps()
+    # a roughness between two stored levels, made as the stored ones are
+    between = env._convolve(env._area_downsample(env._room(2 * env.SIZE), env.SOURCE_SIZE), 0.5, 64)
+    for roughness, level in [(0.4, maps.radiance[2]), (0.5, between), (0.6, maps.radiance[3]),
+                             (0.8, maps.radiance[4]), (1.0, maps.radiance[5])]:  # fmt: skip
+        got = _bilinear(level, dirs)[:, 0]
+        want = np.array([_ggx_integral(light, omega, radiance, n, roughness) for n in dirs])
+        # within 5 %: the quadrature's noise is under 1.5 % at these lobes (against a regular
+        # 600 x 600 a face grid), bilinear reads of the 32 x 32 (64 x 64 at 0.4) levels under
+        # 3 %; the importance sampling this replaced was 12 to 20 % off at 0.8 and 1
+        assert np.allclose(got, want, rtol=0.05), (roughness, got / want)
