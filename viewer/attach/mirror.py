@@ -31,7 +31,7 @@ from viewer.scene.graph import SceneGraph
 from viewer.scene.math import trs_matrices
 from viewer.scene.report import FrameReport
 from viewer.spans import joined
-from viewer.text import MAX_NAME, printable
+from viewer.text import printable
 
 from .protocol import ProgramFrame, Structure
 
@@ -78,17 +78,14 @@ class ProgramReport(FrameReport):
     def log_lines(self) -> list[str]:
         """The update lines, then one ``!Stale World : NAME!`` line per flagged node, then
         one ``!Held World : NAME (REASON)!`` line per held node this frame touched."""
-        stale = [f"!Stale World : {self._shown(i)}!" for i in self.flagged.tolist()]
+        stale = [f"!Stale World : {n}!" for n in self.shown_names(self.flagged.tolist())]
         why = dict(zip(self.held.tolist(), self.held_why, strict=True))
+        ids = self.held_flagged.tolist()
         held = [
-            f"!Held World : {self._shown(i)} ({printable(why[i], REASON_SHOWN)})!"
-            for i in self.held_flagged.tolist()
+            f"!Held World : {n} ({printable(why[i], REASON_SHOWN)})!"
+            for i, n in zip(ids, self.shown_names(ids), strict=True)
         ]
         return [*super().log_lines(), *stale, *held]
-
-    def _shown(self, node_id: int) -> str:
-        n = self.name(node_id)
-        return n if len(n) <= MAX_NAME and n.isprintable() else printable(n)
 
 
 def display_names(structure: Structure) -> list[str]:

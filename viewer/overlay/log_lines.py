@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from viewer.scene.report import FrameReport
-from viewer.text import printable
 
 #: Log lines kept per frame; a bigger frame's block ends with a line saying how many more.
 BLOCK_LINES = 500
@@ -29,8 +28,7 @@ def log_block(frame: int, report: FrameReport, limit: int = BLOCK_LINES) -> list
     head = world[:limit]
     local = np.isin(head, report.local_updated)
     lines = [f"# frame {frame}"]
-    for node_id, is_local in zip(head.tolist(), local.tolist()):
-        name = printable(report.name(node_id))
+    for name, is_local in zip(report.shown_names(head.tolist()), local.tolist(), strict=True):
         if is_local:
             lines.append(f"*Update Local : {name}*")
         lines.append(f"=Update World : {name}=")

@@ -19,8 +19,9 @@ Pure Python and numpy.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -77,13 +78,27 @@ class Entry:
     frame: int
     report: FrameReport | None  # None when not (or no longer) kept
     stats: FrameStats
-    #: The frame's ``--log`` block (`log_block`); [] when it recomputed nothing or its
-    #: report is not kept.
-    log: list[str]
+    #: Makes the frame's ``--log`` block when `log` is first read: a redraw that folds
+    #: many program frames shows only the newest, so the others' lines are made only if
+    #: someone looks at them.
+    make_log: Callable[[], list[str]] = field(default=list, repr=False, compare=False)
     #: What happened in the frame: (kind, what) pairs, kind one of `EVENT_KINDS`.
     events: tuple[tuple[str, str], ...] = ()
     #: Names of the nodes whose morph weights changed with the frame.
     weights: tuple[str, ...] = ()
+    _log: list[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def log(self) -> list[str]:
+        """The frame's ``--log`` block (`log_block`); [] when it recomputed nothing or its
+        report is not kept."""
+        if self._log is None:
+            self._log = self.make_log()
+        return self._log
+
+    @log.setter
+    def log(self, lines: list[str]) -> None:
+        self._log = lines
 
 
 @dataclass
@@ -189,7 +204,7 @@ class FrameRecords:
         t.frames += 1
         t.products += stats.products
         t.naive_products += stats.naive_products
-        last = Entry(frame, report, stats, self._block(frame, report), notes, names)
+        last = Entry(frame, report, stats, partial(self._block, frame, report), notes, names)
         self._last = last
         return last
 
@@ -266,9 +281,13 @@ class FrameRecords:
         for name in _FLOAT_FIELDS:
             setattr(stats, name, float(rec[name]))
         report = self.report(frame)
-        block = self._block(frame, report)
         return Entry(
-            frame, report, stats, block, self._notes.get(frame, ()), self._weights.get(frame, ())
+            frame,
+            report,
+            stats,
+            partial(self._block, frame, report),
+            self._notes.get(frame, ()),
+            self._weights.get(frame, ()),
         )
 
     def __iter__(self) -> Iterator[Entry]:
@@ -289,6 +308,8 @@ class FrameRecords:
         return report if report is not None else self._marked.get(frame)
 
     def _block(self, frame: int, report: FrameReport | None) -> list[str]:
+        """The log block of `frame` from `report`, kept while that report is (made when
+        first asked for, maybe after the frame's report was forgotten: then not kept)."""
         if report is None:
             return []
         block = self._logs.get(frame)
@@ -299,7 +320,8 @@ class FrameRecords:
                 block = (block or [f"# frame {frame}"]) + [
                     f"~Weights      : {printable(name)}~" for name in names
                 ]
-            self._logs[frame] = block
+            if self.report(frame) is report:
+                self._logs[frame] = block
         return block
 
     def index_of(self, frame: int) -> int | None:

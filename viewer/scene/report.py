@@ -80,17 +80,20 @@ class FrameReport:
         hits = np.flatnonzero(self.world_updated == node_id)
         return int(self.cause[hits[0]]) if hits.size else None
 
-    def log_lines(self) -> list[str]:
-        """docs/semantics.md section 3: per recomputed world, in pre-order, local line first.
-
-        Names come from files: each is made safe (`printable`; a short printable name, the
-        common case, is itself, so the check is made inline: a --log of a big scene
-        writes millions of these lines)."""
-        ids = self.world_updated.tolist()
-        names = [
+    def shown_names(self, ids: list[int]) -> list[str]:
+        """The names of nodes `ids` as a log prints them. Names come from files and
+        programs: each is made safe (`printable`); a short printable name, the common
+        case, is itself, so that check is made inline: a --log of a big scene writes
+        millions of these lines."""
+        return [
             n if len(n) <= MAX_NAME and n.isprintable() else printable(n)
             for n in map(self._name_of, ids)
         ]
+
+    def log_lines(self) -> list[str]:
+        """docs/semantics.md section 3: per recomputed world, in pre-order, local line first."""
+        ids = self.world_updated.tolist()
+        names = self.shown_names(ids)
         local = set(self.local_updated.tolist())
         if not local:
             return [f"=Update World : {name}=" for name in names]
