@@ -50,10 +50,10 @@ LUT_SAMPLES = 128
 #: Levels from this roughness on are convolved texel by texel: importance sampling a wide
 #: lobe with a few hundred samples, each reading one coarse pyramid texel (up to 8 x 8 over
 #: the sphere) at that texel's centre, is 12 to 20 % off a numerical integral of the same
-#: radiance at roughness 0.8 and 1; summing the lobe over every texel of a `SOURCE_SIZE`^2
-#: copy of the room is within 1.5 %, for less than importance sampling the sharpest level.
+#: radiance at roughness 0.8 and 1; summing the lobe over every texel of a 32 x 32 or
+#: 64 x 64 copy of the room is within 2.5 %, for less than importance sampling the
+#: sharpest level.
 CONVOLVED_FROM = 0.4
-SOURCE_SIZE = 64
 
 # The room (units: three.js's; the centre of the environment is the origin).
 _FLOOR_SHIFT = -3.5  # the whole room stands this far below the eye
@@ -94,15 +94,12 @@ def environment_maps() -> EnvironmentMaps:
     base = _room(2 * SIZE)
     levels = [_downsample(base)]
     pyramid = _pyramid(base)
-    source = _area_downsample(base, SOURCE_SIZE)
     for k in range(1, LEVELS):
         roughness = k / (LEVELS - 1)
         if roughness < CONVOLVED_FROM:
             level = _prefilter(pyramid, roughness, SIZE >> k)
         else:
-            # texels a small part of the lobe: bilinear reads of 16 x 16 are 5 % off the
-            # integral at roughness 0.8, of 32 x 32 8 % at 0.4
-            level = _convolve(source, roughness, 64 if roughness < 0.5 else 32)
+            level = _convolved_level(base, roughness)
         levels.append(_upsample(level, SIZE) if level.shape[0] < SIZE else level)
     return EnvironmentMaps(
         radiance=np.stack(levels).astype(np.float32),
@@ -306,6 +303,15 @@ def _prefilter(pyramid: list[np.ndarray], roughness: float, size: int) -> np.nda
         pick = np.flatnonzero((lod == level) & (weight > 0))
         total += np.einsum("pkc,k->pc", _lookup(pyramid[level], light[:, pick]), weight[pick])
     return (total / weight.sum()).reshape(size, size, 3)
+
+
+def _convolved_level(base: np.ndarray, roughness: float) -> np.ndarray:
+    """The level of `roughness` convolved from the room's map `base`, at 64 x 64 texels
+    below roughness 0.5, 32 x 32 from there (the source as small as the level): texels a
+    small part of the lobe, since bilinear reads of 16 x 16 are 5 % off the integral at
+    roughness 0.8, of 32 x 32 4 % at 0.4."""
+    size = 64 if roughness < 0.5 else 32
+    return _convolve(_area_downsample(base, size), roughness, size)
 
 
 def _convolve(source: np.ndarray, roughness: float, size: int) -> np.ndarray:
