@@ -565,7 +565,17 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
         roughness *= mr.g;
         metallic *= mr.b;
     }
-    roughness = clamp(roughness, 0.0525, 1.0);  // three.js's floor: no pinpoint highlights
+    // three.js's floor (no pinpoint highlights), widened by how fast the geometric normal
+    // turns across the pixel (three.js's geometryRoughness: the largest component of the
+    // view-space normal's derivatives; the view's axes are the rows of the view-projection
+    // matrix's x and y, their lengths the projection's scales), so that a curved rim's
+    // reflection does not alias
+    vec3 right = normalize(vec3(u_view_proj[0][0], u_view_proj[1][0], u_view_proj[2][0]));
+    vec3 up = normalize(vec3(u_view_proj[0][1], u_view_proj[1][1], u_view_proj[2][1]));
+    mat3 to_view = transpose(mat3(right, up, cross(right, up)));
+    vec3 dxy = max(abs(to_view * dFdx(n_geom)), abs(to_view * dFdy(n_geom)));
+    float geometry_roughness = max(max(dxy.x, dxy.y), dxy.z);
+    roughness = min(max(roughness, 0.0525) + geometry_roughness, 1.0);
     metallic = clamp(metallic, 0.0, 1.0);
     vec3 n = u_tex_on[2] == 1 ? mapped_normal(n_geom, 2, u_normal_scale) : n_geom;
     vec3 v = to_eye;
@@ -654,7 +664,7 @@ vec4 shade_pbr(vec3 n_geom, vec3 to_eye) {
     if (u_tex_on[5] == 1) coat *= tex(5).r;
     float coat_rough = u_clearcoat_roughness;
     if (u_tex_on[6] == 1) coat_rough *= tex(6).g;
-    coat_rough = clamp(coat_rough, 0.0525, 1.0);
+    coat_rough = min(max(coat_rough, 0.0525) + geometry_roughness, 1.0);
     vec3 n_coat = u_tex_on[7] == 1 ? mapped_normal(n_geom, 7, u_clearcoat_normal_scale)
                                    : n_geom;
     vec3 coat_light = vec3(0.0);
