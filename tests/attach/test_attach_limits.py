@@ -185,3 +185,49 @@ def test_a_structure_over_max_nodes_sent_anyway_gets_one_line_naming_the_address
         f"sgview: program {quoted('raw program', 40)} ({mine}): structure: 80 nodes "
         "(--max-nodes is 50); disconnected"
     ], lines
+
+
+def test_frames_queued_behind_one_found_too_big_are_not_sent_and_shorter_reasons_fit(
+    monkeypatch,
+):
+    """A slow encoding (stood in for by a sleep) lets the program queue frames behind the
+    one the sending thread finds over the limit: none of them may go (a delta before its
+    snapshot: the viewer refuses it, the link reconnects). Then the reasons get shorter,
+    with as many nodes: the scene fits and is sent."""
+    import viewer.attach.publisher as publisher
+
+    encode = publisher.encode_frame
+
+    def slow_encode(frame):
+        time.sleep(0.05)
+        return encode(frame)
+
+    monkeypatch.setattr(publisher, "encode_frame", slow_encode)
+    proc, address = start_viewer("127.0.0.1:0", "--max-buffer-mb", "0.01", "--frames", "2")
+    lines = stderr_lines(proc)
+    graph = flat(40)
+    link = viewer.publish(graph, address, name="held program")
+    for k in range(40):
+        link.hold(k, f"custom {k:02d} " + "x" * 54)
+    assert link.wait_connected(30)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        end = time.monotonic() + OVER_SECONDS
+        while time.monotonic() < end:  # a frame every 5 ms: several queue per encoding
+            graph.touch("N1")
+            graph.update()
+            time.sleep(0.005)
+    told = [w for w in caught if issubclass(w.category, LimitWarning)]
+    assert len(told) == 1, [str(w.message) for w in told]
+    assert refused(lines) == [], lines
+    for k in range(40):
+        link.hold(k, "ik")
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        graph.touch("N1")
+        graph.update()
+        time.sleep(0.05)
+    finish(proc)
+    link.close()
+    assert refused(lines) == [], lines
+    assert link.over_limit is None and link.frames_sent >= 2

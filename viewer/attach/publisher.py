@@ -173,7 +173,7 @@ class Link:
         if nodes > limits.max_nodes:
             line = _nodes_line(nodes, limits.max_nodes, self.uri)
             limit = ("--max-nodes", limits.max_nodes)
-        elif too_big is not None and nodes >= too_big[0]:
+        elif too_big is not None and nodes >= too_big[0] and not self._may_fit_now(report):
             line, limit = too_big[1], ("--max-buffer-mb", limits.max_message_bytes)
         elif snapshot > limits.max_message_bytes:
             line = _bytes_line("a snapshot", snapshot, limits.max_message_bytes, self.uri)
@@ -189,6 +189,11 @@ class Link:
             self._warned = limit
             warnings.warn(line, LimitWarning, stacklevel=4)  # the program's update() call
         return True
+
+    def _may_fit_now(self, report: FrameReport) -> bool:
+        """Whether a frame found too big on sending may fit now with as many nodes: names
+        or held reasons changed since (the sending thread measures it again)."""
+        return report.structure_changed or bool(self._held_changed)
 
     def _forget_removed(self) -> None:
         """A removed node's reason goes with it: cleared for the viewer too, in case its id
@@ -291,10 +296,18 @@ class Link:
                     line = _bytes_line(what, size, limits.max_message_bytes, self.uri)
                     self._too_big = (len(self.graph), line)
                     with self._lock:
+                        # What was queued behind it builds on it: none of it may go (a
+                        # delta before its snapshot would be refused, and the link would
+                        # reconnect); the next frame that fits goes as a snapshot.
+                        self._queue.clear()
+                        self._queued_bytes = 0
+                        self._backlog.clear()
+                        self._need_snapshot = True
                         self._in_flight = False
                     continue
                 for message in messages:
                     socket.send(message)
+                self._too_big = None  # the scene fits again: what was refused is history
                 self.frames_sent += frame.merged
                 self.frames_merged += frame.merged - 1
                 with self._lock:
@@ -318,6 +331,7 @@ class Link:
         return None
 
     def _offline(self) -> None:
+        self.over_limit = None  # a limit of the viewer that left; the next one's may differ
         with self._lock:
             self._online = False
             self._queue.clear()
