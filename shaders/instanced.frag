@@ -747,7 +747,8 @@ float pending_stripe() {
 
 #ifdef SPRITE
 // The sprites' program (BUILTIN_ONLY too): an unmarked sprite of a box or a sphere (u_shape
-// 1 or 2, the mesh's local bounds u_box_lo .. u_box_hi) is the mesh itself, cast per pixel:
+// 1 or 2; 3 a flat box, cast at every size; the mesh's local bounds u_box_lo .. u_box_hi)
+// is the mesh itself, cast per pixel:
 // the ray through the pixel, taken into the mesh's frame (v_to_local, about v_origin),
 // meets the box (or the ellipsoid in it) or the pixel is dropped, and the face it meets
 // gives the normal and the depth, so a few-pixel cube shows its faces' shading and

@@ -64,7 +64,7 @@ out float v_scale;   // the model matrix's mean scale (a volume's thickness is i
 // A sprite cast per pixel as its mesh's box or sphere (instanced.frag): the model matrix's
 // inverse 3x3 and origin; v_impostor 2 where it is cast, 1 a flat square in its box's mean
 // shading, 0 a flat square.
-uniform int u_shape;          // 0: flat squares only; 1 box, 2 sphere (the mesh's bounds)
+uniform int u_shape;          // 0: flat squares only; 1 box, 2 sphere, 3 flat box (bounds)
 uniform float u_impostor_px;  // sprites at least this wide are cast
 flat out mat3 v_to_local;
 flat out vec3 v_origin;
@@ -109,7 +109,8 @@ void sprite(vec3 c0, vec3 c1, vec3 c2) {
     // Cast: as wide as the bounding sphere looks, so that every corner is covered.
     float det = dot(c0, cross(c1, c2));
     bool shaped = u_shape != 0 && !marked && abs(det) > 1e-30;
-    v_impostor = !shaped ? 0.0 : px >= u_impostor_px ? 2.0 : u_shape == 1 ? 1.0 : 0.0;
+    v_impostor = !shaped ? 0.0 : (px >= u_impostor_px || u_shape == 3) ? 2.0
+               : u_shape == 1 ? 1.0 : 0.0;
     v_to_local = v_impostor > 0.0 ? inverse(mat3(c0, c1, c2)) : mat3(1.0);
     v_origin = in_world[3].xyz;
     if (v_impostor == 2.0) {

@@ -59,8 +59,10 @@ __all__ = [
 CULL_MIN_ROWS = 64
 #: Instances whose bounding sphere looks narrower than this many pixels are point sprites.
 LOD_PX = 2.0
-#: Built-in meshes whose sprite is cast as their shape (1: a box, 2: a sphere) ...
-IMPOSTOR_SHAPES = {"cube": 1, "rect": 1, "sphere": 2}
+#: Built-in meshes whose sprite is cast as their shape (1: a box, 2: a sphere, 3: a flat
+#: box, cast at every size: a flat square as wide as its bounding sphere would cover far
+#: more than a slanted rectangle does) ...
+IMPOSTOR_SHAPES = {"cube": 1, "sphere": 2, "rect": 3}
 #: ... and are sprites below this many pixels (their bounding sphere's width).
 IMPOSTOR_LOD_PX = 12.0
 #: Cast sprites narrower than this (their mean width) are flat squares, a box's in the mean
