@@ -260,32 +260,54 @@ def declutter(
             own = places + _outside(rect, origins[k], widths[k], height, area, len(xy))
         # Every centre counts; where no place is free, a selected or glowing name may still
         # cover the centres of less important nodes (a touched speck keeps its name).
-        tries = [(c, h, p, True) for c, h in clear[ranks[k]] for p in own]
-        if lines is not None:  # then as if the gizmo were not there
-            tries += [(c, h, p, False) for c, h in clear[ranks[k]] for p in places]
-        for counted, half, place_xy, off_gizmo in tries:
-            x, y = place_xy[k]
-            box = np.array(
-                [
-                    x - MARGIN,
-                    x + widths[k] + MARGIN,
-                    y - 0.5 * height - MARGIN,
-                    y + 0.5 * height + MARGIN,
-                ]
-            )
-            if _clashes(box, boxes):
-                continue
-            if off_gizmo and lines is not None and _touches(box, *lines):
-                continue
-            if origins is not None and _covers_a_node(box, origins, half, k, counted):
-                continue
+        found, off_gizmo_only = _first_free(
+            k, [(c, h, p) for c, h in clear[ranks[k]] for p in own], boxes, widths, height,
+            origins, lines,
+        )  # fmt: skip
+        if found is None and off_gizmo_only:  # then as if the gizmo were not there
+            found, _ = _first_free(
+                k, [(c, h, p) for c, h in clear[ranks[k]] for p in places], boxes, widths,
+                height, origins, None,
+            )  # fmt: skip
+        if found is not None:
+            place_xy, box = found
             kept.append(k)
             anchors.append(place_xy[k])
             boxes = np.vstack([boxes, box])
-            break
     if not kept:
         return np.zeros(0, dtype=np.int64), np.zeros((0, 2))
     return np.asarray(kept, dtype=np.int64), np.asarray(anchors)
+
+
+def _first_free(
+    k: int,
+    tries: list[tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.float64]]],
+    boxes: NDArray[np.float64],
+    widths: NDArray[np.float64],
+    height: float,
+    origins: NDArray[np.float64] | None,
+    lines: tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]] | None, bool]:
+    """The first of name `k`'s `tries` (nodes counted, their half sizes, places) free of
+    the kept `boxes`, of the gizmo's `lines` and of the nodes' centres: (its places and its
+    box, or None), and whether some place was refused only for the gizmo's lines (else
+    a try without them would find nothing either)."""
+    refused_for_lines = False
+    for counted, half, place_xy in tries:
+        x, y = place_xy[k]
+        box = np.array(
+            [x - MARGIN, x + widths[k] + MARGIN, y - 0.5 * height - MARGIN,
+             y + 0.5 * height + MARGIN]
+        )  # fmt: skip
+        if _clashes(box, boxes):
+            continue
+        if origins is not None and _covers_a_node(box, origins, half, k, counted):
+            continue
+        if lines is not None and _touches(box, *lines):
+            refused_for_lines = True
+            continue
+        return (place_xy, box), refused_for_lines
+    return None, refused_for_lines
 
 
 def _outside(
