@@ -22,15 +22,6 @@ CASES = ("KHR_materials_iridescence", "KHR_materials_dispersion")
 BOUND = 1.1
 
 
-def test_extension_cases_aim_at_1_and_core_features_at_5():
-    compare = load_bench("look_compare")
-    cases = load_bench("look_cases").CASES
-    extensions = [name for name in cases if name.startswith("KHR_")]
-    assert set(CASES) <= set(extensions)
-    assert all(compare.target_of(name) == 1.0 for name in extensions)
-    assert compare.target_of("unlit") == 1.0 and compare.target_of("base colour") == 5.0
-
-
 @pytest.mark.browser
 def test_three_js_draws_the_film_and_the_dispersion_as_sgview_does(tmp_path):
     compare = load_bench("look_compare")

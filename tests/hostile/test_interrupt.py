@@ -94,8 +94,9 @@ def test_an_interrupt_lost_in_a_c_callback_is_raised_again(guarded):
     """A KeyboardInterrupt raised inside a ctypes callback is printed as ignored and the
     run goes on (CI once saw a run exit 0 that way). Under `ctrl_c_anywhere` (the
     command's whole run) it is raised again outside the callback, silently; without it,
-    the old behaviour shows. (Callbacks whose loss would leave native state half done,
-    llvmlite's, do not get it at all: see the test below.)"""
+    Python's own handling shows (printed as ignored, the run going on). (Callbacks whose
+    loss would leave native state half done, llvmlite's, do not get it at all: see the
+    test below.)"""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run(
         [sys.executable, "-c", LOST_IN_A_CALLBACK, "guarded" if guarded else "bare"],

@@ -155,5 +155,5 @@ def test_rough_levels_match_a_numerical_ggx_integral_of_their_source():
         want = np.array([_ggx_integral(light, omega, radiance, n, roughness) for n in dirs])
         # within 5 %: the quadrature's noise is under 1.5 % at these lobes (against a regular
         # 600 x 600 a face grid), bilinear reads of the 32 x 32 (64 x 64 at 0.4) levels under
-        # 4 %; the importance sampling this replaced was 12 to 20 % off at 0.8 and 1
+        # 4 %; a prefilter reading too coarse a level for wide lobes is 12 to 20 % off
         assert np.allclose(got, want, rtol=0.05), (roughness, got / want)
