@@ -42,7 +42,7 @@ import numpy as np
 from .gpu_mesh import GpuMesh
 from .instances import LOOK_BYTES, MATRIX_BYTES, Batch, instanced_vao
 from .material_uniforms import MaterialBinder
-from .shaders import find_uniform, has_compute, load_compute, uniform
+from .shaders import has_compute, load_compute, set_uniform, uniform
 
 __all__ = [
     "CULL_MIN_ROWS",
@@ -346,9 +346,9 @@ class InstanceCuller:
         prog = self.sprite
         materials.builtin(prog)
         inverse = np.linalg.inv(np.asarray(vp, np.float64)).astype(np.float32)
-        _set(prog, "u_inv_view_proj", np.ascontiguousarray(inverse.T).tobytes())
-        _set(prog, "u_viewport_px", (float(size[0]), float(size[1])))
-        _set(prog, "u_impostor_px", IMPOSTOR_MIN_PX)
+        set_uniform(prog, "u_inv_view_proj", np.ascontiguousarray(inverse.T).tobytes())
+        set_uniform(prog, "u_viewport_px", (float(size[0]), float(size[1])))
+        set_uniform(prog, "u_impostor_px", IMPOSTOR_MIN_PX)
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
         uniform(prog, "u_sprite").value = 1
         uniform(prog, "u_px_scale").value = pixel_scale(vp, size)
@@ -356,9 +356,9 @@ class InstanceCuller:
         for culled in self.culled.values():
             uniform(prog, "u_sphere").value = culled.sphere
             uniform(prog, "u_sprite_width").value = culled.sprite_width
-            _set(prog, "u_shape", culled.shape)
-            _set(prog, "u_box_lo", culled.box[0])
-            _set(prog, "u_box_hi", culled.box[1])
+            set_uniform(prog, "u_shape", culled.shape)
+            set_uniform(prog, "u_box_lo", culled.box[0])
+            set_uniform(prog, "u_box_hi", culled.box[1])
             culled.sprite_vao.render_indirect(
                 culled.commands, moderngl.POINTS, count=1, first=culled.sprite_command
             )
@@ -383,18 +383,6 @@ class InstanceCuller:
         for shader in (self._cull, self._finish):
             if shader is not None:
                 shader.release()
-
-
-def _set(prog: moderngl.Program, name: str, value) -> None:
-    """Set uniform `name` where `prog` has it (only the sprites' program casts; bytes:
-    written as they are)."""
-    found = find_uniform(prog, name)
-    if found is None:
-        return
-    if isinstance(value, bytes):
-        found.write(value)
-    else:
-        found.value = value
 
 
 def pixel_scale(vp: np.ndarray, size: tuple[int, int]) -> float:

@@ -18,7 +18,7 @@ import moderngl
 import numpy as np
 
 from .environment import EnvironmentMaps, environment_maps
-from .shaders import find_uniform, uniform
+from .shaders import find_uniform, set_uniform, uniform
 
 __all__ = [
     "DEFAULT_LIGHT",
@@ -99,7 +99,7 @@ class EnvironmentLight:
             values["u_env_levels"] = float(self._textures[0].size[2])
             values["u_env_sh"] = self._sh
         for name, value in values.items():
-            _set(prog, name, value)
+            set_uniform(prog, name, value)
 
     def release(self) -> None:
         for tex in self._textures or ():
@@ -150,11 +150,4 @@ def light_uniforms(
         ("u_light_range", rng, 0.0),
         ("u_light_cone", cone, (1.0, 0.0)),
     ):
-        _set(prog, name, list(values) + [blank] * pad)
-
-
-def _set(prog: moderngl.Program, name: str, value) -> None:
-    """Set uniform `name` where `prog` has it (`find_uniform`)."""
-    found = find_uniform(prog, name)
-    if found is not None:
-        found.value = value
+        set_uniform(prog, name, list(values) + [blank] * pad)

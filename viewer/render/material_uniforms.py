@@ -27,6 +27,7 @@ from ..materials import (
     MeshSurface,
     material_features,
 )
+from .shaders import find_uniform, set_uniform, uniform
 from .textures import TexturePool
 
 __all__ = [
@@ -111,27 +112,7 @@ def program_defines(surfaces: Iterable[MeshSurface]) -> tuple[str, ...]:
 
 def set_builtin(prog: moderngl.Program) -> None:
     """Draw the next meshes with the built-in shading (native scenes' meshes)."""
-    _set(prog, "u_pbr", 0)
-
-
-_UNIFORMS: dict[int, tuple[moderngl.Program, dict]] = {}
-
-
-def _uniforms(prog: moderngl.Program) -> dict:
-    """The program's uniforms by name, looked up once (`name in prog` walks them all)."""
-    found = _UNIFORMS.get(id(prog))
-    if found is None or found[0] is not prog:
-        found = (prog, {name: prog[name] for name in prog})
-        _UNIFORMS[id(prog)] = found
-    return found[1]
-
-
-def _set(prog: moderngl.Program, name: str, value) -> None:
-    uniform = _uniforms(prog).get(name)
-    if uniform is not None:  # the GLSL compiler drops what a program does not use
-        if isinstance(value, list) and len(value) > uniform.array_length:
-            value = value[: uniform.array_length]  # and trims arrays to what they use
-        uniform.value = value
+    set_uniform(prog, "u_pbr", 0)
 
 
 class MaterialBinder:
@@ -166,18 +147,18 @@ class MaterialBinder:
         packed = self._packed.get(key)
         if packed is None:  # once per program and material: set, then keep the bytes
             set_material(prog, material, self.pool)
-            uniforms = _uniforms(prog)
-            names = [n for n in _MATERIAL_UNIFORMS if n in uniforms]
+            names = [n for n in _MATERIAL_UNIFORMS if find_uniform(prog, n) is not None]
             textures = [
                 (self.pool.get(ref.image, slot in SRGB_SLOTS), UNITS[k])
                 for k, slot in enumerate(SLOTS)
                 if (ref := material.textures().get(slot)) is not None
             ]
-            packed = ([(uniforms[n], uniforms[n].read()) for n in names], textures, material)
+            found = [uniform(prog, n) for n in names]
+            packed = ([(u, u.read()) for u in found], textures, material)
             self._packed[key] = packed
         else:
-            for uniform, data in packed[0]:
-                uniform.write(data)
+            for member, data in packed[0]:
+                member.write(data)
             for tex, unit in packed[1]:
                 tex.use(location=unit)
         self._last = (id(prog), material)
@@ -185,21 +166,21 @@ class MaterialBinder:
 
 def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) -> None:
     """Set `prog`'s material uniforms and bind the material's textures."""
-    _set(prog, "u_pbr", 1)
-    _set(prog, "u_base_color", tuple(material.base_color))
-    _set(prog, "u_metallic", material.metallic)
-    _set(prog, "u_roughness", material.roughness)
-    _set(prog, "u_emissive", tuple(material.emissive))
-    _set(prog, "u_alpha_mode", _ALPHA_MODES.get(material.alpha_mode, 0))
-    _set(prog, "u_alpha_cutoff", material.alpha_cutoff)
-    _set(prog, "u_double_sided", int(material.double_sided))
-    _set(prog, "u_mat_unlit", int(material.unlit))
+    set_uniform(prog, "u_pbr", 1)
+    set_uniform(prog, "u_base_color", tuple(material.base_color))
+    set_uniform(prog, "u_metallic", material.metallic)
+    set_uniform(prog, "u_roughness", material.roughness)
+    set_uniform(prog, "u_emissive", tuple(material.emissive))
+    set_uniform(prog, "u_alpha_mode", _ALPHA_MODES.get(material.alpha_mode, 0))
+    set_uniform(prog, "u_alpha_cutoff", material.alpha_cutoff)
+    set_uniform(prog, "u_double_sided", int(material.double_sided))
+    set_uniform(prog, "u_mat_unlit", int(material.unlit))
     refs = material.textures()
     on, sets, row0, row1, mirror = [], [], [], [], []
     for k, slot in enumerate(SLOTS):
         ref = refs.get(slot)
         unit = UNITS[k]
-        _set(prog, f"u_tex{k}", unit)
+        set_uniform(prog, f"u_tex{k}", unit)
         transform = IDENTITY_UV if ref is None else ref.transform
         on.append(int(ref is not None))
         sets.append(0 if ref is None else ref.texcoord)
@@ -208,21 +189,21 @@ def set_material(prog: moderngl.Program, material: Material, pool: TexturePool) 
         mirror.append((0, 0) if ref is None else pool.mirror(ref.image))
         if ref is not None:
             pool.get(ref.image, slot in SRGB_SLOTS).use(location=unit)
-    _set(prog, "u_tex_on", on)
-    _set(prog, "u_tex_set", sets)
-    _set(prog, "u_tex_row0", row0)
-    _set(prog, "u_tex_row1", row1)
-    _set(prog, "u_tex_mirror", mirror)
+    set_uniform(prog, "u_tex_on", on)
+    set_uniform(prog, "u_tex_set", sets)
+    set_uniform(prog, "u_tex_row0", row0)
+    set_uniform(prog, "u_tex_row1", row1)
+    set_uniform(prog, "u_tex_mirror", mirror)
     normal, occlusion = refs.get("normal"), refs.get("occlusion")
-    _set(prog, "u_normal_scale", 1.0 if normal is None else normal.scale)
-    _set(prog, "u_occlusion_strength", 1.0 if occlusion is None else occlusion.scale)
+    set_uniform(prog, "u_normal_scale", 1.0 if normal is None else normal.scale)
+    set_uniform(prog, "u_occlusion_strength", 1.0 if occlusion is None else occlusion.scale)
     coat_normal = refs.get("clearcoat_normal")
-    _set(prog, "u_clearcoat_normal_scale", 1.0 if coat_normal is None else coat_normal.scale)
+    set_uniform(prog, "u_clearcoat_normal_scale", 1.0 if coat_normal is None else coat_normal.scale)
     for name in _EXTENSION_VALUES:
-        _set(prog, f"u_{name}", getattr(material, name))
+        set_uniform(prog, f"u_{name}", getattr(material, name))
     distance = material.attenuation_distance
-    _set(prog, "u_attenuation_distance", 0.0 if distance == math.inf else distance)
-    _set(prog, "u_iridescence_thickness", tuple(material.iridescence_thickness))
+    set_uniform(prog, "u_attenuation_distance", 0.0 if distance == math.inf else distance)
+    set_uniform(prog, "u_iridescence_thickness", tuple(material.iridescence_thickness))
 
 
 #: Material fields written as the uniform of their name (``u_`` + name).

@@ -10,7 +10,7 @@ import numpy as np
 from viewer.palette import GLOW_LOCAL, GLOW_WORLD
 
 from .camera import ORTHOGRAPHIC, Camera
-from .shaders import find_uniform, uniform
+from .shaders import set_uniform, uniform
 
 #: Direction towards the light (world space); normalised at use. Flat (2D) scenes in the
 #: XY plane are lit mostly from +Z, the side they are seen from.
@@ -55,6 +55,4 @@ def set_each(programs: tuple[moderngl.Program, ...], name: str, value: int | flo
     """Set uniform `name` of each of the node `programs` that has it (the built-in meshes'
     program lacks the glTF ones)."""
     for prog in programs:
-        found = find_uniform(prog, name)
-        if found is not None:
-            found.value = value
+        set_uniform(prog, name, value)

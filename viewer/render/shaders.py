@@ -155,6 +155,23 @@ def find_uniform(
     return member if isinstance(member, moderngl.Uniform) else None
 
 
+def set_uniform(
+    program: moderngl.Program | moderngl.ComputeShader, name: str, value: object
+) -> None:
+    """Set uniform `name` where `program` has it (`find_uniform`: programs compiled for
+    other features lack it): bytes are written as they are, and a list longer than the
+    uniform's array is cut to the length the compiler kept."""
+    found = find_uniform(program, name)
+    if found is None:
+        return
+    if isinstance(value, bytes):
+        found.write(value)
+        return
+    if isinstance(value, list) and len(value) > found.array_length:
+        value = value[: found.array_length]
+    found.value = value
+
+
 def has_compute(ctx: moderngl.Context) -> bool:
     """Whether the context runs compute shaders (OpenGL 4.3 or later)."""
     return ctx.version_code >= 430
