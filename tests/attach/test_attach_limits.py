@@ -224,11 +224,15 @@ def test_frames_queued_behind_one_found_too_big_are_not_sent_and_shorter_reasons
     for k in range(40):
         link.hold(k, "ik")
     deadline = time.monotonic() + 60
-    while proc.poll() is None and time.monotonic() < deadline:
-        graph.touch("N1")
-        graph.update()
-        time.sleep(0.05)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        while proc.poll() is None and time.monotonic() < deadline:
+            graph.touch("N1")
+            graph.update()
+            time.sleep(0.05)
     finish(proc)
     link.close()
     assert refused(lines) == [], lines
     assert link.over_limit is None and link.frames_sent >= 2
+    again = [str(w.message) for w in caught if issubclass(w.category, LimitWarning)]
+    assert again == []  # told once: the retry that fits says nothing

@@ -179,7 +179,8 @@ class Link:
             line = _bytes_line("a snapshot", snapshot, limits.max_message_bytes, self.uri)
             limit = ("--max-buffer-mb", limits.max_message_bytes)
         if line is None:
-            self.over_limit = self._warned = None
+            if self._too_big is None:  # not a retry the sending thread has yet to measure
+                self.over_limit = self._warned = None
             return False
         with self._lock:
             self._need_snapshot = True
