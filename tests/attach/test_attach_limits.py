@@ -52,16 +52,43 @@ def flat(count: int) -> SceneGraph:
     return graph
 
 
-def over_the_limit(graph: SceneGraph, link) -> list[warnings.WarningMessage]:
-    """Update the graph for `OVER_SECONDS` (a frame every 50 ms): the LimitWarnings it got."""
+def updating(graph: SceneGraph, until, pause: float = 0.05) -> list[warnings.WarningMessage]:
+    """Update the graph (a frame every `pause` seconds) until `until()`: the LimitWarnings
+    the program got meanwhile."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")  # "once" must be the publisher's doing
-        end = time.monotonic() + OVER_SECONDS
-        while time.monotonic() < end:
+        while not until():
             graph.touch("N1")
             graph.update()
-            time.sleep(0.05)
+            time.sleep(pause)
     return [w for w in caught if issubclass(w.category, LimitWarning)]
+
+
+def over_the_limit(graph: SceneGraph, pause: float = 0.05) -> list[warnings.WarningMessage]:
+    """Update the graph for `OVER_SECONDS`: the LimitWarnings it got."""
+    end = time.monotonic() + OVER_SECONDS
+    return updating(graph, lambda: time.monotonic() >= end, pause)
+
+
+def until_the_viewer_ends(graph: SceneGraph, proc) -> list[warnings.WarningMessage]:
+    """Update the graph until the viewer exits (its --frames reached; 60 s at most): the
+    LimitWarnings it got."""
+    end = time.monotonic() + 60
+    return updating(graph, lambda: proc.poll() is not None or time.monotonic() >= end)
+
+
+def held_program() -> tuple[subprocess.Popen, list[str], SceneGraph, object]:
+    """A viewer taking messages of 10485 bytes (0.01 MiB) and two frames, and a program of
+    40 nodes that fit it by their rows (64 + 216 x 40), not with a 64-byte held reason
+    each: (the viewer, its stderr lines, the graph, the link, connected)."""
+    proc, address = start_viewer("127.0.0.1:0", "--max-buffer-mb", "0.01", "--frames", "2")
+    lines = stderr_lines(proc)
+    graph = flat(40)
+    link = viewer.publish(graph, address, name="held program")
+    for k in range(40):
+        link.hold(k, f"custom {k:02d} " + "x" * 54)
+    assert link.wait_connected(30)
+    return proc, lines, graph, link
 
 
 def refused(lines: list[str]) -> list[str]:
@@ -85,7 +112,7 @@ def test_over_a_limit_the_program_is_told_once_and_sends_once_it_fits(
     graph = flat(nodes)
     link = viewer.publish(graph, address, name="big program")
     assert link.wait_connected(30)
-    told = over_the_limit(graph, link)
+    told = over_the_limit(graph)
     assert len(told) == 1, [str(w.message) for w in told]
     line = str(told[0].message)
     assert all(part in line for part in said), line
@@ -108,26 +135,16 @@ def test_over_a_limit_the_program_is_told_once_and_sends_once_it_fits(
 
 
 def test_a_held_section_over_the_bytes_limit_is_found_on_sending_and_told_once():
-    """40 nodes fit the 10485 bytes by their rows (64 + 216 x 40), not with a 64-byte held
-    reason each: the sending thread finds it, the next update tells the program."""
-    proc, address = start_viewer("127.0.0.1:0", "--max-buffer-mb", "0.01", "--frames", "2")
-    lines = stderr_lines(proc)
-    graph = flat(40)
-    link = viewer.publish(graph, address, name="held program")
-    for k in range(40):
-        link.hold(k, f"custom {k:02d} " + "x" * 54)
-    assert link.wait_connected(30)
-    told = over_the_limit(graph, link)
+    """40 nodes fit by their rows, not with their held reasons (`held_program`): the sending
+    thread finds it, the next update tells the program."""
+    proc, lines, graph, link = held_program()
+    told = over_the_limit(graph)
     assert len(told) == 1, [str(w.message) for w in told]
     assert "over the 10485 bytes" in str(told[0].message), told[0].message
     assert refused(lines) == [], lines
     for k in range(30, 40):  # fewer nodes than when it was refused: tried again, and fits
         graph.remove(f"N{k}")
-    deadline = time.monotonic() + 60
-    while proc.poll() is None and time.monotonic() < deadline:
-        graph.touch("N1")
-        graph.update()
-        time.sleep(0.05)
+    until_the_viewer_ends(graph, proc)
     finish(proc)
     link.close()
     assert link.over_limit is None and link.frames_sent >= 2
@@ -140,22 +157,16 @@ def test_a_viewer_started_again_with_other_limits_gets_the_scene():
     graph = flat(80)
     link = viewer.publish(graph, address, name="big program")
     assert link.wait_connected(30)
-    assert len(over_the_limit(graph, link)) == 1
+    assert len(over_the_limit(graph)) == 1
     assert refused(lines) == [], lines
     proc.terminate()
     proc.wait(30)
     proc, _ = start_viewer(address, "--max-nodes", "100", "--frames", "3", "--log")
-    deadline = time.monotonic() + 60
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        while proc.poll() is None and time.monotonic() < deadline:
-            graph.touch("N1")
-            graph.update()
-            time.sleep(0.05)
+    told = until_the_viewer_ends(graph, proc)
     out, _ = finish(proc)
     link.close()
     assert out.count("# frame ") == 3 and "=Update World : N1=" in out, out
-    assert not [w for w in caught if issubclass(w.category, LimitWarning)]
+    assert not told
     assert link.limits is not None and link.limits.max_nodes == 100
 
 
@@ -204,35 +215,15 @@ def test_frames_queued_behind_one_found_too_big_are_not_sent_and_shorter_reasons
         return encode(frame)
 
     monkeypatch.setattr(publisher, "encode_frame", slow_encode)
-    proc, address = start_viewer("127.0.0.1:0", "--max-buffer-mb", "0.01", "--frames", "2")
-    lines = stderr_lines(proc)
-    graph = flat(40)
-    link = viewer.publish(graph, address, name="held program")
-    for k in range(40):
-        link.hold(k, f"custom {k:02d} " + "x" * 54)
-    assert link.wait_connected(30)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        end = time.monotonic() + OVER_SECONDS
-        while time.monotonic() < end:  # a frame every 5 ms: several queue per encoding
-            graph.touch("N1")
-            graph.update()
-            time.sleep(0.005)
-    told = [w for w in caught if issubclass(w.category, LimitWarning)]
+    proc, lines, graph, link = held_program()
+    told = over_the_limit(graph, pause=0.005)  # several frames queue per encoding
     assert len(told) == 1, [str(w.message) for w in told]
     assert refused(lines) == [], lines
     for k in range(40):
         link.hold(k, "ik")
-    deadline = time.monotonic() + 60
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        while proc.poll() is None and time.monotonic() < deadline:
-            graph.touch("N1")
-            graph.update()
-            time.sleep(0.05)
+    again = until_the_viewer_ends(graph, proc)
     finish(proc)
     link.close()
     assert refused(lines) == [], lines
     assert link.over_limit is None and link.frames_sent >= 2
-    again = [str(w.message) for w in caught if issubclass(w.category, LimitWarning)]
-    assert again == []  # told once: the retry that fits says nothing
+    assert [str(w.message) for w in again] == []  # told once: the retry that fits is quiet
