@@ -30,32 +30,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 const PYTHON = (process.env.SGVIEW_PYTHON ?? "python3").includes("/")
   ? path.resolve(process.env.SGVIEW_PYTHON) : process.env.SGVIEW_PYTHON ?? "python3";
 
-/** `sgview listen ADDRESS --headless ...`: resolves with the address it listens on and a
- * promise of its stdout once it exits. */
+/** `sgview listen ADDRESS --headless --frames N --log --dump-world DUMP`: resolves with the
+ * address it listens on and a promise of its stdout once it exits. */
 function startViewer(address, frames, dump) {
-  const child = spawn(PYTHON, ["-m", "viewer", "listen", address, "--headless",
-    "--frames", String(frames), "--log", "--dump-world", dump, "--size", "160x100",
-    "--samples", "0"], {
-    cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
-  });
-  let out = "", err = "";
-  child.stdout.on("data", (d) => { out += d; });
-  const done = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`timeout: ${err}`)); }, 90000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      code === 0 ? resolve(out) : reject(new Error(`sgview exited ${code}: ${err}`));
-    });
-  });
-  const listening = new Promise((resolve, reject) => {
-    child.stderr.on("data", (d) => {
-      err += d;
-      const m = /^sgview: listening on (\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    done.catch(reject);
-  });
-  return { address: listening, done };
+  return startLimited(address, ["--frames", String(frames), "--log", "--dump-world", dump]);
 }
 
 /** A port free now, so that one viewer after another listens on the same address and the

@@ -16,32 +16,11 @@ import { publish } from "../sgview-publish.js";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const PYTHON = process.env.SGVIEW_PYTHON ?? "python3";
 
-/** `sgview listen 127.0.0.1:0 --headless ...`: resolves with the address it listens on
- * and a promise of its stdout once it exits. */
+/** `sgview listen 127.0.0.1:0 --headless --frames N --log --dump-world DUMP`: resolves with
+ * the address it listens on and a promise of its stdout once it exits. */
 function startViewer(frames, dump) {
-  const child = spawn(PYTHON, ["-m", "viewer", "listen", "127.0.0.1:0", "--headless",
-    "--frames", String(frames), "--log", "--dump-world", dump, "--size", "320x200",
-    "--samples", "0"], {
-    cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
-  });
-  let out = "", err = "";
-  child.stdout.on("data", (d) => { out += d; });
-  const done = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`timeout: ${err}`)); }, 60000);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      code === 0 ? resolve(out) : reject(new Error(`sgview exited ${code}: ${err}`));
-    });
-  });
-  const address = new Promise((resolve, reject) => {
-    child.stderr.on("data", (d) => {
-      err += d;
-      const m = /^sgview: listening on (\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    done.catch(reject);
-  });
-  return { address, done };
+  return spawnViewer(["--frames", String(frames), "--log", "--dump-world", dump,
+    "--size", "320x200"]);
 }
 
 async function until(check, ms = 30000) {
@@ -237,10 +216,11 @@ test("without a WebSocket class publish says so at once instead of retrying sile
   }
 });
 
-/** `sgview listen 127.0.0.1:0 --headless ARGS...`, with its stderr as it comes. */
-function startLimited(args) {
+/** `sgview listen 127.0.0.1:0 --headless ARGS...`: the address it listens on (a promise),
+ * its stdout once it exits (a promise), and the lines of the connections it refused so far. */
+function spawnViewer(args) {
   const child = spawn(PYTHON, ["-m", "viewer", "listen", "127.0.0.1:0", "--headless",
-    "--size", "160x100", "--samples", "0", ...args], {
+    "--samples", "0", ...args], {
     cwd: ROOT, env: { ...process.env, PYTHONPATH: ROOT },
   });
   let out = "", err = "";
@@ -263,6 +243,11 @@ function startLimited(args) {
   // the lines of the connections it refused: "... disconnected"
   const refused = () => err.split("\n").filter((line) => line.endsWith("disconnected"));
   return { address, done, refused };
+}
+
+/** `sgview listen 127.0.0.1:0 --headless ARGS...`, small, with its stderr as it comes. */
+function startLimited(args) {
+  return spawnViewer(["--size", "160x100", ...args]);
 }
 
 for (const [flag, value, count, fits, said] of [
