@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -35,3 +36,17 @@ def need_gl():
         return create_headless_context("egl")
     except ContextError as exc:
         missing(f"no headless OpenGL context on this machine: {exc}")
+
+
+def need_three_in_chromium(chromium: Path, three: Path) -> None:
+    """Playwright (the test extra), Debian's `chromium` and three.js installed under
+    `three` (clients/threejs: `npm ci`), else `missing`: what the look benches' tests
+    draw three.js with."""
+    try:
+        import playwright  # noqa: F401
+    except ImportError as exc:
+        missing(f"needs playwright (the test extra): {exc}")
+    if not chromium.exists():
+        missing(f"needs Debian's chromium at {chromium} (.ci/run installs it)")
+    if not (three / "node_modules" / "three" / "package.json").is_file():
+        missing("needs clients/threejs/node_modules (cd clients/threejs && npm ci)")

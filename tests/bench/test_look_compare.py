@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from bench_modules import load_bench
-from needs import missing
+from needs import need_three_in_chromium
 
 from viewer.render.lights import Lighting
 
@@ -25,14 +25,7 @@ BOUND = 1.1
 @pytest.mark.browser
 def test_three_js_draws_the_film_and_the_dispersion_as_sgview_does(tmp_path):
     compare = load_bench("look_compare")
-    try:
-        import playwright  # noqa: F401
-    except ImportError as exc:
-        missing(f"needs playwright (the test extra): {exc}")
-    if not compare.CHROMIUM.exists():
-        missing("needs Debian's chromium at /usr/bin/chromium (.ci/run installs it)")
-    if not (THREE / "node_modules" / "three" / "package.json").is_file():
-        missing("needs clients/threejs/node_modules (cd clients/threejs && npm ci)")
+    need_three_in_chromium(compare.CHROMIUM, THREE)
     # the bench's cache of three.js, made of the installed one (no npm run here)
     cache = tmp_path / "cache"
     cache.mkdir()

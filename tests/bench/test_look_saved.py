@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from bench_modules import load_bench
-from needs import missing
+from needs import need_three_in_chromium
 
 from viewer.render.lights import Lighting
 
@@ -26,14 +26,7 @@ THREE = ROOT / "clients" / "threejs"
 def test_three_js_draws_the_saved_scenes_as_sgview_reads_them(tmp_path):
     compare = load_bench("look_compare")
     saved = load_bench("look_saved")
-    try:
-        import playwright  # noqa: F401
-    except ImportError as exc:
-        missing(f"needs playwright (the test extra): {exc}")
-    if not compare.CHROMIUM.exists():
-        missing("needs Debian's chromium at /usr/bin/chromium (.ci/run installs it)")
-    if not (THREE / "node_modules" / "three" / "package.json").is_file():
-        missing("needs clients/threejs/node_modules (cd clients/threejs && npm ci)")
+    need_three_in_chromium(compare.CHROMIUM, THREE)
     look = Lighting("neutral", 1.0, "room")
     names = ("solar_system", "tree10")
     results = saved.compare_saved(128, tmp_path, False, look, THREE, only=names)
